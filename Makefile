@@ -1,0 +1,234 @@
+# tern: one non-recursive Makefile. Conventions (what is built from which
+# files) are in docs/DEVELOPING.md; each top-level directory may add a
+# module.mk with extra flags. Outputs go to build/.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+# ---- flags -----------------------------------------------------------------
+# Our flags come first and the user's CFLAGS are appended, so CFLAGS=-g never
+# drops -O2 (an early NFD benchmark was void because it did).
+CC       ?= cc
+CLANG    ?= clang
+BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-fno-strict-aliasing -D_GNU_SOURCE -I. -Ibuild/gen
+TERN_CFLAGS := -O2 -g $(BASE_CFLAGS)
+ALL_CFLAGS   = $(TERN_CFLAGS) $(CFLAGS)
+SAN_CFLAGS   = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all $(BASE_CFLAGS) $(CFLAGS)
+SAN_LDFLAGS  = -fsanitize=address,undefined
+FUZZ_CFLAGS  = -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer-no-link,address,undefined $(BASE_CFLAGS) -DTERN_FUZZ
+FUZZ_LDFLAGS = -fsanitize=fuzzer,address,undefined
+BASE_LDLIBS := -ledit -ljson-c -lnanomsg -lprotobuf-c -lev -lpthread -lm
+PROTOC_C    ?= protoc-c
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
+
+ifeq ($(V),1)
+Q :=
+E := @true
+else
+Q := @
+E := @printf '  %-8s %s\n'
+endif
+
+# ---- sources by convention ---------------------------------------------------
+PROTO_SRCS := $(wildcard ipc/proto/*.proto)
+PROTO_C    := $(patsubst %.proto,build/gen/%.pb-c.c,$(PROTO_SRCS))
+PROTO_H    := $(PROTO_C:.c=.h)
+
+SRCS_common   := $(wildcard libcommon/*.c)
+SRCS_ipc      := $(wildcard ipc/*.c) $(PROTO_C)
+SRCS_fwd      := $(filter-out fwd/main.c,$(wildcard fwd/*.c))
+SRCS_rib      := $(filter-out rib/main.c,$(wildcard rib/*.c))
+SRCS_mgmt     := $(filter-out mgmt/main.c,$(wildcard mgmt/*.c))
+SRCS_shell    := $(filter-out mgmt/shell/main.c,$(wildcard mgmt/shell/*.c))
+SRCS_rtrmgr   := $(filter-out rtrmgr/main.c,$(wildcard rtrmgr/*.c))
+SRCS_terntest := $(wildcard tests/lib/*.c)
+LIBNAMES := common ipc fwd rib mgmt shell rtrmgr terntest
+
+# Which libraries a component (and its unit tests) link, in link order.
+LIBS_libcommon := common
+LIBS_common    := common
+LIBS_ipc       := ipc common
+LIBS_fwd       := fwd ipc common
+LIBS_rib       := rib ipc common
+LIBS_mgmt      := mgmt ipc common
+LIBS_shell     := shell mgmt ipc common
+LIBS_rtrmgr    := rtrmgr ipc common
+LIBS_all       := terntest fwd rib shell mgmt rtrmgr ipc common
+
+# binary name -> module whose main.c it is
+BINS := tern-fwd:fwd tern-rib:rib tern-mgmt:mgmt ternsh:shell tern-rtrmgr:rtrmgr
+MAINDIR_fwd := fwd
+MAINDIR_rib := rib
+MAINDIR_mgmt := mgmt
+MAINDIR_shell := mgmt/shell
+MAINDIR_rtrmgr := rtrmgr
+
+UNIT_SRCS  := $(sort $(wildcard tests/unit/*/test_*.c))
+BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
+FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+INTEG_TESTS := $(sort $(wildcard tests/integration/test_*.sh))
+
+# Per-module extra flags (X_LDLIBS, test_<mod>_<topic>_LDFLAGS,
+# bench_<name>_CFLAGS/_LDLIBS) come from module.mk files.
+-include $(sort $(wildcard */module.mk */*/module.mk))
+
+# ---- generated protobuf code ---------------------------------------------------
+build/gen/%.pb-c.c build/gen/%.pb-c.h: %.proto
+	$(Q)mkdir -p build/gen
+	$(E) PROTOC $<
+	$(Q)$(PROTOC_C) -I. --c_out=build/gen $<
+
+.SECONDARY: $(PROTO_C) $(PROTO_H)
+
+# ---- variants: normal (build/), sanitizer (build/san/), fuzz (build/fuzz/) ----
+# $(1) variant dir, $(2) compiler, $(3) cflags variable name
+define VARIANT
+$(1)/obj/%.o: %.c | $(PROTO_H)
+	@mkdir -p $$(@D)
+	$$(E) CC $$<
+	$$(Q)$(2) $$($(3)) $$(EXTRA_CFLAGS) -MMD -MP -c -o $$@ $$<
+
+$(1)/obj/libcommon/lc_build.o: EXTRA_CFLAGS += -DLC_BUILD_CFLAGS='"$$(strip $$($(3)))"'
+
+$(foreach l,$(LIBNAMES),$(call LIBRULE,$(1),$(l)))
+endef
+
+# $(1) variant dir, $(2) library short name
+define LIBRULE
+$(1)/lib/libtern-$(2).a: $(patsubst %.c,$(1)/obj/%.o,$(SRCS_$(2)))
+	@mkdir -p $$(@D)
+	$$(E) AR $$@
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+
+endef
+
+libs_of = $(foreach l,$(2),$(1)/lib/libtern-$(l).a)
+ldlibs_of = $(foreach l,$(1),$($(call uc,$(l))_LDLIBS))
+uc = $(shell echo $(1) | tr a-z A-Z)
+
+$(eval $(call VARIANT,build,$(CC),ALL_CFLAGS))
+$(eval $(call VARIANT,build/san,$(CC),SAN_CFLAGS))
+$(eval $(call VARIANT,build/fuzz,$(CLANG),FUZZ_CFLAGS))
+
+# ---- daemons and the shell -----------------------------------------------------
+# $(1) binary, $(2) module
+define BINRULE
+build/bin/$(1): build/obj/$(MAINDIR_$(2))/main.o $(call libs_of,build,$(LIBS_$(2)))
+	@mkdir -p $$(@D)
+	$$(E) LD $$@
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,$(LIBS_$(2))) -Wl,--end-group $$($(call uc,$(2))_LDLIBS) $$(BASE_LDLIBS)
+ALL_BINS += build/bin/$(1)
+endef
+$(foreach b,$(BINS),$(eval $(call BINRULE,$(word 1,$(subst :, ,$(b))),$(word 2,$(subst :, ,$(b))))))
+
+# ---- unit tests (normal and sanitizer) -------------------------------------------
+# $(1) variant dir, $(2) test source, $(3) extra ldflags variable
+define UNITRULE
+$(1)/$(basename $(2)): $(1)/obj/$(basename $(2)).o $(call libs_of,$(1),terntest $(LIBS_$(word 3,$(subst /, ,$(2)))))
+	@mkdir -p $$(@D)
+	$$(E) LD $$@
+	$$(Q)$$(CC) $$(LDFLAGS) $(3) -o $$@ $$< -Wl,--start-group $(call libs_of,$(1),terntest $(LIBS_$(word 3,$(subst /, ,$(2))))) -Wl,--end-group $$(test_$(word 3,$(subst /, ,$(2)))_$(patsubst test_%,%,$(notdir $(basename $(2))))_LDFLAGS) $$(call ldlibs_of,$(LIBS_$(word 3,$(subst /, ,$(2))))) $$(BASE_LDLIBS) -lcmocka
+endef
+$(foreach t,$(UNIT_SRCS),$(eval $(call UNITRULE,build,$(t),)))
+$(foreach t,$(UNIT_SRCS),$(eval $(call UNITRULE,build/san,$(t),$$(SAN_LDFLAGS))))
+UNIT_BINS     := $(patsubst %.c,build/%,$(UNIT_SRCS))
+UNIT_SAN_BINS := $(patsubst %.c,build/san/%,$(UNIT_SRCS))
+
+# ---- benchmarks -------------------------------------------------------------------
+# $(1) bench name
+define BENCHRULE
+build/obj/tests/bench/bench_$(1).o: EXTRA_CFLAGS += $$(bench_$(1)_CFLAGS)
+build/bin/bench-$(1): build/obj/tests/bench/bench_$(1).o $(call libs_of,build,$(LIBS_all))
+	@mkdir -p $$(@D)
+	$$(E) LD $$@
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,$(LIBS_all)) -Wl,--end-group $$(bench_$(1)_LDLIBS) $$(call ldlibs_of,$(LIBS_all)) $$(BASE_LDLIBS)
+.PHONY: bench-$(1)
+bench-$(1): deps
+	$$(MAKE) --no-print-directory -j$(NPROC) build/bin/bench-$(1) $$(ALL_BINS)
+	./build/bin/bench-$(1) $$(BENCH_ARGS)
+endef
+BENCH_NAMES := $(patsubst tests/bench/bench_%.c,%,$(BENCH_SRCS))
+$(foreach b,$(BENCH_NAMES),$(eval $(call BENCHRULE,$(b))))
+BENCH_BINS := $(patsubst %,build/bin/bench-%,$(BENCH_NAMES))
+
+# ---- fuzzers ------------------------------------------------------------------------
+define FUZZRULE
+build/fuzz/fuzz-$(1): build/fuzz/obj/tests/fuzz/fuzz_$(1).o $(call libs_of,build/fuzz,$(LIBS_all))
+	@mkdir -p $$(@D)
+	$$(E) LD $$@
+	$$(Q)$$(CLANG) $$(FUZZ_LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build/fuzz,$(LIBS_all)) -Wl,--end-group $$(call ldlibs_of,$(LIBS_all)) $$(BASE_LDLIBS)
+endef
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
+$(foreach f,$(FUZZ_NAMES),$(eval $(call FUZZRULE,$(f))))
+FUZZ_BINS := $(patsubst %,build/fuzz/fuzz-%,$(FUZZ_NAMES))
+FUZZ_SECONDS ?= 8
+
+# ---- top-level targets ----------------------------------------------------------------
+.PHONY: all deps check check-build check-unit check-san check-fuzz \
+	check-integration check-bench run stop bench install clean fuzz \
+	$(patsubst %,test-%,common libcommon ipc fwd rib mgmt shell rtrmgr)
+
+all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS)
+
+deps:
+	@./scripts/deps.sh
+
+# check installs what is missing first, then builds in a fresh make so that
+# pkg-config and the compilers are looked up after the install.
+check: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) check-build
+	@$(MAKE) --no-print-directory check-unit check-san check-fuzz check-integration check-bench
+	@echo "make check: all stages passed"
+
+check-build: all $(UNIT_SAN_BINS) $(FUZZ_BINS)
+
+check-unit: $(UNIT_BINS)
+	@./scripts/run-tests.sh unit $(UNIT_BINS)
+
+check-san: $(UNIT_SAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		./scripts/run-tests.sh unit-san $(UNIT_SAN_BINS)
+
+check-fuzz: $(FUZZ_BINS)
+	@./scripts/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+check-integration: $(ALL_BINS)
+	@./scripts/run-tests.sh integration $(INTEG_TESTS)
+
+check-bench: $(BENCH_BINS)
+	@./scripts/run-tests.sh bench-smoke $(BENCH_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@./scripts/run-fuzz.sh 300 $(FUZZ_BINS)
+
+test-libcommon: test-common
+test-%:
+	@$(MAKE) --no-print-directory -j$(NPROC) $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
+	@./scripts/run-tests.sh unit-$* $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
+
+bench: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BENCH_BINS) $(ALL_BINS)
+	@./scripts/bench-all.sh $(BENCH_BINS)
+
+run: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@./scripts/run-demo.sh start
+
+stop:
+	@./scripts/run-demo.sh stop
+
+install: $(ALL_BINS)
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 build/bin/tern-rtrmgr build/bin/tern-mgmt build/bin/tern-rib build/bin/tern-fwd $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0755 build/bin/ternsh $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

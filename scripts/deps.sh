@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tern needs when any is missing; silent when all
+# are present. Run by `make deps` (and so by check, run and bench).
+set -euo pipefail
+
+PKGS=(
+	build-essential pkg-config
+	libnanomsg-dev libprotobuf-c-dev protobuf-c-compiler libev-dev
+	libcmocka-dev libedit-dev libjson-c-dev
+	clang libclang-rt-14-dev
+	libdpdk-dev
+	iproute2 iputils-ping ethtool procps psmisc tmux valgrind
+	gnuplot-nox
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[[ $st == "install ok installed" ]] || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "deps: installing ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "deps: missing packages and not root; run as root or install: ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# apt-cache needs fresh lists on a new machine; one update is enough.
+if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/tern-deps.$$ 2>&1; then
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+rm -f /tmp/tern-deps.$$
