@@ -8,7 +8,7 @@
  * ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK) plus an internal check/prepare
  * pair (unref'd: they do not keep ev_run alive) that refreshes lc_now_ns()
  * when the loop wakes up, before any other callback of the turn.
- * lc_loop owns ev_userdata() of this loop: do not call ev_set_userdata().
+ * ev_userdata() stays free for the owner.
  * Returns NULL with errno set (ENOMEM, or EINVAL if libev has no backend).
  */
 struct ev_loop *lc_loop_new(void);
