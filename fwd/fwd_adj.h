@@ -1,0 +1,156 @@
+/* fwd/fwd_adj.h: adjacency table, next-hop index -> egress port, prebuilt Ethernet header, MTU, state. */
+#ifndef FWD_ADJ_H
+#define FWD_ADJ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fwd_pkt.h"
+#include "fwd_port.h"
+
+/*
+ * What the fast path does with a packet whose route points at an adjacency.
+ * Only FORWARD sends; the others are derived by the control side from the
+ * adjacency's kind, its neighbour state and its port's state, so the fast
+ * path tests one byte.
+ */
+enum fwd_adj_action {
+	FWD_ADJ_A_UNSET = 0,	/* slot not in use: drop (adj_down) */
+	FWD_ADJ_A_FORWARD,	/* rewrite with eth[] and send on port */
+	FWD_ADJ_A_RESOLVE,	/* neighbour not resolved: slow path (ARP) */
+	FWD_ADJ_A_LOCAL,	/* the router's own address: slow path */
+	FWD_ADJ_A_DROP,		/* blackhole */
+	FWD_ADJ_A_DOWN,		/* egress port down */
+	FWD_ADJ_A_GROUP,	/* ECMP: pick a member by flow hash */
+};
+
+/* Kinds of adjacency as the control side sets them. */
+enum fwd_adj_kind {
+	FWD_ADJ_K_NONE = 0,
+	FWD_ADJ_K_NH,		/* gateway gw on port (resolved by ARP) */
+	FWD_ADJ_K_GLEAN,	/* connected subnet on port: resolve the dst */
+	FWD_ADJ_K_LOCAL,
+	FWD_ADJ_K_DROP,
+	FWD_ADJ_K_GROUP,
+};
+
+#define FWD_ADJ_GROUP_MAX	16	/* members of an ECMP group */
+
+/* 32 bytes, two per cache line. */
+struct fwd_adj {
+	uint8_t		eth[14];	/* dst MAC, src MAC, type 0x0800 */
+	uint8_t		action;		/* enum fwd_adj_action, read by workers */
+	uint8_t		kind;		/* enum fwd_adj_kind */
+	uint16_t	port;		/* egress port id */
+	uint16_t	mtu;		/* egress IP MTU */
+	uint32_t	gw;		/* next hop, host order (K_NH) */
+	uint32_t	group;		/* K_GROUP: members at grp[group*MAX], n in ngrp */
+	uint8_t		ngrp;
+	uint8_t		resolved;	/* K_NH: eth[0..5] holds the neighbour's MAC */
+	uint8_t		pad[2];
+};
+
+struct fwd_adj_port {
+	uint8_t		mac[6];
+	uint16_t	mtu;
+	bool		up;
+	bool		present;
+};
+
+/*
+ * The table. Workers read ent[] and grp[] without locks; the control thread
+ * is the only writer. Entries change state through the action byte, written
+ * last (release) so a worker that sees FORWARD sees the header and port it
+ * was built with.
+ */
+struct fwd_adj_tbl {
+	struct fwd_adj	*ent;		/* size entries, index = FIB next hop */
+	unsigned	 size;
+	uint16_t	*grp;		/* ngroups * FWD_ADJ_GROUP_MAX member ids */
+	unsigned	 ngroups;
+	uint8_t		*grp_used;
+	uint8_t		*used;		/* allocation map for fwd_adj_alloc */
+	unsigned	 next_free;
+	struct fwd_adj_port port[FWD_PORT_MAX];
+};
+
+/*
+ * A table of size entries (<= 65535, the FIB's next-hop space, 0xffff
+ * being "none") and ngroups ECMP groups. NULL and errno EINVAL or ENOMEM.
+ */
+struct fwd_adj_tbl *fwd_adj_tbl_new(unsigned size, unsigned ngroups);
+void fwd_adj_tbl_free(struct fwd_adj_tbl *);
+
+/* Next free index (never 0xffff), marked used; -ENOSPC when full. */
+int fwd_adj_alloc(struct fwd_adj_tbl *);
+
+/* Clear entry idx (action UNSET) and make it free for fwd_adj_alloc. */
+void fwd_adj_release(struct fwd_adj_tbl *, unsigned idx);
+
+/*
+ * Set or change a port's MAC, MTU and state; rebuilds every adjacency on
+ * that port. 0, -EINVAL for a bad id.
+ */
+int fwd_adj_port_set(struct fwd_adj_tbl *, uint16_t port, const uint8_t *mac,
+    uint16_t mtu, bool up);
+
+/* Forget a port: its adjacencies become DOWN. */
+void fwd_adj_port_del(struct fwd_adj_tbl *, uint16_t port);
+
+/*
+ * Point idx at gateway gw (host order) on port. The neighbour MAC is
+ * unknown until fwd_adj_neigh_set (action RESOLVE); mac may be given when
+ * known (static neighbour). 0, -EINVAL (bad idx or port).
+ */
+int fwd_adj_set_nh(struct fwd_adj_tbl *, unsigned idx, uint16_t port,
+    uint32_t gw, const uint8_t *mac);
+
+/* Connected subnet on port: packets go to the slow path to be resolved. */
+int fwd_adj_set_glean(struct fwd_adj_tbl *, unsigned idx, uint16_t port);
+
+/* The router's own address (receive). */
+int fwd_adj_set_local(struct fwd_adj_tbl *, unsigned idx);
+
+/* Blackhole. */
+int fwd_adj_set_drop(struct fwd_adj_tbl *, unsigned idx);
+
+/*
+ * ECMP group of n (1..FWD_ADJ_GROUP_MAX) member adjacencies, which must be
+ * K_NH or K_GLEAN entries. The group storage is allocated on first use.
+ * 0, -EINVAL, -ENOSPC (no group slot left).
+ */
+int fwd_adj_set_group(struct fwd_adj_tbl *, unsigned idx,
+    const uint16_t *members, unsigned n);
+
+/*
+ * The neighbour ip on port has MAC mac (NULL: no longer valid). Updates every
+ * K_NH adjacency whose gateway it is. Returns how many changed.
+ */
+unsigned fwd_adj_neigh_set(struct fwd_adj_tbl *, uint16_t port, uint32_t ip,
+    const uint8_t *mac);
+
+/* Flow hash on the addresses and protocol, for ECMP member choice. */
+static inline uint32_t
+fwd_adj_flow_hash(const uint8_t *ip)
+{
+	uint32_t h = fwd_ld32(ip + FWD_IP_SRC) * 0x9e3779b1u;
+
+	h ^= fwd_ld32(ip + FWD_IP_DST) + ip[FWD_IP_PROTO];
+	h *= 0x85ebca6bu;
+	return (h ^ (h >> 16));
+}
+
+/* The adjacency to use for a packet: resolves a group to its member. */
+static inline const struct fwd_adj *
+fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
+    const uint8_t *ip)
+{
+	unsigned n = __atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE);
+
+	if (n == 0)
+		return (a);
+	return (&t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
+	    fwd_adj_flow_hash(ip) % n]]);
+}
+
+#endif /* FWD_ADJ_H */

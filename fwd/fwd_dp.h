@@ -1,0 +1,123 @@
+/* fwd/fwd_dp.h: the forwarding fast path: burst in, parse, look up, rewrite, burst out; drops counted by reason. */
+#ifndef FWD_DP_H
+#define FWD_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fwd_adj.h"
+#include "fwd_fib.h"
+#include "fwd_pkt.h"
+#include "fwd_port.h"
+#include "fwd_qsbr.h"
+
+/* ---- the router's own addresses: a small exact-match set ---- */
+
+#define FWD_LOCAL_MAX	64
+
+/*
+ * Read by workers, written by the control thread. A 256-bit filter keeps
+ * the common "not ours" answer to a few instructions.
+ */
+struct fwd_local {
+	uint64_t	filter[4];
+	uint32_t	addr[FWD_LOCAL_MAX];	/* host order */
+	unsigned	n;
+};
+
+static inline unsigned
+fwd_local_hash(uint32_t a)
+{
+	return ((a * 0x9e3779b1u) >> 24);
+}
+
+static inline bool
+fwd_local_has(const struct fwd_local *l, uint32_t a)
+{
+	unsigned h = fwd_local_hash(a);
+
+	if (__builtin_expect(!(__atomic_load_n(&l->filter[h >> 6],
+	    __ATOMIC_RELAXED) & (1ull << (h & 63))), 1))
+		return (false);
+	for (unsigned i = 0, n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
+	    i < n && i < FWD_LOCAL_MAX; i++)
+		if (__atomic_load_n(&l->addr[i], __ATOMIC_RELAXED) == a)
+			return (true);
+	return (false);
+}
+
+/* 0, -EEXIST, -ENOSPC (FWD_LOCAL_MAX addresses). */
+int fwd_local_add(struct fwd_local *, uint32_t addr);
+/* 0, -ENOENT. */
+int fwd_local_del(struct fwd_local *, uint32_t addr);
+
+/* ---- counters ---- */
+
+/* Per worker; summed on read (fwd_dp_stats_sum). */
+struct fwd_dp_stats {
+	uint64_t	rx;			/* packets processed */
+	uint64_t	fwd;			/* accepted by an egress port */
+	uint64_t	reason[FWD_R__COUNT];	/* not forwarded, by reason */
+	uint64_t	punt_refused;		/* slow path did not take it */
+};
+
+/*
+ * Slow path hand-off. Called on the worker for each packet the fast path
+ * does not forward and that needs the slow path (fwd_reason_is_slow). aux:
+ * FWD_R_RESOLVE: the adjacency index (K_NH: resolve its gw; K_GLEAN:
+ * resolve the packet's dst); FWD_R_MTU_DF: the egress MTU; FWD_R_MTU_FRAG:
+ * the adjacency index; otherwise 0. Returns true when it took ownership of
+ * pkt (it must fwd_pkt_release it, typically after copying it to a queue
+ * for the control thread); false leaves it to the fast path, which drops it
+ * and counts punt_refused.
+ */
+typedef bool fwd_dp_punt_fn(void *arg, struct fwd_pkt *pkt,
+    enum fwd_reason why, unsigned aux);
+
+struct fwd_dp_conf {
+	const struct fwd_fib	 *fib;
+	const struct fwd_adj_tbl *adj;
+	const struct fwd_local	 *local;
+	struct fwd_port *const	 *ports;	/* this worker's, by port id */
+	unsigned		  nports;	/* <= FWD_PORT_MAX */
+	fwd_dp_punt_fn		 *punt;		/* NULL: slow packets dropped */
+	void			 *punt_arg;
+	struct fwd_qsbr_thread	 *qsbr;		/* NULL: caller reports QS */
+};
+
+/* One worker's fast path state. Not shared between threads. */
+struct fwd_dp {
+	struct fwd_dp_conf	conf;
+	struct fwd_dp_stats	st;
+	uint64_t		txmask;		/* ports with queued packets */
+	uint16_t		txn[FWD_PORT_MAX];
+	struct fwd_pkt		*txq[FWD_PORT_MAX][FWD_BURST];
+};
+
+/* Set up dp (caller's storage). 0, -EINVAL (missing fib/adj/local/ports). */
+int fwd_dp_init(struct fwd_dp *, const struct fwd_dp_conf *);
+void fwd_dp_fini(struct fwd_dp *);
+
+/*
+ * The fast path on a burst of at most FWD_BURST packets received on port
+ * in_port: checks, LPM, adjacency, TTL and checksum, Ethernet rewrite, and
+ * queueing on the egress port's batch (sent by fwd_dp_flush). Every packet
+ * is queued, handed to the slow path, or released and counted. No port I/O.
+ * Returns the number queued for sending.
+ */
+unsigned fwd_dp_process(struct fwd_dp *, uint16_t in_port,
+    struct fwd_pkt **pkts, unsigned n);
+
+/* Send every queued batch (one tx burst per port). Returns packets sent. */
+unsigned fwd_dp_flush(struct fwd_dp *);
+
+/*
+ * One poll of one port: receive a burst, process it, flush, and report a
+ * quiescent state if conf.qsbr is set. Returns packets received.
+ */
+unsigned fwd_dp_poll(struct fwd_dp *, struct fwd_port *in);
+
+/* sum += dp's counters (reads another thread's counters: relaxed loads). */
+void fwd_dp_stats_sum(struct fwd_dp_stats *sum, const struct fwd_dp *);
+
+#endif /* FWD_DP_H */
