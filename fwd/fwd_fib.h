@@ -1,0 +1,146 @@
+/* fwd/fwd_fib.h: the IPv4 forwarding table (DIR-24-8 longest-prefix match). */
+#ifndef FWD_FIB_H
+#define FWD_FIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fwd_qsbr.h"
+
+/*
+ * Threads: one control thread calls every function below except the two
+ * lookups (add, del, get, walk, clear, stale marking are NOT thread-safe
+ * against each other). Any number of worker threads call fwd_fib_lookup and
+ * fwd_fib_lookup_burst concurrently with the control thread, without locks.
+ * A lookup concurrent with an update returns either the old or the new next
+ * hop of the address, never anything else.
+ *
+ * Reclamation: a tbl8 group that an update frees is reused only after every
+ * reader registered with the FIB's qsbr (fwd_fib_qsbr()) has passed a
+ * quiescent point: each worker registers once (fwd_qsbr_register) and calls
+ * fwd_qsbr_quiescent() between bursts, fwd_qsbr_offline() before sleeping.
+ * A worker that looks up without being registered is unsafe.
+ *
+ * Layout: tbl24 has 2^24 two-byte entries. A value below max_nh is a next-hop
+ * index; a value v >= max_nh names tbl8 group v (256 two-byte entries, each a
+ * next-hop index or FWD_FIB_NH_NONE); v == 0xffff is a permanent group full of
+ * FWD_FIB_NH_NONE. So (0xffff - max_nh) groups are available, more than
+ * rte_fib's 2^15 for any max_nh < 32768. The tbl8 space is reserved virtually
+ * (MAP_NORESERVE): only touched groups cost memory.
+ */
+
+#define FWD_FIB_NH_NONE 0xffffu	/* returned when no route matches */
+#define FWD_FIB_MAX_NH	0xff00u	/* largest max_nh (leaves >= 255 groups) */
+
+/* fwd_fib_conf.flags */
+#define FWD_FIB_F_NO_THP 0x1u	/* do not ask for transparent huge pages */
+
+struct fwd_fib;
+
+struct fwd_fib_conf {
+	unsigned max_nh;	/* next-hop indices 0..max_nh-1, e.g. 4096;
+				   1..FWD_FIB_MAX_NH */
+	unsigned max_tbl8;	/* cap on tbl8 groups; 0 = largest possible */
+	struct fwd_qsbr *qsbr;	/* readers' qsbr; NULL: the FIB makes its own
+				   (not owned by the FIB when given) */
+	unsigned flags;		/* FWD_FIB_F_* */
+};
+
+/* The data-plane view; the first member of struct fwd_fib. Internal to the
+ * inline lookups below: do not use it elsewhere. */
+struct fwd_fib_dp {
+	const uint16_t *tbl24;	/* 2^24 entries */
+	const uint16_t *tbl8;	/* group v at tbl8 + (v << 8) */
+	unsigned nh_limit;	/* == max_nh */
+};
+
+/* NULL + errno: EINVAL (bad conf), ENOMEM. */
+struct fwd_fib *fwd_fib_new(const struct fwd_fib_conf *);
+void fwd_fib_free(struct fwd_fib *);
+
+/* Add or replace pfx/len (host order) -> nh. 0; -EINVAL (len > 32, host bits
+ * set, nh >= max_nh); -ENOSPC (no tbl8 group left); -ENOMEM. On error nothing
+ * changed. Clears the route's stale mark. */
+int fwd_fib_add(struct fwd_fib *, uint32_t pfx, unsigned len, unsigned nh);
+/* 0; -ENOENT (no such route); -EINVAL (len > 32, host bits set).
+ * Addresses of the route fall back to the longest covering route. */
+int fwd_fib_del(struct fwd_fib *, uint32_t pfx, unsigned len);
+/* Exact match (control side). 0 and *nh; -ENOENT; -EINVAL. */
+int fwd_fib_get(const struct fwd_fib *, uint32_t pfx, unsigned len,
+    unsigned *nh);
+/* Number of routes. */
+size_t fwd_fib_count(const struct fwd_fib *);
+/* Bytes: data-plane tables touched (tbl24 + tbl8 groups ever used) + control
+ * trie (node storage allocated). */
+size_t fwd_fib_memory(const struct fwd_fib *);
+/* tbl8 groups in use now (diagnostics, tests). */
+size_t fwd_fib_tbl8_used(const struct fwd_fib *);
+/* Calls cb for every route in address order (shorter first for equal
+ * addresses); stops and returns cb's value when it is nonzero; else 0.
+ * cb must not modify the FIB. */
+int fwd_fib_walk(const struct fwd_fib *,
+    int (*cb)(uint32_t pfx, unsigned len, unsigned nh, void *arg), void *arg);
+/* Delete every route. */
+void fwd_fib_clear(struct fwd_fib *);
+
+/* Resync: mark every route stale; fwd_fib_add (add or replace, even with the
+ * same next hop) clears a route's mark; fwd_fib_sweep_stale deletes the routes
+ * still marked and returns how many. */
+void fwd_fib_mark_stale(struct fwd_fib *);
+size_t fwd_fib_sweep_stale(struct fwd_fib *);
+
+/* The qsbr the FIB's readers register with (conf->qsbr or its own). */
+struct fwd_qsbr *fwd_fib_qsbr(const struct fwd_fib *);
+
+/* Reclaim freed tbl8 groups whose grace period has ended (updates do this
+ * too). Returns how many groups are still waiting. */
+size_t fwd_fib_reclaim(struct fwd_fib *);
+
+/* Longest-prefix match of dst (host order): the next-hop index or
+ * FWD_FIB_NH_NONE. One memory read for most addresses, two under /25-/32. */
+static inline unsigned
+fwd_fib_lookup(const struct fwd_fib *fib, uint32_t dst)
+{
+	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
+	unsigned v = __atomic_load_n(&dp->tbl24[dst >> 8], __ATOMIC_RELAXED);
+
+	/* The tbl8 read depends on v (address dependency): ordered after it
+	 * on every CPU Linux supports but Alpha. */
+	if (__builtin_expect(v >= dp->nh_limit, 0))
+		v = __atomic_load_n(&dp->tbl8[((size_t)v << 8) | (dst & 0xff)],
+		    __ATOMIC_RELAXED);
+	return (v);
+}
+
+#define FWD_FIB_PREFETCH_AHEAD 8
+
+/* nh[i] = fwd_fib_lookup(fib, dst[i]) for i < n, with the tbl24 reads
+ * prefetched ahead so their cache misses overlap. */
+static inline void
+fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
+    uint16_t *nh, unsigned n)
+{
+	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
+	const uint16_t *t24 = dp->tbl24;
+	unsigned lim = dp->nh_limit;
+	unsigned i, pre = n < FWD_FIB_PREFETCH_AHEAD ? n :
+	    FWD_FIB_PREFETCH_AHEAD;
+
+	for (i = 0; i < pre; i++)
+		__builtin_prefetch(&t24[dst[i] >> 8]);
+	for (i = 0; i < n; i++) {
+		unsigned v;
+
+		if (i + FWD_FIB_PREFETCH_AHEAD < n)
+			__builtin_prefetch(
+			    &t24[dst[i + FWD_FIB_PREFETCH_AHEAD] >> 8]);
+		v = __atomic_load_n(&t24[dst[i] >> 8], __ATOMIC_RELAXED);
+		if (__builtin_expect(v >= lim, 0))
+			v = __atomic_load_n(
+			    &dp->tbl8[((size_t)v << 8) | (dst[i] & 0xff)],
+			    __ATOMIC_RELAXED);
+		nh[i] = (uint16_t)v;
+	}
+}
+
+#endif /* FWD_FIB_H */
