@@ -1,0 +1,356 @@
+/* fwd/fwd_port_afp.c: AF_PACKET port backend with TPACKET_V2 mmap RX and TX rings (one sendto per TX batch). */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/ethtool.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include "fwd_port.h"
+
+#ifndef PACKET_QDISC_BYPASS
+#define PACKET_QDISC_BYPASS	20
+#endif
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING	23
+#endif
+
+#define AFP_FRAME_SIZE	4096	/* holds a 2048-byte frame plus headers */
+#define AFP_BLOCK_SIZE	(1u << 16)
+/* TX data offset in a TPACKET_V2 frame (no PACKET_TX_HAS_OFF). */
+#define AFP_TX_DATA	TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
+
+struct port_afp {
+	struct fwd_port	 port;
+	int		 fd;
+	uint8_t		*map;
+	size_t		 map_len;
+	unsigned	 nframes;	/* per ring */
+	uint8_t		*rx_ring, *tx_ring;
+	unsigned	 rx_head, tx_head;
+	uint8_t		*held;		/* rx slot handed out, not released */
+	struct fwd_pkt	*desc;		/* one per rx slot */
+	uint64_t	 tx_bad;	/* frames the kernel refused */
+};
+
+#define PA(p)	((struct port_afp *)(void *)(p))
+
+static struct tpacket2_hdr *
+afp_frame(uint8_t *ring, unsigned i)
+{
+	return ((struct tpacket2_hdr *)(void *)(ring +
+	    (size_t)i * AFP_FRAME_SIZE));
+}
+
+static unsigned
+afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
+{
+	struct port_afp *a = PA(p);
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		unsigned s = a->rx_head;
+		struct tpacket2_hdr *h = afp_frame(a->rx_ring, s);
+		uint32_t st;
+		struct fwd_pkt *d;
+
+		if (a->held[s])
+			break;		/* ring full of packets still in use */
+		st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+		if (!(st & TP_STATUS_USER))
+			break;
+		d = &a->desc[s];
+		d->data = (uint8_t *)h + h->tp_mac;
+		d->len = (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ?
+		    h->tp_snaplen : FWD_FRAME_MAX);
+		if (st & TP_STATUS_LOSING)
+			p->stats.rx_kernel_drops++;
+		a->held[s] = 1;
+		a->rx_head = (s + 1) & (a->nframes - 1);
+		p->stats.rx_pkts++;
+		p->stats.rx_bytes += d->len;
+		pkts[i] = d;
+	}
+	return (i);
+}
+
+static void
+afp_release(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
+{
+	struct port_afp *a = PA(p);
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned s = pkts[i]->slot;
+
+		a->held[s] = 0;
+		__atomic_store_n(&afp_frame(a->rx_ring, s)->tp_status,
+		    TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+	}
+}
+
+static void
+afp_kick(struct port_afp *a)
+{
+	/* EAGAIN/ENOBUFS leave frames queued: the next kick sends them. */
+	(void)sendto(a->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+}
+
+static unsigned
+afp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
+{
+	struct port_afp *a = PA(p);
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct tpacket2_hdr *h = afp_frame(a->tx_ring, a->tx_head);
+		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+
+		if (st == TP_STATUS_WRONG_FORMAT) {
+			a->tx_bad++;
+			st = TP_STATUS_AVAILABLE;
+		}
+		if (st != TP_STATUS_AVAILABLE)
+			break;		/* kernel still sending: ring full */
+		memcpy((uint8_t *)h + AFP_TX_DATA, pkts[i]->data,
+		    pkts[i]->len);
+		h->tp_len = pkts[i]->len;
+		h->tp_snaplen = pkts[i]->len;
+		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+		    __ATOMIC_RELEASE);
+		a->tx_head = (a->tx_head + 1) & (a->nframes - 1);
+		p->stats.tx_pkts++;
+		p->stats.tx_bytes += pkts[i]->len;
+	}
+	if (i > 0) {
+		afp_kick(a);
+		fwd_pkt_release(pkts, i);
+	}
+	if (i < n)
+		p->stats.tx_full += n - i;
+	return (i);
+}
+
+static void
+afp_poll_tx(struct fwd_port *p)
+{
+	struct port_afp *a = PA(p);
+	unsigned prev = (a->tx_head - 1) & (a->nframes - 1);
+	uint32_t st = __atomic_load_n(&afp_frame(a->tx_ring, prev)->tp_status,
+	    __ATOMIC_ACQUIRE);
+
+	/* Frames left from an EAGAIN: ask again. */
+	if (st == TP_STATUS_SEND_REQUEST)
+		afp_kick(a);
+}
+
+static void
+afp_free(struct fwd_port *p)
+{
+	struct port_afp *a = PA(p);
+
+	if (a->map != NULL && a->map != MAP_FAILED)
+		munmap(a->map, a->map_len);
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a->held);
+	free(a->desc);
+	free(a);
+}
+
+static const struct fwd_port_ops afp_ops = {
+	.rx = afp_rx,
+	.tx = afp_tx,
+	.release = afp_release,
+	.poll_tx = afp_poll_tx,
+	.free = afp_free,
+};
+
+static int
+afp_ifinfo(const char *ifname, int *ifindex, uint8_t *mac, unsigned *mtu)
+{
+	struct ifreq ifr;
+	int fd, rv = 0;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	memset(&ifr, 0, sizeof(ifr));
+	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+	if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0) {
+		rv = -errno;
+		goto out;
+	}
+	*ifindex = ifr.ifr_ifindex;
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		rv = -errno;
+		goto out;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) < 0) {
+		rv = -errno;
+		goto out;
+	}
+	*mtu = (unsigned)ifr.ifr_mtu;
+out:
+	close(fd);
+	return (rv);
+}
+
+static int
+afp_setint(int fd, int opt, int v)
+{
+	return (setsockopt(fd, SOL_PACKET, opt, &v, sizeof(v)) < 0 ?
+	    -errno : 0);
+}
+
+struct fwd_port *
+fwd_port_afp_new(const struct fwd_port_afp_conf *c)
+{
+	struct port_afp *a;
+	struct tpacket_req req;
+	struct sockaddr_ll sll;
+	unsigned mtu = 1500, nf;
+	int rv, tx_only;
+
+	if (c == NULL || c->ifname == NULL || c->id >= FWD_PORT_MAX ||
+	    strlen(c->ifname) >= IFNAMSIZ) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	nf = c->ring_frames ? c->ring_frames : 1024;
+	if ((nf & (nf - 1)) != 0 || nf < AFP_BLOCK_SIZE / AFP_FRAME_SIZE) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	tx_only = (c->flags & FWD_AFP_TX_ONLY) != 0;
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return (NULL);
+	a->fd = -1;
+	a->port.ops = &afp_ops;
+	a->port.id = c->id;
+	strncpy(a->port.name, c->ifname, sizeof(a->port.name) - 1);
+	a->nframes = nf;
+	a->held = calloc(nf, 1);
+	a->desc = calloc(nf, sizeof(*a->desc));
+	if (a->held == NULL || a->desc == NULL) {
+		rv = -ENOMEM;
+		goto fail;
+	}
+	if ((rv = afp_ifinfo(c->ifname, &a->port.ifindex, a->port.mac,
+	    &mtu)) != 0)
+		goto fail;
+	a->port.mtu = (uint16_t)(c->mtu ? c->mtu :
+	    (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18 : mtu));
+	/* Protocol 0 receives nothing: a send-only socket for the slow path. */
+	a->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    tx_only ? 0 : htons(ETH_P_ALL));
+	if (a->fd < 0) {
+		rv = -errno;
+		goto fail;
+	}
+	if ((rv = afp_setint(a->fd, PACKET_VERSION, TPACKET_V2)) != 0 ||
+	    (rv = afp_setint(a->fd, PACKET_QDISC_BYPASS, 1)) != 0)
+		goto fail;
+	/* Do not see our own transmissions (kernel >= 4.20). */
+	if (!tx_only && (rv = afp_setint(a->fd, PACKET_IGNORE_OUTGOING, 1)))
+		goto fail;
+	memset(&req, 0, sizeof(req));
+	req.tp_block_size = AFP_BLOCK_SIZE;
+	req.tp_frame_size = AFP_FRAME_SIZE;
+	req.tp_frame_nr = nf;
+	req.tp_block_nr = nf / (AFP_BLOCK_SIZE / AFP_FRAME_SIZE);
+	if (setsockopt(a->fd, SOL_PACKET, PACKET_RX_RING, &req,
+	    sizeof(req)) < 0 ||
+	    setsockopt(a->fd, SOL_PACKET, PACKET_TX_RING, &req,
+	    sizeof(req)) < 0) {
+		rv = -errno;
+		goto fail;
+	}
+	a->map_len = 2 * (size_t)req.tp_block_size * req.tp_block_nr;
+	a->map = mmap(NULL, a->map_len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_POPULATE, a->fd, 0);
+	if (a->map == MAP_FAILED) {
+		rv = -errno;
+		goto fail;
+	}
+	a->rx_ring = a->map;
+	a->tx_ring = a->map + a->map_len / 2;
+	for (unsigned i = 0; i < nf; i++) {
+		a->desc[i].slot = i;
+		a->desc[i].port = c->id;
+		a->desc[i].owner = &a->port;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = tx_only ? 0 : htons(ETH_P_ALL);
+	sll.sll_ifindex = a->port.ifindex;
+	if (bind(a->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		rv = -errno;
+		goto fail;
+	}
+	if (!tx_only && c->fanout_group > 0 && (rv = afp_setint(a->fd,
+	    PACKET_FANOUT, (c->fanout_group & 0xffff) |
+	    (PACKET_FANOUT_HASH << 16))) != 0)
+		goto fail;
+	return (&a->port);
+fail:
+	afp_free(&a->port);
+	errno = -rv;
+	return (NULL);
+}
+
+int
+fwd_port_afp_fd(const struct fwd_port *p)
+{
+	return (((const struct port_afp *)(const void *)p)->fd);
+}
+
+int
+fwd_port_afp_offloads_off(const char *ifname)
+{
+	static const struct {
+		uint32_t get, set;
+	} feat[] = {
+		{ ETHTOOL_GGRO, ETHTOOL_SGRO },
+		{ ETHTOOL_GGSO, ETHTOOL_SGSO },
+		{ ETHTOOL_GTSO, ETHTOOL_STSO },
+		{ ETHTOOL_GTXCSUM, ETHTOOL_STXCSUM },
+		{ ETHTOOL_GRXCSUM, ETHTOOL_SRXCSUM },
+	};
+	struct ifreq ifr;
+	struct ethtool_value ev;
+	int fd, rv = 0;
+
+	if (ifname == NULL || strlen(ifname) >= IFNAMSIZ)
+		return (-EINVAL);
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	for (unsigned i = 0; i < sizeof(feat) / sizeof(feat[0]); i++) {
+		memset(&ifr, 0, sizeof(ifr));
+		strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+		ifr.ifr_data = (void *)&ev;
+		ev.cmd = feat[i].get;
+		ev.data = 0;
+		if (ioctl(fd, SIOCETHTOOL, &ifr) < 0) {
+			if (errno == EOPNOTSUPP)
+				continue;	/* no such feature: off */
+			rv = -errno;
+			break;
+		}
+		if (ev.data == 0)
+			continue;
+		ev.cmd = feat[i].set;
+		ev.data = 0;
+		if (ioctl(fd, SIOCETHTOOL, &ifr) < 0 && rv == 0)
+			rv = -errno;
+	}
+	close(fd);
+	return (rv);
+}

@@ -1,0 +1,375 @@
+/* tests/unit/fwd/test_port_afp.c: the AF_PACKET TPACKET_V2 port on real veths in namespaces built by tests/lib/netns.sh (root only; skipped otherwise). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include "fwd/fwd_port.h"
+
+#define TEST_ETHERTYPE	0x88b5	/* IEEE local experimental */
+
+static char suffix[32];
+static char ns_client[64], ns_router[64];
+static int ns_root_fd = -1;
+static const uint8_t cmac[6] = { 0x02, 0x74, 0, 0, 1, 2 };	/* netns.sh */
+static const uint8_t rmac[6] = { 0x02, 0x74, 0, 0, 1, 1 };
+
+static int
+enter_ns(const char *name)
+{
+	char path[128];
+	int fd, rv;
+
+	if (name == NULL)
+		return (setns(ns_root_fd, CLONE_NEWNET));
+	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-1);
+	rv = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return (rv);
+}
+
+static int
+setup(void **st)
+{
+	char cmd[256];
+
+	(void)st;
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_port_afp: not root, skipping\n");
+		return (0);
+	}
+	snprintf(suffix, sizeof(suffix), "u%d", (int)getpid());
+	snprintf(ns_client, sizeof(ns_client), "tern-c-%s", suffix);
+	snprintf(ns_router, sizeof(ns_router), "tern-r-%s", suffix);
+	snprintf(cmd, sizeof(cmd),
+	    "timeout 30 bash tests/lib/netns.sh create %s", suffix);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "test_port_afp: no namespaces, skipping\n");
+		suffix[0] = '\0';
+		return (0);
+	}
+	ns_root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	return (0);
+}
+
+static int
+teardown(void **st)
+{
+	char cmd[256];
+
+	(void)st;
+	if (suffix[0] != '\0') {
+		enter_ns(NULL);
+		snprintf(cmd, sizeof(cmd),
+		    "timeout 30 bash tests/lib/netns.sh cleanup %s", suffix);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cleanup failed\n");
+	}
+	if (ns_root_fd >= 0)
+		close(ns_root_fd);
+	return (0);
+}
+
+#define SKIP_UNLESS_NS() do {						\
+	if (suffix[0] == '\0')						\
+		skip();							\
+} while (0)
+
+/* A raw socket on the client's eth0 (the far end of the router's rc0). */
+static int
+client_sock(void)
+{
+	struct sockaddr_ll sll;
+	int fd;
+
+	assert_int_equal(enter_ns(ns_client), 0);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(TEST_ETHERTYPE));
+	assert_true(fd >= 0);
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(TEST_ETHERTYPE);
+	sll.sll_ifindex = (int)if_nametoindex("eth0");
+	assert_true(sll.sll_ifindex > 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
+	assert_int_equal(enter_ns(ns_router), 0);
+	return (fd);
+}
+
+static unsigned
+mkframe(uint8_t *f, const uint8_t *dst, const uint8_t *src, uint32_t seq,
+    unsigned len)
+{
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = TEST_ETHERTYPE >> 8;
+	f[13] = TEST_ETHERTYPE & 0xff;
+	for (unsigned i = 14; i < len; i++)
+		f[i] = (uint8_t)(i + seq);
+	memcpy(f + 14, &seq, 4);
+	return (len);
+}
+
+/* Receive on p until n test frames arrived or 2 s passed. */
+static unsigned
+rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
+{
+	struct timespec t0, t;
+	unsigned got = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct fwd_pkt *pk[FWD_BURST];
+		unsigned k = fwd_port_rx(p, pk, FWD_BURST);
+
+		for (unsigned i = 0; i < k; i++) {
+			if (pk[i]->len >= 18 && pk[i]->data[12] == 0x88 &&
+			    pk[i]->data[13] == 0xb5 && got < n) {
+				memcpy(seen[got], pk[i]->data,
+				    pk[i]->len < 256 ? pk[i]->len : 256);
+				lens[got++] = pk[i]->len;
+			}
+		}
+		fwd_pkt_release(pk, k);
+		if (got == n)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= 2)
+			break;
+		if (k == 0) {
+			struct pollfd pfd = { fwd_port_afp_fd(p), POLLIN, 0 };
+
+			poll(&pfd, 1, 10);
+		}
+	}
+	return (got);
+}
+
+static void
+test_afp_rx(void **st)
+{
+	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 3,
+	    .ring_frames = 64 };
+	static uint8_t seen[100][256];
+	unsigned lens[100];
+	uint8_t f[256];
+	struct fwd_port *p;
+	int cfd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	assert_int_equal(fwd_port_afp_offloads_off("rc0"), 0);
+	p = fwd_port_afp_new(&c);
+	assert_non_null(p);
+	assert_memory_equal(p->mac, rmac, 6);
+	assert_int_equal(p->mtu, 1500);
+	assert_int_equal(p->id, 3);
+	cfd = client_sock();
+	/* 100 frames: more than the 64-slot ring holds, so slots are reused */
+	for (uint32_t s = 0; s < 100; s++) {
+		unsigned len = mkframe(f, rmac, cmac, s, 60 + s);
+
+		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
+		if (s % 32 == 31) {
+			unsigned got = rx_wait(p, seen + s - 31, 32, lens + s - 31);
+
+			assert_int_equal(got, 32);
+		}
+	}
+	assert_int_equal(rx_wait(p, seen + 96, 4, lens + 96), 4);
+	for (uint32_t s = 0; s < 100; s++) {
+		mkframe(f, rmac, cmac, s, 60 + s);
+		assert_int_equal(lens[s], 60 + s);
+		assert_memory_equal(seen[s], f, 60 + s);
+	}
+	assert_true(p->stats.rx_pkts >= 100);
+	close(cfd);
+	fwd_port_free(p);
+}
+
+static void
+test_afp_tx(void **st)
+{
+	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 1,
+	    .ring_frames = 32 };
+	struct fwd_port_afp_conf ct = { .ifname = "rc0", .id = 1,
+	    .ring_frames = 16, .flags = FWD_AFP_TX_ONLY };
+	struct fwd_out *out;
+	struct fwd_port *p, *tp, *ports[2];
+	uint8_t buf[2048];
+	unsigned got = 0;
+	int cfd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	p = fwd_port_afp_new(&c);
+	assert_non_null(p);
+	tp = fwd_port_afp_new(&ct);
+	assert_non_null(tp);
+	cfd = client_sock();
+	out = calloc(1, sizeof(*out));
+	assert_non_null(out);
+	/* 40 frames through the worker's port (ring of 32: reuse), 8 through
+	 * the send-only port via fwd_out. */
+	for (uint32_t s = 0; s < 40; s++) {
+		struct fwd_pkt pk = { .data = buf, .owner = NULL }, *v = &pk;
+
+		pk.len = (uint16_t)mkframe(buf, cmac, rmac, s, 64 + s);
+		while (fwd_port_tx(p, &v, 1) != 1)
+			fwd_port_poll_tx(p);
+	}
+	ports[0] = NULL;
+	ports[1] = tp;
+	for (uint32_t s = 40; s < 48; s++) {
+		uint8_t *d = fwd_out_push(out, 1, 64 + s);
+
+		assert_non_null(d);
+		mkframe(d, cmac, rmac, s, 64 + s);
+	}
+	assert_int_equal(fwd_out_send(out, ports, 2), 8);
+	assert_int_equal(out->n, 0);
+	for (;;) {
+		struct pollfd pfd = { cfd, POLLIN, 0 };
+		ssize_t r;
+		uint32_t seq;
+		uint8_t want[256];
+
+		if (poll(&pfd, 1, 2000) <= 0)
+			break;
+		r = recv(cfd, buf, sizeof(buf), 0);
+		assert_true(r > 0);
+		memcpy(&seq, buf + 14, 4);
+		assert_int_equal(seq, got);	/* in order, none lost */
+		mkframe(want, cmac, rmac, seq, 64 + seq);
+		assert_int_equal(r, 64 + seq);
+		assert_memory_equal(buf, want, (size_t)r);
+		if (++got == 48)
+			break;
+	}
+	assert_int_equal(got, 48);
+	assert_int_equal(p->stats.tx_pkts, 40);
+	/* PACKET_IGNORE_OUTGOING: our own frames do not come back */
+	{
+		struct fwd_pkt *pk[FWD_BURST];
+		unsigned k = fwd_port_rx(p, pk, FWD_BURST);
+
+		fwd_pkt_release(pk, k);
+		assert_int_equal(k, 0);
+		/* the send-only port never receives */
+		assert_int_equal(fwd_port_rx(tp, pk, FWD_BURST), 0);
+	}
+	free(out);
+	close(cfd);
+	fwd_port_free(p);
+	fwd_port_free(tp);
+}
+
+/* Two sockets in one PACKET_FANOUT_HASH group share the traffic: each
+ * frame reaches exactly one of them. */
+static void
+test_afp_fanout(void **st)
+{
+	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 0,
+	    .ring_frames = 64, .fanout_group = 4242 };
+	struct fwd_port *p[2];
+	uint8_t f[128];
+	unsigned total = 0, per[2] = { 0, 0 };
+	struct timespec t0, t;
+	int cfd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	p[0] = fwd_port_afp_new(&c);
+	assert_non_null(p[0]);
+	p[1] = fwd_port_afp_new(&c);
+	assert_non_null(p[1]);
+	cfd = client_sock();
+	for (uint32_t s = 0; s < 50; s++) {
+		unsigned len = mkframe(f, rmac, cmac, s, 80);
+
+		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (total < 50) {
+		for (int i = 0; i < 2; i++) {
+			struct fwd_pkt *pk[FWD_BURST];
+			unsigned k = fwd_port_rx(p[i], pk, FWD_BURST);
+
+			for (unsigned j = 0; j < k; j++)
+				if (pk[j]->data[12] == 0x88) {
+					per[i]++;
+					total++;
+				}
+			fwd_pkt_release(pk, k);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= 2)
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(total, 50);
+	usleep(50000);	/* nothing duplicated arrives late */
+	for (int i = 0; i < 2; i++) {
+		struct fwd_pkt *pk[FWD_BURST];
+		unsigned k = fwd_port_rx(p[i], pk, FWD_BURST);
+
+		fwd_pkt_release(pk, k);
+		assert_int_equal(k, 0);
+	}
+	close(cfd);
+	fwd_port_free(p[0]);
+	fwd_port_free(p[1]);
+}
+
+static void
+test_afp_errors(void **st)
+{
+	struct fwd_port_afp_conf c = { .ifname = "nosuch0", .id = 0 };
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	assert_null(fwd_port_afp_new(&c));
+	assert_int_equal(errno, ENODEV);
+	c.ifname = "rc0";
+	c.ring_frames = 100;			/* not a power of two */
+	assert_null(fwd_port_afp_new(&c));
+	assert_int_equal(errno, EINVAL);
+	c.ring_frames = 0;
+	c.id = FWD_PORT_MAX;
+	assert_null(fwd_port_afp_new(&c));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(fwd_port_afp_offloads_off("nosuch0"), -ENODEV);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_afp_rx),
+		cmocka_unit_test(test_afp_tx),
+		cmocka_unit_test(test_afp_fanout),
+		cmocka_unit_test(test_afp_errors),
+	};
+
+	return (cmocka_run_group_tests(tests, setup, teardown));
+}
