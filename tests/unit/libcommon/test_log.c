@@ -1,0 +1,284 @@
+/* tests/unit/libcommon/test_log.c: log levels, line format on stderr, errno suffix, truncation and rate limiting. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_time.h"
+
+#define CAP_MAX	64
+
+static struct {
+	unsigned	n;
+	enum lc_log_level level[CAP_MAX];
+	char		line[CAP_MAX][LC_LOG_LINE_MAX];
+} cap;
+
+static void
+cap_hook(enum lc_log_level level, const char *line, void *arg)
+{
+	(void)arg;
+	if (cap.n < CAP_MAX) {
+		cap.level[cap.n] = level;
+		snprintf(cap.line[cap.n], sizeof(cap.line[0]), "%s", line);
+	}
+	cap.n++;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	memset(&cap, 0, sizeof(cap));
+	lc_log_init("/usr/sbin/tern-test", LC_LOG_INFO, LC_LOG_STDERR);
+	lc_log_set_hook(cap_hook, NULL);
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	lc_log_set_hook(NULL, NULL);
+	return (0);
+}
+
+static void
+test_level_parse(void **state)
+{
+	static const char *const names[] = { "err", "warning", "notice",
+		"info", "debug" };
+	enum lc_log_level l;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		l = LC_LOG_ERR;
+		assert_int_equal(lc_log_level_parse(names[i], &l), 0);
+		assert_int_equal(l, i);
+		assert_string_equal(lc_log_level_name(l), names[i]);
+	}
+	assert_int_equal(lc_log_level_parse("warn", &l), 0);
+	assert_int_equal(l, LC_LOG_WARNING);
+	assert_int_equal(lc_log_level_parse("DEBUG", &l), 0);
+	assert_int_equal(l, LC_LOG_DEBUG);
+	l = LC_LOG_NOTICE;
+	assert_int_equal(lc_log_level_parse("", &l), -EINVAL);
+	assert_int_equal(lc_log_level_parse("debugx", &l), -EINVAL);
+	assert_int_equal(lc_log_level_parse(" info", &l), -EINVAL);
+	assert_int_equal(lc_log_level_parse("3", &l), -EINVAL);
+	assert_int_equal(lc_log_level_parse(NULL, &l), -EINVAL);
+	assert_int_equal(l, LC_LOG_NOTICE);	/* unchanged */
+	assert_string_equal(lc_log_level_name((enum lc_log_level)42),
+	    "unknown");
+}
+
+static void
+test_format_and_filter(void **state)
+{
+	char want[128];
+	int evaluated = 0;
+
+	(void)state;
+	lc_log_warnx("peer %s down after %d s", "198.18.0.2", 42);
+	assert_int_equal(cap.n, 1);
+	assert_int_equal(cap.level[0], LC_LOG_WARNING);
+	snprintf(want, sizeof(want),
+	    "tern-test[%ld]: warning: peer 198.18.0.2 down after 42 s",
+	    (long)getpid());
+	assert_string_equal(cap.line[0], want);
+
+	/* below the threshold: nothing emitted, arguments not evaluated */
+	lc_log_debug("x %d", ++evaluated);
+	assert_int_equal(cap.n, 1);
+	assert_int_equal(evaluated, 0);
+	lc_log(LC_LOG_DEBUG, "direct");
+	assert_int_equal(cap.n, 1);
+
+	lc_log_set_level(LC_LOG_DEBUG);
+	assert_int_equal(lc_log_get_level(), LC_LOG_DEBUG);
+	lc_log_debug("x %d", ++evaluated);
+	assert_int_equal(evaluated, 1);
+	assert_int_equal(cap.n, 2);
+	assert_non_null(strstr(cap.line[1], ": debug: x 1"));
+
+	lc_log_set_level(LC_LOG_ERR);
+	lc_log_notice("n");
+	lc_log_info("i");
+	lc_log_warnx("w");
+	assert_int_equal(cap.n, 2);
+	lc_log_err("e");
+	assert_int_equal(cap.n, 3);
+	assert_non_null(strstr(cap.line[2], ": err: e"));
+}
+
+static void
+test_errno_suffix(void **state)
+{
+	(void)state;
+	errno = ENOENT;
+	lc_log_warn("open %s", "/nonexistent");
+	assert_int_equal(errno, ENOENT);	/* preserved */
+	assert_int_equal(cap.n, 1);
+	assert_non_null(strstr(cap.line[0],
+	    ": warning: open /nonexistent: No such file or directory"));
+	errno = EAGAIN;
+	lc_log_notice("plain");
+	assert_int_equal(errno, EAGAIN);
+	assert_null(strstr(cap.line[1], "Resource"));
+}
+
+static void
+test_truncation(void **state)
+{
+	char big[3 * LC_LOG_LINE_MAX];
+	size_t n;
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	lc_log_notice("%s", big);
+	assert_int_equal(cap.n, 1);
+	n = strlen(cap.line[0]);
+	assert_true(n < LC_LOG_LINE_MAX);
+	assert_true(n > LC_LOG_LINE_MAX / 2);
+	assert_string_equal(cap.line[0] + n - 3, "...");
+}
+
+/* The real stderr path: one line with a timestamp, progname, pid and newline. */
+static void
+test_stderr_line(void **state)
+{
+	char path[] = "/tmp/test_log.XXXXXX", buf[512], want[128];
+	int fd, saved, lines = 0;
+	ssize_t n;
+
+	(void)state;
+	lc_log_set_hook(NULL, NULL);
+	assert_true((fd = mkstemp(path)) >= 0);
+	unlink(path);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	assert_true(dup2(fd, STDERR_FILENO) >= 0);
+	lc_log_notice("hello %u", 7u);
+	lc_log_info("second");
+	lc_log_debug("filtered");
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	/* "YYYY-MM-DDTHH:MM:SS.mmmZ tern-test[pid]: notice: hello 7\n" */
+	assert_true(n > 25);
+	assert_int_equal(buf[4], '-');
+	assert_int_equal(buf[10], 'T');
+	assert_int_equal(buf[23], 'Z');
+	assert_int_equal(buf[24], ' ');
+	snprintf(want, sizeof(want), "tern-test[%ld]: notice: hello 7\n",
+	    (long)getpid());
+	assert_memory_equal(buf + 25, want, strlen(want));
+	assert_non_null(strstr(buf, ": info: second\n"));
+	assert_null(strstr(buf, "filtered"));
+	/* exactly two lines, each written whole */
+	assert_int_equal(buf[n - 1], '\n');
+	for (ssize_t i = 0; i < n; i++)
+		lines += buf[i] == '\n';
+	assert_int_equal(lines, 2);
+}
+
+/* The window logic with a controlled clock. */
+static void
+test_ratelimit_check(void **state)
+{
+	struct lc_log_ratelimit rl = { 0 };
+	uint64_t t0 = 5 * LC_NS_PER_SEC;
+	unsigned ok = 0;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		ok += lc_log_ratelimit_check(&rl, t0 + (uint64_t)i, 2, 3,
+		    LC_LOG_WARNING);
+	assert_int_equal(ok, 3);
+	assert_int_equal(cap.n, 0);	/* nothing reported yet */
+	/* still inside the 2 s window */
+	assert_false(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC - 1,
+	    2, 3, LC_LOG_WARNING));
+	assert_int_equal(cap.n, 0);
+	/* the window reopens: the 8 drops are reported once, then allowed */
+	assert_true(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC, 2, 3,
+	    LC_LOG_WARNING));
+	assert_int_equal(cap.n, 1);
+	assert_int_equal(cap.level[0], LC_LOG_WARNING);
+	assert_non_null(strstr(cap.line[0], ": warning: 8 messages suppressed"));
+	assert_true(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC + 1, 2,
+	    3, LC_LOG_WARNING));
+	/* a quiet window reports nothing */
+	assert_true(lc_log_ratelimit_check(&rl, t0 + 10 * LC_NS_PER_SEC, 2, 3,
+	    LC_LOG_WARNING));
+	assert_int_equal(cap.n, 1);
+}
+
+static void
+spam(unsigned n, int *evaluated)
+{
+	for (unsigned i = 0; i < n; i++)
+		LC_LOG_RATELIMIT(LC_LOG_NOTICE, 1, 5, "flood %u %d", i,
+		    ++*evaluated);
+}
+
+/* The macro with the real clock: per call site state, formatting only when emitted. */
+static void
+test_ratelimit_macro(void **state)
+{
+	int evaluated = 0, dbg = 0;
+
+	(void)state;
+	spam(100, &evaluated);
+	assert_int_equal(cap.n, 5);
+	assert_int_equal(evaluated, 5);	/* suppressed lines are not formatted */
+	assert_non_null(strstr(cap.line[0], ": notice: flood 0 1"));
+	assert_non_null(strstr(cap.line[4], ": notice: flood 4 5"));
+
+	/* a filtered level touches nothing */
+	for (int i = 0; i < 10; i++)
+		LC_LOG_RATELIMIT(LC_LOG_DEBUG, 1, 1, "dbg %d", ++dbg);
+	assert_int_equal(dbg, 0);
+	assert_int_equal(cap.n, 5);
+
+	usleep(1050 * 1000);
+	spam(3, &evaluated);
+	assert_int_equal(cap.n, 5 + 1 + 3);
+	assert_non_null(strstr(cap.line[5],
+	    ": notice: 95 messages suppressed"));
+	assert_non_null(strstr(cap.line[6], "flood 0 6"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_level_parse, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_format_and_filter, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_errno_suffix, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_truncation, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_stderr_line, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ratelimit_check, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ratelimit_macro, setup,
+		    teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
