@@ -129,14 +129,17 @@ int fwd_adj_set_group(struct fwd_adj_tbl *, unsigned idx,
 unsigned fwd_adj_neigh_set(struct fwd_adj_tbl *, uint16_t port, uint32_t ip,
     const uint8_t *mac);
 
-/* Flow hash on the addresses and protocol, for ECMP member choice. */
+/* Flow hash on the addresses and protocol (murmur3 finaliser), for ECMP. */
 static inline uint32_t
 fwd_adj_flow_hash(const uint8_t *ip)
 {
 	uint32_t h = fwd_ld32(ip + FWD_IP_SRC) * 0x9e3779b1u;
 
-	h ^= fwd_ld32(ip + FWD_IP_DST) + ip[FWD_IP_PROTO];
+	h ^= fwd_ld32(ip + FWD_IP_DST) ^ ip[FWD_IP_PROTO];
+	h ^= h >> 16;
 	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
 	return (h ^ (h >> 16));
 }
 
@@ -150,7 +153,7 @@ fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
 	if (n == 0)
 		return (a);
 	return (&t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
-	    fwd_adj_flow_hash(ip) % n]]);
+	    (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >> 32)]]);
 }
 
 #endif /* FWD_ADJ_H */
