@@ -1,5 +1,7 @@
 /* tests/unit/libcommon/test_log.c: log levels, line format on stderr, errno suffix, truncation and rate limiting. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -260,6 +262,49 @@ test_ratelimit_macro(void **state)
 	assert_non_null(strstr(cap.line[6], "flood 0 6"));
 }
 
+static atomic_uint mt_lines;
+
+static void
+mt_hook(enum lc_log_level level, const char *line, void *arg)
+{
+	(void)level;
+	(void)line;
+	(void)arg;
+	atomic_fetch_add(&mt_lines, 1);
+}
+
+static void
+mt_site(void)
+{
+	LC_LOG_RATELIMIT(LC_LOG_WARNING, 3600, 10, "shared site");
+}
+
+static void *
+mt_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20000; i++)
+		mt_site();
+	return (NULL);
+}
+
+/* Threads sharing one call site: exactly `burst` lines get through. */
+static void
+test_ratelimit_threads(void **state)
+{
+	pthread_t t[4];
+
+	(void)state;
+	atomic_store(&mt_lines, 0);
+	lc_log_set_hook(mt_hook, NULL);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, mt_thread, NULL),
+		    0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	assert_int_equal(atomic_load(&mt_lines), 10);
+}
+
 int
 main(void)
 {
@@ -277,6 +322,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ratelimit_check, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_ratelimit_macro, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ratelimit_threads, setup,
 		    teardown),
 	};
 
