@@ -1,4 +1,5 @@
-/* libcommon/lc_addr.c: strict IPv4/IPv6 address and prefix parsing (whole string or nothing) and printing. */
+/* libcommon/lc_addr.c: strict IPv4/IPv6 address and prefix parsing (whole
+ * string or nothing) and printing. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,12 +43,12 @@ lc_ip4_parse_n(const char *s, size_t n, uint32_t *out)
 			return (-EINVAL);
 		v = (v << 8) | (uint32_t)oct;
 		if (part < 3) {
-			if (i >= n)	/* too few parts */
+			if (i >= n) /* too few parts */
 				return (-EINVAL);
-			i++;		/* the dot */
+			i++; /* the dot */
 		}
 	}
-	if (i != n)			/* a fifth part or trailing dot */
+	if (i != n) /* a fifth part or trailing dot */
 		return (-EINVAL);
 	*out = v;
 	return (0);
@@ -83,8 +84,8 @@ lc_prefix_split(const char *s, unsigned maxlen, size_t *alen, unsigned *plen)
 }
 
 static int
-lc_prefix4_parse_common(const char *s, struct lc_prefix4 *out,
-    struct lc_ip4 *host, int loose)
+lc_prefix4_parse_common(
+    const char *s, struct lc_prefix4 *out, struct lc_ip4 *host, int loose)
 {
 	size_t alen;
 	unsigned len;
@@ -109,8 +110,8 @@ lc_prefix4_parse(const char *s, struct lc_prefix4 *out)
 }
 
 int
-lc_prefix4_parse_loose(const char *s, struct lc_prefix4 *out,
-    struct lc_ip4 *host)
+lc_prefix4_parse_loose(
+    const char *s, struct lc_prefix4 *out, struct lc_ip4 *host)
 {
 	return (lc_prefix4_parse_common(s, out, host, 1));
 }
@@ -127,7 +128,7 @@ lc_ip6_parse_n(const char *s, size_t n, struct lc_ip6 *out)
 		char c = s[i];
 
 		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		    (c >= 'A' && c <= 'F') || c == ':' || c == '.'))
+			(c >= 'A' && c <= 'F') || c == ':' || c == '.'))
 			return (-EINVAL);
 	}
 	memcpy(buf, s, n);
@@ -171,8 +172,8 @@ lc_ip6_mask(struct lc_ip6 *a, unsigned len)
 }
 
 static int
-lc_prefix6_parse_common(const char *s, struct lc_prefix6 *out,
-    struct lc_ip6 *host, int loose)
+lc_prefix6_parse_common(
+    const char *s, struct lc_prefix6 *out, struct lc_ip6 *host, int loose)
 {
 	struct lc_ip6 v, h;
 	size_t alen;
@@ -198,8 +199,8 @@ lc_prefix6_parse(const char *s, struct lc_prefix6 *out)
 }
 
 int
-lc_prefix6_parse_loose(const char *s, struct lc_prefix6 *out,
-    struct lc_ip6 *host)
+lc_prefix6_parse_loose(
+    const char *s, struct lc_prefix6 *out, struct lc_ip6 *host)
 {
 	return (lc_prefix6_parse_common(s, out, host, 1));
 }
@@ -218,7 +219,7 @@ const char *
 lc_prefix4_str(const struct lc_prefix4 *p, char *buf)
 {
 	uint32_t v = ntohl(p->addr.s_addr);
-	unsigned len = p->len > 32 ? 32 : p->len;	/* invariant: 0..32 */
+	unsigned len = p->len > 32 ? 32 : p->len; /* invariant: 0..32 */
 
 	snprintf(buf, LC_PREFIX4_STRLEN, "%u.%u.%u.%u/%u", v >> 24,
 	    (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff, len);
@@ -229,7 +230,7 @@ const char *
 lc_ip6_str(const struct lc_ip6 *ip, char *buf)
 {
 	if (inet_ntop(AF_INET6, ip->b, buf, LC_IP6_STRLEN) == NULL)
-		snprintf(buf, LC_IP6_STRLEN, "?");	/* cannot happen */
+		snprintf(buf, LC_IP6_STRLEN, "?"); /* cannot happen */
 	return (buf);
 }
 
@@ -238,13 +239,13 @@ lc_prefix6_str(const struct lc_prefix6 *p, char *buf)
 {
 	char a[LC_IP6_STRLEN];
 
-	unsigned len = p->len > 128 ? 128 : p->len;	/* invariant: 0..128 */
+	unsigned len = p->len > 128 ? 128 : p->len; /* invariant: 0..128 */
 
 	snprintf(buf, LC_PREFIX6_STRLEN, "%s/%u", lc_ip6_str(&p->addr, a), len);
 	return (buf);
 }
 
-#define LC_NTOA_BUFS	8
+#define LC_NTOA_BUFS 8
 static _Thread_local char lc_ntoa_bufs[LC_NTOA_BUFS][LC_PREFIX6_STRLEN];
 static _Thread_local unsigned lc_ntoa_next;
 

@@ -1,4 +1,5 @@
-/* libcommon/lc_addr.h: IPv4/IPv6 address and prefix types with strict parsing and printing. */
+/* libcommon/lc_addr.h: IPv4/IPv6 address and prefix types with strict parsing
+ * and printing. */
 #ifndef LC_ADDR_H
 #define LC_ADDR_H
 
@@ -7,24 +8,24 @@
 #include <arpa/inet.h>
 
 struct lc_ip4 {
-	uint32_t	s_addr;		/* network byte order */
+	uint32_t s_addr; /* network byte order */
 };
 struct lc_prefix4 {
-	struct lc_ip4	addr;		/* host bits always zero */
-	uint8_t		len;		/* 0..32 */
+	struct lc_ip4 addr; /* host bits always zero */
+	uint8_t len;	    /* 0..32 */
 };
 struct lc_ip6 {
-	uint8_t		b[16];
+	uint8_t b[16];
 };
 struct lc_prefix6 {
-	struct lc_ip6	addr;		/* host bits always zero */
-	uint8_t		len;		/* 0..128 */
+	struct lc_ip6 addr; /* host bits always zero */
+	uint8_t len;	    /* 0..128 */
 };
 
-#define LC_IP4_STRLEN		16	/* "255.255.255.255" + NUL */
-#define LC_PREFIX4_STRLEN	19	/* + "/32" */
-#define LC_IP6_STRLEN		46	/* INET6_ADDRSTRLEN */
-#define LC_PREFIX6_STRLEN	50	/* + "/128" */
+#define LC_IP4_STRLEN	  16 /* "255.255.255.255" + NUL */
+#define LC_PREFIX4_STRLEN 19 /* + "/32" */
+#define LC_IP6_STRLEN	  46 /* INET6_ADDRSTRLEN */
+#define LC_PREFIX6_STRLEN 50 /* + "/128" */
 
 /*
  * Strict parsing. The whole string must be the value: no spaces, no sign,
@@ -36,22 +37,23 @@ struct lc_prefix6 {
  * "/0" is fine), 0..32 (IPv4) or 0..128 (IPv6). The "/len" is required.
  * All return 0, or -EINVAL with *out (and *host) unchanged.
  */
-int	lc_ip4_parse(const char *s, struct lc_ip4 *out);
+int lc_ip4_parse(const char *s, struct lc_ip4 *out);
 /* A route prefix: host bits set ("198.18.0.1/24") -> -EINVAL. */
-int	lc_prefix4_parse(const char *s, struct lc_prefix4 *out);
+int lc_prefix4_parse(const char *s, struct lc_prefix4 *out);
 /*
  * An interface address "198.18.0.1/24": *out gets the masked prefix
  * (198.18.0.0/24), *host (if not NULL) the address as written.
  */
-int	lc_prefix4_parse_loose(const char *s, struct lc_prefix4 *out,
-	    struct lc_ip4 *host);
-/* IPv6 via inet_pton after a character check: only hex digits, ':' and '.' (embedded IPv4). */
-int	lc_ip6_parse(const char *s, struct lc_ip6 *out);
+int lc_prefix4_parse_loose(
+    const char *s, struct lc_prefix4 *out, struct lc_ip4 *host);
+/* IPv6 via inet_pton after a character check: only hex digits, ':' and '.'
+ * (embedded IPv4). */
+int lc_ip6_parse(const char *s, struct lc_ip6 *out);
 /* host bits set -> -EINVAL. */
-int	lc_prefix6_parse(const char *s, struct lc_prefix6 *out);
+int lc_prefix6_parse(const char *s, struct lc_prefix6 *out);
 /* As lc_prefix4_parse_loose for IPv6. */
-int	lc_prefix6_parse_loose(const char *s, struct lc_prefix6 *out,
-	    struct lc_ip6 *host);
+int lc_prefix6_parse_loose(
+    const char *s, struct lc_prefix6 *out, struct lc_ip6 *host);
 
 /*
  * Printing into the caller's buffer (LC_IP4_STRLEN, LC_PREFIX4_STRLEN,
@@ -96,7 +98,7 @@ lc_prefix4_contains(const struct lc_prefix4 *p, struct lc_ip4 ip)
 static inline struct lc_ip4
 lc_ip4_from_host(uint32_t h)
 {
-	struct lc_ip4 ip = { htonl(h) };
+	struct lc_ip4 ip = {htonl(h)};
 
 	return (ip);
 }

@@ -1,4 +1,5 @@
-/* libcommon/lc_arena.c: chunked bump allocator and slab-backed object pool (poisoned under ASan). */
+/* libcommon/lc_arena.c: chunked bump allocator and slab-backed object pool
+ * (poisoned under ASan). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -17,31 +18,32 @@
 #endif
 #ifdef LC_ASAN
 #include <sanitizer/asan_interface.h>
-#define LC_POISON(p, n)		ASAN_POISON_MEMORY_REGION((p), (n))
-#define LC_UNPOISON(p, n)	ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#define LC_POISON(p, n)	  ASAN_POISON_MEMORY_REGION((p), (n))
+#define LC_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#define LC_POISON(p, n)		((void)(p), (void)(n))
-#define LC_UNPOISON(p, n)	((void)(p), (void)(n))
+#define LC_POISON(p, n)	  ((void)(p), (void)(n))
+#define LC_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define LC_ALIGN_UP(n)	(((n) + LC_ARENA_ALIGN - 1) & ~(size_t)(LC_ARENA_ALIGN - 1))
+#define LC_ALIGN_UP(n)                                                         \
+	(((n) + LC_ARENA_ALIGN - 1) & ~(size_t)(LC_ARENA_ALIGN - 1))
 
 _Static_assert(_Alignof(max_align_t) >= LC_ARENA_ALIGN,
     "malloc must return 16-byte aligned memory");
 
 struct lc_arena_chunk {
 	struct lc_arena_chunk *next;
-	size_t		size;	/* usable bytes */
-	size_t		used;
+	size_t size; /* usable bytes */
+	size_t used;
 	_Alignas(LC_ARENA_ALIGN) unsigned char data[];
 };
 
 struct lc_arena {
-	struct lc_arena_chunk *cur;	/* bump chunk (head of list) */
-	struct lc_arena_chunk *first;	/* kept across reset (tail of list) */
-	size_t		chunk_size;
-	size_t		used;
-	size_t		size;
+	struct lc_arena_chunk *cur;   /* bump chunk (head of list) */
+	struct lc_arena_chunk *first; /* kept across reset (tail of list) */
+	size_t chunk_size;
+	size_t used;
+	size_t size;
 };
 
 static struct lc_arena_chunk *
@@ -250,7 +252,7 @@ struct lc_pool_slab {
 	_Alignas(LC_ARENA_ALIGN) unsigned char data[];
 };
 
-#define LC_POOL_SLAB_BYTES	(16 * 1024)
+#define LC_POOL_SLAB_BYTES (16 * 1024)
 
 int
 lc_pool_init(struct lc_pool *p, size_t obj_size, size_t per_slab)
@@ -259,8 +261,7 @@ lc_pool_init(struct lc_pool *p, size_t obj_size, size_t per_slab)
 
 	if (obj_size == 0 || obj_size > SIZE_MAX / 1024)
 		return (-EINVAL);
-	sz = LC_ALIGN_UP(obj_size < sizeof(void *) ? sizeof(void *) :
-	    obj_size);
+	sz = LC_ALIGN_UP(obj_size < sizeof(void *) ? sizeof(void *) : obj_size);
 	if (per_slab == 0) {
 		per_slab = LC_POOL_SLAB_BYTES / sz;
 		if (per_slab < 8)

@@ -1,4 +1,5 @@
-/* libcommon/lc_buf.c: growable byte buffer (amortised doubling, compaction of the consumed prefix). */
+/* libcommon/lc_buf.c: growable byte buffer (amortised doubling, compaction of
+ * the consumed prefix). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -8,7 +9,7 @@
 
 #include "lc_buf.h"
 
-#define LC_BUF_MIN_CAP	256
+#define LC_BUF_MIN_CAP 256
 
 void
 lc_buf_init(struct lc_buf *b)
@@ -91,8 +92,8 @@ lc_buf_printf(struct lc_buf *b, const char *fmt, ...)
 
 	room = b->cap - b->len;
 	va_start(ap, fmt);
-	n = vsnprintf(room > 0 ? (char *)b->data + b->len : NULL, room, fmt,
-	    ap);
+	n = vsnprintf(
+	    room > 0 ? (char *)b->data + b->len : NULL, room, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return (-EINVAL);
@@ -120,7 +121,8 @@ lc_buf_tail(struct lc_buf *b, size_t n)
 		errno = -rv;
 		return (NULL);
 	}
-	/* n == 0 on a never-allocated buffer: still hand out a valid pointer. */
+	/* n == 0 on a never-allocated buffer: still hand out a valid pointer.
+	 */
 	if (b->data == NULL && lc_buf_reserve(b, 1) != 0) {
 		errno = ENOMEM;
 		return (NULL);

@@ -1,4 +1,5 @@
-/* libcommon/lc_buf.h: growable byte buffer with a consumed prefix, for I/O framing. */
+/* libcommon/lc_buf.h: growable byte buffer with a consumed prefix, for I/O
+ * framing. */
 #ifndef LC_BUF_H
 #define LC_BUF_H
 
@@ -11,31 +12,35 @@
  * may grow or compact the buffer (reserve, append, tail, printf).
  */
 struct lc_buf {
-	uint8_t	*data;
-	size_t	len;
-	size_t	cap;
-	size_t	off;	/* consumed prefix */
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	size_t off; /* consumed prefix */
 };
 
-/* An empty buffer, no allocation. Also a zeroed struct is a valid empty buffer. */
-void	lc_buf_init(struct lc_buf *);
+/* An empty buffer, no allocation. Also a zeroed struct is a valid empty buffer.
+ */
+void lc_buf_init(struct lc_buf *);
 /* Frees the memory; the buffer is empty again (init state). */
-void	lc_buf_fini(struct lc_buf *);
-/* Makes room for `extra` more bytes (may compact the consumed prefix). 0 or -ENOMEM. */
-int	lc_buf_reserve(struct lc_buf *, size_t extra);
+void lc_buf_fini(struct lc_buf *);
+/* Makes room for `extra` more bytes (may compact the consumed prefix). 0 or
+ * -ENOMEM. */
+int lc_buf_reserve(struct lc_buf *, size_t extra);
 /* 0 or -ENOMEM (buffer unchanged). */
-int	lc_buf_append(struct lc_buf *, const void *, size_t);
-/* printf-appends (no NUL counted in len). 0, -ENOMEM, -EINVAL on a format error. */
-int	lc_buf_printf(struct lc_buf *, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-/* Reserves n and returns where to write them; then lc_buf_commit(b, n). NULL on ENOMEM (errno set). */
-void	*lc_buf_tail(struct lc_buf *, size_t n);
+int lc_buf_append(struct lc_buf *, const void *, size_t);
+/* printf-appends (no NUL counted in len). 0, -ENOMEM, -EINVAL on a format
+ * error. */
+int lc_buf_printf(struct lc_buf *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Reserves n and returns where to write them; then lc_buf_commit(b, n). NULL on
+ * ENOMEM (errno set). */
+void *lc_buf_tail(struct lc_buf *, size_t n);
 /* Adds n written bytes (n <= cap - len; larger is clamped). */
-void	lc_buf_commit(struct lc_buf *, size_t n);
+void lc_buf_commit(struct lc_buf *, size_t n);
 /* Drops n bytes from the front (n > avail drops all). */
-void	lc_buf_consume(struct lc_buf *, size_t n);
+void lc_buf_consume(struct lc_buf *, size_t n);
 /* len = off = 0; keeps the memory. */
-void	lc_buf_reset(struct lc_buf *);
+void lc_buf_reset(struct lc_buf *);
 
 /* Unconsumed bytes. */
 static inline size_t

@@ -1,4 +1,5 @@
-/* libcommon/lc_build.c: reports the compile flags (LC_BUILD_CFLAGS from the Makefile) and refuses unoptimised benchmarks. */
+/* libcommon/lc_build.c: reports the compile flags (LC_BUILD_CFLAGS from the
+ * Makefile) and refuses unoptimised benchmarks. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,8 +12,8 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define LC_BUILD_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer) || \
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||     \
+    __has_feature(memory_sanitizer) ||                                         \
     __has_feature(undefined_behavior_sanitizer)
 #define LC_BUILD_SANITIZER 1
 #endif
@@ -33,7 +34,8 @@ lc_build_why_not_optimized(void)
 #ifndef __OPTIMIZE__
 	return ("built without optimisation (no -O1/-O2/-O3)");
 #endif
-	/* gcc defines no macro for -fsanitize=undefined: look at the flags too. */
+	/* gcc defines no macro for -fsanitize=undefined: look at the flags too.
+	 */
 	if (LC_BUILD_SANITIZER || strstr(LC_BUILD_CFLAGS, "-fsanitize") != NULL)
 		return ("sanitizer build");
 	return (NULL);
@@ -61,9 +63,10 @@ lc_build_bench_check(const char *prog)
 	printf("%s: build flags: %s\n", prog, lc_build_flags());
 	fflush(stdout);
 	if (why != NULL) {
-		fprintf(stderr, "%s: refusing to benchmark: %s (flags: %s); "
-		    "rebuild with the default flags\n", prog, why,
-		    lc_build_flags());
+		fprintf(stderr,
+		    "%s: refusing to benchmark: %s (flags: %s); "
+		    "rebuild with the default flags\n",
+		    prog, why, lc_build_flags());
 		return (-1);
 	}
 	return (0);

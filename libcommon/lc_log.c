@@ -1,4 +1,5 @@
-/* libcommon/lc_log.c: leveled logging to stderr (one write per line) or syslog, and per-call-site rate limiting. */
+/* libcommon/lc_log.c: leveled logging to stderr (one write per line) or syslog,
+ * and per-call-site rate limiting. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,19 +19,19 @@ static lc_log_hook_fn *lc_log_hook;
 static void *lc_log_hook_arg;
 
 static const char *const lc_log_names[] = {
-	[LC_LOG_ERR] = "err",
-	[LC_LOG_WARNING] = "warning",
-	[LC_LOG_NOTICE] = "notice",
-	[LC_LOG_INFO] = "info",
-	[LC_LOG_DEBUG] = "debug",
+    [LC_LOG_ERR] = "err",
+    [LC_LOG_WARNING] = "warning",
+    [LC_LOG_NOTICE] = "notice",
+    [LC_LOG_INFO] = "info",
+    [LC_LOG_DEBUG] = "debug",
 };
 
 static const int lc_log_prio[] = {
-	[LC_LOG_ERR] = LOG_ERR,
-	[LC_LOG_WARNING] = LOG_WARNING,
-	[LC_LOG_NOTICE] = LOG_NOTICE,
-	[LC_LOG_INFO] = LOG_INFO,
-	[LC_LOG_DEBUG] = LOG_DEBUG,
+    [LC_LOG_ERR] = LOG_ERR,
+    [LC_LOG_WARNING] = LOG_WARNING,
+    [LC_LOG_NOTICE] = LOG_NOTICE,
+    [LC_LOG_INFO] = LOG_INFO,
+    [LC_LOG_DEBUG] = LOG_DEBUG,
 };
 
 void
@@ -103,10 +104,11 @@ lc_log_set_hook(lc_log_hook_fn *fn, void *arg)
 	lc_log_hook_arg = arg;
 }
 
-/* Formats and emits one line; suffix (may be NULL) is appended as ": suffix". */
+/* Formats and emits one line; suffix (may be NULL) is appended as ": suffix".
+ */
 static void
-lc_log_emit(enum lc_log_level level, const char *suffix, const char *fmt,
-    va_list ap)
+lc_log_emit(
+    enum lc_log_level level, const char *suffix, const char *fmt, va_list ap)
 {
 	char line[LC_LOG_LINE_MAX];
 	size_t stamp, start, msg, n;
@@ -119,7 +121,8 @@ lc_log_emit(enum lc_log_level level, const char *suffix, const char *fmt,
 	if ((int)level < LC_LOG_ERR || level > LC_LOG_DEBUG)
 		level = LC_LOG_ERR;
 
-	/* "<timestamp> " (stderr only), then "<progname>[<pid>]: <level>: msg" */
+	/* "<timestamp> " (stderr only), then "<progname>[<pid>]: <level>: msg"
+	 */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	stamp = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -128,8 +131,9 @@ lc_log_emit(enum lc_log_level level, const char *suffix, const char *fmt,
 	stamp += r > 0 ? (size_t)r : 0;
 	start = stamp;
 	n = stamp;
-	r = snprintf(line + n, sizeof(line) - n, "%s[%ld]: %s: ",
-	    lc_log_progname, (long)getpid(), lc_log_names[level]);
+	r = snprintf(line + n, sizeof(line) - n,
+	    "%s[%ld]: %s: ", lc_log_progname, (long)getpid(),
+	    lc_log_names[level]);
 	n += r > 0 ? (size_t)r : 0;
 	msg = n < sizeof(line) ? n : sizeof(line) - 1;
 	if (n < sizeof(line)) {
@@ -152,12 +156,14 @@ lc_log_emit(enum lc_log_level level, const char *suffix, const char *fmt,
 		return;
 	}
 	if (lc_log_dest & LC_LOG_SYSLOG) {
-		/* syslog adds its own name, pid and time: send the message part. */
+		/* syslog adds its own name, pid and time: send the message
+		 * part. */
 		syslog(lc_log_prio[level], "%s", line + msg);
 	}
 	if (lc_log_dest & LC_LOG_STDERR) {
 		line[n++] = '\n';
-		/* One write per line: concurrent writers to a shared stderr do not interleave. */
+		/* One write per line: concurrent writers to a shared stderr do
+		 * not interleave. */
 		for (size_t off = 0; off < n;) {
 			ssize_t w = write(STDERR_FILENO, line + off, n - off);
 
@@ -210,7 +216,7 @@ lc_log_errno(enum lc_log_level level, const char *fmt, ...)
  * fields are accessed atomically (the header keeps plain types so the
  * static instance needs no initialiser).
  */
-#define RL_ATOMIC(p)	((_Atomic __typeof__(*(p)) *)(p))
+#define RL_ATOMIC(p) ((_Atomic __typeof__(*(p)) *)(p))
 
 bool
 lc_log_ratelimit_check(struct lc_log_ratelimit *rl, uint64_t now_ns,
@@ -219,13 +225,14 @@ lc_log_ratelimit_check(struct lc_log_ratelimit *rl, uint64_t now_ns,
 	uint64_t start, interval = (uint64_t)interval_s * 1000000000ULL;
 	unsigned long supp;
 
-	start = atomic_load_explicit(RL_ATOMIC(&rl->window_start_ns),
-	    memory_order_acquire);
+	start = atomic_load_explicit(
+	    RL_ATOMIC(&rl->window_start_ns), memory_order_acquire);
 	if (start == 0 || now_ns - start >= interval || now_ns < start) {
-		/* The window (re)opens: one thread wins and reports the drops. */
+		/* The window (re)opens: one thread wins and reports the drops.
+		 */
 		if (atomic_compare_exchange_strong(
-		    RL_ATOMIC(&rl->window_start_ns), &start,
-		    now_ns == 0 ? 1 : now_ns)) {
+			RL_ATOMIC(&rl->window_start_ns), &start,
+			now_ns == 0 ? 1 : now_ns)) {
 			supp = atomic_exchange(RL_ATOMIC(&rl->suppressed), 0UL);
 			atomic_store(RL_ATOMIC(&rl->count), 0U);
 			if (supp > 0)

@@ -1,4 +1,5 @@
-/* libcommon/lc_loop.c: libev loop creation, the per-turn clock refresh, stop signals and ordered pre-block hooks. */
+/* libcommon/lc_loop.c: libev loop creation, the per-turn clock refresh, stop
+ * signals and ordered pre-block hooks. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,16 +15,16 @@
  * ev_userdata() stays free for the owner.
  */
 struct lc_loop {
-	struct ev_loop	*loop;
-	struct lc_loop	*list_next;
-	ev_check	chk;		/* EV_MAXPRI: refreshes the clock first */
-	ev_prepare	prep;		/* runs the hooks in order */
-	ev_signal	sigint, sigterm;
-	bool		signals;
-	void		(*on_stop)(void *);
-	void		*stop_arg;
+	struct ev_loop *loop;
+	struct lc_loop *list_next;
+	ev_check chk;	 /* EV_MAXPRI: refreshes the clock first */
+	ev_prepare prep; /* runs the hooks in order */
+	ev_signal sigint, sigterm;
+	bool signals;
+	void (*on_stop)(void *);
+	void *stop_arg;
 	struct lc_loop_hook *head, *tail;
-	struct lc_loop_hook *iter_next;	/* dispatch cursor, fixed up by stop */
+	struct lc_loop_hook *iter_next; /* dispatch cursor, fixed up by stop */
 };
 
 static pthread_mutex_t lc_loops_mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -103,7 +104,8 @@ lc_loop_new(void)
 	ev_check_start(loop, &st->chk);
 	ev_unref(loop);
 
-	/* Lowest priority: the hooks run after the owner's own prepare watchers. */
+	/* Lowest priority: the hooks run after the owner's own prepare
+	 * watchers. */
 	ev_prepare_init(&st->prep, lc_loop_prepare_cb);
 	ev_set_priority(&st->prep, EV_MINPRI);
 	st->prep.data = st;
@@ -124,7 +126,7 @@ lc_loop_free(struct ev_loop *loop)
 	if ((st = lc_loop_state(loop)) != NULL) {
 		pthread_mutex_lock(&lc_loops_mtx);
 		for (struct lc_loop **pp = &lc_loops; *pp != NULL;
-		    pp = &(*pp)->list_next) {
+		     pp = &(*pp)->list_next) {
 			if (*pp == st) {
 				*pp = st->list_next;
 				break;
@@ -141,7 +143,8 @@ lc_loop_free(struct ev_loop *loop)
 		ev_check_stop(loop, &st->chk);
 		ev_ref(loop);
 		ev_prepare_stop(loop, &st->prep);
-		/* Hooks still registered belong to their owners: just detach them. */
+		/* Hooks still registered belong to their owners: just detach
+		 * them. */
 		for (struct lc_loop_hook *h = st->head, *n; h != NULL; h = n) {
 			n = h->next;
 			h->next = h->prev = NULL;
@@ -194,8 +197,8 @@ lc_loop_hook_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 }
 
 void
-lc_loop_hook_start(struct ev_loop *loop, struct lc_loop_hook *h,
-    void (*fn)(void *), void *arg)
+lc_loop_hook_start(
+    struct ev_loop *loop, struct lc_loop_hook *h, void (*fn)(void *), void *arg)
 {
 	struct lc_loop *st;
 

@@ -1,4 +1,5 @@
-/* libcommon/lc_loop.h: libev glue: loop creation with a per-turn cached clock, stop signals, pre-block hooks. */
+/* libcommon/lc_loop.h: libev glue: loop creation with a per-turn cached clock,
+ * stop signals, pre-block hooks. */
 #ifndef LC_LOOP_H
 #define LC_LOOP_H
 
@@ -12,8 +13,9 @@
  * Returns NULL with errno set (ENOMEM, or EINVAL if libev has no backend).
  */
 struct ev_loop *lc_loop_new(void);
-/* Stops lc's watchers and destroys the loop. The owner stops its own watchers first. NULL is a no-op. */
-void	lc_loop_free(struct ev_loop *);
+/* Stops lc's watchers and destroys the loop. The owner stops its own watchers
+ * first. NULL is a no-op. */
+void lc_loop_free(struct ev_loop *);
 
 /*
  * SIGINT and SIGTERM stop the loop (ev_break(EVBREAK_ALL)) after calling
@@ -23,7 +25,7 @@ void	lc_loop_free(struct ev_loop *);
  * Returns 0; -EINVAL if the loop was not made by lc_loop_new().
  * Calling it again replaces on_stop/arg.
  */
-int	lc_loop_signals(struct ev_loop *, void (*on_stop)(void *), void *arg);
+int lc_loop_signals(struct ev_loop *, void (*on_stop)(void *), void *arg);
 
 /*
  * Hooks run just before the loop blocks (from an ev_prepare), in
@@ -34,16 +36,17 @@ int	lc_loop_signals(struct ev_loop *, void (*on_stop)(void *), void *arg);
  * but the order among hooks is libev's.
  */
 struct lc_loop_hook {
-	ev_prepare	w;
-	void		(*fn)(void *);
-	void		*arg;
+	ev_prepare w;
+	void (*fn)(void *);
+	void *arg;
 	struct lc_loop_hook *next, *prev;
-	struct ev_loop	*loop;	/* non-NULL while started */
+	struct ev_loop *loop; /* non-NULL while started */
 };
-/* Starting an already started hook restarts it with the new fn/arg at the end of the order. */
-void	lc_loop_hook_start(struct ev_loop *, struct lc_loop_hook *,
-	    void (*fn)(void *), void *arg);
+/* Starting an already started hook restarts it with the new fn/arg at the end
+ * of the order. */
+void lc_loop_hook_start(
+    struct ev_loop *, struct lc_loop_hook *, void (*fn)(void *), void *arg);
 /* Stopping a stopped (or zeroed) hook is a no-op. */
-void	lc_loop_hook_stop(struct ev_loop *, struct lc_loop_hook *);
+void lc_loop_hook_stop(struct ev_loop *, struct lc_loop_hook *);
 
 #endif /* LC_LOOP_H */

@@ -1,4 +1,5 @@
-/* libcommon/lc_ring.c: allocation of the SPSC ring (the queue operations are inline in lc_ring.h). */
+/* libcommon/lc_ring.c: allocation of the SPSC ring (the queue operations are
+ * inline in lc_ring.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

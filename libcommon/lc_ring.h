@@ -1,4 +1,5 @@
-/* libcommon/lc_ring.h: bounded single-producer single-consumer queue of pointers, lock-free (C11 atomics). */
+/* libcommon/lc_ring.h: bounded single-producer single-consumer queue of
+ * pointers, lock-free (C11 atomics). */
 #ifndef LC_RING_H
 #define LC_RING_H
 
@@ -6,8 +7,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#define LC_RING_CACHELINE	64
-#define LC_RING_MAX_CAPACITY	(1U << 31)
+#define LC_RING_CACHELINE    64
+#define LC_RING_MAX_CAPACITY (1U << 31)
 
 /*
  * Safe for one producer thread and one consumer thread at a time (also
@@ -17,14 +18,14 @@
 struct lc_ring {
 	/* producer side */
 	_Alignas(LC_RING_CACHELINE) _Atomic unsigned head;
-	unsigned	tail_cache;	/* producer's last view of tail */
+	unsigned tail_cache; /* producer's last view of tail */
 	/* consumer side */
 	_Alignas(LC_RING_CACHELINE) _Atomic unsigned tail;
-	unsigned	head_cache;	/* consumer's last view of head */
+	unsigned head_cache; /* consumer's last view of head */
 	/* read-only */
 	_Alignas(LC_RING_CACHELINE) unsigned mask;
-	unsigned	capacity;
-	void		*slots[];
+	unsigned capacity;
+	void *slots[];
 };
 
 /*
@@ -33,7 +34,7 @@ struct lc_ring {
  */
 struct lc_ring *lc_ring_new(unsigned capacity);
 /* NULL is a no-op. Pointers still queued are not freed. */
-void	lc_ring_free(struct lc_ring *);
+void lc_ring_free(struct lc_ring *);
 
 static inline unsigned
 lc_ring_capacity(const struct lc_ring *r)
@@ -41,14 +42,15 @@ lc_ring_capacity(const struct lc_ring *r)
 	return (r->capacity);
 }
 
-/* Items queued (exact when called by the producer or the consumer with the other idle). */
+/* Items queued (exact when called by the producer or the consumer with the
+ * other idle). */
 static inline unsigned
 lc_ring_count(const struct lc_ring *r)
 {
-	unsigned t = atomic_load_explicit(&((struct lc_ring *)r)->tail,
-	    memory_order_acquire);
-	unsigned h = atomic_load_explicit(&((struct lc_ring *)r)->head,
-	    memory_order_acquire);
+	unsigned t = atomic_load_explicit(
+	    &((struct lc_ring *)r)->tail, memory_order_acquire);
+	unsigned h = atomic_load_explicit(
+	    &((struct lc_ring *)r)->head, memory_order_acquire);
 
 	return (h - t);
 }
@@ -68,8 +70,8 @@ lc_ring_enqueue_burst(struct lc_ring *r, void *const *objs, unsigned n)
 	unsigned room = r->capacity - (h - r->tail_cache);
 
 	if (room < n) {
-		r->tail_cache = atomic_load_explicit(&r->tail,
-		    memory_order_acquire);
+		r->tail_cache =
+		    atomic_load_explicit(&r->tail, memory_order_acquire);
 		room = r->capacity - (h - r->tail_cache);
 		if (n > room)
 			n = room;
@@ -88,8 +90,8 @@ lc_ring_dequeue_burst(struct lc_ring *r, void **objs, unsigned n)
 	unsigned avail = r->head_cache - t;
 
 	if (avail < n) {
-		r->head_cache = atomic_load_explicit(&r->head,
-		    memory_order_acquire);
+		r->head_cache =
+		    atomic_load_explicit(&r->head, memory_order_acquire);
 		avail = r->head_cache - t;
 		if (n > avail)
 			n = avail;

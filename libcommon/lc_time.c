@@ -1,4 +1,5 @@
-/* libcommon/lc_time.c: clock reads and the per-thread cached loop-turn clock. */
+/* libcommon/lc_time.c: clock reads and the per-thread cached loop-turn clock.
+ */
 #include <time.h>
 
 #include "lc_time.h"

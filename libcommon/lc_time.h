@@ -1,12 +1,13 @@
-/* libcommon/lc_time.h: monotonic and real clocks in ns, and a per-thread clock cached once per loop turn. */
+/* libcommon/lc_time.h: monotonic and real clocks in ns, and a per-thread clock
+ * cached once per loop turn. */
 #ifndef LC_TIME_H
 #define LC_TIME_H
 
 #include <stdint.h>
 
-#define LC_NS_PER_SEC	1000000000ULL
-#define LC_NS_PER_MSEC	1000000ULL
-#define LC_NS_PER_USEC	1000ULL
+#define LC_NS_PER_SEC  1000000000ULL
+#define LC_NS_PER_MSEC 1000000ULL
+#define LC_NS_PER_USEC 1000ULL
 
 /* CLOCK_MONOTONIC in ns (vDSO read, no syscall). Never fails. */
 uint64_t lc_time_mono_ns(void);
@@ -21,8 +22,9 @@ uint64_t lc_time_real_ns(void);
  */
 uint64_t lc_now_ns(void);
 /* Refreshes the calling thread's cache from lc_time_mono_ns(). */
-void	lc_now_update(void);
-/* Sets the calling thread's cache (tests); the next lc_now_update() overrides it. */
-void	lc_now_set(uint64_t ns);
+void lc_now_update(void);
+/* Sets the calling thread's cache (tests); the next lc_now_update() overrides
+ * it. */
+void lc_now_set(uint64_t ns);
 
 #endif /* LC_TIME_H */

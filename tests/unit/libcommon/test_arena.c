@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_arena.c: arena alignment, chunk growth, large blocks, reset, string helpers; pool reuse and growth. */
+/* tests/unit/libcommon/test_arena.c: arena alignment, chunk growth, large
+ * blocks, reset, string helpers; pool reuse and growth. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,7 +27,7 @@ test_alignment_and_growth(void **state)
 
 		assert_non_null(p);
 		assert_int_equal((uintptr_t)p % LC_ARENA_ALIGN, 0);
-		memset(p, (int)(i & 0xff), n);	/* ASan checks the bound */
+		memset(p, (int)(i & 0xff), n); /* ASan checks the bound */
 		assert_true(p != prev);
 		prev = p;
 	}
@@ -66,7 +67,7 @@ test_large(void **state)
 	(void)state;
 	small1 = lc_arena_alloc(a, 100);
 	before = lc_arena_size(a);
-	big = lc_arena_alloc(a, 100000);	/* bigger than the chunk */
+	big = lc_arena_alloc(a, 100000); /* bigger than the chunk */
 	assert_non_null(big);
 	assert_int_equal((uintptr_t)big % LC_ARENA_ALIGN, 0);
 	memset(big, 0x5a, 100000);
@@ -97,7 +98,7 @@ test_reset(void **state)
 	assert_int_equal(lc_arena_used(a), 0);
 	assert_int_equal(lc_arena_size(a), LC_ARENA_DEFAULT_CHUNK);
 	again = lc_arena_alloc(a, 10);
-	assert_ptr_equal(first, again);	/* the first chunk is reused */
+	assert_ptr_equal(first, again); /* the first chunk is reused */
 	lc_arena_reset(a);
 	lc_arena_reset(a);
 	assert_non_null(lc_arena_alloc(a, 1));
@@ -161,8 +162,8 @@ test_errors(void **state)
 }
 
 struct obj {
-	uint64_t	id;
-	char		name[40];
+	uint64_t id;
+	char name[40];
 };
 
 static void
@@ -183,7 +184,7 @@ test_pool_reuse(void **state)
 		snprintf(o[i]->name, sizeof(o[i]->name), "obj%d", i);
 	}
 	assert_int_equal(lc_pool_inuse(&pool), 100);
-	assert_int_equal(lc_pool_total(&pool), 112);	/* 7 slabs of 16 */
+	assert_int_equal(lc_pool_total(&pool), 112); /* 7 slabs of 16 */
 	for (int i = 0; i < 100; i++) {
 		for (int j = i + 1; j < 100; j++)
 			assert_ptr_not_equal(o[i], o[j]);
@@ -236,14 +237,14 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alignment_and_growth),
-		cmocka_unit_test(test_contents_survive),
-		cmocka_unit_test(test_large),
-		cmocka_unit_test(test_reset),
-		cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_pool_reuse),
-		cmocka_unit_test(test_pool_small_and_bad),
+	    cmocka_unit_test(test_alignment_and_growth),
+	    cmocka_unit_test(test_contents_survive),
+	    cmocka_unit_test(test_large),
+	    cmocka_unit_test(test_reset),
+	    cmocka_unit_test(test_strings),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_pool_reuse),
+	    cmocka_unit_test(test_pool_small_and_bad),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

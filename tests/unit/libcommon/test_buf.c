@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_buf.c: byte buffer append/consume/compaction, tail+commit, printf, and failure leaving it unchanged. */
+/* tests/unit/libcommon/test_buf.c: byte buffer append/consume/compaction,
+ * tail+commit, printf, and failure leaving it unchanged. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,8 +30,8 @@ test_append_consume(void **state)
 		while (lc_buf_avail(&b) >= 333) {
 			memcpy(out, lc_buf_head(&b), 333);
 			for (size_t i = 0; i < 333; i++)
-				assert_int_equal(out[i],
-				    (uint8_t)(((got + i) % 1000) * 31));
+				assert_int_equal(
+				    out[i], (uint8_t)(((got + i) % 1000) * 31));
 			lc_buf_consume(&b, 333);
 			got += 333;
 		}
@@ -38,7 +39,7 @@ test_append_consume(void **state)
 	assert_int_equal(lc_buf_avail(&b), total - got);
 	/* the consumed prefix is compacted: memory stays bounded */
 	assert_true(b.cap <= 4096);
-	lc_buf_consume(&b, SIZE_MAX);	/* more than available: drops all */
+	lc_buf_consume(&b, SIZE_MAX); /* more than available: drops all */
 	assert_int_equal(lc_buf_avail(&b), 0);
 	assert_int_equal(b.off, 0);
 	assert_int_equal(b.len, 0);
@@ -50,7 +51,7 @@ test_append_consume(void **state)
 static void
 test_tail_commit(void **state)
 {
-	struct lc_buf b = { 0 };	/* zeroed is a valid empty buffer */
+	struct lc_buf b = {0}; /* zeroed is a valid empty buffer */
 	uint8_t *p;
 
 	(void)state;
@@ -67,7 +68,7 @@ test_tail_commit(void **state)
 	assert_int_equal(b.len, b.cap);
 	lc_buf_reset(&b);
 	assert_int_equal(lc_buf_avail(&b), 0);
-	assert_true(b.cap >= 5003);	/* memory kept */
+	assert_true(b.cap >= 5003); /* memory kept */
 	assert_non_null(lc_buf_tail(&b, 0));
 	lc_buf_fini(&b);
 	assert_non_null(lc_buf_tail(&b, 0));
@@ -111,7 +112,7 @@ test_printf(void **state)
 	assert_int_equal(lc_buf_avail(&b), 13);
 	memset(big, 'q', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	assert_int_equal(lc_buf_printf(&b, " %s|", big), 0);	/* grows */
+	assert_int_equal(lc_buf_printf(&b, " %s|", big), 0); /* grows */
 	assert_int_equal(lc_buf_avail(&b), 13 + 1 + 599 + 1);
 	assert_memory_equal(lc_buf_head(&b), "198.18.0.0/15 qq", 16);
 	assert_int_equal(lc_buf_head(&b)[lc_buf_avail(&b) - 1], '|');
@@ -142,11 +143,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_append_consume),
-		cmocka_unit_test(test_tail_commit),
-		cmocka_unit_test(test_reserve_compacts),
-		cmocka_unit_test(test_printf),
-		cmocka_unit_test(test_enomem_unchanged),
+	    cmocka_unit_test(test_append_consume),
+	    cmocka_unit_test(test_tail_commit),
+	    cmocka_unit_test(test_reserve_compacts),
+	    cmocka_unit_test(test_printf),
+	    cmocka_unit_test(test_enomem_unchanged),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

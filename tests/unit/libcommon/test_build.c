@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_build.c: the recorded compile flags and the benchmark guard agree with how this was built. */
+/* tests/unit/libcommon/test_build.c: the recorded compile flags and the
+ * benchmark guard agree with how this was built. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,7 +13,8 @@
 
 #include "libcommon/lc_build.h"
 
-/* How this test was compiled; the Makefile builds it with the library's flags. */
+/* How this test was compiled; the Makefile builds it with the library's flags.
+ */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TEST_SAN 1
 #else
@@ -91,15 +93,16 @@ test_bench_check(void **state)
 
 	(void)state;
 	rv = run_check(out, sizeof(out), err, sizeof(err));
-	snprintf(want, sizeof(want), "bench-x: build flags: %s\n",
-	    lc_build_flags());
+	snprintf(
+	    want, sizeof(want), "bench-x: build flags: %s\n", lc_build_flags());
 	assert_string_equal(out, want);
 	if (lc_build_optimized()) {
 		assert_int_equal(rv, 0);
 		assert_string_equal(err, "");
 	} else {
 		assert_int_equal(rv, -1);
-		assert_non_null(strstr(err, "bench-x: refusing to benchmark: "));
+		assert_non_null(
+		    strstr(err, "bench-x: refusing to benchmark: "));
 		assert_non_null(strstr(err, lc_build_why_not_optimized()));
 	}
 }
@@ -108,9 +111,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flags),
-		cmocka_unit_test(test_optimized),
-		cmocka_unit_test(test_bench_check),
+	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_optimized),
+	    cmocka_unit_test(test_bench_check),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_log.c: log levels, line format on stderr, errno suffix, truncation and rate limiting. */
+/* tests/unit/libcommon/test_log.c: log levels, line format on stderr, errno
+ * suffix, truncation and rate limiting. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,12 +16,12 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_time.h"
 
-#define CAP_MAX	64
+#define CAP_MAX 64
 
 static struct {
-	unsigned	n;
+	unsigned n;
 	enum lc_log_level level[CAP_MAX];
-	char		line[CAP_MAX][LC_LOG_LINE_MAX];
+	char line[CAP_MAX][LC_LOG_LINE_MAX];
 } cap;
 
 static void
@@ -55,8 +56,8 @@ teardown(void **state)
 static void
 test_level_parse(void **state)
 {
-	static const char *const names[] = { "err", "warning", "notice",
-		"info", "debug" };
+	static const char *const names[] = {
+	    "err", "warning", "notice", "info", "debug"};
 	enum lc_log_level l;
 
 	(void)state;
@@ -76,9 +77,9 @@ test_level_parse(void **state)
 	assert_int_equal(lc_log_level_parse(" info", &l), -EINVAL);
 	assert_int_equal(lc_log_level_parse("3", &l), -EINVAL);
 	assert_int_equal(lc_log_level_parse(NULL, &l), -EINVAL);
-	assert_int_equal(l, LC_LOG_NOTICE);	/* unchanged */
-	assert_string_equal(lc_log_level_name((enum lc_log_level)42),
-	    "unknown");
+	assert_int_equal(l, LC_LOG_NOTICE); /* unchanged */
+	assert_string_equal(
+	    lc_log_level_name((enum lc_log_level)42), "unknown");
 }
 
 static void
@@ -126,7 +127,7 @@ test_errno_suffix(void **state)
 	(void)state;
 	errno = ENOENT;
 	lc_log_warn("open %s", "/nonexistent");
-	assert_int_equal(errno, ENOENT);	/* preserved */
+	assert_int_equal(errno, ENOENT); /* preserved */
 	assert_int_equal(cap.n, 1);
 	assert_non_null(strstr(cap.line[0],
 	    ": warning: open /nonexistent: No such file or directory"));
@@ -153,7 +154,8 @@ test_truncation(void **state)
 	assert_string_equal(cap.line[0] + n - 3, "...");
 }
 
-/* The real stderr path: one line with a timestamp, progname, pid and newline. */
+/* The real stderr path: one line with a timestamp, progname, pid and newline.
+ */
 static void
 test_stderr_line(void **state)
 {
@@ -199,31 +201,32 @@ test_stderr_line(void **state)
 static void
 test_ratelimit_check(void **state)
 {
-	struct lc_log_ratelimit rl = { 0 };
+	struct lc_log_ratelimit rl = {0};
 	uint64_t t0 = 5 * LC_NS_PER_SEC;
 	unsigned ok = 0;
 
 	(void)state;
 	for (int i = 0; i < 10; i++)
-		ok += lc_log_ratelimit_check(&rl, t0 + (uint64_t)i, 2, 3,
-		    LC_LOG_WARNING);
+		ok += lc_log_ratelimit_check(
+		    &rl, t0 + (uint64_t)i, 2, 3, LC_LOG_WARNING);
 	assert_int_equal(ok, 3);
-	assert_int_equal(cap.n, 0);	/* nothing reported yet */
+	assert_int_equal(cap.n, 0); /* nothing reported yet */
 	/* still inside the 2 s window */
-	assert_false(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC - 1,
-	    2, 3, LC_LOG_WARNING));
+	assert_false(lc_log_ratelimit_check(
+	    &rl, t0 + 2 * LC_NS_PER_SEC - 1, 2, 3, LC_LOG_WARNING));
 	assert_int_equal(cap.n, 0);
 	/* the window reopens: the 8 drops are reported once, then allowed */
-	assert_true(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC, 2, 3,
-	    LC_LOG_WARNING));
+	assert_true(lc_log_ratelimit_check(
+	    &rl, t0 + 2 * LC_NS_PER_SEC, 2, 3, LC_LOG_WARNING));
 	assert_int_equal(cap.n, 1);
 	assert_int_equal(cap.level[0], LC_LOG_WARNING);
-	assert_non_null(strstr(cap.line[0], ": warning: 8 messages suppressed"));
-	assert_true(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC + 1, 2,
-	    3, LC_LOG_WARNING));
+	assert_non_null(
+	    strstr(cap.line[0], ": warning: 8 messages suppressed"));
+	assert_true(lc_log_ratelimit_check(
+	    &rl, t0 + 2 * LC_NS_PER_SEC + 1, 2, 3, LC_LOG_WARNING));
 	/* a quiet window reports nothing */
-	assert_true(lc_log_ratelimit_check(&rl, t0 + 10 * LC_NS_PER_SEC, 2, 3,
-	    LC_LOG_WARNING));
+	assert_true(lc_log_ratelimit_check(
+	    &rl, t0 + 10 * LC_NS_PER_SEC, 2, 3, LC_LOG_WARNING));
 	assert_int_equal(cap.n, 1);
 }
 
@@ -231,11 +234,12 @@ static void
 spam(unsigned n, int *evaluated)
 {
 	for (unsigned i = 0; i < n; i++)
-		LC_LOG_RATELIMIT(LC_LOG_NOTICE, 1, 5, "flood %u %d", i,
-		    ++*evaluated);
+		LC_LOG_RATELIMIT(
+		    LC_LOG_NOTICE, 1, 5, "flood %u %d", i, ++*evaluated);
 }
 
-/* The macro with the real clock: per call site state, formatting only when emitted. */
+/* The macro with the real clock: per call site state, formatting only when
+ * emitted. */
 static void
 test_ratelimit_macro(void **state)
 {
@@ -244,7 +248,7 @@ test_ratelimit_macro(void **state)
 	(void)state;
 	spam(100, &evaluated);
 	assert_int_equal(cap.n, 5);
-	assert_int_equal(evaluated, 5);	/* suppressed lines are not formatted */
+	assert_int_equal(evaluated, 5); /* suppressed lines are not formatted */
 	assert_non_null(strstr(cap.line[0], ": notice: flood 0 1"));
 	assert_non_null(strstr(cap.line[4], ": notice: flood 4 5"));
 
@@ -257,8 +261,8 @@ test_ratelimit_macro(void **state)
 	usleep(1050 * 1000);
 	spam(3, &evaluated);
 	assert_int_equal(cap.n, 5 + 1 + 3);
-	assert_non_null(strstr(cap.line[5],
-	    ": notice: 95 messages suppressed"));
+	assert_non_null(
+	    strstr(cap.line[5], ": notice: 95 messages suppressed"));
 	assert_non_null(strstr(cap.line[6], "flood 0 6"));
 }
 
@@ -298,8 +302,8 @@ test_ratelimit_threads(void **state)
 	atomic_store(&mt_lines, 0);
 	lc_log_set_hook(mt_hook, NULL);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(pthread_create(&t[i], NULL, mt_thread, NULL),
-		    0);
+		assert_int_equal(
+		    pthread_create(&t[i], NULL, mt_thread, NULL), 0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 	assert_int_equal(atomic_load(&mt_lines), 10);
@@ -309,22 +313,18 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_level_parse, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_format_and_filter, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_errno_suffix, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_truncation, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_stderr_line, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ratelimit_check, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ratelimit_macro, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ratelimit_threads, setup,
-		    teardown),
+	    cmocka_unit_test_setup_teardown(test_level_parse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_format_and_filter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_errno_suffix, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stderr_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_ratelimit_check, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_ratelimit_macro, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_ratelimit_threads, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_loop.c: real libev loops: hooks before blocking and in order, cached clock per turn, stop signals. */
+/* tests/unit/libcommon/test_loop.c: real libev loops: hooks before blocking and
+ * in order, cached clock per turn, stop signals. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -41,19 +42,20 @@ test_new_free_unref(void **state)
 	/* lc's own watchers do not keep the loop alive */
 	ev_run(loop, 0);
 	assert_true(lc_time_mono_ns() - t0 < LC_NS_PER_SEC);
-	assert_null(ev_userdata(loop));	/* left to the owner */
+	assert_null(ev_userdata(loop)); /* left to the owner */
 	lc_loop_free(loop);
 	lc_loop_free(NULL);
 }
 
-/* Batching as IPC does it: a callback queues, the hook flushes before the loop blocks. */
+/* Batching as IPC does it: a callback queues, the hook flushes before the loop
+ * blocks. */
 struct flush {
-	int	fds[2];
-	int	queued;
-	int	hook_runs;
-	int	flushed;
-	int	received;
-	ev_io	rd;
+	int fds[2];
+	int queued;
+	int hook_runs;
+	int flushed;
+	int received;
+	ev_io rd;
 	ev_timer tm;
 };
 
@@ -77,7 +79,7 @@ flush_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	f->queued = 1;	/* nothing is written here: only the hook writes */
+	f->queued = 1; /* nothing is written here: only the hook writes */
 }
 
 static void
@@ -96,8 +98,8 @@ static void
 test_hook_before_block(void **state)
 {
 	struct ev_loop *loop = lc_loop_new();
-	struct lc_loop_hook hook = { 0 };
-	struct flush f = { 0 };
+	struct lc_loop_hook hook = {0};
+	struct flush f = {0};
 	ev_timer guard;
 	bool timed_out;
 
@@ -123,7 +125,7 @@ test_hook_before_block(void **state)
 	assert_int_equal(f.received, 1);
 
 	lc_loop_hook_stop(loop, &hook);
-	lc_loop_hook_stop(loop, &hook);	/* twice is fine */
+	lc_loop_hook_stop(loop, &hook); /* twice is fine */
 	f.hook_runs = 0;
 	ev_run(loop, EVRUN_NOWAIT);
 	assert_int_equal(f.hook_runs, 0);
@@ -136,8 +138,8 @@ test_hook_before_block(void **state)
 }
 
 struct order {
-	char	log[32];
-	int	n;
+	char log[32];
+	int n;
 	struct lc_loop_hook h[4];
 };
 
@@ -150,9 +152,9 @@ order_hook(void *arg)
 
 	ord.log[ord.n++] = (char)('A' + id);
 	if (id == 0 && ord.n == 1)
-		lc_loop_hook_stop(NULL, &ord.h[1]);	/* A stops B (next) once */
+		lc_loop_hook_stop(NULL, &ord.h[1]); /* A stops B (next) once */
 	if (id == 2)
-		lc_loop_hook_stop(NULL, &ord.h[2]);	/* C stops itself */
+		lc_loop_hook_stop(NULL, &ord.h[2]); /* C stops itself */
 }
 
 static void
@@ -164,10 +166,11 @@ test_hook_order(void **state)
 	memset(&ord, 0, sizeof(ord));
 	/* registration order, not libev's LIFO order */
 	for (int i = 0; i < 4; i++)
-		lc_loop_hook_start(loop, &ord.h[i], order_hook,
-		    (void *)(intptr_t)i);
+		lc_loop_hook_start(
+		    loop, &ord.h[i], order_hook, (void *)(intptr_t)i);
 	ev_run(loop, EVRUN_NOWAIT);
-	assert_string_equal(ord.log, "ACD");	/* B stopped by A in the same pass */
+	assert_string_equal(
+	    ord.log, "ACD"); /* B stopped by A in the same pass */
 	ev_run(loop, EVRUN_NOWAIT);
 	assert_string_equal(ord.log, "ACDAD");
 	/* restarting moves a hook to the end */
@@ -191,13 +194,13 @@ static void
 test_hook_foreign_loop(void **state)
 {
 	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-	struct lc_loop_hook h1 = { 0 }, h2 = { 0 };
+	struct lc_loop_hook h1 = {0}, h2 = {0};
 	int n1 = 0, n2 = 0;
 
 	(void)state;
 	lc_loop_hook_start(loop, &h1, count_hook, &n1);
 	lc_loop_hook_start(loop, &h2, count_hook, &n2);
-	ev_run(loop, 0);	/* unref'd: one turn, then returns */
+	ev_run(loop, 0); /* unref'd: one turn, then returns */
 	ev_run(loop, EVRUN_NOWAIT);
 	assert_int_equal(n1, 2);
 	assert_int_equal(n2, 2);
@@ -210,13 +213,14 @@ test_hook_foreign_loop(void **state)
 	ev_loop_destroy(loop);
 }
 
-/* Two timers due in the same turn see the same lc_now_ns(); later turns see later values. */
+/* Two timers due in the same turn see the same lc_now_ns(); later turns see
+ * later values. */
 struct clk {
-	ev_timer	a, b, rep;
-	uint64_t	ta, tb, thook;
-	uint64_t	turns[6];
-	int		nturns;
-	int		hook_in_turn;
+	ev_timer a, b, rep;
+	uint64_t ta, tb, thook;
+	uint64_t turns[6];
+	int nturns;
+	int hook_in_turn;
 	struct lc_loop_hook hook;
 };
 
@@ -228,7 +232,7 @@ clk_a_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	c->ta = lc_now_ns();
-	usleep(3000);	/* real time moves on, the cached clock does not */
+	usleep(3000); /* real time moves on, the cached clock does not */
 	assert_int_equal(lc_now_ns(), c->ta);
 	c->hook_in_turn = 1;
 }
@@ -270,7 +274,7 @@ static void
 test_now_per_turn(void **state)
 {
 	struct ev_loop *loop = lc_loop_new();
-	struct clk c = { 0 };
+	struct clk c = {0};
 	ev_timer guard;
 	bool timed_out;
 	uint64_t before = lc_time_mono_ns();
@@ -294,7 +298,8 @@ test_now_per_turn(void **state)
 	 */
 	ev_run(loop, EVRUN_NOWAIT);
 	assert_int_equal(c.thook, c.ta);
-	assert_true(c.ta >= before + 5 * LC_NS_PER_MSEC);	/* refreshed on wake-up */
+	assert_true(
+	    c.ta >= before + 5 * LC_NS_PER_MSEC); /* refreshed on wake-up */
 
 	ev_timer_init(&c.rep, clk_rep_cb, 0.002, 0.002);
 	c.rep.data = &c;
@@ -314,9 +319,9 @@ test_now_per_turn(void **state)
 
 /* raise() from inside the loop stops it and calls on_stop. */
 struct sig {
-	ev_timer	raiser;
-	int		signo;
-	int		stops;
+	ev_timer raiser;
+	int signo;
+	int stops;
 };
 
 static void
@@ -339,19 +344,20 @@ static void
 run_signal(int signo)
 {
 	struct ev_loop *loop = lc_loop_new();
-	struct sig s = { .signo = signo };
+	struct sig s = {.signo = signo};
 	ev_timer guard;
 	bool timed_out;
 	struct sigaction sa;
 
 	assert_int_equal(lc_loop_signals(loop, on_stop, &s), 0);
-	assert_int_equal(lc_loop_signals(loop, on_stop, &s), 0);	/* idempotent */
+	assert_int_equal(
+	    lc_loop_signals(loop, on_stop, &s), 0); /* idempotent */
 	ev_timer_init(&s.raiser, raiser_cb, 0.005, 0.);
 	s.raiser.data = &s;
 	ev_timer_start(loop, &s.raiser);
 	guard_start(loop, &guard, &timed_out);
 	ev_run(loop, 0);
-	assert_false(timed_out);	/* stopped by the signal, not the guard */
+	assert_false(timed_out); /* stopped by the signal, not the guard */
 	assert_int_equal(s.stops, 1);
 
 	/* SIGPIPE is ignored: a write to a closed pipe returns EPIPE */
@@ -387,15 +393,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_new_free_unref),
-		cmocka_unit_test(test_hook_before_block),
-		cmocka_unit_test(test_hook_order),
-		cmocka_unit_test(test_hook_foreign_loop),
-		cmocka_unit_test(test_now_per_turn),
-		cmocka_unit_test(test_sigterm_stops),
-		cmocka_unit_test(test_sigint_stops),
+	    cmocka_unit_test(test_new_free_unref),
+	    cmocka_unit_test(test_hook_before_block),
+	    cmocka_unit_test(test_hook_order),
+	    cmocka_unit_test(test_hook_foreign_loop),
+	    cmocka_unit_test(test_now_per_turn),
+	    cmocka_unit_test(test_sigterm_stops),
+	    cmocka_unit_test(test_sigint_stops),
 	};
 
-	alarm(20);	/* a hung loop kills the test instead of the suite */
+	alarm(20); /* a hung loop kills the test instead of the suite */
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_ring.c: ring capacity checks, full/empty, wrap-around, partial bursts, and a two-thread SPSC order test. */
+/* tests/unit/libcommon/test_ring.c: ring capacity checks, full/empty,
+ * wrap-around, partial bursts, and a two-thread SPSC order test. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -10,8 +11,8 @@
 
 #include "libcommon/lc_ring.h"
 
-#define P(x)	((void *)(uintptr_t)(x))
-#define U(p)	((uintptr_t)(p))
+#define P(x) ((void *)(uintptr_t)(x))
+#define U(p) ((uintptr_t)(p))
 
 static void
 test_new_bad(void **state)
@@ -40,10 +41,10 @@ test_full_empty(void **state)
 	assert_int_equal(lc_ring_capacity(r), 8);
 	assert_int_equal(lc_ring_count(r), 0);
 	assert_int_equal(lc_ring_dequeue(r, &o), -EAGAIN);
-	assert_ptr_equal(o, P(0x1234));		/* unchanged */
+	assert_ptr_equal(o, P(0x1234)); /* unchanged */
 	for (uintptr_t i = 1; i <= 8; i++)
 		assert_int_equal(lc_ring_enqueue(r, P(i)), 0);
-	assert_int_equal(lc_ring_count(r), 8);	/* the full capacity is usable */
+	assert_int_equal(lc_ring_count(r), 8); /* the full capacity is usable */
 	assert_int_equal(lc_ring_free_count(r), 0);
 	assert_int_equal(lc_ring_enqueue(r, P(9)), -ENOBUFS);
 	assert_int_equal(lc_ring_count(r), 8);
@@ -85,7 +86,8 @@ test_wrap_and_bursts(void **state)
 		next_in += n;
 		assert_int_equal(lc_ring_count(r), before + n);
 
-		m = lc_ring_dequeue_burst(r, out, 1 + (unsigned)(round * 5) % 13);
+		m = lc_ring_dequeue_burst(
+		    r, out, 1 + (unsigned)(round * 5) % 13);
 		for (unsigned i = 0; i < m; i++)
 			assert_int_equal(U(out[i]), next_out + i);
 		next_out += m;
@@ -97,7 +99,7 @@ test_wrap_and_bursts(void **state)
 		assert_int_equal(U(out[i]), next_out + i);
 	assert_int_equal(lc_ring_dequeue_burst(r, out, 32), 0);
 	assert_int_equal(lc_ring_enqueue_burst(r, in, 0), 0);
-	assert_true(next_in > 16 * 100);	/* really wrapped many times */
+	assert_true(next_in > 16 * 100); /* really wrapped many times */
 	lc_ring_free(r);
 }
 
@@ -124,7 +126,7 @@ test_counter_wrap(void **state)
 	lc_ring_free(r);
 }
 
-#define SPSC_ITEMS	1000000U
+#define SPSC_ITEMS 1000000U
 
 static void *
 producer(void *arg)
@@ -141,14 +143,15 @@ producer(void *arg)
 		for (unsigned i = 0; i < n; i++)
 			batch[i] = P(next + i);
 		k = lc_ring_enqueue_burst(r, batch, n);
-		next += k;	/* only the first k were taken */
+		next += k; /* only the first k were taken */
 		if (k == 0)
 			sched_yield();
 	}
 	return (NULL);
 }
 
-/* Two threads move 1M items through a small ring; the consumer sees them all, in order. */
+/* Two threads move 1M items through a small ring; the consumer sees them all,
+ * in order. */
 static void
 test_spsc_threads(void **state)
 {
@@ -162,8 +165,8 @@ test_spsc_threads(void **state)
 	assert_non_null(r);
 	assert_int_equal(pthread_create(&t, NULL, producer, r), 0);
 	while (expect <= SPSC_ITEMS) {
-		unsigned n = lc_ring_dequeue_burst(r, out,
-		    (unsigned)(expect % 64) + 1);
+		unsigned n =
+		    lc_ring_dequeue_burst(r, out, (unsigned)(expect % 64) + 1);
 
 		if (n == 0) {
 			empty++;
@@ -188,11 +191,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_new_bad),
-		cmocka_unit_test(test_full_empty),
-		cmocka_unit_test(test_wrap_and_bursts),
-		cmocka_unit_test(test_counter_wrap),
-		cmocka_unit_test(test_spsc_threads),
+	    cmocka_unit_test(test_new_bad),
+	    cmocka_unit_test(test_full_empty),
+	    cmocka_unit_test(test_wrap_and_bursts),
+	    cmocka_unit_test(test_counter_wrap),
+	    cmocka_unit_test(test_spsc_threads),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,4 +1,5 @@
-/* tests/unit/libcommon/test_time.c: monotonic/real clocks and the per-thread cached clock. */
+/* tests/unit/libcommon/test_time.c: monotonic/real clocks and the per-thread
+ * cached clock. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,10 +34,10 @@ test_cached(void **state)
 	uint64_t n0, n1;
 
 	(void)state;
-	n0 = lc_now_ns();	/* lazily read on first use */
+	n0 = lc_now_ns(); /* lazily read on first use */
 	assert_true(n0 != 0);
 	usleep(2000);
-	assert_int_equal(lc_now_ns(), n0);	/* no refresh, no change */
+	assert_int_equal(lc_now_ns(), n0); /* no refresh, no change */
 	lc_now_update();
 	n1 = lc_now_ns();
 	assert_true(n1 >= n0 + 2 * LC_NS_PER_MSEC);
@@ -65,8 +66,8 @@ test_per_thread(void **state)
 	lc_now_set(42);
 	assert_int_equal(pthread_create(&t, NULL, other_thread, &theirs), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_true(theirs > 42);	/* the other thread read the real clock */
-	assert_int_equal(lc_now_ns(), 42);	/* ours is untouched */
+	assert_true(theirs > 42); /* the other thread read the real clock */
+	assert_int_equal(lc_now_ns(), 42); /* ours is untouched */
 	lc_now_update();
 }
 
@@ -74,9 +75,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clocks),
-		cmocka_unit_test(test_cached),
-		cmocka_unit_test(test_per_thread),
+	    cmocka_unit_test(test_clocks),
+	    cmocka_unit_test(test_cached),
+	    cmocka_unit_test(test_per_thread),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
