@@ -1,0 +1,628 @@
+/* mgmt/mgmt_conf_parser.c: parses brace-syntax config text (Junos/XORP style) into a tree, with file:line:col errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mgmt/mgmt_conf_int.h"
+
+enum tok { T_WORD, T_LBRACE, T_RBRACE, T_SEMI, T_LBRACK, T_RBRACK, T_EOF,
+	T_ERR };
+
+#define WORD_MAX	256
+#define STMT_WORDS	24
+#define BRACK_MAX	MGMT_MAX_NH
+
+struct word {
+	char		*s;
+	uint32_t	line, col;
+};
+
+struct parser {
+	const char	*p, *end;
+	const char	*fname;
+	uint16_t	src;
+	uint32_t	line;
+	const char	*lstart;	/* start of the current line */
+	/* the current token */
+	enum tok	t;
+	uint32_t	tline, tcol;
+	char		tw[WORD_MAX + 1];
+	struct mgmt_err	*err;
+	int		failed;
+	/* statement scratch */
+	char		sbuf[(STMT_WORDS + BRACK_MAX) * (WORD_MAX + 1)];
+	size_t		sused;
+};
+
+static int
+perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int
+perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+	int off;
+
+	if (P->failed)
+		return (-EINVAL);
+	P->failed = 1;
+	off = snprintf(P->err->msg, sizeof(P->err->msg), "%s:%u:%u: ",
+	    P->fname, line, col);
+	if (off > 0 && (size_t)off < sizeof(P->err->msg)) {
+		va_start(ap, fmt);
+		vsnprintf(P->err->msg + off, sizeof(P->err->msg) - (size_t)off,
+		    fmt, ap);
+		va_end(ap);
+	}
+	return (-EINVAL);
+}
+
+static const char *
+tok_name(enum tok t)
+{
+	switch (t) {
+	case T_LBRACE: return ("'{'");
+	case T_RBRACE: return ("'}'");
+	case T_SEMI: return ("';'");
+	case T_LBRACK: return ("'['");
+	case T_RBRACK: return ("']'");
+	case T_EOF: return ("end of input");
+	default: return ("a word");
+	}
+}
+
+static inline uint32_t
+colof(struct parser *P, const char *at)
+{
+	return ((uint32_t)(at - P->lstart) + 1);
+}
+
+static inline void
+newline(struct parser *P, const char *after)
+{
+	P->line++;
+	P->lstart = after;
+}
+
+static bool
+word_char(char c)
+{
+	return ((unsigned char)c > 0x20 && c != 0x7f && c != '{' && c != '}' &&
+	    c != ';' && c != '"' && c != '[' && c != ']');
+}
+
+/* Next token into P->t (and P->tw for words). */
+static void
+next(struct parser *P)
+{
+	const char *s;
+
+	for (;;) {
+		while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' ||
+		    *P->p == '\r' || *P->p == '\n')) {
+			if (*P->p == '\n')
+				newline(P, P->p + 1);
+			P->p++;
+		}
+		if (P->p >= P->end)
+			break;
+		if (*P->p == '#') {
+			while (P->p < P->end && *P->p != '\n')
+				P->p++;
+			continue;
+		}
+		if (*P->p == '/' && P->p + 1 < P->end && P->p[1] == '*') {
+			uint32_t l = P->line, c = colof(P, P->p);
+
+			P->p += 2;
+			while (P->p + 1 < P->end && !(P->p[0] == '*' &&
+			    P->p[1] == '/')) {
+				if (*P->p == '\n')
+					newline(P, P->p + 1);
+				P->p++;
+			}
+			if (P->p + 1 >= P->end) {
+				P->t = T_ERR;
+				perr(P, l, c, "unterminated comment");
+				return;
+			}
+			P->p += 2;
+			continue;
+		}
+		break;
+	}
+	P->tline = P->line;
+	P->tcol = colof(P, P->p);
+	if (P->p >= P->end) {
+		P->t = T_EOF;
+		return;
+	}
+	s = P->p;
+	switch (*s) {
+	case '{': P->t = T_LBRACE; P->p++; return;
+	case '}': P->t = T_RBRACE; P->p++; return;
+	case ';': P->t = T_SEMI; P->p++; return;
+	case '[': P->t = T_LBRACK; P->p++; return;
+	case ']': P->t = T_RBRACK; P->p++; return;
+	case '"': {
+		size_t n = 0;
+
+		P->p++;
+		while (P->p < P->end && *P->p != '"') {
+			char c = *P->p;
+
+			if (c == '\\' && P->p + 1 < P->end &&
+			    (P->p[1] == '"' || P->p[1] == '\\'))
+				c = *++P->p;
+			else if (c == '\n' || (unsigned char)c < 0x20) {
+				P->t = T_ERR;
+				perr(P, P->tline, P->tcol, "unterminated "
+				    "string (strings end on the same line)");
+				return;
+			}
+			if (n >= WORD_MAX) {
+				P->t = T_ERR;
+				perr(P, P->tline, P->tcol, "string longer "
+				    "than %d characters", WORD_MAX);
+				return;
+			}
+			P->tw[n++] = c;
+			P->p++;
+		}
+		if (P->p >= P->end) {
+			P->t = T_ERR;
+			perr(P, P->tline, P->tcol, "unterminated string");
+			return;
+		}
+		P->p++;
+		P->tw[n] = '\0';
+		P->t = T_WORD;
+		return;
+	}
+	default:
+		break;
+	}
+	if (!word_char(*s)) {
+		P->t = T_ERR;
+		perr(P, P->tline, P->tcol, "unexpected character 0x%02x",
+		    (unsigned char)*s);
+		return;
+	}
+	while (P->p < P->end && word_char(*P->p) &&
+	    !(P->p[0] == '/' && P->p + 1 < P->end && P->p[1] == '*'))
+		P->p++;
+	if ((size_t)(P->p - s) > WORD_MAX) {
+		P->t = T_ERR;
+		perr(P, P->tline, P->tcol, "word longer than %d characters",
+		    WORD_MAX);
+		return;
+	}
+	memcpy(P->tw, s, (size_t)(P->p - s));
+	P->tw[P->p - s] = '\0';
+	P->t = T_WORD;
+}
+
+static bool
+save_word(struct parser *P, struct word *w)
+{
+	size_t n = strlen(P->tw) + 1;
+
+	if (P->sused + n > sizeof(P->sbuf))
+		return (false);
+	w->s = P->sbuf + P->sused;
+	memcpy(w->s, P->tw, n);
+	P->sused += n;
+	w->line = P->tline;
+	w->col = P->tcol;
+	return (true);
+}
+
+static void
+locate(struct parser *P, struct mgmt_node *n, const struct word *w)
+{
+	n->line = w->line;
+	n->col = (uint16_t)(w->col > 65535 ? 65535 : w->col);
+	n->src = P->src;
+}
+
+static int parse_block(struct parser *P, struct mgmt_node *n, unsigned cur,
+    int depth);
+
+static int
+dup_err(struct parser *P, const struct word *w, const struct mgmt_node *old,
+    const char *what)
+{
+	if (old->line != 0)
+		return (perr(P, w->line, w->col, "duplicate %s (first at line "
+		    "%u, column %u)", what, old->line, old->col));
+	return (perr(P, w->line, w->col, "duplicate %s", what));
+}
+
+/* Applies one statement: words w[0..nw) relative to block node n (schema
+ * cur), vals[0..nv) from a [ ... ] list, terminated by term. */
+static int
+statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
+    unsigned nw, struct word *vals, unsigned nv, bool has_brack,
+    enum tok term, int depth)
+{
+	struct mgmt_node *parent = NULL;
+	unsigned i = 0;
+	char canon[64], exp[256];
+	struct mgmt_err e2;
+
+	while (i < nw) {
+		int ch = mgmt_schema_child(cur, w[i].s);
+		const struct mgmt_schema_node *s;
+		struct mgmt_key k;
+		const struct mgmt_node *old;
+		struct mgmt_node *c;
+		bool created;
+		unsigned kw = i;
+
+		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
+			mgmt_schema_expected(cur, exp, sizeof(exp));
+			return (perr(P, w[i].line, w[i].col, "unknown word "
+			    "'%.64s', expected %s", w[i].s, exp));
+		}
+		s = &mgmt_schema[ch];
+		if (s->name != NULL)
+			i++;
+		k.sid = (uint16_t)ch;
+		k.kbin = 0;
+		k.str = "";
+		switch (s->kind) {
+		case MGMT_SK_CONTAINER:
+			parent = n;
+			n = mgmt_node_child(n, &k, true, &created);
+			if (created)
+				locate(P, n, &w[kw]);
+			cur = (unsigned)ch;
+			continue;
+		case MGMT_SK_FLAG:
+			if (i < nw)
+				return (perr(P, w[i].line, w[i].col,
+				    "unexpected '%.64s': '%s' takes no value",
+				    w[i].s, s->name));
+			if (term != T_SEMI || has_brack)
+				return (perr(P, w[kw].line, w[kw].col,
+				    "expected ';' after '%s'", s->name));
+			if ((old = mgmt_node_find(n, &k)) != NULL)
+				return (dup_err(P, &w[kw], old, s->name));
+			c = mgmt_node_new((unsigned)ch, 0, "");
+			locate(P, c, &w[kw]);
+			mgmt_node_put(n, c);
+			return (0);
+		case MGMT_SK_LIST:
+			if (i == nw)
+				return (perr(P, w[kw].line, w[kw].col,
+				    "expected %s after '%s'", s->tname,
+				    s->name));
+			if (mgmt_value_parse((unsigned)ch, w[i].s, canon,
+			    &k.kbin, &e2) != 0)
+				return (perr(P, w[i].line, w[i].col, "%s",
+				    e2.msg));
+			k.str = canon;
+			if (i + 1 == nw && (old = mgmt_node_find(n, &k)) !=
+			    NULL) {
+				char what[128];
+
+				snprintf(what, sizeof(what), "%s%s%s",
+				    s->name ? s->name : "interface",
+				    " ", canon);
+				return (dup_err(P, &w[i], old, what));
+			}
+			parent = n;
+			n = mgmt_node_child(n, &k, true, &created);
+			if (created)
+				locate(P, n, &w[kw]);
+			cur = (unsigned)ch;
+			i++;
+			continue;
+		case MGMT_SK_LEAF:
+		case MGMT_SK_LEAFLIST: {
+			struct word *vv = &w[i];
+			unsigned nvv = 1;
+
+			if (term != T_SEMI)
+				return (perr(P, w[kw].line, w[kw].col,
+				    "expected ';' after the value of '%s', "
+				    "got %s", s->name, tok_name(term)));
+			if (i == nw && has_brack) {
+				if (s->kind != MGMT_SK_LEAFLIST)
+					return (perr(P, w[kw].line, w[kw].col,
+					    "'%s' takes one value, not a "
+					    "[ list ]", s->name));
+				vv = vals;
+				nvv = nv;
+			} else if (i == nw)
+				return (perr(P, w[kw].line, w[kw].col,
+				    "expected %s after '%s'", s->tname ?
+				    s->tname : "a value", s->name));
+			else if (i + 1 < nw || has_brack)
+				return (perr(P, w[i + 1 < nw ? i + 1 : i].line,
+				    w[i + 1 < nw ? i + 1 : i].col,
+				    "expected ';' after the value of '%s'",
+				    s->name));
+			for (unsigned j = 0; j < nvv; j++) {
+				if (mgmt_value_parse((unsigned)ch, vv[j].s,
+				    canon, &k.kbin, &e2) != 0)
+					return (perr(P, vv[j].line, vv[j].col,
+					    "%s", e2.msg));
+				k.str = canon;
+				if ((old = mgmt_node_find(n, &k)) != NULL) {
+					char what[128];
+
+					snprintf(what, sizeof(what), "%s%s%s",
+					    s->name, s->kind == MGMT_SK_LEAF ?
+					    "" : " ", s->kind == MGMT_SK_LEAF ?
+					    "" : canon);
+					return (dup_err(P, &vv[j], old, what));
+				}
+				c = mgmt_node_new((unsigned)ch, k.kbin, canon);
+				locate(P, c, &w[kw]);
+				mgmt_node_put(n, c);
+			}
+			return (0);
+		}
+		}
+	}
+	/* the statement names a container or a list entry */
+	if (has_brack)
+		return (perr(P, w[nw - 1].line, w[nw - 1].col, "unexpected "
+		    "'[' after '%.64s'", w[nw - 1].s));
+	if (term == T_LBRACE) {
+		struct mgmt_key k;
+		int rv;
+
+		P->sused = 0;	/* words are no longer needed */
+		if ((rv = parse_block(P, n, cur, depth + 1)) != 0)
+			return (rv);
+		if (n->kids == NULL &&
+		    mgmt_schema[cur].kind == MGMT_SK_CONTAINER) {
+			mgmt_node_key(n, &k);
+			mgmt_node_remove(parent, &k);	/* empty: as if absent */
+		}
+		return (0);
+	}
+	if (mgmt_schema[cur].kind == MGMT_SK_CONTAINER) {
+		mgmt_schema_expected(cur, exp, sizeof(exp));
+		return (perr(P, w[nw - 1].line, w[nw - 1].col, "incomplete "
+		    "statement '%.64s': expected '{' or one of %s",
+		    w[nw - 1].s, exp));
+	}
+	return (0);
+}
+
+static int
+parse_block(struct parser *P, struct mgmt_node *n, unsigned cur, int depth)
+{
+	uint32_t oline = P->tline, ocol = P->tcol;
+
+	for (;;) {
+		struct word w[STMT_WORDS], vals[BRACK_MAX];
+		unsigned nw = 0, nv = 0;
+		bool brack = false;
+		int rv;
+
+		P->sused = 0;
+		next(P);
+		if (P->t == T_ERR)
+			return (-EINVAL);
+		if (P->t == T_RBRACE) {
+			if (depth == 0)
+				return (perr(P, P->tline, P->tcol,
+				    "unexpected '}' (no block is open)"));
+			return (0);
+		}
+		if (P->t == T_EOF) {
+			if (depth > 0)
+				return (perr(P, P->tline, P->tcol, "expected "
+				    "'}' before end of input (block opened at "
+				    "line %u, column %u)", oline, ocol));
+			return (0);
+		}
+		if (P->t != T_WORD)
+			return (perr(P, P->tline, P->tcol, "expected a "
+			    "statement, got %s", tok_name(P->t)));
+		while (P->t == T_WORD) {
+			if (nw == STMT_WORDS || brack)
+				return (perr(P, P->tline, P->tcol,
+				    "statement too long, expected ';' or '{'"));
+			if (!save_word(P, &w[nw++]))
+				return (perr(P, P->tline, P->tcol,
+				    "statement too long"));
+			next(P);
+			if (P->t == T_LBRACK) {
+				uint32_t bl = P->tline, bc = P->tcol;
+
+				brack = true;
+				for (next(P); P->t == T_WORD; next(P)) {
+					if (nv == BRACK_MAX ||
+					    !save_word(P, &vals[nv++]))
+						return (perr(P, P->tline,
+						    P->tcol, "more than %d "
+						    "values in [ ]",
+						    BRACK_MAX));
+				}
+				if (P->t == T_ERR)
+					return (-EINVAL);
+				if (P->t != T_RBRACK)
+					return (perr(P, P->tline, P->tcol,
+					    "expected ']' (list opened at "
+					    "line %u, column %u), got %s", bl,
+					    bc, tok_name(P->t)));
+				if (nv == 0)
+					return (perr(P, bl, bc, "empty [ ]"));
+				next(P);
+			}
+		}
+		if (P->t == T_ERR)
+			return (-EINVAL);
+		if (P->t != T_SEMI && P->t != T_LBRACE)
+			return (perr(P, P->tline, P->tcol, "expected ';' or "
+			    "'{' after '%.64s', got %s", w[nw - 1].s,
+			    tok_name(P->t)));
+		rv = statement(P, n, cur, w, nw, vals, nv, brack, P->t, depth);
+		if (rv != 0)
+			return (rv);
+	}
+}
+
+int
+mgmt_conf_parse(const char *text, size_t len, const char *fname,
+    struct mgmt_conf **out, struct mgmt_err *err)
+{
+	struct parser *P = mgmt_xmalloc(sizeof(*P));
+	struct mgmt_err dummy;
+	struct mgmt_conf *c = mgmt_conf_new();
+	int rv;
+
+	memset(P, 0, offsetof(struct parser, sbuf));
+	P->p = text;
+	P->end = text + len;
+	P->fname = fname ? fname : "<input>";
+	P->src = mgmt_src_intern(P->fname);
+	P->line = 1;
+	P->lstart = text;
+	P->err = err ? err : &dummy;
+	rv = parse_block(P, c->root, MGMT_S_ROOT, 0);
+	free(P);
+	if (rv != 0) {
+		mgmt_conf_free(c);
+		return (rv);
+	}
+	*out = c;
+	return (0);
+}
+
+static int
+read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
+{
+	struct stat st;
+	size_t off = 0;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		e = errno;
+		mgmt_err_set(err, "%s: %s", path, strerror(e));
+		return (-e);
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		e = S_ISREG(st.st_mode) ? errno : EINVAL;
+		mgmt_err_set(err, "%s: %s", path, S_ISREG(st.st_mode) ?
+		    strerror(e) : "not a regular file");
+		close(fd);
+		return (-e);
+	}
+	*buf = mgmt_xmalloc((size_t)st.st_size + 1);
+	while (off < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + off, (size_t)st.st_size - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? errno : EIO;
+			mgmt_err_set(err, "%s: read: %s", path, strerror(e));
+			free(*buf);
+			close(fd);
+			return (-e);
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	(*buf)[off] = '\0';
+	*len = off;
+	return (0);
+}
+
+int
+mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
+    struct mgmt_err *err)
+{
+	struct mgmt_conf *c;
+	char *buf;
+	size_t len;
+	int rv;
+
+	if ((rv = read_file(path, &buf, &len, err)) != 0)
+		return (rv);
+	rv = mgmt_conf_parse(buf, len, path, &c, err);
+	free(buf);
+	if (rv != 0)
+		return (rv);
+	if ((rv = mgmt_conf_validate(c, err)) != 0) {
+		mgmt_conf_free(c);
+		return (rv);
+	}
+	*out = c;
+	return (0);
+}
+
+int
+mgmt_conf_load(struct mgmt_conf *conf, const char *path,
+    enum mgmt_load_mode mode, struct mgmt_err *err)
+{
+	struct mgmt_conf *c;
+	char *buf;
+	size_t len;
+	int rv;
+
+	if ((rv = read_file(path, &buf, &len, err)) != 0)
+		return (rv);
+	rv = mgmt_conf_parse(buf, len, path, &c, err);
+	free(buf);
+	if (rv != 0)
+		return (rv);
+	if (mode == MGMT_LOAD_REPLACE)
+		mgmt_conf_assign(conf, c);
+	else
+		mgmt_conf_merge(conf, c);
+	mgmt_conf_free(c);
+	return (0);
+}
+
+int
+mgmt_conf_split(const char *line, char *buf, size_t bufsz, const char **words,
+    unsigned maxwords)
+{
+	size_t o = 0;
+	unsigned n = 0;
+	const char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p == '\0')
+			return ((int)n);
+		if (n == maxwords)
+			return (-E2BIG);
+		words[n++] = buf + o;
+		if (*p == '"') {
+			for (p++; *p != '"'; p++) {
+				if (*p == '\0')
+					return (-EINVAL);
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+					p++;
+				if (o + 1 >= bufsz)
+					return (-E2BIG);
+				buf[o++] = *p;
+			}
+			p++;
+		} else {
+			while (*p != '\0' && *p != ' ' && *p != '\t' &&
+			    *p != '\n' && *p != '\r') {
+				if (o + 1 >= bufsz)
+					return (-E2BIG);
+				buf[o++] = *p++;
+			}
+		}
+		if (o >= bufsz)
+			return (-E2BIG);
+		buf[o++] = '\0';
+	}
+}

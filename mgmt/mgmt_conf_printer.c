@@ -1,0 +1,184 @@
+/* mgmt/mgmt_conf_printer.c: prints config trees in brace syntax and as set commands; output parses back to the same tree. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt/mgmt_conf_int.h"
+
+void
+mgmt_buf_puts(struct lc_buf *b, const char *s)
+{
+	if (lc_buf_append(b, s, strlen(s)) != 0)
+		mgmt_xmalloc((size_t)-1);	/* aborts: out of memory */
+}
+
+void
+mgmt_buf_printf(struct lc_buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(tmp)) {
+		char *big = mgmt_xmalloc((size_t)n + 1);
+
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		mgmt_buf_puts(b, big);
+		free(big);
+		return;
+	}
+	if (lc_buf_append(b, tmp, (size_t)n) != 0)
+		mgmt_xmalloc((size_t)-1);
+}
+
+static bool
+needs_quote(const char *s)
+{
+	if (*s == '\0' || (s[0] == '/' && s[1] == '*') || s[0] == '#')
+		return (true);
+	for (; *s; s++)
+		if (*s == ' ' || *s == '\t' || *s == '{' || *s == '}' ||
+		    *s == ';' || *s == '"' || *s == '\\' || *s == '[' ||
+		    *s == ']' || (unsigned char)*s < 0x20 ||
+		    (s[0] == '/' && s[1] == '*'))
+			return (true);
+	return (false);
+}
+
+void
+mgmt_buf_word(struct lc_buf *b, const char *s)
+{
+	if (!needs_quote(s)) {
+		mgmt_buf_puts(b, s);
+		return;
+	}
+	mgmt_buf_puts(b, "\"");
+	for (; *s; s++) {
+		char c[3] = { '\\', *s, 0 };
+
+		mgmt_buf_puts(b, (*s == '"' || *s == '\\') ? c : c + 1);
+	}
+	mgmt_buf_puts(b, "\"");
+}
+
+static void
+line_start(struct lc_buf *b, int indent, const char *prefix)
+{
+	static const char sp[] = "                                        ";
+
+	mgmt_buf_puts(b, prefix);
+	for (int i = 0; i < indent; i++)
+		lc_buf_append(b, sp, 4);
+}
+
+/* "name value" / "name" / "value" of a leaf-ish node, no terminator. */
+static void
+stmt_head(struct lc_buf *b, const struct mgmt_node *n)
+{
+	const struct mgmt_schema_node *s = &mgmt_schema[n->sid];
+
+	if (s->name != NULL)
+		mgmt_buf_puts(b, s->name);
+	if (s->kind == MGMT_SK_FLAG || s->kind == MGMT_SK_CONTAINER)
+		return;
+	if (s->name != NULL)
+		mgmt_buf_puts(b, " ");
+	mgmt_buf_word(b, n->value);
+}
+
+void
+mgmt_print_node(struct lc_buf *b, const struct mgmt_node *n, int indent,
+    const char *prefix)
+{
+	enum mgmt_skind kind = mgmt_schema[n->sid].kind;
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	line_start(b, indent, prefix);
+	stmt_head(b, n);
+	if (kind != MGMT_SK_CONTAINER && kind != MGMT_SK_LIST) {
+		mgmt_buf_puts(b, ";\n");
+		return;
+	}
+	if (kind == MGMT_SK_LIST) {
+		c = n->kids;
+		if (c == NULL) {
+			mgmt_buf_puts(b, ";\n");
+			return;
+		}
+		/* one leaf inside: Junos' one-line form, which keeps a config
+		 * of 1M routes at one line each */
+		if (c->left == NULL && c->right == NULL &&
+		    mgmt_schema[c->sid].kind != MGMT_SK_CONTAINER &&
+		    mgmt_schema[c->sid].kind != MGMT_SK_LIST) {
+			mgmt_buf_puts(b, " ");
+			stmt_head(b, c);
+			mgmt_buf_puts(b, ";\n");
+			return;
+		}
+	}
+	mgmt_buf_puts(b, " {\n");
+	mgmt_iter_init(&it, n);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		mgmt_print_node(b, c, indent + 1, prefix);
+	line_start(b, indent, prefix);
+	mgmt_buf_puts(b, "}\n");
+}
+
+int
+mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_iter_init(&it, conf->root);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		mgmt_print_node(out, c, 0, "");
+	return (0);
+}
+
+static void
+print_set(struct lc_buf *b, const struct mgmt_node *n, char *path, size_t plen)
+{
+	enum mgmt_skind kind = mgmt_schema[n->sid].kind;
+	struct lc_buf w = { 0 };
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+	size_t l = strlen(path);
+
+	stmt_head(&w, n);
+	lc_buf_append(&w, "", 1);
+	snprintf(path + l, plen - l, "%s%s", l ? " " : "", (char *)w.data);
+	lc_buf_fini(&w);
+	if ((kind != MGMT_SK_CONTAINER && kind != MGMT_SK_LIST) ||
+	    n->kids == NULL) {
+		if (kind != MGMT_SK_CONTAINER)
+			mgmt_buf_printf(b, "set %s\n", path);
+	} else {
+		mgmt_iter_init(&it, n);
+		while ((c = mgmt_iter_next(&it)) != NULL)
+			print_set(b, c, path, plen);
+	}
+	path[l] = '\0';
+}
+
+int
+mgmt_conf_print_set(const struct mgmt_conf *conf, struct lc_buf *out)
+{
+	char path[1024] = "";
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_iter_init(&it, conf->root);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		print_set(out, c, path, sizeof(path));
+	return (0);
+}

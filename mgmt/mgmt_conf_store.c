@@ -1,0 +1,224 @@
+/* mgmt/mgmt_conf_store.c: atomic config files and the numbered commit history behind rollback. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mgmt/mgmt_conf_int.h"
+
+static int
+fsync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, rv = 0;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return (-errno);
+	if (fsync(fd) != 0)
+		rv = -errno;
+	close(fd);
+	return (rv);
+}
+
+int
+mgmt_store_write_atomic(const char *path, const void *data, size_t len)
+{
+	char tmp[PATH_MAX];
+	const char *p = data;
+	size_t off = 0;
+	int fd, rv;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return (-ENAMETOOLONG);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return (-errno);
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rv = n < 0 ? -errno : -EIO;
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) != 0) {
+		rv = -errno;
+		goto fail;
+	}
+	if (close(fd) != 0) {
+		rv = -errno;
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		rv = -errno;
+		goto fail;
+	}
+	return (fsync_dir_of(path));
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return (rv);
+}
+
+int
+mgmt_conf_save(const struct mgmt_conf *conf, const char *path)
+{
+	struct lc_buf b = { 0 };
+	int rv;
+
+	mgmt_conf_print(conf, &b);
+	rv = mgmt_store_write_atomic(path, b.data ? (char *)b.data : "", b.len);
+	lc_buf_fini(&b);
+	return (rv);
+}
+
+static int
+seq_desc(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return (x < y ? 1 : x > y ? -1 : 0);
+}
+
+/* The (at most max) newest sequence numbers of commit.<seq> in dir, newest
+ * first. */
+static int
+list_commits(const char *dir, unsigned long *seq, int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned long *all = NULL;
+	size_t n = 0, cap = 0;
+
+	if (d == NULL)
+		return (errno == ENOENT ? 0 : -errno);
+	while ((e = readdir(d)) != NULL) {
+		const char *s = e->d_name;
+		char *end;
+		unsigned long v;
+
+		if (strncmp(s, "commit.", 7) != 0 || s[7] < '0' || s[7] > '9')
+			continue;
+		v = strtoul(s + 7, &end, 10);
+		if (*end != '\0')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			all = mgmt_xrealloc(all, cap * sizeof(*all));
+		}
+		all[n++] = v;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(all, n, sizeof(*all), seq_desc);
+	if (n > (size_t)max)
+		n = (size_t)max;
+	if (n > 0)
+		memcpy(seq, all, n * sizeof(*seq));
+	free(all);
+	return ((int)n);
+}
+
+int
+mgmt_store_count(const char *dir)
+{
+	unsigned long seq[MGMT_STORE_KEEP];
+	int n = list_commits(dir, seq, MGMT_STORE_KEEP);
+
+	return (n);
+}
+
+int
+mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz)
+{
+	unsigned long seq[MGMT_STORE_KEEP];
+	int c = list_commits(dir, seq, MGMT_STORE_KEEP);
+
+	if (c < 0)
+		return (c);
+	if (n >= (unsigned)c)
+		return (-ENOENT);
+	if (snprintf(buf, bufsz, "%s/commit.%lu", dir, seq[n]) >= (int)bufsz)
+		return (-ENAMETOOLONG);
+	return (0);
+}
+
+int
+mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
+{
+	unsigned long seq[MGMT_STORE_KEEP];
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int n, rv;
+
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return (-errno);
+	if ((n = list_commits(dir, seq, 1)) < 0)
+		return (n);
+	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir,
+	    n ? seq[0] + 1 : 1) >= (int)sizeof(path))
+		return (-ENAMETOOLONG);
+	if ((rv = mgmt_conf_save(conf, path)) != 0)
+		return (rv);
+	/* drop what falls out of the history (best effort) */
+	if ((n = list_commits(dir, seq, MGMT_STORE_KEEP)) < MGMT_STORE_KEEP)
+		return (0);
+	if ((d = opendir(dir)) == NULL)
+		return (0);
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		unsigned long v;
+
+		if (strncmp(e->d_name, "commit.", 7) != 0 ||
+		    e->d_name[7] < '0' || e->d_name[7] > '9')
+			continue;
+		v = strtoul(e->d_name + 7, &end, 10);
+		if (*end == '\0' && v < seq[MGMT_STORE_KEEP - 1] &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+		    (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+	return (0);
+}
+
+int
+mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
+    struct mgmt_err *err)
+{
+	char path[PATH_MAX];
+	int c = mgmt_store_count(dir), rv;
+
+	if (c < 0) {
+		mgmt_err_set(err, "%s: %s", dir, strerror(-c));
+		return (c);
+	}
+	if ((rv = mgmt_store_path(dir, n, path, sizeof(path))) != 0) {
+		if (rv == -ENOENT)
+			mgmt_err_set(err, "rollback %u: no such commit (%d "
+			    "stored: 0..%d)", n, c, c - 1);
+		else
+			mgmt_err_set(err, "rollback %u: %s", n, strerror(-rv));
+		return (rv);
+	}
+	return (mgmt_conf_load_file(path, out, err));
+}

@@ -1,0 +1,261 @@
+/* mgmt/mgmt_conf_validate.c: whole-tree and per-change validation (constraints, references, duplicates, limits). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mgmt/mgmt_conf_int.h"
+
+static const struct mgmt_node *
+ifaces_of(const struct mgmt_conf *conf)
+{
+	return (mgmt_node_find_sid(conf->root, MGMT_S_INTERFACES));
+}
+
+static const struct mgmt_node *
+find_iface(const struct mgmt_conf *conf, const char *name)
+{
+	struct mgmt_key k = { MGMT_S_IFACE, 0, name };
+
+	return (mgmt_node_find(ifaces_of(conf), &k));
+}
+
+static void
+iface_names(const struct mgmt_conf *conf, char *buf, size_t sz)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+	size_t off = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	mgmt_iter_init(&it, ifaces_of(conf));
+	while ((c = mgmt_iter_next(&it)) != NULL && off + 20 < sz) {
+		if (n == 8) {
+			snprintf(buf + off, sz - off, ", ...");
+			return;
+		}
+		off += (size_t)snprintf(buf + off, sz - off, "%s%s",
+		    n++ ? ", " : "", c->value);
+	}
+	if (n == 0)
+		snprintf(buf, sz, "none");
+}
+
+static bool
+nh_unicast(uint32_t a)
+{
+	return (a != 0 && a != 0xffffffffu && (a >> 28) != 0xe &&
+	    (a >> 24) != 127);
+}
+
+static int
+validate_route(const struct mgmt_conf *conf, const struct mgmt_node *u,
+    struct mgmt_err *err)
+{
+	struct mgmt_route_conf r;
+	const struct mgmt_node *c;
+	struct mgmt_iter it;
+	unsigned nnh = 0;
+	char names[200];
+
+	mgmt_conf_route_get(u, &r);
+	mgmt_iter_init(&it, u);
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		if (c->sid != MGMT_S_ROUTE_NH)
+			continue;
+		if (++nnh > MGMT_MAX_NH) {
+			mgmt_err_node(err, c, "static route %s: more than %d "
+			    "next hops", u->value, MGMT_MAX_NH);
+			return (-EINVAL);
+		}
+		if (!nh_unicast((uint32_t)c->kbin)) {
+			mgmt_err_node(err, c, "static route %s: next-hop %s "
+			    "is not a unicast address", u->value, c->value);
+			return (-EINVAL);
+		}
+	}
+	if (r.blackhole && r.reject) {
+		mgmt_err_node(err, u, "static route %s: blackhole and reject "
+		    "exclude each other", u->value);
+		return (-EINVAL);
+	}
+	if ((r.blackhole || r.reject) && (r.nnh > 0 || r.ifname[0])) {
+		mgmt_err_node(err, u, "static route %s: %s excludes next-hop "
+		    "and interface", u->value, r.blackhole ? "blackhole" :
+		    "reject");
+		return (-EINVAL);
+	}
+	if (!r.blackhole && !r.reject && r.nnh == 0 && !r.ifname[0]) {
+		mgmt_err_node(err, u, "static route %s: expected next-hop, "
+		    "interface, blackhole or reject", u->value);
+		return (-EINVAL);
+	}
+	if (r.ifname[0] && find_iface(conf, r.ifname) == NULL) {
+		iface_names(conf, names, sizeof(names));
+		mgmt_err_node(err, mgmt_node_find_sid(u, MGMT_S_ROUTE_IFACE),
+		    "static route %s: interface %s is not configured "
+		    "(configured: %s)", u->value, r.ifname, names);
+		return (-EINVAL);
+	}
+	return (0);
+}
+
+static const struct mgmt_node *
+addr_node(const struct mgmt_node *iface, unsigned i)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_iter_init(&it, iface);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		if (c->sid == MGMT_S_IFACE_ADDRESS && i-- == 0)
+			return (c);
+	return (iface);
+}
+
+static int
+validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
+    struct mgmt_err *err)
+{
+	struct mgmt_iface_conf a, b;
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+	unsigned naddr = 0;
+
+	mgmt_iter_init(&it, u);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		if (c->sid == MGMT_S_IFACE_ADDRESS && ++naddr > MGMT_MAX_ADDRS) {
+			mgmt_err_node(err, c, "interface %s: more than %d "
+			    "addresses", u->value, MGMT_MAX_ADDRS);
+			return (-EINVAL);
+		}
+	mgmt_conf_iface_get(u, &a);
+	for (unsigned i = 0; i < a.naddr; i++) {
+		uint32_t host = lc_ip4_to_host(a.host[i]);
+		uint32_t m = lc_prefix4_mask(a.addr[i].len);
+
+		if (a.addr[i].len == 0 || !nh_unicast(host) ||
+		    (a.addr[i].len <= 30 && ((host & ~m) == 0 ||
+		    (host & ~m) == ~m))) {
+			c = addr_node(u, i);
+			mgmt_err_node(err, c, "interface %s: address %s is not "
+			    "a host address of its subnet", u->value,
+			    c->value);
+			return (-EINVAL);
+		}
+	}
+	/* duplicates against every other interface (few of them) */
+	mgmt_iter_init(&it, ifaces_of(conf));
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		if (c == u || strcmp(c->value, u->value) == 0)
+			continue;
+		mgmt_conf_iface_get(c, &b);
+		if (strcmp(a.device, b.device) == 0) {
+			mgmt_err_node(err, u, "interface %s: duplicate device "
+			    "%s (also used by interface %s)", u->value,
+			    a.device, b.name);
+			return (-EINVAL);
+		}
+		for (unsigned i = 0; i < a.naddr; i++)
+			for (unsigned j = 0; j < b.naddr; j++) {
+				const struct lc_prefix4 *p = &a.addr[i],
+				    *q = &b.addr[j];
+
+				if (lc_prefix4_contains(p, q->addr) ||
+				    lc_prefix4_contains(q, p->addr)) {
+					const struct mgmt_node *an =
+					    addr_node(u, i);
+
+					mgmt_err_node(err, an, "interface %s: "
+					    "duplicate subnet: address %s "
+					    "overlaps %s of interface %s",
+					    u->value, an->value,
+					    addr_node(c, j)->value, b.name);
+					return (-EINVAL);
+				}
+			}
+	}
+	return (0);
+}
+
+int
+mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
+    struct mgmt_err *err)
+{
+	switch (unit->sid) {
+	case MGMT_S_ROUTE:
+		return (validate_route(conf, unit, err));
+	case MGMT_S_IFACE:
+		return (validate_iface(conf, unit, err));
+	default:
+		/* rib, fwd, system: types and ranges are checked on input */
+		return (0);
+	}
+}
+
+int
+mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
+{
+	const struct mgmt_node *st = mgmt_node_find_sid(mgmt_node_find_sid(
+	    conf->root, MGMT_S_PROTOCOLS), MGMT_S_STATIC);
+	const struct mgmt_node *r, *i;
+	struct mgmt_iter it;
+	char names[200];
+
+	mgmt_iter_init(&it, st);
+	while ((r = mgmt_iter_next(&it)) != NULL) {
+		if ((i = mgmt_node_find_sid(r, MGMT_S_ROUTE_IFACE)) == NULL)
+			continue;
+		if (find_iface(conf, i->value) == NULL) {
+			iface_names(conf, names, sizeof(names));
+			mgmt_err_node(err, i, "static route %s: interface %s is "
+			    "not configured (configured: %s)", r->value,
+			    i->value, names);
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
+static int
+validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
+    struct mgmt_err *err)
+{
+	const struct mgmt_node *p, *c;
+	struct mgmt_iter it;
+	int rv;
+
+	p = list == MGMT_S_IFACE ? ifaces_of(conf) :
+	    mgmt_node_find_sid(mgmt_node_find_sid(conf->root,
+	    MGMT_S_PROTOCOLS), MGMT_S_STATIC);
+	mgmt_iter_init(&it, p);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		if ((rv = mgmt_validate_unit(conf, c, err)) != 0)
+			return (rv);
+	return (0);
+}
+
+int
+mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err)
+{
+	int rv;
+
+	if ((rv = validate_list(conf, MGMT_S_IFACE, err)) != 0)
+		return (rv);
+	return (validate_list(conf, MGMT_S_ROUTE, err));
+}
+
+int
+mgmt_conf_validate_changes(const struct mgmt_conf *new,
+    const struct mgmt_changes *chg, struct mgmt_err *err)
+{
+	int rv;
+
+	for (size_t i = 0; i < chg->n; i++)
+		if (chg->v[i].new != NULL &&
+		    (rv = mgmt_validate_unit(new, chg->v[i].new, err)) != 0)
+			return (rv);
+	if (chg->iface_deleted)
+		return (mgmt_validate_iface_refs(new, err));
+	return (0);
+}

@@ -1,0 +1,506 @@
+/* mgmt/mgmt_schema.c: the configuration schema as one table, and the value checks and completion driven by it. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mgmt/mgmt_conf_int.h"
+
+static const char *const backend_words[] = { "af_packet", "af_xdp", NULL };
+static const char *const loglevel_words[] = {
+	"err", "warning", "notice", "info", "debug", NULL
+};
+
+#define C	MGMT_SK_CONTAINER
+#define L	MGMT_SK_LEAF
+#define LL	MGMT_SK_LEAFLIST
+#define F	MGMT_SK_FLAG
+#define LIST	MGMT_SK_LIST
+#define RIB	MGMT_COMP_RIB
+#define FWD	MGMT_COMP_FWD
+#define MGMT	MGMT_COMP_MGMT
+
+/*
+ * The schema. Everything that completes, helps, validates, prints or diffs a
+ * config reads this table; adding a knob is adding a row (and an enum
+ * mgmt_sid entry, in the same place: siblings print in table order).
+ */
+const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
+	[MGMT_S_ROOT] = { "", -1, C, MGMT_T_NONE, 0, 0, NULL,
+	    "Configuration root", NULL, MGMT_COMP_ALL, 0, NULL },
+
+	[MGMT_S_INTERFACES] = { "interfaces", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
+	    NULL, "Interfaces of the forwarding plane", NULL, FWD, 0, NULL },
+	[MGMT_S_IFACE] = { NULL, MGMT_S_INTERFACES, LIST, MGMT_T_IFNAME, 1, 15,
+	    NULL, "Tern interface name", NULL, FWD, MGMT_SF_UNIT, "<name>" },
+	[MGMT_S_IFACE_DEVICE] = { "device", MGMT_S_IFACE, L, MGMT_T_IFNAME, 1,
+	    15, NULL, "Linux interface to attach (default: the tern name)",
+	    NULL, FWD, 0, "<ifname>" },
+	[MGMT_S_IFACE_ADDRESS] = { "address", MGMT_S_IFACE, LL, MGMT_T_ADDR4,
+	    0, 0, NULL, "IPv4 address with prefix length (repeatable)", NULL,
+	    FWD, 0, "<a.b.c.d/len>" },
+	[MGMT_S_IFACE_MTU] = { "mtu", MGMT_S_IFACE, L, MGMT_T_UINT, 68, 9216,
+	    NULL, "IP MTU in bytes", "1500", FWD, 0, "<68..9216>" },
+	[MGMT_S_IFACE_DISABLE] = { "disable", MGMT_S_IFACE, F, MGMT_T_NONE, 0,
+	    0, NULL, "Administratively down", NULL, FWD, 0, NULL },
+	[MGMT_S_IFACE_BACKEND] = { "port-backend", MGMT_S_IFACE, L,
+	    MGMT_T_ENUM, 0, 0, backend_words,
+	    "Packet I/O for this interface (default: fwd port-backend)", NULL,
+	    FWD, 0, NULL },
+
+	[MGMT_S_PROTOCOLS] = { "protocols", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
+	    NULL, "Routing protocols", NULL, RIB, 0, NULL },
+	[MGMT_S_STATIC] = { "static", MGMT_S_PROTOCOLS, C, MGMT_T_NONE, 0, 0,
+	    NULL, "Static routes", NULL, RIB, 0, NULL },
+	[MGMT_S_ROUTE] = { "route", MGMT_S_STATIC, LIST, MGMT_T_PREFIX4, 0, 0,
+	    NULL, "Static route to a destination prefix", NULL, RIB,
+	    MGMT_SF_UNIT, "<a.b.c.d/len>" },
+	[MGMT_S_ROUTE_NH] = { "next-hop", MGMT_S_ROUTE, LL, MGMT_T_IP4, 0, 0,
+	    NULL, "Next-hop address (repeatable: ECMP)", NULL, RIB, 0,
+	    "<a.b.c.d>" },
+	[MGMT_S_ROUTE_IFACE] = { "interface", MGMT_S_ROUTE, L, MGMT_T_IFNAME,
+	    1, 15, NULL, "Outgoing interface (a configured tern interface)",
+	    NULL, RIB, 0, "<name>" },
+	[MGMT_S_ROUTE_DISTANCE] = { "distance", MGMT_S_ROUTE, L, MGMT_T_UINT,
+	    1, 255, NULL, "Administrative distance (default: rib distance "
+	    "static)", NULL, RIB, 0, "<1..255>" },
+	[MGMT_S_ROUTE_BLACKHOLE] = { "blackhole", MGMT_S_ROUTE, F, MGMT_T_NONE,
+	    0, 0, NULL, "Silently drop matching packets", NULL, RIB, 0, NULL },
+	[MGMT_S_ROUTE_REJECT] = { "reject", MGMT_S_ROUTE, F, MGMT_T_NONE, 0, 0,
+	    NULL, "Drop matching packets with ICMP unreachable", NULL, RIB, 0,
+	    NULL },
+
+	[MGMT_S_RIB] = { "rib", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	    "Routing information base settings", NULL, RIB, MGMT_SF_UNIT,
+	    NULL },
+	[MGMT_S_RIB_ECMP] = { "ecmp-width", MGMT_S_RIB, L, MGMT_T_UINT, 1, 64,
+	    NULL, "Maximum equal-cost paths per prefix", "8", RIB, 0,
+	    "<1..64>" },
+	[MGMT_S_RIB_DISTANCE] = { "distance", MGMT_S_RIB, C, MGMT_T_NONE, 0, 0,
+	    NULL, "Administrative distance per route source", NULL, RIB, 0,
+	    NULL },
+	[MGMT_S_RIB_DIST_CONNECTED] = { "connected", MGMT_S_RIB_DISTANCE, L,
+	    MGMT_T_UINT, 0, 255, NULL, "Distance of connected routes", "0",
+	    RIB, 0, "<0..255>" },
+	[MGMT_S_RIB_DIST_STATIC] = { "static", MGMT_S_RIB_DISTANCE, L,
+	    MGMT_T_UINT, 1, 255, NULL, "Distance of static routes", "1", RIB,
+	    0, "<1..255>" },
+
+	[MGMT_S_FWD] = { "fwd", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	    "Forwarding plane settings", NULL, FWD, MGMT_SF_UNIT, NULL },
+	[MGMT_S_FWD_WORKERS] = { "workers", MGMT_S_FWD, L, MGMT_T_UINT, 1, 64,
+	    NULL, "Forwarding threads", "1", FWD, 0, "<1..64>" },
+	[MGMT_S_FWD_BACKEND] = { "port-backend", MGMT_S_FWD, L, MGMT_T_ENUM, 0,
+	    0, backend_words, "Default packet I/O for interfaces", "af_packet",
+	    FWD, 0, NULL },
+	[MGMT_S_FWD_ICMP_RATE] = { "icmp-rate-limit", MGMT_S_FWD, L,
+	    MGMT_T_UINT, 0, 1000000, NULL,
+	    "ICMP errors sent per second (0: none)", "1000", FWD, 0,
+	    "<0..1000000>" },
+
+	[MGMT_S_SYSTEM] = { "system", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	    "System settings", NULL, MGMT_COMP_ALL, MGMT_SF_UNIT, NULL },
+	[MGMT_S_SYS_HOSTNAME] = { "host-name", MGMT_S_SYSTEM, L, MGMT_T_STRING,
+	    1, 63, NULL, "Name of this router (prompt, logs)", "tern", MGMT, 0,
+	    "<text>" },
+	[MGMT_S_SYS_LOGLEVEL] = { "log-level", MGMT_S_SYSTEM, L, MGMT_T_ENUM, 0,
+	    0, loglevel_words, "Log level of every component", "notice",
+	    MGMT_COMP_ALL, 0, NULL },
+};
+
+#undef C
+#undef L
+#undef LL
+#undef F
+#undef LIST
+#undef RIB
+#undef FWD
+#undef MGMT
+
+unsigned
+mgmt_schema_comp(enum mgmt_sid sid)
+{
+	return (sid < MGMT_S__COUNT ? mgmt_schema[sid].comp : 0);
+}
+
+bool
+mgmt_schema_keyed(unsigned sid)
+{
+	return (mgmt_schema[sid].kind == MGMT_SK_LIST ||
+	    mgmt_schema[sid].kind == MGMT_SK_LEAFLIST);
+}
+
+int
+mgmt_schema_child(unsigned parent, const char *word)
+{
+	for (unsigned i = parent + 1; i < MGMT_S__COUNT; i++)
+		if (mgmt_schema[i].parent == (int)parent &&
+		    mgmt_schema[i].name != NULL &&
+		    strcmp(mgmt_schema[i].name, word) == 0)
+			return ((int)i);
+	return (-1);
+}
+
+int
+mgmt_schema_anon(unsigned parent)
+{
+	for (unsigned i = parent + 1; i < MGMT_S__COUNT; i++)
+		if (mgmt_schema[i].parent == (int)parent &&
+		    mgmt_schema[i].name == NULL)
+			return ((int)i);
+	return (-1);
+}
+
+void
+mgmt_schema_expected(unsigned parent, char *buf, size_t sz)
+{
+	size_t off = 0;
+	int k = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = parent + 1; i < MGMT_S__COUNT && off < sz; i++) {
+		const struct mgmt_schema_node *s = &mgmt_schema[i];
+
+		if (s->parent != (int)parent)
+			continue;
+		off += (size_t)snprintf(buf + off, sz - off, "%s%s",
+		    k++ ? ", " : "", s->name ? s->name : s->tname);
+	}
+	if (k == 0)
+		snprintf(buf, sz, "nothing more");
+}
+
+static const char *
+type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
+{
+	size_t off = 0;
+
+	switch (s->type) {
+	case MGMT_T_UINT:
+		snprintf(buf, sz, "a number in %u..%u", s->min, s->max);
+		break;
+	case MGMT_T_IP4:
+		snprintf(buf, sz, "an IPv4 address a.b.c.d");
+		break;
+	case MGMT_T_PREFIX4:
+		snprintf(buf, sz, "an IPv4 prefix a.b.c.d/len without host bits");
+		break;
+	case MGMT_T_ADDR4:
+		snprintf(buf, sz, "an IPv4 address with length a.b.c.d/len");
+		break;
+	case MGMT_T_IFNAME:
+		snprintf(buf, sz, "a name of 1..%u letters, digits, '-', '_', "
+		    "'.' starting with a letter or digit", s->max);
+		break;
+	case MGMT_T_STRING:
+		snprintf(buf, sz, "text of %u..%u characters", s->min, s->max);
+		break;
+	case MGMT_T_ENUM:
+		off = (size_t)snprintf(buf, sz, "one of");
+		for (int i = 0; s->enums[i] && off < sz; i++)
+			off += (size_t)snprintf(buf + off, sz - off, "%s %s",
+			    i ? "," : "", s->enums[i]);
+		break;
+	default:
+		snprintf(buf, sz, "no value");
+	}
+	return (buf);
+}
+
+/* Strict unsigned decimal: no sign, no leading zeros, no overflow. */
+static int
+parse_uint(const char *v, uint32_t *out)
+{
+	uint64_t x = 0;
+	size_t n = strlen(v);
+
+	if (n == 0 || n > 10 || (n > 1 && v[0] == '0'))
+		return (-EINVAL);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return (-EINVAL);
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	if (x > UINT32_MAX)
+		return (-EINVAL);
+	*out = (uint32_t)x;
+	return (0);
+}
+
+static bool
+ifname_ok(const char *v, unsigned max)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n > max || !isalnum((unsigned char)v[0]))
+		return (false);
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && v[i] != '-' &&
+		    v[i] != '_' && v[i] != '.')
+			return (false);
+	return (true);
+}
+
+int
+mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
+    struct mgmt_err *err)
+{
+	const struct mgmt_schema_node *s = &mgmt_schema[sid];
+	const char *what = s->name ? s->name : "interface name";
+	char exp[160];
+	uint32_t u;
+
+	*kbin = 0;
+	switch (s->type) {
+	case MGMT_T_UINT:
+		if (parse_uint(v, &u) != 0)
+			goto bad;
+		if (u < s->min || u > s->max) {
+			mgmt_err_set(err, "%s %s out of range, expected %u..%u",
+			    what, v, s->min, s->max);
+			return (-EINVAL);
+		}
+		*kbin = u;
+		snprintf(canon, 64, "%u", u);
+		return (0);
+	case MGMT_T_IP4: {
+		struct lc_ip4 ip;
+
+		if (lc_ip4_parse(v, &ip) != 0)
+			goto bad;
+		*kbin = lc_ip4_to_host(ip);
+		lc_ip4_str(&ip, canon);
+		return (0);
+	}
+	case MGMT_T_PREFIX4: {
+		struct lc_prefix4 p;
+		struct lc_ip4 host;
+
+		if (lc_prefix4_parse(v, &p) != 0) {
+			if (lc_prefix4_parse_loose(v, &p, &host) == 0) {
+				char pb[LC_PREFIX4_STRLEN];
+
+				mgmt_err_set(err, "invalid %s '%s': host bits "
+				    "set, expected %s", what, v,
+				    lc_prefix4_str(&p, pb));
+				return (-EINVAL);
+			}
+			goto bad;
+		}
+		*kbin = ((uint64_t)lc_ip4_to_host(p.addr) << 8) | p.len;
+		lc_prefix4_str(&p, canon);
+		return (0);
+	}
+	case MGMT_T_ADDR4: {
+		struct lc_prefix4 p;
+		struct lc_ip4 host;
+		char hb[LC_IP4_STRLEN];
+
+		if (lc_prefix4_parse_loose(v, &p, &host) != 0 ||
+		    strchr(v, '/') == NULL)
+			goto bad;
+		*kbin = ((uint64_t)lc_ip4_to_host(host) << 8) | p.len;
+		snprintf(canon, 64, "%s/%u", lc_ip4_str(&host, hb), p.len);
+		return (0);
+	}
+	case MGMT_T_IFNAME:
+		if (!ifname_ok(v, s->max))
+			goto bad;
+		snprintf(canon, 64, "%s", v);
+		return (0);
+	case MGMT_T_STRING: {
+		size_t n = strlen(v);
+
+		if (n < s->min || n > s->max)
+			goto bad;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+				goto bad;
+		memcpy(canon, v, n + 1);
+		return (0);
+	}
+	case MGMT_T_ENUM:
+		for (unsigned i = 0; s->enums[i]; i++)
+			if (strcmp(s->enums[i], v) == 0) {
+				*kbin = i;
+				snprintf(canon, 64, "%s", v);
+				return (0);
+			}
+		goto bad;
+	default:
+		break;
+	}
+bad:
+	mgmt_err_set(err, "invalid %s '%.64s': expected %s", what, v,
+	    type_expect(s, exp, sizeof(exp)));
+	return (-EINVAL);
+}
+
+int
+mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
+    struct mgmt_err *err)
+{
+	char tmp[64];
+	uint64_t kbin;
+
+	if ((unsigned)sid >= MGMT_S__COUNT ||
+	    mgmt_schema[sid].type == MGMT_T_NONE) {
+		mgmt_err_set(err, "%s takes no value",
+		    (unsigned)sid < MGMT_S__COUNT && mgmt_schema[sid].name ?
+		    mgmt_schema[sid].name : "node");
+		return (-EINVAL);
+	}
+	return (mgmt_value_parse(sid, value, canon ? canon : tmp, &kbin, err));
+}
+
+/* ---- completion ----------------------------------------------------------------- */
+
+struct compl_ctx {
+	struct mgmt_compl	*out;
+	unsigned		max, n;
+	const char		*partial;
+};
+
+static bool
+starts(const char *w, const char *p)
+{
+	return (strncmp(w, p, strlen(p)) == 0);
+}
+
+static void
+compl_add(struct compl_ctx *c, const char *word, const char *help,
+    bool is_value, bool is_leaf)
+{
+	if (c->n >= c->max)
+		return;
+	snprintf(c->out[c->n].word, sizeof(c->out[c->n].word), "%s", word);
+	c->out[c->n].help = help;
+	c->out[c->n].is_value = is_value;
+	c->out[c->n].is_leaf = is_leaf;
+	c->n++;
+}
+
+/* Existing entries of sid under node (keys or leaf-list values). */
+static void
+compl_existing(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid,
+    bool is_leaf)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *k;
+
+	if (node == NULL)
+		return;
+	mgmt_iter_init(&it, node);
+	while ((k = mgmt_iter_next(&it)) != NULL && c->n < c->max) {
+		if (k->sid != sid || !starts(k->value, c->partial))
+			continue;
+		compl_add(c, k->value, mgmt_schema[sid].help, false, is_leaf);
+	}
+}
+
+static void
+compl_value(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid)
+{
+	const struct mgmt_schema_node *s = &mgmt_schema[sid];
+	bool leaf = s->kind != MGMT_SK_LIST;
+
+	if (s->type == MGMT_T_ENUM) {
+		for (unsigned i = 0; s->enums[i]; i++)
+			if (starts(s->enums[i], c->partial))
+				compl_add(c, s->enums[i], s->help, false, true);
+		return;
+	}
+	if (s->kind == MGMT_SK_LEAF && node != NULL) {
+		const struct mgmt_node *v = mgmt_node_find_sid(node, sid);
+
+		if (v != NULL && starts(v->value, c->partial))
+			compl_add(c, v->value, s->help, false, true);
+	}
+	if (s->kind == MGMT_SK_LEAFLIST || s->kind == MGMT_SK_LIST)
+		compl_existing(c, node, sid, leaf);
+	compl_add(c, s->tname ? s->tname : "<value>", s->help, true, leaf);
+}
+
+int
+mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
+    unsigned nwords, const char *partial, struct mgmt_compl *out,
+    unsigned max, struct mgmt_err *err)
+{
+	struct compl_ctx c = { out, max, 0, partial ? partial : "" };
+	const struct mgmt_node *node = conf ? conf->root : NULL;
+	unsigned cur = MGMT_S_ROOT, i = 0;
+	char canon[64], exp[256];
+	uint64_t kbin;
+
+	while (i < nwords) {
+		const char *w = words[i];
+		int ch = mgmt_schema_child(cur, w);
+		const struct mgmt_schema_node *s;
+		struct mgmt_key k;
+
+		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
+			mgmt_schema_expected(cur, exp, sizeof(exp));
+			mgmt_err_set(err, "unknown word '%.64s': expected %s",
+			    w, exp);
+			return (-EINVAL);
+		}
+		s = &mgmt_schema[ch];
+		switch (s->kind) {
+		case MGMT_SK_CONTAINER:
+			node = node ? mgmt_node_find_sid(node, (unsigned)ch) :
+			    NULL;
+			cur = (unsigned)ch;
+			i++;
+			continue;
+		case MGMT_SK_LIST:
+			if (s->name != NULL && ++i == nwords) {
+				compl_value(&c, node, (unsigned)ch);
+				return ((int)c.n);
+			}
+			if (mgmt_value_parse((unsigned)ch, words[i], canon,
+			    &kbin, err) != 0)
+				return (-EINVAL);
+			k.sid = (uint16_t)ch;
+			k.kbin = kbin;
+			k.str = canon;
+			node = node ? mgmt_node_find(node, &k) : NULL;
+			cur = (unsigned)ch;
+			i++;
+			continue;
+		case MGMT_SK_LEAF:
+		case MGMT_SK_LEAFLIST:
+			if (++i == nwords) {
+				compl_value(&c, node, (unsigned)ch);
+				return ((int)c.n);
+			}
+			if (mgmt_value_parse((unsigned)ch, words[i], canon,
+			    &kbin, err) != 0)
+				return (-EINVAL);
+			if (++i < nwords)
+				goto extra;
+			return (0);
+		case MGMT_SK_FLAG:
+			if (++i < nwords)
+				goto extra;
+			return (0);
+		}
+	}
+	for (unsigned ch = cur + 1; ch < MGMT_S__COUNT; ch++) {
+		const struct mgmt_schema_node *s = &mgmt_schema[ch];
+
+		if (s->parent != (int)cur || (s->flags & MGMT_SF_HIDDEN))
+			continue;
+		if (s->name == NULL) {
+			compl_existing(&c, node, ch, false);
+			if (c.partial[0] == '\0')
+				compl_add(&c, s->tname, s->help, true, false);
+		} else if (starts(s->name, c.partial))
+			compl_add(&c, s->name, s->help, false,
+			    s->kind == MGMT_SK_FLAG);
+	}
+	return ((int)c.n);
+extra:
+	mgmt_err_set(err, "unexpected '%.64s' after '%.64s': expected end of "
+	    "line", words[i], words[i - 1]);
+	return (-EINVAL);
+}
