@@ -53,7 +53,12 @@ void	mgmt_err_node(struct mgmt_err *, const struct mgmt_node *n,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* schema helpers */
-bool	mgmt_schema_keyed(unsigned sid);	/* LIST or LEAFLIST */
+static inline bool
+mgmt_schema_keyed(unsigned sid)	/* LIST or LEAFLIST */
+{
+	return (mgmt_schema[sid].kind == MGMT_SK_LIST ||
+	    mgmt_schema[sid].kind == MGMT_SK_LEAFLIST);
+}
 /* Child of parent sid with this keyword, -1 if none. */
 int	mgmt_schema_child(unsigned parent, const char *word);
 /* The anonymous list under parent, -1 if none. */

@@ -89,7 +89,7 @@ newline(struct parser *P, const char *after)
 	P->lstart = after;
 }
 
-static bool
+static inline bool
 word_char(char c)
 {
 	return ((unsigned char)c > 0x20 && c != 0x7f && c != '{' && c != '}' &&

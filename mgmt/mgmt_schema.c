@@ -123,11 +123,39 @@ mgmt_schema_comp(enum mgmt_sid sid)
 	return (sid < MGMT_S__COUNT ? mgmt_schema[sid].comp : 0);
 }
 
-bool
-mgmt_schema_keyed(unsigned sid)
+/* Decimal without printf (the parser formats millions of these). */
+static char *
+put_u(char *p, uint32_t v)
 {
-	return (mgmt_schema[sid].kind == MGMT_SK_LIST ||
-	    mgmt_schema[sid].kind == MGMT_SK_LEAFLIST);
+	char t[10];
+	int n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = t[--n];
+	return (p);
+}
+
+static char *
+put_ip(char *p, uint32_t a)
+{
+	p = put_u(p, a >> 24);
+	*p++ = '.';
+	p = put_u(p, (a >> 16) & 255);
+	*p++ = '.';
+	p = put_u(p, (a >> 8) & 255);
+	*p++ = '.';
+	return (put_u(p, a & 255));
+}
+
+static void
+put_ip_len(char *p, uint32_t a, unsigned len)
+{
+	p = put_ip(p, a);
+	*p++ = '/';
+	*put_u(p, len) = '\0';
 }
 
 int
@@ -261,7 +289,7 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 			return (-EINVAL);
 		}
 		*kbin = u;
-		snprintf(canon, 64, "%u", u);
+		*put_u(canon, u) = '\0';
 		return (0);
 	case MGMT_T_IP4: {
 		struct lc_ip4 ip;
@@ -269,7 +297,7 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		if (lc_ip4_parse(v, &ip) != 0)
 			goto bad;
 		*kbin = lc_ip4_to_host(ip);
-		lc_ip4_str(&ip, canon);
+		*put_ip(canon, (uint32_t)*kbin) = '\0';
 		return (0);
 	}
 	case MGMT_T_PREFIX4: {
@@ -288,19 +316,18 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 			goto bad;
 		}
 		*kbin = ((uint64_t)lc_ip4_to_host(p.addr) << 8) | p.len;
-		lc_prefix4_str(&p, canon);
+		put_ip_len(canon, lc_ip4_to_host(p.addr), p.len);
 		return (0);
 	}
 	case MGMT_T_ADDR4: {
 		struct lc_prefix4 p;
 		struct lc_ip4 host;
-		char hb[LC_IP4_STRLEN];
 
 		if (lc_prefix4_parse_loose(v, &p, &host) != 0 ||
 		    strchr(v, '/') == NULL)
 			goto bad;
 		*kbin = ((uint64_t)lc_ip4_to_host(host) << 8) | p.len;
-		snprintf(canon, 64, "%s/%u", lc_ip4_str(&host, hb), p.len);
+		put_ip_len(canon, lc_ip4_to_host(host), p.len);
 		return (0);
 	}
 	case MGMT_T_IFNAME:

@@ -1,0 +1,166 @@
+/* tests/unit/mgmt/test_conf_scale.c: load and one-change commit diff at 1M static routes, timed (prints the figures). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "libcommon/lc_time.h"
+#include "mgmt/mgmt_conf.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+static unsigned nroutes;
+
+/* The i-th synthetic prefix: 15/16 are /24s from 11.0.0.0 up, 1/16 are /20s
+ * from 64.0.0.0 up; all distinct, no bogons. Next hops from 198.18.0.0/15. */
+static void
+route_text(unsigned i, char *buf, size_t sz, unsigned nhsalt)
+{
+	uint32_t p, nh = 0xc6120000u + 1 + ((i * 7 + nhsalt) % 130000);
+	unsigned len;
+
+	if (i % 16 == 0) {
+		p = 0x40000000u + (i / 16) * 4096;
+		len = 20;
+	} else {
+		p = 0x0b000000u + (i - i / 16 - 1) * 256;
+		len = 24;
+	}
+	snprintf(buf, sz, "route %u.%u.%u.%u/%u next-hop %u.%u.%u.%u;\n",
+	    p >> 24, (p >> 16) & 255, (p >> 8) & 255, p & 255, len, nh >> 24,
+	    (nh >> 16) & 255, (nh >> 8) & 255, nh & 255);
+}
+
+static double
+ms_since(uint64_t t0)
+{
+	return ((double)(lc_time_mono_ns() - t0) / 1e6);
+}
+
+static void
+test_scale(void **state)
+{
+	struct lc_buf text = { 0 }, out = { 0 };
+	struct mgmt_conf *run, *cand, *re;
+	struct mgmt_changes chg = { 0 };
+	struct mgmt_err err;
+	char line[128], words_buf[256];
+	const char *w[16];
+	double t_parse, t_val, t_set, t_diff, t_vchg, t_print, t_cmp, t_total;
+	uint64_t t0;
+	int nw;
+
+	(void)state;
+	lc_buf_printf(&text, "interfaces {\n    eth0 {\n        device veth0;\n"
+	    "        address 198.18.0.1/15;\n    }\n}\nprotocols {\n"
+	    "    static {\n");
+	for (unsigned i = 0; i < nroutes; i++) {
+		route_text(i, line, sizeof(line), 0);
+		lc_buf_printf(&text, "        %s", line);
+	}
+	lc_buf_printf(&text, "    }\n}\n");
+
+	t0 = lc_time_mono_ns();
+	assert_int_equal(mgmt_conf_parse((char *)text.data, text.len,
+	    "scale.conf", &run, &err), 0);
+	t_parse = ms_since(t0);
+	t0 = lc_time_mono_ns();
+	if (mgmt_conf_validate(run, &err) != 0)
+		fail_msg("%s", err.msg);
+	t_val = ms_since(t0);
+	assert_int_equal(mgmt_conf_count(run, MGMT_S_ROUTE), nroutes);
+
+	/* one changed line: a candidate snapshot, set, diff, validate */
+	cand = mgmt_conf_dup(run);
+	route_text(nroutes / 2, line, sizeof(line), 999);
+	line[strlen(line) - 2] = '\0';	/* drop ";\n" */
+	snprintf(words_buf, sizeof(words_buf), "protocols static %s", line);
+	nw = mgmt_conf_split(words_buf, line, sizeof(line), w, 16);
+	assert_int_equal(nw, 6);
+	t0 = lc_time_mono_ns();
+	assert_int_equal(mgmt_conf_set(cand, w, (unsigned)nw, &err), 0);
+	t_set = ms_since(t0);
+	t0 = lc_time_mono_ns();
+	mgmt_conf_diff(run, cand, &chg);
+	t_diff = ms_since(t0);
+	assert_int_equal(chg.n, 1);
+	assert_int_equal(chg.v[0].op, MGMT_CHG_MOD);
+	assert_int_equal(chg.v[0].unit, MGMT_S_ROUTE);
+	assert_int_equal(chg.comp, MGMT_COMP_RIB);
+	t0 = lc_time_mono_ns();
+	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), 0);
+	t_vchg = ms_since(t0);
+	t0 = lc_time_mono_ns();
+	mgmt_conf_compare(run, cand, &out);
+	t_cmp = ms_since(t0);
+	assert_non_null(strstr((char *)out.data, "+    next-hop"));
+	mgmt_changes_fini(&chg);
+	t_total = t_set + t_diff + t_vchg;
+
+	/* commit: running becomes the candidate; the old tree is released */
+	mgmt_conf_assign(run, cand);
+	assert_true(mgmt_conf_equal(run, cand));
+
+	/* delete one route, and add one: two changes */
+	w[3] = "11.0.0.0/24";
+	assert_int_equal(mgmt_conf_delete(cand, w, 4, &err), 0);
+	w[3] = "200.1.2.0/24";
+	w[4] = "blackhole";
+	assert_int_equal(mgmt_conf_set(cand, w, 5, &err), 0);
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(chg.n, 2);
+	mgmt_changes_fini(&chg);
+
+	/* print and reparse the whole tree */
+	lc_buf_reset(&out);
+	t0 = lc_time_mono_ns();
+	mgmt_conf_print(cand, &out);
+	t_print = ms_since(t0);
+	assert_int_equal(mgmt_conf_parse((char *)out.data, out.len, "re.conf",
+	    &re, &err), 0);
+	t0 = lc_time_mono_ns();
+	assert_true(mgmt_conf_equal(re, cand));
+	printf("# conf scale: %u routes (%zu bytes): parse %.0f ms, validate "
+	    "%.0f ms, load %.2f s; one change: set %.3f ms, diff %.3f ms, "
+	    "validate %.3f ms, total %.3f ms; compare %.3f ms; print %.0f ms; "
+	    "equal of unshared trees %.0f ms\n", nroutes, text.len, t_parse,
+	    t_val, (t_parse + t_val) / 1e3, t_set, t_diff, t_vchg, t_total,
+	    t_cmp, t_print, ms_since(t0));
+	if (!SANITIZED && nroutes >= 1000000) {
+		assert_true(t_parse + t_val < 3000.0);
+		assert_true(t_total < 5.0);
+	}
+	mgmt_conf_free(re);
+	mgmt_conf_free(cand);
+	mgmt_conf_free(run);
+	lc_buf_fini(&text);
+	lc_buf_fini(&out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scale),
+	};
+	const char *e = getenv("TERN_CONF_SCALE_ROUTES");
+
+	nroutes = e ? (unsigned)strtoul(e, NULL, 10) :
+	    SANITIZED ? 100000 : 1000000;
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
