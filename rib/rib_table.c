@@ -1,0 +1,196 @@
+/* rib/rib_table.c: the prefix index: dests in an index pool, found by an open-addressing hash on (address, length). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rib_int.h"
+
+/*
+ * The hash holds 4-byte dest indices (linear probing, deletion by backward
+ * shift, no tombstones); the key is read from the dest. Longest match probes
+ * the lengths that have dests with routes, longest first: at most 33 probes,
+ * used for next-hop resolution and queries, not per route.
+ */
+
+#define RIB_HTAB_MIN	1024u
+
+struct rib_dest *
+rib_dest(const struct rib *rib, uint32_t idx)
+{
+	return (rib_ipool_at(&rib->dests, idx));
+}
+
+struct rib_route *
+rib_route(const struct rib *rib, uint32_t idx)
+{
+	return (rib_ipool_at(&rib->routes, idx));
+}
+
+static inline uint32_t
+rib_pfx_hash(uint32_t addr, uint8_t len)
+{
+	return (rib_hash32(((uint64_t)len << 32) | addr));
+}
+
+int
+rib_table_init(struct rib *rib)
+{
+	rib_ipool_init(&rib->dests, sizeof(struct rib_dest));
+	rib_ipool_init(&rib->routes, sizeof(struct rib_route));
+	rib->hmask = RIB_HTAB_MIN - 1;
+	rib->hcount = 0;
+	if ((rib->htab = calloc(RIB_HTAB_MIN, sizeof(*rib->htab))) == NULL)
+		return (-ENOMEM);
+	return (0);
+}
+
+void
+rib_table_fini(struct rib *rib)
+{
+	rib_ipool_fini(&rib->dests);
+	rib_ipool_fini(&rib->routes);
+	free(rib->htab);
+	rib->htab = NULL;
+}
+
+static int
+rib_htab_resize(struct rib *rib, uint32_t nslots)
+{
+	uint32_t *nt = calloc(nslots, sizeof(*nt));
+	uint32_t nm = nslots - 1;
+
+	if (nt == NULL)
+		return (-ENOMEM);
+	for (uint32_t i = 0; i <= rib->hmask; i++) {
+		uint32_t di = rib->htab[i], s;
+		const struct rib_dest *d;
+
+		if (di == RIB_NIL)
+			continue;
+		d = rib_dest(rib, di);
+		s = rib_pfx_hash(d->addr, d->len) & nm;
+		while (nt[s] != RIB_NIL)
+			s = (s + 1) & nm;
+		nt[s] = di;
+	}
+	free(rib->htab);
+	rib->htab = nt;
+	rib->hmask = nm;
+	return (0);
+}
+
+/* room for `more` new dests and routes without any allocation failing */
+int
+rib_table_reserve(struct rib *rib, size_t more)
+{
+	uint64_t need = (uint64_t)rib->hcount + more;
+	uint64_t slots = (uint64_t)rib->hmask + 1;
+	int rv;
+
+	while (need * 4 > slots * 3)
+		slots *= 2;
+	if (slots > (1u << 31))
+		return (-ENOMEM);
+	if (slots != (uint64_t)rib->hmask + 1 &&
+	    (rv = rib_htab_resize(rib, (uint32_t)slots)) != 0)
+		return (rv);
+	if ((rv = rib_ipool_reserve(&rib->dests, more)) != 0)
+		return (rv);
+	return (rib_ipool_reserve(&rib->routes, more));
+}
+
+uint32_t
+rib_dest_find(const struct rib *rib, uint32_t addr, uint8_t len)
+{
+	uint32_t s = rib_pfx_hash(addr, len) & rib->hmask, di;
+
+	while ((di = rib->htab[s]) != RIB_NIL) {
+		const struct rib_dest *d = rib_dest(rib, di);
+
+		if (d->addr == addr && d->len == len)
+			return (di);
+		s = (s + 1) & rib->hmask;
+	}
+	return (RIB_NIL);
+}
+
+uint32_t
+rib_dest_get(struct rib *rib, uint32_t addr, uint8_t len)
+{
+	uint32_t s = rib_pfx_hash(addr, len) & rib->hmask, di;
+	struct rib_dest *d;
+
+	while ((di = rib->htab[s]) != RIB_NIL) {
+		d = rib_dest(rib, di);
+		if (d->addr == addr && d->len == len)
+			return (di);
+		s = (s + 1) & rib->hmask;
+	}
+	if ((uint64_t)(rib->hcount + 1) * 4 > (uint64_t)(rib->hmask + 1) * 3) {
+		if (rib_htab_resize(rib, (rib->hmask + 1) * 2) != 0)
+			return (RIB_NIL);
+		s = rib_pfx_hash(addr, len) & rib->hmask;
+		while (rib->htab[s] != RIB_NIL)
+			s = (s + 1) & rib->hmask;
+	}
+	if ((di = rib_ipool_get(&rib->dests)) == RIB_NIL)
+		return (RIB_NIL);
+	d = rib_dest(rib, di);
+	d->addr = addr;
+	d->len = len;
+	rib->htab[s] = di;
+	rib->hcount++;
+	return (di);
+}
+
+static void
+rib_htab_remove(struct rib *rib, uint32_t di)
+{
+	const struct rib_dest *d = rib_dest(rib, di);
+	uint32_t m = rib->hmask, i = rib_pfx_hash(d->addr, d->len) & m, j;
+
+	while (rib->htab[i] != di)
+		i = (i + 1) & m;
+	/* backward-shift deletion keeps every probe chain unbroken */
+	for (j = (i + 1) & m; rib->htab[j] != RIB_NIL; j = (j + 1) & m) {
+		const struct rib_dest *e = rib_dest(rib, rib->htab[j]);
+		uint32_t h = rib_pfx_hash(e->addr, e->len) & m;
+
+		/* move e into the hole unless its home lies in (i, j] */
+		if (((j - h) & m) >= ((j - i) & m)) {
+			rib->htab[i] = rib->htab[j];
+			i = j;
+		}
+	}
+	rib->htab[i] = RIB_NIL;
+	rib->hcount--;
+}
+
+void
+rib_dest_gc(struct rib *rib, uint32_t di)
+{
+	const struct rib_dest *d = rib_dest(rib, di);
+
+	if (d->routes != RIB_NIL || d->want != RIB_FG_NONE ||
+	    d->sent != RIB_FG_NONE || d->acked != RIB_FG_NONE ||
+	    d->inflight != 0 || (d->flags & (RIB_DF_QUEUED | RIB_DF_DIRTY)))
+		return;
+	rib_htab_remove(rib, di);
+	rib_ipool_put(&rib->dests, di);
+}
+
+uint32_t
+rib_dest_lpm(const struct rib *rib, uint32_t addr, unsigned minlen)
+{
+	for (int len = 32; len >= (int)minlen; len--) {
+		uint32_t di;
+
+		if (rib->lencount[len] == 0)
+			continue;
+		di = rib_dest_find(rib, addr & lc_prefix4_mask((unsigned)len),
+		    (uint8_t)len);
+		if (di != RIB_NIL && rib_dest(rib, di)->routes != RIB_NIL)
+			return (di);
+	}
+	return (RIB_NIL);
+}
