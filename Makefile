@@ -10,7 +10,7 @@ SHELL := /bin/bash
 # drops -O2 (an early NFD benchmark was void because it did).
 CC       ?= cc
 CLANG    ?= clang
-BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
 	-fno-strict-aliasing -D_GNU_SOURCE -I. -Ibuild/gen
 TERN_CFLAGS := -O2 -g $(BASE_CFLAGS)
 ALL_CFLAGS   = $(TERN_CFLAGS) $(CFLAGS)

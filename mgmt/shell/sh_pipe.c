@@ -1,0 +1,246 @@
+/* mgmt/shell/sh_pipe.c: splits a shell line into a command and pipe stages, and filters output through them. */
+#include "sh.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One '|'-separated piece of the line, with quotes kept as typed. */
+struct piece {
+	const char	*s;
+	size_t		 len;
+};
+
+static const char *
+skip_space(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	return (s);
+}
+
+/* Copies the next word of [s, end) into buf, removing one level of quotes. */
+static int
+next_word(const char **sp, const char *end, char *buf, size_t buflen)
+{
+	const char *s = skip_space(*sp, end);
+	size_t n = 0;
+	char q = 0;
+
+	if (s == end)
+		return (-ENOENT);
+	for (; s < end; s++) {
+		if (q != 0) {
+			if (*s == q) {
+				q = 0;
+				continue;
+			}
+		} else if (*s == '"' || *s == '\'') {
+			q = *s;
+			continue;
+		} else if (*s == ' ' || *s == '\t') {
+			break;
+		}
+		if (n + 1 >= buflen)
+			return (-E2BIG);
+		buf[n++] = *s;
+	}
+	if (q != 0)
+		return (-EINVAL);
+	buf[n] = '\0';
+	*sp = s;
+	return (0);
+}
+
+static int
+stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
+    size_t errlen)
+{
+	const char *s = p.s, *end = p.s + p.len;
+	char word[256], re[1024];
+	int rv;
+
+	memset(st, 0, sizeof(*st));
+	if ((rv = next_word(&s, end, word, sizeof(word))) != 0) {
+		snprintf(err, errlen, rv == -ENOENT ?
+		    "empty pipe stage: expected match, except, count, json or no-more" :
+		    "bad pipe stage");
+		return (-EINVAL);
+	}
+	if (strcmp(word, "match") == 0 || strcmp(word, "except") == 0) {
+		st->kind = word[0] == 'm' ? SH_STAGE_MATCH : SH_STAGE_EXCEPT;
+		rv = next_word(&s, end, re, sizeof(re));
+		if (rv == -ENOENT) {
+			snprintf(err, errlen, "'| %s' needs a regular expression", word);
+			return (-EINVAL);
+		}
+		if (rv != 0) {
+			snprintf(err, errlen, "'| %s': %s", word, rv == -EINVAL ?
+			    "unterminated quote" : "expression too long");
+			return (-EINVAL);
+		}
+		if ((rv = regcomp(&st->re, re, REG_EXTENDED | REG_NOSUB)) != 0) {
+			char msg[128];
+
+			regerror(rv, &st->re, msg, sizeof(msg));
+			snprintf(err, errlen, "'| %s %s': %s", word, re, msg);
+			return (-EINVAL);
+		}
+		st->has_re = true;
+	} else if (strcmp(word, "count") == 0) {
+		st->kind = SH_STAGE_COUNT;
+	} else if (strcmp(word, "json") == 0) {
+		st->kind = SH_STAGE_JSON;
+		*json = true;
+	} else if (strcmp(word, "no-more") == 0) {
+		st->kind = SH_STAGE_NOMORE;
+	} else {
+		snprintf(err, errlen, "unknown pipe command '%s': expected match, "
+		    "except, count, json or no-more", word);
+		return (-EINVAL);
+	}
+	if (skip_space(s, end) != end) {
+		if (st->has_re)
+			regfree(&st->re);
+		snprintf(err, errlen, "unexpected '%.*s' after '| %s' (quote a "
+		    "regular expression that has spaces)",
+		    (int)(end - skip_space(s, end)), skip_space(s, end), word);
+		return (-EINVAL);
+	}
+	return (0);
+}
+
+int
+sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
+    size_t errlen)
+{
+	struct piece pieces[SH_PIPE_MAX + 2];
+	unsigned np = 0;
+	const char *s, *start;
+	char q = 0;
+	int rv;
+
+	memset(out, 0, sizeof(*out));
+	if (line == NULL) {
+		snprintf(err, errlen, "no command");
+		return (-EINVAL);
+	}
+	for (s = start = line;; s++) {
+		if (q != 0) {
+			if (*s == q)
+				q = 0;
+			else if (*s == '\0') {
+				snprintf(err, errlen, "unterminated quote");
+				return (-EINVAL);
+			}
+			continue;
+		}
+		if (*s == '"' || *s == '\'') {
+			q = *s;
+			continue;
+		}
+		if (*s == '|' || *s == '\0') {
+			if (np == SH_PIPE_MAX + 1) {
+				snprintf(err, errlen, "too many pipe stages "
+				    "(at most %d)", SH_PIPE_MAX);
+				return (-EINVAL);
+			}
+			pieces[np].s = start;
+			pieces[np++].len = (size_t)(s - start);
+			start = s + 1;
+			if (*s == '\0')
+				break;
+		}
+	}
+
+	/* the command, without surrounding blanks */
+	s = skip_space(pieces[0].s, pieces[0].s + pieces[0].len);
+	start = pieces[0].s + pieces[0].len;
+	while (start > s && (start[-1] == ' ' || start[-1] == '\t' ||
+	    start[-1] == '\n' || start[-1] == '\r'))
+		start--;
+	if (start == s && np > 1) {
+		snprintf(err, errlen, "a pipe needs a command before '|'");
+		return (-EINVAL);
+	}
+	if ((out->command = strndup(s, (size_t)(start - s))) == NULL)
+		return (-ENOMEM);
+	for (unsigned i = 1; i < np; i++) {
+		if ((rv = stage_parse(pieces[i], &out->stages[out->n],
+		    &out->json, err, errlen)) != 0) {
+			sh_pipeline_fini(out);
+			return (rv);
+		}
+		out->n++;
+	}
+	return (0);
+}
+
+void
+sh_pipeline_fini(struct sh_pipeline *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->stages[i].has_re)
+			regfree(&p->stages[i].re);
+	free(p->command);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Does this line survive every match/except stage? */
+static bool
+line_kept(const struct sh_pipeline *p, const char *line)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct sh_stage *st = &p->stages[i];
+		bool m;
+
+		if (!st->has_re)
+			continue;
+		m = regexec(&st->re, line, 0, NULL, 0) == 0;
+		if ((st->kind == SH_STAGE_MATCH) != m)
+			return (false);
+	}
+	return (true);
+}
+
+void
+sh_pipeline_output(const struct sh_pipeline *p, const char *text, FILE *f)
+{
+	struct json_object *jo = NULL;
+	const char *s, *nl;
+	bool count = false;
+	unsigned long lines = 0;
+	char *copy = NULL;
+
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->stages[i].kind == SH_STAGE_COUNT)
+			count = true;
+	if (text == NULL)
+		text = "";
+	if (p->json && (jo = json_tokener_parse(text)) != NULL)
+		text = json_object_to_json_string_ext(jo,
+		    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	for (s = text; *s != '\0'; s = nl + 1) {
+		size_t len;
+
+		nl = strchr(s, '\n');
+		len = nl != NULL ? (size_t)(nl - s) : strlen(s);
+		free(copy);
+		if ((copy = strndup(s, len)) == NULL)
+			break;
+		if (line_kept(p, copy)) {
+			lines++;
+			if (!count)
+				fprintf(f, "%s\n", copy);
+		}
+		if (nl == NULL)
+			break;
+	}
+	free(copy);
+	if (count)
+		fprintf(f, "Count: %lu lines\n", lines);
+	if (jo != NULL)
+		json_object_put(jo);
+}

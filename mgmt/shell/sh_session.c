@@ -1,0 +1,209 @@
+/* mgmt/shell/sh_session.c: ternsh's session with tern-mgmt over libtern-ipc (execute, complete). */
+#include "sh.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/mgmt.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_loop.h"
+
+struct sh_session {
+	struct ev_loop		*loop;
+	struct ipc_client	*client;
+	struct lc_arena		*arena;		/* replies; reset per call */
+	uint64_t		 id;		/* mgmt's session id */
+	bool			 read_only;
+	unsigned		 timeout_ms;
+	const char		*cand[512];
+	const char		*help[512];
+	char			 errbuf[512];
+};
+
+bool
+sh_session_read_only(const struct sh_session *s)
+{
+	return (s->read_only);
+}
+
+static const char *
+user_name(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	return (pw != NULL ? pw->pw_name : "unknown");
+}
+
+struct sh_session *
+sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
+    size_t errlen)
+{
+	struct sh_session *s;
+	struct ipc_opts opts = { 0 };
+	Mgmt__SessionOpen req = MGMT__SESSION_OPEN__INIT;
+	ProtobufCMessage *rep = NULL;
+	char path[4096];
+	int st;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	s->timeout_ms = timeout_ms;
+	opts.rundir = ipc_rundir(rundir);
+	opts.component = "ternsh";
+	opts.timeout_ms = timeout_ms;
+	/* The admin socket when we may write it; else read-only access. */
+	snprintf(path, sizeof(path), "%s/mgmt.sock", opts.rundir);
+	s->read_only = access(path, W_OK) != 0 && errno == EACCES;
+	if ((s->loop = lc_loop_new()) == NULL ||
+	    (s->arena = lc_arena_new(0)) == NULL ||
+	    (s->client = ipc_client_new(s->loop, &ipc_svc_mgmt, &opts,
+	    s->read_only)) == NULL) {
+		snprintf(err, errlen, "cannot set up a connection to tern-mgmt "
+		    "in %s: %s", opts.rundir, strerror(errno));
+		sh_session_free(s);
+		return (NULL);
+	}
+	req.user = (char *)user_name();
+	req.read_only = s->read_only;
+	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
+	    timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
+	if (st != IPC_OK) {
+		snprintf(err, errlen, "cannot reach tern-mgmt at %s/mgmt%s.sock: "
+		    "%s%s%s (is the router running? start it with 'make run' or "
+		    "tern-rtrmgr)", opts.rundir, s->read_only ? "-ro" : "",
+		    ipc_status_str(st), s->errbuf[0] ? ": " : "", s->errbuf);
+		sh_session_free(s);
+		return (NULL);
+	}
+	s->id = ((Mgmt__Reply *)rep)->session;
+	lc_arena_reset(s->arena);
+	return (s);
+}
+
+void
+sh_session_free(struct sh_session *s)
+{
+	if (s == NULL)
+		return;
+	if (s->client != NULL && s->id != 0) {
+		Mgmt__SessionRequest req = MGMT__SESSION_REQUEST__INIT;
+		ProtobufCMessage *rep;
+
+		req.session = s->id;
+		(void)ipc_call_wait(s->client, MGMT__METHOD__SESSION_CLOSE,
+		    &req.base, 1000, s->arena, &rep, s->errbuf,
+		    sizeof(s->errbuf));
+	}
+	ipc_client_free(s->client);
+	if (s->arena != NULL)
+		lc_arena_free(s->arena);
+	if (s->loop != NULL)
+		lc_loop_free(s->loop);
+	free(s);
+}
+
+int
+sh_session_exec(struct sh_session *s, const char *line, bool json,
+    struct sh_result *res)
+{
+	Mgmt__ExecuteRequest req = MGMT__EXECUTE_REQUEST__INIT;
+	ProtobufCMessage *rep = NULL;
+	Mgmt__Reply *r;
+	int st;
+
+	memset(res, 0, sizeof(*res));
+	lc_arena_reset(s->arena);
+	req.session = s->id;
+	req.line = (char *)line;
+	req.format = json ? MGMT__FORMAT__JSON : MGMT__FORMAT__TEXT;
+	st = ipc_call_wait(s->client, MGMT__METHOD__EXECUTE, &req.base,
+	    s->timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
+	if (st != IPC_OK) {
+		char msg[sizeof(s->errbuf)];
+
+		snprintf(msg, sizeof(msg), "%s", s->errbuf);
+		snprintf(s->errbuf, sizeof(s->errbuf), "tern-mgmt: %s%s%s",
+		    ipc_status_str(st), msg[0] ? ": " : "", msg);
+		res->code = -1;
+		res->error = s->errbuf;
+		return (st == IPC_TIMEOUT ? -ETIMEDOUT : -EIO);
+	}
+	r = (Mgmt__Reply *)rep;
+	res->code = r->code;
+	res->text = r->text;
+	res->error = r->error;
+	res->prompt = r->prompt;
+	res->configure = r->mode == MGMT__MODE__CONFIGURE;
+	return (0);
+}
+
+int
+sh_session_complete(struct sh_session *s, const char *line, size_t cursor,
+    bool help, struct sh_completion *out)
+{
+	Mgmt__CompleteRequest req = MGMT__COMPLETE_REQUEST__INIT;
+	ProtobufCMessage *rep = NULL;
+	Mgmt__CompleteReply *r;
+	size_t n;
+	int st;
+
+	memset(out, 0, sizeof(*out));
+	lc_arena_reset(s->arena);
+	req.session = s->id;
+	req.line = (char *)line;
+	req.cursor = (uint32_t)cursor;
+	req.help = help;
+	st = ipc_call_wait(s->client, MGMT__METHOD__COMPLETE, &req.base,
+	    s->timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
+	if (st != IPC_OK)
+		return (-EIO);
+	r = (Mgmt__CompleteReply *)rep;
+	n = r->n_candidates;
+	if (n > sizeof(s->cand) / sizeof(s->cand[0]))
+		n = sizeof(s->cand) / sizeof(s->cand[0]);
+	for (size_t i = 0; i < n; i++) {
+		s->cand[i] = r->candidates[i];
+		s->help[i] = i < r->n_help ? r->help[i] : NULL;
+	}
+	out->n = (unsigned)n;
+	out->cand = s->cand;
+	out->help = s->help;
+	out->common = r->common_prefix != NULL ? r->common_prefix : "";
+	return (0);
+}
+
+int
+sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
+{
+	struct sh_pipeline p;
+	struct sh_result res;
+	char msg[512];
+	int rv;
+
+	if (sh_pipeline_parse(line, &p, msg, sizeof(msg)) != 0) {
+		fprintf(err, "error: %s\n", msg);
+		return (1);
+	}
+	if (p.command[0] == '\0') {
+		sh_pipeline_fini(&p);
+		return (0);
+	}
+	rv = sh_session_exec(s, p.command, p.json, &res);
+	if (rv != 0 || res.code != 0) {
+		if (res.text != NULL && res.text[0] != '\0')
+			sh_pipeline_output(&p, res.text, out);
+		fprintf(err, "error: %s\n", res.error != NULL && res.error[0] ?
+		    res.error : "command failed");
+		sh_pipeline_fini(&p);
+		return (1);
+	}
+	sh_pipeline_output(&p, res.text, out);
+	sh_pipeline_fini(&p);
+	return (0);
+}
