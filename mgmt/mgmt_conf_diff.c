@@ -167,6 +167,9 @@ cs_pair(void *arg, const struct mgmt_node *a, const struct mgmt_node *b)
 	if (a && b && same_content(a, b))
 		return (true);
 	if (mgmt_schema[n->sid].flags & MGMT_SF_UNIT) {
+		/* a change and its undo leave equal content in new nodes */
+		if (a && b && eq_pair(NULL, a, b))
+			return (true);
 		record(out, !a ? MGMT_CHG_ADD : !b ? MGMT_CHG_DEL :
 		    MGMT_CHG_MOD, a, b);
 		return (true);

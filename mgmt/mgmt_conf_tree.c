@@ -609,7 +609,7 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 
 				snprintf(m, sizeof(m), "unexpected '%.64s', %s "
 				    "takes no value", w[i], s->name);
-				return (path_err(err, w, i + 1, m));
+				return (path_err(err, w, i, m));
 			}
 			continue;
 		}
@@ -646,7 +646,7 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 
 				snprintf(m, sizeof(m), "unexpected '%.64s' after "
 				    "the value of %s", w[i], s->name);
-				return (path_err(err, w, i + 1, m));
+				return (path_err(err, w, i, m));
 			}
 			return (ns);
 		}
