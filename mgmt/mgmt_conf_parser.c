@@ -361,7 +361,9 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 					    s->name, s->kind == MGMT_SK_LEAF ?
 					    "" : " ", s->kind == MGMT_SK_LEAF ?
 					    "" : canon);
-					return (dup_err(P, &vv[j], old, what));
+					return (dup_err(P, s->kind ==
+					    MGMT_SK_LEAF ? &w[kw] : &vv[j],
+					    old, what));
 				}
 				c = mgmt_node_new((unsigned)ch, k.kbin, canon);
 				locate(P, c, &w[kw]);

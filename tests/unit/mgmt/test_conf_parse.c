@@ -178,7 +178,7 @@ test_duplicate_errors(void **s)
 {
 	(void)s;
 	bad("interfaces { eth0 { mtu 1500;\n mtu 9000; } }",
-	    "t.conf:2:6: duplicate mtu (first at line 1, column 21)");
+	    "t.conf:2:2: duplicate mtu (first at line 1, column 21)");
 	bad("interfaces { eth0 { }\n eth0 { } }",
 	    "t.conf:2:2: duplicate interface eth0 (first at line 1, column "
 	    "14)");

@@ -1,0 +1,214 @@
+/* tests/unit/mgmt/test_conf_store.c: atomic config writes, the 50-commit history, rollback, save and load merge/replace. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mgmt/mgmt_conf.h"
+
+static char dir[256];
+
+static int
+setup(void **s)
+{
+	(void)s;
+	snprintf(dir, sizeof(dir), "/tmp/tern-conf-store.XXXXXX");
+	return (mkdtemp(dir) == NULL ? -1 : 0);
+}
+
+static int
+teardown(void **s)
+{
+	char cmdline[300];
+
+	(void)s;
+	snprintf(cmdline, sizeof(cmdline), "rm -rf '%s'", dir);
+	return (system(cmdline) == 0 ? 0 : -1);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static unsigned
+count_entries(const char *d, const char *prefix)
+{
+	DIR *dd = opendir(d);
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(dd);
+	while ((e = readdir(dd)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(dd);
+	return (n);
+}
+
+static void
+test_write_atomic(void **s)
+{
+	char path[300], buf[64];
+	FILE *f;
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/a.conf", dir);
+	assert_int_equal(mgmt_store_write_atomic(path, "one\n", 4), 0);
+	assert_int_equal(mgmt_store_write_atomic(path, "two\n", 4), 0);
+	f = fopen(path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "two\n");
+	assert_int_equal(count_entries(dir, "a.conf.tmp"), 0);
+	/* an unwritable place: error, nothing left behind */
+	assert_int_equal(mgmt_store_write_atomic("/nonexistent/dir/x", "x", 1),
+	    -ENOENT);
+}
+
+static void
+test_commit_history(void **s)
+{
+	struct mgmt_conf *c = mgmt_conf_new(), *r;
+	struct mgmt_err err;
+	struct mgmt_rib_conf rc;
+	char hist[300], w2[8];
+	const char *w[3] = { "rib", "ecmp-width", w2 };
+
+	(void)s;
+	snprintf(hist, sizeof(hist), "%s/commits", dir);
+	assert_int_equal(mgmt_store_count(hist), 0);
+	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), -ENOENT);
+	assert_string_equal(err.msg, "rollback 0: no such commit (0 stored: "
+	    "0..-1)");
+	/* 55 commits with ecmp-width 1..55 (wrapping at 64 not reached) */
+	for (unsigned i = 1; i <= 55; i++) {
+		snprintf(w2, sizeof(w2), "%u", i);
+		assert_int_equal(mgmt_conf_set(c, w, 3, &err), 0);
+		assert_int_equal(mgmt_store_commit(hist, c), 0);
+	}
+	assert_int_equal(mgmt_store_count(hist), MGMT_STORE_KEEP);
+	assert_int_equal(count_entries(hist, "commit."), MGMT_STORE_KEEP);
+	/* rollback N = N commits back; 0 is the newest */
+	for (unsigned n = 0; n < MGMT_STORE_KEEP; n += 7) {
+		assert_int_equal(mgmt_store_rollback(hist, n, &r, &err), 0);
+		mgmt_conf_rib_get(r, &rc);
+		assert_int_equal(rc.ecmp_width, 55 - n);
+		mgmt_conf_free(r);
+	}
+	assert_int_equal(mgmt_store_rollback(hist, 50, &r, &err), -ENOENT);
+	assert_string_equal(err.msg, "rollback 50: no such commit (50 stored: "
+	    "0..49)");
+	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), 0);
+	assert_true(mgmt_conf_equal(r, c));
+	mgmt_conf_free(r);
+	mgmt_conf_free(c);
+}
+
+static void
+test_rollback_of_broken_file_fails(void **s)
+{
+	struct mgmt_conf *r = (struct mgmt_conf *)0x1;
+	struct mgmt_err err;
+	char hist[300], path[400];
+
+	(void)s;
+	snprintf(hist, sizeof(hist), "%s/h2", dir);
+	mkdir(hist, 0755);
+	snprintf(path, sizeof(path), "%s/commit.7", hist);
+	write_file(path, "rib { ecmp-width 99; }\n");
+	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), -EINVAL);
+	assert_ptr_equal(r, (struct mgmt_conf *)0x1);
+	assert_non_null(strstr(err.msg, "commit.7:1:18: ecmp-width 99 out of "
+	    "range"));
+}
+
+static void
+test_save_and_load(void **s)
+{
+	struct mgmt_conf *c = mgmt_conf_new(), *before, *l;
+	struct mgmt_err err;
+	char path[300], bad[300], merge[300], refbad[300];
+	struct lc_buf b = { 0 };
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/saved.conf", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.conf", dir);
+	snprintf(merge, sizeof(merge), "%s/merge.conf", dir);
+	snprintf(refbad, sizeof(refbad), "%s/ref.conf", dir);
+	write_file(merge, "interfaces { eth0 { address 198.18.0.1/24; } }\n"
+	    "protocols static route 10.0.0.0/8 interface eth0;\n");
+	assert_int_equal(mgmt_conf_load(c, merge, MGMT_LOAD_MERGE, &err), 0);
+	assert_int_equal(mgmt_conf_save(c, path), 0);
+	assert_int_equal(mgmt_conf_load_file(path, &l, &err), 0);
+	assert_true(mgmt_conf_equal(l, c));
+	mgmt_conf_free(l);
+
+	/* each class of bad file: an error naming file:line:col, no change */
+	before = mgmt_conf_dup(c);
+	write_file(bad, "interfaces {\n  eth0 { mtu 9000 }\n}\n");
+	assert_int_equal(mgmt_conf_load(c, bad, MGMT_LOAD_REPLACE, &err), -22);
+	assert_non_null(strstr(err.msg, "bad.conf:2:19: expected ';' or '{'"));
+	write_file(bad, "interfaces { eth0 { mtu 50; } }\n");
+	assert_int_equal(mgmt_conf_load(c, bad, MGMT_LOAD_MERGE, &err), -22);
+	assert_non_null(strstr(err.msg, "bad.conf:1:25: mtu 50 out of range"));
+	write_file(bad, "interfaces { eth0 { address 1.2.3; } }\n");
+	assert_int_equal(mgmt_conf_load(c, bad, MGMT_LOAD_MERGE, &err), -22);
+	assert_non_null(strstr(err.msg, "bad.conf:1:29: invalid address"));
+	write_file(bad, "rib { ecmp-width 2; ecmp-width 3; }\n");
+	assert_int_equal(mgmt_conf_load(c, bad, MGMT_LOAD_MERGE, &err), -22);
+	assert_non_null(strstr(err.msg, "bad.conf:1:21: duplicate ecmp-width"));
+	assert_int_equal(mgmt_conf_load(c, "/nonexistent.conf",
+	    MGMT_LOAD_MERGE, &err), -ENOENT);
+	assert_true(mgmt_conf_equal(before, c));
+	mgmt_conf_print(c, &b);
+	lc_buf_append(&b, "", 1);
+	assert_non_null(strstr((char *)b.data, "route 10.0.0.0/8 interface "
+	    "eth0;"));
+	/* reference errors: load (parse) succeeds, validation refuses */
+	write_file(refbad, "protocols static route 10.0.0.0/8 interface "
+	    "eth5;\n");
+	assert_int_equal(mgmt_conf_load_file(refbad, &l, &err), -22);
+	assert_non_null(strstr(err.msg, "ref.conf:1:35: static route "
+	    "10.0.0.0/8: interface eth5 is not configured"));
+	assert_int_equal(mgmt_conf_load(c, refbad, MGMT_LOAD_REPLACE, &err),
+	    0);
+	assert_int_equal(mgmt_conf_validate(c, &err), -22);
+	assert_int_equal(mgmt_conf_count(c, MGMT_S_IFACE), 0);
+	/* replace then merge back */
+	assert_int_equal(mgmt_conf_load(c, path, MGMT_LOAD_MERGE, &err), 0);
+	assert_int_equal(mgmt_conf_count(c, MGMT_S_IFACE), 1);
+	/* the merged leaf overrides: the route is via eth0 again */
+	assert_int_equal(mgmt_conf_validate(c, &err), 0);
+	assert_true(mgmt_conf_equal(before, c));
+	mgmt_conf_free(before);
+	mgmt_conf_free(c);
+	lc_buf_fini(&b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_commit_history),
+		cmocka_unit_test(test_rollback_of_broken_file_fails),
+		cmocka_unit_test(test_save_and_load),
+	};
+
+	return (cmocka_run_group_tests(tests, setup, teardown));
+}
