@@ -350,6 +350,9 @@ comp_failure(struct rtm_comp *c, int exit_code, double uptime)
 	    cfg->backoff_max_ms, c->consecutive);
 	lc_log_notice("%s: restart %u in %" PRIu64 " ms", c->cfg->name,
 	    c->consecutive, c->backoff_ms);
+	/* Count the delay from now, not from the start of this loop turn
+	 * (waitid, the log and the state file took some time). */
+	ev_now_update(rtm->loop);
 	ev_timer_set(&c->timer, c->backoff_ms / 1000.0, 0.);
 	ev_set_cb(&c->timer, backoff_cb);
 	ev_timer_start(rtm->loop, &c->timer);
@@ -891,6 +894,8 @@ resolve_user(struct rtm *rtm)
 			    (int)geteuid(), cfg->user);
 		return (0);
 	}
+	if (!wanted)
+		return (0);	/* every component runs as root */
 	errno = 0;
 	if ((pw = getpwnam(cfg->user)) == NULL) {
 		lc_log_err("user '%s' (for unprivileged components) does not "
