@@ -1,4 +1,5 @@
 /* rtrmgr/main.c: tern-rtrmgr, the tern router manager: starts, watches and restarts the tern components. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +66,8 @@ main(int argc, char **argv)
 		lc_log_err("%s (nothing started)", err.msg);
 		return (1);
 	}
+	/* A hang-up must not kill the supervisor (children reset it). */
+	signal(SIGHUP, SIG_IGN);
 	if ((loop = lc_loop_new()) == NULL ||
 	    lc_loop_signals(loop, NULL, NULL) != 0 ||
 	    (rtm = rtm_new(loop, cfg, &ro)) == NULL) {

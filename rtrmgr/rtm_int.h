@@ -132,6 +132,7 @@ struct rtm_state_rec {
 	pid_t		 pid;		/* 0: not running */
 	uint64_t	 starttime;	/* rtm_proc_starttime() at start */
 	uint64_t	 started_ms;	/* CLOCK_REALTIME at start, ms */
+	bool		 held;		/* stopped by an operator: stays stopped */
 	char		 binary[256];
 };
 

@@ -197,6 +197,9 @@ rtm_proc_matches(pid_t pid, const char *binary)
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
+		/* replaced on disk since (an upgrade): still the same program */
+		if (n > 10 && strcmp(exe + n - 10, " (deleted)") == 0)
+			exe[n - 10] = '\0';
 		if (strcmp(exe, binary) == 0 ||
 		    (realpath(binary, real) != NULL && strcmp(exe, real) == 0))
 			return (true);

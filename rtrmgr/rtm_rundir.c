@@ -14,7 +14,7 @@
 
 #define RTM_STATE_FILE	"rtrmgr.state"
 #define RTM_LOCK_FILE	"rtrmgr.lock"
-#define RTM_STATE_MAGIC	"tern-rtrmgr-state 1"
+#define RTM_STATE_MAGIC	"tern-rtrmgr-state 2"
 
 int
 rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid)
@@ -94,11 +94,12 @@ rtm_state_write(const char *dir, const struct rtm_state_rec *r, unsigned n)
 	}
 	fprintf(f, "%s\n# written by tern-rtrmgr %d; replaced atomically, do "
 	    "not edit\n# comp NAME GENERATION PID STARTTIME STARTED_MS "
-	    "BINARY\n", RTM_STATE_MAGIC, (int)getpid());
+	    "HELD BINARY\n", RTM_STATE_MAGIC, (int)getpid());
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "comp %s %" PRIu64 " %d %" PRIu64 " %" PRIu64 " %s\n",
-		    r[i].name, r[i].generation, (int)r[i].pid, r[i].starttime,
-		    r[i].started_ms, r[i].binary[0] ? r[i].binary : "-");
+		fprintf(f, "comp %s %" PRIu64 " %d %" PRIu64 " %" PRIu64
+		    " %d %s\n", r[i].name, r[i].generation, (int)r[i].pid,
+		    r[i].starttime, r[i].started_ms, r[i].held ? 1 : 0,
+		    r[i].binary[0] ? r[i].binary : "-");
 	if (fflush(f) != 0 || fsync(fd) != 0) {
 		e = errno;
 		fclose(f);
@@ -142,15 +143,16 @@ rtm_state_read(const char *dir, struct rtm_state_rec *r, unsigned max)
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		struct rtm_state_rec rec;
-		int pid, off = 0;
+		int pid, held, off = 0;
 
 		if (line[0] == '#')
 			continue;
 		memset(&rec, 0, sizeof(rec));
 		if (strchr(line, '\n') == NULL ||
 		    sscanf(line, "comp %31s %" SCNu64 " %d %" SCNu64 " %" SCNu64
-		    " %n", rec.name, &rec.generation, &pid, &rec.starttime,
-		    &rec.started_ms, &off) != 5 || off == 0 || pid < 0) {
+		    " %d %n", rec.name, &rec.generation, &pid, &rec.starttime,
+		    &rec.started_ms, &held, &off) != 6 || off == 0 || pid < 0 ||
+		    (held != 0 && held != 1)) {
 			fclose(f);
 			return (-EINVAL);
 		}
@@ -158,6 +160,7 @@ rtm_state_read(const char *dir, struct rtm_state_rec *r, unsigned max)
 		snprintf(rec.binary, sizeof(rec.binary), "%s",
 		    strcmp(line + off, "-") == 0 ? "" : line + off);
 		rec.pid = (pid_t)pid;
+		rec.held = held == 1;
 		if (n < max)
 			r[n++] = rec;
 	}

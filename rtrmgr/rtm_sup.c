@@ -30,6 +30,7 @@ struct rtm_comp {
 	bool		 boot_done;	/* handled by the boot sequence */
 	bool		 restart_after_stop;
 	bool		 hung;		/* killed by us for a failed health */
+	bool		 held;		/* stopped by request: not started at boot */
 	uint64_t	 generation, prev_generation;
 	uint64_t	 starttime;	/* /proc starttime, for re-adoption */
 	uint64_t	 started_ms;	/* realtime */
@@ -114,6 +115,7 @@ state_save(struct rtm *rtm)
 
 		snprintf(recs[i].name, sizeof(recs[i].name), "%s", c->cfg->name);
 		recs[i].generation = c->generation;
+		recs[i].held = c->held;
 		if (c->pid > 0) {
 			recs[i].pid = c->pid;
 			recs[i].starttime = c->starttime;
@@ -669,6 +671,7 @@ rtm_comp_start(struct rtm *rtm, const char *name)
 		break;
 	}
 	/* An operator's start forgives the past. */
+	c->held = false;
 	rtm_failwin_reset(&c->fw);
 	c->consecutive = 0;
 	lc_log_notice("%s: start requested", name);
@@ -685,15 +688,16 @@ rtm_comp_stop(struct rtm *rtm, const char *name)
 	if ((rv = comp_lookup(rtm, name, &c)) != 0)
 		return (rv);
 	lc_log_notice("%s: stop requested", name);
-	switch (c->state) {
-	case RTM_STOPPED:
-	case RTM_FAILED:
+	if (c->state == RTM_STOPPED || c->state == RTM_FAILED)
 		return (-EALREADY);
+	c->held = true;		/* a new rtrmgr leaves it stopped too */
+	switch (c->state) {
 	case RTM_STOPPING:
 		c->restart_after_stop = false;
 		return (0);
 	case RTM_BACKOFF:
 		ev_timer_stop(rtm->loop, &c->timer);
+		state_save(rtm);
 		set_state(c, RTM_STOPPED, c->last_exit);
 		return (0);
 	default:
@@ -712,6 +716,9 @@ rtm_comp_restart(struct rtm *rtm, const char *name)
 	if ((rv = comp_lookup(rtm, name, &c)) != 0)
 		return (rv);
 	lc_log_notice("%s: restart requested", name);
+	if (c->state == RTM_STOPPING)
+		return (-EBUSY);
+	c->held = false;
 	switch (c->state) {
 	case RTM_STOPPING:
 		return (-EBUSY);
@@ -943,8 +950,16 @@ adopt(struct rtm *rtm)
 			continue;
 		}
 		c->generation = r->generation;
-		if (r->pid <= 0)
+		if (r->pid <= 0) {
+			if (r->held) {
+				/* stopped by an operator: not started at boot */
+				c->held = true;
+				c->boot_done = true;
+				lc_log_notice("%s: stopped by request before; "
+				    "left stopped (start it to run it)", r->name);
+			}
 			continue;
+		}
 		if (rtm_proc_starttime(r->pid) != r->starttime ||
 		    !rtm_proc_matches(r->pid, c->cfg->binary)) {
 			lc_log_info("%s: recorded pid %d is gone (or another "

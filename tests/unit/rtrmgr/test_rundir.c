@@ -103,6 +103,7 @@ test_state_roundtrip(void **state)
 	snprintf(in[0].binary, sizeof(in[0].binary), "/usr/sbin/tern-mgmt");
 	snprintf(in[1].name, sizeof(in[1].name), "rib");
 	in[1].generation = 1;
+	in[1].held = true;
 	snprintf(in[1].binary, sizeof(in[1].binary), "/opt/my tern/tern-rib");
 	snprintf(in[2].name, sizeof(in[2].name), "fwd");
 	assert_int_equal(rtm_state_read(dir, out, 4), 0);	/* absent */
@@ -127,13 +128,14 @@ test_state_bad(void **state)
 {
 	static const char *const bad[] = {
 		"",
-		"tern-rtrmgr-state 2\n",
-		"garbage\ncomp a 1 2 3 4 /x\n",
-		"tern-rtrmgr-state 1\ncomp a 1 2 3 /x\n",
-		"tern-rtrmgr-state 1\ncomp a x 2 3 4 /x\n",
-		"tern-rtrmgr-state 1\ncomp a 1 -5 3 4 /x\n",
-		"tern-rtrmgr-state 1\nmodule a 1 2 3 4 /x\n",
-		"tern-rtrmgr-state 1\ncomp a 1 2 3 4 /x",	/* cut short */
+		"tern-rtrmgr-state 1\ncomp a 1 2 3 4 /x\n",	/* old format */
+		"garbage\ncomp a 1 2 3 4 0 /x\n",
+		"tern-rtrmgr-state 2\ncomp a 1 2 3 4 /x\n",
+		"tern-rtrmgr-state 2\ncomp a x 2 3 4 0 /x\n",
+		"tern-rtrmgr-state 2\ncomp a 1 -5 3 4 0 /x\n",
+		"tern-rtrmgr-state 2\ncomp a 1 2 3 4 7 /x\n",
+		"tern-rtrmgr-state 2\nmodule a 1 2 3 4 0 /x\n",
+		"tern-rtrmgr-state 2\ncomp a 1 2 3 4 0 /x",	/* cut short */
 	};
 	struct rtm_state_rec out[4];
 
@@ -142,9 +144,10 @@ test_state_bad(void **state)
 		if (rtm_state_read(dir, out, 4) != -EINVAL)
 			fail_msg("case %zu accepted", i);
 	}
-	put("rtrmgr.state", "tern-rtrmgr-state 1\n# c\ncomp a 1 2 3 4 -\n");
+	put("rtrmgr.state", "tern-rtrmgr-state 2\n# c\ncomp a 1 2 3 4 1 -\n");
 	assert_int_equal(rtm_state_read(dir, out, 4), 1);
 	assert_string_equal(out[0].binary, "");
+	assert_true(out[0].held);
 }
 
 int

@@ -656,6 +656,41 @@ test_adopt_after_supervisor_loss(void **state)
 }
 
 static void
+test_operator_stop_survives_supervisor_loss(void **state)
+{
+	static const char *const comps[] = { "mgmt:ok.sh", "rib:ok.sh", NULL };
+	struct rtm_comp_info ci;
+	struct h *hp = *state;
+	pid_t pm;
+
+	hp->rtm = h_rtm(hp, FAST, comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	wait_state(hp, "rib", RTM_RUNNING, 1, 2000);
+	assert_int_equal(rtm_comp_stop(hp->rtm, "rib"), 0);
+	wait_state(hp, "rib", RTM_STOPPED, 1, 2000);
+	info(hp, "mgmt", &ci);
+	pm = ci.pid;
+	rtm_free(hp->rtm);		/* rtrmgr dies */
+	hp->rtm = h_rtm(hp, FAST, comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	run_for(hp, 100);
+	info(hp, "rib", &ci);
+	assert_int_equal(ci.state, RTM_STOPPED);	/* still as the operator left it */
+	assert_int_equal(ci.generation, 1);
+	info(hp, "mgmt", &ci);
+	assert_int_equal(ci.pid, pm);
+	assert_true(ci.adopted);
+	assert_int_equal(rtm_comp_start(hp->rtm, "rib"), 0);
+	wait_state(hp, "rib", RTM_RUNNING, 2, 2000);
+	/* after an orderly shutdown everything starts again */
+	h_shutdown(hp);
+	hp->rtm = h_rtm(hp, FAST, comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	wait_state(hp, "rib", RTM_RUNNING, 3, 2000);
+	wait_state(hp, "mgmt", RTM_RUNNING, 2, 2000);
+}
+
+static void
 test_adopt_refuses_other_process(void **state)
 {
 	static const char *const comps[] = { "mgmt:ok.sh", NULL };
@@ -811,6 +846,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_grace_then_sigkill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_generation_persists_and_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adopt_after_supervisor_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_operator_stop_survives_supervisor_loss, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adopt_refuses_other_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_plugin, setup, teardown),
