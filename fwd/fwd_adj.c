@@ -18,7 +18,12 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 		return (NULL);
 	t->size = size;
 	t->ngroups = ngroups;
-	t->ent = aligned_alloc(64, ((size * sizeof(*t->ent)) + 63) & ~63ul);
+	/*
+	 * Entries for all 65536 indices (2 MiB, untouched beyond size but
+	 * for FWD_FIB_NH_NONE's, which stays UNSET): the fast path indexes
+	 * with any 16-bit FIB result without a bounds test.
+	 */
+	t->ent = calloc(FWD_ADJ_INDEX_SPACE, sizeof(*t->ent));
 	t->used = calloc(size, 1);
 	t->grp = calloc((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1,
 	    sizeof(*t->grp));
@@ -29,7 +34,6 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 		errno = ENOMEM;
 		return (NULL);
 	}
-	memset(t->ent, 0, size * sizeof(*t->ent));
 	return (t);
 }
 

@@ -35,6 +35,7 @@ enum fwd_adj_kind {
 };
 
 #define FWD_ADJ_GROUP_MAX	16	/* members of an ECMP group */
+#define FWD_ADJ_INDEX_SPACE	0x10000	/* ent[] covers every 16-bit index */
 
 /* 32 bytes, two per cache line. */
 struct fwd_adj {
@@ -64,7 +65,8 @@ struct fwd_adj_port {
  * was built with.
  */
 struct fwd_adj_tbl {
-	struct fwd_adj	*ent;		/* size entries, index = FIB next hop */
+	struct fwd_adj	*ent;		/* index = FIB next hop; [size, 0xffff]
+					   exist and stay UNSET */
 	unsigned	 size;
 	uint16_t	*grp;		/* ngroups * FWD_ADJ_GROUP_MAX member ids */
 	unsigned	 ngroups;

@@ -47,15 +47,14 @@ fwd_local_add(struct fwd_local *l, uint32_t a)
 		return (-ENOSPC);
 	__atomic_store_n(&l->addr[l->n], a, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&l->filter[h >> 6], 1ull << (h & 63),
-	    __ATOMIC_RELEASE);
+	__atomic_fetch_or(&l->filter, 1ull << h, __ATOMIC_RELEASE);
 	return (0);
 }
 
 int
 fwd_local_del(struct fwd_local *l, uint32_t a)
 {
-	uint64_t f[4] = { 0, 0, 0, 0 };
+	uint64_t f = 0;
 	unsigned i;
 
 	for (i = 0; i < l->n && l->addr[i] != a; i++)
@@ -68,10 +67,9 @@ fwd_local_del(struct fwd_local *l, uint32_t a)
 	for (i = 0; i < l->n; i++) {
 		unsigned h = fwd_local_hash(l->addr[i]);
 
-		f[h >> 6] |= 1ull << (h & 63);
+		f |= 1ull << h;
 	}
-	for (i = 0; i < 4; i++)
-		__atomic_store_n(&l->filter[i], f[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&l->filter, f, __ATOMIC_RELEASE);
 	return (0);
 }
 
@@ -83,6 +81,9 @@ fwd_dp_init(struct fwd_dp *dp, const struct fwd_dp_conf *c)
 		return (-EINVAL);
 	memset(dp, 0, sizeof(*dp));
 	dp->conf = *c;
+	for (unsigned i = 0; i < c->nports; i++)
+		if (c->ports[i] != NULL)
+			dp->port_ok |= 1ull << i;
 	return (0);
 }
 
@@ -106,127 +107,166 @@ dp_divert(struct fwd_dp *dp, struct fwd_pkt *pkt, enum fwd_reason r,
 	dp->st.reason[r]++;
 	if (fwd_reason_is_slow(r)) {
 		if (dp->conf.punt != NULL &&
-		    dp->conf.punt(dp->conf.punt_arg, pkt, r, aux))
+		    dp->conf.punt(dp->conf.punt_arg, pkt, r, aux)) {
+			dp->npunted++;
 			return;
+		}
 		dp->st.punt_refused++;
 	}
 	drop[(*ndrop)++] = pkt;
+}
+
+/*
+ * A packet that failed the quick test: the full parse says why, or that it
+ * is fine after all (IP options, a filter false positive for the local
+ * set). Returns true with dp->cl_dst and cl_iplen set when it is to be
+ * routed (not through pointers: the caller's variables stay in registers).
+ */
+static __attribute__((noinline)) bool
+dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
+    struct fwd_pkt **drop, unsigned *ndrop)
+{
+	struct fwd_pkt_meta m;
+	enum fwd_reason r;
+
+	r = fwd_pkt_parse(p->data, p->len, mac, &m);
+	if (r == FWD_R_OK && fwd_local_has(dp->conf.local, m.dst))
+		r = FWD_R_LOCAL;
+	else if (r == FWD_R_OK && m.ip[FWD_IP_TTL] <= 1)
+		r = FWD_R_TTL;
+	if (r != FWD_R_OK) {
+		dp_divert(dp, p, r, 0, drop, ndrop);
+		return (false);
+	}
+	dp->cl_dst = m.dst;
+	dp->cl_iplen = m.ip_len;
+	return (true);
+}
+
+/*
+ * The adjacency is not a plain FORWARD one: an ECMP group resolves to its
+ * member; anything else goes to the slow path or is dropped. Returns the
+ * adjacency to forward with, or NULL when the packet was diverted.
+ */
+static __attribute__((noinline)) const struct fwd_adj *
+dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
+    unsigned act, struct fwd_pkt **drop, unsigned *ndrop)
+{
+	const struct fwd_adj_tbl *at = dp->conf.adj;
+	enum fwd_reason r;
+
+	if ((unsigned)(a - at->ent) >= at->size) {	/* FWD_FIB_NH_NONE */
+		dp_divert(dp, p, FWD_R_NO_ROUTE, 0, drop, ndrop);
+		return (NULL);
+	}
+	if (act == FWD_ADJ_A_GROUP) {
+		a = fwd_adj_select(at, a, p->data + FWD_ETH_HLEN);
+		act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+		if (act == FWD_ADJ_A_FORWARD)
+			return (a);
+		if (act == FWD_ADJ_A_GROUP)
+			act = FWD_ADJ_A_DOWN;
+	}
+	switch (act) {
+	case FWD_ADJ_A_RESOLVE:
+		r = FWD_R_RESOLVE;
+		break;
+	case FWD_ADJ_A_LOCAL:
+		r = FWD_R_LOCAL;
+		break;
+	case FWD_ADJ_A_DROP:
+		r = FWD_R_BLACKHOLE;
+		break;
+	default:
+		r = FWD_R_ADJ_DOWN;
+		break;
+	}
+	dp_divert(dp, p, r, (unsigned)(a - at->ent), drop, ndrop);
+	return (NULL);
+}
+
+static __attribute__((noinline)) void
+dp_mtu(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
+    struct fwd_pkt **drop, unsigned *ndrop)
+{
+	if (p->data[FWD_ETH_HLEN + FWD_IP_OFF] & (FWD_IP_DF >> 8))
+		dp_divert(dp, p, FWD_R_MTU_DF, a->mtu, drop, ndrop);
+	else
+		dp_divert(dp, p, FWD_R_MTU_FRAG,
+		    (unsigned)(a - dp->conf.adj->ent), drop, ndrop);
 }
 
 unsigned
 fwd_dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
     unsigned n)
 {
-	const struct fwd_adj_tbl *at = dp->conf.adj;
-	const struct fwd_adj *ent = at->ent;
-	const struct fwd_local *local = dp->conf.local;
+	const struct fwd_fib *fib = dp->conf.fib;
+	const struct fwd_adj *ent = dp->conf.adj->ent;
+	const uint64_t filter = __atomic_load_n(&dp->conf.local->filter,
+	    __ATOMIC_RELAXED);
 	const uint8_t *mac;
+	uint64_t mac64;
 	struct fwd_pkt *drop[FWD_BURST];
-	struct fwd_pkt_meta meta[FWD_BURST];
-	uint32_t dst[FWD_BURST];
-	uint16_t nh[FWD_BURST];
-	uint8_t idx[FWD_BURST];
-	unsigned i, k = 0, ndrop = 0, queued = 0;
+	unsigned i, ndrop = 0, queued;
 
 	if (n > FWD_BURST)
 		n = FWD_BURST;
+	if (dp->txmask != 0)		/* the caller skipped fwd_dp_flush */
+		fwd_dp_flush(dp);
 	if (in_port >= dp->conf.nports || dp->conf.ports[in_port] == NULL) {
 		dp->st.reason[FWD_R_ADJ_DOWN] += n;
 		fwd_pkt_release(pkts, n);
 		return (0);
 	}
 	mac = dp->conf.ports[in_port]->mac;
+	mac64 = fwd_ld64(mac);
 	dp->st.rx += n;
 
-	/* Pass 1: checks; collect destinations of packets to route. */
 	for (i = 0; i < n; i++) {
 		struct fwd_pkt *p = pkts[i];
-		struct fwd_pkt_meta *m = &meta[k];
-		enum fwd_reason r;
-
-		r = fwd_pkt_parse(p->data, p->len, mac, m);
-		if (__builtin_expect(r != FWD_R_OK, 0)) {
-			dp_divert(dp, p, r, 0, drop, &ndrop);
-			continue;
-		}
-		if (__builtin_expect(fwd_local_has(local, m->dst), 0)) {
-			dp_divert(dp, p, FWD_R_LOCAL, 0, drop, &ndrop);
-			continue;
-		}
-		if (__builtin_expect(m->ip[FWD_IP_TTL] <= 1, 0)) {
-			dp_divert(dp, p, FWD_R_TTL, 0, drop, &ndrop);
-			continue;
-		}
-		dst[k] = m->dst;
-		idx[k] = (uint8_t)i;
-		k++;
-	}
-
-	fwd_fib_lookup_burst(dp->conf.fib, dst, nh, k);
-
-	/* Pass 2: adjacency, MTU, TTL, rewrite, queue. */
-	for (i = 0; i < k; i++) {
-		struct fwd_pkt *p = pkts[idx[i]];
-		uint8_t *ip = meta[i].ip;
+		uint8_t *f = p->data;
 		const struct fwd_adj *a;
-		unsigned act, port;
+		unsigned iplen, act, port, h;
+		uint32_t dst;
 
-		if (__builtin_expect(nh[i] >= at->size, 0)) {
-			dp_divert(dp, p, FWD_R_NO_ROUTE, 0, drop, &ndrop);
-			continue;
-		}
-		a = &ent[nh[i]];
-		act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
-		if (__builtin_expect(act == FWD_ADJ_A_GROUP, 0)) {
-			a = fwd_adj_select(at, a, ip);
-			act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
-			if (act == FWD_ADJ_A_GROUP)
-				act = FWD_ADJ_A_DOWN;
-		}
-		if (__builtin_expect(act != FWD_ADJ_A_FORWARD, 0)) {
-			enum fwd_reason r;
-
-			switch (act) {
-			case FWD_ADJ_A_RESOLVE:
-				r = FWD_R_RESOLVE;
-				break;
-			case FWD_ADJ_A_LOCAL:
-				r = FWD_R_LOCAL;
-				break;
-			case FWD_ADJ_A_DROP:
-				r = FWD_R_BLACKHOLE;
-				break;
-			default:
-				r = FWD_R_ADJ_DOWN;
-				break;
+		if (__builtin_expect(!fwd_pkt_fast_ok(f, p->len, mac64, &dst,
+		    &iplen), 0)) {
+			if (!dp_classify(dp, p, mac, drop, &ndrop))
+				continue;
+			dst = dp->cl_dst;
+			iplen = dp->cl_iplen;
+		} else {
+			h = fwd_local_hash(dst);
+			if (__builtin_expect((filter >> h) & 1, 0)) {
+				if (!dp_classify(dp, p, mac, drop, &ndrop))
+					continue;
 			}
-			dp_divert(dp, p, r, (unsigned)(a - ent), drop, &ndrop);
+		}
+		/*
+		 * The table has an entry for every 16-bit index, so even
+		 * FWD_FIB_NH_NONE reads a (non-FORWARD) entry: no bounds test.
+		 */
+		a = &ent[(uint16_t)fwd_fib_lookup(fib, dst)];
+		act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+		if (__builtin_expect(act != FWD_ADJ_A_FORWARD, 0) &&
+		    (a = dp_adj_slow(dp, p, a, act, drop, &ndrop)) == NULL)
+			continue;
+		if (__builtin_expect(iplen > a->mtu, 0)) {
+			dp_mtu(dp, p, a, drop, &ndrop);
 			continue;
 		}
-		port = a->port;
-		if (__builtin_expect(meta[i].ip_len > a->mtu, 0)) {
-			if (ip[FWD_IP_OFF] & (FWD_IP_DF >> 8))
-				dp_divert(dp, p, FWD_R_MTU_DF, a->mtu, drop,
-				    &ndrop);
-			else
-				dp_divert(dp, p, FWD_R_MTU_FRAG,
-				    (unsigned)(a - ent), drop, &ndrop);
-			continue;
-		}
-		if (__builtin_expect(port >= dp->conf.nports ||
-		    dp->conf.ports[port] == NULL, 0)) {
+		port = a->port;		/* < FWD_PORT_MAX (fwd_adj checks) */
+		if (__builtin_expect(!((dp->port_ok >> port) & 1), 0)) {
 			dp_divert(dp, p, FWD_R_ADJ_DOWN, 0, drop, &ndrop);
 			continue;
 		}
-		fwd_ipv4_ttl_dec(ip);
-		fwd_eth_write(p->data, a->eth);
-		/* Trim Ethernet padding so the frame is the IP packet. */
-		p->len = (uint16_t)(FWD_ETH_HLEN + meta[i].ip_len +
-		    (meta[i].ip_len < 46 ? 46 - meta[i].ip_len : 0));
+		fwd_ipv4_ttl_dec(f + FWD_ETH_HLEN);
+		fwd_eth_write(f, a->eth);
 		dp->txq[port][dp->txn[port]++] = p;
-		dp->txmask |= 1ull << port;
-		queued++;
 	}
+	queued = n - ndrop - dp->npunted;
+	dp->npunted = 0;
+	dp->txmask = queued;
 	if (ndrop > 0)
 		fwd_pkt_release(drop, ndrop);
 	return (queued);
@@ -235,14 +275,16 @@ fwd_dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 unsigned
 fwd_dp_flush(struct fwd_dp *dp)
 {
-	uint64_t mask = dp->txmask;
 	unsigned sent = 0;
 
-	while (mask != 0) {
-		unsigned p = (unsigned)__builtin_ctzll(mask);
+	if (dp->txmask == 0)
+		return (0);
+	/* A scan of the (few) ports is cheaper than a mask per packet. */
+	for (unsigned p = 0; p < dp->conf.nports; p++) {
 		unsigned cnt = dp->txn[p], done;
 
-		mask &= mask - 1;
+		if (cnt == 0)
+			continue;
 		done = fwd_port_tx(dp->conf.ports[p], dp->txq[p], cnt);
 		if (done < cnt) {
 			fwd_pkt_release(dp->txq[p] + done, cnt - done);

@@ -16,11 +16,12 @@
 #define FWD_LOCAL_MAX	64
 
 /*
- * Read by workers, written by the control thread. A 256-bit filter keeps
- * the common "not ours" answer to a few instructions.
+ * Read by workers, written by the control thread. A 64-bit filter keeps
+ * the common "not ours" answer to a few instructions; a hit (or a false
+ * positive, n/64 of addresses) is settled by the exact set.
  */
 struct fwd_local {
-	uint64_t	filter[4];
+	uint64_t	filter;
 	uint32_t	addr[FWD_LOCAL_MAX];	/* host order */
 	unsigned	n;
 };
@@ -28,7 +29,7 @@ struct fwd_local {
 static inline unsigned
 fwd_local_hash(uint32_t a)
 {
-	return ((a * 0x9e3779b1u) >> 24);
+	return ((a * 0x9e3779b1u) >> 26);
 }
 
 static inline bool
@@ -36,8 +37,8 @@ fwd_local_has(const struct fwd_local *l, uint32_t a)
 {
 	unsigned h = fwd_local_hash(a);
 
-	if (__builtin_expect(!(__atomic_load_n(&l->filter[h >> 6],
-	    __ATOMIC_RELAXED) & (1ull << (h & 63))), 1))
+	if (__builtin_expect(!((__atomic_load_n(&l->filter,
+	    __ATOMIC_RELAXED) >> h) & 1), 1))
 		return (false);
 	for (unsigned i = 0, n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
 	    i < n && i < FWD_LOCAL_MAX; i++)
@@ -89,8 +90,12 @@ struct fwd_dp_conf {
 struct fwd_dp {
 	struct fwd_dp_conf	conf;
 	struct fwd_dp_stats	st;
-	uint64_t		txmask;		/* ports with queued packets */
-	uint16_t		txn[FWD_PORT_MAX];
+	uint64_t		txmask;		/* packets queued (0: none) */
+	unsigned		npunted;	/* this burst, taken by punt */
+	uint64_t		port_ok;	/* ports[i] != NULL */
+	uint32_t		txn[FWD_PORT_MAX];
+	uint32_t		cl_dst;		/* scratch of the slow classifier */
+	unsigned		cl_iplen;
 	struct fwd_pkt		*txq[FWD_PORT_MAX][FWD_BURST];
 };
 
@@ -101,8 +106,9 @@ void fwd_dp_fini(struct fwd_dp *);
 /*
  * The fast path on a burst of at most FWD_BURST packets received on port
  * in_port: checks, LPM, adjacency, TTL and checksum, Ethernet rewrite, and
- * queueing on the egress port's batch (sent by fwd_dp_flush). Every packet
- * is queued, handed to the slow path, or released and counted. No port I/O.
+ * queueing on the egress port's batch (sent by fwd_dp_flush, which must
+ * run before the next call, else this one flushes first). Every packet is
+ * queued, handed to the slow path, or released and counted. No port I/O.
  * Returns the number queued for sending.
  */
 unsigned fwd_dp_process(struct fwd_dp *, uint16_t in_port,

@@ -218,17 +218,27 @@ fwd_cksum_update16(uint16_t cksum, uint16_t old, uint16_t new)
 /*
  * Decrement the TTL (caller checked TTL > 1) and update the checksum
  * incrementally: the TTL/protocol word drops by 0x0100, so per RFC 1624
- * ~m + m' is the constant 0xfeff.
+ * HC' = ~(~HC + ~m + m') = ~(~HC + 0xfeff). Byte swapping commutes with
+ * one's complement addition, so on a little-endian host the same update on
+ * the word as loaded is ~(~c + 0xfffe), which simplifies to c + 1 with the
+ * two wrap cases 0xfffe -> 0 and 0xffff -> 1 (never the -0 of RFC 1141).
  */
 static inline void
 fwd_ipv4_ttl_dec(uint8_t *ip)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t c = fwd_ld16(ip + FWD_IP_SUM);
+
+	ip[FWD_IP_TTL]--;
+	fwd_st16(ip + FWD_IP_SUM, (uint16_t)(c + 1 + ((c + 2) >> 16)));
+#else
 	uint32_t sum;
 
 	ip[FWD_IP_TTL]--;
 	sum = (uint32_t)(uint16_t)~ntohs(fwd_ld16(ip + FWD_IP_SUM)) + 0xfeff;
 	sum = (sum & 0xffff) + (sum >> 16);
 	fwd_st16(ip + FWD_IP_SUM, htons((uint16_t)~sum));
+#endif
 }
 
 /* Destination addresses never forwarded: 0/8, 224/4 (and 240/4). */
@@ -296,6 +306,56 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
 	if (__builtin_expect(fwd_ipv4_dst_martian(m->dst), 0))
 		return (FWD_R_MARTIAN);
 	return (FWD_R_OK);
+}
+
+/*
+ * The common case in few instructions: an untagged IPv4 frame to mac64 (our
+ * MAC in the low 48 bits of a little-endian load, see fwd_port.mac), IHL 5,
+ * good checksum, total length within the frame, a unicast destination, TTL
+ * above 1. On true *dst and *iplen are set; on false nothing is known and
+ * fwd_pkt_parse() tells why (it may still be a good packet with options).
+ * Reads the first 34 bytes only when len >= 34.
+ */
+static inline bool
+fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
+    uint32_t *dst, unsigned *iplen)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint8_t *ip = f + FWD_ETH_HLEN;
+	uint64_t sum;
+	unsigned tl;
+	uint32_t d;
+
+	if (__builtin_expect(len < FWD_IPV4_MIN_FRAME, 0))
+		return (false);
+	/* type 0x0800 and version/IHL 0x45 in one compare */
+	if (__builtin_expect((fwd_ld32(f + FWD_ETH_TYPE) & 0x00ffffffu) !=
+	    0x00450008u, 0))
+		return (false);
+	if (__builtin_expect(((fwd_ld64(f) ^ mac64) << 16) != 0, 0))
+		return (false);
+	sum = (uint64_t)fwd_ld32(ip) + fwd_ld32(ip + 4) + fwd_ld32(ip + 8) +
+	    fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
+	/* folds to 0xffff <=> sum is a multiple of 0xffff (sum > 0) */
+	if (__builtin_expect(sum % 0xffff != 0, 0))
+		return (false);
+	tl = ntohs(fwd_ld16(ip + FWD_IP_LEN));
+	/* 20 <= tl <= len - 14, in one unsigned compare */
+	if (__builtin_expect(tl - FWD_IPV4_HLEN > len - FWD_IPV4_MIN_FRAME, 0))
+		return (false);
+	d = ntohl(fwd_ld32(ip + FWD_IP_DST));
+	/* 0/8 and 224/3 (multicast, class E, broadcast) */
+	if (__builtin_expect(d - 0x01000000u >= 0xdf000000u, 0))
+		return (false);
+	if (__builtin_expect(ip[FWD_IP_TTL] <= 1, 0))
+		return (false);
+	*dst = d;
+	*iplen = tl;
+	return (true);
+#else
+	(void)f; (void)len; (void)mac64; (void)dst; (void)iplen;
+	return (false);
+#endif
 }
 
 /* Write a 14-byte Ethernet header (prebuilt in an adjacency) to frame. */

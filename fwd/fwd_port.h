@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FWD_PORT_MAX		64	/* port ids 0..FWD_PORT_MAX-1 */
+#define FWD_PORT_MAX		64	/* port ids 0..63 (a power of 2, <= 64) */
 #define FWD_BURST		32	/* packets per receive burst */
 #define FWD_FRAME_MAX		2048	/* largest frame a backend hands out */
 

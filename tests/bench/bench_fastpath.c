@@ -1,0 +1,358 @@
+/* tests/bench/bench_fastpath.c: packets/s and instructions per packet through fwd's real fast path on in-memory ports, FIB of 1, 128 and 1M routes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND_H 1
+#endif
+#endif
+
+#include "fwd/fwd_dp.h"
+#include "libcommon/lc_build.h"
+#include "tests/lib/prefixset.h"
+#include "tests/unit/fwd/fwd_test_frames.h"
+
+#define NPORTS_OUT	4
+#define NNH		TT_PFX_NNH
+
+struct bcase {
+	const char	*name;		/* fastpath_short ... */
+	size_t		 routes;	/* 1, 128, 1M */
+};
+
+static const struct bcase cases[] = {
+	{ "fastpath_short", 1 },
+	{ "fastpath_medium", 128 },
+	{ "fastpath_long", TT_PFX_FULL },
+};
+
+struct bench {
+	struct tt_prefixset ps;
+	struct fwd_fib	*fib;
+	struct fwd_adj_tbl *adj;
+	struct fwd_local local;
+	struct fwd_port	*port[1 + NPORTS_OUT];
+	struct fwd_dp	 dp;
+	uint8_t		*frames;	/* nflows templates of 64 bytes */
+	const uint8_t	**fr;
+	uint16_t	*lens;
+	unsigned	 nflows;
+	double		 build_s;
+};
+
+static const uint8_t in_mac[6] = { 0x02, 0x74, 0, 0, 0, 1 };
+static const uint8_t src_mac[6] = { 0x02, 0x74, 0, 0, 0, 0x99 };
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+}
+
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "bench-fastpath: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+/*
+ * The router: a FIB of c->routes routes over 256 next hops, resolved
+ * adjacencies spread over 4 egress ports, 64-byte UDP frames to nflows
+ * destinations inside the table's prefixes arriving on port 0.
+ */
+static void
+bench_setup(struct bench *b, const struct bcase *c, unsigned nflows)
+{
+	struct fwd_fib_conf fc = { .max_nh = NNH };
+	struct fwd_dp_conf dc;
+	uint32_t *dst;
+	double t0;
+	int rv;
+
+	memset(b, 0, sizeof(*b));
+	if ((b->fib = fwd_fib_new(&fc)) == NULL)
+		die("fwd_fib_new", errno);
+	if ((b->adj = fwd_adj_tbl_new(NNH, 0)) == NULL)
+		die("fwd_adj_tbl_new", errno);
+	for (unsigned i = 0; i <= NPORTS_OUT; i++) {
+		struct fwd_port_mem_conf pc = { .id = (uint16_t)i,
+		    .nbufs = 4 * FWD_BURST };
+
+		memcpy(pc.mac, in_mac, 6);
+		pc.mac[4] = (uint8_t)i;
+		if ((b->port[i] = fwd_port_mem_new(&pc)) == NULL)
+			die("fwd_port_mem_new", errno);
+		fwd_adj_port_set(b->adj, (uint16_t)i, pc.mac, 1500, true);
+	}
+	for (unsigned nh = 0; nh < NNH; nh++) {
+		uint8_t mac[6] = { 0x02, 0x75, 0, 0, (uint8_t)(nh >> 8),
+		    (uint8_t)nh };
+
+		fwd_adj_set_nh(b->adj, nh, (uint16_t)(1 + nh % NPORTS_OUT),
+		    TF_IP(100, nh), mac);
+	}
+	fwd_local_add(&b->local, TF_IP(1, 1));
+	if (c->routes == 1) {
+		/* one route: the default */
+		if ((rv = tt_prefixset_gen(&b->ps, 128, TT_PFX_SEED, 0)) != 0)
+			die("tt_prefixset_gen", -rv);
+		t0 = now_s();
+		if ((rv = fwd_fib_add(b->fib, 0, 0, 7)) != 0)
+			die("fwd_fib_add", -rv);
+	} else {
+		if ((rv = tt_prefixset_gen(&b->ps, c->routes, TT_PFX_SEED,
+		    0)) != 0)
+			die("tt_prefixset_gen", -rv);
+		t0 = now_s();
+		for (size_t i = 0; i < b->ps.n; i++)
+			if ((rv = fwd_fib_add(b->fib, b->ps.p[i].addr,
+			    b->ps.p[i].len, b->ps.p[i].nh)) != 0)
+				die("fwd_fib_add", -rv);
+	}
+	b->build_s = now_s() - t0;
+	b->nflows = nflows;
+	if ((dst = calloc(nflows, sizeof(*dst))) == NULL ||
+	    (b->frames = calloc(nflows, 64)) == NULL ||
+	    (b->fr = calloc(nflows, sizeof(*b->fr))) == NULL ||
+	    (b->lens = calloc(nflows, sizeof(*b->lens))) == NULL)
+		die("calloc", ENOMEM);
+	if ((rv = tt_addrs_gen(&b->ps, TT_ADDR_MATCH, dst, nflows, 1)) != 0)
+		die("tt_addrs_gen", -rv);
+	for (unsigned i = 0; i < nflows; i++) {
+		uint8_t *f = b->frames + (size_t)i * 64;
+
+		/* 64-byte frames on the wire: 14 + 20 + 26 (+ 4 FCS) */
+		b->lens[i] = (uint16_t)tf_ipv4(f, in_mac, src_mac,
+		    TF_IP(1, 2 + i % 200), dst[i], 64, FWD_IPPROTO_UDP, 26, 0);
+		b->fr[i] = f;
+	}
+	free(dst);
+	fwd_port_mem_replay(b->port[0], b->fr, b->lens, nflows);
+	memset(&dc, 0, sizeof(dc));
+	dc.fib = b->fib;
+	dc.adj = b->adj;
+	dc.local = &b->local;
+	dc.ports = b->port;
+	dc.nports = 1 + NPORTS_OUT;
+	if ((rv = fwd_dp_init(&b->dp, &dc)) != 0)
+		die("fwd_dp_init", -rv);
+}
+
+static void
+bench_teardown(struct bench *b)
+{
+	fwd_dp_fini(&b->dp);
+	for (unsigned i = 0; i <= NPORTS_OUT; i++)
+		fwd_port_free(b->port[i]);
+	fwd_adj_tbl_free(b->adj);
+	fwd_fib_free(b->fib);
+	tt_prefixset_free(&b->ps);
+	free(b->frames);
+	free(b->fr);
+	free(b->lens);
+}
+
+/* Poll until npkts were received; every one must be forwarded. */
+static void
+run_pkts(struct bench *b, uint64_t npkts)
+{
+	uint64_t got = 0;
+
+	while (got < npkts)
+		got += fwd_dp_poll(&b->dp, b->port[0]);
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/*
+ * Instructions per packet: this binary again under callgrind, collecting
+ * only inside fwd_dp_process (parse, local test, LPM, adjacency, TTL and
+ * checksum, rewrite, queueing; port receive and send excluded), and with
+ * instrumentation switched on only after the FIB is built.
+ */
+static double
+instr_per_pkt(const char *self, unsigned ci, unsigned nflows, uint64_t npkts)
+{
+	char out[64], arg[3][32], line[512];
+	double ir = -1;
+	pid_t pid;
+	int st;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "/tmp/bench-fastpath-cg.%d", (int)getpid());
+	snprintf(arg[0], sizeof(arg[0]), "%u", ci);
+	snprintf(arg[1], sizeof(arg[1]), "%u", nflows);
+	snprintf(arg[2], sizeof(arg[2]), "%" PRIu64, npkts);
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return (-1);
+	if (pid == 0) {
+		char ofarg[96];
+
+		snprintf(ofarg, sizeof(ofarg), "--callgrind-out-file=%s", out);
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(127);
+		execlp("valgrind", "valgrind", "--tool=callgrind",
+		    "--instr-atstart=no", "--toggle-collect=fwd_dp_process",
+		    ofarg, self, "--callgrind-child", arg[0], arg[1], arg[2],
+		    (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		unlink(out);
+		return (-1);
+	}
+	if ((f = fopen(out, "r")) == NULL)
+		return (-1);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "totals:", 7) == 0 ||
+		    strncmp(line, "summary:", 8) == 0)
+			ir = strtod(line + (line[0] == 't' ? 7 : 8), NULL);
+	fclose(f);
+	unlink(out);
+	return (ir < 0 ? -1 : ir / (double)npkts);
+}
+
+static int
+callgrind_child(char **argv)
+{
+	unsigned ci = (unsigned)atoi(argv[0]), nflows = (unsigned)atoi(argv[1]);
+	uint64_t npkts = strtoull(argv[2], NULL, 10);
+	struct bench b;
+
+	if (ci >= sizeof(cases) / sizeof(cases[0]) || npkts == 0)
+		return (2);
+	bench_setup(&b, &cases[ci], nflows);
+	run_pkts(&b, 4 * FWD_BURST);		/* warm up, not counted */
+	b.dp.st.fwd = 0;
+#ifdef HAVE_CALLGRIND_H
+	CALLGRIND_START_INSTRUMENTATION;
+#endif
+	run_pkts(&b, npkts);
+#ifdef HAVE_CALLGRIND_H
+	CALLGRIND_STOP_INSTRUMENTATION;
+#endif
+	if (b.dp.st.fwd != npkts) {
+		fprintf(stderr, "forwarded %" PRIu64 " of %" PRIu64 "\n",
+		    b.dp.st.fwd, npkts);
+		return (1);
+	}
+	bench_teardown(&b);
+	return (0);
+}
+
+static bool
+have_valgrind(void)
+{
+	return (system("valgrind --version >/dev/null 2>&1") == 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	bool quick = false;
+	unsigned nflows = 128, rounds = 5;
+	double round_s = 1.0;
+	bool vg;
+
+	if (argc >= 5 && strcmp(argv[1], "--callgrind-child") == 0)
+		return (callgrind_child(argv + 2));
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = true;
+		else if (strcmp(argv[i], "--flows") == 0 && i + 1 < argc)
+			nflows = (unsigned)atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [--flows N]\n",
+			    argv[0]);
+			return (2);
+		}
+	}
+	if (nflows == 0 || nflows > 1000000)
+		nflows = 128;
+	if (lc_build_bench_check("bench-fastpath") != 0)
+		return (2);
+	if (quick) {
+		rounds = 3;
+		round_s = 0.1;
+	}
+	vg = have_valgrind();
+	printf("bench-fastpath: fwd_dp_poll on in-memory ports, 64-byte UDP "
+	    "frames, %u flows (random addresses inside table prefixes), "
+	    "256 next hops over %u egress ports, burst %u, one thread\n",
+	    nflows, NPORTS_OUT, FWD_BURST);
+	printf("pps: whole poll loop (replay rx copy + fast path + tx), "
+	    "median of %u rounds of %.1f s\n", rounds, round_s);
+	printf("instr_per_pkt: %s\n", vg ? "callgrind Ir inside "
+	    "fwd_dp_process (parse + lookup + rewrite + queue; port I/O "
+	    "excluded); exact, one run" : "valgrind not found: not measured");
+	printf("%-16s %9s %8s %12s %12s %12s %10s\n", "case", "routes",
+	    "build_s", "pps_median", "pps_min", "pps_max", "instr/pkt");
+	for (unsigned ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		const struct bcase *c = &cases[ci];
+		struct bench b;
+		double pps[16], ipp = -1;
+		uint64_t chunk = 1u << 16;
+
+		bench_setup(&b, c, nflows);
+		run_pkts(&b, chunk);			/* warm up */
+		for (unsigned r = 0; r < rounds; r++) {
+			double t0 = now_s(), t;
+			uint64_t n = 0;
+
+			do {
+				run_pkts(&b, chunk);
+				n += chunk;
+				t = now_s() - t0;
+			} while (t < round_s);
+			pps[r] = (double)n / t;
+		}
+		if (b.dp.st.fwd != b.dp.st.rx) {
+			fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64
+			    "\n", c->name, b.dp.st.fwd, b.dp.st.rx);
+			return (1);
+		}
+		bench_teardown(&b);
+		qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
+		/* In --quick, callgrind only for the small tables (the 1M
+		 * build under valgrind takes a while). */
+		if (vg && (!quick || c->routes < 1000))
+			ipp = instr_per_pkt(argv[0], ci, nflows,
+			    quick ? 4096 : 65536);
+		printf("%-16s %9zu %8.3f %12.4g %12.4g %12.4g %10.1f\n",
+		    c->name, c->routes, b.build_s, pps[rounds / 2], pps[0],
+		    pps[rounds - 1], ipp);
+		printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\","
+		    "\"metric\":\"pps\",\"unit\":\"1/s\",\"value\":%.4g,"
+		    "\"min\":%.4g,\"max\":%.4g,\"better\":\"higher\"}\n",
+		    c->name, pps[rounds / 2], pps[0], pps[rounds - 1]);
+		if (ipp >= 0)
+			printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\","
+			    "\"metric\":\"instr_per_pkt\",\"unit\":\"instr\","
+			    "\"value\":%.1f,\"min\":%.1f,\"max\":%.1f,"
+			    "\"method\":\"callgrind\",\"better\":\"lower\"}\n",
+			    c->name, ipp, ipp, ipp);
+		fflush(stdout);
+	}
+	return (0);
+}
