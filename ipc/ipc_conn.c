@@ -1,0 +1,312 @@
+/* ipc/ipc_conn.c: one Unix stream connection: batched frames out, framed and validated input, back-pressure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipc_int.h"
+
+#define IPC_READ_CHUNK	(256u << 10)	/* bytes asked per read() */
+#define IPC_READ_TURN	(4u << 20)	/* bytes read per turn before yielding */
+
+static void	conn_read_cb(struct ev_loop *, ev_io *, int);
+static void	conn_write_cb(struct ev_loop *, ev_io *, int);
+
+void
+ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
+    const struct ipc_conn_ops *ops, void *owner, struct ipc_stats *st,
+    const struct ipc_opts *o, uint64_t generation)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->loop = loop;
+	c->ops = ops;
+	c->owner = owner;
+	c->st = st;
+	c->frame_max = o->frame_max;
+	c->peer_frame_max = o->frame_max;
+	c->batch_max = o->batch_max;
+	c->hwm = o->hwm;
+	c->work_max = o->work_max;
+	ipc_txq_init(&c->tx, generation);
+	lc_buf_init(&c->rx);
+	ev_io_init(&c->rio, conn_read_cb, -1, EV_READ);
+	ev_io_init(&c->wio, conn_write_cb, -1, EV_WRITE);
+	c->rio.data = c;
+	c->wio.data = c;
+}
+
+void
+ipc_conn_attach(struct ipc_conn *c, int fd)
+{
+	c->fd = fd;
+	c->down = false;
+	c->discard = 0;
+	lc_buf_reset(&c->rx);
+	ev_io_set(&c->rio, fd, EV_READ);
+	ev_io_set(&c->wio, fd, EV_WRITE);
+	ev_io_start(c->loop, &c->rio);
+}
+
+void
+ipc_conn_detach(struct ipc_conn *c)
+{
+	ev_io_stop(c->loop, &c->rio);
+	ev_io_stop(c->loop, &c->wio);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	ipc_txq_reset(&c->tx);
+	lc_buf_reset(&c->rx);
+	c->discard = 0;
+}
+
+void
+ipc_conn_fini(struct ipc_conn *c)
+{
+	ipc_conn_detach(c);
+	ipc_txq_fini(&c->tx);
+	lc_buf_fini(&c->rx);
+}
+
+static void
+conn_down(struct ipc_conn *c, int err)
+{
+	ev_io_stop(c->loop, &c->rio);
+	ev_io_stop(c->loop, &c->wio);
+	if (c->down)
+		return;
+	c->down = true;
+	c->ops->on_down(c, err);
+}
+
+static void
+conn_check_drain(struct ipc_conn *c)
+{
+	if (c->want_drain && ipc_conn_queued(c) <= c->hwm / 2) {
+		c->want_drain = false;
+		if (c->ops->on_drain != NULL)
+			c->ops->on_drain(c);
+	}
+}
+
+/* Writes closed frames until EAGAIN. 0 or -errno (reported down). */
+static int
+conn_write(struct ipc_conn *c)
+{
+	size_t n;
+	ssize_t w;
+
+	if (c->fd < 0 || c->down)
+		return (c->down ? -ENOTCONN : 0);
+	while ((n = ipc_txq_ready(&c->tx)) > 0) {
+		w = write(c->fd, lc_buf_head(&c->tx.b), n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			w = -errno;
+			conn_down(c, (int)-w);
+			return ((int)w);
+		}
+		lc_buf_consume(&c->tx.b, (size_t)w);
+		if (c->tx.open)
+			c->tx.frame_rel -= (size_t)w;
+		c->st->bytes_out += (uint64_t)w;
+	}
+	if (ipc_txq_ready(&c->tx) > 0) {
+		if (!ev_is_active(&c->wio))
+			ev_io_start(c->loop, &c->wio);
+	} else if (ev_is_active(&c->wio))
+		ev_io_stop(c->loop, &c->wio);
+	return (0);
+}
+
+int
+ipc_conn_flush(struct ipc_conn *c)
+{
+	int rv;
+
+	if (c->tx.open) {
+		if (c->tx.frame_count > 0)
+			c->st->frames_out++;
+		ipc_txq_close(&c->tx);
+	}
+	rv = conn_write(c);
+	conn_check_drain(c);
+	return (rv);
+}
+
+static void
+conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ipc_conn *c = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (conn_write(c) == 0)
+		conn_check_drain(c);
+}
+
+int
+ipc_conn_room(struct ipc_conn *c, size_t plen)
+{
+	size_t rec = IPC_REC_HDR + plen, open;
+
+	if (rec + IPC_FRAME_HDR > c->peer_frame_max)
+		return (-EMSGSIZE);
+	if (ipc_conn_queued(c) + rec > c->hwm) {
+		c->want_drain = true;
+		c->st->nobufs++;
+		return (-ENOBUFS);
+	}
+	open = ipc_txq_open_size(&c->tx);
+	if (open > 0 && (open + rec > c->peer_frame_max ||
+	    open + rec > c->batch_max))
+		(void)ipc_conn_flush(c);
+	return (0);
+}
+
+void
+ipc_conn_appended(struct ipc_conn *c)
+{
+	if (ipc_txq_open_size(&c->tx) >= c->batch_max)
+		(void)ipc_conn_flush(c);
+}
+
+int
+ipc_conn_put(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
+    uint16_t method, int32_t status, const ProtobufCMessage *msg,
+    const void *raw, size_t rawlen)
+{
+	size_t plen = msg != NULL ? protobuf_c_message_get_packed_size(msg) :
+	    rawlen;
+	uint8_t *p;
+	int rv;
+
+	if (plen > UINT32_MAX - IPC_REC_HDR - IPC_FRAME_HDR)
+		return (-EMSGSIZE);
+	if ((rv = ipc_conn_room(c, plen)) != 0)
+		return (rv);
+	p = ipc_txq_rec(&c->tx, id, service, kind, method, status,
+	    (uint32_t)plen);
+	if (p == NULL)
+		return (-ENOMEM);
+	if (msg != NULL)
+		(void)protobuf_c_message_pack(msg, p);
+	else if (plen > 0)
+		memcpy(p, raw, plen);
+	ipc_conn_appended(c);
+	return (0);
+}
+
+/* Handles every whole frame in rx. false when the connection went down. */
+static bool
+conn_parse(struct ipc_conn *c)
+{
+	struct ipc_frame_hdr h;
+	size_t avail;
+	uint8_t *p;
+	int rv;
+
+	for (;;) {
+		if (c->discard > 0) {
+			avail = lc_buf_avail(&c->rx);
+			if (avail > c->discard)
+				avail = (size_t)c->discard;
+			lc_buf_consume(&c->rx, avail);
+			c->discard -= avail;
+			if (c->discard > 0)
+				return (true);
+		}
+		p = lc_buf_head(&c->rx);
+		avail = lc_buf_avail(&c->rx);
+		rv = ipc_frame_hdr_parse(p, avail, c->frame_max, &h);
+		if (rv == -EAGAIN)
+			return (true);
+		if (rv == -EBADMSG) {
+			/* The stream is out of step: refuse and hang up. */
+			c->st->drops++;
+			c->ops->on_bad(c, IPC_BAD_REQUEST, "bad frame header");
+			(void)ipc_conn_flush(c);
+			conn_down(c, EBADMSG);
+			return (false);
+		}
+		if (rv == -EMSGSIZE || rv == -EPROTONOSUPPORT) {
+			/* Refuse the frame with a reply, skip it, keep serving. */
+			c->st->drops++;
+			if (rv == -EMSGSIZE)
+				c->ops->on_bad(c, IPC_TOO_BIG,
+				    "frame over the receiver's frame_max");
+			else
+				c->ops->on_bad(c, IPC_VERSION,
+				    "unsupported frame version");
+			lc_buf_consume(&c->rx, IPC_FRAME_HDR);
+			c->discard = h.length;
+			continue;
+		}
+		if (avail - IPC_FRAME_HDR < h.length) {
+			/* Make room for the whole frame so one read can finish it. */
+			if (lc_buf_reserve(&c->rx, h.length + IPC_FRAME_HDR -
+			    avail) != 0) {
+				conn_down(c, ENOMEM);
+				return (false);
+			}
+			return (true);
+		}
+		c->st->frames_in++;
+		if (ipc_frame_body_check(&h, p + IPC_FRAME_HDR) != 0) {
+			c->st->drops++;
+			c->ops->on_bad(c, IPC_BAD_REQUEST, "malformed records");
+		} else if (!c->ops->on_frame(c, &h, p + IPC_FRAME_HDR))
+			return (false);
+		/* on_frame may have detached (rx reset): re-check. */
+		if (c->fd < 0)
+			return (false);
+		lc_buf_consume(&c->rx, IPC_FRAME_HDR + h.length);
+	}
+}
+
+static void
+conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ipc_conn *c = w->data;
+	size_t want, total = 0;
+	ssize_t n;
+	void *dst;
+
+	(void)loop;
+	(void)revents;
+	while (total < IPC_READ_TURN) {
+		want = c->rx.cap - c->rx.len;
+		if (want < IPC_READ_CHUNK / 4)
+			want = IPC_READ_CHUNK;
+		if ((dst = lc_buf_tail(&c->rx, want)) == NULL) {
+			conn_down(c, ENOMEM);
+			return;
+		}
+		n = read(c->fd, dst, want);
+		if (n == 0) {
+			conn_down(c, EPIPE);
+			return;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			conn_down(c, errno);
+			return;
+		}
+		lc_buf_commit(&c->rx, (size_t)n);
+		c->st->bytes_in += (uint64_t)n;
+		total += (size_t)n;
+		if (!conn_parse(c))
+			return;
+		if ((size_t)n < want)
+			break;
+	}
+	if (lc_buf_avail(&c->rx) == 0)
+		lc_buf_reset(&c->rx);
+}
