@@ -399,8 +399,6 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 		ng = conf->max_tbl8;
 	fib->g_first = fib->g_hwm = conf->max_nh;
 	fib->g_end = conf->max_nh + ng;
-	for (unsigned k = 0; k < FIB_GROUP_ENTRIES; k++)
-		fib->tbl8[((size_t)FIB_NONE_GROUP << 8) + k] = FWD_FIB_NH_NONE;
 	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
 		fib->tbl24[i] = FWD_FIB_NH_NONE;
 	fib->n_next = 1;
@@ -415,6 +413,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->dp.tbl24 = fib->tbl24;
 	fib->dp.tbl8 = fib->tbl8;
 	fib->dp.nh_limit = conf->max_nh;
+	fib->dp.g_span = FIB_NONE_GROUP - conf->max_nh;
 	return (fib);
 fail:
 	fwd_fib_free(fib);
@@ -664,8 +663,8 @@ fwd_fib_memory(const struct fwd_fib *fib)
 {
 	size_t m = (size_t)FIB_TBL24_ENTRIES * sizeof(uint16_t);
 
-	/* groups ever touched, and the permanent NONE group */
-	m += ((size_t)(fib->g_hwm - fib->g_first) + 1) * FIB_GROUP_ENTRIES *
+	/* groups ever touched */
+	m += (size_t)(fib->g_hwm - fib->g_first) * FIB_GROUP_ENTRIES *
 	    sizeof(uint16_t);
 	m += (size_t)fib->nchunks * FIB_CHUNK_NODES * sizeof(struct fib_node);
 	m += (size_t)fib->chunk_cap * sizeof(fib->chunk[0]);

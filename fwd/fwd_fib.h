@@ -22,9 +22,9 @@
  * A worker that looks up without being registered is unsafe.
  *
  * Layout: tbl24 has 2^24 two-byte entries. A value below max_nh is a next-hop
- * index; a value v >= max_nh names tbl8 group v (256 two-byte entries, each a
- * next-hop index or FWD_FIB_NH_NONE); v == 0xffff is a permanent group full of
- * FWD_FIB_NH_NONE. So (0xffff - max_nh) groups are available, more than
+ * index; 0xffff is FWD_FIB_NH_NONE; a value max_nh <= v < 0xffff names tbl8
+ * group v (256 two-byte entries, each a next-hop index or FWD_FIB_NH_NONE).
+ * So (0xffff - max_nh) groups are available, more than
  * rte_fib's 2^15 for any max_nh < 32768. The tbl8 space is reserved virtually
  * (MAP_NORESERVE): only touched groups cost memory.
  */
@@ -52,6 +52,8 @@ struct fwd_fib_dp {
 	const uint16_t *tbl24;	/* 2^24 entries */
 	const uint16_t *tbl8;	/* group v at tbl8 + (v << 8) */
 	unsigned nh_limit;	/* == max_nh */
+	unsigned g_span;	/* 0xffff - max_nh: v is a group iff
+				   v - nh_limit < g_span (unsigned) */
 };
 
 /* NULL + errno: EINVAL (bad conf), ENOMEM. */
@@ -104,9 +106,11 @@ fwd_fib_lookup(const struct fwd_fib *fib, uint32_t dst)
 	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
 	unsigned v = __atomic_load_n(&dp->tbl24[dst >> 8], __ATOMIC_RELAXED);
 
-	/* The tbl8 read depends on v (address dependency): ordered after it
-	 * on every CPU Linux supports but Alpha. */
-	if (__builtin_expect(v >= dp->nh_limit, 0))
+	/* One compare for "is a group" (NONE is not one, so unrouted space
+	 * does not take the branch). The tbl8 read depends on v (address
+	 * dependency): ordered after it on every CPU Linux supports but
+	 * Alpha. */
+	if (__builtin_expect(v - dp->nh_limit < dp->g_span, 0))
 		v = __atomic_load_n(&dp->tbl8[((size_t)v << 8) | (dst & 0xff)],
 		    __ATOMIC_RELAXED);
 	return (v);
@@ -122,7 +126,7 @@ fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
 {
 	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
 	const uint16_t *t24 = dp->tbl24;
-	unsigned lim = dp->nh_limit;
+	unsigned lim = dp->nh_limit, span = dp->g_span;
 	unsigned i, pre = n < FWD_FIB_PREFETCH_AHEAD ? n :
 	    FWD_FIB_PREFETCH_AHEAD;
 
@@ -135,7 +139,7 @@ fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
 			__builtin_prefetch(
 			    &t24[dst[i + FWD_FIB_PREFETCH_AHEAD] >> 8]);
 		v = __atomic_load_n(&t24[dst[i] >> 8], __ATOMIC_RELAXED);
-		if (__builtin_expect(v >= lim, 0))
+		if (__builtin_expect(v - lim < span, 0))
 			v = __atomic_load_n(
 			    &dp->tbl8[((size_t)v << 8) | (dst[i] & 0xff)],
 			    __ATOMIC_RELAXED);

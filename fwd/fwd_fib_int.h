@@ -43,8 +43,8 @@ struct fwd_fib {
 	unsigned max_nh;
 	unsigned flags;
 
-	/* tbl8 groups: values [g_first, g_end) are groups; FIB_NONE_GROUP is
-	 * the permanent all-NONE group. */
+	/* tbl8 groups: values [g_first, g_end) are groups; FIB_NONE_GROUP
+	 * (0xffff) is NONE, never a group. */
 	unsigned g_first, g_end, g_hwm;
 	uint32_t *g_free;	/* stack of reusable groups */
 	unsigned g_nfree, g_free_cap;

@@ -1,0 +1,689 @@
+/* tests/bench/bench_fib.c: fwd's FIB against DPDK rte_fib and rte_lpm, same process, same prefixes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_fib.h>
+#include <rte_log.h>
+#include <rte_lpm.h>
+#include <rte_malloc.h>
+#include <rte_version.h>
+
+#include "fwd/fwd_fib.h"
+#include "libcommon/lc_build.h"
+#include "tests/lib/prefixset.h"
+
+#define MAX_ROUNDS 15
+#define BURST	   32
+#define FIB_DEFAULT_NH 0x7fffu	/* rte_fib 2-byte entries: nh < 2^15 */
+
+static struct {
+	bool quick;
+	int rounds;
+	size_t n;		/* prefixes in the standard set */
+	size_t nlookups;	/* per lookup measurement */
+	size_t nupdates;	/* prefixes deleted then re-added per round */
+	bool lpm;
+	bool no_thp;		/* ours without transparent huge pages */
+	const char *suffix;	/* "1M" or e.g. "50k" in --quick */
+} opt;
+
+static volatile uint64_t sink;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+}
+
+static size_t
+rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, rss = 0;
+
+	if (f == NULL)
+		return (0);
+	if (fscanf(f, "%lu %lu", &size, &rss) != 2)
+		rss = 0;
+	fclose(f);
+	return ((size_t)rss * (size_t)sysconf(_SC_PAGESIZE));
+}
+
+static size_t
+dpdk_heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t sum = 0;
+
+	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return (sum);
+}
+
+/* ---- results ---- */
+
+struct series {
+	double v[MAX_ROUNDS];
+	int n;
+};
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+static double
+med(const struct series *s)
+{
+	double t[MAX_ROUNDS];
+
+	if (s->n == 0)
+		return (0);
+	memcpy(t, s->v, sizeof(double) * (size_t)s->n);
+	qsort(t, (size_t)s->n, sizeof(double), cmp_d);
+	return (s->n % 2 ? t[s->n / 2] : (t[s->n / 2 - 1] + t[s->n / 2]) / 2);
+}
+
+static double
+smin(const struct series *s)
+{
+	double m = s->v[0];
+
+	for (int i = 1; i < s->n; i++)
+		m = s->v[i] < m ? s->v[i] : m;
+	return (m);
+}
+
+static double
+smax(const struct series *s)
+{
+	double m = s->v[0];
+
+	for (int i = 1; i < s->n; i++)
+		m = s->v[i] > m ? s->v[i] : m;
+	return (m);
+}
+
+static void
+add(struct series *s, double v)
+{
+	if (s->n < MAX_ROUNDS)
+		s->v[s->n++] = v;
+}
+
+#define MAX_LINES 64
+static char bench_lines[MAX_LINES][512];
+static int nlines;
+
+/* One BENCH line (kept for the end) and one human row (printed now). */
+static void
+report(const char *cas, const char *metric, const char *unit,
+    const struct series *ours, const char *peer, const struct series *theirs,
+    bool higher)
+{
+	char *l;
+	double m = med(ours);
+
+	printf("  %-26s %-14s ours %11.4g [%.4g-%.4g]", cas, metric, m,
+	    smin(ours), smax(ours));
+	if (peer != NULL && theirs != NULL && theirs->n > 0) {
+		double p = med(theirs);
+
+		printf("  %-13s %11.4g [%.4g-%.4g]  ratio %.3f", peer, p,
+		    smin(theirs), smax(theirs), p != 0 ? m / p : 0);
+	}
+	printf("\n");
+	if (nlines == MAX_LINES)
+		return;
+	l = bench_lines[nlines++];
+	if (peer != NULL && theirs != NULL && theirs->n > 0) {
+		double p = med(theirs);
+
+		snprintf(l, 512,
+		    "BENCH {\"bench\":\"fib\",\"case\":\"%s\",\"metric\":\"%s\","
+		    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g,"
+		    "\"peer\":\"%s\",\"peer_value\":%.6g,\"ratio\":%.4f,"
+		    "\"better\":\"%s\"}",
+		    cas, metric, unit, m, smin(ours), smax(ours), peer, p,
+		    p != 0 ? m / p : 0, higher ? "higher" : "lower");
+	} else {
+		snprintf(l, 512,
+		    "BENCH {\"bench\":\"fib\",\"case\":\"%s\",\"metric\":\"%s\","
+		    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g,"
+		    "\"better\":\"%s\"}",
+		    cas, metric, unit, m, smin(ours), smax(ours),
+		    higher ? "higher" : "lower");
+	}
+}
+
+/* ---- the three tables ---- */
+
+static struct fwd_fib *
+ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
+{
+	struct fwd_fib_conf c = { .max_nh = TT_PFX_NNH,
+		.flags = opt.no_thp ? FWD_FIB_F_NO_THP : 0 };
+	struct fwd_fib *f;
+	double t0 = now_s();
+
+	*rejected = 0;
+	f = fwd_fib_new(&c);
+	if (f == NULL) {
+		fprintf(stderr, "fwd_fib_new: %s\n", strerror(errno));
+		exit(1);
+	}
+	for (size_t k = 0; k < ps->n; k++)
+		if (fwd_fib_add(f, ps->p[k].addr, ps->p[k].len,
+		    ps->p[k].nh) != 0)
+			(*rejected)++;
+	*secs = now_s() - t0;
+	return (f);
+}
+
+static unsigned fib_seq;
+
+static struct rte_fib *
+dfib_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
+    size_t *heap)
+{
+	struct rte_fib_conf c;
+	struct rte_fib *f;
+	char name[32];
+	size_t h0 = dpdk_heap_bytes();
+	double t0 = now_s();
+
+	memset(&c, 0, sizeof(c));
+	c.type = RTE_FIB_DIR24_8;
+	c.default_nh = FIB_DEFAULT_NH;
+	/* rte_rib counts every node, branch points too: room for 2 per route */
+	c.max_routes = (int)(ps->n * 2);
+	c.rib_ext_sz = 0;
+	c.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
+	c.dir24_8.num_tbl8 = (1u << 15) - 1;	/* the most 2-byte entries allow */
+	snprintf(name, sizeof(name), "fib%u", fib_seq++);
+	*rejected = 0;
+	f = rte_fib_create(name, SOCKET_ID_ANY, &c);
+	if (f == NULL) {
+		fprintf(stderr, "rte_fib_create: %s\n", rte_strerror(rte_errno));
+		exit(1);
+	}
+	for (size_t k = 0; k < ps->n; k++)
+		if (rte_fib_add(f, ps->p[k].addr, ps->p[k].len,
+		    ps->p[k].nh) != 0)
+			(*rejected)++;
+	*secs = now_s() - t0;
+	if (heap != NULL)
+		*heap = dpdk_heap_bytes() - h0;
+	return (f);
+}
+
+static struct rte_lpm *
+lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
+    size_t *heap)
+{
+	struct rte_lpm_config c = {
+		.max_rules = (uint32_t)ps->n,
+		.number_tbl8s = 1u << 16,
+	};
+	struct rte_lpm *l;
+	size_t h0 = dpdk_heap_bytes();
+	double t0 = now_s();
+
+	*rejected = 0;
+	l = rte_lpm_create("lpm", SOCKET_ID_ANY, &c);
+	if (l == NULL) {
+		fprintf(stderr, "rte_lpm_create: %s\n", rte_strerror(rte_errno));
+		exit(1);
+	}
+	for (size_t k = 0; k < ps->n; k++)
+		if (rte_lpm_add(l, ps->p[k].addr, ps->p[k].len,
+		    ps->p[k].nh) != 0)
+			(*rejected)++;
+	*secs = now_s() - t0;
+	*heap = dpdk_heap_bytes() - h0;
+	return (l);
+}
+
+/* ---- lookups ---- */
+
+enum impl { OURS, DFIB, LPM, NIMPL };
+static const char *impl_peer[NIMPL] = { "ours", "dpdk_rte_fib", "dpdk_rte_lpm" };
+
+struct tables {
+	struct fwd_fib *ours;
+	struct rte_fib *dfib;
+	struct rte_lpm *lpm;
+};
+
+/* lookups/s over the whole stream (repeated to nlookups) */
+static double
+run_lookups(const struct tables *t, enum impl im, bool burst,
+    const uint32_t *a, size_t m)
+{
+	size_t reps = opt.nlookups / m ? opt.nlookups / m : 1;
+	uint64_t sum = 0;
+	double t0, t1;
+
+	t0 = now_s();
+	for (size_t r = 0; r < reps; r++) {
+		switch (im * 2 + burst) {
+		case OURS * 2:
+			for (size_t i = 0; i < m; i++)
+				sum += fwd_fib_lookup(t->ours, a[i]);
+			break;
+		case OURS * 2 + 1: {
+			uint16_t nh[BURST];
+
+			for (size_t i = 0; i + BURST <= m; i += BURST) {
+				fwd_fib_lookup_burst(t->ours, a + i, nh, BURST);
+				/* keep the results alive as a caller would */
+				__asm__ volatile("" : : "r"(nh) : "memory");
+			}
+			sum += nh[0];
+			break;
+		}
+		case DFIB * 2:
+			for (size_t i = 0; i < m; i++) {
+				uint64_t nh;
+
+				rte_fib_lookup_bulk(t->dfib, (uint32_t *)&a[i],
+				    &nh, 1);
+				sum += nh;
+			}
+			break;
+		case DFIB * 2 + 1: {
+			uint64_t nh[BURST];
+
+			for (size_t i = 0; i + BURST <= m; i += BURST)
+				rte_fib_lookup_bulk(t->dfib, (uint32_t *)a + i,
+				    nh, BURST);
+			sum += nh[0];
+			break;
+		}
+		case LPM * 2:
+			for (size_t i = 0; i < m; i++) {
+				uint32_t nh = 0;
+
+				rte_lpm_lookup(t->lpm, a[i], &nh);
+				sum += nh;
+			}
+			break;
+		case LPM * 2 + 1: {
+			uint32_t nh[BURST];
+
+			for (size_t i = 0; i + BURST <= m; i += BURST) {
+				rte_lpm_lookup_bulk(t->lpm, a + i, nh, BURST);
+				__asm__ volatile("" : : "r"(nh) : "memory");
+			}
+			sum += nh[0];
+			break;
+		}
+		}
+	}
+	t1 = now_s();
+	sink += sum;
+	return ((double)(reps * (m - (burst ? m % BURST : 0))) / (t1 - t0));
+}
+
+/* All three agree on every address of the stream? Returns mismatches. */
+static size_t
+verify(const struct tables *t, const uint32_t *a, size_t m)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		unsigned o = fwd_fib_lookup(t->ours, a[i]);
+		uint64_t f;
+		uint32_t l;
+
+		rte_fib_lookup_bulk(t->dfib, (uint32_t *)&a[i], &f, 1);
+		if (f == FIB_DEFAULT_NH)
+			f = FWD_FIB_NH_NONE;
+		if (o != f)
+			bad++;
+		if (t->lpm != NULL) {
+			if (rte_lpm_lookup(t->lpm, a[i], &l) != 0)
+				l = FWD_FIB_NH_NONE;
+			if (o != l)
+				bad++;
+		}
+	}
+	return (bad);
+}
+
+/* ---- updates ---- */
+
+static double
+run_updates(const struct tables *t, enum impl im, const struct tt_prefixset *ps,
+    const size_t *idx, size_t u, size_t *errs)
+{
+	double t0 = now_s();
+
+	for (size_t k = 0; k < u; k++) {
+		const struct tt_prefix *p = &ps->p[idx[k]];
+		int rv = im == OURS ? fwd_fib_del(t->ours, p->addr, p->len) :
+		    im == DFIB ? rte_fib_delete(t->dfib, p->addr, p->len) :
+		    rte_lpm_delete(t->lpm, p->addr, p->len);
+
+		*errs += rv != 0;
+	}
+	for (size_t k = 0; k < u; k++) {
+		const struct tt_prefix *p = &ps->p[idx[k]];
+		int rv = im == OURS ?
+		    fwd_fib_add(t->ours, p->addr, p->len, p->nh) :
+		    im == DFIB ? rte_fib_add(t->dfib, p->addr, p->len, p->nh) :
+		    rte_lpm_add(t->lpm, p->addr, p->len, p->nh);
+
+		*errs += rv != 0;
+	}
+	return ((double)(2 * u) / (now_s() - t0));
+}
+
+/* ---- main ---- */
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: bench-fib [--quick] [--rounds N] [--n PREFIXES] "
+	    "[--no-lpm] [--no-thp]\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal_argv[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf",
+		"--no-telemetry", "-m", "3072", "--log-level=3", NULL };
+	int eal_argc = (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1;
+	struct tt_prefixset ps, pl;
+	struct tables t = { 0 };
+	cpu_set_t all;
+	char cas[64];
+	size_t rej, rej2, heap_fib = 0, heap_lpm = 0, m;
+	double secs;
+	uint32_t *streams[3];
+
+	opt.rounds = 3;
+	opt.n = TT_PFX_FULL;
+	opt.lpm = true;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0)
+			opt.quick = true;
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			opt.rounds = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
+			opt.n = strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--no-lpm") == 0)
+			opt.lpm = false;
+		else if (strcmp(argv[i], "--no-thp") == 0)
+			opt.no_thp = true;
+		else
+			usage();
+	}
+	if (opt.rounds < 3 || opt.rounds > MAX_ROUNDS)
+		opt.rounds = 3;
+	if (lc_build_bench_check("bench-fib") != 0)
+		return (2);
+#ifndef __OPTIMIZE__
+	fprintf(stderr, "bench-fib: this file was built without optimisation\n");
+	return (2);
+#endif
+	if (opt.quick && opt.n == TT_PFX_FULL)
+		opt.n = 50000;
+	opt.suffix = opt.n == TT_PFX_FULL ? "1M" : NULL;
+	m = opt.quick ? 1u << 16 : 1u << 20;	/* addresses per stream */
+	opt.nlookups = opt.quick ? 1u << 21 : 1u << 24;
+	opt.nupdates = opt.quick ? 5000 : 50000;
+	if (opt.nupdates > opt.n / 2)
+		opt.nupdates = opt.n / 2;
+
+	/* EAL pins this thread to one lcore; give the scheduler all CPUs back
+	 * (2 shared vCPUs: pinning to a busy one would skew one side). */
+	sched_getaffinity(0, sizeof(all), &all);
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return (1);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	rte_log_set_global_level(RTE_LOG_ERR);
+
+	printf("bench-fib: %s mode, %zu prefixes (standard set, seed %#" PRIx64
+	    "), %d rounds alternating ours/peers, %zu lookups per figure, "
+	    "%d-address bursts, cpu %d\n", opt.quick ? "quick" : "full", opt.n,
+	    (uint64_t)TT_PFX_SEED, opt.rounds, opt.nlookups, BURST,
+	    sched_getcpu());
+	printf("peers: %s rte_fib DIR24_8 2-byte entries (num_tbl8 32767, "
+	    "default lookup fn) and rte_lpm, EAL --no-huge (4 KiB pages); ours "
+	    "%s\n", rte_version(), opt.no_thp ? "on 4 KiB pages (--no-thp)" :
+	    "with transparent huge pages (madvise)");
+
+	if (tt_prefixset_gen(&ps, opt.n, TT_PFX_SEED, 0) != 0 ||
+	    tt_prefixset_gen(&pl, opt.n, TT_PFX_SEED, TT_PFX_LONG) != 0) {
+		fprintf(stderr, "prefix set generation failed\n");
+		return (1);
+	}
+	printf("prefix set: %zu prefixes, %zu nested (%.1f%%); long variant "
+	    "%zu (+%zu of /25-/32)\n", ps.n, ps.nested,
+	    100.0 * (double)ps.nested / (double)ps.n, pl.n, pl.nlong);
+	for (int k = 0; k < 3; k++) {
+		streams[k] = malloc(m * sizeof(uint32_t));
+		if (streams[k] == NULL ||
+		    tt_addrs_gen(&ps, (enum tt_addr_kind)k, streams[k], m,
+		    TT_PFX_SEED + (uint64_t)k) != 0)
+			return (1);
+	}
+
+#define CASE(base)                                                     \
+	(opt.suffix ? snprintf(cas, sizeof(cas), "%s_%s", base, opt.suffix) \
+		    : snprintf(cas, sizeof(cas), "%s_%zuk", base, opt.n / 1000), \
+	    cas)
+
+	/* ---- build: alternate, keep the last table of each ---- */
+	{
+		struct series sb_o = { 0 }, sb_f = { 0 }, mem_o = { 0 },
+			      mem_f = { 0 }, rss_o = { 0 };
+
+		printf("\nbuild (%zu adds in random order from empty, table "
+		    "creation included)\n", ps.n);
+		for (int r = 0; r < opt.rounds; r++) {
+			size_t r0;
+
+			fwd_fib_free(t.ours);
+			rte_fib_free(t.dfib);
+			r0 = rss_bytes();
+			t.ours = ours_build(&ps, &rej, &secs);
+			add(&rss_o, (double)(rss_bytes() - r0));
+			add(&sb_o, secs);
+			add(&mem_o, (double)fwd_fib_memory(t.ours));
+			if (rej)
+				printf("  ours rejected %zu\n", rej);
+			t.dfib = dfib_build(&ps, &rej2, &secs, &heap_fib);
+			add(&sb_f, secs);
+			add(&mem_f, (double)heap_fib);
+			if (rej2)
+				printf("  rte_fib rejected %zu\n", rej2);
+		}
+		report(CASE("build"), "seconds", "s", &sb_o, "dpdk_rte_fib",
+		    &sb_f, false);
+		report(CASE("memory"), "bytes", "B", &mem_o, "dpdk_rte_fib",
+		    &mem_f, false);
+		printf("  (memory: ours = fwd_fib_memory(): tbl24 + tbl8 groups "
+		    "touched + trie node chunks; RSS growth over our build "
+		    "%.1f MiB; rte_fib = DPDK heap bytes allocated by "
+		    "rte_fib_create+adds: tbl24, tbl8 pool, rte_rib mempool of "
+		    "2 nodes per route)\n", med(&rss_o) / 1048576.0);
+		printf("  ours: %zu routes, %zu tbl8 groups in use\n",
+		    fwd_fib_count(t.ours), fwd_fib_tbl8_used(t.ours));
+	}
+	if (opt.lpm) {
+		struct series sb_l = { 0 }, mem_l = { 0 };
+
+		printf("\nrte_lpm build: once per process (its rule table "
+		    "insert is O(n), a 1M build takes minutes)\n");
+		fflush(stdout);
+		t.lpm = lpm_build(&ps, &rej, &secs, &heap_lpm);
+		add(&sb_l, secs);
+		add(&mem_l, (double)heap_lpm);
+		printf("  rte_lpm: %.1f s, %zu rejected, %.1f MiB heap\n", secs,
+		    rej, (double)heap_lpm / 1048576.0);
+		/* one sample against one: only the ratio's direction means
+		 * much, so the ours side is the median above */
+		(void)sb_l;
+		(void)mem_l;
+	}
+
+	/* ---- correctness across the three ---- */
+	for (int k = 0; k < 3; k++) {
+		size_t bad = verify(&t, streams[k], m);
+
+		printf("verify %-8s: %zu addresses, %zu disagreements\n",
+		    tt_addr_kind_name((enum tt_addr_kind)k), m, bad);
+		if (bad != 0) {
+			fprintf(stderr, "bench-fib: results disagree\n");
+			return (1);
+		}
+	}
+
+	/* ---- lookups ---- */
+	printf("\nlookups (lookups/s; single = one call per address, burst = "
+	    "%d per call)\n", BURST);
+	for (int k = 0; k < 3; k++) {
+		static const char *cname[3] = { "lookup_match",
+			"lookup_uniform", "lookup_hot128" };
+
+		for (int b = 0; b < 2; b++) {
+			struct series s[NIMPL] = { { { 0 }, 0 } };
+			char base[48];
+
+			for (int r = 0; r < opt.rounds; r++)
+				for (int im = 0; im < NIMPL; im++) {
+					if (im == LPM && t.lpm == NULL)
+						continue;
+					add(&s[im], run_lookups(&t,
+					    (enum impl)im, b, streams[k], m));
+				}
+			/* the issue's case names are single-address calls;
+			 * _burst are 32 addresses per call (fwd's way) */
+			snprintf(base, sizeof(base), "%s%s", cname[k],
+			    b ? "_burst" : "");
+			report(CASE(base), "lookups_per_s", "1/s", &s[OURS],
+			    impl_peer[DFIB], &s[DFIB], true);
+			if (t.lpm != NULL)
+				report(CASE(base), "lookups_per_s", "1/s",
+				    &s[OURS], impl_peer[LPM], &s[LPM], true);
+		}
+	}
+
+	/* ---- updates on the full table ---- */
+	{
+		struct series su_o = { 0 }, su_f = { 0 };
+		size_t *idx = malloc(opt.nupdates * sizeof(*idx)), e_o = 0,
+		       e_f = 0;
+		struct tt_rng rng;
+
+		/* distinct random prefixes: a partial Fisher-Yates shuffle */
+		size_t *perm = malloc(ps.n * sizeof(*perm));
+
+		tt_rng_seed(&rng, TT_PFX_SEED ^ 0x757064);
+		for (size_t k = 0; k < ps.n; k++)
+			perm[k] = k;
+		for (size_t k = 0; k < opt.nupdates; k++) {
+			size_t j = k + (size_t)tt_rng_below(&rng, ps.n - k);
+			size_t x = perm[k];
+
+			perm[k] = perm[j];
+			perm[j] = x;
+			idx[k] = perm[k];
+		}
+		free(perm);
+		printf("\nupdates on the full table (%zu deletes then %zu "
+		    "adds of random table prefixes per round)\n",
+		    opt.nupdates, opt.nupdates);
+		for (int r = 0; r < opt.rounds; r++) {
+			add(&su_o, run_updates(&t, OURS, &ps, idx,
+			    opt.nupdates, &e_o));
+			add(&su_f, run_updates(&t, DFIB, &ps, idx,
+			    opt.nupdates, &e_f));
+		}
+		if (e_o || e_f)
+			printf("  errors: ours %zu rte_fib %zu\n", e_o, e_f);
+		report(CASE("update_full"), "updates_per_s", "1/s", &su_o,
+		    "dpdk_rte_fib", &su_f, true);
+		if (t.lpm != NULL && !opt.quick) {
+			/* rte_lpm: a few hundred only, it takes ~ms each */
+			struct series su_l = { 0 };
+			size_t e_l = 0, few = 200;
+
+			add(&su_l, run_updates(&t, LPM, &ps, idx, few, &e_l));
+			printf("  rte_lpm: %.0f updates/s (%zu deletes + adds, "
+			    "one run)\n", su_l.v[0], few);
+			report(CASE("update_full"), "updates_per_s", "1/s",
+			    &su_o, "dpdk_rte_lpm", &su_l, true);
+		}
+		/* the tables still hold the whole set */
+		if (verify(&t, streams[0], m) != 0) {
+			fprintf(stderr, "bench-fib: disagree after updates\n");
+			return (1);
+		}
+		free(idx);
+	}
+
+	/* ---- the long variant: routes rejected ---- */
+	{
+		struct series rj_o = { 0 }, rj_f = { 0 }, sb_o = { 0 },
+			      sb_f = { 0 }, mem_o = { 0 }, mem_f = { 0 };
+		struct tables tl = { 0 };
+
+		printf("\nlong variant (%zu prefixes, %zu of /25-/32): "
+		    "rejected routes\n", pl.n, pl.nlong);
+		fwd_fib_free(t.ours);
+		rte_fib_free(t.dfib);
+		t.ours = NULL;
+		t.dfib = NULL;
+		tl.ours = ours_build(&pl, &rej, &secs);
+		add(&rj_o, (double)rej);
+		add(&sb_o, secs);
+		add(&mem_o, (double)fwd_fib_memory(tl.ours));
+		tl.dfib = dfib_build(&pl, &rej2, &secs, &heap_fib);
+		add(&rj_f, (double)rej2);
+		add(&sb_f, secs);
+		add(&mem_f, (double)heap_fib);
+		report("rejected_long5", "routes", "routes", &rj_o,
+		    "dpdk_rte_fib", &rj_f, false);
+		report("build_long5", "seconds", "s", &sb_o, "dpdk_rte_fib",
+		    &sb_f, false);
+		report("memory_long5", "bytes", "B", &mem_o, "dpdk_rte_fib",
+		    &mem_f, false);
+		printf("  ours: %zu routes, %zu tbl8 groups in use\n",
+		    fwd_fib_count(tl.ours), fwd_fib_tbl8_used(tl.ours));
+		fwd_fib_free(tl.ours);
+		rte_fib_free(tl.dfib);
+	}
+
+	printf("\n");
+	for (int i = 0; i < nlines; i++)
+		printf("%s\n", bench_lines[i]);
+	rte_lpm_free(t.lpm);
+	for (int k = 0; k < 3; k++)
+		free(streams[k]);
+	tt_prefixset_free(&ps);
+	tt_prefixset_free(&pl);
+	rte_eal_cleanup();
+	return (0);
+}
