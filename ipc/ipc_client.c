@@ -502,8 +502,8 @@ cl_on_frame(struct ipc_conn *c, const struct ipc_frame_hdr *h,
 			on_event(cl, &r);
 		else
 			cl->st.drops++;
+		lc_arena_reset(cl->arena);
 	}
-	lc_arena_reset(cl->arena);
 	if (cl->dl_head != NULL && !ev_is_active(&cl->timer))
 		timer_arm(cl);
 	return (cl->state == C_UP);

@@ -538,10 +538,11 @@ peer_on_frame(struct ipc_conn *c, const struct ipc_frame_hdr *h,
 	for (i = 0; i < h->count; i++) {
 		ipc_frame_rec_read(body, &off, &r);
 		dispatch(p, &r);
+		/* Requests live until their handler returns: one arena per record keeps it small. */
+		lc_arena_reset(s->arena);
 		if (p->closed)
 			break;
 	}
-	lc_arena_reset(s->arena);
 	return (!p->closed);
 }
 

@@ -1,4 +1,4 @@
-/* tests/unit/ipc/test_ipc_call.c: calls over real Unix sockets and libev loops: one call, 10k in flight, batching, timeouts, back-pressure, peer restart, events and gaps, permissions. */
+/* tests/unit/ipc/test_call.c: calls over real Unix sockets and libev loops: one call, 10k in flight, batching, timeouts, back-pressure, peer restart, events and gaps, permissions. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
