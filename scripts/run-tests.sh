@@ -13,8 +13,16 @@ for t in "$@"; do
 	esac
 	echo "=== $kind: $t"
 	start=$(date +%s%N)
-	timeout --kill-after=10 "$limit" "$t" "${args[@]}"
+	# timeout runs the test in a process group of its own; whatever the
+	# test leaves behind in it (a forked server) is killed afterwards so it
+	# cannot hold our output open or disturb the next test.
+	timeout --kill-after=10 "$limit" "$t" "${args[@]}" &
+	pid=$!
+	wait "$pid"
 	rc=$?
+	if kill -KILL -- "-$pid" 2>/dev/null; then
+		echo "=== $kind: $t left processes behind (killed)"
+	fi
 	ms=$((($(date +%s%N) - start) / 1000000))
 	if ((rc == 0)); then
 		pass=$((pass + 1))
