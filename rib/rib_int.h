@@ -208,7 +208,7 @@ struct rib {
 
 	struct rib_ipool dests;		/* struct rib_dest */
 	struct rib_ipool routes;	/* struct rib_route */
-	uint32_t	*htab;		/* prefix -> dest, open addressing */
+	uint64_t	*htab;		/* prefix -> (hash, dest), open addressing */
 	uint32_t	hmask, hcount;
 	uint32_t	lencount[33];	/* dests with routes, per length */
 

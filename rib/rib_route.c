@@ -503,6 +503,8 @@ rib_if_up(const struct rib *rib, uint32_t ifindex)
 
 /* ---- route batches ---------------------------------------------------------------- */
 
+#define RIB_PROCESS_CHUNK 256	/* power of 2 */
+
 static bool
 rib_nh_addr_ok(uint32_t a)
 {
@@ -532,9 +534,24 @@ rib_upd_check(const struct rib *rib, unsigned src,
 		return (rib_errf(err, -EINVAL, i,
 		    "entry %ld: prefix %s/%u has host bits set", i,
 		    lc_ip4_ntoa(u->pfx.addr), u->pfx.len));
-	lc_prefix4_str(&u->pfx, pb);
 	if (u->op == RIB_OP_DELETE)
 		return (0);
+	if (u->type == RIB_RT_UNICAST && u->n_nh >= 1 &&
+	    u->n_nh <= RIB_NH_MAX && u->nh != NULL && u->distance >= -1 &&
+	    u->distance <= 255 && src != RIB_SRC_CONNECTED) {
+		/* the common case, checked without formatting anything */
+		uint32_t j;
+
+		for (j = 0; j < u->n_nh; j++)
+			if ((u->nh[j].addr.s_addr == 0 &&
+			    u->nh[j].ifindex == 0) ||
+			    !rib_nh_addr_ok(ntohl(u->nh[j].addr.s_addr)) ||
+			    u->nh[j].ifindex > RIB_IFINDEX_MAX)
+				break;
+		if (j == u->n_nh)
+			return (0);
+	}
+	lc_prefix4_str(&u->pfx, pb);
 	if (u->type > RIB_RT_REJECT)
 		return (rib_errf(err, -EINVAL, i, "entry %ld: %s: bad type %u",
 		    i, pb, u->type));
@@ -726,8 +743,12 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 		}
 		last = i;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		rib_upd_apply(rib, src, &u[i], rib->bgrp[i]);
+		/* select while the prefixes are still in cache */
+		if ((i & (RIB_PROCESS_CHUNK - 1)) == RIB_PROCESS_CHUNK - 1)
+			rib_process(rib);
+	}
 	rib_process(rib);
 	return (0);
 }

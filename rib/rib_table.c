@@ -6,8 +6,9 @@
 #include "rib_int.h"
 
 /*
- * The hash holds 4-byte dest indices (linear probing, deletion by backward
- * shift, no tombstones); the key is read from the dest. Longest match probes
+ * The hash holds 8-byte slots: the dest index and the key's 32-bit hash, so
+ * a probe reads a dest only when the hashes match (linear probing, deletion
+ * by backward shift, no tombstones). Longest match probes
  * the lengths that have dests with routes, longest first: at most 33 probes,
  * used for next-hop resolution and queries, not per route.
  */
@@ -53,25 +54,28 @@ rib_table_fini(struct rib *rib)
 	rib->htab = NULL;
 }
 
+#define SLOT_IDX(x)	((uint32_t)(x))
+#define SLOT_HASH(x)	((uint32_t)((x) >> 32))
+#define SLOT(h, i)	(((uint64_t)(h) << 32) | (i))
+
 static int
 rib_htab_resize(struct rib *rib, uint32_t nslots)
 {
-	uint32_t *nt = calloc(nslots, sizeof(*nt));
+	uint64_t *nt = calloc(nslots, sizeof(*nt));
 	uint32_t nm = nslots - 1;
 
 	if (nt == NULL)
 		return (-ENOMEM);
 	for (uint32_t i = 0; i <= rib->hmask; i++) {
-		uint32_t di = rib->htab[i], s;
-		const struct rib_dest *d;
+		uint64_t x = rib->htab[i];
+		uint32_t s;
 
-		if (di == RIB_NIL)
+		if (x == 0)
 			continue;
-		d = rib_dest(rib, di);
-		s = rib_pfx_hash(d->addr, d->len) & nm;
-		while (nt[s] != RIB_NIL)
+		s = SLOT_HASH(x) & nm;
+		while (nt[s] != 0)
 			s = (s + 1) & nm;
-		nt[s] = di;
+		nt[s] = x;
 	}
 	free(rib->htab);
 	rib->htab = nt;
@@ -102,13 +106,16 @@ rib_table_reserve(struct rib *rib, size_t more)
 uint32_t
 rib_dest_find(const struct rib *rib, uint32_t addr, uint8_t len)
 {
-	uint32_t s = rib_pfx_hash(addr, len) & rib->hmask, di;
+	uint32_t h = rib_pfx_hash(addr, len), s = h & rib->hmask;
+	uint64_t x;
 
-	while ((di = rib->htab[s]) != RIB_NIL) {
-		const struct rib_dest *d = rib_dest(rib, di);
+	while ((x = rib->htab[s]) != 0) {
+		if (SLOT_HASH(x) == h) {
+			const struct rib_dest *d = rib_dest(rib, SLOT_IDX(x));
 
-		if (d->addr == addr && d->len == len)
-			return (di);
+			if (d->addr == addr && d->len == len)
+				return (SLOT_IDX(x));
+		}
 		s = (s + 1) & rib->hmask;
 	}
 	return (RIB_NIL);
@@ -117,20 +124,23 @@ rib_dest_find(const struct rib *rib, uint32_t addr, uint8_t len)
 uint32_t
 rib_dest_get(struct rib *rib, uint32_t addr, uint8_t len)
 {
-	uint32_t s = rib_pfx_hash(addr, len) & rib->hmask, di;
+	uint32_t h = rib_pfx_hash(addr, len), s = h & rib->hmask, di;
 	struct rib_dest *d;
+	uint64_t x;
 
-	while ((di = rib->htab[s]) != RIB_NIL) {
-		d = rib_dest(rib, di);
-		if (d->addr == addr && d->len == len)
-			return (di);
+	while ((x = rib->htab[s]) != 0) {
+		if (SLOT_HASH(x) == h) {
+			d = rib_dest(rib, SLOT_IDX(x));
+			if (d->addr == addr && d->len == len)
+				return (SLOT_IDX(x));
+		}
 		s = (s + 1) & rib->hmask;
 	}
 	if ((uint64_t)(rib->hcount + 1) * 4 > (uint64_t)(rib->hmask + 1) * 3) {
 		if (rib_htab_resize(rib, (rib->hmask + 1) * 2) != 0)
 			return (RIB_NIL);
-		s = rib_pfx_hash(addr, len) & rib->hmask;
-		while (rib->htab[s] != RIB_NIL)
+		s = h & rib->hmask;
+		while (rib->htab[s] != 0)
 			s = (s + 1) & rib->hmask;
 	}
 	if ((di = rib_ipool_get(&rib->dests)) == RIB_NIL)
@@ -138,7 +148,7 @@ rib_dest_get(struct rib *rib, uint32_t addr, uint8_t len)
 	d = rib_dest(rib, di);
 	d->addr = addr;
 	d->len = len;
-	rib->htab[s] = di;
+	rib->htab[s] = SLOT(h, di);
 	rib->hcount++;
 	return (di);
 }
@@ -149,20 +159,19 @@ rib_htab_remove(struct rib *rib, uint32_t di)
 	const struct rib_dest *d = rib_dest(rib, di);
 	uint32_t m = rib->hmask, i = rib_pfx_hash(d->addr, d->len) & m, j;
 
-	while (rib->htab[i] != di)
+	while (SLOT_IDX(rib->htab[i]) != di)
 		i = (i + 1) & m;
 	/* backward-shift deletion keeps every probe chain unbroken */
-	for (j = (i + 1) & m; rib->htab[j] != RIB_NIL; j = (j + 1) & m) {
-		const struct rib_dest *e = rib_dest(rib, rib->htab[j]);
-		uint32_t h = rib_pfx_hash(e->addr, e->len) & m;
+	for (j = (i + 1) & m; rib->htab[j] != 0; j = (j + 1) & m) {
+		uint32_t home = SLOT_HASH(rib->htab[j]) & m;
 
-		/* move e into the hole unless its home lies in (i, j] */
-		if (((j - h) & m) >= ((j - i) & m)) {
+		/* move it into the hole unless its home lies in (i, j] */
+		if (((j - home) & m) >= ((j - i) & m)) {
 			rib->htab[i] = rib->htab[j];
 			i = j;
 		}
 	}
-	rib->htab[i] = RIB_NIL;
+	rib->htab[i] = 0;
 	rib->hcount--;
 }
 
