@@ -28,6 +28,10 @@ enum lc_log_level {
  * Stderr lines: "<UTC timestamp> <progname>[<pid>]: <level>: message\n",
  * each written with a single write(2) so concurrent writers do not interleave.
  * Lines longer than LC_LOG_LINE_MAX are truncated (ending in "...").
+ * Syslog gets the message part only (syslog adds name, pid and time), with
+ * facility LOG_DAEMON. lc_log*() may be called from any thread and preserve
+ * errno; lc_log_init(), lc_log_set_level() and lc_log_set_hook() are meant
+ * for start-up (not synchronised with concurrent logging).
  */
 #define LC_LOG_LINE_MAX 1024
 void lc_log_init(const char *progname, enum lc_log_level level, int dest);

@@ -197,6 +197,39 @@ test_stderr_line(void **state)
 	assert_int_equal(lines, 2);
 }
 
+/* With both destinations, the stderr copy is still written (syslog may not
+ * exist here). */
+static void
+test_both_destinations(void **state)
+{
+	char path[] = "/tmp/test_log.XXXXXX", buf[512];
+	int fd, saved;
+	ssize_t n;
+
+	(void)state;
+	lc_log_set_hook(NULL, NULL);
+	lc_log_init("tern-both", LC_LOG_NOTICE, LC_LOG_STDERR | LC_LOG_SYSLOG);
+	assert_true((fd = mkstemp(path)) >= 0);
+	unlink(path);
+	saved = dup(STDERR_FILENO);
+	assert_true(dup2(fd, STDERR_FILENO) >= 0);
+	lc_log_notice("to both %d", 1);
+	lc_log_info("filtered at notice");
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, " tern-both["));
+	assert_non_null(strstr(buf, "]: notice: to both 1\n"));
+	assert_null(strstr(buf, "filtered"));
+	assert_int_equal(lc_log_get_level(), LC_LOG_NOTICE);
+	/* back to stderr only (closes syslog) */
+	lc_log_init(NULL, LC_LOG_INFO, 0);
+	assert_int_equal(lc_log_get_level(), LC_LOG_INFO);
+}
+
 /* The window logic with a controlled clock. */
 static void
 test_ratelimit_check(void **state)
@@ -319,6 +352,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_errno_suffix, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stderr_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_both_destinations, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_ratelimit_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
