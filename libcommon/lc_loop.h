@@ -46,7 +46,8 @@ struct lc_loop_hook {
  * of the order. */
 void lc_loop_hook_start(
     struct ev_loop *, struct lc_loop_hook *, void (*fn)(void *), void *arg);
-/* Stopping a stopped (or zeroed) hook is a no-op. */
+/* Stopping a stopped (or zeroed) hook is a no-op. loop may be NULL (the
+ * hook remembers its loop). */
 void lc_loop_hook_stop(struct ev_loop *, struct lc_loop_hook *);
 
 #endif /* LC_LOOP_H */
