@@ -150,9 +150,10 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
  */
 static __attribute__((noinline)) const struct fwd_adj *
 dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
-    unsigned act, struct fwd_pkt **drop, unsigned *ndrop)
+    struct fwd_pkt **drop, unsigned *ndrop)
 {
 	const struct fwd_adj_tbl *at = dp->conf.adj;
+	unsigned act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
 	enum fwd_reason r;
 
 	if ((unsigned)(a - at->ent) >= at->size) {	/* FWD_FIB_NH_NONE */
@@ -226,7 +227,7 @@ fwd_dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		struct fwd_pkt *p = pkts[i];
 		uint8_t *f = p->data;
 		const struct fwd_adj *a;
-		unsigned iplen, act, port, h;
+		unsigned iplen, port, h;
 		uint32_t dst;
 
 		if (__builtin_expect(!fwd_pkt_fast_ok(f, p->len, mac64, &dst,
@@ -247,9 +248,9 @@ fwd_dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		 * FWD_FIB_NH_NONE reads a (non-FORWARD) entry: no bounds test.
 		 */
 		a = &ent[(uint16_t)fwd_fib_lookup(fib, dst)];
-		act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
-		if (__builtin_expect(act != FWD_ADJ_A_FORWARD, 0) &&
-		    (a = dp_adj_slow(dp, p, a, act, drop, &ndrop)) == NULL)
+		if (__builtin_expect(__atomic_load_n(&a->action,
+		    __ATOMIC_ACQUIRE) != FWD_ADJ_A_FORWARD, 0) &&
+		    (a = dp_adj_slow(dp, p, a, drop, &ndrop)) == NULL)
 			continue;
 		if (__builtin_expect(iplen > a->mtu, 0)) {
 			dp_mtu(dp, p, a, drop, &ndrop);

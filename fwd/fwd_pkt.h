@@ -227,10 +227,17 @@ static inline void
 fwd_ipv4_ttl_dec(uint8_t *ip)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t c = fwd_ld16(ip + FWD_IP_SUM);
+	/* TTL, protocol and checksum as one word: ttl | proto << 8 | c << 16 */
+	uint32_t w = fwd_ld32(ip + FWD_IP_TTL);
 
-	ip[FWD_IP_TTL]--;
-	fwd_st16(ip + FWD_IP_SUM, (uint16_t)(c + 1 + ((c + 2) >> 16)));
+	if (__builtin_expect(w < 0xfffe0000u, 1))
+		fwd_st32(ip + FWD_IP_TTL, w + 0xffff);	/* ttl - 1, c + 1 */
+	else {
+		uint32_t c = w >> 16;
+
+		ip[FWD_IP_TTL]--;
+		fwd_st16(ip + FWD_IP_SUM, (uint16_t)(c + 1 + ((c + 2) >> 16)));
+	}
 #else
 	uint32_t sum;
 

@@ -252,6 +252,32 @@ test_cksum_random(void **st)
 	}
 }
 
+/* The TTL update for every checksum value against RFC 1624 in network
+ * order (itself checked against full recomputes above). */
+static void
+test_ttl_dec_exhaustive(void **st)
+{
+	uint8_t ip[20];
+
+	(void)st;
+	memset(ip, 0, sizeof(ip));
+	for (uint32_t c = 0; c <= 0xffff; c++) {
+		uint32_t sum;
+		uint16_t want;
+
+		ip[8] = (uint8_t)(2 + c % 250);
+		ip[9] = (uint8_t)(c >> 3);
+		fwd_st16(ip + 10, (uint16_t)c);
+		sum = (uint32_t)(uint16_t)~ntohs((uint16_t)c) + 0xfeff;
+		sum = (sum & 0xffff) + (sum >> 16);
+		want = htons((uint16_t)~sum);
+		fwd_ipv4_ttl_dec(ip);
+		assert_int_equal(ip[8], 1 + c % 250);
+		assert_int_equal(ip[9], (uint8_t)(c >> 3));
+		assert_int_equal(fwd_ld16(ip + 10), want);
+	}
+}
+
 static void
 test_cksum_odd(void **st)
 {
@@ -297,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_parse_martian),
 		cmocka_unit_test(test_parse_ttl_left),
 		cmocka_unit_test(test_cksum_random),
+		cmocka_unit_test(test_ttl_dec_exhaustive),
 		cmocka_unit_test(test_cksum_odd),
 		cmocka_unit_test(test_rewrite),
 	};
