@@ -339,10 +339,13 @@ main(int argc, char **argv)
 		if (vg && (!quick || c->routes < 1000))
 			ipp = instr_per_pkt(argv[0], ci, nflows,
 			    quick ? 4096 : 65536);
-		printf(ipp >= 0 ? "%-16s %9zu %8.3f %12.4g %12.4g %12.4g %10.1f\n" :
-		    "%-16s %9zu %8.3f %12.4g %12.4g %12.4g %10s\n",
-		    c->name, c->routes, b.build_s, pps[rounds / 2], pps[0],
-		    pps[rounds - 1], ipp);
+		printf("%-16s %9zu %8.3f %12.4g %12.4g %12.4g ", c->name,
+		    c->routes, b.build_s, pps[rounds / 2], pps[0],
+		    pps[rounds - 1]);
+		if (ipp >= 0)
+			printf("%10.1f\n", ipp);
+		else
+			printf("%10s\n", "-");
 		printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\","
 		    "\"metric\":\"pps\",\"unit\":\"1/s\",\"value\":%.4g,"
 		    "\"min\":%.4g,\"max\":%.4g,\"better\":\"higher\"}\n",
