@@ -250,11 +250,12 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
     unsigned nw, struct word *vals, unsigned nv, bool has_brack,
     enum tok term, int depth)
 {
-	struct mgmt_node *parent = NULL;
-	unsigned i = 0;
+	struct mgmt_node *chain[STMT_WORDS + 1];	/* n and the nodes walked */
+	unsigned i = 0, nchain = 0;
 	char canon[64], exp[256];
 	struct mgmt_err e2;
 
+	chain[nchain++] = n;
 	while (i < nw) {
 		int ch = mgmt_schema_child(cur, w[i].s);
 		const struct mgmt_schema_node *s;
@@ -277,8 +278,8 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 		k.str = "";
 		switch (s->kind) {
 		case MGMT_SK_CONTAINER:
-			parent = n;
 			n = mgmt_node_child(n, &k, true, &created);
+			chain[nchain++] = n;
 			if (created)
 				locate(P, n, &w[kw]);
 			cur = (unsigned)ch;
@@ -316,8 +317,8 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 				    " ", canon);
 				return (dup_err(P, &w[i], old, what));
 			}
-			parent = n;
 			n = mgmt_node_child(n, &k, true, &created);
+			chain[nchain++] = n;
 			if (created)
 				locate(P, n, &w[kw]);
 			cur = (unsigned)ch;
@@ -384,10 +385,13 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 		P->sused = 0;	/* words are no longer needed */
 		if ((rv = parse_block(P, n, cur, depth + 1)) != 0)
 			return (rv);
-		if (n->kids == NULL &&
-		    mgmt_schema[cur].kind == MGMT_SK_CONTAINER) {
-			mgmt_node_key(n, &k);
-			mgmt_node_remove(parent, &k);	/* empty: as if absent */
+		/* empty containers are as if absent (printing drops them) */
+		while (nchain > 1 && chain[nchain - 1]->kids == NULL &&
+		    mgmt_schema[chain[nchain - 1]->sid].kind ==
+		    MGMT_SK_CONTAINER) {
+			mgmt_node_key(chain[nchain - 1], &k);
+			mgmt_node_remove(chain[nchain - 2], &k);
+			nchain--;
 		}
 		return (0);
 	}
