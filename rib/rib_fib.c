@@ -318,7 +318,8 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 		struct rib_dest *d = rib_dest(rib, di);
 		uint32_t fg;
 
-		memcpy(h, e[i].nh, e[i].n_nh * sizeof(*h));
+		if (e[i].n_nh > 0)
+			memcpy(h, e[i].nh, e[i].n_nh * sizeof(*h));
 		fg = rib_fg_get(rib, e[i].type, h, e[i].n_nh);
 		if (fg == RIB_FG_NONE && e[i].type == RIB_RT_UNICAST) {
 			rib_dest_gc(rib, di);

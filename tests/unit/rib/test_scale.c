@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "rib_test.h"
+#include "rib/rib_int.h"
 #include "tests/lib/prefixset.h"
 
 /*
@@ -146,7 +147,7 @@ test_scale_1m(void **state)
 	    SCALE_N / t_add / 1e6, t_flush, SCALE_N / t_flush / 1e6);
 	print_message("  memory: accounted %.1f bytes/route (%zu bytes), RSS "
 	    "delta %.1f bytes/route; sizeof dest %zu, route %zu\n", bpr,
-	    m1.bytes - m0.bytes, bpr_rss, (size_t)24, (size_t)28);
+	    m1.bytes - m0.bytes, bpr_rss, sizeof(struct rib_dest), sizeof(struct rib_route));
 	print_message("RIBSCALE {\"routes\":%d,\"add_s\":%.3f,"
 	    "\"routes_per_s\":%.0f,\"flush_s\":%.3f,\"bytes_per_route\":%.1f,"
 	    "\"rss_bytes_per_route\":%.1f,\"sanitizer\":%d}\n", SCALE_N, t_add,
