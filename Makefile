@@ -215,6 +215,7 @@ fuzz: $(FUZZ_BINS)
 	@./scripts/run-fuzz.sh 300 $(FUZZ_BINS)
 
 test-libcommon: test-common
+	@:
 test-%:
 	@$(MAKE) --no-print-directory -j$(NPROC) $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
 	@./scripts/run-tests.sh unit-$* $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))

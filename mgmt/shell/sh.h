@@ -19,6 +19,9 @@ enum sh_stage_kind {
 	SH_STAGE_NOMORE,	/* no pager (accepted for habit; we never page) */
 };
 
+/* "| compare" and "| display set" change what mgmt prints, so they stay
+ * part of the command sent to it (they must come first after the command). */
+
 struct sh_stage {
 	enum sh_stage_kind kind;
 	regex_t		re;
@@ -26,7 +29,8 @@ struct sh_stage {
 };
 
 struct sh_pipeline {
-	char		*command;	/* the command before the first '|' (owned) */
+	char		*command;	/* what is sent to mgmt (owned): the text
+					   before the first local '|' stage */
 	unsigned	 n;
 	struct sh_stage	 stages[SH_PIPE_MAX];
 	bool		 json;		/* a json stage is present */

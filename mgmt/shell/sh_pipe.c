@@ -111,12 +111,27 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 	return (0);
 }
 
+/* Is this stage one of mgmt's ("compare", "display set")? */
+static bool
+server_stage(struct piece p)
+{
+	const char *s = p.s, *end = p.s + p.len;
+	char w1[16], w2[16];
+
+	if (next_word(&s, end, w1, sizeof(w1)) != 0)
+		return (false);
+	if (strcmp(w1, "compare") == 0)
+		return (true);
+	return (strcmp(w1, "display") == 0 &&
+	    next_word(&s, end, w2, sizeof(w2)) == 0 && strcmp(w2, "set") == 0);
+}
+
 int
 sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
     size_t errlen)
 {
 	struct piece pieces[SH_PIPE_MAX + 2];
-	unsigned np = 0;
+	unsigned np = 0, first;
 	const char *s, *start;
 	char q = 0;
 	int rv;
@@ -154,6 +169,15 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 		}
 	}
 
+	/* mgmt's own stages stay with the command */
+	first = 1;
+	while (first < np && server_stage(pieces[first]))
+		first++;
+	if (first > 1) {
+		pieces[0].len = (size_t)(pieces[first - 1].s +
+		    pieces[first - 1].len - pieces[0].s);
+	}
+
 	/* the command, without surrounding blanks */
 	s = skip_space(pieces[0].s, pieces[0].s + pieces[0].len);
 	start = pieces[0].s + pieces[0].len;
@@ -166,7 +190,13 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 	}
 	if ((out->command = strndup(s, (size_t)(start - s))) == NULL)
 		return (-ENOMEM);
-	for (unsigned i = 1; i < np; i++) {
+	for (unsigned i = first; i < np; i++) {
+		if (server_stage(pieces[i])) {
+			snprintf(err, errlen, "'|%.*s' must come right after "
+			    "the command", (int)pieces[i].len, pieces[i].s);
+			sh_pipeline_fini(out);
+			return (-EINVAL);
+		}
 		if ((rv = stage_parse(pieces[i], &out->stages[out->n],
 		    &out->json, err, errlen)) != 0) {
 			sh_pipeline_fini(out);

@@ -62,6 +62,19 @@ test_split(void **state)
 	assert_int_equal(p.n, 1);
 	sh_pipeline_fini(&p);
 
+	/* mgmt's own stages stay in the command; local ones follow */
+	assert_int_equal(sh_pipeline_parse("show | compare | match route", &p,
+	    err, sizeof(err)), 0);
+	assert_string_equal(p.command, "show | compare");
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.stages[0].kind, SH_STAGE_MATCH);
+	sh_pipeline_fini(&p);
+	assert_int_equal(sh_pipeline_parse("show configuration | display set",
+	    &p, err, sizeof(err)), 0);
+	assert_string_equal(p.command, "show configuration | display set");
+	assert_int_equal(p.n, 0);
+	sh_pipeline_fini(&p);
+
 	assert_int_equal(sh_pipeline_parse("", &p, err, sizeof(err)), 0);
 	assert_string_equal(p.command, "");
 	sh_pipeline_fini(&p);
@@ -92,6 +105,7 @@ test_errors(void **state)
 	expect_error("s|count|count|count|count|count|count|count|count|count",
 	    "too many pipe stages");
 	expect_error(NULL, "no command");
+	expect_error("show | count | compare", "must come right after the command");
 }
 
 static void

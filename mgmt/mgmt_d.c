@@ -1,0 +1,364 @@
+/* mgmt/mgmt_d.c: tern-mgmt's state, sessions and IPC front door (session open/close, execute, complete). */
+#include "mgmt_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/mgmt.pb-c.h"
+#include "libcommon/lc_log.h"
+
+/* ---- sessions --------------------------------------------------------------- */
+
+struct mgmt_session *
+mgmt_session_open(struct mgmt *m, const char *user, bool read_only)
+{
+	struct mgmt_session *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return (NULL);
+	s->id = ++m->next_session;
+	snprintf(s->user, sizeof(s->user), "%s",
+	    user != NULL && user[0] != '\0' ? user : "unknown");
+	s->read_only = read_only;
+	LIST_INSERT_HEAD(&m->sessions, s, link);
+	return (s);
+}
+
+void
+mgmt_session_close(struct mgmt *m, struct mgmt_session *s)
+{
+	if (s == NULL)
+		return;
+	if (m->lock == s)
+		m->lock = NULL;
+	if (s->candidate != NULL)
+		mgmt_conf_free(s->candidate);
+	LIST_REMOVE(s, link);
+	free(s);
+}
+
+uint64_t
+mgmt_session_id(const struct mgmt_session *s)
+{
+	return (s->id);
+}
+
+bool
+mgmt_session_configuring(const struct mgmt_session *s)
+{
+	return (s->configure);
+}
+
+static struct mgmt_session *
+session_find(struct mgmt *m, uint64_t id)
+{
+	struct mgmt_session *s;
+
+	LIST_FOREACH(s, &m->sessions, link)
+		if (s->id == id)
+			return (s);
+	return (NULL);
+}
+
+const char *
+mgmt_session_prompt(struct mgmt *m, struct mgmt_session *s, char *buf,
+    size_t len)
+{
+	snprintf(buf, len, "%s@%s%s ", s->user, m->host_name,
+	    s->configure ? "#" : ">");
+	return (buf);
+}
+
+/* ---- IPC handlers --------------------------------------------------------------- */
+
+static void
+reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
+    int code, const char *text, const char *error)
+{
+	Mgmt__Reply r = MGMT__REPLY__INIT;
+	char prompt[128];
+
+	r.code = (Mgmt__Code)code;
+	r.text = (char *)(text != NULL ? text : "");
+	r.error = (char *)(error != NULL ? error : "");
+	if (s != NULL) {
+		r.session = s->id;
+		r.mode = s->configure ? MGMT__MODE__CONFIGURE :
+		    MGMT__MODE__OPERATIONAL;
+		r.prompt = (char *)mgmt_session_prompt(m, s, prompt,
+		    sizeof(prompt));
+	} else {
+		r.prompt = (char *)"";
+	}
+	if (ipc_reply(req, IPC_OK, &r.base) != 0)
+		lc_log_warnx("reply to %s dropped", ipc_peer_component(
+		    ipc_req_peer(req)));
+}
+
+static void
+h_session_open(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Mgmt__SessionOpen *o = (const Mgmt__SessionOpen *)msg;
+	struct mgmt *m = arg;
+	struct mgmt_session *s;
+	bool ro = ipc_peer_read_only(ipc_req_peer(req)) || o->read_only;
+
+	if ((s = mgmt_session_open(m, o->user, ro)) == NULL) {
+		ipc_reply_error(req, IPC_ERROR, "out of memory");
+		return;
+	}
+	s->peer = ipc_req_peer(req);
+	lc_log_info("session %llu opened by %s%s", (unsigned long long)s->id,
+	    s->user, ro ? " (read-only)" : "");
+	reply_code(req, m, s, MGMT_OK, NULL, NULL);
+}
+
+/* The session named in a request, if it belongs to the caller. */
+static struct mgmt_session *
+req_session(struct mgmt *m, struct ipc_req *req, uint64_t id)
+{
+	struct mgmt_session *s = session_find(m, id);
+
+	if (s == NULL || s->peer != ipc_req_peer(req)) {
+		ipc_reply_error(req, IPC_BAD_REQUEST,
+		    "no session %llu on this connection",
+		    (unsigned long long)id);
+		return (NULL);
+	}
+	return (s);
+}
+
+static void
+h_session_close(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Mgmt__SessionRequest *r = (const Mgmt__SessionRequest *)msg;
+	struct mgmt *m = arg;
+	struct mgmt_session *s;
+
+	if ((s = req_session(m, req, r->session)) == NULL)
+		return;
+	mgmt_session_close(m, s);
+	reply_code(req, m, NULL, MGMT_OK, NULL, NULL);
+}
+
+static void
+h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Mgmt__ExecuteRequest *e = (const Mgmt__ExecuteRequest *)msg;
+	struct mgmt *m = arg;
+	struct mgmt_session *s;
+	struct lc_buf out;
+	char err[1024] = "";
+	int code;
+
+	if ((s = req_session(m, req, e->session)) == NULL)
+		return;
+	lc_buf_init(&out);
+	code = mgmt_cmd_exec(m, s, e->line != NULL ? e->line : "",
+	    e->format == MGMT__FORMAT__JSON, &out, err, sizeof(err));
+	reply_code(req, m, s, code, out.len > 0 ? (char *)lc_buf_head(&out) : "",
+	    err);
+	lc_buf_fini(&out);
+}
+
+static void
+h_complete(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Mgmt__CompleteRequest *c = (const Mgmt__CompleteRequest *)msg;
+	Mgmt__CompleteReply r = MGMT__COMPLETE_REPLY__INIT;
+	struct mgmt *m = arg;
+	struct mgmt_session *s;
+	struct mgmt_cand cand[128];
+	char *words[128], *help[128], common[64] = "";
+	const char *line = c->line != NULL ? c->line : "";
+	size_t cursor = c->cursor;
+	int n;
+
+	if ((s = req_session(m, req, c->session)) == NULL)
+		return;
+	if (cursor > strlen(line))
+		cursor = strlen(line);
+	n = mgmt_cmd_complete(m, s, line, cursor, cand, 128);
+	for (int i = 0; i < n; i++) {
+		words[i] = cand[i].word;
+		help[i] = (char *)(cand[i].help != NULL ? cand[i].help : "");
+		if (i == 0)
+			snprintf(common, sizeof(common), "%s", cand[i].word);
+		else {
+			size_t k = 0;
+
+			while (common[k] != '\0' && common[k] == cand[i].word[k])
+				k++;
+			common[k] = '\0';
+		}
+	}
+	r.n_candidates = (size_t)n;
+	r.candidates = words;
+	if (c->help) {
+		r.n_help = (size_t)n;
+		r.help = help;
+	}
+	r.common_prefix = common;
+	ipc_reply(req, IPC_OK, &r.base);
+}
+
+static void
+h_request(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	ipc_reply_error(req, IPC_UNKNOWN_METHOD,
+	    "structured requests are not served yet; use execute");
+}
+
+static void
+on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
+{
+	struct mgmt *m = arg;
+	struct mgmt_session *s, *next;
+
+	/* A shell that went away ends its sessions and frees the lock. */
+	for (s = LIST_FIRST(&m->sessions); s != NULL; s = next) {
+		next = LIST_NEXT(s, link);
+		if (s->peer == peer) {
+			lc_log_info("session %llu of %s ended with its connection",
+			    (unsigned long long)s->id, s->user);
+			mgmt_session_close(m, s);
+		}
+	}
+}
+
+/* ---- life ---------------------------------------------------------------------- */
+
+static int
+load_running(struct mgmt *m)
+{
+	struct mgmt_err err;
+	int rv, n = mgmt_store_count(m->store_dir);
+
+	if (n > 0) {
+		if ((rv = mgmt_store_rollback(m->store_dir, 0, &m->running,
+		    &err)) != 0) {
+			lc_log_err("running config in %s: %s", m->store_dir,
+			    err.msg);
+			return (rv);
+		}
+		lc_log_info("running config: commit 0 of %d in %s", n,
+		    m->store_dir);
+		return (0);
+	}
+	if (m->opts.boot_config != NULL) {
+		if ((rv = mgmt_conf_load_file(m->opts.boot_config, &m->running,
+		    &err)) != 0) {
+			lc_log_err("%s", err.msg);
+			return (rv);
+		}
+		if ((rv = mgmt_store_commit(m->store_dir, m->running)) != 0) {
+			lc_log_err("storing the boot config in %s: %s",
+			    m->store_dir, strerror(-rv));
+			return (rv);
+		}
+		lc_log_info("running config: %s (first commit)",
+		    m->opts.boot_config);
+		return (0);
+	}
+	m->running = mgmt_conf_new();
+	lc_log_info("running config: empty (no commits in %s)", m->store_dir);
+	return (0);
+}
+
+static void
+apply_system(struct mgmt *m)
+{
+	struct mgmt_system_conf sys;
+
+	mgmt_conf_system_get(m->running, &sys);
+	snprintf(m->host_name, sizeof(m->host_name), "%s",
+	    sys.host_name[0] != '\0' ? sys.host_name : "tern");
+}
+
+struct mgmt *
+mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
+{
+	struct mgmt *m;
+	struct ipc_opts io = { 0 };
+	int rv;
+
+	if (opts->store_dir == NULL || opts->store_dir[0] == '\0') {
+		errno = EINVAL;
+		return (NULL);
+	}
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return (NULL);
+	m->loop = loop;
+	m->opts = *opts;
+	snprintf(m->store_dir, sizeof(m->store_dir), "%s", opts->store_dir);
+	LIST_INIT(&m->sessions);
+	ev_init(&m->confirm_timer, NULL);
+	if (mkdir(m->store_dir, 0750) != 0 && errno != EEXIST) {
+		rv = -errno;
+		lc_log_err("store %s: %s", m->store_dir, strerror(errno));
+		free(m);
+		errno = -rv;
+		return (NULL);
+	}
+	if ((rv = load_running(m)) != 0) {
+		free(m);
+		errno = rv == -EINVAL ? EINVAL : -rv;
+		return (NULL);
+	}
+	apply_system(m);
+	if (opts->no_server)
+		return (m);
+
+	io.rundir = opts->rundir;
+	io.component = "mgmt";
+	io.generation = opts->generation;
+	if ((m->server = ipc_server_new(loop, &ipc_svc_mgmt, &io)) == NULL) {
+		rv = errno;
+		lc_log_warn("mgmt server in %s", ipc_rundir(opts->rundir));
+		mgmt_free(m);
+		errno = rv;
+		return (NULL);
+	}
+	{
+		struct ipc_server_cbs cbs = { .on_peer_gone = on_peer_gone,
+		    .arg = m };
+
+		ipc_server_set_cbs(m->server, &cbs);
+	}
+	ipc_server_handle(m->server, MGMT__METHOD__SESSION_OPEN,
+	    h_session_open, m);
+	ipc_server_handle(m->server, MGMT__METHOD__SESSION_CLOSE,
+	    h_session_close, m);
+	ipc_server_handle(m->server, MGMT__METHOD__EXECUTE, h_execute, m);
+	ipc_server_handle(m->server, MGMT__METHOD__COMPLETE, h_complete, m);
+	ipc_server_handle(m->server, MGMT__METHOD__REQUEST, h_request, m);
+	ipc_server_set_state(m->server, "running");
+	return (m);
+}
+
+void
+mgmt_free(struct mgmt *m)
+{
+	struct mgmt_session *s;
+
+	if (m == NULL)
+		return;
+	while ((s = LIST_FIRST(&m->sessions)) != NULL)
+		mgmt_session_close(m, s);
+	mgmt_commit_fini(m);
+	ipc_server_free(m->server);
+	if (m->running != NULL)
+		mgmt_conf_free(m->running);
+	free(m);
+}
+
+int
+mgmt_commit_count(const struct mgmt *m)
+{
+	return (mgmt_store_count(m->store_dir));
+}
