@@ -1,4 +1,4 @@
-/* fwd/fwd_fib.c: DIR-24-8 FIB with 2-byte entries, driven by a control trie. */
+/* fwd/fwd_fib.c: DIR-24-8 FIB with 2-byte entries; routes in a hash table, depths beside the tables. */
 #include "fwd_fib_int.h"
 
 #include <errno.h>
@@ -36,63 +36,113 @@ fib_map(size_t len, bool thp, size_t *maplen, void **mapbase)
 	return (a);
 }
 
-/* ---- trie nodes ---- */
+/* ---- the route table: open addressing, linear probing ---- */
 
-static uint32_t
-fib_node_alloc(struct fwd_fib *fib)
+static inline uint64_t
+fib_key(uint32_t pfx, unsigned len)
 {
-	uint32_t i;
+	return ((uint64_t)pfx | ((uint64_t)len << 32));
+}
 
-	if (fib->n_free != 0) {
-		i = fib->n_free;
-		fib->n_free = fib_node(fib, i)->child[0];
-		return (i);
+static inline size_t
+fib_home(const struct fwd_fib *fib, uint64_t key)
+{
+	return ((size_t)((key * 0x9e3779b97f4a7c15ull) >> fib->ht_shift));
+}
+
+static inline unsigned
+fib_e_nh(uint64_t e)
+{
+	return ((unsigned)(e >> 48));
+}
+
+static inline unsigned
+fib_e_len(uint64_t e)
+{
+	return ((unsigned)(e >> 32) & 0x3f);
+}
+
+/* slot of key, or SIZE_MAX */
+static size_t
+fib_ht_find(const struct fwd_fib *fib, uint64_t key)
+{
+	size_t i = fib_home(fib, key);
+
+	for (;;) {
+		uint64_t e = fib->ht[i];
+
+		if (!(e & FIB_E_USED))
+			return (SIZE_MAX);
+		if ((e & FIB_E_KEYMASK) == key)
+			return (i);
+		i = (i + 1) & fib->ht_mask;
 	}
-	if ((fib->n_next >> FIB_CHUNK_SHIFT) >= fib->nchunks) {
-		struct fib_node *c;
-
-		if (fib->n_next == UINT32_MAX)
-			return (0);
-		if (fib->nchunks == fib->chunk_cap) {
-			unsigned nc = fib->chunk_cap ? fib->chunk_cap * 2 : 64;
-			struct fib_node **cp = realloc(fib->chunk,
-			    nc * sizeof(*cp));
-
-			if (cp == NULL)
-				return (0);
-			fib->chunk = cp;
-			fib->chunk_cap = nc;
-		}
-		c = malloc(FIB_CHUNK_NODES * sizeof(*c));
-		if (c == NULL)
-			return (0);
-		fib->chunk[fib->nchunks++] = c;
-	}
-	return (fib->n_next++);
 }
 
 static void
-fib_node_put(struct fwd_fib *fib, uint32_t i)
+fib_ht_put(struct fwd_fib *fib, uint64_t e)
 {
-	fib_node(fib, i)->child[0] = fib->n_free;
-	fib->n_free = i;
+	size_t i = fib_home(fib, e & FIB_E_KEYMASK);
+
+	while (fib->ht[i] & FIB_E_USED)
+		i = (i + 1) & fib->ht_mask;
+	fib->ht[i] = e;
 }
 
-static uint32_t
-fib_node_new(struct fwd_fib *fib, uint32_t pfx, unsigned len)
+static int
+fib_ht_resize(struct fwd_fib *fib, unsigned log2cap)
 {
-	uint32_t i = fib_node_alloc(fib);
-	struct fib_node *n;
+	uint64_t *old = fib->ht, *nt;
+	size_t ocap = old ? fib->ht_mask + 1 : 0;
 
-	if (i == 0)
+	nt = calloc((size_t)1 << log2cap, sizeof(*nt));
+	if (nt == NULL)
+		return (-ENOMEM);
+	fib->ht = nt;
+	fib->ht_mask = ((size_t)1 << log2cap) - 1;
+	fib->ht_shift = 64 - log2cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i] & FIB_E_USED)
+			fib_ht_put(fib, old[i]);
+	free(old);
+	return (0);
+}
+
+/* Room for one more route (load <= 3/4). */
+static int
+fib_ht_reserve(struct fwd_fib *fib)
+{
+	size_t cap = fib->ht_mask + 1;
+
+	if ((fib->ht_n + 1) * 4 <= cap * 3)
 		return (0);
-	n = fib_node(fib, i);
-	n->pfx = pfx;
-	n->len = (uint8_t)len;
-	n->flags = 0;
-	n->nh = 0;
-	n->child[0] = n->child[1] = 0;
-	return (i);
+	return (fib_ht_resize(fib, 64 - fib->ht_shift + 1));
+}
+
+/* Backward-shift deletion: no tombstones, probe chains stay short. */
+static void
+fib_ht_remove(struct fwd_fib *fib, size_t i)
+{
+	size_t j = i;
+
+	for (;;) {
+		uint64_t e;
+		size_t k;
+		bool stay;
+
+		j = (j + 1) & fib->ht_mask;
+		e = fib->ht[j];
+		if (!(e & FIB_E_USED))
+			break;
+		k = fib_home(fib, e & FIB_E_KEYMASK);
+		/* e may stay at j if its home is cyclically in (i, j] */
+		stay = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (!stay) {
+			fib->ht[i] = e;
+			i = j;
+		}
+	}
+	fib->ht[i] = 0;
 }
 
 /* ---- tbl8 groups ---- */
@@ -100,7 +150,7 @@ fib_node_new(struct fwd_fib *fib, uint32_t pfx, unsigned len)
 static inline bool
 fib_is_group(const struct fwd_fib *fib, unsigned v)
 {
-	return (v >= fib->max_nh && v != FIB_NONE_GROUP);
+	return (v >= fib->max_nh && v != FIB_NONE);
 }
 
 /* Move groups whose grace period ended to the free stack. */
@@ -207,148 +257,68 @@ fib_store24(struct fwd_fib *fib, uint32_t i, unsigned v)
 	__atomic_store_n(&fib->tbl24[i], (uint16_t)v, __ATOMIC_RELEASE);
 }
 
-/* Set tbl24 entries [i, j) to v (a next hop or NONE), freeing any group. */
+/* Entries [lo, hi) of group g whose depth is in [dmin, dmax] get (nh, dnew). */
 static void
-fib_paint24(struct fwd_fib *fib, uint32_t i, uint32_t j, unsigned v)
+fib_paint_group(struct fwd_fib *fib, unsigned g, unsigned lo, unsigned hi,
+    unsigned dmin, unsigned dmax, unsigned nh, unsigned dnew)
 {
-	for (; i < j; i++) {
-		unsigned old = fib->tbl24[i];
+	uint16_t *t = fib->tbl8 + ((size_t)g << 8);
+	uint8_t *d = fib->dep8 + ((size_t)g << 8);
 
-		if (old == v)
+	for (unsigned e = lo; e < hi; e++) {
+		if (d[e] < dmin || d[e] > dmax)
 			continue;
-		fib_store24(fib, i, v);
-		if (fib_is_group(fib, old))
-			fib_group_defer(fib, old);
+		d[e] = (uint8_t)dnew;
+		__atomic_store_n(&t[e], (uint16_t)nh, __ATOMIC_RELAXED);
 	}
 }
 
-/* Set addresses [a, b) inside /24 number i to v; the /24 has a group. */
+/*
+ * Over the range of pfx/len (len <= 24): every /24 whose covering depth is
+ * in [dmin, dmax] gets (nh, dnew), and inside a group only the entries whose
+ * own depth is in [dmin, dmax] (the others belong to longer routes).
+ */
 static void
-fib_paint8(struct fwd_fib *fib, uint32_t i, unsigned lo, unsigned hi,
-    unsigned v)
+fib_paint24(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned dmin,
+    unsigned dmax, unsigned nh, unsigned dnew)
 {
-	unsigned g = fib->tbl24[i];
-	uint16_t *e = fib->tbl8 + ((size_t)g << 8);
+	uint32_t i = pfx >> 8, end = i + (1u << (24 - len));
 
-	for (unsigned k = lo; k < hi; k++)
-		__atomic_store_n(&e[k], (uint16_t)v, __ATOMIC_RELAXED);
-}
+	for (; i < end; i++) {
+		unsigned dd = fib->dep24[i], v;
 
-/* Set addresses [a, b) (b may be 2^32) to v. Full /24 blocks go to tbl24;
- * partial blocks hold a route longer than /24, so they have a group. */
-static void
-fib_paint_range(struct fwd_fib *fib, uint64_t a, uint64_t b, unsigned v)
-{
-	while (a < b) {
-		uint32_t i = (uint32_t)(a >> 8);
-
-		if ((a & 0xff) == 0 && b - a >= 256) {
-			uint32_t j = (uint32_t)(b >> 8);
-
-			fib_paint24(fib, i, j, v);
-			a = (uint64_t)j << 8;
-		} else {
-			unsigned lo = (unsigned)(a & 0xff);
-			uint64_t hi = b - ((uint64_t)i << 8);
-
-			if (hi > 256)
-				hi = 256;
-			fib_paint8(fib, i, lo, (unsigned)hi, v);
-			a = ((uint64_t)i << 8) + hi;
-		}
+		if (dd < dmin || dd > dmax)
+			continue;
+		fib->dep24[i] = (uint8_t)dnew;
+		v = fib->tbl24[i];
+		if (fib_is_group(fib, v))
+			fib_paint_group(fib, v, 0, FIB_GROUP_ENTRIES, dmin,
+			    dmax, nh, dnew);
+		else if (v != nh)
+			fib_store24(fib, i, nh);
 	}
 }
 
-struct fib_painter {
-	uint64_t cursor;
-	unsigned v;
-};
-
-static void
-fib_paint_dfs(struct fwd_fib *fib, uint32_t ci, struct fib_painter *pt)
+/* The /24 of a new route longer than /24 gets a group, filled from its tbl24
+ * entry, then published. */
+static int
+fib_group_make(struct fwd_fib *fib, uint32_t i, unsigned *gp)
 {
-	const struct fib_node *c;
+	unsigned v = fib->tbl24[i], g;
+	int rv;
 
-	if (ci == 0)
-		return;
-	c = fib_node(fib, ci);
-	if (c->flags & FIB_N_ROUTE) {
-		fib_paint_range(fib, pt->cursor, c->pfx, pt->v);
-		pt->cursor = (uint64_t)c->pfx + ((uint64_t)1 << (32 - c->len));
-		return;
+	if (fib_is_group(fib, v)) {
+		*gp = v;
+		return (0);
 	}
-	fib_paint_dfs(fib, c->child[0], pt);
-	fib_paint_dfs(fib, c->child[1], pt);
-}
-
-/* Write v for the addresses of node n's prefix that no longer-prefix route
- * below n covers. */
-static void
-fib_paint_node(struct fwd_fib *fib, const struct fib_node *n, unsigned v)
-{
-	struct fib_painter pt = { .cursor = n->pfx, .v = v };
-
-	fib_paint_dfs(fib, n->child[0], &pt);
-	fib_paint_dfs(fib, n->child[1], &pt);
-	fib_paint_range(fib, pt.cursor,
-	    (uint64_t)n->pfx + ((uint64_t)1 << (32 - n->len)), v);
-}
-
-/* ---- trie search ---- */
-
-/* Does any route longer than /24 lie inside /24 number i? */
-static bool
-fib_has_long(const struct fwd_fib *fib, uint32_t i)
-{
-	uint32_t a = i << 8, ni = fib->root;
-
-	while (ni != 0) {
-		const struct fib_node *n = fib_node(fib, ni);
-		unsigned m = n->len < 24 ? n->len : 24;
-
-		if (((n->pfx ^ a) & fib_mask(m)) != 0)
-			return (false);
-		if (n->len > 24)
-			return (true);	/* a route or a branch above routes */
-		if (n->len == 24)
-			return (n->child[0] != 0 || n->child[1] != 0);
-		ni = n->child[fib_bit(a, n->len)];
-	}
-	return (false);
-}
-
-static inline unsigned
-fib_common(uint32_t a, uint32_t b, unsigned max)
-{
-	uint32_t x = a ^ b;
-	unsigned c = x == 0 ? 32 : (unsigned)__builtin_clz(x);
-
-	return (c < max ? c : max);
-}
-
-/* Find pfx/len; with cover, the nearest shorter route above it (0 if none). */
-static uint32_t
-fib_find(const struct fwd_fib *fib, uint32_t pfx, unsigned len,
-    uint32_t *cover)
-{
-	uint32_t ni = fib->root, cv = 0;
-
-	while (ni != 0) {
-		const struct fib_node *n = fib_node(fib, ni);
-
-		if (n->len > len || ((n->pfx ^ pfx) & fib_mask(n->len)) != 0)
-			break;
-		if (n->len == len) {
-			if (cover != NULL)
-				*cover = cv;
-			return (ni);
-		}
-		if (n->flags & FIB_N_ROUTE)
-			cv = ni;
-		ni = n->child[fib_bit(pfx, n->len)];
-	}
-	if (cover != NULL)
-		*cover = cv;
+	if ((rv = fib_group_alloc(fib, &g)) != 0)
+		return (rv);
+	for (unsigned e = 0; e < FIB_GROUP_ENTRIES; e++)
+		fib->tbl8[((size_t)g << 8) + e] = (uint16_t)v;
+	memset(fib->dep8 + ((size_t)g << 8), fib->dep24[i], FIB_GROUP_ENTRIES);
+	fib->glong[g] = 0;
+	fib_store24(fib, i, g);	/* release: the filled group first */
+	*gp = g;
 	return (0);
 }
 
@@ -359,8 +329,6 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 {
 	struct fwd_fib *fib;
 	bool thp;
-	void *base;
-	size_t ml;
 	unsigned ng;
 
 	if (conf == NULL || conf->max_nh == 0 || conf->max_nh > FWD_FIB_MAX_NH ||
@@ -374,34 +342,39 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	thp = !(conf->flags & FWD_FIB_F_NO_THP);
 	fib->flags = conf->flags;
 	fib->max_nh = conf->max_nh;
-	fib->tbl24 = fib_map(FIB_TBL24_ENTRIES * sizeof(uint16_t), thp, &ml,
-	    &base);
-	if (fib->tbl24 == NULL)
-		goto fail;
-	fib->tbl24_map = base;
-	fib->tbl24_map_len = ml;
-	/* Group values are < 0x10000, so 2^16 groups of 512 bytes cover every
-	 * value; groups below max_nh are never touched. */
-	fib->tbl8 = mmap(NULL, (size_t)0x10000 * FIB_GROUP_ENTRIES * 2,
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	    -1, 0);
-	if (fib->tbl8 == MAP_FAILED) {
+	fib->tbl24 = fib_map(FIB_TBL24_ENTRIES * sizeof(uint16_t), thp,
+	    &fib->tbl24_map_len, &fib->tbl24_map);
+	fib->dep24 = fib_map(FIB_TBL24_ENTRIES, thp, &fib->dep24_map_len,
+	    &fib->dep24_map);
+	/* Group values are < 0x10000: one slot per value, those below max_nh
+	 * never touched, so they cost address space only. */
+	fib->tbl8_map_len = (size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES * 2;
+	fib->dep8_map_len = (size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES;
+	fib->tbl8 = mmap(NULL, fib->tbl8_map_len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	fib->dep8 = mmap(NULL, fib->dep8_map_len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	fib->glong = calloc(FIB_NGROUP_VALUES, sizeof(uint16_t));
+	if (fib->tbl8 == MAP_FAILED)
 		fib->tbl8 = NULL;
+	if (fib->dep8 == MAP_FAILED)
+		fib->dep8 = NULL;
+	if (fib->tbl24 == NULL || fib->dep24 == NULL || fib->tbl8 == NULL ||
+	    fib->dep8 == NULL || fib->glong == NULL ||
+	    fib_ht_resize(fib, 10) != 0)
 		goto fail;
-	}
-	fib->tbl8_map_len = (size_t)0x10000 * FIB_GROUP_ENTRIES * 2;
 #ifdef MADV_HUGEPAGE
 	if (thp)
 		(void)madvise(fib->tbl8, fib->tbl8_map_len, MADV_HUGEPAGE);
 #endif
-	ng = FIB_NONE_GROUP - conf->max_nh;
+	ng = FIB_NONE - conf->max_nh;
 	if (conf->max_tbl8 != 0 && conf->max_tbl8 < ng)
 		ng = conf->max_tbl8;
 	fib->g_first = fib->g_hwm = conf->max_nh;
 	fib->g_end = conf->max_nh + ng;
+	/* dep24 starts zeroed (fresh mapping); tbl24 starts NONE */
 	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
 		fib->tbl24[i] = FWD_FIB_NH_NONE;
-	fib->n_next = 1;
 	if (conf->qsbr != NULL) {
 		fib->qsbr = conf->qsbr;
 	} else {
@@ -413,7 +386,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->dp.tbl24 = fib->tbl24;
 	fib->dp.tbl8 = fib->tbl8;
 	fib->dp.nh_limit = conf->max_nh;
-	fib->dp.g_span = FIB_NONE_GROUP - conf->max_nh;
+	fib->dp.g_span = FIB_NONE - conf->max_nh;
 	return (fib);
 fail:
 	fwd_fib_free(fib);
@@ -428,11 +401,14 @@ fwd_fib_free(struct fwd_fib *fib)
 		return;
 	if (fib->tbl24_map != NULL)
 		munmap(fib->tbl24_map, fib->tbl24_map_len);
+	if (fib->dep24_map != NULL)
+		munmap(fib->dep24_map, fib->dep24_map_len);
 	if (fib->tbl8 != NULL)
 		munmap(fib->tbl8, fib->tbl8_map_len);
-	for (unsigned c = 0; c < fib->nchunks; c++)
-		free(fib->chunk[c]);
-	free(fib->chunk);
+	if (fib->dep8 != NULL)
+		munmap(fib->dep8, fib->dep8_map_len);
+	free(fib->glong);
+	free(fib->ht);
 	free(fib->g_free);
 	free(fib->pend);
 	if (fib->own_qsbr)
@@ -451,175 +427,95 @@ fib_check(uint32_t pfx, unsigned len)
 int
 fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 {
-	uint32_t *link = &fib->root, ti, bi = 0;
-	struct fib_node *t;
-	unsigned g = 0;
-	bool created = false;
+	uint64_t key;
+	size_t slot;
+	unsigned d = len + 1, g = 0;
 	int rv;
 
 	if (fib_check(pfx, len) != 0 || nh >= fib->max_nh)
 		return (-EINVAL);
-	/* Reserve what can fail before changing anything. */
-	if ((rv = fib_group_reserve_defer(fib)) != 0)
-		return (rv);
-	fib_reclaim_poll(fib);
+	key = fib_key(pfx, len);
+	slot = fib_ht_find(fib, key);
+	if (slot != SIZE_MAX) {
+		/* replace: the entries this route holds get the new nh */
+		uint64_t e = fib->ht[slot];
 
-	/* Find or insert the node. */
-	for (;;) {
-		struct fib_node *n;
-		unsigned cl;
-
-		if (*link == 0) {
-			if ((ti = fib_node_new(fib, pfx, len)) == 0)
-				return (-ENOMEM);
-			*link = ti;
-			created = true;
-			break;
-		}
-		n = fib_node(fib, *link);
-		cl = fib_common(pfx, n->pfx, n->len < len ? n->len : len);
-		if (cl == n->len && cl == len) {
-			ti = *link;
-			break;
-		}
-		if (cl == n->len) {
-			link = &n->child[fib_bit(pfx, n->len)];
-			continue;
-		}
-		if (cl == len) {
-			/* the new prefix sits above n */
-			if ((ti = fib_node_new(fib, pfx, len)) == 0)
-				return (-ENOMEM);
-			t = fib_node(fib, ti);
-			t->child[fib_bit(n->pfx, len)] = *link;
-			*link = ti;
-			created = true;
-			break;
-		}
-		/* diverge at bit cl: a branch node holding both */
-		if ((bi = fib_node_new(fib, pfx & fib_mask(cl), cl)) == 0)
-			return (-ENOMEM);
-		if ((ti = fib_node_new(fib, pfx, len)) == 0) {
-			fib_node_put(fib, bi);
-			return (-ENOMEM);
-		}
-		{
-			struct fib_node *b = fib_node(fib, bi);
-
-			b->child[fib_bit(pfx, cl)] = ti;
-			b->child[!fib_bit(pfx, cl)] = *link;
-		}
-		*link = bi;
-		created = true;
-		break;
-	}
-	t = fib_node(fib, ti);
-
-	/* A route longer than /24 needs its /24 to have a group. */
-	if (len > 24) {
-		uint32_t i = pfx >> 8;
-		unsigned old = fib->tbl24[i];
-
-		if (!fib_is_group(fib, old)) {
-			if ((rv = fib_group_alloc(fib, &g)) != 0)
-				goto undo;
-			uint16_t *e = fib->tbl8 + ((size_t)g << 8);
-
-			for (unsigned k = 0; k < FIB_GROUP_ENTRIES; k++)
-				e[k] = (uint16_t)old;
-			/* publish the filled group */
-			fib_store24(fib, i, g);
-		}
-	}
-	if ((t->flags & FIB_N_ROUTE) && t->nh == nh) {
-		t->flags &= ~FIB_N_STALE;
+		fib->ht[slot] = (e & ~(FIB_E_STALE | (0xffffull << 48))) |
+		    ((uint64_t)nh << 48);
+		if (fib_e_nh(e) == nh)
+			return (0);
+		if (len <= 24)
+			fib_paint24(fib, pfx, len, d, d, nh, d);
+		else
+			fib_paint_group(fib, fib->tbl24[pfx >> 8], pfx & 0xff,
+			    (pfx & 0xff) + (1u << (32 - len)), d, d, nh, d);
 		return (0);
 	}
-	if (!(t->flags & FIB_N_ROUTE))
-		fib->nroutes++;
-	t->flags = FIB_N_ROUTE;
-	t->nh = (uint16_t)nh;
-	fib_paint_node(fib, t, nh);
-	return (0);
+	/* Everything that can fail, before any change. */
+	if ((rv = fib_ht_reserve(fib)) != 0 ||
+	    (rv = fib_group_reserve_defer(fib)) != 0)
+		return (rv);
+	fib_reclaim_poll(fib);
+	if (len > 24 && (rv = fib_group_make(fib, pfx >> 8, &g)) != 0)
+		return (rv);
 
-undo:
-	if (created) {
-		/* take the new node out again; no data-plane state changed */
-		struct fib_node *b = bi ? fib_node(fib, bi) : NULL;
-
-		if (b != NULL) {
-			*link = b->child[!fib_bit(pfx, b->len)];
-			fib_node_put(fib, bi);
-		} else {
-			*link = t->child[0] ? t->child[0] : t->child[1];
-		}
-		fib_node_put(fib, ti);
+	fib_ht_put(fib, key | FIB_E_USED | ((uint64_t)nh << 48));
+	fib->ht_n++;
+	fib->len_count[len]++;
+	/* the entries no longer route holds: depth <= ours */
+	if (len <= 24) {
+		fib_paint24(fib, pfx, len, 0, d, nh, d);
+	} else {
+		fib_paint_group(fib, g, pfx & 0xff,
+		    (pfx & 0xff) + (1u << (32 - len)), 0, d, nh, d);
+		fib->glong[g]++;
 	}
-	return (rv);
+	return (0);
 }
 
 int
 fwd_fib_del(struct fwd_fib *fib, uint32_t pfx, unsigned len)
 {
-	uint32_t *link = &fib->root, *plink = NULL, ni, cover = 0;
-	struct fib_node *n, *p = NULL;
-	unsigned cv;
+	size_t slot;
+	unsigned d = len + 1, cn = FWD_FIB_NH_NONE, cd = 0;
 	int rv;
 
 	if (fib_check(pfx, len) != 0)
 		return (-EINVAL);
-	/* Find with the links to the node and its parent. */
-	for (;;) {
-		if (*link == 0)
-			return (-ENOENT);
-		n = fib_node(fib, *link);
-		if (n->len > len || ((n->pfx ^ pfx) & fib_mask(n->len)) != 0)
-			return (-ENOENT);
-		if (n->len == len)
-			break;
-		if (n->flags & FIB_N_ROUTE)
-			cover = *link;
-		plink = link;
-		p = n;
-		link = &n->child[fib_bit(pfx, n->len)];
-	}
-	if (!(n->flags & FIB_N_ROUTE))
+	slot = fib_ht_find(fib, fib_key(pfx, len));
+	if (slot == SIZE_MAX)
 		return (-ENOENT);
 	if ((rv = fib_group_reserve_defer(fib)) != 0)
 		return (rv);
 	fib_reclaim_poll(fib);
+	/* the covering route: the longest shorter one present */
+	for (unsigned l = len; l-- > 0;) {
+		size_t s;
 
-	cv = cover ? fib_node(fib, cover)->nh : FWD_FIB_NH_NONE;
-	/* Readers see the covering route's next hop from here on. */
-	fib_paint_node(fib, n, cv);
-	n->flags = 0;
-	fib->nroutes--;
-
-	/* Unlink. */
-	ni = *link;
-	if (n->child[0] != 0 && n->child[1] != 0) {
-		/* stays as a branch point */
-	} else if (n->child[0] != 0 || n->child[1] != 0) {
-		*link = n->child[0] ? n->child[0] : n->child[1];
-		fib_node_put(fib, ni);
-	} else {
-		*link = 0;
-		fib_node_put(fib, ni);
-		if (p != NULL && !(p->flags & FIB_N_ROUTE)) {
-			uint32_t pi = *plink;
-
-			*plink = p->child[0] ? p->child[0] : p->child[1];
-			fib_node_put(fib, pi);
+		if (fib->len_count[l] == 0)
+			continue;
+		s = fib_ht_find(fib, fib_key(pfx & fib_mask(l), l));
+		if (s != SIZE_MAX) {
+			cn = fib_e_nh(fib->ht[s]);
+			cd = l + 1;
+			break;
 		}
 	}
-
-	/* The last route longer than /24 in its /24 gone: one tbl24 entry. */
-	if (len > 24 && !fib_has_long(fib, pfx >> 8)) {
+	fib_ht_remove(fib, slot);
+	fib->ht_n--;
+	fib->len_count[len]--;
+	/* Readers see the covering route's next hop from here on. */
+	if (len <= 24) {
+		fib_paint24(fib, pfx, len, d, d, cn, cd);
+	} else {
 		uint32_t i = pfx >> 8;
 		unsigned g = fib->tbl24[i];
 
-		if (fib_is_group(fib, g)) {
-			fib_store24(fib, i, fib->tbl8[((size_t)g << 8)]);
+		fib_paint_group(fib, g, pfx & 0xff,
+		    (pfx & 0xff) + (1u << (32 - len)), d, d, cn, cd);
+		if (--fib->glong[g] == 0) {
+			/* no longer route left: the group is uniform */
+			fib_store24(fib, i, fib->tbl8[(size_t)g << 8]);
 			fib_group_defer(fib, g);
 		}
 	}
@@ -630,26 +526,22 @@ int
 fwd_fib_get(const struct fwd_fib *fib, uint32_t pfx, unsigned len,
     unsigned *nh)
 {
-	uint32_t ni;
-	const struct fib_node *n;
+	size_t slot;
 
 	if (fib_check(pfx, len) != 0)
 		return (-EINVAL);
-	ni = fib_find(fib, pfx, len, NULL);
-	if (ni == 0)
-		return (-ENOENT);
-	n = fib_node(fib, ni);
-	if (!(n->flags & FIB_N_ROUTE) || n->pfx != pfx)
+	slot = fib_ht_find(fib, fib_key(pfx, len));
+	if (slot == SIZE_MAX)
 		return (-ENOENT);
 	if (nh != NULL)
-		*nh = n->nh;
+		*nh = fib_e_nh(fib->ht[slot]);
 	return (0);
 }
 
 size_t
 fwd_fib_count(const struct fwd_fib *fib)
 {
-	return (fib->nroutes);
+	return (fib->ht_n);
 }
 
 size_t
@@ -661,13 +553,12 @@ fwd_fib_tbl8_used(const struct fwd_fib *fib)
 size_t
 fwd_fib_memory(const struct fwd_fib *fib)
 {
-	size_t m = (size_t)FIB_TBL24_ENTRIES * sizeof(uint16_t);
+	size_t m = (size_t)FIB_TBL24_ENTRIES * (sizeof(uint16_t) + 1);
 
-	/* groups ever touched */
-	m += (size_t)(fib->g_hwm - fib->g_first) * FIB_GROUP_ENTRIES *
-	    sizeof(uint16_t);
-	m += (size_t)fib->nchunks * FIB_CHUNK_NODES * sizeof(struct fib_node);
-	m += (size_t)fib->chunk_cap * sizeof(fib->chunk[0]);
+	/* groups ever touched: entries and depths */
+	m += (size_t)(fib->g_hwm - fib->g_first) * FIB_GROUP_ENTRIES * 3;
+	m += (size_t)FIB_NGROUP_VALUES * sizeof(uint16_t);	/* glong */
+	m += (fib->ht_mask + 1) * sizeof(uint64_t);
 	m += (size_t)fib->g_free_cap * sizeof(fib->g_free[0]);
 	m += (size_t)fib->pend_cap * sizeof(fib->pend[0]);
 	m += sizeof(*fib);
@@ -680,30 +571,20 @@ fwd_fib_qsbr(const struct fwd_fib *fib)
 	return (fib->qsbr);
 }
 
-static int
-fib_walk_rec(const struct fwd_fib *fib, uint32_t ni,
-    int (*cb)(uint32_t, unsigned, unsigned, void *), void *arg)
-{
-	const struct fib_node *n;
-	int rv;
-
-	while (ni != 0) {
-		n = fib_node(fib, ni);
-		if ((n->flags & FIB_N_ROUTE) &&
-		    (rv = cb(n->pfx, n->len, n->nh, arg)) != 0)
-			return (rv);
-		if ((rv = fib_walk_rec(fib, n->child[0], cb, arg)) != 0)
-			return (rv);
-		ni = n->child[1];	/* tail */
-	}
-	return (0);
-}
-
 int
 fwd_fib_walk(const struct fwd_fib *fib,
     int (*cb)(uint32_t pfx, unsigned len, unsigned nh, void *arg), void *arg)
 {
-	return (fib_walk_rec(fib, fib->root, cb, arg));
+	for (size_t i = 0; i <= fib->ht_mask; i++) {
+		uint64_t e = fib->ht[i];
+		int rv;
+
+		if (!(e & FIB_E_USED))
+			continue;
+		if ((rv = cb((uint32_t)e, fib_e_len(e), fib_e_nh(e), arg)) != 0)
+			return (rv);
+	}
+	return (0);
 }
 
 void
@@ -716,92 +597,54 @@ fwd_fib_clear(struct fwd_fib *fib)
 			continue;
 		fib_store24(fib, i, FWD_FIB_NH_NONE);
 		if (fib_is_group(fib, old)) {
-			/* reserve cannot fail to matter here: on ENOMEM the
-			 * group leaks until fwd_fib_free */
+			/* on ENOMEM the group leaks until fwd_fib_free */
 			if (fib_group_reserve_defer(fib) == 0)
 				fib_group_defer(fib, old);
 			else
 				fib->g_inuse--;
 		}
 	}
-	/* Keep the chunks; chain every used node onto the free list. */
-	fib->n_free = 0;
-	for (uint32_t i = fib->n_next; i-- > 1;)
-		fib_node_put(fib, i);
-	fib->root = 0;
-	fib->nroutes = 0;
+	memset(fib->dep24, 0, FIB_TBL24_ENTRIES);
+	memset(fib->ht, 0, (fib->ht_mask + 1) * sizeof(uint64_t));
+	fib->ht_n = 0;
+	memset(fib->len_count, 0, sizeof(fib->len_count));
 	fib_reclaim_poll(fib);
 }
 
 void
 fwd_fib_mark_stale(struct fwd_fib *fib)
 {
-	/* Every node slot: free ones are never read as routes (flags are
-	 * reset on allocation), so marking them too is harmless. */
-	for (uint32_t i = 1; i < fib->n_next; i++) {
-		struct fib_node *n = fib_node(fib, i);
-
-		if (n->flags & FIB_N_ROUTE)
-			n->flags |= FIB_N_STALE;
-	}
-}
-
-struct fib_stale_vec {
-	uint32_t *pfx;
-	uint8_t *len;
-	size_t n, cap;
-	int err;
-};
-
-static void
-fib_stale_collect(const struct fwd_fib *fib, uint32_t ni,
-    struct fib_stale_vec *v)
-{
-	while (ni != 0 && v->err == 0) {
-		const struct fib_node *n = fib_node(fib, ni);
-
-		if ((n->flags & (FIB_N_ROUTE | FIB_N_STALE)) ==
-		    (FIB_N_ROUTE | FIB_N_STALE)) {
-			if (v->n == v->cap) {
-				size_t nc = v->cap ? v->cap * 2 : 1024;
-				uint32_t *np = realloc(v->pfx,
-				    nc * sizeof(*np));
-				uint8_t *nl;
-
-				if (np == NULL) {
-					v->err = -ENOMEM;
-					return;
-				}
-				v->pfx = np;
-				nl = realloc(v->len, nc);
-				if (nl == NULL) {
-					v->err = -ENOMEM;
-					return;
-				}
-				v->len = nl;
-				v->cap = nc;
-			}
-			v->pfx[v->n] = n->pfx;
-			v->len[v->n++] = n->len;
-		}
-		fib_stale_collect(fib, n->child[0], v);
-		ni = n->child[1];
-	}
+	for (size_t i = 0; i <= fib->ht_mask; i++)
+		if (fib->ht[i] & FIB_E_USED)
+			fib->ht[i] |= FIB_E_STALE;
 }
 
 size_t
 fwd_fib_sweep_stale(struct fwd_fib *fib)
 {
-	struct fib_stale_vec v = { 0 };
-	size_t done = 0;
+	uint64_t *keys = NULL;
+	size_t n = 0, cap = 0, done = 0;
 
-	fib_stale_collect(fib, fib->root, &v);
-	/* Longest first: each delete then rewrites only its own range. On
-	 * ENOMEM collecting, what was collected is swept; call again. */
-	for (size_t k = v.n; k-- > 0;)
-		if (fwd_fib_del(fib, v.pfx[k], v.len[k]) == 0)
+	for (size_t i = 0; i <= fib->ht_mask; i++) {
+		uint64_t e = fib->ht[i];
+
+		if (!(e & FIB_E_USED) || !(e & FIB_E_STALE))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			uint64_t *nk = realloc(keys, nc * sizeof(*nk));
+
+			if (nk == NULL)
+				break;	/* sweep what we have; call again */
+			keys = nk;
+			cap = nc;
+		}
+		keys[n++] = e & FIB_E_KEYMASK;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (fwd_fib_del(fib, (uint32_t)keys[k],
+		    (unsigned)(keys[k] >> 32)) == 0)
 			done++;
-	free(v.pfx);
-	free(v.len);
+	free(keys);
 	return (done);
 }

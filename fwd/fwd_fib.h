@@ -72,14 +72,13 @@ int fwd_fib_get(const struct fwd_fib *, uint32_t pfx, unsigned len,
     unsigned *nh);
 /* Number of routes. */
 size_t fwd_fib_count(const struct fwd_fib *);
-/* Bytes: data-plane tables touched (tbl24 + tbl8 groups ever used) + control
- * trie (node storage allocated). */
+/* Bytes: data-plane tables (tbl24, tbl8 groups ever used) + control state
+ * (depth per tbl24 entry and per group entry, the route hash table). */
 size_t fwd_fib_memory(const struct fwd_fib *);
 /* tbl8 groups in use now (diagnostics, tests). */
 size_t fwd_fib_tbl8_used(const struct fwd_fib *);
-/* Calls cb for every route in address order (shorter first for equal
- * addresses); stops and returns cb's value when it is nonzero; else 0.
- * cb must not modify the FIB. */
+/* Calls cb once for every route, in no particular order; stops and returns
+ * cb's value when it is nonzero; else 0. cb must not modify the FIB. */
 int fwd_fib_walk(const struct fwd_fib *,
     int (*cb)(uint32_t pfx, unsigned len, unsigned nh, void *arg), void *arg);
 /* Delete every route. */

@@ -7,26 +7,32 @@
 
 #include "fwd_fib.h"
 
-/* Control-side path-compressed binary trie node: 16 bytes, 32-bit indices
- * (0 = none) into chunked storage. A node without FIB_N_ROUTE always has two
- * children (a branch point). */
-struct fib_node {
-	uint32_t pfx;
-	uint8_t len;
-	uint8_t flags;
-	uint16_t nh;
-	uint32_t child[2];
-};
-
-#define FIB_N_ROUTE 0x1
-#define FIB_N_STALE 0x2
-
-#define FIB_CHUNK_SHIFT 14
-#define FIB_CHUNK_NODES (1u << FIB_CHUNK_SHIFT)
-
 #define FIB_TBL24_ENTRIES (1u << 24)
 #define FIB_GROUP_ENTRIES 256u
-#define FIB_NONE_GROUP	  0xffffu
+#define FIB_NONE	  0xffffu	/* FWD_FIB_NH_NONE, never a group */
+#define FIB_NGROUP_VALUES 0x10000u	/* tbl8/dep8 reserve one slot per value */
+
+/*
+ * Control state, never read by the lookups:
+ * - the routes: an open-addressing hash table of 8-byte entries (prefix,
+ *   length, next hop, stale mark), so exact match, add and delete cost one
+ *   probe sequence instead of a walk down a trie (a 1M-route trie walk is
+ *   ~10 cache misses per update; this is 1-2);
+ * - dep24[i]: 1 + the length of the longest route of /24 or shorter covering
+ *   /24 number i (0: none);
+ * - dep8[g][e]: 1 + the length of the route that entry e of group g holds
+ *   (0: none);
+ * - glong[g]: how many routes longer than /24 lie in group g's /24; the group
+ *   is folded back into one tbl24 entry when this reaches 0.
+ * An add writes the entries of its range whose depth is <= its own; a
+ * delete writes the entries whose depth is its own with the covering route
+ * (the longest shorter route, found by probing each length that has routes).
+ */
+
+/* hash entry: bits 0-31 prefix, 32-37 length, 38 stale, 39 used, 48-63 nh */
+#define FIB_E_USED  (1ull << 39)
+#define FIB_E_STALE (1ull << 38)
+#define FIB_E_KEYMASK 0x3fffffffffull	/* prefix and length */
 
 struct fib_pending {
 	uint64_t tok;
@@ -37,14 +43,15 @@ struct fwd_fib {
 	struct fwd_fib_dp dp;	/* must be first: the inline lookups use it */
 	uint16_t *tbl24;
 	uint16_t *tbl8;		/* group g at tbl8 + (g << 8), g < 0x10000 */
-	void *tbl24_map;
-	size_t tbl24_map_len;
-	size_t tbl8_map_len;
+	uint8_t *dep24;
+	uint8_t *dep8;		/* group g at dep8 + (g << 8) */
+	uint16_t *glong;
+	void *tbl24_map, *dep24_map;
+	size_t tbl24_map_len, dep24_map_len, tbl8_map_len, dep8_map_len;
 	unsigned max_nh;
 	unsigned flags;
 
-	/* tbl8 groups: values [g_first, g_end) are groups; FIB_NONE_GROUP
-	 * (0xffff) is NONE, never a group. */
+	/* tbl8 groups: values [g_first, g_end) */
 	unsigned g_first, g_end, g_hwm;
 	uint32_t *g_free;	/* stack of reusable groups */
 	unsigned g_nfree, g_free_cap;
@@ -52,35 +59,21 @@ struct fwd_fib {
 	unsigned pend_head, pend_n, pend_cap;
 	size_t g_inuse;		/* groups referenced by tbl24 */
 
-	/* control trie */
-	uint32_t root;
-	struct fib_node **chunk;
-	unsigned nchunks, chunk_cap;
-	uint32_t n_next;	/* next never-used node index (0 is reserved) */
-	uint32_t n_free;	/* free list through child[0] */
-	size_t nroutes;
+	/* routes */
+	uint64_t *ht;
+	size_t ht_mask;		/* capacity - 1 (power of two) */
+	size_t ht_n;
+	unsigned ht_shift;	/* 64 - log2(capacity) */
+	uint32_t len_count[33];
 
 	struct fwd_qsbr *qsbr;
 	bool own_qsbr;
 };
 
-static inline struct fib_node *
-fib_node(const struct fwd_fib *fib, uint32_t i)
-{
-	return (&fib->chunk[i >> FIB_CHUNK_SHIFT][i & (FIB_CHUNK_NODES - 1)]);
-}
-
 static inline uint32_t
 fib_mask(unsigned len)
 {
 	return (len == 0 ? 0 : ~(uint32_t)0 << (32 - len));
-}
-
-/* bit `pos` (0 = most significant) of x, pos < 32 */
-static inline unsigned
-fib_bit(uint32_t x, unsigned pos)
-{
-	return ((x >> (31 - pos)) & 1);
 }
 
 #endif /* FWD_FIB_INT_H */

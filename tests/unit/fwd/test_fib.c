@@ -458,41 +458,61 @@ test_errors(void **state)
 }
 
 struct walk_state {
-	uint32_t last_pfx;
-	unsigned last_len;
+	struct ref *r;
 	size_t n;
 };
 
 static int
-order_cb(uint32_t pfx, unsigned len, unsigned nh, void *arg)
+walk_cb(uint32_t pfx, unsigned len, unsigned nh, void *arg)
 {
 	struct walk_state *w = arg;
+	struct ref_node *n = w->r->root;
 
-	(void)nh;
-	if (w->n > 0)
-		assert_true(pfx > w->last_pfx ||
-		    (pfx == w->last_pfx && len > w->last_len));
-	w->last_pfx = pfx;
-	w->last_len = len;
+	/* each route once, with its next hop: take it out of the reference */
+	for (unsigned i = 0; i < len && n != NULL; i++)
+		n = n->child[(pfx >> (31 - i)) & 1];
+	assert_non_null(n);
+	assert_int_equal(n->nh, (int)nh);
+	n->nh = -2;
 	w->n++;
-	return (w->n == 1000 ? 42 : 0);
+	return (w->n == 100000 ? 42 : 0);
 }
 
 static void
 test_walk(void **state)
 {
 	struct fwd_fib *f = fib_make(4096, 0);
-	struct walk_state w = { 0 };
+	struct ref r;
+	struct walk_state w = { &r, 0 };
+	size_t n;
 
 	(void)state;
 	rng_state = 99;
+	ref_init(&r);
 	for (int k = 0; k < 2000; k++) {
-		struct route r = pick_route();
+		struct route rt = pick_route();
+		unsigned nh = (unsigned)(rnd() % 4096);
 
-		assert_int_equal(fwd_fib_add(f, r.pfx, r.len, 1), 0);
+		assert_int_equal(fwd_fib_add(f, rt.pfx, rt.len, nh), 0);
+		ref_add(&r, rt.pfx, rt.len, nh);
 	}
-	assert_int_equal(fwd_fib_walk(f, order_cb, &w), 42);
-	assert_int_equal(w.n, 1000);
+	n = r.count;
+	assert_int_equal(fwd_fib_walk(f, walk_cb, &w), 0);
+	assert_int_equal(w.n, n);
+	/* a nonzero return stops the walk and is passed back */
+	w.n = 100000 - 10;
+	ref_fini(&r);
+	ref_init(&r);
+	w.r = &r;
+	fwd_fib_clear(f);
+	for (int k = 0; k < 20; k++)
+		assert_int_equal(fwd_fib_add(f, 0x0b000000u + ((uint32_t)k << 8),
+		    24, 1), 0);
+	for (int k = 0; k < 20; k++)
+		ref_add(&r, 0x0b000000u + ((uint32_t)k << 8), 24, 1);
+	assert_int_equal(fwd_fib_walk(f, walk_cb, &w), 42);
+	assert_int_equal(w.n, 100000);
+	ref_fini(&r);
 	fwd_fib_free(f);
 }
 
