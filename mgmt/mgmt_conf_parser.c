@@ -89,11 +89,21 @@ newline(struct parser *P, const char *after)
 	P->lstart = after;
 }
 
+/* Characters of unquoted words: printable but space and { } ; " [ ],
+ * and bytes >= 0x80 (UTF-8 in strings). */
+static const uint8_t word_tab[256] = {
+	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
+	['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, ['-'] = 1,
+	['.'] = 1, ['/'] = 1, ['0' ... '9'] = 1, [':'] = 1, ['<'] = 1,
+	['='] = 1, ['>'] = 1, ['?'] = 1, ['@'] = 1, ['A' ... 'Z'] = 1,
+	['\\'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['a' ... 'z'] = 1,
+	['|'] = 1, ['~'] = 1, [0x80 ... 0xff] = 1,
+};
+
 static inline bool
 word_char(char c)
 {
-	return ((unsigned char)c > 0x20 && c != 0x7f && c != '{' && c != '}' &&
-	    c != ';' && c != '"' && c != '[' && c != ']');
+	return (word_tab[(unsigned char)c] != 0);
 }
 
 /* Next token into P->t (and P->tw for words). */

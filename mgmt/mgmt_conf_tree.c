@@ -395,23 +395,52 @@ mgmt_node_find_sid(const struct mgmt_node *parent, unsigned sid)
 	return (avl_find(parent->kids, &k));
 }
 
+/* Find or insert in one descent, owning the path. *grew: the subtree got
+ * taller, so the levels above must rebalance (most inserts stop early). */
+static struct mgmt_node *
+avl_get(struct mgmt_node **slot, const struct mgmt_key *k, bool *created,
+    bool *grew)
+{
+	struct mgmt_node *r;
+	uint8_t oh;
+	int c;
+
+	if (*slot == NULL) {
+		*slot = mgmt_node_new(k->sid, k->kbin, k->str);
+		*created = *grew = true;
+		return (*slot);
+	}
+	mgmt_node_own(slot);
+	if ((c = mgmt_key_cmp(k, *slot)) == 0)
+		return (*slot);
+	oh = (*slot)->height;
+	r = avl_get(c < 0 ? &(*slot)->left : &(*slot)->right, k, created,
+	    grew);
+	if (*grew) {
+		rebalance(slot);
+		*grew = (*slot)->height != oh;
+	}
+	return (r);
+}
+
 struct mgmt_node *
 mgmt_node_child(struct mgmt_node *p, const struct mgmt_key *k, bool create,
     bool *created)
 {
+	bool cr = false, grew = false;
 	struct mgmt_node *n;
 
+	if (create) {
+		n = avl_get(&p->kids, k, &cr, &grew);
+		if (created != NULL)
+			*created = cr;
+		return (n);
+	}
 	if (created != NULL)
 		*created = false;
 	if (avl_find(p->kids, k) != NULL)
 		return (*avl_own_slot(&p->kids, k));
-	if (!create)
-		return (NULL);
-	n = mgmt_node_new(k->sid, k->kbin, k->str);
-	avl_insert(&p->kids, n, k);
-	if (created != NULL)
-		*created = true;
-	return (n);
+	return (NULL);
 }
 
 void

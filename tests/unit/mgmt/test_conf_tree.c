@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "mgmt/mgmt_conf.h"
+#include "mgmt/mgmt_conf_int.h"
 
 static const char base_text[] =
     "interfaces { eth0 { device veth0; address 198.18.0.1/24; }\n"
@@ -537,6 +538,123 @@ test_schema_table(void **s)
 	assert_int_equal(mgmt_schema_comp(MGMT_S_IFACE), MGMT_COMP_FWD);
 }
 
+/* AVL invariants of one child set, and recursively below. */
+static int
+check_avl(const struct mgmt_node *t, const struct mgmt_node **prev)
+{
+	int hl, hr;
+
+	if (t == NULL)
+		return (0);
+	assert_true(t->ref >= 1);
+	hl = check_avl(t->left, prev);
+	if (*prev != NULL) {
+		struct mgmt_key k;
+
+		mgmt_node_key(*prev, &k);
+		assert_true(mgmt_key_cmp(&k, t) < 0);	/* strictly ordered */
+	}
+	*prev = t;
+	{
+		const struct mgmt_node *p = NULL;
+
+		check_avl(t->kids, &p);
+	}
+	hr = check_avl(t->right, prev);
+	assert_true(hl - hr <= 1 && hr - hl <= 1);
+	assert_int_equal(t->height, 1 + (hl > hr ? hl : hr));
+	return (t->height);
+}
+
+#define NKEYS	600
+
+struct model {
+	uint8_t	nh[NKEYS];	/* 0: absent, else next hop 198.18.0.<nh> */
+};
+
+static int
+collect(const struct mgmt_node *n, void *arg)
+{
+	struct model *m = arg;
+	struct mgmt_route_conf r;
+	unsigned key;
+
+	assert_int_equal(mgmt_conf_route_get(n, &r), 0);
+	key = (lc_ip4_to_host(r.prefix.addr) >> 8) & 0xffff;
+	assert_true(key < NKEYS);
+	assert_int_equal(r.nnh, 1);
+	m->nh[key] = (uint8_t)(lc_ip4_to_host(r.nh[0]) & 0xff);
+	return (0);
+}
+
+static void
+test_random_ops_and_snapshots(void **s)
+{
+	struct mgmt_conf *c = mgmt_conf_new(), *snap[40];
+	struct model ref = { { 0 } }, refs[40], got;
+	struct mgmt_err err;
+	unsigned nsnap = 0, seed = 12345;
+	char line[128];
+
+	(void)s;
+	for (unsigned op = 0; op < 8000; op++) {
+		unsigned key, nh;
+
+		seed = seed * 1103515245u + 12345u;
+		key = (seed >> 8) % NKEYS;
+		nh = 1 + (seed >> 20) % 250;
+		if ((seed >> 3) % 3 == 0) {
+			snprintf(line, sizeof(line), "delete protocols static "
+			    "route 11.%u.%u.0/24", key >> 8, key & 255);
+			assert_int_equal(cmd(c, line, &err), ref.nh[key] ?
+			    0 : -2);
+			ref.nh[key] = 0;
+		} else {
+			if (ref.nh[key] != 0) {
+				snprintf(line, sizeof(line), "delete protocols "
+				    "static route 11.%u.%u.0/24 next-hop",
+				    key >> 8, key & 255);
+				assert_int_equal(cmd(c, line, &err), 0);
+			}
+			snprintf(line, sizeof(line), "set protocols static "
+			    "route 11.%u.%u.0/24 next-hop 198.18.0.%u",
+			    key >> 8, key & 255, nh);
+			assert_int_equal(cmd(c, line, &err), 0);
+			ref.nh[key] = (uint8_t)nh;
+		}
+		if (op % 200 == 0 && nsnap < 40) {
+			const struct mgmt_node *p = NULL;
+
+			check_avl(c->root->kids, &p);
+			snap[nsnap] = mgmt_conf_dup(c);
+			refs[nsnap++] = ref;
+		}
+	}
+	/* every snapshot still holds exactly what it held when taken */
+	for (unsigned i = 0; i < nsnap; i++) {
+		struct mgmt_changes chg = { 0 };
+		unsigned ndiff = 0;
+
+		memset(&got, 0, sizeof(got));
+		mgmt_conf_foreach(snap[i], MGMT_S_ROUTE, collect, &got);
+		assert_memory_equal(&got, &refs[i], sizeof(got));
+		if (i == 0)
+			continue;
+		/* and the diff between consecutive ones is the model's */
+		for (unsigned k = 0; k < NKEYS; k++)
+			ndiff += refs[i - 1].nh[k] != refs[i].nh[k];
+		mgmt_conf_diff(snap[i - 1], snap[i], &chg);
+		assert_int_equal(chg.n, ndiff);
+		mgmt_changes_fini(&chg);
+	}
+	for (unsigned i = 0; i < nsnap; i++)
+		mgmt_conf_free(snap[i]);
+	memset(&got, 0, sizeof(got));
+	mgmt_conf_foreach(c, MGMT_S_ROUTE, collect, &got);
+	assert_memory_equal(&got, &ref, sizeof(got));
+	mgmt_conf_free(c);
+}
+
 int
 main(void)
 {
@@ -552,6 +670,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_show),
 		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_random_ops_and_snapshots),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
