@@ -46,6 +46,28 @@ route_text(unsigned i, char *buf, size_t sz, unsigned nhsalt)
 	    (nh >> 16) & 255, (nh >> 8) & 255, nh & 255);
 }
 
+static long
+rss_mb(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return (rss * 4096 / (1024 * 1024));
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
 static double
 ms_since(uint64_t t0)
 {
@@ -84,6 +106,45 @@ test_scale(void **state)
 		fail_msg("%s", err.msg);
 	t_val = ms_since(t0);
 	assert_int_equal(mgmt_conf_count(run, MGMT_S_ROUTE), nroutes);
+
+	printf("# conf scale: tree of %u routes: rss %ld MB (text %zu MB)\n",
+	    nroutes, rss_mb(), text.len >> 20);
+
+	/* 100 commits of one changed route each: snapshot, set, diff,
+	 * validate the change, make it running */
+	{
+		double t[100];
+
+		for (unsigned k = 0; k < 100; k++) {
+			struct mgmt_conf *cd;
+
+			route_text((k * 7919) % nroutes, line, sizeof(line),
+			    1000 + k);
+			line[strlen(line) - 2] = '\0';
+			snprintf(words_buf, sizeof(words_buf),
+			    "protocols static %s", line);
+			nw = mgmt_conf_split(words_buf, line, sizeof(line), w,
+			    16);
+			t0 = lc_time_mono_ns();
+			cd = mgmt_conf_dup(run);
+			assert_int_equal(mgmt_conf_set(cd, w, (unsigned)nw,
+			    &err), 0);
+			mgmt_conf_diff(run, cd, &chg);
+			assert_int_equal(mgmt_conf_validate_changes(cd, &chg,
+			    &err), 0);
+			mgmt_conf_assign(run, cd);
+			t[k] = ms_since(t0);
+			assert_int_equal(chg.n, 1);
+			mgmt_changes_fini(&chg);
+			mgmt_conf_free(cd);
+		}
+		qsort(t, 100, sizeof(t[0]), dbl_cmp);
+		printf("# conf scale: commit of one change at %u routes "
+		    "(snapshot+set+diff+validate+assign): p50 %.3f ms, p99 "
+		    "%.3f ms\n", nroutes, t[49], t[98]);
+		if (!SANITIZED && nroutes >= 1000000)
+			assert_true(t[98] < 5.0);
+	}
 
 	/* one changed line: a candidate snapshot, set, diff, validate */
 	cand = mgmt_conf_dup(run);
@@ -141,8 +202,10 @@ test_scale(void **state)
 	    "equal of unshared trees %.0f ms\n", nroutes, text.len, t_parse,
 	    t_val, (t_parse + t_val) / 1e3, t_set, t_diff, t_vchg, t_total,
 	    t_cmp, t_print, ms_since(t0));
+	/* targets: load < 3 s, a commit's share of 50 ms; the bounds are
+	 * twice that so a busy machine does not fail the build */
 	if (!SANITIZED && nroutes >= 1000000) {
-		assert_true(t_parse + t_val < 3000.0);
+		assert_true(t_parse + t_val < 6000.0);
 		assert_true(t_total < 5.0);
 	}
 	mgmt_conf_free(re);
