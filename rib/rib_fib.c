@@ -15,6 +15,8 @@
  * group it set until the ack of its batch moves it into acked.
  */
 
+#define RIB_QUEUE_KEEP	65536	/* queue capacity kept when it empties */
+
 void
 rib_fib_enqueue(struct rib *rib, uint32_t di)
 {
@@ -166,8 +168,14 @@ rib_fib_flush(struct rib *rib)
 			d->inflight++;
 			k++;
 		}
-		if (q->head == q->n)
+		if (q->head == q->n) {
 			q->head = q->n = 0;
+			if (q->cap > RIB_QUEUE_KEEP) {
+				/* a full-table load is over: give back its
+				 * 4 bytes per prefix */
+				rib_vec_fini(q);
+			}
+		}
 		if (k == 0)
 			break;
 		seq = rib->seq_sent + 1;

@@ -156,7 +156,7 @@ rib_fg_merge(struct rib *rib, const uint32_t *ids, unsigned n)
 	return (rib_fg_get(rib, RIB_RT_UNICAST, h, k));
 }
 
-/* ---- next hops --------------------------------------------------------------- */
+/* ---- next hops ----------------------------------------------------------- */
 
 static bool
 rib_if_up_int(const struct rib *rib, uint32_t ifindex)
@@ -410,7 +410,7 @@ rib_nh_del_grp(struct rib_nh *n, uint32_t gid)
 		}
 }
 
-/* ---- groups (the next-hop set of a route) ---------------------------------- */
+/* ---- groups (the next-hop set of a route) -------------------------------- */
 
 static uint32_t
 rib_grp_compute(struct rib *rib, const struct rib_grp *g)
@@ -504,7 +504,7 @@ rib_grp_unref(struct rib *rib, uint32_t gid)
 		rib_grp_free(rib, gid);
 }
 
-/* ---- change propagation ------------------------------------------------------- */
+/* ---- change propagation -------------------------------------------------- */
 
 void
 rib_nh_mark_dirty(struct rib *rib, uint32_t id)
@@ -621,7 +621,7 @@ rib_nh_round_end(struct rib *rib)
 	}
 }
 
-/* ---- setup -------------------------------------------------------------------- */
+/* ---- setup --------------------------------------------------------------- */
 
 int
 rib_nh_init(struct rib *rib)

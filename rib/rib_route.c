@@ -100,7 +100,7 @@ rib_route_distance(const struct rib *rib, const struct rib_route *r)
 	    r->distance);
 }
 
-/* ---- selection ----------------------------------------------------------------- */
+/* ---- selection ----------------------------------------------------------- */
 
 void
 rib_dest_mark_dirty(struct rib *rib, uint32_t di)
@@ -256,7 +256,7 @@ rib_process(struct rib *rib)
 	rib_nh_round_end(rib);
 }
 
-/* ---- sources --------------------------------------------------------------------- */
+/* ---- sources ------------------------------------------------------------- */
 
 static bool
 rib_source_name_ok(const char *name)
@@ -464,7 +464,7 @@ rib_source_info(const struct rib *rib, unsigned id, struct rib_source_info *o)
 	return (0);
 }
 
-/* ---- interfaces ------------------------------------------------------------------- */
+/* ---- interfaces ---------------------------------------------------------- */
 
 int
 rib_if_set(struct rib *rib, uint32_t ifindex, bool up)
@@ -501,7 +501,7 @@ rib_if_up(const struct rib *rib, uint32_t ifindex)
 	    ((rib->ifup[ifindex >> 6] >> (ifindex & 63)) & 1));
 }
 
-/* ---- route batches ---------------------------------------------------------------- */
+/* ---- route batches ------------------------------------------------------- */
 
 #define RIB_PROCESS_CHUNK 256	/* power of 2 */
 

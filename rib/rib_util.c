@@ -132,7 +132,7 @@ rib_ipool_bytes(const struct rib_ipool *p)
 	return (b);
 }
 
-/* ---- vectors ---------------------------------------------------------------- */
+/* ---- vectors ------------------------------------------------------------- */
 
 int
 rib_vec_push(struct rib_vec *q, uint32_t x)
@@ -165,7 +165,7 @@ rib_vec_fini(struct rib_vec *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* ---- interned objects ------------------------------------------------------- */
+/* ---- interned objects ---------------------------------------------------- */
 
 int
 rib_otab_init(struct rib_otab *t)
@@ -261,7 +261,7 @@ rib_otab_del(struct rib_otab *t, uint32_t id)
 	}
 }
 
-/* ---- errors ------------------------------------------------------------------- */
+/* ---- errors -------------------------------------------------------------- */
 
 int
 rib_errf(struct rib_err *err, int code, long index, const char *fmt, ...)

@@ -87,7 +87,7 @@ delta_str(const struct rib_fib_delta *d, char *out, size_t len)
 	}
 }
 
-/* ---- FIB recorder ---------------------------------------------------------- */
+/* ---- FIB recorder -------------------------------------------------------- */
 #define REC_MAX 4096
 struct rec {
 	char		line[REC_MAX][128];
@@ -152,7 +152,7 @@ rec_expect(struct rec *r, const char *const *want)
 	}
 }
 
-/* ---- wanted FIB state of one prefix ------------------------------------------ */
+/* ---- wanted FIB state of one prefix -------------------------------------- */
 struct want_q {
 	struct lc_prefix4 pfx;
 	char		out[512];
@@ -189,7 +189,7 @@ fib_state(struct rib *rib, enum rib_fib_view v, const char *pfx,
 	return (buf);
 }
 
-/* ---- one route's state ------------------------------------------------------------ */
+/* ---- one route's state --------------------------------------------------- */
 struct route_q {
 	unsigned	src;
 	int		found;

@@ -98,7 +98,7 @@ test_scale_1m(void **state)
 	struct sink sink = { 0, 0 };
 	struct rib *rib;
 	size_t rss0, rss1;
-	double t_add, t_flush, t_del, bpr, bpr_rss;
+	double t_add, t_flush, t_del, bpr, bpr_peak, bpr_rss;
 	unsigned sid;
 
 	(void)state;
@@ -134,26 +134,33 @@ test_scale_1m(void **state)
 		assert_int_equal(rib_fib_ack(rib, sink.last), 0);
 	}
 	t_flush = now_s() - t_flush;
+	rib_mem_stats(rib, &m2);	/* steady state: queue drained */
 	assert_int_equal(sink.deltas, SCALE_N + 1);
 	rib_fib_stats(rib, &fs);
 	assert_int_equal(fs.acked, SCALE_N + 1);
 
-	bpr = (double)(m1.bytes - m0.bytes) / SCALE_N;
+	bpr = (double)(m2.bytes - m0.bytes) / SCALE_N;
+	bpr_peak = (double)(m1.bytes - m0.bytes) / SCALE_N;
 	bpr_rss = (double)(rss1 - rss0) / SCALE_N;
 	print_message("rib scale: %d routes (standard set, 1 source, %d next "
 	    "hops, recursive)\n", SCALE_N, TT_PFX_NNH);
 	print_message("  add: %.3f s = %.2f M routes/s; FIB download to a "
 	    "null sink: %.3f s = %.2f M deltas/s\n", t_add,
 	    SCALE_N / t_add / 1e6, t_flush, SCALE_N / t_flush / 1e6);
-	print_message("  memory: accounted %.1f bytes/route (%zu bytes), RSS "
-	    "delta %.1f bytes/route; sizeof dest %zu, route %zu\n", bpr,
-	    m1.bytes - m0.bytes, bpr_rss, sizeof(struct rib_dest), sizeof(struct rib_route));
+	print_message("  memory: accounted %.1f bytes/route (%zu bytes; %.1f "
+	    "while 1M prefixes wait in the FIB queue), RSS delta %.1f "
+	    "bytes/route\n", bpr, m2.bytes - m0.bytes, bpr_peak, bpr_rss);
+	print_message("  sizeof dest %zu, route %zu; %zu prefixes, %zu "
+	    "routes, %zu next hops, %zu groups, %zu fib groups\n",
+	    sizeof(struct rib_dest), sizeof(struct rib_route), m2.prefixes,
+	    m2.routes, m2.nexthops, m2.groups, m2.fibgroups);
 	print_message("RIBSCALE {\"routes\":%d,\"add_s\":%.3f,"
 	    "\"routes_per_s\":%.0f,\"flush_s\":%.3f,\"bytes_per_route\":%.1f,"
-	    "\"rss_bytes_per_route\":%.1f,\"sanitizer\":%d}\n", SCALE_N, t_add,
-	    SCALE_N / t_add, t_flush, bpr, bpr_rss, SCALE_SAN);
+	    "\"peak_bytes_per_route\":%.1f,\"rss_bytes_per_route\":%.1f,"
+	    "\"sanitizer\":%d}\n", SCALE_N, t_add, SCALE_N / t_add, t_flush, bpr,
+	    bpr_peak, bpr_rss, SCALE_SAN);
 	if (!SCALE_SAN)
-		assert_true(bpr <= 92.0);
+		assert_true(bpr_peak <= 92.0);
 
 	/* an interface flap reaches every route, all of it resolves again */
 	assert_int_equal(rib_if_set(rib, 1, false), 0);
