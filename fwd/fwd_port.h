@@ -30,6 +30,9 @@ struct fwd_port_stats {
 	uint64_t	tx_pkts, tx_bytes;
 	uint64_t	tx_full;	/* not accepted: ring full */
 	uint64_t	rx_kernel_drops; /* lost before we saw them (AF_PACKET) */
+	uint64_t	rx_vlan;	/* VLAN-tagged (tag offloaded): dropped */
+	uint64_t	rx_csum_partial; /* L4 checksum not filled in by a local
+					   sender: its tx offload is on */
 };
 
 /*

@@ -54,9 +54,9 @@ static unsigned
 afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 {
 	struct port_afp *a = PA(p);
-	unsigned i;
+	unsigned i = 0;
 
-	for (i = 0; i < n; i++) {
+	while (i < n) {
 		unsigned s = a->rx_head;
 		struct tpacket2_hdr *h = afp_frame(a->rx_ring, s);
 		uint32_t st;
@@ -67,17 +67,30 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 		if (!(st & TP_STATUS_USER))
 			break;
+		a->rx_head = (s + 1) & (a->nframes - 1);
+		if (__builtin_expect(st & (TP_STATUS_VLAN_VALID |
+		    TP_STATUS_CSUMNOTREADY | TP_STATUS_LOSING), 0)) {
+			if (st & TP_STATUS_LOSING)
+				p->stats.rx_kernel_drops++;
+			if (st & TP_STATUS_CSUMNOTREADY)
+				p->stats.rx_csum_partial++;
+			if (st & TP_STATUS_VLAN_VALID) {
+				/* the tag was stripped into tp_vlan_tci: do
+				 * not forward the frame as untagged */
+				p->stats.rx_vlan++;
+				__atomic_store_n(&h->tp_status,
+				    TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+				continue;
+			}
+		}
 		d = &a->desc[s];
 		d->data = (uint8_t *)h + h->tp_mac;
 		d->len = (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ?
 		    h->tp_snaplen : FWD_FRAME_MAX);
-		if (st & TP_STATUS_LOSING)
-			p->stats.rx_kernel_drops++;
 		a->held[s] = 1;
-		a->rx_head = (s + 1) & (a->nframes - 1);
 		p->stats.rx_pkts++;
 		p->stats.rx_bytes += d->len;
-		pkts[i] = d;
+		pkts[i++] = d;
 	}
 	return (i);
 }

@@ -340,6 +340,55 @@ test_afp_fanout(void **st)
 	fwd_port_free(p[1]);
 }
 
+/* A VLAN-tagged frame arrives with its tag stripped into tp_vlan_tci: it
+ * must not be handed out as an untagged frame. */
+static void
+test_afp_vlan(void **st)
+{
+	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 2,
+	    .ring_frames = 32 };
+	static uint8_t seen[1][256];
+	unsigned lens[1];
+	uint8_t f[128];
+	struct fwd_port *p;
+	struct sockaddr_ll sll;
+	int fd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	p = fwd_port_afp_new(&c);
+	assert_non_null(p);
+	assert_int_equal(enter_ns(ns_client), 0);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = (int)if_nametoindex("eth0");
+	assert_int_equal(enter_ns(ns_router), 0);
+	/* 802.1Q tag 7 around a test frame */
+	memcpy(f, rmac, 6);
+	memcpy(f + 6, cmac, 6);
+	f[12] = 0x81;
+	f[13] = 0x00;
+	f[14] = 0x00;
+	f[15] = 0x07;
+	f[16] = TEST_ETHERTYPE >> 8;
+	f[17] = TEST_ETHERTYPE & 0xff;
+	memset(f + 18, 0x5a, 60);
+	assert_int_equal(sendto(fd, f, 78, 0, (struct sockaddr *)&sll,
+	    sizeof(sll)), 78);
+	/* then an untagged one, which must arrive */
+	mkframe(f, rmac, cmac, 99, 64);
+	assert_int_equal(sendto(fd, f, 64, 0, (struct sockaddr *)&sll,
+	    sizeof(sll)), 64);
+	assert_int_equal(rx_wait(p, seen, 1, lens), 1);
+	assert_int_equal(lens[0], 64);
+	assert_int_equal(p->stats.rx_vlan, 1);
+	close(fd);
+	fwd_port_free(p);
+}
+
 static void
 test_afp_errors(void **st)
 {
@@ -368,6 +417,7 @@ main(void)
 		cmocka_unit_test(test_afp_rx),
 		cmocka_unit_test(test_afp_tx),
 		cmocka_unit_test(test_afp_fanout),
+		cmocka_unit_test(test_afp_vlan),
 		cmocka_unit_test(test_afp_errors),
 	};
 
