@@ -298,6 +298,12 @@ void	rib_dest_mark_dirty(struct rib *, uint32_t di);
 /* run selection and resolution until nothing changes */
 void	rib_process(struct rib *);
 uint8_t	rib_route_distance(const struct rib *, const struct rib_route *);
+/* (distance, metric): lower is preferred */
+static inline uint64_t
+rib_route_key(const struct rib *rib, const struct rib_route *r)
+{
+	return (((uint64_t)rib_route_distance(rib, r) << 32) | r->metric);
+}
 
 /* rib_fib.c */
 void	rib_fib_enqueue(struct rib *, uint32_t di);

@@ -230,15 +230,31 @@ rib_chain(struct rib *rib, uint32_t di, uint32_t self, unsigned level,
     bool any)
 {
 	const struct rib_dest *d = rib_dest(rib, di);
+	uint64_t best = UINT64_MAX;
 	int h = 0;
 
 	if (level > (any ? RIB_RECURSION_MAX : rib->conf.recursion_max))
 		return (RIB_CHAIN_DEEP);
+	/*
+	 * Follow the selected routes, and also the unusable ones that would
+	 * beat them: if resolving self made one of those usable it would be
+	 * selected and close a loop (A via B, B via A, A also reachable by a
+	 * worse direct route); counting them keeps the result stable.
+	 */
+	for (uint32_t ri = d->routes; !any && ri != RIB_NIL;) {
+		const struct rib_route *r = rib_route(rib, ri);
+
+		ri = r->next;
+		if ((r->flags & RIB_RF_ACTIVE) && rib_route_key(rib, r) < best)
+			best = rib_route_key(rib, r);
+	}
 	for (uint32_t ri = d->routes; ri != RIB_NIL;) {
 		const struct rib_route *r = rib_route(rib, ri);
 
 		ri = r->next;
-		if ((!any && !(r->flags & RIB_RF_ACTIVE)) || r->grp == 0)
+		if (r->grp == 0 || (!any && !(r->flags & RIB_RF_ACTIVE) &&
+		    ((r->flags & RIB_RF_USABLE) ||
+		    rib_route_key(rib, r) > best)))
 			continue;
 		const struct rib_grp *g = rib_grp(rib, r->grp);
 		for (uint32_t i = 0; i < g->n; i++) {

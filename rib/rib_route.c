@@ -153,7 +153,7 @@ rib_dest_select(struct rib *rib, uint32_t di)
 	struct rib_route *best = NULL;
 	uint32_t want = RIB_FG_NONE, fibs[RIB_SOURCE_MAX];
 	unsigned nf = 0;
-	uint8_t bdist = 0;
+	uint8_t bdist = 0, flagsum = 0;
 	bool has, structural = false;
 
 	for (uint32_t ri = d->routes; ri != RIB_NIL;) {
@@ -163,6 +163,8 @@ rib_dest_select(struct rib *rib, uint32_t di)
 		uint8_t dist = rib_route_distance(rib, r);
 
 		ri = r->next;
+		flagsum |= r->flags ^ (uint8_t)((r->flags & ~RIB_RF_USABLE) |
+		    (usable ? RIB_RF_USABLE : 0));
 		rib_route_set_flags(rib, r, (uint8_t)((r->flags &
 		    ~RIB_RF_USABLE) | (usable ? RIB_RF_USABLE : 0)));
 		if (!usable)
@@ -192,6 +194,7 @@ rib_dest_select(struct rib *rib, uint32_t di)
 			    r->metric == best->metric;
 		if (act && r->type == RIB_RT_UNICAST)
 			fibs[nf++] = rib_grp(rib, r->grp)->fib;
+		flagsum |= (r->flags & RIB_RF_ACTIVE) ^ (act ? RIB_RF_ACTIVE : 0);
 		rib_route_set_flags(rib, r, (uint8_t)((r->flags &
 		    ~RIB_RF_ACTIVE) | (act ? RIB_RF_ACTIVE : 0)));
 	}
@@ -221,7 +224,10 @@ rib_dest_select(struct rib *rib, uint32_t di)
 			d->flags &= ~RIB_DF_COUNTED;
 		}
 	}
-	if (want == d->want && !structural) {
+	/* the resolution chains through this prefix follow its selected
+	 * and usable routes: a change there re-checks them even when the
+	 * wanted set stays the same */
+	if (want == d->want && !structural && flagsum == 0) {
 		rib_fg_unref(rib, want);
 		return;
 	}
