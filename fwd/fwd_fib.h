@@ -115,35 +115,42 @@ fwd_fib_lookup(const struct fwd_fib *fib, uint32_t dst)
 	return (v);
 }
 
-#define FWD_FIB_PREFETCH_AHEAD 8
+#ifndef FWD_FIB_PREFETCH_AHEAD
+#define FWD_FIB_PREFETCH_AHEAD 16
+#endif
+
+/* One entry of a burst: the tbl24 line was prefetched earlier. */
+static inline uint16_t
+fwd_fib_lookup_one_(const struct fwd_fib_dp *dp, uint32_t dst)
+{
+	unsigned v = __atomic_load_n(&dp->tbl24[dst >> 8], __ATOMIC_RELAXED);
+
+	if (__builtin_expect(v - dp->nh_limit < dp->g_span, 0))
+		v = __atomic_load_n(&dp->tbl8[((size_t)v << 8) | (dst & 0xff)],
+		    __ATOMIC_RELAXED);
+	return ((uint16_t)v);
+}
 
 /* nh[i] = fwd_fib_lookup(fib, dst[i]) for i < n, with the tbl24 reads
- * prefetched ahead so their cache misses overlap. */
+ * prefetched FWD_FIB_PREFETCH_AHEAD addresses ahead so their cache misses
+ * overlap. */
 static inline void
 fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
     uint16_t *nh, unsigned n)
 {
 	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
 	const uint16_t *t24 = dp->tbl24;
-	unsigned lim = dp->nh_limit, span = dp->g_span;
 	unsigned i, pre = n < FWD_FIB_PREFETCH_AHEAD ? n :
 	    FWD_FIB_PREFETCH_AHEAD;
 
 	for (i = 0; i < pre; i++)
 		__builtin_prefetch(&t24[dst[i] >> 8]);
-	for (i = 0; i < n; i++) {
-		unsigned v;
-
-		if (i + FWD_FIB_PREFETCH_AHEAD < n)
-			__builtin_prefetch(
-			    &t24[dst[i + FWD_FIB_PREFETCH_AHEAD] >> 8]);
-		v = __atomic_load_n(&t24[dst[i] >> 8], __ATOMIC_RELAXED);
-		if (__builtin_expect(v - lim < span, 0))
-			v = __atomic_load_n(
-			    &dp->tbl8[((size_t)v << 8) | (dst[i] & 0xff)],
-			    __ATOMIC_RELAXED);
-		nh[i] = (uint16_t)v;
+	for (i = 0; i + FWD_FIB_PREFETCH_AHEAD < n; i++) {
+		__builtin_prefetch(&t24[dst[i + FWD_FIB_PREFETCH_AHEAD] >> 8]);
+		nh[i] = fwd_fib_lookup_one_(dp, dst[i]);
 	}
+	for (; i < n; i++)
+		nh[i] = fwd_fib_lookup_one_(dp, dst[i]);
 }
 
 #endif /* FWD_FIB_H */
