@@ -255,6 +255,22 @@ void	mgmt_changes_fini(struct mgmt_changes *);
 int	mgmt_conf_validate_changes(const struct mgmt_conf *new,
 	    const struct mgmt_changes *chg, struct mgmt_err *err);
 
+/* Text of a unit's path for messages: "interfaces eth0",
+ * "protocols static route 10.0.0.0/8", "rib". Returns buf. */
+const char *mgmt_change_path(const struct mgmt_change *c, char *buf,
+	    size_t bufsz);
+
+/*
+ * Per-session candidates ("configure private"): cand was made from base (a
+ * running config since replaced by running). Rebase re-applies cand's
+ * changes (diff base -> cand, per unit) on top of running, so another
+ * session's commit is not reverted. A unit changed both by cand and since
+ * base (differently) is a conflict: -EBUSY, err names the unit, cand
+ * unchanged. O(changes * log n).
+ */
+int	mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
+	    const struct mgmt_conf *running, struct mgmt_err *err);
+
 /* `show | compare`: appends the difference old -> new in Junos form:
  *   [edit protocols static]
  *   +    route 10.0.0.0/8 next-hop 198.18.0.2;

@@ -1,4 +1,6 @@
 /* mgmt/mgmt_conf_diff.c: diffs of two config trees in O(changes) by skipping shared subtrees: change sets for commit, +/- text for compare. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,4 +277,125 @@ mgmt_conf_compare(const struct mgmt_conf *old, const struct mgmt_conf *new,
 	if (old->root != new->root)
 		diff_sets(old->root->kids, new->root->kids, cmp_pair, &x);
 	return (0);
+}
+
+/* ---- rebase -------------------------------------------------------------------------------- */
+
+/* Schema ids from the root down to a unit's parent. */
+static int
+unit_parents(unsigned unit, unsigned *sids)
+{
+	int n = 0;
+
+	for (int p = mgmt_schema[unit].parent; p > 0; p = mgmt_schema[p].parent)
+		sids[n++] = (unsigned)p;
+	for (int i = 0; i < n / 2; i++) {
+		unsigned t = sids[i];
+
+		sids[i] = sids[n - 1 - i];
+		sids[n - 1 - i] = t;
+	}
+	return (n);
+}
+
+/* The unit in conf with the key of n (NULL if absent). */
+static const struct mgmt_node *
+unit_find(const struct mgmt_conf *conf, const struct mgmt_node *n)
+{
+	unsigned sids[8];
+	int np = unit_parents(n->sid, sids);
+	const struct mgmt_node *p = conf->root;
+	struct mgmt_key k;
+
+	for (int i = 0; i < np && p != NULL; i++)
+		p = mgmt_node_find_sid(p, sids[i]);
+	mgmt_node_key(n, &k);
+	return (mgmt_node_find(p, &k));
+}
+
+static bool
+unit_eq(const struct mgmt_node *a, const struct mgmt_node *b)
+{
+	if (a == NULL || b == NULL)
+		return (a == b);
+	return (a == b || eq_pair(NULL, a, b));
+}
+
+/* Puts (n != NULL) or removes (the unit keyed like key) in owned root. */
+static bool
+unit_apply(struct mgmt_node *p, const unsigned *sids, int i, int np,
+    const struct mgmt_node *key, const struct mgmt_node *n)
+{
+	struct mgmt_key k;
+
+	if (i < np) {
+		struct mgmt_key ck = { (uint16_t)sids[i], 0, "" };
+		struct mgmt_node *c = mgmt_node_child(p, &ck, n != NULL, NULL);
+
+		if (c != NULL && unit_apply(c, sids, i + 1, np, key, n))
+			mgmt_node_remove(p, &ck);
+	} else if (n != NULL)
+		mgmt_node_put(p, mgmt_node_detach(n));
+	else {
+		mgmt_node_key(key, &k);
+		mgmt_node_remove(p, &k);
+	}
+	return (p->kids == NULL && p->sid != MGMT_S_ROOT);
+}
+
+int
+mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
+    const struct mgmt_conf *running, struct mgmt_err *err)
+{
+	struct mgmt_changes chg = { 0 };
+	struct mgmt_conf *out;
+	char path[200];
+	size_t i;
+
+	mgmt_conf_diff(base, cand, &chg);
+	for (i = 0; i < chg.n; i++) {
+		const struct mgmt_change *c = &chg.v[i];
+		const struct mgmt_node *r = unit_find(running, c->old ? c->old :
+		    c->new);
+
+		if (!unit_eq(r, c->old) && !unit_eq(r, c->new)) {
+			mgmt_err_set(err, "conflict: %s was changed by another "
+			    "commit since this candidate was made",
+			    mgmt_change_path(c, path, sizeof(path)));
+			mgmt_changes_fini(&chg);
+			return (-EBUSY);
+		}
+	}
+	out = mgmt_conf_dup(running);
+	for (i = 0; i < chg.n; i++) {
+		const struct mgmt_change *c = &chg.v[i];
+		const struct mgmt_node *n = c->old ? c->old : c->new;
+		unsigned sids[8];
+		int np = unit_parents(n->sid, sids);
+
+		mgmt_node_own(&out->root);
+		unit_apply(out->root, sids, 0, np, n, c->new);
+	}
+	mgmt_conf_assign(cand, out);
+	mgmt_conf_free(out);
+	mgmt_changes_fini(&chg);
+	return (0);
+}
+
+const char *
+mgmt_change_path(const struct mgmt_change *c, char *buf, size_t bufsz)
+{
+	const struct mgmt_node *n = c->old ? c->old : c->new;
+
+	switch (n->sid) {
+	case MGMT_S_IFACE:
+		snprintf(buf, bufsz, "interfaces %s", n->value);
+		break;
+	case MGMT_S_ROUTE:
+		snprintf(buf, bufsz, "protocols static route %s", n->value);
+		break;
+	default:
+		snprintf(buf, bufsz, "%s", mgmt_schema[n->sid].name);
+	}
+	return (buf);
 }

@@ -1,6 +1,7 @@
 /* tests/unit/mgmt/test_conf_tree.c: set/delete/show/compare, commit change sets, merge, completion and typed views on config trees. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -538,6 +539,73 @@ test_schema_table(void **s)
 	assert_int_equal(mgmt_schema_comp(MGMT_S_IFACE), MGMT_COMP_FWD);
 }
 
+static void
+test_rebase(void **s)
+{
+	struct mgmt_conf *b0 = base(), *a = mgmt_conf_dup(b0),
+	    *b = mgmt_conf_dup(b0), *run;
+	struct mgmt_err err;
+	char *p;
+
+	(void)s;
+	/* session A commits first */
+	assert_int_equal(cmd(a, "set interfaces eth1 mtu 9000", &err), 0);
+	assert_int_equal(cmd(a, "delete protocols static route 10.0.0.0/8",
+	    &err), 0);
+	run = mgmt_conf_dup(a);
+	/* session B, made from the old running, changes other units */
+	assert_int_equal(cmd(b, "set protocols static route 10.5.0.0/16 "
+	    "blackhole", &err), 0);
+	assert_int_equal(cmd(b, "delete protocols static route 10.1.0.0/16",
+	    &err), 0);
+	assert_int_equal(cmd(b, "set fwd workers 2", &err), 0);
+	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
+	p = printed(b);
+	assert_string_equal(p,
+	    "interfaces {\n"
+	    "    eth0 {\n"
+	    "        device veth0;\n"
+	    "        address 198.18.0.1/24;\n"
+	    "    }\n"
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        mtu 9000;\n"
+	    "    }\n"
+	    "}\n"
+	    "protocols {\n"
+	    "    static {\n"
+	    "        route 10.5.0.0/16 blackhole;\n"
+	    "    }\n"
+	    "}\n"
+	    "rib {\n"
+	    "    ecmp-width 4;\n"
+	    "}\n"
+	    "fwd {\n"
+	    "    workers 2;\n"
+	    "}\n");
+	free(p);
+	/* a unit both changed: conflict, candidate unchanged */
+	mgmt_conf_assign(b, b0);
+	assert_int_equal(cmd(b, "set interfaces eth1 mtu 1400", &err), 0);
+	{
+		struct mgmt_conf *before = mgmt_conf_dup(b);
+
+		assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), -EBUSY);
+		assert_string_equal(err.msg, "conflict: interfaces eth1 was "
+		    "changed by another commit since this candidate was made");
+		assert_true(mgmt_conf_equal(before, b));
+		mgmt_conf_free(before);
+	}
+	/* the same change on both sides is no conflict */
+	assert_int_equal(cmd(b, "set interfaces eth1 mtu 9000", &err), 0);
+	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
+	assert_true(mgmt_conf_equal(b, run));
+	mgmt_conf_free(b0);
+	mgmt_conf_free(a);
+	mgmt_conf_free(b);
+	mgmt_conf_free(run);
+}
+
 /* AVL invariants of one child set, and recursively below. */
 static int
 check_avl(const struct mgmt_node *t, const struct mgmt_node **prev)
@@ -671,6 +739,7 @@ main(void)
 		cmocka_unit_test(test_show),
 		cmocka_unit_test(test_complete),
 		cmocka_unit_test(test_random_ops_and_snapshots),
+		cmocka_unit_test(test_rebase),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
