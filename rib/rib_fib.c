@@ -328,7 +328,8 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 
 		if (e[i].n_nh > 0)
 			memcpy(h, e[i].nh, e[i].n_nh * sizeof(*h));
-		fg = rib_fg_get(rib, e[i].type, h, e[i].n_nh);
+		/* exactly what fwd holds, even wider than our ECMP width */
+		fg = rib_fg_intern(rib, e[i].type, h, e[i].n_nh, RIB_NH_MAX);
 		if (fg == RIB_FG_NONE && e[i].type == RIB_RT_UNICAST) {
 			rib_dest_gc(rib, di);
 			return (rib_errf(err, -ENOMEM, (long)i,

@@ -280,6 +280,9 @@ struct rib_fibgrp *rib_fg(const struct rib *, uint32_t id);
 /* intern a resolved set (sorted, deduplicated here); id with a reference */
 uint32_t rib_fg_get(struct rib *, uint8_t type, struct rib_nexthop *hop,
 	    unsigned n);
+/* as rib_fg_get, capped at cap hops instead of the ECMP width */
+uint32_t rib_fg_intern(struct rib *, uint8_t type, struct rib_nexthop *hop,
+	    unsigned n, unsigned cap);
 void	rib_fg_ref(struct rib *, uint32_t id);
 void	rib_fg_unref(struct rib *, uint32_t id);
 /* ECMP union of fib groups, capped to the width: id with a reference */

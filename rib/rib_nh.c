@@ -101,6 +101,13 @@ rib_fg_new(struct rib *rib, uint8_t type, const struct rib_nexthop *h,
 uint32_t
 rib_fg_get(struct rib *rib, uint8_t type, struct rib_nexthop *h, unsigned n)
 {
+	return (rib_fg_intern(rib, type, h, n, rib->conf.ecmp_width));
+}
+
+uint32_t
+rib_fg_intern(struct rib *rib, uint8_t type, struct rib_nexthop *h, unsigned n,
+    unsigned cap)
+{
 	uint32_t hash, id;
 
 	if (type == RIB_RT_BLACKHOLE)
@@ -110,8 +117,8 @@ rib_fg_get(struct rib *rib, uint8_t type, struct rib_nexthop *h, unsigned n)
 	n = rib_hops_norm(h, n);
 	if (n == 0)
 		return (RIB_FG_NONE);
-	if (n > rib->conf.ecmp_width)
-		n = rib->conf.ecmp_width;	/* the lowest addresses win */
+	if (n > cap)
+		n = cap;	/* the lowest addresses win */
 	hash = rib_hops_hash(type, h, n);
 	for (id = rib_otab_first(&rib->fgs, hash); id != 0;) {
 		struct rib_fibgrp *fg = rib_fg(rib, id);

@@ -366,6 +366,35 @@ test_fib_rib_restart(void **state)
 	free(r);
 }
 
+/* fwd holds a wider ECMP set than this rib allows: that is a difference */
+static void
+test_fib_restart_wider_ecmp(void **state)
+{
+	struct rib_nexthop h[3] = { NH("198.18.0.1%2"), NH("198.18.0.2%2"),
+	    NH("198.18.0.3%2") };
+	struct rib_fib_delta held = { P("198.18.9.0/24"), RIB_FIB_ADD,
+	    RIB_RT_UNICAST, 3, h };
+	struct rib_conf c;
+	struct rib *rib;
+	struct rec *r = rec_new();
+
+	(void)state;
+	rib_conf_default(&c);
+	c.ecmp_width = 2;
+	assert_non_null(rib = rib_new(&c));
+	rib_fib_set_cb(rib, rec_cb, r);
+	assert_int_equal(rib_fib_sync_begin(rib), 0);
+	assert_int_equal(rib_fib_sync_load(rib, &held, 1, NULL), 0);
+	script_run(rib, (const char *const[]){ "if 2 up",
+	    "add static 198.18.9.0/24 198.18.0.1%2 198.18.0.2%2 198.18.0.3%2",
+	    NULL });
+	assert_int_equal(rib_fib_sync_end(rib), 1);
+	expect_flush(rib, r, 1, (const char *const[]){
+	    "replace 198.18.9.0/24 198.18.0.1%2 198.18.0.2%2", NULL });
+	rib_free(rib);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -377,6 +406,7 @@ main(void)
 		cmocka_unit_test(test_fib_callback_refuses),
 		cmocka_unit_test(test_fib_repush),
 		cmocka_unit_test(test_fib_rib_restart),
+		cmocka_unit_test(test_fib_restart_wider_ecmp),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
