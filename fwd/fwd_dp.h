@@ -75,6 +75,10 @@ struct fwd_dp_stats {
 typedef bool fwd_dp_punt_fn(void *arg, struct fwd_pkt *pkt,
     enum fwd_reason why, unsigned aux);
 
+/* fwd_dp_conf.flags */
+#define FWD_DP_F_BURST_LOOKUP	0x1	/* look a burst up at once, prefetching:
+					   for full tables and many flows */
+
 struct fwd_dp_conf {
 	const struct fwd_fib	 *fib;
 	const struct fwd_adj_tbl *adj;
@@ -84,6 +88,7 @@ struct fwd_dp_conf {
 	fwd_dp_punt_fn		 *punt;		/* NULL: slow packets dropped */
 	void			 *punt_arg;
 	struct fwd_qsbr_thread	 *qsbr;		/* NULL: caller reports QS */
+	unsigned		  flags;	/* FWD_DP_F_* */
 };
 
 /* One worker's fast path state. Not shared between threads. */

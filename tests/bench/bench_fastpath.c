@@ -74,7 +74,8 @@ die(const char *what, int err)
  * destinations inside the table's prefixes arriving on port 0.
  */
 static void
-bench_setup(struct bench *b, const struct bcase *c, unsigned nflows)
+bench_setup(struct bench *b, const struct bcase *c, unsigned nflows,
+    unsigned flags)
 {
 	struct fwd_fib_conf fc = { .max_nh = NNH };
 	struct fwd_dp_conf dc;
@@ -147,6 +148,7 @@ bench_setup(struct bench *b, const struct bcase *c, unsigned nflows)
 	dc.local = &b->local;
 	dc.ports = b->port;
 	dc.nports = 1 + NPORTS_OUT;
+	dc.flags = flags;
 	if ((rv = fwd_dp_init(&b->dp, &dc)) != 0)
 		die("fwd_dp_init", -rv);
 }
@@ -190,9 +192,10 @@ cmp_dbl(const void *a, const void *b)
  * instrumentation switched on only after the FIB is built.
  */
 static double
-instr_per_pkt(const char *self, unsigned ci, unsigned nflows, uint64_t npkts)
+instr_per_pkt(const char *self, unsigned ci, unsigned nflows, uint64_t npkts,
+    unsigned flags)
 {
-	char out[64], arg[3][32], line[512];
+	char out[64], arg[4][32], line[512];
 	double ir = -1;
 	pid_t pid;
 	int st;
@@ -202,6 +205,7 @@ instr_per_pkt(const char *self, unsigned ci, unsigned nflows, uint64_t npkts)
 	snprintf(arg[0], sizeof(arg[0]), "%u", ci);
 	snprintf(arg[1], sizeof(arg[1]), "%u", nflows);
 	snprintf(arg[2], sizeof(arg[2]), "%" PRIu64, npkts);
+	snprintf(arg[3], sizeof(arg[3]), "%u", flags);
 	fflush(stdout);
 	if ((pid = fork()) < 0)
 		return (-1);
@@ -214,7 +218,7 @@ instr_per_pkt(const char *self, unsigned ci, unsigned nflows, uint64_t npkts)
 		execlp("valgrind", "valgrind", "--tool=callgrind",
 		    "--instr-atstart=no", "--toggle-collect=fwd_dp_process",
 		    ofarg, self, "--callgrind-child", arg[0], arg[1], arg[2],
-		    (char *)NULL);
+		    arg[3], (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
@@ -238,11 +242,13 @@ callgrind_child(char **argv)
 {
 	unsigned ci = (unsigned)atoi(argv[0]), nflows = (unsigned)atoi(argv[1]);
 	uint64_t npkts = strtoull(argv[2], NULL, 10);
+	unsigned flags = (unsigned)atoi(argv[3]);
 	struct bench b;
 
-	if (ci >= sizeof(cases) / sizeof(cases[0]) || npkts == 0)
+	if (ci >= sizeof(cases) / sizeof(cases[0]) || npkts == 0 ||
+	    npkts % FWD_BURST != 0)
 		return (2);
-	bench_setup(&b, &cases[ci], nflows);
+	bench_setup(&b, &cases[ci], nflows, flags);
 	run_pkts(&b, 4 * FWD_BURST);		/* warm up, not counted */
 	b.dp.st.fwd = 0;
 #ifdef HAVE_CALLGRIND_H
@@ -261,6 +267,70 @@ callgrind_child(char **argv)
 	return (0);
 }
 
+/* One case with one fast-path variant: table line and BENCH lines. */
+static int
+run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
+    unsigned rounds, double round_s, bool quick, bool vg)
+{
+	const struct bcase *c = &cases[ci];
+	const char *variant = flags & FWD_DP_F_BURST_LOOKUP ? "burst_lookup" :
+	    "per_packet";
+	struct bench b;
+	double pps[16], ipp = -1;
+	uint64_t chunk = 1u << 16;
+	char vfield[64] = "";
+
+	if (flags != 0)
+		snprintf(vfield, sizeof(vfield), ",\"variant\":\"%s\"",
+		    variant);
+	bench_setup(&b, c, nflows, flags);
+	run_pkts(&b, chunk);			/* warm up */
+	for (unsigned r = 0; r < rounds; r++) {
+		double t0 = now_s(), t;
+		uint64_t n = 0;
+
+		do {
+			run_pkts(&b, chunk);
+			n += chunk;
+			t = now_s() - t0;
+		} while (t < round_s);
+		pps[r] = (double)n / t;
+	}
+	if (b.dp.st.fwd != b.dp.st.rx) {
+		fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64 "\n",
+		    c->name, b.dp.st.fwd, b.dp.st.rx);
+		return (1);
+	}
+	bench_teardown(&b);
+	qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
+	/* In --quick, callgrind only for the small tables (the 1M build
+	 * under valgrind takes a while). */
+	if (vg && (!quick || c->routes < 1000))
+		ipp = instr_per_pkt(self, ci, nflows, quick ? 4096 : 65536,
+		    flags);
+	printf("%-16s %-12s %9zu %8.3f %12.4g %12.4g %12.4g ", c->name,
+	    variant, c->routes, b.build_s, pps[rounds / 2], pps[0],
+	    pps[rounds - 1]);
+	if (ipp >= 0)
+		printf("%10.1f\n", ipp);
+	else
+		printf("%10s\n", "-");
+	printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\"%s,"
+	    "\"metric\":\"pps\",\"unit\":\"1/s\",\"value\":%.4g,"
+	    "\"min\":%.4g,\"max\":%.4g,\"flows\":%u,"
+	    "\"better\":\"higher\"}\n", c->name, vfield, pps[rounds / 2],
+	    pps[0], pps[rounds - 1], nflows);
+	if (ipp >= 0)
+		printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\"%s,"
+		    "\"metric\":\"instr_per_pkt\",\"unit\":\"instr\","
+		    "\"value\":%.1f,\"min\":%.1f,\"max\":%.1f,"
+		    "\"method\":\"callgrind\",\"flows\":%u,"
+		    "\"better\":\"lower\"}\n", c->name, vfield, ipp, ipp, ipp,
+		    nflows);
+	fflush(stdout);
+	return (0);
+}
+
 static bool
 have_valgrind(void)
 {
@@ -275,7 +345,7 @@ main(int argc, char **argv)
 	double round_s = 1.0;
 	bool vg;
 
-	if (argc >= 5 && strcmp(argv[1], "--callgrind-child") == 0)
+	if (argc >= 6 && strcmp(argv[1], "--callgrind-child") == 0)
 		return (callgrind_child(argv + 2));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0)
@@ -306,57 +376,16 @@ main(int argc, char **argv)
 	printf("instr_per_pkt: %s\n", vg ? "callgrind Ir inside "
 	    "fwd_dp_process (parse + lookup + rewrite + queue; port I/O "
 	    "excluded); exact, one run" : "valgrind not found: not measured");
-	printf("%-16s %9s %8s %12s %12s %12s %10s\n", "case", "routes",
-	    "build_s", "pps_median", "pps_min", "pps_max", "instr/pkt");
-	for (unsigned ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
-		const struct bcase *c = &cases[ci];
-		struct bench b;
-		double pps[16], ipp = -1;
-		uint64_t chunk = 1u << 16;
-
-		bench_setup(&b, c, nflows);
-		run_pkts(&b, chunk);			/* warm up */
-		for (unsigned r = 0; r < rounds; r++) {
-			double t0 = now_s(), t;
-			uint64_t n = 0;
-
-			do {
-				run_pkts(&b, chunk);
-				n += chunk;
-				t = now_s() - t0;
-			} while (t < round_s);
-			pps[r] = (double)n / t;
-		}
-		if (b.dp.st.fwd != b.dp.st.rx) {
-			fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64
-			    "\n", c->name, b.dp.st.fwd, b.dp.st.rx);
-			return (1);
-		}
-		bench_teardown(&b);
-		qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
-		/* In --quick, callgrind only for the small tables (the 1M
-		 * build under valgrind takes a while). */
-		if (vg && (!quick || c->routes < 1000))
-			ipp = instr_per_pkt(argv[0], ci, nflows,
-			    quick ? 4096 : 65536);
-		printf("%-16s %9zu %8.3f %12.4g %12.4g %12.4g ", c->name,
-		    c->routes, b.build_s, pps[rounds / 2], pps[0],
-		    pps[rounds - 1]);
-		if (ipp >= 0)
-			printf("%10.1f\n", ipp);
-		else
-			printf("%10s\n", "-");
-		printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\","
-		    "\"metric\":\"pps\",\"unit\":\"1/s\",\"value\":%.4g,"
-		    "\"min\":%.4g,\"max\":%.4g,\"better\":\"higher\"}\n",
-		    c->name, pps[rounds / 2], pps[0], pps[rounds - 1]);
-		if (ipp >= 0)
-			printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\","
-			    "\"metric\":\"instr_per_pkt\",\"unit\":\"instr\","
-			    "\"value\":%.1f,\"min\":%.1f,\"max\":%.1f,"
-			    "\"method\":\"callgrind\",\"better\":\"lower\"}\n",
-			    c->name, ipp, ipp, ipp);
-		fflush(stdout);
-	}
+	printf("variants: per_packet (default: one lookup per packet) and "
+	    "burst_lookup (FWD_DP_F_BURST_LOOKUP: whole burst looked up first "
+	    "with prefetch)\n");
+	printf("%-16s %-12s %9s %8s %12s %12s %12s %10s\n", "case", "variant",
+	    "routes", "build_s", "pps_median", "pps_min", "pps_max",
+	    "instr/pkt");
+	for (unsigned ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++)
+		for (unsigned v = 0; v < 2; v++)
+			if (run_case(argv[0], ci, v ? FWD_DP_F_BURST_LOOKUP : 0,
+			    nflows, rounds, round_s, quick, vg) != 0)
+				return (1);
 	return (0);
 }

@@ -19,6 +19,8 @@ static const uint8_t gw2mac[6] = { 0x02, 0, 0, 0, 2, 0xfe };
 
 #define PUNT_MAX 64
 
+static unsigned dp_flags;	/* each test runs with 0 and BURST_LOOKUP */
+
 struct env {
 	struct fwd_fib	*fib;
 	struct fwd_adj_tbl *adj;
@@ -112,6 +114,7 @@ setup(void **st)
 	dc.nports = 3;
 	dc.punt = punt_cb;
 	dc.punt_arg = e;
+	dc.flags = dp_flags;
 	assert_int_equal(fwd_dp_init(&e->dp, &dc), 0);
 	*st = e;
 	return (0);
@@ -432,6 +435,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_api_errors, setup,
 		    teardown),
 	};
+	int rv;
 
-	return (cmocka_run_group_tests(tests, NULL, NULL));
+	dp_flags = 0;
+	rv = cmocka_run_group_tests_name("per-packet lookup", tests, NULL,
+	    NULL);
+	dp_flags = FWD_DP_F_BURST_LOOKUP;
+	rv |= cmocka_run_group_tests_name("burst lookup", tests, NULL, NULL);
+	return (rv);
 }
