@@ -203,8 +203,9 @@ struct rib_route_info {
 typedef int (*rib_route_fn)(void *arg, const struct rib_route_info *);
 
 /* Calls fn per matching route (prefixes in table order unless q->sorted;
- * a prefix's routes by source id). Returns the count visited, fn's
- * non-zero value, -EINVAL (bad q), -ENOMEM (sorted). */
+ * a prefix's routes by source id); fn must not change the rib. Returns the
+ * count visited, fn's non-zero value, -EINVAL (bad q), -ENOENT (unknown
+ * q->src), -ENOMEM (sorted). */
 long	rib_route_walk(struct rib *, const struct rib_query *q,
 	    rib_route_fn fn, void *arg, struct rib_err *err);
 

@@ -64,13 +64,11 @@ rib_walk_dest(const struct rib *rib, uint32_t di, const struct rib_query *q,
 	return (0);
 }
 
-static const struct rib *rib_sort_rib;	/* qsort has no context argument */
-
 static int
-rib_dest_cmp(const void *a, const void *b)
+rib_dest_cmp(const void *a, const void *b, void *arg)
 {
-	const struct rib_dest *x = rib_dest(rib_sort_rib, *(const uint32_t *)a);
-	const struct rib_dest *y = rib_dest(rib_sort_rib, *(const uint32_t *)b);
+	const struct rib_dest *x = rib_dest(arg, *(const uint32_t *)a);
+	const struct rib_dest *y = rib_dest(arg, *(const uint32_t *)b);
 
 	if (x->addr != y->addr)
 		return (x->addr < y->addr ? -1 : 1);
@@ -137,8 +135,7 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 		v[nv++] = di;
 	}
 	if (q->sorted) {
-		rib_sort_rib = rib;
-		qsort(v, nv, sizeof(*v), rib_dest_cmp);
+		qsort_r(v, nv, sizeof(*v), rib_dest_cmp, rib);
 		for (size_t i = 0; i < nv && rv == 0; i++)
 			rv = rib_walk_dest(rib, v[i], q, fn, arg, &count);
 		free(v);
