@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf.h: tern's configuration core: schema, config trees, parser, printer, diff, validation and storage. */
+/* mgmt/mgmt_conf.h: tern's configuration core: schema, config trees, parser,
+ * printer, diff, validation and storage. */
 #ifndef MGMT_CONF_H
 #define MGMT_CONF_H
 
@@ -24,56 +25,57 @@
  *   with half a tree); no function here returns -ENOMEM.
  */
 
-/* ---- schema ---------------------------------------------------------------- */
+/* ---- schema ----------------------------------------------------------------
+ */
 
 /* Components a node belongs to: a commit sends a change to each bit set. */
-#define MGMT_COMP_MGMT	0x1u
-#define MGMT_COMP_RIB	0x2u
-#define MGMT_COMP_FWD	0x4u
-#define MGMT_COMP_ALL	(MGMT_COMP_MGMT | MGMT_COMP_RIB | MGMT_COMP_FWD)
+#define MGMT_COMP_MGMT 0x1u
+#define MGMT_COMP_RIB  0x2u
+#define MGMT_COMP_FWD  0x4u
+#define MGMT_COMP_ALL  (MGMT_COMP_MGMT | MGMT_COMP_RIB | MGMT_COMP_FWD)
 
 enum mgmt_skind {
-	MGMT_SK_CONTAINER,	/* keyword { ... } */
-	MGMT_SK_LIST,		/* keyword KEY { ... } (or KEY { ... } if name NULL) */
-	MGMT_SK_LEAF,		/* keyword VALUE; one value */
-	MGMT_SK_LEAFLIST,	/* keyword VALUE; repeated, a set of values */
-	MGMT_SK_FLAG,		/* keyword; no value */
+	MGMT_SK_CONTAINER, /* keyword { ... } */
+	MGMT_SK_LIST, /* keyword KEY { ... } (or KEY { ... } if name NULL) */
+	MGMT_SK_LEAF, /* keyword VALUE; one value */
+	MGMT_SK_LEAFLIST, /* keyword VALUE; repeated, a set of values */
+	MGMT_SK_FLAG,	  /* keyword; no value */
 };
 
 enum mgmt_stype {
 	MGMT_T_NONE,
-	MGMT_T_UINT,		/* decimal in [min, max] */
-	MGMT_T_IP4,		/* a.b.c.d */
-	MGMT_T_PREFIX4,		/* a.b.c.d/len, no host bits */
-	MGMT_T_ADDR4,		/* a.b.c.d/len, an interface address */
-	MGMT_T_IFNAME,		/* [A-Za-z0-9_.-], 1..15 chars, starts alnum */
-	MGMT_T_STRING,		/* any text up to max chars (quoted when needed) */
-	MGMT_T_ENUM,		/* one of enums[] */
+	MGMT_T_UINT,	/* decimal in [min, max] */
+	MGMT_T_IP4,	/* a.b.c.d */
+	MGMT_T_PREFIX4, /* a.b.c.d/len, no host bits */
+	MGMT_T_ADDR4,	/* a.b.c.d/len, an interface address */
+	MGMT_T_IFNAME,	/* [A-Za-z0-9_.-], 1..15 chars, starts alnum */
+	MGMT_T_STRING,	/* any text up to max chars (quoted when needed) */
+	MGMT_T_ENUM,	/* one of enums[] */
 };
 
 /* Schema flags. */
-#define MGMT_SF_UNIT	0x1u	/* a unit of change: diffs report it whole */
-#define MGMT_SF_HIDDEN	0x2u	/* not offered by completion */
+#define MGMT_SF_UNIT   0x1u /* a unit of change: diffs report it whole */
+#define MGMT_SF_HIDDEN 0x2u /* not offered by completion */
 
 struct mgmt_schema_node {
-	const char		*name;	/* keyword; NULL: anonymous list (key only) */
-	int			parent;	/* index in mgmt_schema[], -1 for the root */
-	enum mgmt_skind		kind;
-	enum mgmt_stype		type;	/* of the value (leaf) or key (list) */
-	uint32_t		min, max;	/* UINT range; STRING/IFNAME length */
-	const char *const	*enums;	/* ENUM: NULL-terminated words */
-	const char		*help;
-	const char		*dflt;	/* default value as text, NULL if none */
-	unsigned		comp;	/* MGMT_COMP_* */
-	unsigned		flags;	/* MGMT_SF_* */
-	const char		*tname;	/* value placeholder for help: "<a.b.c.d/len>" */
+	const char *name; /* keyword; NULL: anonymous list (key only) */
+	int parent;	  /* index in mgmt_schema[], -1 for the root */
+	enum mgmt_skind kind;
+	enum mgmt_stype type;	  /* of the value (leaf) or key (list) */
+	uint32_t min, max;	  /* UINT range; STRING/IFNAME length */
+	const char *const *enums; /* ENUM: NULL-terminated words */
+	const char *help;
+	const char *dflt;  /* default value as text, NULL if none */
+	unsigned comp;	   /* MGMT_COMP_* */
+	unsigned flags;	   /* MGMT_SF_* */
+	const char *tname; /* value placeholder for help: "<a.b.c.d/len>" */
 };
 
 /* Indices into mgmt_schema[]; order == print order among siblings. */
 enum mgmt_sid {
 	MGMT_S_ROOT,
 	MGMT_S_INTERFACES,
-	MGMT_S_IFACE,		/* interfaces NAME */
+	MGMT_S_IFACE, /* interfaces NAME */
 	MGMT_S_IFACE_DEVICE,
 	MGMT_S_IFACE_ADDRESS,
 	MGMT_S_IFACE_MTU,
@@ -81,7 +83,7 @@ enum mgmt_sid {
 	MGMT_S_IFACE_BACKEND,
 	MGMT_S_PROTOCOLS,
 	MGMT_S_STATIC,
-	MGMT_S_ROUTE,		/* protocols static route PREFIX */
+	MGMT_S_ROUTE, /* protocols static route PREFIX */
 	MGMT_S_ROUTE_NH,
 	MGMT_S_ROUTE_IFACE,
 	MGMT_S_ROUTE_DISTANCE,
@@ -106,17 +108,17 @@ extern const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT];
 
 /* Error text for the caller to show (one line, no trailing newline). */
 struct mgmt_err {
-	char	msg[512];
+	char msg[512];
 };
 
 /* One completion candidate. word is what to insert ("route", "af_xdp", or an
  * existing key such as "eth0"); a placeholder for free input (is_value) is
  * shown as "<a.b.c.d/len>" and must not be inserted. */
 struct mgmt_compl {
-	char		word[64];
-	const char	*help;
-	bool		is_value;
-	bool		is_leaf;	/* completing this ends a set path */
+	char word[64];
+	const char *help;
+	bool is_value;
+	bool is_leaf; /* completing this ends a set path */
 };
 
 struct mgmt_conf;
@@ -129,20 +131,21 @@ struct mgmt_conf;
  * Returns the number of candidates written to out (0..max), or -EINVAL when
  * words do not form a valid path (err says which word and what was expected).
  */
-int	mgmt_schema_complete(const struct mgmt_conf *conf,
-	    const char *const *words, unsigned nwords, const char *partial,
-	    struct mgmt_compl *out, unsigned max, struct mgmt_err *err);
+int mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
+    unsigned nwords, const char *partial, struct mgmt_compl *out, unsigned max,
+    struct mgmt_err *err);
 
 /* Checks one value against a leaf or list-key schema node. 0 or -EINVAL (err
  * says what was expected). canon (optional, >= 64 bytes) gets the canonical
  * form. */
-int	mgmt_schema_check_value(enum mgmt_sid sid, const char *value,
-	    char *canon, struct mgmt_err *err);
+int mgmt_schema_check_value(
+    enum mgmt_sid sid, const char *value, char *canon, struct mgmt_err *err);
 
 /* Component mask to send a change of this unit to. */
 unsigned mgmt_schema_comp(enum mgmt_sid sid);
 
-/* ---- config trees ------------------------------------------------------------- */
+/* ---- config trees
+ * ------------------------------------------------------------- */
 
 /* A node of a tree: read-only to callers, valid while a tree or a change set
  * that holds it is alive. */
@@ -153,64 +156,65 @@ struct mgmt_conf *mgmt_conf_new(void);
 /* O(1) snapshot: shares every node with conf; later changes to either copy
  * only the nodes they touch. */
 struct mgmt_conf *mgmt_conf_dup(const struct mgmt_conf *conf);
-void	mgmt_conf_free(struct mgmt_conf *conf);
+void mgmt_conf_free(struct mgmt_conf *conf);
 /* Makes dst hold the same tree as src (O(1), shares nodes). */
-void	mgmt_conf_assign(struct mgmt_conf *dst, const struct mgmt_conf *src);
+void mgmt_conf_assign(struct mgmt_conf *dst, const struct mgmt_conf *src);
 
 /* Parses config text (the whole of text[0..len)) into a new tree. fname names
  * the source in messages and locations. Syntax, type, range and duplicate
  * errors: -EINVAL with "fname:line:col: ..." in err, *out untouched.
  * Does not run whole-tree validation (references): see mgmt_conf_validate. */
-int	mgmt_conf_parse(const char *text, size_t len, const char *fname,
-	    struct mgmt_conf **out, struct mgmt_err *err);
+int mgmt_conf_parse(const char *text, size_t len, const char *fname,
+    struct mgmt_conf **out, struct mgmt_err *err);
 /* mgmt_conf_parse of a file, then mgmt_conf_validate. -errno of open/read
  * (err says so) or -EINVAL. */
-int	mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
-	    struct mgmt_err *err);
+int mgmt_conf_load_file(
+    const char *path, struct mgmt_conf **out, struct mgmt_err *err);
 
 enum mgmt_load_mode { MGMT_LOAD_MERGE, MGMT_LOAD_REPLACE };
 /* `load merge|replace FILE` into a candidate: parses the file (syntax, type,
  * range, duplicates); on success merges it into conf (leaves override, lists
  * and leaf-lists union) or replaces conf. On error conf is unchanged. */
-int	mgmt_conf_load(struct mgmt_conf *conf, const char *path,
-	    enum mgmt_load_mode mode, struct mgmt_err *err);
+int mgmt_conf_load(struct mgmt_conf *conf, const char *path,
+    enum mgmt_load_mode mode, struct mgmt_err *err);
 /* Merge src into dst (as load merge). */
-void	mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
+void mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
 
 /* Prints conf (or, with words, the subtree at that path) in brace syntax,
  * appending to out. Output parses back to an equal tree.
  * 0, or -ENOENT when the path is not configured (err says which element),
  * -EINVAL when it is not a valid path. */
-int	mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out);
-int	mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
-	    unsigned nwords, struct lc_buf *out, struct mgmt_err *err);
+int mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out);
+int mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
+    unsigned nwords, struct lc_buf *out, struct mgmt_err *err);
 /* Prints conf as `set` commands, one per line (for `show | display set`). */
-int	mgmt_conf_print_set(const struct mgmt_conf *conf, struct lc_buf *out);
+int mgmt_conf_print_set(const struct mgmt_conf *conf, struct lc_buf *out);
 
 /* `set WORDS...`: the path ends with a leaf and its value, a flag, a
  * leaf-list value, or a list key. Creates what is missing; replaces a leaf's
  * value. 0, or -EINVAL (err: "set protocols static route 10.0.0.0/8
- * distance 300: 300 out of range, expected 1..255"); conf unchanged on error. */
-int	mgmt_conf_set(struct mgmt_conf *conf, const char *const *words,
-	    unsigned nwords, struct mgmt_err *err);
+ * distance 300: 300 out of range, expected 1..255"); conf unchanged on error.
+ */
+int mgmt_conf_set(struct mgmt_conf *conf, const char *const *words,
+    unsigned nwords, struct mgmt_err *err);
 /* `delete WORDS...`: removes the node at the path (with a leaf-list value:
  * that value; without: all values). Empty containers above are removed too.
  * 0, -ENOENT (not configured), -EINVAL (bad path); unchanged on error. */
-int	mgmt_conf_delete(struct mgmt_conf *conf, const char *const *words,
-	    unsigned nwords, struct mgmt_err *err);
+int mgmt_conf_delete(struct mgmt_conf *conf, const char *const *words,
+    unsigned nwords, struct mgmt_err *err);
 
 /* Splits a command line into words (whitespace separated, "quoted" words,
  * backslash escapes inside quotes), writing into buf (bufsz bytes) and
  * pointers into words. Returns the number of words, or -EINVAL (unterminated
  * quote), -E2BIG (too many words or too long). */
-int	mgmt_conf_split(const char *line, char *buf, size_t bufsz,
-	    const char **words, unsigned maxwords);
+int mgmt_conf_split(const char *line, char *buf, size_t bufsz,
+    const char **words, unsigned maxwords);
 
 /* true if both trees hold the same configuration (O(changes) when they share
  * nodes). */
-bool	mgmt_conf_equal(const struct mgmt_conf *a, const struct mgmt_conf *b);
+bool mgmt_conf_equal(const struct mgmt_conf *a, const struct mgmt_conf *b);
 /* Number of list entries (interfaces + static routes) in conf. */
-size_t	mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
+size_t mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
 
 /* Whole-tree validation: constraints between leaves (a route has a next hop,
  * an interface, blackhole or reject, not both kinds), references (a route's
@@ -218,9 +222,10 @@ size_t	mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
  * one address on two interfaces), limits (addresses, next hops).
  * 0 or -EINVAL with the first error (with file:line:col when the node came
  * from a file, else its path). */
-int	mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err);
+int mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err);
 
-/* ---- diff ----------------------------------------------------------------------- */
+/* ---- diff
+ * ----------------------------------------------------------------------- */
 
 enum mgmt_change_op { MGMT_CHG_ADD, MGMT_CHG_DEL, MGMT_CHG_MOD };
 
@@ -228,37 +233,37 @@ enum mgmt_change_op { MGMT_CHG_ADD, MGMT_CHG_DEL, MGMT_CHG_MOD };
  * block as a whole. old/new are the unit's nodes in each tree (old NULL for
  * ADD, new NULL for DEL); decode them with the mgmt_conf_*_get functions. */
 struct mgmt_change {
-	enum mgmt_change_op	op;
-	enum mgmt_sid		unit;	/* IFACE, ROUTE, RIB, FWD, SYSTEM */
-	unsigned		comp;	/* MGMT_COMP_* to send it to */
-	const struct mgmt_node	*old, *new;
+	enum mgmt_change_op op;
+	enum mgmt_sid unit; /* IFACE, ROUTE, RIB, FWD, SYSTEM */
+	unsigned comp;	    /* MGMT_COMP_* to send it to */
+	const struct mgmt_node *old, *new;
 };
 
 /* A change set; holds references on the nodes, so it stays valid whatever
  * happens to the trees afterwards. */
 struct mgmt_changes {
-	struct mgmt_change	*v;
-	size_t			n, cap;
-	unsigned		comp;	/* union of v[i].comp */
-	bool			iface_deleted;
+	struct mgmt_change *v;
+	size_t n, cap;
+	unsigned comp; /* union of v[i].comp */
+	bool iface_deleted;
 };
 
 /* Diff old -> new into per-unit changes (appended to out, which must be
  * zeroed or fini'd before first use). Ordered: interfaces, routes, rib, fwd,
  * system, each sorted by key. O(changes * log n) when the trees share nodes. */
-void	mgmt_conf_diff(const struct mgmt_conf *old, const struct mgmt_conf *new,
-	    struct mgmt_changes *out);
-void	mgmt_changes_fini(struct mgmt_changes *);
+void mgmt_conf_diff(const struct mgmt_conf *old, const struct mgmt_conf *new,
+    struct mgmt_changes *out);
+void mgmt_changes_fini(struct mgmt_changes *);
 /* Validates only what changes touch (plus, when an interface is deleted,
  * every route's reference): the commit path. Same errors as
  * mgmt_conf_validate. new is the tree the changes lead to. */
-int	mgmt_conf_validate_changes(const struct mgmt_conf *new,
-	    const struct mgmt_changes *chg, struct mgmt_err *err);
+int mgmt_conf_validate_changes(const struct mgmt_conf *new,
+    const struct mgmt_changes *chg, struct mgmt_err *err);
 
 /* Text of a unit's path for messages: "interfaces eth0",
  * "protocols static route 10.0.0.0/8", "rib". Returns buf. */
-const char *mgmt_change_path(const struct mgmt_change *c, char *buf,
-	    size_t bufsz);
+const char *mgmt_change_path(
+    const struct mgmt_change *c, char *buf, size_t bufsz);
 
 /*
  * Per-session candidates ("configure private"): cand was made from base (a
@@ -268,106 +273,108 @@ const char *mgmt_change_path(const struct mgmt_change *c, char *buf,
  * base (differently) is a conflict: -EBUSY, err names the unit, cand
  * unchanged. O(changes * log n).
  */
-int	mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
-	    const struct mgmt_conf *running, struct mgmt_err *err);
+int mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
+    const struct mgmt_conf *running, struct mgmt_err *err);
 
 /* `show | compare`: appends the difference old -> new in Junos form:
  *   [edit protocols static]
  *   +    route 10.0.0.0/8 next-hop 198.18.0.2;
  *   -    route 10.1.0.0/16 next-hop 198.18.0.2;
  * Nothing is appended when equal. */
-int	mgmt_conf_compare(const struct mgmt_conf *old,
-	    const struct mgmt_conf *new, struct lc_buf *out);
+int mgmt_conf_compare(const struct mgmt_conf *old, const struct mgmt_conf *new,
+    struct lc_buf *out);
 
-/* ---- typed views ----------------------------------------------------------------- */
+/* ---- typed views
+ * ----------------------------------------------------------------- */
 
-#define MGMT_NAME_MAX		16	/* interface names, with NUL */
-#define MGMT_HOSTNAME_MAX	64
-#define MGMT_MAX_ADDRS		16	/* addresses per interface */
-#define MGMT_MAX_NH		64	/* next hops per static route */
+#define MGMT_NAME_MAX	  16 /* interface names, with NUL */
+#define MGMT_HOSTNAME_MAX 64
+#define MGMT_MAX_ADDRS	  16 /* addresses per interface */
+#define MGMT_MAX_NH	  64 /* next hops per static route */
 
 enum mgmt_port_backend {
-	MGMT_BACKEND_DEFAULT = -1,	/* interface: use fwd port-backend */
+	MGMT_BACKEND_DEFAULT = -1, /* interface: use fwd port-backend */
 	MGMT_BACKEND_AF_PACKET = 0,
 	MGMT_BACKEND_AF_XDP = 1,
 };
 
 struct mgmt_iface_conf {
-	char			name[MGMT_NAME_MAX];	/* tern name */
-	char			device[MGMT_NAME_MAX];	/* Linux name (default: name) */
-	unsigned		naddr;
-	struct lc_prefix4	addr[MGMT_MAX_ADDRS];	/* subnet */
-	struct lc_ip4		host[MGMT_MAX_ADDRS];	/* our address in it */
-	unsigned		mtu;
-	bool			disable;
-	enum mgmt_port_backend	backend;
+	char name[MGMT_NAME_MAX];   /* tern name */
+	char device[MGMT_NAME_MAX]; /* Linux name (default: name) */
+	unsigned naddr;
+	struct lc_prefix4 addr[MGMT_MAX_ADDRS]; /* subnet */
+	struct lc_ip4 host[MGMT_MAX_ADDRS];	/* our address in it */
+	unsigned mtu;
+	bool disable;
+	enum mgmt_port_backend backend;
 };
 
 struct mgmt_route_conf {
-	struct lc_prefix4	prefix;
-	unsigned		nnh;
-	struct lc_ip4		nh[MGMT_MAX_NH];	/* sorted */
-	char			ifname[MGMT_NAME_MAX];	/* "" if none */
-	unsigned		distance;	/* 0: not set, rib's static distance */
-	bool			blackhole, reject;
+	struct lc_prefix4 prefix;
+	unsigned nnh;
+	struct lc_ip4 nh[MGMT_MAX_NH]; /* sorted */
+	char ifname[MGMT_NAME_MAX];    /* "" if none */
+	unsigned distance;	       /* 0: not set, rib's static distance */
+	bool blackhole, reject;
 };
 
 struct mgmt_rib_conf {
-	unsigned	ecmp_width;
-	unsigned	distance_connected, distance_static;
+	unsigned ecmp_width;
+	unsigned distance_connected, distance_static;
 };
 
 struct mgmt_fwd_conf {
-	unsigned		workers;
-	enum mgmt_port_backend	backend;
-	unsigned		icmp_rate_limit;	/* ICMP errors/s, 0 = none sent */
+	unsigned workers;
+	enum mgmt_port_backend backend;
+	unsigned icmp_rate_limit; /* ICMP errors/s, 0 = none sent */
 };
 
 struct mgmt_system_conf {
-	char	host_name[MGMT_HOSTNAME_MAX];
-	int	log_level;	/* enum lc_log_level */
+	char host_name[MGMT_HOSTNAME_MAX];
+	int log_level; /* enum lc_log_level */
 };
 
 /* Decoders of a unit node (from a change or an iteration); defaults applied.
  * 0 or -EINVAL if node is not of that unit. */
-int	mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *);
-int	mgmt_conf_route_get(const struct mgmt_node *n, struct mgmt_route_conf *);
+int mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *);
+int mgmt_conf_route_get(const struct mgmt_node *n, struct mgmt_route_conf *);
 /* Whole-config settings (defaults when absent). */
-void	mgmt_conf_rib_get(const struct mgmt_conf *, struct mgmt_rib_conf *);
-void	mgmt_conf_fwd_get(const struct mgmt_conf *, struct mgmt_fwd_conf *);
-void	mgmt_conf_system_get(const struct mgmt_conf *, struct mgmt_system_conf *);
+void mgmt_conf_rib_get(const struct mgmt_conf *, struct mgmt_rib_conf *);
+void mgmt_conf_fwd_get(const struct mgmt_conf *, struct mgmt_fwd_conf *);
+void mgmt_conf_system_get(const struct mgmt_conf *, struct mgmt_system_conf *);
 /* Node accessors: schema id and key/value text. */
 enum mgmt_sid mgmt_node_sid(const struct mgmt_node *);
 const char *mgmt_node_value(const struct mgmt_node *);
 
 /* Calls fn for each interface / static route entry, in key order (for a full
  * resync of rib or fwd). Stops at and returns the first non-zero from fn. */
-int	mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
-	    int (*fn)(const struct mgmt_node *, void *), void *arg);
+int mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
+    int (*fn)(const struct mgmt_node *, void *), void *arg);
 
-/* ---- storage ---------------------------------------------------------------------- */
+/* ---- storage
+ * ---------------------------------------------------------------------- */
 
-#define MGMT_STORE_KEEP	50	/* commits kept: rollback 0..49 */
+#define MGMT_STORE_KEEP 50 /* commits kept: rollback 0..49 */
 
 /* Writes data to path atomically: temp file in the same directory, write,
  * fsync, rename, fsync of the directory. 0 or -errno; on error path is
  * untouched and the temp file removed. */
-int	mgmt_store_write_atomic(const char *path, const void *data, size_t len);
+int mgmt_store_write_atomic(const char *path, const void *data, size_t len);
 /* Prints conf and writes it atomically to path (`save FILE`). */
-int	mgmt_conf_save(const struct mgmt_conf *conf, const char *path);
+int mgmt_conf_save(const struct mgmt_conf *conf, const char *path);
 
 /* Commit history in dir: files commit.<seq> (seq increasing), the newest is
  * the running config; older than MGMT_STORE_KEEP are removed. Each file is
  * written with mgmt_store_write_atomic, so a crash leaves either the old or
  * the new newest file, never a broken one. */
-int	mgmt_store_commit(const char *dir, const struct mgmt_conf *conf);
+int mgmt_store_commit(const char *dir, const struct mgmt_conf *conf);
 /* Loads `rollback N` (0 = newest = running; 1 = the commit before...).
  * -ENOENT if there is no such commit (err says how many there are). */
-int	mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
-	    struct mgmt_err *err);
+int mgmt_store_rollback(
+    const char *dir, unsigned n, struct mgmt_conf **out, struct mgmt_err *err);
 /* Number of commits stored in dir (0..MGMT_STORE_KEEP). */
-int	mgmt_store_count(const char *dir);
+int mgmt_store_count(const char *dir);
 /* Path of commit N (0 = newest) into buf. 0 or -ENOENT. */
-int	mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz);
+int mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz);
 
 #endif /* MGMT_CONF_H */

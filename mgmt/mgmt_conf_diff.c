@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf_diff.c: diffs of two config trees in O(changes) by skipping shared subtrees: change sets for commit, +/- text for compare. */
+/* mgmt/mgmt_conf_diff.c: diffs of two config trees in O(changes) by skipping
+ * shared subtrees: change sets for commit, +/- text for compare. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +18,10 @@
  */
 struct dstack {
 	struct {
-		const struct mgmt_node	*n;
-		bool			single;
+		const struct mgmt_node *n;
+		bool single;
 	} e[256];
-	int	n;
+	int n;
 };
 
 static inline void
@@ -52,8 +53,8 @@ node_cmp(const struct mgmt_node *a, const struct mgmt_node *b)
 	return (mgmt_key_cmp(&k, b));
 }
 
-typedef bool (*pair_fn)(void *arg, const struct mgmt_node *a,
-    const struct mgmt_node *b);
+typedef bool (*pair_fn)(
+    void *arg, const struct mgmt_node *a, const struct mgmt_node *b);
 
 /* Calls fn(a, NULL) for entries only in a, fn(NULL, b) for entries only in b,
  * fn(a, b) for same-key entries that are different objects. Stops when fn
@@ -82,8 +83,8 @@ diff_sets(const struct mgmt_node *ra, const struct mgmt_node *rb, pair_fn fn,
 			B->n--;
 			continue;
 		}
-		if (ta && !ta->single && (!tb || tb->single ||
-		    ta->n->height >= tb->n->height)) {
+		if (ta && !ta->single &&
+		    (!tb || tb->single || ta->n->height >= tb->n->height)) {
 			ds_expand(A);
 			continue;
 		}
@@ -112,11 +113,12 @@ diff_sets(const struct mgmt_node *ra, const struct mgmt_node *rb, pair_fn fn,
 static bool
 same_content(const struct mgmt_node *a, const struct mgmt_node *b)
 {
-	return (a == b || (a->kids == b->kids && strcmp(a->value, b->value) ==
-	    0));
+	return (
+	    a == b || (a->kids == b->kids && strcmp(a->value, b->value) == 0));
 }
 
-/* ---- equality ---------------------------------------------------------------------- */
+/* ---- equality
+ * ---------------------------------------------------------------------- */
 
 static bool
 eq_pair(void *arg, const struct mgmt_node *a, const struct mgmt_node *b)
@@ -134,7 +136,8 @@ mgmt_conf_equal(const struct mgmt_conf *a, const struct mgmt_conf *b)
 	return (a->root == b->root || eq_pair(NULL, a->root, b->root));
 }
 
-/* ---- change sets ----------------------------------------------------------------------- */
+/* ---- change sets
+ * ----------------------------------------------------------------------- */
 
 static void
 record(struct mgmt_changes *out, enum mgmt_change_op op,
@@ -172,8 +175,11 @@ cs_pair(void *arg, const struct mgmt_node *a, const struct mgmt_node *b)
 		/* a change and its undo leave equal content in new nodes */
 		if (a && b && eq_pair(NULL, a, b))
 			return (true);
-		record(out, !a ? MGMT_CHG_ADD : !b ? MGMT_CHG_DEL :
-		    MGMT_CHG_MOD, a, b);
+		record(out,
+		    !a	 ? MGMT_CHG_ADD
+		    : !b ? MGMT_CHG_DEL
+			 : MGMT_CHG_MOD,
+		    a, b);
 		return (true);
 	}
 	if (a && b)
@@ -202,14 +208,15 @@ mgmt_changes_fini(struct mgmt_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---- compare text ------------------------------------------------------------------------- */
+/* ---- compare text
+ * ------------------------------------------------------------------------- */
 
 struct cmp_ctx {
-	struct lc_buf		*out;
-	const struct mgmt_node	*path[32];
-	int			depth;
-	int			hdr_depth;	/* path printed in the last header */
-	const struct mgmt_node	*hdr_last;	/* node that ends it */
+	struct lc_buf *out;
+	const struct mgmt_node *path[32];
+	int depth;
+	int hdr_depth;			  /* path printed in the last header */
+	const struct mgmt_node *hdr_last; /* node that ends it */
 };
 
 static void
@@ -221,7 +228,8 @@ header(struct cmp_ctx *x)
 		return;
 	mgmt_buf_puts(x->out, "[edit");
 	for (int i = 0; i < x->depth; i++) {
-		const struct mgmt_schema_node *s = &mgmt_schema[x->path[i]->sid];
+		const struct mgmt_schema_node *s =
+		    &mgmt_schema[x->path[i]->sid];
 
 		mgmt_buf_puts(x->out, " ");
 		if (s->name != NULL)
@@ -279,7 +287,9 @@ mgmt_conf_compare(const struct mgmt_conf *old, const struct mgmt_conf *new,
 	return (0);
 }
 
-/* ---- rebase -------------------------------------------------------------------------------- */
+/* ---- rebase
+ * --------------------------------------------------------------------------------
+ */
 
 /* Schema ids from the root down to a unit's parent. */
 static int
@@ -329,7 +339,7 @@ unit_apply(struct mgmt_node *p, const unsigned *sids, int i, int np,
 	struct mgmt_key k;
 
 	if (i < np) {
-		struct mgmt_key ck = { (uint16_t)sids[i], 0, "" };
+		struct mgmt_key ck = {(uint16_t)sids[i], 0, ""};
 		struct mgmt_node *c = mgmt_node_child(p, &ck, n != NULL, NULL);
 
 		if (c != NULL && unit_apply(c, sids, i + 1, np, key, n))
@@ -347,7 +357,7 @@ int
 mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
     const struct mgmt_conf *running, struct mgmt_err *err)
 {
-	struct mgmt_changes chg = { 0 };
+	struct mgmt_changes chg = {0};
 	struct mgmt_conf *out;
 	char path[200];
 	size_t i;
@@ -355,11 +365,12 @@ mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
 	mgmt_conf_diff(base, cand, &chg);
 	for (i = 0; i < chg.n; i++) {
 		const struct mgmt_change *c = &chg.v[i];
-		const struct mgmt_node *r = unit_find(running, c->old ? c->old :
-		    c->new);
+		const struct mgmt_node *r =
+		    unit_find(running, c->old ? c->old : c->new);
 
 		if (!unit_eq(r, c->old) && !unit_eq(r, c->new)) {
-			mgmt_err_set(err, "conflict: %s was changed by another "
+			mgmt_err_set(err,
+			    "conflict: %s was changed by another "
 			    "commit since this candidate was made",
 			    mgmt_change_path(c, path, sizeof(path)));
 			mgmt_changes_fini(&chg);

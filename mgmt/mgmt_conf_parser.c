@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf_parser.c: parses brace-syntax config text (Junos/XORP style) into a tree, with file:line:col errors. */
+/* mgmt/mgmt_conf_parser.c: parses brace-syntax config text (Junos/XORP style)
+ * into a tree, with file:line:col errors. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,38 +10,45 @@
 
 #include "mgmt/mgmt_conf_int.h"
 
-enum tok { T_WORD, T_LBRACE, T_RBRACE, T_SEMI, T_LBRACK, T_RBRACK, T_EOF,
-	T_ERR };
+enum tok {
+	T_WORD,
+	T_LBRACE,
+	T_RBRACE,
+	T_SEMI,
+	T_LBRACK,
+	T_RBRACK,
+	T_EOF,
+	T_ERR
+};
 
-#define WORD_MAX	256
-#define STMT_WORDS	24
-#define BRACK_MAX	MGMT_MAX_NH
+#define WORD_MAX   256
+#define STMT_WORDS 24
+#define BRACK_MAX  MGMT_MAX_NH
 
 struct word {
-	char		*s;
-	uint32_t	line, col;
+	char *s;
+	uint32_t line, col;
 };
 
 struct parser {
-	const char	*p, *end;
-	const char	*fname;
-	uint16_t	src;
-	uint32_t	line;
-	const char	*lstart;	/* start of the current line */
+	const char *p, *end;
+	const char *fname;
+	uint16_t src;
+	uint32_t line;
+	const char *lstart; /* start of the current line */
 	/* the current token */
-	enum tok	t;
-	uint32_t	tline, tcol;
-	char		tw[WORD_MAX + 1];
-	struct mgmt_err	*err;
-	int		failed;
+	enum tok t;
+	uint32_t tline, tcol;
+	char tw[WORD_MAX + 1];
+	struct mgmt_err *err;
+	int failed;
 	/* statement scratch */
-	char		sbuf[(STMT_WORDS + BRACK_MAX) * (WORD_MAX + 1)];
-	size_t		sused;
+	char sbuf[(STMT_WORDS + BRACK_MAX) * (WORD_MAX + 1)];
+	size_t sused;
 };
 
-static int
-perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static int perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
 
 static int
 perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
@@ -51,8 +59,8 @@ perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
 	if (P->failed)
 		return (-EINVAL);
 	P->failed = 1;
-	off = snprintf(P->err->msg, sizeof(P->err->msg), "%s:%u:%u: ",
-	    P->fname, line, col);
+	off = snprintf(P->err->msg, sizeof(P->err->msg), "%s:%u:%u: ", P->fname,
+	    line, col);
 	if (off > 0 && (size_t)off < sizeof(P->err->msg)) {
 		va_start(ap, fmt);
 		vsnprintf(P->err->msg + off, sizeof(P->err->msg) - (size_t)off,
@@ -66,13 +74,20 @@ static const char *
 tok_name(enum tok t)
 {
 	switch (t) {
-	case T_LBRACE: return ("'{'");
-	case T_RBRACE: return ("'}'");
-	case T_SEMI: return ("';'");
-	case T_LBRACK: return ("'['");
-	case T_RBRACK: return ("']'");
-	case T_EOF: return ("end of input");
-	default: return ("a word");
+	case T_LBRACE:
+		return ("'{'");
+	case T_RBRACE:
+		return ("'}'");
+	case T_SEMI:
+		return ("';'");
+	case T_LBRACK:
+		return ("'['");
+	case T_RBRACK:
+		return ("']'");
+	case T_EOF:
+		return ("end of input");
+	default:
+		return ("a word");
 	}
 }
 
@@ -92,12 +107,36 @@ newline(struct parser *P, const char *after)
 /* Characters of unquoted words: printable but space and { } ; " [ ],
  * and bytes >= 0x80 (UTF-8 in strings). */
 static const uint8_t word_tab[256] = {
-	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
-	['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, ['-'] = 1,
-	['.'] = 1, ['/'] = 1, ['0' ... '9'] = 1, [':'] = 1, ['<'] = 1,
-	['='] = 1, ['>'] = 1, ['?'] = 1, ['@'] = 1, ['A' ... 'Z'] = 1,
-	['\\'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['a' ... 'z'] = 1,
-	['|'] = 1, ['~'] = 1, [0x80 ... 0xff] = 1,
+    ['!'] = 1,
+    ['#'] = 1,
+    ['$'] = 1,
+    ['%'] = 1,
+    ['&'] = 1,
+    ['\''] = 1,
+    ['('] = 1,
+    [')'] = 1,
+    ['*'] = 1,
+    ['+'] = 1,
+    [','] = 1,
+    ['-'] = 1,
+    ['.'] = 1,
+    ['/'] = 1,
+    ['0' ... '9'] = 1,
+    [':'] = 1,
+    ['<'] = 1,
+    ['='] = 1,
+    ['>'] = 1,
+    ['?'] = 1,
+    ['@'] = 1,
+    ['A' ... 'Z'] = 1,
+    ['\\'] = 1,
+    ['^'] = 1,
+    ['_'] = 1,
+    ['`'] = 1,
+    ['a' ... 'z'] = 1,
+    ['|'] = 1,
+    ['~'] = 1,
+    [0x80 ... 0xff] = 1,
 };
 
 static inline bool
@@ -114,7 +153,7 @@ next(struct parser *P)
 
 	for (;;) {
 		while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' ||
-		    *P->p == '\r' || *P->p == '\n')) {
+					    *P->p == '\r' || *P->p == '\n')) {
 			if (*P->p == '\n')
 				newline(P, P->p + 1);
 			P->p++;
@@ -130,8 +169,8 @@ next(struct parser *P)
 			uint32_t l = P->line, c = colof(P, P->p);
 
 			P->p += 2;
-			while (P->p + 1 < P->end && !(P->p[0] == '*' &&
-			    P->p[1] == '/')) {
+			while (P->p + 1 < P->end &&
+			       !(P->p[0] == '*' && P->p[1] == '/')) {
 				if (*P->p == '\n')
 					newline(P, P->p + 1);
 				P->p++;
@@ -154,11 +193,26 @@ next(struct parser *P)
 	}
 	s = P->p;
 	switch (*s) {
-	case '{': P->t = T_LBRACE; P->p++; return;
-	case '}': P->t = T_RBRACE; P->p++; return;
-	case ';': P->t = T_SEMI; P->p++; return;
-	case '[': P->t = T_LBRACK; P->p++; return;
-	case ']': P->t = T_RBRACK; P->p++; return;
+	case '{':
+		P->t = T_LBRACE;
+		P->p++;
+		return;
+	case '}':
+		P->t = T_RBRACE;
+		P->p++;
+		return;
+	case ';':
+		P->t = T_SEMI;
+		P->p++;
+		return;
+	case '[':
+		P->t = T_LBRACK;
+		P->p++;
+		return;
+	case ']':
+		P->t = T_RBRACK;
+		P->p++;
+		return;
 	case '"': {
 		size_t n = 0;
 
@@ -171,14 +225,17 @@ next(struct parser *P)
 				c = *++P->p;
 			else if (c == '\n' || (unsigned char)c < 0x20) {
 				P->t = T_ERR;
-				perr(P, P->tline, P->tcol, "unterminated "
+				perr(P, P->tline, P->tcol,
+				    "unterminated "
 				    "string (strings end on the same line)");
 				return;
 			}
 			if (n >= WORD_MAX) {
 				P->t = T_ERR;
-				perr(P, P->tline, P->tcol, "string longer "
-				    "than %d characters", WORD_MAX);
+				perr(P, P->tline, P->tcol,
+				    "string longer "
+				    "than %d characters",
+				    WORD_MAX);
 				return;
 			}
 			P->tw[n++] = c;
@@ -204,7 +261,7 @@ next(struct parser *P)
 		return;
 	}
 	while (P->p < P->end && word_char(*P->p) &&
-	    !(P->p[0] == '/' && P->p + 1 < P->end && P->p[1] == '*'))
+	       !(P->p[0] == '/' && P->p + 1 < P->end && P->p[1] == '*'))
 		P->p++;
 	if ((size_t)(P->p - s) > WORD_MAX) {
 		P->t = T_ERR;
@@ -240,16 +297,18 @@ locate(struct parser *P, struct mgmt_node *n, const struct word *w)
 	n->src = P->src;
 }
 
-static int parse_block(struct parser *P, struct mgmt_node *n, unsigned cur,
-    int depth);
+static int parse_block(
+    struct parser *P, struct mgmt_node *n, unsigned cur, int depth);
 
 static int
 dup_err(struct parser *P, const struct word *w, const struct mgmt_node *old,
     const char *what)
 {
 	if (old->line != 0)
-		return (perr(P, w->line, w->col, "duplicate %s (first at line "
-		    "%u, column %u)", what, old->line, old->col));
+		return (perr(P, w->line, w->col,
+		    "duplicate %s (first at line "
+		    "%u, column %u)",
+		    what, old->line, old->col));
 	return (perr(P, w->line, w->col, "duplicate %s", what));
 }
 
@@ -257,10 +316,10 @@ dup_err(struct parser *P, const struct word *w, const struct mgmt_node *old,
  * cur), vals[0..nv) from a [ ... ] list, terminated by term. */
 static int
 statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
-    unsigned nw, struct word *vals, unsigned nv, bool has_brack,
-    enum tok term, int depth)
+    unsigned nw, struct word *vals, unsigned nv, bool has_brack, enum tok term,
+    int depth)
 {
-	struct mgmt_node *chain[STMT_WORDS + 1];	/* n and the nodes walked */
+	struct mgmt_node *chain[STMT_WORDS + 1]; /* n and the nodes walked */
 	unsigned i = 0, nchain = 0;
 	char canon[64], exp[256];
 	struct mgmt_err e2;
@@ -277,8 +336,10 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 
 		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
 			mgmt_schema_expected(cur, exp, sizeof(exp));
-			return (perr(P, w[i].line, w[i].col, "unknown word "
-			    "'%.64s', expected %s", w[i].s, exp));
+			return (perr(P, w[i].line, w[i].col,
+			    "unknown word "
+			    "'%.64s', expected %s",
+			    w[i].s, exp));
 		}
 		s = &mgmt_schema[ch];
 		if (s->name != NULL)
@@ -313,18 +374,18 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 				return (perr(P, w[kw].line, w[kw].col,
 				    "expected %s after '%s'", s->tname,
 				    s->name));
-			if (mgmt_value_parse((unsigned)ch, w[i].s, canon,
-			    &k.kbin, &e2) != 0)
-				return (perr(P, w[i].line, w[i].col, "%s",
-				    e2.msg));
+			if (mgmt_value_parse(
+				(unsigned)ch, w[i].s, canon, &k.kbin, &e2) != 0)
+				return (
+				    perr(P, w[i].line, w[i].col, "%s", e2.msg));
 			k.str = canon;
-			if (i + 1 == nw && (old = mgmt_node_find(n, &k)) !=
-			    NULL) {
+			if (i + 1 == nw &&
+			    (old = mgmt_node_find(n, &k)) != NULL) {
 				char what[128];
 
 				snprintf(what, sizeof(what), "%s%s%s",
-				    s->name ? s->name : "interface",
-				    " ", canon);
+				    s->name ? s->name : "interface", " ",
+				    canon);
 				return (dup_err(P, &w[i], old, what));
 			}
 			n = mgmt_node_child(n, &k, true, &created);
@@ -342,18 +403,20 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 			if (term != T_SEMI)
 				return (perr(P, w[kw].line, w[kw].col,
 				    "expected ';' after the value of '%s', "
-				    "got %s", s->name, tok_name(term)));
+				    "got %s",
+				    s->name, tok_name(term)));
 			if (i == nw && has_brack) {
 				if (s->kind != MGMT_SK_LEAFLIST)
 					return (perr(P, w[kw].line, w[kw].col,
 					    "'%s' takes one value, not a "
-					    "[ list ]", s->name));
+					    "[ list ]",
+					    s->name));
 				vv = vals;
 				nvv = nv;
 			} else if (i == nw)
 				return (perr(P, w[kw].line, w[kw].col,
-				    "expected %s after '%s'", s->tname ?
-				    s->tname : "a value", s->name));
+				    "expected %s after '%s'",
+				    s->tname ? s->tname : "a value", s->name));
 			else if (i + 1 < nw || has_brack)
 				return (perr(P, w[i + 1 < nw ? i + 1 : i].line,
 				    w[i + 1 < nw ? i + 1 : i].col,
@@ -361,7 +424,7 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 				    s->name));
 			for (unsigned j = 0; j < nvv; j++) {
 				if (mgmt_value_parse((unsigned)ch, vv[j].s,
-				    canon, &k.kbin, &e2) != 0)
+					canon, &k.kbin, &e2) != 0)
 					return (perr(P, vv[j].line, vv[j].col,
 					    "%s", e2.msg));
 				k.str = canon;
@@ -369,11 +432,13 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 					char what[128];
 
 					snprintf(what, sizeof(what), "%s%s%s",
-					    s->name, s->kind == MGMT_SK_LEAF ?
-					    "" : " ", s->kind == MGMT_SK_LEAF ?
-					    "" : canon);
-					return (dup_err(P, s->kind ==
-					    MGMT_SK_LEAF ? &w[kw] : &vv[j],
+					    s->name,
+					    s->kind == MGMT_SK_LEAF ? "" : " ",
+					    s->kind == MGMT_SK_LEAF ? ""
+								    : canon);
+					return (dup_err(P,
+					    s->kind == MGMT_SK_LEAF ? &w[kw]
+								    : &vv[j],
 					    old, what));
 				}
 				c = mgmt_node_new((unsigned)ch, k.kbin, canon);
@@ -386,19 +451,21 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 	}
 	/* the statement names a container or a list entry */
 	if (has_brack)
-		return (perr(P, w[nw - 1].line, w[nw - 1].col, "unexpected "
-		    "'[' after '%.64s'", w[nw - 1].s));
+		return (perr(P, w[nw - 1].line, w[nw - 1].col,
+		    "unexpected "
+		    "'[' after '%.64s'",
+		    w[nw - 1].s));
 	if (term == T_LBRACE) {
 		struct mgmt_key k;
 		int rv;
 
-		P->sused = 0;	/* words are no longer needed */
+		P->sused = 0; /* words are no longer needed */
 		if ((rv = parse_block(P, n, cur, depth + 1)) != 0)
 			return (rv);
 		/* empty containers are as if absent (printing drops them) */
 		while (nchain > 1 && chain[nchain - 1]->kids == NULL &&
-		    mgmt_schema[chain[nchain - 1]->sid].kind ==
-		    MGMT_SK_CONTAINER) {
+		       mgmt_schema[chain[nchain - 1]->sid].kind ==
+			   MGMT_SK_CONTAINER) {
 			mgmt_node_key(chain[nchain - 1], &k);
 			mgmt_node_remove(chain[nchain - 2], &k);
 			nchain--;
@@ -407,7 +474,8 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 	}
 	if (mgmt_schema[cur].kind == MGMT_SK_CONTAINER) {
 		mgmt_schema_expected(cur, exp, sizeof(exp));
-		return (perr(P, w[nw - 1].line, w[nw - 1].col, "incomplete "
+		return (perr(P, w[nw - 1].line, w[nw - 1].col,
+		    "incomplete "
 		    "statement '%.64s': expected '{' or one of %s",
 		    w[nw - 1].s, exp));
 	}
@@ -437,14 +505,18 @@ parse_block(struct parser *P, struct mgmt_node *n, unsigned cur, int depth)
 		}
 		if (P->t == T_EOF) {
 			if (depth > 0)
-				return (perr(P, P->tline, P->tcol, "expected "
+				return (perr(P, P->tline, P->tcol,
+				    "expected "
 				    "'}' before end of input (block opened at "
-				    "line %u, column %u)", oline, ocol));
+				    "line %u, column %u)",
+				    oline, ocol));
 			return (0);
 		}
 		if (P->t != T_WORD)
-			return (perr(P, P->tline, P->tcol, "expected a "
-			    "statement, got %s", tok_name(P->t)));
+			return (perr(P, P->tline, P->tcol,
+			    "expected a "
+			    "statement, got %s",
+			    tok_name(P->t)));
 		while (P->t == T_WORD) {
 			if (nw == STMT_WORDS || brack)
 				return (perr(P, P->tline, P->tcol,
@@ -460,18 +532,19 @@ parse_block(struct parser *P, struct mgmt_node *n, unsigned cur, int depth)
 				for (next(P); P->t == T_WORD; next(P)) {
 					if (nv == BRACK_MAX ||
 					    !save_word(P, &vals[nv++]))
-						return (perr(P, P->tline,
-						    P->tcol, "more than %d "
-						    "values in [ ]",
-						    BRACK_MAX));
+						return (
+						    perr(P, P->tline, P->tcol,
+							"more than %d "
+							"values in [ ]",
+							BRACK_MAX));
 				}
 				if (P->t == T_ERR)
 					return (-EINVAL);
 				if (P->t != T_RBRACK)
 					return (perr(P, P->tline, P->tcol,
 					    "expected ']' (list opened at "
-					    "line %u, column %u), got %s", bl,
-					    bc, tok_name(P->t)));
+					    "line %u, column %u), got %s",
+					    bl, bc, tok_name(P->t)));
 				if (nv == 0)
 					return (perr(P, bl, bc, "empty [ ]"));
 				next(P);
@@ -480,9 +553,10 @@ parse_block(struct parser *P, struct mgmt_node *n, unsigned cur, int depth)
 		if (P->t == T_ERR)
 			return (-EINVAL);
 		if (P->t != T_SEMI && P->t != T_LBRACE)
-			return (perr(P, P->tline, P->tcol, "expected ';' or "
-			    "'{' after '%.64s', got %s", w[nw - 1].s,
-			    tok_name(P->t)));
+			return (perr(P, P->tline, P->tcol,
+			    "expected ';' or "
+			    "'{' after '%.64s', got %s",
+			    w[nw - 1].s, tok_name(P->t)));
 		rv = statement(P, n, cur, w, nw, vals, nv, brack, P->t, depth);
 		if (rv != 0)
 			return (rv);
@@ -530,8 +604,8 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		e = S_ISREG(st.st_mode) ? errno : EINVAL;
-		mgmt_err_set(err, "%s: %s", path, S_ISREG(st.st_mode) ?
-		    strerror(e) : "not a regular file");
+		mgmt_err_set(err, "%s: %s", path,
+		    S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
 		close(fd);
 		return (-e);
 	}
@@ -557,8 +631,8 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 }
 
 int
-mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
-    struct mgmt_err *err)
+mgmt_conf_load_file(
+    const char *path, struct mgmt_conf **out, struct mgmt_err *err)
 {
 	struct mgmt_conf *c;
 	char *buf;
@@ -631,7 +705,7 @@ mgmt_conf_split(const char *line, char *buf, size_t bufsz, const char **words,
 			p++;
 		} else {
 			while (*p != '\0' && *p != ' ' && *p != '\t' &&
-			    *p != '\n' && *p != '\r') {
+			       *p != '\n' && *p != '\r') {
 				if (o + 1 >= bufsz)
 					return (-E2BIG);
 				buf[o++] = *p++;

@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf_printer.c: prints config trees in brace syntax and as set commands; output parses back to the same tree. */
+/* mgmt/mgmt_conf_printer.c: prints config trees in brace syntax and as set
+ * commands; output parses back to the same tree. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@ void
 mgmt_buf_puts(struct lc_buf *b, const char *s)
 {
 	if (lc_buf_append(b, s, strlen(s)) != 0)
-		mgmt_xmalloc((size_t)-1);	/* aborts: out of memory */
+		mgmt_xmalloc((size_t)-1); /* aborts: out of memory */
 }
 
 void
@@ -62,7 +63,7 @@ mgmt_buf_word(struct lc_buf *b, const char *s)
 	}
 	mgmt_buf_puts(b, "\"");
 	for (; *s; s++) {
-		char c[3] = { '\\', *s, 0 };
+		char c[3] = {'\\', *s, 0};
 
 		mgmt_buf_puts(b, (*s == '"' || *s == '\\') ? c : c + 1);
 	}
@@ -95,8 +96,8 @@ stmt_head(struct lc_buf *b, const struct mgmt_node *n)
 }
 
 void
-mgmt_print_node(struct lc_buf *b, const struct mgmt_node *n, int indent,
-    const char *prefix)
+mgmt_print_node(
+    struct lc_buf *b, const struct mgmt_node *n, int indent, const char *prefix)
 {
 	enum mgmt_skind kind = mgmt_schema[n->sid].kind;
 	struct mgmt_iter it;
@@ -149,7 +150,7 @@ static void
 print_set(struct lc_buf *b, const struct mgmt_node *n, char *path, size_t plen)
 {
 	enum mgmt_skind kind = mgmt_schema[n->sid].kind;
-	struct lc_buf w = { 0 };
+	struct lc_buf w = {0};
 	struct mgmt_iter it;
 	const struct mgmt_node *c;
 	size_t l = strlen(path);

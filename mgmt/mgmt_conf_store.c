@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf_store.c: atomic config files and the numbered commit history behind rollback. */
+/* mgmt/mgmt_conf_store.c: atomic config files and the numbered commit history
+ * behind rollback. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,8 @@ mgmt_store_write_atomic(const char *path, const void *data, size_t len)
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
 	    (int)sizeof(tmp))
 		return (-ENAMETOOLONG);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
+	    0)
 		return (-errno);
 	while (off < len) {
 		ssize_t n = write(fd, p + off, len - off);
@@ -81,7 +83,7 @@ fail:
 int
 mgmt_conf_save(const struct mgmt_conf *conf, const char *path)
 {
-	struct lc_buf b = { 0 };
+	struct lc_buf b = {0};
 	int rv;
 
 	mgmt_conf_print(conf, &b);
@@ -93,7 +95,8 @@ mgmt_conf_save(const struct mgmt_conf *conf, const char *path)
 static int
 seq_desc(const void *a, const void *b)
 {
-	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+	unsigned long x = *(const unsigned long *)a,
+		      y = *(const unsigned long *)b;
 
 	return (x < y ? 1 : x > y ? -1 : 0);
 }
@@ -175,7 +178,7 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 	if ((n = list_commits(dir, seq, 1)) < 0)
 		return (n);
 	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir,
-	    n ? seq[0] + 1 : 1) >= (int)sizeof(path))
+		n ? seq[0] + 1 : 1) >= (int)sizeof(path))
 		return (-ENAMETOOLONG);
 	if ((rv = mgmt_conf_save(conf, path)) != 0)
 		return (rv);
@@ -194,7 +197,7 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 		v = strtoul(e->d_name + 7, &end, 10);
 		if (*end == '\0' && v < seq[MGMT_STORE_KEEP - 1] &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
-		    (int)sizeof(path))
+			(int)sizeof(path))
 			unlink(path);
 	}
 	closedir(d);
@@ -202,8 +205,8 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 }
 
 int
-mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
-    struct mgmt_err *err)
+mgmt_store_rollback(
+    const char *dir, unsigned n, struct mgmt_conf **out, struct mgmt_err *err)
 {
 	char path[PATH_MAX];
 	int c = mgmt_store_count(dir), rv;
@@ -214,8 +217,10 @@ mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
 	}
 	if ((rv = mgmt_store_path(dir, n, path, sizeof(path))) != 0) {
 		if (rv == -ENOENT)
-			mgmt_err_set(err, "rollback %u: no such commit (%d "
-			    "stored: 0..%d)", n, c, c - 1);
+			mgmt_err_set(err,
+			    "rollback %u: no such commit (%d "
+			    "stored: 0..%d)",
+			    n, c, c - 1);
 		else
 			mgmt_err_set(err, "rollback %u: %s", n, strerror(-rv));
 		return (rv);

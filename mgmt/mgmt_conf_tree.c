@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf_tree.c: persistent (copy-on-write) config trees: nodes, AVL child sets, set/delete/merge and typed views. */
+/* mgmt/mgmt_conf_tree.c: persistent (copy-on-write) config trees: nodes, AVL
+ * child sets, set/delete/merge and typed views. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +9,8 @@
 #include "libcommon/lc_log.h"
 #include "mgmt/mgmt_conf_int.h"
 
-/* ---- small helpers -------------------------------------------------------------- */
+/* ---- small helpers
+ * -------------------------------------------------------------- */
 
 void *
 mgmt_xmalloc(size_t n)
@@ -73,8 +75,8 @@ mgmt_src_name(uint16_t src)
 }
 
 void
-mgmt_err_node(struct mgmt_err *err, const struct mgmt_node *n, const char *fmt,
-    ...)
+mgmt_err_node(
+    struct mgmt_err *err, const struct mgmt_node *n, const char *fmt, ...)
 {
 	va_list ap;
 	size_t off = 0;
@@ -84,8 +86,8 @@ mgmt_err_node(struct mgmt_err *err, const struct mgmt_node *n, const char *fmt,
 		return;
 	err->msg[0] = '\0';
 	if (n != NULL && n->line != 0 && (f = mgmt_src_name(n->src)) != NULL)
-		off = (size_t)snprintf(err->msg, sizeof(err->msg), "%s:%u:%u: ",
-		    f, n->line, n->col);
+		off = (size_t)snprintf(err->msg, sizeof(err->msg),
+		    "%s:%u:%u: ", f, n->line, n->col);
 	if (off >= sizeof(err->msg))
 		return;
 	va_start(ap, fmt);
@@ -93,7 +95,8 @@ mgmt_err_node(struct mgmt_err *err, const struct mgmt_node *n, const char *fmt,
 	va_end(ap);
 }
 
-/* ---- nodes ------------------------------------------------------------------------ */
+/* ---- nodes
+ * ------------------------------------------------------------------------ */
 
 struct mgmt_node *
 mgmt_node_new(unsigned sid, uint64_t kbin, const char *value)
@@ -127,7 +130,7 @@ mgmt_node_unref(struct mgmt_node *n)
 		mgmt_node_unref(n->left);
 		mgmt_node_unref(n->kids);
 		free(n);
-		n = next;	/* tail call by hand: long right spines */
+		n = next; /* tail call by hand: long right spines */
 	}
 }
 
@@ -205,7 +208,8 @@ mgmt_node_value(const struct mgmt_node *n)
 	return (n->value);
 }
 
-/* ---- AVL child sets --------------------------------------------------------------- */
+/* ---- AVL child sets
+ * --------------------------------------------------------------- */
 
 static inline int
 h(const struct mgmt_node *n)
@@ -302,8 +306,8 @@ avl_own_slot(struct mgmt_node **slot, const struct mgmt_key *k)
 }
 
 static void
-avl_insert(struct mgmt_node **slot, struct mgmt_node *n,
-    const struct mgmt_key *k)
+avl_insert(
+    struct mgmt_node **slot, struct mgmt_node *n, const struct mgmt_key *k)
 {
 	if (*slot == NULL) {
 		*slot = n;
@@ -374,7 +378,7 @@ mgmt_node_find(const struct mgmt_node *parent, const struct mgmt_key *k)
 const struct mgmt_node *
 mgmt_node_find_sid(const struct mgmt_node *parent, unsigned sid)
 {
-	struct mgmt_key k = { (uint16_t)sid, 0, "" };
+	struct mgmt_key k = {(uint16_t)sid, 0, ""};
 
 	if (parent == NULL)
 		return (NULL);
@@ -414,8 +418,7 @@ avl_get(struct mgmt_node **slot, const struct mgmt_key *k, bool *created,
 	if ((c = mgmt_key_cmp(k, *slot)) == 0)
 		return (*slot);
 	oh = (*slot)->height;
-	r = avl_get(c < 0 ? &(*slot)->left : &(*slot)->right, k, created,
-	    grew);
+	r = avl_get(c < 0 ? &(*slot)->left : &(*slot)->right, k, created, grew);
 	if (*grew) {
 		rebalance(slot);
 		*grew = (*slot)->height != oh;
@@ -424,8 +427,8 @@ avl_get(struct mgmt_node **slot, const struct mgmt_key *k, bool *created,
 }
 
 struct mgmt_node *
-mgmt_node_child(struct mgmt_node *p, const struct mgmt_key *k, bool create,
-    bool *created)
+mgmt_node_child(
+    struct mgmt_node *p, const struct mgmt_key *k, bool create, bool *created)
 {
 	bool cr = false, grew = false;
 	struct mgmt_node *n;
@@ -514,7 +517,8 @@ mgmt_node_nkids(const struct mgmt_node *n)
 	return (avl_count(n->kids));
 }
 
-/* ---- configs ------------------------------------------------------------------------ */
+/* ---- configs
+ * ------------------------------------------------------------------------ */
 
 struct mgmt_conf *
 mgmt_conf_new(void)
@@ -552,22 +556,23 @@ mgmt_conf_free(struct mgmt_conf *c)
 	free(c);
 }
 
-/* ---- paths: words -> steps ------------------------------------------------------------- */
+/* ---- paths: words -> steps
+ * ------------------------------------------------------------- */
 
 enum step_kind {
-	ST_NODE,	/* container, list entry, leaf-list value, flag, bare leaf */
-	ST_LEAF,	/* leaf with a value */
-	ST_ALL,		/* every entry of a list / value of a leaf-list */
+	ST_NODE, /* container, list entry, leaf-list value, flag, bare leaf */
+	ST_LEAF, /* leaf with a value */
+	ST_ALL,	 /* every entry of a list / value of a leaf-list */
 };
 
 struct step {
-	struct mgmt_key	k;
-	enum step_kind	kind;
-	unsigned	word;	/* index of the word that names it */
-	char		canon[64];
+	struct mgmt_key k;
+	enum step_kind kind;
+	unsigned word; /* index of the word that names it */
+	char canon[64];
 };
 
-#define MAX_STEPS	16
+#define MAX_STEPS 16
 
 /* Path words [0..upto) for messages. */
 static void
@@ -577,13 +582,13 @@ path_text(const char *const *w, unsigned upto, char *buf, size_t sz)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < upto && off < sz; i++)
-		off += (size_t)snprintf(buf + off, sz - off, "%s%.64s",
-		    i ? " " : "", w[i]);
+		off += (size_t)snprintf(
+		    buf + off, sz - off, "%s%.64s", i ? " " : "", w[i]);
 }
 
 static int
-path_err(struct mgmt_err *err, const char *const *w, unsigned upto,
-    const char *msg)
+path_err(
+    struct mgmt_err *err, const char *const *w, unsigned upto, const char *msg)
 {
 	char p[256];
 
@@ -617,8 +622,10 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 			char m[400];
 
 			mgmt_schema_expected(cur, exp, sizeof(exp));
-			snprintf(m, sizeof(m), "unknown word '%.64s', expected "
-			    "%s", w[i], exp);
+			snprintf(m, sizeof(m),
+			    "unknown word '%.64s', expected "
+			    "%s",
+			    w[i], exp);
 			return (path_err(err, w, i, m));
 		}
 		s = &mgmt_schema[ch];
@@ -630,14 +637,16 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 		p->kind = ST_NODE;
 		p->word = i;
 		if (s->name != NULL)
-			i++;	/* the keyword */
+			i++; /* the keyword */
 		if (s->kind == MGMT_SK_CONTAINER || s->kind == MGMT_SK_FLAG) {
 			cur = (unsigned)ch;
 			if (s->kind == MGMT_SK_FLAG && i < nw) {
 				char m[160];
 
-				snprintf(m, sizeof(m), "unexpected '%.64s', %s "
-				    "takes no value", w[i], s->name);
+				snprintf(m, sizeof(m),
+				    "unexpected '%.64s', %s "
+				    "takes no value",
+				    w[i], s->name);
 				return (path_err(err, w, i, m));
 			}
 			continue;
@@ -645,8 +654,8 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 		if (i == nw) {
 			/* keyword without key or value */
 			if (partial_ok) {
-				p->kind = s->kind == MGMT_SK_LEAF ? ST_NODE :
-				    ST_ALL;
+				p->kind =
+				    s->kind == MGMT_SK_LEAF ? ST_NODE : ST_ALL;
 				return (ns);
 			}
 			snprintf(exp, sizeof(exp), "missing value, expected %s",
@@ -662,27 +671,29 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 			}
 			return (path_err(err, w, i, exp));
 		}
-		if (mgmt_value_parse((unsigned)ch, w[i], p->canon, &p->k.kbin,
-		    &e2) != 0)
+		if (mgmt_value_parse(
+			(unsigned)ch, w[i], p->canon, &p->k.kbin, &e2) != 0)
 			return (path_err(err, w, i, e2.msg));
 		p->k.str = p->canon;
 		i++;
 		if (s->kind == MGMT_SK_LEAF)
-			p->kind = ST_LEAF;	/* kbin kept: the value's */
+			p->kind = ST_LEAF; /* kbin kept: the value's */
 		if (s->kind == MGMT_SK_LEAF || s->kind == MGMT_SK_LEAFLIST) {
 			if (i < nw) {
 				char m[160];
 
-				snprintf(m, sizeof(m), "unexpected '%.64s' after "
-				    "the value of %s", w[i], s->name);
+				snprintf(m, sizeof(m),
+				    "unexpected '%.64s' after "
+				    "the value of %s",
+				    w[i], s->name);
 				return (path_err(err, w, i, m));
 			}
 			return (ns);
 		}
-		cur = (unsigned)ch;	/* list entry */
+		cur = (unsigned)ch; /* list entry */
 	}
-	if (!partial_ok && (ns == 0 ||
-	    mgmt_schema[st[ns - 1].k.sid].kind == MGMT_SK_CONTAINER)) {
+	if (!partial_ok && (ns == 0 || mgmt_schema[st[ns - 1].k.sid].kind ==
+					   MGMT_SK_CONTAINER)) {
 		char m[400];
 
 		mgmt_schema_expected(cur, exp, sizeof(exp));
@@ -698,15 +709,16 @@ apply_set(struct mgmt_node *n, const struct step *st, int ns)
 {
 	for (int i = 0; i < ns; i++) {
 		if (st[i].kind == ST_LEAF) {
-			struct mgmt_node *leaf = mgmt_node_new(st[i].k.sid,
-			    st[i].k.kbin, st[i].canon);
-			const struct mgmt_node *old = mgmt_node_find(n,
-			    &st[i].k);
+			struct mgmt_node *leaf = mgmt_node_new(
+			    st[i].k.sid, st[i].k.kbin, st[i].canon);
+			const struct mgmt_node *old =
+			    mgmt_node_find(n, &st[i].k);
 
 			if (old == NULL || strcmp(old->value, st[i].canon) != 0)
 				mgmt_node_put(n, leaf);
 			else
-				mgmt_node_unref(leaf);	/* unchanged: keep sharing */
+				mgmt_node_unref(
+				    leaf); /* unchanged: keep sharing */
 			return;
 		}
 		n = mgmt_node_child(n, &st[i].k, true, NULL);
@@ -714,8 +726,8 @@ apply_set(struct mgmt_node *n, const struct step *st, int ns)
 }
 
 int
-mgmt_conf_set(struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, struct mgmt_err *err)
+mgmt_conf_set(struct mgmt_conf *conf, const char *const *words, unsigned nwords,
+    struct mgmt_err *err)
 {
 	struct step st[MAX_STEPS];
 	int ns = resolve(words, nwords, false, st, err);
@@ -743,8 +755,8 @@ mgmt_conf_set(struct mgmt_conf *conf, const char *const *words,
 static bool
 is_empty_container(const struct mgmt_node *n)
 {
-	return (n->kids == NULL &&
-	    mgmt_schema[n->sid].kind == MGMT_SK_CONTAINER);
+	return (
+	    n->kids == NULL && mgmt_schema[n->sid].kind == MGMT_SK_CONTAINER);
 }
 
 /* Removes what st[i..] names under owned n; returns true when n became an
@@ -756,7 +768,8 @@ apply_delete(struct mgmt_node *n, const struct step *st, int i, int ns)
 		if (st[i].kind == ST_ALL) {
 			const struct mgmt_node *c;
 
-			while ((c = mgmt_node_find_sid(n, st[i].k.sid)) != NULL) {
+			while (
+			    (c = mgmt_node_find_sid(n, st[i].k.sid)) != NULL) {
 				struct mgmt_key k;
 
 				mgmt_node_key(c, &k);
@@ -770,8 +783,7 @@ apply_delete(struct mgmt_node *n, const struct step *st, int i, int ns)
 			mgmt_node_remove(n, &k);
 		}
 	} else {
-		struct mgmt_node *c = mgmt_node_child(n, &st[i].k, false,
-		    NULL);
+		struct mgmt_node *c = mgmt_node_child(n, &st[i].k, false, NULL);
 
 		if (apply_delete(c, st, i + 1, ns))
 			mgmt_node_remove(n, &st[i].k);
@@ -789,12 +801,17 @@ walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
 	for (int i = 0; i < ns; i++) {
 		const struct mgmt_node *c;
 		char p[256];
-		unsigned upto = i + 1 < ns ? st[i + 1].word :
-		    st[i].word + 1 + (st[i].kind != ST_ALL &&
-		    mgmt_schema[st[i].k.sid].name != NULL &&
-		    mgmt_schema[st[i].k.sid].kind != MGMT_SK_CONTAINER &&
-		    mgmt_schema[st[i].k.sid].kind != MGMT_SK_FLAG &&
-		    st[i].canon[0] != '\0');
+		unsigned upto =
+		    i + 1 < ns
+			? st[i + 1].word
+			: st[i].word + 1 +
+			      (st[i].kind != ST_ALL &&
+				  mgmt_schema[st[i].k.sid].name != NULL &&
+				  mgmt_schema[st[i].k.sid].kind !=
+				      MGMT_SK_CONTAINER &&
+				  mgmt_schema[st[i].k.sid].kind !=
+				      MGMT_SK_FLAG &&
+				  st[i].canon[0] != '\0');
 
 		if (st[i].kind == ST_ALL)
 			c = mgmt_node_find_sid(n, st[i].k.sid);
@@ -803,8 +820,10 @@ walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
 		if (c != NULL && st[i].kind == ST_LEAF &&
 		    strcmp(c->value, st[i].canon) != 0) {
 			path_text(w, upto, p, sizeof(p));
-			mgmt_err_set(err, "%s: not configured (the value is "
-			    "%s)", p, c->value);
+			mgmt_err_set(err,
+			    "%s: not configured (the value is "
+			    "%s)",
+			    p, c->value);
 			return (NULL);
 		}
 		if (c == NULL) {
@@ -879,7 +898,9 @@ mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
 	return (0);
 }
 
-/* ---- merge ------------------------------------------------------------------------------ */
+/* ---- merge
+ * ------------------------------------------------------------------------------
+ */
 
 static void
 merge_into(struct mgmt_node *dst, const struct mgmt_node *src)
@@ -918,7 +939,8 @@ mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src)
 	merge_into(dst->root, src->root);
 }
 
-/* ---- counting and iteration ----------------------------------------------------------------- */
+/* ---- counting and iteration
+ * ----------------------------------------------------------------- */
 
 static const struct mgmt_node *
 list_parent(const struct mgmt_conf *conf, enum mgmt_sid list)
@@ -960,7 +982,9 @@ mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
 	return (0);
 }
 
-/* ---- typed views ------------------------------------------------------------------------------ */
+/* ---- typed views
+ * ------------------------------------------------------------------------------
+ */
 
 static unsigned
 uint_dflt(unsigned sid)
@@ -993,8 +1017,8 @@ mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 				unsigned len = (unsigned)(c->kbin & 0xff);
 
 				o->host[o->naddr] = lc_ip4_from_host(host);
-				o->addr[o->naddr].addr = lc_ip4_from_host(host &
-				    lc_prefix4_mask(len));
+				o->addr[o->naddr].addr = lc_ip4_from_host(
+				    host & lc_prefix4_mask(len));
 				o->addr[o->naddr].len = (uint8_t)len;
 				o->naddr++;
 			}
@@ -1029,8 +1053,8 @@ mgmt_conf_route_get(const struct mgmt_node *n, struct mgmt_route_conf *o)
 		switch (c->sid) {
 		case MGMT_S_ROUTE_NH:
 			if (o->nnh < MGMT_MAX_NH)
-				o->nh[o->nnh++] = lc_ip4_from_host(
-				    (uint32_t)c->kbin);
+				o->nh[o->nnh++] =
+				    lc_ip4_from_host((uint32_t)c->kbin);
 			break;
 		case MGMT_S_ROUTE_IFACE:
 			snprintf(o->ifname, sizeof(o->ifname), "%s", c->value);
@@ -1076,15 +1100,15 @@ mgmt_conf_fwd_get(const struct mgmt_conf *conf, struct mgmt_fwd_conf *o)
 
 	o->workers = leaf_uint(f, MGMT_S_FWD_WORKERS);
 	o->icmp_rate_limit = leaf_uint(f, MGMT_S_FWD_ICMP_RATE);
-	o->backend = b ? (enum mgmt_port_backend)b->kbin :
-	    MGMT_BACKEND_AF_PACKET;
+	o->backend =
+	    b ? (enum mgmt_port_backend)b->kbin : MGMT_BACKEND_AF_PACKET;
 }
 
 void
 mgmt_conf_system_get(const struct mgmt_conf *conf, struct mgmt_system_conf *o)
 {
-	const struct mgmt_node *s = mgmt_node_find_sid(conf->root,
-	    MGMT_S_SYSTEM);
+	const struct mgmt_node *s =
+	    mgmt_node_find_sid(conf->root, MGMT_S_SYSTEM);
 	const struct mgmt_node *hn = mgmt_node_find_sid(s, MGMT_S_SYS_HOSTNAME);
 	const struct mgmt_node *ll = mgmt_node_find_sid(s, MGMT_S_SYS_LOGLEVEL);
 

@@ -1,4 +1,5 @@
-/* mgmt/mgmt_conf_validate.c: whole-tree and per-change validation (constraints, references, duplicates, limits). */
+/* mgmt/mgmt_conf_validate.c: whole-tree and per-change validation (constraints,
+ * references, duplicates, limits). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +15,7 @@ ifaces_of(const struct mgmt_conf *conf)
 static const struct mgmt_node *
 find_iface(const struct mgmt_conf *conf, const char *name)
 {
-	struct mgmt_key k = { MGMT_S_IFACE, 0, name };
+	struct mgmt_key k = {MGMT_S_IFACE, 0, name};
 
 	return (mgmt_node_find(ifaces_of(conf), &k));
 }
@@ -34,8 +35,8 @@ iface_names(const struct mgmt_conf *conf, char *buf, size_t sz)
 			snprintf(buf + off, sz - off, ", ...");
 			return;
 		}
-		off += (size_t)snprintf(buf + off, sz - off, "%s%s",
-		    n++ ? ", " : "", c->value);
+		off += (size_t)snprintf(
+		    buf + off, sz - off, "%s%s", n++ ? ", " : "", c->value);
 	}
 	if (n == 0)
 		snprintf(buf, sz, "none");
@@ -44,8 +45,8 @@ iface_names(const struct mgmt_conf *conf, char *buf, size_t sz)
 static bool
 nh_unicast(uint32_t a)
 {
-	return (a != 0 && a != 0xffffffffu && (a >> 28) != 0xe &&
-	    (a >> 24) != 127);
+	return (
+	    a != 0 && a != 0xffffffffu && (a >> 28) != 0xe && (a >> 24) != 127);
 }
 
 static int
@@ -64,37 +65,47 @@ validate_route(const struct mgmt_conf *conf, const struct mgmt_node *u,
 		if (c->sid != MGMT_S_ROUTE_NH)
 			continue;
 		if (++nnh > MGMT_MAX_NH) {
-			mgmt_err_node(err, c, "static route %s: more than %d "
-			    "next hops", u->value, MGMT_MAX_NH);
+			mgmt_err_node(err, c,
+			    "static route %s: more than %d "
+			    "next hops",
+			    u->value, MGMT_MAX_NH);
 			return (-EINVAL);
 		}
 		if (!nh_unicast((uint32_t)c->kbin)) {
-			mgmt_err_node(err, c, "static route %s: next-hop %s "
-			    "is not a unicast address", u->value, c->value);
+			mgmt_err_node(err, c,
+			    "static route %s: next-hop %s "
+			    "is not a unicast address",
+			    u->value, c->value);
 			return (-EINVAL);
 		}
 	}
 	if (r.blackhole && r.reject) {
-		mgmt_err_node(err, u, "static route %s: blackhole and reject "
-		    "exclude each other", u->value);
+		mgmt_err_node(err, u,
+		    "static route %s: blackhole and reject "
+		    "exclude each other",
+		    u->value);
 		return (-EINVAL);
 	}
 	if ((r.blackhole || r.reject) && (r.nnh > 0 || r.ifname[0])) {
-		mgmt_err_node(err, u, "static route %s: %s excludes next-hop "
-		    "and interface", u->value, r.blackhole ? "blackhole" :
-		    "reject");
+		mgmt_err_node(err, u,
+		    "static route %s: %s excludes next-hop "
+		    "and interface",
+		    u->value, r.blackhole ? "blackhole" : "reject");
 		return (-EINVAL);
 	}
 	if (!r.blackhole && !r.reject && r.nnh == 0 && !r.ifname[0]) {
-		mgmt_err_node(err, u, "static route %s: expected next-hop, "
-		    "interface, blackhole or reject", u->value);
+		mgmt_err_node(err, u,
+		    "static route %s: expected next-hop, "
+		    "interface, blackhole or reject",
+		    u->value);
 		return (-EINVAL);
 	}
 	if (r.ifname[0] && find_iface(conf, r.ifname) == NULL) {
 		iface_names(conf, names, sizeof(names));
 		mgmt_err_node(err, mgmt_node_find_sid(u, MGMT_S_ROUTE_IFACE),
 		    "static route %s: interface %s is not configured "
-		    "(configured: %s)", u->value, r.ifname, names);
+		    "(configured: %s)",
+		    u->value, r.ifname, names);
 		return (-EINVAL);
 	}
 	return (0);
@@ -124,9 +135,12 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 
 	mgmt_iter_init(&it, u);
 	while ((c = mgmt_iter_next(&it)) != NULL)
-		if (c->sid == MGMT_S_IFACE_ADDRESS && ++naddr > MGMT_MAX_ADDRS) {
-			mgmt_err_node(err, c, "interface %s: more than %d "
-			    "addresses", u->value, MGMT_MAX_ADDRS);
+		if (c->sid == MGMT_S_IFACE_ADDRESS &&
+		    ++naddr > MGMT_MAX_ADDRS) {
+			mgmt_err_node(err, c,
+			    "interface %s: more than %d "
+			    "addresses",
+			    u->value, MGMT_MAX_ADDRS);
 			return (-EINVAL);
 		}
 	mgmt_conf_iface_get(u, &a);
@@ -135,12 +149,13 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 		uint32_t m = lc_prefix4_mask(a.addr[i].len);
 
 		if (a.addr[i].len == 0 || !nh_unicast(host) ||
-		    (a.addr[i].len <= 30 && ((host & ~m) == 0 ||
-		    (host & ~m) == ~m))) {
+		    (a.addr[i].len <= 30 &&
+			((host & ~m) == 0 || (host & ~m) == ~m))) {
 			c = addr_node(u, i);
-			mgmt_err_node(err, c, "interface %s: address %s is not "
-			    "a host address of its subnet", u->value,
-			    c->value);
+			mgmt_err_node(err, c,
+			    "interface %s: address %s is not "
+			    "a host address of its subnet",
+			    u->value, c->value);
 			return (-EINVAL);
 		}
 	}
@@ -151,22 +166,24 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 			continue;
 		mgmt_conf_iface_get(c, &b);
 		if (strcmp(a.device, b.device) == 0) {
-			mgmt_err_node(err, u, "interface %s: duplicate device "
-			    "%s (also used by interface %s)", u->value,
-			    a.device, b.name);
+			mgmt_err_node(err, u,
+			    "interface %s: duplicate device "
+			    "%s (also used by interface %s)",
+			    u->value, a.device, b.name);
 			return (-EINVAL);
 		}
 		for (unsigned i = 0; i < a.naddr; i++)
 			for (unsigned j = 0; j < b.naddr; j++) {
 				const struct lc_prefix4 *p = &a.addr[i],
-				    *q = &b.addr[j];
+							*q = &b.addr[j];
 
 				if (lc_prefix4_contains(p, q->addr) ||
 				    lc_prefix4_contains(q, p->addr)) {
 					const struct mgmt_node *an =
 					    addr_node(u, i);
 
-					mgmt_err_node(err, an, "interface %s: "
+					mgmt_err_node(err, an,
+					    "interface %s: "
 					    "duplicate subnet: address %s "
 					    "overlaps %s of interface %s",
 					    u->value, an->value,
@@ -196,8 +213,8 @@ mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
 int
 mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
 {
-	const struct mgmt_node *st = mgmt_node_find_sid(mgmt_node_find_sid(
-	    conf->root, MGMT_S_PROTOCOLS), MGMT_S_STATIC);
+	const struct mgmt_node *st = mgmt_node_find_sid(
+	    mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS), MGMT_S_STATIC);
 	const struct mgmt_node *r, *i;
 	struct mgmt_iter it;
 	char names[200];
@@ -208,9 +225,10 @@ mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
 			continue;
 		if (find_iface(conf, i->value) == NULL) {
 			iface_names(conf, names, sizeof(names));
-			mgmt_err_node(err, i, "static route %s: interface %s is "
-			    "not configured (configured: %s)", r->value,
-			    i->value, names);
+			mgmt_err_node(err, i,
+			    "static route %s: interface %s is "
+			    "not configured (configured: %s)",
+			    r->value, i->value, names);
 			return (-EINVAL);
 		}
 	}
@@ -218,16 +236,18 @@ mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
 }
 
 static int
-validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
-    struct mgmt_err *err)
+validate_list(
+    const struct mgmt_conf *conf, enum mgmt_sid list, struct mgmt_err *err)
 {
 	const struct mgmt_node *p, *c;
 	struct mgmt_iter it;
 	int rv;
 
-	p = list == MGMT_S_IFACE ? ifaces_of(conf) :
-	    mgmt_node_find_sid(mgmt_node_find_sid(conf->root,
-	    MGMT_S_PROTOCOLS), MGMT_S_STATIC);
+	p = list == MGMT_S_IFACE
+		? ifaces_of(conf)
+		: mgmt_node_find_sid(
+		      mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS),
+		      MGMT_S_STATIC);
 	mgmt_iter_init(&it, p);
 	while ((c = mgmt_iter_next(&it)) != NULL)
 		if ((rv = mgmt_validate_unit(conf, c, err)) != 0)

@@ -1,4 +1,5 @@
-/* mgmt/mgmt_schema.c: the configuration schema as one table, and the value checks and completion driven by it. */
+/* mgmt/mgmt_schema.c: the configuration schema as one table, and the value
+ * checks and completion driven by it. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -6,19 +7,18 @@
 
 #include "mgmt/mgmt_conf_int.h"
 
-static const char *const backend_words[] = { "af_packet", "af_xdp", NULL };
+static const char *const backend_words[] = {"af_packet", "af_xdp", NULL};
 static const char *const loglevel_words[] = {
-	"err", "warning", "notice", "info", "debug", NULL
-};
+    "err", "warning", "notice", "info", "debug", NULL};
 
-#define C	MGMT_SK_CONTAINER
-#define L	MGMT_SK_LEAF
-#define LL	MGMT_SK_LEAFLIST
-#define F	MGMT_SK_FLAG
-#define LIST	MGMT_SK_LIST
-#define RIB	MGMT_COMP_RIB
-#define FWD	MGMT_COMP_FWD
-#define MGMT	MGMT_COMP_MGMT
+#define C    MGMT_SK_CONTAINER
+#define L    MGMT_SK_LEAF
+#define LL   MGMT_SK_LEAFLIST
+#define F    MGMT_SK_FLAG
+#define LIST MGMT_SK_LIST
+#define RIB  MGMT_COMP_RIB
+#define FWD  MGMT_COMP_FWD
+#define MGMT MGMT_COMP_MGMT
 
 /*
  * The schema. Everything that completes, helps, validates, prints or diffs a
@@ -26,86 +26,81 @@ static const char *const loglevel_words[] = {
  * mgmt_sid entry, in the same place: siblings print in table order).
  */
 const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
-	[MGMT_S_ROOT] = { "", -1, C, MGMT_T_NONE, 0, 0, NULL,
-	    "Configuration root", NULL, MGMT_COMP_ALL, 0, NULL },
+    [MGMT_S_ROOT] = {"", -1, C, MGMT_T_NONE, 0, 0, NULL, "Configuration root",
+	NULL, MGMT_COMP_ALL, 0, NULL},
 
-	[MGMT_S_INTERFACES] = { "interfaces", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
-	    NULL, "Interfaces of the forwarding plane", NULL, FWD, 0, NULL },
-	[MGMT_S_IFACE] = { NULL, MGMT_S_INTERFACES, LIST, MGMT_T_IFNAME, 1, 15,
-	    NULL, "Tern interface name", NULL, FWD, MGMT_SF_UNIT, "<name>" },
-	[MGMT_S_IFACE_DEVICE] = { "device", MGMT_S_IFACE, L, MGMT_T_IFNAME, 1,
-	    15, NULL, "Linux interface to attach (default: the tern name)",
-	    NULL, FWD, 0, "<ifname>" },
-	[MGMT_S_IFACE_ADDRESS] = { "address", MGMT_S_IFACE, LL, MGMT_T_ADDR4,
-	    0, 0, NULL, "IPv4 address with prefix length (repeatable)", NULL,
-	    FWD, 0, "<a.b.c.d/len>" },
-	[MGMT_S_IFACE_MTU] = { "mtu", MGMT_S_IFACE, L, MGMT_T_UINT, 68, 9216,
-	    NULL, "IP MTU in bytes", "1500", FWD, 0, "<68..9216>" },
-	[MGMT_S_IFACE_DISABLE] = { "disable", MGMT_S_IFACE, F, MGMT_T_NONE, 0,
-	    0, NULL, "Administratively down", NULL, FWD, 0, NULL },
-	[MGMT_S_IFACE_BACKEND] = { "port-backend", MGMT_S_IFACE, L,
-	    MGMT_T_ENUM, 0, 0, backend_words,
-	    "Packet I/O for this interface (default: fwd port-backend)", NULL,
-	    FWD, 0, NULL },
+    [MGMT_S_INTERFACES] = {"interfaces", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
+	NULL, "Interfaces of the forwarding plane", NULL, FWD, 0, NULL},
+    [MGMT_S_IFACE] = {NULL, MGMT_S_INTERFACES, LIST, MGMT_T_IFNAME, 1, 15, NULL,
+	"Tern interface name", NULL, FWD, MGMT_SF_UNIT, "<name>"},
+    [MGMT_S_IFACE_DEVICE] = {"device", MGMT_S_IFACE, L, MGMT_T_IFNAME, 1, 15,
+	NULL, "Linux interface to attach (default: the tern name)", NULL, FWD,
+	0, "<ifname>"},
+    [MGMT_S_IFACE_ADDRESS] = {"address", MGMT_S_IFACE, LL, MGMT_T_ADDR4, 0, 0,
+	NULL, "IPv4 address with prefix length (repeatable)", NULL, FWD, 0,
+	"<a.b.c.d/len>"},
+    [MGMT_S_IFACE_MTU] = {"mtu", MGMT_S_IFACE, L, MGMT_T_UINT, 68, 9216, NULL,
+	"IP MTU in bytes", "1500", FWD, 0, "<68..9216>"},
+    [MGMT_S_IFACE_DISABLE] = {"disable", MGMT_S_IFACE, F, MGMT_T_NONE, 0, 0,
+	NULL, "Administratively down", NULL, FWD, 0, NULL},
+    [MGMT_S_IFACE_BACKEND] = {"port-backend", MGMT_S_IFACE, L, MGMT_T_ENUM, 0,
+	0, backend_words,
+	"Packet I/O for this interface (default: fwd port-backend)", NULL, FWD,
+	0, NULL},
 
-	[MGMT_S_PROTOCOLS] = { "protocols", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
-	    NULL, "Routing protocols", NULL, RIB, 0, NULL },
-	[MGMT_S_STATIC] = { "static", MGMT_S_PROTOCOLS, C, MGMT_T_NONE, 0, 0,
-	    NULL, "Static routes", NULL, RIB, 0, NULL },
-	[MGMT_S_ROUTE] = { "route", MGMT_S_STATIC, LIST, MGMT_T_PREFIX4, 0, 0,
-	    NULL, "Static route to a destination prefix", NULL, RIB,
-	    MGMT_SF_UNIT, "<a.b.c.d/len>" },
-	[MGMT_S_ROUTE_NH] = { "next-hop", MGMT_S_ROUTE, LL, MGMT_T_IP4, 0, 0,
-	    NULL, "Next-hop address (repeatable: ECMP)", NULL, RIB, 0,
-	    "<a.b.c.d>" },
-	[MGMT_S_ROUTE_IFACE] = { "interface", MGMT_S_ROUTE, L, MGMT_T_IFNAME,
-	    1, 15, NULL, "Outgoing interface (a configured tern interface)",
-	    NULL, RIB, 0, "<name>" },
-	[MGMT_S_ROUTE_DISTANCE] = { "distance", MGMT_S_ROUTE, L, MGMT_T_UINT,
-	    1, 255, NULL, "Administrative distance (default: rib distance "
-	    "static)", NULL, RIB, 0, "<1..255>" },
-	[MGMT_S_ROUTE_BLACKHOLE] = { "blackhole", MGMT_S_ROUTE, F, MGMT_T_NONE,
-	    0, 0, NULL, "Silently drop matching packets", NULL, RIB, 0, NULL },
-	[MGMT_S_ROUTE_REJECT] = { "reject", MGMT_S_ROUTE, F, MGMT_T_NONE, 0, 0,
-	    NULL, "Drop matching packets with ICMP unreachable", NULL, RIB, 0,
-	    NULL },
+    [MGMT_S_PROTOCOLS] = {"protocols", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	"Routing protocols", NULL, RIB, 0, NULL},
+    [MGMT_S_STATIC] = {"static", MGMT_S_PROTOCOLS, C, MGMT_T_NONE, 0, 0, NULL,
+	"Static routes", NULL, RIB, 0, NULL},
+    [MGMT_S_ROUTE] = {"route", MGMT_S_STATIC, LIST, MGMT_T_PREFIX4, 0, 0, NULL,
+	"Static route to a destination prefix", NULL, RIB, MGMT_SF_UNIT,
+	"<a.b.c.d/len>"},
+    [MGMT_S_ROUTE_NH] = {"next-hop", MGMT_S_ROUTE, LL, MGMT_T_IP4, 0, 0, NULL,
+	"Next-hop address (repeatable: ECMP)", NULL, RIB, 0, "<a.b.c.d>"},
+    [MGMT_S_ROUTE_IFACE] = {"interface", MGMT_S_ROUTE, L, MGMT_T_IFNAME, 1, 15,
+	NULL, "Outgoing interface (a configured tern interface)", NULL, RIB, 0,
+	"<name>"},
+    [MGMT_S_ROUTE_DISTANCE] = {"distance", MGMT_S_ROUTE, L, MGMT_T_UINT, 1, 255,
+	NULL,
+	"Administrative distance (default: rib distance "
+	"static)",
+	NULL, RIB, 0, "<1..255>"},
+    [MGMT_S_ROUTE_BLACKHOLE] = {"blackhole", MGMT_S_ROUTE, F, MGMT_T_NONE, 0, 0,
+	NULL, "Silently drop matching packets", NULL, RIB, 0, NULL},
+    [MGMT_S_ROUTE_REJECT] = {"reject", MGMT_S_ROUTE, F, MGMT_T_NONE, 0, 0, NULL,
+	"Drop matching packets with ICMP unreachable", NULL, RIB, 0, NULL},
 
-	[MGMT_S_RIB] = { "rib", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	    "Routing information base settings", NULL, RIB, MGMT_SF_UNIT,
-	    NULL },
-	[MGMT_S_RIB_ECMP] = { "ecmp-width", MGMT_S_RIB, L, MGMT_T_UINT, 1, 64,
-	    NULL, "Maximum equal-cost paths per prefix", "8", RIB, 0,
-	    "<1..64>" },
-	[MGMT_S_RIB_DISTANCE] = { "distance", MGMT_S_RIB, C, MGMT_T_NONE, 0, 0,
-	    NULL, "Administrative distance per route source", NULL, RIB, 0,
-	    NULL },
-	[MGMT_S_RIB_DIST_CONNECTED] = { "connected", MGMT_S_RIB_DISTANCE, L,
-	    MGMT_T_UINT, 0, 255, NULL, "Distance of connected routes", "0",
-	    RIB, 0, "<0..255>" },
-	[MGMT_S_RIB_DIST_STATIC] = { "static", MGMT_S_RIB_DISTANCE, L,
-	    MGMT_T_UINT, 1, 255, NULL, "Distance of static routes", "1", RIB,
-	    0, "<1..255>" },
+    [MGMT_S_RIB] = {"rib", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	"Routing information base settings", NULL, RIB, MGMT_SF_UNIT, NULL},
+    [MGMT_S_RIB_ECMP] = {"ecmp-width", MGMT_S_RIB, L, MGMT_T_UINT, 1, 64, NULL,
+	"Maximum equal-cost paths per prefix", "8", RIB, 0, "<1..64>"},
+    [MGMT_S_RIB_DISTANCE] = {"distance", MGMT_S_RIB, C, MGMT_T_NONE, 0, 0, NULL,
+	"Administrative distance per route source", NULL, RIB, 0, NULL},
+    [MGMT_S_RIB_DIST_CONNECTED] = {"connected", MGMT_S_RIB_DISTANCE, L,
+	MGMT_T_UINT, 0, 255, NULL, "Distance of connected routes", "0", RIB, 0,
+	"<0..255>"},
+    [MGMT_S_RIB_DIST_STATIC] = {"static", MGMT_S_RIB_DISTANCE, L, MGMT_T_UINT,
+	1, 255, NULL, "Distance of static routes", "1", RIB, 0, "<1..255>"},
 
-	[MGMT_S_FWD] = { "fwd", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	    "Forwarding plane settings", NULL, FWD, MGMT_SF_UNIT, NULL },
-	[MGMT_S_FWD_WORKERS] = { "workers", MGMT_S_FWD, L, MGMT_T_UINT, 1, 64,
-	    NULL, "Forwarding threads", "1", FWD, 0, "<1..64>" },
-	[MGMT_S_FWD_BACKEND] = { "port-backend", MGMT_S_FWD, L, MGMT_T_ENUM, 0,
-	    0, backend_words, "Default packet I/O for interfaces", "af_packet",
-	    FWD, 0, NULL },
-	[MGMT_S_FWD_ICMP_RATE] = { "icmp-rate-limit", MGMT_S_FWD, L,
-	    MGMT_T_UINT, 0, 1000000, NULL,
-	    "ICMP errors sent per second (0: none)", "1000", FWD, 0,
-	    "<0..1000000>" },
+    [MGMT_S_FWD] = {"fwd", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	"Forwarding plane settings", NULL, FWD, MGMT_SF_UNIT, NULL},
+    [MGMT_S_FWD_WORKERS] = {"workers", MGMT_S_FWD, L, MGMT_T_UINT, 1, 64, NULL,
+	"Forwarding threads", "1", FWD, 0, "<1..64>"},
+    [MGMT_S_FWD_BACKEND] = {"port-backend", MGMT_S_FWD, L, MGMT_T_ENUM, 0, 0,
+	backend_words, "Default packet I/O for interfaces", "af_packet", FWD, 0,
+	NULL},
+    [MGMT_S_FWD_ICMP_RATE] = {"icmp-rate-limit", MGMT_S_FWD, L, MGMT_T_UINT, 0,
+	1000000, NULL, "ICMP errors sent per second (0: none)", "1000", FWD, 0,
+	"<0..1000000>"},
 
-	[MGMT_S_SYSTEM] = { "system", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	    "System settings", NULL, MGMT_COMP_ALL, MGMT_SF_UNIT, NULL },
-	[MGMT_S_SYS_HOSTNAME] = { "host-name", MGMT_S_SYSTEM, L, MGMT_T_STRING,
-	    1, 63, NULL, "Name of this router (prompt, logs)", "tern", MGMT, 0,
-	    "<text>" },
-	[MGMT_S_SYS_LOGLEVEL] = { "log-level", MGMT_S_SYSTEM, L, MGMT_T_ENUM, 0,
-	    0, loglevel_words, "Log level of every component", "notice",
-	    MGMT_COMP_ALL, 0, NULL },
+    [MGMT_S_SYSTEM] = {"system", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
+	"System settings", NULL, MGMT_COMP_ALL, MGMT_SF_UNIT, NULL},
+    [MGMT_S_SYS_HOSTNAME] = {"host-name", MGMT_S_SYSTEM, L, MGMT_T_STRING, 1,
+	63, NULL, "Name of this router (prompt, logs)", "tern", MGMT, 0,
+	"<text>"},
+    [MGMT_S_SYS_LOGLEVEL] = {"log-level", MGMT_S_SYSTEM, L, MGMT_T_ENUM, 0, 0,
+	loglevel_words, "Log level of every component", "notice", MGMT_COMP_ALL,
+	0, NULL},
 };
 
 #undef C
@@ -211,14 +206,17 @@ type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
 		snprintf(buf, sz, "an IPv4 address a.b.c.d");
 		break;
 	case MGMT_T_PREFIX4:
-		snprintf(buf, sz, "an IPv4 prefix a.b.c.d/len without host bits");
+		snprintf(
+		    buf, sz, "an IPv4 prefix a.b.c.d/len without host bits");
 		break;
 	case MGMT_T_ADDR4:
 		snprintf(buf, sz, "an IPv4 address with length a.b.c.d/len");
 		break;
 	case MGMT_T_IFNAME:
-		snprintf(buf, sz, "a name of 1..%u letters, digits, '-', '_', "
-		    "'.' starting with a letter or digit", s->max);
+		snprintf(buf, sz,
+		    "a name of 1..%u letters, digits, '-', '_', "
+		    "'.' starting with a letter or digit",
+		    s->max);
 		break;
 	case MGMT_T_STRING:
 		snprintf(buf, sz, "text of %u..%u characters", s->min, s->max);
@@ -308,9 +306,10 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 			if (lc_prefix4_parse_loose(v, &p, &host) == 0) {
 				char pb[LC_PREFIX4_STRLEN];
 
-				mgmt_err_set(err, "invalid %s '%s': host bits "
-				    "set, expected %s", what, v,
-				    lc_prefix4_str(&p, pb));
+				mgmt_err_set(err,
+				    "invalid %s '%s': host bits "
+				    "set, expected %s",
+				    what, v, lc_prefix4_str(&p, pb));
 				return (-EINVAL);
 			}
 			goto bad;
@@ -364,8 +363,8 @@ bad:
 }
 
 int
-mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
-    struct mgmt_err *err)
+mgmt_schema_check_value(
+    enum mgmt_sid sid, const char *value, char *canon, struct mgmt_err *err)
 {
 	char tmp[64];
 	uint64_t kbin;
@@ -373,19 +372,21 @@ mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
 	if ((unsigned)sid >= MGMT_S__COUNT ||
 	    mgmt_schema[sid].type == MGMT_T_NONE) {
 		mgmt_err_set(err, "%s takes no value",
-		    (unsigned)sid < MGMT_S__COUNT && mgmt_schema[sid].name ?
-		    mgmt_schema[sid].name : "node");
+		    (unsigned)sid < MGMT_S__COUNT && mgmt_schema[sid].name
+			? mgmt_schema[sid].name
+			: "node");
 		return (-EINVAL);
 	}
 	return (mgmt_value_parse(sid, value, canon ? canon : tmp, &kbin, err));
 }
 
-/* ---- completion ----------------------------------------------------------------- */
+/* ---- completion
+ * ----------------------------------------------------------------- */
 
 struct compl_ctx {
-	struct mgmt_compl	*out;
-	unsigned		max, n;
-	const char		*partial;
+	struct mgmt_compl *out;
+	unsigned max, n;
+	const char *partial;
 };
 
 static bool
@@ -450,10 +451,10 @@ compl_value(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid)
 
 int
 mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, const char *partial, struct mgmt_compl *out,
-    unsigned max, struct mgmt_err *err)
+    unsigned nwords, const char *partial, struct mgmt_compl *out, unsigned max,
+    struct mgmt_err *err)
 {
-	struct compl_ctx c = { out, max, 0, partial ? partial : "" };
+	struct compl_ctx c = {out, max, 0, partial ? partial : ""};
 	const struct mgmt_node *node = conf ? conf->root : NULL;
 	unsigned cur = MGMT_S_ROOT, i = 0;
 	char canon[64], exp[256];
@@ -467,15 +468,15 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 
 		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
 			mgmt_schema_expected(cur, exp, sizeof(exp));
-			mgmt_err_set(err, "unknown word '%.64s': expected %s",
-			    w, exp);
+			mgmt_err_set(
+			    err, "unknown word '%.64s': expected %s", w, exp);
 			return (-EINVAL);
 		}
 		s = &mgmt_schema[ch];
 		switch (s->kind) {
 		case MGMT_SK_CONTAINER:
-			node = node ? mgmt_node_find_sid(node, (unsigned)ch) :
-			    NULL;
+			node = node ? mgmt_node_find_sid(node, (unsigned)ch)
+				    : NULL;
 			cur = (unsigned)ch;
 			i++;
 			continue;
@@ -484,8 +485,8 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 				compl_value(&c, node, (unsigned)ch);
 				return ((int)c.n);
 			}
-			if (mgmt_value_parse((unsigned)ch, words[i], canon,
-			    &kbin, err) != 0)
+			if (mgmt_value_parse(
+				(unsigned)ch, words[i], canon, &kbin, err) != 0)
 				return (-EINVAL);
 			k.sid = (uint16_t)ch;
 			k.kbin = kbin;
@@ -500,8 +501,8 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 				compl_value(&c, node, (unsigned)ch);
 				return ((int)c.n);
 			}
-			if (mgmt_value_parse((unsigned)ch, words[i], canon,
-			    &kbin, err) != 0)
+			if (mgmt_value_parse(
+				(unsigned)ch, words[i], canon, &kbin, err) != 0)
 				return (-EINVAL);
 			if (++i < nwords)
 				goto extra;
@@ -527,7 +528,9 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 	}
 	return ((int)c.n);
 extra:
-	mgmt_err_set(err, "unexpected '%.64s' after '%.64s': expected end of "
-	    "line", words[i], words[i - 1]);
+	mgmt_err_set(err,
+	    "unexpected '%.64s' after '%.64s': expected end of "
+	    "line",
+	    words[i], words[i - 1]);
 	return (-EINVAL);
 }

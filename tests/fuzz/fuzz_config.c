@@ -1,4 +1,6 @@
-/* tests/fuzz/fuzz_config.c: libFuzzer harness for the config parser: parse; if it parses, print, reparse and compare; also run the input as set/delete lines. */
+/* tests/fuzz/fuzz_config.c: libFuzzer harness for the config parser: parse; if
+ * it parses, print, reparse and compare; also run the input as set/delete
+ * lines. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +21,23 @@ check(bool ok, const char *what)
 static void
 round_trip(const struct mgmt_conf *c)
 {
-	struct lc_buf a = { 0 }, b = { 0 };
+	struct lc_buf a = {0}, b = {0};
 	struct mgmt_conf *re;
-	struct mgmt_changes chg = { 0 };
+	struct mgmt_changes chg = {0};
 	struct mgmt_err err;
 
 	mgmt_conf_print(c, &a);
 	if (mgmt_conf_parse(a.data ? (char *)a.data : "", a.len, "printed", &re,
-	    &err) != 0) {
-		fprintf(stderr, "%.*s\n%s\n", (int)a.len, (char *)a.data,
-		    err.msg);
+		&err) != 0) {
+		fprintf(
+		    stderr, "%.*s\n%s\n", (int)a.len, (char *)a.data, err.msg);
 		check(false, "printed config does not parse");
 	}
 	check(mgmt_conf_equal(c, re), "reparsed tree differs");
 	mgmt_conf_print(re, &b);
-	check(a.len == b.len && (a.len == 0 || memcmp(a.data, b.data,
-	    a.len) == 0), "second print differs");
+	check(a.len == b.len &&
+		  (a.len == 0 || memcmp(a.data, b.data, a.len) == 0),
+	    "second print differs");
 	mgmt_conf_diff(c, re, &chg);
 	check(chg.n == 0, "diff of equal trees not empty");
 	mgmt_changes_fini(&chg);
@@ -54,8 +57,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mgmt_err err;
 	char *text, *line, *save;
 
-	if (mgmt_conf_parse((const char *)data, size, "fuzz.conf", &c,
-	    &err) == 0) {
+	if (mgmt_conf_parse((const char *)data, size, "fuzz.conf", &c, &err) ==
+	    0) {
 		round_trip(c);
 		mgmt_conf_free(c);
 	} else
@@ -69,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c = mgmt_conf_new();
 	snap = mgmt_conf_dup(c);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		char buf[1024];
 		const char *w[32];
 		int n = mgmt_conf_split(line, buf, sizeof(buf), w, 32), rv;
@@ -90,7 +93,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	round_trip(c);
 	{
-		struct mgmt_changes chg = { 0 };
+		struct mgmt_changes chg = {0};
 
 		mgmt_conf_diff(snap, c, &chg);
 		(void)mgmt_conf_validate_changes(c, &chg, &err);

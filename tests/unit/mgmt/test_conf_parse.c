@@ -1,4 +1,5 @@
-/* tests/unit/mgmt/test_conf_parse.c: golden round trips of the config parser and printer, and every class of input error. */
+/* tests/unit/mgmt/test_conf_parse.c: golden round trips of the config parser
+ * and printer, and every class of input error. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,7 +41,7 @@ golden(const char *name)
 	char in[600], exp[600];
 	struct mgmt_conf *c, *re;
 	struct mgmt_err err;
-	struct lc_buf out = { 0 }, out2 = { 0 };
+	struct lc_buf out = {0}, out2 = {0};
 	char *want;
 	size_t wlen;
 
@@ -56,8 +57,8 @@ golden(const char *name)
 		fail_msg("%s: printed\n%s\nexpected\n%s", name,
 		    (char *)out.data, want);
 	/* the printed form parses back to the same tree and prints the same */
-	if (mgmt_conf_parse((char *)out.data, out.len - 1, "printed", &re,
-	    &err) != 0)
+	if (mgmt_conf_parse(
+		(char *)out.data, out.len - 1, "printed", &re, &err) != 0)
 		fail_msg("%s: reparse: %s", name, err.msg);
 	assert_true(mgmt_conf_equal(c, re));
 	assert_true(mgmt_conf_equal(re, c));
@@ -71,21 +72,41 @@ golden(const char *name)
 	mgmt_conf_free(re);
 }
 
-static void test_golden_basic(void **s) { (void)s; golden("basic"); }
-static void test_golden_full(void **s) { (void)s; golden("full"); }
-static void test_golden_empty(void **s) { (void)s; golden("empty"); }
-static void test_golden_comments(void **s) { (void)s; golden("comments"); }
+static void
+test_golden_basic(void **s)
+{
+	(void)s;
+	golden("basic");
+}
+static void
+test_golden_full(void **s)
+{
+	(void)s;
+	golden("full");
+}
+static void
+test_golden_empty(void **s)
+{
+	(void)s;
+	golden("empty");
+}
+static void
+test_golden_comments(void **s)
+{
+	(void)s;
+	golden("comments");
+}
 
 /* The parse must fail with exactly msg (which carries file:line:col). */
 static void
 bad(const char *text, const char *msg)
 {
 	struct mgmt_conf *c = (struct mgmt_conf *)0x1;
-	struct mgmt_err err = { "" };
+	struct mgmt_err err = {""};
 
 	if (mgmt_conf_parse(text, strlen(text), "t.conf", &c, &err) == 0)
 		fail_msg("parsed: %s", text);
-	assert_ptr_equal(c, (struct mgmt_conf *)0x1);	/* untouched */
+	assert_ptr_equal(c, (struct mgmt_conf *)0x1); /* untouched */
 	if (strcmp(err.msg, msg) != 0)
 		fail_msg("for %s\n got: %s\nwant: %s", text, err.msg, msg);
 }
@@ -106,17 +127,18 @@ test_syntax_errors(void **s)
 	bad("system { host-name \"abc", "t.conf:1:20: unterminated string");
 	bad("; system", "t.conf:1:1: expected a statement, got ';'");
 	bad("routing { }", "t.conf:1:1: unknown word 'routing', expected "
-	    "interfaces, protocols, rib, fwd, system");
-	bad("interfaces { eth0 { speed 10; } }", "t.conf:1:21: unknown word "
+			   "interfaces, protocols, rib, fwd, system");
+	bad("interfaces { eth0 { speed 10; } }",
+	    "t.conf:1:21: unknown word "
 	    "'speed', expected device, address, mtu, disable, port-backend");
 	bad("rib;", "t.conf:1:1: incomplete statement 'rib': expected '{' or "
-	    "one of ecmp-width, distance");
+		    "one of ecmp-width, distance");
 	bad("rib { ecmp-width; }", "t.conf:1:7: expected <1..64> after "
-	    "'ecmp-width'");
+				   "'ecmp-width'");
 	bad("rib { ecmp-width 4 5; }", "t.conf:1:20: expected ';' after the "
-	    "value of 'ecmp-width'");
+				       "value of 'ecmp-width'");
 	bad("rib { ecmp-width 4 { } }", "t.conf:1:7: expected ';' after the "
-	    "value of 'ecmp-width', got '{'");
+					"value of 'ecmp-width', got '{'");
 	bad("protocols static route 10.0.0.0/8 blackhole now;",
 	    "t.conf:1:45: unexpected 'now': 'blackhole' takes no value");
 	bad("system { host-name a\001b; }",
@@ -144,13 +166,15 @@ test_type_errors(void **s)
 	bad("protocols static route 10.0.0.0/8 next-hop 198.18.0;",
 	    "t.conf:1:44: invalid next-hop '198.18.0': expected an IPv4 "
 	    "address a.b.c.d");
-	bad("fwd { port-backend dpdk; }", "t.conf:1:20: invalid port-backend "
+	bad("fwd { port-backend dpdk; }",
+	    "t.conf:1:20: invalid port-backend "
 	    "'dpdk': expected one of af_packet, af_xdp");
 	bad("fwd { workers -1; }", "t.conf:1:15: invalid workers '-1': "
-	    "expected a number in 1..64");
+				   "expected a number in 1..64");
 	bad("fwd { workers 08; }", "t.conf:1:15: invalid workers '08': "
-	    "expected a number in 1..64");
-	bad("interfaces { -eth0 { mtu 1500; } }", "t.conf:1:14: invalid "
+				   "expected a number in 1..64");
+	bad("interfaces { -eth0 { mtu 1500; } }",
+	    "t.conf:1:14: invalid "
 	    "interface name '-eth0': expected a name of 1..15 letters, "
 	    "digits, '-', '_', '.' starting with a letter or digit");
 }
@@ -169,7 +193,8 @@ test_range_errors(void **s)
 	    "t.conf:1:18: ecmp-width 0 out of range, expected 1..64");
 	bad("protocols static route 10.0.0.0/8 { blackhole; distance 256; }",
 	    "t.conf:1:57: distance 256 out of range, expected 1..255");
-	bad("fwd { icmp-rate-limit 99999999999; }", "t.conf:1:23: invalid "
+	bad("fwd { icmp-rate-limit 99999999999; }",
+	    "t.conf:1:23: invalid "
 	    "icmp-rate-limit '99999999999': expected a number in 0..1000000");
 }
 
@@ -187,10 +212,12 @@ test_duplicate_errors(void **s)
 	    "t.conf:2:28: duplicate route 10.0.0.0/8 (first at line 1, column "
 	    "18)");
 	bad("interfaces { eth0 { address 198.18.0.1/24; address "
-	    "198.18.0.1/24; } }", "t.conf:1:52: duplicate address "
+	    "198.18.0.1/24; } }",
+	    "t.conf:1:52: duplicate address "
 	    "198.18.0.1/24 (first at line 1, column 21)");
 	bad("protocols static route 10.0.0.0/8 next-hop [ 198.18.0.1 "
-	    "198.18.0.1 ];", "t.conf:1:57: duplicate next-hop 198.18.0.1 "
+	    "198.18.0.1 ];",
+	    "t.conf:1:57: duplicate next-hop 198.18.0.1 "
 	    "(first at line 1, column 35)");
 	bad("protocols static route 10.0.0.0/8 { blackhole; blackhole; }",
 	    "t.conf:1:48: duplicate blackhole (first at line 1, column 37)");
@@ -200,7 +227,7 @@ static void
 invalid(const char *text, const char *msg)
 {
 	struct mgmt_conf *c;
-	struct mgmt_err err = { "" };
+	struct mgmt_err err = {""};
 
 	if (mgmt_conf_parse(text, strlen(text), "v.conf", &c, &err) != 0)
 		fail_msg("parse: %s", err.msg);
@@ -216,7 +243,7 @@ test_reference_and_semantic_errors(void **s)
 	(void)s;
 	/* reference */
 	invalid("interfaces { eth0 { address 198.18.0.1/24; } }\n"
-	    "protocols static route 10.0.0.0/8 interface eth1;",
+		"protocols static route 10.0.0.0/8 interface eth1;",
 	    "v.conf:2:35: static route 10.0.0.0/8: interface eth1 is not "
 	    "configured (configured: eth0)");
 	/* duplicates across entries */
@@ -224,7 +251,8 @@ test_reference_and_semantic_errors(void **s)
 	    "v.conf:1:14: interface a: duplicate device veth0 (also used by "
 	    "interface b)");
 	invalid("interfaces { a { address 198.18.0.1/24; } b { address "
-	    "198.18.0.2/25; } }", "v.conf:1:18: interface a: duplicate "
+		"198.18.0.2/25; } }",
+	    "v.conf:1:18: interface a: duplicate "
 	    "subnet: address 198.18.0.1/24 overlaps 198.18.0.2/25 of "
 	    "interface b");
 	/* constraints */
@@ -235,7 +263,8 @@ test_reference_and_semantic_errors(void **s)
 	    "v.conf:1:18: static route 10.0.0.0/8: blackhole and reject "
 	    "exclude each other");
 	invalid("protocols static route 10.0.0.0/8 { blackhole; next-hop "
-	    "198.18.0.1; }", "v.conf:1:18: static route 10.0.0.0/8: "
+		"198.18.0.1; }",
+	    "v.conf:1:18: static route 10.0.0.0/8: "
 	    "blackhole excludes next-hop and interface");
 	invalid("protocols static route 10.0.0.0/8 next-hop 224.0.0.1;",
 	    "v.conf:1:35: static route 10.0.0.0/8: next-hop 224.0.0.1 is not "
@@ -249,8 +278,9 @@ static void
 test_bracket_and_oneliners(void **s)
 {
 	const char *a = "protocols static route 10.0.0.0/8 next-hop [ "
-	    "198.18.0.1 198.18.0.2 ];";
-	const char *b = "protocols { static { route 10.0.0.0/8 { next-hop "
+			"198.18.0.1 198.18.0.2 ];";
+	const char *b =
+	    "protocols { static { route 10.0.0.0/8 { next-hop "
 	    "198.18.0.2; } } }\nprotocols static route 10.0.0.0/8 next-hop "
 	    "198.18.0.1;";
 	struct mgmt_conf *ca, *cb;
@@ -272,13 +302,13 @@ test_split(void **s)
 
 	(void)s;
 	assert_int_equal(mgmt_conf_split(" set system host-name \"my "
-	    "\\\"r\\\"\"  ", buf, sizeof(buf), w, 8), 4);
+					 "\\\"r\\\"\"  ",
+			     buf, sizeof(buf), w, 8),
+	    4);
 	assert_string_equal(w[0], "set");
 	assert_string_equal(w[3], "my \"r\"");
-	assert_int_equal(mgmt_conf_split("a \"b", buf, sizeof(buf), w, 8),
-	    -22);
-	assert_int_equal(mgmt_conf_split("a b c", buf, sizeof(buf), w, 2),
-	    -7);
+	assert_int_equal(mgmt_conf_split("a \"b", buf, sizeof(buf), w, 8), -22);
+	assert_int_equal(mgmt_conf_split("a b c", buf, sizeof(buf), w, 2), -7);
 	assert_int_equal(mgmt_conf_split("", buf, sizeof(buf), w, 2), 0);
 }
 
@@ -286,17 +316,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden_basic),
-		cmocka_unit_test(test_golden_full),
-		cmocka_unit_test(test_golden_empty),
-		cmocka_unit_test(test_golden_comments),
-		cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_type_errors),
-		cmocka_unit_test(test_range_errors),
-		cmocka_unit_test(test_duplicate_errors),
-		cmocka_unit_test(test_reference_and_semantic_errors),
-		cmocka_unit_test(test_bracket_and_oneliners),
-		cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_golden_basic),
+	    cmocka_unit_test(test_golden_full),
+	    cmocka_unit_test(test_golden_empty),
+	    cmocka_unit_test(test_golden_comments),
+	    cmocka_unit_test(test_syntax_errors),
+	    cmocka_unit_test(test_type_errors),
+	    cmocka_unit_test(test_range_errors),
+	    cmocka_unit_test(test_duplicate_errors),
+	    cmocka_unit_test(test_reference_and_semantic_errors),
+	    cmocka_unit_test(test_bracket_and_oneliners),
+	    cmocka_unit_test(test_split),
 	};
 	const char *f = __FILE__, *sl = strrchr(f, '/');
 

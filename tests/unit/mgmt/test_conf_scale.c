@@ -1,4 +1,5 @@
-/* tests/unit/mgmt/test_conf_scale.c: load and one-change commit diff at 1M static routes, timed (prints the figures). */
+/* tests/unit/mgmt/test_conf_scale.c: load and one-change commit diff at 1M
+ * static routes, timed (prints the figures). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,9 +78,9 @@ ms_since(uint64_t t0)
 static void
 test_scale(void **state)
 {
-	struct lc_buf text = { 0 }, out = { 0 };
+	struct lc_buf text = {0}, out = {0};
 	struct mgmt_conf *run, *cand, *re;
-	struct mgmt_changes chg = { 0 };
+	struct mgmt_changes chg = {0};
 	struct mgmt_err err;
 	char line[128], words_buf[256];
 	const char *w[16];
@@ -88,7 +89,8 @@ test_scale(void **state)
 	int nw;
 
 	(void)state;
-	lc_buf_printf(&text, "interfaces {\n    eth0 {\n        device veth0;\n"
+	lc_buf_printf(&text,
+	    "interfaces {\n    eth0 {\n        device veth0;\n"
 	    "        address 198.18.0.1/15;\n    }\n}\nprotocols {\n"
 	    "    static {\n");
 	for (unsigned i = 0; i < nroutes; i++) {
@@ -99,7 +101,8 @@ test_scale(void **state)
 
 	t0 = lc_time_mono_ns();
 	assert_int_equal(mgmt_conf_parse((char *)text.data, text.len,
-	    "scale.conf", &run, &err), 0);
+			     "scale.conf", &run, &err),
+	    0);
 	t_parse = ms_since(t0);
 	t0 = lc_time_mono_ns();
 	if (mgmt_conf_validate(run, &err) != 0)
@@ -118,20 +121,20 @@ test_scale(void **state)
 		for (unsigned k = 0; k < 100; k++) {
 			struct mgmt_conf *cd;
 
-			route_text((k * 7919) % nroutes, line, sizeof(line),
-			    1000 + k);
+			route_text(
+			    (k * 7919) % nroutes, line, sizeof(line), 1000 + k);
 			line[strlen(line) - 2] = '\0';
 			snprintf(words_buf, sizeof(words_buf),
 			    "protocols static %s", line);
-			nw = mgmt_conf_split(words_buf, line, sizeof(line), w,
-			    16);
+			nw = mgmt_conf_split(
+			    words_buf, line, sizeof(line), w, 16);
 			t0 = lc_time_mono_ns();
 			cd = mgmt_conf_dup(run);
-			assert_int_equal(mgmt_conf_set(cd, w, (unsigned)nw,
-			    &err), 0);
+			assert_int_equal(
+			    mgmt_conf_set(cd, w, (unsigned)nw, &err), 0);
 			mgmt_conf_diff(run, cd, &chg);
-			assert_int_equal(mgmt_conf_validate_changes(cd, &chg,
-			    &err), 0);
+			assert_int_equal(
+			    mgmt_conf_validate_changes(cd, &chg, &err), 0);
 			mgmt_conf_assign(run, cd);
 			t[k] = ms_since(t0);
 			assert_int_equal(chg.n, 1);
@@ -140,8 +143,9 @@ test_scale(void **state)
 		}
 		qsort(t, 100, sizeof(t[0]), dbl_cmp);
 		printf("# conf scale: commit of one change at %u routes "
-		    "(snapshot+set+diff+validate+assign): p50 %.3f ms, p99 "
-		    "%.3f ms\n", nroutes, t[49], t[98]);
+		       "(snapshot+set+diff+validate+assign): p50 %.3f ms, p99 "
+		       "%.3f ms\n",
+		    nroutes, t[49], t[98]);
 		if (!SANITIZED && nroutes >= 1000000)
 			assert_true(t[98] < 5.0);
 	}
@@ -149,7 +153,7 @@ test_scale(void **state)
 	/* one changed line: a candidate snapshot, set, diff, validate */
 	cand = mgmt_conf_dup(run);
 	route_text(nroutes / 2, line, sizeof(line), 999);
-	line[strlen(line) - 2] = '\0';	/* drop ";\n" */
+	line[strlen(line) - 2] = '\0'; /* drop ";\n" */
 	snprintf(words_buf, sizeof(words_buf), "protocols static %s", line);
 	nw = mgmt_conf_split(words_buf, line, sizeof(line), w, 16);
 	assert_int_equal(nw, 6);
@@ -192,16 +196,18 @@ test_scale(void **state)
 	t0 = lc_time_mono_ns();
 	mgmt_conf_print(cand, &out);
 	t_print = ms_since(t0);
-	assert_int_equal(mgmt_conf_parse((char *)out.data, out.len, "re.conf",
-	    &re, &err), 0);
+	assert_int_equal(
+	    mgmt_conf_parse((char *)out.data, out.len, "re.conf", &re, &err),
+	    0);
 	t0 = lc_time_mono_ns();
 	assert_true(mgmt_conf_equal(re, cand));
-	printf("# conf scale: %u routes (%zu bytes): parse %.0f ms, validate "
+	printf(
+	    "# conf scale: %u routes (%zu bytes): parse %.0f ms, validate "
 	    "%.0f ms, load %.2f s; one change: set %.3f ms, diff %.3f ms, "
 	    "validate %.3f ms, total %.3f ms; compare %.3f ms; print %.0f ms; "
-	    "equal of unshared trees %.0f ms\n", nroutes, text.len, t_parse,
-	    t_val, (t_parse + t_val) / 1e3, t_set, t_diff, t_vchg, t_total,
-	    t_cmp, t_print, ms_since(t0));
+	    "equal of unshared trees %.0f ms\n",
+	    nroutes, text.len, t_parse, t_val, (t_parse + t_val) / 1e3, t_set,
+	    t_diff, t_vchg, t_total, t_cmp, t_print, ms_since(t0));
 	/* targets: load < 3 s, a commit's share of 50 ms; the bounds are
 	 * twice that so a busy machine does not fail the build */
 	if (!SANITIZED && nroutes >= 1000000) {
@@ -219,11 +225,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scale),
+	    cmocka_unit_test(test_scale),
 	};
 	const char *e = getenv("TERN_CONF_SCALE_ROUTES");
 
-	nroutes = e ? (unsigned)strtoul(e, NULL, 10) :
-	    SANITIZED ? 100000 : 1000000;
+	nroutes = e	      ? (unsigned)strtoul(e, NULL, 10)
+		  : SANITIZED ? 100000
+			      : 1000000;
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,4 +1,5 @@
-/* tests/unit/mgmt/test_conf_store.c: atomic config writes, the 50-commit history, rollback, save and load merge/replace. */
+/* tests/unit/mgmt/test_conf_store.c: atomic config writes, the 50-commit
+ * history, rollback, save and load merge/replace. */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -76,8 +77,8 @@ test_write_atomic(void **s)
 	assert_string_equal(buf, "two\n");
 	assert_int_equal(count_entries(dir, "a.conf.tmp"), 0);
 	/* an unwritable place: error, nothing left behind */
-	assert_int_equal(mgmt_store_write_atomic("/nonexistent/dir/x", "x", 1),
-	    -ENOENT);
+	assert_int_equal(
+	    mgmt_store_write_atomic("/nonexistent/dir/x", "x", 1), -ENOENT);
 }
 
 static void
@@ -87,14 +88,14 @@ test_commit_history(void **s)
 	struct mgmt_err err;
 	struct mgmt_rib_conf rc;
 	char hist[300], w2[8];
-	const char *w[3] = { "rib", "ecmp-width", w2 };
+	const char *w[3] = {"rib", "ecmp-width", w2};
 
 	(void)s;
 	snprintf(hist, sizeof(hist), "%s/commits", dir);
 	assert_int_equal(mgmt_store_count(hist), 0);
 	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), -ENOENT);
 	assert_string_equal(err.msg, "rollback 0: no such commit (0 stored: "
-	    "0..-1)");
+				     "0..-1)");
 	/* 55 commits with ecmp-width 1..55 (wrapping at 64 not reached) */
 	for (unsigned i = 1; i <= 55; i++) {
 		snprintf(w2, sizeof(w2), "%u", i);
@@ -112,7 +113,7 @@ test_commit_history(void **s)
 	}
 	assert_int_equal(mgmt_store_rollback(hist, 50, &r, &err), -ENOENT);
 	assert_string_equal(err.msg, "rollback 50: no such commit (50 stored: "
-	    "0..49)");
+				     "0..49)");
 	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), 0);
 	assert_true(mgmt_conf_equal(r, c));
 	mgmt_conf_free(r);
@@ -134,7 +135,7 @@ test_rollback_of_broken_file_fails(void **s)
 	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), -EINVAL);
 	assert_ptr_equal(r, (struct mgmt_conf *)0x1);
 	assert_non_null(strstr(err.msg, "commit.7:1:18: ecmp-width 99 out of "
-	    "range"));
+					"range"));
 }
 
 static void
@@ -143,14 +144,15 @@ test_save_and_load(void **s)
 	struct mgmt_conf *c = mgmt_conf_new(), *before, *l;
 	struct mgmt_err err;
 	char path[300], bad[300], merge[300], refbad[300];
-	struct lc_buf b = { 0 };
+	struct lc_buf b = {0};
 
 	(void)s;
 	snprintf(path, sizeof(path), "%s/saved.conf", dir);
 	snprintf(bad, sizeof(bad), "%s/bad.conf", dir);
 	snprintf(merge, sizeof(merge), "%s/merge.conf", dir);
 	snprintf(refbad, sizeof(refbad), "%s/ref.conf", dir);
-	write_file(merge, "interfaces { eth0 { address 198.18.0.1/24; } }\n"
+	write_file(merge,
+	    "interfaces { eth0 { address 198.18.0.1/24; } }\n"
 	    "protocols static route 10.0.0.0/8 interface eth0;\n");
 	assert_int_equal(mgmt_conf_load(c, merge, MGMT_LOAD_MERGE, &err), 0);
 	assert_int_equal(mgmt_conf_save(c, path), 0);
@@ -172,21 +174,22 @@ test_save_and_load(void **s)
 	write_file(bad, "rib { ecmp-width 2; ecmp-width 3; }\n");
 	assert_int_equal(mgmt_conf_load(c, bad, MGMT_LOAD_MERGE, &err), -22);
 	assert_non_null(strstr(err.msg, "bad.conf:1:21: duplicate ecmp-width"));
-	assert_int_equal(mgmt_conf_load(c, "/nonexistent.conf",
-	    MGMT_LOAD_MERGE, &err), -ENOENT);
+	assert_int_equal(
+	    mgmt_conf_load(c, "/nonexistent.conf", MGMT_LOAD_MERGE, &err),
+	    -ENOENT);
 	assert_true(mgmt_conf_equal(before, c));
 	mgmt_conf_print(c, &b);
 	lc_buf_append(&b, "", 1);
 	assert_non_null(strstr((char *)b.data, "route 10.0.0.0/8 interface "
-	    "eth0;"));
+					       "eth0;"));
 	/* reference errors: load (parse) succeeds, validation refuses */
 	write_file(refbad, "protocols static route 10.0.0.0/8 interface "
-	    "eth5;\n");
+			   "eth5;\n");
 	assert_int_equal(mgmt_conf_load_file(refbad, &l, &err), -22);
-	assert_non_null(strstr(err.msg, "ref.conf:1:35: static route "
-	    "10.0.0.0/8: interface eth5 is not configured"));
-	assert_int_equal(mgmt_conf_load(c, refbad, MGMT_LOAD_REPLACE, &err),
-	    0);
+	assert_non_null(
+	    strstr(err.msg, "ref.conf:1:35: static route "
+			    "10.0.0.0/8: interface eth5 is not configured"));
+	assert_int_equal(mgmt_conf_load(c, refbad, MGMT_LOAD_REPLACE, &err), 0);
 	assert_int_equal(mgmt_conf_validate(c, &err), -22);
 	assert_int_equal(mgmt_conf_count(c, MGMT_S_IFACE), 0);
 	/* replace then merge back */
@@ -204,10 +207,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write_atomic),
-		cmocka_unit_test(test_commit_history),
-		cmocka_unit_test(test_rollback_of_broken_file_fails),
-		cmocka_unit_test(test_save_and_load),
+	    cmocka_unit_test(test_write_atomic),
+	    cmocka_unit_test(test_commit_history),
+	    cmocka_unit_test(test_rollback_of_broken_file_fails),
+	    cmocka_unit_test(test_save_and_load),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));

@@ -1,4 +1,5 @@
-/* tests/unit/mgmt/test_conf_tree.c: set/delete/show/compare, commit change sets, merge, completion and typed views on config trees. */
+/* tests/unit/mgmt/test_conf_tree.c: set/delete/show/compare, commit change
+ * sets, merge, completion and typed views on config trees. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -51,7 +52,7 @@ cmd(struct mgmt_conf *c, const char *line, struct mgmt_err *err)
 static char *
 printed(const struct mgmt_conf *c)
 {
-	struct lc_buf b = { 0 };
+	struct lc_buf b = {0};
 	char *s;
 
 	mgmt_conf_print(c, &b);
@@ -67,7 +68,7 @@ static void
 set_fails(struct mgmt_conf *c, const char *line, int rv, const char *msg)
 {
 	struct mgmt_conf *before = mgmt_conf_dup(c);
-	struct mgmt_err err = { "" };
+	struct mgmt_err err = {""};
 	char *p0 = printed(c), *p1;
 
 	assert_int_equal(cmd(c, line, &err), rv);
@@ -91,48 +92,59 @@ test_set_delete(void **s)
 	(void)s;
 	assert_int_equal(cmd(c, "set interfaces eth1 mtu 9000", &err), 0);
 	assert_int_equal(cmd(c, "set interfaces eth1 mtu 1400", &err), 0);
-	assert_int_equal(cmd(c, "set protocols static route 10.0.0.0/8 "
-	    "next-hop 198.18.0.3", &err), 0);
-	assert_int_equal(cmd(c, "set protocols static route 10.2.0.0/16 "
-	    "blackhole", &err), 0);
-	assert_int_equal(cmd(c, "set system host-name \"lab router\"", &err),
+	assert_int_equal(cmd(c,
+			     "set protocols static route 10.0.0.0/8 "
+			     "next-hop 198.18.0.3",
+			     &err),
 	    0);
+	assert_int_equal(cmd(c,
+			     "set protocols static route 10.2.0.0/16 "
+			     "blackhole",
+			     &err),
+	    0);
+	assert_int_equal(
+	    cmd(c, "set system host-name \"lab router\"", &err), 0);
 	assert_int_equal(cmd(c, "set interfaces eth2", &err), 0);
 	assert_int_equal(cmd(c, "delete rib ecmp-width", &err), 0);
-	assert_int_equal(cmd(c, "delete interfaces eth0 address "
-	    "198.18.0.1/24", &err), 0);
+	assert_int_equal(cmd(c,
+			     "delete interfaces eth0 address "
+			     "198.18.0.1/24",
+			     &err),
+	    0);
 	assert_int_equal(mgmt_conf_validate(c, &err), 0);
 	p = printed(c);
-	assert_string_equal(p,
-	    "interfaces {\n"
-	    "    eth0 device veth0;\n"
-	    "    eth1 {\n"
-	    "        address 198.18.1.1/24;\n"
-	    "        mtu 1400;\n"
-	    "    }\n"
-	    "    eth2;\n"
-	    "}\n"
-	    "protocols {\n"
-	    "    static {\n"
-	    "        route 10.0.0.0/8 {\n"
-	    "            next-hop 198.18.0.2;\n"
-	    "            next-hop 198.18.0.3;\n"
-	    "        }\n"
-	    "        route 10.1.0.0/16 interface eth1;\n"
-	    "        route 10.2.0.0/16 blackhole;\n"
-	    "    }\n"
-	    "}\n"
-	    "system {\n"
-	    "    host-name \"lab router\";\n"
-	    "}\n");
+	assert_string_equal(p, "interfaces {\n"
+			       "    eth0 device veth0;\n"
+			       "    eth1 {\n"
+			       "        address 198.18.1.1/24;\n"
+			       "        mtu 1400;\n"
+			       "    }\n"
+			       "    eth2;\n"
+			       "}\n"
+			       "protocols {\n"
+			       "    static {\n"
+			       "        route 10.0.0.0/8 {\n"
+			       "            next-hop 198.18.0.2;\n"
+			       "            next-hop 198.18.0.3;\n"
+			       "        }\n"
+			       "        route 10.1.0.0/16 interface eth1;\n"
+			       "        route 10.2.0.0/16 blackhole;\n"
+			       "    }\n"
+			       "}\n"
+			       "system {\n"
+			       "    host-name \"lab router\";\n"
+			       "}\n");
 	free(p);
 	/* all next hops at once; then the whole static block */
-	assert_int_equal(cmd(c, "delete protocols static route 10.0.0.0/8 "
-	    "next-hop", &err), 0);
+	assert_int_equal(cmd(c,
+			     "delete protocols static route 10.0.0.0/8 "
+			     "next-hop",
+			     &err),
+	    0);
 	assert_int_equal(cmd(c, "delete protocols static", &err), 0);
 	assert_int_equal(mgmt_conf_count(c, MGMT_S_ROUTE), 0);
 	p = printed(c);
-	assert_null(strstr(p, "protocols"));	/* empty parents pruned */
+	assert_null(strstr(p, "protocols")); /* empty parents pruned */
 	free(p);
 	assert_int_equal(cmd(c, "delete", &err), 0);
 	p = printed(c);
@@ -160,19 +172,23 @@ test_set_errors_change_nothing(void **s)
 	set_fails(c, "set protocols static route 10.0.0.0/8 next-hop x", -22,
 	    "protocols static route 10.0.0.0/8 next-hop: invalid next-hop "
 	    "'x': expected an IPv4 address a.b.c.d");
-	set_fails(c, "set protocols static route 10.0.0.0/8 blackhole yes",
-	    -22, "protocols static route 10.0.0.0/8 blackhole: unexpected "
+	set_fails(c, "set protocols static route 10.0.0.0/8 blackhole yes", -22,
+	    "protocols static route 10.0.0.0/8 blackhole: unexpected "
 	    "'yes', blackhole takes no value");
-	set_fails(c, "set fwd port-backend", -22, "fwd port-backend: missing "
+	set_fails(c, "set fwd port-backend", -22,
+	    "fwd port-backend: missing "
 	    "value, expected one of af_packet, af_xdp");
-	set_fails(c, "set rib", -22, "rib: incomplete, expected ecmp-width, "
+	set_fails(c, "set rib", -22,
+	    "rib: incomplete, expected ecmp-width, "
 	    "distance");
-	set_fails(c, "set", -22, "(top): incomplete, expected interfaces, "
+	set_fails(c, "set", -22,
+	    "(top): incomplete, expected interfaces, "
 	    "protocols, rib, fwd, system");
-	set_fails(c, "set fwd workers 4 5", -22, "fwd workers 4: unexpected "
+	set_fails(c, "set fwd workers 4 5", -22,
+	    "fwd workers 4: unexpected "
 	    "'5' after the value of workers");
-	set_fails(c, "delete interfaces eth7", -2,
-	    "interfaces eth7: not configured");
+	set_fails(
+	    c, "delete interfaces eth7", -2, "interfaces eth7: not configured");
 	set_fails(c, "delete interfaces eth0 mtu", -2,
 	    "interfaces eth0 mtu: not configured");
 	set_fails(c, "delete rib ecmp-width 5", -2,
@@ -185,14 +201,17 @@ static void
 test_noop_set_keeps_sharing(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
-	struct mgmt_changes chg = { 0 };
+	struct mgmt_changes chg = {0};
 	struct mgmt_err err;
-	struct lc_buf b = { 0 };
+	struct lc_buf b = {0};
 
 	(void)s;
 	assert_int_equal(cmd(cand, "set rib ecmp-width 4", &err), 0);
-	assert_int_equal(cmd(cand, "set protocols static route 10.0.0.0/8 "
-	    "next-hop 198.18.0.2", &err), 0);
+	assert_int_equal(cmd(cand,
+			     "set protocols static route 10.0.0.0/8 "
+			     "next-hop 198.18.0.2",
+			     &err),
+	    0);
 	mgmt_conf_diff(run, cand, &chg);
 	assert_int_equal(chg.n, 0);
 	mgmt_conf_compare(run, cand, &b);
@@ -214,16 +233,25 @@ test_compare(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
 	struct mgmt_err err;
-	struct lc_buf b = { 0 };
+	struct lc_buf b = {0};
 
 	(void)s;
 	assert_int_equal(cmd(cand, "set interfaces eth1 mtu 9000", &err), 0);
-	assert_int_equal(cmd(cand, "set protocols static route 10.0.0.0/8 "
-	    "next-hop 198.18.0.9", &err), 0);
-	assert_int_equal(cmd(cand, "delete protocols static route "
-	    "10.1.0.0/16", &err), 0);
-	assert_int_equal(cmd(cand, "set protocols static route 10.3.0.0/16 "
-	    "reject", &err), 0);
+	assert_int_equal(cmd(cand,
+			     "set protocols static route 10.0.0.0/8 "
+			     "next-hop 198.18.0.9",
+			     &err),
+	    0);
+	assert_int_equal(cmd(cand,
+			     "delete protocols static route "
+			     "10.1.0.0/16",
+			     &err),
+	    0);
+	assert_int_equal(cmd(cand,
+			     "set protocols static route 10.3.0.0/16 "
+			     "reject",
+			     &err),
+	    0);
 	assert_int_equal(cmd(cand, "set rib ecmp-width 8", &err), 0);
 	assert_int_equal(cmd(cand, "set fwd workers 2", &err), 0);
 	mgmt_conf_compare(run, cand, &b);
@@ -252,21 +280,33 @@ static void
 test_change_sets(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
-	struct mgmt_changes chg = { 0 };
+	struct mgmt_changes chg = {0};
 	struct mgmt_route_conf r;
 	struct mgmt_iface_conf ic;
 	struct mgmt_err err;
 
 	(void)s;
 	assert_int_equal(cmd(cand, "set interfaces eth1 mtu 9000", &err), 0);
-	assert_int_equal(cmd(cand, "set interfaces eth3 address "
-	    "198.18.3.1/24", &err), 0);
-	assert_int_equal(cmd(cand, "set protocols static route 10.0.0.0/8 "
-	    "next-hop 198.18.0.9", &err), 0);
-	assert_int_equal(cmd(cand, "delete protocols static route "
-	    "10.1.0.0/16", &err), 0);
-	assert_int_equal(cmd(cand, "set protocols static route 10.3.0.0/16 "
-	    "interface eth3", &err), 0);
+	assert_int_equal(cmd(cand,
+			     "set interfaces eth3 address "
+			     "198.18.3.1/24",
+			     &err),
+	    0);
+	assert_int_equal(cmd(cand,
+			     "set protocols static route 10.0.0.0/8 "
+			     "next-hop 198.18.0.9",
+			     &err),
+	    0);
+	assert_int_equal(cmd(cand,
+			     "delete protocols static route "
+			     "10.1.0.0/16",
+			     &err),
+	    0);
+	assert_int_equal(cmd(cand,
+			     "set protocols static route 10.3.0.0/16 "
+			     "interface eth3",
+			     &err),
+	    0);
 	assert_int_equal(cmd(cand, "set system log-level debug", &err), 0);
 	mgmt_conf_diff(run, cand, &chg);
 	/* the trees may go away: the change set holds its nodes */
@@ -276,8 +316,9 @@ test_change_sets(void **s)
 
 	assert_int_equal(chg.n, 6);
 	assert_int_equal(chg.comp, MGMT_COMP_ALL);
-	assert_true(chg.v[0].op == MGMT_CHG_MOD && chg.v[0].unit ==
-	    MGMT_S_IFACE && chg.v[0].comp == MGMT_COMP_FWD);
+	assert_true(chg.v[0].op == MGMT_CHG_MOD &&
+		    chg.v[0].unit == MGMT_S_IFACE &&
+		    chg.v[0].comp == MGMT_COMP_FWD);
 	assert_int_equal(mgmt_conf_iface_get(chg.v[0].new, &ic), 0);
 	assert_string_equal(ic.name, "eth1");
 	assert_string_equal(ic.device, "eth1");
@@ -289,8 +330,9 @@ test_change_sets(void **s)
 	assert_int_equal(ic.naddr, 1);
 	assert_string_equal(lc_ip4_ntoa(ic.host[0]), "198.18.3.1");
 	assert_string_equal(lc_prefix4_ntoa(&ic.addr[0]), "198.18.3.0/24");
-	assert_true(chg.v[2].op == MGMT_CHG_MOD && chg.v[2].unit ==
-	    MGMT_S_ROUTE && chg.v[2].comp == MGMT_COMP_RIB);
+	assert_true(chg.v[2].op == MGMT_CHG_MOD &&
+		    chg.v[2].unit == MGMT_S_ROUTE &&
+		    chg.v[2].comp == MGMT_COMP_RIB);
 	assert_int_equal(mgmt_conf_route_get(chg.v[2].new, &r), 0);
 	assert_string_equal(lc_prefix4_ntoa(&r.prefix), "10.0.0.0/8");
 	assert_int_equal(r.nnh, 2);
@@ -299,8 +341,9 @@ test_change_sets(void **s)
 	assert_int_equal(mgmt_conf_route_get(chg.v[3].old, &r), 0);
 	assert_string_equal(r.ifname, "eth1");
 	assert_true(chg.v[4].op == MGMT_CHG_ADD);
-	assert_true(chg.v[5].op == MGMT_CHG_ADD && chg.v[5].unit ==
-	    MGMT_S_SYSTEM && chg.v[5].comp == MGMT_COMP_ALL);
+	assert_true(chg.v[5].op == MGMT_CHG_ADD &&
+		    chg.v[5].unit == MGMT_S_SYSTEM &&
+		    chg.v[5].comp == MGMT_COMP_ALL);
 	assert_int_equal(mgmt_conf_route_get(chg.v[0].new, &r), -22);
 	mgmt_changes_fini(&chg);
 }
@@ -309,7 +352,7 @@ static void
 test_validate_changes(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
-	struct mgmt_changes chg = { 0 };
+	struct mgmt_changes chg = {0};
 	struct mgmt_err err;
 
 	(void)s;
@@ -318,16 +361,21 @@ test_validate_changes(void **s)
 	mgmt_conf_diff(run, cand, &chg);
 	assert_true(chg.iface_deleted);
 	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -22);
-	assert_string_equal(err.msg, "base:4:36: static route 10.1.0.0/16: "
+	assert_string_equal(err.msg,
+	    "base:4:36: static route 10.1.0.0/16: "
 	    "interface eth1 is not configured (configured: eth0)");
 	mgmt_changes_fini(&chg);
 	mgmt_conf_assign(cand, run);
 	/* a new route via a missing interface: set-made, so a path */
-	assert_int_equal(cmd(cand, "set protocols static route 10.9.0.0/16 "
-	    "interface eth9", &err), 0);
+	assert_int_equal(cmd(cand,
+			     "set protocols static route 10.9.0.0/16 "
+			     "interface eth9",
+			     &err),
+	    0);
 	mgmt_conf_diff(run, cand, &chg);
 	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -22);
-	assert_string_equal(err.msg, "static route 10.9.0.0/16: interface "
+	assert_string_equal(err.msg,
+	    "static route 10.9.0.0/16: interface "
 	    "eth9 is not configured (configured: eth0, eth1)");
 	assert_int_equal(mgmt_conf_validate(cand, &err), -22);
 	mgmt_changes_fini(&chg);
@@ -337,7 +385,7 @@ test_validate_changes(void **s)
 	mgmt_conf_diff(run, cand, &chg);
 	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -22);
 	assert_string_equal(err.msg, "interface x: duplicate device veth0 "
-	    "(also used by interface eth0)");
+				     "(also used by interface eth0)");
 	mgmt_changes_fini(&chg);
 	mgmt_conf_free(run);
 	mgmt_conf_free(cand);
@@ -347,7 +395,8 @@ static void
 test_merge(void **s)
 {
 	struct mgmt_conf *c = base(), *m;
-	const char *t = "interfaces eth1 { mtu 9000; address 198.18.5.1/24; }\n"
+	const char *t =
+	    "interfaces eth1 { mtu 9000; address 198.18.5.1/24; }\n"
 	    "protocols static route 10.0.0.0/8 next-hop 198.18.0.7;\n"
 	    "rib ecmp-width 2;\n";
 	struct mgmt_rib_conf rc;
@@ -363,14 +412,17 @@ test_merge(void **s)
 	assert_int_equal(rc.distance_static, 1);
 	p = printed(c);
 	assert_non_null(strstr(p, "            next-hop 198.18.0.2;\n"
-	    "            next-hop 198.18.0.7;\n"));
-	assert_non_null(strstr(p, "        address 198.18.1.1/24;\n"
-	    "        address 198.18.5.1/24;\n        mtu 9000;\n"));
+				  "            next-hop 198.18.0.7;\n"));
+	assert_non_null(
+	    strstr(p, "        address 198.18.1.1/24;\n"
+		      "        address 198.18.5.1/24;\n        mtu 9000;\n"));
 	free(p);
-	assert_int_equal(mgmt_conf_foreach(c, MGMT_S_IFACE,
-	    (int (*)(const struct mgmt_node *, void *))mgmt_conf_iface_get,
-	    &ic), 0);
-	assert_string_equal(ic.name, "eth1");	/* the last one */
+	assert_int_equal(
+	    mgmt_conf_foreach(c, MGMT_S_IFACE,
+		(int (*)(const struct mgmt_node *, void *))mgmt_conf_iface_get,
+		&ic),
+	    0);
+	assert_string_equal(ic.name, "eth1"); /* the last one */
 	mgmt_conf_free(m);
 	mgmt_conf_free(c);
 }
@@ -408,21 +460,22 @@ static void
 test_show(void **s)
 {
 	struct mgmt_conf *c = base();
-	struct lc_buf b = { 0 };
+	struct lc_buf b = {0};
 	struct mgmt_err err;
-	const char *w1[] = { "interfaces", "eth0" };
-	const char *w2[] = { "protocols", "static", "route" };
-	const char *w3[] = { "interfaces", "eth5" };
+	const char *w1[] = {"interfaces", "eth0"};
+	const char *w2[] = {"protocols", "static", "route"};
+	const char *w3[] = {"interfaces", "eth5"};
 
 	(void)s;
 	assert_int_equal(mgmt_conf_show(c, w1, 2, &b, &err), 0);
 	lc_buf_append(&b, "", 1);
-	assert_string_equal((char *)b.data,
-	    "device veth0;\naddress 198.18.0.1/24;\n");
+	assert_string_equal(
+	    (char *)b.data, "device veth0;\naddress 198.18.0.1/24;\n");
 	lc_buf_reset(&b);
 	assert_int_equal(mgmt_conf_show(c, w2, 3, &b, &err), 0);
 	lc_buf_append(&b, "", 1);
-	assert_string_equal((char *)b.data, "route 10.0.0.0/8 next-hop "
+	assert_string_equal((char *)b.data,
+	    "route 10.0.0.0/8 next-hop "
 	    "198.18.0.2;\nroute 10.1.0.0/16 interface eth1;\n");
 	assert_int_equal(mgmt_conf_show(c, w3, 2, &b, &err), -2);
 	assert_string_equal(err.msg, "interfaces eth5: not configured");
@@ -480,7 +533,7 @@ test_complete(void **s)
 	n = mgmt_schema_complete(c, w, 2, "", v, 32, &err);
 	assert_true((i = find(v, n, "<1..64>")) >= 0);
 	assert_string_equal(v[i].help, "Maximum equal-cost paths per prefix");
-	assert_true(find(v, n, "4") >= 0);	/* the current value */
+	assert_true(find(v, n, "4") >= 0); /* the current value */
 	/* route keys and next hops of an existing route */
 	w[0] = "protocols";
 	w[1] = "static";
@@ -494,7 +547,7 @@ test_complete(void **s)
 	w[2] = "colour";
 	assert_int_equal(mgmt_schema_complete(c, w, 3, "", v, 32, &err), -22);
 	assert_string_equal(err.msg, "unknown word 'colour': expected device, "
-	    "address, mtu, disable, port-backend");
+				     "address, mtu, disable, port-backend");
 	w[2] = "mtu";
 	w[3] = "12";
 	assert_int_equal(mgmt_schema_complete(c, w, 4, "", v, 32, &err), -22);
@@ -520,21 +573,23 @@ test_schema_table(void **s)
 		assert_non_null(n->help);
 		assert_true(n->comp != 0);
 		if (n->dflt != NULL && mgmt_schema_check_value((enum mgmt_sid)i,
-		    n->dflt, canon, &err) != 0)
+					   n->dflt, canon, &err) != 0)
 			fail_msg("default of %s: %s", n->name, err.msg);
 		if (n->kind == MGMT_SK_LIST || n->kind == MGMT_SK_LEAF ||
 		    n->kind == MGMT_SK_LEAFLIST)
 			assert_true(n->type != MGMT_T_NONE);
 	}
-	assert_int_equal(mgmt_schema_check_value(MGMT_S_ROUTE, "10.0.0.0/8",
-	    canon, &err), 0);
+	assert_int_equal(
+	    mgmt_schema_check_value(MGMT_S_ROUTE, "10.0.0.0/8", canon, &err),
+	    0);
 	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ADDRESS,
-	    "198.18.0.1/24", canon, &err), 0);
+			     "198.18.0.1/24", canon, &err),
+	    0);
 	assert_string_equal(canon, "198.18.0.1/24");
-	assert_int_equal(mgmt_schema_check_value(MGMT_S_SYS_HOSTNAME, "",
-	    canon, &err), -22);
-	assert_int_equal(mgmt_schema_check_value(MGMT_S_STATIC, "x", canon,
-	    &err), -22);
+	assert_int_equal(
+	    mgmt_schema_check_value(MGMT_S_SYS_HOSTNAME, "", canon, &err), -22);
+	assert_int_equal(
+	    mgmt_schema_check_value(MGMT_S_STATIC, "x", canon, &err), -22);
 	assert_int_equal(mgmt_schema_comp(MGMT_S_ROUTE), MGMT_COMP_RIB);
 	assert_int_equal(mgmt_schema_comp(MGMT_S_IFACE), MGMT_COMP_FWD);
 }
@@ -543,46 +598,48 @@ static void
 test_rebase(void **s)
 {
 	struct mgmt_conf *b0 = base(), *a = mgmt_conf_dup(b0),
-	    *b = mgmt_conf_dup(b0), *run;
+			 *b = mgmt_conf_dup(b0), *run;
 	struct mgmt_err err;
 	char *p;
 
 	(void)s;
 	/* session A commits first */
 	assert_int_equal(cmd(a, "set interfaces eth1 mtu 9000", &err), 0);
-	assert_int_equal(cmd(a, "delete protocols static route 10.0.0.0/8",
-	    &err), 0);
+	assert_int_equal(
+	    cmd(a, "delete protocols static route 10.0.0.0/8", &err), 0);
 	run = mgmt_conf_dup(a);
 	/* session B, made from the old running, changes other units */
-	assert_int_equal(cmd(b, "set protocols static route 10.5.0.0/16 "
-	    "blackhole", &err), 0);
-	assert_int_equal(cmd(b, "delete protocols static route 10.1.0.0/16",
-	    &err), 0);
+	assert_int_equal(cmd(b,
+			     "set protocols static route 10.5.0.0/16 "
+			     "blackhole",
+			     &err),
+	    0);
+	assert_int_equal(
+	    cmd(b, "delete protocols static route 10.1.0.0/16", &err), 0);
 	assert_int_equal(cmd(b, "set fwd workers 2", &err), 0);
 	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
 	p = printed(b);
-	assert_string_equal(p,
-	    "interfaces {\n"
-	    "    eth0 {\n"
-	    "        device veth0;\n"
-	    "        address 198.18.0.1/24;\n"
-	    "    }\n"
-	    "    eth1 {\n"
-	    "        address 198.18.1.1/24;\n"
-	    "        mtu 9000;\n"
-	    "    }\n"
-	    "}\n"
-	    "protocols {\n"
-	    "    static {\n"
-	    "        route 10.5.0.0/16 blackhole;\n"
-	    "    }\n"
-	    "}\n"
-	    "rib {\n"
-	    "    ecmp-width 4;\n"
-	    "}\n"
-	    "fwd {\n"
-	    "    workers 2;\n"
-	    "}\n");
+	assert_string_equal(p, "interfaces {\n"
+			       "    eth0 {\n"
+			       "        device veth0;\n"
+			       "        address 198.18.0.1/24;\n"
+			       "    }\n"
+			       "    eth1 {\n"
+			       "        address 198.18.1.1/24;\n"
+			       "        mtu 9000;\n"
+			       "    }\n"
+			       "}\n"
+			       "protocols {\n"
+			       "    static {\n"
+			       "        route 10.5.0.0/16 blackhole;\n"
+			       "    }\n"
+			       "}\n"
+			       "rib {\n"
+			       "    ecmp-width 4;\n"
+			       "}\n"
+			       "fwd {\n"
+			       "    workers 2;\n"
+			       "}\n");
 	free(p);
 	/* a unit both changed: conflict, candidate unchanged */
 	mgmt_conf_assign(b, b0);
@@ -591,7 +648,8 @@ test_rebase(void **s)
 		struct mgmt_conf *before = mgmt_conf_dup(b);
 
 		assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), -EBUSY);
-		assert_string_equal(err.msg, "conflict: interfaces eth1 was "
+		assert_string_equal(err.msg,
+		    "conflict: interfaces eth1 was "
 		    "changed by another commit since this candidate was made");
 		assert_true(mgmt_conf_equal(before, b));
 		mgmt_conf_free(before);
@@ -620,7 +678,7 @@ check_avl(const struct mgmt_node *t, const struct mgmt_node **prev)
 		struct mgmt_key k;
 
 		mgmt_node_key(*prev, &k);
-		assert_true(mgmt_key_cmp(&k, t) < 0);	/* strictly ordered */
+		assert_true(mgmt_key_cmp(&k, t) < 0); /* strictly ordered */
 	}
 	*prev = t;
 	{
@@ -634,10 +692,10 @@ check_avl(const struct mgmt_node *t, const struct mgmt_node **prev)
 	return (t->height);
 }
 
-#define NKEYS	600
+#define NKEYS 600
 
 struct model {
-	uint8_t	nh[NKEYS];	/* 0: absent, else next hop 198.18.0.<nh> */
+	uint8_t nh[NKEYS]; /* 0: absent, else next hop 198.18.0.<nh> */
 };
 
 static int
@@ -659,7 +717,7 @@ static void
 test_random_ops_and_snapshots(void **s)
 {
 	struct mgmt_conf *c = mgmt_conf_new(), *snap[40];
-	struct model ref = { { 0 } }, refs[40], got;
+	struct model ref = {{0}}, refs[40], got;
 	struct mgmt_err err;
 	unsigned nsnap = 0, seed = 12345;
 	char line[128];
@@ -672,19 +730,23 @@ test_random_ops_and_snapshots(void **s)
 		key = (seed >> 8) % NKEYS;
 		nh = 1 + (seed >> 20) % 250;
 		if ((seed >> 3) % 3 == 0) {
-			snprintf(line, sizeof(line), "delete protocols static "
-			    "route 11.%u.%u.0/24", key >> 8, key & 255);
-			assert_int_equal(cmd(c, line, &err), ref.nh[key] ?
-			    0 : -2);
+			snprintf(line, sizeof(line),
+			    "delete protocols static "
+			    "route 11.%u.%u.0/24",
+			    key >> 8, key & 255);
+			assert_int_equal(
+			    cmd(c, line, &err), ref.nh[key] ? 0 : -2);
 			ref.nh[key] = 0;
 		} else {
 			if (ref.nh[key] != 0) {
-				snprintf(line, sizeof(line), "delete protocols "
+				snprintf(line, sizeof(line),
+				    "delete protocols "
 				    "static route 11.%u.%u.0/24 next-hop",
 				    key >> 8, key & 255);
 				assert_int_equal(cmd(c, line, &err), 0);
 			}
-			snprintf(line, sizeof(line), "set protocols static "
+			snprintf(line, sizeof(line),
+			    "set protocols static "
 			    "route 11.%u.%u.0/24 next-hop 198.18.0.%u",
 			    key >> 8, key & 255, nh);
 			assert_int_equal(cmd(c, line, &err), 0);
@@ -700,7 +762,7 @@ test_random_ops_and_snapshots(void **s)
 	}
 	/* every snapshot still holds exactly what it held when taken */
 	for (unsigned i = 0; i < nsnap; i++) {
-		struct mgmt_changes chg = { 0 };
+		struct mgmt_changes chg = {0};
 		unsigned ndiff = 0;
 
 		memset(&got, 0, sizeof(got));
@@ -727,19 +789,19 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_schema_table),
-		cmocka_unit_test(test_set_delete),
-		cmocka_unit_test(test_set_errors_change_nothing),
-		cmocka_unit_test(test_noop_set_keeps_sharing),
-		cmocka_unit_test(test_compare),
-		cmocka_unit_test(test_change_sets),
-		cmocka_unit_test(test_validate_changes),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_show),
-		cmocka_unit_test(test_complete),
-		cmocka_unit_test(test_random_ops_and_snapshots),
-		cmocka_unit_test(test_rebase),
+	    cmocka_unit_test(test_schema_table),
+	    cmocka_unit_test(test_set_delete),
+	    cmocka_unit_test(test_set_errors_change_nothing),
+	    cmocka_unit_test(test_noop_set_keeps_sharing),
+	    cmocka_unit_test(test_compare),
+	    cmocka_unit_test(test_change_sets),
+	    cmocka_unit_test(test_validate_changes),
+	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_show),
+	    cmocka_unit_test(test_complete),
+	    cmocka_unit_test(test_random_ops_and_snapshots),
+	    cmocka_unit_test(test_rebase),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
