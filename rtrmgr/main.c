@@ -1,4 +1,5 @@
 /* rtrmgr/main.c: tern-rtrmgr, the tern router manager: starts, watches and restarts the tern components. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,9 +17,8 @@ static const struct lc_daemon_info info = {
 	.usage_extra = "  -c FILE            the boot config (same as --config; default "
 	    RTM_CONFIG_DEFAULT ")\n"
 	    "  --foreground       stay in the foreground (the default and only mode)\n",
-	.status = "supervises the components of its boot config (docs/rtrmgr.md);\n"
-	    "the IPC interface (start/stop/restart from ternsh, status health checks)\n"
-	    "plugs in when ipc/ is ready.",
+	.status = "supervises the components of its boot config and serves\n"
+	    "RUNDIR/rtrmgr.sock (list, start, stop, restart, events); see docs/rtrmgr.md.",
 };
 
 static void
@@ -36,6 +36,7 @@ main(int argc, char **argv)
 	struct rtm_config *cfg;
 	struct rtm_opts ro = { NULL, NULL };
 	struct ev_loop *loop;
+	struct rtm_ipc *ri = NULL;
 	struct rtm *rtm;
 	int rv, i;
 
@@ -74,15 +75,25 @@ main(int argc, char **argv)
 		lc_log_errno(LC_LOG_ERR, "cannot set up");
 		return (1);
 	}
-	if (rtm_start(rtm) != 0) {
+	/* rundir and lock, then the IPC front end, then adoption and boot */
+	if ((rv = rtm_open(rtm)) == 0 &&
+	    (ri = rtm_ipc_new(rtm, loop)) == NULL) {
+		lc_log_errno(LC_LOG_ERR, "cannot serve %s/rtrmgr.sock",
+		    rtm_rundir(rtm));
+		rv = -1;
+	}
+	if (rv != 0 || rtm_start(rtm) != 0) {
+		rtm_ipc_free(ri);
 		rtm_free(rtm);
 		lc_loop_free(loop);
+		lc_daemon_opts_fini(&opts);
 		return (1);
 	}
 	ev_run(loop, 0);		/* until SIGTERM or SIGINT */
 	rtm_shutdown(rtm, on_down, loop);
 	while (!rtm_is_down(rtm))	/* a second signal does not cut it short */
 		ev_run(loop, 0);
+	rtm_ipc_free(ri);
 	rtm_free(rtm);
 	lc_loop_free(loop);
 	lc_daemon_opts_fini(&opts);

@@ -119,6 +119,14 @@ void	rtm_set_event_cb(struct rtm *, rtm_event_fn *fn, void *arg);
 void	rtm_set_health(struct rtm *, rtm_health_fn *fn, void *arg);
 
 /*
+ * The first half of rtm_start(): resolves the component user, prepares the
+ * rundir (mode 0750) and takes its lock; starts nothing. Call it before
+ * rtm_ipc_new() (whose sockets live in the rundir). Same errors as
+ * rtm_start(); rtm_start() calls it when it was not called.
+ */
+int	rtm_open(struct rtm *);
+
+/*
  * Prepares the rundir (mode 0750, locked), reads the state file, re-adopts
  * the live components of a previous rtrmgr, then starts the others in
  * config order (each one after the previous has left STARTING).
@@ -172,8 +180,28 @@ unsigned rtm_comp_count(const struct rtm *);
 struct rtm_comp *rtm_comp_at(struct rtm *, unsigned i);	/* config order */
 void	rtm_comp_get_info(const struct rtm_comp *, struct rtm_comp_info *);
 const char *rtm_comp_name(const struct rtm_comp *);
+enum rtm_state rtm_comp_state(const struct rtm_comp *);
+pid_t	rtm_comp_pid(const struct rtm_comp *);	/* 0 when not running */
 struct rtm *rtm_comp_rtm(const struct rtm_comp *);
 /* The rundir in use (after rtm_start). */
 const char *rtm_rundir(const struct rtm *);
+
+/* ---- IPC front end (rtm_ipc.c) ------------------------------------------------ */
+
+struct rtm_ipc;
+/*
+ * Serves the rtrmgr service (ipc/proto/rtrmgr.proto) on RUNDIR/rtrmgr.sock
+ * and rtrmgr-ro.sock (group: the component user's, so mgmt can forward
+ * ternsh's commands): LIST, COMPONENT_STATUS, START, STOP, RESTART,
+ * SUBSCRIBE (then EVENT_COMPONENT on every state change), REGISTER (->
+ * rtm_comp_ready), and lifecycle SHUTDOWN (-> rtm_shutdown, then ev_break).
+ * With `health-check ipc` it is the health checker: lifecycle STATUS on
+ * RUNDIR/NAME.sock, ok when it answers in time from the current pid.
+ * Call after rtm_open() and before rtm_start(); it sets the event callback
+ * and the health checker. NULL with errno (from ipc_server_new).
+ */
+struct rtm_ipc *rtm_ipc_new(struct rtm *, struct ev_loop *);
+/* Closes the sockets and clients; before rtm_free(). NULL is a no-op. */
+void	rtm_ipc_free(struct rtm_ipc *);
 
 #endif /* RTM_H */

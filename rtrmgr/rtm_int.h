@@ -62,6 +62,11 @@ struct rtm_config {
 int	rtm_cap_parse(const char *name);
 const char *rtm_cap_name(int cap);
 
+/* Accessors for rtm_ipc.c. */
+const struct rtm_config *rtm_config_of(const struct rtm *);
+/* The component user's group (for socket access), or -1 when not root. */
+gid_t	rtm_sock_gid(const struct rtm *);
+
 /* ---- policy (pure functions, unit tested) ------------------------------------ */
 
 /*

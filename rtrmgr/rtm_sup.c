@@ -784,6 +784,30 @@ rtm_rundir(const struct rtm *rtm)
 	return (rtm->rundir);
 }
 
+enum rtm_state
+rtm_comp_state(const struct rtm_comp *c)
+{
+	return (c->state);
+}
+
+pid_t
+rtm_comp_pid(const struct rtm_comp *c)
+{
+	return (c->pid);
+}
+
+const struct rtm_config *
+rtm_config_of(const struct rtm *rtm)
+{
+	return (rtm->cfg);
+}
+
+gid_t
+rtm_sock_gid(const struct rtm *rtm)
+{
+	return (rtm->ident.drop ? rtm->ident.gid : (gid_t)-1);
+}
+
 void
 rtm_comp_get_info(const struct rtm_comp *c, struct rtm_comp_info *ci)
 {
@@ -995,18 +1019,17 @@ adopt(struct rtm *rtm)
 }
 
 int
-rtm_start(struct rtm *rtm)
+rtm_open(struct rtm *rtm)
 {
 	pid_t holder;
 	int rv;
 
 	if (rtm->phase != PH_NEW)
 		return (-EALREADY);
+	if (rtm->lockfd >= 0)
+		return (0);
 	if ((rv = resolve_user(rtm)) != 0)
 		return (rv);
-	if (rtm->cfg->health_kind == RTM_HEALTH_IPC && rtm->h_fn == NULL)
-		lc_log_warnx("health-check ipc: no IPC health checker in this "
-		    "build yet; watching the pids only");
 	if ((rv = rtm_rundir_prepare(rtm->rundir, rtm->ident.uid,
 	    rtm->ident.gid)) != 0) {
 		lc_log_err("rundir %s: %s", rtm->rundir, strerror(-rv));
@@ -1022,6 +1045,21 @@ rtm_start(struct rtm *rtm)
 		return (rv);
 	}
 	rtm->lockfd = rv;
+	return (0);
+}
+
+int
+rtm_start(struct rtm *rtm)
+{
+	int rv;
+
+	if (rtm->phase != PH_NEW)
+		return (-EALREADY);
+	if ((rv = rtm_open(rtm)) != 0)
+		return (rv);
+	if (rtm->cfg->health_kind == RTM_HEALTH_IPC && rtm->h_fn == NULL)
+		lc_log_warnx("health-check ipc without the IPC front end "
+		    "(rtm_ipc_new): watching the pids only");
 	ev_async_start(rtm->loop, &rtm->keepalive);
 	adopt(rtm);
 	state_save(rtm);
