@@ -141,6 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	now_ms += 10;
+	dp.conf.flags = (ctl & 0x80) ? FWD_DP_F_BURST_LOOKUP : 0;
 	if (fwd_port_mem_inject(port[in], f, len) == 0) {
 		uint64_t fwd0 = dp.st.fwd;
 
