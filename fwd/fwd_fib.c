@@ -16,7 +16,8 @@ fib_map(size_t len, bool thp, size_t *maplen, void **mapbase)
 	/* Over-reserve by one huge page so the table can start 2 MiB aligned:
 	 * with transparent huge pages, random lookups take far fewer TLB
 	 * misses. MAP_NORESERVE: untouched pages cost nothing. */
-	size_t ml = len + (thp ? FIB_HUGE : 0);
+	/* + one page: 4-byte gathers may read 2 bytes past the last entry */
+	size_t ml = len + 4096 + (thp ? FIB_HUGE : 0);
 	uint8_t *p = mmap(NULL, ml, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uint8_t *a;
@@ -332,7 +333,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	unsigned ng;
 
 	if (conf == NULL || conf->max_nh == 0 || conf->max_nh > FWD_FIB_MAX_NH ||
-	    (conf->flags & ~FWD_FIB_F_NO_THP) != 0) {
+	    (conf->flags & ~(FWD_FIB_F_NO_THP | FWD_FIB_F_NO_SIMD)) != 0) {
 		errno = EINVAL;
 		return (NULL);
 	}
@@ -387,6 +388,8 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->dp.tbl8 = fib->tbl8;
 	fib->dp.nh_limit = conf->max_nh;
 	fib->dp.g_span = FIB_NONE - conf->max_nh;
+	fib->dp.simd = !(conf->flags & FWD_FIB_F_NO_SIMD) &&
+	    fwd_fib_simd_supported();
 	return (fib);
 fail:
 	fwd_fib_free(fib);

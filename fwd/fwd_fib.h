@@ -33,7 +33,8 @@
 #define FWD_FIB_MAX_NH	0xff00u	/* largest max_nh (leaves >= 255 groups) */
 
 /* fwd_fib_conf.flags */
-#define FWD_FIB_F_NO_THP 0x1u	/* do not ask for transparent huge pages */
+#define FWD_FIB_F_NO_THP  0x1u	/* do not ask for transparent huge pages */
+#define FWD_FIB_F_NO_SIMD 0x2u	/* scalar bursts even where AVX-512 exists */
 
 struct fwd_fib;
 
@@ -54,7 +55,13 @@ struct fwd_fib_dp {
 	unsigned nh_limit;	/* == max_nh */
 	unsigned g_span;	/* 0xffff - max_nh: v is a group iff
 				   v - nh_limit < g_span (unsigned) */
+	unsigned simd;		/* use fwd_fib_lookup_burst_simd_ for
+				   bursts of 16 or more */
 };
+
+/* Internal: the AVX-512 burst (fwd_fib_simd.c). */
+void fwd_fib_lookup_burst_simd_(const struct fwd_fib *, const uint32_t *dst,
+    uint16_t *nh, unsigned n);
 
 /* NULL + errno: EINVAL (bad conf), ENOMEM. */
 struct fwd_fib *fwd_fib_new(const struct fwd_fib_conf *);
@@ -133,7 +140,8 @@ fwd_fib_lookup_one_(const struct fwd_fib_dp *dp, uint32_t dst)
 
 /* nh[i] = fwd_fib_lookup(fib, dst[i]) for i < n, with the tbl24 reads
  * prefetched FWD_FIB_PREFETCH_AHEAD addresses ahead so their cache misses
- * overlap. */
+ * overlap. On CPUs with AVX-512 (checked once by fwd_fib_new), bursts of 16
+ * or more gather 16 entries per instruction instead (one call). */
 static inline void
 fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
     uint16_t *nh, unsigned n)
@@ -143,6 +151,10 @@ fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
 	unsigned i, pre = n < FWD_FIB_PREFETCH_AHEAD ? n :
 	    FWD_FIB_PREFETCH_AHEAD;
 
+	if (dp->simd && n >= 16) {
+		fwd_fib_lookup_burst_simd_(fib, dst, nh, n);
+		return;
+	}
 	for (i = 0; i < pre; i++)
 		__builtin_prefetch(&t24[dst[i] >> 8]);
 	for (i = 0; i + FWD_FIB_PREFETCH_AHEAD < n; i++) {

@@ -70,6 +70,8 @@ struct fwd_fib {
 	bool own_qsbr;
 };
 
+bool fwd_fib_simd_supported(void);
+
 static inline uint32_t
 fib_mask(unsigned len)
 {

@@ -33,6 +33,7 @@ static struct {
 	size_t nupdates;	/* prefixes deleted then re-added per round */
 	bool lpm;
 	bool no_thp;		/* ours without transparent huge pages */
+	bool no_simd;		/* ours with scalar bursts only */
 	double rib_factor;	/* rte_fib max_routes = factor * prefixes */
 	const char *suffix;	/* "1M" or e.g. "50k" in --quick */
 } opt;
@@ -184,7 +185,8 @@ static struct fwd_fib *
 ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
 {
 	struct fwd_fib_conf c = { .max_nh = TT_PFX_NNH,
-		.flags = opt.no_thp ? FWD_FIB_F_NO_THP : 0 };
+		.flags = (opt.no_thp ? FWD_FIB_F_NO_THP : 0) |
+		    (opt.no_simd ? FWD_FIB_F_NO_SIMD : 0) };
 	struct fwd_fib *f;
 	double t0 = now_s();
 
@@ -268,8 +270,10 @@ lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
 
 /* ---- lookups ---- */
 
-enum impl { OURS, DFIB, LPM, NIMPL };
-static const char *impl_peer[NIMPL] = { "ours", "dpdk_rte_fib", "dpdk_rte_lpm" };
+enum impl { OURS, DFIB, LPM, DFIB512, NIMPL };
+static const char *impl_peer[NIMPL] = { "ours", "dpdk_rte_fib", "dpdk_rte_lpm",
+	"dpdk_rte_fib_avx512" };
+static bool have_avx512;	/* rte_fib's AVX512 lookup is selectable */
 
 struct tables {
 	struct fwd_fib *ours;
@@ -286,6 +290,9 @@ run_lookups(const struct tables *t, enum impl im, bool burst,
 	uint64_t sum = 0;
 	double t0, t1;
 
+	if (im == DFIB512)
+		rte_fib_select_lookup(t->dfib,
+		    RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512);
 	t0 = now_s();
 	for (size_t r = 0; r < reps; r++) {
 		switch (im * 2 + burst) {
@@ -313,6 +320,8 @@ run_lookups(const struct tables *t, enum impl im, bool burst,
 				sum += nh;
 			}
 			break;
+		case DFIB512 * 2:
+		case DFIB512 * 2 + 1:
 		case DFIB * 2 + 1: {
 			uint64_t nh[BURST];
 
@@ -343,6 +352,9 @@ run_lookups(const struct tables *t, enum impl im, bool burst,
 		}
 	}
 	t1 = now_s();
+	if (im == DFIB512)
+		rte_fib_select_lookup(t->dfib,
+		    RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO);
 	sink += sum;
 	return ((double)(reps * (m - (burst ? m % BURST : 0))) / (t1 - t0));
 }
@@ -407,7 +419,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: bench-fib [--quick] [--rounds N] [--n PREFIXES] "
-	    "[--no-lpm] [--no-thp] [--wall] [--rib-factor F]\n");
+	    "[--no-lpm] [--no-thp] [--no-simd] [--wall] [--rib-factor F]\n");
 	exit(2);
 }
 
@@ -415,7 +427,8 @@ int
 main(int argc, char **argv)
 {
 	char *eal_argv[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf",
-		"--no-telemetry", "-m", "3072", "--log-level=3", NULL };
+		"--no-telemetry", "-m", "3072", "--log-level=3",
+		"--force-max-simd-bitwidth=512", NULL };
 	int eal_argc = (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1;
 	struct tt_prefixset ps, pl;
 	struct tables t = { 0 };
@@ -440,6 +453,8 @@ main(int argc, char **argv)
 			opt.lpm = false;
 		else if (strcmp(argv[i], "--no-thp") == 0)
 			opt.no_thp = true;
+		else if (strcmp(argv[i], "--no-simd") == 0)
+			opt.no_simd = true;
 		else if (strcmp(argv[i], "--wall") == 0)
 			bench_clock = CLOCK_MONOTONIC;
 		else if (strcmp(argv[i], "--rib-factor") == 0 && i + 1 < argc)
@@ -481,9 +496,12 @@ main(int argc, char **argv)
 	    sched_getcpu(), bench_clock == CLOCK_MONOTONIC ? "wall" :
 	    "thread CPU");
 	printf("peers: %s rte_fib DIR24_8 2-byte entries (num_tbl8 32767, "
-	    "max_routes %.2f x prefixes, default lookup fn) and rte_lpm, EAL --no-huge (4 KiB pages); ours "
-	    "%s\n", rte_version(), opt.rib_factor, opt.no_thp ? "on 4 KiB pages (--no-thp)" :
-	    "with transparent huge pages (madvise)");
+	    "max_routes %.2f x prefixes, scalar lookup: what DEFAULT picks without "
+	    "--force-max-simd-bitwidth=512) and rte_lpm, EAL --no-huge (4 KiB pages); ours "
+	    "%s, %s bursts\n", rte_version(), opt.rib_factor,
+	    opt.no_thp ? "on 4 KiB pages (--no-thp)" :
+	    "with transparent huge pages (madvise)", opt.no_simd ? "scalar" :
+	    "AVX-512 (where the CPU has it)");
 
 	if (tt_prefixset_gen(&ps, opt.n, TT_PFX_SEED, 0) != 0 ||
 	    tt_prefixset_gen(&pl, opt.n, TT_PFX_SEED, TT_PFX_LONG) != 0) {
@@ -560,6 +578,15 @@ main(int argc, char **argv)
 		(void)mem_l;
 	}
 
+	/* rte_fib's AVX512 bulk lookup, where the CPU has it: an extra peer
+	 * for bursts (the default selection stays the scalar one) */
+	have_avx512 = rte_fib_select_lookup(t.dfib,
+	    RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) == 0;
+	rte_fib_select_lookup(t.dfib, RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO);
+	printf("rte_fib AVX512 lookup: %s\n", have_avx512 ? "available, "
+	    "measured as the extra peer dpdk_rte_fib_avx512 (bursts)" :
+	    "not available");
+
 	/* ---- correctness across the three ---- */
 	for (int k = 0; k < 3; k++) {
 		size_t bad = verify(&t, streams[k], m);
@@ -585,7 +612,9 @@ main(int argc, char **argv)
 
 			for (int r = 0; r < opt.rounds; r++)
 				for (int im = 0; im < NIMPL; im++) {
-					if (im == LPM && t.lpm == NULL)
+					if ((im == LPM && t.lpm == NULL) ||
+					    (im == DFIB512 && (!have_avx512 ||
+					    !b)))
 						continue;
 					add(&s[im], run_lookups(&t,
 					    (enum impl)im, b, streams[k], m));
@@ -599,6 +628,10 @@ main(int argc, char **argv)
 			if (t.lpm != NULL)
 				report(CASE(base), "lookups_per_s", "1/s",
 				    &s[OURS], impl_peer[LPM], &s[LPM], true);
+			if (s[DFIB512].n > 0)
+				report(CASE(base), "lookups_per_s", "1/s",
+				    &s[OURS], impl_peer[DFIB512], &s[DFIB512],
+				    true);
 		}
 	}
 
