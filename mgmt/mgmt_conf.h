@@ -187,6 +187,11 @@ void mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
 int mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out);
 int mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
     unsigned nwords, struct lc_buf *out, struct mgmt_err *err);
+/* Prints conf as JSON (for `show configuration | json`): containers and list
+ * entries are objects, a list is an object keyed by its keys, a repeatable
+ * leaf an array, a flag true, numbers as numbers, the rest as strings:
+ * {"interfaces":{"eth0":{"device":"veth0","address":["198.18.0.1/24"]}}} */
+int mgmt_conf_print_json(const struct mgmt_conf *conf, struct lc_buf *out);
 /* Prints conf as `set` commands, one per line (for `show | display set`). */
 int mgmt_conf_print_set(const struct mgmt_conf *conf, struct lc_buf *out);
 
@@ -254,6 +259,10 @@ struct mgmt_changes {
 void mgmt_conf_diff(const struct mgmt_conf *old, const struct mgmt_conf *new,
     struct mgmt_changes *out);
 void mgmt_changes_fini(struct mgmt_changes *);
+/* Turns a change set into the one that undoes it (old and new swapped, ADD
+ * and DEL exchanged), in place: what to send a component that accepted its
+ * part of a commit another component refused. */
+void mgmt_changes_invert(struct mgmt_changes *);
 /* Validates only what changes touch (plus, when an interface is deleted,
  * every route's reference): the commit path. Same errors as
  * mgmt_conf_validate. new is the tree the changes lead to. */

@@ -208,6 +208,25 @@ mgmt_changes_fini(struct mgmt_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void
+mgmt_changes_invert(struct mgmt_changes *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct mgmt_change *x = &c->v[i];
+		const struct mgmt_node *t = x->old;
+
+		x->old = x->new;
+		x->new = t;
+		if (x->op != MGMT_CHG_MOD)
+			x->op =
+			    x->op == MGMT_CHG_ADD ? MGMT_CHG_DEL : MGMT_CHG_ADD;
+	}
+	c->iface_deleted = false;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].op == MGMT_CHG_DEL && c->v[i].unit == MGMT_S_IFACE)
+			c->iface_deleted = true;
+}
+
 /* ---- compare text
  * ------------------------------------------------------------------------- */
 

@@ -183,3 +183,106 @@ mgmt_conf_print_set(const struct mgmt_conf *conf, struct lc_buf *out)
 		print_set(out, c, path, sizeof(path));
 	return (0);
 }
+
+/* ---- JSON
+ * ------------------------------------------------------------------------ */
+
+static void
+json_str(struct lc_buf *b, const char *s)
+{
+	mgmt_buf_puts(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			mgmt_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			mgmt_buf_printf(b, "\\u%04x", c);
+		else
+			lc_buf_append(b, s, 1);
+	}
+	mgmt_buf_puts(b, "\"");
+}
+
+static void
+json_value(struct lc_buf *b, const struct mgmt_node *n)
+{
+	if (mgmt_schema[n->sid].type == MGMT_T_UINT)
+		mgmt_buf_puts(b, n->value);
+	else
+		json_str(b, n->value);
+}
+
+/* The members of n's object: children grouped by schema id. */
+static void
+json_members(struct lc_buf *b, const struct mgmt_node *n)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+	int last = -1;
+	bool first = true;
+
+	mgmt_iter_init(&it, n);
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		const struct mgmt_schema_node *s = &mgmt_schema[c->sid];
+		bool group =
+		    s->kind == MGMT_SK_LIST || s->kind == MGMT_SK_LEAFLIST;
+
+		if (c->sid != last) {
+			/* close the previous group */
+			if (last >= 0 && mgmt_schema_keyed((unsigned)last) &&
+			    mgmt_schema[last].name != NULL)
+				mgmt_buf_puts(
+				    b, mgmt_schema[last].kind == MGMT_SK_LIST
+					   ? "}"
+					   : "]");
+			if (!first)
+				mgmt_buf_puts(b, ",");
+			first = false;
+			/* an anonymous list's entries are the members */
+			if (s->name != NULL) {
+				json_str(b, s->name);
+				mgmt_buf_puts(b, ":");
+				if (group)
+					mgmt_buf_puts(b, s->kind == MGMT_SK_LIST
+							     ? "{"
+							     : "[");
+			}
+			last = c->sid;
+		} else if (group)
+			mgmt_buf_puts(b, ",");
+		switch (s->kind) {
+		case MGMT_SK_CONTAINER:
+			mgmt_buf_puts(b, "{");
+			json_members(b, c);
+			mgmt_buf_puts(b, "}");
+			break;
+		case MGMT_SK_LIST:
+			json_str(b, c->value);
+			mgmt_buf_puts(b, ":{");
+			json_members(b, c);
+			mgmt_buf_puts(b, "}");
+			break;
+		case MGMT_SK_LEAF:
+		case MGMT_SK_LEAFLIST:
+			json_value(b, c);
+			break;
+		case MGMT_SK_FLAG:
+			mgmt_buf_puts(b, "true");
+			break;
+		}
+	}
+	if (last >= 0 && mgmt_schema_keyed((unsigned)last) &&
+	    mgmt_schema[last].name != NULL)
+		mgmt_buf_puts(
+		    b, mgmt_schema[last].kind == MGMT_SK_LIST ? "}" : "]");
+}
+
+int
+mgmt_conf_print_json(const struct mgmt_conf *conf, struct lc_buf *out)
+{
+	mgmt_buf_puts(out, "{");
+	json_members(out, conf->root);
+	mgmt_buf_puts(out, "}");
+	return (0);
+}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "mgmt/mgmt_conf.h"
 
 static void
@@ -45,6 +47,17 @@ round_trip(const struct mgmt_conf *c)
 	mgmt_conf_compare(c, re, &b);
 	check(b.len == 0, "compare of equal trees not empty");
 	(void)mgmt_conf_validate(re, &err);
+	/* the JSON form is valid JSON */
+	{
+		struct json_object *j;
+
+		lc_buf_reset(&b);
+		mgmt_conf_print_json(c, &b);
+		lc_buf_append(&b, "", 1);
+		j = json_tokener_parse((char *)b.data);
+		check(j != NULL, "invalid JSON");
+		json_object_put(j);
+	}
 	mgmt_conf_free(re);
 	lc_buf_fini(&a);
 	lc_buf_fini(&b);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "mgmt/mgmt_conf.h"
 #include "mgmt/mgmt_conf_int.h"
@@ -664,6 +665,68 @@ test_rebase(void **s)
 	mgmt_conf_free(run);
 }
 
+static void
+test_json(void **s)
+{
+	struct mgmt_conf *c = base();
+	struct lc_buf b = {0};
+	struct mgmt_err err;
+	struct json_object *j, *v;
+
+	(void)s;
+	assert_int_equal(cmd(c, "set interfaces eth0 disable", &err), 0);
+	assert_int_equal(
+	    cmd(c, "set system host-name \"a \\\"q\\\"\"", &err), 0);
+	mgmt_conf_print_json(c, &b);
+	lc_buf_append(&b, "", 1);
+	assert_string_equal((char *)b.data,
+	    "{\"interfaces\":{\"eth0\":{\"device\":\"veth0\",\"address\":"
+	    "[\"198.18.0.1/24\"],\"disable\":true},\"eth1\":{\"address\":"
+	    "[\"198.18.1.1/24\"]}},\"protocols\":{\"static\":{\"route\":"
+	    "{\"10.0.0.0/8\":{\"next-hop\":[\"198.18.0.2\"]},"
+	    "\"10.1.0.0/16\":{\"interface\":\"eth1\"}}}},\"rib\":"
+	    "{\"ecmp-width\":4},\"system\":{\"host-name\":\"a \\\"q\\\"\"}}");
+	j = json_tokener_parse((char *)b.data);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "system", &v));
+	assert_true(json_object_object_get_ex(v, "host-name", &v));
+	assert_string_equal(json_object_get_string(v), "a \"q\"");
+	json_object_put(j);
+	lc_buf_fini(&b);
+	mgmt_conf_free(c);
+}
+
+static void
+test_invert(void **s)
+{
+	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
+	struct mgmt_changes chg = {0}, back = {0};
+	struct mgmt_err err;
+
+	(void)s;
+	assert_int_equal(cmd(cand, "delete interfaces eth1", &err), 0);
+	assert_int_equal(cmd(cand,
+			     "delete protocols static route "
+			     "10.1.0.0/16",
+			     &err),
+	    0);
+	assert_int_equal(cmd(cand, "set rib ecmp-width 2", &err), 0);
+	mgmt_conf_diff(run, cand, &chg);
+	mgmt_conf_diff(cand, run, &back);
+	mgmt_changes_invert(&chg);
+	assert_int_equal(chg.n, back.n);
+	for (size_t i = 0; i < chg.n; i++) {
+		assert_int_equal(chg.v[i].op, back.v[i].op);
+		assert_ptr_equal(chg.v[i].old, back.v[i].old);
+		assert_ptr_equal(chg.v[i].new, back.v[i].new);
+	}
+	assert_false(chg.iface_deleted);
+	mgmt_changes_fini(&chg);
+	mgmt_changes_fini(&back);
+	mgmt_conf_free(run);
+	mgmt_conf_free(cand);
+}
+
 /* AVL invariants of one child set, and recursively below. */
 static int
 check_avl(const struct mgmt_node *t, const struct mgmt_node **prev)
@@ -802,6 +865,8 @@ main(void)
 	    cmocka_unit_test(test_complete),
 	    cmocka_unit_test(test_random_ops_and_snapshots),
 	    cmocka_unit_test(test_rebase),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_invert),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
