@@ -547,6 +547,9 @@ comp_terminate(struct rtm_comp *c)
 	lc_log_info("%s: stopping pid %d (SIGTERM, SIGKILL after %u ms)",
 	    c->cfg->name, (int)c->pid, grace);
 	proc_signal(c, SIGTERM);
+	/* The grace counts from the signal, not from the loop turn's start
+	 * (an API call may come long after it). */
+	ev_now_update(rtm->loop);
 	ev_timer_set(&c->timer, grace / 1000.0, 0.);
 	ev_set_cb(&c->timer, grace_cb);
 	ev_timer_start(rtm->loop, &c->timer);

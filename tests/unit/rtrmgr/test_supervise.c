@@ -43,9 +43,10 @@ struct h {
 
 static const char *const scripts[][2] = {
 	/* runs, touches its heartbeat, records argv and its SIGTERM */
+	/* (the args file appears once the trap is set) */
 	{ "ok.sh", "#!/bin/sh\n"
-	    "echo \"$@\" > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\n"
 	    "trap 'echo \"$TERN_COMPONENT\" >> \"$TERN_RUNDIR/../order\"; exit 0' TERM\n"
+	    "echo \"$@\" > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\n"
 	    "while :; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep 0.02; done\n" },
 	{ "fail.sh", "#!/bin/sh\nexit 3\n" },
 	/* alive for a while, then hangs (still running, no heartbeat) */
@@ -55,7 +56,8 @@ static const char *const scripts[][2] = {
 	/* never says it is alive */
 	{ "never.sh", "#!/bin/sh\nexec sleep 30\n" },
 	/* ignores SIGTERM (the ignore survives exec) */
-	{ "noterm.sh", "#!/bin/sh\ntrap '' TERM\nexec sleep 30\n" },
+	{ "noterm.sh", "#!/bin/sh\ntrap '' TERM\n"
+	    "echo > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\nexec sleep 30\n" },
 };
 
 static void
@@ -213,6 +215,24 @@ wait_event(struct h *h, const char *name, enum rtm_state st, uint64_t gen,
 	if (!run_until(h, seen_event, &w, timeout_ms))
 		fail_msg("%s: no %s event for gen>=%" PRIu64, name,
 		    rtm_state_name(st), gen);
+}
+
+static bool
+file_exists(struct h *h, const void *arg)
+{
+	return (access(arg, F_OK) == 0);
+}
+
+/* Waits for DIR/NAME.args: the script has set its SIGTERM trap. */
+static void
+wait_ready(struct h *h, const char *name)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s.args", h->dir, name);
+	if (!run_until(h, file_exists, path, 3000))
+		fail_msg("%s never wrote %s", name, path);
+	unlink(path);
 }
 
 static void
@@ -517,6 +537,7 @@ test_stop_start_restart(void **state)
 	assert_int_equal(rtm_comp_stop(hp->rtm, "nope"), -ENOENT);
 	assert_int_equal(rtm_comp_restart(hp->rtm, "nope"), -ENOENT);
 
+	wait_ready(hp, "rib");
 	assert_int_equal(rtm_comp_stop(hp->rtm, "rib"), 0);
 	assert_int_equal(rtm_comp_restart(hp->rtm, "rib"), -EBUSY);
 	wait_state(hp, "rib", RTM_STOPPED, 1, 2000);
@@ -568,7 +589,7 @@ test_grace_then_sigkill(void **state)
 	hp->rtm = h_rtm(hp, FAST, comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_state(hp, "fwd", RTM_RUNNING, 1, 2000);
-	run_for(hp, 50);	/* let the script reach its trap */
+	wait_ready(hp, "fwd");	/* the script has set its trap */
 	info(hp, "fwd", &ci);
 	pid = ci.pid;
 	t0 = lc_time_mono_ns();
