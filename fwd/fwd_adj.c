@@ -1,4 +1,5 @@
-/* fwd/fwd_adj.c: adjacency table maintenance by the control thread (workers only read). */
+/* fwd/fwd_adj.c: adjacency table maintenance by the control thread (workers
+ * only read). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,8 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 	 */
 	t->ent = calloc(FWD_ADJ_INDEX_SPACE, sizeof(*t->ent));
 	t->used = calloc(size, 1);
-	t->grp = calloc((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1,
-	    sizeof(*t->grp));
+	t->grp =
+	    calloc((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1, sizeof(*t->grp));
 	t->grp_used = calloc(ngroups + 1, 1);
 	if (t->ent == NULL || t->used == NULL || t->grp == NULL ||
 	    t->grp_used == NULL) {
@@ -75,8 +76,8 @@ adj_group_put(struct fwd_adj_tbl *t, struct fwd_adj *a)
 static void
 adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
 {
-	const struct fwd_adj_port *p = a->port < FWD_PORT_MAX ?
-	    &t->port[a->port] : NULL;
+	const struct fwd_adj_port *p =
+	    a->port < FWD_PORT_MAX ? &t->port[a->port] : NULL;
 	uint8_t act;
 
 	switch (a->kind) {
@@ -250,8 +251,8 @@ fwd_adj_set_drop(struct fwd_adj_tbl *t, unsigned idx)
 }
 
 int
-fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx,
-    const uint16_t *members, unsigned n)
+fwd_adj_set_group(
+    struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members, unsigned n)
 {
 	struct fwd_adj *a;
 	unsigned g;
@@ -295,8 +296,8 @@ fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx,
 }
 
 unsigned
-fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
-    const uint8_t *mac)
+fwd_adj_neigh_set(
+    struct fwd_adj_tbl *t, uint16_t port, uint32_t ip, const uint8_t *mac)
 {
 	unsigned changed = 0;
 

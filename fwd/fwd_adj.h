@@ -1,4 +1,5 @@
-/* fwd/fwd_adj.h: adjacency table, next-hop index -> egress port, prebuilt Ethernet header, MTU, state. */
+/* fwd/fwd_adj.h: adjacency table, next-hop index -> egress port, prebuilt
+ * Ethernet header, MTU, state. */
 #ifndef FWD_ADJ_H
 #define FWD_ADJ_H
 
@@ -15,47 +16,47 @@
  * path tests one byte.
  */
 enum fwd_adj_action {
-	FWD_ADJ_A_UNSET = 0,	/* slot not in use: drop (adj_down) */
-	FWD_ADJ_A_FORWARD,	/* rewrite with eth[] and send on port */
-	FWD_ADJ_A_RESOLVE,	/* neighbour not resolved: slow path (ARP) */
-	FWD_ADJ_A_LOCAL,	/* the router's own address: slow path */
-	FWD_ADJ_A_DROP,		/* blackhole */
-	FWD_ADJ_A_DOWN,		/* egress port down */
-	FWD_ADJ_A_GROUP,	/* ECMP: pick a member by flow hash */
+	FWD_ADJ_A_UNSET = 0, /* slot not in use: drop (adj_down) */
+	FWD_ADJ_A_FORWARD,   /* rewrite with eth[] and send on port */
+	FWD_ADJ_A_RESOLVE,   /* neighbour not resolved: slow path (ARP) */
+	FWD_ADJ_A_LOCAL,     /* the router's own address: slow path */
+	FWD_ADJ_A_DROP,	     /* blackhole */
+	FWD_ADJ_A_DOWN,	     /* egress port down */
+	FWD_ADJ_A_GROUP,     /* ECMP: pick a member by flow hash */
 };
 
 /* Kinds of adjacency as the control side sets them. */
 enum fwd_adj_kind {
 	FWD_ADJ_K_NONE = 0,
-	FWD_ADJ_K_NH,		/* gateway gw on port (resolved by ARP) */
-	FWD_ADJ_K_GLEAN,	/* connected subnet on port: resolve the dst */
+	FWD_ADJ_K_NH,	 /* gateway gw on port (resolved by ARP) */
+	FWD_ADJ_K_GLEAN, /* connected subnet on port: resolve the dst */
 	FWD_ADJ_K_LOCAL,
 	FWD_ADJ_K_DROP,
 	FWD_ADJ_K_GROUP,
 };
 
-#define FWD_ADJ_GROUP_MAX	16	/* members of an ECMP group */
-#define FWD_ADJ_INDEX_SPACE	0x10000	/* ent[] covers every 16-bit index */
+#define FWD_ADJ_GROUP_MAX   16	    /* members of an ECMP group */
+#define FWD_ADJ_INDEX_SPACE 0x10000 /* ent[] covers every 16-bit index */
 
 /* 32 bytes, two per cache line. */
 struct fwd_adj {
-	uint8_t		eth[14];	/* dst MAC, src MAC, type 0x0800 */
-	uint8_t		action;		/* enum fwd_adj_action, read by workers */
-	uint8_t		kind;		/* enum fwd_adj_kind */
-	uint16_t	port;		/* egress port id */
-	uint16_t	mtu;		/* egress IP MTU */
-	uint32_t	gw;		/* next hop, host order (K_NH) */
-	uint32_t	group;		/* K_GROUP: members at grp[group*MAX], n in ngrp */
-	uint8_t		ngrp;
-	uint8_t		resolved;	/* K_NH: eth[0..5] holds the neighbour's MAC */
-	uint8_t		pad[2];
+	uint8_t eth[14]; /* dst MAC, src MAC, type 0x0800 */
+	uint8_t action;	 /* enum fwd_adj_action, read by workers */
+	uint8_t kind;	 /* enum fwd_adj_kind */
+	uint16_t port;	 /* egress port id */
+	uint16_t mtu;	 /* egress IP MTU */
+	uint32_t gw;	 /* next hop, host order (K_NH) */
+	uint32_t group;	 /* K_GROUP: members at grp[group*MAX], n in ngrp */
+	uint8_t ngrp;
+	uint8_t resolved; /* K_NH: eth[0..5] holds the neighbour's MAC */
+	uint8_t pad[2];
 };
 
 struct fwd_adj_port {
-	uint8_t		mac[6];
-	uint16_t	mtu;
-	bool		up;
-	bool		present;
+	uint8_t mac[6];
+	uint16_t mtu;
+	bool up;
+	bool present;
 };
 
 /*
@@ -65,14 +66,14 @@ struct fwd_adj_port {
  * was built with.
  */
 struct fwd_adj_tbl {
-	struct fwd_adj	*ent;		/* index = FIB next hop; [size, 0xffff]
-					   exist and stay UNSET */
-	unsigned	 size;
-	uint16_t	*grp;		/* ngroups * FWD_ADJ_GROUP_MAX member ids */
-	unsigned	 ngroups;
-	uint8_t		*grp_used;
-	uint8_t		*used;		/* allocation map for fwd_adj_alloc */
-	unsigned	 next_free;
+	struct fwd_adj *ent; /* index = FIB next hop; [size, 0xffff]
+				exist and stay UNSET */
+	unsigned size;
+	uint16_t *grp; /* ngroups * FWD_ADJ_GROUP_MAX member ids */
+	unsigned ngroups;
+	uint8_t *grp_used;
+	uint8_t *used; /* allocation map for fwd_adj_alloc */
+	unsigned next_free;
 	struct fwd_adj_port port[FWD_PORT_MAX];
 };
 
@@ -121,15 +122,15 @@ int fwd_adj_set_drop(struct fwd_adj_tbl *, unsigned idx);
  * K_NH or K_GLEAN entries. The group storage is allocated on first use.
  * 0, -EINVAL, -ENOSPC (no group slot left).
  */
-int fwd_adj_set_group(struct fwd_adj_tbl *, unsigned idx,
-    const uint16_t *members, unsigned n);
+int fwd_adj_set_group(
+    struct fwd_adj_tbl *, unsigned idx, const uint16_t *members, unsigned n);
 
 /*
  * The neighbour ip on port has MAC mac (NULL: no longer valid). Updates every
  * K_NH adjacency whose gateway it is. Returns how many changed.
  */
-unsigned fwd_adj_neigh_set(struct fwd_adj_tbl *, uint16_t port, uint32_t ip,
-    const uint8_t *mac);
+unsigned fwd_adj_neigh_set(
+    struct fwd_adj_tbl *, uint16_t port, uint32_t ip, const uint8_t *mac);
 
 /* Flow hash on the addresses and protocol (murmur3 finaliser), for ECMP. */
 static inline uint32_t
@@ -147,15 +148,17 @@ fwd_adj_flow_hash(const uint8_t *ip)
 
 /* The adjacency to use for a packet: resolves a group to its member. */
 static inline const struct fwd_adj *
-fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
-    const uint8_t *ip)
+fwd_adj_select(
+    const struct fwd_adj_tbl *t, const struct fwd_adj *a, const uint8_t *ip)
 {
 	unsigned n = __atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE);
 
 	if (n == 0)
 		return (a);
-	return (&t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
-	    (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >> 32)]]);
+	return (
+	    &t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
+			   (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >>
+				      32)]]);
 }
 
 #endif /* FWD_ADJ_H */

@@ -1,67 +1,68 @@
-/* fwd/fwd_arp.c: the neighbour table and ARP protocol of the slow path (control thread only). */
+/* fwd/fwd_arp.c: the neighbour table and ARP protocol of the slow path (control
+ * thread only). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fwd_arp.h"
 
-#define ARP_QMAX	16		/* cap on conf.queue_len */
-#define ARP_POOL_MAX	1024		/* queued frames, all neighbours */
+#define ARP_QMAX	16   /* cap on conf.queue_len */
+#define ARP_POOL_MAX	1024 /* queued frames, all neighbours */
 #define ARP_NONE	0xffffffffu
 #define ARP_LEN		42
-#define ARP_PENDING_MAX	256
+#define ARP_PENDING_MAX 256
 
 struct arp_neigh {
-	uint32_t	ip;
-	uint16_t	port;
-	uint8_t		mac[6];
-	uint8_t		state;
-	uint8_t		probes;
-	uint8_t		qn;
-	uint16_t	host_adj;	/* FWD_FIB_NH_NONE: no host route */
-	uint64_t	t_next;		/* expiry or next retransmission */
-	uint32_t	next;		/* hash chain, ARP_NONE ends */
-	uint16_t	qslot[ARP_QMAX];
-	uint16_t	qin[ARP_QMAX];	/* ingress port of each queued frame */
+	uint32_t ip;
+	uint16_t port;
+	uint8_t mac[6];
+	uint8_t state;
+	uint8_t probes;
+	uint8_t qn;
+	uint16_t host_adj; /* FWD_FIB_NH_NONE: no host route */
+	uint64_t t_next;   /* expiry or next retransmission */
+	uint32_t next;	   /* hash chain, ARP_NONE ends */
+	uint16_t qslot[ARP_QMAX];
+	uint16_t qin[ARP_QMAX]; /* ingress port of each queued frame */
 };
 
 struct arp_addr {
-	uint32_t	ip;
-	uint8_t		plen;
-	uint16_t	port;
+	uint32_t ip;
+	uint8_t plen;
+	uint16_t port;
 };
 
 struct arp_pending {
-	uint16_t	adj;
-	uint64_t	tok;
+	uint16_t adj;
+	uint64_t tok;
 };
 
 struct fwd_arp {
-	struct fwd_arp_conf	conf;
-	struct fwd_adj_tbl	*adj;
-	struct arp_neigh	*ent;
-	uint32_t		*bucket;
-	unsigned		 nbucket;	/* power of 2 */
-	uint32_t		*freel;
-	unsigned		 nfree;
-	struct arp_addr		 addr[FWD_ARP_ADDR_MAX];
-	unsigned		 naddr;
-	uint8_t			*qbuf;		/* npool * FWD_FRAME_MAX */
-	uint16_t		*qlen;
-	uint16_t		*qfree;
-	unsigned		 npool, nqfree;
-	struct arp_pending	 pend[ARP_PENDING_MAX];
-	unsigned		 npend;
-	struct fwd_arp_stats	 st;
+	struct fwd_arp_conf conf;
+	struct fwd_adj_tbl *adj;
+	struct arp_neigh *ent;
+	uint32_t *bucket;
+	unsigned nbucket; /* power of 2 */
+	uint32_t *freel;
+	unsigned nfree;
+	struct arp_addr addr[FWD_ARP_ADDR_MAX];
+	unsigned naddr;
+	uint8_t *qbuf; /* npool * FWD_FRAME_MAX */
+	uint16_t *qlen;
+	uint16_t *qfree;
+	unsigned npool, nqfree;
+	struct arp_pending pend[ARP_PENDING_MAX];
+	unsigned npend;
+	struct fwd_arp_stats st;
 };
 
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 static unsigned
 arp_hash(const struct fwd_arp *a, uint16_t port, uint32_t ip)
 {
 	return (((ip ^ ((uint32_t)port << 24)) * 0x9e3779b1u) >> 7) &
-	    (a->nbucket - 1);
+	       (a->nbucket - 1);
 }
 
 struct fwd_arp *
@@ -340,8 +341,7 @@ arp_host_route_del(struct fwd_arp *a, struct arp_neigh *n)
 
 	if (n->host_adj == FWD_FIB_NH_NONE || a->conf.fib == NULL)
 		return;
-	if (fwd_fib_get(a->conf.fib, n->ip, 32, &nh) == 0 &&
-	    nh == n->host_adj)
+	if (fwd_fib_get(a->conf.fib, n->ip, 32, &nh) == 0 && nh == n->host_adj)
 		(void)fwd_fib_del(a->conf.fib, n->ip, 32);
 	(void)fwd_adj_neigh_set(a->adj, n->port, n->ip, NULL);
 	/* Workers may still hold the index: release after a grace period. */
@@ -368,11 +368,11 @@ arp_host_route_add(struct fwd_arp *a, struct arp_neigh *n)
 		return;
 	if (n->host_adj == FWD_FIB_NH_NONE) {
 		if (fwd_fib_get(a->conf.fib, n->ip, 32, &nh) == 0)
-			return;		/* a /32 from the RIB wins */
+			return; /* a /32 from the RIB wins */
 		if ((idx = fwd_adj_alloc(a->adj)) < 0)
 			return;
-		if (fwd_adj_set_nh(a->adj, (unsigned)idx, n->port, n->ip,
-		    n->mac) != 0) {
+		if (fwd_adj_set_nh(
+			a->adj, (unsigned)idx, n->port, n->ip, n->mac) != 0) {
 			fwd_adj_release(a->adj, (unsigned)idx);
 			return;
 		}
@@ -432,8 +432,8 @@ static void
 arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
     uint64_t now_ms, struct fwd_out *out)
 {
-	bool changed = n->state == FWD_NEIGH_INCOMPLETE ||
-	    memcmp(n->mac, mac, 6) != 0;
+	bool changed =
+	    n->state == FWD_NEIGH_INCOMPLETE || memcmp(n->mac, mac, 6) != 0;
 
 	if (n->state == FWD_NEIGH_INCOMPLETE)
 		a->st.resolved++;
@@ -450,8 +450,9 @@ arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
 	for (unsigned k = 0; k < n->qn; k++) {
 		uint16_t s = n->qslot[k];
 
-		if (out != NULL && arp_send_to(a, n,
-		    a->qbuf + (size_t)s * FWD_FRAME_MAX, a->qlen[s], out))
+		if (out != NULL &&
+		    arp_send_to(a, n, a->qbuf + (size_t)s * FWD_FRAME_MAX,
+			a->qlen[s], out))
 			a->st.released++;
 		else
 			a->st.queue_drops++;
@@ -460,8 +461,8 @@ arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
 }
 
 static int
-arp_request(struct fwd_arp *a, struct arp_neigh *n, bool unicast,
-    struct fwd_out *out)
+arp_request(
+    struct fwd_arp *a, struct arp_neigh *n, bool unicast, struct fwd_out *out)
 {
 	int rv = arp_emit(a, n->port, 1, unicast ? n->mac : bcast,
 	    arp_src_for(a, n->port, n->ip), NULL, n->ip, out);
@@ -472,8 +473,8 @@ arp_request(struct fwd_arp *a, struct arp_neigh *n, bool unicast,
 }
 
 int
-fwd_arp_input(struct fwd_arp *a, uint16_t port, const uint8_t *f,
-    unsigned len, uint64_t now_ms, struct fwd_out *out)
+fwd_arp_input(struct fwd_arp *a, uint16_t port, const uint8_t *f, unsigned len,
+    uint64_t now_ms, struct fwd_out *out)
 {
 	uint32_t spa, tpa;
 	const uint8_t *sha;
@@ -506,30 +507,29 @@ fwd_arp_input(struct fwd_arp *a, uint16_t port, const uint8_t *f,
 			n = arp_create(a, port, spa);
 		if (n != NULL) {
 			if (n->state == FWD_NEIGH_STATIC)
-				;	/* config wins */
+				; /* config wins */
 			else
 				arp_resolved(a, n, sha, now_ms, out);
 		}
 	}
 	if (!for_us)
 		return (-ENOENT);
-	if (op == 1 && out != NULL && arp_emit(a, port, 2, sha, tpa, sha, spa,
-	    out) == 0)
+	if (op == 1 && out != NULL &&
+	    arp_emit(a, port, 2, sha, tpa, sha, spa, out) == 0)
 		a->st.replies_sent++;
 	return (0);
 }
 
 int
-fwd_arp_resolve(struct fwd_arp *a, uint16_t port, uint32_t ip,
-    uint16_t in_port, const uint8_t *frame, unsigned len, uint64_t now_ms,
-    struct fwd_out *out)
+fwd_arp_resolve(struct fwd_arp *a, uint16_t port, uint32_t ip, uint16_t in_port,
+    const uint8_t *frame, unsigned len, uint64_t now_ms, struct fwd_out *out)
 {
 	struct arp_neigh *n;
 	bool fresh = false;
 
 	if (arp_port(a, port) == NULL || ip == 0 ||
-	    (frame != NULL && (len < FWD_IPV4_MIN_FRAME ||
-	    len > FWD_FRAME_MAX)))
+	    (frame != NULL &&
+		(len < FWD_IPV4_MIN_FRAME || len > FWD_FRAME_MAX)))
 		return (-EINVAL);
 	if (fwd_arp_is_ours(a, ip))
 		return (-EHOSTUNREACH);
@@ -606,8 +606,8 @@ fwd_arp_punt(struct fwd_arp *a, uint16_t in_port, unsigned adj_idx,
 		target = ntohl(fwd_ld32(frame + FWD_ETH_HLEN + FWD_IP_DST));
 	else
 		return (-EINVAL);
-	return (fwd_arp_resolve(a, ad->port, target, in_port, frame, len,
-	    now_ms, out));
+	return (fwd_arp_resolve(
+	    a, ad->port, target, in_port, frame, len, now_ms, out));
 }
 
 int
@@ -667,8 +667,8 @@ fwd_arp_tick(struct fwd_arp *a, uint64_t now_ms, struct fwd_icmp *icmp,
 	for (unsigned i = 0; i < a->conf.max_neigh; i++) {
 		struct arp_neigh *n = &a->ent[i];
 
-		if (n->state == FWD_NEIGH_FREE || n->state == FWD_NEIGH_STATIC ||
-		    now_ms < n->t_next)
+		if (n->state == FWD_NEIGH_FREE ||
+		    n->state == FWD_NEIGH_STATIC || now_ms < n->t_next)
 			continue;
 		switch (n->state) {
 		case FWD_NEIGH_INCOMPLETE:

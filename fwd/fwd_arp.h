@@ -1,4 +1,5 @@
-/* fwd/fwd_arp.h: slow-path ARP: replies for our addresses, next-hop resolution with bounded queues, aging and refresh, gratuitous ARP, static entries. */
+/* fwd/fwd_arp.h: slow-path ARP: replies for our addresses, next-hop resolution
+ * with bounded queues, aging and refresh, gratuitous ARP, static entries. */
 #ifndef FWD_ARP_H
 #define FWD_ARP_H
 
@@ -11,23 +12,23 @@
 #include "fwd_icmp.h"
 #include "fwd_port.h"
 
-#define FWD_ARP_ADDR_MAX	FWD_LOCAL_MAX
+#define FWD_ARP_ADDR_MAX FWD_LOCAL_MAX
 
 enum fwd_neigh_state {
 	FWD_NEIGH_FREE = 0,
-	FWD_NEIGH_INCOMPLETE,	/* broadcast requests sent, packets queued */
-	FWD_NEIGH_REACHABLE,	/* MAC known and recently confirmed */
-	FWD_NEIGH_PROBE,	/* aged: still used, unicast requests sent */
-	FWD_NEIGH_STATIC,	/* from config: never ages */
+	FWD_NEIGH_INCOMPLETE, /* broadcast requests sent, packets queued */
+	FWD_NEIGH_REACHABLE,  /* MAC known and recently confirmed */
+	FWD_NEIGH_PROBE,      /* aged: still used, unicast requests sent */
+	FWD_NEIGH_STATIC,     /* from config: never ages */
 };
 
 struct fwd_arp_conf {
-	unsigned	 max_neigh;	/* entries; 0: 4096 */
-	unsigned	 queue_len;	/* packets waiting per neighbour; 0: 4 */
-	unsigned	 reachable_ms;	/* valid without refresh; 0: 30000 */
-	unsigned	 retrans_ms;	/* between requests; 0: 1000 */
-	unsigned	 max_probes;	/* requests before giving up; 0: 3 */
-	struct fwd_local *local;	/* kept in step with our addresses */
+	unsigned max_neigh;	 /* entries; 0: 4096 */
+	unsigned queue_len;	 /* packets waiting per neighbour; 0: 4 */
+	unsigned reachable_ms;	 /* valid without refresh; 0: 30000 */
+	unsigned retrans_ms;	 /* between requests; 0: 1000 */
+	unsigned max_probes;	 /* requests before giving up; 0: 3 */
+	struct fwd_local *local; /* kept in step with our addresses */
 	/*
 	 * Optional: with fib set, a resolved neighbour reached through a
 	 * connected (glean) route gets an adjacency (from the adjacency
@@ -35,30 +36,31 @@ struct fwd_arp_conf {
 	 * dies; the adjacency index is reused only after a grace period of
 	 * the FIB's qsbr.
 	 */
-	struct fwd_fib	*fib;
+	struct fwd_fib *fib;
 };
 
 struct fwd_arp_stats {
-	uint64_t	rx, rx_bad, replies_sent, requests_sent, garps_sent;
-	uint64_t	resolved, failed, expired;
-	uint64_t	queued, queue_drops, released;
-	uint64_t	table_full;
+	uint64_t rx, rx_bad, replies_sent, requests_sent, garps_sent;
+	uint64_t resolved, failed, expired;
+	uint64_t queued, queue_drops, released;
+	uint64_t table_full;
 };
 
 /* A neighbour as reported by fwd_arp_walk. */
 struct fwd_neigh_info {
-	uint32_t	ip;		/* host order */
-	uint16_t	port;
-	uint8_t		mac[6];
-	uint8_t		state;		/* enum fwd_neigh_state */
-	uint8_t		queued;
-	uint64_t	expires_ms;	/* REACHABLE: when it turns PROBE */
+	uint32_t ip; /* host order */
+	uint16_t port;
+	uint8_t mac[6];
+	uint8_t state; /* enum fwd_neigh_state */
+	uint8_t queued;
+	uint64_t expires_ms; /* REACHABLE: when it turns PROBE */
 };
 
 struct fwd_arp;
 
 /* NULL + errno EINVAL/ENOMEM. adj is not owned. */
-struct fwd_arp *fwd_arp_new(const struct fwd_arp_conf *, struct fwd_adj_tbl *adj);
+struct fwd_arp *fwd_arp_new(
+    const struct fwd_arp_conf *, struct fwd_adj_tbl *adj);
 void fwd_arp_free(struct fwd_arp *);
 
 /*
@@ -124,8 +126,8 @@ int fwd_arp_static_del(struct fwd_arp *, uint16_t port, uint32_t ip);
  * requests, delete entries whose probes went unanswered, finish deferred
  * adjacency releases. Returns the number of entries that changed state.
  */
-unsigned fwd_arp_tick(struct fwd_arp *, uint64_t now_ms,
-    struct fwd_icmp *icmp, struct fwd_out *out);
+unsigned fwd_arp_tick(struct fwd_arp *, uint64_t now_ms, struct fwd_icmp *icmp,
+    struct fwd_out *out);
 
 /* Forget everything learned on port (port down or removed). */
 void fwd_arp_port_flush(struct fwd_arp *, uint16_t port);

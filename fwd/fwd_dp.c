@@ -1,30 +1,31 @@
-/* fwd/fwd_dp.c: the forwarding fast path (per worker, lock-free, no allocation, no syscall but port I/O). */
+/* fwd/fwd_dp.c: the forwarding fast path (per worker, lock-free, no allocation,
+ * no syscall but port I/O). */
 #include <errno.h>
 #include <string.h>
 
 #include "fwd_dp.h"
 
 static const char *const reason_names[FWD_R__COUNT] = {
-	[FWD_R_OK] = "forwarded",
-	[FWD_R_SHORT] = "short",
-	[FWD_R_ETHERTYPE] = "ethertype",
-	[FWD_R_L2_DST] = "l2_dst",
-	[FWD_R_VERSION] = "ip_version",
-	[FWD_R_IHL] = "ip_ihl",
-	[FWD_R_CKSUM] = "ip_cksum",
-	[FWD_R_LEN] = "ip_len",
-	[FWD_R_MARTIAN] = "martian",
-	[FWD_R_TTL] = "ttl_expired",
-	[FWD_R_NO_ROUTE] = "no_route",
-	[FWD_R_BLACKHOLE] = "blackhole",
-	[FWD_R_ADJ_DOWN] = "adj_down",
-	[FWD_R_LOCAL] = "local",
-	[FWD_R_ARP] = "arp",
-	[FWD_R_RESOLVE] = "unresolved",
-	[FWD_R_MTU_DF] = "mtu_df",
-	[FWD_R_MTU_FRAG] = "mtu_frag",
-	[FWD_R_TX_FULL] = "tx_full",
-	[FWD_R_PUNT_FULL] = "punt_full",
+    [FWD_R_OK] = "forwarded",
+    [FWD_R_SHORT] = "short",
+    [FWD_R_ETHERTYPE] = "ethertype",
+    [FWD_R_L2_DST] = "l2_dst",
+    [FWD_R_VERSION] = "ip_version",
+    [FWD_R_IHL] = "ip_ihl",
+    [FWD_R_CKSUM] = "ip_cksum",
+    [FWD_R_LEN] = "ip_len",
+    [FWD_R_MARTIAN] = "martian",
+    [FWD_R_TTL] = "ttl_expired",
+    [FWD_R_NO_ROUTE] = "no_route",
+    [FWD_R_BLACKHOLE] = "blackhole",
+    [FWD_R_ADJ_DOWN] = "adj_down",
+    [FWD_R_LOCAL] = "local",
+    [FWD_R_ARP] = "arp",
+    [FWD_R_RESOLVE] = "unresolved",
+    [FWD_R_MTU_DF] = "mtu_df",
+    [FWD_R_MTU_FRAG] = "mtu_frag",
+    [FWD_R_TX_FULL] = "tx_full",
+    [FWD_R_PUNT_FULL] = "punt_full",
 };
 
 const char *
@@ -76,8 +77,8 @@ fwd_local_del(struct fwd_local *l, uint32_t a)
 int
 fwd_dp_init(struct fwd_dp *dp, const struct fwd_dp_conf *c)
 {
-	if (c == NULL || c->fib == NULL || c->adj == NULL ||
-	    c->local == NULL || c->ports == NULL || c->nports > FWD_PORT_MAX)
+	if (c == NULL || c->fib == NULL || c->adj == NULL || c->local == NULL ||
+	    c->ports == NULL || c->nports > FWD_PORT_MAX)
 		return (-EINVAL);
 	memset(dp, 0, sizeof(*dp));
 	dp->conf = *c;
@@ -156,7 +157,7 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 	unsigned act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
 	enum fwd_reason r;
 
-	if ((unsigned)(a - at->ent) >= at->size) {	/* FWD_FIB_NH_NONE */
+	if ((unsigned)(a - at->ent) >= at->size) { /* FWD_FIB_NH_NONE */
 		dp_divert(dp, p, FWD_R_NO_ROUTE, 0, drop, ndrop);
 		return (NULL);
 	}
@@ -209,8 +210,8 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 {
 	const struct fwd_fib *fib = dp->conf.fib;
 	const struct fwd_adj *ent = dp->conf.adj->ent;
-	const uint64_t filter = __atomic_load_n(&dp->conf.local->filter,
-	    __ATOMIC_RELAXED);
+	const uint64_t filter =
+	    __atomic_load_n(&dp->conf.local->filter, __ATOMIC_RELAXED);
 	const uint8_t *mac;
 	uint64_t mac64;
 	struct fwd_pkt *drop[FWD_BURST];
@@ -220,7 +221,7 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 
 	if (n > FWD_BURST)
 		n = FWD_BURST;
-	if (dp->txmask != 0)		/* the caller skipped fwd_dp_flush */
+	if (dp->txmask != 0) /* the caller skipped fwd_dp_flush */
 		fwd_dp_flush(dp);
 	if (in_port >= dp->conf.nports || dp->conf.ports[in_port] == NULL) {
 		dp->st.reason[FWD_R_ADJ_DOWN] += n;
@@ -234,9 +235,11 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		/* The destination sits at the same offset with or without IP
 		 * options; a frame too short to have one looks up 0. */
 		for (i = 0; i < n; i++)
-			bdst[i] = pkts[i]->len >= FWD_IPV4_MIN_FRAME ?
-			    ntohl(fwd_ld32(pkts[i]->data + FWD_ETH_HLEN +
-			    FWD_IP_DST)) : 0;
+			bdst[i] =
+			    pkts[i]->len >= FWD_IPV4_MIN_FRAME
+				? ntohl(fwd_ld32(pkts[i]->data + FWD_ETH_HLEN +
+						 FWD_IP_DST))
+				: 0;
 		fwd_fib_lookup_burst(fib, bdst, bnh, n);
 	}
 
@@ -247,8 +250,8 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		unsigned iplen, port, h;
 		uint32_t dst;
 
-		if (__builtin_expect(!fwd_pkt_fast_ok(f, p->len, mac64, &dst,
-		    &iplen), 0)) {
+		if (__builtin_expect(
+			!fwd_pkt_fast_ok(f, p->len, mac64, &dst, &iplen), 0)) {
 			if (!dp_classify(dp, p, mac, drop, &ndrop))
 				continue;
 			dst = dp->cl_dst;
@@ -266,14 +269,15 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		 */
 		a = &ent[burst ? bnh[i] : (uint16_t)fwd_fib_lookup(fib, dst)];
 		if (__builtin_expect(__atomic_load_n(&a->action,
-		    __ATOMIC_ACQUIRE) != FWD_ADJ_A_FORWARD, 0) &&
+					 __ATOMIC_ACQUIRE) != FWD_ADJ_A_FORWARD,
+			0) &&
 		    (a = dp_adj_slow(dp, p, a, drop, &ndrop)) == NULL)
 			continue;
 		if (__builtin_expect(iplen > a->mtu, 0)) {
 			dp_mtu(dp, p, a, drop, &ndrop);
 			continue;
 		}
-		port = a->port;		/* < FWD_PORT_MAX (fwd_adj checks) */
+		port = a->port; /* < FWD_PORT_MAX (fwd_adj checks) */
 		if (__builtin_expect(!((dp->port_ok >> port) & 1), 0)) {
 			dp_divert(dp, p, FWD_R_ADJ_DOWN, 0, drop, &ndrop);
 			continue;
@@ -291,8 +295,8 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 }
 
 unsigned
-fwd_dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
-    unsigned n)
+fwd_dp_process(
+    struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts, unsigned n)
 {
 	if (dp->conf.flags & FWD_DP_F_BURST_LOOKUP)
 		return (dp_process(dp, in_port, pkts, n, true));
@@ -346,9 +350,9 @@ fwd_dp_stats_sum(struct fwd_dp_stats *sum, const struct fwd_dp *dp)
 {
 	sum->rx += __atomic_load_n(&dp->st.rx, __ATOMIC_RELAXED);
 	sum->fwd += __atomic_load_n(&dp->st.fwd, __ATOMIC_RELAXED);
-	sum->punt_refused += __atomic_load_n(&dp->st.punt_refused,
-	    __ATOMIC_RELAXED);
+	sum->punt_refused +=
+	    __atomic_load_n(&dp->st.punt_refused, __ATOMIC_RELAXED);
 	for (unsigned r = 0; r < FWD_R__COUNT; r++)
-		sum->reason[r] += __atomic_load_n(&dp->st.reason[r],
-		    __ATOMIC_RELAXED);
+		sum->reason[r] +=
+		    __atomic_load_n(&dp->st.reason[r], __ATOMIC_RELAXED);
 }

@@ -1,4 +1,5 @@
-/* fwd/fwd_dp.h: the forwarding fast path: burst in, parse, look up, rewrite, burst out; drops counted by reason. */
+/* fwd/fwd_dp.h: the forwarding fast path: burst in, parse, look up, rewrite,
+ * burst out; drops counted by reason. */
 #ifndef FWD_DP_H
 #define FWD_DP_H
 
@@ -13,7 +14,7 @@
 
 /* ---- the router's own addresses: a small exact-match set ---- */
 
-#define FWD_LOCAL_MAX	64
+#define FWD_LOCAL_MAX 64
 
 /*
  * Read by workers, written by the control thread. A 64-bit filter keeps
@@ -21,9 +22,9 @@
  * positive, n/64 of addresses) is settled by the exact set.
  */
 struct fwd_local {
-	uint64_t	filter;
-	uint32_t	addr[FWD_LOCAL_MAX];	/* host order */
-	unsigned	n;
+	uint64_t filter;
+	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
+	unsigned n;
 };
 
 static inline unsigned
@@ -37,11 +38,11 @@ fwd_local_has(const struct fwd_local *l, uint32_t a)
 {
 	unsigned h = fwd_local_hash(a);
 
-	if (__builtin_expect(!((__atomic_load_n(&l->filter,
-	    __ATOMIC_RELAXED) >> h) & 1), 1))
+	if (__builtin_expect(
+		!((__atomic_load_n(&l->filter, __ATOMIC_RELAXED) >> h) & 1), 1))
 		return (false);
 	for (unsigned i = 0, n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
-	    i < n && i < FWD_LOCAL_MAX; i++)
+	     i < n && i < FWD_LOCAL_MAX; i++)
 		if (__atomic_load_n(&l->addr[i], __ATOMIC_RELAXED) == a)
 			return (true);
 	return (false);
@@ -56,10 +57,10 @@ int fwd_local_del(struct fwd_local *, uint32_t addr);
 
 /* Per worker; summed on read (fwd_dp_stats_sum). */
 struct fwd_dp_stats {
-	uint64_t	rx;			/* packets processed */
-	uint64_t	fwd;			/* accepted by an egress port */
-	uint64_t	reason[FWD_R__COUNT];	/* not forwarded, by reason */
-	uint64_t	punt_refused;		/* slow path did not take it */
+	uint64_t rx;		       /* packets processed */
+	uint64_t fwd;		       /* accepted by an egress port */
+	uint64_t reason[FWD_R__COUNT]; /* not forwarded, by reason */
+	uint64_t punt_refused;	       /* slow path did not take it */
 };
 
 /*
@@ -72,36 +73,37 @@ struct fwd_dp_stats {
  * for the control thread); false leaves it to the fast path, which drops it
  * and counts punt_refused.
  */
-typedef bool fwd_dp_punt_fn(void *arg, struct fwd_pkt *pkt,
-    enum fwd_reason why, unsigned aux);
+typedef bool fwd_dp_punt_fn(
+    void *arg, struct fwd_pkt *pkt, enum fwd_reason why, unsigned aux);
 
 /* fwd_dp_conf.flags */
-#define FWD_DP_F_BURST_LOOKUP	0x1	/* look a burst up at once, prefetching:
-					   for full tables and many flows */
+#define FWD_DP_F_BURST_LOOKUP                                                  \
+	0x1 /* look a burst up at once, prefetching:                           \
+	       for full tables and many flows */
 
 struct fwd_dp_conf {
-	const struct fwd_fib	 *fib;
+	const struct fwd_fib *fib;
 	const struct fwd_adj_tbl *adj;
-	const struct fwd_local	 *local;
-	struct fwd_port *const	 *ports;	/* this worker's, by port id */
-	unsigned		  nports;	/* <= FWD_PORT_MAX */
-	fwd_dp_punt_fn		 *punt;		/* NULL: slow packets dropped */
-	void			 *punt_arg;
-	struct fwd_qsbr_thread	 *qsbr;		/* NULL: caller reports QS */
-	unsigned		  flags;	/* FWD_DP_F_* */
+	const struct fwd_local *local;
+	struct fwd_port *const *ports; /* this worker's, by port id */
+	unsigned nports;	       /* <= FWD_PORT_MAX */
+	fwd_dp_punt_fn *punt;	       /* NULL: slow packets dropped */
+	void *punt_arg;
+	struct fwd_qsbr_thread *qsbr; /* NULL: caller reports QS */
+	unsigned flags;		      /* FWD_DP_F_* */
 };
 
 /* One worker's fast path state. Not shared between threads. */
 struct fwd_dp {
-	struct fwd_dp_conf	conf;
-	struct fwd_dp_stats	st;
-	uint64_t		txmask;		/* packets queued (0: none) */
-	unsigned		npunted;	/* this burst, taken by punt */
-	uint64_t		port_ok;	/* ports[i] != NULL */
-	uint32_t		txn[FWD_PORT_MAX];
-	uint32_t		cl_dst;		/* scratch of the slow classifier */
-	unsigned		cl_iplen;
-	struct fwd_pkt		*txq[FWD_PORT_MAX][FWD_BURST];
+	struct fwd_dp_conf conf;
+	struct fwd_dp_stats st;
+	uint64_t txmask;  /* packets queued (0: none) */
+	unsigned npunted; /* this burst, taken by punt */
+	uint64_t port_ok; /* ports[i] != NULL */
+	uint32_t txn[FWD_PORT_MAX];
+	uint32_t cl_dst; /* scratch of the slow classifier */
+	unsigned cl_iplen;
+	struct fwd_pkt *txq[FWD_PORT_MAX][FWD_BURST];
 };
 
 /* Set up dp (caller's storage). 0, -EINVAL (missing fib/adj/local/ports). */
@@ -116,8 +118,8 @@ void fwd_dp_fini(struct fwd_dp *);
  * queued, handed to the slow path, or released and counted. No port I/O.
  * Returns the number queued for sending.
  */
-unsigned fwd_dp_process(struct fwd_dp *, uint16_t in_port,
-    struct fwd_pkt **pkts, unsigned n);
+unsigned fwd_dp_process(
+    struct fwd_dp *, uint16_t in_port, struct fwd_pkt **pkts, unsigned n);
 
 /* Send every queued batch (one tx burst per port). Returns packets sent. */
 unsigned fwd_dp_flush(struct fwd_dp *);

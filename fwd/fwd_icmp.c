@@ -1,4 +1,5 @@
-/* fwd/fwd_icmp.c: ICMP replies and errors, and IPv4 fragmentation, built as frames for the slow path to send. */
+/* fwd/fwd_icmp.c: ICMP replies and errors, and IPv4 fragmentation, built as
+ * frames for the slow path to send. */
 #include <errno.h>
 #include <string.h>
 
@@ -108,23 +109,24 @@ fwd_icmp_local(struct fwd_icmp *ic, uint16_t port, const uint8_t *frame,
 	}
 	if (ip[FWD_IP_PROTO] != FWD_IPPROTO_ICMP) {
 		uint8_t code = (ip[FWD_IP_PROTO] == FWD_IPPROTO_UDP ||
-		    ip[FWD_IP_PROTO] == FWD_IPPROTO_TCP) ?
-		    FWD_ICMP_UNREACH_PORT : FWD_ICMP_UNREACH_PROTO;
+				   ip[FWD_IP_PROTO] == FWD_IPPROTO_TCP)
+				   ? FWD_ICMP_UNREACH_PORT
+				   : FWD_ICMP_UNREACH_PROTO;
 
 		return (fwd_icmp_error(ic, FWD_ICMP_UNREACH, code, 0, port,
 		    ntohl(fwd_ld32(ip + FWD_IP_DST)), frame, len, now_ms, out));
 	}
 	plen = tl - hlen;
-	if (plen < 8 || fwd_cksum_fold(fwd_cksum_add(ip + hlen, plen, 0)) !=
-	    0xffff) {
+	if (plen < 8 ||
+	    fwd_cksum_fold(fwd_cksum_add(ip + hlen, plen, 0)) != 0xffff) {
 		ic->st.bad++;
 		return (-EINVAL);
 	}
 	if (ip[hlen] != FWD_ICMP_ECHO || ip[hlen + 1] != 0)
 		return (-ENOTSUP);
 	/* Echo reply: same payload, options dropped. */
-	if ((o = fwd_out_push(out, port, FWD_ETH_HLEN + FWD_IPV4_HLEN +
-	    plen)) == NULL)
+	if ((o = fwd_out_push(
+		 out, port, FWD_ETH_HLEN + FWD_IPV4_HLEN + plen)) == NULL)
 		return (-ENOBUFS);
 	icmp_eth_back(o, frame);
 	icmp_ip_hdr(ic, o + FWD_ETH_HLEN, FWD_IPV4_HLEN + plen,
@@ -141,19 +143,19 @@ fwd_icmp_local(struct fwd_icmp *ic, uint16_t port, const uint8_t *frame,
 
 /* RFC 1812 4.3.2.7: when no ICMP error may be sent about a packet. */
 static bool
-icmp_error_forbidden(const uint8_t *frame, const uint8_t *ip, unsigned hlen,
-    unsigned tl)
+icmp_error_forbidden(
+    const uint8_t *frame, const uint8_t *ip, unsigned hlen, unsigned tl)
 {
 	uint32_t src = ntohl(fwd_ld32(ip + FWD_IP_SRC));
 	uint32_t dst = ntohl(fwd_ld32(ip + FWD_IP_DST));
 	uint16_t off = ntohs(fwd_ld16(ip + FWD_IP_OFF));
 
-	if (frame[FWD_ETH_DST] & 1)		/* link broadcast/multicast */
+	if (frame[FWD_ETH_DST] & 1) /* link broadcast/multicast */
 		return (true);
 	if (dst >= 0xe0000000u || (src >> 24) == 0 || (src >> 24) == 127 ||
 	    src >= 0xe0000000u)
 		return (true);
-	if (off & FWD_IP_OFFMASK)		/* not the first fragment */
+	if (off & FWD_IP_OFFMASK) /* not the first fragment */
 		return (true);
 	if (ip[FWD_IP_PROTO] == FWD_IPPROTO_ICMP) {
 		uint8_t t;
@@ -169,9 +171,9 @@ icmp_error_forbidden(const uint8_t *frame, const uint8_t *ip, unsigned hlen,
 }
 
 int
-fwd_icmp_error(struct fwd_icmp *ic, uint8_t type, uint8_t code,
-    uint16_t mtu, uint16_t port, uint32_t src, const uint8_t *frame,
-    unsigned len, uint64_t now_ms, struct fwd_out *out)
+fwd_icmp_error(struct fwd_icmp *ic, uint8_t type, uint8_t code, uint16_t mtu,
+    uint16_t port, uint32_t src, const uint8_t *frame, unsigned len,
+    uint64_t now_ms, struct fwd_out *out)
 {
 	const uint8_t *ip = frame + FWD_ETH_HLEN;
 	unsigned hlen, tl, quote, total;
@@ -187,7 +189,7 @@ fwd_icmp_error(struct fwd_icmp *ic, uint8_t type, uint8_t code,
 	}
 	if (src == 0) {
 		ic->st.suppressed++;
-		return (-EPERM);		/* no address to speak from */
+		return (-EPERM); /* no address to speak from */
 	}
 	if (!fwd_icmp_allow(ic, now_ms))
 		return (-EAGAIN);
@@ -247,7 +249,7 @@ fwd_ip_fragment(struct fwd_icmp *ic, const struct fwd_adj *a,
 			off |= FWD_IP_MF;
 		o = fwd_out_push(out, a->port, FWD_ETH_HLEN + hlen + chunk);
 		if (o == NULL) {
-			out->n = n0;		/* all or nothing */
+			out->n = n0; /* all or nothing */
 			return (-ENOBUFS);
 		}
 		memcpy(o, a->eth, FWD_ETH_HLEN);

@@ -1,4 +1,5 @@
-/* fwd/fwd_icmp.h: slow-path ICMP: echo reply, time exceeded, unreachable (net, host, port, frag-needed), fragmentation, token-bucket rate limit. */
+/* fwd/fwd_icmp.h: slow-path ICMP: echo reply, time exceeded, unreachable (net,
+ * host, port, frag-needed), fragmentation, token-bucket rate limit. */
 #ifndef FWD_ICMP_H
 #define FWD_ICMP_H
 
@@ -9,35 +10,35 @@
 #include "fwd_pkt.h"
 #include "fwd_port.h"
 
-#define FWD_ICMP_ECHOREPLY	0
-#define FWD_ICMP_UNREACH	3
-#define FWD_ICMP_ECHO		8
-#define FWD_ICMP_TIMXCEED	11
-#define FWD_ICMP_PARAMPROB	12
+#define FWD_ICMP_ECHOREPLY 0
+#define FWD_ICMP_UNREACH   3
+#define FWD_ICMP_ECHO	   8
+#define FWD_ICMP_TIMXCEED  11
+#define FWD_ICMP_PARAMPROB 12
 
-#define FWD_ICMP_UNREACH_NET	0
-#define FWD_ICMP_UNREACH_HOST	1
-#define FWD_ICMP_UNREACH_PROTO	2
-#define FWD_ICMP_UNREACH_PORT	3
+#define FWD_ICMP_UNREACH_NET	  0
+#define FWD_ICMP_UNREACH_HOST	  1
+#define FWD_ICMP_UNREACH_PROTO	  2
+#define FWD_ICMP_UNREACH_PORT	  3
 #define FWD_ICMP_UNREACH_NEEDFRAG 4
 
 /* Largest ICMP error datagram (RFC 1812 4.3.2.3: at most 576 bytes). */
-#define FWD_ICMP_ERR_MAX	576
+#define FWD_ICMP_ERR_MAX 576
 
 struct fwd_icmp_conf {
-	unsigned	rate;		/* errors per second; 0: 100 */
-	unsigned	burst;		/* bucket depth; 0: 50 */
-	uint8_t		ttl;		/* of what we originate; 0: 64 */
+	unsigned rate;	/* errors per second; 0: 100 */
+	unsigned burst; /* bucket depth; 0: 50 */
+	uint8_t ttl;	/* of what we originate; 0: 64 */
 };
 
 struct fwd_icmp_stats {
-	uint64_t	echo_replies;
-	uint64_t	errors_sent;
-	uint64_t	rate_limited;	/* errors not sent: bucket empty */
-	uint64_t	suppressed;	/* errors RFC 1812 forbids (about an
-					   error, a fragment, a broadcast...) */
-	uint64_t	bad;		/* malformed input */
-	uint64_t	frags_sent;
+	uint64_t echo_replies;
+	uint64_t errors_sent;
+	uint64_t rate_limited; /* errors not sent: bucket empty */
+	uint64_t suppressed;   /* errors RFC 1812 forbids (about an
+				  error, a fragment, a broadcast...) */
+	uint64_t bad;	       /* malformed input */
+	uint64_t frags_sent;
 };
 
 /*
@@ -45,11 +46,11 @@ struct fwd_icmp_stats {
  * monotonic clock the caller reads once per loop turn (ev_now).
  */
 struct fwd_icmp {
-	struct fwd_icmp_conf	conf;
-	struct fwd_icmp_stats	st;
-	uint64_t		tokens_milli;	/* tokens * 1000 */
-	uint64_t		last_ms;
-	uint16_t		ip_id;
+	struct fwd_icmp_conf conf;
+	struct fwd_icmp_stats st;
+	uint64_t tokens_milli; /* tokens * 1000 */
+	uint64_t last_ms;
+	uint16_t ip_id;
 };
 
 /* 0 or -EINVAL (conf NULL). */
@@ -78,9 +79,9 @@ int fwd_icmp_local(struct fwd_icmp *, uint16_t port, const uint8_t *frame,
  * (RFC 1191), else 0. 0 when queued on out; -EPERM (RFC 1812 forbids an
  * error about this packet), -EAGAIN (rate limit), -EINVAL, -ENOBUFS.
  */
-int fwd_icmp_error(struct fwd_icmp *, uint8_t type, uint8_t code,
-    uint16_t mtu, uint16_t port, uint32_t src, const uint8_t *frame,
-    unsigned len, uint64_t now_ms, struct fwd_out *out);
+int fwd_icmp_error(struct fwd_icmp *, uint8_t type, uint8_t code, uint16_t mtu,
+    uint16_t port, uint32_t src, const uint8_t *frame, unsigned len,
+    uint64_t now_ms, struct fwd_out *out);
 
 /*
  * Fragment the IPv4 packet in frame (DF clear, TTL > 1) for an egress MTU

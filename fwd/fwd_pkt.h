@@ -1,4 +1,5 @@
-/* fwd/fwd_pkt.h: Ethernet/IPv4 header layout, parse checks and checksums for the fast path. */
+/* fwd/fwd_pkt.h: Ethernet/IPv4 header layout, parse checks and checksums for
+ * the fast path. */
 #ifndef FWD_PKT_H
 #define FWD_PKT_H
 
@@ -58,35 +59,35 @@ fwd_st64(void *p, uint64_t v)
 	__builtin_memcpy(p, &v, sizeof(v));
 }
 
-#define FWD_ETH_ALEN		6
-#define FWD_ETH_HLEN		14
-#define FWD_ETH_P_IPV4		0x0800
-#define FWD_ETH_P_ARP		0x0806
-#define FWD_IPV4_HLEN		20
-#define FWD_IPV4_MIN_FRAME	(FWD_ETH_HLEN + FWD_IPV4_HLEN)
-#define FWD_IP_DF		0x4000
-#define FWD_IP_MF		0x2000
-#define FWD_IP_OFFMASK		0x1fff
-#define FWD_IPPROTO_ICMP	1
-#define FWD_IPPROTO_TCP		6
-#define FWD_IPPROTO_UDP		17
+#define FWD_ETH_ALEN	   6
+#define FWD_ETH_HLEN	   14
+#define FWD_ETH_P_IPV4	   0x0800
+#define FWD_ETH_P_ARP	   0x0806
+#define FWD_IPV4_HLEN	   20
+#define FWD_IPV4_MIN_FRAME (FWD_ETH_HLEN + FWD_IPV4_HLEN)
+#define FWD_IP_DF	   0x4000
+#define FWD_IP_MF	   0x2000
+#define FWD_IP_OFFMASK	   0x1fff
+#define FWD_IPPROTO_ICMP   1
+#define FWD_IPPROTO_TCP	   6
+#define FWD_IPPROTO_UDP	   17
 
 /* Byte offsets into the Ethernet header. */
-#define FWD_ETH_DST		0
-#define FWD_ETH_SRC		6
-#define FWD_ETH_TYPE		12
+#define FWD_ETH_DST  0
+#define FWD_ETH_SRC  6
+#define FWD_ETH_TYPE 12
 
 /* Byte offsets into the IPv4 header. */
-#define FWD_IP_VHL		0
-#define FWD_IP_TOS		1
-#define FWD_IP_LEN		2
-#define FWD_IP_ID		4
-#define FWD_IP_OFF		6
-#define FWD_IP_TTL		8
-#define FWD_IP_PROTO		9
-#define FWD_IP_SUM		10
-#define FWD_IP_SRC		12
-#define FWD_IP_DST		16
+#define FWD_IP_VHL   0
+#define FWD_IP_TOS   1
+#define FWD_IP_LEN   2
+#define FWD_IP_ID    4
+#define FWD_IP_OFF   6
+#define FWD_IP_TTL   8
+#define FWD_IP_PROTO 9
+#define FWD_IP_SUM   10
+#define FWD_IP_SRC   12
+#define FWD_IP_DST   16
 
 /*
  * Why a packet left the fast path. Every packet the fast path does not put
@@ -95,26 +96,26 @@ fwd_st64(void *p, uint64_t v)
  * the others are plain drops.
  */
 enum fwd_reason {
-	FWD_R_OK = 0,		/* forwarded (not a drop) */
-	FWD_R_SHORT,		/* frame shorter than Ethernet + 20 bytes */
-	FWD_R_ETHERTYPE,	/* neither IPv4 nor ARP (VLAN tags included) */
-	FWD_R_L2_DST,		/* unicast to another MAC, or IPv4 to bcast/mcast MAC */
-	FWD_R_VERSION,		/* IP version != 4 */
-	FWD_R_IHL,		/* IHL < 5 or header beyond the frame */
-	FWD_R_CKSUM,		/* bad IPv4 header checksum */
-	FWD_R_LEN,		/* total length < IHL*4 or > frame */
-	FWD_R_MARTIAN,		/* dst 0/8, multicast, class E, broadcast */
-	FWD_R_TTL,		/* slow: TTL 0/1, ICMP time exceeded */
-	FWD_R_NO_ROUTE,		/* slow: no FIB entry, ICMP net unreachable */
-	FWD_R_BLACKHOLE,	/* route to a drop adjacency */
-	FWD_R_ADJ_DOWN,		/* egress port down or adjacency unset */
-	FWD_R_LOCAL,		/* slow: addressed to the router */
-	FWD_R_ARP,		/* slow: ARP frame */
-	FWD_R_RESOLVE,		/* slow: next hop not resolved (queued on ARP) */
-	FWD_R_MTU_DF,		/* slow: over egress MTU with DF, ICMP frag-needed */
-	FWD_R_MTU_FRAG,		/* slow: over egress MTU without DF, fragmented */
-	FWD_R_TX_FULL,		/* egress ring full */
-	FWD_R_PUNT_FULL,	/* slow path queue full or no slow path */
+	FWD_R_OK = 0,	 /* forwarded (not a drop) */
+	FWD_R_SHORT,	 /* frame shorter than Ethernet + 20 bytes */
+	FWD_R_ETHERTYPE, /* neither IPv4 nor ARP (VLAN tags included) */
+	FWD_R_L2_DST,	/* unicast to another MAC, or IPv4 to bcast/mcast MAC */
+	FWD_R_VERSION,	/* IP version != 4 */
+	FWD_R_IHL,	/* IHL < 5 or header beyond the frame */
+	FWD_R_CKSUM,	/* bad IPv4 header checksum */
+	FWD_R_LEN,	/* total length < IHL*4 or > frame */
+	FWD_R_MARTIAN,	/* dst 0/8, multicast, class E, broadcast */
+	FWD_R_TTL,	/* slow: TTL 0/1, ICMP time exceeded */
+	FWD_R_NO_ROUTE, /* slow: no FIB entry, ICMP net unreachable */
+	FWD_R_BLACKHOLE, /* route to a drop adjacency */
+	FWD_R_ADJ_DOWN,	 /* egress port down or adjacency unset */
+	FWD_R_LOCAL,	 /* slow: addressed to the router */
+	FWD_R_ARP,	 /* slow: ARP frame */
+	FWD_R_RESOLVE,	 /* slow: next hop not resolved (queued on ARP) */
+	FWD_R_MTU_DF,	 /* slow: over egress MTU with DF, ICMP frag-needed */
+	FWD_R_MTU_FRAG,	 /* slow: over egress MTU without DF, fragmented */
+	FWD_R_TX_FULL,	 /* egress ring full */
+	FWD_R_PUNT_FULL, /* slow path queue full or no slow path */
 	FWD_R__COUNT
 };
 
@@ -126,8 +127,8 @@ static inline bool
 fwd_reason_is_slow(enum fwd_reason r)
 {
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
-	    r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
-	    r == FWD_R_MTU_FRAG);
+		r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
+		r == FWD_R_MTU_FRAG);
 }
 
 /*
@@ -193,7 +194,7 @@ fwd_ipv4_cksum_ok(const uint8_t *ip, unsigned hlen)
 
 	if (__builtin_expect(hlen == FWD_IPV4_HLEN, 1))
 		sum = (uint64_t)fwd_ld32(ip) + fwd_ld32(ip + 4) +
-		    fwd_ld32(ip + 8) + fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
+		      fwd_ld32(ip + 8) + fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
 	else
 		sum = fwd_cksum_add(ip, hlen, 0);
 	return (fwd_cksum_fold(sum) == 0xffff);
@@ -231,7 +232,7 @@ fwd_ipv4_ttl_dec(uint8_t *ip)
 	uint32_t w = fwd_ld32(ip + FWD_IP_TTL);
 
 	if (__builtin_expect(w < 0xfffe0000u, 1))
-		fwd_st32(ip + FWD_IP_TTL, w + 0xffff);	/* ttl - 1, c + 1 */
+		fwd_st32(ip + FWD_IP_TTL, w + 0xffff); /* ttl - 1, c + 1 */
 	else {
 		uint32_t c = w >> 16;
 
@@ -257,10 +258,10 @@ fwd_ipv4_dst_martian(uint32_t dst_host)
 
 /* Result of fwd_pkt_parse(): pointers into the receive buffer. */
 struct fwd_pkt_meta {
-	uint8_t		*ip;		/* IPv4 header in the frame */
-	uint32_t	 dst;		/* destination, host order */
-	uint16_t	 ip_len;	/* IPv4 total length */
-	uint8_t		 hlen;		/* header length in bytes */
+	uint8_t *ip;	 /* IPv4 header in the frame */
+	uint32_t dst;	 /* destination, host order */
+	uint16_t ip_len; /* IPv4 total length */
+	uint8_t hlen;	 /* header length in bytes */
 };
 
 /*
@@ -287,17 +288,17 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
 	}
 	type = fwd_ld16(frame + FWD_ETH_TYPE);
 	if (__builtin_expect(type != htons(FWD_ETH_P_IPV4), 0))
-		return (type == htons(FWD_ETH_P_ARP) ? FWD_R_ARP :
-		    FWD_R_ETHERTYPE);
+		return (
+		    type == htons(FWD_ETH_P_ARP) ? FWD_R_ARP : FWD_R_ETHERTYPE);
 	if (__builtin_expect(fwd_ld32(frame) != fwd_ld32(port_mac) ||
-	    fwd_ld16(frame + 4) != fwd_ld16(port_mac + 4), 0))
+				 fwd_ld16(frame + 4) != fwd_ld16(port_mac + 4),
+		0))
 		return (FWD_R_L2_DST);
 	vhl = ip[FWD_IP_VHL];
 	if (__builtin_expect(vhl != 0x45, 0)) {
 		if ((vhl >> 4) != 4)
 			return (FWD_R_VERSION);
-		if ((vhl & 0xf) < 5 ||
-		    (vhl & 0xf) * 4u > len - FWD_ETH_HLEN)
+		if ((vhl & 0xf) < 5 || (vhl & 0xf) * 4u > len - FWD_ETH_HLEN)
 			return (FWD_R_IHL);
 	}
 	hlen = (vhl & 0xf) * 4u;
@@ -324,8 +325,8 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
  * Reads the first 34 bytes only when len >= 34.
  */
 static inline bool
-fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
-    uint32_t *dst, unsigned *iplen)
+fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
+    unsigned *iplen)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint8_t *ip = f + FWD_ETH_HLEN;
@@ -336,13 +337,13 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
 	if (__builtin_expect(len < FWD_IPV4_MIN_FRAME, 0))
 		return (false);
 	/* type 0x0800 and version/IHL 0x45 in one compare */
-	if (__builtin_expect((fwd_ld32(f + FWD_ETH_TYPE) & 0x00ffffffu) !=
-	    0x00450008u, 0))
+	if (__builtin_expect(
+		(fwd_ld32(f + FWD_ETH_TYPE) & 0x00ffffffu) != 0x00450008u, 0))
 		return (false);
 	if (__builtin_expect(((fwd_ld64(f) ^ mac64) << 16) != 0, 0))
 		return (false);
 	sum = (uint64_t)fwd_ld32(ip) + fwd_ld32(ip + 4) + fwd_ld32(ip + 8) +
-	    fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
+	      fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
 	/* folds to 0xffff <=> sum is a multiple of 0xffff (sum > 0) */
 	if (__builtin_expect(sum % 0xffff != 0, 0))
 		return (false);
@@ -360,7 +361,11 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
 	*iplen = tl;
 	return (true);
 #else
-	(void)f; (void)len; (void)mac64; (void)dst; (void)iplen;
+	(void)f;
+	(void)len;
+	(void)mac64;
+	(void)dst;
+	(void)iplen;
 	return (false);
 #endif
 }

@@ -1,4 +1,5 @@
-/* fwd/fwd_port.c: backend-independent port helpers and the slow path's output frames. */
+/* fwd/fwd_port.c: backend-independent port helpers and the slow path's output
+ * frames. */
 #include <errno.h>
 #include <stddef.h>
 

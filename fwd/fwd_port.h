@@ -1,13 +1,14 @@
-/* fwd/fwd_port.h: the port interface (batch receive, batch send) and its backends. */
+/* fwd/fwd_port.h: the port interface (batch receive, batch send) and its
+ * backends. */
 #ifndef FWD_PORT_H
 #define FWD_PORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FWD_PORT_MAX		64	/* port ids 0..63 (a power of 2, <= 64) */
-#define FWD_BURST		32	/* packets per receive burst */
-#define FWD_FRAME_MAX		2048	/* largest frame a backend hands out */
+#define FWD_PORT_MAX  64   /* port ids 0..63 (a power of 2, <= 64) */
+#define FWD_BURST     32   /* packets per receive burst */
+#define FWD_FRAME_MAX 2048 /* largest frame a backend hands out */
 
 struct fwd_port;
 
@@ -18,21 +19,21 @@ struct fwd_port;
  * caller (a slow-path buffer), and releasing it does nothing.
  */
 struct fwd_pkt {
-	uint8_t		*data;		/* Ethernet header */
-	uint16_t	 len;		/* frame length */
-	uint16_t	 port;		/* receiving port id */
-	uint32_t	 slot;		/* backend's buffer index */
-	struct fwd_port	*owner;		/* whose buffer; NULL: caller's */
+	uint8_t *data;		/* Ethernet header */
+	uint16_t len;		/* frame length */
+	uint16_t port;		/* receiving port id */
+	uint32_t slot;		/* backend's buffer index */
+	struct fwd_port *owner; /* whose buffer; NULL: caller's */
 };
 
 struct fwd_port_stats {
-	uint64_t	rx_pkts, rx_bytes;
-	uint64_t	tx_pkts, tx_bytes;
-	uint64_t	tx_full;	/* not accepted: ring full */
-	uint64_t	rx_kernel_drops; /* lost before we saw them (AF_PACKET) */
-	uint64_t	rx_vlan;	/* VLAN-tagged (tag offloaded): dropped */
-	uint64_t	rx_csum_partial; /* L4 checksum not filled in by a local
-					   sender: its tx offload is on */
+	uint64_t rx_pkts, rx_bytes;
+	uint64_t tx_pkts, tx_bytes;
+	uint64_t tx_full;	  /* not accepted: ring full */
+	uint64_t rx_kernel_drops; /* lost before we saw them (AF_PACKET) */
+	uint64_t rx_vlan;	  /* VLAN-tagged (tag offloaded): dropped */
+	uint64_t rx_csum_partial; /* L4 checksum not filled in by a local
+				    sender: its tx offload is on */
 };
 
 /*
@@ -44,11 +45,11 @@ struct fwd_port_stats {
  * still owns the rest. release gives buffers back to this port (owner).
  */
 struct fwd_port_ops {
-	unsigned	(*rx)(struct fwd_port *, struct fwd_pkt **, unsigned);
-	unsigned	(*tx)(struct fwd_port *, struct fwd_pkt **, unsigned);
-	void		(*release)(struct fwd_port *, struct fwd_pkt **, unsigned);
-	void		(*poll_tx)(struct fwd_port *);	/* kick/complete TX */
-	void		(*free)(struct fwd_port *);
+	unsigned (*rx)(struct fwd_port *, struct fwd_pkt **, unsigned);
+	unsigned (*tx)(struct fwd_port *, struct fwd_pkt **, unsigned);
+	void (*release)(struct fwd_port *, struct fwd_pkt **, unsigned);
+	void (*poll_tx)(struct fwd_port *); /* kick/complete TX */
+	void (*free)(struct fwd_port *);
 };
 
 /*
@@ -57,11 +58,11 @@ struct fwd_port_ops {
  */
 struct fwd_port {
 	const struct fwd_port_ops *ops;
-	uint16_t	 id;		/* index in the workers' port arrays */
-	uint16_t	 mtu;		/* IP MTU */
-	uint8_t		 mac[8];	/* 6 used; 8 so it loads as one word */
-	int		 ifindex;
-	char		 name[16];
+	uint16_t id;	/* index in the workers' port arrays */
+	uint16_t mtu;	/* IP MTU */
+	uint8_t mac[8]; /* 6 used; 8 so it loads as one word */
+	int ifindex;
+	char name[16];
 	struct fwd_port_stats stats;
 };
 
@@ -111,11 +112,11 @@ void fwd_port_free(struct fwd_port *);
 /* ---- in-memory backend (tests, benchmarks) ---- */
 
 struct fwd_port_mem_conf {
-	uint16_t	 id;
-	uint16_t	 mtu;		/* 0: 1500 */
-	uint8_t		 mac[6];
-	unsigned	 nbufs;		/* receive buffers; 0: 256 */
-	unsigned	 capture;	/* frames kept from tx; 0: count only */
+	uint16_t id;
+	uint16_t mtu; /* 0: 1500 */
+	uint8_t mac[6];
+	unsigned nbufs;	  /* receive buffers; 0: 256 */
+	unsigned capture; /* frames kept from tx; 0: count only */
 };
 
 /* Returns NULL and sets errno (EINVAL, ENOMEM). */
@@ -148,15 +149,15 @@ unsigned fwd_port_mem_inuse(const struct fwd_port *);
 
 /* ---- AF_PACKET TPACKET_V2 backend ---- */
 
-#define FWD_AFP_TX_ONLY	0x1	/* a send-only socket (slow path) */
+#define FWD_AFP_TX_ONLY 0x1 /* a send-only socket (slow path) */
 
 struct fwd_port_afp_conf {
-	const char	*ifname;
-	uint16_t	 id;
-	uint16_t	 mtu;		/* 0: the interface's */
-	unsigned	 ring_frames;	/* per ring, power of 2; 0: 1024 */
-	int		 fanout_group;	/* >0: join this PACKET_FANOUT_HASH group */
-	unsigned	 flags;		/* FWD_AFP_* */
+	const char *ifname;
+	uint16_t id;
+	uint16_t mtu;	      /* 0: the interface's */
+	unsigned ring_frames; /* per ring, power of 2; 0: 1024 */
+	int fanout_group;     /* >0: join this PACKET_FANOUT_HASH group */
+	unsigned flags;	      /* FWD_AFP_* */
 };
 
 /*
@@ -179,14 +180,14 @@ int fwd_port_afp_offloads_off(const char *ifname);
 
 /* ---- frames built by the slow path ---- */
 
-#define FWD_OUT_MAX	64
+#define FWD_OUT_MAX 64
 
 /* Frames the slow path wants sent, each with its egress port id. */
 struct fwd_out {
-	unsigned	n;
-	uint64_t	overflow;	/* frames that did not fit */
-	struct fwd_pkt	pkt[FWD_OUT_MAX];
-	uint8_t		buf[FWD_OUT_MAX][FWD_FRAME_MAX];
+	unsigned n;
+	uint64_t overflow; /* frames that did not fit */
+	struct fwd_pkt pkt[FWD_OUT_MAX];
+	uint8_t buf[FWD_OUT_MAX][FWD_FRAME_MAX];
 };
 
 /*
@@ -203,7 +204,7 @@ void fwd_out_pop(struct fwd_out *);
  * same port) and empty out. Returns frames sent; frames for a missing port
  * or not accepted are dropped.
  */
-unsigned fwd_out_send(struct fwd_out *, struct fwd_port *const *ports,
-    unsigned nports);
+unsigned fwd_out_send(
+    struct fwd_out *, struct fwd_port *const *ports, unsigned nports);
 
 #endif /* FWD_PORT_H */

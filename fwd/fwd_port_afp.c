@@ -1,4 +1,5 @@
-/* fwd/fwd_port_afp.c: AF_PACKET port backend with TPACKET_V2 mmap RX and TX rings (one sendto per TX batch). */
+/* fwd/fwd_port_afp.c: AF_PACKET port backend with TPACKET_V2 mmap RX and TX
+ * rings (one sendto per TX batch). */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -17,37 +18,37 @@
 #include "fwd_port.h"
 
 #ifndef PACKET_QDISC_BYPASS
-#define PACKET_QDISC_BYPASS	20
+#define PACKET_QDISC_BYPASS 20
 #endif
 #ifndef PACKET_IGNORE_OUTGOING
-#define PACKET_IGNORE_OUTGOING	23
+#define PACKET_IGNORE_OUTGOING 23
 #endif
 
-#define AFP_FRAME_SIZE	4096	/* holds a 2048-byte frame plus headers */
-#define AFP_BLOCK_SIZE	(1u << 16)
+#define AFP_FRAME_SIZE 4096 /* holds a 2048-byte frame plus headers */
+#define AFP_BLOCK_SIZE (1u << 16)
 /* TX data offset in a TPACKET_V2 frame (no PACKET_TX_HAS_OFF). */
-#define AFP_TX_DATA	TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
+#define AFP_TX_DATA TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
 
 struct port_afp {
-	struct fwd_port	 port;
-	int		 fd;
-	uint8_t		*map;
-	size_t		 map_len;
-	unsigned	 nframes;	/* per ring */
-	uint8_t		*rx_ring, *tx_ring;
-	unsigned	 rx_head, tx_head;
-	uint8_t		*held;		/* rx slot handed out, not released */
-	struct fwd_pkt	*desc;		/* one per rx slot */
-	uint64_t	 tx_bad;	/* frames the kernel refused */
+	struct fwd_port port;
+	int fd;
+	uint8_t *map;
+	size_t map_len;
+	unsigned nframes; /* per ring */
+	uint8_t *rx_ring, *tx_ring;
+	unsigned rx_head, tx_head;
+	uint8_t *held;	      /* rx slot handed out, not released */
+	struct fwd_pkt *desc; /* one per rx slot */
+	uint64_t tx_bad;      /* frames the kernel refused */
 };
 
-#define PA(p)	((struct port_afp *)(void *)(p))
+#define PA(p) ((struct port_afp *)(void *)(p))
 
 static struct tpacket2_hdr *
 afp_frame(uint8_t *ring, unsigned i)
 {
-	return ((struct tpacket2_hdr *)(void *)(ring +
-	    (size_t)i * AFP_FRAME_SIZE));
+	return (
+	    (struct tpacket2_hdr *)(void *)(ring + (size_t)i * AFP_FRAME_SIZE));
 }
 
 static unsigned
@@ -63,13 +64,15 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		struct fwd_pkt *d;
 
 		if (a->held[s])
-			break;		/* ring full of packets still in use */
+			break; /* ring full of packets still in use */
 		st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 		if (!(st & TP_STATUS_USER))
 			break;
 		a->rx_head = (s + 1) & (a->nframes - 1);
-		if (__builtin_expect(st & (TP_STATUS_VLAN_VALID |
-		    TP_STATUS_CSUMNOTREADY | TP_STATUS_LOSING), 0)) {
+		if (__builtin_expect(
+			st & (TP_STATUS_VLAN_VALID | TP_STATUS_CSUMNOTREADY |
+				 TP_STATUS_LOSING),
+			0)) {
 			if (st & TP_STATUS_LOSING)
 				p->stats.rx_kernel_drops++;
 			if (st & TP_STATUS_CSUMNOTREADY)
@@ -85,8 +88,9 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		}
 		d = &a->desc[s];
 		d->data = (uint8_t *)h + h->tp_mac;
-		d->len = (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ?
-		    h->tp_snaplen : FWD_FRAME_MAX);
+		d->len =
+		    (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ? h->tp_snaplen
+							     : FWD_FRAME_MAX);
 		a->held[s] = 1;
 		p->stats.rx_pkts++;
 		p->stats.rx_bytes += d->len;
@@ -131,13 +135,12 @@ afp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 			st = TP_STATUS_AVAILABLE;
 		}
 		if (st != TP_STATUS_AVAILABLE)
-			break;		/* kernel still sending: ring full */
-		memcpy((uint8_t *)h + AFP_TX_DATA, pkts[i]->data,
-		    pkts[i]->len);
+			break; /* kernel still sending: ring full */
+		memcpy((uint8_t *)h + AFP_TX_DATA, pkts[i]->data, pkts[i]->len);
 		h->tp_len = pkts[i]->len;
 		h->tp_snaplen = pkts[i]->len;
-		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
-		    __ATOMIC_RELEASE);
+		__atomic_store_n(
+		    &h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
 		a->tx_head = (a->tx_head + 1) & (a->nframes - 1);
 		p->stats.tx_pkts++;
 		p->stats.tx_bytes += pkts[i]->len;
@@ -156,8 +159,8 @@ afp_poll_tx(struct fwd_port *p)
 {
 	struct port_afp *a = PA(p);
 	unsigned prev = (a->tx_head - 1) & (a->nframes - 1);
-	uint32_t st = __atomic_load_n(&afp_frame(a->tx_ring, prev)->tp_status,
-	    __ATOMIC_ACQUIRE);
+	uint32_t st = __atomic_load_n(
+	    &afp_frame(a->tx_ring, prev)->tp_status, __ATOMIC_ACQUIRE);
 
 	/* Frames left from an EAGAIN: ask again. */
 	if (st == TP_STATUS_SEND_REQUEST)
@@ -179,11 +182,11 @@ afp_free(struct fwd_port *p)
 }
 
 static const struct fwd_port_ops afp_ops = {
-	.rx = afp_rx,
-	.tx = afp_tx,
-	.release = afp_release,
-	.poll_tx = afp_poll_tx,
-	.free = afp_free,
+    .rx = afp_rx,
+    .tx = afp_tx,
+    .release = afp_release,
+    .poll_tx = afp_poll_tx,
+    .free = afp_free,
 };
 
 static int
@@ -219,8 +222,8 @@ out:
 static int
 afp_setint(int fd, int opt, int v)
 {
-	return (setsockopt(fd, SOL_PACKET, opt, &v, sizeof(v)) < 0 ?
-	    -errno : 0);
+	return (
+	    setsockopt(fd, SOL_PACKET, opt, &v, sizeof(v)) < 0 ? -errno : 0);
 }
 
 struct fwd_port *
@@ -256,11 +259,13 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 		rv = -ENOMEM;
 		goto fail;
 	}
-	if ((rv = afp_ifinfo(c->ifname, &a->port.ifindex, a->port.mac,
-	    &mtu)) != 0)
+	if ((rv = afp_ifinfo(c->ifname, &a->port.ifindex, a->port.mac, &mtu)) !=
+	    0)
 		goto fail;
-	a->port.mtu = (uint16_t)(c->mtu ? c->mtu :
-	    (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18 : mtu));
+	a->port.mtu =
+	    (uint16_t)(c->mtu ? c->mtu
+			      : (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
+							  : mtu));
 	/* Protocol 0 receives nothing: a send-only socket for the slow path. */
 	a->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    tx_only ? 0 : htons(ETH_P_ALL));
@@ -279,10 +284,10 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 	req.tp_frame_size = AFP_FRAME_SIZE;
 	req.tp_frame_nr = nf;
 	req.tp_block_nr = nf / (AFP_BLOCK_SIZE / AFP_FRAME_SIZE);
-	if (setsockopt(a->fd, SOL_PACKET, PACKET_RX_RING, &req,
-	    sizeof(req)) < 0 ||
-	    setsockopt(a->fd, SOL_PACKET, PACKET_TX_RING, &req,
-	    sizeof(req)) < 0) {
+	if (setsockopt(a->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) <
+		0 ||
+	    setsockopt(a->fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) <
+		0) {
 		rv = -errno;
 		goto fail;
 	}
@@ -308,9 +313,9 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 		rv = -errno;
 		goto fail;
 	}
-	if (!tx_only && c->fanout_group > 0 && (rv = afp_setint(a->fd,
-	    PACKET_FANOUT, (c->fanout_group & 0xffff) |
-	    (PACKET_FANOUT_HASH << 16))) != 0)
+	if (!tx_only && c->fanout_group > 0 &&
+	    (rv = afp_setint(a->fd, PACKET_FANOUT,
+		 (c->fanout_group & 0xffff) | (PACKET_FANOUT_HASH << 16))) != 0)
 		goto fail;
 	return (&a->port);
 fail:
@@ -331,11 +336,11 @@ fwd_port_afp_offloads_off(const char *ifname)
 	static const struct {
 		uint32_t get, set;
 	} feat[] = {
-		{ ETHTOOL_GGRO, ETHTOOL_SGRO },
-		{ ETHTOOL_GGSO, ETHTOOL_SGSO },
-		{ ETHTOOL_GTSO, ETHTOOL_STSO },
-		{ ETHTOOL_GTXCSUM, ETHTOOL_STXCSUM },
-		{ ETHTOOL_GRXCSUM, ETHTOOL_SRXCSUM },
+	    {ETHTOOL_GGRO, ETHTOOL_SGRO},
+	    {ETHTOOL_GGSO, ETHTOOL_SGSO},
+	    {ETHTOOL_GTSO, ETHTOOL_STSO},
+	    {ETHTOOL_GTXCSUM, ETHTOOL_STXCSUM},
+	    {ETHTOOL_GRXCSUM, ETHTOOL_SRXCSUM},
 	};
 	struct ifreq ifr;
 	struct ethtool_value ev;
@@ -353,7 +358,7 @@ fwd_port_afp_offloads_off(const char *ifname)
 		ev.data = 0;
 		if (ioctl(fd, SIOCETHTOOL, &ifr) < 0) {
 			if (errno == EOPNOTSUPP)
-				continue;	/* no such feature: off */
+				continue; /* no such feature: off */
 			rv = -errno;
 			break;
 		}

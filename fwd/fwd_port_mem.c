@@ -1,33 +1,34 @@
-/* fwd/fwd_port_mem.c: in-memory port backend for tests and benchmarks (inject, replay, capture). */
+/* fwd/fwd_port_mem.c: in-memory port backend for tests and benchmarks (inject,
+ * replay, capture). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fwd_port.h"
 
-#define MEM_HEADROOM	2	/* puts the IPv4 header on a 4-byte boundary */
-#define MEM_BUFSZ	(FWD_FRAME_MAX + 64)
+#define MEM_HEADROOM 2 /* puts the IPv4 header on a 4-byte boundary */
+#define MEM_BUFSZ    (FWD_FRAME_MAX + 64)
 
 struct port_mem {
-	struct fwd_port	 port;
-	unsigned	 nbufs;
-	uint8_t		*bufs;		/* nbufs * MEM_BUFSZ */
-	struct fwd_pkt	*desc;		/* one per buffer */
-	uint32_t	*freel;		/* free buffer stack */
-	unsigned	 nfree;
-	uint32_t	*rxq;		/* injected, not yet received (FIFO) */
-	unsigned	 rxq_head, rxq_n;
+	struct fwd_port port;
+	unsigned nbufs;
+	uint8_t *bufs;	      /* nbufs * MEM_BUFSZ */
+	struct fwd_pkt *desc; /* one per buffer */
+	uint32_t *freel;      /* free buffer stack */
+	unsigned nfree;
+	uint32_t *rxq; /* injected, not yet received (FIFO) */
+	unsigned rxq_head, rxq_n;
 	/* replay */
 	const uint8_t *const *rp_frames;
-	const uint16_t	*rp_lens;
-	unsigned	 rp_n, rp_next;
+	const uint16_t *rp_lens;
+	unsigned rp_n, rp_next;
 	/* capture */
-	unsigned	 cap_max, cap_head, cap_n;
-	uint8_t		*cap;		/* cap_max * FWD_FRAME_MAX */
-	uint16_t	*cap_len;
+	unsigned cap_max, cap_head, cap_n;
+	uint8_t *cap; /* cap_max * FWD_FRAME_MAX */
+	uint16_t *cap_len;
 };
 
-#define PM(p)	((struct port_mem *)(void *)(p))
+#define PM(p) ((struct port_mem *)(void *)(p))
 
 static uint8_t *
 mem_buf(struct port_mem *m, uint32_t i)
@@ -87,7 +88,7 @@ mem_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		if (m->cap_max > 0) {
 			unsigned at;
 
-			if (m->cap_n == m->cap_max) {	/* overwrite oldest */
+			if (m->cap_n == m->cap_max) { /* overwrite oldest */
 				m->cap_head = (m->cap_head + 1) % m->cap_max;
 				m->cap_n--;
 			}
@@ -117,11 +118,11 @@ mem_free(struct fwd_port *p)
 }
 
 static const struct fwd_port_ops mem_ops = {
-	.rx = mem_rx,
-	.tx = mem_tx,
-	.release = mem_release,
-	.poll_tx = NULL,
-	.free = mem_free,
+    .rx = mem_rx,
+    .tx = mem_tx,
+    .release = mem_release,
+    .poll_tx = NULL,
+    .free = mem_free,
 };
 
 struct fwd_port *
@@ -154,8 +155,8 @@ fwd_port_mem_new(const struct fwd_port_mem_conf *c)
 		m->cap_len = calloc(m->cap_max, sizeof(*m->cap_len));
 	}
 	if (m->bufs == NULL || m->desc == NULL || m->freel == NULL ||
-	    m->rxq == NULL || (m->cap_max > 0 &&
-	    (m->cap == NULL || m->cap_len == NULL))) {
+	    m->rxq == NULL ||
+	    (m->cap_max > 0 && (m->cap == NULL || m->cap_len == NULL))) {
 		mem_free(&m->port);
 		errno = ENOMEM;
 		return (NULL);

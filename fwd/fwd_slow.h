@@ -1,4 +1,5 @@
-/* fwd/fwd_slow.h: the slow path's dispatcher: one punted packet in, frames to send out (ARP, ICMP, fragments). */
+/* fwd/fwd_slow.h: the slow path's dispatcher: one punted packet in, frames to
+ * send out (ARP, ICMP, fragments). */
 #ifndef FWD_SLOW_H
 #define FWD_SLOW_H
 
@@ -12,9 +13,9 @@
 
 /* What the control thread owns; the dispatcher owns none of it. */
 struct fwd_slow {
-	struct fwd_arp		*arp;
-	struct fwd_icmp		*icmp;
-	struct fwd_adj_tbl	*adj;
+	struct fwd_arp *arp;
+	struct fwd_icmp *icmp;
+	struct fwd_adj_tbl *adj;
 };
 
 /*

@@ -1,4 +1,5 @@
-/* tests/bench/bench_fastpath.c: packets/s and instructions per packet through fwd's real fast path on in-memory ports, FIB of 1, 128 and 1M routes. */
+/* tests/bench/bench_fastpath.c: packets/s and instructions per packet through
+ * fwd's real fast path on in-memory ports, FIB of 1, 128 and 1M routes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -21,36 +22,36 @@
 #include "tests/lib/prefixset.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
 
-#define NPORTS_OUT	4
-#define NNH		TT_PFX_NNH
+#define NPORTS_OUT 4
+#define NNH	   TT_PFX_NNH
 
 struct bcase {
-	const char	*name;		/* fastpath_short ... */
-	size_t		 routes;	/* 1, 128, 1M */
+	const char *name; /* fastpath_short ... */
+	size_t routes;	  /* 1, 128, 1M */
 };
 
 static const struct bcase cases[] = {
-	{ "fastpath_short", 1 },
-	{ "fastpath_medium", 128 },
-	{ "fastpath_long", TT_PFX_FULL },
+    {"fastpath_short", 1},
+    {"fastpath_medium", 128},
+    {"fastpath_long", TT_PFX_FULL},
 };
 
 struct bench {
 	struct tt_prefixset ps;
-	struct fwd_fib	*fib;
+	struct fwd_fib *fib;
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
-	struct fwd_port	*port[1 + NPORTS_OUT];
-	struct fwd_dp	 dp;
-	uint8_t		*frames;	/* nflows templates of 64 bytes */
-	const uint8_t	**fr;
-	uint16_t	*lens;
-	unsigned	 nflows;
-	double		 build_s;
+	struct fwd_port *port[1 + NPORTS_OUT];
+	struct fwd_dp dp;
+	uint8_t *frames; /* nflows templates of 64 bytes */
+	const uint8_t **fr;
+	uint16_t *lens;
+	unsigned nflows;
+	double build_s;
 };
 
-static const uint8_t in_mac[6] = { 0x02, 0x74, 0, 0, 0, 1 };
-static const uint8_t src_mac[6] = { 0x02, 0x74, 0, 0, 0, 0x99 };
+static const uint8_t in_mac[6] = {0x02, 0x74, 0, 0, 0, 1};
+static const uint8_t src_mac[6] = {0x02, 0x74, 0, 0, 0, 0x99};
 
 static double
 now_s(void)
@@ -74,10 +75,10 @@ die(const char *what, int err)
  * destinations inside the table's prefixes arriving on port 0.
  */
 static void
-bench_setup(struct bench *b, const struct bcase *c, unsigned nflows,
-    unsigned flags)
+bench_setup(
+    struct bench *b, const struct bcase *c, unsigned nflows, unsigned flags)
 {
-	struct fwd_fib_conf fc = { .max_nh = NNH };
+	struct fwd_fib_conf fc = {.max_nh = NNH};
 	struct fwd_dp_conf dc;
 	uint32_t *dst;
 	double t0;
@@ -89,8 +90,8 @@ bench_setup(struct bench *b, const struct bcase *c, unsigned nflows,
 	if ((b->adj = fwd_adj_tbl_new(NNH, 0)) == NULL)
 		die("fwd_adj_tbl_new", errno);
 	for (unsigned i = 0; i <= NPORTS_OUT; i++) {
-		struct fwd_port_mem_conf pc = { .id = (uint16_t)i,
-		    .nbufs = 4 * FWD_BURST };
+		struct fwd_port_mem_conf pc = {
+		    .id = (uint16_t)i, .nbufs = 4 * FWD_BURST};
 
 		memcpy(pc.mac, in_mac, 6);
 		pc.mac[4] = (uint8_t)i;
@@ -99,8 +100,8 @@ bench_setup(struct bench *b, const struct bcase *c, unsigned nflows,
 		fwd_adj_port_set(b->adj, (uint16_t)i, pc.mac, 1500, true);
 	}
 	for (unsigned nh = 0; nh < NNH; nh++) {
-		uint8_t mac[6] = { 0x02, 0x75, 0, 0, (uint8_t)(nh >> 8),
-		    (uint8_t)nh };
+		uint8_t mac[6] = {
+		    0x02, 0x75, 0, 0, (uint8_t)(nh >> 8), (uint8_t)nh};
 
 		fwd_adj_set_nh(b->adj, nh, (uint16_t)(1 + nh % NPORTS_OUT),
 		    TF_IP(100, nh), mac);
@@ -114,13 +115,13 @@ bench_setup(struct bench *b, const struct bcase *c, unsigned nflows,
 		if ((rv = fwd_fib_add(b->fib, 0, 0, 7)) != 0)
 			die("fwd_fib_add", -rv);
 	} else {
-		if ((rv = tt_prefixset_gen(&b->ps, c->routes, TT_PFX_SEED,
-		    0)) != 0)
+		if ((rv = tt_prefixset_gen(
+			 &b->ps, c->routes, TT_PFX_SEED, 0)) != 0)
 			die("tt_prefixset_gen", -rv);
 		t0 = now_s();
 		for (size_t i = 0; i < b->ps.n; i++)
 			if ((rv = fwd_fib_add(b->fib, b->ps.p[i].addr,
-			    b->ps.p[i].len, b->ps.p[i].nh)) != 0)
+				 b->ps.p[i].len, b->ps.p[i].nh)) != 0)
 				die("fwd_fib_add", -rv);
 	}
 	b->build_s = now_s() - t0;
@@ -249,7 +250,7 @@ callgrind_child(char **argv)
 	    npkts % FWD_BURST != 0)
 		return (2);
 	bench_setup(&b, &cases[ci], nflows, flags);
-	run_pkts(&b, 4 * FWD_BURST);		/* warm up, not counted */
+	run_pkts(&b, 4 * FWD_BURST); /* warm up, not counted */
 	b.dp.st.fwd = 0;
 #ifdef HAVE_CALLGRIND_H
 	CALLGRIND_START_INSTRUMENTATION;
@@ -273,18 +274,18 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
     unsigned rounds, double round_s, bool quick, bool vg)
 {
 	const struct bcase *c = &cases[ci];
-	const char *variant = flags & FWD_DP_F_BURST_LOOKUP ? "burst_lookup" :
-	    "per_packet";
+	const char *variant =
+	    flags & FWD_DP_F_BURST_LOOKUP ? "burst_lookup" : "per_packet";
 	struct bench b;
 	double pps[16], ipp = -1;
 	uint64_t chunk = 1u << 16;
 	char vfield[64] = "";
 
 	if (flags != 0)
-		snprintf(vfield, sizeof(vfield), ",\"variant\":\"%s\"",
-		    variant);
+		snprintf(
+		    vfield, sizeof(vfield), ",\"variant\":\"%s\"", variant);
 	bench_setup(&b, c, nflows, flags);
-	run_pkts(&b, chunk);			/* warm up */
+	run_pkts(&b, chunk); /* warm up */
 	for (unsigned r = 0; r < rounds; r++) {
 		double t0 = now_s(), t;
 		uint64_t n = 0;
@@ -306,27 +307,26 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
 	/* In --quick, callgrind only for the small tables (the 1M build
 	 * under valgrind takes a while). */
 	if (vg && (!quick || c->routes < 1000))
-		ipp = instr_per_pkt(self, ci, nflows, quick ? 4096 : 65536,
-		    flags);
-	printf("%-16s %-12s %9zu %8.3f %12.4g %12.4g %12.4g ", c->name,
-	    variant, c->routes, b.build_s, pps[rounds / 2], pps[0],
-	    pps[rounds - 1]);
+		ipp = instr_per_pkt(
+		    self, ci, nflows, quick ? 4096 : 65536, flags);
+	printf("%-16s %-12s %9zu %8.3f %12.4g %12.4g %12.4g ", c->name, variant,
+	    c->routes, b.build_s, pps[rounds / 2], pps[0], pps[rounds - 1]);
 	if (ipp >= 0)
 		printf("%10.1f\n", ipp);
 	else
 		printf("%10s\n", "-");
 	printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\"%s,"
-	    "\"metric\":\"pps\",\"unit\":\"1/s\",\"value\":%.4g,"
-	    "\"min\":%.4g,\"max\":%.4g,\"flows\":%u,"
-	    "\"better\":\"higher\"}\n", c->name, vfield, pps[rounds / 2],
-	    pps[0], pps[rounds - 1], nflows);
+	       "\"metric\":\"pps\",\"unit\":\"1/s\",\"value\":%.4g,"
+	       "\"min\":%.4g,\"max\":%.4g,\"flows\":%u,"
+	       "\"better\":\"higher\"}\n",
+	    c->name, vfield, pps[rounds / 2], pps[0], pps[rounds - 1], nflows);
 	if (ipp >= 0)
 		printf("BENCH {\"bench\":\"fastpath\",\"case\":\"%s\"%s,"
-		    "\"metric\":\"instr_per_pkt\",\"unit\":\"instr\","
-		    "\"value\":%.1f,\"min\":%.1f,\"max\":%.1f,"
-		    "\"method\":\"callgrind\",\"flows\":%u,"
-		    "\"better\":\"lower\"}\n", c->name, vfield, ipp, ipp, ipp,
-		    nflows);
+		       "\"metric\":\"instr_per_pkt\",\"unit\":\"instr\","
+		       "\"value\":%.1f,\"min\":%.1f,\"max\":%.1f,"
+		       "\"method\":\"callgrind\",\"flows\":%u,"
+		       "\"better\":\"lower\"}\n",
+		    c->name, vfield, ipp, ipp, ipp, nflows);
 	fflush(stdout);
 	return (0);
 }
@@ -368,15 +368,19 @@ main(int argc, char **argv)
 	}
 	vg = have_valgrind();
 	printf("bench-fastpath: fwd_dp_poll on in-memory ports, 64-byte UDP "
-	    "frames, %u flows (random addresses inside table prefixes), "
-	    "256 next hops over %u egress ports, burst %u, one thread\n",
+	       "frames, %u flows (random addresses inside table prefixes), "
+	       "256 next hops over %u egress ports, burst %u, one thread\n",
 	    nflows, NPORTS_OUT, FWD_BURST);
 	printf("pps: whole poll loop (replay rx copy + fast path + tx), "
-	    "median of %u rounds of %.1f s\n", rounds, round_s);
-	printf("instr_per_pkt: %s\n", vg ? "callgrind Ir inside "
-	    "fwd_dp_process (parse + lookup + rewrite + queue; port I/O "
-	    "excluded); exact, one run" : "valgrind not found: not measured");
-	printf("variants: per_packet (default: one lookup per packet) and "
+	       "median of %u rounds of %.1f s\n",
+	    rounds, round_s);
+	printf("instr_per_pkt: %s\n",
+	    vg ? "callgrind Ir inside "
+		 "fwd_dp_process (parse + lookup + rewrite + queue; port I/O "
+		 "excluded); exact, one run"
+	       : "valgrind not found: not measured");
+	printf(
+	    "variants: per_packet (default: one lookup per packet) and "
 	    "burst_lookup (FWD_DP_F_BURST_LOOKUP: whole burst looked up first "
 	    "with prefetch)\n");
 	printf("%-16s %-12s %9s %8s %12s %12s %12s %10s\n", "case", "variant",
@@ -385,7 +389,7 @@ main(int argc, char **argv)
 	for (unsigned ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++)
 		for (unsigned v = 0; v < 2; v++)
 			if (run_case(argv[0], ci, v ? FWD_DP_F_BURST_LOOKUP : 0,
-			    nflows, rounds, round_s, quick, vg) != 0)
+				nflows, rounds, round_s, quick, vg) != 0)
 				return (1);
 	return (0);
 }

@@ -1,4 +1,6 @@
-/* tests/fuzz/fuzz_pkt.c: libFuzzer harness: arbitrary frames through the parser, the fast path (small FIB, in-memory ports) and the slow path (ARP, ICMP, fragmentation). */
+/* tests/fuzz/fuzz_pkt.c: libFuzzer harness: arbitrary frames through the
+ * parser, the fast path (small FIB, in-memory ports) and the slow path (ARP,
+ * ICMP, fragmentation). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,9 +10,9 @@
 #include "fwd/fwd_slow.h"
 
 static const uint8_t mac[3][6] = {
-	{ 0x02, 0, 0, 0, 0, 0x10 },
-	{ 0x02, 0, 0, 0, 0, 0x11 },
-	{ 0x02, 0, 0, 0, 0, 0x12 },
+    {0x02, 0, 0, 0, 0, 0x10},
+    {0x02, 0, 0, 0, 0, 0x11},
+    {0x02, 0, 0, 0, 0, 0x12},
 };
 
 static struct fwd_fib *fib;
@@ -43,17 +45,19 @@ punt(void *arg, struct fwd_pkt *p, enum fwd_reason why, unsigned aux)
 static void
 init(void)
 {
-	struct fwd_fib_conf fc = { .max_nh = 64 };
-	struct fwd_arp_conf ac = { .max_neigh = 64, .queue_len = 2 };
-	struct fwd_icmp_conf ic = { .rate = 1000, .burst = 1000 };
+	struct fwd_fib_conf fc = {.max_nh = 64};
+	struct fwd_arp_conf ac = {.max_neigh = 64, .queue_len = 2};
+	struct fwd_icmp_conf ic = {.rate = 1000, .burst = 1000};
 	struct fwd_dp_conf dc;
-	uint16_t grp[2] = { 1, 3 };
+	uint16_t grp[2] = {1, 3};
 
 	fib = fwd_fib_new(&fc);
 	adj = fwd_adj_tbl_new(64, 2);
 	for (unsigned i = 0; i < 3; i++) {
-		struct fwd_port_mem_conf pc = { .id = (uint16_t)i, .nbufs = 64,
-		    .capture = 8, .mtu = i == 2 ? 576 : 1500 };
+		struct fwd_port_mem_conf pc = {.id = (uint16_t)i,
+		    .nbufs = 64,
+		    .capture = 8,
+		    .mtu = i == 2 ? 576 : 1500};
 
 		memcpy(pc.mac, mac[i], 6);
 		port[i] = fwd_port_mem_new(&pc);
@@ -61,17 +65,17 @@ init(void)
 	}
 	for (int i = 0; i < 8; i++)
 		(void)fwd_adj_alloc(adj);
-	fwd_adj_set_nh(adj, 1, 1, 0xc6120afe, mac[0]);	/* resolved */
-	fwd_adj_set_nh(adj, 2, 2, 0xc6120bfe, NULL);	/* unresolved */
-	fwd_adj_set_nh(adj, 3, 2, 0xc6120cfe, mac[1]);	/* small MTU */
+	fwd_adj_set_nh(adj, 1, 1, 0xc6120afe, mac[0]); /* resolved */
+	fwd_adj_set_nh(adj, 2, 2, 0xc6120bfe, NULL);   /* unresolved */
+	fwd_adj_set_nh(adj, 3, 2, 0xc6120cfe, mac[1]); /* small MTU */
 	fwd_adj_set_glean(adj, 4, 1);
 	fwd_adj_set_drop(adj, 5);
 	fwd_adj_set_local(adj, 6);
 	fwd_adj_set_group(adj, 7, grp, 2);
-	fwd_fib_add(fib, 0, 0, 1);			/* default */
-	fwd_fib_add(fib, 0xc6130000, 16, 2);		/* 198.19/16 */
+	fwd_fib_add(fib, 0, 0, 1);	     /* default */
+	fwd_fib_add(fib, 0xc6130000, 16, 2); /* 198.19/16 */
 	fwd_fib_add(fib, 0xc6120c00, 24, 3);
-	fwd_fib_add(fib, 0xc6120a00, 24, 4);		/* connected */
+	fwd_fib_add(fib, 0xc6120a00, 24, 4); /* connected */
 	fwd_fib_add(fib, 0xc6120d00, 24, 5);
 	fwd_fib_add(fib, 0xc6120e01, 32, 6);
 	fwd_fib_add(fib, 0xc6120f00, 25, 7);
@@ -147,14 +151,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		(void)fwd_dp_poll(&dp, port[in]);
 		if (dp.st.fwd > fwd0 && r != FWD_R_OK)
-			abort();	/* forwarded a malformed frame */
+			abort(); /* forwarded a malformed frame */
 	}
 	/* What came out is well formed. */
 	for (unsigned p = 0; p < 3; p++)
 		while ((n = fwd_port_mem_take(port[p], o, sizeof(o))) > 0) {
 			if (n >= 34 && o[12] == 0x08 && o[13] == 0x00 &&
-			    (o[14] & 0xf) >= 5 &&
-			    (o[14] & 0xf) * 4 + 14 <= n &&
+			    (o[14] & 0xf) >= 5 && (o[14] & 0xf) * 4 + 14 <= n &&
 			    !fwd_ipv4_cksum_ok(o + 14, (o[14] & 0xf) * 4u))
 				abort();
 		}
@@ -163,6 +166,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)fwd_out_send(&out, port, 3);
 	for (unsigned p = 0; p < 3; p++)
 		if (fwd_port_mem_inuse(port[p]) != 0)
-			abort();	/* a buffer leaked */
+			abort(); /* a buffer leaked */
 	return (0);
 }

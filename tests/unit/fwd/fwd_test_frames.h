@@ -1,4 +1,5 @@
-/* tests/unit/fwd/fwd_test_frames.h: crafted Ethernet/IPv4/ARP frames for fwd's tests, fuzzer and benchmark. */
+/* tests/unit/fwd/fwd_test_frames.h: crafted Ethernet/IPv4/ARP frames for fwd's
+ * tests, fuzzer and benchmark. */
 #ifndef FWD_TEST_FRAMES_H
 #define FWD_TEST_FRAMES_H
 
@@ -7,10 +8,10 @@
 
 #include "fwd/fwd_pkt.h"
 
-static const uint8_t tf_bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t tf_bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 /* 198.18.a.b in host order */
-#define TF_IP(a, b)	(0xc6120000u | ((uint32_t)(a) << 8) | (uint32_t)(b))
+#define TF_IP(a, b) (0xc6120000u | ((uint32_t)(a) << 8) | (uint32_t)(b))
 
 /*
  * An Ethernet + IPv4 frame with paylen bytes of payload (a counting

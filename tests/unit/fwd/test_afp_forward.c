@@ -1,4 +1,6 @@
-/* tests/unit/fwd/test_afp_forward.c: the whole packet path on real veths: client -> fwd (AF_PACKET ports, fast path, ARP, ICMP) -> server, with ping (root only; skipped otherwise). */
+/* tests/unit/fwd/test_afp_forward.c: the whole packet path on real veths:
+ * client -> fwd (AF_PACKET ports, fast path, ARP, ICMP) -> server, with ping
+ * (root only; skipped otherwise). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -23,29 +25,29 @@
 #include "fwd/fwd_slow.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
 
-#define PUNTQ	64
+#define PUNTQ 64
 
 static char suffix[32], ns_client[64], ns_router[64];
 static int ns_root_fd = -1;
 
 struct router {
-	struct fwd_fib	*fib;
+	struct fwd_fib *fib;
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
-	struct fwd_port	*port[2];
-	struct fwd_dp	 dp;
-	struct fwd_arp	*arp;
-	struct fwd_icmp	 icmp;
-	struct fwd_slow	 slow;
-	struct fwd_out	 out;
+	struct fwd_port *port[2];
+	struct fwd_dp dp;
+	struct fwd_arp *arp;
+	struct fwd_icmp icmp;
+	struct fwd_slow slow;
+	struct fwd_out out;
 	/* punted packets, copied: handled after each poll on this thread */
-	unsigned	 npunt;
-	uint8_t		 pq[PUNTQ][FWD_FRAME_MAX];
-	uint16_t	 pqlen[PUNTQ], pqin[PUNTQ];
-	uint8_t		 pqwhy[PUNTQ];
-	unsigned	 pqaux[PUNTQ];
-	volatile int	 stop;
-	pthread_t	 thr;
+	unsigned npunt;
+	uint8_t pq[PUNTQ][FWD_FRAME_MAX];
+	uint16_t pqlen[PUNTQ], pqin[PUNTQ];
+	uint8_t pqwhy[PUNTQ];
+	unsigned pqaux[PUNTQ];
+	volatile int stop;
+	pthread_t thr;
 };
 
 static struct router *R;
@@ -128,9 +130,9 @@ router_main(void *arg)
 static int
 setup(void **st)
 {
-	struct fwd_fib_conf fc = { .max_nh = 256 };
-	struct fwd_arp_conf ac = { 0 };
-	struct fwd_icmp_conf ic = { .rate = 1000, .burst = 100 };
+	struct fwd_fib_conf fc = {.max_nh = 256};
+	struct fwd_arp_conf ac = {0};
+	struct fwd_icmp_conf ic = {.rate = 1000, .burst = 100};
 	struct fwd_dp_conf dc;
 	char cmd[256];
 	struct router *r;
@@ -138,7 +140,7 @@ setup(void **st)
 	(void)st;
 	if (geteuid() != 0 || system("ping -V >/dev/null 2>&1") != 0) {
 		fprintf(stderr, "test_afp_forward: not root or no ping, "
-		    "skipping\n");
+				"skipping\n");
 		return (0);
 	}
 	snprintf(suffix, sizeof(suffix), "f%d", (int)getpid());
@@ -159,13 +161,15 @@ setup(void **st)
 	assert_non_null(r->fib);
 	assert_non_null(r->adj);
 	for (int i = 0; i < 2; i++) {
-		struct fwd_port_afp_conf pc = { .ifname = i ? "rs0" : "rc0",
-		    .id = (uint16_t)i, .ring_frames = 256 };
+		struct fwd_port_afp_conf pc = {.ifname = i ? "rs0" : "rc0",
+		    .id = (uint16_t)i,
+		    .ring_frames = 256};
 
 		r->port[i] = fwd_port_afp_new(&pc);
 		assert_non_null(r->port[i]);
 		assert_int_equal(fwd_adj_port_set(r->adj, (uint16_t)i,
-		    r->port[i]->mac, r->port[i]->mtu, true), 0);
+				     r->port[i]->mac, r->port[i]->mtu, true),
+		    0);
 	}
 	/* adj 0..9 for "the RIB"; connected subnets glean */
 	for (int i = 0; i < 10; i++)
@@ -179,10 +183,10 @@ setup(void **st)
 	r->arp = fwd_arp_new(&ac, r->adj);
 	assert_non_null(r->arp);
 	assert_int_equal(fwd_icmp_init(&r->icmp, &ic), 0);
-	assert_int_equal(fwd_arp_addr_add(r->arp, 0, TF_IP(1, 1), 24, 0,
-	    &r->out), 0);
-	assert_int_equal(fwd_arp_addr_add(r->arp, 1, TF_IP(2, 1), 24, 0,
-	    &r->out), 0);
+	assert_int_equal(
+	    fwd_arp_addr_add(r->arp, 0, TF_IP(1, 1), 24, 0, &r->out), 0);
+	assert_int_equal(
+	    fwd_arp_addr_add(r->arp, 1, TF_IP(2, 1), 24, 0, &r->out), 0);
 	r->slow.arp = r->arp;
 	r->slow.icmp = &r->icmp;
 	r->slow.adj = r->adj;
@@ -230,10 +234,11 @@ teardown(void **st)
 	return (0);
 }
 
-#define SKIP_UNLESS_NS() do {						\
-	if (suffix[0] == '\0' || R == NULL)				\
-		skip();							\
-} while (0)
+#define SKIP_UNLESS_NS()                                                       \
+	do {                                                                   \
+		if (suffix[0] == '\0' || R == NULL)                            \
+			skip();                                                \
+	} while (0)
 
 /* Run a command in the client namespace; returns its exit status and
  * (optionally) whether its output contains want. */
@@ -269,7 +274,8 @@ dump(void)
 		if (R->dp.st.reason[i])
 			fprintf(stderr, "  %s %lu\n", fwd_reason_str(i),
 			    (unsigned long)R->dp.st.reason[i]);
-	fprintf(stderr, "arp rx %lu bad %lu rep %lu req %lu res %lu q %lu "
+	fprintf(stderr,
+	    "arp rx %lu bad %lu rep %lu req %lu res %lu q %lu "
 	    "rel %lu qd %lu; icmp echo %lu err %lu rl %lu sup %lu bad %lu "
 	    "frags %lu; out overflow %lu\n",
 	    (unsigned long)a->rx, (unsigned long)a->rx_bad,
@@ -279,8 +285,8 @@ dump(void)
 	    (unsigned long)R->icmp.st.echo_replies,
 	    (unsigned long)R->icmp.st.errors_sent,
 	    (unsigned long)R->icmp.st.rate_limited,
-	    (unsigned long)R->icmp.st.suppressed,
-	    (unsigned long)R->icmp.st.bad, (unsigned long)R->icmp.st.frags_sent,
+	    (unsigned long)R->icmp.st.suppressed, (unsigned long)R->icmp.st.bad,
+	    (unsigned long)R->icmp.st.frags_sent,
 	    (unsigned long)R->out.overflow);
 }
 
@@ -295,8 +301,8 @@ test_ping_through(void **st)
 	if (client("ping -c 3 -i 0.2 -W 2 198.18.2.2", NULL, NULL) != 0 ||
 	    getenv("FWD_TEST_DUMP") != NULL)
 		dump();
-	assert_int_equal(client("ping -c 3 -i 0.2 -W 2 198.18.2.2", NULL,
-	    NULL), 0);
+	assert_int_equal(
+	    client("ping -c 3 -i 0.2 -W 2 198.18.2.2", NULL, NULL), 0);
 	assert_true(R->dp.st.fwd >= 6);
 	assert_int_equal(fwd_arp_get(R->arp, 1, TF_IP(2, 2), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
@@ -309,11 +315,11 @@ test_ping_router(void **st)
 {
 	(void)st;
 	SKIP_UNLESS_NS();
-	assert_int_equal(client("ping -c 2 -i 0.2 -W 2 198.18.1.1", NULL,
-	    NULL), 0);
+	assert_int_equal(
+	    client("ping -c 2 -i 0.2 -W 2 198.18.1.1", NULL, NULL), 0);
 	/* the router's far address, a TTL-1 ping to it included */
-	assert_int_equal(client("ping -c 2 -i 0.2 -W 2 -t 1 198.18.2.1",
-	    NULL, NULL), 0);
+	assert_int_equal(
+	    client("ping -c 2 -i 0.2 -W 2 -t 1 198.18.2.1", NULL, NULL), 0);
 	assert_true(R->icmp.st.echo_replies >= 4);
 }
 
@@ -326,33 +332,38 @@ test_icmp_errors(void **st)
 	(void)st;
 	SKIP_UNLESS_NS();
 	assert_int_not_equal(client("ping -c 1 -W 2 -t 1 198.18.2.2",
-	    "Time to live exceeded", &found), 0);
+				 "Time to live exceeded", &found),
+	    0);
 	assert_true(found);
 	assert_int_equal(R->dp.st.reason[FWD_R_TTL], ttl0 + 1);
-	assert_int_not_equal(client("ping -c 1 -W 2 198.19.5.5",
-	    "Unreachable", &found), 0);
+	assert_int_not_equal(
+	    client("ping -c 1 -W 2 198.19.5.5", "Unreachable", &found), 0);
 	assert_true(found);
-	/* DF over the egress MTU: frag-needed with the MTU; no DF: fragmented */
-	assert_int_equal(fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1000,
-	    true), 0);
+	/* DF over the egress MTU: frag-needed with the MTU; no DF: fragmented
+	 */
+	assert_int_equal(
+	    fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1000, true), 0);
 	/* (no DF first: after a frag-needed the client would fragment) */
 	assert_int_equal(client("ping -c 2 -i 0.2 -W 2 -M dont -s 1200 "
-	    "198.18.2.2", NULL, NULL), 0);
+				"198.18.2.2",
+			     NULL, NULL),
+	    0);
 	assert_true(R->icmp.st.frags_sent >= 4);
 	assert_int_not_equal(client("ping -c 1 -W 2 -M do -s 1200 198.18.2.2",
-	    "mtu = 1000", &found), 0);
+				 "mtu = 1000", &found),
+	    0);
 	assert_true(found);
-	assert_int_equal(fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1500,
-	    true), 0);
+	assert_int_equal(
+	    fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1500, true), 0);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ping_through),
-		cmocka_unit_test(test_ping_router),
-		cmocka_unit_test(test_icmp_errors),
+	    cmocka_unit_test(test_ping_through),
+	    cmocka_unit_test(test_ping_router),
+	    cmocka_unit_test(test_icmp_errors),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));

@@ -1,4 +1,6 @@
-/* tests/unit/fwd/test_arp.c: ARP replies, resolution with bounded queues, glean host routes, aging/refresh/expiry, failure with ICMP, static entries, gratuitous ARP, the slow-path dispatcher. */
+/* tests/unit/fwd/test_arp.c: ARP replies, resolution with bounded queues, glean
+ * host routes, aging/refresh/expiry, failure with ICMP, static entries,
+ * gratuitous ARP, the slow-path dispatcher. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,30 +13,32 @@
 #include "fwd/fwd_slow.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
 
-static const uint8_t mac0[6] = { 0x02, 0, 0, 0, 0, 0x10 };
-static const uint8_t mac1[6] = { 0x02, 0, 0, 0, 0, 0x11 };
-static const uint8_t hmac[6] = { 0x02, 0, 0, 0, 1, 0x02 };	/* 1.2 */
-static const uint8_t gwmac[6] = { 0x02, 0, 0, 0, 2, 0xfe };	/* 2.254 */
-static const uint8_t h7mac[6] = { 0x02, 0, 0, 0, 2, 0x07 };	/* 2.7 */
+static const uint8_t mac0[6] = {0x02, 0, 0, 0, 0, 0x10};
+static const uint8_t mac1[6] = {0x02, 0, 0, 0, 0, 0x11};
+static const uint8_t hmac[6] = {0x02, 0, 0, 0, 1, 0x02};  /* 1.2 */
+static const uint8_t gwmac[6] = {0x02, 0, 0, 0, 2, 0xfe}; /* 2.254 */
+static const uint8_t h7mac[6] = {0x02, 0, 0, 0, 2, 0x07}; /* 2.7 */
 
 struct env {
-	struct fwd_fib	*fib;
+	struct fwd_fib *fib;
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
-	struct fwd_arp	*arp;
-	struct fwd_icmp	 icmp;
-	struct fwd_out	 out;
-	uint8_t		 f[2048];
+	struct fwd_arp *arp;
+	struct fwd_icmp icmp;
+	struct fwd_out out;
+	uint8_t f[2048];
 };
 
 static int
 setup(void **st)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct fwd_fib_conf fc = { .max_nh = 64 };
-	struct fwd_arp_conf ac = { .queue_len = 4, .reachable_ms = 30000,
-	    .retrans_ms = 1000, .max_probes = 3 };
-	struct fwd_icmp_conf ic = { 0 };
+	struct fwd_fib_conf fc = {.max_nh = 64};
+	struct fwd_arp_conf ac = {.queue_len = 4,
+	    .reachable_ms = 30000,
+	    .retrans_ms = 1000,
+	    .max_probes = 3};
+	struct fwd_icmp_conf ic = {0};
 
 	assert_non_null(e);
 	e->fib = fwd_fib_new(&fc);
@@ -52,11 +56,11 @@ setup(void **st)
 	assert_non_null(e->arp);
 	assert_int_equal(fwd_icmp_init(&e->icmp, &ic), 0);
 	/* 198.18.1.1/24 on port 0, 198.18.2.1/24 on port 1 */
-	assert_int_equal(fwd_arp_addr_add(e->arp, 0, TF_IP(1, 1), 24, 0,
-	    &e->out), 0);
-	assert_int_equal(fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0,
-	    &e->out), 0);
-	assert_int_equal(e->out.n, 2);			/* gratuitous ARPs */
+	assert_int_equal(
+	    fwd_arp_addr_add(e->arp, 0, TF_IP(1, 1), 24, 0, &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0, &e->out), 0);
+	assert_int_equal(e->out.n, 2); /* gratuitous ARPs */
 	e->out.n = 0;
 	/* routes: 198.18.9.0/24 via 2.254 (adj 1); connected 2.0/24 (adj 2) */
 	assert_int_equal(fwd_adj_set_nh(e->adj, 1, 1, TF_IP(2, 254), NULL), 0);
@@ -103,11 +107,11 @@ test_garp_and_local(void **st)
 	assert_true(fwd_local_has(&e->local, TF_IP(1, 1)));
 	assert_true(fwd_local_has(&e->local, TF_IP(2, 1)));
 	assert_int_equal(fwd_arp_addr_get(e->arp, 1), TF_IP(2, 1));
-	assert_int_equal(fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0,
-	    &e->out), -EEXIST);
+	assert_int_equal(
+	    fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0, &e->out), -EEXIST);
 	assert_int_equal(fwd_arp_announce(e->arp, 1, &e->out), 1);
-	check_arp(&e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1),
-	    TF_IP(2, 1));
+	check_arp(
+	    &e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1), TF_IP(2, 1));
 	assert_int_equal(fwd_arp_addr_del(e->arp, 1, TF_IP(2, 1)), 0);
 	assert_false(fwd_local_has(&e->local, TF_IP(2, 1)));
 	assert_int_equal(fwd_arp_addr_del(e->arp, 1, TF_IP(2, 1)), -ENOENT);
@@ -121,48 +125,48 @@ test_reply(void **st)
 	struct fwd_neigh_info ni;
 	unsigned len;
 
-	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
-	    TF_IP(1, 1));
+	len = tf_arp(
+	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), 0);
 	assert_int_equal(e->out.n, 1);
 	check_arp(&e->out.pkt[0], 0, 2, hmac, mac0, TF_IP(1, 1), TF_IP(1, 2));
-	assert_memory_equal(e->out.pkt[0].data + 32, hmac, 6);	/* tha */
+	assert_memory_equal(e->out.pkt[0].data + 32, hmac, 6); /* tha */
 	/* the asker is learned */
 	assert_int_equal(fwd_arp_get(e->arp, 0, TF_IP(1, 2), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
 	assert_memory_equal(ni.mac, hmac, 6);
 	/* our address, but asked on the wrong port: not answered */
-	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 3), NULL,
-	    TF_IP(2, 1));
-	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
-	    -ENOENT);
+	len = tf_arp(
+	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 3), NULL, TF_IP(2, 1));
+	assert_int_equal(
+	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -ENOENT);
 	/* for someone else: ignored, not learned */
-	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 4), NULL,
-	    TF_IP(1, 9));
-	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
-	    -ENOENT);
+	len = tf_arp(
+	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 4), NULL, TF_IP(1, 9));
+	assert_int_equal(
+	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -ENOENT);
 	assert_int_equal(fwd_arp_get(e->arp, 0, TF_IP(1, 4), &ni), -ENOENT);
 	assert_int_equal(e->out.n, 1);
 	/* malformed */
-	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, 41, 5, &e->out),
-	    -EINVAL);
-	e->f[15] = 6;					/* htype */
-	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
-	    -EINVAL);
+	assert_int_equal(
+	    fwd_arp_input(e->arp, 0, e->f, 41, 5, &e->out), -EINVAL);
+	e->f[15] = 6; /* htype */
+	assert_int_equal(
+	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -EINVAL);
 	len = tf_arp(e->f, 1, tf_bcast, hmac, tf_bcast, TF_IP(1, 2), NULL,
-	    TF_IP(1, 1));				/* bcast sha */
-	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
-	    -EINVAL);
+	    TF_IP(1, 1)); /* bcast sha */
+	assert_int_equal(
+	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -EINVAL);
 	assert_int_equal(fwd_arp_stats(e->arp)->rx_bad, 3);
 }
 
 static unsigned
 pkt(struct env *e, uint32_t dst, uint8_t seq)
 {
-	unsigned len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), dst, 64, 17, 26,
-	    0);
+	unsigned len =
+	    tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), dst, 64, 17, 26, 0);
 
-	e->f[34] = seq;		/* tag (payload is not checksummed here) */
+	e->f[34] = seq; /* tag (payload is not checksummed here) */
 	return (len);
 }
 
@@ -175,17 +179,17 @@ test_resolve_queue(void **st)
 
 	/* first packet: broadcast request for the gateway from 2.1 */
 	len = pkt(e, TF_IP(9, 5), 0);
-	assert_int_equal(fwd_arp_punt(e->arp, 0, 1, e->f, len, 100, &e->out),
-	    0);
+	assert_int_equal(
+	    fwd_arp_punt(e->arp, 0, 1, e->f, len, 100, &e->out), 0);
 	assert_int_equal(e->out.n, 1);
-	check_arp(&e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1),
-	    TF_IP(2, 254));
+	check_arp(
+	    &e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1), TF_IP(2, 254));
 	e->out.n = 0;
 	/* 6 more: one request only, queue bounded at 4 (oldest dropped) */
 	for (uint8_t s = 1; s <= 6; s++) {
 		len = pkt(e, TF_IP(9, 5), s);
-		assert_int_equal(fwd_arp_punt(e->arp, 0, 1, e->f, len, 100,
-		    &e->out), 0);
+		assert_int_equal(
+		    fwd_arp_punt(e->arp, 0, 1, e->f, len, 100, &e->out), 0);
 	}
 	assert_int_equal(e->out.n, 0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 254), &ni), 0);
@@ -194,8 +198,8 @@ test_resolve_queue(void **st)
 	assert_int_equal(fwd_arp_stats(e->arp)->queue_drops, 3);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_RESOLVE);
 	/* the reply: adjacency forwards, the 4 newest packets go out */
-	len = tf_arp(e->f, 2, mac1, gwmac, gwmac, TF_IP(2, 254), mac1,
-	    TF_IP(2, 1));
+	len = tf_arp(
+	    e->f, 2, mac1, gwmac, gwmac, TF_IP(2, 254), mac1, TF_IP(2, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 200, &e->out), 0);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_FORWARD);
 	assert_memory_equal(e->adj->ent[1].eth, gwmac, 6);
@@ -216,15 +220,16 @@ test_resolve_queue(void **st)
 	/* a late punt (worker raced the update) is sent at once */
 	e->out.n = 0;
 	len = pkt(e, TF_IP(9, 5), 9);
-	assert_int_equal(fwd_arp_punt(e->arp, 0, 1, e->f, len, 300, &e->out),
-	    0);
+	assert_int_equal(
+	    fwd_arp_punt(e->arp, 0, 1, e->f, len, 300, &e->out), 0);
 	assert_int_equal(e->out.n, 1);
 	assert_memory_equal(e->out.pkt[0].data, gwmac, 6);
 	/* bad arguments */
-	assert_int_equal(fwd_arp_punt(e->arp, 0, 63, e->f, len, 300,
-	    &e->out), -EINVAL);		/* not an NH/glean adjacency */
-	assert_int_equal(fwd_arp_resolve(e->arp, 1, TF_IP(2, 1), 0, e->f, len,
-	    300, &e->out), -EHOSTUNREACH);	/* ourselves */
+	assert_int_equal(fwd_arp_punt(e->arp, 0, 63, e->f, len, 300, &e->out),
+	    -EINVAL); /* not an NH/glean adjacency */
+	assert_int_equal(
+	    fwd_arp_resolve(e->arp, 1, TF_IP(2, 1), 0, e->f, len, 300, &e->out),
+	    -EHOSTUNREACH); /* ourselves */
 }
 
 static void
@@ -236,13 +241,13 @@ test_glean_aging(void **st)
 
 	len = pkt(e, TF_IP(2, 7), 1);
 	assert_int_equal(fwd_arp_punt(e->arp, 0, 2, e->f, len, 0, &e->out), 0);
-	check_arp(&e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1),
-	    TF_IP(2, 7));
+	check_arp(
+	    &e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1), TF_IP(2, 7));
 	e->out.n = 0;
-	len = tf_arp(e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 7), mac1,
-	    TF_IP(2, 1));
+	len =
+	    tf_arp(e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 7), mac1, TF_IP(2, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 10, &e->out), 0);
-	assert_int_equal(e->out.n, 1);			/* the queued packet */
+	assert_int_equal(e->out.n, 1); /* the queued packet */
 	assert_memory_equal(e->out.pkt[0].data, h7mac, 6);
 	/* a host route with its own forwarding adjacency */
 	nh = fwd_fib_lookup(e->fib, TF_IP(2, 7));
@@ -263,8 +268,8 @@ test_glean_aging(void **st)
 	assert_int_equal(ni.state, FWD_NEIGH_PROBE);
 	assert_int_equal(e->adj->ent[nh].action, FWD_ADJ_A_FORWARD);
 	/* answered: reachable again */
-	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 30100, &e->out),
-	    0);
+	assert_int_equal(
+	    fwd_arp_input(e->arp, 1, e->f, len, 30100, &e->out), 0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 7), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
 	/* aged again and never answered: deleted after 3 probes */
@@ -291,7 +296,7 @@ test_fail_icmp(void **st)
 	assert_int_equal(fwd_arp_punt(e->arp, 0, 2, e->f, len, 0, &e->out), 0);
 	assert_int_equal(fwd_arp_tick(e->arp, 1000, &e->icmp, &e->out), 0);
 	assert_int_equal(fwd_arp_tick(e->arp, 2000, &e->icmp, &e->out), 0);
-	assert_int_equal(e->out.n, 3);		/* three broadcast requests */
+	assert_int_equal(e->out.n, 3); /* three broadcast requests */
 	assert_int_equal(fwd_arp_tick(e->arp, 3000, &e->icmp, &e->out), 1);
 	/* host unreachable back to the sender, from our port-0 address */
 	assert_int_equal(e->out.n, 4);
@@ -311,46 +316,48 @@ test_static(void **st)
 	struct fwd_neigh_info ni;
 	unsigned len;
 
-	assert_int_equal(fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), gwmac, 0,
-	    &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), gwmac, 0, &e->out), 0);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_FORWARD);
 	/* ARP cannot override it */
-	len = tf_arp(e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 254), mac1,
-	    TF_IP(2, 1));
+	len = tf_arp(
+	    e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 254), mac1, TF_IP(2, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 10, &e->out), 0);
 	assert_memory_equal(e->adj->ent[1].eth, gwmac, 6);
 	/* and it never ages */
 	assert_int_equal(fwd_arp_tick(e->arp, 1000000, NULL, &e->out), 0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 254), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_STATIC);
-	assert_int_equal(fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), tf_bcast,
-	    0, &e->out), -EINVAL);
+	assert_int_equal(
+	    fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), tf_bcast, 0, &e->out),
+	    -EINVAL);
 	assert_int_equal(fwd_arp_static_del(e->arp, 1, TF_IP(2, 254)), 0);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_RESOLVE);
-	assert_int_equal(fwd_arp_static_del(e->arp, 1, TF_IP(2, 254)),
-	    -ENOENT);
+	assert_int_equal(fwd_arp_static_del(e->arp, 1, TF_IP(2, 254)), -ENOENT);
 }
 
 static void
 test_table_full_and_flush(void **st)
 {
 	struct env *e = *st;
-	struct fwd_arp_conf ac = { .max_neigh = 2 };
+	struct fwd_arp_conf ac = {.max_neigh = 2};
 	struct fwd_arp *a = fwd_arp_new(&ac, e->adj);
 	unsigned len = pkt(e, TF_IP(2, 9), 0);
 
 	assert_non_null(a);
-	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, e->f, len, 0,
-	    &e->out), 0);
-	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0,
-	    &e->out), 0);
-	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0,
-	    &e->out), -ENOSPC);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, e->f, len, 0, &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0, &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0, &e->out),
+	    -ENOSPC);
 	fwd_arp_port_flush(a, 1);
-	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0,
-	    &e->out), 0);
-	assert_int_equal(fwd_arp_resolve(a, 9, TF_IP(2, 11), 0, NULL, 0, 0,
-	    &e->out), -EINVAL);		/* unknown port */
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0, &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 9, TF_IP(2, 11), 0, NULL, 0, 0, &e->out),
+	    -EINVAL); /* unknown port */
 	fwd_arp_free(a);
 }
 
@@ -358,51 +365,50 @@ static void
 test_slow_dispatch(void **st)
 {
 	struct env *e = *st;
-	struct fwd_slow s = { e->arp, &e->icmp, e->adj };
+	struct fwd_slow s = {e->arp, &e->icmp, e->adj};
 	unsigned len;
 
-	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(9, 5), 1, 17, 26,
-	    0);
-	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_TTL, 0, e->f, len, 0,
-	    &e->out), 0);
+	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(9, 5), 1, 17, 26, 0);
+	assert_int_equal(
+	    fwd_slow_input(&s, 0, FWD_R_TTL, 0, e->f, len, 0, &e->out), 0);
 	assert_int_equal(e->out.pkt[0].data[34], FWD_ICMP_TIMXCEED);
-	assert_int_equal(ntohl(fwd_ld32(e->out.pkt[0].data + 26)),
-	    TF_IP(1, 1));
-	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_NO_ROUTE, 0, e->f, len, 0,
-	    &e->out), 0);
+	assert_int_equal(ntohl(fwd_ld32(e->out.pkt[0].data + 26)), TF_IP(1, 1));
+	assert_int_equal(
+	    fwd_slow_input(&s, 0, FWD_R_NO_ROUTE, 0, e->f, len, 0, &e->out), 0);
 	assert_int_equal(e->out.pkt[1].data[35], FWD_ICMP_UNREACH_NET);
-	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_MTU_DF, 1400, e->f, len,
-	    0, &e->out), 0);
+	assert_int_equal(
+	    fwd_slow_input(&s, 0, FWD_R_MTU_DF, 1400, e->f, len, 0, &e->out),
+	    0);
 	assert_int_equal(ntohs(fwd_ld16(e->out.pkt[2].data + 40)), 1400);
-	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
-	    TF_IP(1, 1));
-	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0,
-	    &e->out), 0);
+	len = tf_arp(
+	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
+	assert_int_equal(
+	    fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0, &e->out), 0);
 	assert_int_equal(e->out.n, 4);
-	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_CKSUM, 0, e->f, len, 0,
-	    &e->out), -EINVAL);
-	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_MTU_FRAG, 1, e->f, len, 0,
-	    &e->out), -EINVAL);		/* adj 1 not resolved */
+	assert_int_equal(
+	    fwd_slow_input(&s, 0, FWD_R_CKSUM, 0, e->f, len, 0, &e->out),
+	    -EINVAL);
+	assert_int_equal(
+	    fwd_slow_input(&s, 0, FWD_R_MTU_FRAG, 1, e->f, len, 0, &e->out),
+	    -EINVAL); /* adj 1 not resolved */
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_garp_and_local, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_reply, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resolve_queue, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_glean_aging, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_fail_icmp, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_table_full_and_flush,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_dispatch, setup,
-		    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_garp_and_local, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reply, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_resolve_queue, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_glean_aging, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fail_icmp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_static, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_table_full_and_flush, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_slow_dispatch, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,4 +1,5 @@
-/* tests/unit/fwd/test_dp.c: the fast path over in-memory ports with a real FIB: egress port, MACs, TTL, and every drop counted by reason. */
+/* tests/unit/fwd/test_dp.c: the fast path over in-memory ports with a real FIB:
+ * egress port, MACs, TTL, and every drop counted by reason. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,30 +11,30 @@
 #include "fwd/fwd_dp.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
 
-static const uint8_t mac0[6] = { 0x02, 0, 0, 0, 0, 0x10 };	/* port 0 */
-static const uint8_t mac1[6] = { 0x02, 0, 0, 0, 0, 0x11 };
-static const uint8_t mac2[6] = { 0x02, 0, 0, 0, 0, 0x12 };
-static const uint8_t hmac[6] = { 0x02, 0, 0, 0, 0, 0x99 };	/* sender */
-static const uint8_t gw1mac[6] = { 0x02, 0, 0, 0, 1, 0xfe };
-static const uint8_t gw2mac[6] = { 0x02, 0, 0, 0, 2, 0xfe };
+static const uint8_t mac0[6] = {0x02, 0, 0, 0, 0, 0x10}; /* port 0 */
+static const uint8_t mac1[6] = {0x02, 0, 0, 0, 0, 0x11};
+static const uint8_t mac2[6] = {0x02, 0, 0, 0, 0, 0x12};
+static const uint8_t hmac[6] = {0x02, 0, 0, 0, 0, 0x99}; /* sender */
+static const uint8_t gw1mac[6] = {0x02, 0, 0, 0, 1, 0xfe};
+static const uint8_t gw2mac[6] = {0x02, 0, 0, 0, 2, 0xfe};
 
 #define PUNT_MAX 64
 
-static unsigned dp_flags;	/* each test runs with 0 and BURST_LOOKUP */
+static unsigned dp_flags; /* each test runs with 0 and BURST_LOOKUP */
 
 struct env {
-	struct fwd_fib	*fib;
+	struct fwd_fib *fib;
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
-	struct fwd_port	*port[3];
-	struct fwd_dp	 dp;
+	struct fwd_port *port[3];
+	struct fwd_dp dp;
 	/* punted packets (copies) */
-	unsigned	 npunt;
-	enum fwd_reason	 punt_why[PUNT_MAX];
-	unsigned	 punt_aux[PUNT_MAX];
-	uint16_t	 punt_len[PUNT_MAX];
-	uint8_t		 punt_frame[PUNT_MAX][128];
-	bool		 refuse;
+	unsigned npunt;
+	enum fwd_reason punt_why[PUNT_MAX];
+	unsigned punt_aux[PUNT_MAX];
+	uint16_t punt_len[PUNT_MAX];
+	uint8_t punt_frame[PUNT_MAX][128];
+	bool refuse;
 };
 
 static bool
@@ -65,11 +66,11 @@ punt_cb(void *arg, struct fwd_pkt *p, enum fwd_reason why, unsigned aux)
 static int
 setup(void **st)
 {
-	struct fwd_fib_conf fc = { .max_nh = 256 };
+	struct fwd_fib_conf fc = {.max_nh = 256};
 	struct env *e = calloc(1, sizeof(*e));
-	static const uint8_t *macs[3] = { mac0, mac1, mac2 };
+	static const uint8_t *macs[3] = {mac0, mac1, mac2};
 	struct fwd_dp_conf dc;
-	uint16_t grp[2] = { 1, 4 };
+	uint16_t grp[2] = {1, 4};
 
 	assert_non_null(e);
 	e->fib = fwd_fib_new(&fc);
@@ -77,22 +78,25 @@ setup(void **st)
 	e->adj = fwd_adj_tbl_new(256, 4);
 	assert_non_null(e->adj);
 	for (unsigned i = 0; i < 3; i++) {
-		struct fwd_port_mem_conf pc = { .id = (uint16_t)i,
-		    .mtu = i == 2 ? 576 : 1500, .nbufs = 64, .capture = 64 };
+		struct fwd_port_mem_conf pc = {.id = (uint16_t)i,
+		    .mtu = i == 2 ? 576 : 1500,
+		    .nbufs = 64,
+		    .capture = 64};
 
 		memcpy(pc.mac, macs[i], 6);
 		e->port[i] = fwd_port_mem_new(&pc);
 		assert_non_null(e->port[i]);
-		assert_int_equal(fwd_adj_port_set(e->adj, (uint16_t)i,
-		    macs[i], pc.mtu, true), 0);
+		assert_int_equal(fwd_adj_port_set(e->adj, (uint16_t)i, macs[i],
+				     pc.mtu, true),
+		    0);
 	}
 	assert_int_equal(fwd_adj_set_nh(e->adj, 1, 1, TF_IP(2, 254), NULL), 0);
-	assert_int_equal(fwd_adj_neigh_set(e->adj, 1, TF_IP(2, 254), gw1mac),
-	    1);
+	assert_int_equal(
+	    fwd_adj_neigh_set(e->adj, 1, TF_IP(2, 254), gw1mac), 1);
 	assert_int_equal(fwd_adj_set_nh(e->adj, 2, 2, TF_IP(3, 254), NULL), 0);
 	assert_int_equal(fwd_adj_set_drop(e->adj, 3), 0);
-	assert_int_equal(fwd_adj_set_nh(e->adj, 4, 2, TF_IP(5, 254), gw2mac),
-	    0);
+	assert_int_equal(
+	    fwd_adj_set_nh(e->adj, 4, 2, TF_IP(5, 254), gw2mac), 0);
 	assert_int_equal(fwd_adj_set_group(e->adj, 5, grp, 2), 0);
 	assert_int_equal(fwd_adj_set_glean(e->adj, 6, 2), 0);
 	assert_int_equal(fwd_adj_set_local(e->adj, 7), 0);
@@ -162,10 +166,10 @@ test_forward(void **st)
 	run1(e, f, len);
 	assert_int_equal(e->dp.st.fwd, 1);
 	assert_int_equal(fwd_port_mem_pending(e->port[1]), 1);
-	assert_int_equal(fwd_port_mem_take(e->port[1], out, sizeof(out)),
-	    (int)len);
-	assert_memory_equal(out, gw1mac, 6);		/* neighbour */
-	assert_memory_equal(out + 6, mac1, 6);		/* egress port */
+	assert_int_equal(
+	    fwd_port_mem_take(e->port[1], out, sizeof(out)), (int)len);
+	assert_memory_equal(out, gw1mac, 6);   /* neighbour */
+	assert_memory_equal(out + 6, mac1, 6); /* egress port */
 	assert_int_equal(out[12], 0x08);
 	assert_int_equal(out[13], 0x00);
 	assert_int_equal(out[14 + FWD_IP_TTL], 63);
@@ -180,7 +184,7 @@ test_forward(void **st)
 	len = udp(f, TF_IP(2, 7), 2, 10, 0);
 	run1(e, f, len);
 	assert_int_equal(fwd_port_mem_take(e->port[1], out, sizeof(out)),
-	    44);	/* 14 + 30: the frame as received */
+	    44); /* 14 + 30: the frame as received */
 	assert_int_equal(out[14 + FWD_IP_TTL], 1);
 	assert_true(fwd_ipv4_cksum_ok(out + 14, 20));
 }
@@ -193,8 +197,9 @@ test_burst_mixed(void **st)
 
 	/* 32 packets alternating between two egress ports, in one burst */
 	for (unsigned i = 0; i < 32; i++) {
-		unsigned len = udp(f, i & 1 ? TF_IP(5, (uint8_t)i) :
-		    TF_IP(2, (uint8_t)i), 64, 40, 0);
+		unsigned len =
+		    udp(f, i & 1 ? TF_IP(5, (uint8_t)i) : TF_IP(2, (uint8_t)i),
+			64, 40, 0);
 
 		assert_int_equal(fwd_port_mem_inject(e->port[0], f, len), 0);
 	}
@@ -204,14 +209,14 @@ test_burst_mixed(void **st)
 	for (unsigned i = 0; i < 16; i++) {
 		uint8_t o[200];
 
-		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
-		    74);
+		assert_int_equal(
+		    fwd_port_mem_take(e->port[2], o, sizeof(o)), 74);
 		assert_memory_equal(o, gw2mac, 6);
 		assert_memory_equal(o + 6, mac2, 6);
 		/* order kept within a port */
 		assert_int_equal(o[14 + 19], 2 * i + 1);
-		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
-		    74);
+		assert_int_equal(
+		    fwd_port_mem_take(e->port[1], o, sizeof(o)), 74);
 		assert_int_equal(o[14 + 19], 2 * i);
 	}
 	assert_int_equal(e->dp.st.fwd, 32);
@@ -255,7 +260,7 @@ test_drops(void **st)
 	f[14 + 15] ^= 1;
 	expect(e, f, len, FWD_R_CKSUM);
 	len = udp(f, TF_IP(2, 7), 64, 26, 0);
-	expect(e, f, len - 1, FWD_R_LEN);		/* frame cut short */
+	expect(e, f, len - 1, FWD_R_LEN); /* frame cut short */
 	len = udp(f, 0xe0000005, 64, 26, 0);
 	expect(e, f, len, FWD_R_MARTIAN);
 	len = udp(f, TF_IP(4, 1), 64, 26, 0);
@@ -264,24 +269,24 @@ test_drops(void **st)
 	expect(e, f, len, FWD_R_TTL);
 	len = udp(f, TF_IP(2, 7), 0, 26, 0);
 	expect(e, f, len, FWD_R_TTL);
-	len = udp(f, 0xc6136301, 64, 26, 0);		/* 198.19.99.1 */
+	len = udp(f, 0xc6136301, 64, 26, 0); /* 198.19.99.1 */
 	expect(e, f, len, FWD_R_NO_ROUTE);
 	len = udp(f, TF_IP(3, 9), 64, 26, 0);
 	expect(e, f, len, FWD_R_RESOLVE);
 	len = udp(f, TF_IP(7, 9), 64, 26, 0);
-	expect(e, f, len, FWD_R_RESOLVE);		/* glean */
-	len = udp(f, TF_IP(1, 1), 1, 26, 0);		/* TTL 1 to us: ours */
+	expect(e, f, len, FWD_R_RESOLVE);    /* glean */
+	len = udp(f, TF_IP(1, 1), 1, 26, 0); /* TTL 1 to us: ours */
 	expect(e, f, len, FWD_R_LOCAL);
-	len = udp(f, TF_IP(8, 8), 64, 26, 0);		/* local via FIB */
+	len = udp(f, TF_IP(8, 8), 64, 26, 0); /* local via FIB */
 	expect(e, f, len, FWD_R_LOCAL);
-	len = tf_arp(f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
-	    TF_IP(1, 1));
+	len =
+	    tf_arp(f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
 	expect(e, f, len, FWD_R_ARP);
-	len = udp(f, TF_IP(5, 9), 64, 600, FWD_IP_DF);	/* 620 > 576 */
+	len = udp(f, TF_IP(5, 9), 64, 600, FWD_IP_DF); /* 620 > 576 */
 	expect(e, f, len, FWD_R_MTU_DF);
 	len = udp(f, TF_IP(5, 9), 64, 600, 0);
 	expect(e, f, len, FWD_R_MTU_FRAG);
-	len = udp(f, TF_IP(5, 9), 64, 556, FWD_IP_DF);	/* exactly 576 */
+	len = udp(f, TF_IP(5, 9), 64, 556, FWD_IP_DF); /* exactly 576 */
 	run1(e, f, len);
 	assert_int_equal(e->dp.st.fwd, 1);
 
@@ -291,7 +296,7 @@ test_drops(void **st)
 	assert_int_equal(e->punt_why[1], FWD_R_TTL);
 	assert_int_equal(e->punt_why[2], FWD_R_NO_ROUTE);
 	assert_int_equal(e->punt_why[3], FWD_R_RESOLVE);
-	assert_int_equal(e->punt_aux[3], 2);		/* the adjacency */
+	assert_int_equal(e->punt_aux[3], 2); /* the adjacency */
 	assert_int_equal(e->punt_why[4], FWD_R_RESOLVE);
 	assert_int_equal(e->punt_aux[4], 6);
 	assert_int_equal(e->punt_why[5], FWD_R_LOCAL);
@@ -344,7 +349,7 @@ test_ecmp(void **st)
 	n1 = fwd_port_mem_pending(e->port[1]);
 	n2 = fwd_port_mem_pending(e->port[2]);
 	assert_int_equal(n1 + n2, 64);
-	assert_true(n1 >= 16 && n2 >= 16);	/* both members used */
+	assert_true(n1 >= 16 && n2 >= 16); /* both members used */
 	while (fwd_port_mem_take(e->port[1], o, sizeof(o)) > 0)
 		assert_memory_equal(o, gw1mac, 6);
 	while (fwd_port_mem_take(e->port[2], o, sizeof(o)) > 0)
@@ -374,8 +379,8 @@ test_changes(void **st)
 	run1(e, f, len);
 	assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)), 60);
 	/* next-hop change is one adjacency write: adj 1 now via port 2 */
-	assert_int_equal(fwd_adj_set_nh(e->adj, 1, 2, TF_IP(5, 254), gw2mac),
-	    0);
+	assert_int_equal(
+	    fwd_adj_set_nh(e->adj, 1, 2, TF_IP(5, 254), gw2mac), 0);
 	run1(e, f, len);
 	assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
 	assert_memory_equal(o, gw2mac, 6);
@@ -402,16 +407,16 @@ test_api_errors(void **st)
 {
 	struct env *e = *st;
 	struct fwd_dp dp;
-	struct fwd_dp_conf c = { 0 };
-	uint16_t m[2] = { 3, 7 };	/* drop and local are not members */
-	struct fwd_dp_stats sum = { 0 };
+	struct fwd_dp_conf c = {0};
+	uint16_t m[2] = {3, 7}; /* drop and local are not members */
+	struct fwd_dp_stats sum = {0};
 
 	assert_int_equal(fwd_dp_init(&dp, &c), -EINVAL);
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 2), -EINVAL);
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 0), -EINVAL);
 	assert_int_equal(fwd_adj_set_nh(e->adj, 256, 0, 1, NULL), -EINVAL);
-	assert_int_equal(fwd_adj_set_nh(e->adj, 1, FWD_PORT_MAX, 1, NULL),
-	    -EINVAL);
+	assert_int_equal(
+	    fwd_adj_set_nh(e->adj, 1, FWD_PORT_MAX, 1, NULL), -EINVAL);
 	assert_int_equal(fwd_adj_port_set(e->adj, 0, mac0, 10, true), -EINVAL);
 	assert_null(fwd_adj_tbl_new(0, 0));
 	assert_null(fwd_adj_tbl_new(0x10000, 0));
@@ -424,22 +429,19 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_forward, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_burst_mixed, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_drops, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_punt_refused, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ecmp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_changes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_api_errors, setup,
-		    teardown),
+	    cmocka_unit_test_setup_teardown(test_forward, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_burst_mixed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_drops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_punt_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ecmp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_changes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_api_errors, setup, teardown),
 	};
 	int rv;
 
 	dp_flags = 0;
-	rv = cmocka_run_group_tests_name("per-packet lookup", tests, NULL,
-	    NULL);
+	rv =
+	    cmocka_run_group_tests_name("per-packet lookup", tests, NULL, NULL);
 	dp_flags = FWD_DP_F_BURST_LOOKUP;
 	rv |= cmocka_run_group_tests_name("burst lookup", tests, NULL, NULL);
 	return (rv);

@@ -1,4 +1,5 @@
-/* tests/unit/fwd/test_pkt.c: fwd_pkt.h parsing of every malformed case, checksums against a full recompute, rewrite. */
+/* tests/unit/fwd/test_pkt.c: fwd_pkt.h parsing of every malformed case,
+ * checksums against a full recompute, rewrite. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,8 +10,8 @@
 #include "fwd/fwd_pkt.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
 
-static const uint8_t rmac[8] = { 0x02, 0, 0, 0, 0, 0x01 };
-static const uint8_t hmac[6] = { 0x02, 0, 0, 0, 0, 0x99 };
+static const uint8_t rmac[8] = {0x02, 0, 0, 0, 0, 0x01};
+static const uint8_t hmac[6] = {0x02, 0, 0, 0, 0, 0x99};
 
 /* A frame at offset 2 of an aligned buffer, as the ports hand them out. */
 static uint8_t bufmem[2048 + 2] __attribute__((aligned(64)));
@@ -19,8 +20,8 @@ static uint8_t bufmem[2048 + 2] __attribute__((aligned(64)));
 static unsigned
 good(void)
 {
-	return (tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), TF_IP(2, 3), 64, 17, 26,
-	    FWD_IP_DF));
+	return (tf_ipv4(
+	    FR, rmac, hmac, TF_IP(1, 2), TF_IP(2, 3), 64, 17, 26, FWD_IP_DF));
 }
 
 static enum fwd_reason
@@ -55,7 +56,7 @@ test_parse_short(void **st)
 	(void)st;
 	for (unsigned l = 0; l < 34; l++)
 		assert_int_equal(parse(l, &m), FWD_R_SHORT);
-	assert_int_equal(parse(34, &m), FWD_R_LEN);	/* tot_len 46 > 20 */
+	assert_int_equal(parse(34, &m), FWD_R_LEN); /* tot_len 46 > 20 */
 	(void)len;
 }
 
@@ -67,13 +68,13 @@ test_parse_ethertype(void **st)
 
 	(void)st;
 	FR[12] = 0x86;
-	FR[13] = 0xdd;				/* IPv6 */
+	FR[13] = 0xdd; /* IPv6 */
 	assert_int_equal(parse(len, &m), FWD_R_ETHERTYPE);
 	FR[12] = 0x81;
-	FR[13] = 0x00;				/* VLAN */
+	FR[13] = 0x00; /* VLAN */
 	assert_int_equal(parse(len, &m), FWD_R_ETHERTYPE);
-	len = tf_arp(FR, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
-	    TF_IP(1, 1));
+	len =
+	    tf_arp(FR, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
 	assert_int_equal(parse(len, &m), FWD_R_ARP);
 }
 
@@ -84,7 +85,7 @@ test_parse_l2(void **st)
 	unsigned len = good();
 
 	(void)st;
-	FR[5] = 0x02;				/* another host's MAC */
+	FR[5] = 0x02; /* another host's MAC */
 	assert_int_equal(parse(len, &m), FWD_R_L2_DST);
 	memcpy(FR, tf_bcast, 6);
 	assert_int_equal(parse(len, &m), FWD_R_L2_DST);
@@ -127,7 +128,7 @@ test_parse_options(void **st)
 	fwd_ipv4_cksum_set(ip, 24);
 	assert_int_equal(parse(len, &m), FWD_R_OK);
 	assert_int_equal(m.hlen, 24);
-	ip[22] = 7;				/* checksum no longer matches */
+	ip[22] = 7; /* checksum no longer matches */
 	assert_int_equal(parse(len, &m), FWD_R_CKSUM);
 }
 
@@ -142,7 +143,7 @@ test_parse_cksum(void **st)
 	for (unsigned b = 0; b < 20; b++) {
 		len = good();
 		if (b == 0)
-			continue;	/* covered by version tests */
+			continue; /* covered by version tests */
 		ip[b] ^= 0x10;
 		enum fwd_reason r = parse(len, &m);
 
@@ -158,13 +159,13 @@ test_parse_len(void **st)
 	uint8_t *ip = FR + 14;
 
 	(void)st;
-	fwd_st16(ip + 2, htons(47));		/* one past the frame */
+	fwd_st16(ip + 2, htons(47)); /* one past the frame */
 	fwd_ipv4_cksum_set(ip, 20);
 	assert_int_equal(parse(len, &m), FWD_R_LEN);
-	fwd_st16(ip + 2, htons(19));		/* shorter than the header */
+	fwd_st16(ip + 2, htons(19)); /* shorter than the header */
 	fwd_ipv4_cksum_set(ip, 20);
 	assert_int_equal(parse(len, &m), FWD_R_LEN);
-	fwd_st16(ip + 2, htons(20));		/* header only: fine */
+	fwd_st16(ip + 2, htons(20)); /* header only: fine */
 	fwd_ipv4_cksum_set(ip, 20);
 	assert_int_equal(parse(len, &m), FWD_R_OK);
 }
@@ -173,13 +174,13 @@ static void
 test_parse_martian(void **st)
 {
 	struct fwd_pkt_meta m;
-	static const uint32_t bad[] = { 0x00000001, 0xe0000001, 0xefffffff,
-	    0xf0000001, 0xffffffff };
+	static const uint32_t bad[] = {
+	    0x00000001, 0xe0000001, 0xefffffff, 0xf0000001, 0xffffffff};
 
 	(void)st;
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		unsigned len = tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), bad[i],
-		    64, 17, 26, 0);
+		unsigned len =
+		    tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), bad[i], 64, 17, 26, 0);
 
 		assert_int_equal(parse(len, &m), FWD_R_MARTIAN);
 	}
@@ -226,7 +227,7 @@ test_cksum_random(void **st)
 
 		for (unsigned i = 0; i < hlen; i++)
 			ip[i] = (uint8_t)random();
-		if (it % 7 == 0)	/* words near 0 and 0xffff */
+		if (it % 7 == 0) /* words near 0 and 0xffff */
 			memset(ip + 12, it & 1 ? 0xff : 0, 8);
 		ip[0] = (uint8_t)(0x40 | hlen / 4);
 		ip[8] = (uint8_t)(2 + random() % 254);
@@ -244,10 +245,10 @@ test_cksum_random(void **st)
 			uint16_t ck = ntohs(fwd_ld16(ip + 10));
 
 			fwd_st16(ip + 4, htons(new));
-			fwd_st16(ip + 10,
-			    htons(fwd_cksum_update16(ck, old, new)));
-			assert_int_equal(fwd_ld16(ip + 10),
-			    ref_cksum(ip, hlen));
+			fwd_st16(
+			    ip + 10, htons(fwd_cksum_update16(ck, old, new)));
+			assert_int_equal(
+			    fwd_ld16(ip + 10), ref_cksum(ip, hlen));
 		}
 	}
 }
@@ -281,7 +282,7 @@ test_ttl_dec_exhaustive(void **st)
 static void
 test_cksum_odd(void **st)
 {
-	static const uint8_t b[] = { 0x45, 0x00, 0x00, 0x1c, 0xab };
+	static const uint8_t b[] = {0x45, 0x00, 0x00, 0x1c, 0xab};
 
 	(void)st;
 	/* 0x4500 + 0x001c + 0xab00 = 0xf01c -> ~ = 0x0fe3 */
@@ -291,8 +292,8 @@ test_cksum_odd(void **st)
 static void
 test_rewrite(void **st)
 {
-	static const uint8_t hdr[14] = { 0x02, 0, 0, 0, 0, 0x42, 0x02, 0, 0, 0,
-	    0, 0x07, 0x08, 0x00 };
+	static const uint8_t hdr[14] = {
+	    0x02, 0, 0, 0, 0, 0x42, 0x02, 0, 0, 0, 0, 0x07, 0x08, 0x00};
 	unsigned len = good();
 	uint8_t ip0[20];
 
@@ -302,7 +303,7 @@ test_rewrite(void **st)
 	fwd_eth_write(FR, hdr);
 	assert_memory_equal(FR, hdr, 14);
 	assert_int_equal(FR[14 + 8], 63);
-	assert_memory_equal(FR + 14, ip0, 8);		/* untouched */
+	assert_memory_equal(FR + 14, ip0, 8); /* untouched */
 	assert_memory_equal(FR + 14 + 12, ip0 + 12, 8);
 	assert_true(fwd_ipv4_cksum_ok(FR + 14, 20));
 	(void)len;
@@ -312,20 +313,20 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_ok),
-		cmocka_unit_test(test_parse_short),
-		cmocka_unit_test(test_parse_ethertype),
-		cmocka_unit_test(test_parse_l2),
-		cmocka_unit_test(test_parse_version_ihl),
-		cmocka_unit_test(test_parse_options),
-		cmocka_unit_test(test_parse_cksum),
-		cmocka_unit_test(test_parse_len),
-		cmocka_unit_test(test_parse_martian),
-		cmocka_unit_test(test_parse_ttl_left),
-		cmocka_unit_test(test_cksum_random),
-		cmocka_unit_test(test_ttl_dec_exhaustive),
-		cmocka_unit_test(test_cksum_odd),
-		cmocka_unit_test(test_rewrite),
+	    cmocka_unit_test(test_parse_ok),
+	    cmocka_unit_test(test_parse_short),
+	    cmocka_unit_test(test_parse_ethertype),
+	    cmocka_unit_test(test_parse_l2),
+	    cmocka_unit_test(test_parse_version_ihl),
+	    cmocka_unit_test(test_parse_options),
+	    cmocka_unit_test(test_parse_cksum),
+	    cmocka_unit_test(test_parse_len),
+	    cmocka_unit_test(test_parse_martian),
+	    cmocka_unit_test(test_parse_ttl_left),
+	    cmocka_unit_test(test_cksum_random),
+	    cmocka_unit_test(test_ttl_dec_exhaustive),
+	    cmocka_unit_test(test_cksum_odd),
+	    cmocka_unit_test(test_rewrite),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

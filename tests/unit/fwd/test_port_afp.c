@@ -1,4 +1,5 @@
-/* tests/unit/fwd/test_port_afp.c: the AF_PACKET TPACKET_V2 port on real veths in namespaces built by tests/lib/netns.sh (root only; skipped otherwise). */
+/* tests/unit/fwd/test_port_afp.c: the AF_PACKET TPACKET_V2 port on real veths
+ * in namespaces built by tests/lib/netns.sh (root only; skipped otherwise). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,13 +22,13 @@
 
 #include "fwd/fwd_port.h"
 
-#define TEST_ETHERTYPE	0x88b5	/* IEEE local experimental */
+#define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
 
 static char suffix[32];
 static char ns_client[64], ns_router[64];
 static int ns_root_fd = -1;
-static const uint8_t cmac[6] = { 0x02, 0x74, 0, 0, 1, 2 };	/* netns.sh */
-static const uint8_t rmac[6] = { 0x02, 0x74, 0, 0, 1, 1 };
+static const uint8_t cmac[6] = {0x02, 0x74, 0, 0, 1, 2}; /* netns.sh */
+static const uint8_t rmac[6] = {0x02, 0x74, 0, 0, 1, 1};
 
 static int
 enter_ns(const char *name)
@@ -87,10 +88,11 @@ teardown(void **st)
 	return (0);
 }
 
-#define SKIP_UNLESS_NS() do {						\
-	if (suffix[0] == '\0')						\
-		skip();							\
-} while (0)
+#define SKIP_UNLESS_NS()                                                       \
+	do {                                                                   \
+		if (suffix[0] == '\0')                                         \
+			skip();                                                \
+	} while (0)
 
 /* A raw socket on the client's eth0 (the far end of the router's rc0). */
 static int
@@ -153,7 +155,7 @@ rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
 		if (t.tv_sec - t0.tv_sec >= 2)
 			break;
 		if (k == 0) {
-			struct pollfd pfd = { fwd_port_afp_fd(p), POLLIN, 0 };
+			struct pollfd pfd = {fwd_port_afp_fd(p), POLLIN, 0};
 
 			poll(&pfd, 1, 10);
 		}
@@ -164,8 +166,8 @@ rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
 static void
 test_afp_rx(void **st)
 {
-	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 3,
-	    .ring_frames = 64 };
+	struct fwd_port_afp_conf c = {
+	    .ifname = "rc0", .id = 3, .ring_frames = 64};
 	static uint8_t seen[100][256];
 	unsigned lens[100];
 	uint8_t f[256];
@@ -188,7 +190,8 @@ test_afp_rx(void **st)
 
 		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
 		if (s % 32 == 31) {
-			unsigned got = rx_wait(p, seen + s - 31, 32, lens + s - 31);
+			unsigned got =
+			    rx_wait(p, seen + s - 31, 32, lens + s - 31);
 
 			assert_int_equal(got, 32);
 		}
@@ -207,10 +210,12 @@ test_afp_rx(void **st)
 static void
 test_afp_tx(void **st)
 {
-	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 1,
-	    .ring_frames = 32 };
-	struct fwd_port_afp_conf ct = { .ifname = "rc0", .id = 1,
-	    .ring_frames = 16, .flags = FWD_AFP_TX_ONLY };
+	struct fwd_port_afp_conf c = {
+	    .ifname = "rc0", .id = 1, .ring_frames = 32};
+	struct fwd_port_afp_conf ct = {.ifname = "rc0",
+	    .id = 1,
+	    .ring_frames = 16,
+	    .flags = FWD_AFP_TX_ONLY};
 	struct fwd_out *out;
 	struct fwd_port *p, *tp, *ports[2];
 	uint8_t buf[2048];
@@ -230,7 +235,7 @@ test_afp_tx(void **st)
 	/* 40 frames through the worker's port (ring of 32: reuse), 8 through
 	 * the send-only port via fwd_out. */
 	for (uint32_t s = 0; s < 40; s++) {
-		struct fwd_pkt pk = { .data = buf, .owner = NULL }, *v = &pk;
+		struct fwd_pkt pk = {.data = buf, .owner = NULL}, *v = &pk;
 
 		pk.len = (uint16_t)mkframe(buf, cmac, rmac, s, 64 + s);
 		while (fwd_port_tx(p, &v, 1) != 1)
@@ -247,7 +252,7 @@ test_afp_tx(void **st)
 	assert_int_equal(fwd_out_send(out, ports, 2), 8);
 	assert_int_equal(out->n, 0);
 	for (;;) {
-		struct pollfd pfd = { cfd, POLLIN, 0 };
+		struct pollfd pfd = {cfd, POLLIN, 0};
 		ssize_t r;
 		uint32_t seq;
 		uint8_t want[256];
@@ -257,7 +262,7 @@ test_afp_tx(void **st)
 		r = recv(cfd, buf, sizeof(buf), 0);
 		assert_true(r > 0);
 		memcpy(&seq, buf + 14, 4);
-		assert_int_equal(seq, got);	/* in order, none lost */
+		assert_int_equal(seq, got); /* in order, none lost */
 		mkframe(want, cmac, rmac, seq, 64 + seq);
 		assert_int_equal(r, 64 + seq);
 		assert_memory_equal(buf, want, (size_t)r);
@@ -287,11 +292,11 @@ test_afp_tx(void **st)
 static void
 test_afp_fanout(void **st)
 {
-	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 0,
-	    .ring_frames = 64, .fanout_group = 4242 };
+	struct fwd_port_afp_conf c = {
+	    .ifname = "rc0", .id = 0, .ring_frames = 64, .fanout_group = 4242};
 	struct fwd_port *p[2];
 	uint8_t f[128];
-	unsigned total = 0, per[2] = { 0, 0 };
+	unsigned total = 0, per[2] = {0, 0};
 	struct timespec t0, t;
 	int cfd;
 
@@ -327,7 +332,7 @@ test_afp_fanout(void **st)
 		usleep(1000);
 	}
 	assert_int_equal(total, 50);
-	usleep(50000);	/* nothing duplicated arrives late */
+	usleep(50000); /* nothing duplicated arrives late */
 	for (int i = 0; i < 2; i++) {
 		struct fwd_pkt *pk[FWD_BURST];
 		unsigned k = fwd_port_rx(p[i], pk, FWD_BURST);
@@ -345,8 +350,8 @@ test_afp_fanout(void **st)
 static void
 test_afp_vlan(void **st)
 {
-	struct fwd_port_afp_conf c = { .ifname = "rc0", .id = 2,
-	    .ring_frames = 32 };
+	struct fwd_port_afp_conf c = {
+	    .ifname = "rc0", .id = 2, .ring_frames = 32};
 	static uint8_t seen[1][256];
 	unsigned lens[1];
 	uint8_t f[128];
@@ -376,12 +381,12 @@ test_afp_vlan(void **st)
 	f[16] = TEST_ETHERTYPE >> 8;
 	f[17] = TEST_ETHERTYPE & 0xff;
 	memset(f + 18, 0x5a, 60);
-	assert_int_equal(sendto(fd, f, 78, 0, (struct sockaddr *)&sll,
-	    sizeof(sll)), 78);
+	assert_int_equal(
+	    sendto(fd, f, 78, 0, (struct sockaddr *)&sll, sizeof(sll)), 78);
 	/* then an untagged one, which must arrive */
 	mkframe(f, rmac, cmac, 99, 64);
-	assert_int_equal(sendto(fd, f, 64, 0, (struct sockaddr *)&sll,
-	    sizeof(sll)), 64);
+	assert_int_equal(
+	    sendto(fd, f, 64, 0, (struct sockaddr *)&sll, sizeof(sll)), 64);
 	assert_int_equal(rx_wait(p, seen, 1, lens), 1);
 	assert_int_equal(lens[0], 64);
 	assert_int_equal(p->stats.rx_vlan, 1);
@@ -392,7 +397,7 @@ test_afp_vlan(void **st)
 static void
 test_afp_errors(void **st)
 {
-	struct fwd_port_afp_conf c = { .ifname = "nosuch0", .id = 0 };
+	struct fwd_port_afp_conf c = {.ifname = "nosuch0", .id = 0};
 
 	(void)st;
 	SKIP_UNLESS_NS();
@@ -400,7 +405,7 @@ test_afp_errors(void **st)
 	assert_null(fwd_port_afp_new(&c));
 	assert_int_equal(errno, ENODEV);
 	c.ifname = "rc0";
-	c.ring_frames = 100;			/* not a power of two */
+	c.ring_frames = 100; /* not a power of two */
 	assert_null(fwd_port_afp_new(&c));
 	assert_int_equal(errno, EINVAL);
 	c.ring_frames = 0;
@@ -414,11 +419,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_afp_rx),
-		cmocka_unit_test(test_afp_tx),
-		cmocka_unit_test(test_afp_fanout),
-		cmocka_unit_test(test_afp_vlan),
-		cmocka_unit_test(test_afp_errors),
+	    cmocka_unit_test(test_afp_rx),
+	    cmocka_unit_test(test_afp_tx),
+	    cmocka_unit_test(test_afp_fanout),
+	    cmocka_unit_test(test_afp_vlan),
+	    cmocka_unit_test(test_afp_errors),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));

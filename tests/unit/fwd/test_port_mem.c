@@ -1,4 +1,5 @@
-/* tests/unit/fwd/test_port_mem.c: the in-memory port: inject/receive/release, capture, replay, fwd_out, errors. */
+/* tests/unit/fwd/test_port_mem.c: the in-memory port: inject/receive/release,
+ * capture, replay, fwd_out, errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,8 +14,10 @@
 static struct fwd_port *
 mk(unsigned nbufs, unsigned capture)
 {
-	struct fwd_port_mem_conf c = { .id = 5, .nbufs = nbufs,
-	    .capture = capture, .mac = { 2, 0, 0, 0, 0, 5 } };
+	struct fwd_port_mem_conf c = {.id = 5,
+	    .nbufs = nbufs,
+	    .capture = capture,
+	    .mac = {2, 0, 0, 0, 0, 5}};
 	struct fwd_port *p = fwd_port_mem_new(&c);
 
 	assert_non_null(p);
@@ -54,8 +57,8 @@ test_inject_rx_release(void **st)
 	assert_int_equal(p->stats.rx_pkts, 4);
 	assert_int_equal(p->stats.rx_bytes, 60 + 61 + 62 + 63);
 	assert_int_equal(fwd_port_mem_inject(p, f, 0), -EMSGSIZE);
-	assert_int_equal(fwd_port_mem_inject(p, f, FWD_FRAME_MAX + 1),
-	    -EMSGSIZE);
+	assert_int_equal(
+	    fwd_port_mem_inject(p, f, FWD_FRAME_MAX + 1), -EMSGSIZE);
 	fwd_port_free(p);
 }
 
@@ -79,7 +82,7 @@ test_capture(void **st)
 	assert_int_equal(fwd_port_mem_pending(tx), 2);
 	assert_int_equal(fwd_port_mem_take(tx, o, sizeof(o)), 64);
 	assert_int_equal(o[0], 'b');
-	assert_int_equal(fwd_port_mem_take(tx, o, 10), 64);	/* truncated */
+	assert_int_equal(fwd_port_mem_take(tx, o, 10), 64); /* truncated */
 	assert_int_equal(o[0], 'c');
 	assert_int_equal(fwd_port_mem_take(tx, o, sizeof(o)), -ENOENT);
 	assert_int_equal(tx->stats.tx_pkts, 3);
@@ -90,9 +93,9 @@ test_capture(void **st)
 static void
 test_replay(void **st)
 {
-	static const uint8_t a[60] = { 1 }, b[70] = { 2 };
-	const uint8_t *fr[2] = { a, b };
-	uint16_t lens[2] = { 60, 70 };
+	static const uint8_t a[60] = {1}, b[70] = {2};
+	const uint8_t *fr[2] = {a, b};
+	uint16_t lens[2] = {60, 70};
 	struct fwd_port *p = mk(4, 0);
 	struct fwd_pkt *pk[8];
 
@@ -104,7 +107,7 @@ test_replay(void **st)
 	assert_int_equal(pk[1]->data[0], 2);
 	assert_int_equal(pk[2]->len, 60);
 	assert_int_equal(pk[3]->len, 70);
-	pk[0]->data[0] = 9;		/* a copy: the template is untouched */
+	pk[0]->data[0] = 9; /* a copy: the template is untouched */
 	fwd_pkt_release(pk, 4);
 	assert_int_equal(fwd_port_rx(p, pk, 1), 1);
 	assert_int_equal(pk[0]->data[0], 1);
@@ -118,7 +121,7 @@ static void
 test_out(void **st)
 {
 	struct fwd_out *o = calloc(1, sizeof(*o));
-	struct fwd_port *p = mk(4, 8), *ports[6] = { 0 };
+	struct fwd_port *p = mk(4, 8), *ports[6] = {0};
 	uint8_t buf[100];
 
 	(void)st;
@@ -148,7 +151,7 @@ test_out(void **st)
 static void
 test_errors(void **st)
 {
-	struct fwd_port_mem_conf c = { .id = FWD_PORT_MAX };
+	struct fwd_port_mem_conf c = {.id = FWD_PORT_MAX};
 
 	(void)st;
 	assert_null(fwd_port_mem_new(&c));
@@ -161,11 +164,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inject_rx_release),
-		cmocka_unit_test(test_capture),
-		cmocka_unit_test(test_replay),
-		cmocka_unit_test(test_out),
-		cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_inject_rx_release),
+	    cmocka_unit_test(test_capture),
+	    cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_out),
+	    cmocka_unit_test(test_errors),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
