@@ -167,7 +167,7 @@ mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz)
 int
 mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 {
-	unsigned long seq[MGMT_STORE_KEEP];
+	unsigned long seq[MGMT_STORE_KEEP], oldest;
 	char path[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
@@ -182,9 +182,10 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 		return (-ENAMETOOLONG);
 	if ((rv = mgmt_conf_save(conf, path)) != 0)
 		return (rv);
-	/* drop what falls out of the history (best effort) */
-	if ((n = list_commits(dir, seq, MGMT_STORE_KEEP)) < MGMT_STORE_KEEP)
-		return (0);
+	/* drop what falls out of the history, and temp files of writers
+	 * that crashed (best effort) */
+	n = list_commits(dir, seq, MGMT_STORE_KEEP);
+	oldest = n == MGMT_STORE_KEEP ? seq[MGMT_STORE_KEEP - 1] : 0;
 	if ((d = opendir(dir)) == NULL)
 		return (0);
 	while ((e = readdir(d)) != NULL) {
@@ -195,7 +196,14 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 		    e->d_name[7] < '0' || e->d_name[7] > '9')
 			continue;
 		v = strtoul(e->d_name + 7, &end, 10);
-		if (*end == '\0' && v < seq[MGMT_STORE_KEEP - 1] &&
+		if (strncmp(end, ".tmp.", 5) == 0 &&
+		    strtol(end + 5, NULL, 10) != (long)getpid() &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+			(int)sizeof(path)) {
+			unlink(path);
+			continue;
+		}
+		if (*end == '\0' && v < oldest &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
 			(int)sizeof(path))
 			unlink(path);

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -203,6 +206,72 @@ test_save_and_load(void **s)
 	lc_buf_fini(&b);
 }
 
+/* A writer killed at random moments during commits: every commit file left
+ * is complete and valid, the newest is one the writer committed, and the
+ * next commit cleans the dead writer's temp files. */
+static void
+test_crash_during_commits(void **s)
+{
+	struct mgmt_conf *c = mgmt_conf_new(), *r;
+	struct mgmt_err err;
+	char hist[300], w3[32], w5[32];
+	const char *w[6] = {"protocols", "static", "route", w3, "next-hop", w5};
+	unsigned seed = 777;
+
+	(void)s;
+	snprintf(hist, sizeof(hist), "%s/crash", dir);
+	for (unsigned i = 0; i < 20000; i++) {
+		snprintf(w3, sizeof(w3), "11.%u.%u.0/24", i >> 8, i & 255);
+		snprintf(w5, sizeof(w5), "198.18.%u.%u", (i >> 8) & 255,
+		    1 + i % 250);
+		assert_int_equal(mgmt_conf_set(c, w, 6, &err), 0);
+	}
+	assert_int_equal(mgmt_store_commit(hist, c), 0); /* the old one */
+	for (unsigned round = 0; round < 12; round++) {
+		pid_t pid = fork();
+		struct timespec ts;
+		int st;
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			for (unsigned k = 0;; k++) {
+				char v[8];
+				const char *wr[3] = {"rib", "ecmp-width", v};
+
+				snprintf(v, sizeof(v), "%u", 1 + k % 64);
+				mgmt_conf_set(c, wr, 3, &err);
+				if (mgmt_store_commit(hist, c) != 0)
+					_exit(1);
+			}
+		}
+		seed = seed * 1103515245u + 12345u;
+		ts.tv_sec = 0;
+		ts.tv_nsec = 5000000 + (long)(seed >> 8) % 150000000;
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFSIGNALED(st));
+		/* every stored commit loads and holds all 20000 routes */
+		for (int n = 0; n < mgmt_store_count(hist); n += 9) {
+			if (mgmt_store_rollback(hist, (unsigned)n, &r, &err))
+				fail_msg("round %u rollback %d: %s", round, n,
+				    err.msg);
+			assert_int_equal(
+			    mgmt_conf_count(r, MGMT_S_ROUTE), 20000);
+			mgmt_conf_free(r);
+		}
+	}
+	assert_true(mgmt_store_count(hist) > 0);
+	print_message("# crash test: 12 writers killed, %d commits kept, %u "
+		      "temp files left by them\n",
+	    mgmt_store_count(hist),
+	    count_entries(hist, "commit.") - (unsigned)mgmt_store_count(hist));
+	assert_int_equal(mgmt_store_commit(hist, c), 0);
+	assert_int_equal(count_entries(hist, "commit."),
+	    (unsigned)mgmt_store_count(hist)); /* no temp files left */
+	mgmt_conf_free(c);
+}
+
 int
 main(void)
 {
@@ -211,6 +280,7 @@ main(void)
 	    cmocka_unit_test(test_commit_history),
 	    cmocka_unit_test(test_rollback_of_broken_file_fails),
 	    cmocka_unit_test(test_save_and_load),
+	    cmocka_unit_test(test_crash_during_commits),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
