@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,22 @@ router_main(void *arg)
 	return (NULL);
 }
 
+/* Killed (e.g. by the test runner's timeout): remove the namespaces. */
+static void
+on_term(int sig)
+{
+	char cmd[160];
+
+	(void)sig;
+	if (suffix[0] != '\0') {
+		snprintf(cmd, sizeof(cmd), "bash tests/lib/netns.sh cleanup %s",
+		    suffix);
+		if (system(cmd) != 0)
+			_exit(3);
+	}
+	_exit(3);
+}
+
 static int
 setup(void **st)
 {
@@ -153,6 +170,8 @@ setup(void **st)
 		return (0);
 	}
 	ns_root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
 	assert_int_equal(enter_ns(ns_router), 0);
 	R = r = calloc(1, sizeof(*r));
 	assert_non_null(r);
