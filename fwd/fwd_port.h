@@ -182,7 +182,10 @@ int fwd_port_afp_offloads_off(const char *ifname);
 
 #define FWD_OUT_MAX 64
 
-/* Frames the slow path wants sent, each with its egress port id. */
+/*
+ * Frames the slow path wants sent, each with its egress port id. About
+ * 132 KiB: allocate it (calloc), one per control thread, not on a stack.
+ */
 struct fwd_out {
 	unsigned n;
 	uint64_t overflow; /* frames that did not fit */
