@@ -17,7 +17,7 @@ ALL_CFLAGS   = $(TERN_CFLAGS) $(CFLAGS)
 SAN_CFLAGS   = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all $(BASE_CFLAGS) $(CFLAGS)
 SAN_LDFLAGS  = -fsanitize=address,undefined
-FUZZ_CFLAGS  = -O1 -g -fno-omit-frame-pointer \
+FUZZ_CFLAGS  = -O1 -g -fno-omit-frame-pointer -Wno-unknown-warning-option \
 	-fsanitize=fuzzer-no-link,address,undefined $(BASE_CFLAGS) -DTERN_FUZZ
 FUZZ_LDFLAGS = -fsanitize=fuzzer,address,undefined
 BASE_LDLIBS := -ledit -ljson-c -lnanomsg -lprotobuf-c -lev -lpthread -lm

@@ -5,7 +5,10 @@
 set -u
 kind=$1; shift
 pass=0; fail=0; failed=()
-limit=${TEST_TIMEOUT:-300}
+case $kind in
+bench-smoke) limit=${TEST_TIMEOUT:-120} ;;
+*) limit=${TEST_TIMEOUT:-300} ;;
+esac
 for t in "$@"; do
 	args=()
 	case $kind in
