@@ -1,4 +1,5 @@
-/* rtrmgr/main.c: tern-rtrmgr, the tern router manager: starts, watches and restarts the tern components. */
+/* rtrmgr/main.c: tern-rtrmgr, the tern router manager: starts, watches and
+ * restarts the tern components. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,16 +10,19 @@
 #include "libcommon/lc_loop.h"
 #include "rtm.h"
 
-#define RTM_CONFIG_DEFAULT	"/etc/tern/tern-rtrmgr.conf"
+#define RTM_CONFIG_DEFAULT "/etc/tern/tern-rtrmgr.conf"
 
 static const struct lc_daemon_info info = {
-	.name = "tern-rtrmgr",
-	.summary = "The tern router manager: starts, watches and restarts the tern components.",
-	.usage_extra = "  -c FILE            the boot config (same as --config; default "
-	    RTM_CONFIG_DEFAULT ")\n"
-	    "  --foreground       stay in the foreground (the default and only mode)\n",
-	.status = "supervises the components of its boot config and serves\n"
-	    "RUNDIR/rtrmgr.sock (list, start, stop, restart, events); see docs/rtrmgr.md.",
+    .name = "tern-rtrmgr",
+    .summary = "The tern router manager: starts, watches and restarts the tern "
+	       "components.",
+    .usage_extra = "  -c FILE            the boot config (same as --config; "
+		   "default " RTM_CONFIG_DEFAULT ")\n"
+		   "  --foreground       stay in the foreground (the default "
+		   "and only mode)\n",
+    .status = "supervises the components of its boot config and serves\n"
+	      "RUNDIR/rtrmgr.sock (list, start, stop, restart, events); see "
+	      "docs/rtrmgr.md.",
 };
 
 static void
@@ -34,7 +38,7 @@ main(int argc, char **argv)
 	struct lc_daemon_opts opts;
 	struct rtm_cfgerr err;
 	struct rtm_config *cfg;
-	struct rtm_opts ro = { NULL, NULL };
+	struct rtm_opts ro = {NULL, NULL};
 	struct ev_loop *loop;
 	struct rtm_ipc *ri = NULL;
 	struct rtm *rtm;
@@ -48,7 +52,8 @@ main(int argc, char **argv)
 		return (rv > 0 ? 0 : 2);
 	for (i = 1; i < opts.rest_argc; i++)
 		if (strcmp(opts.rest_argv[i], "--foreground") != 0) {
-			fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n",
+			fprintf(stderr,
+			    "%s: unknown option '%s'\nTry '%s --help'.\n",
 			    info.name, opts.rest_argv[i], info.name);
 			return (2);
 		}
@@ -62,8 +67,9 @@ main(int argc, char **argv)
 	}
 	lc_log_init(info.name, opts.log_level,
 	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
-	if ((cfg = rtm_config_load(opts.config ? opts.config :
-	    RTM_CONFIG_DEFAULT, &err)) == NULL) {
+	if ((cfg = rtm_config_load(
+		 opts.config ? opts.config : RTM_CONFIG_DEFAULT, &err)) ==
+	    NULL) {
 		lc_log_err("%s (nothing started)", err.msg);
 		return (1);
 	}
@@ -78,8 +84,8 @@ main(int argc, char **argv)
 	/* rundir and lock, then the IPC front end, then adoption and boot */
 	if ((rv = rtm_open(rtm)) == 0 &&
 	    (ri = rtm_ipc_new(rtm, loop)) == NULL) {
-		lc_log_errno(LC_LOG_ERR, "cannot serve %s/rtrmgr.sock",
-		    rtm_rundir(rtm));
+		lc_log_errno(
+		    LC_LOG_ERR, "cannot serve %s/rtrmgr.sock", rtm_rundir(rtm));
 		rv = -1;
 	}
 	if (rv != 0 || rtm_start(rtm) != 0) {
@@ -89,9 +95,9 @@ main(int argc, char **argv)
 		lc_daemon_opts_fini(&opts);
 		return (1);
 	}
-	ev_run(loop, 0);		/* until SIGTERM or SIGINT */
+	ev_run(loop, 0); /* until SIGTERM or SIGINT */
 	rtm_shutdown(rtm, on_down, loop);
-	while (!rtm_is_down(rtm))	/* a second signal does not cut it short */
+	while (!rtm_is_down(rtm)) /* a second signal does not cut it short */
 		ev_run(loop, 0);
 	rtm_ipc_free(ri);
 	rtm_free(rtm);

@@ -1,4 +1,5 @@
-/* rtrmgr/rtm.h: the tern supervisor: boot config, component lifecycle, health checks, and the hooks the IPC layer plugs into. */
+/* rtrmgr/rtm.h: the tern supervisor: boot config, component lifecycle, health
+ * checks, and the hooks the IPC layer plugs into. */
 #ifndef RTM_H
 #define RTM_H
 
@@ -10,32 +11,34 @@
 
 #include "libcommon/lc_log.h"
 
-#define RTM_NAME_MAX	32	/* component name, with its NUL */
-#define RTM_COMP_MAX	16	/* components in one config */
-#define RTM_ARGS_MAX	32	/* configured arguments of one component */
-#define RTM_CAPS_MAX	8	/* capabilities kept by one component */
-#define RTM_ERR_MAX	256
-#define RTM_RUNDIR_MAX	80	/* sockets live there: sun_path is 108 bytes */
+#define RTM_NAME_MAX   32 /* component name, with its NUL */
+#define RTM_COMP_MAX   16 /* components in one config */
+#define RTM_ARGS_MAX   32 /* configured arguments of one component */
+#define RTM_CAPS_MAX   8  /* capabilities kept by one component */
+#define RTM_ERR_MAX    256
+#define RTM_RUNDIR_MAX 80 /* sockets live there: sun_path is 108 bytes */
 
 /* Component states; the values match rtrmgr.proto's State. */
 enum rtm_state {
-	RTM_STOPPED = 1,	/* not running, by request (or never started) */
-	RTM_STARTING = 2,	/* forked; not yet ready (health or rtm_comp_ready) */
-	RTM_RUNNING = 3,	/* ready */
-	RTM_STOPPING = 4,	/* SIGTERM sent, waiting (SIGKILL after the grace) */
-	RTM_BACKOFF = 5,	/* exited unexpectedly; restart timer running */
-	RTM_FAILED = 6,		/* too many failures: not restarted until rtm_comp_start() */
+	RTM_STOPPED = 1,  /* not running, by request (or never started) */
+	RTM_STARTING = 2, /* forked; not yet ready (health or rtm_comp_ready) */
+	RTM_RUNNING = 3,  /* ready */
+	RTM_STOPPING = 4, /* SIGTERM sent, waiting (SIGKILL after the grace) */
+	RTM_BACKOFF = 5,  /* exited unexpectedly; restart timer running */
+	RTM_FAILED =
+	    6, /* too many failures: not restarted until rtm_comp_start() */
 };
 /* "stopped", "starting", ...; "unknown" for other values. Never NULL. */
 const char *rtm_state_name(enum rtm_state);
 
-/* ---- boot config ---------------------------------------------------------- */
+/* ---- boot config ----------------------------------------------------------
+ */
 
 struct rtm_config;
 
 /* Where a config error is: "file:line:column: message". */
 struct rtm_cfgerr {
-	char	msg[RTM_ERR_MAX];
+	char msg[RTM_ERR_MAX];
 };
 
 /*
@@ -46,48 +49,49 @@ struct rtm_cfgerr {
  */
 struct rtm_config *rtm_config_load(const char *path, struct rtm_cfgerr *err);
 /* The same from memory; `name` is used in messages. */
-struct rtm_config *rtm_config_parse(const char *name, const char *text,
-	    size_t len, struct rtm_cfgerr *err);
-void	rtm_config_free(struct rtm_config *);
+struct rtm_config *rtm_config_parse(
+    const char *name, const char *text, size_t len, struct rtm_cfgerr *err);
+void rtm_config_free(struct rtm_config *);
 
-/* ---- the supervisor -------------------------------------------------------- */
+/* ---- the supervisor --------------------------------------------------------
+ */
 
 struct rtm;
 struct rtm_comp;
 
 /* Overrides of the config, from the command line; NULL/0 keeps the config's. */
 struct rtm_opts {
-	const char	*rundir;	/* --rundir or $TERN_RUNDIR */
-	const char	*log_level;	/* passed to children as --log-level */
+	const char *rundir;    /* --rundir or $TERN_RUNDIR */
+	const char *log_level; /* passed to children as --log-level */
 };
 
 /* What a component looks like now (for LIST/COMPONENT_STATUS and events). */
 struct rtm_comp_info {
-	const char	*name;
-	enum rtm_state	 state;
-	pid_t		 pid;		/* 0 when not running */
-	uint64_t	 generation;	/* of the current (or last) instance */
-	unsigned	 restarts;	/* unexpected exits since rtrmgr started */
-	int		 last_exit;	/* exit code, -signal, or RTM_EXIT_UNKNOWN/NONE */
-	uint64_t	 uptime_ms;	/* 0 when not running */
-	uint64_t	 backoff_ms;	/* delay before the next start, in BACKOFF */
-	bool		 adopted;	/* re-adopted from a previous rtrmgr */
-	const char	*last_error;	/* "" when none */
+	const char *name;
+	enum rtm_state state;
+	pid_t pid;	     /* 0 when not running */
+	uint64_t generation; /* of the current (or last) instance */
+	unsigned restarts;   /* unexpected exits since rtrmgr started */
+	int last_exit;	     /* exit code, -signal, or RTM_EXIT_UNKNOWN/NONE */
+	uint64_t uptime_ms;  /* 0 when not running */
+	uint64_t backoff_ms; /* delay before the next start, in BACKOFF */
+	bool adopted;	     /* re-adopted from a previous rtrmgr */
+	const char *last_error; /* "" when none */
 };
-#define RTM_EXIT_NONE		0x7fffffff	/* has not exited */
-#define RTM_EXIT_UNKNOWN	0x7ffffffe	/* adopted process: status not visible */
+#define RTM_EXIT_NONE	 0x7fffffff /* has not exited */
+#define RTM_EXIT_UNKNOWN 0x7ffffffe /* adopted process: status not visible */
 
 /* A state change of one component, passed to the event callback. */
 struct rtm_event {
-	const char	*name;
-	enum rtm_state	 state;		/* the new state */
-	enum rtm_state	 old_state;
-	pid_t		 pid;
-	uint64_t	 generation;
-	uint64_t	 prev_generation;	/* generation before this start */
-	int		 exit;		/* as rtm_comp_info.last_exit */
+	const char *name;
+	enum rtm_state state; /* the new state */
+	enum rtm_state old_state;
+	pid_t pid;
+	uint64_t generation;
+	uint64_t prev_generation; /* generation before this start */
+	int exit;		  /* as rtm_comp_info.last_exit */
 };
-typedef void	rtm_event_fn(const struct rtm_event *, void *arg);
+typedef void rtm_event_fn(const struct rtm_event *, void *arg);
 
 /*
  * Health checks. Every health interval the supervisor calls fn for each
@@ -98,11 +102,11 @@ typedef void	rtm_event_fn(const struct rtm_event *, void *arg);
  * SIGKILL, then restarted like a crash. A success turns STARTING into
  * RUNNING. Late or repeated answers (stale token) are ignored.
  */
-typedef void	rtm_health_fn(struct rtm_comp *c, uint64_t token, void *arg);
-void	rtm_health_done(struct rtm_comp *c, uint64_t token, bool ok);
+typedef void rtm_health_fn(struct rtm_comp *c, uint64_t token, void *arg);
+void rtm_health_done(struct rtm_comp *c, uint64_t token, bool ok);
 /* The checker used with `health-check file` (tests, scripts): ok when
  * RUNDIR/NAME.alive was modified within the last health interval. */
-void	rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg);
+void rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg);
 
 /*
  * Creates the supervisor on loop. Takes ownership of cfg (freed by
@@ -110,13 +114,13 @@ void	rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg);
  * Returns NULL with errno set (ENOMEM; ENAMETOOLONG: rundir not absolute or
  * RTM_RUNDIR_MAX long, logged).
  */
-struct rtm *rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
-	    const struct rtm_opts *opts);
+struct rtm *rtm_new(
+    struct ev_loop *loop, struct rtm_config *cfg, const struct rtm_opts *opts);
 /* Set before rtm_start(); fn NULL disables. rtm_new sets rtm_health_file
  * for `health-check file`; for `health-check ipc` the IPC layer sets its
  * lifecycle STATUS checker here. */
-void	rtm_set_event_cb(struct rtm *, rtm_event_fn *fn, void *arg);
-void	rtm_set_health(struct rtm *, rtm_health_fn *fn, void *arg);
+void rtm_set_event_cb(struct rtm *, rtm_event_fn *fn, void *arg);
+void rtm_set_health(struct rtm *, rtm_health_fn *fn, void *arg);
 
 /*
  * The first half of rtm_start(): resolves the component user, prepares the
@@ -124,7 +128,7 @@ void	rtm_set_health(struct rtm *, rtm_health_fn *fn, void *arg);
  * rtm_ipc_new() (whose sockets live in the rundir). Same errors as
  * rtm_start(); rtm_start() calls it when it was not called.
  */
-int	rtm_open(struct rtm *);
+int rtm_open(struct rtm *);
 
 /*
  * Prepares the rundir (mode 0750, locked), reads the state file, re-adopts
@@ -133,7 +137,7 @@ int	rtm_open(struct rtm *);
  * Returns 0; -EBUSY if another rtrmgr holds the rundir; -ENOENT if the
  * configured user does not exist; other -errno. Errors are logged here.
  */
-int	rtm_start(struct rtm *);
+int rtm_start(struct rtm *);
 
 /*
  * Orderly shutdown: stops the components in reverse config order (SIGTERM,
@@ -141,15 +145,15 @@ int	rtm_start(struct rtm *);
  * (from the loop) and lets ev_run return. Components stopped this way are
  * recorded as stopped. Calling it twice is harmless.
  */
-void	rtm_shutdown(struct rtm *, void (*done)(void *), void *arg);
-bool	rtm_is_down(const struct rtm *);
+void rtm_shutdown(struct rtm *, void (*done)(void *), void *arg);
+bool rtm_is_down(const struct rtm *);
 
 /*
  * Frees the supervisor. Components still running are left running (this
  * is what happens when rtrmgr dies): call rtm_shutdown() first to stop
  * them. Stops every watcher; closes the lock.
  */
-void	rtm_free(struct rtm *);
+void rtm_free(struct rtm *);
 
 /*
  * One component, by name, as the IPC layer (RESTART/STOP/START) calls them.
@@ -162,31 +166,32 @@ void	rtm_free(struct rtm *);
  * rtm_comp_restart: stop (if running) then start again; not counted as a
  * failure. 0; -ENOENT; -ESHUTDOWN; -EBUSY if already stopping.
  */
-int	rtm_comp_start(struct rtm *, const char *name);
-int	rtm_comp_stop(struct rtm *, const char *name);
-int	rtm_comp_restart(struct rtm *, const char *name);
+int rtm_comp_start(struct rtm *, const char *name);
+int rtm_comp_stop(struct rtm *, const char *name);
+int rtm_comp_restart(struct rtm *, const char *name);
 
 /*
  * A component says it is ready (IPC REGISTER). STARTING -> RUNNING when pid
  * and generation match the current instance. 0; -ENOENT; -ESTALE when pid
  * or generation do not match (an old instance).
  */
-int	rtm_comp_ready(struct rtm *, const char *name, pid_t pid,
-	    uint64_t generation);
+int rtm_comp_ready(
+    struct rtm *, const char *name, pid_t pid, uint64_t generation);
 
 /* Lookup and listing. Component handles live as long as the rtm. */
 struct rtm_comp *rtm_comp_find(struct rtm *, const char *name);
 unsigned rtm_comp_count(const struct rtm *);
-struct rtm_comp *rtm_comp_at(struct rtm *, unsigned i);	/* config order */
-void	rtm_comp_get_info(const struct rtm_comp *, struct rtm_comp_info *);
+struct rtm_comp *rtm_comp_at(struct rtm *, unsigned i); /* config order */
+void rtm_comp_get_info(const struct rtm_comp *, struct rtm_comp_info *);
 const char *rtm_comp_name(const struct rtm_comp *);
 enum rtm_state rtm_comp_state(const struct rtm_comp *);
-pid_t	rtm_comp_pid(const struct rtm_comp *);	/* 0 when not running */
+pid_t rtm_comp_pid(const struct rtm_comp *); /* 0 when not running */
 struct rtm *rtm_comp_rtm(const struct rtm_comp *);
 /* The rundir in use (after rtm_start). */
 const char *rtm_rundir(const struct rtm *);
 
-/* ---- IPC front end (rtm_ipc.c) ------------------------------------------------ */
+/* ---- IPC front end (rtm_ipc.c)
+ * ------------------------------------------------ */
 
 struct rtm_ipc;
 /*
@@ -202,6 +207,6 @@ struct rtm_ipc;
  */
 struct rtm_ipc *rtm_ipc_new(struct rtm *, struct ev_loop *);
 /* Closes the sockets and clients; before rtm_free(). NULL is a no-op. */
-void	rtm_ipc_free(struct rtm_ipc *);
+void rtm_ipc_free(struct rtm_ipc *);
 
 #endif /* RTM_H */

@@ -1,4 +1,5 @@
-/* rtrmgr/rtm_config.c: the strict boot-config parser: braces and `key value;` statements, errors as file:line:column. */
+/* rtrmgr/rtm_config.c: the strict boot-config parser: braces and `key value;`
+ * statements, errors as file:line:column. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -14,44 +15,48 @@
 #include "libcommon/lc_log.h"
 #include "rtm_int.h"
 
-#define RTM_CONFIG_MAX_BYTES	(1024 * 1024)
-#define RTM_VALUES_MAX		(RTM_ARGS_MAX + 1)
-#define RTM_TOKEN_MAX		4096
+#define RTM_CONFIG_MAX_BYTES (1024 * 1024)
+#define RTM_VALUES_MAX	     (RTM_ARGS_MAX + 1)
+#define RTM_TOKEN_MAX	     4096
 
 enum tok_kind { T_EOF, T_WORD, T_STRING, T_LBRACE, T_RBRACE, T_SEMI };
 
 struct tok {
-	enum tok_kind	 kind;
-	char		*text;		/* words and strings, in the arena */
-	unsigned	 line, col;
+	enum tok_kind kind;
+	char *text; /* words and strings, in the arena */
+	unsigned line, col;
 };
 
 struct parser {
-	const char	*name;
-	const char	*p, *end;
-	unsigned	 line, col;
+	const char *name;
+	const char *p, *end;
+	unsigned line, col;
 	struct rtm_config *cfg;
 	struct rtm_cfgerr *err;
 	/* where each global key was set, to refuse duplicates and to place
 	   cross-key errors */
-	unsigned	 seen_line[32], seen_col[32];
+	unsigned seen_line[32], seen_col[32];
 };
 
 static const char *
 tok_desc(const struct tok *t)
 {
 	switch (t->kind) {
-	case T_EOF:	return ("end of file");
-	case T_LBRACE:	return ("'{'");
-	case T_RBRACE:	return ("'}'");
-	case T_SEMI:	return ("';'");
-	default:	return (NULL);
+	case T_EOF:
+		return ("end of file");
+	case T_LBRACE:
+		return ("'{'");
+	case T_RBRACE:
+		return ("'}'");
+	case T_SEMI:
+		return ("';'");
+	default:
+		return (NULL);
 	}
 }
 
-static int
-perr(struct parser *ps, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static int perr(struct parser *ps, unsigned line, unsigned col, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
 
 static int
 perr(struct parser *ps, unsigned line, unsigned col, const char *fmt, ...)
@@ -85,7 +90,7 @@ static bool
 is_word_char(unsigned char c)
 {
 	return (c > ' ' && c < 0x7f && c != '{' && c != '}' && c != ';' &&
-	    c != '"' && c != '#');
+		c != '"' && c != '#');
 }
 
 /* Reads the next token; 0 or -EINVAL (message set). */
@@ -97,7 +102,7 @@ next(struct parser *ps, struct tok *t)
 
 	for (;;) {
 		while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
-		    *ps->p == '\n' || *ps->p == '\r'))
+					      *ps->p == '\n' || *ps->p == '\r'))
 			advance(ps);
 		if (ps->p < ps->end && *ps->p == '#') {
 			while (ps->p < ps->end && *ps->p != '\n')
@@ -114,9 +119,18 @@ next(struct parser *ps, struct tok *t)
 		return (0);
 	}
 	switch (*ps->p) {
-	case '{': t->kind = T_LBRACE; advance(ps); return (0);
-	case '}': t->kind = T_RBRACE; advance(ps); return (0);
-	case ';': t->kind = T_SEMI; advance(ps); return (0);
+	case '{':
+		t->kind = T_LBRACE;
+		advance(ps);
+		return (0);
+	case '}':
+		t->kind = T_RBRACE;
+		advance(ps);
+		return (0);
+	case ';':
+		t->kind = T_SEMI;
+		advance(ps);
+		return (0);
 	case '"':
 		t->kind = T_STRING;
 		advance(ps);
@@ -135,10 +149,11 @@ next(struct parser *ps, struct tok *t)
 				unsigned l = ps->line, co = ps->col;
 
 				advance(ps);
-				if (ps->p >= ps->end || (*ps->p != '"' &&
-				    *ps->p != '\\'))
+				if (ps->p >= ps->end ||
+				    (*ps->p != '"' && *ps->p != '\\'))
 					return (perr(ps, l, co,
-					    "unknown escape in string (only \\\" and \\\\)"));
+					    "unknown escape in string (only "
+					    "\\\" and \\\\)"));
 				c = (unsigned char)*ps->p;
 			} else if (c < ' ' && c != '\t') {
 				return (perr(ps, ps->line, ps->col,
@@ -146,7 +161,8 @@ next(struct parser *ps, struct tok *t)
 			}
 			if (n + 1 >= sizeof(buf))
 				return (perr(ps, t->line, t->col,
-				    "string longer than %d bytes", RTM_TOKEN_MAX - 1));
+				    "string longer than %d bytes",
+				    RTM_TOKEN_MAX - 1));
 			buf[n++] = (char)c;
 			advance(ps);
 		}
@@ -160,7 +176,8 @@ next(struct parser *ps, struct tok *t)
 		while (ps->p < ps->end && is_word_char((unsigned char)*ps->p)) {
 			if (n + 1 >= sizeof(buf))
 				return (perr(ps, t->line, t->col,
-				    "word longer than %d bytes", RTM_TOKEN_MAX - 1));
+				    "word longer than %d bytes",
+				    RTM_TOKEN_MAX - 1));
 			buf[n++] = *ps->p;
 			advance(ps);
 		}
@@ -172,7 +189,8 @@ next(struct parser *ps, struct tok *t)
 	return (0);
 }
 
-/* ---- values --------------------------------------------------------------------- */
+/* ---- values
+ * --------------------------------------------------------------------- */
 
 static int
 parse_uint(struct parser *ps, const struct tok *t, unsigned min, unsigned max,
@@ -197,8 +215,8 @@ parse_uint(struct parser *ps, const struct tok *t, unsigned min, unsigned max,
 bad:
 	return (perr(ps, t->line, t->col, "'%s' is not a number", t->text));
 range:
-	return (perr(ps, t->line, t->col, "%s out of range %u..%u", t->text,
-	    min, max));
+	return (perr(
+	    ps, t->line, t->col, "%s out of range %u..%u", t->text, min, max));
 }
 
 /* "250ms", "2s", "1m": a unit is required; result in ms within min..max. */
@@ -240,8 +258,8 @@ range:
 }
 
 static int
-parse_choice(struct parser *ps, const struct tok *t, const char *const *names,
-    int *out)
+parse_choice(
+    struct parser *ps, const struct tok *t, const char *const *names, int *out)
 {
 	char list[128] = "";
 
@@ -251,8 +269,9 @@ parse_choice(struct parser *ps, const struct tok *t, const char *const *names,
 			return (0);
 		}
 		if (i > 0)
-			strncat(list, i == 1 && names[2] == NULL ? " or " :
-			    ", ", sizeof(list) - strlen(list) - 1);
+			strncat(list,
+			    i == 1 && names[2] == NULL ? " or " : ", ",
+			    sizeof(list) - strlen(list) - 1);
 		strncat(list, names[i], sizeof(list) - strlen(list) - 1);
 	}
 	return (perr(ps, t->line, t->col, "'%s': expected %s", t->text, list));
@@ -267,7 +286,7 @@ valid_name(const char *s)
 		return (false);
 	for (; *s != '\0'; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-		    *s == '-' || *s == '_'))
+			*s == '-' || *s == '_'))
 			return (false);
 	return (true);
 }
@@ -298,14 +317,15 @@ rtm_cap_name(int cap)
 	return (s != NULL ? s : "unknown");
 }
 
-/* ---- statements --------------------------------------------------------------------- */
+/* ---- statements
+ * --------------------------------------------------------------------- */
 
 /* One statement's values, up to ';' (or '{' for blocks). */
 struct stmt {
-	struct tok	 key;
-	struct tok	 v[RTM_VALUES_MAX];
-	unsigned	 nv;
-	struct tok	 end;	/* the ';' or '{' */
+	struct tok key;
+	struct tok v[RTM_VALUES_MAX];
+	unsigned nv;
+	struct tok end; /* the ';' or '{' */
 };
 
 static int
@@ -335,8 +355,8 @@ read_stmt(struct parser *ps, struct stmt *st)
 }
 
 static int
-want_values(struct parser *ps, const struct stmt *st, unsigned min,
-    unsigned max)
+want_values(
+    struct parser *ps, const struct stmt *st, unsigned min, unsigned max)
 {
 	if (st->end.kind == T_LBRACE)
 		return (perr(ps, st->end.line, st->end.col,
@@ -351,19 +371,19 @@ want_values(struct parser *ps, const struct stmt *st, unsigned min,
 	return (0);
 }
 
-static const char *const outputs[] = { "file", "inherit", NULL };
-static const char *const health_kinds[] = { "none", "file", "ipc", NULL };
-static const char *const privileges[] = { "user", "root", NULL };
-static const char *const onoff[] = { "off", "on", NULL };
-static const char *const log_levels[] = { "err", "warning", "notice", "info",
-	"debug", NULL };
+static const char *const outputs[] = {"file", "inherit", NULL};
+static const char *const health_kinds[] = {"none", "file", "ipc", NULL};
+static const char *const privileges[] = {"user", "root", NULL};
+static const char *const onoff[] = {"off", "on", NULL};
+static const char *const log_levels[] = {
+    "err", "warning", "notice", "info", "debug", NULL};
 
 static int
 comp_stmt(struct parser *ps, struct rtm_comp_cfg *c, const struct stmt *st,
     unsigned *seen)
 {
-	static const char *const keys[] = { "binary", "args", "privileges",
-		"capabilities", "health", "stop-grace", NULL };
+	static const char *const keys[] = {"binary", "args", "privileges",
+	    "capabilities", "health", "stop-grace", NULL};
 	const char *k = st->key.text;
 	int i, idx = -1, rv, choice;
 
@@ -399,7 +419,8 @@ comp_stmt(struct parser *ps, struct rtm_comp_cfg *c, const struct stmt *st,
 		return (0);
 	case 2:
 		if ((rv = want_values(ps, st, 1, 1)) != 0 ||
-		    (rv = parse_choice(ps, &st->v[0], privileges, &choice)) != 0)
+		    (rv = parse_choice(ps, &st->v[0], privileges, &choice)) !=
+			0)
 			return (rv);
 		c->priv_root = choice == 1;
 		return (0);
@@ -412,7 +433,8 @@ comp_stmt(struct parser *ps, struct rtm_comp_cfg *c, const struct stmt *st,
 			if (cap < 0)
 				return (perr(ps, st->v[j].line, st->v[j].col,
 				    "unknown capability '%s' (lower case, as "
-				    "net_admin)", st->v[j].text));
+				    "net_admin)",
+				    st->v[j].text));
 			for (unsigned m = 0; m < j; m++)
 				if (c->caps[m] == cap)
 					return (perr(ps, st->v[j].line,
@@ -432,8 +454,8 @@ comp_stmt(struct parser *ps, struct rtm_comp_cfg *c, const struct stmt *st,
 	default:
 		if ((rv = want_values(ps, st, 1, 1)) != 0)
 			return (rv);
-		return (parse_duration(ps, &st->v[0], 1, 600000,
-		    &c->stop_grace_ms));
+		return (parse_duration(
+		    ps, &st->v[0], 1, 600000, &c->stop_grace_ms));
 	}
 }
 
@@ -442,7 +464,7 @@ component_block(struct parser *ps, const struct stmt *head)
 {
 	struct rtm_config *cfg = ps->cfg;
 	struct rtm_comp_cfg *c;
-	unsigned seen[8] = { 0 }, caps_line = 0, caps_col = 0;
+	unsigned seen[8] = {0}, caps_line = 0, caps_col = 0;
 	struct stmt st;
 	int rv;
 
@@ -480,7 +502,8 @@ component_block(struct parser *ps, const struct stmt *head)
 		if (st.key.kind != T_WORD)
 			return (perr(ps, st.key.line, st.key.col,
 			    "expected a setting name, found %s",
-			    tok_desc(&st.key) ? tok_desc(&st.key) : "a string"));
+			    tok_desc(&st.key) ? tok_desc(&st.key)
+					      : "a string"));
 		if ((rv = read_stmt(ps, &st)) != 0 ||
 		    (rv = comp_stmt(ps, c, &st, seen)) != 0)
 			return (rv);
@@ -495,19 +518,34 @@ component_block(struct parser *ps, const struct stmt *head)
 	if (c->ncaps > 0 && c->priv_root)
 		return (perr(ps, caps_line, caps_col,
 		    "component %s: capabilities need 'privileges user' (root "
-		    "keeps all of them)", c->name));
+		    "keeps all of them)",
+		    c->name));
 	cfg->ncomps++;
 	return (0);
 }
 
 /* Global settings, in the order of ps->seen_*. */
-static const char *const gkeys[] = { "rundir", "user", "log-level", "output",
-	"backoff-initial", "backoff-max", "stable-time", "failure-limit",
-	"failure-window", "health-check", "health-interval", "health-timeout",
-	"health-failures", "start-timeout", "stop-grace", NULL };
-enum { G_RUNDIR, G_USER, G_LOGLEVEL, G_OUTPUT, G_BINIT, G_BMAX, G_STABLE,
-	G_FLIMIT, G_FWINDOW, G_HCHECK, G_HINTERVAL, G_HTIMEOUT, G_HFAILS,
-	G_STARTTO, G_GRACE };
+static const char *const gkeys[] = {"rundir", "user", "log-level", "output",
+    "backoff-initial", "backoff-max", "stable-time", "failure-limit",
+    "failure-window", "health-check", "health-interval", "health-timeout",
+    "health-failures", "start-timeout", "stop-grace", NULL};
+enum {
+	G_RUNDIR,
+	G_USER,
+	G_LOGLEVEL,
+	G_OUTPUT,
+	G_BINIT,
+	G_BMAX,
+	G_STABLE,
+	G_FLIMIT,
+	G_FWINDOW,
+	G_HCHECK,
+	G_HINTERVAL,
+	G_HTIMEOUT,
+	G_HFAILS,
+	G_STARTTO,
+	G_GRACE
+};
 
 static int
 global_stmt(struct parser *ps, const struct stmt *st)
@@ -522,8 +560,8 @@ global_stmt(struct parser *ps, const struct stmt *st)
 		if (strcmp(k, gkeys[i]) == 0)
 			idx = i;
 	if (idx < 0)
-		return (perr(ps, st->key.line, st->key.col,
-		    "unknown setting '%s'", k));
+		return (perr(
+		    ps, st->key.line, st->key.col, "unknown setting '%s'", k));
 	if (ps->seen_line[idx] != 0)
 		return (perr(ps, st->key.line, st->key.col,
 		    "'%s' set twice (first at line %u)", k,
@@ -555,10 +593,11 @@ global_stmt(struct parser *ps, const struct stmt *st)
 		cfg->output = (enum rtm_output)choice;
 		return (0);
 	case G_BINIT:
-		return (parse_duration(ps, v, 1, 3600000,
-		    &cfg->backoff_initial_ms));
+		return (parse_duration(
+		    ps, v, 1, 3600000, &cfg->backoff_initial_ms));
 	case G_BMAX:
-		return (parse_duration(ps, v, 1, 3600000, &cfg->backoff_max_ms));
+		return (
+		    parse_duration(ps, v, 1, 3600000, &cfg->backoff_max_ms));
 	case G_STABLE:
 		return (parse_duration(ps, v, 1, 86400000, &cfg->stable_ms));
 	case G_FLIMIT:
@@ -567,27 +606,27 @@ global_stmt(struct parser *ps, const struct stmt *st)
 		cfg->failure_limit = n;
 		return (0);
 	case G_FWINDOW:
-		return (parse_duration(ps, v, 1, 86400000,
-		    &cfg->failure_window_ms));
+		return (parse_duration(
+		    ps, v, 1, 86400000, &cfg->failure_window_ms));
 	case G_HCHECK:
 		if ((rv = parse_choice(ps, v, health_kinds, &choice)) != 0)
 			return (rv);
 		cfg->health_kind = (enum rtm_health_kind)choice;
 		return (0);
 	case G_HINTERVAL:
-		return (parse_duration(ps, v, 10, 3600000,
-		    &cfg->health_interval_ms));
+		return (parse_duration(
+		    ps, v, 10, 3600000, &cfg->health_interval_ms));
 	case G_HTIMEOUT:
-		return (parse_duration(ps, v, 1, 3600000,
-		    &cfg->health_timeout_ms));
+		return (
+		    parse_duration(ps, v, 1, 3600000, &cfg->health_timeout_ms));
 	case G_HFAILS:
 		if ((rv = parse_uint(ps, v, 1, 100, &n)) != 0)
 			return (rv);
 		cfg->health_failures = n;
 		return (0);
 	case G_STARTTO:
-		return (parse_duration(ps, v, 1, 3600000,
-		    &cfg->start_timeout_ms));
+		return (
+		    parse_duration(ps, v, 1, 3600000, &cfg->start_timeout_ms));
 	default:
 		return (parse_duration(ps, v, 1, 600000, &cfg->stop_grace_ms));
 	}
@@ -627,7 +666,8 @@ parse_all(struct parser *ps)
 		if (st.key.kind != T_WORD)
 			return (perr(ps, st.key.line, st.key.col,
 			    "expected a setting or 'component', found %s",
-			    tok_desc(&st.key) ? tok_desc(&st.key) : "a string"));
+			    tok_desc(&st.key) ? tok_desc(&st.key)
+					      : "a string"));
 		if ((rv = read_stmt(ps, &st)) != 0)
 			return (rv);
 		if (strcmp(st.key.text, "component") == 0) {
@@ -642,19 +682,22 @@ parse_all(struct parser *ps)
 	}
 	/* Checks across settings, placed at the later of the two. */
 	if (cfg->ncomps == 0)
-		return (perr(ps, st.key.line, st.key.col,
-		    "no component declared"));
+		return (
+		    perr(ps, st.key.line, st.key.col, "no component declared"));
 	if (cfg->backoff_initial_ms > cfg->backoff_max_ms) {
-		unsigned i = ps->seen_line[G_BINIT] > ps->seen_line[G_BMAX] ?
-		    G_BINIT : G_BMAX;
+		unsigned i = ps->seen_line[G_BINIT] > ps->seen_line[G_BMAX]
+				 ? G_BINIT
+				 : G_BMAX;
 
 		return (perr(ps, ps->seen_line[i], ps->seen_col[i],
 		    "backoff-initial (%ums) is above backoff-max (%ums)",
 		    cfg->backoff_initial_ms, cfg->backoff_max_ms));
 	}
 	if (cfg->health_timeout_ms > cfg->health_interval_ms) {
-		unsigned i = ps->seen_line[G_HTIMEOUT] >
-		    ps->seen_line[G_HINTERVAL] ? G_HTIMEOUT : G_HINTERVAL;
+		unsigned i =
+		    ps->seen_line[G_HTIMEOUT] > ps->seen_line[G_HINTERVAL]
+			? G_HTIMEOUT
+			: G_HINTERVAL;
 
 		return (perr(ps, ps->seen_line[i], ps->seen_col[i],
 		    "health-timeout (%ums) is above health-interval (%ums)",
@@ -664,8 +707,8 @@ parse_all(struct parser *ps)
 }
 
 struct rtm_config *
-rtm_config_parse(const char *name, const char *text, size_t len,
-    struct rtm_cfgerr *err)
+rtm_config_parse(
+    const char *name, const char *text, size_t len, struct rtm_cfgerr *err)
 {
 	struct rtm_config *cfg;
 	struct parser ps;
@@ -702,8 +745,8 @@ rtm_config_parse(const char *name, const char *text, size_t len,
 		rv = -ENOMEM;
 	if (rv != 0) {
 		if (rv == -ENOMEM)
-			snprintf(err->msg, sizeof(err->msg), "%s: out of memory",
-			    name);
+			snprintf(err->msg, sizeof(err->msg),
+			    "%s: out of memory", name);
 		rtm_config_free(cfg);
 		errno = -rv;
 		return (NULL);
@@ -723,7 +766,8 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		e = errno;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
+		snprintf(
+		    err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
 		errno = e;
 		return (NULL);
 	}
@@ -743,7 +787,7 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 		return (NULL);
 	}
 	while (len < (size_t)sb.st_size &&
-	    (n = read(fd, buf + len, (size_t)sb.st_size - len)) != 0) {
+	       (n = read(fd, buf + len, (size_t)sb.st_size - len)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -1,4 +1,5 @@
-/* rtrmgr/rtm_int.h: rtrmgr internals shared by its files: config layout, component record, policy arithmetic, process and rundir helpers. */
+/* rtrmgr/rtm_int.h: rtrmgr internals shared by its files: config layout,
+ * component record, policy arithmetic, process and rundir helpers. */
 #ifndef RTM_INT_H
 #define RTM_INT_H
 
@@ -10,109 +11,113 @@
 
 #include "rtm.h"
 
-/* ---- config ---------------------------------------------------------------- */
+/* ---- config ----------------------------------------------------------------
+ */
 
 enum rtm_output {
-	RTM_OUT_FILE,		/* RUNDIR/NAME.log, appended */
-	RTM_OUT_INHERIT,	/* rtrmgr's own stdout/stderr */
+	RTM_OUT_FILE,	 /* RUNDIR/NAME.log, appended */
+	RTM_OUT_INHERIT, /* rtrmgr's own stdout/stderr */
 };
 
 enum rtm_health_kind {
-	RTM_HEALTH_NONE,	/* the pid only */
-	RTM_HEALTH_FILE,	/* rtm_health_file: RUNDIR/NAME.alive touched */
-	RTM_HEALTH_IPC,		/* lifecycle STATUS over IPC (plugs in later) */
+	RTM_HEALTH_NONE, /* the pid only */
+	RTM_HEALTH_FILE, /* rtm_health_file: RUNDIR/NAME.alive touched */
+	RTM_HEALTH_IPC,	 /* lifecycle STATUS over IPC (plugs in later) */
 };
 
 struct rtm_comp_cfg {
-	char		 name[RTM_NAME_MAX];
-	const char	*binary;		/* absolute path */
-	const char	*args[RTM_ARGS_MAX];	/* before the standard options */
-	unsigned	 nargs;
-	bool		 priv_root;		/* privileges root (default user) */
-	int		 caps[RTM_CAPS_MAX];	/* CAP_* kept as ambient caps */
-	unsigned	 ncaps;
-	bool		 health;		/* health on (default) */
-	uint32_t	 stop_grace_ms;		/* 0: the global one */
-	unsigned	 line;			/* where it was declared */
+	char name[RTM_NAME_MAX];
+	const char *binary;		/* absolute path */
+	const char *args[RTM_ARGS_MAX]; /* before the standard options */
+	unsigned nargs;
+	bool priv_root;		/* privileges root (default user) */
+	int caps[RTM_CAPS_MAX]; /* CAP_* kept as ambient caps */
+	unsigned ncaps;
+	bool health;		/* health on (default) */
+	uint32_t stop_grace_ms; /* 0: the global one */
+	unsigned line;		/* where it was declared */
 };
 
 struct rtm_config {
-	struct lc_arena	*arena;			/* every string below */
-	const char	*path;
-	const char	*rundir;		/* NULL: default */
-	const char	*user;			/* for `privileges user` */
-	const char	*log_level;		/* passed to children */
-	enum rtm_output	 output;
-	uint32_t	 backoff_initial_ms;
-	uint32_t	 backoff_max_ms;
-	uint32_t	 stable_ms;		/* up this long -> backoff reset */
-	unsigned	 failure_limit;		/* N failures ... */
-	uint32_t	 failure_window_ms;	/* ... in T -> failed */
+	struct lc_arena *arena; /* every string below */
+	const char *path;
+	const char *rundir;    /* NULL: default */
+	const char *user;      /* for `privileges user` */
+	const char *log_level; /* passed to children */
+	enum rtm_output output;
+	uint32_t backoff_initial_ms;
+	uint32_t backoff_max_ms;
+	uint32_t stable_ms;	    /* up this long -> backoff reset */
+	unsigned failure_limit;	    /* N failures ... */
+	uint32_t failure_window_ms; /* ... in T -> failed */
 	enum rtm_health_kind health_kind;
-	uint32_t	 health_interval_ms;
-	uint32_t	 health_timeout_ms;
-	unsigned	 health_failures;	/* in a row -> hung */
-	uint32_t	 start_timeout_ms;	/* STARTING longer -> hung */
-	uint32_t	 stop_grace_ms;		/* SIGTERM -> SIGKILL */
+	uint32_t health_interval_ms;
+	uint32_t health_timeout_ms;
+	unsigned health_failures;  /* in a row -> hung */
+	uint32_t start_timeout_ms; /* STARTING longer -> hung */
+	uint32_t stop_grace_ms;	   /* SIGTERM -> SIGKILL */
 	struct rtm_comp_cfg comps[RTM_COMP_MAX];
-	unsigned	 ncomps;
+	unsigned ncomps;
 };
 
 /* Capability names as written in the config ("net_admin"); -1 if unknown. */
-int	rtm_cap_parse(const char *name);
+int rtm_cap_parse(const char *name);
 const char *rtm_cap_name(int cap);
 
 /* Accessors for rtm_ipc.c. */
 const struct rtm_config *rtm_config_of(const struct rtm *);
 /* The component user's group (for socket access), or -1 when not root. */
-gid_t	rtm_sock_gid(const struct rtm *);
+gid_t rtm_sock_gid(const struct rtm *);
 
-/* ---- policy (pure functions, unit tested) ------------------------------------ */
+/* ---- policy (pure functions, unit tested)
+ * ------------------------------------ */
 
 /*
  * Delay before restart number `consecutive` (1 = first restart after a
  * failure): initial * 2^(consecutive-1), capped at max. consecutive 0 -> 0.
  */
-uint64_t rtm_backoff_delay_ms(uint32_t initial_ms, uint32_t max_ms,
-	    unsigned consecutive);
+uint64_t rtm_backoff_delay_ms(
+    uint32_t initial_ms, uint32_t max_ms, unsigned consecutive);
 
 /* The last failure_limit failure times, to answer "N failures in T?". */
-#define RTM_FAILWIN_MAX	64
+#define RTM_FAILWIN_MAX 64
 struct rtm_failwin {
-	uint64_t	t_ms[RTM_FAILWIN_MAX];	/* ring of failure times */
-	unsigned	head;			/* next slot */
-	unsigned	count;			/* valid entries, <= limit */
+	uint64_t t_ms[RTM_FAILWIN_MAX]; /* ring of failure times */
+	unsigned head;			/* next slot */
+	unsigned count;			/* valid entries, <= limit */
 };
-void	rtm_failwin_reset(struct rtm_failwin *);
+void rtm_failwin_reset(struct rtm_failwin *);
 /*
  * Records a failure at now_ms. Returns true when this makes `limit`
  * failures within the last window_ms (inclusive: the oldest of the last
  * `limit` failures is at most window_ms before now). limit 0 never trips;
  * limits above RTM_FAILWIN_MAX are clamped.
  */
-bool	rtm_failwin_add(struct rtm_failwin *, uint64_t now_ms, unsigned limit,
-	    uint64_t window_ms);
+bool rtm_failwin_add(
+    struct rtm_failwin *, uint64_t now_ms, unsigned limit, uint64_t window_ms);
 /* Failures recorded within window_ms before now_ms. */
-unsigned rtm_failwin_count(const struct rtm_failwin *, uint64_t now_ms,
-	    uint64_t window_ms);
+unsigned rtm_failwin_count(
+    const struct rtm_failwin *, uint64_t now_ms, uint64_t window_ms);
 
-/* ---- processes ------------------------------------------------------------------ */
+/* ---- processes
+ * ------------------------------------------------------------------ */
 
 /* Who a child runs as. uid/gid -1: unchanged (rtrmgr not root). */
 struct rtm_ident {
-	uid_t		 uid;
-	gid_t		 gid;
-	bool		 drop;		/* switch to uid/gid, drop capabilities */
+	uid_t uid;
+	gid_t gid;
+	bool drop; /* switch to uid/gid, drop capabilities */
 };
 
 struct rtm_spawn {
-	const char	*binary;
-	const char	*const *argv;	/* full argv, NULL-terminated */
-	const char	*const *envp_extra; /* NAME=VALUE added to environ, NULL-terminated */
-	int		 out_fd;	/* stdout and stderr; -1: inherit */
+	const char *binary;
+	const char *const *argv; /* full argv, NULL-terminated */
+	const char *const
+	    *envp_extra; /* NAME=VALUE added to environ, NULL-terminated */
+	int out_fd;	 /* stdout and stderr; -1: inherit */
 	const struct rtm_ident *ident;
-	const int	*caps;		/* kept as ambient capabilities (with drop) */
-	unsigned	 ncaps;
+	const int *caps; /* kept as ambient capabilities (with drop) */
+	unsigned ncaps;
 };
 
 /*
@@ -121,43 +126,44 @@ struct rtm_spawn {
  * child, returns the child's -errno (the child has been reaped) and writes
  * what failed into err. -errno for fork/pidfd failures.
  */
-int	rtm_spawn(const struct rtm_spawn *, pid_t *pid, int *pidfd,
-	    char *err, size_t errlen);
+int rtm_spawn(
+    const struct rtm_spawn *, pid_t *pid, int *pidfd, char *err, size_t errlen);
 
 /* /proc/PID/stat field 22 (start time in clock ticks since boot); 0 if gone. */
 uint64_t rtm_proc_starttime(pid_t);
 /* true if /proc/PID/exe is binary, or argv[0] or argv[1] is (scripts). */
-bool	rtm_proc_matches(pid_t, const char *binary);
+bool rtm_proc_matches(pid_t, const char *binary);
 
-/* ---- rundir and state file -------------------------------------------------------- */
+/* ---- rundir and state file
+ * -------------------------------------------------------- */
 
 struct rtm_state_rec {
-	char		 name[RTM_NAME_MAX];
-	uint64_t	 generation;
-	pid_t		 pid;		/* 0: not running */
-	uint64_t	 starttime;	/* rtm_proc_starttime() at start */
-	uint64_t	 started_ms;	/* CLOCK_REALTIME at start, ms */
-	bool		 held;		/* stopped by an operator: stays stopped */
-	char		 binary[256];
+	char name[RTM_NAME_MAX];
+	uint64_t generation;
+	pid_t pid;	     /* 0: not running */
+	uint64_t starttime;  /* rtm_proc_starttime() at start */
+	uint64_t started_ms; /* CLOCK_REALTIME at start, ms */
+	bool held;	     /* stopped by an operator: stays stopped */
+	char binary[256];
 };
 
 /*
  * Creates dir (one level) mode 0750 owned by uid:gid (-1: unchanged);
  * refuses a symlink or a non-directory. 0 or -errno.
  */
-int	rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid);
+int rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid);
 /*
  * Takes RUNDIR/rtrmgr.lock with flock (CLOEXEC, so children never hold it).
  * Returns the fd; -EBUSY when held (the holder's pid in *holder if known).
  */
-int	rtm_rundir_lock(const char *dir, pid_t *holder);
+int rtm_rundir_lock(const char *dir, pid_t *holder);
 
 /* Writes RUNDIR/rtrmgr.state atomically (temp, fsync, rename). 0 or -errno. */
-int	rtm_state_write(const char *dir, const struct rtm_state_rec *, unsigned n);
+int rtm_state_write(const char *dir, const struct rtm_state_rec *, unsigned n);
 /*
  * Reads it; returns the number of records (<= max), 0 if absent, -EINVAL if
  * malformed (nothing usable), other -errno.
  */
-int	rtm_state_read(const char *dir, struct rtm_state_rec *, unsigned max);
+int rtm_state_read(const char *dir, struct rtm_state_rec *, unsigned max);
 
 #endif /* RTM_INT_H */

@@ -1,4 +1,6 @@
-/* rtrmgr/rtm_ipc.c: the IPC front end of the supervisor: the rtrmgr service (list, status, start/stop/restart, subscribe, register), component events, and the lifecycle STATUS health checker. */
+/* rtrmgr/rtm_ipc.c: the IPC front end of the supervisor: the rtrmgr service
+ * (list, status, start/stop/restart, subscribe, register), component events,
+ * and the lifecycle STATUS health checker. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,30 +13,31 @@
 #include "libcommon/lc_log.h"
 #include "rtm_int.h"
 
-#define HC_SLOTS	4	/* health calls that may be in flight per component */
+#define HC_SLOTS 4 /* health calls that may be in flight per component */
 
 struct hc_slot {
 	struct rtm_ipc_peer *peer;
-	uint64_t	 token;
+	uint64_t token;
 };
 
 /* Our client of one component's socket, for health checks. */
 struct rtm_ipc_peer {
-	struct rtm_ipc	*ri;
-	struct rtm_comp	*c;
-	struct ipc_service_desc desc;	/* kept: the client points into it */
+	struct rtm_ipc *ri;
+	struct rtm_comp *c;
+	struct ipc_service_desc desc; /* kept: the client points into it */
 	struct ipc_client *cl;
-	struct hc_slot	 slots[HC_SLOTS];
+	struct hc_slot slots[HC_SLOTS];
 };
 
 struct rtm_ipc {
-	struct rtm	*rtm;
-	struct ev_loop	*loop;
+	struct rtm *rtm;
+	struct ev_loop *loop;
 	struct ipc_server *srv;
 	struct rtm_ipc_peer peers[RTM_COMP_MAX];
 };
 
-/* ---- rtrmgr service ---------------------------------------------------------- */
+/* ---- rtrmgr service
+ * ---------------------------------------------------------- */
 
 static void
 comp_pb(struct rtm_comp *c, Rtrmgr__Component *pb)
@@ -48,8 +51,10 @@ comp_pb(struct rtm_comp *c, Rtrmgr__Component *pb)
 	pb->pid = (uint32_t)ci.pid;
 	pb->generation = ci.generation;
 	pb->restarts = ci.restarts;
-	pb->last_exit = (ci.last_exit == RTM_EXIT_NONE ||
-	    ci.last_exit == RTM_EXIT_UNKNOWN) ? 0 : ci.last_exit;
+	pb->last_exit =
+	    (ci.last_exit == RTM_EXIT_NONE || ci.last_exit == RTM_EXIT_UNKNOWN)
+		? 0
+		: ci.last_exit;
 	pb->uptime_ms = ci.uptime_ms;
 	pb->backoff_ms = ci.backoff_ms;
 	pb->last_error = (char *)ci.last_error;
@@ -101,8 +106,8 @@ h_status(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct rtm_comp *c = rtm_comp_find(ri->rtm, r->name);
 
 	if (c == NULL) {
-		(void)ipc_reply_error(req, IPC_ERROR, "no component '%s'",
-		    r->name);
+		(void)ipc_reply_error(
+		    req, IPC_ERROR, "no component '%s'", r->name);
 		return;
 	}
 	reply_comp(req, c);
@@ -122,18 +127,18 @@ h_action(struct ipc_req *req, const ProtobufCMessage *msg, struct rtm_ipc *ri,
 		reply_comp(req, rtm_comp_find(ri->rtm, r->name));
 		return;
 	case -ENOENT:
-		(void)ipc_reply_error(req, IPC_ERROR, "no component '%s'",
-		    r->name);
+		(void)ipc_reply_error(
+		    req, IPC_ERROR, "no component '%s'", r->name);
 		return;
 	case -ESHUTDOWN:
-		(void)ipc_reply_error(req, IPC_UNAVAILABLE,
-		    "tern-rtrmgr is shutting down");
+		(void)ipc_reply_error(
+		    req, IPC_UNAVAILABLE, "tern-rtrmgr is shutting down");
 		return;
 	default:
 		c = rtm_comp_find(ri->rtm, r->name);
 		(void)ipc_reply_error(req, IPC_ERROR, "cannot %s %s: it is %s",
-		    verb, r->name, c ? rtm_state_name(rtm_comp_state(c)) :
-		    strerror(-rv));
+		    verb, r->name,
+		    c ? rtm_state_name(rtm_comp_state(c)) : strerror(-rv));
 		return;
 	}
 }
@@ -165,12 +170,13 @@ h_register(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	rv = rtm_comp_ready(ri->rtm, r->name, (pid_t)r->pid, r->generation);
 	if (rv == -ENOENT)
-		(void)ipc_reply_error(req, IPC_ERROR, "no component '%s'",
-		    r->name);
+		(void)ipc_reply_error(
+		    req, IPC_ERROR, "no component '%s'", r->name);
 	else if (rv != 0)
-		(void)ipc_reply_error(req, IPC_ERROR, "%s: pid %u generation "
-		    "%llu is not the current instance", r->name, r->pid,
-		    (unsigned long long)r->generation);
+		(void)ipc_reply_error(req, IPC_ERROR,
+		    "%s: pid %u generation "
+		    "%llu is not the current instance",
+		    r->name, r->pid, (unsigned long long)r->generation);
 	else
 		reply_comp(req, rtm_comp_find(ri->rtm, r->name));
 }
@@ -186,11 +192,12 @@ on_event(const struct rtm_event *e, void *arg)
 	ev.generation = e->generation;
 	ev.previous_generation = e->prev_generation;
 	ev.pid = (uint32_t)e->pid;
-	ev.exit = (e->exit == RTM_EXIT_NONE || e->exit == RTM_EXIT_UNKNOWN) ?
-	    0 : e->exit;
+	ev.exit = (e->exit == RTM_EXIT_NONE || e->exit == RTM_EXIT_UNKNOWN)
+		      ? 0
+		      : e->exit;
 	if (ri->srv != NULL)
-		(void)ipc_server_publish(ri->srv,
-		    RTRMGR__METHOD__EVENT_COMPONENT, &ev.base);
+		(void)ipc_server_publish(
+		    ri->srv, RTRMGR__METHOD__EVENT_COMPONENT, &ev.base);
 }
 
 static void
@@ -208,7 +215,8 @@ on_shutdown(struct ipc_server *s, const char *reason, void *arg)
 	rtm_shutdown(ri->rtm, down_cb, ri->loop);
 }
 
-/* ---- health: lifecycle STATUS ---------------------------------------------------- */
+/* ---- health: lifecycle STATUS
+ * ---------------------------------------------------- */
 
 static void
 hc_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
@@ -255,7 +263,7 @@ rtm_ipc_health(struct rtm_comp *c, uint64_t token, void *arg)
 		if (rtm_comp_at(ri->rtm, i) == c)
 			p = &ri->peers[i];
 	if (p == NULL)
-		return;		/* no answer: counts as a timeout */
+		return; /* no answer: counts as a timeout */
 	if (p->cl == NULL) {
 		const struct ipc_service_desc *svc = svc_of(rtm_comp_name(c));
 		struct ipc_opts o;
@@ -268,8 +276,8 @@ rtm_ipc_health(struct rtm_comp *c, uint64_t token, void *arg)
 		o.rundir = rtm_rundir(ri->rtm);
 		o.component = "rtrmgr";
 		o.timeout_ms = rtm_config_of(ri->rtm)->health_timeout_ms;
-		if ((p->cl = ipc_client_new(ri->loop, &p->desc, &o,
-		    true)) == NULL) {
+		if ((p->cl = ipc_client_new(ri->loop, &p->desc, &o, true)) ==
+		    NULL) {
 			lc_log_warn("%s: IPC client", rtm_comp_name(c));
 			return;
 		}
@@ -283,22 +291,23 @@ rtm_ipc_health(struct rtm_comp *c, uint64_t token, void *arg)
 		rtm_health_done(c, token, false);
 }
 
-/* ---- life ------------------------------------------------------------------------ */
+/* ---- life
+ * ------------------------------------------------------------------------ */
 
 struct rtm_ipc *
 rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 {
 	static const struct {
-		unsigned	 method;
-		ipc_handler_fn	*fn;
+		unsigned method;
+		ipc_handler_fn *fn;
 	} handlers[] = {
-		{ RTRMGR__METHOD__LIST, h_list },
-		{ RTRMGR__METHOD__COMPONENT_STATUS, h_status },
-		{ RTRMGR__METHOD__RESTART, h_restart },
-		{ RTRMGR__METHOD__STOP, h_stop },
-		{ RTRMGR__METHOD__START, h_start },
-		{ RTRMGR__METHOD__SUBSCRIBE, h_subscribe },
-		{ RTRMGR__METHOD__REGISTER, h_register },
+	    {RTRMGR__METHOD__LIST, h_list},
+	    {RTRMGR__METHOD__COMPONENT_STATUS, h_status},
+	    {RTRMGR__METHOD__RESTART, h_restart},
+	    {RTRMGR__METHOD__STOP, h_stop},
+	    {RTRMGR__METHOD__START, h_start},
+	    {RTRMGR__METHOD__SUBSCRIBE, h_subscribe},
+	    {RTRMGR__METHOD__REGISTER, h_register},
 	};
 	struct ipc_server_cbs cbs;
 	struct rtm_ipc *ri;
@@ -320,8 +329,8 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 		return (NULL);
 	}
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
-		(void)ipc_server_handle(ri->srv, handlers[i].method,
-		    handlers[i].fn, ri);
+		(void)ipc_server_handle(
+		    ri->srv, handlers[i].method, handlers[i].fn, ri);
 	memset(&cbs, 0, sizeof(cbs));
 	cbs.on_shutdown = on_shutdown;
 	cbs.arg = ri;
@@ -331,9 +340,9 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 	if (gid != (gid_t)-1)
 		for (int ro = 0; ro <= 1; ro++)
 			if (chown(ipc_server_path(ri->srv, ro), (uid_t)-1,
-			    gid) != 0)
-				lc_log_warn("chown %s",
-				    ipc_server_path(ri->srv, ro));
+				gid) != 0)
+				lc_log_warn(
+				    "chown %s", ipc_server_path(ri->srv, ro));
 	for (unsigned i = 0; i < rtm_comp_count(rtm); i++) {
 		ri->peers[i].ri = ri;
 		ri->peers[i].c = rtm_comp_at(rtm, i);

@@ -1,4 +1,5 @@
-/* rtrmgr/rtm_policy.c: the restart policy arithmetic: exponential backoff and the N-failures-in-T window. */
+/* rtrmgr/rtm_policy.c: the restart policy arithmetic: exponential backoff and
+ * the N-failures-in-T window. */
 #include <string.h>
 
 #include "rtm_int.h"
@@ -26,8 +27,8 @@ rtm_failwin_reset(struct rtm_failwin *w)
 }
 
 bool
-rtm_failwin_add(struct rtm_failwin *w, uint64_t now_ms, unsigned limit,
-    uint64_t window_ms)
+rtm_failwin_add(
+    struct rtm_failwin *w, uint64_t now_ms, unsigned limit, uint64_t window_ms)
 {
 	unsigned oldest;
 
@@ -35,9 +36,11 @@ rtm_failwin_add(struct rtm_failwin *w, uint64_t now_ms, unsigned limit,
 		return (false);
 	if (limit > RTM_FAILWIN_MAX)
 		limit = RTM_FAILWIN_MAX;
-	/* Keep only the last `limit` failures: the ring is sized by the limit. */
+	/* Keep only the last `limit` failures: the ring is sized by the limit.
+	 */
 	if (w->count >= limit) {
-		/* Drop the oldest entries beyond limit-1 so the new one fits. */
+		/* Drop the oldest entries beyond limit-1 so the new one fits.
+		 */
 		w->count = limit - 1;
 	}
 	w->t_ms[w->head] = now_ms;
@@ -50,13 +53,14 @@ rtm_failwin_add(struct rtm_failwin *w, uint64_t now_ms, unsigned limit,
 }
 
 unsigned
-rtm_failwin_count(const struct rtm_failwin *w, uint64_t now_ms,
-    uint64_t window_ms)
+rtm_failwin_count(
+    const struct rtm_failwin *w, uint64_t now_ms, uint64_t window_ms)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < w->count; i++) {
-		unsigned k = (w->head + RTM_FAILWIN_MAX - 1 - i) % RTM_FAILWIN_MAX;
+		unsigned k =
+		    (w->head + RTM_FAILWIN_MAX - 1 - i) % RTM_FAILWIN_MAX;
 
 		if (now_ms - w->t_ms[k] <= window_ms)
 			n++;

@@ -1,4 +1,5 @@
-/* rtrmgr/rtm_proc.c: starting a child (fork, privileges, exec, error report through a pipe) and identifying a live process through /proc. */
+/* rtrmgr/rtm_proc.c: starting a child (fork, privileges, exec, error report
+ * through a pipe) and identifying a live process through /proc. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -18,8 +19,8 @@
 
 /* What the child reports when it cannot exec. */
 struct spawn_err {
-	int	err;
-	char	what[96];
+	int err;
+	char what[96];
 };
 
 static void __attribute__((noreturn))
@@ -47,20 +48,21 @@ child_privileges(int errfd, const struct rtm_spawn *sp)
 
 	capng_clear(CAPNG_SELECT_ALL);
 	for (unsigned i = 0; i < sp->ncaps; i++)
-		if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED |
-		    CAPNG_INHERITABLE | CAPNG_BOUNDING_SET | CAPNG_AMBIENT,
-		    (unsigned)sp->caps[i]) != 0)
+		if (capng_update(CAPNG_ADD,
+			CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_INHERITABLE |
+			    CAPNG_BOUNDING_SET | CAPNG_AMBIENT,
+			(unsigned)sp->caps[i]) != 0)
 			child_fail(errfd, EINVAL, "capng_update");
 	/* The bounding set first, while we still hold CAP_SETPCAP. */
 	if (capng_apply(CAPNG_SELECT_BOUNDS) != 0)
 		child_fail(errfd, EPERM, "cannot set the bounding set");
 	rc = capng_change_id((int)id->uid, (int)id->gid, CAPNG_DROP_SUPP_GRP);
 	if (rc != 0)
-		child_fail(errfd, EPERM, "cannot change uid/gid (capng_change_id)");
+		child_fail(
+		    errfd, EPERM, "cannot change uid/gid (capng_change_id)");
 	if (sp->ncaps > 0 && capng_apply(CAPNG_SELECT_AMBIENT) != 0)
 		child_fail(errfd, EPERM, "cannot raise ambient capabilities");
-	if (getuid() != id->uid || geteuid() != id->uid ||
-	    getgid() != id->gid)
+	if (getuid() != id->uid || geteuid() != id->uid || getgid() != id->gid)
 		child_fail(errfd, EPERM, "uid/gid did not change");
 	/* Nothing this child execs can gain privileges again. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -79,14 +81,14 @@ child(int errfd, const struct rtm_spawn *sp)
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);	/* SIGPIPE was ignored in rtrmgr */
+		signal(s, SIG_DFL); /* SIGPIPE was ignored in rtrmgr */
 
 	if ((nullfd = open("/dev/null", O_RDWR)) < 0)
 		child_fail(errfd, errno, "open /dev/null");
 	if (dup2(nullfd, 0) < 0)
 		child_fail(errfd, errno, "dup2 stdin");
-	if (sp->out_fd >= 0 && (dup2(sp->out_fd, 1) < 0 ||
-	    dup2(sp->out_fd, 2) < 0))
+	if (sp->out_fd >= 0 &&
+	    (dup2(sp->out_fd, 1) < 0 || dup2(sp->out_fd, 2) < 0))
 		child_fail(errfd, errno, "dup2 stdout/stderr");
 	/* Nothing else of rtrmgr's (lock, pidfds, loop fds) may leak: the lock
 	 * especially, or a new rtrmgr could not take the rundir. */
@@ -168,7 +170,8 @@ rtm_proc_starttime(pid_t pid)
 	if (n <= 0)
 		return (0);
 	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields start after the last ')'. */
+	/* comm may hold spaces and parentheses: fields start after the last
+	 * ')'. */
 	if ((p = strrchr(buf, ')')) == NULL)
 		return (0);
 	p++;
@@ -197,7 +200,8 @@ rtm_proc_matches(pid_t pid, const char *binary)
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		/* replaced on disk since (an upgrade): still the same program */
+		/* replaced on disk since (an upgrade): still the same program
+		 */
 		if (n > 10 && strcmp(exe + n - 10, " (deleted)") == 0)
 			exe[n - 10] = '\0';
 		if (strcmp(exe, binary) == 0 ||
@@ -215,8 +219,8 @@ rtm_proc_matches(pid_t pid, const char *binary)
 	cmd[n] = '\0';
 	if (strcmp(cmd, binary) == 0)
 		return (true);
-	if (strlen(cmd) + 1 < (size_t)n && strcmp(cmd + strlen(cmd) + 1,
-	    binary) == 0)
+	if (strlen(cmd) + 1 < (size_t)n &&
+	    strcmp(cmd + strlen(cmd) + 1, binary) == 0)
 		return (true);
 	return (false);
 }

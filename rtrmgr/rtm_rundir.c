@@ -1,4 +1,5 @@
-/* rtrmgr/rtm_rundir.c: the runtime directory: creation with its permissions, the flock that makes one rtrmgr per rundir, and the atomic state file. */
+/* rtrmgr/rtm_rundir.c: the runtime directory: creation with its permissions,
+ * the flock that makes one rtrmgr per rundir, and the atomic state file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 
 #define RTM_STATE_FILE	"rtrmgr.state"
 #define RTM_LOCK_FILE	"rtrmgr.lock"
-#define RTM_STATE_MAGIC	"tern-rtrmgr-state 2"
+#define RTM_STATE_MAGIC "tern-rtrmgr-state 2"
 
 int
 rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid)
@@ -30,8 +31,7 @@ rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid)
 	if (!S_ISDIR(sb.st_mode))
 		return (-ENOTDIR);
 	if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
-	    (sb.st_uid != uid || sb.st_gid != gid) &&
-	    chown(dir, uid, gid) != 0)
+	    (sb.st_uid != uid || sb.st_gid != gid) && chown(dir, uid, gid) != 0)
 		return (-errno);
 	if ((sb.st_mode & 07777) != 0750 && chmod(dir, 0750) != 0)
 		return (-errno);
@@ -79,11 +79,12 @@ rtm_state_write(const char *dir, const struct rtm_state_rec *r, unsigned n)
 	int fd, e;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, RTM_STATE_FILE) >=
-	    (int)sizeof(path) || snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir,
-	    RTM_STATE_FILE) >= (int)sizeof(tmp))
+		(int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, RTM_STATE_FILE) >=
+		(int)sizeof(tmp))
 		return (-ENAMETOOLONG);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0640);
+	fd = open(
+	    tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0)
 		return (-errno);
 	if ((f = fdopen(fd, "w")) == NULL) {
@@ -92,13 +93,16 @@ rtm_state_write(const char *dir, const struct rtm_state_rec *r, unsigned n)
 		unlink(tmp);
 		return (-e);
 	}
-	fprintf(f, "%s\n# written by tern-rtrmgr %d; replaced atomically, do "
+	fprintf(f,
+	    "%s\n# written by tern-rtrmgr %d; replaced atomically, do "
 	    "not edit\n# comp NAME GENERATION PID STARTTIME STARTED_MS "
-	    "HELD BINARY\n", RTM_STATE_MAGIC, (int)getpid());
+	    "HELD BINARY\n",
+	    RTM_STATE_MAGIC, (int)getpid());
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "comp %s %" PRIu64 " %d %" PRIu64 " %" PRIu64
-		    " %d %s\n", r[i].name, r[i].generation, (int)r[i].pid,
-		    r[i].starttime, r[i].started_ms, r[i].held ? 1 : 0,
+		fprintf(f,
+		    "comp %s %" PRIu64 " %d %" PRIu64 " %" PRIu64 " %d %s\n",
+		    r[i].name, r[i].generation, (int)r[i].pid, r[i].starttime,
+		    r[i].started_ms, r[i].held ? 1 : 0,
 		    r[i].binary[0] ? r[i].binary : "-");
 	if (fflush(f) != 0 || fsync(fd) != 0) {
 		e = errno;
@@ -149,10 +153,12 @@ rtm_state_read(const char *dir, struct rtm_state_rec *r, unsigned max)
 			continue;
 		memset(&rec, 0, sizeof(rec));
 		if (strchr(line, '\n') == NULL ||
-		    sscanf(line, "comp %31s %" SCNu64 " %d %" SCNu64 " %" SCNu64
-		    " %d %n", rec.name, &rec.generation, &pid, &rec.starttime,
-		    &rec.started_ms, &held, &off) != 6 || off == 0 || pid < 0 ||
-		    (held != 0 && held != 1)) {
+		    sscanf(line,
+			"comp %31s %" SCNu64 " %d %" SCNu64 " %" SCNu64
+			" %d %n",
+			rec.name, &rec.generation, &pid, &rec.starttime,
+			&rec.started_ms, &held, &off) != 6 ||
+		    off == 0 || pid < 0 || (held != 0 && held != 1)) {
 			fclose(f);
 			return (-EINVAL);
 		}

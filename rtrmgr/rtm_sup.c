@@ -1,4 +1,6 @@
-/* rtrmgr/rtm_sup.c: the supervisor state machine: boot order, exit detection through pidfds, backoff and failure limit, health, stop/start/restart, re-adoption, ordered shutdown. */
+/* rtrmgr/rtm_sup.c: the supervisor state machine: boot order, exit detection
+ * through pidfds, backoff and failure limit, health, stop/start/restart,
+ * re-adoption, ordered shutdown. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,56 +23,56 @@
 enum rtm_phase { PH_NEW, PH_BOOT, PH_UP, PH_SHUTDOWN, PH_DOWN };
 
 struct rtm_comp {
-	struct rtm	*rtm;
+	struct rtm *rtm;
 	const struct rtm_comp_cfg *cfg;
-	enum rtm_state	 state;
-	pid_t		 pid;
-	int		 pidfd;
-	bool		 adopted;	/* not our child: no exit status */
-	bool		 boot_done;	/* handled by the boot sequence */
-	bool		 restart_after_stop;
-	bool		 hung;		/* killed by us for a failed health */
-	bool		 held;		/* stopped by request: not started at boot */
-	uint64_t	 generation, prev_generation;
-	uint64_t	 starttime;	/* /proc starttime, for re-adoption */
-	uint64_t	 started_ms;	/* realtime */
-	double		 started_at;	/* ev_now */
-	unsigned	 consecutive;	/* failures since the last stable run */
-	unsigned	 restarts;
-	int		 last_exit;
-	uint64_t	 backoff_ms;
-	char		 last_error[RTM_ERR_MAX];
+	enum rtm_state state;
+	pid_t pid;
+	int pidfd;
+	bool adopted;	/* not our child: no exit status */
+	bool boot_done; /* handled by the boot sequence */
+	bool restart_after_stop;
+	bool hung; /* killed by us for a failed health */
+	bool held; /* stopped by request: not started at boot */
+	uint64_t generation, prev_generation;
+	uint64_t starttime;   /* /proc starttime, for re-adoption */
+	uint64_t started_ms;  /* realtime */
+	double started_at;    /* ev_now */
+	unsigned consecutive; /* failures since the last stable run */
+	unsigned restarts;
+	int last_exit;
+	uint64_t backoff_ms;
+	char last_error[RTM_ERR_MAX];
 	struct rtm_failwin fw;
-	ev_io		 io;		/* pidfd readable: the process ended */
-	ev_timer	 timer;		/* backoff, stop grace, start timeout */
-	ev_timer	 htick;		/* health interval */
-	ev_timer	 hto;		/* health answer timeout */
-	uint64_t	 htoken;
-	bool		 hpending;
-	unsigned	 hfails;
+	ev_io io;	/* pidfd readable: the process ended */
+	ev_timer timer; /* backoff, stop grace, start timeout */
+	ev_timer htick; /* health interval */
+	ev_timer hto;	/* health answer timeout */
+	uint64_t htoken;
+	bool hpending;
+	unsigned hfails;
 };
 
 struct rtm {
-	struct ev_loop	*loop;
+	struct ev_loop *loop;
 	struct rtm_config *cfg;
-	char		 rundir[RTM_RUNDIR_MAX];
-	char		 log_level[16];
-	struct rtm_comp	 comps[RTM_COMP_MAX];
-	unsigned	 n;
+	char rundir[RTM_RUNDIR_MAX];
+	char log_level[16];
+	struct rtm_comp comps[RTM_COMP_MAX];
+	unsigned n;
 	struct rtm_ident ident;
-	int		 lockfd;
-	enum rtm_phase	 phase;
-	unsigned	 boot_next;
-	bool		 in_boot;
-	int		 shut_next;
-	bool		 in_shut;
-	void		(*done)(void *);
-	void		*done_arg;
-	rtm_event_fn	*ev_fn;
-	void		*ev_arg;
-	rtm_health_fn	*h_fn;
-	void		*h_arg;
-	ev_async	 keepalive;	/* keeps ev_run alive while supervising */
+	int lockfd;
+	enum rtm_phase phase;
+	unsigned boot_next;
+	bool in_boot;
+	int shut_next;
+	bool in_shut;
+	void (*done)(void *);
+	void *done_arg;
+	rtm_event_fn *ev_fn;
+	void *ev_arg;
+	rtm_health_fn *h_fn;
+	void *h_arg;
+	ev_async keepalive; /* keeps ev_run alive while supervising */
 };
 
 static void comp_launch(struct rtm_comp *);
@@ -87,12 +89,18 @@ const char *
 rtm_state_name(enum rtm_state s)
 {
 	switch (s) {
-	case RTM_STOPPED:	return ("stopped");
-	case RTM_STARTING:	return ("starting");
-	case RTM_RUNNING:	return ("running");
-	case RTM_STOPPING:	return ("stopping");
-	case RTM_BACKOFF:	return ("backoff");
-	case RTM_FAILED:	return ("failed");
+	case RTM_STOPPED:
+		return ("stopped");
+	case RTM_STARTING:
+		return ("starting");
+	case RTM_RUNNING:
+		return ("running");
+	case RTM_STOPPING:
+		return ("stopping");
+	case RTM_BACKOFF:
+		return ("backoff");
+	case RTM_FAILED:
+		return ("failed");
 	}
 	return ("unknown");
 }
@@ -113,7 +121,8 @@ state_save(struct rtm *rtm)
 	for (unsigned i = 0; i < rtm->n; i++) {
 		struct rtm_comp *c = &rtm->comps[i];
 
-		snprintf(recs[i].name, sizeof(recs[i].name), "%s", c->cfg->name);
+		snprintf(
+		    recs[i].name, sizeof(recs[i].name), "%s", c->cfg->name);
 		recs[i].generation = c->generation;
 		recs[i].held = c->held;
 		if (c->pid > 0) {
@@ -126,8 +135,8 @@ state_save(struct rtm *rtm)
 	}
 	if ((rv = rtm_state_write(rtm->rundir, recs, rtm->n)) != 0)
 		lc_log_warnx("cannot write %s/rtrmgr.state: %s (re-adoption "
-		    "after a crash of rtrmgr may miss components)", rtm->rundir,
-		    strerror(-rv));
+			     "after a crash of rtrmgr may miss components)",
+		    rtm->rundir, strerror(-rv));
 }
 
 static void
@@ -159,7 +168,7 @@ static bool
 health_on(const struct rtm_comp *c)
 {
 	return (c->rtm->h_fn != NULL && c->cfg->health &&
-	    c->rtm->cfg->health_kind != RTM_HEALTH_NONE);
+		c->rtm->cfg->health_kind != RTM_HEALTH_NONE);
 }
 
 static void
@@ -193,8 +202,8 @@ proc_signal(struct rtm_comp *c, int sig)
 	/* Through the pidfd: never a recycled pid. */
 	if (c->pidfd >= 0 && pidfd_send_signal(c->pidfd, sig, NULL, 0) != 0 &&
 	    errno != ESRCH)
-		lc_log_warn("%s: cannot send signal %d to pid %d",
-		    c->cfg->name, sig, (int)c->pid);
+		lc_log_warn("%s: cannot send signal %d to pid %d", c->cfg->name,
+		    sig, (int)c->pid);
 }
 
 /* Kills a hung component; its exit then counts as a failure. */
@@ -223,8 +232,10 @@ health_fail(struct rtm_comp *c, const char *why)
 	lc_log_warnx("%s: health check %s (%u of %u)", c->cfg->name, why,
 	    c->hfails, cfg->health_failures);
 	if (c->hfails >= cfg->health_failures) {
-		snprintf(buf, sizeof(buf), "%u health checks failed in a row, "
-		    "last: %s", c->hfails, why);
+		snprintf(buf, sizeof(buf),
+		    "%u health checks failed in a row, "
+		    "last: %s",
+		    c->hfails, why);
 		comp_hung(c, buf);
 	}
 }
@@ -285,11 +296,11 @@ rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg)
 	uint64_t mtime_ms, now = lc_time_real_ns() / LC_NS_PER_MSEC;
 	bool ok = false;
 
-	snprintf(path, sizeof(path), "%s/%s.alive", c->rtm->rundir,
-	    c->cfg->name);
+	snprintf(
+	    path, sizeof(path), "%s/%s.alive", c->rtm->rundir, c->cfg->name);
 	if (stat(path, &sb) == 0) {
 		mtime_ms = (uint64_t)sb.st_mtim.tv_sec * 1000 +
-		    (uint64_t)sb.st_mtim.tv_nsec / 1000000;
+			   (uint64_t)sb.st_mtim.tv_nsec / 1000000;
 		ok = mtime_ms + c->rtm->cfg->health_interval_ms >= now;
 	}
 	rtm_health_done(c, token, ok);
@@ -331,10 +342,10 @@ comp_failure(struct rtm_comp *c, int exit_code, double uptime)
 	}
 	c->restarts++;
 	if (uptime * 1000.0 >= cfg->stable_ms)
-		c->consecutive = 0;	/* it had been stable: start over */
+		c->consecutive = 0; /* it had been stable: start over */
 	c->consecutive++;
 	if (rtm_failwin_add(&c->fw, now_ms(rtm), cfg->failure_limit,
-	    cfg->failure_window_ms)) {
+		cfg->failure_window_ms)) {
 		char prev[RTM_ERR_MAX];
 
 		snprintf(prev, sizeof(prev), "%s", c->last_error);
@@ -343,13 +354,13 @@ comp_failure(struct rtm_comp *c, int exit_code, double uptime)
 		    cfg->failure_window_ms, prev[0] ? "; last: " : "", prev);
 		c->backoff_ms = 0;
 		lc_log_err("%s: %s: marked failed, not restarting (start it "
-		    "again with `restart %s`)", c->cfg->name, c->last_error,
-		    c->cfg->name);
+			   "again with `restart %s`)",
+		    c->cfg->name, c->last_error, c->cfg->name);
 		set_state(c, RTM_FAILED, exit_code);
 		return;
 	}
-	c->backoff_ms = rtm_backoff_delay_ms(cfg->backoff_initial_ms,
-	    cfg->backoff_max_ms, c->consecutive);
+	c->backoff_ms = rtm_backoff_delay_ms(
+	    cfg->backoff_initial_ms, cfg->backoff_max_ms, c->consecutive);
 	lc_log_notice("%s: restart %u in %" PRIu64 " ms", c->cfg->name,
 	    c->consecutive, c->backoff_ms);
 	/* Count the delay from now, not from the start of this loop turn
@@ -384,10 +395,11 @@ pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	memset(&si, 0, sizeof(si));
 	if (!c->adopted) {
-		if (waitid(P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) != 0) {
+		if (waitid(P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) !=
+		    0) {
 			lc_log_warn("%s: waitid", c->cfg->name);
 		} else if (si.si_pid == 0) {
-			return;		/* spurious: not yet */
+			return; /* spurious: not yet */
 		} else if (si.si_code == CLD_EXITED) {
 			code = si.si_status;
 		} else {
@@ -481,12 +493,15 @@ comp_launch(struct rtm_comp *c)
 	envp[3] = NULL;
 
 	if (rtm->cfg->output == RTM_OUT_FILE) {
-		snprintf(path, sizeof(path), "%s/%s.log", rtm->rundir, cc->name);
-		outfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-		    O_NOFOLLOW, 0640);
+		snprintf(
+		    path, sizeof(path), "%s/%s.log", rtm->rundir, cc->name);
+		outfd = open(path,
+		    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+		    0640);
 		if (outfd < 0)
 			lc_log_warn("%s: cannot open %s, output goes to "
-			    "rtrmgr's", cc->name, path);
+				    "rtrmgr's",
+			    cc->name, path);
 	}
 	memset(&sp, 0, sizeof(sp));
 	sp.binary = cc->binary;
@@ -522,7 +537,8 @@ comp_launch(struct rtm_comp *c)
 	state_save(rtm);
 	health_start(c);
 	if (health_on(c)) {
-		ev_timer_set(&c->timer, rtm->cfg->start_timeout_ms / 1000.0, 0.);
+		ev_timer_set(
+		    &c->timer, rtm->cfg->start_timeout_ms / 1000.0, 0.);
 		ev_set_cb(&c->timer, start_timeout_cb);
 		ev_timer_start(rtm->loop, &c->timer);
 		set_state(c, RTM_STARTING, RTM_EXIT_NONE);
@@ -539,8 +555,8 @@ static void
 comp_terminate(struct rtm_comp *c)
 {
 	struct rtm *rtm = c->rtm;
-	uint32_t grace = c->cfg->stop_grace_ms ? c->cfg->stop_grace_ms :
-	    rtm->cfg->stop_grace_ms;
+	uint32_t grace = c->cfg->stop_grace_ms ? c->cfg->stop_grace_ms
+					       : rtm->cfg->stop_grace_ms;
 
 	health_stop(c);
 	ev_timer_stop(rtm->loop, &c->timer);
@@ -634,7 +650,8 @@ rtm_is_down(const struct rtm *rtm)
 	return (rtm->phase == PH_DOWN);
 }
 
-/* ---- one component, by name ---------------------------------------------------- */
+/* ---- one component, by name
+ * ---------------------------------------------------- */
 
 struct rtm_comp *
 rtm_comp_find(struct rtm *rtm, const char *name)
@@ -693,7 +710,7 @@ rtm_comp_stop(struct rtm *rtm, const char *name)
 	lc_log_notice("%s: stop requested", name);
 	if (c->state == RTM_STOPPED || c->state == RTM_FAILED)
 		return (-EALREADY);
-	c->held = true;		/* a new rtrmgr leaves it stopped too */
+	c->held = true; /* a new rtrmgr leaves it stopped too */
 	switch (c->state) {
 	case RTM_STOPPING:
 		c->restart_after_stop = false;
@@ -723,8 +740,6 @@ rtm_comp_restart(struct rtm *rtm, const char *name)
 		return (-EBUSY);
 	c->held = false;
 	switch (c->state) {
-	case RTM_STOPPING:
-		return (-EBUSY);
 	case RTM_STARTING:
 	case RTM_RUNNING:
 		c->restart_after_stop = true;
@@ -739,8 +754,8 @@ rtm_comp_restart(struct rtm *rtm, const char *name)
 }
 
 int
-rtm_comp_ready(struct rtm *rtm, const char *name, pid_t pid,
-    uint64_t generation)
+rtm_comp_ready(
+    struct rtm *rtm, const char *name, pid_t pid, uint64_t generation)
 {
 	struct rtm_comp *c = rtm_comp_find(rtm, name);
 
@@ -822,18 +837,19 @@ rtm_comp_get_info(const struct rtm_comp *c, struct rtm_comp_info *ci)
 	ci->restarts = c->restarts;
 	ci->last_exit = c->last_exit;
 	if (c->pid > 0)
-		ci->uptime_ms = (uint64_t)((ev_now(c->rtm->loop) -
-		    c->started_at) * 1000.0);
+		ci->uptime_ms =
+		    (uint64_t)((ev_now(c->rtm->loop) - c->started_at) * 1000.0);
 	ci->backoff_ms = c->state == RTM_BACKOFF ? c->backoff_ms : 0;
 	ci->adopted = c->adopted;
 	ci->last_error = c->last_error;
 }
 
-/* ---- life of the supervisor ------------------------------------------------------- */
+/* ---- life of the supervisor
+ * ------------------------------------------------------- */
 
 struct rtm *
-rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
-    const struct rtm_opts *opts)
+rtm_new(
+    struct ev_loop *loop, struct rtm_config *cfg, const struct rtm_opts *opts)
 {
 	const char *rundir, *env;
 	struct rtm *rtm;
@@ -859,8 +875,8 @@ rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
 		rundir = "/run/tern";
 	if (strlen(rundir) >= sizeof(rtm->rundir) || rundir[0] != '/') {
 		lc_log_err("rundir '%s': must be an absolute path shorter than "
-		    "%d bytes (socket paths must fit in sun_path)", rundir,
-		    RTM_RUNDIR_MAX);
+			   "%d bytes (socket paths must fit in sun_path)",
+		    rundir, RTM_RUNDIR_MAX);
 		rtm_config_free(cfg);
 		free(rtm);
 		errno = ENAMETOOLONG;
@@ -868,8 +884,8 @@ rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
 	}
 	snprintf(rtm->rundir, sizeof(rtm->rundir), "%s", rundir);
 	snprintf(rtm->log_level, sizeof(rtm->log_level), "%s",
-	    opts != NULL && opts->log_level != NULL ? opts->log_level :
-	    cfg->log_level);
+	    opts != NULL && opts->log_level != NULL ? opts->log_level
+						    : cfg->log_level);
 	rtm->n = cfg->ncomps;
 	for (unsigned i = 0; i < rtm->n; i++) {
 		struct rtm_comp *c = &rtm->comps[i];
@@ -922,25 +938,27 @@ resolve_user(struct rtm *rtm)
 	rtm->ident.drop = false;
 	if (geteuid() != 0) {
 		if (wanted)
-			lc_log_notice("not running as root: components run as "
+			lc_log_notice(
+			    "not running as root: components run as "
 			    "uid %d with rtrmgr's privileges (user '%s' and "
 			    "capabilities apply only under root)",
 			    (int)geteuid(), cfg->user);
 		return (0);
 	}
 	if (!wanted)
-		return (0);	/* every component runs as root */
+		return (0); /* every component runs as root */
 	errno = 0;
 	if ((pw = getpwnam(cfg->user)) == NULL) {
-		lc_log_err("user '%s' (for unprivileged components) does not "
+		lc_log_err(
+		    "user '%s' (for unprivileged components) does not "
 		    "exist: create it (useradd --system --no-create-home "
 		    "--shell /usr/sbin/nologin %s) or set `user` in %s",
 		    cfg->user, cfg->user, cfg->path);
 		return (-ENOENT);
 	}
 	if (pw->pw_uid == 0) {
-		lc_log_err("user '%s' is root: pick an unprivileged user",
-		    cfg->user);
+		lc_log_err(
+		    "user '%s' is root: pick an unprivileged user", cfg->user);
 		return (-EINVAL);
 	}
 	rtm->ident.uid = pw->pw_uid;
@@ -960,7 +978,8 @@ adopt(struct rtm *rtm)
 	n = rtm_state_read(rtm->rundir, recs, RTM_COMP_MAX * 2);
 	if (n < 0) {
 		lc_log_warnx("%s/rtrmgr.state unreadable (%s): starting every "
-		    "component anew", rtm->rundir, strerror(-n));
+			     "component anew",
+		    rtm->rundir, strerror(-n));
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -969,9 +988,10 @@ adopt(struct rtm *rtm)
 		int pidfd;
 
 		if (c == NULL) {
-			if (r->pid > 0 && rtm_proc_starttime(r->pid) ==
-			    r->starttime)
-				lc_log_warnx("%s (pid %d) from the previous "
+			if (r->pid > 0 &&
+			    rtm_proc_starttime(r->pid) == r->starttime)
+				lc_log_warnx(
+				    "%s (pid %d) from the previous "
 				    "rtrmgr is not in the config: left running",
 				    r->name, (int)r->pid);
 			continue;
@@ -979,18 +999,22 @@ adopt(struct rtm *rtm)
 		c->generation = r->generation;
 		if (r->pid <= 0) {
 			if (r->held) {
-				/* stopped by an operator: not started at boot */
+				/* stopped by an operator: not started at boot
+				 */
 				c->held = true;
 				c->boot_done = true;
-				lc_log_notice("%s: stopped by request before; "
-				    "left stopped (start it to run it)", r->name);
+				lc_log_notice(
+				    "%s: stopped by request before; "
+				    "left stopped (start it to run it)",
+				    r->name);
 			}
 			continue;
 		}
 		if (rtm_proc_starttime(r->pid) != r->starttime ||
 		    !rtm_proc_matches(r->pid, c->cfg->binary)) {
 			lc_log_info("%s: recorded pid %d is gone (or another "
-			    "program): starting anew", r->name, (int)r->pid);
+				    "program): starting anew",
+			    r->name, (int)r->pid);
 			continue;
 		}
 		if ((pidfd = pidfd_open(r->pid, 0)) < 0) {
@@ -1008,15 +1032,18 @@ adopt(struct rtm *rtm)
 		c->adopted = true;
 		c->starttime = r->starttime;
 		c->started_ms = r->started_ms;
-		c->started_at = ev_now(rtm->loop) - (realnow > r->started_ms ?
-		    (double)(realnow - r->started_ms) / 1000.0 : 0.0);
+		c->started_at =
+		    ev_now(rtm->loop) -
+		    (realnow > r->started_ms
+			    ? (double)(realnow - r->started_ms) / 1000.0
+			    : 0.0);
 		c->prev_generation = c->generation;
 		c->last_exit = RTM_EXIT_NONE;
 		ev_io_set(&c->io, pidfd, EV_READ);
 		ev_io_start(rtm->loop, &c->io);
 		health_start(c);
-		lc_log_notice("%s: adopted pid %d generation %" PRIu64,
-		    r->name, (int)r->pid, c->generation);
+		lc_log_notice("%s: adopted pid %d generation %" PRIu64, r->name,
+		    (int)r->pid, c->generation);
 		set_state(c, RTM_RUNNING, RTM_EXIT_NONE);
 	}
 }
@@ -1033,18 +1060,19 @@ rtm_open(struct rtm *rtm)
 		return (0);
 	if ((rv = resolve_user(rtm)) != 0)
 		return (rv);
-	if ((rv = rtm_rundir_prepare(rtm->rundir, rtm->ident.uid,
-	    rtm->ident.gid)) != 0) {
+	if ((rv = rtm_rundir_prepare(
+		 rtm->rundir, rtm->ident.uid, rtm->ident.gid)) != 0) {
 		lc_log_err("rundir %s: %s", rtm->rundir, strerror(-rv));
 		return (rv);
 	}
 	if ((rv = rtm_rundir_lock(rtm->rundir, &holder)) < 0) {
 		if (rv == -EBUSY)
 			lc_log_err("rundir %s is in use by another tern-rtrmgr "
-			    "(pid %d)", rtm->rundir, (int)holder);
+				   "(pid %d)",
+			    rtm->rundir, (int)holder);
 		else
-			lc_log_err("rundir %s: lock: %s", rtm->rundir,
-			    strerror(-rv));
+			lc_log_err(
+			    "rundir %s: lock: %s", rtm->rundir, strerror(-rv));
 		return (rv);
 	}
 	rtm->lockfd = rv;
@@ -1062,7 +1090,7 @@ rtm_start(struct rtm *rtm)
 		return (rv);
 	if (rtm->cfg->health_kind == RTM_HEALTH_IPC && rtm->h_fn == NULL)
 		lc_log_warnx("health-check ipc without the IPC front end "
-		    "(rtm_ipc_new): watching the pids only");
+			     "(rtm_ipc_new): watching the pids only");
 	ev_async_start(rtm->loop, &rtm->keepalive);
 	adopt(rtm);
 	state_save(rtm);

@@ -1,4 +1,5 @@
-/* tests/unit/rtrmgr/test_config.c: the boot-config parser: a full config, defaults, and every error class with its file:line:column. */
+/* tests/unit/rtrmgr/test_config.c: the boot-config parser: a full config,
+ * defaults, and every error class with its file:line:column. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,83 +126,105 @@ static void
 test_errors(void **state)
 {
 	static const struct {
-		const char	*text;
-		const char	*want;	/* prefix of err.msg */
-		const char	*gist;	/* substring of err.msg */
+		const char *text;
+		const char *want; /* prefix of err.msg */
+		const char *gist; /* substring of err.msg */
 	} cases[] = {
 	    /* lexical */
-	    { "user \"nobody;\n", "t.conf:1:6: ", "unterminated string" },
-	    { "user \"a\\n\";", "t.conf:1:8: ", "unknown escape" },
-	    { "user \"a\x01\";", "t.conf:1:8: ", "control character 0x01" },
-	    { "user nobody;\n  \x7f", "t.conf:2:3: ", "unexpected character 0x7f" },
-	    { "component a { binary /bin/true; }\nuser a\0b;", "t.conf:2:7: ",
-	      "NUL byte" },
+	    {"user \"nobody;\n", "t.conf:1:6: ", "unterminated string"},
+	    {"user \"a\\n\";", "t.conf:1:8: ", "unknown escape"},
+	    {"user \"a\x01\";", "t.conf:1:8: ", "control character 0x01"},
+	    {"user nobody;\n  \x7f",
+		"t.conf:2:3: ", "unexpected character 0x7f"},
+	    {"component a { binary /bin/true; }\nuser a\0b;",
+		"t.conf:2:7: ", "NUL byte"},
 	    /* syntax */
-	    { "user nobody", "t.conf:1:12: ", "expected ';' after 'user', found end of file" },
-	    { "component a {\n binary /bin/true\n}", "t.conf:3:1: ",
-	      "expected ';' after 'binary', found '}'" },
-	    { "}", "t.conf:1:1: ", "expected a setting or 'component', found '}'" },
-	    { ";", "t.conf:1:1: ", "found ';'" },
-	    { "\"user\" x;", "t.conf:1:1: ", "found a string" },
-	    { "component a {\n  binary /bin/true;\n", "t.conf:3:1: ",
-	      "missing '}' for component a opened at line 1" },
-	    { "component a;", "t.conf:1:12: ", "expected '{' after 'component NAME'" },
-	    { "component a b {", "t.conf:1:15: ", "expected 'component NAME {'" },
-	    { "user nobody { }", "t.conf:1:13: ", "'user' does not take a block" },
-	    { "user;", "t.conf:1:5: ", "'user' needs a value" },
-	    { "user a b;", "t.conf:1:8: ", "'user' takes 1 value" },
+	    {"user nobody", "t.conf:1:12: ",
+		"expected ';' after 'user', found end of file"},
+	    {"component a {\n binary /bin/true\n}",
+		"t.conf:3:1: ", "expected ';' after 'binary', found '}'"},
+	    {"}",
+		"t.conf:1:1: ", "expected a setting or 'component', found '}'"},
+	    {";", "t.conf:1:1: ", "found ';'"},
+	    {"\"user\" x;", "t.conf:1:1: ", "found a string"},
+	    {"component a {\n  binary /bin/true;\n",
+		"t.conf:3:1: ", "missing '}' for component a opened at line 1"},
+	    {"component a;",
+		"t.conf:1:12: ", "expected '{' after 'component NAME'"},
+	    {"component a b {", "t.conf:1:15: ", "expected 'component NAME {'"},
+	    {"user nobody { }",
+		"t.conf:1:13: ", "'user' does not take a block"},
+	    {"user;", "t.conf:1:5: ", "'user' needs a value"},
+	    {"user a b;", "t.conf:1:8: ", "'user' takes 1 value"},
 	    /* unknown and duplicate keys */
-	    { "colour blue;", "t.conf:1:1: ", "unknown setting 'colour'" },
-	    { "component a { binary /bin/true; colour x; }", "t.conf:1:33: ",
-	      "unknown setting 'colour' in component a" },
-	    { "user a;\nuser b;", "t.conf:2:1: ", "'user' set twice (first at line 1)" },
-	    { "component a { binary /bin/true;\n binary /bin/false; }", "t.conf:2:2: ",
-	      "'binary' set twice in component a (first at line 1)" },
-	    { "component a { binary /bin/true; }\ncomponent a { binary /bin/true; }",
-	      "t.conf:2:11: ", "component 'a' declared twice (first at line 1)" },
+	    {"colour blue;", "t.conf:1:1: ", "unknown setting 'colour'"},
+	    {"component a { binary /bin/true; colour x; }",
+		"t.conf:1:33: ", "unknown setting 'colour' in component a"},
+	    {"user a;\nuser b;",
+		"t.conf:2:1: ", "'user' set twice (first at line 1)"},
+	    {"component a { binary /bin/true;\n binary /bin/false; }",
+		"t.conf:2:2: ",
+		"'binary' set twice in component a (first at line 1)"},
+	    {"component a { binary /bin/true; }\ncomponent a { binary "
+	     "/bin/true; }",
+		"t.conf:2:11: ",
+		"component 'a' declared twice (first at line 1)"},
 	    /* values */
-	    { "backoff-initial 100;", "t.conf:1:17: ", "'100' is not a duration" },
-	    { "backoff-initial 100h;", "t.conf:1:17: ", "'100h' is not a duration" },
-	    { "backoff-initial -1s;", "t.conf:1:17: ", "not a duration" },
-	    { "backoff-initial 99999999999ms;", "t.conf:1:17: ", "out of range" },
-	    { "stop-grace 0s;", "t.conf:1:12: ", "0s out of range 1ms..600000ms" },
-	    { "failure-limit x;", "t.conf:1:15: ", "'x' is not a number" },
-	    { "failure-limit 0;", "t.conf:1:15: ", "0 out of range 1..64" },
-	    { "failure-limit 65;", "t.conf:1:15: ", "65 out of range 1..64" },
-	    { "output syslog;", "t.conf:1:8: ", "'syslog': expected file or inherit" },
-	    { "health-check ping;", "t.conf:1:14: ", "expected none, file, ipc" },
-	    { "log-level loud;", "t.conf:1:11: ", "'loud': expected err, warning" },
-	    { "rundir run/tern;", "t.conf:1:8: ", "must be an absolute path" },
+	    {"backoff-initial 100;",
+		"t.conf:1:17: ", "'100' is not a duration"},
+	    {"backoff-initial 100h;",
+		"t.conf:1:17: ", "'100h' is not a duration"},
+	    {"backoff-initial -1s;", "t.conf:1:17: ", "not a duration"},
+	    {"backoff-initial 99999999999ms;", "t.conf:1:17: ", "out of range"},
+	    {"stop-grace 0s;",
+		"t.conf:1:12: ", "0s out of range 1ms..600000ms"},
+	    {"failure-limit x;", "t.conf:1:15: ", "'x' is not a number"},
+	    {"failure-limit 0;", "t.conf:1:15: ", "0 out of range 1..64"},
+	    {"failure-limit 65;", "t.conf:1:15: ", "65 out of range 1..64"},
+	    {"output syslog;",
+		"t.conf:1:8: ", "'syslog': expected file or inherit"},
+	    {"health-check ping;", "t.conf:1:14: ", "expected none, file, ipc"},
+	    {"log-level loud;",
+		"t.conf:1:11: ", "'loud': expected err, warning"},
+	    {"rundir run/tern;", "t.conf:1:8: ", "must be an absolute path"},
 	    /* components */
-	    { "component Mgmt { binary /bin/true; }", "t.conf:1:11: ",
-	      "invalid component name 'Mgmt'" },
-	    { "component a-very-long-component-name-here-x2 { binary /bin/true; }",
-	      "t.conf:1:11: ", "invalid component name" },
-	    { "component a { args x; }", "t.conf:1:23: ", "component a has no binary" },
-	    { "component a { binary tern-fwd; }", "t.conf:1:22: ",
-	      "binary 'tern-fwd' must be an absolute path" },
-	    { "component a { binary /bin/true; privileges admin; }", "t.conf:1:44: ",
-	      "'admin': expected user or root" },
-	    { "component a { binary /bin/true; health maybe; }", "t.conf:1:40: ",
-	      "'maybe': expected off or on" },
-	    { "component a { binary /bin/true; capabilities net_admin fly; }",
-	      "t.conf:1:56: ", "unknown capability 'fly'" },
-	    { "component a { binary /bin/true; capabilities NET_ADMIN; }",
-	      "t.conf:1:46: ", "unknown capability 'NET_ADMIN'" },
-	    { "component a { binary /bin/true; capabilities net_raw net_raw; }",
-	      "t.conf:1:54: ", "listed twice" },
-	    { "component a {\n binary /bin/true;\n capabilities net_raw;\n privileges root; }",
-	      "t.conf:3:2: ", "capabilities need 'privileges user'" },
-	    { "component a { binary /bin/true; args 1 2 3 4 5 6 7 8 9 10 11 12 13 "
-	      "14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34; }",
-	      "t.conf:1:", "too many values for 'args'" },
+	    {"component Mgmt { binary /bin/true; }",
+		"t.conf:1:11: ", "invalid component name 'Mgmt'"},
+	    {"component a-very-long-component-name-here-x2 { binary /bin/true; "
+	     "}",
+		"t.conf:1:11: ", "invalid component name"},
+	    {"component a { args x; }",
+		"t.conf:1:23: ", "component a has no binary"},
+	    {"component a { binary tern-fwd; }",
+		"t.conf:1:22: ", "binary 'tern-fwd' must be an absolute path"},
+	    {"component a { binary /bin/true; privileges admin; }",
+		"t.conf:1:44: ", "'admin': expected user or root"},
+	    {"component a { binary /bin/true; health maybe; }",
+		"t.conf:1:40: ", "'maybe': expected off or on"},
+	    {"component a { binary /bin/true; capabilities net_admin fly; }",
+		"t.conf:1:56: ", "unknown capability 'fly'"},
+	    {"component a { binary /bin/true; capabilities NET_ADMIN; }",
+		"t.conf:1:46: ", "unknown capability 'NET_ADMIN'"},
+	    {"component a { binary /bin/true; capabilities net_raw net_raw; }",
+		"t.conf:1:54: ", "listed twice"},
+	    {"component a {\n binary /bin/true;\n capabilities net_raw;\n "
+	     "privileges root; }",
+		"t.conf:3:2: ", "capabilities need 'privileges user'"},
+	    {"component a { binary /bin/true; args 1 2 3 4 5 6 7 8 9 10 11 12 "
+	     "13 "
+	     "14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34; "
+	     "}",
+		"t.conf:1:", "too many values for 'args'"},
 	    /* across settings */
-	    { "", "t.conf:1:1: ", "no component declared" },
-	    { "# nothing\n", "t.conf:2:1: ", "no component declared" },
-	    { "backoff-max 1s;\nbackoff-initial 2s;\ncomponent a { binary /bin/true; }",
-	      "t.conf:2:1: ", "backoff-initial (2000ms) is above backoff-max (1000ms)" },
-	    { "health-timeout 2s;\ncomponent a { binary /bin/true; }", "t.conf:1:1: ",
-	      "health-timeout (2000ms) is above health-interval (1000ms)" },
+	    {"", "t.conf:1:1: ", "no component declared"},
+	    {"# nothing\n", "t.conf:2:1: ", "no component declared"},
+	    {"backoff-max 1s;\nbackoff-initial 2s;\ncomponent a { binary "
+	     "/bin/true; }",
+		"t.conf:2:1: ",
+		"backoff-initial (2000ms) is above backoff-max (1000ms)"},
+	    {"health-timeout 2s;\ncomponent a { binary /bin/true; }",
+		"t.conf:1:1: ",
+		"health-timeout (2000ms) is above health-interval (1000ms)"},
 	};
 	struct rtm_cfgerr err;
 
@@ -218,7 +241,8 @@ test_errors(void **state)
 		if (cfg != NULL)
 			fail_msg("case %zu parsed: %s", i, cases[i].text);
 		assert_int_equal(errno, EINVAL);
-		if (strncmp(err.msg, cases[i].want, strlen(cases[i].want)) != 0 ||
+		if (strncmp(err.msg, cases[i].want, strlen(cases[i].want)) !=
+			0 ||
 		    strstr(err.msg, cases[i].gist) == NULL)
 			fail_msg("case %zu: got \"%s\", want \"%s...%s\"", i,
 			    err.msg, cases[i].want, cases[i].gist);
@@ -235,11 +259,13 @@ test_too_many_components(void **state)
 	for (int i = 0; i <= RTM_COMP_MAX; i++) {
 		char line[64];
 
-		snprintf(line, sizeof(line), "component c%d { binary /bin/true; }\n", i);
+		snprintf(line, sizeof(line),
+		    "component c%d { binary /bin/true; }\n", i);
 		strcat(text, line);
 	}
 	assert_null(parse(text, &err));
-	assert_string_equal(err.msg, "t.conf:17:1: too many components (at most 16)");
+	assert_string_equal(
+	    err.msg, "t.conf:17:1: too many components (at most 16)");
 }
 
 static void
@@ -254,8 +280,8 @@ test_load(void **state)
 	(void)state;
 	assert_null(rtm_config_load("/nonexistent/tern.conf", &err));
 	assert_int_equal(errno, ENOENT);
-	assert_string_equal(err.msg,
-	    "/nonexistent/tern.conf: No such file or directory");
+	assert_string_equal(
+	    err.msg, "/nonexistent/tern.conf: No such file or directory");
 	assert_null(rtm_config_load("/tmp", &err));
 	assert_string_equal(err.msg, "/tmp: not a regular file");
 
@@ -302,12 +328,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_too_many_components),
-		cmocka_unit_test(test_load),
-		cmocka_unit_test(test_shipped_config),
+	    cmocka_unit_test(test_full),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_too_many_components),
+	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_shipped_config),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,4 +1,6 @@
-/* tests/unit/rtrmgr/test_ipc.c: the supervisor behind its real IPC front end: STATUS health checks against real IPC children (this binary in --child mode), REGISTER, LIST/START/STOP/RESTART, events, read-only socket, SHUTDOWN. */
+/* tests/unit/rtrmgr/test_ipc.c: the supervisor behind its real IPC front end:
+ * STATUS health checks against real IPC children (this binary in --child mode),
+ * REGISTER, LIST/START/STOP/RESTART, events, read-only socket, SHUTDOWN. */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -24,12 +26,13 @@
 
 static char self[PATH_MAX];
 
-/* ---- the child: a component that serves its socket ------------------------------------ */
+/* ---- the child: a component that serves its socket
+ * ------------------------------------ */
 
 static void
 hang_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	sleep(30);	/* the loop stops answering */
+	sleep(30); /* the loop stops answering */
 }
 
 static int
@@ -38,11 +41,12 @@ child_main(int argc, char **argv)
 	const char *mode = argv[2], *name = getenv("TERN_COMPONENT");
 	const char *rundir = getenv("TERN_RUNDIR");
 	uint64_t gen = strtoull(getenv("TERN_GENERATION"), NULL, 10);
-	const struct ipc_service_desc *svc = strcmp(name, "mgmt") == 0 ?
-	    &ipc_svc_mgmt : strcmp(name, "fwd") == 0 ? &ipc_svc_fwd :
-	    &ipc_svc_rib;
-	struct ipc_opts o = { .rundir = rundir, .component = name,
-		.generation = gen };
+	const struct ipc_service_desc *svc =
+	    strcmp(name, "mgmt") == 0  ? &ipc_svc_mgmt
+	    : strcmp(name, "fwd") == 0 ? &ipc_svc_fwd
+				       : &ipc_svc_rib;
+	struct ipc_opts o = {
+	    .rundir = rundir, .component = name, .generation = gen};
 	struct ev_loop *loop = lc_loop_new();
 	struct ipc_server *s;
 	struct ipc_client *cl = NULL;
@@ -72,24 +76,25 @@ child_main(int argc, char **argv)
 	return (0);
 }
 
-/* ---- the supervisor side ----------------------------------------------------------------- */
+/* ---- the supervisor side
+ * ----------------------------------------------------------------- */
 
 struct evrec {
-	char		name[RTM_NAME_MAX];
-	int		state;
-	uint64_t	gen, prev;
+	char name[RTM_NAME_MAX];
+	int state;
+	uint64_t gen, prev;
 };
 
 struct h {
-	char		 dir[64];
-	char		 rundir[96];
-	struct ev_loop	*loop;
-	struct rtm	*rtm;
-	struct rtm_ipc	*ri;
+	char dir[64];
+	char rundir[96];
+	struct ev_loop *loop;
+	struct rtm *rtm;
+	struct rtm_ipc *ri;
 	struct ipc_client *cl, *ro;
-	struct lc_arena	*arena;
-	struct evrec	 ev[256];
-	unsigned	 nev;
+	struct lc_arena *arena;
+	struct evrec ev[256];
+	unsigned nev;
 };
 
 static void
@@ -112,8 +117,8 @@ static int
 setup(void **state)
 {
 	struct h *h = calloc(1, sizeof(*h));
-	struct ipc_client_cbs cbs = { .on_event = on_event };
-	struct ipc_opts o = { .component = "test" };
+	struct ipc_client_cbs cbs = {.on_event = on_event};
+	struct ipc_opts o = {.component = "test"};
 	struct rtm_cfgerr err;
 	struct rtm_config *cfg;
 	char text[1024];
@@ -126,21 +131,26 @@ setup(void **state)
 	    "health-check ipc; health-interval 100ms; health-timeout 80ms;\n"
 	    "health-failures 2; start-timeout 3s; backoff-initial 50ms;\n"
 	    "stop-grace 1s;\n"
-	    "component mgmt { binary %s; args --child register; privileges root; }\n"
-	    "component rib { binary %s; args --child serve; privileges root; }\n",
+	    "component mgmt { binary %s; args --child register; privileges "
+	    "root; }\n"
+	    "component rib { binary %s; args --child serve; privileges root; "
+	    "}\n",
 	    self, self);
-	assert_non_null(cfg = rtm_config_parse("ipc.conf", text, strlen(text), &err));
+	assert_non_null(
+	    cfg = rtm_config_parse("ipc.conf", text, strlen(text), &err));
 	assert_non_null(h->loop = lc_loop_new());
 	assert_non_null(h->rtm = rtm_new(h->loop, cfg,
-	    &(struct rtm_opts){ .rundir = h->rundir }));
+			    &(struct rtm_opts){.rundir = h->rundir}));
 	assert_int_equal(rtm_open(h->rtm), 0);
 	assert_non_null(h->ri = rtm_ipc_new(h->rtm, h->loop));
 	assert_int_equal(rtm_start(h->rtm), 0);
 	o.rundir = h->rundir;
-	assert_non_null(h->cl = ipc_client_new(h->loop, &ipc_svc_rtrmgr, &o, false));
+	assert_non_null(
+	    h->cl = ipc_client_new(h->loop, &ipc_svc_rtrmgr, &o, false));
 	cbs.arg = h;
 	ipc_client_set_cbs(h->cl, &cbs);
-	assert_non_null(h->ro = ipc_client_new(h->loop, &ipc_svc_rtrmgr, &o, true));
+	assert_non_null(
+	    h->ro = ipc_client_new(h->loop, &ipc_svc_rtrmgr, &o, true));
 	assert_non_null(h->arena = lc_arena_new(0));
 	*state = h;
 	return (0);
@@ -152,8 +162,8 @@ tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 static bool
-wait_state(struct h *h, const char *name, enum rtm_state st, uint64_t gen,
-    unsigned ms)
+wait_state(
+    struct h *h, const char *name, enum rtm_state st, uint64_t gen, unsigned ms)
 {
 	uint64_t end = lc_time_mono_ns() + ms * LC_NS_PER_MSEC;
 	struct rtm_comp_info ci;
@@ -183,7 +193,7 @@ teardown(void **state)
 	if (!rtm_is_down(h->rtm)) {
 		rtm_shutdown(h->rtm, NULL, NULL);
 		for (uint64_t end = lc_time_mono_ns() + 3 * LC_NS_PER_SEC;
-		    !rtm_is_down(h->rtm) && lc_time_mono_ns() < end;)
+		     !rtm_is_down(h->rtm) && lc_time_mono_ns() < end;)
 			ev_run(h->loop, EVRUN_ONCE);
 	}
 	rtm_ipc_free(h->ri);
@@ -207,8 +217,8 @@ call(struct h *h, struct ipc_client *cl, unsigned method, const char *name,
 	Rtrmgr__ComponentRequest r = RTRMGR__COMPONENT_REQUEST__INIT;
 
 	r.name = (char *)name;
-	return (ipc_call_wait(cl, method, name ? &r.base : NULL, 2000,
-	    h->arena, rep, err, errlen));
+	return (ipc_call_wait(cl, method, name ? &r.base : NULL, 2000, h->arena,
+	    rep, err, errlen));
 }
 
 static void
@@ -242,7 +252,8 @@ test_list_restart_events(void **state)
 	assert_true(wait_state(h, "rib", RTM_RUNNING, 1, 3000));
 	/* SUBSCRIBE answers the list and then sends events */
 	assert_int_equal(call(h, h->cl, RTRMGR__METHOD__SUBSCRIBE, NULL, &rep,
-	    err, sizeof(err)), IPC_OK);
+			     err, sizeof(err)),
+	    IPC_OK);
 	l = (Rtrmgr__ComponentList *)rep;
 	assert_int_equal(l->n_components, 2);
 	assert_string_equal(l->components[0]->name, "mgmt");
@@ -254,20 +265,23 @@ test_list_restart_events(void **state)
 
 	/* RESTART rib, as ternsh's `restart rib` through mgmt will */
 	assert_int_equal(call(h, h->cl, RTRMGR__METHOD__RESTART, "rib", &rep,
-	    err, sizeof(err)), IPC_OK);
+			     err, sizeof(err)),
+	    IPC_OK);
 	c = (Rtrmgr__Component *)rep;
 	assert_string_equal(c->name, "rib");
 	assert_int_equal(c->state, RTRMGR__STATE__STOPPING);
 	lc_arena_reset(h->arena);
 	assert_true(wait_state(h, "rib", RTM_RUNNING, 2, 3000));
 	assert_int_equal(call(h, h->ro, RTRMGR__METHOD__COMPONENT_STATUS, "rib",
-	    &rep, err, sizeof(err)), IPC_OK);
+			     &rep, err, sizeof(err)),
+	    IPC_OK);
 	c = (Rtrmgr__Component *)rep;
 	assert_int_equal(c->generation, 2);
 	assert_true((pid_t)c->pid != old && c->pid > 0);
 	assert_int_equal(c->restarts, 0);
 	lc_arena_reset(h->arena);
-	/* the events: stopping(1), stopped? no: starting(2, prev 1), running(2) */
+	/* the events: stopping(1), stopped? no: starting(2, prev 1), running(2)
+	 */
 	{
 		bool stopping = false, starting = false, running = false;
 
@@ -275,34 +289,40 @@ test_list_restart_events(void **state)
 			if (strcmp(h->ev[i].name, "rib") != 0)
 				continue;
 			stopping |= h->ev[i].state == RTRMGR__STATE__STOPPING &&
-			    h->ev[i].gen == 1;
+				    h->ev[i].gen == 1;
 			starting |= h->ev[i].state == RTRMGR__STATE__STARTING &&
-			    h->ev[i].gen == 2 && h->ev[i].prev == 1;
+				    h->ev[i].gen == 2 && h->ev[i].prev == 1;
 			running |= h->ev[i].state == RTRMGR__STATE__RUNNING &&
-			    h->ev[i].gen == 2 && h->ev[i].prev == 1;
+				   h->ev[i].gen == 2 && h->ev[i].prev == 1;
 		}
 		assert_true(stopping && starting && running);
 	}
 
 	/* errors: unknown name, a state error, and admin on the ro socket */
 	assert_int_equal(call(h, h->cl, RTRMGR__METHOD__STOP, "nope", &rep, err,
-	    sizeof(err)), IPC_ERROR);
+			     sizeof(err)),
+	    IPC_ERROR);
 	assert_string_equal(err, "no component 'nope'");
 	assert_int_equal(call(h, h->cl, RTRMGR__METHOD__START, "rib", &rep, err,
-	    sizeof(err)), IPC_ERROR);
+			     sizeof(err)),
+	    IPC_ERROR);
 	assert_string_equal(err, "cannot start rib: it is running");
-	assert_int_equal(call(h, h->ro, RTRMGR__METHOD__STOP, "rib", &rep, err,
-	    sizeof(err)), IPC_DENIED);
-	assert_int_equal(call(h, h->ro, RTRMGR__METHOD__LIST, NULL, &rep, err,
-	    sizeof(err)), IPC_OK);
+	assert_int_equal(
+	    call(h, h->ro, RTRMGR__METHOD__STOP, "rib", &rep, err, sizeof(err)),
+	    IPC_DENIED);
+	assert_int_equal(
+	    call(h, h->ro, RTRMGR__METHOD__LIST, NULL, &rep, err, sizeof(err)),
+	    IPC_OK);
 	lc_arena_reset(h->arena);
 
 	/* STOP, then START */
 	assert_int_equal(call(h, h->cl, RTRMGR__METHOD__STOP, "mgmt", &rep, err,
-	    sizeof(err)), IPC_OK);
+			     sizeof(err)),
+	    IPC_OK);
 	assert_true(wait_state(h, "mgmt", RTM_STOPPED, 1, 3000));
 	assert_int_equal(call(h, h->cl, RTRMGR__METHOD__START, "mgmt", &rep,
-	    err, sizeof(err)), IPC_OK);
+			     err, sizeof(err)),
+	    IPC_OK);
 	assert_true(wait_state(h, "mgmt", RTM_RUNNING, 2, 3000));
 	lc_arena_reset(h->arena);
 }
@@ -321,10 +341,12 @@ test_shutdown_over_ipc(void **state)
 	pm = rtm_comp_pid(rtm_comp_find(h->rtm, "mgmt"));
 	pr = rtm_comp_pid(rtm_comp_find(h->rtm, "rib"));
 	r.reason = "test";
-	assert_int_equal(ipc_call_wait(h->cl, IPC_LC(LIFECYCLE__METHOD__SHUTDOWN),
-	    &r.base, 2000, h->arena, &rep, err, sizeof(err)), IPC_OK);
+	assert_int_equal(
+	    ipc_call_wait(h->cl, IPC_LC(LIFECYCLE__METHOD__SHUTDOWN), &r.base,
+		2000, h->arena, &rep, err, sizeof(err)),
+	    IPC_OK);
 	for (uint64_t end = lc_time_mono_ns() + 3 * LC_NS_PER_SEC;
-	    !rtm_is_down(h->rtm) && lc_time_mono_ns() < end;)
+	     !rtm_is_down(h->rtm) && lc_time_mono_ns() < end;)
 		ev_run(h->loop, EVRUN_ONCE);
 	assert_true(rtm_is_down(h->rtm));
 	assert_int_equal(rtm_proc_starttime(pm), 0);
@@ -350,11 +372,14 @@ test_hung_loop(void **state)
 	snprintf(text, sizeof(text),
 	    "health-check ipc; health-interval 100ms; health-timeout 50ms;\n"
 	    "health-failures 2; backoff-initial 50ms;\n"
-	    "component rib { binary %s; args --child hang; privileges root; }\n",
+	    "component rib { binary %s; args --child hang; privileges root; "
+	    "}\n",
 	    self);
-	assert_non_null(cfg = rtm_config_parse("h.conf", text, strlen(text), &err));
+	assert_non_null(
+	    cfg = rtm_config_parse("h.conf", text, strlen(text), &err));
 	assert_non_null(loop = lc_loop_new());
-	assert_non_null(rtm = rtm_new(loop, cfg, &(struct rtm_opts){ .rundir = rundir }));
+	assert_non_null(
+	    rtm = rtm_new(loop, cfg, &(struct rtm_opts){.rundir = rundir}));
 	assert_int_equal(rtm_open(rtm), 0);
 	assert_non_null(ri = rtm_ipc_new(rtm, loop));
 	assert_int_equal(rtm_start(rtm), 0);
@@ -364,7 +389,7 @@ test_hung_loop(void **state)
 		ev_run(loop, EVRUN_ONCE);
 		rtm_comp_get_info(rtm_comp_find(rtm, "rib"), &ci);
 	} while (!(ci.generation >= 2 && ci.state == RTM_RUNNING) &&
-	    lc_time_mono_ns() < end);
+		 lc_time_mono_ns() < end);
 	assert_int_equal(ci.generation, 2);
 	assert_int_equal(ci.state, RTM_RUNNING);
 	assert_int_equal(ci.restarts, 1);
@@ -386,13 +411,13 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_status_health_and_register,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_restart_events, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_shutdown_over_ipc, setup,
-		    teardown),
-		cmocka_unit_test(test_hung_loop),
+	    cmocka_unit_test_setup_teardown(
+		test_status_health_and_register, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_list_restart_events, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_shutdown_over_ipc, setup, teardown),
+	    cmocka_unit_test(test_hung_loop),
 	};
 	ssize_t n;
 

@@ -1,4 +1,5 @@
-/* tests/unit/rtrmgr/test_policy.c: the restart policy arithmetic: backoff schedule and the N-failures-in-T window. */
+/* tests/unit/rtrmgr/test_policy.c: the restart policy arithmetic: backoff
+ * schedule and the N-failures-in-T window. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,16 +11,16 @@
 static void
 test_backoff_schedule(void **state)
 {
-	static const uint64_t want[] = { 0, 100, 200, 400, 800, 1600, 3200,
-		6400, 12800, 25600, 30000, 30000 };
+	static const uint64_t want[] = {0, 100, 200, 400, 800, 1600, 3200, 6400,
+	    12800, 25600, 30000, 30000};
 
 	(void)state;
 	for (unsigned k = 0; k < sizeof(want) / sizeof(want[0]); k++)
 		assert_int_equal(rtm_backoff_delay_ms(100, 30000, k), want[k]);
 	/* no overflow however long the streak */
 	assert_int_equal(rtm_backoff_delay_ms(100, 30000, 1000000), 30000);
-	assert_int_equal(rtm_backoff_delay_ms(0xffffffffu, 0xffffffffu, 70),
-	    0xffffffffu);
+	assert_int_equal(
+	    rtm_backoff_delay_ms(0xffffffffu, 0xffffffffu, 70), 0xffffffffu);
 	/* a cap below the start wins */
 	assert_int_equal(rtm_backoff_delay_ms(500, 300, 1), 300);
 	/* not a power of two */
@@ -39,7 +40,7 @@ test_failwin_trips(void **state)
 	assert_false(rtm_failwin_add(&w, 2000, 5, 60000));
 	assert_false(rtm_failwin_add(&w, 3000, 5, 60000));
 	assert_false(rtm_failwin_add(&w, 4000, 5, 60000));
-	assert_true(rtm_failwin_add(&w, 61000, 5, 60000));	/* inclusive */
+	assert_true(rtm_failwin_add(&w, 61000, 5, 60000)); /* inclusive */
 	assert_int_equal(rtm_failwin_count(&w, 61000, 60000), 5);
 }
 
@@ -94,10 +95,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_backoff_schedule),
-		cmocka_unit_test(test_failwin_trips),
-		cmocka_unit_test(test_failwin_spread),
-		cmocka_unit_test(test_failwin_limits),
+	    cmocka_unit_test(test_backoff_schedule),
+	    cmocka_unit_test(test_failwin_trips),
+	    cmocka_unit_test(test_failwin_spread),
+	    cmocka_unit_test(test_failwin_limits),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

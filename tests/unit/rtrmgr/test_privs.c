@@ -1,4 +1,6 @@
-/* tests/unit/rtrmgr/test_privs.c: privileges of started components (needs root): unprivileged user, fwd's two ambient capabilities, rundir ownership, a missing user. */
+/* tests/unit/rtrmgr/test_privs.c: privileges of started components (needs
+ * root): unprivileged user, fwd's two ambient capabilities, rundir ownership, a
+ * missing user. */
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -20,11 +22,11 @@
 #include "rtrmgr/rtm_int.h"
 
 struct h {
-	char		 dir[64];
-	char		 rundir[96];
-	struct ev_loop	*loop;
-	struct rtm	*rtm;
-	bool		 down;
+	char dir[64];
+	char rundir[96];
+	struct ev_loop *loop;
+	struct rtm *rtm;
+	bool down;
 };
 
 static int
@@ -35,8 +37,10 @@ setup(void **state)
 	FILE *f;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "test_privs: SKIPPED: needs root (privilege "
-		    "changes cannot be tested as uid %d)\n", (int)geteuid());
+		fprintf(stderr,
+		    "test_privs: SKIPPED: needs root (privilege "
+		    "changes cannot be tested as uid %d)\n",
+		    (int)geteuid());
 		free(h);
 		*state = NULL;
 		return (0);
@@ -95,13 +99,14 @@ make_rtm(struct h *h, const char *user)
 	snprintf(text, sizeof(text),
 	    "user %s;\n"
 	    "component mgmt { binary %s/idle.sh; }\n"
-	    "component fwd { binary %s/idle.sh; capabilities net_raw net_admin; }\n"
+	    "component fwd { binary %s/idle.sh; capabilities net_raw "
+	    "net_admin; }\n"
 	    "component dev { binary %s/idle.sh; privileges root; }\n",
 	    user, h->dir, h->dir, h->dir);
 	cfg = rtm_config_parse("privs.conf", text, strlen(text), &err);
 	if (cfg == NULL)
 		fail_msg("%s", err.msg);
-	return (rtm_new(h->loop, cfg, &(struct rtm_opts){ .rundir = h->rundir }));
+	return (rtm_new(h->loop, cfg, &(struct rtm_opts){.rundir = h->rundir}));
 }
 
 /* The value of "Key:" in /proc/PID/status, whitespace squeezed. */
@@ -120,7 +125,8 @@ status_field(pid_t pid, const char *key, char *out, size_t len)
 		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
 			char *p = line + kl + 1, *o = out;
 
-			while (*p != '\0' && *p != '\n' && (size_t)(o - out) + 1 < len) {
+			while (*p != '\0' && *p != '\n' &&
+			       (size_t)(o - out) + 1 < len) {
 				if (*p == '\t' || *p == ' ') {
 					if (o != out && o[-1] != ' ')
 						*o++ = ' ';
@@ -165,7 +171,7 @@ test_identities(void **state)
 	assert_int_equal(rtm_start(h->rtm), 0);
 	/* let the children reach their exec of sleep */
 	for (uint64_t end = lc_time_mono_ns() + 150 * LC_NS_PER_MSEC;
-	    lc_time_mono_ns() < end;)
+	     lc_time_mono_ns() < end;)
 		usleep(10000);
 
 	/* rundir: owned by the component user, mode 0750 */
@@ -249,8 +255,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_identities, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_user, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_identities, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_user, setup, teardown),
 	};
 
 	lc_log_init("test_privs", LC_LOG_WARNING, LC_LOG_STDERR);

@@ -1,4 +1,6 @@
-/* tests/unit/rtrmgr/test_rundir.c: the runtime dir (mode, symlink and file refused), its lock, and the state file round trip and rejection of bad files. */
+/* tests/unit/rtrmgr/test_rundir.c: the runtime dir (mode, symlink and file
+ * refused), its lock, and the state file round trip and rejection of bad files.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -63,13 +65,16 @@ test_prepare(void **state)
 	/* a symlink or a file is refused, and left alone */
 	snprintf(path, sizeof(path), "%s/link", dir);
 	assert_int_equal(symlink(run, path), 0);
-	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ELOOP);
+	assert_int_equal(
+	    rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ELOOP);
 	put("file", "x");
 	snprintf(path, sizeof(path), "%s/file", dir);
-	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ENOTDIR);
+	assert_int_equal(
+	    rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ENOTDIR);
 	/* one level only */
 	snprintf(path, sizeof(path), "%s/a/b", dir);
-	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ENOENT);
+	assert_int_equal(
+	    rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ENOENT);
 }
 
 static void
@@ -106,7 +111,7 @@ test_state_roundtrip(void **state)
 	in[1].held = true;
 	snprintf(in[1].binary, sizeof(in[1].binary), "/opt/my tern/tern-rib");
 	snprintf(in[2].name, sizeof(in[2].name), "fwd");
-	assert_int_equal(rtm_state_read(dir, out, 4), 0);	/* absent */
+	assert_int_equal(rtm_state_read(dir, out, 4), 0); /* absent */
 	assert_int_equal(rtm_state_write(dir, in, 3), 0);
 	assert_int_equal(rtm_state_read(dir, out, 4), 3);
 	assert_memory_equal(&in[0], &out[0], sizeof(in[0]));
@@ -127,15 +132,14 @@ static void
 test_state_bad(void **state)
 {
 	static const char *const bad[] = {
-		"",
-		"tern-rtrmgr-state 1\ncomp a 1 2 3 4 /x\n",	/* old format */
-		"garbage\ncomp a 1 2 3 4 0 /x\n",
-		"tern-rtrmgr-state 2\ncomp a 1 2 3 4 /x\n",
-		"tern-rtrmgr-state 2\ncomp a x 2 3 4 0 /x\n",
-		"tern-rtrmgr-state 2\ncomp a 1 -5 3 4 0 /x\n",
-		"tern-rtrmgr-state 2\ncomp a 1 2 3 4 7 /x\n",
-		"tern-rtrmgr-state 2\nmodule a 1 2 3 4 0 /x\n",
-		"tern-rtrmgr-state 2\ncomp a 1 2 3 4 0 /x",	/* cut short */
+	    "", "tern-rtrmgr-state 1\ncomp a 1 2 3 4 /x\n", /* old format */
+	    "garbage\ncomp a 1 2 3 4 0 /x\n",
+	    "tern-rtrmgr-state 2\ncomp a 1 2 3 4 /x\n",
+	    "tern-rtrmgr-state 2\ncomp a x 2 3 4 0 /x\n",
+	    "tern-rtrmgr-state 2\ncomp a 1 -5 3 4 0 /x\n",
+	    "tern-rtrmgr-state 2\ncomp a 1 2 3 4 7 /x\n",
+	    "tern-rtrmgr-state 2\nmodule a 1 2 3 4 0 /x\n",
+	    "tern-rtrmgr-state 2\ncomp a 1 2 3 4 0 /x", /* cut short */
 	};
 	struct rtm_state_rec out[4];
 
@@ -154,10 +158,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_prepare, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_bad, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_prepare, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_state_roundtrip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state_bad, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

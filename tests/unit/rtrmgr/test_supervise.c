@@ -1,4 +1,7 @@
-/* tests/unit/rtrmgr/test_supervise.c: the supervisor with real child processes (shell scripts): boot order, crash and backoff, crash loop, hang, stop/start/restart, grace, reverse shutdown, generations, lock, re-adoption. */
+/* tests/unit/rtrmgr/test_supervise.c: the supervisor with real child processes
+ * (shell scripts): boot order, crash and backoff, crash loop, hang,
+ * stop/start/restart, grace, reverse shutdown, generations, lock, re-adoption.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,41 +26,45 @@
 #define MAXEV 512
 
 struct evrec {
-	char		 name[RTM_NAME_MAX];
-	enum rtm_state	 st;
-	pid_t		 pid;
-	uint64_t	 gen;
-	int		 exit;
-	uint64_t	 t_ns;
+	char name[RTM_NAME_MAX];
+	enum rtm_state st;
+	pid_t pid;
+	uint64_t gen;
+	int exit;
+	uint64_t t_ns;
 };
 
 struct h {
-	char		 dir[64];
-	char		 rundir[96];
-	struct ev_loop	*loop;
-	struct rtm	*rtm;
-	struct evrec	 ev[MAXEV];
-	unsigned	 nev;
-	bool		 down;
+	char dir[64];
+	char rundir[96];
+	struct ev_loop *loop;
+	struct rtm *rtm;
+	struct evrec ev[MAXEV];
+	unsigned nev;
+	bool down;
 };
 
 static const char *const scripts[][2] = {
-	/* runs, touches its heartbeat, records argv and its SIGTERM */
-	/* (the args file appears once the trap is set) */
-	{ "ok.sh", "#!/bin/sh\n"
-	    "trap 'echo \"$TERN_COMPONENT\" >> \"$TERN_RUNDIR/../order\"; exit 0' TERM\n"
-	    "echo \"$@\" > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\n"
-	    "while :; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep 0.02; done\n" },
-	{ "fail.sh", "#!/bin/sh\nexit 3\n" },
-	/* alive for a while, then hangs (still running, no heartbeat) */
-	{ "hang.sh", "#!/bin/sh\n"
-	    "for i in 1 2 3; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep 0.05; done\n"
-	    "exec sleep 30\n" },
-	/* never says it is alive */
-	{ "never.sh", "#!/bin/sh\nexec sleep 30\n" },
-	/* ignores SIGTERM (the ignore survives exec) */
-	{ "noterm.sh", "#!/bin/sh\ntrap '' TERM\n"
-	    "echo > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\nexec sleep 30\n" },
+    /* runs, touches its heartbeat, records argv and its SIGTERM */
+    /* (the args file appears once the trap is set) */
+    {"ok.sh", "#!/bin/sh\n"
+	      "trap 'echo \"$TERN_COMPONENT\" >> \"$TERN_RUNDIR/../order\"; "
+	      "exit 0' TERM\n"
+	      "echo \"$@\" > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\n"
+	      "while :; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep "
+	      "0.02; done\n"},
+    {"fail.sh", "#!/bin/sh\nexit 3\n"},
+    /* alive for a while, then hangs (still running, no heartbeat) */
+    {"hang.sh", "#!/bin/sh\n"
+		"for i in 1 2 3; do touch "
+		"\"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep 0.05; done\n"
+		"exec sleep 30\n"},
+    /* never says it is alive */
+    {"never.sh", "#!/bin/sh\nexec sleep 30\n"},
+    /* ignores SIGTERM (the ignore survives exec) */
+    {"noterm.sh",
+	"#!/bin/sh\ntrap '' TERM\n"
+	"echo > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\nexec sleep 30\n"},
 };
 
 static void
@@ -113,16 +120,17 @@ h_rtm(struct h *h, const char *global, const char *const *comps)
 		char name[32], script[32], extra[256] = "";
 
 		assert_true(sscanf(*comps, "%31[^:]:%31[^:]:%255[^\n]", name,
-		    script, extra) >= 2);
-		p += sprintf(p, "component %s { binary %s%s%s; privileges root; %s }\n",
-		    name, script[0] == '/' ? "" : h->dir, script[0] == '/' ? "" : "/",
-		    script, extra);
+				script, extra) >= 2);
+		p += sprintf(p,
+		    "component %s { binary %s%s%s; privileges root; %s }\n",
+		    name, script[0] == '/' ? "" : h->dir,
+		    script[0] == '/' ? "" : "/", script, extra);
 	}
 	cfg = rtm_config_parse("test.conf", text, strlen(text), &err);
 	if (cfg == NULL)
 		fail_msg("%s", err.msg);
 	assert_non_null(rtm = rtm_new(h->loop, cfg,
-	    &(struct rtm_opts){ .rundir = h->rundir }));
+			    &(struct rtm_opts){.rundir = h->rundir}));
 	rtm_set_event_cb(rtm, on_event, h);
 	return (rtm);
 }
@@ -163,9 +171,9 @@ run_for(struct h *h, unsigned ms)
 }
 
 struct want {
-	const char	*name;
-	enum rtm_state	 st;
-	uint64_t	 gen;	/* at least */
+	const char *name;
+	enum rtm_state st;
+	uint64_t gen; /* at least */
 };
 
 static bool
@@ -182,14 +190,15 @@ static void
 wait_state(struct h *h, const char *name, enum rtm_state st, uint64_t gen,
     unsigned timeout_ms)
 {
-	struct want w = { name, st, gen };
+	struct want w = {name, st, gen};
 	struct rtm_comp_info ci;
 
 	if (!run_until(h, in_state, &w, timeout_ms)) {
 		rtm_comp_get_info(rtm_comp_find(h->rtm, name), &ci);
 		fail_msg("%s: want %s gen>=%" PRIu64 ", is %s gen %" PRIu64
-		    " (%s)", name, rtm_state_name(st), gen,
-		    rtm_state_name(ci.state), ci.generation, ci.last_error);
+			 " (%s)",
+		    name, rtm_state_name(st), gen, rtm_state_name(ci.state),
+		    ci.generation, ci.last_error);
 	}
 }
 
@@ -210,7 +219,7 @@ static void
 wait_event(struct h *h, const char *name, enum rtm_state st, uint64_t gen,
     unsigned timeout_ms)
 {
-	struct want w = { name, st, gen };
+	struct want w = {name, st, gen};
 
 	if (!run_until(h, seen_event, &w, timeout_ms))
 		fail_msg("%s: no %s event for gen>=%" PRIu64, name,
@@ -317,7 +326,8 @@ teardown(void **state)
 	return (0);
 }
 
-/* ---- tests ------------------------------------------------------------------------- */
+/* ---- tests
+ * ------------------------------------------------------------------------- */
 
 static const char FAST[] =
     "backoff-initial 20ms; backoff-max 200ms; stop-grace 1s;\n"
@@ -326,21 +336,23 @@ static const char FAST[] =
 static void
 test_boot_order_args_and_shutdown(void **state)
 {
-	static const char *const comps[] = { "mgmt:ok.sh", "rib:ok.sh",
-		"fwd:ok.sh", NULL };
+	static const char *const comps[] = {
+	    "mgmt:ok.sh", "rib:ok.sh", "fwd:ok.sh", NULL};
 	char path[160], buf[512], want[256];
 	struct rtm_comp_info ci;
 	pid_t pids[3];
 	struct h *hp = *state;
 
 	/* with file health: each waits for the previous to be running */
-	hp->rtm = h_rtm(hp, "health-check file; health-interval 50ms; "
-	    "health-timeout 40ms;", comps);
+	hp->rtm = h_rtm(hp,
+	    "health-check file; health-interval 50ms; "
+	    "health-timeout 40ms;",
+	    comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_state(hp, "fwd", RTM_RUNNING, 1, 3000);
 	/* starts in order, each after the previous became RUNNING */
 	{
-		const char *order[] = { "mgmt", "rib", "fwd" };
+		const char *order[] = {"mgmt", "rib", "fwd"};
 		unsigned k = 0;
 
 		for (unsigned i = 0; i < hp->nev && k < 3; i++) {
@@ -353,7 +365,8 @@ test_boot_order_args_and_shutdown(void **state)
 
 				for (unsigned j = 0; j < i; j++)
 					seen |= hp->ev[j].st == RTM_RUNNING &&
-					    strcmp(hp->ev[j].name, order[k - 1]) == 0;
+						strcmp(hp->ev[j].name,
+						    order[k - 1]) == 0;
 				assert_true(seen);
 			}
 			k++;
@@ -363,8 +376,8 @@ test_boot_order_args_and_shutdown(void **state)
 	/* argv: configured args, then the standard options */
 	snprintf(path, sizeof(path), "%s/rib.args", hp->dir);
 	read_file(path, buf, sizeof(buf));
-	snprintf(want, sizeof(want), "--rundir %s --generation 1 --log-level info\n",
-	    hp->rundir);
+	snprintf(want, sizeof(want),
+	    "--rundir %s --generation 1 --log-level info\n", hp->rundir);
 	assert_string_equal(buf, want);
 	/* rundir mode, log file */
 	{
@@ -384,18 +397,20 @@ test_boot_order_args_and_shutdown(void **state)
 		assert_true(ci.pid > 0 && alive(ci.pid));
 		pids[i] = ci.pid;
 	}
-	/* reverse-order shutdown: fwd, rib, mgmt, each after the previous ended */
+	/* reverse-order shutdown: fwd, rib, mgmt, each after the previous ended
+	 */
 	hp->nev = 0;
 	h_shutdown(hp);
 	{
-		const char *seq[][2] = { { "fwd", "stopping" }, { "fwd", "stopped" },
-			{ "rib", "stopping" }, { "rib", "stopped" },
-			{ "mgmt", "stopping" }, { "mgmt", "stopped" } };
+		const char *seq[][2] = {{"fwd", "stopping"}, {"fwd", "stopped"},
+		    {"rib", "stopping"}, {"rib", "stopped"},
+		    {"mgmt", "stopping"}, {"mgmt", "stopped"}};
 
 		assert_int_equal(hp->nev, 6);
 		for (int i = 0; i < 6; i++) {
 			assert_string_equal(hp->ev[i].name, seq[i][0]);
-			assert_string_equal(rtm_state_name(hp->ev[i].st), seq[i][1]);
+			assert_string_equal(
+			    rtm_state_name(hp->ev[i].st), seq[i][1]);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/order", hp->dir);
@@ -408,13 +423,15 @@ test_boot_order_args_and_shutdown(void **state)
 static void
 test_crash_backoff_grows(void **state)
 {
-	static const char *const comps[] = { "rib:fail.sh", NULL };
-	uint64_t t_exit[8] = { 0 }, t_start[8] = { 0 };
+	static const char *const comps[] = {"rib:fail.sh", NULL};
+	uint64_t t_exit[8] = {0}, t_start[8] = {0};
 	struct rtm_comp_info ci;
 	struct h *hp = *state;
 
-	hp->rtm = h_rtm(hp, "backoff-initial 40ms; backoff-max 2s; "
-	    "failure-limit 10; failure-window 60s;", comps);
+	hp->rtm = h_rtm(hp,
+	    "backoff-initial 40ms; backoff-max 2s; "
+	    "failure-limit 10; failure-window 60s;",
+	    comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_event(hp, "rib", RTM_STARTING, 5, 5000);
 	for (unsigned i = 0; i < hp->nev; i++) {
@@ -434,7 +451,8 @@ test_crash_backoff_grows(void **state)
 
 		assert_true(t_exit[g] != 0 && t_start[g + 1] != 0);
 		if (got + 15 < want || got > want + 150)
-			fail_msg("restart %u: delay %" PRIu64 " ms, want %" PRIu64,
+			fail_msg("restart %u: delay %" PRIu64
+				 " ms, want %" PRIu64,
 			    g, got, want);
 	}
 	info(hp, "rib", &ci);
@@ -445,12 +463,14 @@ test_crash_backoff_grows(void **state)
 static void
 test_crash_loop_failed(void **state)
 {
-	static const char *const comps[] = { "fwd:fail.sh", "rib:ok.sh", NULL };
+	static const char *const comps[] = {"fwd:fail.sh", "rib:ok.sh", NULL};
 	struct rtm_comp_info ci;
 	struct h *hp = *state;
 
-	hp->rtm = h_rtm(hp, "backoff-initial 10ms; backoff-max 50ms; "
-	    "failure-limit 3; failure-window 5s;", comps);
+	hp->rtm = h_rtm(hp,
+	    "backoff-initial 10ms; backoff-max 50ms; "
+	    "failure-limit 3; failure-window 5s;",
+	    comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_state(hp, "fwd", RTM_FAILED, 3, 3000);
 	/* a broken fwd does not hold back the boot of the others */
@@ -458,7 +478,7 @@ test_crash_loop_failed(void **state)
 	run_for(hp, 200);
 	info(hp, "fwd", &ci);
 	assert_int_equal(ci.state, RTM_FAILED);
-	assert_int_equal(ci.generation, 3);	/* not restarted again */
+	assert_int_equal(ci.generation, 3); /* not restarted again */
 	assert_int_equal(ci.pid, 0);
 	assert_int_equal(ci.last_exit, 3);
 	assert_non_null(strstr(ci.last_error, "3 failures in 5000 ms"));
@@ -472,13 +492,15 @@ test_crash_loop_failed(void **state)
 static void
 test_hang_killed_and_restarted(void **state)
 {
-	static const char *const comps[] = { "rib:hang.sh", NULL };
+	static const char *const comps[] = {"rib:hang.sh", NULL};
 	struct rtm_comp_info ci;
 	pid_t pid1;
 	struct h *hp = *state;
 
-	hp->rtm = h_rtm(hp, "health-check file; health-interval 60ms; "
-	    "health-timeout 30ms; health-failures 2; backoff-initial 20ms;", comps);
+	hp->rtm = h_rtm(hp,
+	    "health-check file; health-interval 60ms; "
+	    "health-timeout 30ms; health-failures 2; backoff-initial 20ms;",
+	    comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_state(hp, "rib", RTM_RUNNING, 1, 2000);
 	info(hp, "rib", &ci);
@@ -498,11 +520,12 @@ test_hang_killed_and_restarted(void **state)
 static void
 test_start_timeout(void **state)
 {
-	static const char *const comps[] = { "mgmt:never.sh", "rib:ok.sh", NULL };
+	static const char *const comps[] = {"mgmt:never.sh", "rib:ok.sh", NULL};
 	struct rtm_comp_info ci;
 	struct h *hp = *state;
 
-	hp->rtm = h_rtm(hp, "health-check file; health-interval 50ms; "
+	hp->rtm = h_rtm(hp,
+	    "health-check file; health-interval 50ms; "
 	    "health-timeout 20ms; start-timeout 250ms; backoff-initial 1s;",
 	    comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
@@ -522,7 +545,7 @@ test_start_timeout(void **state)
 static void
 test_stop_start_restart(void **state)
 {
-	static const char *const comps[] = { "rib:ok.sh", NULL };
+	static const char *const comps[] = {"rib:ok.sh", NULL};
 	struct rtm_comp_info ci;
 	pid_t pid;
 	struct h *hp = *state;
@@ -542,7 +565,7 @@ test_stop_start_restart(void **state)
 	assert_int_equal(rtm_comp_restart(hp->rtm, "rib"), -EBUSY);
 	wait_state(hp, "rib", RTM_STOPPED, 1, 2000);
 	assert_false(alive(pid));
-	run_for(hp, 100);	/* a stopped component stays stopped */
+	run_for(hp, 100); /* a stopped component stays stopped */
 	info(hp, "rib", &ci);
 	assert_int_equal(ci.state, RTM_STOPPED);
 	assert_int_equal(ci.last_exit, 0);
@@ -561,7 +584,7 @@ test_stop_start_restart(void **state)
 	info(hp, "rib", &ci);
 	assert_true(ci.pid != pid && alive(ci.pid));
 	assert_false(alive(pid));
-	assert_int_equal(ci.restarts, 0);	/* asked for: not a failure */
+	assert_int_equal(ci.restarts, 0); /* asked for: not a failure */
 	/* events: stopping(2) starting(3) running(3), prev_generation known */
 	assert_true(hp->nev >= 3);
 	assert_int_equal(hp->ev[0].st, RTM_STOPPING);
@@ -579,8 +602,8 @@ test_stop_start_restart(void **state)
 static void
 test_grace_then_sigkill(void **state)
 {
-	static const char *const comps[] = { "fwd:noterm.sh:stop-grace 200ms;",
-		NULL };
+	static const char *const comps[] = {
+	    "fwd:noterm.sh:stop-grace 200ms;", NULL};
 	struct rtm_comp_info ci;
 	uint64_t t0, ms;
 	pid_t pid;
@@ -589,7 +612,7 @@ test_grace_then_sigkill(void **state)
 	hp->rtm = h_rtm(hp, FAST, comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_state(hp, "fwd", RTM_RUNNING, 1, 2000);
-	wait_ready(hp, "fwd");	/* the script has set its trap */
+	wait_ready(hp, "fwd"); /* the script has set its trap */
 	info(hp, "fwd", &ci);
 	pid = ci.pid;
 	t0 = lc_time_mono_ns();
@@ -605,7 +628,7 @@ test_grace_then_sigkill(void **state)
 static void
 test_generation_persists_and_lock(void **state)
 {
-	static const char *const comps[] = { "mgmt:ok.sh", NULL };
+	static const char *const comps[] = {"mgmt:ok.sh", NULL};
 	struct rtm_comp_info ci;
 	struct rtm *other;
 	struct h *hp = *state;
@@ -620,7 +643,7 @@ test_generation_persists_and_lock(void **state)
 	assert_int_equal(rtm_start(other), -EBUSY);
 	rtm_free(other);
 	info(hp, "mgmt", &ci);
-	assert_int_equal(ci.state, RTM_RUNNING);	/* untouched */
+	assert_int_equal(ci.state, RTM_RUNNING); /* untouched */
 	h_shutdown(hp);
 	/* the next supervisor continues the numbering */
 	hp->rtm = h_rtm(hp, FAST, comps);
@@ -634,7 +657,7 @@ test_generation_persists_and_lock(void **state)
 static void
 test_adopt_after_supervisor_loss(void **state)
 {
-	static const char *const comps[] = { "mgmt:ok.sh", "rib:ok.sh", NULL };
+	static const char *const comps[] = {"mgmt:ok.sh", "rib:ok.sh", NULL};
 	struct rtm_comp_info ci;
 	pid_t pm, pr;
 	struct h *hp = *state;
@@ -679,7 +702,7 @@ test_adopt_after_supervisor_loss(void **state)
 static void
 test_operator_stop_survives_supervisor_loss(void **state)
 {
-	static const char *const comps[] = { "mgmt:ok.sh", "rib:ok.sh", NULL };
+	static const char *const comps[] = {"mgmt:ok.sh", "rib:ok.sh", NULL};
 	struct rtm_comp_info ci;
 	struct h *hp = *state;
 	pid_t pm;
@@ -691,12 +714,13 @@ test_operator_stop_survives_supervisor_loss(void **state)
 	wait_state(hp, "rib", RTM_STOPPED, 1, 2000);
 	info(hp, "mgmt", &ci);
 	pm = ci.pid;
-	rtm_free(hp->rtm);		/* rtrmgr dies */
+	rtm_free(hp->rtm); /* rtrmgr dies */
 	hp->rtm = h_rtm(hp, FAST, comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	run_for(hp, 100);
 	info(hp, "rib", &ci);
-	assert_int_equal(ci.state, RTM_STOPPED);	/* still as the operator left it */
+	assert_int_equal(
+	    ci.state, RTM_STOPPED); /* still as the operator left it */
 	assert_int_equal(ci.generation, 1);
 	info(hp, "mgmt", &ci);
 	assert_int_equal(ci.pid, pm);
@@ -714,14 +738,15 @@ test_operator_stop_survives_supervisor_loss(void **state)
 static void
 test_adopt_refuses_other_process(void **state)
 {
-	static const char *const comps[] = { "mgmt:ok.sh", NULL };
+	static const char *const comps[] = {"mgmt:ok.sh", NULL};
 	struct rtm_state_rec rec;
 	struct rtm_comp_info ci;
 	pid_t imp;
 	struct h *hp = *state;
 
 	/* a state file naming a live process that is not mgmt */
-	assert_int_equal(rtm_rundir_prepare(hp->rundir, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(
+	    rtm_rundir_prepare(hp->rundir, (uid_t)-1, (gid_t)-1), 0);
 	if ((imp = fork()) == 0) {
 		execl("/bin/sleep", "sleep", "30", (char *)NULL);
 		_exit(127);
@@ -740,8 +765,8 @@ test_adopt_refuses_other_process(void **state)
 	info(hp, "mgmt", &ci);
 	assert_true(ci.pid != imp);
 	assert_false(ci.adopted);
-	assert_int_equal(ci.generation, 8);	/* numbering continues */
-	assert_true(alive(imp));	/* left alone */
+	assert_int_equal(ci.generation, 8); /* numbering continues */
+	assert_true(alive(imp));	    /* left alone */
 	kill(imp, SIGKILL);
 	waitpid(imp, NULL, 0);
 }
@@ -749,12 +774,14 @@ test_adopt_refuses_other_process(void **state)
 static void
 test_exec_failure(void **state)
 {
-	static const char *const comps[] = { "rib:/nonexistent/tern-rib", NULL };
+	static const char *const comps[] = {"rib:/nonexistent/tern-rib", NULL};
 	struct rtm_comp_info ci;
 	struct h *hp = *state;
 
-	hp->rtm = h_rtm(hp, "backoff-initial 10ms; failure-limit 2; "
-	    "failure-window 10s;", comps);
+	hp->rtm = h_rtm(hp,
+	    "backoff-initial 10ms; failure-limit 2; "
+	    "failure-window 10s;",
+	    comps);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	wait_state(hp, "rib", RTM_FAILED, 2, 2000);
 	info(hp, "rib", &ci);
@@ -765,11 +792,11 @@ test_exec_failure(void **state)
 
 /* A checker like the IPC one will be: answers later, from the loop. */
 struct lazy {
-	struct rtm_comp	*c;
-	uint64_t	 token;
-	unsigned	 calls;
-	unsigned	 answer_first;	/* answer ok this many times, then never */
-	ev_timer	 t;
+	struct rtm_comp *c;
+	uint64_t token;
+	unsigned calls;
+	unsigned answer_first; /* answer ok this many times, then never */
+	ev_timer t;
 };
 
 static void
@@ -778,7 +805,7 @@ lazy_answer(struct ev_loop *loop, ev_timer *w, int revents)
 	struct lazy *lz = w->data;
 
 	rtm_health_done(lz->c, lz->token, true);
-	rtm_health_done(lz->c, lz->token, false);	/* repeated: ignored */
+	rtm_health_done(lz->c, lz->token, false); /* repeated: ignored */
 }
 
 static struct ev_loop *lazy_loop;
@@ -800,7 +827,7 @@ lazy_check2(struct rtm_comp *c, uint64_t token, void *arg)
 static void
 test_health_plugin(void **state)
 {
-	static const char *const comps[] = { "rib:never.sh", NULL };
+	static const char *const comps[] = {"rib:never.sh", NULL};
 	struct rtm_comp_info ci;
 	struct lazy lz;
 	struct h *hp = *state;
@@ -810,8 +837,10 @@ test_health_plugin(void **state)
 	ev_timer_init(&lz.t, lazy_answer, 0., 0.);
 	lz.t.data = &lz;
 	lazy_loop = hp->loop;
-	hp->rtm = h_rtm(hp, "health-check ipc; health-interval 40ms; "
-	    "health-timeout 20ms; health-failures 2; backoff-initial 1s;", comps);
+	hp->rtm = h_rtm(hp,
+	    "health-check ipc; health-interval 40ms; "
+	    "health-timeout 20ms; health-failures 2; backoff-initial 1s;",
+	    comps);
 	rtm_set_health(hp->rtm, lazy_check2, &lz);
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	info(hp, "rib", &ci);
@@ -833,19 +862,20 @@ test_health_plugin(void **state)
 static void
 test_ready_call(void **state)
 {
-	static const char *const comps[] = { "mgmt:never.sh", NULL };
+	static const char *const comps[] = {"mgmt:never.sh", NULL};
 	struct rtm_comp_info ci;
 	struct h *hp = *state;
 
 	/* ipc health with no checker: the REGISTER call makes it RUNNING */
 	hp->rtm = h_rtm(hp, "health-check ipc;", comps);
-	rtm_set_health(hp->rtm, lazy_check2, &(struct lazy){ .answer_first = 0 });
+	rtm_set_health(hp->rtm, lazy_check2, &(struct lazy){.answer_first = 0});
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	info(hp, "mgmt", &ci);
 	assert_int_equal(ci.state, RTM_STARTING);
 	assert_int_equal(rtm_comp_ready(hp->rtm, "nope", ci.pid, 1), -ENOENT);
 	assert_int_equal(rtm_comp_ready(hp->rtm, "mgmt", ci.pid, 2), -ESTALE);
-	assert_int_equal(rtm_comp_ready(hp->rtm, "mgmt", ci.pid + 1, 1), -ESTALE);
+	assert_int_equal(
+	    rtm_comp_ready(hp->rtm, "mgmt", ci.pid + 1, 1), -ESTALE);
 	info(hp, "mgmt", &ci);
 	assert_int_equal(ci.state, RTM_STARTING);
 	assert_int_equal(rtm_comp_ready(hp->rtm, "mgmt", ci.pid, 1), 0);
@@ -858,20 +888,32 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_boot_order_args_and_shutdown, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_crash_backoff_grows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_crash_loop_failed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hang_killed_and_restarted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_start_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stop_start_restart, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_grace_then_sigkill, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_generation_persists_and_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_adopt_after_supervisor_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_operator_stop_survives_supervisor_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_adopt_refuses_other_process, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exec_failure, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_health_plugin, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ready_call, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_boot_order_args_and_shutdown, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_crash_backoff_grows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_crash_loop_failed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_hang_killed_and_restarted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_start_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_stop_start_restart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_grace_then_sigkill, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_generation_persists_and_lock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_adopt_after_supervisor_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_operator_stop_survives_supervisor_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_adopt_refuses_other_process, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_failure, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_health_plugin, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ready_call, setup, teardown),
 	};
 
 	lc_log_init("test_supervise", LC_LOG_WARNING, LC_LOG_STDERR);
