@@ -45,7 +45,127 @@ struct parser {
 	/* statement scratch */
 	char sbuf[(STMT_WORDS + BRACK_MAX) * (WORD_MAX + 1)];
 	size_t sused;
+	/* static routes are collected here, found through a hash, and built
+	 * into a balanced child set once at the end: inserting 1M routes one
+	 * by one costs a cache miss per AVL level (4 s for a shuffled file) */
+	struct {
+		struct mgmt_node *parent; /* the static node, NULL until used */
+		struct bulk_ent {
+			uint64_t k;
+			struct mgmt_node *n;
+		} * v;
+		size_t n, cap;
+		uint32_t *slot; /* index + 1 into v, 0 = free */
+		size_t mask;
+	} bulk;
 };
+
+static inline size_t
+bulk_hash(uint64_t k, size_t mask)
+{
+	return ((size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & mask);
+}
+
+static struct mgmt_node *
+bulk_find(struct parser *P, uint64_t kbin)
+{
+	size_t i;
+
+	if (P->bulk.slot == NULL)
+		return (NULL);
+	for (i = bulk_hash(kbin, P->bulk.mask); P->bulk.slot[i] != 0;
+	     i = (i + 1) & P->bulk.mask) {
+		struct bulk_ent *e = &P->bulk.v[P->bulk.slot[i] - 1];
+
+		if (e->k == kbin)
+			return (e->n);
+	}
+	return (NULL);
+}
+
+static void
+bulk_add(struct parser *P, struct mgmt_node *n)
+{
+	size_t i;
+
+	if (P->bulk.n == P->bulk.cap) {
+		P->bulk.cap = P->bulk.cap ? P->bulk.cap * 2 : 1024;
+		P->bulk.v =
+		    mgmt_xrealloc(P->bulk.v, P->bulk.cap * sizeof(*P->bulk.v));
+		/* a table of twice the capacity: load <= 1/2 */
+		free(P->bulk.slot);
+		P->bulk.mask = P->bulk.cap * 2 - 1;
+		P->bulk.slot =
+		    mgmt_xmalloc((P->bulk.mask + 1) * sizeof(uint32_t));
+		memset(P->bulk.slot, 0, (P->bulk.mask + 1) * sizeof(uint32_t));
+		for (size_t j = 0; j < P->bulk.n; j++) {
+			for (i = bulk_hash(P->bulk.v[j].k, P->bulk.mask);
+			     P->bulk.slot[i] != 0; i = (i + 1) & P->bulk.mask)
+				;
+			P->bulk.slot[i] = (uint32_t)(j + 1);
+		}
+	}
+	P->bulk.v[P->bulk.n].k = n->kbin;
+	P->bulk.v[P->bulk.n++].n = n;
+	for (i = bulk_hash(n->kbin, P->bulk.mask); P->bulk.slot[i] != 0;
+	     i = (i + 1) & P->bulk.mask)
+		;
+	P->bulk.slot[i] = (uint32_t)P->bulk.n;
+}
+
+static int
+bulk_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct bulk_ent *)a)->k;
+	uint64_t y = ((const struct bulk_ent *)b)->k;
+
+	return (x < y ? -1 : x > y);
+}
+
+static struct mgmt_node *
+bulk_build(const struct bulk_ent *v, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2;
+	struct mgmt_node *n;
+	int hl, hr;
+
+	if (lo >= hi)
+		return (NULL);
+	n = v[mid].n;
+	n->left = bulk_build(v, lo, mid);
+	n->right = bulk_build(v, mid + 1, hi);
+	hl = n->left ? n->left->height : 0;
+	hr = n->right ? n->right->height : 0;
+	n->height = (uint8_t)(1 + (hl > hr ? hl : hr));
+	return (n);
+}
+
+/* Moves the collected routes into the tree (ok) or frees them. */
+static void
+bulk_finish(struct parser *P, bool ok)
+{
+	size_t i;
+
+	if (ok && P->bulk.n > 0) {
+		for (i = 1; i < P->bulk.n; i++)
+			if (P->bulk.v[i - 1].k > P->bulk.v[i].k)
+				break;
+		if (i < P->bulk.n) /* not already in order */
+			qsort(
+			    P->bulk.v, P->bulk.n, sizeof(*P->bulk.v), bulk_cmp);
+		if (P->bulk.parent->kids == NULL)
+			P->bulk.parent->kids =
+			    bulk_build(P->bulk.v, 0, P->bulk.n);
+		else
+			for (i = 0; i < P->bulk.n; i++)
+				mgmt_node_put(P->bulk.parent, P->bulk.v[i].n);
+	} else
+		for (i = 0; i < P->bulk.n; i++)
+			mgmt_node_unref(P->bulk.v[i].n);
+	free(P->bulk.v);
+	free(P->bulk.slot);
+	memset(&P->bulk, 0, sizeof(P->bulk));
+}
 
 static int perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
@@ -379,8 +499,12 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 				return (
 				    perr(P, w[i].line, w[i].col, "%s", e2.msg));
 			k.str = canon;
-			if (i + 1 == nw &&
-			    (old = mgmt_node_find(n, &k)) != NULL) {
+			if (ch == MGMT_S_ROUTE &&
+			    (P->bulk.parent == NULL || P->bulk.parent == n))
+				old = bulk_find(P, k.kbin);
+			else
+				old = mgmt_node_find(n, &k);
+			if (i + 1 == nw && old != NULL) {
 				char what[128];
 
 				snprintf(what, sizeof(what), "%s%s%s",
@@ -388,10 +512,23 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 				    canon);
 				return (dup_err(P, &w[i], old, what));
 			}
-			n = mgmt_node_child(n, &k, true, &created);
+			if (ch == MGMT_S_ROUTE &&
+			    (P->bulk.parent == NULL || P->bulk.parent == n)) {
+				P->bulk.parent = n;
+				if (old == NULL) {
+					c = mgmt_node_new(
+					    (unsigned)ch, k.kbin, canon);
+					locate(P, c, &w[kw]);
+					bulk_add(P, c);
+					n = c;
+				} else
+					n = (struct mgmt_node *)old;
+			} else {
+				n = mgmt_node_child(n, &k, true, &created);
+				if (created)
+					locate(P, n, &w[kw]);
+			}
 			chain[nchain++] = n;
-			if (created)
-				locate(P, n, &w[kw]);
 			cur = (unsigned)ch;
 			i++;
 			continue;
@@ -464,6 +601,7 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 			return (rv);
 		/* empty containers are as if absent (printing drops them) */
 		while (nchain > 1 && chain[nchain - 1]->kids == NULL &&
+		       chain[nchain - 1] != P->bulk.parent &&
 		       mgmt_schema[chain[nchain - 1]->sid].kind ==
 			   MGMT_SK_CONTAINER) {
 			mgmt_node_key(chain[nchain - 1], &k);
@@ -573,6 +711,7 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 	int rv;
 
 	memset(P, 0, offsetof(struct parser, sbuf));
+	memset(&P->bulk, 0, sizeof(P->bulk));
 	P->p = text;
 	P->end = text + len;
 	P->fname = fname ? fname : "<input>";
@@ -581,6 +720,7 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 	P->lstart = text;
 	P->err = err ? err : &dummy;
 	rv = parse_block(P, c->root, MGMT_S_ROOT, 0);
+	bulk_finish(P, rv == 0);
 	free(P);
 	if (rv != 0) {
 		mgmt_conf_free(c);

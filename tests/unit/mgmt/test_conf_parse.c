@@ -312,6 +312,69 @@ test_split(void **s)
 	assert_int_equal(mgmt_conf_split("", buf, sizeof(buf), w, 2), 0);
 }
 
+/* Routes are collected and built into a balanced set at the end of a
+ * parse: any input order gives the same tree; an error frees them. */
+static void
+test_route_order(void **s)
+{
+	struct lc_buf fwd = {0}, rev = {0}, p1 = {0}, p2 = {0};
+	struct mgmt_conf *a, *b, *c;
+	struct mgmt_err err;
+	const unsigned n = 5000;
+
+	(void)s;
+	lc_buf_printf(&fwd, "protocols static {\n");
+	lc_buf_printf(&rev, "protocols static {\n");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = n - 1 - i, k = (i * 2654435761u) % n;
+
+		lc_buf_printf(&fwd,
+		    "route 11.%u.%u.0/24 next-hop 198.18.0.%u;\n", i >> 8,
+		    i & 255, 1 + i % 200);
+		/* reversed, and each route split over two statements */
+		lc_buf_printf(&rev,
+		    "route 11.%u.%u.0/24 next-hop 198.18.0.%u;\n", j >> 8,
+		    j & 255, 1 + j % 200);
+		(void)k;
+	}
+	for (unsigned i = 0; i < n; i += 7)
+		lc_buf_printf(
+		    &rev, "route 11.%u.%u.0/24 distance 9;\n", i >> 8, i & 255);
+	lc_buf_printf(&fwd, "}\n");
+	lc_buf_printf(&rev, "}\n");
+	assert_int_equal(
+	    mgmt_conf_parse((char *)fwd.data, fwd.len, "f", &a, &err), 0);
+	assert_int_equal(
+	    mgmt_conf_parse((char *)rev.data, rev.len, "r", &b, &err), 0);
+	assert_int_equal(mgmt_conf_count(a, MGMT_S_ROUTE), n);
+	assert_int_equal(mgmt_conf_count(b, MGMT_S_ROUTE), n);
+	assert_false(mgmt_conf_equal(a, b)); /* the distances */
+	for (unsigned i = 0; i < n; i += 7) {
+		char pfx[32];
+		const char *w[5] = {
+		    "protocols", "static", "route", pfx, "distance"};
+
+		snprintf(pfx, sizeof(pfx), "11.%u.%u.0/24", i >> 8, i & 255);
+		assert_int_equal(mgmt_conf_delete(b, w, 5, &err), 0);
+	}
+	assert_true(mgmt_conf_equal(a, b));
+	mgmt_conf_print(a, &p1);
+	mgmt_conf_print(b, &p2);
+	assert_int_equal(p1.len, p2.len);
+	assert_memory_equal(p1.data, p2.data, p1.len);
+	/* an error after many routes: nothing returned, nothing leaked */
+	lc_buf_printf(&rev, "route 11.0.0.0/24 blackhole;\n");
+	assert_int_equal(
+	    mgmt_conf_parse((char *)rev.data, rev.len, "r", &c, &err), -22);
+	assert_non_null(strstr(err.msg, "r:5718:1: unknown word 'route'"));
+	lc_buf_fini(&fwd);
+	lc_buf_fini(&rev);
+	lc_buf_fini(&p1);
+	lc_buf_fini(&p2);
+	mgmt_conf_free(a);
+	mgmt_conf_free(b);
+}
+
 int
 main(void)
 {
@@ -327,6 +390,7 @@ main(void)
 	    cmocka_unit_test(test_reference_and_semantic_errors),
 	    cmocka_unit_test(test_bracket_and_oneliners),
 	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_route_order),
 	};
 	const char *f = __FILE__, *sl = strrchr(f, '/');
 

@@ -848,6 +848,49 @@ test_random_ops_and_snapshots(void **s)
 	mgmt_conf_free(c);
 }
 
+/* A parsed (bulk-built) route set is a valid AVL and stays one under
+ * set/delete. */
+static void
+test_parsed_avl(void **s)
+{
+	struct lc_buf t = {0};
+	struct mgmt_conf *c;
+	struct mgmt_err err;
+	const struct mgmt_node *p = NULL;
+	unsigned seed = 99;
+	char line[128];
+
+	(void)s;
+	lc_buf_printf(&t, "protocols static {\n");
+	for (unsigned i = 0; i < 3000; i++)
+		lc_buf_printf(&t, "route 11.%u.%u.0/24 blackhole;\n",
+		    ((i * 7) % 3000) >> 8, ((i * 7) % 3000) & 255);
+	lc_buf_printf(&t, "}\n");
+	assert_int_equal(
+	    mgmt_conf_parse((char *)t.data, t.len, "p", &c, &err), 0);
+	check_avl(c->root->kids, &p);
+	for (unsigned k = 0; k < 2000; k++) {
+		unsigned key;
+
+		seed = seed * 1103515245u + 12345u;
+		key = (seed >> 8) % 4000;
+		snprintf(line, sizeof(line),
+		    "%s protocols static route "
+		    "11.%u.%u.0/24%s",
+		    (seed >> 4) % 2 ? "set" : "delete", key >> 8, key & 255,
+		    (seed >> 4) % 2 ? " reject" : "");
+		(void)cmd(c, line, &err);
+		if (k % 100 == 0) {
+			p = NULL;
+			check_avl(c->root->kids, &p);
+		}
+	}
+	p = NULL;
+	check_avl(c->root->kids, &p);
+	lc_buf_fini(&t);
+	mgmt_conf_free(c);
+}
+
 int
 main(void)
 {
@@ -867,6 +910,7 @@ main(void)
 	    cmocka_unit_test(test_rebase),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_invert),
+	    cmocka_unit_test(test_parsed_avl),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
