@@ -462,7 +462,8 @@ dispatch(struct ipc_peer *p, const struct ipc_rec *r)
 		    r->payload, r->len);
 		return;
 	}
-	if (r->service == 0 && r->method == LIFECYCLE__METHOD__PING) {
+	if (r->service == 0 && (r->method == LIFECYCLE__METHOD__PING ||
+	    r->method == LIFECYCLE__METHOD__SINK)) {
 		(void)peer_reply(p, r->id, 0, r->method, IPC_OK, NULL, NULL, 0);
 		return;
 	}

@@ -22,6 +22,7 @@ static const struct ipc_method_desc lc_methods[] = {
 	M(LIFECYCLE__METHOD__SHUTDOWN, "shutdown", lifecycle__shutdown_request, lifecycle__empty, IPC_M_ADMIN),
 	M(LIFECYCLE__METHOD__PING, "ping", lifecycle__empty, lifecycle__empty, 0),
 	M(LIFECYCLE__METHOD__ECHO, "echo", lifecycle__blob, lifecycle__blob, 0),
+	M(LIFECYCLE__METHOD__SINK, "sink", lifecycle__blob, lifecycle__empty, 0),
 };
 
 static const struct ipc_method_desc rtrmgr_methods[] = {
