@@ -158,7 +158,7 @@ int rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid);
  */
 int rtm_rundir_lock(const char *dir, pid_t *holder);
 
-/* Writes RUNDIR/rtrmgr.state atomically (temp, fsync, rename). 0 or -errno. */
+/* Writes RUNDIR/rtrmgr.state atomically (temp file, rename; no fsync). 0 or -errno. */
 int rtm_state_write(const char *dir, const struct rtm_state_rec *, unsigned n);
 /*
  * Reads it; returns the number of records (<= max), 0 if absent, -EINVAL if

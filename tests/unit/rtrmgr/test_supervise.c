@@ -32,6 +32,7 @@ struct evrec {
 	uint64_t gen;
 	int exit;
 	uint64_t t_ns;
+	uint64_t backoff_ms; /* as rtm_comp_get_info says, at the event */
 };
 
 struct h {
@@ -54,6 +55,8 @@ static const char *const scripts[][2] = {
 	      "while :; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep "
 	      "0.02; done\n"},
     {"fail.sh", "#!/bin/sh\nexit 3\n"},
+    /* up for a while, then fails */
+    {"late.sh", "#!/bin/sh\nsleep 0.25\nexit 4\n"},
     /* alive for a while, then hangs (still running, no heartbeat) */
     {"hang.sh", "#!/bin/sh\n"
 		"for i in 1 2 3; do touch "
@@ -82,6 +85,12 @@ on_event(const struct rtm_event *e, void *arg)
 	r->gen = e->generation;
 	r->exit = e->exit;
 	r->t_ns = lc_time_mono_ns();
+	if (h->rtm != NULL) {
+		struct rtm_comp_info ci;
+
+		rtm_comp_get_info(rtm_comp_find(h->rtm, e->name), &ci);
+		r->backoff_ms = ci.backoff_ms;
+	}
 }
 
 static void
@@ -458,6 +467,65 @@ test_crash_backoff_grows(void **state)
 	info(hp, "rib", &ci);
 	assert_int_equal(ci.restarts, 4);
 	assert_string_equal(ci.last_error, "");
+}
+
+/* A component that stayed up stable-time starts over at backoff-initial. */
+static void
+test_stable_resets_backoff(void **state)
+{
+	static const char *const comps[] = {"rib:late.sh", NULL};
+	struct h *hp = *state;
+	unsigned n = 0;
+
+	hp->rtm = h_rtm(hp,
+	    "backoff-initial 30ms; backoff-max 2s; stable-time 200ms; "
+	    "failure-limit 10; failure-window 60s;",
+	    comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	wait_event(hp, "rib", RTM_BACKOFF, 3, 3000);
+	for (unsigned i = 0; i < hp->nev; i++) {
+		if (hp->ev[i].st != RTM_BACKOFF)
+			continue;
+		/* up 250 ms > 200 ms each time: never doubles */
+		assert_int_equal(hp->ev[i].backoff_ms, 30);
+		assert_int_equal(hp->ev[i].exit, 4);
+		n++;
+	}
+	assert_true(n >= 3);
+}
+
+/* The exit of a child is seen at once (pidfd), not at the next poll. */
+static void
+test_exit_noticed_at_once(void **state)
+{
+	static const char *const comps[] = {"rib:ok.sh", NULL};
+	struct h *hp = *state;
+	struct rtm_comp_info ci;
+	uint64_t t0, worst = 0, sum = 0;
+
+	hp->rtm = h_rtm(hp,
+	    "backoff-initial 10ms; stable-time 1ms; failure-limit 64;", comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	for (unsigned k = 1; k <= 5; k++) {
+		wait_state(hp, "rib", RTM_RUNNING, k, 2000);
+		info(hp, "rib", &ci);
+		hp->nev = 0;
+		t0 = lc_time_mono_ns();
+		kill(ci.pid, SIGKILL);
+		wait_event(hp, "rib", RTM_BACKOFF, k, 2000);
+		for (unsigned i = 0; i < hp->nev; i++)
+			if (hp->ev[i].st == RTM_BACKOFF) {
+				uint64_t d = hp->ev[i].t_ns - t0;
+
+				sum += d;
+				worst = d > worst ? d : worst;
+				assert_int_equal(hp->ev[i].exit, -SIGKILL);
+			}
+	}
+	print_message("kill -9 -> noticed: mean %" PRIu64 " us, worst %" PRIu64
+		      " us (5 kills)\n",
+	    sum / 5 / 1000, worst / 1000);
+	assert_true(worst < 50 * LC_NS_PER_MSEC);
 }
 
 static void
@@ -892,6 +960,10 @@ main(void)
 		test_boot_order_args_and_shutdown, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_crash_backoff_grows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_stable_resets_backoff, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_exit_noticed_at_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_crash_loop_failed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
