@@ -577,13 +577,16 @@ test_stale(void **state)
  * Concurrency: a writer adds and deletes routes from a fixed universe under
  * 198.18.0.0/16 (many of them longer than /24, so tbl8 groups are made,
  * collapsed and reused all the time) while a reader looks up random addresses
- * there. The route 198.18.0.0/16 -> 0 is always present, and route k of the
- * universe always has next hop k + 1, so for address a the only next hops
- * that were ever valid are 0 and k + 1 for the routes k covering a. A reused
+ * there. The route 198.18.0.0/16 -> BASE_NH is always present, and route k
+ * of the universe always has next hop k + 1, so for address a the only next
+ * hops that were ever valid are BASE_NH and k + 1 for the routes k covering a
+ * (0, what a fresh zeroed group holds, is never valid). A reused
  * group read too early, a torn update or a half-filled group shows up as a
  * next hop of a route that does not cover a, or as NONE.
  */
-#define UNIV 600
+#define UNIV 200
+#define REGION 0x3fffu	/* 198.18.0.0-198.18.63.255: 64 /24s */
+#define BASE_NH 1000
 
 struct mt {
 	struct fwd_fib *fib;
@@ -607,12 +610,12 @@ mt_reader(void *arg)
 	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
 		for (int i = 0; i < 32; i++) {
 			s = s * 6364136223846793005ull + 1442695040888963407ull;
-			a[i] = 0xc6120000 | (uint32_t)((s >> 33) & 0x0fff);
+			a[i] = 0xc6120000 | (uint32_t)((s >> 33) & REGION);
 		}
 		fwd_fib_lookup_burst(m->fib, a, nh, 32);
 		for (int i = 0; i < 32; i++) {
 			unsigned v = nh[i];
-			bool ok = v == 0;
+			bool ok = v == BASE_NH;
 
 			if (v >= 1 && v <= UNIV) {
 				const struct route *r = &m->u[v - 1];
@@ -648,12 +651,13 @@ test_concurrent(void **state)
 
 		if (len < 22)
 			len = 25 + (unsigned)(rnd() % 8);
-		/* addresses 198.18.0.0-198.18.15.255: 16 /24s, dense */
+		/* about one long route per /24 present at a time, so
+		 * groups are made, folded and reused all the time */
 		m->u[k].len = len;
-		m->u[k].pfx = (0xc6120000 | (uint32_t)(rnd() & 0x0fff)) &
+		m->u[k].pfx = (0xc6120000 | (uint32_t)(rnd() & REGION)) &
 		    mask(len);
 	}
-	assert_int_equal(fwd_fib_add(m->fib, 0xc6120000, 16, 0), 0);
+	assert_int_equal(fwd_fib_add(m->fib, 0xc6120000, 16, BASE_NH), 0);
 	assert_int_equal(pthread_create(&th, NULL, mt_reader, m), 0);
 	for (int op = 0; op < 300000; op++) {
 		unsigned k = (unsigned)(rnd() % UNIV);
