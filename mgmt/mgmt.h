@@ -45,13 +45,22 @@ enum mgmt_code {
 	MGMT_E_UNAVAILABLE, MGMT_E_INTERNAL, MGMT_E_CONFLICT,
 };
 
+/* A command that finishes later (commit waits for the components). s is
+ * NULL when the session ended meanwhile. */
+#define MGMT_PENDING	1000
+typedef void	mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
+		    int code, const char *text, const char *err);
+
 /*
  * Runs one command line (no shell pipes, but "show | compare" and
  * "show | display set" are commands here). Output is appended to out
- * (NUL-terminated); on failure err gets one line. Returns an mgmt_code.
+ * (NUL-terminated); on failure err gets one line. Returns an mgmt_code,
+ * or MGMT_PENDING when the answer will come through later(later_arg, ...)
+ * exactly once (possibly before this returns).
  */
 int	mgmt_cmd_exec(struct mgmt *, struct mgmt_session *, const char *line,
-	    bool json, struct lc_buf *out, char *err, size_t errlen);
+	    bool json, struct lc_buf *out, char *err, size_t errlen,
+	    mgmt_reply_fn *later, void *later_arg);
 /* The prompt for the session's mode ("user@host> " or "user@host# "). */
 const char *mgmt_session_prompt(struct mgmt *, struct mgmt_session *,
 	    char *buf, size_t len);

@@ -22,6 +22,8 @@ struct cmd_ctx {
 	struct lc_buf		*out;
 	char			*err;
 	size_t			 errlen;
+	mgmt_reply_fn		*later;
+	void			*later_arg;
 };
 
 typedef int	cmd_fn(struct cmd_ctx *);
@@ -278,12 +280,62 @@ parse_uint(const char *s, unsigned max, unsigned *out)
 	return (0);
 }
 
+/* A commit waiting for the components. */
+struct commit_wait {
+	struct mgmt		*m;
+	uint64_t		 sid;
+	bool			 check;
+	unsigned		 minutes;
+	struct mgmt_conf	*prev;		/* commit confirmed: what to go back to */
+	mgmt_reply_fn		*later;
+	void			*arg;
+};
+
+static struct mgmt_session *
+session_by_id(struct mgmt *m, uint64_t id)
+{
+	struct mgmt_session *s;
+
+	LIST_FOREACH(s, &m->sessions, link)
+		if (s->id == id)
+			return (s);
+	return (NULL);
+}
+
+static void
+commit_done(void *arg, int rv, const char *err)
+{
+	struct commit_wait *w = arg;
+	char text[256] = "";
+
+	if (rv == 0) {
+		if (w->check) {
+			snprintf(text, sizeof(text),
+			    "configuration check succeeds\n");
+		} else if (w->minutes > 0) {
+			snprintf(text, sizeof(text), "commit confirmed will be "
+			    "automatically rolled back in %u minute%s unless "
+			    "confirmed\ncommit complete\n", w->minutes,
+			    w->minutes == 1 ? "" : "s");
+			mgmt_commit_confirm_arm(w->m, w->prev, w->minutes);
+			w->prev = NULL;
+		} else {
+			snprintf(text, sizeof(text), "commit complete\n");
+		}
+	}
+	if (w->prev != NULL)
+		mgmt_conf_free(w->prev);
+	w->later(w->arg, w->m, session_by_id(w->m, w->sid),
+	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text, rv == 0 ? "" : err);
+	free(w);
+}
+
 static int
 c_commit(struct cmd_ctx *c)
 {
+	struct commit_wait *w;
 	bool check = false;
 	unsigned minutes = 0;
-	int rv;
 
 	if (c->nw == 1 && strcmp(c->w[0], "check") == 0) {
 		check = true;
@@ -297,24 +349,20 @@ c_commit(struct cmd_ctx *c)
 		return (fail(c, MGMT_E_SYNTAX, "commit: unexpected '%s' "
 		    "(expected check or confirmed [MINUTES])", c->w[0]));
 	}
+	if (c->later == NULL)
+		return (fail(c, MGMT_E_INTERNAL, "commit: no way to answer"));
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return (fail(c, MGMT_E_INTERNAL, "commit: out of memory"));
+	w->m = c->m;
+	w->sid = c->s->id;
+	w->check = check;
+	w->minutes = minutes;
+	w->later = c->later;
+	w->arg = c->later_arg;
 	if (minutes > 0)
-		rv = mgmt_commit_confirmed(c->m, c->s->candidate, minutes,
-		    c->err, c->errlen);
-	else
-		rv = mgmt_commit_apply(c->m, c->s->candidate, check, c->err,
-		    c->errlen);
-	if (rv != 0)
-		return (MGMT_E_COMMIT_FAILED);
-	if (check) {
-		lc_buf_printf(c->out, "configuration check succeeds\n");
-	} else if (minutes > 0) {
-		lc_buf_printf(c->out, "commit confirmed will be automatically "
-		    "rolled back in %u minute%s unless confirmed\ncommit "
-		    "complete\n", minutes, minutes == 1 ? "" : "s");
-	} else {
-		lc_buf_printf(c->out, "commit complete\n");
-	}
-	return (MGMT_OK);
+		w->prev = mgmt_conf_dup(c->m->running);
+	mgmt_commit_start(c->m, c->s->candidate, check, commit_done, w);
+	return (MGMT_PENDING);
 }
 
 static int
@@ -543,10 +591,12 @@ c_run(struct cmd_ctx *c)
 
 int
 mgmt_cmd_exec(struct mgmt *m, struct mgmt_session *s, const char *line,
-    bool json, struct lc_buf *out, char *err, size_t errlen)
+    bool json, struct lc_buf *out, char *err, size_t errlen,
+    mgmt_reply_fn *later, void *later_arg)
 {
 	struct cmd_ctx c = { .m = m, .s = s, .json = json, .out = out,
-	    .err = err, .errlen = errlen };
+	    .err = err, .errlen = errlen, .later = later,
+	    .later_arg = later_arg };
 	const char *words[CMD_MAXWORDS];
 	char buf[8192];
 	int n, rv;

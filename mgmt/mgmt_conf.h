@@ -21,6 +21,8 @@
  * - Every function that can fail on input fills a struct mgmt_err with a
  *   message naming file:line:column (files) or the path element (set/delete)
  *   and what was expected, and changes nothing.
+ * - Not thread-safe: reference counts are plain integers; use a tree (and
+ *   its snapshots and change sets) from one thread.
  * - Allocation failure aborts the process (a config daemon cannot continue
  *   with half a tree); no function here returns -ENOMEM.
  */
@@ -118,7 +120,8 @@ struct mgmt_compl {
 	char word[64];
 	const char *help;
 	bool is_value;
-	bool is_leaf; /* completing this ends a set path */
+	bool is_leaf;	  /* completing this ends a set path */
+	const char *dflt; /* default value for `?` help, NULL if none */
 };
 
 struct mgmt_conf;

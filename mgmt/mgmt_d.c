@@ -147,6 +147,13 @@ h_session_close(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 }
 
 static void
+execute_later(void *arg, struct mgmt *m, struct mgmt_session *s, int code,
+    const char *text, const char *err)
+{
+	reply_code(arg, m, s, code, text, err);
+}
+
+static void
 h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	const Mgmt__ExecuteRequest *e = (const Mgmt__ExecuteRequest *)msg;
@@ -160,9 +167,11 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		return;
 	lc_buf_init(&out);
 	code = mgmt_cmd_exec(m, s, e->line != NULL ? e->line : "",
-	    e->format == MGMT__FORMAT__JSON, &out, err, sizeof(err));
-	reply_code(req, m, s, code, out.len > 0 ? (char *)lc_buf_head(&out) : "",
-	    err);
+	    e->format == MGMT__FORMAT__JSON, &out, err, sizeof(err),
+	    execute_later, req);
+	if (code != MGMT_PENDING)
+		reply_code(req, m, s, code, out.len > 0 ?
+		    (char *)lc_buf_head(&out) : "", err);
 	lc_buf_fini(&out);
 }
 
@@ -337,6 +346,12 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 	ipc_server_handle(m->server, MGMT__METHOD__EXECUTE, h_execute, m);
 	ipc_server_handle(m->server, MGMT__METHOD__COMPLETE, h_complete, m);
 	ipc_server_handle(m->server, MGMT__METHOD__REQUEST, h_request, m);
+	if ((rv = mgmt_push_init(m)) != 0) {
+		lc_log_err("clients of tern-fwd and tern-rib: %s", strerror(-rv));
+		mgmt_free(m);
+		errno = -rv;
+		return (NULL);
+	}
 	ipc_server_set_state(m->server, "running");
 	return (m);
 }
@@ -351,6 +366,7 @@ mgmt_free(struct mgmt *m)
 	while ((s = LIST_FIRST(&m->sessions)) != NULL)
 		mgmt_session_close(m, s);
 	mgmt_commit_fini(m);
+	mgmt_push_fini(m);
 	ipc_server_free(m->server);
 	if (m->running != NULL)
 		mgmt_conf_free(m->running);

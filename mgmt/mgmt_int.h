@@ -9,6 +9,11 @@
 
 struct ipc_server;
 struct ipc_peer;
+struct ipc_req;
+struct mgmt_txn;
+
+/* A commit finished: rv 0, or -errno with the reason in err. */
+typedef void	mgmt_commit_done_fn(void *arg, int rv, const char *err);
 
 struct mgmt_session {
 	LIST_ENTRY(mgmt_session) link;
@@ -34,14 +39,31 @@ struct mgmt {
 	bool			 confirm_pending;
 	struct mgmt_conf	*confirm_prev;	/* what to go back to */
 	char			 host_name[64];
+	struct mgmt_txn		*txn;		/* the commit in flight */
 };
 
-/* mgmt_commit.c: makes conf running (validate, diff, push to components,
- * store). 0, or -EINVAL/-EIO with err set; running unchanged on error. */
-int	mgmt_commit_apply(struct mgmt *, const struct mgmt_conf *conf,
-	    bool check_only, char *err, size_t errlen);
-int	mgmt_commit_confirmed(struct mgmt *, const struct mgmt_conf *conf,
-	    unsigned minutes, char *err, size_t errlen);
+/*
+ * mgmt_push.c: the commit transaction. Validates conf against running,
+ * sends each connected component its part (fwd: interfaces, rib: static
+ * routes), and when all accepted stores conf and makes it running
+ * (mgmt_commit_local); when one refuses, the others are sent the reverse
+ * and running stays. done() runs exactly once, maybe before this returns.
+ * One commit at a time: a second gets -EBUSY.
+ */
+int	mgmt_commit_start(struct mgmt *, const struct mgmt_conf *conf,
+	    bool check_only, mgmt_commit_done_fn *done, void *arg);
+/* Clients of tern-fwd and tern-rib; they get the whole running config
+ * every time they (re)connect. */
+int	mgmt_push_init(struct mgmt *);
+void	mgmt_push_fini(struct mgmt *);
+
+/* mgmt_commit.c: stores conf and makes it running (after the components
+ * accepted). 0, or -errno with err set; running unchanged on error. */
+int	mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf,
+	    char *err, size_t errlen);
+/* commit confirmed: remember prev, roll back to it after minutes. */
+void	mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
+	    unsigned minutes);
 void	mgmt_commit_confirm_cancel(struct mgmt *);
 void	mgmt_commit_fini(struct mgmt *);
 

@@ -405,6 +405,7 @@ compl_add(struct compl_ctx *c, const char *word, const char *help,
 	c->out[c->n].help = help;
 	c->out[c->n].is_value = is_value;
 	c->out[c->n].is_leaf = is_leaf;
+	c->out[c->n].dflt = NULL;
 	c->n++;
 }
 
@@ -447,6 +448,8 @@ compl_value(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid)
 	if (s->kind == MGMT_SK_LEAFLIST || s->kind == MGMT_SK_LIST)
 		compl_existing(c, node, sid, leaf);
 	compl_add(c, s->tname ? s->tname : "<value>", s->help, true, leaf);
+	if (c->n > 0 && c->out[c->n - 1].is_value)
+		c->out[c->n - 1].dflt = s->dflt;
 }
 
 int
@@ -522,9 +525,13 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 			compl_existing(&c, node, ch, false);
 			if (c.partial[0] == '\0')
 				compl_add(&c, s->tname, s->help, true, false);
-		} else if (starts(s->name, c.partial))
+		} else if (starts(s->name, c.partial)) {
 			compl_add(&c, s->name, s->help, false,
 			    s->kind == MGMT_SK_FLAG);
+			if (c.n > 0 && c.n <= c.max &&
+			    strcmp(c.out[c.n - 1].word, s->name) == 0)
+				c.out[c.n - 1].dflt = s->dflt;
+		}
 	}
 	return ((int)c.n);
 extra:

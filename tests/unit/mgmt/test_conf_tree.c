@@ -534,6 +534,7 @@ test_complete(void **s)
 	n = mgmt_schema_complete(c, w, 2, "", v, 32, &err);
 	assert_true((i = find(v, n, "<1..64>")) >= 0);
 	assert_string_equal(v[i].help, "Maximum equal-cost paths per prefix");
+	assert_string_equal(v[i].dflt, "8");
 	assert_true(find(v, n, "4") >= 0); /* the current value */
 	/* route keys and next hops of an existing route */
 	w[0] = "protocols";
