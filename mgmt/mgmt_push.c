@@ -1,0 +1,553 @@
+/* mgmt/mgmt_push.c: the commit transaction: each component's part of a change set, acks, rollback of the others on refusal, and full resync when a component (re)connects. */
+#include "mgmt_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_log.h"
+
+#define PUSH_TIMEOUT_MS	10000
+#define PUSH_CHUNK	1000	/* routes per RouteBatch in a full resync */
+
+enum { C_FWD, C_RIB, C__COUNT };
+static const char *const comp_name[C__COUNT] = { "tern-fwd", "tern-rib" };
+
+/* ---- encoding one part ----------------------------------------------------------- */
+
+/* Scratch for encoding one message; freed in one go. */
+struct enc {
+	void	**ptrs;
+	size_t	  n, cap;
+};
+
+static void *
+enc_alloc(struct enc *e, size_t size)
+{
+	void *p;
+
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64;
+		void **np = realloc(e->ptrs, cap * sizeof(*np));
+
+		if (np == NULL)
+			abort();
+		e->ptrs = np;
+		e->cap = cap;
+	}
+	if ((p = calloc(1, size)) == NULL)
+		abort();
+	e->ptrs[e->n++] = p;
+	return (p);
+}
+
+static void
+enc_free(struct enc *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->ptrs[i]);
+	free(e->ptrs);
+	memset(e, 0, sizeof(*e));
+}
+
+static Fwd__IfConfig *
+enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
+    const struct mgmt_fwd_conf *fc)
+{
+	Fwd__IfConfig *ic = enc_alloc(e, sizeof(*ic));
+	struct mgmt_iface_conf c;
+
+	fwd__if_config__init(ic);
+	if (n == NULL) {
+		ic->name = enc_alloc(e, MGMT_NAME_MAX);
+		snprintf(ic->name, MGMT_NAME_MAX, "%s", deleted_name);
+		ic->deleted = true;
+		return (ic);
+	}
+	mgmt_conf_iface_get(n, &c);
+	ic->name = enc_alloc(e, MGMT_NAME_MAX);
+	/* fwd knows ports by their Linux device name */
+	snprintf(ic->name, MGMT_NAME_MAX, "%s", c.device);
+	ic->enabled = !c.disable;
+	ic->mtu = c.mtu;
+	{
+		enum mgmt_port_backend b = c.backend == MGMT_BACKEND_DEFAULT ?
+		    fc->backend : c.backend;
+
+		ic->backend = (char *)(b == MGMT_BACKEND_AF_XDP ? "xdp" :
+		    "afpacket");
+	}
+	ic->n_addrs = c.naddr;
+	ic->addrs = enc_alloc(e, sizeof(*ic->addrs) * (c.naddr + 1));
+	for (unsigned i = 0; i < c.naddr; i++) {
+		Fwd__IfAddr *a = enc_alloc(e, sizeof(*a));
+
+		fwd__if_addr__init(a);
+		a->addr = c.host[i].s_addr;
+		a->len = c.addr[i].len;
+		ic->addrs[i] = a;
+	}
+	return (ic);
+}
+
+static Rib__Route *
+enc_route(struct enc *e, const struct mgmt_node *n)
+{
+	Rib__Route *r = enc_alloc(e, sizeof(*r));
+	struct mgmt_route_conf c;
+	unsigned nn;
+
+	rib__route__init(r);
+	mgmt_conf_route_get(n, &c);
+	r->prefix = c.prefix.addr.s_addr;
+	r->len = c.prefix.len;
+	r->distance = c.distance;
+	r->type = c.blackhole ? RIB__ROUTE_TYPE__BLACKHOLE :
+	    c.reject ? RIB__ROUTE_TYPE__REJECT : RIB__ROUTE_TYPE__UNICAST;
+	nn = c.nnh > 0 ? c.nnh : (c.ifname[0] != '\0' ? 1 : 0);
+	r->n_nh_addr = r->n_nh_ifindex = r->n_nh_ifname = nn;
+	r->nh_addr = enc_alloc(e, sizeof(uint32_t) * (nn + 1));
+	r->nh_ifindex = enc_alloc(e, sizeof(uint32_t) * (nn + 1));
+	r->nh_ifname = enc_alloc(e, sizeof(char *) * (nn + 1));
+	for (unsigned i = 0; i < nn; i++) {
+		r->nh_addr[i] = i < c.nnh ? c.nh[i].s_addr : 0;
+		r->nh_ifname[i] = enc_alloc(e, MGMT_NAME_MAX);
+		snprintf(r->nh_ifname[i], MGMT_NAME_MAX, "%s", c.ifname);
+	}
+	return (r);
+}
+
+static Lifecycle__Prefix *
+enc_prefix(struct enc *e, const struct mgmt_node *n)
+{
+	Lifecycle__Prefix *p = enc_alloc(e, sizeof(*p));
+	struct mgmt_route_conf c;
+
+	lifecycle__prefix__init(p);
+	mgmt_conf_route_get(n, &c);
+	p->prefix = c.prefix.addr.s_addr;
+	p->len = c.prefix.len;
+	return (p);
+}
+
+/*
+ * One component's part of the changes old -> new (only the units it owns).
+ * Returns false when it has nothing to do. The message lives in e.
+ */
+static bool
+enc_fwd_part(struct enc *e, const struct mgmt_changes *chg,
+    const struct mgmt_conf *new, uint64_t txn, bool dry, Fwd__IfConfigBatch *b)
+{
+	struct mgmt_fwd_conf fc;
+	size_t k = 0;
+
+	mgmt_conf_fwd_get(new, &fc);
+	fwd__if_config_batch__init(b);
+	b->txn = txn;
+	b->dry_run = dry;
+	b->interfaces = enc_alloc(e, sizeof(*b->interfaces) * (chg->n + 1));
+	for (size_t i = 0; i < chg->n; i++) {
+		const struct mgmt_change *c = &chg->v[i];
+
+		if (c->unit != MGMT_S_IFACE)
+			continue;
+		if (c->op == MGMT_CHG_DEL) {
+			struct mgmt_iface_conf ic;
+
+			mgmt_conf_iface_get(c->old, &ic);
+			b->interfaces[k++] = enc_iface(e, NULL, ic.device, &fc);
+		} else {
+			/* a device rename is a delete of the old device */
+			if (c->op == MGMT_CHG_MOD) {
+				struct mgmt_iface_conf o, n;
+
+				mgmt_conf_iface_get(c->old, &o);
+				mgmt_conf_iface_get(c->new, &n);
+				if (strcmp(o.device, n.device) != 0)
+					b->interfaces[k++] = enc_iface(e, NULL,
+					    o.device, &fc);
+			}
+			b->interfaces[k++] = enc_iface(e, c->new, NULL, &fc);
+		}
+	}
+	b->n_interfaces = k;
+	return (k > 0);
+}
+
+static bool
+enc_rib_part(struct enc *e, const struct mgmt_changes *chg, uint64_t seq,
+    Rib__RouteBatch *b)
+{
+	size_t na = 0, nd = 0;
+
+	rib__route_batch__init(b);
+	b->source = RIB__SOURCE__STATIC;
+	b->source_name = (char *)"static";
+	b->seq = seq;
+	b->add = enc_alloc(e, sizeof(*b->add) * (chg->n + 1));
+	b->del = enc_alloc(e, sizeof(*b->del) * (chg->n + 1));
+	for (size_t i = 0; i < chg->n; i++) {
+		const struct mgmt_change *c = &chg->v[i];
+
+		if (c->unit != MGMT_S_ROUTE)
+			continue;
+		if (c->op == MGMT_CHG_DEL)
+			b->del[nd++] = enc_prefix(e, c->old);
+		else
+			b->add[na++] = enc_route(e, c->new);	/* add replaces */
+	}
+	b->n_add = na;
+	b->n_del = nd;
+	return (na + nd > 0);
+}
+
+/* ---- the transaction ------------------------------------------------------------- */
+
+struct mgmt_txn {
+	struct mgmt		*m;
+	struct mgmt_conf	*target;	/* what becomes running */
+	struct mgmt_changes	 chg;		/* running -> target */
+	bool			 check_only;
+	unsigned		 pending;	/* parts not answered yet */
+	unsigned		 accepted;	/* bit per component */
+	bool			 failed;
+	bool			 undoing;	/* the rollback of accepted parts */
+	char			 err[512];
+	mgmt_commit_done_fn	*done;
+	void			*arg;
+};
+
+struct mgmt_comp {
+	struct ipc_client	*cl;
+	uint64_t		 seq;
+};
+
+static struct mgmt_comp comps[C__COUNT];	/* one mgmt per process */
+
+static void txn_part_done(struct mgmt_txn *t, int comp, bool ok,
+    const char *why);
+
+static void
+fwd_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
+{
+	const Fwd__IfConfigAck *a = (const Fwd__IfConfigAck *)msg;
+	char why[400];
+
+	if (status != IPC_OK)
+		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
+		    errmsg[0] ? ": " : "", errmsg);
+	else if (a != NULL && !a->ok)
+		snprintf(why, sizeof(why), "%s", a->error);
+	txn_part_done(arg, C_FWD, status == IPC_OK && a != NULL && a->ok, why);
+}
+
+static void
+rib_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
+{
+	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)msg;
+	char why[400];
+	bool ok = status == IPC_OK && a != NULL && a->rejected == 0;
+
+	if (status != IPC_OK)
+		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
+		    errmsg[0] ? ": " : "", errmsg);
+	else if (!ok)
+		snprintf(why, sizeof(why), "%s", a->n_errors > 0 ?
+		    a->errors[0]->message : "routes rejected");
+	txn_part_done(arg, C_RIB, ok, why);
+}
+
+/* Sends each connected component its part of chg; returns how many went. */
+static unsigned
+txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
+    const struct mgmt_conf *new, bool dry)
+{
+	struct enc e = { 0 };
+	Fwd__IfConfigBatch fb;
+	Rib__RouteBatch rb;
+	unsigned sent = 0;
+
+	if (comps[C_FWD].cl != NULL && ipc_client_connected(comps[C_FWD].cl) &&
+	    enc_fwd_part(&e, chg, new, ++comps[C_FWD].seq, dry, &fb)) {
+		if (ipc_call(comps[C_FWD].cl, FWD__METHOD__IF_CONFIG, &fb.base,
+		    fwd_reply, t, PUSH_TIMEOUT_MS) == 0) {
+			t->pending++;
+			sent++;
+		} else {
+			snprintf(t->err, sizeof(t->err), "%s: could not send "
+			    "its part", comp_name[C_FWD]);
+			t->failed = true;
+		}
+	}
+	/* rib has no dry run: commit check validates its part here */
+	if (!dry && !t->failed && comps[C_RIB].cl != NULL &&
+	    ipc_client_connected(comps[C_RIB].cl) &&
+	    enc_rib_part(&e, chg, ++comps[C_RIB].seq, &rb)) {
+		if (ipc_call(comps[C_RIB].cl, RIB__METHOD__ROUTE_BATCH, &rb.base,
+		    rib_reply, t, PUSH_TIMEOUT_MS) == 0) {
+			t->pending++;
+			sent++;
+		} else {
+			snprintf(t->err, sizeof(t->err), "%s: could not send "
+			    "its part", comp_name[C_RIB]);
+			t->failed = true;
+		}
+	}
+	enc_free(&e);
+	return (sent);
+}
+
+static void
+txn_finish(struct mgmt_txn *t)
+{
+	struct mgmt *m = t->m;
+	int rv = 0;
+
+	if (!t->failed && !t->check_only)
+		rv = mgmt_commit_local(m, t->target, t->err, sizeof(t->err));
+	if (rv != 0 && t->accepted != 0 && !t->undoing) {
+		/* stored nothing: take the components back to running */
+		t->failed = true;
+		t->undoing = true;
+		mgmt_changes_fini(&t->chg);
+		mgmt_conf_diff(t->target, m->running, &t->chg);
+		if (txn_send(t, &t->chg, m->running, false) > 0)
+			return;
+	}
+	m->txn = NULL;
+	t->done(t->arg, t->failed || rv != 0 ? -EIO : 0, t->err);
+	mgmt_changes_fini(&t->chg);
+	mgmt_conf_free(t->target);
+	free(t);
+}
+
+static void
+txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
+{
+	if (t->undoing) {
+		if (!ok)
+			lc_log_err("commit rollback: %s refused to go back: %s "
+			    "(it will be resynced)", comp_name[comp], why);
+	} else if (ok) {
+		t->accepted |= 1u << comp;
+	} else if (!t->failed) {
+		t->failed = true;
+		snprintf(t->err, sizeof(t->err), "commit failed: %s refused its "
+		    "part: %s", comp_name[comp], why);
+	}
+	if (--t->pending > 0)
+		return;
+	if (t->failed && !t->undoing && t->accepted != 0 && !t->check_only) {
+		/* undo what the others accepted: running -> old again */
+		struct mgmt_changes back = { 0 };
+		unsigned acc = t->accepted;
+
+		t->undoing = true;
+		mgmt_conf_diff(t->target, t->m->running, &back);
+		/* only to those that accepted */
+		if (!(acc & (1u << C_FWD)))
+			for (size_t i = 0; i < back.n; i++)
+				if (back.v[i].unit == MGMT_S_IFACE)
+					back.v[i].unit = MGMT_S__COUNT;
+		if (!(acc & (1u << C_RIB)))
+			for (size_t i = 0; i < back.n; i++)
+				if (back.v[i].unit == MGMT_S_ROUTE)
+					back.v[i].unit = MGMT_S__COUNT;
+		if (txn_send(t, &back, t->m->running, false) > 0) {
+			mgmt_changes_fini(&back);
+			return;
+		}
+		mgmt_changes_fini(&back);
+	}
+	txn_finish(t);
+}
+
+int
+mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf,
+    bool check_only, mgmt_commit_done_fn *done, void *arg)
+{
+	struct mgmt_txn *t;
+	struct mgmt_err merr;
+
+	if (m->txn != NULL) {
+		done(arg, -EBUSY, "commit failed: another commit is in progress");
+		return (0);
+	}
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		done(arg, -ENOMEM, "commit failed: out of memory");
+		return (0);
+	}
+	t->m = m;
+	t->target = mgmt_conf_dup(conf);
+	t->check_only = check_only;
+	t->done = done;
+	t->arg = arg;
+	mgmt_conf_diff(m->running, conf, &t->chg);
+	if (mgmt_conf_validate_changes(conf, &t->chg, &merr) != 0) {
+		snprintf(t->err, sizeof(t->err), "commit failed: %s", merr.msg);
+		t->failed = true;
+		m->txn = t;
+		txn_finish(t);
+		return (0);
+	}
+	m->txn = t;
+	if (txn_send(t, &t->chg, conf, check_only) == 0) {
+		/* nothing to send, or the components are down: they take the
+		 * running config when they connect */
+		txn_finish(t);
+	}
+	return (0);
+}
+
+/* ---- full resync on (re)connect ------------------------------------------------ */
+
+struct resync_ctx {
+	struct enc		 e;
+	Rib__RouteBatch		 b;
+	size_t			 n;
+};
+
+static void
+resync_reply(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	const char *what = arg;
+
+	if (status != IPC_OK)
+		lc_log_warnx("resync of %s: %s %s", what, ipc_status_str(status),
+		    errmsg);
+}
+
+static int
+resync_route(const struct mgmt_node *n, void *arg)
+{
+	struct resync_ctx *r = arg;
+
+	r->b.add[r->b.n_add++] = enc_route(&r->e, n);
+	if (r->b.n_add == PUSH_CHUNK) {
+		r->b.seq = ++comps[C_RIB].seq;
+		if (ipc_call(comps[C_RIB].cl, RIB__METHOD__ROUTE_BATCH,
+		    &r->b.base, resync_reply, (void *)"static routes",
+		    PUSH_TIMEOUT_MS) != 0)
+			return (-ENOBUFS);
+		enc_free(&r->e);
+		r->b.add = enc_alloc(&r->e, sizeof(*r->b.add) * PUSH_CHUNK);
+		r->b.n_add = 0;
+		r->n += PUSH_CHUNK;
+	}
+	return (0);
+}
+
+/* mgmt is the static route source: after rib connects (rib or mgmt
+ * restarted), it replays every static route between RESYNC_BEGIN and
+ * RESYNC_END, so rib sweeps only what is really gone. */
+static void
+rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
+{
+	struct mgmt *m = arg;
+	struct resync_ctx r = { 0 };
+	Rib__Resync rs = RIB__RESYNC__INIT;
+	int rv;
+
+	rs.source = RIB__SOURCE__STATIC;
+	rs.source_name = (char *)"static";
+	rs.seq = ++comps[C_RIB].seq;
+	ipc_call(cl, RIB__METHOD__RESYNC_BEGIN, &rs.base, resync_reply,
+	    (void *)"static routes", PUSH_TIMEOUT_MS);
+	rib__route_batch__init(&r.b);
+	r.b.source = RIB__SOURCE__STATIC;
+	r.b.source_name = (char *)"static";
+	r.b.add = enc_alloc(&r.e, sizeof(*r.b.add) * PUSH_CHUNK);
+	rv = mgmt_conf_foreach(m->running, MGMT_S_ROUTE, resync_route, &r);
+	if (rv == 0 && r.b.n_add > 0) {
+		r.b.seq = ++comps[C_RIB].seq;
+		rv = ipc_call(cl, RIB__METHOD__ROUTE_BATCH, &r.b.base,
+		    resync_reply, (void *)"static routes", PUSH_TIMEOUT_MS);
+		r.n += r.b.n_add;
+	}
+	enc_free(&r.e);
+	if (rv != 0) {
+		/* the session will be retried on the next connect */
+		lc_log_warnx("resync of static routes to tern-rib: queue full");
+		return;
+	}
+	rs.seq = ++comps[C_RIB].seq;
+	ipc_call(cl, RIB__METHOD__RESYNC_END, &rs.base, resync_reply,
+	    (void *)"static routes", PUSH_TIMEOUT_MS);
+	lc_log_info("tern-rib (generation %llu): %zu static routes resynced",
+	    (unsigned long long)gen, r.n);
+}
+
+struct if_resync {
+	struct enc			 e;
+	Fwd__IfConfigBatch		 b;
+	struct mgmt_fwd_conf		 fc;
+};
+
+static int
+resync_iface(const struct mgmt_node *n, void *arg)
+{
+	struct if_resync *r = arg;
+
+	if (r->b.n_interfaces < 4096)
+		r->b.interfaces[r->b.n_interfaces++] = enc_iface(&r->e, n,
+		    NULL, &r->fc);
+	return (0);
+}
+
+/* fwd gets every interface with replace_all: unchanged ones stay as they
+ * are, ports not listed go away. */
+static void
+fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
+{
+	struct mgmt *m = arg;
+	struct if_resync r = { 0 };
+
+	mgmt_conf_fwd_get(m->running, &r.fc);
+	fwd__if_config_batch__init(&r.b);
+	r.b.txn = ++comps[C_FWD].seq;
+	r.b.replace_all = true;
+	r.b.interfaces = enc_alloc(&r.e, sizeof(*r.b.interfaces) * 4096);
+	mgmt_conf_foreach(m->running, MGMT_S_IFACE, resync_iface, &r);
+	ipc_call(cl, FWD__METHOD__IF_CONFIG, &r.b.base, resync_reply,
+	    (void *)"interfaces", PUSH_TIMEOUT_MS);
+	lc_log_info("tern-fwd (generation %llu): %zu interfaces resynced",
+	    (unsigned long long)gen, r.b.n_interfaces);
+	enc_free(&r.e);
+}
+
+int
+mgmt_push_init(struct mgmt *m)
+{
+	struct ipc_opts io = { 0 };
+	struct ipc_client_cbs fcb = { .on_connect = fwd_connected, .arg = m };
+	struct ipc_client_cbs rcb = { .on_connect = rib_connected, .arg = m };
+
+	io.rundir = m->opts.rundir;
+	io.component = "mgmt";
+	io.generation = m->opts.generation;
+	io.reconnect_ms = 200;
+	if ((comps[C_FWD].cl = ipc_client_new(m->loop, &ipc_svc_fwd, &io,
+	    false)) == NULL ||
+	    (comps[C_RIB].cl = ipc_client_new(m->loop, &ipc_svc_rib, &io,
+	    false)) == NULL) {
+		mgmt_push_fini(m);
+		return (-errno);
+	}
+	ipc_client_set_cbs(comps[C_FWD].cl, &fcb);
+	ipc_client_set_cbs(comps[C_RIB].cl, &rcb);
+	return (0);
+}
+
+void
+mgmt_push_fini(struct mgmt *m)
+{
+	for (int i = 0; i < C__COUNT; i++) {
+		ipc_client_free(comps[i].cl);
+		comps[i].cl = NULL;
+	}
+}

@@ -1,0 +1,287 @@
+/* tests/unit/mgmt/test_push.c: tern-mgmt's commit transaction against test servers playing tern-fwd and tern-rib over real IPC sockets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "libcommon/lc_time.h"
+#include "mgmt/mgmt.h"
+
+/* What the fake components saw. */
+struct fake {
+	struct ipc_server	*srv;
+	unsigned		 if_batches, if_replace_all, if_dry;
+	unsigned		 if_items, if_deleted;
+	char			 last_if[32];
+	unsigned		 rt_batches, rt_add, rt_del;
+	unsigned		 resync_begin, resync_end;
+	bool			 reject;	/* refuse the next part */
+	uint32_t		 last_nh;
+};
+
+static struct fake ffwd, frib;
+static struct ev_loop *loop;
+static char tmpdir[64], rundir[128], store[128];
+
+static void
+h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Fwd__IfConfigBatch *b = (const Fwd__IfConfigBatch *)msg;
+	Fwd__IfConfigAck a = FWD__IF_CONFIG_ACK__INIT;
+
+	ffwd.if_batches++;
+	ffwd.if_replace_all += b->replace_all;
+	ffwd.if_dry += b->dry_run;
+	for (size_t i = 0; i < b->n_interfaces; i++) {
+		ffwd.if_items++;
+		ffwd.if_deleted += b->interfaces[i]->deleted;
+		snprintf(ffwd.last_if, sizeof(ffwd.last_if), "%s",
+		    b->interfaces[i]->name);
+	}
+	a.txn = b->txn;
+	a.ok = !ffwd.reject;
+	a.error = (char *)(ffwd.reject ? "device frob0 does not exist" : "");
+	ffwd.reject = false;
+	ipc_reply(req, IPC_OK, &a.base);
+}
+
+static void
+h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
+	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
+	Rib__RouteError e = RIB__ROUTE_ERROR__INIT, *ep = &e;
+
+	assert_int_equal(b->source, RIB__SOURCE__STATIC);
+	frib.rt_batches++;
+	frib.rt_add += b->n_add;
+	frib.rt_del += b->n_del;
+	if (b->n_add > 0 && b->add[0]->n_nh_addr > 0)
+		frib.last_nh = b->add[0]->nh_addr[0];
+	a.seq = b->seq;
+	if (frib.reject) {
+		a.rejected = (uint32_t)(b->n_add + b->n_del);
+		e.message = (char *)"next hop unusable";
+		a.n_errors = 1;
+		a.errors = &ep;
+		frib.reject = false;
+	} else {
+		a.accepted = (uint32_t)(b->n_add + b->n_del);
+	}
+	ipc_reply(req, IPC_OK, &a.base);
+}
+
+static void
+h_resync(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
+
+	if (arg == (void *)1)
+		frib.resync_begin++;
+	else
+		frib.resync_end++;
+	ipc_reply(req, IPC_OK, &a.base);
+}
+
+static void
+start_fakes(void)
+{
+	struct ipc_opts o = { .rundir = rundir, .component = "fake" };
+
+	ffwd.srv = ipc_server_new(loop, &ipc_svc_fwd, &o);
+	assert_non_null(ffwd.srv);
+	ipc_server_handle(ffwd.srv, FWD__METHOD__IF_CONFIG, h_if_config, NULL);
+	frib.srv = ipc_server_new(loop, &ipc_svc_rib, &o);
+	assert_non_null(frib.srv);
+	ipc_server_handle(frib.srv, RIB__METHOD__ROUTE_BATCH, h_route_batch, NULL);
+	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_BEGIN, h_resync, (void *)1);
+	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_END, h_resync, (void *)2);
+}
+
+static bool
+run_until(bool *flag, unsigned *counter, unsigned want)
+{
+	uint64_t end = lc_time_mono_ns() + 5ull * 1000000000ull;
+
+	while (lc_time_mono_ns() < end) {
+		if (flag != NULL && *flag)
+			return (true);
+		if (counter != NULL && *counter >= want)
+			return (true);
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(200);
+	}
+	return (false);
+}
+
+struct answer {
+	bool	done;
+	int	code;
+	char	text[512], err[512];
+};
+
+static void
+later(void *arg, struct mgmt *m, struct mgmt_session *s, int code,
+    const char *text, const char *err)
+{
+	struct answer *a = arg;
+
+	a->done = true;
+	a->code = code;
+	snprintf(a->text, sizeof(a->text), "%s", text);
+	snprintf(a->err, sizeof(a->err), "%s", err);
+}
+
+static int
+run(struct mgmt *m, struct mgmt_session *s, const char *line,
+    struct answer *a)
+{
+	struct lc_buf out;
+	int code;
+
+	memset(a, 0, sizeof(*a));
+	lc_buf_init(&out);
+	code = mgmt_cmd_exec(m, s, line, false, &out, a->err, sizeof(a->err),
+	    later, a);
+	if (code == MGMT_PENDING) {
+		assert_true(run_until(&a->done, NULL, 0));
+		code = a->code;
+	} else {
+		snprintf(a->text, sizeof(a->text), "%s",
+		    out.len ? (char *)lc_buf_head(&out) : "");
+	}
+	lc_buf_fini(&out);
+	return (code);
+}
+
+static int
+setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tern-push.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(rundir, sizeof(rundir), "%s/run", tmpdir);
+	snprintf(store, sizeof(store), "%s/store", tmpdir);
+	memset(&ffwd, 0, sizeof(ffwd));
+	memset(&frib, 0, sizeof(frib));
+	loop = lc_loop_new();
+	assert_non_null(loop);
+	lc_log_init("test_push", LC_LOG_WARNING, LC_LOG_STDERR);
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[256];
+
+	ipc_server_free(ffwd.srv);
+	ipc_server_free(frib.srv);
+	lc_loop_free(loop);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	return (0);
+}
+
+static void
+test_transaction(void **state)
+{
+	struct mgmt_opts o = { .rundir = rundir, .store_dir = store };
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	char before[4096];
+
+	/* a boot config with one interface and one route */
+	snprintf(before, sizeof(before), "%s/boot.conf", tmpdir);
+	{
+		FILE *f = fopen(before, "w");
+
+		assert_non_null(f);
+		fprintf(f, "interfaces { eth0 { device rc0; address 198.18.1.1/24; } }\n"
+		    "protocols { static { route 198.19.0.0/16 { next-hop 198.18.1.2; } } }\n");
+		fclose(f);
+	}
+	o.boot_config = before;
+	start_fakes();
+	m = mgmt_new(loop, &o);
+	assert_non_null(m);
+
+	/* 1. on connect, each component gets the whole running config */
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	assert_true(run_until(NULL, &ffwd.if_batches, 1));
+	assert_int_equal(ffwd.if_replace_all, 1);
+	assert_int_equal(ffwd.if_items, 1);
+	assert_string_equal(ffwd.last_if, "rc0");
+	assert_int_equal(frib.resync_begin, 1);
+	assert_int_equal(frib.rt_add, 1);
+	assert_int_equal(frib.last_nh, htonl(0xc6120102));	/* 198.18.1.2 */
+
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+
+	/* 2. a commit sends each component its part only */
+	assert_int_equal(run(m, s, "set protocols static route 198.20.0.0/16 "
+	    "next-hop 198.18.1.3", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_string_equal(a.text, "commit complete\n");
+	assert_int_equal(frib.rt_batches, 2);
+	assert_int_equal(frib.rt_add, 2);
+	assert_int_equal(ffwd.if_batches, 1);	/* no interface changed */
+	assert_int_equal(mgmt_commit_count(m), 2);
+
+	/* 3. commit check: fwd validates (dry run), rib is not asked */
+	assert_int_equal(run(m, s, "set interfaces eth1 device rs0", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit check", &a), MGMT_OK);
+	assert_int_equal(ffwd.if_dry, 1);
+	assert_int_equal(frib.rt_batches, 2);
+	assert_int_equal(mgmt_commit_count(m), 2);
+
+	/* 4. fwd refuses: the commit fails, nothing is stored */
+	ffwd.reject = true;
+	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err, "tern-fwd refused its part: device frob0"));
+	assert_int_equal(mgmt_commit_count(m), 2);
+
+	/* 5. rib refuses after fwd accepted: fwd is sent the reverse */
+	assert_int_equal(run(m, s, "set protocols static route 198.21.0.0/16 "
+	    "next-hop 198.18.1.4", &a), MGMT_OK);
+	frib.reject = true;
+	ffwd.if_deleted = 0;
+	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err, "tern-rib refused its part: next hop unusable"));
+	assert_int_equal(ffwd.if_deleted, 1);	/* rs0 taken back */
+	assert_string_equal(ffwd.last_if, "rs0");
+	assert_int_equal(mgmt_commit_count(m), 2);
+	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
+	assert_non_null(strstr(a.text, "198.21.0.0/16"));	/* still only in the candidate */
+
+	/* 6. then all accept */
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(mgmt_commit_count(m), 3);
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
