@@ -25,8 +25,7 @@ enum rtm_state {
 	RTM_RUNNING = 3,  /* ready */
 	RTM_STOPPING = 4, /* SIGTERM sent, waiting (SIGKILL after the grace) */
 	RTM_BACKOFF = 5,  /* exited unexpectedly; restart timer running */
-	RTM_FAILED =
-	    6, /* too many failures: not restarted until rtm_comp_start() */
+	RTM_FAILED = 6,	  /* too many failures: waits for rtm_comp_start() */
 };
 /* "stopped", "starting", ...; "unknown" for other values. Never NULL. */
 const char *rtm_state_name(enum rtm_state);
