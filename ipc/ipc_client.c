@@ -309,7 +309,11 @@ static int
 send_hello(struct ipc_client *cl)
 {
 	Lifecycle__Hello h = LIFECYCLE__HELLO__INIT;
-	struct ipc_txq saved = cl->c.tx;
+	struct ipc_txq *q = &cl->c.tx;
+	struct lc_buf saved = q->b, old_w;
+	bool open = q->open;
+	size_t rel = q->frame_rel;
+	uint32_t cnt = q->frame_count;
 	int rv;
 
 	h.component = cl->component;
@@ -318,21 +322,20 @@ send_hello(struct ipc_client *cl)
 	h.max_frame = cl->o.frame_max;
 	h.service = (char *)cl->svc->name;
 	h.pid = (uint32_t)getpid();
-	/* Build it in a queue of its own, then put the queued calls back behind it. */
-	ipc_txq_init(&cl->c.tx, cl->o.generation);
+	/* Build it alone in b, move it to w (written first), put the queued calls back in b. */
+	lc_buf_init(&q->b);
+	q->open = false;
 	rv = call_queue(cl, IPC_LC(LIFECYCLE__METHOD__HELLO), &h.base, NULL, 0,
 	    hello_cb, cl, 0, 0);
-	if (rv == 0) {
-		ipc_txq_close(&cl->c.tx);
-		cl->st.frames_out++;
-		rv = lc_buf_append(&cl->c.tx.b, lc_buf_head(&saved.b),
-		    lc_buf_avail(&saved.b));
-		cl->c.tx.open = saved.open;
-		cl->c.tx.frame_count = saved.frame_count;
-		cl->c.tx.frame_rel = saved.frame_rel + (lc_buf_avail(
-		    &cl->c.tx.b) - lc_buf_avail(&saved.b));
-	}
-	lc_buf_fini(&saved.b);
+	ipc_txq_close(q);
+	cl->st.frames_out++;
+	old_w = q->w;
+	q->w = q->b;
+	q->b = saved;
+	q->open = open;
+	q->frame_rel = rel;
+	q->frame_count = cnt;
+	lc_buf_fini(&old_w);
 	return (rv);
 }
 

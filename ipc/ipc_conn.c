@@ -2,12 +2,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ipc_int.h"
 
 #define IPC_READ_CHUNK	(256u << 10)	/* bytes asked per read() */
 #define IPC_READ_TURN	(4u << 20)	/* bytes read per turn before yielding */
+#define IPC_DIRECT_MIN	(64u << 10)	/* raw payloads this big skip the copy when idle */
+#define IPC_SOCKBUF	(4 << 20)	/* SO_SNDBUF/SO_RCVBUF asked for */
 
 static void	conn_read_cb(struct ev_loop *, ev_io *, int);
 static void	conn_write_cb(struct ev_loop *, ev_io *, int);
@@ -39,6 +43,11 @@ ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
 void
 ipc_conn_attach(struct ipc_conn *c, int fd)
 {
+	int sz = IPC_SOCKBUF;
+
+	/* Larger kernel buffers: fewer wake-ups per MiB (capped by wmem_max/rmem_max). */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	c->fd = fd;
 	c->down = false;
 	c->discard = 0;
@@ -94,13 +103,38 @@ conn_check_drain(struct ipc_conn *c)
 static int
 conn_write(struct ipc_conn *c)
 {
-	size_t n;
+	struct ipc_txq *q = &c->tx;
+	struct iovec iov[2];
+	size_t wn, bn, n;
 	ssize_t w;
+	int cnt;
 
 	if (c->fd < 0 || c->down)
 		return (c->down ? -ENOTCONN : 0);
-	while ((n = ipc_txq_ready(&c->tx)) > 0) {
-		w = write(c->fd, lc_buf_head(&c->tx.b), n);
+	for (;;) {
+		/* Swap instead of copying when w drained and b holds only closed frames. */
+		if (lc_buf_avail(&q->w) == 0 && !q->open &&
+		    lc_buf_avail(&q->b) > 0) {
+			struct lc_buf t = q->w;
+
+			q->w = q->b;
+			q->b = t;
+			lc_buf_reset(&q->b);
+		}
+		wn = lc_buf_avail(&q->w);
+		bn = ipc_txq_ready_b(q);
+		if (wn + bn == 0)
+			break;
+		cnt = 0;
+		if (wn > 0) {
+			iov[cnt].iov_base = lc_buf_head(&q->w);
+			iov[cnt++].iov_len = wn;
+		}
+		if (bn > 0) {
+			iov[cnt].iov_base = lc_buf_head(&q->b);
+			iov[cnt++].iov_len = bn;
+		}
+		w = writev(c->fd, iov, cnt);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -110,12 +144,21 @@ conn_write(struct ipc_conn *c)
 			conn_down(c, (int)-w);
 			return ((int)w);
 		}
-		lc_buf_consume(&c->tx.b, (size_t)w);
-		if (c->tx.open)
-			c->tx.frame_rel -= (size_t)w;
 		c->st->bytes_out += (uint64_t)w;
+		n = (size_t)w < wn ? (size_t)w : wn;
+		lc_buf_consume(&q->w, n);
+		if (lc_buf_avail(&q->w) == 0)
+			lc_buf_reset(&q->w);
+		n = (size_t)w - n;
+		if (n > 0) {
+			lc_buf_consume(&q->b, n);
+			if (q->open)
+				q->frame_rel -= n;
+		}
+		if ((size_t)w < wn + bn)
+			break;	/* the socket is full */
 	}
-	if (ipc_txq_ready(&c->tx) > 0) {
+	if (ipc_txq_ready(q) > 0) {
 		if (!ev_is_active(&c->wio))
 			ev_io_start(c->loop, &c->wio);
 	} else if (ev_is_active(&c->wio))
@@ -175,6 +218,54 @@ ipc_conn_appended(struct ipc_conn *c)
 		(void)ipc_conn_flush(c);
 }
 
+/*
+ * A large raw payload on an idle connection goes straight from the caller's
+ * memory to the socket (writev of the headers and the payload); only what
+ * the socket did not take is copied into the queue. 1 when done this way.
+ */
+static int
+conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
+    uint8_t kind, uint16_t method, int32_t status, const void *raw,
+    size_t rawlen)
+{
+	uint8_t hdr[IPC_FRAME_HDR + IPC_REC_HDR];
+	struct iovec iov[2];
+	size_t total = sizeof(hdr) + rawlen, done;
+	ssize_t w;
+
+	if (rawlen < IPC_DIRECT_MIN || c->fd < 0 || c->down || c->tx.open ||
+	    ipc_conn_queued(c) > 0)
+		return (0);
+	ipc_frame_hdr_write(hdr, 1, (uint32_t)(IPC_REC_HDR + rawlen),
+	    c->tx.generation);
+	ipc_rec_hdr_write(hdr + IPC_FRAME_HDR, id, service, kind, method,
+	    status, (uint32_t)rawlen);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof(hdr);
+	iov[1].iov_base = (void *)(uintptr_t)raw;
+	iov[1].iov_len = rawlen;
+	do
+		w = writev(c->fd, iov, 2);
+	while (w < 0 && errno == EINTR);
+	if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		conn_down(c, errno);
+		return (1);
+	}
+	done = w > 0 ? (size_t)w : 0;
+	c->st->bytes_out += done;
+	c->st->frames_out++;
+	if (done < sizeof(hdr) && lc_buf_append(&c->tx.w, hdr + done,
+	    sizeof(hdr) - done) != 0)
+		return (-ENOMEM);
+	if (done < total && lc_buf_append(&c->tx.w, (const uint8_t *)raw +
+	    (done > sizeof(hdr) ? done - sizeof(hdr) : 0),
+	    rawlen - (done > sizeof(hdr) ? done - sizeof(hdr) : 0)) != 0)
+		return (-ENOMEM);
+	if (done < total && !ev_is_active(&c->wio))
+		ev_io_start(c->loop, &c->wio);
+	return (1);
+}
+
 int
 ipc_conn_put(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
     uint16_t method, int32_t status, const ProtobufCMessage *msg,
@@ -189,6 +280,9 @@ ipc_conn_put(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 		return (-EMSGSIZE);
 	if ((rv = ipc_conn_room(c, plen)) != 0)
 		return (rv);
+	if (msg == NULL && (rv = conn_put_direct(c, id, service, kind, method,
+	    status, raw, rawlen)) != 0)
+		return (rv < 0 ? rv : 0);
 	p = ipc_txq_rec(&c->tx, id, service, kind, method, status,
 	    (uint32_t)plen);
 	if (p == NULL)
@@ -268,6 +362,28 @@ conn_parse(struct ipc_conn *c)
 	}
 }
 
+/*
+ * How much to ask read() for: the rest of a large frame exactly (so the
+ * buffer empties when it is handled and nothing is ever moved), else a chunk.
+ */
+static size_t
+conn_read_want(const struct ipc_conn *c)
+{
+	size_t avail = lc_buf_avail(&c->rx), need;
+	uint32_t length;
+
+	if (c->discard == 0 && avail >= IPC_FRAME_HDR) {
+		memcpy(&length, lc_buf_head(&c->rx) + 12, 4);
+		need = (size_t)length + IPC_FRAME_HDR;
+		if (need > avail && need - avail >= IPC_READ_CHUNK / 4 &&
+		    length <= c->frame_max)
+			return (need - avail);
+	}
+	if (c->rx.cap - c->rx.len >= IPC_READ_CHUNK / 4)
+		return (c->rx.cap - c->rx.len);
+	return (IPC_READ_CHUNK);
+}
+
 static void
 conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -279,9 +395,7 @@ conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)loop;
 	(void)revents;
 	while (total < IPC_READ_TURN) {
-		want = c->rx.cap - c->rx.len;
-		if (want < IPC_READ_CHUNK / 4)
-			want = IPC_READ_CHUNK;
+		want = conn_read_want(c);
 		if ((dst = lc_buf_tail(&c->rx, want)) == NULL) {
 			conn_down(c, ENOMEM);
 			return;

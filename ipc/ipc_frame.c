@@ -106,6 +106,7 @@ ipc_txq_init(struct ipc_txq *q, uint64_t generation)
 {
 	memset(q, 0, sizeof(*q));
 	lc_buf_init(&q->b);
+	lc_buf_init(&q->w);
 	q->generation = generation;
 }
 
@@ -113,6 +114,7 @@ void
 ipc_txq_fini(struct ipc_txq *q)
 {
 	lc_buf_fini(&q->b);
+	lc_buf_fini(&q->w);
 	q->open = false;
 }
 
@@ -120,6 +122,7 @@ void
 ipc_txq_reset(struct ipc_txq *q)
 {
 	lc_buf_reset(&q->b);
+	lc_buf_reset(&q->w);
 	q->open = false;
 	q->frame_count = 0;
 	q->frame_rel = 0;
@@ -150,14 +153,39 @@ ipc_txq_close(struct ipc_txq *q)
 	memcpy(h + 12, &length, 4);
 }
 
+void
+ipc_frame_hdr_write(uint8_t *p, uint32_t count, uint32_t length, uint64_t gen)
+{
+	uint32_t magic = IPC_MAGIC;
+	uint16_t hl = IPC_FRAME_HDR;
+
+	memcpy(p, &magic, 4);
+	p[4] = IPC_FRAME_VERSION;
+	p[5] = 0;
+	memcpy(p + 6, &hl, 2);
+	memcpy(p + 8, &count, 4);
+	memcpy(p + 12, &length, 4);
+	memcpy(p + 16, &gen, 8);
+}
+
+void
+ipc_rec_hdr_write(uint8_t *p, uint32_t id, uint8_t service, uint8_t kind,
+    uint16_t method, int32_t status, uint32_t len)
+{
+	memcpy(p, &id, 4);
+	p[4] = service;
+	p[5] = kind;
+	memcpy(p + 6, &method, 2);
+	memcpy(p + 8, &status, 4);
+	memcpy(p + 12, &len, 4);
+}
+
 uint8_t *
 ipc_txq_rec(struct ipc_txq *q, uint32_t id, uint8_t service, uint8_t kind,
     uint16_t method, int32_t status, uint32_t plen)
 {
 	size_t need = IPC_REC_HDR + (size_t)plen;
 	uint8_t *p;
-	uint32_t magic = IPC_MAGIC, zero = 0;
-	uint16_t hl = IPC_FRAME_HDR;
 
 	if (!q->open)
 		need += IPC_FRAME_HDR;
@@ -167,21 +195,10 @@ ipc_txq_rec(struct ipc_txq *q, uint32_t id, uint8_t service, uint8_t kind,
 		q->frame_rel = lc_buf_avail(&q->b);
 		q->frame_count = 0;
 		q->open = true;
-		memcpy(p, &magic, 4);
-		p[4] = IPC_FRAME_VERSION;
-		p[5] = 0;
-		memcpy(p + 6, &hl, 2);
-		memcpy(p + 8, &zero, 4);
-		memcpy(p + 12, &zero, 4);
-		memcpy(p + 16, &q->generation, 8);
+		ipc_frame_hdr_write(p, 0, 0, q->generation);
 		p += IPC_FRAME_HDR;
 	}
-	memcpy(p, &id, 4);
-	p[4] = service;
-	p[5] = kind;
-	memcpy(p + 6, &method, 2);
-	memcpy(p + 8, &status, 4);
-	memcpy(p + 12, &plen, 4);
+	ipc_rec_hdr_write(p, id, service, kind, method, status, plen);
 	lc_buf_commit(&q->b, need);
 	q->frame_count++;
 	return (p + IPC_REC_HDR);

@@ -82,10 +82,23 @@ void	ipc_frame_rec_read(const uint8_t *body, size_t *off, struct ipc_rec *r);
 int	ipc_frame_parse_all(const uint8_t *p, size_t len, uint32_t frame_max,
 	    void (*fn)(const struct ipc_rec *, void *), void *arg);
 
+/* Header writers (the layout above). */
+void	ipc_frame_hdr_write(uint8_t *p, uint32_t count, uint32_t length,
+	    uint64_t generation);
+void	ipc_rec_hdr_write(uint8_t *p, uint32_t id, uint8_t service,
+	    uint8_t kind, uint16_t method, int32_t status, uint32_t len);
+
 /* ---- outgoing queue: frames being built and bytes waiting to be written --- */
 
+/*
+ * Two buffers so a large backlog is never moved: frames are built in b;
+ * w is being written. When w is empty and b holds only closed frames, they
+ * swap (no copy). b is consumed directly only while a frame is open in it,
+ * which bounds any compaction to one open frame (<= batch_max).
+ */
 struct ipc_txq {
-	struct lc_buf	b;		/* [off, len): bytes not yet written */
+	struct lc_buf	b;		/* [off, len): frames being built / not yet written */
+	struct lc_buf	w;		/* closed frames being written */
 	size_t		frame_rel;	/* open frame header at head + frame_rel */
 	uint32_t	frame_count;	/* records in the open frame */
 	bool		open;
@@ -106,11 +119,17 @@ size_t	ipc_txq_open_size(const struct ipc_txq *);
  */
 uint8_t	*ipc_txq_rec(struct ipc_txq *, uint32_t id, uint8_t service,
 	    uint8_t kind, uint16_t method, int32_t status, uint32_t plen);
+/* Bytes of b ready to write (closed frames only). */
+static inline size_t
+ipc_txq_ready_b(const struct ipc_txq *q)
+{
+	return (q->open ? q->frame_rel : lc_buf_avail(&q->b));
+}
 /* Bytes ready to write (closed frames only). */
 static inline size_t
 ipc_txq_ready(const struct ipc_txq *q)
 {
-	return (q->open ? q->frame_rel : lc_buf_avail(&q->b));
+	return (lc_buf_avail(&q->w) + ipc_txq_ready_b(q));
 }
 
 /* ---- connection: a stream socket with batching and framing --------------- */
@@ -172,7 +191,7 @@ int	ipc_conn_put(struct ipc_conn *, uint32_t id, uint8_t service,
 static inline size_t
 ipc_conn_queued(const struct ipc_conn *c)
 {
-	return (lc_buf_avail(&c->tx.b));
+	return (lc_buf_avail(&c->tx.w) + lc_buf_avail(&c->tx.b));
 }
 
 /* ---- helpers ------------------------------------------------------------- */

@@ -306,6 +306,38 @@ test_one_call(void **state)
 	    NULL, 1000, a, &rep, err, sizeof(err)), IPC_UNAVAILABLE);
 	assert_string_equal(err, "no shutdown handler");
 
+	/* large payloads: the direct-write path (idle queue) and the queued path, both intact */
+	{
+		static uint8_t data[3][300000], packed[3][300100];
+		Lifecycle__Blob b = LIFECYCLE__BLOB__INIT;
+		size_t plen[3];
+		struct result rr = { 0 };
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			for (size_t j = 0; j < sizeof(data[k]); j++)
+				data[k][j] = (uint8_t)(j * 7 + k);
+			b.data.data = data[k];
+			b.data.len = sizeof(data[k]) - (size_t)k;
+			plen[k] = lifecycle__blob__pack(&b, packed[k]);
+		}
+		assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__ECHO),
+		    &b.base, 2000, a, &rep, err, sizeof(err)), IPC_OK);
+		assert_int_equal(((Lifecycle__Blob *)rep)->data.len, b.data.len);
+		assert_memory_equal(((Lifecycle__Blob *)rep)->data.data, data[2],
+		    b.data.len);
+		for (k = 0; k < 3; k++)
+			assert_int_equal(ipc_call_raw(c,
+			    IPC_LC(LIFECYCLE__METHOD__SINK), packed[k], plen[k],
+			    res_cb, &rr, 2000), 0);
+		run_until(&rr.done, 3, 2.0);
+		assert_int_equal(rr.ok, 3);
+		assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__ECHO),
+		    packed[1], plen[1], res_cb, &rr, 2000), 0);
+		run_until(&rr.done, 4, 2.0);
+		assert_int_equal(rr.ok, 4);
+	}
+
 	lc_arena_free(a);
 	ipc_client_free(c);
 	ipc_server_free(s);
