@@ -1,30 +1,93 @@
 /* rib/main.c: tern-rib, the tern routing information base: route sources, best path, FIB download. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libcommon/lc_daemon.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "rib_d.h"
 
 static const struct lc_daemon_info info = {
 	.name = "tern-rib",
 	.summary = "The tern routing information base: route sources, best path, FIB download.",
-	.status = "skeleton only: this build parses its options and exits; the\n"
-	    "component itself is not implemented yet (see docs/architecture.md).",
+	.usage_extra =
+	    "  --hold-ms=N        after a start, wait up to N ms for mgmt's static\n"
+	    "                     resync before pushing the FIB (default 3000)\n"
+	    "  --grace-ms=N       grace of protocol sources that do not ask (30000)\n"
+	    "  --ecmp=N           widest ECMP set, 1..64 (default 8)\n",
+	.status = "serves rib.sock (route batches, resync, show route queries,\n"
+	    "FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
+	    "resync, and learns connected routes from tern-fwd's interfaces.",
 };
+
+static int
+num_opt(const char *arg, const char *name, unsigned *out)
+{
+	size_t l = strlen(name);
+	char *end;
+
+	if (strncmp(arg, name, l) != 0 || arg[l] != '=')
+		return (0);
+	errno = 0;
+	*out = (unsigned)strtoul(arg + l + 1, &end, 10);
+	return (errno == 0 && *end == '\0' && end != arg + l + 1 ? 1 : -1);
+}
 
 int
 main(int argc, char **argv)
 {
 	struct lc_daemon_opts opts;
+	struct rib_d_opts ro = { 0 };
+	struct rib_conf conf;
+	struct ev_loop *loop;
+	struct rib_d *d;
+	unsigned v;
 	int rv;
 
-	rv = lc_daemon_parse(argc, argv, &info, &opts);
-	if (rv != 0) {
+	if ((rv = lc_daemon_parse(argc, argv, &info, &opts)) != 0) {
 		lc_daemon_opts_fini(&opts);
 		return (rv > 0 ? 0 : 2);
 	}
 	lc_log_init(info.name, opts.log_level,
 	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
-	lc_log_err("not implemented yet: this is a skeleton (see --help)");
+	rib_conf_default(&conf);
+	for (int i = 1; i < opts.rest_argc; i++) {
+		const char *a = opts.rest_argv[i];
+		int r;
+
+		if ((r = num_opt(a, "--hold-ms", &v)) == 1)
+			ro.hold_ms = v ? v : 1;
+		else if (r == 0 && (r = num_opt(a, "--grace-ms", &v)) == 1)
+			ro.grace_ms = v ? v : 1;
+		else if (r == 0 && (r = num_opt(a, "--ecmp", &v)) == 1)
+			conf.ecmp_width = v;
+		if (r != 1) {
+			fprintf(stderr, "tern-rib: bad option '%s'\n"
+			    "Try 'tern-rib --help'.\n", a);
+			lc_daemon_opts_fini(&opts);
+			return (2);
+		}
+	}
+	ro.rundir = opts.rundir;
+	ro.generation = opts.generation;
+	ro.conf = &conf;
+	if ((loop = lc_loop_new()) == NULL ||
+	    lc_loop_signals(loop, NULL, NULL) != 0) {
+		lc_log_err("cannot create the event loop");
+		return (1);
+	}
+	if ((d = rib_d_new(loop, &ro)) == NULL) {
+		lc_log_err("cannot start: %s", strerror(errno));
+		lc_daemon_opts_fini(&opts);
+		return (1);
+	}
+	lc_log_notice("running in %s", opts.rundir);
+	ev_run(loop, 0);
+	lc_log_notice("shutting down");
+	rib_d_free(d);
+	lc_loop_free(loop);
 	lc_daemon_opts_fini(&opts);
-	return (1);
+	return (0);
 }

@@ -1,0 +1,1436 @@
+/* rib/rib_d.c: the tern-rib daemon: rib.sock handlers, protocol source grace, FIB download and resync with tern-fwd, connected routes from fwd's interfaces. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "libcommon/lc_time.h"
+
+#include "rib_d.h"
+
+#define RD_IF_ADDRS	16		/* addresses per interface kept */
+#define RD_IFNAME_MAX	32
+#define RD_IF_UNKNOWN	RIB_IFINDEX_MAX	/* a name fwd has not told: down */
+#define RD_NOINDEX	0xffffffffu	/* RouteError.index of a whole batch */
+
+struct rd_src {
+	struct ipc_peer	*peer;		/* owner while connected (protocols) */
+	uint64_t	seq;		/* last batch seq */
+	ev_timer	grace;
+	bool		grace_on;
+	bool		used;
+};
+
+struct rd_if {
+	uint32_t	ifindex;
+	char		name[RD_IFNAME_MAX];
+	bool		up;
+	bool		seen;
+	unsigned	naddr;
+	struct lc_prefix4 addr[RD_IF_ADDRS];
+};
+
+/* A (prefix, ifindex) pair of a connected route. */
+struct rd_conn {
+	struct lc_prefix4 pfx;
+	uint32_t	ifindex;
+};
+
+/* A static route with next hops given by interface name. */
+struct rd_named {
+	struct lc_prefix4 pfx;
+	uint8_t		type;
+	int16_t		distance;
+	uint32_t	metric;
+	unsigned	n;
+	struct lc_ip4	addr[RIB_NH_MAX];
+	char		name[RIB_NH_MAX][RD_IFNAME_MAX];	/* "" = none */
+	uint32_t	ifindex[RIB_NH_MAX];	/* as resolved when added */
+};
+
+struct rib_d {
+	struct ev_loop	*loop;
+	struct rib	*rib;
+	struct ipc_server *srv;
+	struct ipc_client *fwd;
+	struct lc_loop_hook hook;
+	struct lc_arena	*arena;		/* query replies */
+	uint32_t	hold_ms, grace_ms;
+
+	struct rd_src	src[RIB_SOURCE_MAX];
+
+	/* fwd session */
+	enum rib_d_fwd_state fs;
+	bool		fwd_blocked;	/* ipc_call said -ENOBUFS */
+	bool		fwd_redo;	/* an error: start the session again */
+	bool		ifs_synced;	/* SUBSCRIBE answered in this session */
+	bool		begin_done;	/* RESYNC_BEGIN answered */
+	bool		static_synced;	/* mgmt ended a static resync */
+	bool		hold_over;	/* the start hold timer expired */
+	ev_timer	hold;
+	uint64_t	session;	/* counts fwd sessions */
+	const char	*state;
+
+	/* interfaces and connected routes */
+	struct rd_if	*ifs;
+	size_t		nifs, capifs;
+	struct rd_conn	*conn;		/* installed, sorted */
+	size_t		nconn;
+	struct rd_named	**named;
+	size_t		nnamed, capnamed;
+
+	/* scratch */
+	struct rib_route_upd *upd;
+	size_t		capupd;
+	struct rib_nexthop *nh;
+	size_t		capnh;
+	void		*fb;		/* FIB batch encoding */
+	size_t		capfb;
+};
+
+static void rd_fwd_session(struct rib_d *);
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static int
+grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return (0);
+	while (nc < need)
+		nc *= 2;
+	if ((np = realloc(*p, nc * elem)) == NULL)
+		return (-ENOMEM);
+	*p = np;
+	*cap = nc;
+	return (0);
+}
+
+static void
+err_set(struct rib_err *err, int code, long index, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->code = code;
+	err->index = index;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static struct rd_if *
+if_by_index(struct rib_d *d, uint32_t ifindex)
+{
+	for (size_t i = 0; i < d->nifs; i++)
+		if (d->ifs[i].ifindex == ifindex)
+			return (&d->ifs[i]);
+	return (NULL);
+}
+
+static struct rd_if *
+if_by_name(struct rib_d *d, const char *name)
+{
+	for (size_t i = 0; i < d->nifs; i++)
+		if (strcmp(d->ifs[i].name, name) == 0)
+			return (&d->ifs[i]);
+	return (NULL);
+}
+
+static uint32_t
+if_resolve(struct rib_d *d, const char *name)
+{
+	struct rd_if *f = if_by_name(d, name);
+
+	return (f != NULL ? f->ifindex : RD_IF_UNKNOWN);
+}
+
+static void
+set_state(struct rib_d *d)
+{
+	const char *s;
+
+	if (!d->static_synced && !d->hold_over)
+		s = "resyncing";
+	else if (d->fs == RIB_D_FWD_DOWN || d->fs == RIB_D_FWD_UP)
+		s = "running";
+	else
+		s = "resyncing";
+	if (s != d->state) {
+		d->state = s;
+		ipc_server_set_state(d->srv, s);
+	}
+}
+
+/* ---- sources ------------------------------------------------------------- */
+
+static void
+grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct rib_d *d = w->data;
+	unsigned id;
+	int n;
+
+	(void)loop;
+	(void)revents;
+	for (id = 0; id < RIB_SOURCE_MAX; id++)
+		if (&d->src[id].grace == w)
+			break;
+	if (id == RIB_SOURCE_MAX)
+		return;
+	d->src[id].grace_on = false;
+	n = rib_source_sweep(d->rib, id);
+	lc_log_notice("source %u: grace over, %d stale routes swept", id, n);
+}
+
+static void
+grace_stop(struct rib_d *d, unsigned id)
+{
+	if (d->src[id].grace_on) {
+		ev_timer_stop(d->loop, &d->src[id].grace);
+		d->src[id].grace_on = false;
+	}
+}
+
+/*
+ * The source id of a batch or resync: STATIC and names of existing sources
+ * are found, KERNEL and PROTOCOL names register on first use (*created).
+ * -EPERM for CONNECTED (those routes come from fwd), -ENOENT unknown.
+ */
+static int
+src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
+    uint32_t grace_ms, bool *created, struct rib_err *err)
+{
+	struct rib_source_info si;
+	int id, rv;
+
+	*created = false;
+	if (name == NULL)
+		name = "";
+	switch (source) {
+	case RIB__SOURCE__CONNECTED:
+		err_set(err, -EPERM, -1, "connected routes come from tern-fwd's "
+		    "interface state, not from a client");
+		return (-EPERM);
+	case RIB__SOURCE__STATIC:
+		id = RIB_SRC_STATIC;
+		break;
+	case RIB__SOURCE__KERNEL:
+	case RIB__SOURCE__PROTOCOL:
+		if (name[0] == '\0') {
+			if (source == RIB__SOURCE__PROTOCOL) {
+				err_set(err, -EINVAL, -1, "a protocol source "
+				    "needs a source_name");
+				return (-EINVAL);
+			}
+			name = "kernel";
+		}
+		id = rib_source_find(d->rib, name);
+		if (id == RIB_SRC_CONNECTED || id == RIB_SRC_STATIC) {
+			err_set(err, -EINVAL, -1, "source name '%s' is reserved",
+			    name);
+			return (-EINVAL);
+		}
+		if (id < 0) {
+			struct rib_source_conf sc = { name,
+			    distance ? (int)distance : -1,
+			    grace_ms ? grace_ms : d->grace_ms };
+			unsigned nid;
+
+			if ((rv = rib_source_add(d->rib, &sc, &nid, err)) != 0)
+				return (rv);
+			*created = true;
+			d->src[nid].used = true;
+			return ((int)nid);
+		}
+		break;
+	case RIB__SOURCE__SOURCE_NONE:
+		id = name[0] ? rib_source_find(d->rib, name) : -ENOENT;
+		if (id == RIB_SRC_CONNECTED)
+			return (src_resolve(d, RIB__SOURCE__CONNECTED, name, 0,
+			    0, created, err));
+		if (id < 0) {
+			err_set(err, -ENOENT, -1, "unknown source '%s'", name);
+			return (-ENOENT);
+		}
+		break;
+	default:
+		err_set(err, -ENOENT, -1, "unknown source %d", source);
+		return (-ENOENT);
+	}
+	if (distance > 255) {
+		err_set(err, -EINVAL, -1, "distance %u is over 255", distance);
+		return (-EINVAL);
+	}
+	if ((distance != 0 || grace_ms != 0) &&
+	    rib_source_info(d->rib, (unsigned)id, &si) == 0 &&
+	    ((distance != 0 && distance != si.distance) ||
+	    (grace_ms != 0 && grace_ms != si.grace_ms))) {
+		rv = rib_source_set(d->rib, (unsigned)id,
+		    distance ? (int)distance : -1,
+		    grace_ms ? grace_ms : si.grace_ms, err);
+		if (rv != 0)
+			return (rv);
+	}
+	return (id);
+}
+
+/* A protocol source's connection: it owns the source from now on. */
+static void
+src_owned(struct rib_d *d, unsigned id, struct ipc_req *req)
+{
+	if (id > RIB_SRC_STATIC)
+		d->src[id].peer = ipc_req_peer(req);
+}
+
+/* ---- routes in ----------------------------------------------------------- */
+
+/* Named static routes: remember them so a later interface (re)appearance
+ * re-resolves them. */
+static void
+named_forget(struct rib_d *d, const struct lc_prefix4 *p)
+{
+	for (size_t i = 0; i < d->nnamed; i++)
+		if (lc_prefix4_eq(&d->named[i]->pfx, p)) {
+			free(d->named[i]);
+			d->named[i] = d->named[--d->nnamed];
+			return;
+		}
+}
+
+static int
+named_keep(struct rib_d *d, const struct rib_route_upd *u,
+    const Rib__Route *r)
+{
+	struct rd_named *n;
+
+	named_forget(d, &u->pfx);
+	if (grow((void **)&d->named, &d->capnamed, d->nnamed + 1,
+	    sizeof(*d->named)) != 0 || (n = calloc(1, sizeof(*n))) == NULL)
+		return (-ENOMEM);
+	n->pfx = u->pfx;
+	n->type = u->type;
+	n->distance = u->distance;
+	n->metric = u->metric;
+	n->n = u->n_nh;
+	for (unsigned i = 0; i < u->n_nh; i++) {
+		n->addr[i] = u->nh[i].addr;
+		n->ifindex[i] = u->nh[i].ifindex;
+		if (i < r->n_nh_ifname && r->nh_ifname[i] != NULL)
+			snprintf(n->name[i], RD_IFNAME_MAX, "%s",
+			    r->nh_ifname[i]);
+	}
+	d->named[d->nnamed++] = n;
+	return (0);
+}
+
+/* Converts one proto route (entry index idx) into u, next hops in nh. */
+static int
+route_conv(struct rib_d *d, const Rib__Route *r, size_t idx,
+    struct rib_route_upd *u, struct rib_nexthop *nh, bool *named,
+    struct rib_err *err)
+{
+	size_t n = r->n_nh_addr;
+
+	if (r->n_nh_ifindex > n)
+		n = r->n_nh_ifindex;
+	if (r->n_nh_ifname > n)
+		n = r->n_nh_ifname;
+	if ((r->n_nh_addr != 0 && r->n_nh_addr != n) ||
+	    (r->n_nh_ifindex != 0 && r->n_nh_ifindex != n) ||
+	    (r->n_nh_ifname != 0 && r->n_nh_ifname != n)) {
+		err_set(err, -EINVAL, (long)idx, "entry %zu: nh_addr, "
+		    "nh_ifindex and nh_ifname must be parallel arrays", idx);
+		return (-EINVAL);
+	}
+	if (n > RIB_NH_MAX) {
+		err_set(err, -EINVAL, (long)idx, "entry %zu: %zu next hops "
+		    "(at most %u)", idx, n, RIB_NH_MAX);
+		return (-EINVAL);
+	}
+	if (r->type > RIB__ROUTE_TYPE__REJECT) {
+		err_set(err, -EINVAL, (long)idx, "entry %zu: unknown route "
+		    "type %d", idx, (int)r->type);
+		return (-EINVAL);
+	}
+	if (r->len > 32) {
+		err_set(err, -EINVAL, (long)idx, "entry %zu: prefix length %u "
+		    "is over 32", idx, r->len);
+		return (-EINVAL);
+	}
+	if (r->distance > 255) {
+		err_set(err, -EINVAL, (long)idx, "entry %zu: distance %u is "
+		    "over 255", idx, r->distance);
+		return (-EINVAL);
+	}
+	*named = false;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = i < r->n_nh_ifname ? r->nh_ifname[i] : NULL;
+
+		nh[i].addr.s_addr = i < r->n_nh_addr ? r->nh_addr[i] : 0;
+		nh[i].ifindex = i < r->n_nh_ifindex ? r->nh_ifindex[i] : 0;
+		if (nh[i].ifindex == 0 && name != NULL && name[0] != '\0') {
+			nh[i].ifindex = if_resolve(d, name);
+			*named = true;
+		}
+	}
+	u->pfx.addr.s_addr = r->prefix;
+	u->pfx.len = (uint8_t)r->len;
+	u->type = (uint8_t)r->type;
+	u->distance = r->distance ? (int16_t)r->distance : -1;
+	u->metric = r->metric;
+	u->n_nh = (uint32_t)n;
+	u->nh = nh;
+	return (0);
+}
+
+static void
+reply_ack(struct ipc_req *req, uint64_t seq, size_t accepted,
+    const struct rib_err *err, size_t total, int swept)
+{
+	Rib__RouteBatchAck ack = RIB__ROUTE_BATCH_ACK__INIT;
+	Rib__RouteError re = RIB__ROUTE_ERROR__INIT, *rep = &re;
+
+	ack.seq = seq;
+	if (err != NULL) {
+		ack.rejected = (uint32_t)total;
+		re.index = err->index < 0 ? RD_NOINDEX : (uint32_t)err->index;
+		re.code = err->code;
+		re.message = (char *)err->msg;
+		ack.n_errors = 1;
+		ack.errors = &rep;
+	} else {
+		ack.accepted = (uint32_t)accepted;
+	}
+	ack.swept = swept > 0 ? (uint32_t)swept : 0;
+	if (ipc_reply(req, IPC_OK, &ack.base) != 0)
+		lc_log_warnx("ack of batch %llu to %s dropped",
+		    (unsigned long long)seq,
+		    ipc_peer_component(ipc_req_peer(req)));
+}
+
+static void
+h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct rib_d *d = arg;
+	const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
+	size_t n = b->n_add + b->n_replace + b->n_del, nh = 0, k = 0;
+	struct rib_err err;
+	bool created = false, *isnamed = NULL;
+	int id, rv;
+
+	memset(&err, 0, sizeof(err));
+	if (n > RIB_BATCH_MAX) {
+		err_set(&err, -E2BIG, -1, "batch of %zu routes is over the "
+		    "limit of %u", n, RIB_BATCH_MAX);
+		goto refuse;
+	}
+	id = src_resolve(d, b->source, b->source_name, b->distance,
+	    b->grace_ms, &created, &err);
+	if (id < 0)
+		goto refuse;
+	for (size_t i = 0; i < b->n_add; i++)
+		nh += b->add[i]->n_nh_addr + b->add[i]->n_nh_ifindex +
+		    b->add[i]->n_nh_ifname;
+	for (size_t i = 0; i < b->n_replace; i++)
+		nh += b->replace[i]->n_nh_addr + b->replace[i]->n_nh_ifindex +
+		    b->replace[i]->n_nh_ifname;
+	if (grow((void **)&d->upd, &d->capupd, n + 1, sizeof(*d->upd)) != 0 ||
+	    grow((void **)&d->nh, &d->capnh, nh + 1, sizeof(*d->nh)) != 0 ||
+	    (isnamed = calloc(n + 1, sizeof(bool))) == NULL) {
+		err_set(&err, -ENOMEM, -1, "out of memory");
+		goto undo;
+	}
+	nh = 0;
+	for (size_t i = 0; i < b->n_add + b->n_replace; i++, k++) {
+		const Rib__Route *r = i < b->n_add ? b->add[i] :
+		    b->replace[i - b->n_add];
+
+		if (route_conv(d, r, k, &d->upd[k], d->nh + nh, &isnamed[k],
+		    &err) != 0)
+			goto undo;
+		d->upd[k].op = i < b->n_add ? RIB_OP_ADD : RIB_OP_REPLACE;
+		nh += d->upd[k].n_nh;
+	}
+	for (size_t i = 0; i < b->n_del; i++, k++) {
+		if (b->del[i]->len > 32) {
+			err_set(&err, -EINVAL, (long)k, "entry %zu: prefix "
+			    "length %u is over 32", k, b->del[i]->len);
+			goto undo;
+		}
+		memset(&d->upd[k], 0, sizeof(d->upd[k]));
+		d->upd[k].pfx.addr.s_addr = b->del[i]->prefix;
+		d->upd[k].pfx.len = (uint8_t)b->del[i]->len;
+		d->upd[k].op = RIB_OP_DELETE;
+		d->upd[k].distance = -1;
+	}
+	if ((rv = rib_route_batch(d->rib, (unsigned)id, d->upd, n, &err)) != 0)
+		goto undo;
+	/* applied: remember or forget routes by interface name */
+	if (id == RIB_SRC_STATIC || d->nnamed > 0) {
+		for (k = 0; k < n; k++) {
+			if (isnamed[k] && k < b->n_add + b->n_replace) {
+				const Rib__Route *r = k < b->n_add ?
+				    b->add[k] : b->replace[k - b->n_add];
+
+				if (named_keep(d, &d->upd[k], r) != 0)
+					lc_log_warnx("out of memory keeping a "
+					    "route by interface name");
+			} else if (id == RIB_SRC_STATIC) {
+				named_forget(d, &d->upd[k].pfx);
+			}
+		}
+	}
+	free(isnamed);
+	d->src[id].seq = b->seq;
+	src_owned(d, (unsigned)id, req);
+	reply_ack(req, b->seq, n, NULL, n, 0);
+	return;
+undo:
+	free(isnamed);
+	if (created)
+		(void)rib_source_del(d->rib, (unsigned)id, NULL);
+refuse:
+	lc_log_info("batch %llu from %s refused: %s",
+	    (unsigned long long)b->seq,
+	    ipc_peer_component(ipc_req_peer(req)), err.msg);
+	reply_ack(req, b->seq, 0, &err, n, 0);
+}
+
+static int
+q_count(void *arg, const struct rib_route_info *ri)
+{
+	(void)arg;
+	(void)ri;
+	return (0);
+}
+
+static void
+h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d,
+    bool begin)
+{
+	struct rib_err err;
+	bool created;
+	int id, n;
+
+	memset(&err, 0, sizeof(err));
+	id = src_resolve(d, r->source, r->source_name, r->distance,
+	    r->grace_ms, &created, &err);
+	if (id < 0) {
+		reply_ack(req, r->seq, 0, &err, 0, 0);
+		return;
+	}
+	src_owned(d, (unsigned)id, req);
+	d->src[id].seq = r->seq;
+	if (begin) {
+		grace_stop(d, (unsigned)id);
+		n = rib_source_stale(d->rib, (unsigned)id);
+		lc_log_info("source %u (%s): resync begins, %d routes stale",
+		    id, ipc_peer_component(ipc_req_peer(req)), n);
+		reply_ack(req, r->seq, 0, NULL, 0, 0);
+		return;
+	}
+	grace_stop(d, (unsigned)id);
+	n = rib_source_sweep(d->rib, (unsigned)id);
+	lc_log_info("source %u (%s): resync ends, %d routes swept", id,
+	    ipc_peer_component(ipc_req_peer(req)), n);
+	if (id == RIB_SRC_STATIC) {
+		/* swept statics no longer need their names */
+		for (size_t i = 0; i < d->nnamed;) {
+			struct rib_query q = { .match = RIB_MATCH_EXACT,
+			    .pfx = d->named[i]->pfx, .src = RIB_SRC_STATIC };
+
+			if (rib_route_walk(d->rib, &q, q_count, NULL, NULL) == 0)
+				named_forget(d, &d->named[i]->pfx);
+			else
+				i++;
+		}
+		if (!d->static_synced) {
+			d->static_synced = true;
+			lc_log_notice("static routes re-learned from %s",
+			    ipc_peer_component(ipc_req_peer(req)));
+		}
+	}
+	reply_ack(req, r->seq, 0, NULL, 0, n);
+}
+
+static void
+h_resync_begin(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	h_resync(req, (const Rib__Resync *)msg, arg, true);
+}
+
+static void
+h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	h_resync(req, (const Rib__Resync *)msg, arg, false);
+}
+
+static void
+on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
+{
+	struct rib_d *d = arg;
+	struct rib_source_info si;
+
+	(void)srv;
+	for (unsigned id = RIB_SRC_STATIC + 1; id < RIB_SOURCE_MAX; id++) {
+		if (d->src[id].peer != peer)
+			continue;
+		d->src[id].peer = NULL;
+		if (rib_source_info(d->rib, id, &si) != 0)
+			continue;
+		(void)rib_source_stale(d->rib, id);
+		lc_log_notice("source %s went away: %zu routes stale for %u ms",
+		    si.name, si.routes, si.grace_ms);
+		grace_stop(d, id);
+		ev_timer_set(&d->src[id].grace, si.grace_ms / 1000.0, 0.0);
+		ev_timer_start(d->loop, &d->src[id].grace);
+		d->src[id].grace_on = true;
+	}
+}
+
+static void
+on_shutdown(struct ipc_server *srv, const char *reason, void *arg)
+{
+	struct rib_d *d = arg;
+
+	(void)srv;
+	lc_log_notice("shutdown requested: %s", reason ? reason : "");
+	ev_break(d->loop, EVBREAK_ALL);
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+struct qctx {
+	struct rib_d	*d;
+	Rib__QueryReply	*rep;
+	size_t		offset, limit, seen;
+};
+
+static int
+q_route(void *arg, const struct rib_route_info *ri)
+{
+	struct qctx *q = arg;
+	struct lc_arena *a = q->d->arena;
+	Rib__RouteEntry *e;
+	Rib__Route *r;
+	struct rd_if *f;
+
+	if (q->seen++ < q->offset || q->rep->n_routes >= q->limit)
+		return (0);
+	if ((e = lc_arena_alloc(a, sizeof(*e))) == NULL ||
+	    (r = lc_arena_alloc(a, sizeof(*r))) == NULL)
+		return (-ENOMEM);
+	rib__route_entry__init(e);
+	rib__route__init(r);
+	e->route = r;
+	r->prefix = ri->pfx.addr.s_addr;
+	r->len = ri->pfx.len;
+	r->distance = ri->distance;
+	r->metric = ri->metric;
+	r->type = ri->type;
+	r->n_nh_addr = r->n_nh_ifindex = r->n_nh_ifname = ri->n_nh;
+	r->nh_addr = lc_arena_alloc(a, sizeof(uint32_t) * (ri->n_nh + 1));
+	r->nh_ifindex = lc_arena_alloc(a, sizeof(uint32_t) * (ri->n_nh + 1));
+	r->nh_ifname = lc_arena_alloc(a, sizeof(char *) * (ri->n_nh + 1));
+	e->n_resolved_addr = e->n_resolved_ifindex = ri->n_res;
+	e->resolved_addr = lc_arena_alloc(a, sizeof(uint32_t) *
+	    (ri->n_res + 1));
+	e->resolved_ifindex = lc_arena_alloc(a, sizeof(uint32_t) *
+	    (ri->n_res + 1));
+	if (r->nh_addr == NULL || r->nh_ifindex == NULL ||
+	    r->nh_ifname == NULL || e->resolved_addr == NULL ||
+	    e->resolved_ifindex == NULL)
+		return (-ENOMEM);
+	for (unsigned i = 0; i < ri->n_nh; i++) {
+		r->nh_addr[i] = ri->nh[i].addr.s_addr;
+		r->nh_ifindex[i] = ri->nh[i].ifindex;
+		f = ri->nh[i].ifindex ? if_by_index(q->d, ri->nh[i].ifindex) :
+		    NULL;
+		r->nh_ifname[i] = f != NULL ? f->name : (char *)"";
+	}
+	for (unsigned i = 0; i < ri->n_res; i++) {
+		e->resolved_addr[i] = ri->res[i].addr.s_addr;
+		e->resolved_ifindex[i] = ri->res[i].ifindex;
+	}
+	e->source = ri->src == RIB_SRC_CONNECTED ? RIB__SOURCE__CONNECTED :
+	    ri->src == RIB_SRC_STATIC ? RIB__SOURCE__STATIC :
+	    strcmp(ri->src_name, "kernel") == 0 ? RIB__SOURCE__KERNEL :
+	    RIB__SOURCE__PROTOCOL;
+	e->source_name = lc_arena_strdup(a, ri->src_name);
+	e->active = (ri->flags & RIB_RI_USABLE) != 0;
+	e->best = (ri->flags & RIB_RI_ACTIVE) != 0;
+	e->stale = (ri->flags & RIB_RI_STALE) != 0;
+	e->loop = (ri->flags & RIB_RI_LOOP) != 0;
+	q->rep->routes[q->rep->n_routes++] = e;
+	return (0);
+}
+
+static void
+h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct rib_d *d = arg;
+	const Rib__Query *m = (const Rib__Query *)msg;
+	Rib__QueryReply rep = RIB__QUERY_REPLY__INIT;
+	struct rib_query q;
+	struct rib_err err;
+	struct qctx c = { d, &rep, m->offset, m->limit, 0 };
+	long rv;
+
+	memset(&q, 0, sizeof(q));
+	memset(&err, 0, sizeof(err));
+	if (c.limit == 0)
+		c.limit = RIB_D_QUERY_LIMIT;
+	if (c.limit > RIB_D_QUERY_LIMIT_MAX)
+		c.limit = RIB_D_QUERY_LIMIT_MAX;
+	if (m->lookup != 0) {
+		q.match = RIB_MATCH_LONGEST;
+		q.addr.s_addr = m->lookup;
+	} else if (m->longer) {
+		q.match = RIB_MATCH_LONGER;
+	} else if (m->exact || m->prefix != 0 || m->len != 0) {
+		q.match = RIB_MATCH_EXACT;
+	} else {
+		q.match = RIB_MATCH_ALL;
+	}
+	if (m->len > 32) {
+		ipc_reply_error(req, IPC_BAD_REQUEST, "prefix length %u is "
+		    "over 32", m->len);
+		return;
+	}
+	q.pfx.addr.s_addr = m->prefix;
+	q.pfx.len = (uint8_t)m->len;
+	q.active_only = m->active_only;
+	q.sorted = true;
+	if (m->source != RIB__SOURCE__SOURCE_NONE || (m->source_name != NULL &&
+	    m->source_name[0] != '\0')) {
+		const char *name = m->source_name ? m->source_name : "";
+		int id;
+
+		id = m->source == RIB__SOURCE__CONNECTED ? RIB_SRC_CONNECTED :
+		    m->source == RIB__SOURCE__STATIC ? RIB_SRC_STATIC :
+		    rib_source_find(d->rib, m->source == RIB__SOURCE__KERNEL &&
+		    name[0] == '\0' ? "kernel" : name);
+		if (id < 0) {
+			ipc_reply_error(req, IPC_ERROR, "unknown source '%s'",
+			    name);
+			return;
+		}
+		q.src = (unsigned)id;
+	}
+	lc_arena_reset(d->arena);
+	rep.routes = lc_arena_alloc(d->arena, sizeof(*rep.routes) *
+	    (c.limit < 4096 ? c.limit : 4096));
+	/* grow in place would need a vector: size for the limit lazily */
+	if (c.limit > 4096)
+		rep.routes = lc_arena_alloc(d->arena, sizeof(*rep.routes) *
+		    c.limit);
+	if (rep.routes == NULL) {
+		ipc_reply_error(req, IPC_ERROR, "out of memory");
+		return;
+	}
+	rv = rib_route_walk(d->rib, &q, q_route, &c, &err);
+	if (rv < 0) {
+		ipc_reply_error(req, IPC_ERROR, "%s", err.msg[0] ? err.msg :
+		    strerror((int)-rv));
+		return;
+	}
+	rep.total = (uint32_t)c.seen;
+	rep.more = c.offset + rep.n_routes < c.seen;
+	if (ipc_reply(req, IPC_OK, &rep.base) != 0)
+		lc_log_warnx("query reply dropped (%zu routes)", rep.n_routes);
+}
+
+static void
+h_fib_status(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct rib_d *d = arg;
+	Rib__FibStatus st = RIB__FIB_STATUS__INIT;
+	struct rib_fib_stats fs;
+
+	(void)msg;
+	rib_fib_stats(d->rib, &fs);
+	st.sent_seq = fs.seq_sent;
+	st.acked_seq = fs.seq_acked;
+	st.fwd_generation = ipc_client_connected(d->fwd) ?
+	    ipc_client_peer_generation(d->fwd) : 0;
+	st.routes = (uint32_t)fs.want;
+	st.pending = (uint32_t)(fs.queued + fs.inflight);
+	st.resyncing = d->fs != RIB_D_FWD_UP;
+	st.fwd_connected = d->fs != RIB_D_FWD_DOWN;
+	st.batches = fs.batches;
+	st.inflight = (uint32_t)fs.inflight;
+	(void)ipc_reply(req, IPC_OK, &st.base);
+}
+
+static void
+h_sources(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct rib_d *d = arg;
+	Rib__SourceList l = RIB__SOURCE_LIST__INIT;
+	Rib__SourceInfo sv[RIB_SOURCE_MAX], *sp[RIB_SOURCE_MAX];
+	char names[RIB_SOURCE_MAX][RIB_SOURCE_NAME_MAX];
+	struct rib_source_info si;
+
+	(void)msg;
+	for (unsigned id = 1; id < RIB_SOURCE_MAX; id++) {
+		Rib__SourceInfo *s = &sv[l.n_sources];
+
+		if (rib_source_info(d->rib, id, &si) != 0)
+			continue;
+		rib__source_info__init(s);
+		memcpy(names[l.n_sources], si.name, sizeof(si.name));
+		s->source_name = names[l.n_sources];
+		s->source = id == RIB_SRC_CONNECTED ? RIB__SOURCE__CONNECTED :
+		    id == RIB_SRC_STATIC ? RIB__SOURCE__STATIC :
+		    strcmp(si.name, "kernel") == 0 ? RIB__SOURCE__KERNEL :
+		    RIB__SOURCE__PROTOCOL;
+		s->seq = d->src[id].seq;
+		s->routes = (uint32_t)si.routes;
+		s->distance = si.distance;
+		s->grace_ms = si.grace_ms;
+		s->active = (uint32_t)si.active;
+		s->inactive = (uint32_t)si.inactive;
+		s->stale = (uint32_t)si.stale_routes;
+		s->connected = id <= RIB_SRC_STATIC || d->src[id].peer != NULL;
+		if (id == RIB_SRC_CONNECTED)
+			s->connected = d->fs != RIB_D_FWD_DOWN;
+		sp[l.n_sources] = s;
+		l.n_sources++;
+	}
+	l.sources = sp;
+	(void)ipc_reply(req, IPC_OK, &l.base);
+}
+
+/* ---- interfaces and connected routes -------------------------------------- */
+
+static int
+conn_cmp(const void *a, const void *b)
+{
+	const struct rd_conn *x = a, *y = b;
+	uint32_t xa = ntohl(x->pfx.addr.s_addr), ya = ntohl(y->pfx.addr.s_addr);
+
+	if (xa != ya)
+		return (xa < ya ? -1 : 1);
+	if (x->pfx.len != y->pfx.len)
+		return (x->pfx.len < y->pfx.len ? -1 : 1);
+	if (x->ifindex != y->ifindex)
+		return (x->ifindex < y->ifindex ? -1 : 1);
+	return (0);
+}
+
+static bool
+conn_same_pfx(const struct rd_conn *a, const struct rd_conn *b)
+{
+	return (lc_prefix4_eq(&a->pfx, &b->pfx));
+}
+
+/* Recomputes the connected routes from the interfaces and applies the
+ * difference as one batch of source connected. */
+static void
+conn_update(struct rib_d *d)
+{
+	struct rd_conn *nw = NULL;
+	size_t n = 0, cap = 0, i = 0, j = 0, nu = 0, nh = 0;
+	struct rib_err err;
+
+	for (size_t k = 0; k < d->nifs; k++)
+		for (unsigned a = 0; a < d->ifs[k].naddr; a++) {
+			if (grow((void **)&nw, &cap, n + 1, sizeof(*nw)) != 0)
+				goto nomem;
+			nw[n].pfx = d->ifs[k].addr[a];
+			nw[n++].ifindex = d->ifs[k].ifindex;
+		}
+	if (n > 1)
+		qsort(nw, n, sizeof(*nw), conn_cmp);
+	if (n > 0) {	/* dedup (the same prefix twice on one interface) */
+		size_t w = 1;
+
+		for (size_t k = 1; k < n; k++)
+			if (conn_cmp(&nw[k], &nw[w - 1]) != 0)
+				nw[w++] = nw[k];
+		n = w;
+	}
+	if (grow((void **)&d->upd, &d->capupd, n + d->nconn + 1,
+	    sizeof(*d->upd)) != 0 || grow((void **)&d->nh, &d->capnh,
+	    n + 1, sizeof(*d->nh)) != 0)
+		goto nomem;
+	while (i < n || j < d->nconn) {
+		struct rd_conn *p = i < n ? &nw[i] : &d->conn[j];
+		size_t i0 = i, j0 = j;
+		int c;
+
+		if (i < n && j < d->nconn) {
+			c = conn_cmp(&(struct rd_conn){ nw[i].pfx, 0 },
+			    &(struct rd_conn){ d->conn[j].pfx, 0 });
+			p = c <= 0 ? &nw[i] : &d->conn[j];
+		}
+		while (i < n && conn_same_pfx(&nw[i], p))
+			i++;
+		while (j < d->nconn && conn_same_pfx(&d->conn[j], p))
+			j++;
+		if (i - i0 == j - j0) {
+			bool same = true;
+
+			for (size_t k = 0; k < i - i0; k++)
+				if (nw[i0 + k].ifindex != d->conn[j0 + k].ifindex)
+					same = false;
+			if (same)
+				continue;
+		}
+		memset(&d->upd[nu], 0, sizeof(d->upd[nu]));
+		d->upd[nu].pfx = p->pfx;
+		d->upd[nu].distance = -1;
+		if (i == i0) {
+			d->upd[nu].op = RIB_OP_DELETE;
+		} else {
+			d->upd[nu].op = RIB_OP_ADD;
+			d->upd[nu].type = RIB_RT_UNICAST;
+			d->upd[nu].nh = d->nh + nh;
+			for (size_t k = i0; k < i && k - i0 < RIB_NH_MAX; k++) {
+				d->nh[nh].addr.s_addr = 0;
+				d->nh[nh++].ifindex = nw[k].ifindex;
+				d->upd[nu].n_nh++;
+			}
+		}
+		nu++;
+	}
+	if (nu > 0 && rib_route_batch(d->rib, RIB_SRC_CONNECTED, d->upd, nu,
+	    &err) != 0) {
+		lc_log_warnx("connected routes refused: %s", err.msg);
+		free(nw);
+		return;
+	}
+	free(d->conn);
+	d->conn = nw;
+	d->nconn = n;
+	return;
+nomem:
+	free(nw);
+	lc_log_warnx("out of memory updating connected routes");
+}
+
+/* Re-resolves static routes given by interface name after a name change. */
+static void
+named_update(struct rib_d *d)
+{
+	struct rib_err err;
+
+	for (size_t i = 0; i < d->nnamed; i++) {
+		struct rd_named *n = d->named[i];
+		struct rib_nexthop nh[RIB_NH_MAX];
+		struct rib_route_upd u;
+		bool changed = false;
+
+		for (unsigned k = 0; k < n->n; k++) {
+			nh[k].addr = n->addr[k];
+			nh[k].ifindex = n->ifindex[k];
+			if (n->name[k][0] != '\0') {
+				nh[k].ifindex = if_resolve(d, n->name[k]);
+				changed |= nh[k].ifindex != n->ifindex[k];
+			}
+		}
+		if (!changed)
+			continue;
+		memset(&u, 0, sizeof(u));
+		u.pfx = n->pfx;
+		u.op = RIB_OP_REPLACE;
+		u.type = n->type;
+		u.distance = n->distance;
+		u.metric = n->metric;
+		u.n_nh = n->n;
+		u.nh = nh;
+		if (rib_route_batch(d->rib, RIB_SRC_STATIC, &u, 1, &err) != 0) {
+			lc_log_info("static %s by interface name: %s",
+			    lc_prefix4_ntoa(&n->pfx), err.msg);
+			continue;
+		}
+		for (unsigned k = 0; k < n->n; k++)
+			n->ifindex[k] = nh[k].ifindex;
+	}
+}
+
+static void
+if_apply(struct rib_d *d, const Fwd__Interface *fi, bool deleted)
+{
+	struct rd_if *f;
+
+	if (fi == NULL || fi->ifindex == 0 || fi->ifindex >= RD_IF_UNKNOWN)
+		return;
+	f = if_by_index(d, fi->ifindex);
+	if (deleted) {
+		if (f != NULL) {
+			(void)rib_if_set(d->rib, f->ifindex, false);
+			*f = d->ifs[--d->nifs];
+		}
+		return;
+	}
+	if (f == NULL) {
+		if (grow((void **)&d->ifs, &d->capifs, d->nifs + 1,
+		    sizeof(*d->ifs)) != 0) {
+			lc_log_warnx("out of memory for interface %u",
+			    fi->ifindex);
+			return;
+		}
+		f = &d->ifs[d->nifs++];
+		memset(f, 0, sizeof(*f));
+		f->ifindex = fi->ifindex;
+	}
+	snprintf(f->name, sizeof(f->name), "%s", fi->name ? fi->name : "");
+	f->seen = true;
+	f->up = fi->enabled && fi->link != FWD__LINK_STATE__LINK_DOWN;
+	f->naddr = 0;
+	for (size_t a = 0; a < fi->n_addrs && f->naddr < RD_IF_ADDRS; a++) {
+		const Fwd__IfAddr *ia = fi->addrs[a];
+
+		if (ia == NULL || ia->len == 0 || ia->len > 32)
+			continue;
+		f->addr[f->naddr].len = (uint8_t)ia->len;
+		f->addr[f->naddr].addr.s_addr = ia->addr &
+		    htonl(lc_prefix4_mask(ia->len));
+		f->naddr++;
+	}
+	if (rib_if_set(d->rib, f->ifindex, f->up) != 0)
+		lc_log_warnx("interface %u: cannot record its state",
+		    f->ifindex);
+}
+
+static void
+ifs_done(struct rib_d *d)
+{
+	conn_update(d);
+	named_update(d);
+}
+
+static void
+subscribe_cb(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	struct rib_d *d = arg;
+	const Fwd__InterfaceList *l = (const Fwd__InterfaceList *)msg;
+
+	if (status == IPC_CANCELLED || d->fs == RIB_D_FWD_DOWN)
+		return;
+	if (status == IPC_PEER_RESTARTED)
+		return;	/* the next connection subscribes again */
+	if (status != IPC_OK) {
+		lc_log_warnx("fwd SUBSCRIBE: %s %s (no interface state)",
+		    ipc_status_str(status), errmsg);
+	} else if (l != NULL) {
+		/* the full list: what is not in it is gone */
+		for (size_t i = 0; i < d->nifs; i++)
+			d->ifs[i].seen = false;
+		for (size_t i = 0; i < l->n_interfaces; i++)
+			if_apply(d, l->interfaces[i], false);
+		for (size_t i = 0; i < d->nifs;) {
+			if (!d->ifs[i].seen) {
+				(void)rib_if_set(d->rib, d->ifs[i].ifindex,
+				    false);
+				d->ifs[i] = d->ifs[--d->nifs];
+			} else {
+				i++;
+			}
+		}
+		ifs_done(d);
+		lc_log_info("fwd: %zu interfaces, %zu connected prefixes",
+		    d->nifs, d->nconn);
+	}
+	d->ifs_synced = true;
+}
+
+static void
+fwd_subscribe(struct rib_d *d)
+{
+	Fwd__Subscribe s = FWD__SUBSCRIBE__INIT;
+	int rv;
+
+	s.interfaces = true;
+	if ((rv = ipc_call(d->fwd, FWD__METHOD__SUBSCRIBE, &s.base,
+	    subscribe_cb, d, 0)) != 0) {
+		lc_log_warnx("fwd SUBSCRIBE: %s", strerror(-rv));
+		d->ifs_synced = true;
+	}
+}
+
+static void
+on_event(struct ipc_client *cl, unsigned method, const ProtobufCMessage *msg,
+    void *arg)
+{
+	struct rib_d *d = arg;
+	const Fwd__InterfaceEvent *ev = (const Fwd__InterfaceEvent *)msg;
+
+	(void)cl;
+	if (method != FWD__METHOD__EVENT_INTERFACE || ev == NULL)
+		return;
+	if_apply(d, ev->iface, ev->deleted);
+	ifs_done(d);
+}
+
+static void
+on_resync(struct ipc_client *cl, uint64_t missed, void *arg)
+{
+	struct rib_d *d = arg;
+
+	(void)cl;
+	lc_log_warnx("missed %llu fwd events: asking for all interfaces",
+	    (unsigned long long)missed);
+	fwd_subscribe(d);
+}
+
+/* ---- FIB download ---------------------------------------------------------- */
+
+static void
+fib_ack_cb(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	struct rib_d *d = arg;
+	const Fwd__FibAck *a = (const Fwd__FibAck *)msg;
+
+	if (status == IPC_CANCELLED || status == IPC_PEER_RESTARTED)
+		return;	/* a new connection pushes everything again */
+	if (status != IPC_OK || a == NULL) {
+		lc_log_warnx("fwd FIB_BATCH: %s %s: pushing the FIB again",
+		    ipc_status_str(status), errmsg);
+		d->fwd_redo = true;
+		return;
+	}
+	if (a->failed > 0)
+		lc_log_warnx("fwd could not apply %u routes of batch %llu",
+		    a->failed, (unsigned long long)a->seq);
+	if (rib_fib_ack(d->rib, a->seq) != 0)
+		lc_log_warnx("fwd acked batch %llu, never sent",
+		    (unsigned long long)a->seq);
+}
+
+/* The rib core's FIB callback: encodes one FibBatch and sends it. */
+static int
+fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
+{
+	struct rib_d *d = arg;
+	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
+	size_t nh = 0, need, off;
+	Fwd__FibRoute *fr, **frp;
+	Lifecycle__Prefix *dp, **dpp;
+	uint32_t *u32;
+	int rv;
+
+	for (unsigned i = 0; i < n; i++)
+		nh += dl[i].n_nh;
+	need = n * (sizeof(*fr) + sizeof(*frp) + sizeof(*dp) + sizeof(*dpp)) +
+	    2 * nh * sizeof(uint32_t) + 64;
+	if (grow(&d->fb, &d->capfb, need, 1) != 0)
+		return (-ENOMEM);
+	fr = d->fb;
+	frp = (Fwd__FibRoute **)(fr + n);
+	dp = (Lifecycle__Prefix *)(frp + n);
+	dpp = (Lifecycle__Prefix **)(dp + n);
+	u32 = (uint32_t *)(dpp + n);
+	b.seq = seq;
+	b.add = frp;
+	b.del = dpp;
+	off = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (dl[i].op == RIB_FIB_DELETE) {
+			lifecycle__prefix__init(&dp[b.n_del]);
+			dp[b.n_del].prefix = dl[i].pfx.addr.s_addr;
+			dp[b.n_del].len = dl[i].pfx.len;
+			dpp[b.n_del] = &dp[b.n_del];
+			b.n_del++;
+			continue;
+		}
+		fwd__fib_route__init(&fr[b.n_add]);
+		fr[b.n_add].prefix = dl[i].pfx.addr.s_addr;
+		fr[b.n_add].len = dl[i].pfx.len;
+		/* blackhole/reject: no next hop (fwd.proto has no type yet) */
+		fr[b.n_add].n_nh_addr = fr[b.n_add].n_nh_ifindex = dl[i].n_nh;
+		fr[b.n_add].nh_addr = u32 + off;
+		fr[b.n_add].nh_ifindex = u32 + off + dl[i].n_nh;
+		for (unsigned k = 0; k < dl[i].n_nh; k++) {
+			u32[off + k] = dl[i].nh[k].addr.s_addr;
+			u32[off + dl[i].n_nh + k] = dl[i].nh[k].ifindex;
+		}
+		off += 2u * dl[i].n_nh;
+		frp[b.n_add] = &fr[b.n_add];
+		b.n_add++;
+	}
+	rv = ipc_call(d->fwd, FWD__METHOD__FIB_BATCH, &b.base, fib_ack_cb, d,
+	    RIB_D_FIB_TIMEOUT_MS);
+	if (rv == -ENOBUFS) {
+		d->fwd_blocked = true;
+		return (-EAGAIN);
+	}
+	if (rv != 0)
+		lc_log_warnx("fwd FIB_BATCH %llu: %s", (unsigned long long)seq,
+		    strerror(-rv));
+	return (rv);
+}
+
+static void
+resync_end_cb(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	struct rib_d *d = arg;
+	const Fwd__FibAck *a = (const Fwd__FibAck *)msg;
+
+	if (status == IPC_CANCELLED || status == IPC_PEER_RESTARTED ||
+	    d->fs != RIB_D_FWD_END)
+		return;
+	if (status == IPC_OK || status == IPC_UNKNOWN_METHOD) {
+		d->fs = RIB_D_FWD_UP;
+		lc_log_notice("fwd in sync: %u stale routes swept by fwd",
+		    a != NULL ? a->swept : 0);
+	} else {
+		lc_log_warnx("fwd RESYNC_END: %s %s", ipc_status_str(status),
+		    errmsg);
+		d->fwd_redo = true;
+	}
+}
+
+static void
+resync_begin_cb(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	struct rib_d *d = arg;
+
+	(void)msg;
+	if (status == IPC_CANCELLED || status == IPC_PEER_RESTARTED ||
+	    d->fs != RIB_D_FWD_SYNC)
+		return;
+	if (status != IPC_OK && status != IPC_UNKNOWN_METHOD)
+		lc_log_warnx("fwd RESYNC_BEGIN: %s %s", ipc_status_str(status),
+		    errmsg);
+	d->begin_done = true;
+}
+
+/* A new fwd session: mark fwd's FIB stale, learn interfaces; the hook pushes
+ * when ready. */
+static void
+rd_fwd_session(struct rib_d *d)
+{
+	Fwd__Resync rs = FWD__RESYNC__INIT;
+	int rv;
+
+	d->session++;
+	d->fs = RIB_D_FWD_SYNC;
+	d->fwd_redo = false;
+	d->fwd_blocked = false;
+	d->begin_done = false;
+	rs.seq = d->session;
+	if ((rv = ipc_call(d->fwd, FWD__METHOD__RESYNC_BEGIN, &rs.base,
+	    resync_begin_cb, d, 0)) != 0) {
+		lc_log_warnx("fwd RESYNC_BEGIN: %s", strerror(-rv));
+		d->begin_done = true;
+	}
+}
+
+static void
+on_connect(struct ipc_client *cl, uint64_t gen, void *arg)
+{
+	struct rib_d *d = arg;
+
+	(void)cl;
+	lc_log_notice("fwd connected (generation %llu)",
+	    (unsigned long long)gen);
+	d->ifs_synced = false;
+	rd_fwd_session(d);
+	fwd_subscribe(d);
+}
+
+static void
+on_peer_restart(struct ipc_client *cl, uint64_t old, uint64_t gen, void *arg)
+{
+	(void)cl;
+	(void)arg;
+	lc_log_notice("fwd restarted (generation %llu -> %llu): full FIB push",
+	    (unsigned long long)old, (unsigned long long)gen);
+}
+
+static void
+on_writable(struct ipc_client *cl, void *arg)
+{
+	struct rib_d *d = arg;
+
+	(void)cl;
+	d->fwd_blocked = false;
+}
+
+static void
+hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct rib_d *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	d->hold_over = true;
+	if (!d->static_synced)
+		lc_log_notice("no static resync from mgmt in %u ms: going on "
+		    "without it", d->hold_ms);
+}
+
+/* Once per loop turn, before blocking. */
+static void
+rd_hook(void *arg)
+{
+	struct rib_d *d = arg;
+	struct rib_fib_stats st;
+	long rv;
+
+	if (d->fs != RIB_D_FWD_DOWN && !ipc_client_connected(d->fwd)) {
+		lc_log_notice("fwd connection lost");
+		d->fs = RIB_D_FWD_DOWN;
+	}
+	if (d->fwd_redo && d->fs != RIB_D_FWD_DOWN)
+		rd_fwd_session(d);
+	if (d->fs == RIB_D_FWD_SYNC && d->begin_done && d->ifs_synced &&
+	    (d->static_synced || d->hold_over)) {
+		rv = rib_fib_repush(d->rib);
+		lc_log_notice("pushing the FIB to fwd: %ld prefixes", rv);
+		d->fs = RIB_D_FWD_PUSH;
+	}
+	if (d->fs >= RIB_D_FWD_PUSH && !d->fwd_blocked) {
+		rv = rib_fib_flush(d->rib);
+		if (rv < 0 && rv != -EAGAIN)
+			lc_log_warnx("FIB flush: %s", strerror((int)-rv));
+	}
+	if (d->fs == RIB_D_FWD_PUSH) {
+		rib_fib_stats(d->rib, &st);
+		if (st.queued == 0 && st.inflight == 0) {
+			Fwd__Resync rs = FWD__RESYNC__INIT;
+
+			rs.seq = d->session;
+			d->fs = RIB_D_FWD_END;
+			if (ipc_call(d->fwd, FWD__METHOD__RESYNC_END, &rs.base,
+			    resync_end_cb, d, 0) != 0)
+				d->fwd_redo = true;
+		}
+	}
+	set_state(d);
+	if (d->fs != RIB_D_FWD_DOWN)
+		(void)ipc_client_flush(d->fwd);
+}
+
+/* ---- life ------------------------------------------------------------------- */
+
+struct rib_d *
+rib_d_new(struct ev_loop *loop, const struct rib_d_opts *o)
+{
+	static const struct rib_d_opts zero;
+	struct ipc_server_cbs scbs = { 0 };
+	struct ipc_client_cbs ccbs = { 0 };
+	struct ipc_opts io;
+	struct rib_d *d;
+	int e;
+
+	if (o == NULL)
+		o = &zero;
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return (NULL);
+	d->loop = loop;
+	d->hold_ms = o->hold_ms ? o->hold_ms : RIB_D_HOLD_DEFAULT_MS;
+	d->grace_ms = o->grace_ms ? o->grace_ms : RIB_D_GRACE_DEFAULT_MS;
+	if ((d->rib = rib_new(o->conf)) == NULL ||
+	    (d->arena = lc_arena_new(64 << 10)) == NULL)
+		goto fail;
+	for (unsigned i = 0; i < RIB_SOURCE_MAX; i++) {
+		ev_timer_init(&d->src[i].grace, grace_cb, 1.0, 0.0);
+		d->src[i].grace.data = d;
+	}
+	rib_fib_set_cb(d->rib, fib_send, d);
+	/* our hook runs before the IPC flush hooks registered after it */
+	lc_loop_hook_start(loop, &d->hook, rd_hook, d);
+
+	memset(&io, 0, sizeof(io));
+	io.rundir = o->rundir;
+	io.component = "rib";
+	io.generation = o->generation;
+	io.reconnect_ms = o->reconnect_ms;
+	if ((d->srv = ipc_server_new(loop, &ipc_svc_rib, &io)) == NULL)
+		goto fail;
+	d->state = "resyncing";
+	ipc_server_set_state(d->srv, d->state);
+	ipc_server_handle(d->srv, RIB__METHOD__ROUTE_BATCH, h_route_batch, d);
+	ipc_server_handle(d->srv, RIB__METHOD__RESYNC_BEGIN, h_resync_begin, d);
+	ipc_server_handle(d->srv, RIB__METHOD__RESYNC_END, h_resync_end, d);
+	ipc_server_handle(d->srv, RIB__METHOD__QUERY, h_query, d);
+	ipc_server_handle(d->srv, RIB__METHOD__FIB_STATUS, h_fib_status, d);
+	ipc_server_handle(d->srv, RIB__METHOD__SOURCES, h_sources, d);
+	scbs.on_peer_gone = on_peer_gone;
+	scbs.on_shutdown = on_shutdown;
+	scbs.arg = d;
+	ipc_server_set_cbs(d->srv, &scbs);
+
+	io.generation = ipc_server_generation(d->srv);	/* fwd sees it */
+	if ((d->fwd = ipc_client_new(loop, &ipc_svc_fwd, &io, false)) == NULL)
+		goto fail;
+	ccbs.on_connect = on_connect;
+	ccbs.on_peer_restart = on_peer_restart;
+	ccbs.on_event = on_event;
+	ccbs.on_resync = on_resync;
+	ccbs.on_writable = on_writable;
+	ccbs.arg = d;
+	ipc_client_set_cbs(d->fwd, &ccbs);
+
+	ev_timer_init(&d->hold, hold_cb, d->hold_ms / 1000.0, 0.0);
+	d->hold.data = d;
+	ev_timer_start(loop, &d->hold);
+	return (d);
+fail:
+	e = errno ? errno : ENOMEM;
+	rib_d_free(d);
+	errno = e;
+	return (NULL);
+}
+
+void
+rib_d_free(struct rib_d *d)
+{
+	if (d == NULL)
+		return;
+	lc_loop_hook_stop(d->loop, &d->hook);
+	ev_timer_stop(d->loop, &d->hold);
+	for (unsigned i = 0; i < RIB_SOURCE_MAX; i++)
+		grace_stop(d, i);
+	d->fs = RIB_D_FWD_DOWN;
+	ipc_client_free(d->fwd);
+	ipc_server_free(d->srv);
+	rib_free(d->rib);
+	lc_arena_free(d->arena);
+	for (size_t i = 0; i < d->nnamed; i++)
+		free(d->named[i]);
+	free(d->named);
+	free(d->ifs);
+	free(d->conn);
+	free(d->upd);
+	free(d->nh);
+	free(d->fb);
+	free(d);
+}
+
+struct rib *
+rib_d_rib(struct rib_d *d)
+{
+	return (d->rib);
+}
+
+enum rib_d_fwd_state
+rib_d_fwd_state(const struct rib_d *d)
+{
+	return (d->fs);
+}
+
+const char *
+rib_d_state(const struct rib_d *d)
+{
+	return (d->state);
+}
