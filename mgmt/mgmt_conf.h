@@ -221,7 +221,7 @@ int mgmt_conf_split(const char *line, char *buf, size_t bufsz,
 /* true if both trees hold the same configuration (O(changes) when they share
  * nodes). */
 bool mgmt_conf_equal(const struct mgmt_conf *a, const struct mgmt_conf *b);
-/* Number of list entries (interfaces + static routes) in conf. */
+/* Number of entries of list (MGMT_S_IFACE or MGMT_S_ROUTE); O(n). */
 size_t mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
 
 /* Whole-tree validation: constraints between leaves (a route has a next hop,
