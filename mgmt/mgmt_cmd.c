@@ -213,20 +213,24 @@ c_configure(struct cmd_ctx *c)
 	return (MGMT_OK);
 }
 
-/* Not served by this build yet: say so plainly. */
-static int
-c_not_yet(struct cmd_ctx *c, const char *what, const char *who)
-{
-	return (fail(c, MGMT_E_UNAVAILABLE, "%s: not available yet: %s does not "
-	    "answer this query in this build", what, who));
+/* Commands another component answers (mgmt_show.c). */
+#define REMOTE(fn, impl)						\
+static int								\
+fn(struct cmd_ctx *c)							\
+{									\
+	struct mgmt_op op = { c->m, c->s->id, c->json, c->later,	\
+	    c->later_arg };						\
+									\
+	if (c->later == NULL)						\
+		return (fail(c, MGMT_E_INTERNAL, "no way to answer"));	\
+	return (impl(&op, c->w, c->nw, c->err, c->errlen));		\
 }
-
-static int c_show_route(struct cmd_ctx *c) { return (c_not_yet(c, "show route", "tern-rib")); }
-static int c_show_interfaces(struct cmd_ctx *c) { return (c_not_yet(c, "show interfaces", "tern-fwd")); }
-static int c_show_fib(struct cmd_ctx *c) { return (c_not_yet(c, "show fib", "tern-fwd")); }
-static int c_show_neighbors(struct cmd_ctx *c) { return (c_not_yet(c, "show neighbors", "tern-fwd")); }
-static int c_show_processes(struct cmd_ctx *c) { return (c_not_yet(c, "show processes", "tern-rtrmgr")); }
-static int c_restart(struct cmd_ctx *c) { return (c_not_yet(c, "restart", "tern-rtrmgr")); }
+REMOTE(c_show_route, mgmt_show_route)
+REMOTE(c_show_interfaces, mgmt_show_interfaces)
+REMOTE(c_show_fib, mgmt_show_fib)
+REMOTE(c_show_neighbors, mgmt_show_neighbors)
+REMOTE(c_show_processes, mgmt_show_processes)
+REMOTE(c_restart, mgmt_restart)
 
 /* ---- configuration commands ------------------------------------------------------ */
 
@@ -291,17 +295,6 @@ struct commit_wait {
 	void			*arg;
 };
 
-static struct mgmt_session *
-session_by_id(struct mgmt *m, uint64_t id)
-{
-	struct mgmt_session *s;
-
-	LIST_FOREACH(s, &m->sessions, link)
-		if (s->id == id)
-			return (s);
-	return (NULL);
-}
-
 static void
 commit_done(void *arg, int rv, const char *err)
 {
@@ -325,7 +318,7 @@ commit_done(void *arg, int rv, const char *err)
 	}
 	if (w->prev != NULL)
 		mgmt_conf_free(w->prev);
-	w->later(w->arg, w->m, session_by_id(w->m, w->sid),
+	w->later(w->arg, w->m, mgmt_session_find(w->m, w->sid),
 	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text, rv == 0 ? "" : err);
 	free(w);
 }

@@ -54,8 +54,8 @@ mgmt_session_configuring(const struct mgmt_session *s)
 	return (s->configure);
 }
 
-static struct mgmt_session *
-session_find(struct mgmt *m, uint64_t id)
+struct mgmt_session *
+mgmt_session_find(struct mgmt *m, uint64_t id)
 {
 	struct mgmt_session *s;
 
@@ -122,7 +122,7 @@ h_session_open(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 static struct mgmt_session *
 req_session(struct mgmt *m, struct ipc_req *req, uint64_t id)
 {
-	struct mgmt_session *s = session_find(m, id);
+	struct mgmt_session *s = mgmt_session_find(m, id);
 
 	if (s == NULL || s->peer != ipc_req_peer(req)) {
 		ipc_reply_error(req, IPC_BAD_REQUEST,

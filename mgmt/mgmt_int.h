@@ -56,6 +56,33 @@ int	mgmt_commit_start(struct mgmt *, const struct mgmt_conf *conf,
  * every time they (re)connect. */
 int	mgmt_push_init(struct mgmt *);
 void	mgmt_push_fini(struct mgmt *);
+/* mgmt's clients of the other components (NULL in tests without server). */
+enum mgmt_peer { MGMT_PEER_FWD, MGMT_PEER_RIB, MGMT_PEER_RTRMGR };
+struct ipc_client *mgmt_peer_client(struct mgmt *, enum mgmt_peer);
+const char *mgmt_peer_name(enum mgmt_peer);
+
+/* mgmt_show.c: operational commands answered by another component. They
+ * return MGMT_PENDING and answer through later(), or an error code. */
+struct mgmt_op {
+	struct mgmt	*m;
+	uint64_t	 sid;
+	bool		 json;
+	mgmt_reply_fn	*later;
+	void		*arg;
+};
+int	mgmt_show_route(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+int	mgmt_show_interfaces(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+int	mgmt_show_fib(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+int	mgmt_show_neighbors(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+int	mgmt_show_processes(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+int	mgmt_restart(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+struct mgmt_session *mgmt_session_find(struct mgmt *, uint64_t id);
 
 /* mgmt_commit.c: stores conf and makes it running (after the components
  * accepted). 0, or -errno with err set; running unchanged on error. */

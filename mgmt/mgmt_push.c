@@ -14,8 +14,10 @@
 #define PUSH_TIMEOUT_MS	10000
 #define PUSH_CHUNK	1000	/* routes per RouteBatch in a full resync */
 
-enum { C_FWD, C_RIB, C__COUNT };
-static const char *const comp_name[C__COUNT] = { "tern-fwd", "tern-rib" };
+enum { C_FWD = MGMT_PEER_FWD, C_RIB = MGMT_PEER_RIB, C_RTRMGR = MGMT_PEER_RTRMGR,
+    C__COUNT };
+static const char *const comp_name[C__COUNT] = { "tern-fwd", "tern-rib",
+    "tern-rtrmgr" };
 
 /* ---- encoding one part ----------------------------------------------------------- */
 
@@ -534,6 +536,8 @@ mgmt_push_init(struct mgmt *m)
 	if ((comps[C_FWD].cl = ipc_client_new(m->loop, &ipc_svc_fwd, &io,
 	    false)) == NULL ||
 	    (comps[C_RIB].cl = ipc_client_new(m->loop, &ipc_svc_rib, &io,
+	    false)) == NULL ||
+	    (comps[C_RTRMGR].cl = ipc_client_new(m->loop, &ipc_svc_rtrmgr, &io,
 	    false)) == NULL) {
 		mgmt_push_fini(m);
 		return (-errno);
@@ -550,4 +554,16 @@ mgmt_push_fini(struct mgmt *m)
 		ipc_client_free(comps[i].cl);
 		comps[i].cl = NULL;
 	}
+}
+
+struct ipc_client *
+mgmt_peer_client(struct mgmt *m, enum mgmt_peer p)
+{
+	return ((unsigned)p < C__COUNT ? comps[p].cl : NULL);
+}
+
+const char *
+mgmt_peer_name(enum mgmt_peer p)
+{
+	return ((unsigned)p < C__COUNT ? comp_name[p] : "?");
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
 	build-essential pkg-config
 	libnanomsg-dev libprotobuf-c-dev protobuf-c-compiler libev-dev
-	libcmocka-dev libedit-dev libjson-c-dev
+	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev
 	clang libclang-rt-14-dev
 	libdpdk-dev
 	iproute2 iputils-ping ethtool procps psmisc tmux valgrind

@@ -1,0 +1,583 @@
+/* mgmt/mgmt_show.c: operational commands that other components answer (show route, interfaces, fib, neighbors, processes; restart), rendered as text or JSON. */
+#include "mgmt_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "ipc/proto/rtrmgr.pb-c.h"
+#include "libcommon/lc_addr.h"
+
+#define SHOW_TIMEOUT_MS	5000
+#define SHOW_LIMIT	10000	/* routes shown by one command */
+
+typedef void	render_fn(struct lc_buf *out, json_object *jo,
+		    const ProtobufCMessage *msg);
+
+/* One query in flight: who asked and how to print the answer. */
+struct show_wait {
+	struct mgmt_op	 op;
+	enum mgmt_peer	 peer;
+	render_fn	*render;
+};
+
+static const char *
+ip4(uint32_t nbo)
+{
+	struct lc_ip4 a = { nbo };
+
+	return (lc_ip4_ntoa(a));
+}
+
+static const char *
+pfx4(uint32_t nbo, unsigned len)
+{
+	struct lc_prefix4 p = { { nbo }, (uint8_t)len };
+
+	return (lc_prefix4_ntoa(&p));
+}
+
+static void
+show_reply(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	struct show_wait *w = arg;
+	struct lc_buf out;
+	json_object *jo = NULL;
+	char err[512] = "";
+	int code = MGMT_OK;
+
+	lc_buf_init(&out);
+	if (status == IPC_OK && msg != NULL) {
+		if (w->op.json)
+			jo = json_object_new_object();
+		w->render(&out, jo, msg);
+		if (jo != NULL) {
+			lc_buf_printf(&out, "%s", json_object_to_json_string_ext(jo,
+			    JSON_C_TO_STRING_PLAIN));
+			json_object_put(jo);
+		}
+	} else {
+		code = status == IPC_DENIED ? MGMT_E_DENIED : MGMT_E_UNAVAILABLE;
+		snprintf(err, sizeof(err), "%s: %s%s%s", mgmt_peer_name(w->peer),
+		    ipc_status_str(status), errmsg[0] ? ": " : "", errmsg);
+	}
+	lc_buf_append(&out, "", 1);
+	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
+	    code, (char *)lc_buf_head(&out), err);
+	lc_buf_fini(&out);
+	free(w);
+}
+
+/* Sends the query; MGMT_PENDING, or an error when the peer is not up. */
+static int
+ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
+    const ProtobufCMessage *req, render_fn *render, char *err, size_t errlen)
+{
+	struct ipc_client *cl = mgmt_peer_client(op->m, peer);
+	struct show_wait *w;
+	int rv;
+
+	if (cl == NULL || !ipc_client_connected(cl)) {
+		snprintf(err, errlen, "%s is not running (no connection to its "
+		    "socket)", mgmt_peer_name(peer));
+		return (MGMT_E_UNAVAILABLE);
+	}
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (MGMT_E_INTERNAL);
+	}
+	w->op = *op;
+	w->peer = peer;
+	w->render = render;
+	if ((rv = ipc_call(cl, method, req, show_reply, w, SHOW_TIMEOUT_MS)) != 0) {
+		free(w);
+		snprintf(err, errlen, "%s: cannot send the query: %s",
+		    mgmt_peer_name(peer), strerror(-rv));
+		return (MGMT_E_UNAVAILABLE);
+	}
+	return (MGMT_PENDING);
+}
+
+static int
+bad_args(char *err, size_t errlen, const char *cmd, const char *expected,
+    const char *got)
+{
+	snprintf(err, errlen, "%s: unexpected '%s' (expected %s)", cmd, got,
+	    expected);
+	return (MGMT_E_SYNTAX);
+}
+
+/* ---- show route ------------------------------------------------------------------ */
+
+static const char *
+source_name(const Rib__RouteEntry *e)
+{
+	if (e->source_name != NULL && e->source_name[0] != '\0')
+		return (e->source_name);
+	switch (e->source) {
+	case RIB__SOURCE__CONNECTED: return ("connected");
+	case RIB__SOURCE__STATIC: return ("static");
+	case RIB__SOURCE__KERNEL: return ("kernel");
+	default: return ("protocol");
+	}
+}
+
+static void
+render_routes(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+{
+	const Rib__QueryReply *r = (const Rib__QueryReply *)msg;
+	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+
+	if (jo == NULL)
+		lc_buf_printf(out, "%-19s %-10s %-9s %-16s %-7s %s\n", "Prefix",
+		    "Source", "Dist/Met", "Next hop", "Ifindex", "State");
+	for (size_t i = 0; i < r->n_routes; i++) {
+		const Rib__RouteEntry *e = r->routes[i];
+		const Rib__Route *rt = e->route;
+		const char *state = e->best ? "best" : e->active ? "active" :
+		    e->loop ? "loop" : "inactive";
+
+		if (rt == NULL)
+			continue;
+		if (jo != NULL) {
+			json_object *o = json_object_new_object(), *nhs;
+
+			json_object_object_add(o, "prefix", json_object_new_string(
+			    pfx4(rt->prefix, rt->len)));
+			json_object_object_add(o, "source",
+			    json_object_new_string(source_name(e)));
+			json_object_object_add(o, "distance",
+			    json_object_new_int((int)rt->distance));
+			json_object_object_add(o, "metric",
+			    json_object_new_int64(rt->metric));
+			nhs = json_object_new_array();
+			for (size_t k = 0; k < rt->n_nh_addr; k++) {
+				json_object *nh = json_object_new_object();
+
+				json_object_object_add(nh, "address",
+				    json_object_new_string(ip4(rt->nh_addr[k])));
+				if (k < rt->n_nh_ifindex)
+					json_object_object_add(nh, "ifindex",
+					    json_object_new_int((int)rt->nh_ifindex[k]));
+				json_object_array_add(nhs, nh);
+			}
+			json_object_object_add(o, "next_hops", nhs);
+			json_object_object_add(o, "best", json_object_new_boolean(e->best));
+			json_object_object_add(o, "active", json_object_new_boolean(e->active));
+			json_object_object_add(o, "stale", json_object_new_boolean(e->stale));
+			json_object_array_add(arr, o);
+			continue;
+		}
+		for (size_t k = 0; k == 0 || k < rt->n_nh_addr; k++) {
+			char dm[24];
+
+			snprintf(dm, sizeof(dm), "%u/%u", rt->distance, rt->metric);
+			lc_buf_printf(out, "%-19s %-10s %-9s %-16s %-7s %s%s\n",
+			    k == 0 ? pfx4(rt->prefix, rt->len) : "",
+			    k == 0 ? source_name(e) : "", k == 0 ? dm : "",
+			    k < rt->n_nh_addr ? ip4(rt->nh_addr[k]) :
+			    rt->type == RIB__ROUTE_TYPE__BLACKHOLE ? "blackhole" :
+			    rt->type == RIB__ROUTE_TYPE__REJECT ? "reject" : "-",
+			    k < rt->n_nh_ifindex && rt->nh_ifindex[k] != 0 ?
+			    (snprintf(dm, sizeof(dm), "%u", rt->nh_ifindex[k]), dm) : "-",
+			    k == 0 ? state : "", k == 0 && e->stale ? " stale" : "");
+		}
+	}
+	if (jo != NULL) {
+		json_object_object_add(jo, "routes", arr);
+		json_object_object_add(jo, "total", json_object_new_int64(r->total));
+		json_object_object_add(jo, "more", json_object_new_boolean(r->more));
+	} else {
+		lc_buf_printf(out, "%u route%s%s\n", r->total, r->total == 1 ?
+		    "" : "s", r->more ? " (more not shown)" : "");
+	}
+}
+
+int
+mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
+    char *err, size_t errlen)
+{
+	Rib__Query q = RIB__QUERY__INIT;
+	struct lc_prefix4 p;
+	struct lc_ip4 a;
+	unsigned i = 0;
+
+	q.limit = SHOW_LIMIT;
+	if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
+		q.prefix = p.addr.s_addr;
+		q.len = p.len;
+		q.exact = true;
+		i++;
+	} else if (i < nw && lc_ip4_parse(w[i], &a) == 0) {
+		q.lookup = a.s_addr;
+		i++;
+	}
+	for (; i < nw; i++) {
+		if (strcmp(w[i], "longer") == 0 && q.exact) {
+			q.exact = false;
+			q.longer = true;
+		} else if (strcmp(w[i], "active") == 0) {
+			q.active_only = true;
+		} else if (strcmp(w[i], "source") == 0 && i + 1 < nw) {
+			const char *s = w[++i];
+
+			if (strcmp(s, "connected") == 0)
+				q.source = RIB__SOURCE__CONNECTED;
+			else if (strcmp(s, "static") == 0)
+				q.source = RIB__SOURCE__STATIC;
+			else {
+				q.source = RIB__SOURCE__PROTOCOL;
+				q.source_name = (char *)s;
+			}
+		} else {
+			return (bad_args(err, errlen, "show route", "a.b.c.d/len "
+			    "[longer], a.b.c.d, active or source NAME", w[i]));
+		}
+	}
+	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
+	    render_routes, err, errlen));
+}
+
+/* ---- show interfaces ------------------------------------------------------------- */
+
+static const char *
+link_str(Fwd__LinkState l)
+{
+	return (l == FWD__LINK_STATE__LINK_UP ? "up" :
+	    l == FWD__LINK_STATE__LINK_DOWN ? "down" : "unknown");
+}
+
+static void
+render_interfaces(struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
+{
+	const Fwd__InterfaceList *l = (const Fwd__InterfaceList *)msg;
+	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+
+	for (size_t i = 0; i < l->n_interfaces; i++) {
+		const Fwd__Interface *f = l->interfaces[i];
+		char mac[18] = "-";
+
+		if (f->mac.len == 6)
+			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+			    f->mac.data[0], f->mac.data[1], f->mac.data[2],
+			    f->mac.data[3], f->mac.data[4], f->mac.data[5]);
+		if (jo != NULL) {
+			json_object *o = json_object_new_object(), *as;
+
+			json_object_object_add(o, "name", json_object_new_string(f->name));
+			json_object_object_add(o, "ifindex", json_object_new_int((int)f->ifindex));
+			json_object_object_add(o, "link", json_object_new_string(link_str(f->link)));
+			json_object_object_add(o, "enabled", json_object_new_boolean(f->enabled));
+			json_object_object_add(o, "mtu", json_object_new_int((int)f->mtu));
+			json_object_object_add(o, "mac", json_object_new_string(mac));
+			json_object_object_add(o, "backend", json_object_new_string(
+			    f->backend != NULL ? f->backend : ""));
+			as = json_object_new_array();
+			for (size_t k = 0; k < f->n_addrs; k++)
+				json_object_array_add(as, json_object_new_string(
+				    pfx4(f->addrs[k]->addr, f->addrs[k]->len)));
+			json_object_object_add(o, "addresses", as);
+			if (f->counters != NULL) {
+				json_object *c = json_object_new_object();
+
+				json_object_object_add(c, "rx_packets", json_object_new_int64((int64_t)f->counters->rx_packets));
+				json_object_object_add(c, "tx_packets", json_object_new_int64((int64_t)f->counters->tx_packets));
+				json_object_object_add(c, "rx_bytes", json_object_new_int64((int64_t)f->counters->rx_bytes));
+				json_object_object_add(c, "tx_bytes", json_object_new_int64((int64_t)f->counters->tx_bytes));
+				json_object_object_add(c, "rx_drops", json_object_new_int64((int64_t)f->counters->rx_drops));
+				json_object_object_add(c, "tx_drops", json_object_new_int64((int64_t)f->counters->tx_drops));
+				json_object_object_add(o, "counters", c);
+			}
+			json_object_array_add(arr, o);
+			continue;
+		}
+		lc_buf_printf(out, "%s (ifindex %u): link %s, %s, mtu %u, mac %s, "
+		    "backend %s\n", f->name, f->ifindex, link_str(f->link),
+		    f->enabled ? "enabled" : "disabled", f->mtu, mac,
+		    f->backend != NULL && f->backend[0] ? f->backend : "-");
+		for (size_t k = 0; k < f->n_addrs; k++)
+			lc_buf_printf(out, "  address %s\n", pfx4(f->addrs[k]->addr,
+			    f->addrs[k]->len));
+		if (f->counters != NULL)
+			lc_buf_printf(out, "  rx %llu packets %llu bytes %llu drops; "
+			    "tx %llu packets %llu bytes %llu drops\n",
+			    (unsigned long long)f->counters->rx_packets,
+			    (unsigned long long)f->counters->rx_bytes,
+			    (unsigned long long)f->counters->rx_drops,
+			    (unsigned long long)f->counters->tx_packets,
+			    (unsigned long long)f->counters->tx_bytes,
+			    (unsigned long long)f->counters->tx_drops);
+	}
+	if (jo != NULL)
+		json_object_object_add(jo, "interfaces", arr);
+	else if (l->n_interfaces == 0)
+		lc_buf_printf(out, "no interfaces\n");
+}
+
+int
+mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
+    unsigned nw, char *err, size_t errlen)
+{
+	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
+
+	if (nw > 1)
+		return (bad_args(err, errlen, "show interfaces", "at most a name",
+		    w[1]));
+	q.name = (char *)(nw == 1 ? w[0] : "");
+	q.counters = true;
+	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES, &q.base,
+	    render_interfaces, err, errlen));
+}
+
+/* ---- show fib ----------------------------------------------------------------------- */
+
+static void
+render_fib(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+{
+	const Fwd__FibList *l = (const Fwd__FibList *)msg;
+	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+
+	if (jo == NULL)
+		lc_buf_printf(out, "%-19s %-16s %s\n", "Prefix", "Next hop",
+		    "Ifindex");
+	for (size_t i = 0; i < l->n_routes; i++) {
+		const Fwd__FibRoute *r = l->routes[i];
+
+		if (jo != NULL) {
+			json_object *o = json_object_new_object(), *nhs;
+
+			json_object_object_add(o, "prefix", json_object_new_string(
+			    pfx4(r->prefix, r->len)));
+			nhs = json_object_new_array();
+			for (size_t k = 0; k < r->n_nh_addr; k++) {
+				json_object *nh = json_object_new_object();
+
+				json_object_object_add(nh, "address",
+				    json_object_new_string(ip4(r->nh_addr[k])));
+				if (k < r->n_nh_ifindex)
+					json_object_object_add(nh, "ifindex",
+					    json_object_new_int((int)r->nh_ifindex[k]));
+				json_object_array_add(nhs, nh);
+			}
+			json_object_object_add(o, "next_hops", nhs);
+			json_object_array_add(arr, o);
+			continue;
+		}
+		for (size_t k = 0; k == 0 || k < r->n_nh_addr; k++)
+			lc_buf_printf(out, "%-19s %-16s %u\n",
+			    k == 0 ? pfx4(r->prefix, r->len) : "",
+			    k < r->n_nh_addr ? (r->nh_addr[k] ? ip4(r->nh_addr[k]) :
+			    "attached") : "-",
+			    k < r->n_nh_ifindex ? r->nh_ifindex[k] : 0);
+	}
+	if (jo != NULL) {
+		json_object_object_add(jo, "routes", arr);
+		json_object_object_add(jo, "total", json_object_new_int64(l->total));
+	} else {
+		lc_buf_printf(out, "%u route%s in the FIB%s\n", l->total,
+		    l->total == 1 ? "" : "s", l->more ? " (more not shown)" : "");
+	}
+}
+
+int
+mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
+    char *err, size_t errlen)
+{
+	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+	struct lc_prefix4 p;
+	struct lc_ip4 a;
+
+	q.limit = SHOW_LIMIT;
+	if (nw > 1)
+		return (bad_args(err, errlen, "show fib", "at most a.b.c.d/len or "
+		    "a.b.c.d", w[1]));
+	if (nw == 1) {
+		if (lc_prefix4_parse(w[0], &p) == 0) {
+			q.prefix = p.addr.s_addr;
+			q.len = p.len;
+			q.exact = true;
+		} else if (lc_ip4_parse(w[0], &a) == 0) {
+			q.lookup = a.s_addr;
+			q.use_lookup = true;
+		} else {
+			return (bad_args(err, errlen, "show fib", "a.b.c.d/len or "
+			    "a.b.c.d", w[0]));
+		}
+	}
+	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
+	    render_fib, err, errlen));
+}
+
+/* ---- show neighbors ---------------------------------------------------------------- */
+
+static const char *
+neigh_state(Fwd__NeighbourState s)
+{
+	switch (s) {
+	case FWD__NEIGHBOUR_STATE__INCOMPLETE: return ("incomplete");
+	case FWD__NEIGHBOUR_STATE__REACHABLE: return ("reachable");
+	case FWD__NEIGHBOUR_STATE__STALE: return ("stale");
+	case FWD__NEIGHBOUR_STATE__FAILED: return ("failed");
+	default: return ("none");
+	}
+}
+
+static void
+render_neighbors(struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
+{
+	const Fwd__NeighbourList *l = (const Fwd__NeighbourList *)msg;
+	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+
+	if (jo == NULL)
+		lc_buf_printf(out, "%-16s %-17s %-7s %-10s %8s %s\n", "Address",
+		    "MAC", "Ifindex", "State", "Age ms", "Queued");
+	for (size_t i = 0; i < l->n_neighbours; i++) {
+		const Fwd__Neighbour *n = l->neighbours[i];
+		char mac[18] = "-";
+
+		if (n->mac.len == 6)
+			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+			    n->mac.data[0], n->mac.data[1], n->mac.data[2],
+			    n->mac.data[3], n->mac.data[4], n->mac.data[5]);
+		if (jo != NULL) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "address", json_object_new_string(ip4(n->addr)));
+			json_object_object_add(o, "mac", json_object_new_string(mac));
+			json_object_object_add(o, "ifindex", json_object_new_int((int)n->ifindex));
+			json_object_object_add(o, "state", json_object_new_string(neigh_state(n->state)));
+			json_object_object_add(o, "age_ms", json_object_new_int64(n->age_ms));
+			json_object_object_add(o, "queued", json_object_new_int((int)n->queued));
+			json_object_array_add(arr, o);
+			continue;
+		}
+		lc_buf_printf(out, "%-16s %-17s %-7u %-10s %8u %u\n", ip4(n->addr),
+		    mac, n->ifindex, neigh_state(n->state), n->age_ms, n->queued);
+	}
+	if (jo != NULL)
+		json_object_object_add(jo, "neighbors", arr);
+}
+
+int
+mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w,
+    unsigned nw, char *err, size_t errlen)
+{
+	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
+
+	if (nw > 0)
+		return (bad_args(err, errlen, "show neighbors", "nothing", w[0]));
+	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS, &q.base,
+	    render_neighbors, err, errlen));
+}
+
+/* ---- show processes, restart -------------------------------------------------------- */
+
+static const char *
+proc_state(Rtrmgr__State s)
+{
+	switch (s) {
+	case RTRMGR__STATE__STOPPED: return ("stopped");
+	case RTRMGR__STATE__STARTING: return ("starting");
+	case RTRMGR__STATE__RUNNING: return ("running");
+	case RTRMGR__STATE__STOPPING: return ("stopping");
+	case RTRMGR__STATE__BACKOFF: return ("backoff");
+	case RTRMGR__STATE__FAILED: return ("failed");
+	default: return ("unknown");
+	}
+}
+
+static void
+render_component(struct lc_buf *out, json_object *jo, const Rtrmgr__Component *c,
+    json_object *arr)
+{
+	if (jo != NULL) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "component", json_object_new_string(c->name));
+		json_object_object_add(o, "pid", json_object_new_int((int)c->pid));
+		json_object_object_add(o, "state", json_object_new_string(proc_state(c->state)));
+		json_object_object_add(o, "uptime_ms", json_object_new_int64((int64_t)c->uptime_ms));
+		json_object_object_add(o, "restarts", json_object_new_int((int)c->restarts));
+		json_object_object_add(o, "generation", json_object_new_int64((int64_t)c->generation));
+		json_object_object_add(o, "last_exit", json_object_new_int(c->last_exit));
+		json_object_object_add(o, "last_error", json_object_new_string(
+		    c->last_error != NULL ? c->last_error : ""));
+		json_object_array_add(arr, o);
+		return;
+	}
+	lc_buf_printf(out, "%-9s %7u %-9s %10.1f %8u %20llu %s\n", c->name, c->pid,
+	    proc_state(c->state), (double)c->uptime_ms / 1000.0, c->restarts,
+	    (unsigned long long)c->generation, c->last_error != NULL ?
+	    c->last_error : "");
+}
+
+static void
+render_processes(struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
+{
+	const Rtrmgr__ComponentList *l = (const Rtrmgr__ComponentList *)msg;
+	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+
+	if (jo == NULL)
+		lc_buf_printf(out, "%-9s %7s %-9s %10s %8s %20s %s\n", "Component",
+		    "PID", "State", "Uptime s", "Restarts", "Generation", "Last error");
+	for (size_t i = 0; i < l->n_components; i++)
+		render_component(out, jo, l->components[i], arr);
+	if (jo != NULL)
+		json_object_object_add(jo, "processes", arr);
+}
+
+int
+mgmt_show_processes(const struct mgmt_op *op, const char *const *w,
+    unsigned nw, char *err, size_t errlen)
+{
+	static const ProtobufCMessageDescriptor *d = &lifecycle__empty__descriptor;
+	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+
+	(void)d;
+	if (nw > 0)
+		return (bad_args(err, errlen, "show processes", "nothing", w[0]));
+	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__LIST, &e.base,
+	    render_processes, err, errlen));
+}
+
+static void
+render_restart(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+{
+	const Rtrmgr__Component *c = (const Rtrmgr__Component *)msg;
+
+	if (jo != NULL) {
+		json_object *arr = json_object_new_array();
+
+		render_component(out, jo, c, arr);
+		json_object_object_add(jo, "restarted", arr);
+		return;
+	}
+	lc_buf_printf(out, "%s restarted: %s, pid %u, generation %llu\n", c->name,
+	    proc_state(c->state), c->pid, (unsigned long long)c->generation);
+}
+
+int
+mgmt_restart(const struct mgmt_op *op, const char *const *w, unsigned nw,
+    char *err, size_t errlen)
+{
+	Rtrmgr__ComponentRequest q = RTRMGR__COMPONENT_REQUEST__INIT;
+
+	if (nw != 1) {
+		snprintf(err, errlen, "restart: expected one component (fwd, rib "
+		    "or mgmt)");
+		return (MGMT_E_SYNTAX);
+	}
+	q.name = (char *)w[0];
+	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__RESTART, &q.base,
+	    render_restart, err, errlen));
+}
