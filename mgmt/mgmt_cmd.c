@@ -141,6 +141,12 @@ show_conf(struct cmd_ctx *c, const struct mgmt_conf *conf)
 			    "path before '|'"));
 		}
 		mgmt_conf_print_set(conf, &b);
+	} else if (c->json && nw == 0) {
+		/* the whole tree as a JSON object */
+		mgmt_conf_print_json(conf, &b);
+		lc_buf_append(c->out, lc_buf_head(&b), lc_buf_avail(&b));
+		lc_buf_fini(&b);
+		return (MGMT_OK);
 	} else if ((rv = mgmt_conf_show(conf, c->w, nw, &b, &err)) != 0) {
 		lc_buf_fini(&b);
 		return (fail(c, rv == -ENOENT ? MGMT_E_NOT_FOUND :

@@ -10,7 +10,7 @@ PKGS=(
 	clang libclang-rt-14-dev
 	libdpdk-dev
 	iproute2 iputils-ping ethtool procps psmisc tmux valgrind
-	gnuplot-nox
+	gnuplot-nox python3
 )
 
 missing=()

@@ -60,7 +60,8 @@ check "display set" has "$out" "set protocols static route 198.19.0.0/16 next-ho
 out=$(sh_ -c "show configuration | display set | count")
 check "count pipe" has "$out" "Count: [0-9]* lines"
 out=$(sh_ -c "show configuration | json")
-check "json pipe gives JSON" has "$out" '"output"'
+check "json pipe gives the config as JSON" has "$out" '"198.19.0.0/16"'
+check "json is valid JSON" sh -c "printf '%s' '$(printf '%s' "$out" | tr -d "'")' | python3 -m json.tool >/dev/null"
 before=$(sh_ -c "show configuration")
 
 # 3. errors change nothing
