@@ -1188,6 +1188,7 @@ resync_end_cb(void *arg, int status, const char *errmsg,
 		return;
 	if (status == IPC_OK || status == IPC_UNKNOWN_METHOD) {
 		d->fs = RIB_D_FWD_UP;
+		set_state(d);
 		lc_log_notice("fwd in sync: %u stale routes swept by fwd",
 		    a != NULL ? a->swept : 0);
 	} else {
@@ -1273,6 +1274,7 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	d->hold_over = true;
+	set_state(d);
 	if (!d->static_synced)
 		lc_log_notice("no static resync from mgmt in %u ms: going on "
 		    "without it", d->hold_ms);

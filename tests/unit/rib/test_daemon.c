@@ -1,0 +1,1007 @@
+/* tests/unit/rib/test_daemon.c: the tern-rib daemon over real sockets and libev: a fake fwd (FIB map, RESYNC, SUBSCRIBE, interface events) and clients playing mgmt and a protocol: routes to FIB, bad batches, grace, fwd restart, rib restart without withdrawals, queries. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_addr.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "libcommon/lc_time.h"
+#include "rib/rib_d.h"
+
+static char base[128], rundir[160];
+static struct ev_loop *loop;
+static struct lc_arena *arena;
+
+/* ---- the fake fwd: a FIB map with counters -------------------------------- */
+
+#define FF_NH 8
+struct ff_route {
+	struct lc_prefix4 p;
+	unsigned	n;
+	uint32_t	a[FF_NH], i[FF_NH];
+	bool		stale;
+};
+
+static struct {
+	struct ipc_server *srv;
+	struct ff_route	*r;
+	size_t		n, cap;
+	unsigned	batches, adds, changes, dels, swept, begins, ends;
+	unsigned	subscribes;
+	struct lc_prefix4 withdrawn[4096];	/* dels and sweeps */
+	unsigned	nwithdrawn;
+	Fwd__Interface	ifs[8];
+	Fwd__IfAddr	addrs[8], *addrp[8];
+	char		names[8][16];
+	unsigned	nifs;
+	bool		hold_acks;	/* do not answer FIB_BATCH */
+} ff;
+
+static struct ff_route *
+ff_find(struct lc_prefix4 p)
+{
+	for (size_t i = 0; i < ff.n; i++)
+		if (lc_prefix4_eq(&ff.r[i].p, &p))
+			return (&ff.r[i]);
+	return (NULL);
+}
+
+static void
+ff_withdraw(struct ff_route *r)
+{
+	if (ff.nwithdrawn < 4096)
+		ff.withdrawn[ff.nwithdrawn++] = r->p;
+	*r = ff.r[--ff.n];
+}
+
+static void
+ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
+{
+	const Fwd__FibBatch *b = (const Fwd__FibBatch *)m;
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+	(void)arg;
+	ff.batches++;
+	for (size_t i = 0; i < b->n_add; i++) {
+		const Fwd__FibRoute *fr = b->add[i];
+		struct lc_prefix4 p = { { fr->prefix }, (uint8_t)fr->len };
+		struct ff_route *r = ff_find(p), nr;
+
+		memset(&nr, 0, sizeof(nr));
+		nr.p = p;
+		nr.n = (unsigned)(fr->n_nh_addr < FF_NH ? fr->n_nh_addr : FF_NH);
+		for (unsigned k = 0; k < nr.n; k++) {
+			nr.a[k] = fr->nh_addr[k];
+			nr.i[k] = fr->nh_ifindex[k];
+		}
+		if (r == NULL) {
+			if (ff.n == ff.cap) {
+				ff.cap = ff.cap ? ff.cap * 2 : 1024;
+				ff.r = realloc(ff.r, ff.cap * sizeof(*ff.r));
+				assert_non_null(ff.r);
+			}
+			ff.r[ff.n++] = nr;
+			ff.adds++;
+		} else {
+			if (r->n != nr.n || memcmp(r->a, nr.a, sizeof(nr.a)) ||
+			    memcmp(r->i, nr.i, sizeof(nr.i)))
+				ff.changes++;
+			*r = nr;	/* refreshed: no longer stale */
+		}
+	}
+	for (size_t i = 0; i < b->n_del; i++) {
+		struct lc_prefix4 p = { { b->del[i]->prefix },
+		    (uint8_t)b->del[i]->len };
+		struct ff_route *r = ff_find(p);
+
+		if (r != NULL) {
+			ff.dels++;
+			ff_withdraw(r);
+		}
+	}
+	if (ff.hold_acks)
+		return;		/* never answered: the call times out */
+	ack.seq = b->seq;
+	ack.applied = (uint32_t)(b->n_add + b->n_del);
+	ack.routes = (uint32_t)ff.n;
+	assert_int_equal(ipc_reply(req, IPC_OK, &ack.base), 0);
+}
+
+static void
+ff_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
+{
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+	(void)m;
+	if (arg != NULL) {	/* begin */
+		ff.begins++;
+		for (size_t i = 0; i < ff.n; i++)
+			ff.r[i].stale = true;
+	} else {
+		ff.ends++;
+		for (size_t i = 0; i < ff.n;)
+			if (ff.r[i].stale) {
+				ff_withdraw(&ff.r[i]);
+				ff.swept++;
+				ack.swept++;
+			} else {
+				i++;
+			}
+	}
+	ack.routes = (uint32_t)ff.n;
+	assert_int_equal(ipc_reply(req, IPC_OK, &ack.base), 0);
+}
+
+static void
+ff_subscribe(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
+{
+	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
+	Fwd__Interface *ip[8];
+
+	(void)m;
+	(void)arg;
+	ff.subscribes++;
+	ipc_req_subscribe(req);
+	for (unsigned i = 0; i < ff.nifs; i++)
+		ip[i] = &ff.ifs[i];
+	l.n_interfaces = ff.nifs;
+	l.interfaces = ip;
+	assert_int_equal(ipc_reply(req, IPC_OK, &l.base), 0);
+}
+
+/* Interface k: ifindex k+1, name eth<k+1>, 198.18.<k+1>.1/24 */
+static void
+ff_if(unsigned k, bool up)
+{
+	Fwd__Interface *f = &ff.ifs[k];
+
+	fwd__interface__init(f);
+	fwd__if_addr__init(&ff.addrs[k]);
+	snprintf(ff.names[k], sizeof(ff.names[k]), "eth%u", k + 1);
+	f->ifindex = k + 1;
+	f->name = ff.names[k];
+	f->enabled = true;
+	f->link = up ? FWD__LINK_STATE__LINK_UP : FWD__LINK_STATE__LINK_DOWN;
+	ff.addrs[k].addr = htonl(0xc6120001u | ((k + 1) << 8));
+	ff.addrs[k].len = 24;
+	ff.addrp[k] = &ff.addrs[k];
+	f->n_addrs = 1;
+	f->addrs = &ff.addrp[k];
+	if (k >= ff.nifs)
+		ff.nifs = k + 1;
+}
+
+static void
+ff_publish(unsigned k)
+{
+	Fwd__InterfaceEvent ev = FWD__INTERFACE_EVENT__INIT;
+
+	ev.iface = &ff.ifs[k];
+	assert_true(ipc_server_publish(ff.srv, FWD__METHOD__EVENT_INTERFACE,
+	    &ev.base) >= 1);
+}
+
+static void
+ff_start(uint64_t gen)
+{
+	struct ipc_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.rundir = rundir;
+	o.component = "fwd";
+	o.generation = gen;
+	ff.srv = ipc_server_new(loop, &ipc_svc_fwd, &o);
+	assert_non_null(ff.srv);
+	ipc_server_handle(ff.srv, FWD__METHOD__FIB_BATCH, ff_fib_batch, NULL);
+	ipc_server_handle(ff.srv, FWD__METHOD__RESYNC_BEGIN, ff_resync, &ff);
+	ipc_server_handle(ff.srv, FWD__METHOD__RESYNC_END, ff_resync, NULL);
+	ipc_server_handle(ff.srv, FWD__METHOD__SUBSCRIBE, ff_subscribe, NULL);
+}
+
+static void
+ff_counters_reset(void)
+{
+	ff.batches = ff.adds = ff.changes = ff.dels = ff.swept = 0;
+	ff.begins = ff.ends = ff.subscribes = ff.nwithdrawn = 0;
+}
+
+static bool
+ff_withdrew(struct lc_prefix4 p)
+{
+	for (unsigned i = 0; i < ff.nwithdrawn; i++)
+		if (lc_prefix4_eq(&ff.withdrawn[i], &p))
+			return (true);
+	return (false);
+}
+
+/* ---- loop helpers ------------------------------------------------------------ */
+
+static void
+tick_cb(struct ev_loop *l, ev_timer *w, int revents)
+{
+	(void)l;
+	(void)w;
+	(void)revents;
+}
+
+/* Runs the loop until pred() or ms pass; returns pred(). */
+static bool
+run_until(bool (*pred)(void *), void *arg, unsigned ms)
+{
+	uint64_t end = lc_time_mono_ns() + (uint64_t)ms * 1000000ULL;
+	ev_timer t;
+	bool ok;
+
+	ev_timer_init(&t, tick_cb, 0.005, 0.005);
+	ev_timer_start(loop, &t);
+	while (!(ok = pred(arg)) && lc_time_mono_ns() < end)
+		ev_run(loop, EVRUN_ONCE);
+	ev_timer_stop(loop, &t);
+	return (ok);
+}
+
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return (false);
+}
+
+static void
+run_for(unsigned ms)
+{
+	(void)run_until(never, NULL, ms);
+}
+
+static struct rib_d *rd;
+
+static bool
+fwd_up(void *arg)
+{
+	struct rib_d *d = arg;
+
+	return (rib_d_fwd_state(d) == RIB_D_FWD_UP);
+}
+
+static bool
+fwd_down(void *arg)
+{
+	return (rib_d_fwd_state(arg) == RIB_D_FWD_DOWN);
+}
+
+/* ---- rib clients ----------------------------------------------------------- */
+
+static struct ipc_client *
+rib_client(const char *name, bool ro)
+{
+	struct ipc_opts o;
+	struct ipc_client *c;
+
+	memset(&o, 0, sizeof(o));
+	o.rundir = rundir;
+	o.component = name;
+	o.reconnect_ms = 10;
+	c = ipc_client_new(loop, &ipc_svc_rib, &o, ro);
+	assert_non_null(c);
+	return (c);
+}
+
+static struct rib_d *
+rib_start(uint32_t hold_ms)
+{
+	struct rib_d_opts o;
+	struct rib_d *d;
+
+	memset(&o, 0, sizeof(o));
+	o.rundir = rundir;
+	o.hold_ms = hold_ms;
+	o.reconnect_ms = 10;
+	d = rib_d_new(loop, &o);
+	assert_non_null(d);
+	return (d);
+}
+
+static Rib__Route *
+mkroute(const char *pfx, const char *nh1, uint32_t if1, const char *nh2,
+    const char *ifname)
+{
+	Rib__Route *r = lc_arena_calloc(arena, sizeof(*r));
+	struct lc_prefix4 p;
+	struct lc_ip4 a;
+	unsigned n = (nh1 || if1 || ifname) ? 1 : 0;
+
+	if (nh2 != NULL)
+		n = 2;
+	rib__route__init(r);
+	assert_int_equal(lc_prefix4_parse_loose(pfx, &p, &a), 0);
+	r->prefix = a.s_addr;	/* as written: host bits are kept */
+	r->len = p.len;
+	r->n_nh_addr = r->n_nh_ifindex = n;
+	r->nh_addr = lc_arena_calloc(arena, 2 * sizeof(uint32_t));
+	r->nh_ifindex = lc_arena_calloc(arena, 2 * sizeof(uint32_t));
+	if (nh1 != NULL) {
+		assert_int_equal(lc_ip4_parse(nh1, &a), 0);
+		r->nh_addr[0] = a.s_addr;
+	}
+	r->nh_ifindex[0] = if1;
+	if (nh2 != NULL) {
+		assert_int_equal(lc_ip4_parse(nh2, &a), 0);
+		r->nh_addr[1] = a.s_addr;
+	}
+	if (ifname != NULL) {
+		r->n_nh_ifname = 1;
+		r->nh_ifname = lc_arena_calloc(arena, sizeof(char *));
+		r->nh_ifname[0] = lc_arena_strdup(arena, ifname);
+	}
+	return (r);
+}
+
+/* Sends a batch; returns the ack (in arena) or fails the test. */
+static Rib__RouteBatchAck *
+batch(struct ipc_client *c, int source, const char *name, uint32_t grace_ms,
+    Rib__Route **add, size_t nadd, Lifecycle__Prefix **del, size_t ndel)
+{
+	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+	int st;
+
+	b.source = source;
+	b.source_name = (char *)name;
+	b.seq = 1;
+	b.grace_ms = grace_ms;
+	b.add = add;
+	b.n_add = nadd;
+	b.del = del;
+	b.n_del = ndel;
+	st = ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base, 5000, arena,
+	    &rep, err, sizeof(err));
+	if (st != IPC_OK)
+		fail_msg("ROUTE_BATCH: %s %s", ipc_status_str(st), err);
+	assert_non_null(rep);
+	return ((Rib__RouteBatchAck *)rep);
+}
+
+static Rib__RouteBatchAck *
+resync(struct ipc_client *c, int source, const char *name, bool begin)
+{
+	Rib__Resync r = RIB__RESYNC__INIT;
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+	int st;
+
+	r.source = source;
+	r.source_name = (char *)name;
+	r.grace_ms = 2000;
+	st = ipc_call_wait(c, begin ? RIB__METHOD__RESYNC_BEGIN :
+	    RIB__METHOD__RESYNC_END, &r.base, 5000, arena, &rep, err,
+	    sizeof(err));
+	assert_int_equal(st, IPC_OK);
+	return ((Rib__RouteBatchAck *)rep);
+}
+
+static Rib__QueryReply *
+query(struct ipc_client *c, Rib__Query *q)
+{
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+	int st;
+
+	st = ipc_call_wait(c, RIB__METHOD__QUERY, &q->base, 5000, arena, &rep,
+	    err, sizeof(err));
+	assert_int_equal(st, IPC_OK);
+	return ((Rib__QueryReply *)rep);
+}
+
+static uint32_t
+ip(const char *s)
+{
+	struct lc_ip4 a;
+
+	assert_int_equal(lc_ip4_parse(s, &a), 0);
+	return (a.s_addr);
+}
+
+static struct lc_prefix4
+pf(const char *s)
+{
+	struct lc_prefix4 p;
+
+	assert_int_equal(lc_prefix4_parse(s, &p), 0);
+	return (p);
+}
+
+/* The FIB fwd holds equals what rib wants. */
+static int
+cmp_want(void *arg, const struct rib_fib_delta *dl)
+{
+	struct ff_route *r = ff_find(dl->pfx);
+
+	(*(size_t *)arg)++;
+	if (r == NULL || r->n != dl->n_nh)
+		return (1);
+	for (unsigned k = 0; k < dl->n_nh && k < FF_NH; k++)
+		if (r->a[k] != dl->nh[k].addr.s_addr ||
+		    r->i[k] != dl->nh[k].ifindex)
+			return (2);
+	return (0);
+}
+
+static void
+assert_fib_matches(struct rib_d *d)
+{
+	size_t n = 0;
+	long rv = rib_fib_walk(rib_d_rib(d), RIB_FIB_WANT, cmp_want, &n);
+
+	assert_int_equal(rv, (long)n);
+	assert_int_equal(n, ff.n);
+}
+
+/* ---- fixtures --------------------------------------------------------------- */
+
+static int
+setup(void **state)
+{
+	(void)state;
+	lc_log_init("test_daemon", LC_LOG_WARNING, LC_LOG_STDERR);
+	snprintf(base, sizeof(base), "/tmp/tern-rib-test.%d.%ld", (int)getpid(),
+	    (long)(lc_time_mono_ns() % 1000000000));
+	snprintf(rundir, sizeof(rundir), "%s/run", base);
+	(void)mkdir(base, 0755);
+	loop = lc_loop_new();
+	arena = lc_arena_new(1 << 16);
+	memset(&ff, 0, sizeof(ff));
+	ff_if(0, true);
+	ff_if(1, true);
+	return (loop == NULL || arena == NULL);
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	rib_d_free(rd);
+	rd = NULL;
+	ipc_server_free(ff.srv);
+	free(ff.r);
+	memset(&ff, 0, sizeof(ff));
+	lc_arena_free(arena);
+	lc_loop_free(loop);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	(void)system(cmd);
+	return (0);
+}
+
+/* fwd up with two interfaces, rib started, mgmt's static resync done. */
+static struct ipc_client *
+boot(struct ipc_client **mgmt_out)
+{
+	struct ipc_client *mgmt;
+	Rib__Route *st[3];
+	Rib__RouteBatchAck *a;
+
+	ff_start(100);
+	rd = rib_start(5000);
+	mgmt = rib_client("mgmt", false);
+	assert_int_equal(resync(mgmt, RIB__SOURCE__STATIC, "static", true)
+	    ->n_errors, 0);
+	st[0] = mkroute("198.18.100.0/24", "198.18.1.2", 0, NULL, NULL);
+	st[1] = mkroute("198.18.101.0/24", NULL, 0, NULL, "eth2");
+	st[2] = mkroute("198.18.102.0/24", "198.18.9.2", 0, NULL, "eth9");
+	a = batch(mgmt, RIB__SOURCE__STATIC, "static", 0, st, 3, NULL, 0);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(a->accepted, 3);
+	/* no FIB output before the statics are complete */
+	run_for(30);
+	assert_int_equal(ff.batches, 0);
+	assert_string_equal(rib_d_state(rd), "resyncing");
+	resync(mgmt, RIB__SOURCE__STATIC, "static", false);
+	assert_true(run_until(fwd_up, rd, 3000));
+	assert_string_equal(rib_d_state(rd), "running");
+	*mgmt_out = mgmt;
+	return (mgmt);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void
+test_routes_to_fib(void **state)
+{
+	struct ipc_client *mgmt, *bgp, *ro;
+	Rib__Route *r[4];
+	Rib__Query q = RIB__QUERY__INIT;
+	Rib__QueryReply *qr;
+	struct ff_route *f;
+	unsigned b0;
+
+	(void)state;
+	boot(&mgmt);
+	assert_int_equal(ff.begins, 1);
+	assert_int_equal(ff.ends, 1);
+	assert_int_equal(ff.subscribes, 1);
+	/* connected, recursive static, static by interface name */
+	assert_non_null(f = ff_find(pf("198.18.1.0/24")));
+	assert_int_equal(f->n, 1);
+	assert_int_equal(f->a[0], 0);
+	assert_int_equal(f->i[0], 1);
+	assert_non_null(f = ff_find(pf("198.18.100.0/24")));
+	assert_int_equal(f->a[0], ip("198.18.1.2"));
+	assert_int_equal(f->i[0], 1);
+	assert_non_null(f = ff_find(pf("198.18.101.0/24")));
+	assert_int_equal(f->a[0], 0);
+	assert_int_equal(f->i[0], 2);
+	assert_null(ff_find(pf("198.18.102.0/24")));	/* eth9 unknown */
+	assert_int_equal(ff.n, 4);
+
+	/* a protocol source: ECMP over two recursive next hops */
+	bgp = rib_client("bgpd", false);
+	r[0] = mkroute("198.18.64.0/20", "198.18.2.7", 0, "198.18.1.9", NULL);
+	r[1] = mkroute("198.18.80.0/24", "198.18.2.7", 0, NULL, NULL);
+	r[2] = mkroute("198.18.100.0/24", "198.18.2.8", 0, NULL, NULL);
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 3, NULL,
+	    0)->accepted, 3);
+	assert_true(run_until(fwd_up, rd, 1000));
+	run_for(20);
+	assert_non_null(f = ff_find(pf("198.18.64.0/20")));
+	assert_int_equal(f->n, 2);
+	assert_int_equal(f->a[0], ip("198.18.1.9"));
+	assert_int_equal(f->i[0], 1);
+	assert_int_equal(f->a[1], ip("198.18.2.7"));
+	assert_int_equal(f->i[1], 2);
+	/* static (distance 1) still beats bgp (100) */
+	assert_int_equal(ff_find(pf("198.18.100.0/24"))->a[0],
+	    ip("198.18.1.2"));
+	assert_fib_matches(rd);
+
+	/* eth9 appears: the static by name resolves and goes to the FIB */
+	ff_if(8, true);
+	ff_publish(8);
+	run_for(50);
+	assert_non_null(f = ff_find(pf("198.18.102.0/24")));
+	assert_int_equal(f->a[0], ip("198.18.9.2"));
+	assert_int_equal(f->i[0], 9);
+	assert_non_null(ff_find(pf("198.18.9.0/24")));
+
+	/* interface down: every dependent route moves in one FIB batch */
+	b0 = ff.batches;
+	ff_if(0, false);
+	ff_publish(0);
+	run_for(50);
+	assert_int_equal(ff.batches, b0 + 1);
+	assert_null(ff_find(pf("198.18.1.0/24")));
+	assert_int_equal(ff_find(pf("198.18.100.0/24"))->a[0],
+	    ip("198.18.2.8"));	/* static inactive: bgp takes over */
+	assert_int_equal(ff_find(pf("198.18.64.0/20"))->n, 1);
+	assert_fib_matches(rd);
+	ff_if(0, true);
+	ff_publish(0);
+	run_for(50);
+	assert_int_equal(ff_find(pf("198.18.64.0/20"))->n, 2);
+	assert_fib_matches(rd);
+
+	/* queries, on the read-only socket */
+	ro = rib_client("ternsh", true);
+	q.prefix = ip("198.18.100.0");
+	q.len = 24;
+	q.exact = true;
+	qr = query(ro, &q);
+	assert_int_equal(qr->n_routes, 2);
+	assert_int_equal(qr->total, 2);
+	assert_int_equal(qr->routes[0]->source, RIB__SOURCE__STATIC);
+	assert_true(qr->routes[0]->best);
+	assert_int_equal(qr->routes[1]->source, RIB__SOURCE__PROTOCOL);
+	assert_string_equal(qr->routes[1]->source_name, "bgp");
+	assert_false(qr->routes[1]->best);
+	assert_true(qr->routes[1]->active);
+	assert_int_equal(qr->routes[0]->n_resolved_addr, 1);
+	assert_int_equal(qr->routes[0]->resolved_ifindex[0], 1);
+
+	rib__query__init(&q);
+	q.lookup = ip("198.18.64.77");
+	qr = query(ro, &q);
+	assert_int_equal(qr->n_routes, 1);
+	assert_int_equal(qr->routes[0]->route->len, 20);
+
+	rib__query__init(&q);
+	q.prefix = ip("198.18.0.0");
+	q.len = 16;
+	q.longer = true;
+	qr = query(ro, &q);
+	assert_int_equal(qr->total, 9);	/* 3 connected, 3 static, 3 bgp */
+	assert_false(qr->more);
+	q.limit = 4;
+	q.offset = 8;
+	qr = query(ro, &q);
+	assert_int_equal(qr->n_routes, 1);
+	assert_int_equal(qr->total, 9);
+	assert_false(qr->more);
+	q.offset = 2;
+	qr = query(ro, &q);
+	assert_int_equal(qr->n_routes, 4);
+	assert_true(qr->more);
+	q.limit = 0;
+	q.offset = 0;
+	q.active_only = true;
+	qr = query(ro, &q);
+	assert_int_equal(qr->total, 8);	/* bgp's 198.18.100/24 loses */
+	q.active_only = false;
+	q.source = RIB__SOURCE__PROTOCOL;
+	q.source_name = (char *)"bgp";
+	qr = query(ro, &q);
+	assert_int_equal(qr->total, 3);
+	q.source_name = (char *)"nosuch";
+	{
+		ProtobufCMessage *rep;
+		char err[128];
+
+		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__QUERY, &q.base,
+		    5000, arena, &rep, err, sizeof(err)), IPC_ERROR);
+		assert_non_null(strstr(err, "unknown source"));
+	}
+	/* FIB status and sources */
+	{
+		ProtobufCMessage *rep;
+		char err[128];
+		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+		Rib__FibStatus *fs;
+		Rib__SourceList *sl;
+
+		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__FIB_STATUS,
+		    &e.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+		fs = (Rib__FibStatus *)rep;
+		assert_int_equal(fs->acked_seq, fs->sent_seq);
+		assert_int_equal(fs->routes, ff.n);
+		assert_int_equal(fs->fwd_generation, 100);
+		assert_true(fs->fwd_connected);
+		assert_false(fs->resyncing);
+		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__SOURCES,
+		    &e.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+		sl = (Rib__SourceList *)rep;
+		assert_int_equal(sl->n_sources, 3);
+		assert_string_equal(sl->sources[2]->source_name, "bgp");
+		assert_int_equal(sl->sources[2]->routes, 3);
+		assert_int_equal(sl->sources[2]->active, 2);
+		assert_int_equal(sl->sources[2]->distance, 100);
+		assert_true(sl->sources[2]->connected);
+		assert_int_equal(sl->sources[1]->routes, 3);
+		/* the read-only socket refuses changes */
+		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__ROUTE_BATCH,
+		    &(Rib__RouteBatch)RIB__ROUTE_BATCH__INIT.base, 5000, arena,
+		    &rep, err, sizeof(err)), IPC_DENIED);
+	}
+	ipc_client_free(ro);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
+}
+
+static void
+test_bad_batches(void **state)
+{
+	struct ipc_client *mgmt, *bgp;
+	struct rib_mem_stats m0, m1;
+	struct rib_source_info si;
+	Rib__Route *r[2];
+	Rib__RouteBatchAck *a;
+	Lifecycle__Prefix *del;
+	unsigned b0;
+	size_t n0;
+	struct {
+		int		source;
+		const char	*name;
+		Rib__Route	*bad;
+		int		code;
+		const char	*msg;
+	} cases[] = {
+		{ RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "host bits" },
+		{ RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "over 32" },
+		{ RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "0.0.0.0" },
+		{ RIB__SOURCE__SOURCE_NONE, "nosuch", NULL, -ENOENT,
+		    "unknown source" },
+		{ RIB__SOURCE__CONNECTED, "", NULL, -EPERM, "tern-fwd" },
+		{ RIB__SOURCE__PROTOCOL, "newproto", NULL, -EINVAL,
+		    "host bits" },
+		{ 77, "", NULL, -ENOENT, "unknown source" },
+	};
+
+	(void)state;
+	boot(&mgmt);
+	bgp = rib_client("bgpd", false);
+	r[0] = mkroute("198.18.64.0/20", "198.18.2.7", 0, NULL, NULL);
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL,
+	    0)->accepted, 1);
+	run_for(30);
+	cases[0].bad = mkroute("198.18.65.1/24", "198.18.2.7", 0, NULL, NULL);
+	cases[1].bad = mkroute("198.18.65.0/24", "198.18.2.7", 0, NULL, NULL);
+	cases[1].bad->len = 33;
+	cases[2].bad = mkroute("198.18.66.0/24", "0.0.0.0", 0, NULL, NULL);
+	cases[3].bad = cases[4].bad = mkroute("198.18.67.0/24", "198.18.2.7", 0,
+	    NULL, NULL);
+	cases[5].bad = cases[0].bad;
+	cases[6].bad = cases[3].bad;
+	rib_mem_stats(rib_d_rib(rd), &m0);
+	b0 = ff.batches;
+	n0 = ff.n;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r[0] = mkroute("198.18.70.0/24", "198.18.2.7", 0, NULL, NULL);
+		r[1] = cases[i].bad;
+		a = batch(bgp, cases[i].source, cases[i].name, 0, r, 2, NULL, 0);
+		assert_int_equal(a->accepted, 0);
+		assert_int_equal(a->rejected, 2);
+		assert_int_equal(a->n_errors, 1);
+		assert_int_equal(a->errors[0]->code, cases[i].code);
+		if (cases[i].code == -EINVAL)
+			assert_int_equal(a->errors[0]->index, 1);
+		if (strstr(a->errors[0]->message, cases[i].msg) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i,
+			    a->errors[0]->message, cases[i].msg);
+	}
+	/* oversized: 65,537 deletes */
+	del = lc_arena_calloc(arena, sizeof(*del));
+	lifecycle__prefix__init(del);
+	{
+		Lifecycle__Prefix **dv = lc_arena_alloc(arena,
+		    sizeof(*dv) * (RIB_BATCH_MAX + 1));
+
+		for (unsigned i = 0; i <= RIB_BATCH_MAX; i++)
+			dv[i] = del;
+		a = batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, NULL, 0, dv,
+		    RIB_BATCH_MAX + 1);
+		assert_int_equal(a->errors[0]->code, -E2BIG);
+	}
+	run_for(30);
+	rib_mem_stats(rib_d_rib(rd), &m1);
+	assert_int_equal(m1.routes, m0.routes);
+	assert_int_equal(m1.prefixes, m0.prefixes);
+	assert_int_equal(ff.batches, b0);
+	assert_int_equal(ff.n, n0);
+	/* the protocol a refused batch would have registered is not there */
+	assert_int_equal(rib_source_find(rib_d_rib(rd), "newproto"), -ENOENT);
+	assert_int_equal(rib_source_info(rib_d_rib(rd), 3, &si), 0);
+	assert_int_equal(si.routes, 1);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
+}
+
+static bool
+gone(void *arg)
+{
+	return (ff_find(*(struct lc_prefix4 *)arg) == NULL);
+}
+
+static void
+test_grace(void **state)
+{
+	struct ipc_client *mgmt, *p;
+	Rib__Route *r[10];
+	Rib__Query q = RIB__QUERY__INIT;
+	Rib__QueryReply *qr;
+	struct lc_prefix4 last = pf("198.18.89.0/24");
+	char pfx[32];
+	uint64_t t0;
+	unsigned d0;
+
+	(void)state;
+	boot(&mgmt);
+	/* 1: disconnect, no return: stale for 300 ms, then swept */
+	p = rib_client("ospfd", false);
+	for (unsigned i = 0; i < 10; i++) {
+		snprintf(pfx, sizeof(pfx), "198.18.%u.0/24", 80 + i);
+		r[i] = mkroute(pfx, "198.18.2.7", 0, NULL, NULL);
+	}
+	assert_int_equal(batch(p, RIB__SOURCE__PROTOCOL, "ospf", 300, r, 10,
+	    NULL, 0)->accepted, 10);
+	run_for(30);
+	assert_non_null(ff_find(last));
+	d0 = ff.dels;
+	t0 = lc_time_mono_ns();
+	ipc_client_free(p);
+	run_for(100);
+	q.source_name = (char *)"ospf";
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->total, 10);
+	assert_true(qr->routes[0]->stale);
+	assert_true(qr->routes[0]->best);
+	assert_int_equal(ff.dels, d0);	/* still forwarding */
+	assert_true(run_until(gone, &last, 2000));
+	assert_true(lc_time_mono_ns() - t0 >= 300000000ULL);
+	assert_int_equal(ff.dels, d0 + 10);
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->total, 0);
+
+	/* 2: disconnect, back within the grace, resync: nothing lost but the
+	 * route it did not re-learn */
+	p = rib_client("ospfd", false);
+	assert_int_equal(batch(p, RIB__SOURCE__PROTOCOL, "ospf", 2000, r, 10,
+	    NULL, 0)->accepted, 10);
+	run_for(30);
+	ipc_client_free(p);
+	run_for(50);
+	ff_counters_reset();
+	p = rib_client("ospfd", false);
+	resync(p, RIB__SOURCE__PROTOCOL, "ospf", true);
+	assert_int_equal(batch(p, RIB__SOURCE__PROTOCOL, "ospf", 0, r, 9, NULL,
+	    0)->accepted, 9);
+	assert_int_equal(resync(p, RIB__SOURCE__PROTOCOL, "ospf", false)->swept,
+	    1);
+	run_for(50);
+	assert_int_equal(ff.dels, 1);
+	assert_true(ff_withdrew(last));
+	assert_int_equal(ff.changes, 0);
+	assert_int_equal(ff.adds, 0);
+	/* the grace timer was cancelled: nothing more goes after 2 s */
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->total, 9);
+	assert_false(qr->routes[0]->stale);
+	ipc_client_free(p);
+	ipc_client_free(mgmt);
+}
+
+static void
+test_fwd_restart(void **state)
+{
+	struct ipc_client *mgmt, *bgp;
+	Rib__Route **r;
+	char pfx[32];
+	size_t n;
+	uint64_t t0;
+
+	(void)state;
+	boot(&mgmt);
+	bgp = rib_client("bgpd", false);
+	r = lc_arena_alloc(arena, sizeof(*r) * 3000);
+	for (unsigned i = 0; i < 3000; i++) {
+		snprintf(pfx, sizeof(pfx), "198.19.%u.%u/28", i / 16,
+		    (i % 16) * 16);
+		r[i] = mkroute(pfx, i & 1 ? "198.18.2.7" : "198.18.1.7", 0,
+		    NULL, NULL);
+	}
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 3000,
+	    NULL, 0)->accepted, 3000);
+	assert_true(run_until(fwd_up, rd, 1000));
+	run_for(50);
+	assert_fib_matches(rd);
+	n = ff.n;
+	assert_int_equal(n, 3004);
+
+	/* fwd dies and comes back empty with another generation */
+	ipc_server_free(ff.srv);
+	ff.srv = NULL;
+	ff.n = 0;
+	ff_counters_reset();
+	assert_true(run_until(fwd_down, rd, 2000));
+	t0 = lc_time_mono_ns();
+	ff_start(200);
+	assert_true(run_until(fwd_up, rd, 3000));
+	print_message("fwd restart: %zu routes back in fwd in %.1f ms\n", ff.n,
+	    (lc_time_mono_ns() - t0) / 1e6);
+	assert_int_equal(ff.n, n);
+	assert_int_equal(ff.adds, n);
+	assert_true(ff.batches >= 3);	/* 1,024 deltas per batch */
+	assert_int_equal(ff.subscribes, 1);
+	assert_fib_matches(rd);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
+}
+
+static void
+test_rib_restart(void **state)
+{
+	struct ipc_client *mgmt, *bgp;
+	Rib__Route **r, *st[3];
+	char pfx[32];
+	size_t n;
+
+	(void)state;
+	boot(&mgmt);
+	bgp = rib_client("bgpd", false);
+	r = lc_arena_alloc(arena, sizeof(*r) * 2000);
+	for (unsigned i = 0; i < 2000; i++) {
+		snprintf(pfx, sizeof(pfx), "198.19.%u.%u/28", i / 16,
+		    (i % 16) * 16);
+		r[i] = mkroute(pfx, "198.18.2.7", 0, NULL, NULL);
+	}
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 2000,
+	    NULL, 0)->accepted, 2000);
+	assert_true(run_until(fwd_up, rd, 1000));
+	run_for(50);
+	n = ff.n;
+	assert_int_equal(n, 2004);
+
+	/* rib dies; fwd keeps its FIB; a new rib comes up */
+	rib_d_free(rd);
+	ff_counters_reset();
+	rd = rib_start(5000);
+	run_for(100);
+	assert_int_equal(rib_d_fwd_state(rd), RIB_D_FWD_SYNC);
+	assert_int_equal(ff.begins, 1);
+	assert_int_equal(ff.batches, 0);	/* waits for the statics */
+	assert_int_equal(ff.n, n);
+	/* the protocol re-learns; mgmt re-pushes statics: one changed
+	 * (198.18.100/24 via another gateway), one gone (198.18.101/24) */
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 2000,
+	    NULL, 0)->accepted, 2000);
+	resync(mgmt, RIB__SOURCE__STATIC, "static", true);
+	st[0] = mkroute("198.18.100.0/24", "198.18.2.2", 0, NULL, NULL);
+	st[1] = mkroute("198.18.102.0/24", "198.18.9.2", 0, NULL, "eth9");
+	assert_int_equal(batch(mgmt, RIB__SOURCE__STATIC, "static", 0, st, 2,
+	    NULL, 0)->accepted, 2);
+	resync(mgmt, RIB__SOURCE__STATIC, "static", false);
+	assert_true(run_until(fwd_up, rd, 3000));
+	assert_int_equal(ff.ends, 1);
+	/* withdrawn: only the static that is gone */
+	assert_int_equal(ff.nwithdrawn, 1);
+	assert_true(ff_withdrew(pf("198.18.101.0/24")));
+	assert_int_equal(ff.swept, 1);
+	assert_int_equal(ff.dels, 0);
+	assert_int_equal(ff.changes, 1);	/* 198.18.100/24 */
+	assert_int_equal(ff_find(pf("198.18.100.0/24"))->a[0],
+	    ip("198.18.2.2"));
+	assert_int_equal(ff.n, n - 1);
+	assert_fib_matches(rd);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
+}
+
+static void
+test_no_fwd_and_hold(void **state)
+{
+	struct ipc_client *bgp;
+	Rib__Route *r[1];
+
+	(void)state;
+	/* rib runs without fwd; with no mgmt, the hold timer lets it go on */
+	rd = rib_start(200);
+	bgp = rib_client("bgpd", false);
+	r[0] = mkroute("198.18.64.0/20", NULL, 1, NULL, NULL);
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL,
+	    0)->accepted, 1);
+	assert_string_equal(rib_d_state(rd), "resyncing");
+	run_for(300);
+	assert_string_equal(rib_d_state(rd), "running");
+	assert_int_equal(rib_d_fwd_state(rd), RIB_D_FWD_DOWN);
+	/* fwd appears later: it gets the FIB (the interface came up) */
+	ff_start(300);
+	assert_true(run_until(fwd_up, rd, 3000));
+	assert_non_null(ff_find(pf("198.18.64.0/20")));
+	assert_non_null(ff_find(pf("198.18.1.0/24")));
+	assert_fib_matches(rd);
+	/* fwd stops answering: rib does not block, keeps its state */
+	ipc_client_free(bgp);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_routes_to_fib, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_bad_batches, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_grace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_restart, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_rib_restart, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_no_fwd_and_hold, setup,
+		    teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
