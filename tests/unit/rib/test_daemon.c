@@ -45,9 +45,9 @@ static struct {
 	unsigned	subscribes;
 	struct lc_prefix4 withdrawn[4096];	/* dels and sweeps */
 	unsigned	nwithdrawn;
-	Fwd__Interface	ifs[8];
-	Fwd__IfAddr	addrs[8], *addrp[8];
-	char		names[8][16];
+	Fwd__Interface	ifs[16];
+	Fwd__IfAddr	addrs[16], *addrp[16];
+	char		names[16][16];
 	unsigned	nifs;
 	bool		hold_acks;	/* do not answer FIB_BATCH */
 } ff;
@@ -151,7 +151,7 @@ static void
 ff_subscribe(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 {
 	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
-	Fwd__Interface *ip[8];
+	Fwd__Interface *ip[16];
 
 	(void)m;
 	(void)arg;
