@@ -29,6 +29,7 @@
 #include "libcommon/lc_time.h"
 
 #define ROUNDS		3
+#define BULK_INFLIGHT	(4u << 20)	/* bytes in flight for bulk, ours and the peer alike */
 #define MAXR		8
 
 static bool quick;
@@ -689,12 +690,13 @@ bulk_ours(size_t size)
 	size_t plen = blob_pack(pl, size);
 	unsigned long start = c_done, issued = 0;
 	unsigned long n = (unsigned long)((uint64_t)S.bulk_mib << 20) / size;
-	unsigned long window = (4u << 20) / size;
+	unsigned long window = BULK_INFLIGHT / size;
 	double t;
 
-	/* 4 MiB in flight measured best here (16 MiB: 0.33-0.45x, 4 MiB: 0.48x): past that, payloads queue behind a full socket and cost one more copy */
-	if (window < 2)
-		window = 2;
+	if (window < 1)
+		window = 1;
+	if (getenv("BENCH_IPC_BULK_WINDOW"))
+		window = strtoul(getenv("BENCH_IPC_BULK_WINDOW"), NULL, 10);
 	t = now_s();
 	uint64_t sc0 = proc_cpu_ns(ours_pid), cc0 = proc_cpu_ns(getpid());
 	while (c_done - start < n) {
@@ -719,10 +721,10 @@ static double
 bulk_unix(size_t size)
 {
 	unsigned long n = (unsigned long)((uint64_t)S.bulk_mib << 20) / size;
-	unsigned long window = (16u << 20) / size;
+	unsigned long window = BULK_INFLIGHT / size;
 
-	if (window < 2)
-		window = 2;
+	if (window < 1)
+		window = 1;
 	/* each 8-byte ack costs a socket buffer slot (~1 KiB truesize): more than ~128 outstanding deadlocks a blocking peer */
 	if (window > 128)
 		window = 128;
