@@ -49,7 +49,10 @@ static struct {
 	Fwd__IfAddr	addrs[16], *addrp[16];
 	char		names[16][16];
 	unsigned	nifs;
-	bool		hold_acks;	/* do not answer FIB_BATCH */
+	bool		hold_acks;	/* answer FIB_BATCH later (ff_release) */
+	struct ipc_req	*held[256];
+	uint64_t	heldseq[256];
+	unsigned	nheld, inflight_max, fail_next;
 } ff;
 
 static struct ff_route *
@@ -114,12 +117,34 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 			ff_withdraw(r);
 		}
 	}
-	if (ff.hold_acks)
-		return;		/* never answered: the call times out */
+	if (ff.fail_next > 0) {
+		ff.fail_next--;
+		assert_int_equal(ipc_reply_error(req, IPC_ERROR, "table full"),
+		    0);
+		return;
+	}
+	if (ff.hold_acks) {
+		assert_true(ff.nheld < 256);
+		ff.heldseq[ff.nheld] = b->seq;
+		ff.held[ff.nheld++] = req;
+		return;
+	}
 	ack.seq = b->seq;
 	ack.applied = (uint32_t)(b->n_add + b->n_del);
 	ack.routes = (uint32_t)ff.n;
 	assert_int_equal(ipc_reply(req, IPC_OK, &ack.base), 0);
+}
+
+static void
+ff_release(void)
+{
+	for (unsigned i = 0; i < ff.nheld; i++) {
+		Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+		ack.seq = ff.heldseq[i];
+		assert_int_equal(ipc_reply(ff.held[i], IPC_OK, &ack.base), 0);
+	}
+	ff.nheld = 0;
 }
 
 static void
@@ -301,6 +326,8 @@ rib_client(const char *name, bool ro)
 	return (c);
 }
 
+static struct rib_conf *conf;
+
 static struct rib_d *
 rib_start(uint32_t hold_ms)
 {
@@ -308,6 +335,7 @@ rib_start(uint32_t hold_ms)
 	struct rib_d *d;
 
 	memset(&o, 0, sizeof(o));
+	o.conf = conf;
 	o.rundir = rundir;
 	o.hold_ms = hold_ms;
 	o.reconnect_ms = 10;
@@ -982,8 +1010,83 @@ test_no_fwd_and_hold(void **state)
 	assert_non_null(ff_find(pf("198.18.64.0/20")));
 	assert_non_null(ff_find(pf("198.18.1.0/24")));
 	assert_fib_matches(rd);
-	/* fwd stops answering: rib does not block, keeps its state */
 	ipc_client_free(bgp);
+}
+
+static size_t
+ff_count(void)
+{
+	return (ff.n);
+}
+
+static bool
+ff_has(void *arg)
+{
+	return (ff_count() >= *(size_t *)arg);
+}
+
+/* Bounded in flight (small water marks), then a refused batch: rib pushes
+ * the whole FIB again inside a fwd resync. */
+static void
+test_water_marks_and_errors(void **state)
+{
+	struct rib_conf c;
+	struct ipc_client *mgmt, *bgp;
+	Rib__Route **r;
+	char pfx[32];
+	size_t want = 504;
+	unsigned seen;
+
+	(void)state;
+	rib_conf_default(&c);
+	c.fib_batch_max = 16;
+	c.fib_high_water = 64;
+	c.fib_low_water = 16;
+	conf = &c;
+	boot(&mgmt);
+	conf = NULL;
+	bgp = rib_client("bgpd", false);
+	r = lc_arena_alloc(arena, sizeof(*r) * 500);
+	for (unsigned i = 0; i < 500; i++) {
+		snprintf(pfx, sizeof(pfx), "198.19.%u.%u/28", i / 16,
+		    (i % 16) * 16);
+		r[i] = mkroute(pfx, "198.18.2.7", 0, NULL, NULL);
+	}
+	ff_counters_reset();
+	ff.hold_acks = true;
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 500,
+	    NULL, 0)->accepted, 500);
+	run_for(100);
+	assert_int_equal(ff.adds, 64);	/* the high water mark */
+	assert_int_equal(ff.batches, 4);
+	seen = ff.adds;
+	/* acks bring it under the low mark: more goes, never over 64 */
+	while (ff.nheld > 0) {
+		ff_release();
+		run_for(20);
+		assert_true(ff.adds - seen <= 64);
+		seen = ff.adds;
+	}
+	ff.hold_acks = false;
+	assert_true(run_until(ff_has, &want, 2000));
+	assert_int_equal(ff.n, 504);
+	assert_fib_matches(rd);
+
+	/* fwd refuses a batch: the whole FIB goes again inside a resync */
+	ff_counters_reset();
+	ff.fail_next = 1;
+	r[0] = mkroute("198.19.200.0/24", "198.18.1.7", 0, NULL, NULL);
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1,
+	    NULL, 0)->accepted, 1);
+	run_for(50);
+	assert_true(run_until(fwd_up, rd, 2000));
+	assert_int_equal(ff.begins, 1);
+	assert_int_equal(ff.ends, 1);
+	assert_int_equal(ff.nwithdrawn, 0);
+	assert_int_equal(ff.n, 505);
+	assert_fib_matches(rd);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
 }
 
 int
@@ -1001,6 +1104,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_no_fwd_and_hold, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_water_marks_and_errors,
+		    setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
