@@ -34,7 +34,7 @@
 
 #define IPC_PROTOCOL_VERSION	1
 #define IPC_FRAME_MAX_DEFAULT	(16u << 20)	/* bytes, whole frame */
-#define IPC_BATCH_MAX_DEFAULT	(256u << 10)	/* flush a frame at this size */
+#define IPC_BATCH_MAX_DEFAULT	(64u << 10)	/* flush a frame at this size */
 #define IPC_HWM_DEFAULT		(8u << 20)	/* queued bytes before -ENOBUFS */
 #define IPC_TIMEOUT_DEFAULT_MS	5000
 #define IPC_RUNDIR_DEFAULT	"/run/tern"

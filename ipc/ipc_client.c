@@ -352,14 +352,9 @@ retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void
 cl_connect(struct ipc_client *cl)
 {
-	struct sockaddr_un sa;
 	int fd;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, cl->path, strlen(cl->path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+	if ((fd = cl->c.tp->connect(cl->path)) >= 0) {
 		ipc_conn_attach(&cl->c, fd);
 		cl->state = C_UP;
 		cl->ev_seq = 0;
@@ -368,8 +363,6 @@ cl_connect(struct ipc_client *cl)
 			return;
 		return;	/* a failed write reported on_down already */
 	}
-	if (fd >= 0)
-		close(fd);
 	ev_timer_stop(cl->loop, &cl->retry);
 	ev_timer_set(&cl->retry, cl->o.reconnect_ms / 1000.0, 0.0);
 	ev_timer_start(cl->loop, &cl->retry);

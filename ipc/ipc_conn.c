@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@ ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
     const struct ipc_opts *o, uint64_t generation)
 {
 	memset(c, 0, sizeof(*c));
+	c->tp = &ipc_transport_unix;
 	c->fd = -1;
 	c->loop = loop;
 	c->ops = ops;
@@ -43,11 +43,7 @@ ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
 void
 ipc_conn_attach(struct ipc_conn *c, int fd)
 {
-	int sz = IPC_SOCKBUF;
-
-	/* Larger kernel buffers: fewer wake-ups per MiB (capped by wmem_max/rmem_max). */
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	c->tp->tune(fd, IPC_SOCKBUF);
 	c->fd = fd;
 	c->down = false;
 	c->discard = 0;
@@ -63,7 +59,7 @@ ipc_conn_detach(struct ipc_conn *c)
 	ev_io_stop(c->loop, &c->rio);
 	ev_io_stop(c->loop, &c->wio);
 	if (c->fd >= 0)
-		close(c->fd);
+		c->tp->close(c->fd);
 	c->fd = -1;
 	ipc_txq_reset(&c->tx);
 	lc_buf_reset(&c->rx);
@@ -134,13 +130,12 @@ conn_write(struct ipc_conn *c)
 			iov[cnt].iov_base = lc_buf_head(&q->b);
 			iov[cnt++].iov_len = bn;
 		}
-		w = writev(c->fd, iov, cnt);
+		w = c->tp->writev(c->fd, iov, cnt);
 		if (w < 0) {
-			if (errno == EINTR)
+			if (w == -EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (w == -EAGAIN || w == -EWOULDBLOCK)
 				break;
-			w = -errno;
 			conn_down(c, (int)-w);
 			return ((int)w);
 		}
@@ -245,10 +240,10 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
 	iov[1].iov_base = (void *)(uintptr_t)raw;
 	iov[1].iov_len = rawlen;
 	do
-		w = writev(c->fd, iov, 2);
-	while (w < 0 && errno == EINTR);
-	if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-		conn_down(c, errno);
+		w = c->tp->writev(c->fd, iov, 2);
+	while (w == -EINTR);
+	if (w < 0 && w != -EAGAIN && w != -EWOULDBLOCK) {
+		conn_down(c, (int)-w);
 		return (1);
 	}
 	done = w > 0 ? (size_t)w : 0;
@@ -400,17 +395,17 @@ conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 			conn_down(c, ENOMEM);
 			return;
 		}
-		n = read(c->fd, dst, want);
+		n = c->tp->read(c->fd, dst, want);
 		if (n == 0) {
 			conn_down(c, EPIPE);
 			return;
 		}
 		if (n < 0) {
-			if (errno == EINTR)
+			if (n == -EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (n == -EAGAIN || n == -EWOULDBLOCK)
 				break;
-			conn_down(c, errno);
+			conn_down(c, (int)-n);
 			return;
 		}
 		lc_buf_commit(&c->rx, (size_t)n);

@@ -132,6 +132,28 @@ ipc_txq_ready(const struct ipc_txq *q)
 	return (lc_buf_avail(&q->w) + ipc_txq_ready_b(q));
 }
 
+/* ---- transport: a byte stream with a pollable fd -------------------------- */
+
+/*
+ * What the library needs from a transport: a connection is an fd libev can
+ * watch for readability and writability, carrying a byte stream. Functions
+ * return an fd / a byte count, or -errno (-EAGAIN when it would block).
+ * ipc_transport_unix (AF_UNIX SOCK_STREAM) is the one in use; docs/ipc.md
+ * says why not nanomsg.
+ */
+struct iovec;
+struct ipc_transport {
+	const char	*name;
+	int		(*listen)(const char *path, unsigned mode);
+	int		(*accept)(int lfd);
+	int		(*connect)(const char *path);
+	void		(*tune)(int fd, int bufsz);
+	ssize_t		(*read)(int fd, void *buf, size_t len);
+	ssize_t		(*writev)(int fd, const struct iovec *iov, int cnt);
+	void		(*close)(int fd);
+};
+extern const struct ipc_transport ipc_transport_unix;
+
 /* ---- connection: a stream socket with batching and framing --------------- */
 
 struct ipc_conn;
@@ -148,6 +170,7 @@ struct ipc_conn_ops {
 };
 
 struct ipc_conn {
+	const struct ipc_transport *tp;
 	int		fd;
 	struct ev_loop	*loop;
 	ev_io		rio, wio;

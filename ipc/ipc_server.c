@@ -121,7 +121,7 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)loop;
 	(void)revents;
 	for (n = 0; n < 64; n++) {
-		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = ipc_transport_unix.accept(l->fd);
 		if (fd < 0)
 			return;	/* EAGAIN, or out of fds: retried when readable */
 		if ((p = calloc(1, sizeof(*p))) == NULL) {
@@ -553,7 +553,6 @@ static int
 listen_on(struct ipc_server *s, struct ipc_listener *l, const char *rundir,
     bool ro)
 {
-	struct sockaddr_un sa;
 	int fd, rv;
 
 	l->srv = s;
@@ -562,24 +561,8 @@ listen_on(struct ipc_server *s, struct ipc_listener *l, const char *rundir,
 	if ((rv = ipc_sock_path(l->path, sizeof(l->path), rundir,
 	    s->svc->name, ro)) != 0)
 		return (rv);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return (-errno);
-	/* A stale socket file from a dead server is replaced; a live one is not. */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		close(fd);
-		return (-EADDRINUSE);
-	}
-	(void)unlink(l->path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    chmod(l->path, 0660) != 0 || listen(fd, 128) != 0) {
-		rv = -errno;
-		close(fd);
-		return (rv);
-	}
+	if ((fd = ipc_transport_unix.listen(l->path, 0660)) < 0)
+		return (fd);
 	l->fd = fd;
 	ev_io_init(&l->w, accept_cb, fd, EV_READ);
 	l->w.data = l;

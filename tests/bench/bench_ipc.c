@@ -28,7 +28,7 @@
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
 
-#define ROUNDS		3
+#define ROUNDS		5
 #define BULK_INFLIGHT	(4u << 20)	/* bytes in flight for bulk, ours and the peer alike */
 #define MAXR		8
 
@@ -851,6 +851,8 @@ main(int argc, char **argv)
 
 		if (only != NULL && strcmp(only, "bulk") == 0)
 			goto bulk;
+		if (only != NULL && strcmp(only, "route") == 0)
+			goto route;
 		rtt_ours(&a, &b);
 		o50.v[o50.n++] = a;
 		o99.v[o99.n++] = b;
@@ -869,9 +871,12 @@ main(int argc, char **argv)
 		ppush.v[ppush.n++] = batched_push(p_pull, &b);
 		pcpu.v[pcpu.n++] = b;
 
+route:
 		oroute.v[oroute.n++] = route_ours();
 		uroute.v[uroute.n++] = stream_unix("rawroutes.sock", 0,
 		    S.route_batches, 8, true) * 1000;
+		if (only != NULL && strcmp(only, "route") == 0)
+			continue;
 
 bulk:
 		for (i = 0; i < 3; i++) {
