@@ -168,7 +168,7 @@ struct fwd_port_afp_conf {
  */
 struct fwd_port *fwd_port_afp_new(const struct fwd_port_afp_conf *);
 
-/* The socket, for poll() by an idle worker. */
+/* The socket, for poll() by an idle worker; -1 for a port of another backend. */
 int fwd_port_afp_fd(const struct fwd_port *);
 
 /*

@@ -327,6 +327,8 @@ fail:
 int
 fwd_port_afp_fd(const struct fwd_port *p)
 {
+	if (p == NULL || p->ops != &afp_ops)
+		return (-1);
 	return (((const struct port_afp *)(const void *)p)->fd);
 }
 

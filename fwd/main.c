@@ -1,30 +1,90 @@
 /* fwd/main.c: tern-fwd, the tern forwarding plane: ports, FIB, ARP, ICMP and the packet fast path. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libcommon/lc_daemon.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "fwd_d.h"
 
 static const struct lc_daemon_info info = {
 	.name = "tern-fwd",
 	.summary = "The tern forwarding plane: ports, FIB, ARP, ICMP and the packet fast path.",
-	.status = "skeleton only: this build parses its options and exits; the\n"
-	    "component itself is not implemented yet (see docs/architecture.md).",
+	.usage_extra =
+	    "  --workers=N        forwarding threads (default 1, at most 16)\n"
+	    "  --max-nh=N         next-hop/adjacency space (default 8192)\n"
+	    "  --spin-us=N        busy-poll this long when idle before sleeping\n"
+	    "                     (default 50)\n",
+	.status = "forwards IPv4 over AF_PACKET (TPACKET_V2) ports: interfaces from\n"
+	    "tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP, queries.\n"
+	    "The AF_XDP backend is not there yet.",
 };
+
+static int
+opt_uint(const char *arg, const char *name, unsigned *v)
+{
+	size_t l = strlen(name);
+	char *end;
+	unsigned long x;
+
+	if (strncmp(arg, name, l) != 0 || arg[l] != '=')
+		return (0);
+	errno = 0;
+	x = strtoul(arg + l + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || end == arg + l + 1 || x > 1000000)
+		return (-1);
+	*v = (unsigned)x;
+	return (1);
+}
 
 int
 main(int argc, char **argv)
 {
 	struct lc_daemon_opts opts;
+	struct fwd_d_conf fc = {.workers = 1};
+	struct ev_loop *loop;
+	struct fwd_d *d;
 	int rv;
 
-	rv = lc_daemon_parse(argc, argv, &info, &opts);
-	if (rv != 0) {
+	if ((rv = lc_daemon_parse(argc, argv, &info, &opts)) != 0) {
 		lc_daemon_opts_fini(&opts);
 		return (rv > 0 ? 0 : 2);
 	}
 	lc_log_init(info.name, opts.log_level,
 	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
-	lc_log_err("not implemented yet: this is a skeleton (see --help)");
+	for (int i = 1; i < opts.rest_argc; i++) {
+		const char *a = opts.rest_argv[i];
+
+		if ((rv = opt_uint(a, "--workers", &fc.workers)) == 0 &&
+		    (rv = opt_uint(a, "--max-nh", &fc.max_nh)) == 0)
+			rv = opt_uint(a, "--spin-us", &fc.spin_us);
+		if (rv <= 0 || (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX)) {
+			fprintf(stderr, "tern-fwd: bad option '%s'\n"
+			    "Try 'tern-fwd --help'.\n", a);
+			lc_daemon_opts_fini(&opts);
+			return (2);
+		}
+	}
+	fc.rundir = opts.rundir;
+	fc.generation = opts.generation;
+	if ((loop = lc_loop_new()) == NULL ||
+	    lc_loop_signals(loop, NULL, NULL) != 0) {
+		lc_log_err("cannot create the event loop");
+		return (1);
+	}
+	if ((d = fwd_d_new(loop, &fc)) == NULL) {
+		lc_log_err("cannot start: %s", strerror(errno));
+		lc_daemon_opts_fini(&opts);
+		return (1);
+	}
+	lc_log_notice("running in %s with %u worker%s", opts.rundir,
+	    fc.workers, fc.workers == 1 ? "" : "s");
+	ev_run(loop, 0);
+	lc_log_notice("shutting down");
+	fwd_d_free(d);
+	lc_loop_free(loop);
 	lc_daemon_opts_fini(&opts);
-	return (1);
+	return (0);
 }

@@ -108,7 +108,7 @@ struct obj {
 struct shared {
 	struct fwd_qsbr *q;
 	struct obj *cur;
-	int stop;
+	int stop, started;
 	unsigned long reads, bad;
 };
 
@@ -121,6 +121,7 @@ reader(void *arg)
 
 	if (t == NULL)
 		return ((void *)1);
+	__atomic_add_fetch(&s->started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		struct obj *o = __atomic_load_n(&s->cur, __ATOMIC_ACQUIRE);
 
@@ -161,6 +162,10 @@ test_threads(void **state)
 	s.cur = &objs[0];
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, reader, &s), 0);
+	/* both readers registered and reading (on a loaded machine they
+	 * could otherwise start after the writer is done) */
+	while (__atomic_load_n(&s.started, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
 	for (int round = 0; round < 20000; round++) {
 		struct obj *old = s.cur, *nw = &objs[next];
 

@@ -1,0 +1,498 @@
+/* fwd/fwd_ctl.c: tern-fwd's IPC service (fwd.proto): interface config from
+ * mgmt, FIB batches and resync from rib, queries, interface events. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_log.h"
+#include "fwd_d.h"
+
+#define FIB_QUERY_LIMIT_DEFAULT 1000
+#define FIB_QUERY_LIMIT_MAX	100000
+
+static void *
+ar_calloc(struct fwd_d *d, size_t n)
+{
+	void *p = lc_arena_calloc(d->ar, n ? n : 1);
+
+	if (p == NULL)
+		abort(); /* the arena only fails when malloc does */
+	return (p);
+}
+
+/* ---- IF_CONFIG ---- */
+
+static void
+h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__IfConfigBatch *b = (const Fwd__IfConfigBatch *)msg;
+	Fwd__IfConfigAck ack = FWD__IF_CONFIG_ACK__INIT;
+	struct fwd_if_req *rq;
+	char err[300];
+	int rv;
+
+	if ((rq = calloc(b->n_interfaces + 1, sizeof(*rq))) == NULL) {
+		ipc_reply_error(req, IPC_ERROR, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < b->n_interfaces; i++) {
+		const Fwd__IfConfig *c = b->interfaces[i];
+		struct fwd_if_req *r = &rq[i];
+
+		r->name = c->name;
+		r->enabled = c->enabled;
+		r->deleted = c->deleted;
+		r->mtu = c->mtu > 0xffff ? 1 : (uint16_t)c->mtu;
+		r->backend = c->backend;
+		if (c->n_addrs > FWD_LOCAL_MAX) {
+			r->too_many = true;
+			continue;
+		}
+		r->naddr = (unsigned)c->n_addrs;
+		for (size_t k = 0; k < c->n_addrs; k++) {
+			r->addr[k] = ntohl(c->addrs[k]->addr);
+			r->plen[k] = c->addrs[k]->len > 32 ?
+			    0 :
+			    (uint8_t)c->addrs[k]->len;
+		}
+	}
+	rv = fwd_d_if_apply(d, rq, (unsigned)b->n_interfaces, b->replace_all,
+	    b->dry_run, err, sizeof(err));
+	free(rq);
+	ack.txn = b->txn;
+	ack.ok = rv == 0;
+	ack.error = rv == 0 ? (char *)"" : err;
+	if (rv != 0)
+		lc_log_notice("interface batch %llu refused: %s",
+		    (unsigned long long)b->txn, err);
+	else if (!b->dry_run)
+		lc_log_info("interface batch %llu applied (%zu items%s)",
+		    (unsigned long long)b->txn, b->n_interfaces,
+		    b->replace_all ? ", replace all" : "");
+	ipc_reply(req, IPC_OK, &ack.base);
+}
+
+/* ---- FIB ---- */
+
+static void
+h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__FibBatch *b = (const Fwd__FibBatch *)msg;
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+	uint32_t gw[FWD_ADJ_GROUP_MAX];
+	uint32_t *fidx;
+	size_t nf = 0;
+
+	fidx = ar_calloc(d, (b->n_add + b->n_del) * sizeof(*fidx));
+	for (size_t i = 0; i < b->n_add; i++) {
+		const Fwd__FibRoute *r = b->add[i];
+		int rv = -EINVAL;
+
+		if (r->n_nh_addr == r->n_nh_ifindex &&
+		    r->n_nh_addr <= FWD_ADJ_GROUP_MAX) {
+			for (size_t k = 0; k < r->n_nh_addr; k++)
+				gw[k] = ntohl(r->nh_addr[k]);
+			rv = fwd_d_route_add(d, ntohl(r->prefix), r->len, gw,
+			    r->nh_ifindex, (unsigned)r->n_nh_addr);
+		}
+		if (rv != 0)
+			fidx[nf++] = (uint32_t)i;
+		else
+			d->st.fib_adds++;
+	}
+	for (size_t i = 0; i < b->n_del; i++) {
+		const Lifecycle__Prefix *p = b->del[i];
+
+		if (fwd_d_route_del(d, ntohl(p->prefix), p->len) != 0)
+			fidx[nf++] = (uint32_t)(b->n_add + i);
+		else
+			d->st.fib_dels++;
+	}
+	d->st.fib_batches++;
+	d->st.fib_failed += nf;
+	ack.seq = b->seq;
+	ack.applied = (uint32_t)(b->n_add + b->n_del - nf);
+	ack.failed = (uint32_t)nf;
+	ack.n_failed_index = nf;
+	ack.failed_index = fidx;
+	ack.routes = (uint32_t)fwd_fib_count(d->fib);
+	ipc_reply(req, IPC_OK, &ack.base);
+	lc_arena_reset(d->ar);
+	/* ARP requests for new gateways */
+	if (d->out->n > 0)
+		fwd_out_send(d->out, d->ctl_ports, FWD_PORT_MAX);
+}
+
+static void
+h_resync_begin(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+	fwd_d_resync_begin(d);
+	ipc_server_set_state(d->srv, "resyncing");
+	ack.seq = ((const Fwd__Resync *)msg)->seq;
+	ack.routes = (uint32_t)fwd_fib_count(d->fib);
+	lc_log_info("resync begins (%u routes marked stale)", ack.routes);
+	ipc_reply(req, IPC_OK, &ack.base);
+}
+
+static void
+h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+	ack.swept = (uint32_t)fwd_d_resync_end(d);
+	ipc_server_set_state(d->srv, "running");
+	ack.seq = ((const Fwd__Resync *)msg)->seq;
+	ack.routes = (uint32_t)fwd_fib_count(d->fib);
+	lc_log_info("resync done: %u routes swept, %u in the FIB", ack.swept,
+	    ack.routes);
+	ipc_reply(req, IPC_OK, &ack.base);
+}
+
+/* ---- interfaces ---- */
+
+static Fwd__Interface *
+enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
+{
+	Fwd__Interface *x = ar_calloc(d, sizeof(*x));
+
+	fwd__interface__init(x);
+	x->ifindex = f->ifindex;
+	x->name = lc_arena_strdup(d->ar, f->name);
+	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP :
+					      FWD__LINK_STATE__LINK_DOWN;
+	x->enabled = f->enabled;
+	if (f->attached) {
+		x->mac.data = lc_arena_memdup(d->ar, f->mac, 6);
+		x->mac.len = 6;
+	}
+	x->mtu = f->attached ? f->mtu : f->mtu_conf;
+	x->backend = (char *)(f->backend == FWD_D_BK_MEM ? "mem" : "afpacket");
+	x->n_addrs = f->naddr;
+	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
+	for (unsigned k = 0; k < f->naddr; k++) {
+		Fwd__IfAddr *a = ar_calloc(d, sizeof(*a));
+
+		fwd__if_addr__init(a);
+		a->addr = htonl(f->addr[k]);
+		a->len = f->plen[k];
+		x->addrs[k] = a;
+	}
+	if (counters) {
+		struct fwd_port_stats s;
+		Fwd__IfCounters *c = ar_calloc(d, sizeof(*c));
+
+		fwd__if_counters__init(c);
+		fwd_d_if_counters(d, f, &s);
+		c->rx_packets = s.rx_pkts;
+		c->rx_bytes = s.rx_bytes;
+		c->tx_packets = s.tx_pkts;
+		c->tx_bytes = s.tx_bytes;
+		c->rx_drops = s.rx_kernel_drops + s.rx_vlan;
+		c->tx_drops = s.tx_full;
+		x->counters = c;
+	}
+	return (x);
+}
+
+static void
+list_ifaces(struct fwd_d *d, const char *name, bool counters,
+    Fwd__InterfaceList *l)
+{
+	fwd__interface_list__init(l);
+	l->interfaces = ar_calloc(d, FWD_PORT_MAX * sizeof(*l->interfaces));
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
+		const struct fwd_iface *f = &d->ifs[i];
+
+		if (!f->used || (name != NULL && name[0] != '\0' &&
+				    strcmp(name, f->name) != 0))
+			continue;
+		l->interfaces[l->n_interfaces++] = enc_iface(d, f, counters);
+	}
+}
+
+static void
+h_query_interfaces(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__InterfaceQuery *q = (const Fwd__InterfaceQuery *)msg;
+	Fwd__InterfaceList l;
+
+	list_ifaces(d, q->name, q->counters, &l);
+	ipc_reply(req, IPC_OK, &l.base);
+	lc_arena_reset(d->ar);
+}
+
+static void
+h_subscribe(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	Fwd__InterfaceList l;
+
+	(void)msg;
+	ipc_req_subscribe(req);
+	list_ifaces(d, NULL, false, &l);
+	ipc_reply(req, IPC_OK, &l.base);
+	lc_arena_reset(d->ar);
+}
+
+void
+fwd_ctl_if_event(struct fwd_d *d, const struct fwd_iface *f, bool deleted)
+{
+	Fwd__InterfaceEvent ev = FWD__INTERFACE_EVENT__INIT;
+
+	if (d->srv == NULL)
+		return;
+	ev.iface = enc_iface(d, f, false);
+	ev.deleted = deleted;
+	if (deleted)
+		ev.iface->link = FWD__LINK_STATE__LINK_DOWN;
+	(void)ipc_server_publish(d->srv, FWD__METHOD__EVENT_INTERFACE,
+	    &ev.base);
+	lc_arena_reset(d->ar);
+}
+
+/* ---- FIB query ---- */
+
+static Fwd__FibRoute *
+enc_route(struct fwd_d *d, uint32_t pfx, unsigned len, unsigned nh)
+{
+	Fwd__FibRoute *r = ar_calloc(d, sizeof(*r));
+	uint32_t gw[FWD_ADJ_GROUP_MAX], ifx[FWD_ADJ_GROUP_MAX];
+	unsigned n = fwd_d_nh_describe(d, nh, gw, ifx, FWD_ADJ_GROUP_MAX);
+
+	fwd__fib_route__init(r);
+	r->prefix = htonl(pfx);
+	r->len = len;
+	r->n_nh_addr = r->n_nh_ifindex = n;
+	r->nh_addr = ar_calloc(d, n * sizeof(uint32_t));
+	r->nh_ifindex = ar_calloc(d, n * sizeof(uint32_t));
+	for (unsigned i = 0; i < n; i++) {
+		r->nh_addr[i] = htonl(gw[i]);
+		r->nh_ifindex[i] = ifx[i];
+	}
+	return (r);
+}
+
+struct fib_walk {
+	struct fwd_d *d;
+	Fwd__FibList *l;
+	uint32_t skip, limit;
+	size_t seen;
+};
+
+static int
+fib_collect(uint32_t pfx, unsigned len, unsigned nh, void *arg)
+{
+	struct fib_walk *w = arg;
+
+	if (w->seen++ < w->skip)
+		return (0);
+	if (w->l->n_routes == w->limit) {
+		w->l->more = true;
+		return (1);
+	}
+	w->l->routes[w->l->n_routes++] = enc_route(w->d, pfx, len, nh);
+	return (0);
+}
+
+static void
+h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__FibQuery *q = (const Fwd__FibQuery *)msg;
+	Fwd__FibList l = FWD__FIB_LIST__INIT;
+	unsigned nh;
+
+	l.total = (uint32_t)fwd_fib_count(d->fib);
+	l.routes = ar_calloc(d, sizeof(*l.routes));
+	if (q->use_lookup) {
+		uint32_t a = ntohl(q->lookup);
+
+		/* the longest route holding a: exact gets from /32 down */
+		for (int len = 32; len >= 0; len--) {
+			uint32_t p = len ? a & (0xffffffffu << (32 - len)) : 0;
+
+			if (fwd_fib_get(d->fib, p, (unsigned)len, &nh) == 0) {
+				l.routes[l.n_routes++] = enc_route(d, p,
+				    (unsigned)len, nh);
+				break;
+			}
+		}
+	} else if (q->exact) {
+		uint32_t p = ntohl(q->prefix);
+
+		if (q->len > 32) {
+			ipc_reply_error(req, IPC_BAD_REQUEST,
+			    "prefix length %u", q->len);
+			return;
+		}
+		if (fwd_fib_get(d->fib, p, q->len, &nh) == 0)
+			l.routes[l.n_routes++] = enc_route(d, p, q->len, nh);
+	} else {
+		struct fib_walk w = {d, &l, q->offset,
+		    q->limit ? q->limit : FIB_QUERY_LIMIT_DEFAULT, 0};
+
+		if (w.limit > FIB_QUERY_LIMIT_MAX)
+			w.limit = FIB_QUERY_LIMIT_MAX;
+		l.routes = ar_calloc(d, w.limit * sizeof(*l.routes));
+		(void)fwd_fib_walk(d->fib, fib_collect, &w);
+	}
+	if (ipc_reply(req, IPC_OK, &l.base) == -EMSGSIZE)
+		lc_log_notice("FIB query reply over the frame size: use a "
+			      "smaller limit");
+	lc_arena_reset(d->ar);
+}
+
+/* ---- neighbours, drops ---- */
+
+struct neigh_walk {
+	struct fwd_d *d;
+	Fwd__NeighbourList *l;
+	size_t cap;
+	uint32_t ifindex;
+	uint64_t now;
+};
+
+static int
+neigh_collect(const struct fwd_neigh_info *ni, void *arg)
+{
+	struct neigh_walk *w = arg;
+	Fwd__Neighbour *n;
+	uint32_t ifx = ni->port < FWD_D_IF_MAX && w->d->ifs[ni->port].used ?
+	    w->d->ifs[ni->port].ifindex :
+	    0;
+
+	if (w->ifindex != 0 && ifx != w->ifindex)
+		return (0);
+	if (w->l->n_neighbours == w->cap) {
+		size_t nc = w->cap * 2;
+		Fwd__Neighbour **nv = ar_calloc(w->d, nc * sizeof(*nv));
+
+		memcpy(nv, w->l->neighbours, w->cap * sizeof(*nv));
+		w->l->neighbours = nv;
+		w->cap = nc;
+	}
+	n = ar_calloc(w->d, sizeof(*n));
+	fwd__neighbour__init(n);
+	n->addr = htonl(ni->ip);
+	n->mac.data = lc_arena_memdup(w->d->ar, ni->mac, 6);
+	n->mac.len = 6;
+	n->ifindex = ifx;
+	switch (ni->state) {
+	case FWD_NEIGH_INCOMPLETE:
+		n->state = FWD__NEIGHBOUR_STATE__INCOMPLETE;
+		n->mac.len = 0;
+		break;
+	case FWD_NEIGH_PROBE:
+		n->state = FWD__NEIGHBOUR_STATE__STALE;
+		break;
+	default: /* REACHABLE, STATIC */
+		n->state = FWD__NEIGHBOUR_STATE__REACHABLE;
+		break;
+	}
+	/* REACHABLE: ms until it is probed again */
+	n->age_ms = ni->state == FWD_NEIGH_REACHABLE && ni->expires_ms > w->now ?
+	    (uint32_t)(ni->expires_ms - w->now) :
+	    0;
+	n->queued = ni->queued;
+	w->l->neighbours[w->l->n_neighbours++] = n;
+	return (0);
+}
+
+static void
+h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__NeighbourQuery *q = (const Fwd__NeighbourQuery *)msg;
+	Fwd__NeighbourList l = FWD__NEIGHBOUR_LIST__INIT;
+	struct neigh_walk w = {d, &l, 64, q->ifindex, fwd_d_now_ms(d)};
+
+	l.neighbours = ar_calloc(d, w.cap * sizeof(*l.neighbours));
+	(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	ipc_reply(req, IPC_OK, &l.base);
+	lc_arena_reset(d->ar);
+}
+
+static void
+drop_add(struct fwd_d *d, Fwd__DropList *l, const char *reason, uint64_t v)
+{
+	Fwd__DropCounter *c = ar_calloc(d, sizeof(*c));
+
+	fwd__drop_counter__init(c);
+	c->reason = (char *)reason;
+	c->count = v;
+	l->drops[l->n_drops++] = c;
+}
+
+static void
+h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	Fwd__DropList l = FWD__DROP_LIST__INIT;
+	struct fwd_dp_stats s;
+	uint64_t full;
+	const struct fwd_arp_stats *as = fwd_arp_stats(d->arp);
+
+	(void)msg;
+	fwd_d_stats(d, &s, &full);
+	l.drops = ar_calloc(d, (FWD_R__COUNT + 8) * sizeof(*l.drops));
+	for (unsigned r = 1; r < FWD_R__COUNT; r++)
+		drop_add(d, &l, fwd_reason_str((enum fwd_reason)r),
+		    s.reason[r]);
+	drop_add(d, &l, "punt_refused", s.punt_refused);
+	drop_add(d, &l, "arp_queue_drops", as->queue_drops);
+	drop_add(d, &l, "icmp_rate_limited", d->icmp.st.rate_limited);
+	drop_add(d, &l, "slow_out_overflow", d->out->overflow);
+	ipc_reply(req, IPC_OK, &l.base);
+	lc_arena_reset(d->ar);
+}
+
+static void
+on_shutdown(struct ipc_server *srv, const char *reason, void *arg)
+{
+	struct fwd_d *d = arg;
+
+	(void)srv;
+	lc_log_notice("shutdown requested: %s", reason ? reason : "");
+	ev_break(d->loop, EVBREAK_ALL);
+}
+
+int
+fwd_ctl_init(struct fwd_d *d)
+{
+	struct ipc_opts io = {0};
+	struct ipc_server_cbs cbs = {.on_shutdown = on_shutdown, .arg = d};
+
+	io.rundir = d->conf.rundir;
+	io.component = "fwd";
+	io.generation = d->conf.generation;
+	if ((d->srv = ipc_server_new(d->loop, &ipc_svc_fwd, &io)) == NULL)
+		return (-errno);
+	ipc_server_set_cbs(d->srv, &cbs);
+	ipc_server_handle(d->srv, FWD__METHOD__IF_CONFIG, h_if_config, d);
+	ipc_server_handle(d->srv, FWD__METHOD__FIB_BATCH, h_fib_batch, d);
+	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_BEGIN, h_resync_begin,
+	    d);
+	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_END, h_resync_end, d);
+	ipc_server_handle(d->srv, FWD__METHOD__QUERY_INTERFACES,
+	    h_query_interfaces, d);
+	ipc_server_handle(d->srv, FWD__METHOD__QUERY_FIB, h_query_fib, d);
+	ipc_server_handle(d->srv, FWD__METHOD__QUERY_NEIGHBOURS,
+	    h_query_neighbours, d);
+	ipc_server_handle(d->srv, FWD__METHOD__QUERY_DROPS, h_query_drops, d);
+	ipc_server_handle(d->srv, FWD__METHOD__SUBSCRIBE, h_subscribe, d);
+	ipc_server_set_state(d->srv, "running");
+	return (0);
+}

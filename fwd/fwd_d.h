@@ -1,0 +1,254 @@
+/* fwd/fwd_d.h: the tern-fwd daemon object: control thread state (interfaces,
+ * FIB and next-hop interning, ARP/ICMP, IPC), worker threads, punt rings. */
+#ifndef FWD_D_H
+#define FWD_D_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+#include <net/if.h>
+
+#include "fwd_adj.h"
+#include "fwd_arp.h"
+#include "fwd_dp.h"
+#include "fwd_fib.h"
+#include "fwd_icmp.h"
+#include "fwd_port.h"
+#include "fwd_qsbr.h"
+#include "fwd_slow.h"
+
+#define FWD_D_WORKERS_MAX 16
+#define FWD_D_PORT_DEAD	  (FWD_PORT_MAX - 1) /* never attached: adj DOWN */
+#define FWD_D_IF_MAX	  (FWD_PORT_MAX - 1) /* interfaces: port ids 0..62 */
+#define FWD_D_MEM_IFINDEX 10000u /* ifindex of a "mem" port: this + id */
+#define FWD_D_PUNT_BUFS	  256	 /* per worker */
+#define FWD_D_MAX_NH	  8192	 /* default adjacency / FIB next-hop space */
+
+struct fwd_d;
+struct fwd_worker;
+
+/*
+ * Port factory for the "mem" backend (tests): the port of worker w (0..) for
+ * interface name with port id, or the control thread's send port (w < 0).
+ * NULL and errno to refuse.
+ */
+typedef struct fwd_port *fwd_d_port_fn(
+    void *arg, const char *name, uint16_t id, int w);
+
+struct fwd_d_conf {
+	const char *rundir;  /* IPC sockets; NULL: $TERN_RUNDIR or /run/tern */
+	uint64_t generation; /* IPC generation; 0: new one */
+	/*
+	 * Worker threads, 1..FWD_D_WORKERS_MAX; 0 = no threads: one worker
+	 * state polled by fwd_d_poll() on the caller's thread (unit tests).
+	 */
+	unsigned workers;
+	unsigned max_nh;     /* 0: FWD_D_MAX_NH */
+	unsigned spin_us;    /* busy-poll this long after the last packet;
+				0: 50 */
+	unsigned idle_ms;    /* poll() timeout when idle; 0: 1 */
+	unsigned ring_frames; /* AF_PACKET ring size per socket; 0: 1024 */
+	unsigned icmp_rate;  /* ICMP errors per second; 0: 100 */
+	bool allow_mem;	     /* accept backend "mem" (tests) */
+	fwd_d_port_fn *port_new; /* "mem" ports; NULL: fwd_port_mem_new */
+	void *port_arg;
+};
+
+/* Punted frame, copied by a worker for the control thread. */
+struct fwd_punt {
+	uint16_t len, port;
+	uint8_t why;
+	unsigned aux;
+	uint8_t data[FWD_FRAME_MAX];
+};
+
+struct fwd_worker {
+	struct fwd_d *d;
+	unsigned id;
+	pthread_t thr;
+	bool started;
+	struct fwd_dp dp;
+	struct fwd_qsbr_thread *qs;
+	struct fwd_port *ports[FWD_PORT_MAX];	   /* the worker's view */
+	struct fwd_port *next_ports[FWD_PORT_MAX]; /* written by control */
+	unsigned cfg_gen, cfg_ack, cur_gen;	   /* atomics */
+	int stop;				   /* atomic */
+	int efd;				   /* eventfd: wake up */
+	struct lc_ring *puntq, *freeq;
+	struct fwd_punt *bufs;
+	bool punted;
+	uint64_t punt_full; /* punts refused: ring or buffers exhausted */
+	uint64_t polls, sleeps;
+};
+
+/* One configured interface (index = port id). */
+struct fwd_iface {
+	bool used;
+	char name[IFNAMSIZ];
+	uint32_t ifindex;
+	/* configuration */
+	bool enabled;
+	uint16_t mtu_conf;
+	uint8_t backend; /* FWD_D_BK_* */
+	unsigned naddr;
+	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
+	uint8_t plen[FWD_LOCAL_MAX];
+	/* state */
+	bool attached, link_up;
+	uint16_t mtu;
+	uint8_t mac[6];
+	int glean; /* adjacency of (0, ifindex), held while attached */
+	struct fwd_port *wport[FWD_D_WORKERS_MAX];
+	struct fwd_port *txport;
+};
+
+enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1 };
+
+/* Kinds of adjacency records the control side owns (rec[idx].kind). */
+enum { FWD_REC_NONE = 0, FWD_REC_NH, FWD_REC_GROUP, FWD_REC_DROP };
+
+struct fwd_rec {
+	uint8_t kind;
+	uint8_t nm;	  /* GROUP: members */
+	bool dying;	  /* unreferenced: released after a grace period */
+	uint32_t gw;	  /* NH: host order, 0 = attached (glean) */
+	uint32_t ifindex; /* NH: 0 = the interface whose subnet holds gw */
+	uint32_t routes;  /* FIB routes pointing here */
+	uint32_t hold;	  /* interface attach + group memberships */
+	uint32_t hnext;	  /* hash chain: index + 1, 0 ends */
+	uint32_t hash;
+	uint16_t m[FWD_ADJ_GROUP_MAX];
+};
+
+struct fwd_pending {
+	uint32_t idx;
+	uint64_t tok;
+};
+
+struct fwd_d_stats {
+	uint64_t fib_batches, fib_adds, fib_dels, fib_failed;
+	uint64_t if_batches, if_refused;
+	uint64_t resyncs, swept;
+	uint64_t punts, slow_errors, out_sent;
+};
+
+struct fwd_d {
+	struct fwd_d_conf conf;
+	struct ev_loop *loop;
+	struct ipc_server *srv;
+	struct lc_arena *ar; /* replies and events being built */
+	/* forwarding state */
+	struct fwd_qsbr *qsbr;
+	struct fwd_fib *fib;
+	struct fwd_adj_tbl *adj;
+	struct fwd_local local;
+	struct fwd_arp *arp;
+	struct fwd_icmp icmp;
+	struct fwd_slow slow;
+	struct fwd_out *out;
+	/* interfaces: index = port id */
+	struct fwd_iface ifs[FWD_PORT_MAX];
+	struct fwd_port *ctl_ports[FWD_PORT_MAX];
+	/* next hops and groups, by adjacency index */
+	struct fwd_rec *rec;
+	uint32_t *hbucket; /* index + 1 */
+	unsigned nbucket;
+	struct fwd_pending *pend;
+	unsigned npend, pend_cap;
+	int drop_adj;	  /* blackhole routes (no next hop) */
+	bool resyncing;
+	/* workers */
+	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */
+	struct fwd_worker *w[FWD_D_WORKERS_MAX];
+	unsigned cfg_gen;
+	int fanout_base;
+	ev_async punt_async;
+	ev_timer tick;
+	int ioctl_fd;
+	uint64_t last_link_ms;
+	struct fwd_d_stats st;
+};
+
+/* ---- fwd_d.c: the daemon ---- */
+
+/* Builds everything and starts the workers and the IPC server on loop.
+ * NULL and errno. */
+struct fwd_d *fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *);
+void fwd_d_free(struct fwd_d *);
+/* Unthreaded mode (conf.workers == 0): poll every port once and handle the
+ * punted packets. Returns packets received. */
+unsigned fwd_d_poll(struct fwd_d *);
+/* Handle what the workers punted; send what the slow path built. */
+unsigned fwd_d_drain(struct fwd_d *);
+/* The timers' work (ARP, reclamation, link state) at now_ms. */
+void fwd_d_tick(struct fwd_d *, uint64_t now_ms);
+uint64_t fwd_d_now_ms(struct fwd_d *);
+
+/* Interface by name / ifindex; NULL when not configured. */
+struct fwd_iface *fwd_d_if_find(struct fwd_d *, const char *name);
+struct fwd_iface *fwd_d_if_by_ifindex(struct fwd_d *, uint32_t ifindex);
+/* Worker w's port for interface name (tests); NULL when none. */
+struct fwd_port *fwd_d_port(struct fwd_d *, const char *name, unsigned w);
+
+/* One interface item of a batch, decoded (addresses host order). */
+struct fwd_if_req {
+	const char *name;
+	bool enabled, deleted;
+	uint16_t mtu;
+	const char *backend;
+	unsigned naddr;
+	uint32_t addr[FWD_LOCAL_MAX];
+	uint8_t plen[FWD_LOCAL_MAX];
+	bool too_many;
+};
+
+/*
+ * Validate and (unless dry_run) apply an interface batch, all or nothing.
+ * 0, or -errno with a message in err.
+ */
+int fwd_d_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
+    bool replace_all, bool dry_run, char *err, size_t errlen);
+
+/*
+ * Route add/replace: gw[i]/ifindex[i] (gw host order, 0 = attached), n
+ * next hops (0: blackhole). 0, -EINVAL, -ENOSPC.
+ */
+int fwd_d_route_add(struct fwd_d *, uint32_t pfx, unsigned len,
+    const uint32_t *gw, const uint32_t *ifindex, unsigned n);
+/* 0 (also when absent), -EINVAL. */
+int fwd_d_route_del(struct fwd_d *, uint32_t pfx, unsigned len);
+void fwd_d_resync_begin(struct fwd_d *);
+/* Returns the number of routes swept. */
+size_t fwd_d_resync_end(struct fwd_d *);
+/* Next hops of adjacency nh as (gw, ifindex) pairs; returns how many. */
+unsigned fwd_d_nh_describe(struct fwd_d *, unsigned nh, uint32_t *gw,
+    uint32_t *ifindex, unsigned max);
+/* Sum of the workers' fast-path counters. */
+void fwd_d_stats(struct fwd_d *, struct fwd_dp_stats *, uint64_t *punt_full);
+/* The interface's counters summed over the workers' and control ports. */
+void fwd_d_if_counters(struct fwd_d *, const struct fwd_iface *,
+    struct fwd_port_stats *);
+
+/* ---- fwd_worker.c ---- */
+
+struct fwd_worker *fwd_worker_new(struct fwd_d *, unsigned id);
+int fwd_worker_start(struct fwd_worker *);
+void fwd_worker_stop(struct fwd_worker *);
+void fwd_worker_free(struct fwd_worker *);
+/* One pass over the worker's ports; packets received. */
+unsigned fwd_worker_poll(struct fwd_worker *);
+/* Pick up next_ports now (unthreaded mode, or from the worker itself). */
+void fwd_worker_apply(struct fwd_worker *);
+/* Control: publish next_ports of every worker and wait until all took them
+ * (or 1 s passed: -ETIMEDOUT). */
+int fwd_workers_publish(struct fwd_d *);
+
+/* ---- fwd_ctl.c: the IPC service ---- */
+
+int fwd_ctl_init(struct fwd_d *);
+/* EVENT_INTERFACE for ifc to subscribers (deleted: it was removed). */
+void fwd_ctl_if_event(struct fwd_d *, const struct fwd_iface *, bool deleted);
+
+#endif /* FWD_D_H */
