@@ -1,0 +1,613 @@
+/* tests/bench/bench_routes.c: bench-routes: 1M routes through the real tern-rib's protocol API until a fwd FIB acknowledges them, bytes per route in rib and fwd, one route change with 1M present; peer: the kernel FIB loaded with `ip -batch` in a namespace. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fwd/fwd_fib.h"
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_build.h"
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "libcommon/lc_time.h"
+#include "tests/lib/prefixset.h"
+
+/*
+ * What the figures cover (said again in the output):
+ * - routes: a client sends n routes in RouteBatch calls of 65,536 to the
+ *   real tern-rib binary (a child process, protocol source "bench"); rib
+ *   selects, resolves each next hop recursively through a connected /16 and
+ *   downloads FibBatch calls to a fwd peer in this process: an IPC server of
+ *   fwd.proto that applies every batch to fwd's real FIB (fwd/fwd_fib.h,
+ *   DIR-24-8) and acks it. Timed from the first call until that FIB holds
+ *   all n routes (acks go back at once). The tern-fwd daemon is not in this
+ *   path (it did not serve FIB_BATCH when this was written).
+ * - rib_memory: tern-rib's RSS after minus before, over n.
+ * - fwd_memory: fwd_fib_memory() over n (the FIB's tables and control
+ *   state; not a whole tern-fwd process).
+ * - change: one route's next hop changed with n present, from the client's
+ *   call until the FIB holds it.
+ * - peer: `ip -batch` of the same n routes into a fresh namespace's kernel
+ *   FIB (a dummy interface carrying the /16).
+ */
+
+#define CHUNK	65536
+
+static struct ev_loop *loop;
+static char rundir[PATH_MAX], ribbin[PATH_MAX];
+static struct tt_prefixset ps;
+
+/* ---- the fwd peer: real fwd FIB behind fwd.proto ---- */
+
+static struct {
+	struct ipc_server *srv;
+	struct fwd_fib	*fib;
+	uint32_t	nhaddr[1024], nhif[1024];
+	unsigned	nnh;
+	size_t		target;
+	uint64_t	t_done;
+	uint32_t	watch_pfx, watch_nh;
+	uint8_t		watch_len;
+	uint64_t	t_watch;
+	uint64_t	batches, failed;
+} fw;
+
+static unsigned
+nh_index(uint32_t addr, uint32_t ifindex)
+{
+	for (unsigned i = 0; i < fw.nnh; i++)
+		if (fw.nhaddr[i] == addr && fw.nhif[i] == ifindex)
+			return (i);
+	if (fw.nnh == 1024)
+		return (0);
+	fw.nhaddr[fw.nnh] = addr;
+	fw.nhif[fw.nnh] = ifindex;
+	return (fw.nnh++);
+}
+
+static void
+fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
+{
+	const Fwd__FibBatch *b = (const Fwd__FibBatch *)m;
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+	(void)arg;
+	fw.batches++;
+	for (size_t i = 0; i < b->n_add; i++) {
+		const Fwd__FibRoute *r = b->add[i];
+		unsigned nh = r->n_nh_addr > 0 ? nh_index(r->nh_addr[0],
+		    r->nh_ifindex[0]) : 0;
+
+		if (fwd_fib_add(fw.fib, ntohl(r->prefix), r->len, nh) != 0)
+			fw.failed++;
+		if (r->prefix == fw.watch_pfx && r->len == fw.watch_len &&
+		    r->n_nh_addr > 0 && r->nh_addr[0] == fw.watch_nh)
+			fw.t_watch = lc_time_mono_ns();
+	}
+	for (size_t i = 0; i < b->n_del; i++)
+		(void)fwd_fib_del(fw.fib, ntohl(b->del[i]->prefix),
+		    b->del[i]->len);
+	if (fw.t_done == 0 && fwd_fib_count(fw.fib) >= fw.target)
+		fw.t_done = lc_time_mono_ns();
+	ack.seq = b->seq;
+	ack.applied = (uint32_t)(b->n_add + b->n_del);
+	ack.routes = (uint32_t)fwd_fib_count(fw.fib);
+	(void)ipc_reply(req, IPC_OK, &ack.base);
+}
+
+static void
+fw_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
+{
+	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+
+	(void)m;
+	if (arg != NULL)
+		fwd_fib_mark_stale(fw.fib);
+	else
+		ack.swept = (uint32_t)fwd_fib_sweep_stale(fw.fib);
+	(void)ipc_reply(req, IPC_OK, &ack.base);
+}
+
+static void
+fw_subscribe(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
+{
+	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
+	Fwd__Interface f = FWD__INTERFACE__INIT, *fp = &f;
+	Fwd__IfAddr a = FWD__IF_ADDR__INIT, *ap = &a;
+
+	(void)m;
+	(void)arg;
+	ipc_req_subscribe(req);
+	f.ifindex = 1;
+	f.name = (char *)"bench0";
+	f.enabled = true;
+	f.link = FWD__LINK_STATE__LINK_UP;
+	a.addr = htonl(0xc6120001u);	/* 198.18.0.1/16 */
+	a.len = 16;
+	f.n_addrs = 1;
+	f.addrs = &ap;
+	l.n_interfaces = 1;
+	l.interfaces = &fp;
+	(void)ipc_reply(req, IPC_OK, &l.base);
+}
+
+static int
+fw_start(void)
+{
+	struct fwd_fib_conf fc = { .max_nh = 4096 };
+	struct ipc_opts o = { .rundir = rundir, .component = "fwd" };
+
+	memset(&fw, 0, sizeof(fw));
+	if ((fw.fib = fwd_fib_new(&fc)) == NULL)
+		return (-errno);
+	if ((fw.srv = ipc_server_new(loop, &ipc_svc_fwd, &o)) == NULL)
+		return (-errno);
+	ipc_server_handle(fw.srv, FWD__METHOD__FIB_BATCH, fw_batch, NULL);
+	ipc_server_handle(fw.srv, FWD__METHOD__RESYNC_BEGIN, fw_resync, &fw);
+	ipc_server_handle(fw.srv, FWD__METHOD__RESYNC_END, fw_resync, NULL);
+	ipc_server_handle(fw.srv, FWD__METHOD__SUBSCRIBE, fw_subscribe, NULL);
+	return (0);
+}
+
+static void
+fw_stop(void)
+{
+	ipc_server_free(fw.srv);
+	fwd_fib_free(fw.fib);
+	fw.srv = NULL;
+	fw.fib = NULL;
+}
+
+/* ---- the rib child and its client ---- */
+
+static pid_t
+rib_spawn(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char rd[PATH_MAX + 16];
+
+		snprintf(rd, sizeof(rd), "--rundir=%s", rundir);
+		execl(ribbin, "tern-rib", rd, "--hold-ms=1",
+		    "--log-level=warning", (char *)NULL);
+		_exit(127);
+	}
+	return (pid);
+}
+
+static long
+rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (-1);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "VmRSS:", 6) == 0)
+			kb = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return (kb);
+}
+
+static void
+tick(struct ev_loop *l, ev_timer *w, int e)
+{
+	(void)l;
+	(void)w;
+	(void)e;
+}
+
+static bool
+run_until(bool (*pred)(void *), void *arg, double secs)
+{
+	uint64_t end = lc_time_mono_ns() + (uint64_t)(secs * 1e9);
+	ev_timer t;
+	bool ok;
+
+	ev_timer_init(&t, tick, 0.002, 0.002);
+	ev_timer_start(loop, &t);
+	while (!(ok = pred(arg)) && lc_time_mono_ns() < end)
+		ev_run(loop, EVRUN_ONCE);
+	ev_timer_stop(loop, &t);
+	return (ok);
+}
+
+/* rib connected to fwd and in sync (FIB_STATUS) */
+static bool
+rib_ready(void *arg)
+{
+	struct ipc_client *c = arg;
+	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+	ProtobufCMessage *rep = NULL;
+	struct lc_arena *a = lc_arena_new(4096);
+	char err[128];
+	bool ok = false;
+
+	if (ipc_client_connected(c) && ipc_call_wait(c,
+	    RIB__METHOD__FIB_STATUS, &e.base, 1000, a, &rep, err,
+	    sizeof(err)) == IPC_OK) {
+		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
+
+		ok = s->fwd_connected && !s->resyncing && s->pending == 0;
+	}
+	lc_arena_free(a);
+	if (!ok)
+		usleep(5000);
+	return (ok);
+}
+
+static unsigned acks, rejected;
+
+static void
+ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
+{
+	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)m;
+
+	(void)arg;
+	acks++;
+	if (status != IPC_OK || a == NULL || a->rejected != 0) {
+		rejected++;
+		fprintf(stderr, "batch refused: %s %s\n", ipc_status_str(status),
+		    status == IPC_OK && a && a->n_errors ?
+		    a->errors[0]->message : errmsg);
+	}
+}
+
+static bool
+fw_done(void *arg)
+{
+	(void)arg;
+	return (fw.t_done != 0);
+}
+
+static bool
+fw_watched(void *arg)
+{
+	(void)arg;
+	return (fw.t_watch != 0);
+}
+
+static uint32_t
+gw_of(unsigned nh, unsigned alt)
+{
+	return (htonl(0xc6120000u | ((1u + alt) << 8) | (nh & 0xff)));
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+struct ours {
+	double routes_per_s, rib_bpr, fwd_bpr, p50_ms, p99_ms;
+};
+
+static int
+call_retry(struct ipc_client *c, const Rib__RouteBatch *b)
+{
+	int rv;
+
+	while ((rv = ipc_call(c, RIB__METHOD__ROUTE_BATCH, &b->base, ack_cb,
+	    NULL, 60000)) == -ENOBUFS)
+		ev_run(loop, EVRUN_ONCE);
+	return (rv);
+}
+
+static int
+run_ours(size_t n, unsigned changes, struct ours *o)
+{
+	struct ipc_opts io = { .rundir = rundir, .component = "bench" };
+	Rib__Route *rt = calloc(CHUNK, sizeof(*rt)), **rp =
+	    calloc(CHUNK, sizeof(*rp));
+	uint32_t *nha = calloc(CHUNK, sizeof(uint32_t));
+	uint32_t nh0 = 0;
+	struct ipc_client *c;
+	long rss0, rss1;
+	double *lat = calloc(changes + 1, sizeof(double));
+	uint64_t t0;
+	pid_t pid;
+	int rv = -1, st;
+
+	if (fw_start() != 0 || (pid = rib_spawn()) < 0) {
+		fprintf(stderr, "cannot start the fwd peer or tern-rib\n");
+		return (-1);
+	}
+	c = ipc_client_new(loop, &ipc_svc_rib, &io, false);
+	fw.target = n + 1;	/* and the connected /16 */
+	if (!run_until(rib_ready, c, 10)) {
+		fprintf(stderr, "tern-rib did not come up with the fwd peer\n");
+		goto out;
+	}
+	rss0 = rss_kb(pid);
+	acks = rejected = 0;
+	t0 = lc_time_mono_ns();
+	for (size_t off = 0; off < n; off += CHUNK) {
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		size_t k = n - off < CHUNK ? n - off : CHUNK;
+
+		for (size_t i = 0; i < k; i++) {
+			const struct tt_prefix *p = &ps.p[off + i];
+
+			rib__route__init(&rt[i]);
+			rt[i].prefix = htonl(p->addr);
+			rt[i].len = p->len;
+			nha[i] = gw_of(p->nh, 0);
+			rt[i].n_nh_addr = 1;
+			rt[i].nh_addr = &nha[i];
+			rp[i] = &rt[i];
+		}
+		b.source = RIB__SOURCE__PROTOCOL;
+		b.source_name = (char *)"bench";
+		b.distance = 20;
+		b.seq = off / CHUNK + 1;
+		b.add = rp;
+		b.n_add = k;
+		if (call_retry(c, &b) != 0) {
+			fprintf(stderr, "RouteBatch call failed\n");
+			goto out;
+		}
+	}
+	(void)ipc_client_flush(c);
+	if (!run_until(fw_done, NULL, 120)) {
+		fprintf(stderr, "fwd FIB never reached %zu routes (%zu)\n",
+		    fw.target, fwd_fib_count(fw.fib));
+		goto out;
+	}
+	o->routes_per_s = n / ((fw.t_done - t0) / 1e9);
+	(void)run_until(rib_ready, c, 10);
+	rss1 = rss_kb(pid);
+	o->rib_bpr = (rss1 - rss0) * 1024.0 / n;
+	o->fwd_bpr = (double)fwd_fib_memory(fw.fib) / n;
+	if (rejected || fw.failed) {
+		fprintf(stderr, "%u batches refused, %llu FIB adds failed\n",
+		    rejected, (unsigned long long)fw.failed);
+		goto out;
+	}
+	/* one route changed with n present */
+	for (unsigned i = 0; i < changes; i++) {
+		const struct tt_prefix *p = &ps.p[(i * 7919u) % n];
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+
+		rib__route__init(&rt[0]);
+		rt[0].prefix = htonl(p->addr);
+		rt[0].len = p->len;
+		nh0 = gw_of(p->nh, 1 + (i & 1));
+		rt[0].n_nh_addr = 1;
+		rt[0].nh_addr = &nh0;
+		rp[0] = &rt[0];
+		b.source = RIB__SOURCE__PROTOCOL;
+		b.source_name = (char *)"bench";
+		b.add = rp;
+		b.n_add = 1;
+		fw.watch_pfx = rt[0].prefix;
+		fw.watch_len = (uint8_t)p->len;
+		fw.watch_nh = nh0;
+		fw.t_watch = 0;
+		t0 = lc_time_mono_ns();
+		if (call_retry(c, &b) != 0)
+			goto out;
+		(void)ipc_client_flush(c);
+		if (!run_until(fw_watched, NULL, 5)) {
+			fprintf(stderr, "change %u never reached the FIB\n", i);
+			goto out;
+		}
+		lat[i] = (fw.t_watch - t0) / 1e6;
+	}
+	qsort(lat, changes, sizeof(*lat), cmp_double);
+	o->p50_ms = lat[changes / 2];
+	o->p99_ms = lat[(changes * 99) / 100 < changes ? (changes * 99) / 100 :
+	    changes - 1];
+	rv = 0;
+out:
+	ipc_client_free(c);
+	kill(pid, SIGTERM);
+	(void)waitpid(pid, &st, 0);
+	fw_stop();
+	free(rt);
+	free(rp);
+	free(nha);
+	free(lat);
+	return (rv);
+}
+
+/* ---- the kernel peer ---- */
+
+static char batchfile[PATH_MAX + 32];
+
+static int
+write_ip_batch(size_t n)
+{
+	FILE *f = fopen(batchfile, "w");
+
+	if (f == NULL)
+		return (-errno);
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_prefix *p = &ps.p[i];
+		struct in_addr a = { htonl(p->addr) }, g = { gw_of(p->nh, 0) };
+		char as[16], gs[16];
+
+		inet_ntop(AF_INET, &a, as, sizeof(as));
+		inet_ntop(AF_INET, &g, gs, sizeof(gs));
+		fprintf(f, "route add %s/%u via %s\n", as, p->len, gs);
+	}
+	return (fclose(f) == 0 ? 0 : -errno);
+}
+
+static int
+sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+sh(const char *fmt, ...)
+{
+	char cmd[PATH_MAX * 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return (system(cmd));
+}
+
+static double
+run_kernel(size_t n)
+{
+	char ns[64];
+	uint64_t t0, t1;
+	int rv;
+
+	snprintf(ns, sizeof(ns), "ternbench%d", (int)getpid());
+	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 && "
+	    "ip -n %s addr add 198.18.0.1/16 dev d0 && "
+	    "ip -n %s link set d0 up && ip -n %s link set d1 up", ns, ns, ns, ns, ns) != 0) {
+		(void)sh("ip netns del %s 2>/dev/null", ns);
+		return (-1);
+	}
+	t0 = lc_time_mono_ns();
+	rv = sh("ip -n %s -batch %s", ns, batchfile);
+	t1 = lc_time_mono_ns();
+	(void)sh("ip netns del %s", ns);
+	return (rv == 0 ? n / ((t1 - t0) / 1e9) : -1);
+}
+
+/* ---- main ---- */
+
+static double
+median(double *v, unsigned n, double *mn, double *mx)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	*mn = v[0];
+	*mx = v[n - 1];
+	return (v[n / 2]);
+}
+
+static void
+bench_line(const char *cas, const char *metric, const char *unit, double *v,
+    unsigned n, const char *peer, double *pv, unsigned pn, const char *better)
+{
+	double mn, mx, med = median(v, n, &mn, &mx), pmn, pmx, pmed;
+
+	printf("BENCH {\"bench\":\"routes\",\"case\":\"%s\",\"metric\":\"%s\","
+	    "\"unit\":\"%s\",\"value\":%.4g,\"min\":%.4g,\"max\":%.4g", cas,
+	    metric, unit, med, mn, mx);
+	if (peer != NULL && pn > 0) {
+		pmed = median(pv, pn, &pmn, &pmx);
+		printf(",\"peer\":\"%s\",\"peer_value\":%.4g,\"ratio\":%.3g",
+		    peer, pmed, med / pmed);
+	}
+	printf(",\"better\":\"%s\"}\n", better);
+}
+
+int
+main(int argc, char **argv)
+{
+	bool quick = false, no_peer = false;
+	size_t n = TT_PFX_FULL;
+	unsigned rounds = 3, changes = 1000, nk = 0;
+	struct ours o[8];
+	double rps[8], rib[8], fwdm[8], p50[8], p99[8], kern[8];
+	char cas[4][32], *slash, base[PATH_MAX];
+	const char *sfx;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = true;
+		else if (strcmp(argv[i], "--no-peer") == 0)
+			no_peer = true;
+		else if (strncmp(argv[i], "--routes=", 9) == 0)
+			n = strtoul(argv[i] + 9, NULL, 10);
+		else if (strncmp(argv[i], "--rounds=", 9) == 0)
+			rounds = (unsigned)strtoul(argv[i] + 9, NULL, 10);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [--no-peer] "
+			    "[--routes=N] [--rounds=N]\n", argv[0]);
+			return (2);
+		}
+	}
+	if (lc_build_bench_check("bench-routes") != 0)
+		return (2);
+	if (quick) {
+		n = 100000;
+		rounds = 1;
+		changes = 100;
+	}
+	if (rounds < 1 || rounds > 8 || n < 1000 || n > 2000000)
+		return (2);
+	lc_log_init("bench-routes", LC_LOG_WARNING, LC_LOG_STDERR);
+	snprintf(ribbin, sizeof(ribbin), "%s", argv[0]);
+	slash = strrchr(ribbin, '/');
+	snprintf(slash ? slash + 1 : ribbin, sizeof(ribbin) -
+	    (size_t)(slash ? slash + 1 - ribbin : 0), "tern-rib");
+	if (access(ribbin, X_OK) != 0) {
+		fprintf(stderr, "no %s: build it first (make)\n", ribbin);
+		return (2);
+	}
+	snprintf(base, sizeof(base), "/tmp/tern-bench-routes.%d", (int)getpid());
+	(void)mkdir(base, 0755);
+	snprintf(rundir, sizeof(rundir), "%s/run", base);
+	snprintf(batchfile, sizeof(batchfile), "%s/routes.ip", base);
+	if (tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0)
+		return (1);
+	if (!no_peer && (getuid() != 0 || write_ip_batch(n) != 0))
+		no_peer = true;
+	loop = lc_loop_new();
+	printf("bench-routes: %zu routes (standard set), %u rounds, %u changes; "
+	    "tern-rib %s -> in-process fwd FIB over fwd.proto; peer: %s\n", n,
+	    rounds, changes, ribbin, no_peer ? "none" : "kernel ip -batch");
+	printf("%-6s %14s %14s %14s %10s %10s %14s\n", "round", "ours rt/s",
+	    "rib B/route", "fwd B/route", "chg p50ms", "chg p99ms",
+	    "kernel rt/s");
+	for (unsigned r = 0; r < rounds; r++) {
+		if (run_ours(n, changes, &o[r]) != 0) {
+			fprintf(stderr, "round %u failed\n", r);
+			return (1);
+		}
+		rps[r] = o[r].routes_per_s;
+		rib[r] = o[r].rib_bpr;
+		fwdm[r] = o[r].fwd_bpr;
+		p50[r] = o[r].p50_ms;
+		p99[r] = o[r].p99_ms;
+		kern[r] = no_peer ? -1 : run_kernel(n);
+		if (kern[r] > 0)
+			nk++;
+		printf("%-6u %14.0f %14.1f %14.1f %10.3f %10.3f %14.0f\n", r,
+		    rps[r], rib[r], fwdm[r], p50[r], p99[r], kern[r]);
+		fflush(stdout);
+	}
+	sfx = n == TT_PFX_FULL ? "1M" : quick ? "100k" : "n";
+	snprintf(cas[0], sizeof(cas[0]), "routes_%s", sfx);
+	snprintf(cas[1], sizeof(cas[1]), "rib_memory_%s", sfx);
+	snprintf(cas[2], sizeof(cas[2]), "fwd_memory_%s", sfx);
+	snprintf(cas[3], sizeof(cas[3]), "change_%s", sfx);
+	bench_line(cas[0], "routes_per_s", "1/s", rps, rounds,
+	    nk == rounds ? "kernel_ip_batch" : NULL, kern, nk, "higher");
+	bench_line(cas[1], "bytes_per_route", "B", rib, rounds, NULL, NULL, 0,
+	    "lower");
+	bench_line(cas[2], "bytes_per_route", "B", fwdm, rounds, NULL, NULL, 0,
+	    "lower");
+	bench_line(cas[3], "latency_p50_ms", "ms", p50, rounds, NULL, NULL, 0,
+	    "lower");
+	bench_line(cas[3], "latency_p99_ms", "ms", p99, rounds, NULL, NULL, 0,
+	    "lower");
+	(void)sh("rm -rf '%s'", base);
+	tt_prefixset_free(&ps);
+	lc_loop_free(loop);
+	return (0);
+}
