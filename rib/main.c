@@ -16,7 +16,9 @@ static const struct lc_daemon_info info = {
 	    "  --hold-ms=N        after a start, wait up to N ms for mgmt's static\n"
 	    "                     resync before pushing the FIB (default 3000)\n"
 	    "  --grace-ms=N       grace of protocol sources that do not ask (30000)\n"
-	    "  --ecmp=N           widest ECMP set, 1..64 (default 8)\n",
+	    "  --ecmp=N           widest ECMP set, 1..64 (default 8)\n"
+	    "  --fib-batch=N      routes per FIB batch to tern-fwd (1024)\n"
+	    "  --fib-window=N     FIB routes in flight, unacked (65536)\n",
 	.status = "serves rib.sock (route batches, resync, show route queries,\n"
 	    "FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
 	    "resync, and learns connected routes from tern-fwd's interfaces.",
@@ -63,6 +65,12 @@ main(int argc, char **argv)
 			ro.grace_ms = v ? v : 1;
 		else if (r == 0 && (r = num_opt(a, "--ecmp", &v)) == 1)
 			conf.ecmp_width = v;
+		else if (r == 0 && (r = num_opt(a, "--fib-batch", &v)) == 1)
+			conf.fib_batch_max = v;
+		else if (r == 0 && (r = num_opt(a, "--fib-window", &v)) == 1) {
+			conf.fib_high_water = v;
+			conf.fib_low_water = v / 4;
+		}
 		if (r != 1) {
 			fprintf(stderr, "tern-rib: bad option '%s'\n"
 			    "Try 'tern-rib --help'.\n", a);

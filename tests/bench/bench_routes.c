@@ -47,6 +47,8 @@
 static struct ev_loop *loop;
 static char rundir[PATH_MAX], ribbin[PATH_MAX];
 static struct tt_prefixset ps;
+static const char *ribopt[4];	/* --rib-opt=X: extra tern-rib options */
+static unsigned nribopt;
 
 /* ---- the fwd peer: real fwd FIB behind fwd.proto ---- */
 
@@ -180,8 +182,12 @@ rib_spawn(void)
 		char rd[PATH_MAX + 16];
 
 		snprintf(rd, sizeof(rd), "--rundir=%s", rundir);
-		execl(ribbin, "tern-rib", rd, "--hold-ms=1",
-		    "--log-level=warning", (char *)NULL);
+		const char *av[12] = { "tern-rib", rd, "--hold-ms=1",
+		    "--log-level=warning" };
+
+		for (unsigned i = 0; i < nribopt; i++)
+			av[4 + i] = ribopt[i];
+		execv(ribbin, (char *const *)av);
 		_exit(127);
 	}
 	return (pid);
@@ -251,7 +257,8 @@ rib_ready(void *arg)
 	return (ok);
 }
 
-static unsigned acks, rejected;
+static unsigned acks, rejected, acks_want;
+static uint64_t t_acked;
 
 static void
 ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
@@ -259,7 +266,8 @@ ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
 	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)m;
 
 	(void)arg;
-	acks++;
+	if (++acks == acks_want)
+		t_acked = lc_time_mono_ns();
 	if (status != IPC_OK || a == NULL || a->rejected != 0) {
 		rejected++;
 		fprintf(stderr, "batch refused: %s %s\n", ipc_status_str(status),
@@ -298,6 +306,8 @@ cmp_double(const void *a, const void *b)
 
 struct ours {
 	double routes_per_s, rib_bpr, fwd_bpr, p50_ms, p99_ms;
+	double t_sent_ms, t_acked_ms, t_done_ms;	/* client sent, rib acked
+						   all batches, fwd holds all */
 };
 
 static int
@@ -338,6 +348,8 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	}
 	rss0 = rss_kb(pid);
 	acks = rejected = 0;
+	acks_want = (unsigned)((n + CHUNK - 1) / CHUNK);
+	t_acked = 0;
 	t0 = lc_time_mono_ns();
 	for (size_t off = 0; off < n; off += CHUNK) {
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
@@ -366,12 +378,15 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		}
 	}
 	(void)ipc_client_flush(c);
+	o->t_sent_ms = (lc_time_mono_ns() - t0) / 1e6;
 	if (!run_until(fw_done, NULL, 120)) {
 		fprintf(stderr, "fwd FIB never reached %zu routes (%zu)\n",
 		    fw.target, fwd_fib_count(fw.fib));
 		goto out;
 	}
 	o->routes_per_s = n / ((fw.t_done - t0) / 1e9);
+	o->t_done_ms = (fw.t_done - t0) / 1e6;
+	o->t_acked_ms = t_acked ? (t_acked - t0) / 1e6 : -1;
 	(void)run_until(rib_ready, c, 10);
 	rss1 = rss_kb(pid);
 	o->rib_bpr = (rss1 - rss0) * 1024.0 / n;
@@ -533,11 +548,13 @@ main(int argc, char **argv)
 			no_peer = true;
 		else if (strncmp(argv[i], "--routes=", 9) == 0)
 			n = strtoul(argv[i] + 9, NULL, 10);
+		else if (strncmp(argv[i], "--rib-opt=", 10) == 0 && nribopt < 4)
+			ribopt[nribopt++] = argv[i] + 10;
 		else if (strncmp(argv[i], "--rounds=", 9) == 0)
 			rounds = (unsigned)strtoul(argv[i] + 9, NULL, 10);
 		else {
 			fprintf(stderr, "usage: %s [--quick] [--no-peer] "
-			    "[--routes=N] [--rounds=N]\n", argv[0]);
+			    "[--routes=N] [--rounds=N] [--rib-opt=OPT]...\n", argv[0]);
 			return (2);
 		}
 	}
@@ -589,6 +606,9 @@ main(int argc, char **argv)
 			nk++;
 		printf("%-6u %14.0f %14.1f %14.1f %10.3f %10.3f %14.0f\n", r,
 		    rps[r], rib[r], fwdm[r], p50[r], p99[r], kern[r]);
+		printf("       (client sent all at %.0f ms, rib accepted all at "
+		    "%.0f ms, fwd FIB complete at %.0f ms)\n", o[r].t_sent_ms,
+		    o[r].t_acked_ms, o[r].t_done_ms);
 		fflush(stdout);
 	}
 	sfx = n == TT_PFX_FULL ? "1M" : quick ? "100k" : "n";
