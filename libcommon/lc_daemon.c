@@ -67,7 +67,8 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 	out->rundir = (env != NULL && env[0] != '\0') ? env : TERN_RUNDIR_DEFAULT;
 	out->log_level = LC_LOG_INFO;
 	out->rest_argv = calloc((size_t)argc + 1, sizeof(char *));
-	if (out->rest_argv == NULL)
+	out->owned = calloc((size_t)argc + 1, sizeof(char *));
+	if (out->rest_argv == NULL || out->owned == NULL)
 		return (-ENOMEM);
 	out->rest_argv[out->rest_argc++] = argv[0];
 
@@ -105,7 +106,23 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 				return (bad_usage(info, "invalid generation", v));
 			out->generation = (unsigned)n;
 		} else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
-			out->rest_argv[out->rest_argc++] = argv[i];
+			const char *const *vo = info->value_opts;
+
+			for (; vo != NULL && *vo != NULL; vo++)
+				if (strcmp(a, *vo) == 0)
+					break;
+			if (vo != NULL && *vo != NULL) {
+				char *joined;
+
+				if (i + 1 >= argc || argv[i + 1][0] == '\0')
+					return (bad_usage(info, "missing value for", a));
+				if (asprintf(&joined, "%s=%s", a, argv[++i]) < 0)
+					return (-ENOMEM);
+				out->owned[out->nowned++] = joined;
+				out->rest_argv[out->rest_argc++] = joined;
+			} else {
+				out->rest_argv[out->rest_argc++] = argv[i];
+			}
 		} else {
 			return (bad_usage(info, "unexpected argument", a));
 		}
@@ -117,6 +134,11 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 void
 lc_daemon_opts_fini(struct lc_daemon_opts *o)
 {
+	for (int i = 0; i < o->nowned; i++)
+		free(o->owned[i]);
+	free(o->owned);
+	o->owned = NULL;
+	o->nowned = 0;
 	free(o->rest_argv);
 	o->rest_argv = NULL;
 	o->rest_argc = 0;

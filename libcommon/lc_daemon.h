@@ -16,6 +16,9 @@ struct lc_daemon_info {
 	const char	*summary;	/* one line: what it does */
 	const char	*status;	/* what works now, said plainly in --help */
 	const char	*usage_extra;	/* daemon-specific options, or NULL */
+	/* daemon-specific options that take a value ("--store"), so that
+	 * "--store DIR" reaches rest_argv as "--store=DIR"; NULL-terminated */
+	const char *const *value_opts;
 };
 
 /* The shared options; a daemon reads its own ones from rest_argc/argv. */
@@ -27,13 +30,16 @@ struct lc_daemon_opts {
 	unsigned	 generation;	/* --generation N, given by rtrmgr */
 	int		 rest_argc;	/* options not recognised here */
 	char		**rest_argv;
+	char		**owned;	/* strings made here, freed by _fini */
+	int		 nowned;
 };
 
 /*
  * Parses argv. Returns 0 to go on; 1 when --help or --version was handled
  * (the caller exits 0); -EINVAL on bad usage, after printing the reason and
  * a usage hint to stderr (the caller exits 2). Unknown options starting
- * with "--" are left in rest_argv (argv[0] first) for the daemon.
+ * with "--" are left in rest_argv (argv[0] first) for the daemon; one of
+ * info->value_opts given as "--opt VALUE" arrives there as "--opt=VALUE".
  */
 int	lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *,
 	    struct lc_daemon_opts *out);

@@ -9,7 +9,9 @@
 #include "libcommon/lc_loop.h"
 #include "mgmt/mgmt.h"
 
+static const char *const value_opts[] = { "--store", NULL };
 static const struct lc_daemon_info info = {
+	.value_opts = value_opts,
 	.name = "tern-mgmt",
 	.summary = "The tern configuration manager: candidate and running config,\n"
 	    "commit, commit confirmed, rollback, and the front door for ternsh.",

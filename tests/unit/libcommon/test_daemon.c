@@ -10,8 +10,10 @@
 
 #include "libcommon/lc_daemon.h"
 
+static const char *const value_opts[] = { "--store", NULL };
 static const struct lc_daemon_info info = {
 	.name = "tern-test", .summary = "test", .status = "test",
+	.value_opts = value_opts,
 };
 
 static int
@@ -75,6 +77,23 @@ test_values(void **state)
 }
 
 static void
+test_value_opts(void **state)
+{
+	struct lc_daemon_opts o;
+
+	assert_int_equal(parse(&o, "--store", "/tmp/s", "--flag", NULL), 0);
+	assert_int_equal(o.rest_argc, 3);
+	assert_string_equal(o.rest_argv[1], "--store=/tmp/s");
+	assert_string_equal(o.rest_argv[2], "--flag");
+	lc_daemon_opts_fini(&o);
+	assert_int_equal(parse(&o, "--store=/tmp/t", NULL), 0);
+	assert_string_equal(o.rest_argv[1], "--store=/tmp/t");
+	lc_daemon_opts_fini(&o);
+	assert_int_equal(parse(&o, "--store", NULL), -EINVAL);
+	lc_daemon_opts_fini(&o);
+}
+
+static void
 test_bad(void **state)
 {
 	struct lc_daemon_opts o;
@@ -115,6 +134,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_value_opts),
 		cmocka_unit_test(test_help_version),
 	};
 
