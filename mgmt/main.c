@@ -19,9 +19,9 @@ static const struct lc_daemon_info info = {
 	    "  --store DIR        commit history; the newest is the running config\n"
 	    "                     (default /var/lib/tern/config)\n"
 	    "  (--config FILE is loaded as the first commit when DIR is empty)\n",
-	.status = "configuration sessions, commit/rollback and storage work; commits\n"
-	    "are not yet pushed to tern-fwd and tern-rib, and the show commands for\n"
-	    "routes, interfaces and processes answer 'not available yet'.",
+	.status = "works: sessions, commit transactions to tern-fwd and tern-rib,\n"
+	    "commit confirmed, rollback, storage, and show commands forwarded to\n"
+	    "the components that answer them.",
 };
 
 int
