@@ -1,0 +1,919 @@
+/* tests/unit/fwd/test_daemon.c: the tern-fwd daemon object in-process over
+ * in-memory ports, driven through its IPC service like mgmt and rib drive
+ * it: interfaces, FIB batches, resync, queries, events, drops. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "fwd/fwd_d.h"
+#include "tests/unit/fwd/fwd_test_frames.h"
+
+static struct ev_loop *loop;
+static struct fwd_d *D;
+static struct ipc_client *cl;
+static struct lc_arena *ar;
+static char rundir[64];
+
+static struct fwd_port *
+port_new(void *arg, const char *name, uint16_t id, int w)
+{
+	struct fwd_port_mem_conf mc = {.id = id,
+	    .mac = {0x02, 0x74, 0xaa, 0, 0, (uint8_t)id},
+	    .capture = 256};
+	(void)arg;
+	(void)name;
+	(void)w;
+	return (fwd_port_mem_new(&mc));
+}
+
+static const uint8_t host1_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x01, 0x02};
+static const uint8_t host2_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x02, 0x02};
+static const uint8_t gw3_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x02, 0x03};
+
+static int
+setup(void **st)
+{
+	struct fwd_d_conf c = {0};
+	struct ipc_opts o = {0};
+
+	(void)st;
+	lc_log_init("test_daemon", LC_LOG_WARNING, LC_LOG_STDERR);
+	snprintf(rundir, sizeof(rundir), "/tmp/tern-fwdd-XXXXXX");
+	assert_non_null(mkdtemp(rundir));
+	loop = lc_loop_new();
+	assert_non_null(loop);
+	c.rundir = rundir;
+	c.generation = 7;
+	c.workers = 0;
+	c.allow_mem = true;
+	c.port_new = port_new;
+	D = fwd_d_new(loop, &c);
+	assert_non_null(D);
+	o.rundir = rundir;
+	o.component = "test";
+	cl = ipc_client_new(loop, &ipc_svc_fwd, &o, false);
+	assert_non_null(cl);
+	ar = lc_arena_new(0);
+	return (0);
+}
+
+static int
+teardown(void **st)
+{
+	char cmd[128];
+
+	(void)st;
+	ipc_client_free(cl);
+	fwd_d_free(D);
+	lc_loop_free(loop);
+	lc_arena_free(ar);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", rundir);
+	(void)!system(cmd);
+	return (0);
+}
+
+/* ---- IPC helpers ---- */
+
+static ProtobufCMessage *
+call(unsigned method, const ProtobufCMessage *msg)
+{
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
+	    sizeof(err));
+
+	if (st != IPC_OK)
+		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
+	return (rep);
+}
+
+struct ifspec {
+	const char *name;
+	const char *backend;
+	bool enabled, deleted;
+	unsigned mtu;
+	const char *addr[4]; /* "a.b.c.d/len" */
+};
+
+/* IF_CONFIG; returns the ack (ok, error). */
+static Fwd__IfConfigAck *
+if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
+{
+	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
+	Fwd__IfConfig ic[8], *icp[8];
+	Fwd__IfAddr ia[8][4], *iap[8][4];
+
+	assert_true(n <= 8);
+	for (unsigned i = 0; i < n; i++) {
+		fwd__if_config__init(&ic[i]);
+		ic[i].name = (char *)s[i].name;
+		ic[i].backend = (char *)(s[i].backend ? s[i].backend : "mem");
+		ic[i].enabled = !s[i].deleted && s[i].enabled;
+		ic[i].deleted = s[i].deleted;
+		ic[i].mtu = s[i].mtu;
+		ic[i].addrs = iap[i];
+		for (unsigned k = 0; k < 4 && s[i].addr[k]; k++) {
+			char buf[32], *sl;
+			struct in_addr a;
+
+			snprintf(buf, sizeof(buf), "%s", s[i].addr[k]);
+			sl = strchr(buf, '/');
+			*sl = '\0';
+			assert_int_equal(inet_pton(AF_INET, buf, &a), 1);
+			fwd__if_addr__init(&ia[i][k]);
+			ia[i][k].addr = a.s_addr;
+			ia[i][k].len = (uint32_t)atoi(sl + 1);
+			iap[i][k] = &ia[i][k];
+			ic[i].n_addrs = k + 1;
+		}
+		icp[i] = &ic[i];
+	}
+	b.txn = 99;
+	b.interfaces = icp;
+	b.n_interfaces = n;
+	b.replace_all = replace_all;
+	b.dry_run = dry;
+	return ((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG, &b.base));
+}
+
+/* The standard two interfaces: m0 198.18.1.1/24, m1 198.18.2.1/24. */
+static const struct ifspec two[] = {
+    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+    {.name = "m1", .enabled = true, .addr = {"198.18.2.1/24"}},
+};
+
+static void
+config_two(void)
+{
+	Fwd__IfConfigAck *a = if_config(two, 2, true, false);
+
+	assert_true(a->ok);
+	assert_int_equal(a->txn, 99);
+}
+
+static uint32_t
+ifindex_of(const char *name)
+{
+	struct fwd_iface *f = fwd_d_if_find(D, name);
+
+	assert_non_null(f);
+	return (f->ifindex);
+}
+
+struct rt {
+	uint32_t pfx; /* host order */
+	unsigned len;
+	unsigned n;
+	uint32_t gw[4]; /* host order */
+	uint32_t ifx[4];
+};
+
+static Fwd__FibAck *
+fib_batch(uint64_t seq, const struct rt *add, unsigned na,
+    const struct rt *del, unsigned nd)
+{
+	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
+	Fwd__FibRoute *r = calloc(na + 1, sizeof(*r)), **rp =
+	    calloc(na + 1, sizeof(*rp));
+	Lifecycle__Prefix *p = calloc(nd + 1, sizeof(*p)), **pp =
+	    calloc(nd + 1, sizeof(*pp));
+	uint32_t(*gw)[4] = calloc(na + 1, sizeof(*gw));
+	Fwd__FibAck *ack;
+
+	for (unsigned i = 0; i < na; i++) {
+		fwd__fib_route__init(&r[i]);
+		r[i].prefix = htonl(add[i].pfx);
+		r[i].len = add[i].len;
+		for (unsigned k = 0; k < add[i].n; k++)
+			gw[i][k] = htonl(add[i].gw[k]);
+		r[i].nh_addr = gw[i];
+		r[i].n_nh_addr = add[i].n;
+		r[i].nh_ifindex = (uint32_t *)add[i].ifx;
+		r[i].n_nh_ifindex = add[i].n;
+		rp[i] = &r[i];
+	}
+	for (unsigned i = 0; i < nd; i++) {
+		lifecycle__prefix__init(&p[i]);
+		p[i].prefix = htonl(del[i].pfx);
+		p[i].len = del[i].len;
+		pp[i] = &p[i];
+	}
+	b.seq = seq;
+	b.add = rp;
+	b.n_add = na;
+	b.del = pp;
+	b.n_del = nd;
+	ack = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
+	free(r);
+	free(rp);
+	free(p);
+	free(pp);
+	free(gw);
+	assert_int_equal(ack->seq, seq);
+	return (ack);
+}
+
+static Fwd__FibAck *
+resync(unsigned method, uint64_t seq)
+{
+	Fwd__Resync r = FWD__RESYNC__INIT;
+
+	r.seq = seq;
+	return ((Fwd__FibAck *)call(method, &r.base));
+}
+
+static Fwd__FibList *
+fib_query(uint32_t pfx, unsigned len, bool exact, bool lookup)
+{
+	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+
+	q.prefix = htonl(pfx);
+	q.len = len;
+	q.exact = exact;
+	q.use_lookup = lookup;
+	q.lookup = htonl(pfx);
+	return ((Fwd__FibList *)call(FWD__METHOD__QUERY_FIB, &q.base));
+}
+
+static Fwd__InterfaceList *
+if_query(void)
+{
+	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
+
+	q.counters = true;
+	return ((Fwd__InterfaceList *)call(FWD__METHOD__QUERY_INTERFACES,
+	    &q.base));
+}
+
+static uint64_t
+drops(const char *reason)
+{
+	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+	Fwd__DropList *l =
+	    (Fwd__DropList *)call(FWD__METHOD__QUERY_DROPS, &e.base);
+
+	for (size_t i = 0; i < l->n_drops; i++)
+		if (strcmp(l->drops[i]->reason, reason) == 0)
+			return (l->drops[i]->count);
+	fail_msg("no drop reason %s", reason);
+	return (0);
+}
+
+/* ---- frames ---- */
+
+/* worker 0's port of an interface (rx/forwarded), the control thread's
+ * (slow path output) */
+static struct fwd_port *
+wport(const char *name)
+{
+	struct fwd_port *p = fwd_d_port(D, name, 0);
+
+	assert_non_null(p);
+	return (p);
+}
+
+static struct fwd_port *
+tport(const char *name)
+{
+	struct fwd_iface *f = fwd_d_if_find(D, name);
+
+	assert_non_null(f);
+	assert_non_null(f->txport);
+	return (f->txport);
+}
+
+static void
+flush_port(struct fwd_port *p)
+{
+	uint8_t buf[FWD_FRAME_MAX];
+
+	while (fwd_port_mem_take(p, buf, sizeof(buf)) >= 0)
+		;
+}
+
+static void
+flush_all(void)
+{
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++)
+		if (D->ifs[i].attached) {
+			flush_port(D->ifs[i].wport[0]);
+			flush_port(D->ifs[i].txport);
+		}
+}
+
+/* Inject an IPv4 frame from a host on `in` to dst; run the daemon. */
+static void
+send_ip(const char *in, const uint8_t *smac, uint32_t src, uint32_t dst,
+    uint8_t ttl, uint8_t proto)
+{
+	uint8_t f[128];
+	struct fwd_port *p = wport(in);
+	unsigned len = tf_ipv4(f, p->mac, smac, src, dst, ttl, proto, 32, 0);
+
+	assert_int_equal(fwd_port_mem_inject(p, f, len), 0);
+	fwd_d_poll(D);
+}
+
+/* An ARP reply from ip/mac on `in` to the router's address there. */
+static void
+send_arp_reply(const char *in, const uint8_t *mac, uint32_t ip, uint32_t to)
+{
+	uint8_t f[64];
+	struct fwd_port *p = wport(in);
+	unsigned len = tf_arp(f, 2, p->mac, mac, mac, ip, p->mac, to);
+
+	assert_int_equal(fwd_port_mem_inject(p, f, len), 0);
+	fwd_d_poll(D);
+}
+
+/* Take one frame from port p: its length, 0 when none. */
+static int
+take(struct fwd_port *p, uint8_t *buf)
+{
+	int n = fwd_port_mem_take(p, buf, FWD_FRAME_MAX);
+
+	return (n < 0 ? 0 : n);
+}
+
+static uint32_t
+frame_dst(const uint8_t *f)
+{
+	return (ntohl(fwd_ld32(f + FWD_ETH_HLEN + FWD_IP_DST)));
+}
+
+/* ---- tests ---- */
+
+static void
+test_interfaces(void **st)
+{
+	Fwd__InterfaceList *l;
+	Fwd__FibList *fl;
+	uint8_t f[FWD_FRAME_MAX];
+	int n;
+
+	(void)st;
+	config_two();
+	l = if_query();
+	assert_int_equal(l->n_interfaces, 2);
+	for (size_t i = 0; i < 2; i++) {
+		Fwd__Interface *x = l->interfaces[i];
+
+		assert_string_equal(x->name, i == 0 ? "m0" : "m1");
+		assert_int_equal(x->link, FWD__LINK_STATE__LINK_UP);
+		assert_true(x->enabled);
+		assert_int_equal(x->ifindex, FWD_D_MEM_IFINDEX + i);
+		assert_int_equal(x->n_addrs, 1);
+		assert_int_equal(ntohl(x->addrs[0]->addr), TF_IP(i + 1, 1));
+		assert_int_equal(x->addrs[0]->len, 24);
+		assert_int_equal(x->mac.len, 6);
+		assert_int_equal(x->mtu, 1500);
+		assert_string_equal(x->backend, "mem");
+		assert_non_null(x->counters);
+	}
+	/* connected routes, pointing at the interface */
+	fl = fib_query(TF_IP(2, 0), 24, true, false);
+	assert_int_equal(fl->n_routes, 1);
+	assert_int_equal(fl->routes[0]->n_nh_addr, 1);
+	assert_int_equal(fl->routes[0]->nh_addr[0], 0);
+	assert_int_equal(fl->routes[0]->nh_ifindex[0], ifindex_of("m1"));
+	fl = fib_query(TF_IP(1, 77), 0, false, true);
+	assert_int_equal(fl->n_routes, 1);
+	assert_int_equal(ntohl(fl->routes[0]->prefix), TF_IP(1, 0));
+	assert_int_equal(fl->routes[0]->len, 24);
+	/* a gratuitous ARP went out of each */
+	n = take(tport("m0"), f);
+	assert_int_equal(n, 42);
+	assert_int_equal(fwd_ld16(f + 12), htons(0x0806));
+	assert_int_equal(ntohl(fwd_ld32(f + 28)), TF_IP(1, 1));
+	/* the router answers pings on its address */
+	send_ip("m0", host1_mac, TF_IP(1, 2), TF_IP(1, 1), 64, 1);
+	flush_port(tport("m0"));
+	{
+		uint8_t ping[128];
+		struct fwd_port *p = wport("m0");
+		unsigned len = tf_ipv4(ping, p->mac, host1_mac, TF_IP(1, 2),
+		    TF_IP(1, 1), 64, 1, 32, 0);
+		uint8_t *icmp = ping + FWD_ETH_HLEN + FWD_IPV4_HLEN;
+
+		icmp[0] = 8;
+		icmp[1] = 0;
+		fwd_st16(icmp + 2, 0);
+		fwd_st16(icmp + 2, fwd_cksum(icmp, 32));
+		assert_int_equal(fwd_port_mem_inject(p, ping, len), 0);
+		fwd_d_poll(D);
+		n = take(tport("m0"), f);
+		assert_int_equal(n, len);
+		assert_memory_equal(f, host1_mac, 6);
+		assert_int_equal(f[FWD_ETH_HLEN + FWD_IPV4_HLEN], 0);
+		assert_int_equal(frame_dst(f), TF_IP(1, 2));
+	}
+	assert_true(drops("local") >= 2);
+}
+
+static void
+test_if_refused(void **st)
+{
+	static const struct ifspec xdp[] = {
+	    {.name = "m2", .backend = "xdp", .enabled = true}};
+	static const struct ifspec netaddr[] = {{.name = "m2",
+	    .enabled = true,
+	    .addr = {"198.18.3.0/24"}}};
+	static const struct ifspec overlap[] = {
+	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	    {.name = "m2", .enabled = true, .addr = {"198.18.1.9/16"}}};
+	static const struct ifspec mtu[] = {
+	    {.name = "m2", .enabled = true, .mtu = 20}};
+	static const struct ifspec nodev[] = {{.name = "nosuchdev9",
+	    .backend = "afpacket",
+	    .enabled = true}};
+	static const struct ifspec dup[] = {
+	    {.name = "m2", .enabled = true}, {.name = "m2", .enabled = true}};
+	/* a good item and a bad one: all or nothing */
+	static const struct ifspec mixed[] = {
+	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}},
+	    {.name = "m0", .enabled = true, .addr = {"127.0.0.1/8"}}};
+	static const struct {
+		const struct ifspec *s;
+		unsigned n;
+		const char *want;
+	} bad[] = {
+	    {xdp, 1, "xdp"},
+	    {netaddr, 1, "not a usable host address"},
+	    {overlap, 2, "overlaps"},
+	    {mtu, 1, "mtu 20"},
+	    {nodev, 1, "no such network device"},
+	    {dup, 2, "listed twice"},
+	    {mixed, 2, "127.0.0.1"},
+	};
+	size_t routes;
+	struct fwd_port *p0;
+
+	(void)st;
+	config_two();
+	routes = fwd_fib_count(D->fib);
+	p0 = wport("m0");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		Fwd__IfConfigAck *a;
+
+		for (int rep = 0; rep < 2; rep++) {
+			a = if_config(bad[i].s, bad[i].n, rep == 1, false);
+			assert_false(a->ok);
+			if (strstr(a->error, bad[i].want) == NULL)
+				fail_msg("case %zu: '%s' lacks '%s'", i,
+				    a->error, bad[i].want);
+		}
+		/* nothing changed */
+		assert_int_equal(if_query()->n_interfaces, 2);
+		assert_null(fwd_d_if_find(D, "m2"));
+		assert_ptr_equal(wport("m0"), p0);
+		assert_int_equal(fwd_fib_count(D->fib), routes);
+		assert_true(fwd_local_has(&D->local, TF_IP(1, 1)));
+	}
+}
+
+static void
+test_if_dry_run_and_replace(void **st)
+{
+	static const struct ifspec add2[] = {
+	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}}};
+	static const struct ifspec only0[] = {
+	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}}};
+	static const struct ifspec m0_disabled[] = {
+	    {.name = "m0", .enabled = false, .addr = {"198.18.1.1/24"}}};
+	struct fwd_port *p0, *p1;
+	uint64_t batches;
+	unsigned g0;
+
+	(void)st;
+	config_two();
+	p0 = wport("m0");
+	p1 = wport("m1");
+	g0 = (unsigned)fwd_d_if_find(D, "m0")->glean;
+	/* dry run: validated, nothing changed */
+	assert_true(if_config(add2, 1, false, true)->ok);
+	assert_null(fwd_d_if_find(D, "m2"));
+	assert_false(if_config((const struct ifspec[]){{.name = "m2",
+				   .backend = "xdp"}},
+	    1, false, true)
+			 ->ok);
+	/* replace_all with the same set: the same ports, nothing redone */
+	batches = D->st.if_batches;
+	flush_all();
+	assert_true(if_config(two, 2, true, false)->ok);
+	assert_int_equal(D->st.if_batches, batches + 1);
+	assert_ptr_equal(wport("m0"), p0);
+	assert_ptr_equal(wport("m1"), p1);
+	assert_int_equal(fwd_d_if_find(D, "m0")->glean, (int)g0);
+	assert_int_equal(fwd_port_mem_pending(tport("m0")), 0); /* no GARP */
+	/* incremental add keeps the others */
+	assert_true(if_config(add2, 1, false, false)->ok);
+	assert_ptr_equal(wport("m0"), p0);
+	assert_non_null(fwd_d_if_find(D, "m2"));
+	assert_int_equal(fwd_fib_count(D->fib), 3);
+	/* replace_all with only m0: m1 and m2 go, with their routes */
+	assert_true(if_config(only0, 1, true, false)->ok);
+	assert_ptr_equal(wport("m0"), p0);
+	assert_null(fwd_d_if_find(D, "m1"));
+	assert_null(fwd_d_if_find(D, "m2"));
+	assert_int_equal(fwd_fib_count(D->fib), 1);
+	assert_false(fwd_local_has(&D->local, TF_IP(2, 1)));
+	/* disabled: kept in the config, detached, route and address gone */
+	assert_true(if_config(m0_disabled, 1, false, false)->ok);
+	assert_non_null(fwd_d_if_find(D, "m0"));
+	assert_false(fwd_d_if_find(D, "m0")->attached);
+	assert_int_equal(fwd_fib_count(D->fib), 0);
+	assert_false(fwd_local_has(&D->local, TF_IP(1, 1)));
+	assert_int_equal(if_query()->interfaces[0]->link,
+	    FWD__LINK_STATE__LINK_DOWN);
+	/* deleted */
+	assert_true(if_config((const struct ifspec[]){{.name = "m0",
+				  .deleted = true}},
+	    1, false, false)
+			->ok);
+	assert_int_equal(if_query()->n_interfaces, 0);
+}
+
+static void
+test_address_change(void **st)
+{
+	static const struct ifspec moved[] = {
+	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	    {.name = "m1",
+		.enabled = true,
+		.mtu = 1000,
+		.addr = {"198.18.4.1/24", "198.18.5.1/25"}},
+	};
+	struct fwd_port *p1;
+	unsigned nh;
+
+	(void)st;
+	config_two();
+	p1 = wport("m1");
+	assert_true(if_config(moved, 2, true, false)->ok);
+	/* same ports (same backend, still enabled): changed in place */
+	assert_ptr_equal(wport("m1"), p1);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(2, 0), 24, &nh), -ENOENT);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(4, 0), 24, &nh), 0);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(5, 0), 25, &nh), 0);
+	assert_false(fwd_local_has(&D->local, TF_IP(2, 1)));
+	assert_true(fwd_local_has(&D->local, TF_IP(5, 1)));
+	assert_int_equal(D->adj->port[1].mtu, 1000);
+}
+
+static void
+test_fib_batch(void **st)
+{
+	struct rt add[200];
+	Fwd__FibAck *a;
+	Fwd__FibList *fl;
+	uint32_t m1;
+	unsigned nh0, nh;
+	uint8_t f[FWD_FRAME_MAX];
+	int n;
+
+	(void)st;
+	config_two();
+	m1 = ifindex_of("m1");
+	/* 200 routes through one gateway: one adjacency */
+	for (unsigned i = 0; i < 200; i++)
+		add[i] = (struct rt){(0xc6130000u | i << 8), 24, 1,
+		    {TF_IP(2, 3)}, {m1}};
+	a = fib_batch(1, add, 200, NULL, 0);
+	assert_int_equal(a->applied, 200);
+	assert_int_equal(a->failed, 0);
+	assert_int_equal(a->routes, 202);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 24, &nh0), 0);
+	for (unsigned i = 1; i < 200; i++) {
+		assert_int_equal(fwd_fib_get(D->fib, add[i].pfx, 24, &nh), 0);
+		assert_int_equal(nh, nh0);
+	}
+	assert_int_equal(D->rec[nh0].routes, 200);
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_RESOLVE);
+	/* resolution was started: an ARP request for the gateway */
+	n = take(tport("m1"), f);
+	while (n == 42 && ntohl(fwd_ld32(f + 38)) != TF_IP(2, 3))
+		n = take(tport("m1"), f);
+	assert_int_equal(n, 42);
+	assert_memory_equal(f, tf_bcast, 6);
+	/* the reply resolves it: one write for the 200 routes */
+	send_arp_reply("m1", gw3_mac, TF_IP(2, 3), TF_IP(2, 1));
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_FORWARD);
+	flush_all();
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130505u, 64, 17);
+	n = take(wport("m1"), f);
+	assert_int_equal(n, 14 + 20 + 32);
+	assert_memory_equal(f, gw3_mac, 6);
+	assert_memory_equal(f + 6, wport("m1")->mac, 6);
+	assert_int_equal(f[FWD_ETH_HLEN + FWD_IP_TTL], 63);
+	assert_int_equal(frame_dst(f), 0xc6130505u);
+	/* query: the route as rib sent it */
+	fl = fib_query(0xc6130500u, 24, true, false);
+	assert_int_equal(fl->n_routes, 1);
+	assert_int_equal(ntohl(fl->routes[0]->nh_addr[0]), TF_IP(2, 3));
+	assert_int_equal(fl->routes[0]->nh_ifindex[0], m1);
+	/* bad routes fail alone, by index; deletes of absent routes are fine */
+	{
+		struct rt bad[4] = {
+		    {0xc6130001u, 24, 1, {TF_IP(2, 3)}, {m1}}, /* host bits */
+		    {0xc6140000u, 33, 1, {TF_IP(2, 3)}, {m1}}, /* len */
+		    {0xc6140000u, 16, 1, {0}, {0}},	       /* no nh */
+		    {0xc6150000u, 16, 1, {TF_IP(2, 3)}, {m1}}, /* good */
+		};
+		struct rt del[2] = {{.pfx = 0xc6160000u, .len = 16},
+		    {.pfx = 0xc6130000u, .len = 40}};
+
+		a = fib_batch(2, bad, 4, del, 2);
+		assert_int_equal(a->applied, 2);
+		assert_int_equal(a->failed, 4);
+		assert_int_equal(a->n_failed_index, 4);
+		assert_int_equal(a->failed_index[0], 0);
+		assert_int_equal(a->failed_index[1], 1);
+		assert_int_equal(a->failed_index[2], 2);
+		assert_int_equal(a->failed_index[3], 5);
+		/* 200 + 2 connected + 1 + the gateway's host route */
+		assert_int_equal(a->routes, 204);
+	}
+	/* delete all 201 routes via the gateway: the adjacency goes after a
+	 * grace period */
+	{
+		struct rt del[201];
+
+		for (unsigned i = 0; i < 200; i++)
+			del[i] = add[i];
+		del[200] = (struct rt){.pfx = 0xc6150000u, .len = 16};
+		a = fib_batch(3, NULL, 0, del, 201);
+		assert_int_equal(a->applied, 201);
+		assert_int_equal(a->routes, 3);
+	}
+	assert_true(D->rec[nh0].dying);
+	fwd_d_tick(D, fwd_d_now_ms(D));
+	assert_int_equal(D->rec[nh0].kind, FWD_REC_NONE);
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_UNSET);
+	/* no route now */
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130505u, 64, 17);
+	assert_true(drops("no_route") >= 1);
+}
+
+static void
+test_ecmp_blackhole(void **st)
+{
+	uint32_t m0, m1;
+	uint8_t f[FWD_FRAME_MAX];
+	unsigned per[2] = {0, 0}, nh;
+	struct rt r[2];
+
+	(void)st;
+	config_two();
+	m0 = ifindex_of("m0");
+	m1 = ifindex_of("m1");
+	/* ECMP over a gateway on each side (ifindex 0: found by subnet) */
+	r[0] = (struct rt){0xc6130000u, 16, 2, {TF_IP(1, 5), TF_IP(2, 3)},
+	    {0, m1}};
+	r[1] = (struct rt){0xc6140000u, 16, 0, {0}, {0}}; /* blackhole */
+	assert_int_equal(fib_batch(1, r, 2, NULL, 0)->applied, 2);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 16, &nh), 0);
+	assert_int_equal(D->rec[nh].kind, FWD_REC_GROUP);
+	assert_int_equal(D->rec[nh].nm, 2);
+	{
+		Fwd__FibList *fl = fib_query(0xc6130000u, 16, true, false);
+
+		assert_int_equal(fl->routes[0]->n_nh_addr, 2);
+		assert_true(fl->routes[0]->nh_ifindex[0] == m0 ||
+		    fl->routes[0]->nh_ifindex[1] == m0);
+	}
+	send_arp_reply("m1", gw3_mac, TF_IP(2, 3), TF_IP(2, 1));
+	send_arp_reply("m0", host2_mac, TF_IP(1, 5), TF_IP(1, 1));
+	flush_all();
+	for (unsigned i = 0; i < 64; i++)
+		send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130000u | i * 977,
+		    64, 17);
+	while (take(wport("m0"), f) > 0)
+		per[0]++;
+	while (take(wport("m1"), f) > 0)
+		per[1]++;
+	assert_int_equal(per[0] + per[1], 64);
+	assert_true(per[0] > 8 && per[1] > 8);
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
+	assert_int_equal(drops("blackhole"), 1);
+	/* the same group for another prefix is the same adjacency */
+	r[1] = (struct rt){0xc6150000u, 16, 2, {TF_IP(2, 3), TF_IP(1, 5)},
+	    {m1, m0}};
+	assert_int_equal(fib_batch(2, &r[1], 1, NULL, 0)->applied, 1);
+	{
+		unsigned nh2;
+
+		assert_int_equal(fwd_fib_get(D->fib, 0xc6150000u, 16, &nh2),
+		    0);
+		/* m0 given explicitly vs found by subnet: distinct next
+		 * hops, so a distinct group; same members otherwise */
+		assert_int_equal(D->rec[nh2].kind, FWD_REC_GROUP);
+	}
+}
+
+static void
+test_resync(void **st)
+{
+	uint32_t m1;
+	struct rt a[3];
+	Fwd__FibAck *k;
+	unsigned nh, nhb;
+
+	(void)st;
+	config_two();
+	m1 = ifindex_of("m1");
+	a[0] = (struct rt){0xc6130000u, 24, 1, {TF_IP(2, 3)}, {m1}};
+	a[1] = (struct rt){0xc6130100u, 24, 1, {TF_IP(2, 4)}, {m1}};
+	/* rib's copy of a connected route */
+	a[2] = (struct rt){TF_IP(2, 0), 24, 1, {0}, {m1}};
+	assert_int_equal(fib_batch(1, a, 3, NULL, 0)->applied, 3);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130100u, 24, &nhb), 0);
+	/* a neighbour learned on a connected subnet: its host route */
+	send_arp_reply("m0", host1_mac, TF_IP(1, 2), TF_IP(1, 1));
+	send_ip("m1", host2_mac, TF_IP(2, 2), TF_IP(1, 2), 64, 17);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(1, 2), 32, &nh), 0);
+	assert_int_equal(fwd_fib_count(D->fib), 5);
+
+	k = resync(FWD__METHOD__RESYNC_BEGIN, 10);
+	assert_int_equal(k->seq, 10);
+	assert_int_equal(k->routes, 5);
+	/* forwarding goes on meanwhile */
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130100u, 24, &nh), 0);
+	assert_int_equal(fib_batch(11, a, 1, NULL, 0)->applied, 1);
+	k = resync(FWD__METHOD__RESYNC_END, 12);
+	assert_int_equal(k->seq, 12);
+	/* swept: the route not re-sent; rib's copy of the connected route
+	 * is the same as fwd's own (kept), and so is ARP's host route */
+	assert_int_equal(k->swept, 1);
+	assert_int_equal(k->routes, 4);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 24, &nh), 0);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130100u, 24, &nh), -ENOENT);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(2, 0), 24, &nh), 0);
+	assert_int_equal(nh, (unsigned)fwd_d_if_find(D, "m1")->glean);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(1, 0), 24, &nh), 0);
+	assert_int_equal(fwd_fib_get(D->fib, TF_IP(1, 2), 32, &nh), 0);
+	/* the swept route's next hop is released (refcounts recounted) */
+	assert_true(D->rec[nhb].dying);
+	fwd_d_tick(D, fwd_d_now_ms(D));
+	assert_int_equal(D->rec[nhb].kind, FWD_REC_NONE);
+	assert_int_equal(D->rec[fwd_d_if_find(D, "m1")->glean].routes, 1);
+	/* END without BEGIN sweeps nothing */
+	assert_int_equal(resync(FWD__METHOD__RESYNC_END, 13)->swept, 0);
+	assert_int_equal(fwd_fib_count(D->fib), 4);
+}
+
+static void
+test_neighbours_drops(void **st)
+{
+	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
+	Fwd__NeighbourList *l;
+	uint64_t ttl, cksum;
+
+	(void)st;
+	config_two();
+	send_arp_reply("m1", gw3_mac, TF_IP(2, 3), TF_IP(2, 1));
+	l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
+	assert_int_equal(l->n_neighbours, 1);
+	assert_int_equal(ntohl(l->neighbours[0]->addr), TF_IP(2, 3));
+	assert_int_equal(l->neighbours[0]->state,
+	    FWD__NEIGHBOUR_STATE__REACHABLE);
+	assert_memory_equal(l->neighbours[0]->mac.data, gw3_mac, 6);
+	assert_int_equal(l->neighbours[0]->ifindex, ifindex_of("m1"));
+	q.ifindex = ifindex_of("m0");
+	l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
+	assert_int_equal(l->n_neighbours, 0);
+	/* drops by reason */
+	ttl = drops("ttl_expired");
+	cksum = drops("ip_cksum");
+	send_ip("m0", host1_mac, TF_IP(1, 2), TF_IP(2, 3), 1, 17);
+	{
+		uint8_t f[128];
+		struct fwd_port *p = wport("m0");
+		unsigned len = tf_ipv4(f, p->mac, host1_mac, TF_IP(1, 2),
+		    TF_IP(2, 3), 64, 17, 32, 0);
+
+		f[FWD_ETH_HLEN + FWD_IP_TTL] ^= 0x10; /* checksum now bad */
+		assert_int_equal(fwd_port_mem_inject(p, f, len), 0);
+		fwd_d_poll(D);
+	}
+	assert_int_equal(drops("ttl_expired"), ttl + 1);
+	assert_int_equal(drops("ip_cksum"), cksum + 1);
+	{
+		Fwd__InterfaceList *il = if_query();
+
+		assert_true(il->interfaces[0]->counters->rx_packets >= 2);
+	}
+}
+
+/* ---- events ---- */
+
+static unsigned nev;
+static char ev_name[16];
+static bool ev_deleted;
+static uint32_t ev_ifindex, ev_addr;
+static int ev_link;
+
+static void
+on_event(struct ipc_client *c, unsigned method, const ProtobufCMessage *msg,
+    void *arg)
+{
+	const Fwd__InterfaceEvent *e = (const Fwd__InterfaceEvent *)msg;
+
+	(void)c;
+	(void)arg;
+	if (method != FWD__METHOD__EVENT_INTERFACE)
+		return;
+	nev++;
+	snprintf(ev_name, sizeof(ev_name), "%s", e->iface->name);
+	ev_deleted = e->deleted;
+	ev_ifindex = e->iface->ifindex;
+	ev_link = e->iface->link;
+	ev_addr = e->iface->n_addrs ? ntohl(e->iface->addrs[0]->addr) : 0;
+}
+
+static void
+wait_events(unsigned want)
+{
+	for (int i = 0; i < 200 && nev < want; i++)
+		ev_run(loop, EVRUN_ONCE);
+	assert_int_equal(nev, want);
+}
+
+static void
+test_events(void **st)
+{
+	struct ipc_opts o = {0};
+	struct ipc_client_cbs cbs = {.on_event = on_event};
+	struct ipc_client *sub;
+	Fwd__Subscribe s = FWD__SUBSCRIBE__INIT;
+	Fwd__InterfaceList *l;
+	ProtobufCMessage *rep;
+	char err[128];
+	static const struct ifspec add2[] = {
+	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}}};
+	static const struct ifspec del2[] = {{.name = "m2", .deleted = true}};
+
+	(void)st;
+	config_two();
+	o.rundir = rundir;
+	o.component = "rib";
+	sub = ipc_client_new(loop, &ipc_svc_fwd, &o, false);
+	ipc_client_set_cbs(sub, &cbs);
+	s.interfaces = true;
+	assert_int_equal(ipc_call_wait(sub, FWD__METHOD__SUBSCRIBE, &s.base,
+			     3000, ar, &rep, err, sizeof(err)),
+	    IPC_OK);
+	l = (Fwd__InterfaceList *)rep;
+	assert_int_equal(l->n_interfaces, 2);
+	nev = 0;
+	assert_true(if_config(add2, 1, false, false)->ok);
+	wait_events(1);
+	assert_string_equal(ev_name, "m2");
+	assert_false(ev_deleted);
+	assert_int_equal(ev_ifindex, ifindex_of("m2"));
+	assert_int_equal(ev_link, FWD__LINK_STATE__LINK_UP);
+	assert_int_equal(ev_addr, TF_IP(3, 1));
+	/* unchanged: no event */
+	assert_true(if_config(add2, 1, false, false)->ok);
+	assert_true(if_config(del2, 1, false, false)->ok);
+	wait_events(2);
+	assert_string_equal(ev_name, "m2");
+	assert_true(ev_deleted);
+	assert_int_equal(ev_link, FWD__LINK_STATE__LINK_DOWN);
+	ipc_client_free(sub);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_interfaces, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_if_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_if_dry_run_and_replace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_address_change, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_batch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_ecmp_blackhole, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_neighbours_drops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
