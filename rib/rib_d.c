@@ -57,6 +57,14 @@ struct rd_named {
 	uint32_t	ifindex[RIB_NH_MAX];	/* as resolved when added */
 };
 
+/* One FIB_BATCH in flight: the seq we sent (acked even if fwd's FibAck
+ * does not echo it). */
+struct rd_call {
+	struct rib_d	*d;
+	uint64_t	seq;
+	struct rd_call	*next;
+};
+
 struct rib_d {
 	struct ev_loop	*loop;
 	struct rib	*rib;
@@ -95,6 +103,7 @@ struct rib_d {
 	size_t		capnh;
 	void		*fb;		/* FIB batch encoding */
 	size_t		capfb;
+	struct rd_call	*calls;		/* free FIB call contexts */
 };
 
 static void rd_fwd_session(struct rib_d *);
@@ -1094,9 +1103,13 @@ static void
 fib_ack_cb(void *arg, int status, const char *errmsg,
     const ProtobufCMessage *msg)
 {
-	struct rib_d *d = arg;
+	struct rd_call *c = arg;
+	struct rib_d *d = c->d;
 	const Fwd__FibAck *a = (const Fwd__FibAck *)msg;
+	uint64_t seq = c->seq;
 
+	c->next = d->calls;
+	d->calls = c;
 	if (status == IPC_CANCELLED || status == IPC_PEER_RESTARTED)
 		return;	/* a new connection pushes everything again */
 	if (status != IPC_OK || a == NULL) {
@@ -1107,10 +1120,11 @@ fib_ack_cb(void *arg, int status, const char *errmsg,
 	}
 	if (a->failed > 0)
 		lc_log_warnx("fwd could not apply %u routes of batch %llu",
-		    a->failed, (unsigned long long)a->seq);
-	if (rib_fib_ack(d->rib, a->seq) != 0)
-		lc_log_warnx("fwd acked batch %llu, never sent",
-		    (unsigned long long)a->seq);
+		    a->failed, (unsigned long long)seq);
+	if (a->seq != seq)
+		lc_log_debug("fwd acked batch %llu as %llu",
+		    (unsigned long long)seq, (unsigned long long)a->seq);
+	(void)rib_fib_ack(d->rib, seq);
 }
 
 /* The rib core's FIB callback: encodes one FibBatch and sends it. */
@@ -1122,6 +1136,7 @@ fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
 	size_t nh = 0, need, off;
 	Fwd__FibRoute *fr, **frp;
 	Lifecycle__Prefix *dp, **dpp;
+	struct rd_call *c;
 	uint32_t *u32;
 	int rv;
 
@@ -1164,8 +1179,18 @@ fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
 		frp[b.n_add] = &fr[b.n_add];
 		b.n_add++;
 	}
-	rv = ipc_call(d->fwd, FWD__METHOD__FIB_BATCH, &b.base, fib_ack_cb, d,
+	if ((c = d->calls) != NULL)
+		d->calls = c->next;
+	else if ((c = malloc(sizeof(*c))) == NULL)
+		return (-ENOMEM);
+	c->d = d;
+	c->seq = seq;
+	rv = ipc_call(d->fwd, FWD__METHOD__FIB_BATCH, &b.base, fib_ack_cb, c,
 	    RIB_D_FIB_TIMEOUT_MS);
+	if (rv != 0) {
+		c->next = d->calls;
+		d->calls = c;
+	}
 	if (rv == -ENOBUFS) {
 		d->fwd_blocked = true;
 		return (-EAGAIN);
@@ -1416,6 +1441,12 @@ rib_d_free(struct rib_d *d)
 	free(d->upd);
 	free(d->nh);
 	free(d->fb);
+	while (d->calls != NULL) {
+		struct rd_call *c = d->calls;
+
+		d->calls = c->next;
+		free(c);
+	}
 	free(d);
 }
 
