@@ -15,20 +15,14 @@ BIN=$top/build/bin
 . "$top/tests/lib/netns.sh"
 netns_init "$SUFFIX"
 
+# shellcheck source=../tests/lib/router.sh
+. "$top/tests/lib/router.sh"
+router_init "$RUNDIR" "$STATE" "$BIN"
+
 die() { echo "make run: $*" >&2; exit 1; }
 
 stop() {
-	local pid
-	if [[ -f $STATE/rtrmgr.pid ]]; then
-		pid=$(cat "$STATE/rtrmgr.pid")
-		if kill -0 "$pid" 2>/dev/null; then
-			kill -TERM "$pid"
-			for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-			kill -KILL "$pid" 2>/dev/null
-		fi
-	fi
-	# components left behind by a crashed rtrmgr
-	pkill -f -- "--rundir $RUNDIR" 2>/dev/null
+	router_stop
 	netns_cleanup
 	rm -rf "$RUNDIR"
 	echo "tern demo stopped: namespaces $NS_CLIENT $NS_ROUTER $NS_SERVER removed"
@@ -44,39 +38,11 @@ start() {
 		stop >/dev/null
 	fi
 	netns_topo_create || { netns_cleanup; die "could not create the topology"; }
-	rm -rf "$RUNDIR"	# rtrmgr creates it with the right owner
-	mkdir -p "$STATE/config"
-	chown -R nobody:nogroup "$STATE"
-	cat >"$STATE/boot.conf" <<CONF
-/* tern demo: two hosts on two subnets, routed by tern */
-system { host-name demo; }
-interfaces {
-	client { device $NETNS_RTR_C_IF; address $NETNS_RTR_C_IP/24; }
-	server { device $NETNS_RTR_S_IF; address $NETNS_RTR_S_IP/24; }
-}
-protocols { static { route 198.19.0.0/16 { next-hop $NETNS_SERVER_IP; } } }
-CONF
-	chmod 644 "$STATE/boot.conf"
-	cat >"$STATE/rtrmgr.conf" <<CONF
-rundir $RUNDIR;
-user nobody;
-log-level info;
-output file;
-health-check ipc;
-component mgmt { binary $BIN/tern-mgmt; args "--store=$STATE/config" "--config=$STATE/boot.conf"; privileges user; }
-component rib { binary $BIN/tern-rib; privileges user; }
-component fwd { binary $BIN/tern-fwd; privileges user; capabilities net_raw net_admin; }
-CONF
-	nsx "$NS_ROUTER" setsid "$BIN/tern-rtrmgr" -c "$STATE/rtrmgr.conf" \
-	    --rundir "$RUNDIR" </dev/null >"$STATE/rtrmgr.out" 2>&1 &
-	echo $! >"$STATE/rtrmgr.pid"
-	for _ in $(seq 1 100); do
-		TERN_RUNDIR=$RUNDIR timeout 2 "$BIN/ternsh" -c "show version" \
-		    >/dev/null 2>&1 && break
-		sleep 0.1
-	done
-	TERN_RUNDIR=$RUNDIR timeout 5 "$BIN/ternsh" -c "show processes" ||
-	    { tail -20 "$STATE/rtrmgr.out"; die "the router did not come up (logs in $RUNDIR and $STATE)"; }
+	mkdir -p "$STATE"
+	router_boot_config >"$STATE/boot.conf"
+	router_start || { tail -20 "$STATE/rtrmgr.out"; die "the router did not come up (logs in $RUNDIR and $STATE)"; }
+	router_wait_running 20 || echo "warning: not every component is running yet (logs in $RUNDIR)"
+	rsh "show processes"
 	cat <<TXT
 
 tern demo is running in namespace $NS_ROUTER (logs and sockets in $RUNDIR).
