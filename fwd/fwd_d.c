@@ -19,7 +19,7 @@
 
 #define TICK_S	   0.1
 #define LINK_MS	   500
-#define NGROUPS	   1024
+#define NGROUPS	   8192
 
 static uint32_t
 pmask(unsigned len)
