@@ -210,6 +210,24 @@ rss_kb(pid_t pid)
 	return (kb);
 }
 
+/* CPU ms (user + system) of a process so far */
+static double
+cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')))
+		(void)sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %lu %lu", &ut, &st);
+	fclose(f);
+	return ((ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK));
+}
+
 static void
 tick(struct ev_loop *l, ev_timer *w, int e)
 {
@@ -306,7 +324,7 @@ cmp_double(const void *a, const void *b)
 
 struct ours {
 	double routes_per_s, rib_bpr, fwd_bpr, p50_ms, p99_ms;
-	double t_sent_ms, t_acked_ms, t_done_ms;	/* client sent, rib acked
+	double t_sent_ms, t_acked_ms, t_done_ms, rib_cpu_ms, own_cpu_ms;	/* client sent, rib acked
 						   all batches, fwd holds all */
 };
 
@@ -347,6 +365,8 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		goto out;
 	}
 	rss0 = rss_kb(pid);
+	o->rib_cpu_ms = cpu_ms(pid);
+	o->own_cpu_ms = cpu_ms(getpid());
 	acks = rejected = 0;
 	acks_want = (unsigned)((n + CHUNK - 1) / CHUNK);
 	t_acked = 0;
@@ -386,6 +406,8 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	}
 	o->routes_per_s = n / ((fw.t_done - t0) / 1e9);
 	o->t_done_ms = (fw.t_done - t0) / 1e6;
+	o->rib_cpu_ms = cpu_ms(pid) - o->rib_cpu_ms;
+	o->own_cpu_ms = cpu_ms(getpid()) - o->own_cpu_ms;
 	o->t_acked_ms = t_acked ? (t_acked - t0) / 1e6 : -1;
 	(void)run_until(rib_ready, c, 10);
 	rss1 = rss_kb(pid);
@@ -502,6 +524,118 @@ run_kernel(size_t n)
 	return (rv == 0 ? n / ((t1 - t0) / 1e9) : -1);
 }
 
+/* ---- the BIRD peer: the same routes as static routes exported to a
+ * namespace's kernel table ---- */
+
+static char birdconf[PATH_MAX + 32];
+
+static int
+write_bird_conf(size_t n)
+{
+	FILE *f = fopen(birdconf, "w");
+
+	if (f == NULL)
+		return (-errno);
+	fprintf(f, "router id 198.18.0.1;\nprotocol device { }\n"
+	    "protocol kernel k4 { ipv4 { export all; import none; }; "
+	    "learn off; scan time 3600; }\nprotocol static s4 { ipv4;\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_prefix *p = &ps.p[i];
+		struct in_addr a = { htonl(p->addr) }, g = { gw_of(p->nh, 0) };
+		char as[16], gs[16];
+
+		inet_ntop(AF_INET, &a, as, sizeof(as));
+		inet_ntop(AF_INET, &g, gs, sizeof(gs));
+		fprintf(f, "route %s/%u via %s;\n", as, p->len, gs);
+	}
+	fprintf(f, "}\n");
+	return (fclose(f) == 0 ? 0 : -errno);
+}
+
+/* Prefixes in the main table of namespace ns (/proc/net/fib_triestat). */
+static long
+ns_prefixes(const char *ns)
+{
+	char cmd[256], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s awk '/^Main:/ { m = 1 } "
+	    "m && /Prefixes:/ { print $2; exit }' /proc/net/fib_triestat", ns);
+	if ((f = popen(cmd, "r")) == NULL)
+		return (-1);
+	if (fgets(line, sizeof(line), f) != NULL)
+		v = strtol(line, NULL, 10);
+	pclose(f);
+	return (v);
+}
+
+/* BIRD's "Routing tables" figure from `birdc show memory`, bytes. */
+static double
+bird_table_bytes(const char *ctl)
+{
+	char cmd[PATH_MAX + 64], line[256], unit[8];
+	double v = -1, x;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "birdc -s %s show memory 2>/dev/null", ctl);
+	if ((f = popen(cmd, "r")) == NULL)
+		return (-1);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Routing tables: %lf %7s", &x, unit) == 2)
+			v = x * (unit[0] == 'k' ? 1024.0 : unit[0] == 'M' ?
+			    1048576.0 : unit[0] == 'G' ? 1073741824.0 : 1.0);
+	pclose(f);
+	return (v);
+}
+
+static double
+run_bird(size_t n, double *table_bpr)
+{
+	char ns[64], ctl[PATH_MAX + 16], pidf[PATH_MAX + 16];
+	uint64_t t0, t1 = 0, end;
+	long base, c;
+	double rps = -1;
+	FILE *f;
+	int bpid = 0;
+
+	snprintf(ns, sizeof(ns), "ternbird%d", (int)getpid());
+	snprintf(ctl, sizeof(ctl), "%s.ctl", birdconf);
+	snprintf(pidf, sizeof(pidf), "%s.pid", birdconf);
+	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 "
+	    "&& ip -n %s addr add 198.18.0.1/16 dev d0 && "
+	    "ip -n %s link set d0 up && ip -n %s link set d1 up", ns, ns, ns,
+	    ns, ns) != 0 || (base = ns_prefixes(ns)) < 0) {
+		(void)sh("ip netns del %s 2>/dev/null", ns);
+		return (-1);
+	}
+	t0 = lc_time_mono_ns();
+	if (sh("ip netns exec %s bird -c %s -s %s -P %s", ns, birdconf, ctl,
+	    pidf) == 0) {
+		end = t0 + 300ULL * 1000000000ULL;
+		while ((c = ns_prefixes(ns)) >= 0 && c < base + (long)n &&
+		    lc_time_mono_ns() < end)
+			usleep(20000);
+		if (c >= base + (long)n) {
+			t1 = lc_time_mono_ns();
+			rps = n / ((t1 - t0) / 1e9);
+			*table_bpr = bird_table_bytes(ctl) / n;
+		}
+	}
+	if ((f = fopen(pidf, "r")) != NULL) {
+		if (fscanf(f, "%d", &bpid) != 1)
+			bpid = 0;
+		fclose(f);
+	}
+	if (bpid > 0) {
+		kill(bpid, SIGTERM);
+		for (int i = 0; i < 500 && kill(bpid, 0) == 0; i++)
+			usleep(10000);
+	}
+	(void)sh("ip netns del %s", ns);
+	return (rps);
+}
+
 /* ---- main ---- */
 
 static double
@@ -537,7 +671,10 @@ main(int argc, char **argv)
 	size_t n = TT_PFX_FULL;
 	unsigned rounds = 3, changes = 1000, nk = 0;
 	struct ours o[8];
-	double rps[8], rib[8], fwdm[8], p50[8], p99[8], kern[8];
+	double rps[8], rib[8], fwdm[8], p50[8], p99[8], kern[8], bird[8];
+	double birdmem[8];
+	bool have_bird = false;
+	unsigned nb = 0;
 	char cas[4][32], *slash, base[PATH_MAX];
 	const char *sfx;
 
@@ -580,17 +717,21 @@ main(int argc, char **argv)
 	(void)mkdir(base, 0755);
 	snprintf(rundir, sizeof(rundir), "%s/run", base);
 	snprintf(batchfile, sizeof(batchfile), "%s/routes.ip", base);
+	snprintf(birdconf, sizeof(birdconf), "%s/bird.conf", base);
 	if (tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0)
 		return (1);
 	if (!no_peer && (getuid() != 0 || write_ip_batch(n) != 0))
 		no_peer = true;
+	have_bird = !no_peer && system("command -v bird >/dev/null 2>&1 && "
+	    "command -v birdc >/dev/null 2>&1") == 0 && write_bird_conf(n) == 0;
 	loop = lc_loop_new();
 	printf("bench-routes: %zu routes (standard set), %u rounds, %u changes; "
-	    "tern-rib %s -> in-process fwd FIB over fwd.proto; peer: %s\n", n,
-	    rounds, changes, ribbin, no_peer ? "none" : "kernel ip -batch");
-	printf("%-6s %14s %14s %14s %10s %10s %14s\n", "round", "ours rt/s",
-	    "rib B/route", "fwd B/route", "chg p50ms", "chg p99ms",
-	    "kernel rt/s");
+	    "tern-rib %s -> in-process fwd FIB over fwd.proto; peers: %s%s\n", n,
+	    rounds, changes, ribbin, no_peer ? "none" : "kernel ip -batch",
+	    have_bird ? ", BIRD static -> kernel" : "");
+	printf("%-6s %12s %12s %12s %10s %10s %12s %12s %12s\n", "round",
+	    "ours rt/s", "rib B/rt", "fwd B/rt", "chg p50ms", "chg p99ms",
+	    "kernel rt/s", "bird rt/s", "bird tbl B/rt");
 	for (unsigned r = 0; r < rounds; r++) {
 		if (run_ours(n, changes, &o[r]) != 0) {
 			fprintf(stderr, "round %u failed\n", r);
@@ -604,11 +745,18 @@ main(int argc, char **argv)
 		kern[r] = no_peer ? -1 : run_kernel(n);
 		if (kern[r] > 0)
 			nk++;
-		printf("%-6u %14.0f %14.1f %14.1f %10.3f %10.3f %14.0f\n", r,
-		    rps[r], rib[r], fwdm[r], p50[r], p99[r], kern[r]);
+		birdmem[nb] = -1;
+		bird[nb] = have_bird ? run_bird(n, &birdmem[nb]) : -1;
+		printf("%-6u %12.0f %12.1f %12.1f %10.3f %10.3f %12.0f %12.0f "
+		    "%12.1f\n", r, rps[r], rib[r], fwdm[r], p50[r], p99[r],
+		    kern[r], bird[nb], birdmem[nb]);
+		if (bird[nb] > 0 && birdmem[nb] > 0)
+			nb++;
 		printf("       (client sent all at %.0f ms, rib accepted all at "
-		    "%.0f ms, fwd FIB complete at %.0f ms)\n", o[r].t_sent_ms,
-		    o[r].t_acked_ms, o[r].t_done_ms);
+		    "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
+		    "client+fwd peer %.0f ms)\n", o[r].t_sent_ms,
+		    o[r].t_acked_ms, o[r].t_done_ms, o[r].rib_cpu_ms,
+		    o[r].own_cpu_ms);
 		fflush(stdout);
 	}
 	sfx = n == TT_PFX_FULL ? "1M" : quick ? "100k" : "n";
@@ -618,8 +766,11 @@ main(int argc, char **argv)
 	snprintf(cas[3], sizeof(cas[3]), "change_%s", sfx);
 	bench_line(cas[0], "routes_per_s", "1/s", rps, rounds,
 	    nk == rounds ? "kernel_ip_batch" : NULL, kern, nk, "higher");
-	bench_line(cas[1], "bytes_per_route", "B", rib, rounds, NULL, NULL, 0,
-	    "lower");
+	if (have_bird && nb == rounds)
+		bench_line(cas[0], "routes_per_s", "1/s", rps, rounds, "bird",
+		    bird, nb, "higher");
+	bench_line(cas[1], "bytes_per_route", "B", rib, rounds,
+	    have_bird && nb == rounds ? "bird" : NULL, birdmem, nb, "lower");
 	bench_line(cas[2], "bytes_per_route", "B", fwdm, rounds, NULL, NULL, 0,
 	    "lower");
 	bench_line(cas[3], "latency_p50_ms", "ms", p50, rounds, NULL, NULL, 0,
