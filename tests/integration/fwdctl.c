@@ -1,0 +1,246 @@
+/* tests/integration/fwdctl.c: a small IPC client of tern-fwd for the
+ * integration tests (the part of rib's and mgmt's calls a test needs):
+ * interfaces, FIB batches, resync, queries. Built by the test scripts. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "ipc/ipc.h"
+#include "ipc/proto/fwd.pb-c.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_loop.h"
+
+static struct ipc_client *cl;
+static struct lc_arena *ar;
+
+static ProtobufCMessage *
+call(unsigned method, const ProtobufCMessage *msg)
+{
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
+	    sizeof(err));
+
+	if (st != IPC_OK) {
+		fprintf(stderr, "fwdctl: %s: %s\n", ipc_status_str(st), err);
+		exit(1);
+	}
+	return (rep);
+}
+
+static int
+parse_pfx(const char *s, uint32_t *a, uint32_t *len)
+{
+	char buf[64], *sl;
+	struct in_addr ia;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*len = 32;
+	if ((sl = strchr(buf, '/')) != NULL) {
+		*sl = '\0';
+		*len = (uint32_t)atoi(sl + 1);
+	}
+	if (inet_pton(AF_INET, buf, &ia) != 1)
+		return (-1);
+	*a = ia.s_addr; /* network order, as on the wire */
+	return (0);
+}
+
+static const char *
+ip(uint32_t a)
+{
+	static char b[4][INET_ADDRSTRLEN];
+	static int k;
+	struct in_addr ia = {a};
+
+	k = (k + 1) & 3;
+	inet_ntop(AF_INET, &ia, b[k], sizeof(b[k]));
+	return (b[k]);
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: fwdctl RUNDIR CMD...\n"
+	    "  if NAME [ADDR/LEN...]       IF_CONFIG (enabled, afpacket)\n"
+	    "  route add PFX/LEN GW[,GW..] [IFINDEX]  FIB_BATCH add (GW 0: "
+	    "attached)\n"
+	    "  route del PFX/LEN           FIB_BATCH del\n"
+	    "  resync-begin | resync-end\n"
+	    "  interfaces | fib [PFX/LEN] | lookup ADDR | neigh | drops\n");
+	return (2);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ev_loop *loop;
+	struct ipc_opts o = {0};
+	const char *cmd;
+
+	if (argc < 3)
+		return (usage());
+	loop = lc_loop_new();
+	o.rundir = argv[1];
+	o.component = "fwdctl";
+	cl = ipc_client_new(loop, &ipc_svc_fwd, &o, false);
+	ar = lc_arena_new(0);
+	cmd = argv[2];
+	if (strcmp(cmd, "if") == 0 && argc >= 4) {
+		Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
+		Fwd__IfConfig ic = FWD__IF_CONFIG__INIT, *icp = &ic;
+		Fwd__IfAddr ia[16], *iap[16];
+		Fwd__IfConfigAck *a;
+
+		ic.name = argv[3];
+		ic.enabled = true;
+		ic.backend = (char *)"afpacket";
+		for (int i = 4; i < argc && i - 4 < 16; i++) {
+			fwd__if_addr__init(&ia[i - 4]);
+			if (parse_pfx(argv[i], &ia[i - 4].addr,
+				&ia[i - 4].len) != 0)
+				return (usage());
+			iap[i - 4] = &ia[i - 4];
+			ic.n_addrs++;
+		}
+		ic.addrs = iap;
+		b.interfaces = &icp;
+		b.n_interfaces = 1;
+		a = (Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG, &b.base);
+		if (!a->ok) {
+			fprintf(stderr, "fwdctl: refused: %s\n", a->error);
+			return (1);
+		}
+		return (0);
+	}
+	if (strcmp(cmd, "route") == 0 && argc >= 5) {
+		Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
+		Fwd__FibRoute r = FWD__FIB_ROUTE__INIT, *rp = &r;
+		Lifecycle__Prefix p = LIFECYCLE__PREFIX__INIT, *pp = &p;
+		uint32_t gw[16], ifx[16];
+		Fwd__FibAck *a;
+
+		b.seq = 1;
+		if (strcmp(argv[3], "add") == 0 && argc >= 6) {
+			char *s = argv[5], *tok;
+
+			if (parse_pfx(argv[4], &r.prefix, &r.len) != 0)
+				return (usage());
+			while ((tok = strsep(&s, ",")) != NULL &&
+			    r.n_nh_addr < 16) {
+				uint32_t l;
+
+				if (parse_pfx(tok, &gw[r.n_nh_addr], &l) != 0)
+					return (usage());
+				ifx[r.n_nh_addr] = argc >= 7 ?
+				    (uint32_t)atoi(argv[6]) :
+				    0;
+				r.n_nh_addr++;
+			}
+			r.nh_addr = gw;
+			r.nh_ifindex = ifx;
+			r.n_nh_ifindex = r.n_nh_addr;
+			b.add = &rp;
+			b.n_add = 1;
+		} else if (strcmp(argv[3], "del") == 0) {
+			if (parse_pfx(argv[4], &p.prefix, &p.len) != 0)
+				return (usage());
+			b.del = &pp;
+			b.n_del = 1;
+		} else
+			return (usage());
+		a = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
+		printf("applied %u failed %u routes %u\n", a->applied,
+		    a->failed, a->routes);
+		return (a->failed ? 1 : 0);
+	}
+	if (strcmp(cmd, "resync-begin") == 0 || strcmp(cmd, "resync-end") == 0) {
+		Fwd__Resync r = FWD__RESYNC__INIT;
+		Fwd__FibAck *a;
+
+		a = (Fwd__FibAck *)call(cmd[7] == 'b' ?
+			FWD__METHOD__RESYNC_BEGIN :
+			FWD__METHOD__RESYNC_END,
+		    &r.base);
+		printf("routes %u swept %u\n", a->routes, a->swept);
+		return (0);
+	}
+	if (strcmp(cmd, "interfaces") == 0) {
+		Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
+		Fwd__InterfaceList *l;
+
+		q.counters = true;
+		l = (Fwd__InterfaceList *)call(FWD__METHOD__QUERY_INTERFACES,
+		    &q.base);
+		for (size_t i = 0; i < l->n_interfaces; i++) {
+			Fwd__Interface *x = l->interfaces[i];
+
+			printf("%s ifindex %u link %s mtu %u", x->name,
+			    x->ifindex,
+			    x->link == FWD__LINK_STATE__LINK_UP ? "up" : "down",
+			    x->mtu);
+			for (size_t k = 0; k < x->n_addrs; k++)
+				printf(" %s/%u", ip(x->addrs[k]->addr),
+				    x->addrs[k]->len);
+			if (x->counters != NULL)
+				printf(" rx %llu tx %llu rx_drops %llu",
+				    (unsigned long long)x->counters->rx_packets,
+				    (unsigned long long)x->counters->tx_packets,
+				    (unsigned long long)x->counters->rx_drops);
+			printf("\n");
+		}
+		return (0);
+	}
+	if (strcmp(cmd, "fib") == 0 || strcmp(cmd, "lookup") == 0) {
+		Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+		Fwd__FibList *l;
+
+		if (argc >= 4) {
+			if (parse_pfx(argv[3], &q.prefix, &q.len) != 0)
+				return (usage());
+			q.exact = cmd[0] == 'f';
+			q.use_lookup = cmd[0] == 'l';
+			q.lookup = q.prefix;
+		}
+		l = (Fwd__FibList *)call(FWD__METHOD__QUERY_FIB, &q.base);
+		for (size_t i = 0; i < l->n_routes; i++) {
+			Fwd__FibRoute *r = l->routes[i];
+
+			printf("%s/%u", ip(r->prefix), r->len);
+			for (size_t k = 0; k < r->n_nh_addr; k++)
+				printf(" via %s if %u", ip(r->nh_addr[k]),
+				    r->nh_ifindex[k]);
+			printf("\n");
+		}
+		printf("total %u\n", l->total);
+		return (0);
+	}
+	if (strcmp(cmd, "neigh") == 0) {
+		Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
+		Fwd__NeighbourList *l;
+
+		l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS,
+		    &q.base);
+		for (size_t i = 0; i < l->n_neighbours; i++)
+			printf("%s if %u state %d\n",
+			    ip(l->neighbours[i]->addr),
+			    l->neighbours[i]->ifindex,
+			    (int)l->neighbours[i]->state);
+		return (0);
+	}
+	if (strcmp(cmd, "drops") == 0) {
+		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+		Fwd__DropList *l;
+
+		l = (Fwd__DropList *)call(FWD__METHOD__QUERY_DROPS, &e.base);
+		for (size_t i = 0; i < l->n_drops; i++)
+			printf("%s %llu\n", l->drops[i]->reason,
+			    (unsigned long long)l->drops[i]->count);
+		return (0);
+	}
+	return (usage());
+}
