@@ -626,11 +626,15 @@ route_batch_build(void)
 	rb.add = rp;
 }
 
+static pid_t raw_routes_pid;
+static double route_cpu;	/* ns of CPU (client + server) per route, last run */
+
 static double
 route_ours(void)
 {
 	struct ipc_client *c = ours_client();
 	unsigned long start = c_done, issued = 0, n = S.route_batches;
+	uint64_t s0 = proc_cpu_ns(ours_pid), c0 = proc_cpu_ns(getpid());
 	double t = now_s();
 
 	while (c_done - start < n) {
@@ -644,6 +648,8 @@ route_ours(void)
 		ev_run(cloop, EVRUN_ONCE);
 	}
 	t = now_s() - t;
+	route_cpu = (double)(proc_cpu_ns(ours_pid) - s0 + proc_cpu_ns(getpid()) -
+	    c0) / ((double)n * 1000);
 	return ((double)n * 1000 / t);
 }
 
@@ -657,6 +663,8 @@ stream_unix(const char *name, size_t len, unsigned long n, unsigned window,
 	unsigned long sent = 0, acked = 0;
 	uint32_t l32;
 	uint64_t ack;
+	uint64_t s0 = routes ? proc_cpu_ns(raw_routes_pid) : 0,
+	    c0 = proc_cpu_ns(getpid());
 	double t = now_s();
 	size_t plen = len;
 
@@ -677,6 +685,9 @@ stream_unix(const char *name, size_t len, unsigned long n, unsigned window,
 		acked++;
 	}
 	t = now_s() - t;
+	if (routes)
+		route_cpu = (double)(proc_cpu_ns(raw_routes_pid) - s0 +
+		    proc_cpu_ns(getpid()) - c0) / ((double)n * 1000);
 	close(fd);
 	free(buf);
 	return ((double)n / t);
@@ -795,7 +806,8 @@ main(int argc, char **argv)
 	    n99 = { .n = 0 }, u50 = { .n = 0 }, u99 = { .n = 0 };
 	struct fig opipe = { .n = 0 }, ppair = { .n = 0 }, obat = { .n = 0 },
 	    ppush = { .n = 0 }, ocpu = { .n = 0 }, pcpu = { .n = 0 },
-	    oroute = { .n = 0 }, uroute = { .n = 0 };
+	    oroute = { .n = 0 }, uroute = { .n = 0 }, orcpu = { .n = 0 },
+	    urcpu = { .n = 0 };
 	struct fig obulk[3], ubulk[3];
 	static const size_t bulk_sz[3] = { 4096, 1u << 20, 4u << 20 };
 	static const char *const bulk_name[3] = { "bulk_4KiB", "bulk_1MiB",
@@ -844,6 +856,7 @@ main(int argc, char **argv)
 	p_pull = spawn(srv_nn_pull, NULL);
 	p_pp = spawn(srv_unix, &pp);
 	p_rs = spawn(srv_unix, &rs);
+	raw_routes_pid = p_rs;
 	p_bs = spawn(srv_unix, &bs);
 
 	for (r = 0; r < ROUNDS; r++) {
@@ -873,8 +886,10 @@ main(int argc, char **argv)
 
 route:
 		oroute.v[oroute.n++] = route_ours();
+		orcpu.v[orcpu.n++] = route_cpu;
 		uroute.v[uroute.n++] = stream_unix("rawroutes.sock", 0,
 		    S.route_batches, 8, true) * 1000;
+		urcpu.v[urcpu.n++] = route_cpu;
 		if (only != NULL && strcmp(only, "route") == 0)
 			continue;
 
@@ -909,6 +924,8 @@ bulk:
 	    &pcpu, false);
 	emit("route_stream_1M", "routes_per_s", "1/s", &oroute,
 	    "raw_unix_protobuf", &uroute, true);
+	emit("route_stream_1M", "cpu_per_route", "ns", &orcpu,
+	    "raw_unix_protobuf", &urcpu, false);
 	for (i = 0; i < 3; i++)
 		emit(bulk_name[i], "throughput", "MB/s", &obulk[i],
 		    "raw_unix_stream", &ubulk[i], true);
