@@ -84,6 +84,8 @@ struct rib_d {
 	bool		begin_done;	/* RESYNC_BEGIN answered */
 	bool		static_synced;	/* mgmt ended a static resync */
 	bool		hold_over;	/* the start hold timer expired */
+	unsigned	hold_extended;	/* times, while mgmt is resyncing */
+	struct ipc_peer	*static_peer;	/* began a static resync, not ended */
 	ev_timer	hold;
 	uint64_t	session;	/* counts fwd sessions */
 	const char	*state;
@@ -542,6 +544,8 @@ h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d,
 	}
 	src_owned(d, (unsigned)id, req);
 	d->src[id].seq = r->seq;
+	if (id == RIB_SRC_STATIC)
+		d->static_peer = begin ? ipc_req_peer(req) : NULL;
 	if (begin) {
 		grace_stop(d, (unsigned)id);
 		n = rib_source_stale(d->rib, (unsigned)id);
@@ -593,6 +597,8 @@ on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 	struct rib_source_info si;
 
 	(void)srv;
+	if (d->static_peer == peer)
+		d->static_peer = NULL;	/* its static resync will not end */
 	for (unsigned id = RIB_SRC_STATIC + 1; id < RIB_SOURCE_MAX; id++) {
 		if (d->src[id].peer != peer)
 			continue;
@@ -1296,8 +1302,18 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct rib_d *d = w->data;
 
-	(void)loop;
 	(void)revents;
+	if (d->static_peer != NULL && !d->static_synced &&
+	    d->hold_extended < RIB_D_HOLD_EXTEND_MAX) {
+		/* mgmt is re-pushing statics (a big config takes a while):
+		 * give it another hold while it is connected */
+		if (d->hold_extended++ == 0)
+			lc_log_notice("static resync from mgmt still going: "
+			    "holding the FIB push");
+		ev_timer_set(&d->hold, d->hold_ms / 1000.0, 0.0);
+		ev_timer_start(loop, &d->hold);
+		return;
+	}
 	d->hold_over = true;
 	set_state(d);
 	if (!d->static_synced)

@@ -10,6 +10,7 @@
 #include "rib/rib.h"
 
 #define RIB_D_HOLD_DEFAULT_MS	3000	/* wait for statics after a start */
+#define RIB_D_HOLD_EXTEND_MAX	20	/* more holds while mgmt's resync runs */
 #define RIB_D_GRACE_DEFAULT_MS	30000	/* a protocol source that does not say */
 #define RIB_D_QUERY_LIMIT	1000	/* routes per QUERY reply by default */
 #define RIB_D_QUERY_LIMIT_MAX	100000

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -487,6 +488,7 @@ static int
 setup(void **state)
 {
 	(void)state;
+	signal(SIGPIPE, SIG_IGN);	/* as lc_loop_signals() does in daemons */
 	lc_log_init("test_daemon", LC_LOG_WARNING, LC_LOG_STDERR);
 	snprintf(base, sizeof(base), "/tmp/tern-rib-test.%d.%ld", (int)getpid(),
 	    (long)(lc_time_mono_ns() % 1000000000));
@@ -1022,6 +1024,42 @@ test_no_fwd_and_hold(void **state)
 	ipc_client_free(bgp);
 }
 
+/* The start hold waits for a static resync in progress, not for a mgmt that
+ * went away in the middle of one. */
+static void
+test_hold_and_static_resync(void **state)
+{
+	struct ipc_client *mgmt;
+	Rib__Route *st[1];
+
+	(void)state;
+	ff_start(100);
+	rd = rib_start(150);
+	mgmt = rib_client("mgmt", false);
+	resync(mgmt, RIB__SOURCE__STATIC, "static", true);
+	st[0] = mkroute("198.18.100.0/24", "198.18.1.2", 0, NULL, NULL);
+	assert_int_equal(batch(mgmt, RIB__SOURCE__STATIC, "static", 0, st, 1,
+	    NULL, 0)->accepted, 1);
+	run_for(400);		/* well past the hold */
+	assert_int_equal(ff.batches, 0);
+	assert_int_equal(rib_d_fwd_state(rd), RIB_D_FWD_SYNC);
+	assert_string_equal(rib_d_state(rd), "resyncing");
+	resync(mgmt, RIB__SOURCE__STATIC, "static", false);
+	assert_true(run_until(fwd_up, rd, 2000));
+	assert_non_null(ff_find(pf("198.18.100.0/24")));
+
+	/* a new rib; mgmt begins a resync and dies: the hold then ends */
+	rib_d_free(rd);
+	ff_counters_reset();
+	rd = rib_start(150);
+	run_for(60);		/* mgmt's client reconnects */
+	resync(mgmt, RIB__SOURCE__STATIC, "static", true);
+	ipc_client_free(mgmt);
+	assert_true(run_until(fwd_up, rd, 2000));
+	assert_int_equal(ff.nwithdrawn, 1);	/* the static it never re-sent */
+	assert_string_equal(rib_d_state(rd), "running");
+}
+
 static size_t
 ff_count(void)
 {
@@ -1114,6 +1152,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_fwd_and_hold, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_water_marks_and_errors,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hold_and_static_resync,
 		    setup, teardown),
 	};
 
