@@ -126,6 +126,7 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ack.routes = (uint32_t)fwd_fib_count(d->fib);
 	ipc_reply(req, IPC_OK, &ack.base);
 	lc_arena_reset(d->ar);
+	fwd_d_fib_tune(d);
 	/* ARP requests for new gateways */
 	if (d->out->n > 0)
 		fwd_out_send(d->out, d->ctl_ports, FWD_PORT_MAX);
@@ -152,6 +153,7 @@ h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 
 	ack.swept = (uint32_t)fwd_d_resync_end(d);
+	fwd_d_fib_tune(d);
 	ipc_server_set_state(d->srv, "running");
 	ack.seq = ((const Fwd__Resync *)msg)->seq;
 	ack.routes = (uint32_t)fwd_fib_count(d->fib);

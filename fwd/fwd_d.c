@@ -458,6 +458,25 @@ fwd_d_route_del(struct fwd_d *d, uint32_t pfx, unsigned len)
 	return (0);
 }
 
+void
+fwd_d_fib_tune(struct fwd_d *d)
+{
+	size_t n = fwd_fib_count(d->fib);
+	unsigned want = d->dp_flags;
+
+	if (n > FWD_D_BURST_ON)
+		want |= FWD_DP_F_BURST_LOOKUP;
+	else if (n < FWD_D_BURST_ON / 2)
+		want &= ~(unsigned)FWD_DP_F_BURST_LOOKUP;
+	if (want == d->dp_flags)
+		return;
+	d->dp_flags = want;
+	if (fwd_workers_publish(d) != 0)
+		lc_log_warnx("a worker did not take the new lookup mode in 1 s");
+	lc_log_info("%zu routes: burst lookups %s", n,
+	    want & FWD_DP_F_BURST_LOOKUP ? "on" : "off");
+}
+
 /* ---- resync ---- */
 
 void

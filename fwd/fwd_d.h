@@ -163,6 +163,7 @@ struct fwd_d {
 	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */
 	struct fwd_worker *w[FWD_D_WORKERS_MAX];
 	unsigned cfg_gen;
+	unsigned dp_flags; /* FWD_DP_F_* the workers take at their next apply */
 	int fanout_base;
 	ev_async punt_async;
 	ev_timer tick;
@@ -244,6 +245,11 @@ void fwd_worker_apply(struct fwd_worker *);
 /* Control: publish next_ports of every worker and wait until all took them
  * (or 1 s passed: -ETIMEDOUT). */
 int fwd_workers_publish(struct fwd_d *);
+
+/* Burst lookups on above this many routes, off again below half. */
+#define FWD_D_BURST_ON 4096
+/* After FIB changes: turn the workers' burst lookup on or off. */
+void fwd_d_fib_tune(struct fwd_d *);
 
 /* ---- fwd_ctl.c: the IPC service ---- */
 

@@ -114,6 +114,7 @@ fwd_worker_apply(struct fwd_worker *w)
 	}
 	w->dp.conf.nports = n;
 	w->dp.port_ok = ok;
+	w->dp.conf.flags = w->d->dp_flags;
 	w->cur_gen = gen;
 	__atomic_store_n(&w->cfg_ack, gen, __ATOMIC_RELEASE);
 }

@@ -818,6 +818,95 @@ test_neighbours_drops(void **st)
 	}
 }
 
+/* rib may push routes before mgmt pushes the interfaces (fwd restarted):
+ * they are accepted, drop as adj_down, and work once the interface comes. */
+static void
+test_route_before_interface(void **st)
+{
+	static const struct ifspec add2[] = {
+	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}}};
+	static const struct ifspec del2[] = {{.name = "m2", .deleted = true}};
+	/* m2 will be port 2: ifindex FWD_D_MEM_IFINDEX + 2 */
+	struct rt r[2] = {
+	    {0xc6130000u, 16, 1, {TF_IP(3, 7)}, {FWD_D_MEM_IFINDEX + 2}},
+	    {0xc6140000u, 16, 1, {TF_IP(3, 8)}, {0}}, /* found by subnet */
+	};
+	unsigned nh0, nh1;
+	uint8_t f[FWD_FRAME_MAX];
+
+	(void)st;
+	config_two();
+	assert_int_equal(fib_batch(1, r, 2, NULL, 0)->applied, 2);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 16, &nh0), 0);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6140000u, 16, &nh1), 0);
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_DOWN);
+	assert_int_equal(D->adj->ent[nh1].action, FWD_ADJ_A_DOWN);
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130101u, 64, 17);
+	assert_int_equal(drops("adj_down"), 1);
+	assert_true(if_config(add2, 1, false, false)->ok);
+	assert_int_equal(fwd_d_if_find(D, "m2")->ifindex,
+	    FWD_D_MEM_IFINDEX + 2);
+	assert_int_equal(D->adj->ent[nh0].port, 2);
+	assert_int_equal(D->adj->ent[nh1].port, 2);
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_RESOLVE);
+	send_arp_reply("m2", gw3_mac, TF_IP(3, 7), TF_IP(3, 1));
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_FORWARD);
+	flush_all();
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130101u, 64, 17);
+	assert_int_equal(take(wport("m2"), f), 14 + 20 + 32);
+	assert_memory_equal(f, gw3_mac, 6);
+	/* the interface goes: the routes stay, their next hops go down */
+	assert_true(if_config(del2, 1, false, false)->ok);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 16, &nh0), 0);
+	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_DOWN);
+	assert_int_equal(D->adj->ent[nh0].port, FWD_D_PORT_DEAD);
+}
+
+/* A larger table through IPC in batches, then a resync that re-sends
+ * half of it: the other half is swept and the next hops stay four. */
+static void
+test_fib_bulk(void **st)
+{
+	enum { N = 60000, B = 10000 }; /* /32s in 198.19.0.0/16 */
+	struct rt *r = calloc(N, sizeof(*r));
+	uint32_t m1;
+	uint64_t t0, t1;
+	Fwd__FibAck *a;
+	unsigned nrec = 0;
+
+	(void)st;
+	config_two();
+	m1 = ifindex_of("m1");
+	for (unsigned i = 0; i < N; i++)
+		r[i] = (struct rt){0xc6130000u + i, 32, 1,
+		    {TF_IP(2, 10 + i % 4)}, {m1}};
+	t0 = fwd_d_now_ms(D);
+	for (unsigned i = 0; i < N; i += B)
+		assert_int_equal(fib_batch(i, r + i, B, NULL, 0)->applied, B);
+	t1 = fwd_d_now_ms(D);
+	fprintf(stderr, "fib bulk: %u routes over IPC in %lu ms\n", N,
+	    (unsigned long)(t1 - t0));
+	assert_int_equal(fwd_fib_count(D->fib), N + 2);
+	assert_true(D->dp_flags & FWD_DP_F_BURST_LOOKUP);
+	assert_true(D->w[0]->dp.conf.flags & FWD_DP_F_BURST_LOOKUP);
+	for (unsigned i = 0; i < D->adj->size; i++)
+		if (D->rec[i].kind == FWD_REC_NH && D->rec[i].gw != 0)
+			nrec++;
+	assert_int_equal(nrec, 4);
+	resync(FWD__METHOD__RESYNC_BEGIN, 100);
+	for (unsigned i = 0; i < N / 2; i += B / 2)
+		assert_int_equal(
+		    fib_batch(200 + i, r + i, B / 2, NULL, 0)->applied, B / 2);
+	a = resync(FWD__METHOD__RESYNC_END, 300);
+	assert_int_equal(a->swept, N / 2);
+	assert_int_equal(a->routes, N / 2 + 2);
+	for (unsigned i = 0, nh; i < 4; i++) {
+		assert_int_equal(fwd_fib_get(D->fib, r[i].pfx, 32, &nh), 0);
+		assert_int_equal(D->rec[nh].routes, N / 2 / 4);
+	}
+	free(r);
+}
+
 /* ---- events ---- */
 
 static unsigned nev;
@@ -913,6 +1002,9 @@ main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_neighbours_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_route_before_interface, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_bulk, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
