@@ -266,9 +266,14 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 	    (uint16_t)(c->mtu ? c->mtu
 			      : (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
 							  : mtu));
-	/* Protocol 0 receives nothing: a send-only socket for the slow path. */
-	a->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    tx_only ? 0 : htons(ETH_P_ALL));
+	/*
+	 * Protocol 0 receives nothing: a send-only socket for the slow path.
+	 * A receiving socket also starts with protocol 0 and gets ETH_P_ALL
+	 * from bind() only: created with ETH_P_ALL it would queue frames of
+	 * every interface until bound (and the rebinding costs the kernel an
+	 * RCU grace period, tens of ms).
+	 */
+	a->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (a->fd < 0) {
 		rv = -errno;
 		goto fail;

@@ -24,6 +24,7 @@ fi
 tmp=$(mktemp -d /tmp/tern-fwdns.XXXXXX)
 run=$tmp/run
 fwd_pid= mgmt_pid=
+start_fwd_args=()
 # shellcheck source=../lib/netns.sh
 source "$root/tests/lib/netns.sh"
 netns_init "fi$$"
@@ -32,7 +33,7 @@ cleanup() {
 	[[ -n $mgmt_pid ]] && kill -9 "$mgmt_pid" 2>/dev/null
 	wait 2>/dev/null
 	netns_cleanup
-	rm -rf "$tmp"
+	[[ -n ${KEEP_TMP:-} ]] && echo "kept $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 3' INT TERM
@@ -50,7 +51,7 @@ timeout 30 bash -c "source '$root/tests/lib/netns.sh'; netns_init fi$$; netns_to
 
 start_fwd() {
 	ip netns exec "$NS_ROUTER" "$bin/tern-fwd" --rundir "$run" --log-level info \
-		>>"$tmp/fwd.log" 2>&1 &
+		"${start_fwd_args[@]}" >>"$tmp/fwd.log" 2>&1 &
 	fwd_pid=$!
 	local end=$((SECONDS + 10))
 	until ctl interfaces >/dev/null 2>&1; do
@@ -135,6 +136,37 @@ check "route gone with the old fwd" bash -c "! grep -q 'via' <<<'$out'"
 ctl route add 198.19.7.0/24 "$NETNS_SERVER_IP" "$s_ifx" >/dev/null
 out=$(cping -c 2 -i 0.2 -W 2 198.19.7.1)
 check "route re-pushed: ping over it" has "$out" " 0% packet loss"
+
+# link state: the port's device goes down and up
+ip netns exec "$NS_ROUTER" ip link set "$NETNS_RTR_S_IF" down
+sleep 0.8
+check "link down seen" has "$(ctl interfaces)" "rs0 ifindex $s_ifx link down"
+out=$(cping -c 1 -W 1 "$NETNS_SERVER_IP")
+check "link down: no forwarding" has "$out" "100% packet loss"
+ip netns exec "$NS_ROUTER" ip link set "$NETNS_RTR_S_IF" up
+sleep 0.8
+check "link up seen" has "$(ctl interfaces)" "rs0 ifindex $s_ifx link up"
+out=$(cping -c 2 -i 0.2 -W 2 "$NETNS_SERVER_IP")
+check "link up: forwarding again" has "$out" " 0% packet loss"
+
+# SIGTERM: a clean exit; then two workers sharing the ports (fanout)
+kill "$fwd_pid"; timeout 5 bash -c "while kill -0 $fwd_pid 2>/dev/null; do sleep 0.05; done"
+wait "$fwd_pid"; rc=$?; fwd_pid=
+check "SIGTERM: exit 0" test "$rc" = 0
+start_fwd_args=(--workers=2)
+start_fwd || exit 1
+end=$((SECONDS + 10))
+until ctl interfaces 2>/dev/null | grep -q "rs0 .*link up"; do
+	((SECONDS < end)) || break
+	sleep 0.05
+done
+ctl route add 198.19.7.0/24 "$NETNS_SERVER_IP" "$s_ifx" >/dev/null
+out=$(cping -c 5 -i 0.1 -W 2 "$NETNS_SERVER_IP")
+check "2 workers: ping through" has "$out" " 0% packet loss"
+out=$(cping -c 5 -i 0.1 -W 2 198.19.7.1)
+check "2 workers: ping over the route" has "$out" " 0% packet loss"
+out=$(cping -c 3 -i 0.1 -W 2 "$NETNS_RTR_S_IP")
+check "2 workers: ping the router" has "$out" " 0% packet loss"
 check "fwd log has no error" bash -c "! grep -E ' (err|crit):' '$tmp/fwd.log'"
 
 echo "$pass passed, $fail failed"
