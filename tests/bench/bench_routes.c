@@ -284,6 +284,8 @@ ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
 	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)m;
 
 	(void)arg;
+	if (status == IPC_CANCELLED)
+		return;		/* the client closed with change acks due */
 	if (++acks == acks_want)
 		t_acked = lc_time_mono_ns();
 	if (status != IPC_OK || a == NULL || a->rejected != 0) {
@@ -672,6 +674,7 @@ main(int argc, char **argv)
 	unsigned rounds = 3, changes = 1000, nk = 0;
 	struct ours o[8];
 	double rps[8], rib[8], fwdm[8], p50[8], p99[8], kern[8], bird[8];
+	double ribcpu[8];
 	double birdmem[8];
 	bool have_bird = false;
 	unsigned nb = 0;
@@ -742,6 +745,7 @@ main(int argc, char **argv)
 		fwdm[r] = o[r].fwd_bpr;
 		p50[r] = o[r].p50_ms;
 		p99[r] = o[r].p99_ms;
+		ribcpu[r] = o[r].rib_cpu_ms * 1e6 / n;
 		kern[r] = no_peer ? -1 : run_kernel(n);
 		if (kern[r] > 0)
 			nk++;
@@ -769,6 +773,8 @@ main(int argc, char **argv)
 	if (have_bird && nb == rounds)
 		bench_line(cas[0], "routes_per_s", "1/s", rps, rounds, "bird",
 		    bird, nb, "higher");
+	bench_line(cas[0], "rib_cpu_ns_per_route", "ns", ribcpu, rounds, NULL,
+	    NULL, 0, "lower");
 	bench_line(cas[1], "bytes_per_route", "B", rib, rounds,
 	    have_bird && nb == rounds ? "bird" : NULL, birdmem, nb, "lower");
 	bench_line(cas[2], "bytes_per_route", "B", fwdm, rounds, NULL, NULL, 0,
