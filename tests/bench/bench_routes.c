@@ -48,6 +48,11 @@ static struct ev_loop *loop;
 static char rundir[PATH_MAX], ribbin[PATH_MAX];
 static struct tt_prefixset ps;
 static const char *ribopt[4];	/* --rib-opt=X: extra tern-rib options */
+static bool real_fwd;		/* the tern-fwd daemon, not the in-process FIB */
+static char fwdbin[PATH_MAX], fwdns[64];
+static pid_t fwd_pid;
+static struct ipc_client *ribc, *fwdc;
+static struct lc_arena *par;	/* replies of polls */
 static unsigned nribopt;
 
 /* ---- the fwd peer: real fwd FIB behind fwd.proto ---- */
@@ -169,6 +174,126 @@ fw_stop(void)
 	fwd_fib_free(fw.fib);
 	fw.srv = NULL;
 	fw.fib = NULL;
+}
+
+/* ---- the real tern-fwd: a child in a namespace, one afpacket port on a
+ * veth carrying 198.18.0.1/16 ---- */
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static bool
+fwdc_up(void *arg)
+{
+	(void)arg;
+	return (ipc_client_connected(fwdc));
+}
+
+static bool run_until(bool (*pred)(void *), void *arg, double secs);
+
+static int
+real_fwd_start(void)
+{
+	struct ipc_opts o = { .rundir = rundir, .component = "bench" };
+	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
+	Fwd__IfConfig ic = FWD__IF_CONFIG__INIT, *icp = &ic;
+	Fwd__IfAddr a = FWD__IF_ADDR__INIT, *ap = &a;
+	ProtobufCMessage *rep = NULL;
+	char err[256], rd[PATH_MAX + 16];
+	int st;
+
+	memset(&fw, 0, sizeof(fw));
+	snprintf(fwdns, sizeof(fwdns), "ternbfwd%d", (int)getpid());
+	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 "
+	    "&& ip -n %s link set d0 up && ip -n %s link set d1 up", fwdns,
+	    fwdns, fwdns, fwdns) != 0)
+		return (-1);
+	snprintf(rd, sizeof(rd), "--rundir=%s", rundir);
+	if ((fwd_pid = fork()) == 0) {
+		execlp("ip", "ip", "netns", "exec", fwdns, fwdbin, rd,
+		    "--log-level=warning", (char *)NULL);
+		_exit(127);
+	}
+	fwdc = ipc_client_new(loop, &ipc_svc_fwd, &o, false);
+	if (fwd_pid < 0 || fwdc == NULL || !run_until(fwdc_up, NULL, 10))
+		return (-1);
+	a.addr = htonl(0xc6120001u);
+	a.len = 16;
+	ic.name = (char *)"d0";
+	ic.enabled = true;
+	ic.backend = (char *)"afpacket";
+	ic.n_addrs = 1;
+	ic.addrs = &ap;
+	b.txn = 1;
+	b.n_interfaces = 1;
+	b.interfaces = &icp;
+	st = ipc_call_wait(fwdc, FWD__METHOD__IF_CONFIG, &b.base, 5000, par,
+	    &rep, err, sizeof(err));
+	if (st != IPC_OK || rep == NULL || !((Fwd__IfConfigAck *)rep)->ok) {
+		fprintf(stderr, "tern-fwd IF_CONFIG: %s %s\n",
+		    ipc_status_str(st), st == IPC_OK && rep ?
+		    ((Fwd__IfConfigAck *)rep)->error : err);
+		return (-1);
+	}
+	lc_arena_reset(par);
+	return (0);
+}
+
+static void
+real_fwd_stop(void)
+{
+	int st;
+
+	ipc_client_free(fwdc);
+	fwdc = NULL;
+	if (fwd_pid > 0) {
+		kill(fwd_pid, SIGTERM);
+		(void)waitpid(fwd_pid, &st, 0);
+		fwd_pid = 0;
+	}
+	(void)sh("ip netns del %s 2>/dev/null", fwdns);
+}
+
+/* real fwd: rib says fwd acked every route it wants (n + the /16) */
+static bool
+rib_all_acked(void)
+{
+	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+	ProtobufCMessage *rep = NULL;
+	char err[128];
+	bool ok = false;
+
+	if (ipc_call_wait(ribc, RIB__METHOD__FIB_STATUS, &e.base, 1000, par,
+	    &rep, err, sizeof(err)) == IPC_OK) {
+		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
+
+		ok = s->routes >= fw.target && s->pending == 0 &&
+		    s->acked_seq == s->sent_seq && !s->resyncing;
+	}
+	lc_arena_reset(par);
+	return (ok);
+}
+
+/* real fwd: fwd's FIB has the watched route with the watched gateway */
+static bool
+fwd_has_watch(void)
+{
+	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+	ProtobufCMessage *rep = NULL;
+	char err[128];
+	bool ok = false;
+
+	q.prefix = fw.watch_pfx;
+	q.len = fw.watch_len;
+	q.exact = true;
+	if (ipc_call_wait(fwdc, FWD__METHOD__QUERY_FIB, &q.base, 1000, par,
+	    &rep, err, sizeof(err)) == IPC_OK) {
+		const Fwd__FibList *l = (const Fwd__FibList *)rep;
+
+		ok = l->n_routes > 0 && l->routes[0]->n_nh_addr > 0 &&
+		    l->routes[0]->nh_addr[0] == fw.watch_nh;
+	}
+	lc_arena_reset(par);
+	return (ok);
 }
 
 /* ---- the rib child and its client ---- */
@@ -300,6 +425,8 @@ static bool
 fw_done(void *arg)
 {
 	(void)arg;
+	if (real_fwd && fw.t_done == 0 && rib_all_acked())
+		fw.t_done = lc_time_mono_ns();
 	return (fw.t_done != 0);
 }
 
@@ -307,6 +434,8 @@ static bool
 fw_watched(void *arg)
 {
 	(void)arg;
+	if (real_fwd && fw.t_watch == 0 && fwd_has_watch())
+		fw.t_watch = lc_time_mono_ns();
 	return (fw.t_watch != 0);
 }
 
@@ -356,17 +485,24 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	pid_t pid;
 	int rv = -1, st;
 
-	if (fw_start() != 0 || (pid = rib_spawn()) < 0) {
+	long frss0 = 0;
+
+	if ((real_fwd ? real_fwd_start() : fw_start()) != 0 ||
+	    (pid = rib_spawn()) < 0) {
 		fprintf(stderr, "cannot start the fwd peer or tern-rib\n");
+		if (real_fwd)
+			real_fwd_stop();
 		return (-1);
 	}
-	c = ipc_client_new(loop, &ipc_svc_rib, &io, false);
+	c = ribc = ipc_client_new(loop, &ipc_svc_rib, &io, false);
 	fw.target = n + 1;	/* and the connected /16 */
 	if (!run_until(rib_ready, c, 10)) {
 		fprintf(stderr, "tern-rib did not come up with the fwd peer\n");
 		goto out;
 	}
 	rss0 = rss_kb(pid);
+	if (real_fwd)
+		frss0 = rss_kb(fwd_pid);
 	o->rib_cpu_ms = cpu_ms(pid);
 	o->own_cpu_ms = cpu_ms(getpid());
 	acks = rejected = 0;
@@ -414,7 +550,8 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	(void)run_until(rib_ready, c, 10);
 	rss1 = rss_kb(pid);
 	o->rib_bpr = (rss1 - rss0) * 1024.0 / n;
-	o->fwd_bpr = (double)fwd_fib_memory(fw.fib) / n;
+	o->fwd_bpr = real_fwd ? (rss_kb(fwd_pid) - frss0) * 1024.0 / n :
+	    (double)fwd_fib_memory(fw.fib) / n;
 	if (rejected || fw.failed) {
 		fprintf(stderr, "%u batches refused, %llu FIB adds failed\n",
 		    rejected, (unsigned long long)fw.failed);
@@ -457,9 +594,13 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	rv = 0;
 out:
 	ipc_client_free(c);
+	ribc = NULL;
 	kill(pid, SIGTERM);
 	(void)waitpid(pid, &st, 0);
-	fw_stop();
+	if (real_fwd)
+		real_fwd_stop();
+	else
+		fw_stop();
 	free(rt);
 	free(rp);
 	free(nha);
@@ -670,6 +811,7 @@ int
 main(int argc, char **argv)
 {
 	bool quick = false, no_peer = false;
+	int fwd_mode = 0;	/* 0: real when possible, 1: inproc, 2: real */
 	size_t n = TT_PFX_FULL;
 	unsigned rounds = 3, changes = 1000, nk = 0;
 	struct ours o[8];
@@ -688,13 +830,18 @@ main(int argc, char **argv)
 			no_peer = true;
 		else if (strncmp(argv[i], "--routes=", 9) == 0)
 			n = strtoul(argv[i] + 9, NULL, 10);
+		else if (strcmp(argv[i], "--fwd=inproc") == 0)
+			fwd_mode = 1;
+		else if (strcmp(argv[i], "--fwd=real") == 0)
+			fwd_mode = 2;
 		else if (strncmp(argv[i], "--rib-opt=", 10) == 0 && nribopt < 4)
 			ribopt[nribopt++] = argv[i] + 10;
 		else if (strncmp(argv[i], "--rounds=", 9) == 0)
 			rounds = (unsigned)strtoul(argv[i] + 9, NULL, 10);
 		else {
 			fprintf(stderr, "usage: %s [--quick] [--no-peer] "
-			    "[--routes=N] [--rounds=N] [--rib-opt=OPT]...\n", argv[0]);
+			    "[--routes=N] [--rounds=N] [--fwd=real|inproc] "
+			    "[--rib-opt=OPT]...\n", argv[0]);
 			return (2);
 		}
 	}
@@ -716,6 +863,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "no %s: build it first (make)\n", ribbin);
 		return (2);
 	}
+	snprintf(fwdbin, sizeof(fwdbin), "%.*s/tern-fwd",
+	    (int)(slash ? slash - ribbin : 1), slash ? ribbin : ".");
+	real_fwd = fwd_mode == 2 || (fwd_mode == 0 && getuid() == 0 &&
+	    access(fwdbin, X_OK) == 0);
+	if (real_fwd && (getuid() != 0 || access(fwdbin, X_OK) != 0)) {
+		fprintf(stderr, "--fwd=real needs root (a namespace) and %s\n",
+		    fwdbin);
+		return (2);
+	}
 	snprintf(base, sizeof(base), "/tmp/tern-bench-routes.%d", (int)getpid());
 	(void)mkdir(base, 0755);
 	snprintf(rundir, sizeof(rundir), "%s/run", base);
@@ -728,9 +884,13 @@ main(int argc, char **argv)
 	have_bird = !no_peer && system("command -v bird >/dev/null 2>&1 && "
 	    "command -v birdc >/dev/null 2>&1") == 0 && write_bird_conf(n) == 0;
 	loop = lc_loop_new();
+	par = lc_arena_new(1 << 16);
 	printf("bench-routes: %zu routes (standard set), %u rounds, %u changes; "
-	    "tern-rib %s -> in-process fwd FIB over fwd.proto; peers: %s%s\n", n,
-	    rounds, changes, ribbin, no_peer ? "none" : "kernel ip -batch",
+	    "tern-rib -> %s; peers: %s%s\n", n, rounds, changes, real_fwd ?
+	    "tern-fwd (afpacket port on a veth in a namespace; done = rib has "
+	    "fwd's acks for all, change = in fwd's QUERY_FIB)" :
+	    "in-process fwd FIB over fwd.proto (fwd_fib; fwd memory = "
+	    "fwd_fib_memory)", no_peer ? "none" : "kernel ip -batch",
 	    have_bird ? ", BIRD static -> kernel" : "");
 	printf("%-6s %12s %12s %12s %10s %10s %12s %12s %12s\n", "round",
 	    "ours rt/s", "rib B/rt", "fwd B/rt", "chg p50ms", "chg p99ms",
@@ -758,12 +918,13 @@ main(int argc, char **argv)
 			nb++;
 		printf("       (client sent all at %.0f ms, rib accepted all at "
 		    "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
-		    "client+fwd peer %.0f ms)\n", o[r].t_sent_ms,
+		    "bench process %.0f ms)\n", o[r].t_sent_ms,
 		    o[r].t_acked_ms, o[r].t_done_ms, o[r].rib_cpu_ms,
 		    o[r].own_cpu_ms);
 		fflush(stdout);
 	}
-	sfx = n == TT_PFX_FULL ? "1M" : quick ? "100k" : "n";
+	sfx = n == TT_PFX_FULL ? (real_fwd ? "1M" : "1M_inproc_fwd") :
+	    quick ? (real_fwd ? "100k" : "100k_inproc_fwd") : "n";
 	snprintf(cas[0], sizeof(cas[0]), "routes_%s", sfx);
 	snprintf(cas[1], sizeof(cas[1]), "rib_memory_%s", sfx);
 	snprintf(cas[2], sizeof(cas[2]), "fwd_memory_%s", sfx);
@@ -785,6 +946,7 @@ main(int argc, char **argv)
 	    "lower");
 	(void)sh("rm -rf '%s'", base);
 	tt_prefixset_free(&ps);
+	lc_arena_free(par);
 	lc_loop_free(loop);
 	return (0);
 }
