@@ -144,7 +144,7 @@ struct ipc_server_cbs {
  */
 struct ipc_server *ipc_server_new(struct ev_loop *loop,
 	    const struct ipc_service_desc *svc, const struct ipc_opts *opts);
-/* Closes the sockets and connections (unlinks the socket files). Pending reqs are dropped. NULL is a no-op. */
+/* Closes the sockets and connections (unlinks the socket files). Pending reqs are dropped: do not reply to them afterwards. Not from inside a handler. NULL is a no-op. */
 void	ipc_server_free(struct ipc_server *);
 /* Sets the handler of `method` (an id of the server's service). 0, or -EINVAL (out of range, an event id). */
 int	ipc_server_handle(struct ipc_server *, unsigned method,
@@ -225,7 +225,7 @@ struct ipc_client_cbs {
 struct ipc_client *ipc_client_new(struct ev_loop *loop,
 	    const struct ipc_service_desc *svc, const struct ipc_opts *opts,
 	    bool read_only);
-/* Fails pending calls with IPC_CANCELLED (callbacks run), closes. NULL is a no-op. */
+/* Fails pending calls with IPC_CANCELLED (callbacks run), closes. NULL is a no-op. Not from inside one of this client's callbacks. */
 void	ipc_client_free(struct ipc_client *);
 void	ipc_client_set_cbs(struct ipc_client *, const struct ipc_client_cbs *);
 
