@@ -374,8 +374,10 @@ conn_read_want(const struct ipc_conn *c)
 		    length <= c->frame_max)
 			return (need - avail);
 	}
+	/* No bigger than a chunk: a read past the end of a frame leaves a partial one to move. */
 	if (c->rx.cap - c->rx.len >= IPC_READ_CHUNK / 4)
-		return (c->rx.cap - c->rx.len);
+		return (c->rx.cap - c->rx.len < IPC_READ_CHUNK ?
+		    c->rx.cap - c->rx.len : IPC_READ_CHUNK);
 	return (IPC_READ_CHUNK);
 }
 
