@@ -662,62 +662,130 @@ if_ports_free(struct fwd_d *d, struct if_ports *p)
 	p->tx = NULL;
 }
 
-static int
-if_ports_open(struct fwd_d *d, const char *name, uint8_t backend,
-    uint16_t id, uint16_t mtu, struct if_ports *p)
+/* One AF_PACKET socket to open (on its own thread: the kernel waits for
+ * RCU grace periods while setting up rings; in parallel they overlap). */
+struct afp_job {
+	struct fwd_port_afp_conf ac;
+	struct fwd_port **out;
+	int err;
+	pthread_t thr;
+	bool started;
+};
+
+static void *
+afp_job_run(void *arg)
 {
-	memset(p, 0, sizeof(*p));
-	if (backend == FWD_D_BK_MEM) {
-		for (int k = -1; k < (int)d->nworkers; k++) {
-			struct fwd_port *x;
+	struct afp_job *j = arg;
 
-			if (d->conf.port_new != NULL)
-				x = d->conf.port_new(d->conf.port_arg, name,
-				    id, k);
-			else {
-				struct fwd_port_mem_conf mc = {.id = id,
-				    .mtu = mtu,
-				    .mac = {0x02, 0x74, 0xfe, 0, 0,
-					(uint8_t)id},
-				    .capture = k < 0 ? 64 : 0};
+	if ((*j->out = fwd_port_afp_new(&j->ac)) == NULL)
+		j->err = errno ? errno : EIO;
+	return (NULL);
+}
 
-				x = fwd_port_mem_new(&mc);
-			}
-			if (x == NULL)
-				goto fail;
-			if (k < 0)
-				p->tx = x;
-			else
-				p->w[k] = x;
-		}
-		return (0);
-	}
-	(void)fwd_port_afp_offloads_off(name);
+static int
+mem_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
+    struct if_ports *p)
+{
 	for (int k = -1; k < (int)d->nworkers; k++) {
-		struct fwd_port_afp_conf ac = {.ifname = name,
-		    .id = id,
-		    .mtu = mtu,
-		    .ring_frames = d->conf.ring_frames,
-		    .fanout_group = d->nworkers > 1 && k >= 0 ?
-			d->fanout_base + id :
-			0,
-		    .flags = k < 0 ? FWD_AFP_TX_ONLY : 0};
-		struct fwd_port *x = fwd_port_afp_new(&ac);
+		struct fwd_port *x;
 
+		if (d->conf.port_new != NULL)
+			x = d->conf.port_new(d->conf.port_arg, name, id, k);
+		else {
+			struct fwd_port_mem_conf mc = {.id = id,
+			    .mtu = mtu,
+			    .mac = {0x02, 0x74, 0xfe, 0, 0, (uint8_t)id},
+			    .capture = k < 0 ? 64 : 0};
+
+			x = fwd_port_mem_new(&mc);
+		}
 		if (x == NULL)
-			goto fail;
+			return (-(errno ? errno : EIO));
 		if (k < 0)
 			p->tx = x;
 		else
 			p->w[k] = x;
 	}
 	return (0);
-fail: {
-	int e = errno ? errno : EIO;
-
-	if_ports_free(d, p);
-	return (-e);
 }
+
+struct if_open {
+	const char *name;
+	uint8_t backend;
+	uint16_t id, mtu;
+	struct if_ports *ports;
+	int err;
+};
+
+/*
+ * Open the ports of n interfaces: every worker's socket and the control
+ * thread's, AF_PACKET ones all at once. 0, or -errno with *bad the index of
+ * the first interface that failed; on error nothing stays open.
+ */
+static int
+if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
+{
+	struct afp_job *jobs;
+	unsigned nj = 0;
+	int rv = 0;
+
+	*bad = 0;
+	if (n == 0)
+		return (0);
+	if ((jobs = calloc((size_t)n * (d->nworkers + 1), sizeof(*jobs))) ==
+	    NULL)
+		return (-ENOMEM);
+	for (unsigned i = 0; i < n; i++) {
+		memset(o[i].ports, 0, sizeof(*o[i].ports));
+		o[i].err = 0;
+		if (o[i].backend == FWD_D_BK_MEM) {
+			o[i].err = -mem_ports_open(d, o[i].name, o[i].id,
+			    o[i].mtu, o[i].ports);
+			continue;
+		}
+		(void)fwd_port_afp_offloads_off(o[i].name);
+		for (int k = -1; k < (int)d->nworkers; k++) {
+			struct afp_job *j = &jobs[nj++];
+
+			j->ac.ifname = o[i].name;
+			j->ac.id = o[i].id;
+			j->ac.mtu = o[i].mtu;
+			j->ac.ring_frames = d->conf.ring_frames;
+			j->ac.fanout_group = d->nworkers > 1 && k >= 0 ?
+			    d->fanout_base + o[i].id :
+			    0;
+			j->ac.flags = k < 0 ? FWD_AFP_TX_ONLY : 0;
+			j->out = k < 0 ? &o[i].ports->tx : &o[i].ports->w[k];
+		}
+	}
+	for (unsigned k = 0; k < nj; k++) {
+		if (nj > 1 &&
+		    pthread_create(&jobs[k].thr, NULL, afp_job_run, &jobs[k]) ==
+			0)
+			jobs[k].started = true;
+		else
+			afp_job_run(&jobs[k]);
+	}
+	for (unsigned k = 0; k < nj; k++)
+		if (jobs[k].started)
+			pthread_join(jobs[k].thr, NULL);
+	/* which interface failed first */
+	nj = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (o[i].backend != FWD_D_BK_MEM)
+			for (unsigned k = 0; k <= d->nworkers; k++, nj++)
+				if (jobs[nj].err != 0 && o[i].err == 0)
+					o[i].err = jobs[nj].err;
+		if (o[i].err != 0 && rv == 0) {
+			rv = -o[i].err;
+			*bad = i;
+		}
+	}
+	if (rv != 0)
+		for (unsigned i = 0; i < n; i++)
+			if_ports_free(d, o[i].ports);
+	free(jobs);
+	return (rv);
 }
 
 static void
@@ -958,6 +1026,11 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 	int rv = 0;
 
 	err[0] = '\0';
+	if (n > 4 * FWD_PORT_MAX) {
+		snprintf(err, errlen, "%u interfaces in one batch (at most %u)",
+		    n, 4 * FWD_PORT_MAX);
+		return (-EINVAL);
+	}
 	if ((pl = calloc(FWD_D_IF_MAX + n, sizeof(*pl))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return (-ENOMEM);
@@ -1095,23 +1168,42 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 	if (dry_run)
 		goto out;
 	/* open every port that will be attached, before changing anything */
-	for (unsigned i = 0; i < np; i++) {
-		struct if_plan *p = &pl[i];
-		bool was = i < FWD_D_IF_MAX && d->ifs[i].used;
+	{
+		struct if_open *o = calloc(np, sizeof(*o));
+		unsigned no = 0, bad;
 
-		if (!p->in || p->rq == NULL || !p->rq->enabled)
-			continue;
-		if (was && d->ifs[i].attached &&
-		    d->ifs[i].backend == p->backend)
-			continue;
-		p->reattach = was;
-		if ((rv = if_ports_open(d, p->rq->name, p->backend,
-			 (uint16_t)p->slot, p->rq->mtu, &p->ports)) != 0) {
-			snprintf(err, errlen, "%s: cannot open the port: %s",
-			    p->rq->name, strerror(-rv));
+		if (o == NULL) {
+			snprintf(err, errlen, "out of memory");
+			rv = -ENOMEM;
 			goto out;
 		}
-		p->open = true;
+		for (unsigned i = 0; i < np; i++) {
+			struct if_plan *p = &pl[i];
+			bool was = i < FWD_D_IF_MAX && d->ifs[i].used;
+
+			if (!p->in || p->rq == NULL || !p->rq->enabled)
+				continue;
+			if (was && d->ifs[i].attached &&
+			    d->ifs[i].backend == p->backend)
+				continue;
+			p->reattach = was;
+			o[no].name = p->rq->name;
+			o[no].backend = p->backend;
+			o[no].id = (uint16_t)p->slot;
+			o[no].mtu = p->rq->mtu;
+			o[no].ports = &p->ports;
+			no++;
+		}
+		if ((rv = if_ports_open_all(d, o, no, &bad)) != 0) {
+			snprintf(err, errlen, "%s: cannot open the port: %s",
+			    o[bad].name, strerror(-rv));
+			free(o);
+			goto out;
+		}
+		free(o);
+		for (unsigned i = 0; i < np; i++)
+			if (pl[i].ports.tx != NULL)
+				pl[i].open = true;
 	}
 	/* apply: removals first, then changes and additions */
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
