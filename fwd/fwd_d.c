@@ -651,15 +651,53 @@ struct if_ports {
 	struct fwd_port *tx;
 };
 
+static void *
+port_free_run(void *arg)
+{
+	fwd_port_free(arg);
+	return (NULL);
+}
+
+/*
+ * Close ports, AF_PACKET ones on parallel threads: the kernel waits for an
+ * RCU grace period per socket released (tens of ms on a busy machine).
+ */
+static void
+ports_free(struct fwd_port **v, unsigned n)
+{
+	pthread_t thr[FWD_PORT_MAX * (FWD_D_WORKERS_MAX + 1)];
+	bool started[FWD_PORT_MAX * (FWD_D_WORKERS_MAX + 1)];
+
+	for (unsigned i = 0; i < n; i++) {
+		started[i] = false;
+		if (v[i] == NULL)
+			continue;
+		if (fwd_port_afp_fd(v[i]) >= 0 && n > 1 &&
+		    pthread_create(&thr[i], NULL, port_free_run, v[i]) == 0)
+			started[i] = true;
+		else
+			fwd_port_free(v[i]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(thr[i], NULL);
+		v[i] = NULL;
+	}
+}
+
 static void
 if_ports_free(struct fwd_d *d, struct if_ports *p)
 {
+	struct fwd_port *v[FWD_D_WORKERS_MAX + 1];
+	unsigned n = 0;
+
 	for (unsigned k = 0; k < d->nworkers; k++) {
-		fwd_port_free(p->w[k]);
+		v[n++] = p->w[k];
 		p->w[k] = NULL;
 	}
-	fwd_port_free(p->tx);
+	v[n++] = p->tx;
 	p->tx = NULL;
+	ports_free(v, n);
 }
 
 /* One AF_PACKET socket to open (on its own thread: the kernel waits for
@@ -898,12 +936,16 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 		rec_unhold(d, g);
 	}
 	rec_rebind_all(d);
-	for (unsigned k = 0; k < d->nworkers; k++) {
-		fwd_port_free(f->wport[k]);
-		f->wport[k] = NULL;
+	{
+		struct if_ports p = {.tx = f->txport};
+
+		for (unsigned k = 0; k < d->nworkers; k++) {
+			p.w[k] = f->wport[k];
+			f->wport[k] = NULL;
+		}
+		f->txport = NULL;
+		if_ports_free(d, &p);
 	}
-	fwd_port_free(f->txport);
-	f->txport = NULL;
 	f->link_up = false;
 	lc_log_info("%s: detached (port %u)", f->name, id);
 }
@@ -1521,12 +1563,21 @@ fwd_d_free(struct fwd_d *d)
 		ev_async_stop(d->loop, &d->punt_async);
 		ev_timer_stop(d->loop, &d->tick);
 	}
-	for (unsigned i = 0; i < FWD_PORT_MAX; i++) {
-		struct fwd_iface *f = &d->ifs[i];
+	{
+		struct fwd_port *v[FWD_PORT_MAX *
+		    (FWD_D_WORKERS_MAX + 1)];
+		unsigned n = 0;
 
-		for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
-			fwd_port_free(f->wport[k]);
-		fwd_port_free(f->txport);
+		for (unsigned i = 0; i < FWD_PORT_MAX; i++) {
+			struct fwd_iface *f = &d->ifs[i];
+
+			for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
+				if (f->wport[k] != NULL)
+					v[n++] = f->wport[k];
+			if (f->txport != NULL)
+				v[n++] = f->txport;
+		}
+		ports_free(v, n);
 	}
 	for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
 		fwd_worker_free(d->w[k]);

@@ -150,9 +150,11 @@ out=$(cping -c 2 -i 0.2 -W 2 "$NETNS_SERVER_IP")
 check "link up: forwarding again" has "$out" " 0% packet loss"
 
 # SIGTERM: a clean exit; then two workers sharing the ports (fanout)
-kill "$fwd_pid"; timeout 5 bash -c "while kill -0 $fwd_pid 2>/dev/null; do sleep 0.05; done"
+t0=$(date +%s%N)
+kill "$fwd_pid"; timeout 5 bash -c "while kill -0 $fwd_pid 2>/dev/null; do sleep 0.01; done"
 wait "$fwd_pid"; rc=$?; fwd_pid=
-check "SIGTERM: exit 0" test "$rc" = 0
+t1=$(date +%s%N)
+check "SIGTERM: exit 0 ($(( (t1 - t0) / 1000000 )) ms)" test "$rc" = 0
 start_fwd_args=(--workers=2)
 start_fwd || exit 1
 end=$((SECONDS + 10))
