@@ -488,8 +488,9 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	}
 	if ((rv = rib_route_batch(d->rib, (unsigned)id, d->upd, n, &err)) != 0)
 		goto undo;
-	/* applied: remember or forget routes by interface name */
-	if (id == RIB_SRC_STATIC || d->nnamed > 0) {
+	/* applied: remember or forget statics by interface name (a protocol's
+	 * names are resolved once, here) */
+	if (id == RIB_SRC_STATIC) {
 		for (k = 0; k < n; k++) {
 			if (isnamed[k] && k < b->n_add + b->n_replace) {
 				const Rib__Route *r = k < b->n_add ?
@@ -498,7 +499,7 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 				if (named_keep(d, &d->upd[k], r) != 0)
 					lc_log_warnx("out of memory keeping a "
 					    "route by interface name");
-			} else if (id == RIB_SRC_STATIC) {
+			} else {
 				named_forget(d, &d->upd[k].pfx);
 			}
 		}
