@@ -750,6 +750,13 @@ test_resync(void **st)
 	k = resync(FWD__METHOD__RESYNC_BEGIN, 10);
 	assert_int_equal(k->seq, 10);
 	assert_int_equal(k->routes, 5);
+	{
+		Lifecycle__Status *s = (Lifecycle__Status *)call(
+		    IPC_LC(LIFECYCLE__METHOD__STATUS), NULL);
+
+		assert_string_equal(s->state, "resyncing");
+		assert_int_equal(s->generation, 7);
+	}
 	/* forwarding goes on meanwhile */
 	assert_int_equal(fwd_fib_get(D->fib, 0xc6130100u, 24, &nh), 0);
 	assert_int_equal(fib_batch(11, a, 1, NULL, 0)->applied, 1);
@@ -770,6 +777,10 @@ test_resync(void **st)
 	fwd_d_tick(D, fwd_d_now_ms(D));
 	assert_int_equal(D->rec[nhb].kind, FWD_REC_NONE);
 	assert_int_equal(D->rec[fwd_d_if_find(D, "m1")->glean].routes, 1);
+	assert_string_equal(((Lifecycle__Status *)call(
+				 IPC_LC(LIFECYCLE__METHOD__STATUS), NULL))
+				->state,
+	    "running");
 	/* END without BEGIN sweeps nothing */
 	assert_int_equal(resync(FWD__METHOD__RESYNC_END, 13)->swept, 0);
 	assert_int_equal(fwd_fib_count(D->fib), 4);
@@ -816,6 +827,35 @@ test_neighbours_drops(void **st)
 
 		assert_true(il->interfaces[0]->counters->rx_packets >= 2);
 	}
+}
+
+/* The read-only socket answers queries and refuses changes. */
+static void
+test_read_only(void **st)
+{
+	struct ipc_opts o = {0};
+	struct ipc_client *ro;
+	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
+	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
+	ProtobufCMessage *rep;
+	char err[128];
+
+	(void)st;
+	config_two();
+	o.rundir = rundir;
+	o.component = "ternsh";
+	ro = ipc_client_new(loop, &ipc_svc_fwd, &o, true);
+	assert_non_null(ro);
+	assert_int_equal(ipc_call_wait(ro, FWD__METHOD__QUERY_INTERFACES,
+			     &q.base, 3000, ar, &rep, err, sizeof(err)),
+	    IPC_OK);
+	assert_int_equal(((Fwd__InterfaceList *)rep)->n_interfaces, 2);
+	b.replace_all = true; /* would remove both */
+	assert_int_equal(ipc_call_wait(ro, FWD__METHOD__IF_CONFIG, &b.base,
+			     3000, ar, &rep, err, sizeof(err)),
+	    IPC_DENIED);
+	assert_int_equal(if_query()->n_interfaces, 2);
+	ipc_client_free(ro);
 }
 
 /* rib may push routes before mgmt pushes the interfaces (fwd restarted):
@@ -1005,6 +1045,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_route_before_interface, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_bulk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
