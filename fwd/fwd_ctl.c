@@ -58,9 +58,9 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->naddr = (unsigned)c->n_addrs;
 		for (size_t k = 0; k < c->n_addrs; k++) {
 			r->addr[k] = ntohl(c->addrs[k]->addr);
-			r->plen[k] = c->addrs[k]->len > 32 ?
-			    0 :
-			    (uint8_t)c->addrs[k]->len;
+			r->plen[k] = c->addrs[k]->len > 32
+					 ? 0
+					 : (uint8_t)c->addrs[k]->len;
 		}
 	}
 	rv = fwd_d_if_apply(d, rq, (unsigned)b->n_interfaces, b->replace_all,
@@ -172,8 +172,8 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 	fwd__interface__init(x);
 	x->ifindex = f->ifindex;
 	x->name = lc_arena_strdup(d->ar, f->name);
-	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP :
-					      FWD__LINK_STATE__LINK_DOWN;
+	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP
+					    : FWD__LINK_STATE__LINK_DOWN;
 	x->enabled = f->enabled;
 	if (f->attached) {
 		x->mac.data = lc_arena_memdup(d->ar, f->mac, 6);
@@ -209,8 +209,8 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 }
 
 static void
-list_ifaces(struct fwd_d *d, const char *name, bool counters,
-    Fwd__InterfaceList *l)
+list_ifaces(
+    struct fwd_d *d, const char *name, bool counters, Fwd__InterfaceList *l)
 {
 	fwd__interface_list__init(l);
 	l->interfaces = ar_calloc(d, FWD_PORT_MAX * sizeof(*l->interfaces));
@@ -260,8 +260,8 @@ fwd_ctl_if_event(struct fwd_d *d, const struct fwd_iface *f, bool deleted)
 	ev.deleted = deleted;
 	if (deleted)
 		ev.iface->link = FWD__LINK_STATE__LINK_DOWN;
-	(void)ipc_server_publish(d->srv, FWD__METHOD__EVENT_INTERFACE,
-	    &ev.base);
+	(void)ipc_server_publish(
+	    d->srv, FWD__METHOD__EVENT_INTERFACE, &ev.base);
 	lc_arena_reset(d->ar);
 }
 
@@ -327,8 +327,8 @@ h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 			uint32_t p = len ? a & (0xffffffffu << (32 - len)) : 0;
 
 			if (fwd_fib_get(d->fib, p, (unsigned)len, &nh) == 0) {
-				l.routes[l.n_routes++] = enc_route(d, p,
-				    (unsigned)len, nh);
+				l.routes[l.n_routes++] =
+				    enc_route(d, p, (unsigned)len, nh);
 				break;
 			}
 		}
@@ -336,8 +336,8 @@ h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		uint32_t p = ntohl(q->prefix);
 
 		if (q->len > 32) {
-			ipc_reply_error(req, IPC_BAD_REQUEST,
-			    "prefix length %u", q->len);
+			ipc_reply_error(
+			    req, IPC_BAD_REQUEST, "prefix length %u", q->len);
 			return;
 		}
 		if (fwd_fib_get(d->fib, p, q->len, &nh) == 0)
@@ -372,9 +372,9 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 {
 	struct neigh_walk *w = arg;
 	Fwd__Neighbour *n;
-	uint32_t ifx = ni->port < FWD_D_IF_MAX && w->d->ifs[ni->port].used ?
-	    w->d->ifs[ni->port].ifindex :
-	    0;
+	uint32_t ifx = ni->port < FWD_D_IF_MAX && w->d->ifs[ni->port].used
+			   ? w->d->ifs[ni->port].ifindex
+			   : 0;
 
 	if (w->ifindex != 0 && ifx != w->ifindex)
 		return (0);
@@ -405,9 +405,9 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 		break;
 	}
 	/* REACHABLE: ms until it is probed again */
-	n->age_ms = ni->state == FWD_NEIGH_REACHABLE && ni->expires_ms > w->now ?
-	    (uint32_t)(ni->expires_ms - w->now) :
-	    0;
+	n->age_ms = ni->state == FWD_NEIGH_REACHABLE && ni->expires_ms > w->now
+			? (uint32_t)(ni->expires_ms - w->now)
+			: 0;
 	n->queued = ni->queued;
 	w->l->neighbours[w->l->n_neighbours++] = n;
 	return (0);
@@ -451,8 +451,8 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	fwd_d_stats(d, &s, &full);
 	l.drops = ar_calloc(d, (FWD_R__COUNT + 8) * sizeof(*l.drops));
 	for (unsigned r = 1; r < FWD_R__COUNT; r++)
-		drop_add(d, &l, fwd_reason_str((enum fwd_reason)r),
-		    s.reason[r]);
+		drop_add(
+		    d, &l, fwd_reason_str((enum fwd_reason)r), s.reason[r]);
 	drop_add(d, &l, "punt_refused", s.punt_refused);
 	drop_add(d, &l, "arp_queue_drops", as->queue_drops);
 	drop_add(d, &l, "icmp_rate_limited", d->icmp.st.rate_limited);
@@ -485,14 +485,13 @@ fwd_ctl_init(struct fwd_d *d)
 	ipc_server_set_cbs(d->srv, &cbs);
 	ipc_server_handle(d->srv, FWD__METHOD__IF_CONFIG, h_if_config, d);
 	ipc_server_handle(d->srv, FWD__METHOD__FIB_BATCH, h_fib_batch, d);
-	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_BEGIN, h_resync_begin,
-	    d);
+	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_BEGIN, h_resync_begin, d);
 	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_END, h_resync_end, d);
-	ipc_server_handle(d->srv, FWD__METHOD__QUERY_INTERFACES,
-	    h_query_interfaces, d);
+	ipc_server_handle(
+	    d->srv, FWD__METHOD__QUERY_INTERFACES, h_query_interfaces, d);
 	ipc_server_handle(d->srv, FWD__METHOD__QUERY_FIB, h_query_fib, d);
-	ipc_server_handle(d->srv, FWD__METHOD__QUERY_NEIGHBOURS,
-	    h_query_neighbours, d);
+	ipc_server_handle(
+	    d->srv, FWD__METHOD__QUERY_NEIGHBOURS, h_query_neighbours, d);
 	ipc_server_handle(d->srv, FWD__METHOD__QUERY_DROPS, h_query_drops, d);
 	ipc_server_handle(d->srv, FWD__METHOD__SUBSCRIBE, h_subscribe, d);
 	ipc_server_set_state(d->srv, "running");

@@ -17,9 +17,9 @@
 #include "libcommon/lc_time.h"
 #include "fwd_d.h"
 
-#define TICK_S	   0.1
-#define LINK_MS	   500
-#define NGROUPS	   8192
+#define TICK_S	0.1
+#define LINK_MS 500
+#define NGROUPS 8192
 
 static uint32_t
 pmask(unsigned len)
@@ -38,8 +38,8 @@ static void
 out_flush(struct fwd_d *d)
 {
 	if (d->out->n > 0)
-		d->st.out_sent += fwd_out_send(d->out, d->ctl_ports,
-		    FWD_PORT_MAX);
+		d->st.out_sent +=
+		    fwd_out_send(d->out, d->ctl_ports, FWD_PORT_MAX);
 }
 
 /* ---- interfaces by name / ifindex ---- */
@@ -378,8 +378,8 @@ route_set(struct fwd_d *d, uint32_t pfx, unsigned len, uint32_t idx)
 }
 
 int
-fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len,
-    const uint32_t *gw, const uint32_t *ifindex, unsigned n)
+fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len, const uint32_t *gw,
+    const uint32_t *ifindex, unsigned n)
 {
 	uint16_t m[FWD_ADJ_GROUP_MAX];
 	unsigned nm = 0;
@@ -472,7 +472,8 @@ fwd_d_fib_tune(struct fwd_d *d)
 		return;
 	d->dp_flags = want;
 	if (fwd_workers_publish(d) != 0)
-		lc_log_warnx("a worker did not take the new lookup mode in 1 s");
+		lc_log_warnx(
+		    "a worker did not take the new lookup mode in 1 s");
 	lc_log_info("%zu routes: burst lookups %s", n,
 	    want & FWD_DP_F_BURST_LOOKUP ? "on" : "off");
 }
@@ -582,8 +583,8 @@ fwd_d_resync_end(struct fwd_d *d)
 
 			if (f->plen[k] < 32 &&
 			    fwd_fib_get(d->fib, p, f->plen[k], &nh) != 0)
-				(void)route_set(d, p, f->plen[k],
-				    (uint32_t)f->glean);
+				(void)route_set(
+				    d, p, f->plen[k], (uint32_t)f->glean);
 		}
 	}
 	d->resyncing = false;
@@ -592,8 +593,8 @@ fwd_d_resync_end(struct fwd_d *d)
 }
 
 unsigned
-fwd_d_nh_describe(struct fwd_d *d, unsigned nh, uint32_t *gw,
-    uint32_t *ifindex, unsigned max)
+fwd_d_nh_describe(
+    struct fwd_d *d, unsigned nh, uint32_t *gw, uint32_t *ifindex, unsigned max)
 {
 	const struct fwd_adj *a;
 
@@ -614,16 +615,16 @@ fwd_d_nh_describe(struct fwd_d *d, unsigned nh, uint32_t *gw,
 		unsigned n = 0;
 
 		for (unsigned i = 0; i < d->rec[nh].nm && n < max; i++)
-			n += fwd_d_nh_describe(d, d->rec[nh].m[i], gw + n,
-			    ifindex + n, max - n);
+			n += fwd_d_nh_describe(
+			    d, d->rec[nh].m[i], gw + n, ifindex + n, max - n);
 		return (n);
 	}
 	a = &d->adj->ent[nh];
 	if (a->kind == FWD_ADJ_K_NH || a->kind == FWD_ADJ_K_GLEAN) {
 		gw[0] = a->kind == FWD_ADJ_K_NH ? a->gw : 0;
-		ifindex[0] = a->port < FWD_D_IF_MAX && d->ifs[a->port].used ?
-		    d->ifs[a->port].ifindex :
-		    0;
+		ifindex[0] = a->port < FWD_D_IF_MAX && d->ifs[a->port].used
+				 ? d->ifs[a->port].ifindex
+				 : 0;
 		return (1);
 	}
 	return (0);
@@ -777,8 +778,8 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 		memset(o[i].ports, 0, sizeof(*o[i].ports));
 		o[i].err = 0;
 		if (o[i].backend == FWD_D_BK_MEM) {
-			o[i].err = -mem_ports_open(d, o[i].name, o[i].id,
-			    o[i].mtu, o[i].ports);
+			o[i].err = -mem_ports_open(
+			    d, o[i].name, o[i].id, o[i].mtu, o[i].ports);
 			continue;
 		}
 		(void)fwd_port_afp_offloads_off(o[i].name);
@@ -789,17 +790,16 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 			j->ac.id = o[i].id;
 			j->ac.mtu = o[i].mtu;
 			j->ac.ring_frames = d->conf.ring_frames;
-			j->ac.fanout_group = d->nworkers > 1 && k >= 0 ?
-			    d->fanout_base + o[i].id :
-			    0;
+			j->ac.fanout_group = d->nworkers > 1 && k >= 0
+						 ? d->fanout_base + o[i].id
+						 : 0;
 			j->ac.flags = k < 0 ? FWD_AFP_TX_ONLY : 0;
 			j->out = k < 0 ? &o[i].ports->tx : &o[i].ports->w[k];
 		}
 	}
 	for (unsigned k = 0; k < nj; k++) {
-		if (nj > 1 &&
-		    pthread_create(&jobs[k].thr, NULL, afp_job_run, &jobs[k]) ==
-			0)
+		if (nj > 1 && pthread_create(&jobs[k].thr, NULL, afp_job_run,
+				  &jobs[k]) == 0)
 			jobs[k].started = true;
 		else
 			afp_job_run(&jobs[k]);
@@ -850,8 +850,7 @@ conn_del(struct fwd_d *d, struct fwd_iface *f, uint32_t ip, unsigned plen)
 	for (unsigned k = 0; k < f->naddr; k++)
 		if (f->plen[k] == plen && (f->addr[k] & pmask(plen)) == p)
 			return; /* still connected through another address */
-	if (fwd_fib_get(d->fib, p, plen, &nh) != 0 ||
-	    nh != (unsigned)f->glean)
+	if (fwd_fib_get(d->fib, p, plen, &nh) != 0 || nh != (unsigned)f->glean)
 		return;
 	if (fwd_fib_del(d->fib, p, plen) == 0 && d->rec[nh].routes > 0) {
 		d->rec[nh].routes--;
@@ -878,8 +877,8 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 	d->ctl_ports[id] = f->txport;
 	f->attached = true;
 	if (fwd_workers_publish(d) != 0)
-		lc_log_warnx("%s: a worker did not take the port in 1 s",
-		    f->name);
+		lc_log_warnx(
+		    "%s: a worker did not take the port in 1 s", f->name);
 	(void)fwd_adj_port_set(d->adj, id, f->mac, f->mtu, f->link_up);
 	f->glean = -1;
 	if ((g = intern_nh(d, 0, f->ifindex)) >= 0) {
@@ -891,12 +890,11 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 			     "routes",
 		    f->name);
 	for (unsigned k = 0; k < f->naddr; k++) {
-		int rv = fwd_arp_addr_add(d->arp, id, f->addr[k], f->plen[k],
-		    now, d->out);
+		int rv = fwd_arp_addr_add(
+		    d->arp, id, f->addr[k], f->plen[k], now, d->out);
 
 		if (rv != 0 && rv != -EEXIST)
-			lc_log_warnx("%s: address: %s", f->name,
-			    strerror(-rv));
+			lc_log_warnx("%s: address: %s", f->name, strerror(-rv));
 		conn_add(d, f, k);
 	}
 	rec_rebind_all(d);
@@ -915,8 +913,8 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 		return;
 	f->attached = false;
 	if (fwd_workers_publish(d) != 0)
-		lc_log_warnx("%s: a worker did not drop the port in 1 s",
-		    f->name);
+		lc_log_warnx(
+		    "%s: a worker did not drop the port in 1 s", f->name);
 	d->ctl_ports[id] = NULL;
 	/* addresses and their connected routes */
 	f->naddr = 0;
@@ -953,13 +951,13 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 /* ---- IF_CONFIG: validation, then all or nothing ---- */
 
 struct if_plan {
-	bool in;	  /* in the new set */
-	bool listed;	  /* in this batch */
+	bool in;     /* in the new set */
+	bool listed; /* in this batch */
 	const struct fwd_if_req *rq;
 	uint8_t backend;
 	uint32_t ifindex;
-	int slot;	  /* port id: existing, or chosen for a new one */
-	bool reattach;	  /* backend or enabled changed */
+	int slot;      /* port id: existing, or chosen for a new one */
+	bool reattach; /* backend or enabled changed */
 	struct if_ports ports;
 	bool open;
 };
@@ -1018,8 +1016,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk)
 
 /* The addresses of f become those of rq (f attached): diff in place. */
 static void
-if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
-    const struct fwd_if_req *rq)
+if_addrs_update(
+    struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
 {
 	uint16_t id = (uint16_t)(f - d->ifs);
 	uint32_t oa[FWD_LOCAL_MAX];
@@ -1051,8 +1049,8 @@ if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
 				break;
 		if (k < on)
 			continue;
-		(void)fwd_arp_addr_add(d->arp, id, f->addr[j], f->plen[j],
-		    now, d->out);
+		(void)fwd_arp_addr_add(
+		    d->arp, id, f->addr[j], f->plen[j], now, d->out);
 		conn_add(d, f, j);
 	}
 }
@@ -1113,11 +1111,11 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 		else if (strcmp(r->backend, "mem") == 0 && d->conf.allow_mem)
 			bk = FWD_D_BK_MEM;
 		else
-			ERR("%s: unknown port backend '%s' (afpacket)",
-			    r->name, r->backend);
+			ERR("%s: unknown port backend '%s' (afpacket)", r->name,
+			    r->backend);
 		if (r->mtu != 0 && (r->mtu < 68 || r->mtu > FWD_FRAME_MAX - 18))
-			ERR("%s: mtu %u out of range (68..%u)", r->name,
-			    r->mtu, FWD_FRAME_MAX - 18);
+			ERR("%s: mtu %u out of range (68..%u)", r->name, r->mtu,
+			    FWD_FRAME_MAX - 18);
 		if (r->too_many || r->naddr > FWD_LOCAL_MAX)
 			ERR("%s: more than %u addresses", r->name,
 			    FWD_LOCAL_MAX);
@@ -1177,8 +1175,8 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			qnm = q->rq ? q->rq->name : d->ifs[j].name;
 			for (unsigned a = 0; a < na; a++)
 				for (unsigned b = 0; b < qn; b++) {
-					unsigned l = pln[a] < qp[b] ? pln[a] :
-								      qp[b];
+					unsigned l =
+					    pln[a] < qp[b] ? pln[a] : qp[b];
 
 					if (((ad[a] ^ qa[b]) & pmask(l)) != 0)
 						continue;
@@ -1270,8 +1268,7 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 		was = f->used;
 		if (was && if_same(f, r, p->backend))
 			continue; /* unchanged: untouched */
-		if (was && (p->open || !r->enabled ||
-			       f->backend != p->backend))
+		if (was && (p->open || !r->enabled || f->backend != p->backend))
 			if_detach(d, f);
 		if (!was) {
 			memset(f, 0, sizeof(*f));
@@ -1280,9 +1277,9 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			snprintf(f->name, sizeof(f->name), "%s", r->name);
 		}
 		f->backend = p->backend;
-		f->ifindex = p->backend == FWD_D_BK_MEM ?
-		    FWD_D_MEM_IFINDEX + (uint32_t)p->slot :
-		    p->ifindex;
+		f->ifindex = p->backend == FWD_D_BK_MEM
+				 ? FWD_D_MEM_IFINDEX + (uint32_t)p->slot
+				 : p->ifindex;
 		f->enabled = r->enabled;
 		if (f->attached) {
 			/* same backend, still enabled: mtu and addresses */
@@ -1328,8 +1325,8 @@ fwd_d_stats(struct fwd_d *d, struct fwd_dp_stats *s, uint64_t *punt_full)
 	*punt_full = 0;
 	for (unsigned k = 0; k < d->nworkers; k++) {
 		fwd_dp_stats_sum(s, &d->w[k]->dp);
-		*punt_full += __atomic_load_n(&d->w[k]->punt_full,
-		    __ATOMIC_RELAXED);
+		*punt_full +=
+		    __atomic_load_n(&d->w[k]->punt_full, __ATOMIC_RELAXED);
 	}
 }
 
@@ -1351,8 +1348,8 @@ port_stats_add(struct fwd_port_stats *s, const struct fwd_port *p)
 }
 
 void
-fwd_d_if_counters(struct fwd_d *d, const struct fwd_iface *f,
-    struct fwd_port_stats *s)
+fwd_d_if_counters(
+    struct fwd_d *d, const struct fwd_iface *f, struct fwd_port_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (!f->attached)
@@ -1375,12 +1372,12 @@ fwd_d_drain(struct fwd_d *d)
 		struct fwd_punt *b[32];
 		unsigned n;
 
-		while ((n = lc_ring_dequeue_burst(w->puntq, (void **)b,
-			    32)) > 0) {
+		while (
+		    (n = lc_ring_dequeue_burst(w->puntq, (void **)b, 32)) > 0) {
 			for (unsigned i = 0; i < n; i++) {
 				if (fwd_slow_input(&d->slow, b[i]->port,
-					(enum fwd_reason)b[i]->why,
-					b[i]->aux, b[i]->data, b[i]->len, now,
+					(enum fwd_reason)b[i]->why, b[i]->aux,
+					b[i]->data, b[i]->len, now,
 					d->out) != 0)
 					d->st.slow_errors++;
 				if (d->out->n > FWD_OUT_MAX - 8)
@@ -1423,13 +1420,13 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 			    (up = if_link_up(d, f)) == f->link_up)
 				continue;
 			f->link_up = up;
-			(void)fwd_adj_port_set(d->adj, (uint16_t)i, f->mac,
-			    f->mtu, up);
+			(void)fwd_adj_port_set(
+			    d->adj, (uint16_t)i, f->mac, f->mtu, up);
 			if (up)
-				(void)fwd_arp_announce(d->arp, (uint16_t)i,
-				    d->out);
-			lc_log_notice("%s: link %s", f->name,
-			    up ? "up" : "down");
+				(void)fwd_arp_announce(
+				    d->arp, (uint16_t)i, d->out);
+			lc_log_notice(
+			    "%s: link %s", f->name, up ? "up" : "down");
 			fwd_ctl_if_event(d, f, false);
 		}
 	}
@@ -1564,8 +1561,7 @@ fwd_d_free(struct fwd_d *d)
 		ev_timer_stop(d->loop, &d->tick);
 	}
 	{
-		struct fwd_port *v[FWD_PORT_MAX *
-		    (FWD_D_WORKERS_MAX + 1)];
+		struct fwd_port *v[FWD_PORT_MAX * (FWD_D_WORKERS_MAX + 1)];
 		unsigned n = 0;
 
 		for (unsigned i = 0; i < FWD_PORT_MAX; i++) {

@@ -45,13 +45,13 @@ struct fwd_d_conf {
 	 * state polled by fwd_d_poll() on the caller's thread (unit tests).
 	 */
 	unsigned workers;
-	unsigned max_nh;     /* 0: FWD_D_MAX_NH */
-	unsigned spin_us;    /* busy-poll this long after the last packet;
-				0: 50 */
-	unsigned idle_ms;    /* poll() timeout when idle; 0: 1 */
-	unsigned ring_frames; /* AF_PACKET ring size per socket; 0: 1024 */
-	unsigned icmp_rate;  /* ICMP errors per second; 0: 100 */
-	bool allow_mem;	     /* accept backend "mem" (tests) */
+	unsigned max_nh;	 /* 0: FWD_D_MAX_NH */
+	unsigned spin_us;	 /* busy-poll this long after the last packet;
+				    0: 50 */
+	unsigned idle_ms;	 /* poll() timeout when idle; 0: 1 */
+	unsigned ring_frames;	 /* AF_PACKET ring size per socket; 0: 1024 */
+	unsigned icmp_rate;	 /* ICMP errors per second; 0: 100 */
+	bool allow_mem;		 /* accept backend "mem" (tests) */
 	fwd_d_port_fn *port_new; /* "mem" ports; NULL: fwd_port_mem_new */
 	void *port_arg;
 };
@@ -157,7 +157,7 @@ struct fwd_d {
 	unsigned nbucket;
 	struct fwd_pending *pend;
 	unsigned npend, pend_cap;
-	int drop_adj;	  /* blackhole routes (no next hop) */
+	int drop_adj; /* blackhole routes (no next hop) */
 	bool resyncing;
 	/* workers */
 	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */
@@ -224,13 +224,13 @@ void fwd_d_resync_begin(struct fwd_d *);
 /* Returns the number of routes swept. */
 size_t fwd_d_resync_end(struct fwd_d *);
 /* Next hops of adjacency nh as (gw, ifindex) pairs; returns how many. */
-unsigned fwd_d_nh_describe(struct fwd_d *, unsigned nh, uint32_t *gw,
-    uint32_t *ifindex, unsigned max);
+unsigned fwd_d_nh_describe(
+    struct fwd_d *, unsigned nh, uint32_t *gw, uint32_t *ifindex, unsigned max);
 /* Sum of the workers' fast-path counters. */
 void fwd_d_stats(struct fwd_d *, struct fwd_dp_stats *, uint64_t *punt_full);
 /* The interface's counters summed over the workers' and control ports. */
-void fwd_d_if_counters(struct fwd_d *, const struct fwd_iface *,
-    struct fwd_port_stats *);
+void fwd_d_if_counters(
+    struct fwd_d *, const struct fwd_iface *, struct fwd_port_stats *);
 
 /* ---- fwd_worker.c ---- */
 

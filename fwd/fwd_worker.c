@@ -254,9 +254,8 @@ fwd_workers_publish(struct fwd_d *d)
 		struct fwd_worker *w = d->w[k];
 
 		for (unsigned i = 0; i < FWD_PORT_MAX; i++)
-			w->next_ports[i] = d->ifs[i].attached ?
-			    d->ifs[i].wport[k] :
-			    NULL;
+			w->next_ports[i] =
+			    d->ifs[i].attached ? d->ifs[i].wport[k] : NULL;
 		__atomic_store_n(&w->cfg_gen, gen, __ATOMIC_RELEASE);
 		if (!w->started)
 			fwd_worker_apply(w);
@@ -267,8 +266,8 @@ fwd_workers_publish(struct fwd_d *d)
 	do {
 		all = true;
 		for (unsigned k = 0; k < d->nworkers; k++)
-			if (__atomic_load_n(&d->w[k]->cfg_ack,
-				__ATOMIC_ACQUIRE) != gen)
+			if (__atomic_load_n(
+				&d->w[k]->cfg_ack, __ATOMIC_ACQUIRE) != gen)
 				all = false;
 		if (all)
 			return (0);

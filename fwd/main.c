@@ -1,4 +1,5 @@
-/* fwd/main.c: tern-fwd, the tern forwarding plane: ports, FIB, ARP, ICMP and the packet fast path. */
+/* fwd/main.c: tern-fwd, the tern forwarding plane: ports, FIB, ARP, ICMP and
+ * the packet fast path. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +11,19 @@
 #include "fwd_d.h"
 
 static const struct lc_daemon_info info = {
-	.name = "tern-fwd",
-	.summary = "The tern forwarding plane: ports, FIB, ARP, ICMP and the packet fast path.",
-	.usage_extra =
-	    "  --workers=N        forwarding threads (default 1, at most 16)\n"
-	    "  --max-nh=N         next-hop/adjacency space (default 8192)\n"
-	    "  --spin-us=N        busy-poll this long when idle before sleeping\n"
-	    "                     (default 50)\n",
-	.status = "forwards IPv4 over AF_PACKET (TPACKET_V2) ports: interfaces from\n"
-	    "tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP, queries.\n"
-	    "The AF_XDP backend is not there yet.",
+    .name = "tern-fwd",
+    .summary = "The tern forwarding plane: ports, FIB, ARP, ICMP and the "
+	       "packet fast path.",
+    .usage_extra =
+	"  --workers=N        forwarding threads (default 1, at most 16)\n"
+	"  --max-nh=N         next-hop/adjacency space (default 8192)\n"
+	"  --spin-us=N        busy-poll this long when idle before sleeping\n"
+	"                     (default 50)\n",
+    .status =
+	"forwards IPv4 over AF_PACKET (TPACKET_V2) ports: interfaces from\n"
+	"tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP, "
+	"queries.\n"
+	"The AF_XDP backend is not there yet.",
 };
 
 static int
@@ -60,9 +64,12 @@ main(int argc, char **argv)
 		if ((rv = opt_uint(a, "--workers", &fc.workers)) == 0 &&
 		    (rv = opt_uint(a, "--max-nh", &fc.max_nh)) == 0)
 			rv = opt_uint(a, "--spin-us", &fc.spin_us);
-		if (rv <= 0 || (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX)) {
-			fprintf(stderr, "tern-fwd: bad option '%s'\n"
-			    "Try 'tern-fwd --help'.\n", a);
+		if (rv <= 0 ||
+		    (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX)) {
+			fprintf(stderr,
+			    "tern-fwd: bad option '%s'\n"
+			    "Try 'tern-fwd --help'.\n",
+			    a);
 			lc_daemon_opts_fini(&opts);
 			return (2);
 		}
@@ -79,8 +86,8 @@ main(int argc, char **argv)
 		lc_daemon_opts_fini(&opts);
 		return (1);
 	}
-	lc_log_notice("running in %s with %u worker%s", opts.rundir,
-	    fc.workers, fc.workers == 1 ? "" : "s");
+	lc_log_notice("running in %s with %u worker%s", opts.rundir, fc.workers,
+	    fc.workers == 1 ? "" : "s");
 	ev_run(loop, 0);
 	lc_log_notice("shutting down");
 	fwd_d_free(d);

@@ -21,8 +21,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
 	char err[256];
-	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
-	    sizeof(err));
+	int st =
+	    ipc_call_wait(cl, method, msg, 3000, ar, &rep, err, sizeof(err));
 
 	if (st != IPC_OK) {
 		fprintf(stderr, "fwdctl: %s: %s\n", ipc_status_str(st), err);
@@ -101,8 +101,8 @@ main(int argc, char **argv)
 		ic.backend = (char *)"afpacket";
 		for (int i = 4; i < argc && i - 4 < 16; i++) {
 			fwd__if_addr__init(&ia[i - 4]);
-			if (parse_pfx(argv[i], &ia[i - 4].addr,
-				&ia[i - 4].len) != 0)
+			if (parse_pfx(
+				argv[i], &ia[i - 4].addr, &ia[i - 4].len) != 0)
 				return (usage());
 			iap[i - 4] = &ia[i - 4];
 			ic.n_addrs++;
@@ -131,14 +131,13 @@ main(int argc, char **argv)
 			if (parse_pfx(argv[4], &r.prefix, &r.len) != 0)
 				return (usage());
 			while ((tok = strsep(&s, ",")) != NULL &&
-			    r.n_nh_addr < 16) {
+			       r.n_nh_addr < 16) {
 				uint32_t l;
 
 				if (parse_pfx(tok, &gw[r.n_nh_addr], &l) != 0)
 					return (usage());
-				ifx[r.n_nh_addr] = argc >= 7 ?
-				    (uint32_t)atoi(argv[6]) :
-				    0;
+				ifx[r.n_nh_addr] =
+				    argc >= 7 ? (uint32_t)atoi(argv[6]) : 0;
 				r.n_nh_addr++;
 			}
 			r.nh_addr = gw;
@@ -158,13 +157,14 @@ main(int argc, char **argv)
 		    a->failed, a->routes);
 		return (a->failed ? 1 : 0);
 	}
-	if (strcmp(cmd, "resync-begin") == 0 || strcmp(cmd, "resync-end") == 0) {
+	if (strcmp(cmd, "resync-begin") == 0 ||
+	    strcmp(cmd, "resync-end") == 0) {
 		Fwd__Resync r = FWD__RESYNC__INIT;
 		Fwd__FibAck *a;
 
-		a = (Fwd__FibAck *)call(cmd[7] == 'b' ?
-			FWD__METHOD__RESYNC_BEGIN :
-			FWD__METHOD__RESYNC_END,
+		a = (Fwd__FibAck *)call(cmd[7] == 'b'
+					    ? FWD__METHOD__RESYNC_BEGIN
+					    : FWD__METHOD__RESYNC_END,
 		    &r.base);
 		printf("routes %u swept %u\n", a->routes, a->swept);
 		return (0);
@@ -174,8 +174,8 @@ main(int argc, char **argv)
 		Fwd__InterfaceList *l;
 
 		q.counters = true;
-		l = (Fwd__InterfaceList *)call(FWD__METHOD__QUERY_INTERFACES,
-		    &q.base);
+		l = (Fwd__InterfaceList *)call(
+		    FWD__METHOD__QUERY_INTERFACES, &q.base);
 		for (size_t i = 0; i < l->n_interfaces; i++) {
 			Fwd__Interface *x = l->interfaces[i];
 
@@ -223,8 +223,8 @@ main(int argc, char **argv)
 		Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
 		Fwd__NeighbourList *l;
 
-		l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS,
-		    &q.base);
+		l = (Fwd__NeighbourList *)call(
+		    FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
 		for (size_t i = 0; i < l->n_neighbours; i++)
 			printf("%s if %u state %d\n",
 			    ip(l->neighbours[i]->addr),

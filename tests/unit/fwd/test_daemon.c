@@ -93,8 +93,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
 	char err[256];
-	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
-	    sizeof(err));
+	int st =
+	    ipc_call_wait(cl, method, msg, 3000, ar, &rep, err, sizeof(err));
 
 	if (st != IPC_OK)
 		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
@@ -183,14 +183,14 @@ struct rt {
 };
 
 static Fwd__FibAck *
-fib_batch(uint64_t seq, const struct rt *add, unsigned na,
-    const struct rt *del, unsigned nd)
+fib_batch(uint64_t seq, const struct rt *add, unsigned na, const struct rt *del,
+    unsigned nd)
 {
 	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
-	Fwd__FibRoute *r = calloc(na + 1, sizeof(*r)), **rp =
-	    calloc(na + 1, sizeof(*rp));
-	Lifecycle__Prefix *p = calloc(nd + 1, sizeof(*p)), **pp =
-	    calloc(nd + 1, sizeof(*pp));
+	Fwd__FibRoute *r = calloc(na + 1, sizeof(*r)),
+		      **rp = calloc(na + 1, sizeof(*rp));
+	Lifecycle__Prefix *p = calloc(nd + 1, sizeof(*p)),
+			  **pp = calloc(nd + 1, sizeof(*pp));
 	uint32_t(*gw)[4] = calloc(na + 1, sizeof(*gw));
 	Fwd__FibAck *ack;
 
@@ -255,8 +255,8 @@ if_query(void)
 	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
 
 	q.counters = true;
-	return ((Fwd__InterfaceList *)call(FWD__METHOD__QUERY_INTERFACES,
-	    &q.base));
+	return (
+	    (Fwd__InterfaceList *)call(FWD__METHOD__QUERY_INTERFACES, &q.base));
 }
 
 static uint64_t
@@ -429,17 +429,15 @@ test_if_refused(void **st)
 {
 	static const struct ifspec xdp[] = {
 	    {.name = "m2", .backend = "xdp", .enabled = true}};
-	static const struct ifspec netaddr[] = {{.name = "m2",
-	    .enabled = true,
-	    .addr = {"198.18.3.0/24"}}};
+	static const struct ifspec netaddr[] = {
+	    {.name = "m2", .enabled = true, .addr = {"198.18.3.0/24"}}};
 	static const struct ifspec overlap[] = {
 	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
 	    {.name = "m2", .enabled = true, .addr = {"198.18.1.9/16"}}};
 	static const struct ifspec mtu[] = {
 	    {.name = "m2", .enabled = true, .mtu = 20}};
-	static const struct ifspec nodev[] = {{.name = "nosuchdev9",
-	    .backend = "afpacket",
-	    .enabled = true}};
+	static const struct ifspec nodev[] = {
+	    {.name = "nosuchdev9", .backend = "afpacket", .enabled = true}};
 	static const struct ifspec dup[] = {
 	    {.name = "m2", .enabled = true}, {.name = "m2", .enabled = true}};
 	/* a good item and a bad one: all or nothing */
@@ -506,10 +504,10 @@ test_if_dry_run_and_replace(void **st)
 	/* dry run: validated, nothing changed */
 	assert_true(if_config(add2, 1, false, true)->ok);
 	assert_null(fwd_d_if_find(D, "m2"));
-	assert_false(if_config((const struct ifspec[]){{.name = "m2",
-				   .backend = "xdp"}},
-	    1, false, true)
-			 ->ok);
+	assert_false(
+	    if_config((const struct ifspec[]){{.name = "m2", .backend = "xdp"}},
+		1, false, true)
+		->ok);
 	/* replace_all with the same set: the same ports, nothing redone */
 	batches = D->st.if_batches;
 	flush_all();
@@ -537,13 +535,13 @@ test_if_dry_run_and_replace(void **st)
 	assert_false(fwd_d_if_find(D, "m0")->attached);
 	assert_int_equal(fwd_fib_count(D->fib), 0);
 	assert_false(fwd_local_has(&D->local, TF_IP(1, 1)));
-	assert_int_equal(if_query()->interfaces[0]->link,
-	    FWD__LINK_STATE__LINK_DOWN);
+	assert_int_equal(
+	    if_query()->interfaces[0]->link, FWD__LINK_STATE__LINK_DOWN);
 	/* deleted */
-	assert_true(if_config((const struct ifspec[]){{.name = "m0",
-				  .deleted = true}},
-	    1, false, false)
-			->ok);
+	assert_true(
+	    if_config((const struct ifspec[]){{.name = "m0", .deleted = true}},
+		1, false, false)
+		->ok);
 	assert_int_equal(if_query()->n_interfaces, 0);
 }
 
@@ -590,8 +588,8 @@ test_fib_batch(void **st)
 	m1 = ifindex_of("m1");
 	/* 200 routes through one gateway: one adjacency */
 	for (unsigned i = 0; i < 200; i++)
-		add[i] = (struct rt){(0xc6130000u | i << 8), 24, 1,
-		    {TF_IP(2, 3)}, {m1}};
+		add[i] = (struct rt){
+		    (0xc6130000u | i << 8), 24, 1, {TF_IP(2, 3)}, {m1}};
 	a = fib_batch(1, add, 200, NULL, 0);
 	assert_int_equal(a->applied, 200);
 	assert_int_equal(a->failed, 0);
@@ -681,8 +679,8 @@ test_ecmp_blackhole(void **st)
 	m0 = ifindex_of("m0");
 	m1 = ifindex_of("m1");
 	/* ECMP over a gateway on each side (ifindex 0: found by subnet) */
-	r[0] = (struct rt){0xc6130000u, 16, 2, {TF_IP(1, 5), TF_IP(2, 3)},
-	    {0, m1}};
+	r[0] = (struct rt){
+	    0xc6130000u, 16, 2, {TF_IP(1, 5), TF_IP(2, 3)}, {0, m1}};
 	r[1] = (struct rt){0xc6140000u, 16, 0, {0}, {0}}; /* blackhole */
 	assert_int_equal(fib_batch(1, r, 2, NULL, 0)->applied, 2);
 	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 16, &nh), 0);
@@ -693,14 +691,14 @@ test_ecmp_blackhole(void **st)
 
 		assert_int_equal(fl->routes[0]->n_nh_addr, 2);
 		assert_true(fl->routes[0]->nh_ifindex[0] == m0 ||
-		    fl->routes[0]->nh_ifindex[1] == m0);
+			    fl->routes[0]->nh_ifindex[1] == m0);
 	}
 	send_arp_reply("m1", gw3_mac, TF_IP(2, 3), TF_IP(2, 1));
 	send_arp_reply("m0", host2_mac, TF_IP(1, 5), TF_IP(1, 1));
 	flush_all();
 	for (unsigned i = 0; i < 64; i++)
-		send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130000u | i * 977,
-		    64, 17);
+		send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130000u | i * 977, 64,
+		    17);
 	while (take(wport("m0"), f) > 0)
 		per[0]++;
 	while (take(wport("m1"), f) > 0)
@@ -710,14 +708,13 @@ test_ecmp_blackhole(void **st)
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
 	assert_int_equal(drops("blackhole"), 1);
 	/* the same group for another prefix is the same adjacency */
-	r[1] = (struct rt){0xc6150000u, 16, 2, {TF_IP(2, 3), TF_IP(1, 5)},
-	    {m1, m0}};
+	r[1] = (struct rt){
+	    0xc6150000u, 16, 2, {TF_IP(2, 3), TF_IP(1, 5)}, {m1, m0}};
 	assert_int_equal(fib_batch(2, &r[1], 1, NULL, 0)->applied, 1);
 	{
 		unsigned nh2;
 
-		assert_int_equal(fwd_fib_get(D->fib, 0xc6150000u, 16, &nh2),
-		    0);
+		assert_int_equal(fwd_fib_get(D->fib, 0xc6150000u, 16, &nh2), 0);
 		/* m0 given explicitly vs found by subnet: distinct next
 		 * hops, so a distinct group; same members otherwise */
 		assert_int_equal(D->rec[nh2].kind, FWD_REC_GROUP);
@@ -777,9 +774,9 @@ test_resync(void **st)
 	fwd_d_tick(D, fwd_d_now_ms(D));
 	assert_int_equal(D->rec[nhb].kind, FWD_REC_NONE);
 	assert_int_equal(D->rec[fwd_d_if_find(D, "m1")->glean].routes, 1);
-	assert_string_equal(((Lifecycle__Status *)call(
-				 IPC_LC(LIFECYCLE__METHOD__STATUS), NULL))
-				->state,
+	assert_string_equal(
+	    ((Lifecycle__Status *)call(IPC_LC(LIFECYCLE__METHOD__STATUS), NULL))
+		->state,
 	    "running");
 	/* END without BEGIN sweeps nothing */
 	assert_int_equal(resync(FWD__METHOD__RESYNC_END, 13)->swept, 0);
@@ -799,8 +796,8 @@ test_neighbours_drops(void **st)
 	l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
 	assert_int_equal(l->n_neighbours, 1);
 	assert_int_equal(ntohl(l->neighbours[0]->addr), TF_IP(2, 3));
-	assert_int_equal(l->neighbours[0]->state,
-	    FWD__NEIGHBOUR_STATE__REACHABLE);
+	assert_int_equal(
+	    l->neighbours[0]->state, FWD__NEIGHBOUR_STATE__REACHABLE);
 	assert_memory_equal(l->neighbours[0]->mac.data, gw3_mac, 6);
 	assert_int_equal(l->neighbours[0]->ifindex, ifindex_of("m1"));
 	q.ifindex = ifindex_of("m0");
@@ -884,8 +881,8 @@ test_route_before_interface(void **st)
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130101u, 64, 17);
 	assert_int_equal(drops("adj_down"), 1);
 	assert_true(if_config(add2, 1, false, false)->ok);
-	assert_int_equal(fwd_d_if_find(D, "m2")->ifindex,
-	    FWD_D_MEM_IFINDEX + 2);
+	assert_int_equal(
+	    fwd_d_if_find(D, "m2")->ifindex, FWD_D_MEM_IFINDEX + 2);
 	assert_int_equal(D->adj->ent[nh0].port, 2);
 	assert_int_equal(D->adj->ent[nh1].port, 2);
 	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_RESOLVE);
@@ -918,8 +915,8 @@ test_fib_bulk(void **st)
 	config_two();
 	m1 = ifindex_of("m1");
 	for (unsigned i = 0; i < N; i++)
-		r[i] = (struct rt){0xc6130000u + i, 32, 1,
-		    {TF_IP(2, 10 + i % 4)}, {m1}};
+		r[i] = (struct rt){
+		    0xc6130000u + i, 32, 1, {TF_IP(2, 10 + i % 4)}, {m1}};
 	t0 = fwd_d_now_ms(D);
 	for (unsigned i = 0; i < N; i += B)
 		assert_int_equal(fib_batch(i, r + i, B, NULL, 0)->applied, B);

@@ -66,7 +66,7 @@ chk_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		if ((dst >= HALF_B ? 'b' : 'a') != c->side)
 			__atomic_add_fetch(&c->wrong_port, 1, __ATOMIC_RELAXED);
 		else if (f[1] != (c->side == 'a' ? 0xaa : 0xbb) ||
-		    memcmp(f + 6, p->mac, 6) != 0)
+			 memcmp(f + 6, p->mac, 6) != 0)
 			__atomic_add_fetch(&c->wrong_mac, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_add_fetch(&c->ok, 1, __ATOMIC_RELAXED);
@@ -144,8 +144,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
 	char err[256];
-	int st = ipc_call_wait(cl, method, msg, 5000, ar, &rep, err,
-	    sizeof(err));
+	int st =
+	    ipc_call_wait(cl, method, msg, 5000, ar, &rep, err, sizeof(err));
 
 	if (st != IPC_OK)
 		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
@@ -153,8 +153,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 }
 
 static void
-add_if(Fwd__IfConfig *ic, Fwd__IfAddr *ia, Fwd__IfAddr **iap,
-    const char *name, uint32_t addr)
+add_if(Fwd__IfConfig *ic, Fwd__IfAddr *ia, Fwd__IfAddr **iap, const char *name,
+    uint32_t addr)
 {
 	fwd__if_config__init(ic);
 	ic->name = (char *)name;
@@ -209,20 +209,19 @@ setup(void **st)
 	b.interfaces = icp;
 	b.n_interfaces = 3;
 	b.replace_all = true;
-	assert_true(((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG,
-			 &b.base))
-			->ok);
+	assert_true(
+	    ((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG, &b.base))->ok);
 	/* gateways with static MACs: 02:aa:.. on a, 02:bb:.. on b */
 	now = fwd_d_now_ms(D);
 	for (unsigned i = 0; i < NGW; i++) {
 		uint8_t ma[6] = {0x02, 0xaa, 0, 0, 0, (uint8_t)i};
 		uint8_t mb[6] = {0x02, 0xbb, 0, 0, 0, (uint8_t)i};
 
-		assert_int_equal(fwd_arp_static_add(D->arp, 1,
-				     TF_IP(1, 10 + i), ma, now, D->out),
+		assert_int_equal(fwd_arp_static_add(D->arp, 1, TF_IP(1, 10 + i),
+				     ma, now, D->out),
 		    0);
-		assert_int_equal(fwd_arp_static_add(D->arp, 2,
-				     TF_IP(2, 10 + i), mb, now, D->out),
+		assert_int_equal(fwd_arp_static_add(D->arp, 2, TF_IP(2, 10 + i),
+				     mb, now, D->out),
 		    0);
 	}
 	return (0);
@@ -259,16 +258,16 @@ rand_route(Fwd__FibRoute *r, uint32_t *gw, uint32_t *ifx, bool cover)
 {
 	bool b = random() & 1;
 	unsigned len = cover ? 17 : 18 + (unsigned)(random() % 13);
-	uint32_t a = 0xc6130000u | (b ? 0x8000u : 0) |
-	    (uint32_t)(random() & 0x7fff);
+	uint32_t a =
+	    0xc6130000u | (b ? 0x8000u : 0) | (uint32_t)(random() & 0x7fff);
 	unsigned n = 1 + (unsigned)(random() % 4);
 
 	fwd__fib_route__init(r);
 	r->prefix = htonl(a & (0xffffffffu << (32 - len)));
 	r->len = len;
 	for (unsigned k = 0; k < n; k++) {
-		gw[k] = htonl(b ? TF_IP(2, 10 + random() % NGW) :
-				  TF_IP(1, 10 + random() % NGW));
+		gw[k] = htonl(b ? TF_IP(2, 10 + random() % NGW)
+				: TF_IP(1, 10 + random() % NGW));
 		/* by ifindex, or found by subnet */
 		ifx[k] = (random() & 1) ? D->ifs[b ? 2 : 1].ifindex : 0;
 	}
@@ -321,7 +320,8 @@ test_churn(void **st)
 		unsigned na = 0, nd = 0;
 
 		for (unsigned i = 0; i < BATCH; i++) {
-			bool del = nlive > 2048 || (nlive > 0 && random() % 3 == 0);
+			bool del =
+			    nlive > 2048 || (nlive > 0 && random() % 3 == 0);
 
 			if (del) {
 				unsigned k = (unsigned)random() % nlive;
@@ -350,13 +350,15 @@ test_churn(void **st)
 		b.seq = ++seq;
 		a = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
 		if (a->failed != 0)
-			fail_msg("%u routes failed, first %u of %u adds: "
-				 "len %u, %zu next hops; %u adjacencies pending",
+			fail_msg(
+			    "%u routes failed, first %u of %u adds: "
+			    "len %u, %zu next hops; %u adjacencies pending",
 			    a->failed, a->failed_index[0], na,
-			    a->failed_index[0] < na ?
-				r[a->failed_index[0]].len : 0,
-			    a->failed_index[0] < na ?
-				r[a->failed_index[0]].n_nh_addr : 0,
+			    a->failed_index[0] < na ? r[a->failed_index[0]].len
+						    : 0,
+			    a->failed_index[0] < na
+				? r[a->failed_index[0]].n_nh_addr
+				: 0,
 			    D->npend);
 		ops += na + nd;
 		lc_arena_reset(ar);
@@ -364,8 +366,8 @@ test_churn(void **st)
 		fwd_d_tick(D, fwd_d_now_ms(D));
 	}
 	for (unsigned i = 0; i < NFRAMES; i++) {
-		uint32_t dst = ntohl(fwd_ld32(frames[i] + FWD_ETH_HLEN +
-		    FWD_IP_DST));
+		uint32_t dst =
+		    ntohl(fwd_ld32(frames[i] + FWD_ETH_HLEN + FWD_IP_DST));
 
 		if (fwd_fib_lookup(D->fib, dst) == FWD_FIB_NH_NONE)
 			fail_msg("no route to %08x after the churn", dst);
@@ -376,10 +378,10 @@ test_churn(void **st)
 	ok = CP[1][0].ok + CP[2][0].ok + CP[1][1].ok + CP[2][1].ok;
 	for (int i = 1; i <= 2; i++)
 		for (int k = 0; k < 2; k++) {
-			wp += __atomic_load_n(&CP[i][k].wrong_port,
-			    __ATOMIC_RELAXED);
-			wm += __atomic_load_n(&CP[i][k].wrong_mac,
-			    __ATOMIC_RELAXED);
+			wp += __atomic_load_n(
+			    &CP[i][k].wrong_port, __ATOMIC_RELAXED);
+			wm += __atomic_load_n(
+			    &CP[i][k].wrong_mac, __ATOMIC_RELAXED);
 		}
 	fprintf(stderr,
 	    "churn: %lu route ops in %.2f s (%.0f/s) while forwarding "
@@ -388,8 +390,7 @@ test_churn(void **st)
 	    "adjacencies pending release %u\n",
 	    (unsigned long)ops, el, ops / el, (unsigned long)ok, ok / el,
 	    (unsigned long)wp, (unsigned long)wm, (unsigned long)s.rx,
-	    (unsigned long)D->st.punts,
-	    (unsigned long)s.reason[FWD_R_ADJ_DOWN],
+	    (unsigned long)D->st.punts, (unsigned long)s.reason[FWD_R_ADJ_DOWN],
 	    (unsigned long)s.reason[FWD_R_RESOLVE], D->npend);
 	assert_int_equal(wp, 0);
 	assert_int_equal(wm, 0);
@@ -430,9 +431,9 @@ test_idle_backoff(void **st)
 		ic.deleted = true;
 		b.interfaces = &icp;
 		b.n_interfaces = 1;
-		assert_true(((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG,
-				 &b.base))
-				->ok);
+		assert_true(
+		    ((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG, &b.base))
+			->ok);
 	}
 	usleep(20000);
 	s0 = __atomic_load_n(&w->sleeps, __ATOMIC_RELAXED);
@@ -486,13 +487,13 @@ test_iface_churn(void **st)
 		ic.enabled = (round & 1) != 0;
 		b.interfaces = &icp;
 		b.n_interfaces = 1;
-		assert_true(((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG,
-				 &b.base))
-				->ok);
+		assert_true(
+		    ((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG, &b.base))
+			->ok);
 		if (ic.enabled) /* static neighbours went with the port */
 			for (unsigned i = 0; i < NGW; i++) {
-				uint8_t mb[6] = {0x02, 0xbb, 0, 0, 0,
-				    (uint8_t)i};
+				uint8_t mb[6] = {
+				    0x02, 0xbb, 0, 0, 0, (uint8_t)i};
 
 				(void)fwd_arp_static_add(D->arp, 2,
 				    TF_IP(2, 10 + i), mb, fwd_d_now_ms(D),
@@ -506,12 +507,13 @@ test_iface_churn(void **st)
 	fwd_d_stats(D, &s, &full);
 	for (int i = 1; i <= 2; i++)
 		for (int k = 0; k < 2; k++)
-			wp += __atomic_load_n(&CP[i][k].wrong_port,
-				  __ATOMIC_RELAXED) +
-			    __atomic_load_n(&CP[i][k].wrong_mac,
-				__ATOMIC_RELAXED);
-	fprintf(stderr, "iface churn: 20 disable/enable rounds, adj_down %lu, "
-			"b forwarding again: %lu packets in 50 ms\n",
+			wp += __atomic_load_n(
+				  &CP[i][k].wrong_port, __ATOMIC_RELAXED) +
+			      __atomic_load_n(
+				  &CP[i][k].wrong_mac, __ATOMIC_RELAXED);
+	fprintf(stderr,
+	    "iface churn: 20 disable/enable rounds, adj_down %lu, "
+	    "b forwarding again: %lu packets in 50 ms\n",
 	    (unsigned long)s.reason[FWD_R_ADJ_DOWN],
 	    (unsigned long)(okb1 - okb0));
 	assert_int_equal(wp, 0);
