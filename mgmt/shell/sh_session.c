@@ -59,6 +59,13 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	opts.timeout_ms = timeout_ms;
 	/* The admin socket when we may write it; else read-only access. */
 	snprintf(path, sizeof(path), "%s/mgmt.sock", opts.rundir);
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		snprintf(err, errlen, "no tern-mgmt socket at %s (is the router "
+		    "running? start it with 'make run' or tern-rtrmgr; set "
+		    "--rundir or TERN_RUNDIR if it uses another directory)", path);
+		free(s);
+		return (NULL);
+	}
 	s->read_only = access(path, W_OK) != 0 && errno == EACCES;
 	if ((s->loop = lc_loop_new()) == NULL ||
 	    (s->arena = lc_arena_new(0)) == NULL ||
