@@ -7,11 +7,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-has() { grep -q -- "$2" <<<"$1"; }
+. "$root/tests/lib/check.sh"
 
 tmp=$(mktemp -d /tmp/tern-mgmt.XXXXXX)
 export TERN_RUNDIR=$tmp/run
@@ -158,5 +154,4 @@ check "and keeps what was committed before" has "$out" "198.18.128.0/17"
 check "no temp files left in the store" test -z "$(ls "$store" | grep -v '^commit\.[0-9]*$')"
 
 stop_mgmt
-echo "mgmt-shell: $pass passed, $fail failed"
-((fail == 0))
+check_summary mgmt-shell

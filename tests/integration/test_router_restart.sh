@@ -7,10 +7,7 @@
 # `restart rib` from ternsh loses nothing.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+. "$root/tests/lib/check.sh"
 
 if [[ $(id -u) -ne 0 ]]; then
 	echo "skip: needs root for network namespaces"
@@ -98,5 +95,4 @@ out=$(rsh "show processes")
 check "crashing component shown failed" grep -q "^crasher .*failed" <<<"$out"
 check "others still running" test "$(awk '$3 == "running"' <<<"$out" | wc -l)" -ge 3
 
-echo "router-restart: $pass passed, $fail failed"
-((fail == 0))
+check_summary router-restart

@@ -5,10 +5,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}/tern-rtrmgr
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+. "$root/tests/lib/check.sh"
 
 tmp=$(mktemp -d /tmp/rtm-adopt.XXXXXX)
 chmod 755 "$tmp"
@@ -131,5 +128,4 @@ check "SIGINT: orderly stop, exit 0 (got $rc)" test "$rc" = 0
 if ((fail > 0)); then
 	echo "--- rtrmgr log:"; cat "$tmp/rtrmgr.log"
 fi
-echo "$pass passed, $fail failed"
-((fail == 0))
+check_summary rtrmgr-adopt

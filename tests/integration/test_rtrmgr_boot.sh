@@ -6,10 +6,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}/tern-rtrmgr
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+. "$root/tests/lib/check.sh"
 
 tmp=$(mktemp -d /tmp/rtm-boot.XXXXXX)
 chmod 755 "$tmp"
@@ -108,5 +105,4 @@ rc=$?
 rtm=
 check "crash loop: SIGTERM exits 0 (got $rc)" test $rc = 0
 
-echo "$pass passed, $fail failed"
-((fail == 0))
+check_summary rtrmgr-boot

@@ -7,10 +7,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bindir=${TERN_BIN:-$root/build/bin}
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+. "$root/tests/lib/check.sh"
 
 if "$bindir/tern-mgmt" --help | grep -q "skeleton only"; then
 	echo "skip: tern-mgmt is still a skeleton"
@@ -89,5 +86,4 @@ check "SIGTERM: rtrmgr exits 0 (got $rc)" test $rc = 0
 check "SIGTERM: mgmt gone" bash -c "! kill -0 $p2 2>/dev/null || grep -q ') Z ' /proc/$p2/stat"
 
 ((fail > 0)) && cat "$tmp/log"
-echo "$pass passed, $fail failed"
-((fail == 0))
+check_summary rtrmgr-real

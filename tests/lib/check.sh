@@ -1,0 +1,11 @@
+# tests/lib/check.sh: the assertions of tern's shell integration tests.
+#   check "what" CMD...   runs CMD: ok or FAIL with what
+#   has "$text" REGEX     grep -q REGEX in text (for check)
+#   check_summary NAME    prints "NAME: N passed, N failed"; returns 1 on failure
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+nok() { fail=$((fail + 1)); echo "FAIL $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+has() { grep -q -- "$2" <<<"$1"; }
+check_summary() { echo "$1: $pass passed, $fail failed"; ((fail == 0)); }
