@@ -455,7 +455,8 @@ cmp_double(const void *a, const void *b)
 
 struct ours {
 	double routes_per_s, rib_bpr, fwd_bpr, p50_ms, p99_ms;
-	double t_sent_ms, t_acked_ms, t_done_ms, rib_cpu_ms, own_cpu_ms;	/* client sent, rib acked
+	double t_sent_ms, t_acked_ms, t_done_ms, rib_cpu_ms, own_cpu_ms;
+	double query_ms;	/* one QUERY page of 100 in the middle */	/* client sent, rib acked
 						   all batches, fwd holds all */
 };
 
@@ -556,6 +557,20 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		fprintf(stderr, "%u batches refused, %llu FIB adds failed\n",
 		    rejected, (unsigned long long)fw.failed);
 		goto out;
+	}
+	/* a `show route` page over the whole table (a sorted walk) */
+	{
+		Rib__Query q = RIB__QUERY__INIT;
+		ProtobufCMessage *rep = NULL;
+		char err[128];
+		uint64_t q0 = lc_time_mono_ns();
+
+		q.limit = 100;
+		q.offset = (uint32_t)(n / 2);
+		if (ipc_call_wait(c, RIB__METHOD__QUERY, &q.base, 30000, par,
+		    &rep, err, sizeof(err)) == IPC_OK)
+			o->query_ms = (lc_time_mono_ns() - q0) / 1e6;
+		lc_arena_reset(par);
 	}
 	/* one route changed with n present */
 	for (unsigned i = 0; i < changes; i++) {
@@ -918,9 +933,10 @@ main(int argc, char **argv)
 			nb++;
 		printf("       (client sent all at %.0f ms, rib accepted all at "
 		    "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
-		    "bench process %.0f ms)\n", o[r].t_sent_ms,
+		    "bench process %.0f ms; a show-route page of 100 at offset "
+		    "n/2: %.0f ms)\n", o[r].t_sent_ms,
 		    o[r].t_acked_ms, o[r].t_done_ms, o[r].rib_cpu_ms,
-		    o[r].own_cpu_ms);
+		    o[r].own_cpu_ms, o[r].query_ms);
 		fflush(stdout);
 	}
 	sfx = n == TT_PFX_FULL ? (real_fwd ? "1M" : "1M_inproc_fwd") :

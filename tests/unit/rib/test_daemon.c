@@ -884,6 +884,21 @@ test_grace(void **state)
 	ipc_client_free(mgmt);
 }
 
+struct walkrec {
+	unsigned	off, lim, seen, n;
+	struct lc_prefix4 r[100];
+};
+
+static int
+walk_rec(void *arg, const struct rib_route_info *ri)
+{
+	struct walkrec *w = arg;
+
+	if (w->seen++ >= w->off && w->n < w->lim)
+		w->r[w->n++] = ri->pfx;
+	return (0);
+}
+
 static void
 test_fwd_restart(void **state)
 {
@@ -910,6 +925,39 @@ test_fwd_restart(void **state)
 	assert_fib_matches(rd);
 	n = ff.n;
 	assert_int_equal(n, 3004);
+
+	/* paging a big walk matches the core's sorted walk, page by page */
+	{
+		struct ipc_client *ro = rib_client("ternsh", true);
+		static const uint32_t offs[] = { 0, 1, 1500, 2950, 3001, 3100 };
+
+		for (unsigned t = 0; t < 6; t++) {
+			Rib__Query q = RIB__QUERY__INIT;
+			Rib__QueryReply *qr;
+			struct walkrec w;
+			struct rib_query rq = { .match = RIB_MATCH_ALL,
+			    .sorted = true };
+
+			memset(&w, 0, sizeof(w));
+			w.off = offs[t];
+			w.lim = 100;
+			q.limit = 100;
+			q.offset = offs[t];
+			qr = query(ro, &q);
+			assert_int_equal(qr->total, 3005);
+			assert_int_equal(rib_route_walk(rib_d_rib(rd), &rq,
+			    walk_rec, &w, NULL), 3005);
+			assert_int_equal(qr->n_routes, w.n);
+			assert_int_equal(qr->more, offs[t] + w.n < 3005);
+			for (unsigned i = 0; i < w.n; i++) {
+				assert_int_equal(qr->routes[i]->route->prefix,
+				    w.r[i].addr.s_addr);
+				assert_int_equal(qr->routes[i]->route->len,
+				    w.r[i].len);
+			}
+		}
+		ipc_client_free(ro);
+	}
 
 	/* fwd dies and comes back empty with another generation */
 	ipc_server_free(ff.srv);
