@@ -51,6 +51,8 @@ static const char *ribopt[4];	/* --rib-opt=X: extra tern-rib options */
 static bool real_fwd;		/* the tern-fwd daemon, not the in-process FIB */
 static char fwdbin[PATH_MAX], fwdns[64];
 static pid_t fwd_pid;
+static volatile pid_t rib_pid, bird_pid;	/* for the signal cleanup */
+static char basedir[PATH_MAX];
 static struct ipc_client *ribc, *fwdc;
 static struct lc_arena *par;	/* replies of polls */
 static unsigned nribopt;
@@ -489,7 +491,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	long frss0 = 0;
 
 	if ((real_fwd ? real_fwd_start() : fw_start()) != 0 ||
-	    (pid = rib_spawn()) < 0) {
+	    (rib_pid = pid = rib_spawn()) < 0) {
 		fprintf(stderr, "cannot start the fwd peer or tern-rib\n");
 		if (real_fwd)
 			real_fwd_stop();
@@ -785,6 +787,7 @@ run_bird(size_t n, double *table_bpr)
 			bpid = 0;
 		fclose(f);
 	}
+	bird_pid = bpid;
 	if (bpid > 0) {
 		kill(bpid, SIGTERM);
 		for (int i = 0; i < 500 && kill(bpid, 0) == 0; i++)
@@ -795,6 +798,30 @@ run_bird(size_t n, double *table_bpr)
 }
 
 /* ---- main ---- */
+
+/* SIGINT/SIGTERM (a runner's timeout): leave no process, namespace or
+ * file behind. */
+static void
+on_signal(int sig)
+{
+	char cmd[PATH_MAX + 256];
+	int pid = (int)getpid();
+
+	(void)sig;
+	if (rib_pid > 0)
+		kill(rib_pid, SIGKILL);
+	if (fwd_pid > 0)
+		kill(fwd_pid, SIGKILL);
+	if (bird_pid > 0)
+		kill(bird_pid, SIGKILL);
+	snprintf(cmd, sizeof(cmd), "ip netns del ternbfwd%d 2>/dev/null; "
+	    "ip netns del ternbench%d 2>/dev/null; kill $(cat %s/bird.conf.pid) "
+	    "2>/dev/null; ip netns del ternbird%d 2>/dev/null; rm -rf '%s'",
+	    pid, pid, basedir, pid, basedir);
+	if (system(cmd) != 0)
+		_exit(3);
+	_exit(3);
+}
 
 static double
 median(double *v, unsigned n, double *mn, double *mx)
@@ -876,6 +903,10 @@ main(int argc, char **argv)
 	    (size_t)(slash ? slash + 1 - ribbin : 0), "tern-rib");
 	if (access(ribbin, X_OK) != 0) {
 		fprintf(stderr, "no %s: build it first (make)\n", ribbin);
+		if (quick) {
+			printf("bench-routes: skipped (no tern-rib built)\n");
+			return (0);
+		}
 		return (2);
 	}
 	snprintf(fwdbin, sizeof(fwdbin), "%.*s/tern-fwd",
@@ -888,6 +919,9 @@ main(int argc, char **argv)
 		return (2);
 	}
 	snprintf(base, sizeof(base), "/tmp/tern-bench-routes.%d", (int)getpid());
+	snprintf(basedir, sizeof(basedir), "%s", base);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	(void)mkdir(base, 0755);
 	snprintf(rundir, sizeof(rundir), "%s/run", base);
 	snprintf(batchfile, sizeof(batchfile), "%s/routes.ip", base);
