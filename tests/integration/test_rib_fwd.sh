@@ -26,8 +26,8 @@ run=$tmp/run
 ns=tern-ribfwd$$
 fwd= rib=
 cleanup() {
-	[[ -n $rib ]] && kill -9 "$rib" 2>/dev/null
-	[[ -n $fwd ]] && kill -9 "$fwd" 2>/dev/null
+	[[ -n $rib ]] && kill -9 "$rib" 2>/dev/null && wait "$rib" 2>/dev/null
+	[[ -n $fwd ]] && kill -9 "$fwd" 2>/dev/null && wait "$fwd" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -224,6 +224,7 @@ check "swept after the grace: fwd back to $base routes" wait_for 5 fib_has "$bas
 kill -TERM "$rib"; wait "$rib"; rc=$?; rib=
 check "tern-rib SIGTERM: exit 0 (got $rc)" test $rc = 0
 check "no error in rib's log" bash -c "! grep -q ': err' '$tmp/rib.log'"
+kill -TERM "$fwd"; wait "$fwd" 2>/dev/null; fwd=
 ((fail > 0)) && tail -40 "$tmp/rib.log" "$tmp/fwd.log"
 echo "$pass passed, $fail failed"
 ((fail == 0))
