@@ -1,0 +1,107 @@
+/* tests/fuzz/fuzz_shell.c: libFuzzer harness for shell lines: ternsh's pipe parser, then tern-mgmt's command interpreter in both modes. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libcommon/lc_buf.h"
+#include "libcommon/lc_log.h"
+#include "libcommon/lc_loop.h"
+#include "mgmt/mgmt.h"
+#include "mgmt/shell/sh.h"
+
+static struct mgmt *m;
+static struct mgmt_session *s;
+static char store[] = "/tmp/tern-fuzz-shell.XXXXXX";
+
+static void
+remove_store(void)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", store);
+	if (system(cmd) != 0)
+		fprintf(stderr, "fuzz_shell: could not remove %s\n", store);
+}
+
+static void
+later(void *arg, struct mgmt *mm, struct mgmt_session *ss, int code,
+    const char *text, const char *err)
+{
+	*(int *)arg = 1;
+}
+
+static void
+setup(void)
+{
+	struct mgmt_opts o = { 0 };
+
+	if (mkdtemp(store) == NULL)
+		abort();
+	atexit(remove_store);
+	lc_log_init("fuzz_shell", LC_LOG_ERR, LC_LOG_STDERR);
+	o.store_dir = store;
+	o.no_server = true;
+	m = mgmt_new(lc_loop_new(), &o);
+	if (m == NULL)
+		abort();
+	s = mgmt_session_open(m, "fuzz", false);
+}
+
+/* Commands that touch files outside the store are not fuzzed here. */
+static int
+skip(const char *cmd)
+{
+	return (strstr(cmd, "save") != NULL || strstr(cmd, "load") != NULL);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text, *line, *next;
+
+	if (m == NULL)
+		setup();
+	if ((text = malloc(size + 1)) == NULL)
+		return (0);
+	memcpy(text, data, size);
+	text[size] = '\0';
+	for (line = text; line != NULL; line = next) {
+		struct sh_pipeline p;
+		struct lc_buf out;
+		char err[512];
+		int done = 0, code;
+
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (sh_pipeline_parse(line, &p, err, sizeof(err)) != 0) {
+			if (err[0] == '\0')
+				abort();	/* every refusal says why */
+			continue;
+		}
+		if (skip(p.command)) {
+			sh_pipeline_fini(&p);
+			continue;
+		}
+		lc_buf_init(&out);
+		code = mgmt_cmd_exec(m, s, p.command, p.json, &out, err,
+		    sizeof(err), later, &done);
+		if (code == MGMT_PENDING && !done)
+			abort();	/* no component: answers at once */
+		if (code != MGMT_OK && code != MGMT_PENDING && err[0] == '\0')
+			abort();	/* every error says why */
+		if (out.len > 0) {
+			FILE *f = fopen("/dev/null", "w");
+
+			if (f != NULL) {
+				sh_pipeline_output(&p, (char *)lc_buf_head(&out), f);
+				fclose(f);
+			}
+		}
+		lc_buf_fini(&out);
+		sh_pipeline_fini(&p);
+	}
+	free(text);
+	return (0);
+}
