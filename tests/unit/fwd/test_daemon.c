@@ -826,6 +826,130 @@ test_neighbours_drops(void **st)
 	}
 }
 
+static int
+count_cb(uint32_t pfx, unsigned len, unsigned nh, void *arg)
+{
+	uint32_t *cnt = arg;
+
+	(void)pfx;
+	(void)len;
+	if (nh < D->adj->size)
+		cnt[nh]++;
+	return (0);
+}
+
+/* Every record's route count equals the FIB routes pointing at it. */
+static void
+check_refcounts(void)
+{
+	uint32_t *cnt = calloc(D->adj->size, sizeof(*cnt));
+
+	(void)fwd_fib_walk(D->fib, count_cb, cnt);
+	for (unsigned i = 0; i < D->adj->size; i++) {
+		const struct fwd_rec *r = &D->rec[i];
+
+		if (r->kind == FWD_REC_NONE)
+			continue;
+		if (r->routes != cnt[i])
+			fail_msg("adjacency %u (kind %u): %u routes counted, "
+				 "%u in the FIB",
+			    i, r->kind, r->routes, cnt[i]);
+		if (!r->dying)
+			assert_true(r->routes + r->hold > 0);
+	}
+	free(cnt);
+}
+
+/* Random batches (some routes invalid, interfaces coming and going): the
+ * counts stay exact, and with every route gone every next hop is freed. */
+static void
+test_refcount_random(void **st)
+{
+	static const struct ifspec with2[] = {
+	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	    {.name = "m1", .enabled = true, .addr = {"198.18.2.1/24"}},
+	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}}};
+	struct rt add[32], del[32];
+	uint32_t live[512][2];
+	unsigned nlive = 0;
+
+	(void)st;
+	config_two();
+	srandom(7);
+	for (int round = 0; round < 300; round++) {
+		unsigned na = 0, nd = 0;
+
+		for (unsigned i = 0; i < 32; i++) {
+			if (nlive > 0 && random() % 3 == 0) {
+				unsigned k = (unsigned)random() % nlive;
+
+				del[nd++] = (struct rt){
+				    .pfx = live[k][0], .len = live[k][1]};
+				live[k][0] = live[nlive - 1][0];
+				live[k][1] = live[--nlive][1];
+				continue;
+			}
+			{
+				unsigned len = 16 + (unsigned)(random() % 17);
+				uint32_t a =
+				    0xc6130000u | (uint32_t)(random() & 0xffff);
+				struct rt *r = &add[na++];
+
+				r->pfx = a & (0xffffffffu << (32 - len));
+				r->len = len;
+				r->n = (unsigned)(random() % 4);
+				for (unsigned k = 0; k < r->n; k++) {
+					unsigned side =
+					    1 + (unsigned)(random() % 3);
+
+					r->gw[k] = random() % 5 == 0
+						       ? 0
+						       : TF_IP(side,
+							     10 + random() % 6);
+					r->ifx[k] =
+					    random() % 2
+						? FWD_D_MEM_IFINDEX + side - 1
+						: 0;
+				}
+				if (random() % 10 == 0)
+					r->pfx |= 1; /* host bits: fails */
+				if (nlive < 512)
+					live[nlive][0] = r->pfx,
+					live[nlive++][1] = len;
+			}
+		}
+		(void)fib_batch((uint64_t)round, add, na, del, nd);
+		if (round % 50 == 25)
+			assert_true(if_config(with2, 3, true, false)->ok);
+		if (round % 50 == 49)
+			assert_true(if_config(two, 2, true, false)->ok);
+		if (round % 100 == 60) {
+			resync(FWD__METHOD__RESYNC_BEGIN, 1);
+			resync(FWD__METHOD__RESYNC_END, 2);
+			nlive = 0; /* all swept */
+		}
+		if (round % 7 == 0)
+			fwd_d_tick(D, fwd_d_now_ms(D));
+		check_refcounts();
+	}
+	/* delete everything rib-like that is left */
+	resync(FWD__METHOD__RESYNC_BEGIN, 3);
+	resync(FWD__METHOD__RESYNC_END, 4);
+	fwd_d_tick(D, fwd_d_now_ms(D));
+	check_refcounts();
+	for (unsigned i = 0; i < D->adj->size; i++) {
+		const struct fwd_rec *r = &D->rec[i];
+
+		if (r->kind == FWD_REC_NONE || r->kind == FWD_REC_DROP)
+			continue;
+		/* only the interfaces' own glean adjacencies are left */
+		if (r->kind != FWD_REC_NH || r->gw != 0 || r->hold != 1)
+			fail_msg("adjacency %u left: kind %u gw %08x hold %u "
+				 "routes %u",
+			    i, r->kind, r->gw, r->hold, r->routes);
+	}
+}
+
 /* The read-only socket answers queries and refuses changes. */
 static void
 test_read_only(void **st)
@@ -1043,6 +1167,8 @@ main(void)
 		test_route_before_interface, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_bulk, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_refcount_random, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
