@@ -915,6 +915,9 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 	if (fwd_workers_publish(d) != 0)
 		lc_log_warnx(
 		    "%s: a worker did not drop the port in 1 s", f->name);
+	/* what the workers punted from it is handled while it still exists
+	 * (its port id may be another interface's by the next drain) */
+	(void)fwd_d_drain(d);
 	d->ctl_ports[id] = NULL;
 	/* addresses and their connected routes */
 	f->naddr = 0;
