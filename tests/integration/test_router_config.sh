@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tests/integration/test_router_config.sh: configuration through the whole
+# router (rtrmgr, mgmt, rib, fwd in namespaces): a committed static route
+# reaches rib and fwd and carries traffic; a commit that fwd refuses rolls
+# back and changes nothing anywhere; commit confirmed that is not confirmed
+# really takes the route out of rib and fwd again; rollback 1 brings it back.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/check.sh"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "skip: needs root for network namespaces"
+	check_summary router-config
+	exit 0
+fi
+. "$root/tests/lib/netns.sh"
+. "$root/tests/lib/router.sh"
+netns_init "rc$$"
+tmp=$(mktemp -d /tmp/tern-rc.XXXXXX)
+chmod 755 "$tmp"
+router_init "$tmp/run" "$tmp/state" "${TERN_BIN:-$root/build/bin}"
+cleanup() { router_stop; netns_cleanup; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+netns_topo_create || { echo "topology failed"; exit 1; }
+# a "minute" of commit confirmed lasts 1 s here
+export TERN_MGMT_MINUTE_MS=1000
+router_start || { echo "router did not start"; cat "$tmp/state/rtrmgr.out"; exit 1; }
+check "mgmt, rib and fwd running" router_wait_running 30
+
+# an address behind the server, reached through a static route
+nsx "$NS_SERVER" ip addr add 198.19.77.1/32 dev "$NETNS_HOST_IF"
+reach77() { nsx "$NS_CLIENT" ping -c 1 -W 1 198.19.77.1 >/dev/null 2>&1; }
+wait_until() { local end=$((SECONDS + $1)); shift; until "$@"; do ((SECONDS < end)) || return 1; sleep 0.1; done; }
+in_fib() { rsh "show fib $1" 2>/dev/null | grep -q "^$1 "; }
+not_in_fib() { ! in_fib "$1"; }
+
+check "boot route 198.19.0.0/16 in the FIB" wait_until 10 in_fib 198.19.0.0/16
+check "traffic follows it" wait_until 10 reach77
+
+# 1. a new route committed reaches rib and fwd
+out=$(rsh configure "set protocols static route 198.19.77.0/24 next-hop $NETNS_SERVER_IP" commit exit 2>&1)
+check "commit of a new route" grep -q "commit complete" <<<"$out"
+check "the route is in rib" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show route 198.19.77.0/24' | grep -q best"
+check "the route is in fwd" wait_until 5 in_fib 198.19.77.0/24
+
+# 2. fwd refuses an interface on a device it does not have
+fib_before=$(rsh "show fib")
+conf_before=$(rsh "show configuration")
+out=$(rsh configure "set interfaces ghost device nosuchdev0" "set interfaces ghost address 198.18.99.1/24" commit 2>&1); rc=$?
+check "commit refused by fwd fails" test $rc -ne 0
+check "the error names fwd and the device" grep -q "tern-fwd.*nosuchdev0" <<<"$out"
+check "running config unchanged" test "$(rsh 'show configuration')" = "$conf_before"
+check "FIB unchanged" test "$(rsh 'show fib')" = "$fib_before"
+check "interfaces in fwd unchanged" sh -c "! TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -q nosuchdev0"
+
+# 3. commit confirmed, not confirmed: the deletion is undone in rib and fwd
+# (traffic keeps flowing meanwhile through the covering /16)
+out=$(rsh configure "delete protocols static route 198.19.77.0/24" "commit confirmed 2" exit 2>&1)
+check "commit confirmed accepted" grep -q "rolled back in 2 minutes" <<<"$out"
+check "route gone from fwd while pending" wait_until 5 not_in_fib 198.19.77.0/24
+check "after expiry the route is back in fwd" wait_until 10 in_fib 198.19.77.0/24
+check "and back in rib" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show route 198.19.77.0/24' | grep -q best"
+check "and carries traffic" wait_until 10 reach77
+
+# 4. rollback 1 in a candidate, committed
+n_before=$(rsh "show system commit" | awk '{ print $1 }')
+out=$(rsh configure "delete protocols static route 198.19.77.0/24" commit exit 2>&1)
+check "route deleted" wait_until 5 not_in_fib 198.19.77.0/24
+out=$(rsh configure "rollback 1" commit exit 2>&1)
+check "rollback 1 committed" grep -q "commit complete" <<<"$out"
+check "route back in fwd after rollback" wait_until 5 in_fib 198.19.77.0/24
+check "history grew by 2 commits" test "$(rsh 'show system commit' | awk '{ print $1 }')" -eq $((n_before + 2))
+
+check_summary router-config
