@@ -217,18 +217,22 @@ grace_stop(struct rib_d *d, unsigned id)
 /*
  * The source id of a batch or resync: STATIC and names of existing sources
  * are found, KERNEL and PROTOCOL names register on first use (*created).
- * -EPERM for CONNECTED (those routes come from fwd), -ENOENT unknown.
+ * -EPERM for CONNECTED (those routes come from fwd), -ENOENT unknown,
+ * -EINVAL bad name or distance. Changes nothing else (see src_update).
  */
 static int
 src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
     uint32_t grace_ms, bool *created, struct rib_err *err)
 {
-	struct rib_source_info si;
 	int id, rv;
 
 	*created = false;
 	if (name == NULL)
 		name = "";
+	if (distance > 255) {
+		err_set(err, -EINVAL, -1, "distance %u is over 255", distance);
+		return (-EINVAL);
+	}
 	switch (source) {
 	case RIB__SOURCE__CONNECTED:
 		err_set(err, -EPERM, -1, "connected routes come from tern-fwd's "
@@ -280,21 +284,24 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 		err_set(err, -ENOENT, -1, "unknown source %d", source);
 		return (-ENOENT);
 	}
-	if (distance > 255) {
-		err_set(err, -EINVAL, -1, "distance %u is over 255", distance);
-		return (-EINVAL);
-	}
-	if ((distance != 0 || grace_ms != 0) &&
-	    rib_source_info(d->rib, (unsigned)id, &si) == 0 &&
-	    ((distance != 0 && distance != si.distance) ||
-	    (grace_ms != 0 && grace_ms != si.grace_ms))) {
-		rv = rib_source_set(d->rib, (unsigned)id,
-		    distance ? (int)distance : -1,
-		    grace_ms ? grace_ms : si.grace_ms, err);
-		if (rv != 0)
-			return (rv);
-	}
 	return (id);
+}
+
+/* The distance and grace a batch or resync asks for (0: keep), once it is
+ * accepted (checked in src_resolve). */
+static void
+src_update(struct rib_d *d, unsigned id, uint32_t distance, uint32_t grace_ms)
+{
+	struct rib_source_info si;
+	struct rib_err err;
+
+	if ((distance != 0 || grace_ms != 0) &&
+	    rib_source_info(d->rib, id, &si) == 0 &&
+	    ((distance != 0 && distance != si.distance) ||
+	    (grace_ms != 0 && grace_ms != si.grace_ms)) &&
+	    rib_source_set(d->rib, id, distance ? (int)distance : -1,
+	    grace_ms ? grace_ms : si.grace_ms, &err) != 0)
+		lc_log_warnx("source %u: %s", id, err.msg);
 }
 
 /* A protocol source's connection: it owns the source from now on. */
@@ -505,6 +512,7 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		}
 	}
 	free(isnamed);
+	src_update(d, (unsigned)id, b->distance, b->grace_ms);
 	d->src[id].seq = b->seq;
 	src_owned(d, (unsigned)id, req);
 	reply_ack(req, b->seq, n, NULL, n, 0);
@@ -543,6 +551,7 @@ h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d,
 		reply_ack(req, r->seq, 0, &err, 0, 0);
 		return;
 	}
+	src_update(d, (unsigned)id, r->distance, r->grace_ms);
 	src_owned(d, (unsigned)id, req);
 	d->src[id].seq = r->seq;
 	if (id == RIB_SRC_STATIC)

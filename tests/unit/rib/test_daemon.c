@@ -796,6 +796,53 @@ test_bad_batches(void **state)
 		    RIB_BATCH_MAX + 1);
 		assert_int_equal(a->errors[0]->code, -E2BIG);
 	}
+	/* a refused batch that asks for another distance and grace leaves the
+	 * source as it was */
+	{
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		ProtobufCMessage *rep = NULL;
+		char err[256];
+
+		r[0] = cases[0].bad;
+		b.source = RIB__SOURCE__PROTOCOL;
+		b.source_name = (char *)"bgp";
+		b.distance = 50;
+		b.grace_ms = 777;
+		b.add = r;
+		b.n_add = 1;
+		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
+		    &b.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+		assert_int_equal(((Rib__RouteBatchAck *)rep)->rejected, 1);
+		assert_int_equal(rib_source_info(rib_d_rib(rd), 3, &si), 0);
+		assert_int_equal(si.distance, RIB_DISTANCE_PROTO);
+		assert_int_not_equal(si.grace_ms, 777);
+		b.distance = 256;
+		r[0] = mkroute("198.18.71.0/24", "198.18.2.7", 0, NULL, NULL);
+		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
+		    &b.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+		assert_int_equal(((Rib__RouteBatchAck *)rep)->errors[0]->code,
+		    -EINVAL);
+		/* an accepted one (deleting an absent route) sets them */
+		{
+			Lifecycle__Prefix dp = LIFECYCLE__PREFIX__INIT, *dpp = &dp;
+
+			dp.prefix = ip("198.18.99.0");
+			dp.len = 24;
+			b.distance = 20;
+			b.n_add = 0;
+			b.del = &dpp;
+			b.n_del = 1;
+			assert_int_equal(ipc_call_wait(bgp,
+			    RIB__METHOD__ROUTE_BATCH, &b.base, 5000, arena,
+			    &rep, err, sizeof(err)), IPC_OK);
+			assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted,
+			    1);
+			assert_int_equal(rib_source_info(rib_d_rib(rd), 3, &si),
+			    0);
+			assert_int_equal(si.distance, 20);
+			assert_int_equal(si.grace_ms, 777);
+		}
+	}
 	run_for(30);
 	rib_mem_stats(rib_d_rib(rd), &m1);
 	assert_int_equal(m1.routes, m0.routes);
