@@ -43,7 +43,8 @@
  *   FIB (a dummy interface carrying the /16).
  */
 
-#define CHUNK	65536
+#define CHUNK_MAX	65536
+static size_t CHUNK = CHUNK_MAX;	/* routes per RouteBatch (--chunk=N) */
 
 static struct ev_loop *loop;
 static char rundir[PATH_MAX], ribbin[PATH_MAX];
@@ -484,9 +485,9 @@ static int
 run_ours(size_t n, unsigned changes, struct ours *o)
 {
 	struct ipc_opts io = { .rundir = rundir, .component = "bench" };
-	Rib__Route *rt = calloc(CHUNK, sizeof(*rt)), **rp =
-	    calloc(CHUNK, sizeof(*rp));
-	uint32_t *nha = calloc(CHUNK, sizeof(uint32_t));
+	Rib__Route *rt = calloc(CHUNK_MAX, sizeof(*rt)), **rp =
+	    calloc(CHUNK_MAX, sizeof(*rp));
+	uint32_t *nha = calloc(CHUNK_MAX, sizeof(uint32_t));
 	uint32_t nh0 = 0;
 	struct ipc_client *c;
 	long rss0, rss1;
@@ -883,6 +884,10 @@ main(int argc, char **argv)
 			no_peer = true;
 		else if (strncmp(argv[i], "--routes=", 9) == 0)
 			n = strtoul(argv[i] + 9, NULL, 10);
+		else if (strncmp(argv[i], "--chunk=", 8) == 0 &&
+		    (CHUNK = strtoul(argv[i] + 8, NULL, 10)) >= 1 &&
+		    CHUNK <= CHUNK_MAX)
+			;
 		else if (strcmp(argv[i], "--show-slow") == 0)
 			show_slow = true;
 		else if (strcmp(argv[i], "--fwd=inproc") == 0)
@@ -896,7 +901,7 @@ main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: %s [--quick] [--no-peer] "
 			    "[--routes=N] [--rounds=N] [--fwd=real|inproc] "
-			    "[--rib-opt=OPT]... [--show-slow]\n", argv[0]);
+			    "[--rib-opt=OPT]... [--show-slow] [--chunk=N]\n", argv[0]);
 			return (2);
 		}
 	}
