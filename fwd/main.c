@@ -10,7 +10,10 @@
 #include "libcommon/lc_loop.h"
 #include "fwd_d.h"
 
+static const char *const value_opts[] = { "--workers", "--max-nh",
+    "--spin-us", NULL };
 static const struct lc_daemon_info info = {
+    .value_opts = value_opts,
     .name = "tern-fwd",
     .summary = "The tern forwarding plane: ports, FIB, ARP, ICMP and the "
 	       "packet fast path.",
