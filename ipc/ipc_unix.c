@@ -91,10 +91,14 @@ unix_read(int fd, void *buf, size_t len)
 	return (n >= 0 ? n : -errno);
 }
 
+/* sendmsg with MSG_NOSIGNAL, so a peer that went away is an EPIPE for the
+ * caller to see, never a SIGPIPE that kills a process that did not ignore it. */
 static ssize_t
 unix_writev(int fd, const struct iovec *iov, int cnt)
 {
-	ssize_t n = writev(fd, iov, cnt);
+	struct msghdr mh = { .msg_iov = (struct iovec *)iov,
+	    .msg_iovlen = (size_t)cnt };
+	ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 
 	return (n >= 0 ? n : -errno);
 }
