@@ -25,7 +25,39 @@ static const char *const comp_name[C__COUNT] = { "tern-fwd", "tern-rib",
 struct enc {
 	void	**ptrs;
 	size_t	  n, cap;
+	/* tern interface name -> Linux device, for static routes via an
+	 * interface (rib and fwd know devices) */
+	const struct mgmt_conf *conf;
 };
+
+struct dev_find {
+	const char	*name;
+	char		*device;	/* MGMT_NAME_MAX */
+};
+
+static int
+dev_find_cb(const struct mgmt_node *n, void *arg)
+{
+	struct dev_find *f = arg;
+	struct mgmt_iface_conf c;
+
+	if (mgmt_conf_iface_get(n, &c) != 0 || strcmp(c.name, f->name) != 0)
+		return (0);
+	snprintf(f->device, MGMT_NAME_MAX, "%s", c.device);
+	return (1);
+}
+
+/* The device of tern interface name in conf; the name itself if unknown
+ * (validation refuses such routes, so that only happens mid-rollback). */
+static void
+iface_device(const struct mgmt_conf *conf, const char *name, char *device)
+{
+	struct dev_find f = { name, device };
+
+	snprintf(device, MGMT_NAME_MAX, "%s", name);
+	if (conf != NULL)
+		mgmt_conf_foreach(conf, MGMT_S_IFACE, dev_find_cb, &f);
+}
 
 static void *
 enc_alloc(struct enc *e, size_t size)
@@ -118,7 +150,8 @@ enc_route(struct enc *e, const struct mgmt_node *n)
 	for (unsigned i = 0; i < nn; i++) {
 		r->nh_addr[i] = i < c.nnh ? c.nh[i].s_addr : 0;
 		r->nh_ifname[i] = enc_alloc(e, MGMT_NAME_MAX);
-		snprintf(r->nh_ifname[i], MGMT_NAME_MAX, "%s", c.ifname);
+		if (c.ifname[0] != '\0')
+			iface_device(e->conf, c.ifname, r->nh_ifname[i]);
 	}
 	return (r);
 }
@@ -268,7 +301,7 @@ static unsigned
 txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
     const struct mgmt_conf *new, bool dry)
 {
-	struct enc e = { 0 };
+	struct enc e = { .conf = new };
 	Fwd__IfConfigBatch fb;
 	Rib__RouteBatch rb;
 	unsigned sent = 0;
@@ -436,7 +469,12 @@ resync_route(const struct mgmt_node *n, void *arg)
 		    &r->b.base, resync_reply, (void *)"static routes",
 		    PUSH_TIMEOUT_MS) != 0)
 			return (-ENOBUFS);
-		enc_free(&r->e);
+		{
+			const struct mgmt_conf *conf = r->e.conf;
+
+			enc_free(&r->e);
+			r->e.conf = conf;
+		}
 		r->b.add = enc_alloc(&r->e, sizeof(*r->b.add) * PUSH_CHUNK);
 		r->b.n_add = 0;
 		r->n += PUSH_CHUNK;
@@ -455,6 +493,7 @@ rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	Rib__Resync rs = RIB__RESYNC__INIT;
 	int rv;
 
+	r.e.conf = m->running;
 	rs.source = RIB__SOURCE__STATIC;
 	rs.source_name = (char *)"static";
 	rs.seq = ++comps[C_RIB].seq;

@@ -29,6 +29,7 @@ struct fake {
 	unsigned		 resync_begin, resync_end;
 	bool			 reject;	/* refuse the next part */
 	uint32_t		 last_nh;
+	char			 last_ifname[32];
 };
 
 static struct fake ffwd, frib;
@@ -70,6 +71,10 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	frib.rt_del += b->n_del;
 	if (b->n_add > 0 && b->add[0]->n_nh_addr > 0)
 		frib.last_nh = b->add[0]->nh_addr[0];
+	for (size_t i = 0; i < b->n_add; i++)
+		if (b->add[i]->n_nh_ifname > 0 && b->add[i]->nh_ifname[0][0])
+			snprintf(frib.last_ifname, sizeof(frib.last_ifname),
+			    "%s", b->add[i]->nh_ifname[0]);
 	a.seq = b->seq;
 	if (frib.reject) {
 		a.rejected = (uint32_t)(b->n_add + b->n_del);
@@ -267,9 +272,14 @@ test_transaction(void **state)
 	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
 	assert_non_null(strstr(a.text, "198.21.0.0/16"));	/* still only in the candidate */
 
-	/* 6. then all accept */
+	/* 6. a route via an interface names the Linux device to rib */
+	assert_int_equal(run(m, s, "set protocols static route 198.22.0.0/16 "
+	    "interface eth0", &a), MGMT_OK);
+
+	/* 7. then all accept */
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(mgmt_commit_count(m), 3);
+	assert_string_equal(frib.last_ifname, "rc0");
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 
 	mgmt_session_close(m, s);
