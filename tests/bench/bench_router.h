@@ -32,13 +32,13 @@
 /* The next hop of the standard set's next hop index: 253 addresses on the
  * server subnet of tests/lib/netns.sh (198.18.2.2-254). */
 #define BR_NH_BASE	0xc6120200u	/* 198.18.2.0, host order */
-static inline uint32_t
+static __attribute__((unused)) inline uint32_t
 br_nh(unsigned nh)
 {
 	return (BR_NH_BASE + 2 + nh % 253);
 }
 
-static inline const char *
+static __attribute__((unused)) inline const char *
 br_ip(uint32_t host, char *buf)
 {
 	snprintf(buf, 16, "%u.%u.%u.%u", host >> 24, (host >> 16) & 255,
@@ -66,7 +66,7 @@ static struct br *br_cleanup_me;
 
 static void br_cleanup(void);
 
-static void
+static __attribute__((unused)) void
 br_on_signal(int sig)
 {
 	(void)sig;
@@ -76,7 +76,7 @@ br_on_signal(int sig)
 
 /* Runs the shell command (bash -c); its exit status (-1 if it could not run). */
 static int br_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int
+static __attribute__((unused)) int
 br_sh(const char *fmt, ...)
 {
 	char cmd[8192];
@@ -94,7 +94,7 @@ br_sh(const char *fmt, ...)
 }
 
 /* lib_router.sh CMD SUFFIX [DIR BIN] [ARGS]: its exit status. */
-static int
+static __attribute__((unused)) int
 br_lib(struct br *b, const char *cmd, bool with_dir, const char *args)
 {
 	return (br_sh("bash '%s/tests/bench/lib_router.sh' %s %s %s%s%s %s",
@@ -105,7 +105,7 @@ br_lib(struct br *b, const char *cmd, bool with_dir, const char *args)
 /* Paths from the executable (build/bin/bench-x: bin is build/bin, root two
  * levels up) unless TERN_BIN says otherwise. tag names the temp dir and the
  * namespaces. 0 or -1 with a message. */
-static int
+static __attribute__((unused)) int
 br_init(struct br *b, const char *tag)
 {
 	char exe[PATH_MAX], *s;
@@ -142,7 +142,7 @@ br_init(struct br *b, const char *tag)
 	return (0);
 }
 
-static void
+static __attribute__((unused)) void
 br_clients_free(struct br *b)
 {
 	ipc_client_free(b->mgmt);
@@ -152,7 +152,7 @@ br_clients_free(struct br *b)
 	b->session = 0;
 }
 
-static void
+static __attribute__((unused)) void
 br_cleanup(void)
 {
 	struct br *b = br_cleanup_me;
@@ -166,7 +166,7 @@ br_cleanup(void)
 		(void)br_sh("rm -rf '%s'", b->dir);
 }
 
-static struct ipc_client *
+static __attribute__((unused)) struct ipc_client *
 br_client(struct br *b, const struct ipc_service_desc *svc, bool ro)
 {
 	struct ipc_opts o = { .rundir = b->rundir, .component = "bench",
@@ -178,7 +178,7 @@ br_client(struct br *b, const struct ipc_service_desc *svc, bool ro)
 /* Starts rtrmgr with DIR/state/boot.conf (written by the caller); returns
  * when mgmt answers; opens a mgmt session and read-only clients of fwd and
  * rib. 0 or -1. */
-static int
+static __attribute__((unused)) int
 br_start(struct br *b)
 {
 	Mgmt__SessionOpen so = MGMT__SESSION_OPEN__INIT;
@@ -206,7 +206,7 @@ br_start(struct br *b)
 	return (0);
 }
 
-static void
+static __attribute__((unused)) void
 br_stop(struct br *b)
 {
 	br_clients_free(b);
@@ -217,7 +217,7 @@ br_stop(struct br *b)
 
 /* Executes a command line in our mgmt session. 0 if mgmt said OK; else -1
  * and the message in b->err. The text of the reply into out (may be NULL). */
-static int
+static __attribute__((unused)) int
 br_exec(struct br *b, const char *line, char *out, size_t outlen,
     unsigned timeout_ms)
 {
@@ -246,7 +246,7 @@ br_exec(struct br *b, const char *line, char *out, size_t outlen,
 
 /* fwd's FIB size (QUERY_FIB total) on the read-only socket; -1 if fwd does
  * not answer within timeout_ms. */
-static long
+static __attribute__((unused)) long
 br_fib_total(struct br *b, unsigned timeout_ms)
 {
 	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
@@ -270,7 +270,7 @@ br_fib_total(struct br *b, unsigned timeout_ms)
 
 /* The first next hop of prefix/len in fwd's FIB (host order) into *nh: 1
  * found, 0 absent, -1 fwd did not answer. */
-static int
+static __attribute__((unused)) int
 br_fib_get(struct br *b, uint32_t prefix, unsigned len, uint32_t *nh,
     unsigned timeout_ms)
 {
@@ -299,7 +299,7 @@ br_fib_get(struct br *b, uint32_t prefix, unsigned len, uint32_t *nh,
 /* Waits until fwd's FIB holds at least `want` routes; the time it first did
  * (lc_time_mono_ns) or 0 after timeout_s. Polls every poll_us. *t_up (if
  * not NULL and 0) gets the time fwd first answered. */
-static uint64_t
+static __attribute__((unused)) uint64_t
 br_wait_fib(struct br *b, long want, double timeout_s, unsigned poll_us,
     uint64_t *t_up)
 {
@@ -324,7 +324,7 @@ br_wait_fib(struct br *b, long want, double timeout_s, unsigned poll_us,
 /* The boot config of tern: the two interfaces of the netns topology and the
  * n routes of ps (next hop br_nh()), one line each; nh_over[i] != 0
  * replaces route i's next hop. 0 or -1. */
-static int
+static __attribute__((unused)) int
 br_write_tern_conf(const char *path, const struct tt_prefixset *ps,
     const char *extra_routes)
 {
@@ -353,7 +353,7 @@ br_write_tern_conf(const char *path, const struct tt_prefixset *ps,
 
 /* ---- statistics and output ------------------------------------------------------ */
 
-static int
+static __attribute__((unused)) int
 br_cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -362,7 +362,7 @@ br_cmp_d(const void *a, const void *b)
 }
 
 /* p in [0, 100]: nearest rank on a sorted copy. */
-static double
+static __attribute__((unused)) double
 br_pct(const double *v, size_t n, double p)
 {
 	double *s, r;
@@ -383,7 +383,7 @@ br_pct(const double *v, size_t n, double p)
 	return (r);
 }
 
-static double
+static __attribute__((unused)) double
 br_median(const double *v, size_t n)
 {
 	double *s, r;
@@ -398,7 +398,7 @@ br_median(const double *v, size_t n)
 	return (r);
 }
 
-static double
+static __attribute__((unused)) double
 br_min(const double *v, size_t n)
 {
 	double m = n ? v[0] : 0;
@@ -408,7 +408,7 @@ br_min(const double *v, size_t n)
 	return (m);
 }
 
-static double
+static __attribute__((unused)) double
 br_max(const double *v, size_t n)
 {
 	double m = n ? v[0] : 0;
@@ -420,7 +420,7 @@ br_max(const double *v, size_t n)
 
 /* One BENCH line; peer NULL for a figure without a peer. extra: more JSON
  * members ("\"routes\":1000000") or NULL. */
-static void
+static __attribute__((unused)) void
 br_bench_line(const char *bench, const char *cas, const char *metric,
     const char *unit, const double *v, size_t n, const char *peer,
     const double *pv, size_t pn, const char *better, const char *extra)
@@ -447,7 +447,7 @@ br_bench_line(const char *bench, const char *cas, const char *metric,
 }
 
 /* Which CPU a pid last ran on (field 39 of /proc/PID/stat), -1 if unknown. */
-static int
+static __attribute__((unused)) int
 br_pid_cpu(pid_t pid)
 {
 	char path[64], buf[2048], *p;
@@ -469,7 +469,7 @@ br_pid_cpu(pid_t pid)
 }
 
 /* pid of a component from `show processes` (0 if not running). */
-static pid_t
+static __attribute__((unused)) pid_t
 br_component_pid(struct br *b, const char *name)
 {
 	static char out[8192];
@@ -488,7 +488,7 @@ br_component_pid(struct br *b, const char *name)
 }
 
 /* Prints each component's pid and last CPU. */
-static void
+static __attribute__((unused)) void
 br_print_cpus(struct br *b)
 {
 	static const char *const comps[] = { "mgmt", "rib", "fwd" };
