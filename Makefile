@@ -165,6 +165,17 @@ BENCH_NAMES := $(patsubst tests/bench/bench_%.c,%,$(BENCH_SRCS))
 $(foreach b,$(BENCH_NAMES),$(eval $(call BENCHRULE,$(b))))
 BENCH_BINS := $(patsubst %,build/bin/bench-%,$(BENCH_NAMES))
 
+# ---- test tools: tests/integration/*.c, IPC clients the scripts drive -------------
+define TOOLRULE
+build/tests/tools/$(1): build/obj/tests/integration/$(1).o $(call libs_of,build,ipc common)
+	@mkdir -p $$(@D)
+	$$(E) LD $$@
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,ipc common) -Wl,--end-group $$(BASE_LDLIBS)
+endef
+TOOL_NAMES := $(patsubst tests/integration/%.c,%,$(wildcard tests/integration/*.c))
+$(foreach t,$(TOOL_NAMES),$(eval $(call TOOLRULE,$(t))))
+TOOL_BINS := $(patsubst %,build/tests/tools/%,$(TOOL_NAMES))
+
 # ---- fuzzers ------------------------------------------------------------------------
 define FUZZRULE
 build/fuzz/fuzz-$(1): build/fuzz/obj/tests/fuzz/fuzz_$(1).o $(call libs_of,build/fuzz,$(LIBS_all))
@@ -181,7 +192,7 @@ FUZZ_SECONDS ?= 8
 .PHONY: all deps check check-build check-unit check-san check-fuzz \
 	check-integration check-bench run stop bench install clean fuzz
 
-all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS)
+all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
 deps:
 	@./scripts/deps.sh
@@ -205,7 +216,7 @@ check-san: $(UNIT_SAN_BINS)
 check-fuzz: $(FUZZ_BINS)
 	@./scripts/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
-check-integration: $(ALL_BINS)
+check-integration: $(ALL_BINS) $(TOOL_BINS)
 	@./scripts/run-tests.sh integration $(INTEG_TESTS)
 
 check-bench: $(BENCH_BINS)

@@ -38,12 +38,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 3' INT TERM
 
-# the test's IPC client of fwd (rib's and the queries' part)
-${CC:-cc} -O1 -std=gnu11 -D_GNU_SOURCE -I"$root" -I"$root/build/gen" \
-	-o "$tmp/fwdctl" "$root/tests/integration/fwdctl.c" \
-	"$root/build/lib/libtern-ipc.a" "$root/build/lib/libtern-common.a" \
-	-lprotobuf-c -lev -lpthread -lm || { echo "cannot build fwdctl"; echo "0 passed, 1 failed"; exit 1; }
-ctl() { timeout 10 "$tmp/fwdctl" "$run" "$@"; }
+# the test's IPC client of fwd (built by make: tests/integration/fwdctl.c)
+tools=$root/build/tests/tools
+ctl() { timeout 10 "$tools/fwdctl" "$run" "$@"; }
 cping() { timeout 10 ip netns exec "$NS_CLIENT" ping "$@" 2>&1; }
 
 timeout 30 bash -c "source '$root/tests/lib/netns.sh'; netns_init fi$$; netns_topo_create" ||

@@ -36,11 +36,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 3' INT TERM
 
-${CC:-cc} -O1 -std=gnu11 -D_GNU_SOURCE -I"$root" -I"$root/build/gen" \
-	-o "$tmp/fwdctl" "$root/tests/integration/fwdctl.c" \
-	"$root/build/lib/libtern-ipc.a" "$root/build/lib/libtern-common.a" \
-	-lprotobuf-c -lev -lpthread -lm || { echo "cannot build fwdctl"; echo "0 passed, 1 failed"; exit 1; }
-ctl() { timeout 10 "$tmp/fwdctl" "$run" "$@"; }
+tools=$root/build/tests/tools
+ctl() { timeout 10 "$tools/fwdctl" "$run" "$@"; }
 cping() { timeout 10 ip netns exec "$NS_CLIENT" ping "$@" 2>&1; }
 tsh() { TERN_RUNDIR=$run timeout 20 "$bin/ternsh" "$@" 2>&1; }
 # wait until a ping of $1 answers (up to 15 s); prints the ms it took

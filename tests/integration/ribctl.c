@@ -1,0 +1,110 @@
+/* tests/integration/ribctl.c: a protocol source and a reader of tern-rib for the integration tests. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ipc/ipc.h"
+#include "ipc/proto/lifecycle.pb-c.h"
+#include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_loop.h"
+
+static struct ipc_client *cl;
+static struct lc_arena *ar;
+
+static ProtobufCMessage *
+call(unsigned m, const ProtobufCMessage *msg)
+{
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+	int st = ipc_call_wait(cl, m, msg, 5000, ar, &rep, err, sizeof(err));
+
+	if (st != IPC_OK) {
+		fprintf(stderr, "ribctl: %s %s\n", ipc_status_str(st), err);
+		exit(1);
+	}
+	return (rep);
+}
+
+/* route k: 198.19.(k/16).((k%16)*16)/28 via 198.18.1.(k%200+1) */
+static void
+mkroute(Rib__Route *r, uint32_t *gw, unsigned k)
+{
+	rib__route__init(r);
+	r->prefix = htonl(0xc6130000u | ((k / 16) << 8) | ((k % 16) * 16));
+	r->len = 28;
+	*gw = htonl(0xc6120100u | (k % 200 + 1));
+	r->n_nh_addr = 1;
+	r->nh_addr = gw;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ipc_opts o = { 0 };
+	struct ev_loop *loop = lc_loop_new();
+
+	if (argc < 3)
+		return (2);
+	o.rundir = argv[1];
+	o.component = "ribctl";
+	ar = lc_arena_new(1 << 16);
+	cl = ipc_client_new(loop, &ipc_svc_rib, &o, false);
+	if (strcmp(argv[2], "add") == 0 || strcmp(argv[2], "hold") == 0) {
+		/* add FROM TO [GRACE_MS]: routes FROM..TO-1 as source bgp */
+		unsigned from = (unsigned)atoi(argv[3]), to = (unsigned)atoi(argv[4]);
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		Rib__Route *rt = calloc(to - from + 1, sizeof(*rt));
+		Rib__Route **rp = calloc(to - from + 1, sizeof(*rp));
+		uint32_t *gw = calloc(to - from + 1, sizeof(*gw));
+		Rib__RouteBatchAck *a;
+
+		for (unsigned k = from; k < to; k++) {
+			mkroute(&rt[k - from], &gw[k - from], k);
+			rp[k - from] = &rt[k - from];
+		}
+		b.source = RIB__SOURCE__PROTOCOL;
+		b.source_name = (char *)"bgp";
+		b.grace_ms = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
+		b.add = rp;
+		b.n_add = to - from;
+		a = (Rib__RouteBatchAck *)call(RIB__METHOD__ROUTE_BATCH, &b.base);
+		if (a->rejected) {
+			fprintf(stderr, "ribctl: refused: %s\n", a->n_errors ?
+			    a->errors[0]->message : "?");
+			return (1);
+		}
+		printf("accepted %u\n", a->accepted);
+		if (strcmp(argv[2], "hold") == 0) {	/* stay connected */
+			fflush(stdout);
+			for (;;)
+				ev_run(loop, EVRUN_ONCE);
+		}
+	} else if (strcmp(argv[2], "status") == 0) {
+		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+		Rib__FibStatus *s = (Rib__FibStatus *)call(
+		    RIB__METHOD__FIB_STATUS, &e.base);
+
+		printf("routes %u pending %u resyncing %d fwd %d\n", s->routes,
+		    s->pending, s->resyncing, s->fwd_connected);
+	} else if (strcmp(argv[2], "count") == 0) {
+		/* count SOURCE: routes of a source, and how many stale */
+		Rib__Query q = RIB__QUERY__INIT;
+		Rib__QueryReply *r;
+		unsigned stale = 0;
+
+		q.source_name = argv[3];
+		q.limit = 100000;
+		r = (Rib__QueryReply *)call(RIB__METHOD__QUERY, &q.base);
+		for (size_t i = 0; i < r->n_routes; i++)
+			stale += r->routes[i]->stale;
+		printf("%u %u\n", r->total, stale);
+	} else {
+		return (2);
+	}
+	ipc_client_free(cl);
+	lc_arena_free(ar);
+	lc_loop_free(loop);
+	return (0);
+}
