@@ -237,6 +237,7 @@ REMOTE(c_show_fib, mgmt_show_fib)
 REMOTE(c_show_neighbors, mgmt_show_neighbors)
 REMOTE(c_show_processes, mgmt_show_processes)
 REMOTE(c_restart, mgmt_restart)
+REMOTE(c_show_ipc, mgmt_show_ipc)
 
 /* ---- configuration commands ------------------------------------------------------ */
 
@@ -456,11 +457,12 @@ static int c_run(struct cmd_ctx *c);
 static const struct cmd cmds[] = {
 	{ { "show", "configuration" }, OPER, false, c_show_configuration,
 	    "show the running configuration", "[PATH] [| compare | display set]" },
-	{ { "show", "route" }, BOTH, false, c_show_route, "show routes", "[PREFIX] [longer]" },
+	{ { "show", "route" }, BOTH, false, c_show_route, "show routes", "[PREFIX [longer] | ADDRESS | summary] [active] [source S]" },
 	{ { "show", "interfaces" }, BOTH, false, c_show_interfaces, "show interfaces", "[NAME]" },
 	{ { "show", "fib" }, BOTH, false, c_show_fib, "show the forwarding table", "[PREFIX]" },
 	{ { "show", "neighbors" }, BOTH, false, c_show_neighbors, "show ARP neighbours", NULL },
 	{ { "show", "processes" }, BOTH, false, c_show_processes, "show tern's processes", NULL },
+	{ { "show", "ipc" }, BOTH, false, c_show_ipc, "show IPC counters of every component", NULL },
 	{ { "show", "version" }, BOTH, false, c_show_version, "show the version", NULL },
 	{ { "show", "system", "commit" }, BOTH, false, c_show_commits, "show the commit history", NULL },
 	{ { "configure" }, OPER, false, c_configure, "enter configuration mode", NULL },

@@ -378,3 +378,12 @@ mgmt_commit_count(const struct mgmt *m)
 {
 	return (mgmt_store_count(m->store_dir));
 }
+
+int
+mgmt_server_stats(struct mgmt *m, struct ipc_stats *st)
+{
+	if (m->server == NULL)
+		return (-ENOENT);
+	ipc_server_stats(m->server, st);
+	return (0);
+}

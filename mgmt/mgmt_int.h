@@ -82,6 +82,13 @@ int	mgmt_show_processes(const struct mgmt_op *, const char *const *w,
 	    unsigned nw, char *err, size_t errlen);
 int	mgmt_restart(const struct mgmt_op *, const char *const *w,
 	    unsigned nw, char *err, size_t errlen);
+int	mgmt_show_route_summary(const struct mgmt_op *, char *err,
+	    size_t errlen);
+int	mgmt_show_ipc(const struct mgmt_op *, const char *const *w,
+	    unsigned nw, char *err, size_t errlen);
+/* mgmt_d.c: our server's counters; -ENOENT without a server. */
+struct ipc_stats;
+int	mgmt_server_stats(struct mgmt *, struct ipc_stats *);
 struct mgmt_session *mgmt_session_find(struct mgmt *, uint64_t id);
 
 /* mgmt_commit.c: stores conf and makes it running (after the components

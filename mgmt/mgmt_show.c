@@ -210,6 +210,8 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 	unsigned i = 0;
 
 	q.limit = SHOW_LIMIT;
+	if (nw == 1 && strcmp(w[0], "summary") == 0)
+		return (mgmt_show_route_summary(op, err, errlen));
 	if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
 		q.prefix = p.addr.s_addr;
 		q.len = p.len;
@@ -238,7 +240,8 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			}
 		} else {
 			return (bad_args(err, errlen, "show route", "a.b.c.d/len "
-			    "[longer], a.b.c.d, active or source NAME", w[i]));
+			    "[longer], a.b.c.d, active, source NAME or summary",
+			    w[i]));
 		}
 	}
 	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
@@ -580,4 +583,212 @@ mgmt_restart(const struct mgmt_op *op, const char *const *w, unsigned nw,
 	q.name = (char *)w[0];
 	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__RESTART, &q.base,
 	    render_restart, err, errlen));
+}
+
+/* ---- show route summary --------------------------------------------------------- */
+
+static void
+render_summary(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+{
+	const Rib__SourceList *l = (const Rib__SourceList *)msg;
+	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+	unsigned long long total = 0, active = 0;
+
+	if (jo == NULL)
+		lc_buf_printf(out, "%-12s %9s %9s %9s %9s %8s %s\n", "Source",
+		    "Routes", "Active", "Inactive", "Stale", "Distance", "Peer");
+	for (size_t i = 0; i < l->n_sources; i++) {
+		const Rib__SourceInfo *s = l->sources[i];
+		const char *name = s->source_name != NULL && s->source_name[0] ?
+		    s->source_name : s->source == RIB__SOURCE__CONNECTED ?
+		    "connected" : s->source == RIB__SOURCE__STATIC ? "static" :
+		    "protocol";
+
+		total += s->routes;
+		active += s->active;
+		if (jo != NULL) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "source", json_object_new_string(name));
+			json_object_object_add(o, "routes", json_object_new_int64(s->routes));
+			json_object_object_add(o, "active", json_object_new_int64(s->active));
+			json_object_object_add(o, "inactive", json_object_new_int64(s->inactive));
+			json_object_object_add(o, "stale", json_object_new_int64(s->stale));
+			json_object_object_add(o, "distance", json_object_new_int((int)s->distance));
+			json_object_object_add(o, "connected", json_object_new_boolean(s->connected));
+			json_object_array_add(arr, o);
+			continue;
+		}
+		lc_buf_printf(out, "%-12s %9u %9u %9u %9u %8u %s\n", name,
+		    s->routes, s->active, s->inactive, s->stale, s->distance,
+		    s->connected ? "connected" : "-");
+	}
+	if (jo != NULL) {
+		json_object_object_add(jo, "sources", arr);
+		json_object_object_add(jo, "routes", json_object_new_int64((int64_t)total));
+		json_object_object_add(jo, "active", json_object_new_int64((int64_t)active));
+	} else {
+		lc_buf_printf(out, "%llu routes, %llu active\n", total, active);
+	}
+}
+
+int
+mgmt_show_route_summary(const struct mgmt_op *op, char *err, size_t errlen)
+{
+	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+
+	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__SOURCES, &e.base,
+	    render_summary, err, errlen));
+}
+
+/* ---- show ipc ------------------------------------------------------------------------ */
+
+/* mgmt's own connections now, then each component's STATUS counters. */
+struct ipc_wait {
+	struct mgmt_op	 op;
+	unsigned	 pending;
+	struct lc_buf	 text;
+	json_object	*jo;
+};
+
+static void
+stats_out(struct ipc_wait *w, const char *conn, const struct ipc_stats *st,
+    bool connected)
+{
+	if (w->jo != NULL) {
+		json_object *o = json_object_new_object();
+
+#define J(f) json_object_object_add(o, #f, json_object_new_int64((int64_t)st->f))
+		json_object_object_add(o, "connection", json_object_new_string(conn));
+		json_object_object_add(o, "connected", json_object_new_boolean(connected));
+		J(calls_out); J(calls_in); J(replies_out); J(replies_in);
+		J(events_out); J(events_in); J(frames_out); J(frames_in);
+		J(bytes_out); J(bytes_in); J(drops); J(timeouts); J(errors);
+		J(connects); J(restarts); J(nobufs);
+#undef J
+		json_object_array_add(json_object_object_get(w->jo, "mgmt"), o);
+		return;
+	}
+	lc_buf_printf(&w->text, "  %-16s %-4s calls %llu/%llu replies %llu/%llu "
+	    "events %llu/%llu frames %llu/%llu bytes %llu/%llu drops %llu "
+	    "timeouts %llu errors %llu restarts %llu\n", conn,
+	    connected ? "up" : "down",
+	    (unsigned long long)st->calls_out, (unsigned long long)st->calls_in,
+	    (unsigned long long)st->replies_out, (unsigned long long)st->replies_in,
+	    (unsigned long long)st->events_out, (unsigned long long)st->events_in,
+	    (unsigned long long)st->frames_out, (unsigned long long)st->frames_in,
+	    (unsigned long long)st->bytes_out, (unsigned long long)st->bytes_in,
+	    (unsigned long long)st->drops, (unsigned long long)st->timeouts,
+	    (unsigned long long)st->errors, (unsigned long long)st->restarts);
+}
+
+static void
+ipc_wait_done(struct ipc_wait *w)
+{
+	if (--w->pending > 0)
+		return;
+	if (w->jo != NULL) {
+		lc_buf_printf(&w->text, "%s", json_object_to_json_string_ext(w->jo,
+		    JSON_C_TO_STRING_PLAIN));
+		json_object_put(w->jo);
+	}
+	lc_buf_append(&w->text, "", 1);
+	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
+	    MGMT_OK, (char *)lc_buf_head(&w->text), "");
+	lc_buf_fini(&w->text);
+	free(w);
+}
+
+struct ipc_status_call {
+	struct ipc_wait	*w;
+	enum mgmt_peer	 peer;
+};
+
+static void
+status_reply(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	struct ipc_status_call *c = arg;
+	struct ipc_wait *w = c->w;
+	const Lifecycle__Status *st = (const Lifecycle__Status *)msg;
+	const char *name = mgmt_peer_name(c->peer);
+
+	if (w->jo != NULL) {
+		json_object *o = json_object_new_object();
+
+		if (status == IPC_OK && st != NULL)
+			for (size_t i = 0; i < st->n_counters; i++)
+				json_object_object_add(o, st->counters[i]->name,
+				    json_object_new_int64((int64_t)st->counters[i]->value));
+		else
+			json_object_object_add(o, "error",
+			    json_object_new_string(ipc_status_str(status)));
+		json_object_object_add(json_object_object_get(w->jo,
+		    "components"), name, o);
+	} else if (status == IPC_OK && st != NULL) {
+		lc_buf_printf(&w->text, "%s (generation %llu, %s):", name,
+		    (unsigned long long)st->generation,
+		    st->state != NULL && st->state[0] ? st->state : "-");
+		for (size_t i = 0; i < st->n_counters; i++)
+			lc_buf_printf(&w->text, " %s %llu", st->counters[i]->name,
+			    (unsigned long long)st->counters[i]->value);
+		lc_buf_printf(&w->text, "\n");
+	} else {
+		lc_buf_printf(&w->text, "%s: %s %s\n", name,
+		    ipc_status_str(status), errmsg);
+	}
+	free(c);
+	ipc_wait_done(w);
+}
+
+int
+mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
+    char *err, size_t errlen)
+{
+	static const enum mgmt_peer peers[] = { MGMT_PEER_FWD, MGMT_PEER_RIB,
+	    MGMT_PEER_RTRMGR };
+	struct ipc_wait *w;
+	struct ipc_stats st;
+
+	if (nw > 0)
+		return (bad_args(err, errlen, "show ipc", "nothing", w_[0]));
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (MGMT_E_INTERNAL);
+	}
+	w->op = *op;
+	w->pending = 1;		/* ours, released at the end */
+	lc_buf_init(&w->text);
+	if (op->json) {
+		w->jo = json_object_new_object();
+		json_object_object_add(w->jo, "mgmt", json_object_new_array());
+		json_object_object_add(w->jo, "components", json_object_new_object());
+	} else {
+		lc_buf_printf(&w->text, "tern-mgmt connections (out/in):\n");
+	}
+	if (mgmt_server_stats(op->m, &st) == 0)
+		stats_out(w, "server", &st, true);
+	for (size_t i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
+		struct ipc_client *cl = mgmt_peer_client(op->m, peers[i]);
+		struct ipc_status_call *c;
+		char conn[32];
+
+		if (cl == NULL)
+			continue;
+		ipc_client_stats(cl, &st);
+		snprintf(conn, sizeof(conn), "to %s", mgmt_peer_name(peers[i]));
+		stats_out(w, conn, &st, ipc_client_connected(cl));
+		if (!ipc_client_connected(cl) ||
+		    (c = calloc(1, sizeof(*c))) == NULL)
+			continue;
+		c->w = w;
+		c->peer = peers[i];
+		if (ipc_call(cl, IPC_LC(LIFECYCLE__METHOD__STATUS), NULL,
+		    status_reply, c, SHOW_TIMEOUT_MS) == 0)
+			w->pending++;
+		else
+			free(c);
+	}
+	ipc_wait_done(w);	/* answers now if nobody else is asked */
+	return (MGMT_PENDING);
 }

@@ -9,7 +9,28 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/check.sh"
 if [[ $(id -u) -ne 0 ]]; then
 	echo "skip: needs root for network namespaces"
-	check_summary router-config
+	# 5. operational commands answered by the components, text and JSON
+out=$(rsh "show route summary")
+check "show route summary counts static routes" grep -q "^static  *[0-9]" <<<"$out"
+check "show route summary counts connected routes" grep -q "^connected  *2 " <<<"$out"
+out=$(rsh "show interfaces")
+check "show interfaces lists the client port" grep -q "^$NETNS_RTR_C_IF " <<<"$out"
+check "show interfaces lists the server port" grep -q "^$NETNS_RTR_S_IF " <<<"$out"
+check "show interfaces has counters" grep -q "rx [0-9]* packets" <<<"$out"
+out=$(rsh "show neighbors")
+check "show neighbors has the server's MAC" grep -qi "$NETNS_SERVER_MAC" <<<"$out"
+out=$(rsh "show ipc")
+check "show ipc: mgmt's connections" grep -q "to tern-fwd *up" <<<"$out"
+check "show ipc: rib's counters" grep -q "^tern-rib (generation" <<<"$out"
+check "show ipc: fwd's counters" grep -q "^tern-fwd (generation" <<<"$out"
+for c in "show route" "show route summary" "show interfaces" "show fib" "show neighbors" "show processes" "show ipc" "show configuration"; do
+	out=$(rsh "$c | json")
+	check "$c | json is valid JSON" python3 -c "import json,sys; json.loads(sys.stdin.read())" <<<"$out"
+done
+out=$(rsh "show route 300.1.1.1" 2>&1)
+check "show route with a bad argument says what was expected" grep -q "expected a.b.c.d/len" <<<"$out"
+
+check_summary router-config
 	exit 0
 fi
 . "$root/tests/lib/netns.sh"
@@ -71,5 +92,26 @@ out=$(rsh configure "rollback 1" commit exit 2>&1)
 check "rollback 1 committed" grep -q "commit complete" <<<"$out"
 check "route back in fwd after rollback" wait_until 5 in_fib 198.19.77.0/24
 check "history grew by 2 commits" test "$(rsh 'show system commit' | awk '{ print $1 }')" -eq $((n_before + 2))
+
+# 5. operational commands answered by the components, text and JSON
+out=$(rsh "show route summary")
+check "show route summary counts static routes" grep -q "^static  *[0-9]" <<<"$out"
+check "show route summary counts connected routes" grep -q "^connected  *2 " <<<"$out"
+out=$(rsh "show interfaces")
+check "show interfaces lists the client port" grep -q "^$NETNS_RTR_C_IF " <<<"$out"
+check "show interfaces lists the server port" grep -q "^$NETNS_RTR_S_IF " <<<"$out"
+check "show interfaces has counters" grep -q "rx [0-9]* packets" <<<"$out"
+out=$(rsh "show neighbors")
+check "show neighbors has the server's MAC" grep -qi "$NETNS_SERVER_MAC" <<<"$out"
+out=$(rsh "show ipc")
+check "show ipc: mgmt's connections" grep -q "to tern-fwd *up" <<<"$out"
+check "show ipc: rib's counters" grep -q "^tern-rib (generation" <<<"$out"
+check "show ipc: fwd's counters" grep -q "^tern-fwd (generation" <<<"$out"
+for c in "show route" "show route summary" "show interfaces" "show fib" "show neighbors" "show processes" "show ipc" "show configuration"; do
+	out=$(rsh "$c | json")
+	check "$c | json is valid JSON" python3 -c "import json,sys; json.loads(sys.stdin.read())" <<<"$out"
+done
+out=$(rsh "show route 300.1.1.1" 2>&1)
+check "show route with a bad argument says what was expected" grep -q "expected a.b.c.d/len" <<<"$out"
 
 check_summary router-config
