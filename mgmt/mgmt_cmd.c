@@ -306,7 +306,7 @@ static void
 commit_done(void *arg, int rv, const char *err)
 {
 	struct commit_wait *w = arg;
-	char text[256] = "";
+	char text[768] = "";
 
 	if (rv == 0) {
 		if (w->check) {
@@ -322,6 +322,9 @@ commit_done(void *arg, int rv, const char *err)
 		} else {
 			snprintf(text, sizeof(text), "commit complete\n");
 		}
+		if (err != NULL && err[0] != '\0')
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			    "%s\n", err);
 	}
 	if (w->prev != NULL)
 		mgmt_conf_free(w->prev);

@@ -429,6 +429,16 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf,
 		txn_finish(t);
 		return (0);
 	}
+	/* settings no component applies at run time yet: say so */
+	for (size_t i = 0; i < t->chg.n; i++) {
+		enum mgmt_sid u = t->chg.v[i].unit;
+
+		if (u == MGMT_S_RIB || u == MGMT_S_FWD)
+			snprintf(t->err, sizeof(t->err), "note: the %s settings are "
+			    "stored but tern-%s does not apply them at run time yet "
+			    "(docs/config.md)", u == MGMT_S_RIB ? "rib" : "fwd",
+			    u == MGMT_S_RIB ? "rib" : "fwd");
+	}
 	m->txn = t;
 	if (txn_send(t, &t->chg, conf, check_only) == 0) {
 		/* nothing to send, or the components are down: they take the
