@@ -236,7 +236,18 @@ REMOTE(c_show_interfaces, mgmt_show_interfaces)
 REMOTE(c_show_fib, mgmt_show_fib)
 REMOTE(c_show_neighbors, mgmt_show_neighbors)
 REMOTE(c_show_processes, mgmt_show_processes)
-REMOTE(c_restart, mgmt_restart)
+static int
+control(struct cmd_ctx *c, const char *verb)
+{
+	struct mgmt_op op = { c->m, c->s->id, c->json, c->later, c->later_arg };
+
+	if (c->later == NULL)
+		return (fail(c, MGMT_E_INTERNAL, "no way to answer"));
+	return (mgmt_control(&op, verb, c->w, c->nw, c->err, c->errlen));
+}
+static int c_restart(struct cmd_ctx *c) { return (control(c, "restart")); }
+static int c_stop(struct cmd_ctx *c) { return (control(c, "stop")); }
+static int c_start(struct cmd_ctx *c) { return (control(c, "start")); }
 REMOTE(c_show_ipc, mgmt_show_ipc)
 
 /* ---- configuration commands ------------------------------------------------------ */
@@ -470,6 +481,8 @@ static const struct cmd cmds[] = {
 	{ { "show", "system", "commit" }, BOTH, false, c_show_commits, "show the commit history", NULL },
 	{ { "configure" }, OPER, false, c_configure, "enter configuration mode", NULL },
 	{ { "restart" }, OPER, true, c_restart, "restart a component", "COMPONENT" },
+	{ { "stop" }, OPER, true, c_stop, "stop a component (it stays stopped)", "COMPONENT" },
+	{ { "start" }, OPER, true, c_start, "start a stopped or failed component", "COMPONENT" },
 	{ { "set" }, CONF, true, c_set, "set a value in the candidate", "PATH VALUE" },
 	{ { "delete" }, CONF, true, c_delete, "delete a path from the candidate", "PATH" },
 	{ { "show" }, CONF, false, c_show_candidate, "show the candidate", "[PATH] [| compare | display set]" },

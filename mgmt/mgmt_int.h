@@ -80,8 +80,9 @@ int	mgmt_show_neighbors(const struct mgmt_op *, const char *const *w,
 	    unsigned nw, char *err, size_t errlen);
 int	mgmt_show_processes(const struct mgmt_op *, const char *const *w,
 	    unsigned nw, char *err, size_t errlen);
-int	mgmt_restart(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
+/* verb: "restart", "stop" or "start" */
+int	mgmt_control(const struct mgmt_op *, const char *verb,
+	    const char *const *w, unsigned nw, char *err, size_t errlen);
 int	mgmt_show_route_summary(const struct mgmt_op *, char *err,
 	    size_t errlen);
 int	mgmt_show_ipc(const struct mgmt_op *, const char *const *w,

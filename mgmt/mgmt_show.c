@@ -554,7 +554,7 @@ mgmt_show_processes(const struct mgmt_op *op, const char *const *w,
 }
 
 static void
-render_restart(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_control(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 {
 	const Rtrmgr__Component *c = (const Rtrmgr__Component *)msg;
 
@@ -562,27 +562,32 @@ render_restart(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 		json_object *arr = json_object_new_array();
 
 		render_component(out, jo, c, arr);
-		json_object_object_add(jo, "restarted", arr);
+		json_object_object_add(jo, "component", arr);
 		return;
 	}
-	lc_buf_printf(out, "%s restarted: %s, pid %u, generation %llu\n", c->name,
+	lc_buf_printf(out, "%s: %s, pid %u, generation %llu\n", c->name,
 	    proc_state(c->state), c->pid, (unsigned long long)c->generation);
 }
 
+/* restart, stop or start one component through tern-rtrmgr */
 int
-mgmt_restart(const struct mgmt_op *op, const char *const *w, unsigned nw,
-    char *err, size_t errlen)
+mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
+    unsigned nw, char *err, size_t errlen)
 {
 	Rtrmgr__ComponentRequest q = RTRMGR__COMPONENT_REQUEST__INIT;
+	unsigned method;
 
 	if (nw != 1) {
-		snprintf(err, errlen, "restart: expected one component (fwd, rib "
-		    "or mgmt)");
+		snprintf(err, errlen, "%s: expected one component (fwd, rib or "
+		    "mgmt)", verb);
 		return (MGMT_E_SYNTAX);
 	}
+	method = strcmp(verb, "stop") == 0 ? RTRMGR__METHOD__STOP :
+	    strcmp(verb, "start") == 0 ? RTRMGR__METHOD__START :
+	    RTRMGR__METHOD__RESTART;
 	q.name = (char *)w[0];
-	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__RESTART, &q.base,
-	    render_restart, err, errlen));
+	return (ask(op, MGMT_PEER_RTRMGR, method, &q.base, render_control, err,
+	    errlen));
 }
 
 /* ---- show route summary --------------------------------------------------------- */

@@ -82,13 +82,24 @@ ping_pid=$!
 sleep 0.5
 rsh "restart rib" >"$tmp/r4" 2>&1
 wait "$ping_pid"
-check "restart rib from ternsh answered" grep -q "rib restarted" "$tmp/r4"
+check "restart rib from ternsh answered" grep -q "^rib: " "$tmp/r4"
 check "restart rib: 0 packets lost (lost $(loss_of "$tmp/p4"))" test "$(loss_of "$tmp/p4")" = 0
 sleep 1
 gen_after=$(rsh "show processes" | awk '$1 == "rib" { print $6 }')
 check "rib has a new generation ($gen_before -> $gen_after)" test "$gen_after" -gt "$gen_before"
 
-# 5. the component that crashes at start-up: backoff, then failed
+# 5. stop and start from the shell: a stopped rib stays stopped, fwd keeps
+# forwarding with the FIB it has, start brings rib back
+out=$(rsh "stop rib" 2>&1)
+check "stop rib answered" grep -q "^rib: " <<<"$out"
+sleep 1
+check "rib shown stopped" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show processes' | grep -q '^rib .*stopped'"
+check "fwd forwards with rib stopped" reach
+out=$(rsh "start rib" 2>&1)
+check "start rib answered" grep -q "^rib: " <<<"$out"
+check "rib running again" router_wait_running 15
+
+# 6. the component that crashes at start-up: backoff, then failed
 end=$((SECONDS + 15))
 until rsh "show processes" | grep -q "^crasher .*failed" || ((SECONDS > end)); do sleep 0.2; done
 out=$(rsh "show processes")
