@@ -81,6 +81,43 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 /* ---- FIB ---- */
 
+/*
+ * The packed encoding of a FibBatch (fwd.proto packed_nh/packed_add/
+ * packed_del): 8-byte records. Applies the n records at rec (adds, or
+ * deletes when gw == NULL), failures as base + their index into fidx.
+ * Returns the number applied.
+ */
+#define FIB_PACKED_REC	8
+
+static size_t
+packed_apply(struct fwd_d *d, const ProtobufCBinaryData *rec,
+    const uint32_t *gw, const uint32_t *ifx, size_t nnh, size_t base,
+    uint32_t *fidx, size_t *nf)
+{
+	size_t n = rec->len / FIB_PACKED_REC, ok = 0;
+	const uint8_t *p = rec->data;
+
+	for (size_t i = 0; i < n; i++, p += FIB_PACKED_REC) {
+		uint32_t a;
+		unsigned cnt = p[5], first = (unsigned)p[6] << 8 | p[7];
+		int rv;
+
+		memcpy(&a, p, 4);
+		if (gw == NULL)
+			rv = fwd_d_route_del(d, ntohl(a), p[4]);
+		else if (first + cnt > nnh || cnt > FWD_ADJ_GROUP_MAX)
+			rv = -EINVAL;
+		else
+			rv = fwd_d_route_add(d, ntohl(a), p[4], gw + first,
+			    ifx + first, cnt);
+		if (rv != 0)
+			fidx[(*nf)++] = (uint32_t)(base + i);
+		else
+			ok++;
+	}
+	return (ok);
+}
+
 static void
 h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
@@ -88,10 +125,50 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	const Fwd__FibBatch *b = (const Fwd__FibBatch *)msg;
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 	uint32_t gw[FWD_ADJ_GROUP_MAX];
-	uint32_t *fidx;
-	size_t nf = 0;
+	uint32_t *fidx, *pgw = NULL, *pifx = NULL;
+	size_t npa = b->packed_add.len / FIB_PACKED_REC,
+	    npd = b->packed_del.len / FIB_PACKED_REC,
+	    nnh = b->packed_nh.len / FIB_PACKED_REC, nf = 0, ok;
 
-	fidx = ar_calloc(d, (b->n_add + b->n_del) * sizeof(*fidx));
+	ack.packed_ok = true;
+	if (b->packed_nh.len % FIB_PACKED_REC != 0 || nnh > 65536 ||
+	    b->packed_add.len % FIB_PACKED_REC != 0 ||
+	    b->packed_del.len % FIB_PACKED_REC != 0) {
+		/* a malformed batch changes nothing: all of it failed */
+		size_t all = b->n_add + b->n_del + npa + npd;
+
+		fidx = ar_calloc(d, all * sizeof(*fidx));
+		for (size_t i = 0; i < all; i++)
+			fidx[i] = (uint32_t)i;
+		lc_log_warnx("FIB batch %llu: packed fields of %zu/%zu/%zu "
+		    "bytes are not 8-byte records: refused",
+		    (unsigned long long)b->seq, b->packed_nh.len,
+		    b->packed_add.len, b->packed_del.len);
+		d->st.fib_batches++;
+		d->st.fib_failed += all;
+		ack.seq = b->seq;
+		ack.failed = (uint32_t)all;
+		ack.n_failed_index = all;
+		ack.failed_index = fidx;
+		ack.routes = (uint32_t)fwd_fib_count(d->fib);
+		ipc_reply(req, IPC_OK, &ack.base);
+		lc_arena_reset(d->ar);
+		return;
+	}
+	fidx = ar_calloc(d, (b->n_add + b->n_del + npa + npd) * sizeof(*fidx));
+	if (nnh > 0) {
+		pgw = ar_calloc(d, nnh * sizeof(*pgw));
+		pifx = ar_calloc(d, nnh * sizeof(*pifx));
+		for (size_t i = 0; i < nnh; i++) {
+			uint32_t a, x;
+
+			memcpy(&a, b->packed_nh.data + i * FIB_PACKED_REC, 4);
+			memcpy(&x, b->packed_nh.data + i * FIB_PACKED_REC + 4,
+			    4);
+			pgw[i] = ntohl(a);
+			pifx[i] = ntohl(x);
+		}
+	}
 	for (size_t i = 0; i < b->n_add; i++) {
 		const Fwd__FibRoute *r = b->add[i];
 		int rv = -EINVAL;
@@ -108,18 +185,30 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		else
 			d->st.fib_adds++;
 	}
+	if (npa > 0) {
+		static const uint32_t none;
+
+		ok = packed_apply(d, &b->packed_add, pgw ? pgw : &none,
+		    pifx ? pifx : &none, nnh, b->n_add, fidx, &nf);
+		d->st.fib_adds += ok;
+	}
 	for (size_t i = 0; i < b->n_del; i++) {
 		const Lifecycle__Prefix *p = b->del[i];
 
 		if (fwd_d_route_del(d, ntohl(p->prefix), p->len) != 0)
-			fidx[nf++] = (uint32_t)(b->n_add + i);
+			fidx[nf++] = (uint32_t)(b->n_add + npa + i);
 		else
 			d->st.fib_dels++;
+	}
+	if (npd > 0) {
+		ok = packed_apply(d, &b->packed_del, NULL, NULL, 0,
+		    b->n_add + npa + b->n_del, fidx, &nf);
+		d->st.fib_dels += ok;
 	}
 	d->st.fib_batches++;
 	d->st.fib_failed += nf;
 	ack.seq = b->seq;
-	ack.applied = (uint32_t)(b->n_add + b->n_del - nf);
+	ack.applied = (uint32_t)(b->n_add + b->n_del + npa + npd - nf);
 	ack.failed = (uint32_t)nf;
 	ack.n_failed_index = nf;
 	ack.failed_index = fidx;
@@ -140,6 +229,7 @@ h_resync_begin(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	fwd_d_resync_begin(d);
 	ipc_server_set_state(d->srv, "resyncing");
+	ack.packed_ok = true;	/* FIB_BATCH takes packed_* fields */
 	ack.seq = ((const Fwd__Resync *)msg)->seq;
 	ack.routes = (uint32_t)fwd_fib_count(d->fib);
 	lc_log_info("resync begins (%u routes marked stale)", ack.routes);
@@ -152,6 +242,7 @@ h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct fwd_d *d = arg;
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 
+	ack.packed_ok = true;
 	ack.swept = (uint32_t)fwd_d_resync_end(d);
 	fwd_d_fib_tune(d);
 	ipc_server_set_state(d->srv, "running");

@@ -65,6 +65,15 @@ struct rd_call {
 	struct rd_call	*next;
 };
 
+#define RD_FB_SLOTS	4096u	/* pointer -> run cache, a power of 2 */
+
+struct rd_fbslot {
+	const struct rib_nexthop *nh;
+	uint32_t	first;
+	uint32_t	n;
+	uint64_t	gen;
+};
+
 struct rib_d {
 	struct ev_loop	*loop;
 	struct rib	*rib;
@@ -82,6 +91,7 @@ struct rib_d {
 	bool		fwd_redo;	/* an error: start the session again */
 	bool		ifs_synced;	/* SUBSCRIBE answered in this session */
 	bool		begin_done;	/* RESYNC_BEGIN answered */
+	bool		fwd_packed;	/* fwd's FibAck said packed_ok */
 	bool		static_synced;	/* mgmt ended a static resync */
 	bool		hold_over;	/* the start hold timer expired */
 	unsigned	hold_extended;	/* times, while mgmt is resyncing */
@@ -105,6 +115,10 @@ struct rib_d {
 	size_t		capnh;
 	void		*fb;		/* FIB batch encoding */
 	size_t		capfb;
+	uint8_t		*pk;		/* packed FIB batch records */
+	size_t		cappk;
+	struct rd_fbslot *fbslot;	/* hop array -> packed_nh run */
+	uint64_t	fbgen;		/* batch of the valid slots */
 	struct rd_call	*calls;		/* free FIB call contexts */
 };
 
@@ -438,17 +452,103 @@ reply_ack(struct ipc_req *req, uint64_t seq, size_t accepted,
 		    ipc_peer_component(ipc_req_peer(req)));
 }
 
+/*
+ * The packed encoding of a RouteBatch (rib.proto packed_nh/packed_add/
+ * packed_del): 8-byte records decoded in one pass. Converts the next-hop
+ * table into nh[0..*nnh) and the n records of rec into u[0..n) (op op);
+ * each route's next hops point into that table. base = the index of the
+ * first record in the batch (for errors).
+ */
+#define RD_PACKED_REC	8
+#define RD_PACKED_NH_MAX 65536u
+
+static int
+packed_nh_conv(const ProtobufCBinaryData *t, struct rib_nexthop *nh,
+    size_t *nnh, struct rib_err *err)
+{
+	size_t n = t->len / RD_PACKED_REC;
+
+	if (t->len % RD_PACKED_REC != 0 || n > RD_PACKED_NH_MAX) {
+		err_set(err, -EINVAL, -1, "packed_nh: %zu bytes is not a table "
+		    "of at most %u 8-byte next hops", t->len, RD_PACKED_NH_MAX);
+		return (-EINVAL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t a, ifx;
+
+		memcpy(&a, t->data + i * RD_PACKED_REC, 4);
+		memcpy(&ifx, t->data + i * RD_PACKED_REC + 4, 4);
+		nh[i].addr.s_addr = a;
+		nh[i].ifindex = ntohl(ifx);
+	}
+	*nnh = n;
+	return (0);
+}
+
+static int
+packed_conv(const ProtobufCBinaryData *rec, uint8_t op,
+    const struct rib_nexthop *nh, size_t nnh, size_t base,
+    struct rib_route_upd *u, struct rib_err *err)
+{
+	size_t n = rec->len / RD_PACKED_REC;
+	const uint8_t *p = rec->data;
+
+	for (size_t i = 0; i < n; i++, p += RD_PACKED_REC) {
+		uint32_t a;
+		unsigned cnt = p[5] & 0x3f, first = (unsigned)p[6] << 8 | p[7];
+
+		memcpy(&a, p, 4);
+		u[i].pfx.addr.s_addr = a;
+		u[i].pfx.len = p[4];
+		u[i].op = op;
+		u[i].distance = -1;
+		u[i].metric = 0;
+		if (op == RIB_OP_DELETE) {
+			u[i].type = RIB_RT_UNICAST;
+			u[i].n_nh = 0;
+			u[i].nh = NULL;
+		} else {
+			u[i].type = p[5] >> 6;
+			if (first + cnt > nnh) {
+				err_set(err, -EINVAL, (long)(base + i),
+				    "entry %zu: next hops %u..%u are beyond the "
+				    "%zu of packed_nh", base + i, first,
+				    first + cnt, nnh);
+				return (-EINVAL);
+			}
+			u[i].n_nh = cnt;
+			u[i].nh = nh + first;
+		}
+		if (p[4] > 32) {
+			err_set(err, -EINVAL, (long)(base + i), "entry %zu: "
+			    "prefix length %u is over 32", base + i, p[4]);
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
 static void
 h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	struct rib_d *d = arg;
 	const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
-	size_t n = b->n_add + b->n_replace + b->n_del, nh = 0, k = 0;
+	size_t npa = b->packed_add.len / RD_PACKED_REC,
+	    npd = b->packed_del.len / RD_PACKED_REC, nnh = 0;
+	size_t nm = b->n_add + b->n_replace;	/* message adds + replaces */
+	size_t n = b->n_add + npa + b->n_replace + b->n_del + npd, nh = 0, k = 0;
 	struct rib_err err;
 	bool created = false, *isnamed = NULL;
 	int id, rv;
 
 	memset(&err, 0, sizeof(err));
+	if (b->packed_add.len % RD_PACKED_REC != 0 ||
+	    b->packed_del.len % RD_PACKED_REC != 0) {
+		err_set(&err, -EINVAL, -1, "packed_add/packed_del of %zu/%zu "
+		    "bytes: not 8-byte records", b->packed_add.len,
+		    b->packed_del.len);
+		goto refuse;
+	}
 	if (n > RIB_BATCH_MAX) {
 		err_set(&err, -E2BIG, -1, "batch of %zu routes is over the "
 		    "limit of %u", n, RIB_BATCH_MAX);
@@ -464,22 +564,39 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	for (size_t i = 0; i < b->n_replace; i++)
 		nh += b->replace[i]->n_nh_addr + b->replace[i]->n_nh_ifindex +
 		    b->replace[i]->n_nh_ifname;
+	nh += b->packed_nh.len / RD_PACKED_REC;
 	if (grow((void **)&d->upd, &d->capupd, n + 1, sizeof(*d->upd)) != 0 ||
 	    grow((void **)&d->nh, &d->capnh, nh + 1, sizeof(*d->nh)) != 0 ||
 	    (isnamed = calloc(n + 1, sizeof(bool))) == NULL) {
 		err_set(&err, -ENOMEM, -1, "out of memory");
 		goto undo;
 	}
-	nh = 0;
-	for (size_t i = 0; i < b->n_add + b->n_replace; i++, k++) {
+	/* the packed next-hop table first, then each message route's own */
+	if (packed_nh_conv(&b->packed_nh, d->nh, &nnh, &err) != 0)
+		goto undo;
+	nh = nnh;
+	for (size_t i = 0; i < nm; i++, k++) {
 		const Rib__Route *r = i < b->n_add ? b->add[i] :
 		    b->replace[i - b->n_add];
 
+		if (i == b->n_add) {
+			/* the packed adds go after the message adds */
+			if (packed_conv(&b->packed_add, RIB_OP_ADD, d->nh, nnh,
+			    k, d->upd + k, &err) != 0)
+				goto undo;
+			k += npa;
+		}
 		if (route_conv(d, r, k, &d->upd[k], d->nh + nh, &isnamed[k],
 		    &err) != 0)
 			goto undo;
 		d->upd[k].op = i < b->n_add ? RIB_OP_ADD : RIB_OP_REPLACE;
 		nh += d->upd[k].n_nh;
+	}
+	if (b->n_add == nm) {
+		if (packed_conv(&b->packed_add, RIB_OP_ADD, d->nh, nnh, k,
+		    d->upd + k, &err) != 0)
+			goto undo;
+		k += npa;
 	}
 	for (size_t i = 0; i < b->n_del; i++, k++) {
 		if (b->del[i]->len > 32) {
@@ -493,15 +610,22 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		d->upd[k].op = RIB_OP_DELETE;
 		d->upd[k].distance = -1;
 	}
+	if (packed_conv(&b->packed_del, RIB_OP_DELETE, d->nh, nnh, k,
+	    d->upd + k, &err) != 0)
+		goto undo;
 	if ((rv = rib_route_batch(d->rib, (unsigned)id, d->upd, n, &err)) != 0)
 		goto undo;
 	/* applied: remember or forget statics by interface name (a protocol's
-	 * names are resolved once, here) */
+	 * names are resolved once, here); message routes are at upd[0..n_add)
+	 * and upd[n_add + npa .. n_add + npa + n_replace) */
 	if (id == RIB_SRC_STATIC) {
 		for (k = 0; k < n; k++) {
-			if (isnamed[k] && k < b->n_add + b->n_replace) {
-				const Rib__Route *r = k < b->n_add ?
-				    b->add[k] : b->replace[k - b->n_add];
+			size_t mi = k < b->n_add ? k : k < b->n_add + npa ?
+			    nm : k - npa;
+
+			if (isnamed[k] && mi < nm) {
+				const Rib__Route *r = mi < b->n_add ?
+				    b->add[mi] : b->replace[mi - b->n_add];
 
 				if (named_keep(d, &d->upd[k], r) != 0)
 					lc_log_warnx("out of memory keeping a "
@@ -1249,6 +1373,114 @@ fib_ack_cb(void *arg, int status, const char *errmsg,
 	(void)rib_fib_ack(d->rib, seq);
 }
 
+/*
+ * The packed FibBatch (fwd.proto packed_nh/packed_add/packed_del): a next-hop
+ * table with one run of records per distinct next-hop set of the batch (the
+ * deltas of one FIB group share its hop array, found by pointer), and one
+ * 8-byte record per route. Deltas whose run does not fit the 65,536-record
+ * table go as message routes (b->add). Returns the bytes used at buf.
+ */
+
+static void
+put16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static int
+fib_pack(struct rib_d *d, Fwd__FibBatch *b, const struct rib_fib_delta *dl,
+    unsigned n, Fwd__FibRoute *fr, Fwd__FibRoute **frp, uint32_t *u32)
+{
+	struct rd_fbslot *slot;
+	uint8_t *tab, *add, *del;
+	size_t nnh = 0, na = 0, nd = 0, off = 0, nt = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		nt += dl[i].n_nh;
+	if (nt > RD_PACKED_NH_MAX)
+		nt = RD_PACKED_NH_MAX;
+	if (grow((void **)&d->pk, &d->cappk, (nt + 2 * (size_t)n) *
+	    RD_PACKED_REC, 1) != 0)
+		return (-ENOMEM);
+	if (d->fbslot == NULL &&
+	    (d->fbslot = calloc(RD_FB_SLOTS, sizeof(*d->fbslot))) == NULL)
+		return (-ENOMEM);
+	slot = d->fbslot;
+	d->fbgen++;
+	tab = d->pk;
+	add = tab + nt * RD_PACKED_REC;
+	del = add + (size_t)n * RD_PACKED_REC;
+	for (unsigned i = 0; i < n; i++) {
+		const struct rib_fib_delta *e = &dl[i];
+		uint8_t *r;
+		uint32_t first = 0;
+
+		if (e->op == RIB_FIB_DELETE) {
+			r = del + nd++ * RD_PACKED_REC;
+			memcpy(r, &e->pfx.addr.s_addr, 4);
+			r[4] = e->pfx.len;
+			r[5] = 0;
+			put16(r + 6, 0);
+			continue;
+		}
+		if (e->n_nh > 0) {
+			uintptr_t h = ((uintptr_t)e->nh >> 3) * 0x9e3779b1u;
+			struct rd_fbslot *sl = &slot[(h >> 7) & (RD_FB_SLOTS - 1)];
+
+			if (sl->gen == d->fbgen && sl->nh == e->nh &&
+			    sl->n == e->n_nh)
+				first = sl->first;
+			else if (nnh + e->n_nh <= nt) {
+				first = (uint32_t)nnh;
+				for (unsigned k = 0; k < e->n_nh; k++) {
+					uint32_t ifx = htonl(e->nh[k].ifindex);
+
+					memcpy(tab + nnh * RD_PACKED_REC,
+					    &e->nh[k].addr.s_addr, 4);
+					memcpy(tab + nnh * RD_PACKED_REC + 4,
+					    &ifx, 4);
+					nnh++;
+				}
+				sl->nh = e->nh;
+				sl->n = e->n_nh;
+				sl->first = first;
+				sl->gen = d->fbgen;
+			} else {
+				/* the table is full: a message route */
+				fwd__fib_route__init(&fr[b->n_add]);
+				fr[b->n_add].prefix = e->pfx.addr.s_addr;
+				fr[b->n_add].len = e->pfx.len;
+				fr[b->n_add].n_nh_addr =
+				    fr[b->n_add].n_nh_ifindex = e->n_nh;
+				fr[b->n_add].nh_addr = u32 + off;
+				fr[b->n_add].nh_ifindex = u32 + off + e->n_nh;
+				for (unsigned k = 0; k < e->n_nh; k++) {
+					u32[off + k] = e->nh[k].addr.s_addr;
+					u32[off + e->n_nh + k] =
+					    e->nh[k].ifindex;
+				}
+				off += 2u * e->n_nh;
+				frp[b->n_add] = &fr[b->n_add];
+				b->n_add++;
+				continue;
+			}
+		}
+		r = add + na++ * RD_PACKED_REC;
+		memcpy(r, &e->pfx.addr.s_addr, 4);
+		r[4] = e->pfx.len;
+		r[5] = (uint8_t)e->n_nh;
+		put16(r + 6, first);
+	}
+	b->packed_nh.data = tab;
+	b->packed_nh.len = nnh * RD_PACKED_REC;
+	b->packed_add.data = add;
+	b->packed_add.len = na * RD_PACKED_REC;
+	b->packed_del.data = del;
+	b->packed_del.len = nd * RD_PACKED_REC;
+	return (0);
+}
+
 /* The rib core's FIB callback: encodes one FibBatch and sends it. */
 static int
 fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
@@ -1277,6 +1509,11 @@ fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
 	b.add = frp;
 	b.del = dpp;
 	off = 0;
+	if (d->fwd_packed) {
+		if (fib_pack(d, &b, dl, n, fr, frp, u32) != 0)
+			return (-ENOMEM);
+		n = 0;	/* all packed (or in b.add) */
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (dl[i].op == RIB_FIB_DELETE) {
 			lifecycle__prefix__init(&dp[b.n_del]);
@@ -1351,13 +1588,14 @@ resync_begin_cb(void *arg, int status, const char *errmsg,
 {
 	struct rib_d *d = arg;
 
-	(void)msg;
 	if (status == IPC_CANCELLED || status == IPC_PEER_RESTARTED ||
 	    d->fs != RIB_D_FWD_SYNC)
 		return;
 	if (status != IPC_OK && status != IPC_UNKNOWN_METHOD)
 		lc_log_warnx("fwd RESYNC_BEGIN: %s %s", ipc_status_str(status),
 		    errmsg);
+	d->fwd_packed = status == IPC_OK && msg != NULL &&
+	    ((const Fwd__FibAck *)msg)->packed_ok;
 	d->begin_done = true;
 }
 
@@ -1374,6 +1612,7 @@ rd_fwd_session(struct rib_d *d)
 	d->fwd_redo = false;
 	d->fwd_blocked = false;
 	d->begin_done = false;
+	d->fwd_packed = false;	/* until this fwd's RESYNC_BEGIN ack says so */
 	rs.seq = d->session;
 	if ((rv = ipc_call(d->fwd, FWD__METHOD__RESYNC_BEGIN, &rs.base,
 	    resync_begin_cb, d, 0)) != 0) {
@@ -1573,6 +1812,8 @@ rib_d_free(struct rib_d *d)
 	free(d->upd);
 	free(d->nh);
 	free(d->fb);
+	free(d->pk);
+	free(d->fbslot);
 	while (d->calls != NULL) {
 		struct rd_call *c = d->calls;
 

@@ -51,6 +51,8 @@ static char rundir[PATH_MAX], ribbin[PATH_MAX];
 static struct tt_prefixset ps;
 static const char *ribopt[4];	/* --rib-opt=X: extra tern-rib options */
 static bool real_fwd;
+static bool msg_enc;		/* --encoding=message: one Route message
+				   per route instead of packed_add records */
 static bool show_slow;		/* --show-slow: changes over 0.5 ms */		/* the tern-fwd daemon, not the in-process FIB */
 static char fwdbin[PATH_MAX], fwdns[64];
 static pid_t fwd_pid;
@@ -107,13 +109,39 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 		    r->n_nh_addr > 0 && r->nh_addr[0] == fw.watch_nh)
 			fw.t_watch = lc_time_mono_ns();
 	}
+	for (size_t i = 0; i < b->packed_add.len / 8; i++) {
+		const uint8_t *p = b->packed_add.data + i * 8, *h;
+		unsigned first = (unsigned)p[6] << 8 | p[7], nh = 0;
+		uint32_t a, g = 0, x = 0;
+
+		memcpy(&a, p, 4);
+		if (p[5] > 0 && (first + 1) * 8 <= b->packed_nh.len) {
+			h = b->packed_nh.data + first * 8;
+			memcpy(&g, h, 4);
+			memcpy(&x, h + 4, 4);
+			nh = nh_index(g, ntohl(x));
+		}
+		if (fwd_fib_add(fw.fib, ntohl(a), p[4], nh) != 0)
+			fw.failed++;
+		if (a == fw.watch_pfx && p[4] == fw.watch_len &&
+		    g == fw.watch_nh)
+			fw.t_watch = lc_time_mono_ns();
+	}
 	for (size_t i = 0; i < b->n_del; i++)
 		(void)fwd_fib_del(fw.fib, ntohl(b->del[i]->prefix),
 		    b->del[i]->len);
+	for (size_t i = 0; i < b->packed_del.len / 8; i++) {
+		uint32_t a;
+
+		memcpy(&a, b->packed_del.data + i * 8, 4);
+		(void)fwd_fib_del(fw.fib, ntohl(a), b->packed_del.data[i * 8 + 4]);
+	}
 	if (fw.t_done == 0 && fwd_fib_count(fw.fib) >= fw.target)
 		fw.t_done = lc_time_mono_ns();
 	ack.seq = b->seq;
-	ack.applied = (uint32_t)(b->n_add + b->n_del);
+	ack.packed_ok = true;
+	ack.applied = (uint32_t)(b->n_add + b->n_del + b->packed_add.len / 8 +
+	    b->packed_del.len / 8);
 	ack.routes = (uint32_t)fwd_fib_count(fw.fib);
 	(void)ipc_reply(req, IPC_OK, &ack.base);
 }
@@ -124,6 +152,7 @@ fw_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 
 	(void)m;
+	ack.packed_ok = true;
 	if (arg != NULL)
 		fwd_fib_mark_stale(fw.fib);
 	else
@@ -488,6 +517,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	Rib__Route *rt = calloc(CHUNK_MAX, sizeof(*rt)), **rp =
 	    calloc(CHUNK_MAX, sizeof(*rp));
 	uint32_t *nha = calloc(CHUNK_MAX, sizeof(uint32_t));
+	uint8_t *pk = calloc(CHUNK_MAX, 8), pnh[TT_PFX_NNH * 8];
 	uint32_t nh0 = 0;
 	struct ipc_client *c;
 	long rss0, rss1;
@@ -519,12 +549,37 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	acks = rejected = 0;
 	acks_want = (unsigned)((n + CHUNK - 1) / CHUNK);
 	t_acked = 0;
+	for (unsigned i = 0; i < TT_PFX_NNH; i++) {
+		uint32_t g = gw_of(i, 0);
+
+		memcpy(pnh + i * 8, &g, 4);
+		memset(pnh + i * 8 + 4, 0, 4);	/* ifindex 0: recursive */
+	}
 	t0 = lc_time_mono_ns();
 	for (size_t off = 0; off < n; off += CHUNK) {
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		size_t k = n - off < CHUNK ? n - off : CHUNK;
 
-		for (size_t i = 0; i < k; i++) {
+		/* packed: one 8-byte record per route (prefix, length, one
+		 * next hop from the batch's table of TT_PFX_NNH gateways) */
+		for (size_t i = 0; !msg_enc && i < k; i++) {
+			const struct tt_prefix *p = &ps.p[off + i];
+			uint32_t a = htonl(p->addr);
+			uint8_t *r = pk + i * 8;
+
+			memcpy(r, &a, 4);
+			r[4] = p->len;
+			r[5] = 1;
+			r[6] = (uint8_t)(p->nh >> 8);
+			r[7] = (uint8_t)p->nh;
+		}
+		if (!msg_enc) {
+			b.packed_nh.data = pnh;
+			b.packed_nh.len = sizeof(pnh);
+			b.packed_add.data = pk;
+			b.packed_add.len = k * 8;
+		}
+		for (size_t i = 0; msg_enc && i < k; i++) {
 			const struct tt_prefix *p = &ps.p[off + i];
 
 			rib__route__init(&rt[i]);
@@ -539,8 +594,10 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		b.source_name = (char *)"bench";
 		b.distance = 20;
 		b.seq = off / CHUNK + 1;
-		b.add = rp;
-		b.n_add = k;
+		if (msg_enc) {
+			b.add = rp;
+			b.n_add = k;
+		}
 		if (call_retry(c, &b) != 0) {
 			fprintf(stderr, "RouteBatch call failed\n");
 			goto out;
@@ -633,6 +690,7 @@ out:
 	free(rt);
 	free(rp);
 	free(nha);
+	free(pk);
 	free(lat);
 	return (rv);
 }
@@ -888,6 +946,10 @@ main(int argc, char **argv)
 		    (CHUNK = strtoul(argv[i] + 8, NULL, 10)) >= 1 &&
 		    CHUNK <= CHUNK_MAX)
 			;
+		else if (strcmp(argv[i], "--encoding=message") == 0)
+			msg_enc = true;
+		else if (strcmp(argv[i], "--encoding=packed") == 0)
+			msg_enc = false;
 		else if (strcmp(argv[i], "--show-slow") == 0)
 			show_slow = true;
 		else if (strcmp(argv[i], "--fwd=inproc") == 0)
@@ -901,7 +963,8 @@ main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: %s [--quick] [--no-peer] "
 			    "[--routes=N] [--rounds=N] [--fwd=real|inproc] "
-			    "[--rib-opt=OPT]... [--show-slow] [--chunk=N]\n", argv[0]);
+			    "[--rib-opt=OPT]... [--show-slow] [--chunk=N] "
+			    "[--encoding=packed|message]\n", argv[0]);
 			return (2);
 		}
 	}
