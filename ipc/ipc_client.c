@@ -498,7 +498,7 @@ cl_on_frame(struct ipc_conn *c, const struct ipc_frame_hdr *h,
 			on_event(cl, &r);
 		else
 			cl->st.drops++;
-		lc_arena_reset(cl->arena);
+		ipc_arena_recycle(&cl->arena, &cl->alloc);
 	}
 	if (cl->dl_head != NULL && !ev_is_active(&cl->timer))
 		timer_arm(cl);

@@ -11,6 +11,7 @@
 #define IPC_READ_TURN	(4u << 20)	/* bytes read per turn before yielding */
 #define IPC_DIRECT_MIN	(64u << 10)	/* raw payloads this big skip the copy when idle */
 #define IPC_SOCKBUF	(4 << 20)	/* SO_SNDBUF/SO_RCVBUF asked for */
+#define IPC_PACK_MAX	(4u << 20)	/* largest bound packed into without exact sizing */
 
 static void	conn_read_cb(struct ev_loop *, ev_io *, int);
 static void	conn_write_cb(struct ev_loop *, ev_io *, int);
@@ -261,15 +262,51 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
 	return (1);
 }
 
+/*
+ * Packs msg straight into the open frame with room for an upper bound of
+ * its size (ipc_pb_bound), then gives back what the pack did not use: no
+ * sizing pass over the message. 1 when done this way; 0 when the bound is
+ * unknown or too close to a limit (hwm, the peer's frame_max, IPC_PACK_MAX)
+ * for the answer to be the same as with the exact size: the caller then
+ * sizes exactly.
+ */
+static int
+conn_put_bound(struct ipc_conn *c, uint32_t id, uint8_t service,
+    uint8_t kind, uint16_t method, int32_t status, const ProtobufCMessage *msg)
+{
+	size_t bound = ipc_pb_bound(msg), n;
+	uint8_t *p;
+	int rv;
+
+	if (bound > IPC_PACK_MAX ||
+	    bound + IPC_REC_HDR + IPC_FRAME_HDR > c->peer_frame_max ||
+	    ipc_conn_queued(c) + IPC_REC_HDR + bound > c->hwm)
+		return (0);
+	if ((rv = ipc_conn_room(c, bound)) != 0)
+		return (rv);
+	p = ipc_txq_rec(&c->tx, id, service, kind, method, status,
+	    (uint32_t)bound);
+	if (p == NULL)
+		return (-ENOMEM);
+	n = protobuf_c_message_pack(msg, p);
+	ipc_txq_trim(&c->tx, p, (uint32_t)bound, (uint32_t)(bound - n));
+	ipc_conn_appended(c);
+	return (1);
+}
+
 int
 ipc_conn_put(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
     uint16_t method, int32_t status, const ProtobufCMessage *msg,
     const void *raw, size_t rawlen)
 {
-	size_t plen = msg != NULL ? protobuf_c_message_get_packed_size(msg) :
-	    rawlen;
+	size_t plen;
 	uint8_t *p;
 	int rv;
+
+	if (msg != NULL && (rv = conn_put_bound(c, id, service, kind, method,
+	    status, msg)) != 0)
+		return (rv < 0 ? rv : 0);
+	plen = msg != NULL ? protobuf_c_message_get_packed_size(msg) : rawlen;
 
 	if (plen > UINT32_MAX - IPC_REC_HDR - IPC_FRAME_HDR)
 		return (-EMSGSIZE);

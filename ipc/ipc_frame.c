@@ -203,3 +203,12 @@ ipc_txq_rec(struct ipc_txq *q, uint32_t id, uint8_t service, uint8_t kind,
 	q->frame_count++;
 	return (p + IPC_REC_HDR);
 }
+
+void
+ipc_txq_trim(struct ipc_txq *q, uint8_t *p, uint32_t plen, uint32_t unused)
+{
+	uint32_t len = plen - unused;
+
+	memcpy(p - IPC_REC_HDR + 12, &len, 4);
+	q->b.len -= unused;
+}

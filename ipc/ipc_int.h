@@ -119,6 +119,12 @@ size_t	ipc_txq_open_size(const struct ipc_txq *);
  */
 uint8_t	*ipc_txq_rec(struct ipc_txq *, uint32_t id, uint8_t service,
 	    uint8_t kind, uint16_t method, int32_t status, uint32_t plen);
+/*
+ * Gives back the last `unused` bytes of the record just appended (payload
+ * at p, room asked for by ipc_txq_rec: a bound), fixing its length.
+ */
+void	ipc_txq_trim(struct ipc_txq *, uint8_t *p, uint32_t plen,
+	    uint32_t unused);
 /* Bytes of b ready to write (closed frames only). */
 static inline size_t
 ipc_txq_ready_b(const struct ipc_txq *q)
@@ -219,8 +225,22 @@ ipc_conn_queued(const struct ipc_conn *c)
 
 /* ---- helpers ------------------------------------------------------------- */
 
+/*
+ * Upper bound of protobuf_c_message_get_packed_size(m), much cheaper to
+ * compute (ipc_pbsize.c); SIZE_MAX when not known (use the exact size).
+ */
+size_t	ipc_pb_bound(const ProtobufCMessage *m);
 /* protobuf-c allocator that takes from an arena (free is a no-op). */
 void	ipc_arena_allocator(ProtobufCAllocator *, struct lc_arena *);
+/*
+ * After a record: resets the decode arena; when decoding it took more than
+ * the arena's first chunk (which is all a reset keeps), replaces the arena
+ * with one whose first chunk is that big (doubling, up to IPC_ARENA_MAX), so
+ * large messages in steady state allocate nothing either. *ap and alloc's
+ * data change then.
+ */
+#define IPC_ARENA_MAX	(1u << 20)
+void	ipc_arena_recycle(struct lc_arena **ap, ProtobufCAllocator *alloc);
 /* Method descriptor for (service, method) of svc or lifecycle; NULL when out of range or unnamed. */
 const struct ipc_method_desc *ipc_method_lookup(const struct ipc_service_desc *svc,
 	    unsigned service, unsigned method);

@@ -540,7 +540,7 @@ peer_on_frame(struct ipc_conn *c, const struct ipc_frame_hdr *h,
 		ipc_frame_rec_read(body, &off, &r);
 		dispatch(p, &r);
 		/* Requests live until their handler returns: one arena per record keeps it small. */
-		lc_arena_reset(s->arena);
+		ipc_arena_recycle(&s->arena, &s->alloc);
 		if (p->closed)
 			break;
 	}

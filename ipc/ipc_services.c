@@ -136,6 +136,26 @@ ipc_arena_allocator(ProtobufCAllocator *a, struct lc_arena *arena)
 	a->allocator_data = arena;
 }
 
+void
+ipc_arena_recycle(struct lc_arena **ap, ProtobufCAllocator *alloc)
+{
+	size_t held = lc_arena_size(*ap), first, want;
+	struct lc_arena *n;
+
+	lc_arena_reset(*ap);
+	first = lc_arena_size(*ap);
+	if (held <= first || first >= IPC_ARENA_MAX)
+		return;
+	for (want = first; want < held && want < IPC_ARENA_MAX; want *= 2)
+		;
+	/* No room for a bigger one: the old arena still works. */
+	if ((n = lc_arena_new(want)) == NULL)
+		return;
+	lc_arena_free(*ap);
+	*ap = n;
+	ipc_arena_allocator(alloc, n);
+}
+
 const char *
 ipc_rundir(const char *explicit_dir)
 {
