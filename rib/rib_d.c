@@ -21,6 +21,7 @@
 #define RD_IFNAME_MAX	32
 #define RD_IF_UNKNOWN	RIB_IFINDEX_MAX	/* a name fwd has not told: down */
 #define RD_NOINDEX	0xffffffffu	/* RouteError.index of a whole batch */
+#define RD_PUSH_EARLY	1024		/* a batch this big is pushed at once */
 
 struct rd_src {
 	struct ipc_peer	*peer;		/* owner while connected (protocols) */
@@ -123,6 +124,7 @@ struct rib_d {
 };
 
 static void rd_fwd_session(struct rib_d *);
+static void rd_fib_push(struct rib_d *);
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -640,6 +642,12 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	d->src[id].seq = b->seq;
 	src_owned(d, (unsigned)id, req);
 	reply_ack(req, b->seq, n, NULL, n, 0);
+	/* one loop turn can read many batches: start fwd on this one now
+	 * instead of after all of them (the loop hook flushes the rest) */
+	if (n >= RD_PUSH_EARLY && d->fs != RIB_D_FWD_DOWN) {
+		rd_fib_push(d);
+		(void)ipc_client_flush(d->fwd);
+	}
 	return;
 undo:
 	free(isnamed);
@@ -1676,6 +1684,19 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		    "without it", d->hold_ms);
 }
 
+/* Sends what the FIB queue holds to fwd, up to the window. */
+static void
+rd_fib_push(struct rib_d *d)
+{
+	long rv;
+
+	if (d->fs >= RIB_D_FWD_PUSH && !d->fwd_blocked) {
+		rv = rib_fib_flush(d->rib);
+		if (rv < 0 && rv != -EAGAIN)
+			lc_log_warnx("FIB flush: %s", strerror((int)-rv));
+	}
+}
+
 /* Once per loop turn, before blocking. */
 static void
 rd_hook(void *arg)
@@ -1696,11 +1717,7 @@ rd_hook(void *arg)
 		lc_log_notice("pushing the FIB to fwd: %ld prefixes", rv);
 		d->fs = RIB_D_FWD_PUSH;
 	}
-	if (d->fs >= RIB_D_FWD_PUSH && !d->fwd_blocked) {
-		rv = rib_fib_flush(d->rib);
-		if (rv < 0 && rv != -EAGAIN)
-			lc_log_warnx("FIB flush: %s", strerror((int)-rv));
-	}
+	rd_fib_push(d);
 	if (d->fs == RIB_D_FWD_PUSH) {
 		rib_fib_stats(d->rib, &st);
 		if (st.queued == 0 && st.inflight == 0) {

@@ -253,6 +253,8 @@ struct rib_route *rib_route(const struct rib *, uint32_t idx);
 uint32_t rib_dest_find(const struct rib *, uint32_t addr, uint8_t len);
 /* find or create; RIB_NIL on ENOMEM */
 uint32_t rib_dest_get(struct rib *, uint32_t addr, uint8_t len);
+void	rib_dest_prefetch(const struct rib *, uint32_t addr, uint8_t len,
+	    bool deep);
 /* frees it when nothing refers to it any more */
 void	rib_dest_gc(struct rib *, uint32_t idx);
 /* longest dest with routes covering addr (len >= minlen); RIB_NIL */

@@ -683,14 +683,29 @@ rib_upd_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 static bool
 rib_upd_same_nh(const struct rib_route_upd *a, const struct rib_route_upd *b)
 {
-	return (a->n_nh == b->n_nh &&
-	    memcmp(a->nh, b->nh, a->n_nh * sizeof(*a->nh)) == 0);
+	return (a->n_nh == b->n_nh && (a->nh == b->nh ||
+	    memcmp(a->nh, b->nh, a->n_nh * sizeof(*a->nh)) == 0));
 }
+
+#define RIB_PF_FAR	16	/* look-ahead: the hash slot */
+#define RIB_PF_NEAR	8	/* look-ahead: the dest in that slot */
+#define RIB_GC_SLOTS	256	/* next-hop array -> group, per batch */
+#define RIB_GC_MIN	64	/* batches this big use that cache */
+
+/* A batch's next-hop arrays shared by several routes (the packed encoding
+ * points every route with the same next hops at one array): the group is
+ * interned once per array, not once per route. */
+struct rib_gcache {
+	const struct rib_nexthop *nh;
+	uint32_t	n;
+	uint32_t	gid;
+};
 
 int
 rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
     size_t n, struct rib_err *err)
 {
+	struct rib_gcache gc[RIB_GC_SLOTS];
 	size_t i, last = (size_t)-1;
 	int rv;
 
@@ -734,10 +749,24 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 	if ((rv = rib_table_reserve(rib, n)) != 0)
 		return (rib_errf(err, rv, -1, "out of memory"));
 	/* intern every next-hop set first: the only step that can fail */
+	if (n >= RIB_GC_MIN)
+		memset(gc, 0, sizeof(gc));
 	for (i = 0; i < n; i++) {
+		struct rib_gcache *c = NULL;
+
 		rib->bgrp[i] = 0;
 		if (u[i].op == RIB_OP_DELETE || u[i].type != RIB_RT_UNICAST)
 			continue;
+		if (n >= RIB_GC_MIN) {
+			c = &gc[(((uintptr_t)u[i].nh >> 3) * 0x9e3779b1u >> 8) &
+			    (RIB_GC_SLOTS - 1)];
+			if (c->nh == u[i].nh && c->n == u[i].n_nh &&
+			    c->gid != 0) {
+				rib->bgrp[i] = c->gid;
+				rib_grp(rib, c->gid)->refcnt++;
+				continue;
+			}
+		}
 		if (last != (size_t)-1 && rib_upd_same_nh(&u[last], &u[i])) {
 			rib->bgrp[i] = rib->bgrp[last];
 			rib_grp(rib, rib->bgrp[i])->refcnt++;
@@ -747,9 +776,20 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 				rib_grp_unref(rib, rib->bgrp[i]);
 			return (rib_errf(err, -ENOMEM, -1, "out of memory"));
 		}
+		if (c != NULL) {
+			c->nh = u[i].nh;
+			c->n = u[i].n_nh;
+			c->gid = rib->bgrp[i];
+		}
 		last = i;
 	}
 	for (i = 0; i < n; i++) {
+		if (i + RIB_PF_FAR < n)
+			rib_dest_prefetch(rib, ntohl(u[i + RIB_PF_FAR].pfx.addr.
+			    s_addr), u[i + RIB_PF_FAR].pfx.len, false);
+		if (i + RIB_PF_NEAR < n)
+			rib_dest_prefetch(rib, ntohl(u[i + RIB_PF_NEAR].pfx.addr.
+			    s_addr), u[i + RIB_PF_NEAR].pfx.len, true);
 		rib_upd_apply(rib, src, &u[i], rib->bgrp[i]);
 		/* select while the prefixes are still in cache */
 		if ((i & (RIB_PROCESS_CHUNK - 1)) == RIB_PROCESS_CHUNK - 1)

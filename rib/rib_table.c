@@ -153,6 +153,25 @@ rib_dest_get(struct rib *rib, uint32_t addr, uint8_t len)
 	return (di);
 }
 
+/* Prefetches the hash slot of (addr, len) (deep: and its dest when the slot
+ * is cached by an earlier shallow call): batches look ahead with it, since
+ * 1M random prefixes miss the cache on every probe. */
+void
+rib_dest_prefetch(const struct rib *rib, uint32_t addr, uint8_t len,
+    bool deep)
+{
+	uint32_t h = rib_pfx_hash(addr, len), s = h & rib->hmask;
+	uint64_t x;
+
+	if (!deep) {
+		__builtin_prefetch(&rib->htab[s], 0, 1);
+		return;
+	}
+	x = rib->htab[s];
+	if (x != 0 && SLOT_HASH(x) == h)
+		__builtin_prefetch(rib_dest(rib, SLOT_IDX(x)), 1, 1);
+}
+
 static void
 rib_htab_remove(struct rib *rib, uint32_t di)
 {

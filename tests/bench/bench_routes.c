@@ -495,7 +495,8 @@ cmp_double(const void *a, const void *b)
 struct ours {
 	double routes_per_s, rib_bpr, fwd_bpr, p50_ms, p99_ms;
 	double t_sent_ms, t_acked_ms, t_done_ms, rib_cpu_ms, own_cpu_ms;
-	double query_ms;	/* one QUERY page of 100 in the middle */	/* client sent, rib acked
+	double query_ms;	/* one QUERY page of 100 in the middle */
+	double fwd_cpu_ms;	/* tern-fwd's CPU during the load (real fwd) */	/* client sent, rib acked
 						   all batches, fwd holds all */
 };
 
@@ -546,6 +547,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		frss0 = rss_kb(fwd_pid);
 	o->rib_cpu_ms = cpu_ms(pid);
 	o->own_cpu_ms = cpu_ms(getpid());
+	o->fwd_cpu_ms = real_fwd ? cpu_ms(fwd_pid) : 0;
 	acks = rejected = 0;
 	acks_want = (unsigned)((n + CHUNK - 1) / CHUNK);
 	t_acked = 0;
@@ -614,6 +616,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	o->t_done_ms = (fw.t_done - t0) / 1e6;
 	o->rib_cpu_ms = cpu_ms(pid) - o->rib_cpu_ms;
 	o->own_cpu_ms = cpu_ms(getpid()) - o->own_cpu_ms;
+	o->fwd_cpu_ms = real_fwd ? cpu_ms(fwd_pid) - o->fwd_cpu_ms : 0;
 	o->t_acked_ms = t_acked ? (t_acked - t0) / 1e6 : -1;
 	(void)run_until(rib_ready, c, 10);
 	rss1 = rss_kb(pid);
@@ -1048,10 +1051,10 @@ main(int argc, char **argv)
 			nb++;
 		printf("       (client sent all at %.0f ms, rib accepted all at "
 		    "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
-		    "bench process %.0f ms; a show-route page of 100 at offset "
-		    "n/2: %.0f ms)\n", o[r].t_sent_ms,
+		    "tern-fwd %.0f ms, bench process %.0f ms; a show-route page "
+		    "of 100 at offset n/2: %.0f ms)\n", o[r].t_sent_ms,
 		    o[r].t_acked_ms, o[r].t_done_ms, o[r].rib_cpu_ms,
-		    o[r].own_cpu_ms, o[r].query_ms);
+		    o[r].fwd_cpu_ms, o[r].own_cpu_ms, o[r].query_ms);
 		fflush(stdout);
 	}
 	sfx = n == TT_PFX_FULL ? (real_fwd ? "1M" : "1M_inproc_fwd") :
