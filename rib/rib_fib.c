@@ -232,8 +232,15 @@ rib_fib_ack(struct rib *rib, uint64_t seq)
 	}
 	if (rib->fb_head == rib->fb_n)
 		rib->fb_head = rib->fb_n = 0;
-	if (rib->fe_head == rib->fe_n)
+	if (rib->fe_head == rib->fe_n) {
 		rib->fe_head = rib->fe_n = 0;
+		if (rib->fe_cap > RIB_QUEUE_KEEP) {
+			/* a full-table load is over: give back its window */
+			free(rib->fe);
+			rib->fe = NULL;
+			rib->fe_cap = 0;
+		}
+	}
 	rib->seq_acked = seq;
 	if (rib->blocked && rib->inflight <= rib->conf.fib_low_water)
 		rib->blocked = false;
