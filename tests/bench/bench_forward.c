@@ -1,0 +1,1273 @@
+/* tests/bench/bench_forward.c: bench-forward: end to end through the router namespace of tests/lib/netns.sh (client ns -- router ns -- server ns, veth), tern-fwd (AF_PACKET TPACKET_V2) against the Linux kernel forwarding in the same topology, alternated, with one generator: AF_PACKET TX ring in the client ns, RX ring counters in the server and client ns, an L2 reflector for request/reply, all in one pinned thread. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include "bench_router.h"
+
+#define BF_MAGIC	0x7e400000u	/* | trial & 0xffff */
+#define BF_DPORT	7777
+#define BF_SPORT	10000		/* + flow */
+#define BF_FLOWS	128
+#define BF_FRAME	2048
+#define BF_TX_FRAMES	4096		/* multiple of BF_FLOWS */
+#define BF_RX_FRAMES	16384
+#define BF_SEQ_MAX	(1u << 24)
+#define BF_LAT_MAX	(1u << 21)
+#define BF_BATCH	32
+#define BF_PLOFF	42		/* eth 14 + ip 20 + udp 8 */
+
+static const uint8_t mac_client[6] = { 2, 0x74, 0, 0, 1, 2 };
+static const uint8_t mac_rtr_c[6] = { 2, 0x74, 0, 0, 1, 1 };
+static const uint8_t mac_server[6] = { 2, 0x74, 0, 0, 2, 2 };
+
+struct ring {
+	int fd;
+	uint8_t *map;
+	unsigned nframes, i;
+};
+
+struct tres {			/* one trial */
+	double rate, dur;	/* asked (0 = as fast as possible), s */
+	uint64_t sent, srv_rx, cli_rx, dup, reord, refl_drop, rxq_drop;
+	double offered, delivered, loss;	/* pps, pps, fraction */
+	double fwd_ns, sirq_ns, ksirqd_ns;	/* router-side CPU deltas */
+	uint64_t router_pkts;	/* packets the router forwarded */
+	double p50, p99;	/* RTT us (request/reply) */
+};
+
+static struct {
+	struct br b;
+	bool quick;
+	int rounds;
+	double tdur;		/* s per trial */
+	int steps;		/* binary search steps */
+	pid_t fwd_pid;
+	int guard_fd;
+	struct ring tx, srx, crx, stx;
+	uint16_t trial;
+	uint8_t *seen;		/* bitmap of seqs */
+	uint32_t last_seq[BF_FLOWS];
+	uint64_t flow_rx[BF_FLOWS];
+	double *lat;
+	size_t nlat;
+	uint32_t dst[BF_FLOWS];	/* host order */
+	unsigned fsize;		/* frame bytes (60 or 1514) */
+	int srv_ifindex;
+	long clk_tck;
+	FILE *dat;		/* all trials, for the plot */
+} G;
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+/* ---- cleanup, also when killed ------------------------------------------ */
+
+static void
+bf_kill_fwd(void)
+{
+	if (G.fwd_pid > 0) {
+		kill(G.fwd_pid, SIGKILL);
+		waitpid(G.fwd_pid, NULL, 0);
+		G.fwd_pid = 0;
+	}
+	(void)br_sh("f='%s/fwd.pid'; [ -f \"$f\" ] && kill -9 $(cat \"$f\") "
+	    "2>/dev/null; rm -f \"$f\"", G.b.dir);
+}
+
+static void
+bf_on_signal(int sig)
+{
+	(void)sig;
+	bf_kill_fwd();
+	br_cleanup();
+	_exit(130);
+}
+
+/* A process of its own session that waits for our death (EOF on a pipe),
+ * however it comes (SIGKILL too), then kills fwd and removes the namespaces
+ * and the temp dir. */
+static void
+bf_guardian(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) != 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) < 0)
+		return;
+	if (pid == 0) {
+		close(p[1]);
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		(void)br_sh("f='%s/fwd.pid'; [ -f \"$f\" ] && kill -9 "
+		    "$(cat \"$f\") 2>/dev/null; sleep 0.2", G.b.dir);
+		(void)br_sh("cat '%s/fwd.log' >>'%s/build/bench/forward-fwd.log'"
+		    " 2>/dev/null", G.b.dir, G.b.root);
+		(void)br_lib(&G.b, "cleanup", true, NULL);
+		if (strncmp(G.b.dir, "/tmp/tern-", 10) == 0)
+			(void)br_sh("rm -rf '%s'", G.b.dir);
+		_exit(0);
+	}
+	close(p[0]);
+	G.guard_fd = p[1];
+}
+
+/* ---- CPU accounting ------------------------------------------------------- */
+
+/* Sum of schedstat run time (ns) of every thread of pid. */
+static double
+bf_task_ns(pid_t pid)
+{
+	char path[96];
+	struct dirent *e;
+	double sum = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (0);
+	while ((e = readdir(d)) != NULL) {
+		unsigned long long rt;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
+		    (int)pid, e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &rt) == 1)
+			sum += (double)rt;
+		fclose(f);
+	}
+	closedir(d);
+	return (sum);
+}
+
+/* softirq time of all CPUs from /proc/stat, ns (tick-sampled: the kernel
+ * here has no IRQ_TIME_ACCOUNTING; a tick that lands in softirq, in any
+ * context including ksoftirqd, counts as softirq). */
+static double
+bf_softirq_ns(void)
+{
+	unsigned long long v[7] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (f == NULL)
+		return (0);
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+	    &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		v[6] = 0;
+	fclose(f);
+	return ((double)v[6] * 1e9 / (double)G.clk_tck);
+}
+
+/* schedstat run time of the ksoftirqd threads (ns). */
+static double
+bf_ksoftirqd_ns(void)
+{
+	struct dirent *e;
+	double sum = 0;
+	DIR *d = opendir("/proc");
+
+	if (d == NULL)
+		return (0);
+	while ((e = readdir(d)) != NULL) {
+		char path[300], comm[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) == NULL)
+			comm[0] = '\0';
+		fclose(f);
+		if (strncmp(comm, "ksoftirqd/", 10) == 0)
+			sum += bf_task_ns((pid_t)atoi(e->d_name));
+	}
+	closedir(d);
+	return (sum);
+}
+
+/* ---- rings ---------------------------------------------------------------- */
+
+/* An AF_PACKET TPACKET_V2 ring on ifname in namespace ns. 0 or -1. */
+static int
+bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
+{
+	char path[128];
+	int self, nsfd, v = TPACKET_V2, one = 1;
+	struct tpacket_req req;
+	struct sockaddr_ll sll = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if ((self = open("/proc/self/ns/net", O_RDONLY)) < 0 ||
+	    (nsfd = open(path, O_RDONLY)) < 0)
+		return (-1);
+	if (setns(nsfd, CLONE_NEWNET) != 0)
+		return (-1);
+	close(nsfd);
+	r->fd = socket(AF_PACKET, SOCK_RAW, tx ? 0 : htons(ETH_P_IP));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = tx ? 0 : htons(ETH_P_IP);
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	if (setns(self, CLONE_NEWNET) != 0)
+		return (-1);
+	close(self);
+	if (r->fd < 0 || sll.sll_ifindex == 0)
+		return (-1);
+	if (setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) != 0)
+		return (-1);
+	if (tx)
+		(void)setsockopt(r->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+		    sizeof(one));
+	else
+		(void)setsockopt(r->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING,
+		    &one, sizeof(one));
+	r->nframes = tx ? BF_TX_FRAMES : BF_RX_FRAMES;
+	req.tp_block_size = 1u << 20;
+	req.tp_frame_size = BF_FRAME;
+	req.tp_block_nr = r->nframes * BF_FRAME / req.tp_block_size;
+	req.tp_frame_nr = r->nframes;
+	if (setsockopt(r->fd, SOL_PACKET, tx ? PACKET_TX_RING : PACKET_RX_RING,
+	    &req, sizeof(req)) != 0)
+		return (-1);
+	r->map = mmap(NULL, (size_t)r->nframes * BF_FRAME,
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, 0);
+	if (r->map == MAP_FAILED)
+		return (-1);
+	if (bind(r->fd, (struct sockaddr *)&sll, sizeof(sll)) != 0)
+		return (-1);
+	return (0);
+}
+
+static inline struct tpacket2_hdr *
+bf_slot(struct ring *r, unsigned i)
+{
+	return ((struct tpacket2_hdr *)(r->map + (size_t)i * BF_FRAME));
+}
+
+static inline uint8_t *
+bf_txdata(struct tpacket2_hdr *h)
+{
+	return ((uint8_t *)h + TPACKET2_HDRLEN - sizeof(struct sockaddr_ll));
+}
+
+static uint16_t
+bf_csum(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(b[i] << 8 | b[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return ((uint16_t)~s);
+}
+
+/* Writes the template of flow f (frame size G.fsize) into every TX slot of
+ * that flow (slot i carries flow i % BF_FLOWS, always). */
+static void
+bf_tx_templates(void)
+{
+	unsigned iplen = G.fsize - 14;
+
+	for (unsigned i = 0; i < G.tx.nframes; i++) {
+		struct tpacket2_hdr *h = bf_slot(&G.tx, i);
+		uint8_t *d = bf_txdata(h);
+		unsigned f = i % BF_FLOWS;
+		uint32_t src = 0xc6120102u, dst = G.dst[f];
+		uint16_t c;
+
+		memset(d, 0, G.fsize);
+		memcpy(d, mac_rtr_c, 6);
+		memcpy(d + 6, mac_client, 6);
+		d[12] = 0x08;
+		d[14] = 0x45;
+		d[16] = (uint8_t)(iplen >> 8);
+		d[17] = (uint8_t)iplen;
+		d[22] = 64;
+		d[23] = 17;
+		for (int k = 0; k < 4; k++) {
+			d[26 + k] = (uint8_t)(src >> (24 - 8 * k));
+			d[30 + k] = (uint8_t)(dst >> (24 - 8 * k));
+		}
+		c = bf_csum(d + 14, 20);
+		d[24] = (uint8_t)(c >> 8);
+		d[25] = (uint8_t)c;
+		d[34] = (uint8_t)((BF_SPORT + f) >> 8);
+		d[35] = (uint8_t)(BF_SPORT + f);
+		d[36] = BF_DPORT >> 8;
+		d[37] = BF_DPORT & 255;
+		d[38] = (uint8_t)((iplen - 20) >> 8);
+		d[39] = (uint8_t)(iplen - 20);
+		h->tp_len = G.fsize;
+	}
+}
+
+/* payload: magic(4) seq(4) tx time ns(8), host order */
+static inline bool
+bf_ours(const uint8_t *d, unsigned len, uint16_t dport)
+{
+	uint32_t m;
+
+	if (len < BF_PLOFF + 16 || d[12] != 0x08 || d[13] != 0 || d[23] != 17 ||
+	    (d[14] & 0xf) != 5 || (unsigned)(d[36] << 8 | d[37]) != dport)
+		return (false);
+	memcpy(&m, d + BF_PLOFF, 4);
+	return (m == (BF_MAGIC | G.trial));
+}
+
+static void
+bf_mark(uint32_t seq, unsigned flow, struct tres *r)
+{
+	if (seq >= BF_SEQ_MAX)
+		return;
+	if (G.seen[seq >> 3] & (1u << (seq & 7))) {
+		r->dup++;
+		return;
+	}
+	G.seen[seq >> 3] |= (uint8_t)(1u << (seq & 7));
+	flow %= BF_FLOWS;
+	G.flow_rx[flow]++;
+	if (seq + 1 < G.last_seq[flow])
+		r->reord++;
+	else
+		G.last_seq[flow] = seq + 1;
+}
+
+/* Server side: count, and reflect when rr. */
+static unsigned
+bf_srv_rx(struct tres *r, bool rr)
+{
+	unsigned n = 0, nref = 0;
+
+	for (;;) {
+		struct tpacket2_hdr *h = bf_slot(&G.srx, G.srx.i);
+		uint8_t *d;
+		uint32_t seq;
+
+		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+		    TP_STATUS_USER))
+			break;
+		d = (uint8_t *)h + h->tp_mac;
+		if (bf_ours(d, h->tp_snaplen, BF_DPORT)) {
+			memcpy(&seq, d + BF_PLOFF + 4, 4);
+			r->srv_rx++;
+			if (!rr)
+				bf_mark(seq, (unsigned)(d[34] << 8 | d[35]) -
+				    BF_SPORT, r);
+			else {
+				struct tpacket2_hdr *t =
+				    bf_slot(&G.stx, G.stx.i);
+
+				if (t->tp_status != TP_STATUS_AVAILABLE)
+					r->refl_drop++;
+				else {
+					uint8_t *o = bf_txdata(t);
+					unsigned len = h->tp_snaplen;
+
+					memcpy(o, d + 6, 6);
+					memcpy(o + 6, mac_server, 6);
+					memcpy(o + 12, d + 12, len - 12);
+					memcpy(o + 26, d + 30, 4);
+					memcpy(o + 30, d + 26, 4);
+					memcpy(o + 34, d + 36, 2);
+					memcpy(o + 36, d + 34, 2);
+					t->tp_len = len;
+					__atomic_store_n(&t->tp_status,
+					    TP_STATUS_SEND_REQUEST,
+					    __ATOMIC_RELEASE);
+					G.stx.i = (G.stx.i + 1) % G.stx.nframes;
+					nref++;
+				}
+			}
+		}
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+		    __ATOMIC_RELEASE);
+		G.srx.i = (G.srx.i + 1) % G.srx.nframes;
+		if (++n == 256)
+			break;
+	}
+	if (nref > 0)
+		(void)send(G.stx.fd, NULL, 0, MSG_DONTWAIT);
+	return (n);
+}
+
+/* Client side (rr): replies, RTT. */
+static unsigned
+bf_cli_rx(struct tres *r)
+{
+	unsigned n = 0;
+	uint64_t t = now_ns();
+
+	for (;;) {
+		struct tpacket2_hdr *h = bf_slot(&G.crx, G.crx.i);
+		uint8_t *d;
+		uint32_t seq;
+		uint64_t ts;
+
+		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+		    TP_STATUS_USER))
+			break;
+		d = (uint8_t *)h + h->tp_mac;
+		if (h->tp_snaplen >= BF_PLOFF + 16 &&
+		    (d[34] << 8 | d[35]) == BF_DPORT &&
+		    bf_ours(d, h->tp_snaplen,
+		    (uint16_t)(d[36] << 8 | d[37]))) {
+			memcpy(&seq, d + BF_PLOFF + 4, 4);
+			memcpy(&ts, d + BF_PLOFF + 8, 8);
+			r->cli_rx++;
+			bf_mark(seq, (unsigned)(d[36] << 8 | d[37]) - BF_SPORT,
+			    r);
+			if (G.nlat < BF_LAT_MAX && t > ts)
+				G.lat[G.nlat++] = (double)(t - ts) / 1000.0;
+		}
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+		    __ATOMIC_RELEASE);
+		G.crx.i = (G.crx.i + 1) % G.crx.nframes;
+		if (++n == 256)
+			break;
+	}
+	return (n);
+}
+
+static uint64_t
+bf_rx_drops(struct ring *r)
+{
+	struct tpacket_stats st;
+	socklen_t l = sizeof(st);
+
+	if (getsockopt(r->fd, SOL_PACKET, PACKET_STATISTICS, &st, &l) != 0)
+		return (0);
+	return (st.tp_drops);
+}
+
+/* One trial: rate pps (0: as fast as the generator goes) for dur s. */
+static void
+bf_trial(double rate, double dur, bool rr, struct tres *r)
+{
+	uint64_t t0, tend, now, sent = 0, quiet;
+	double c0, s0, k0, c1, s1, k1;
+
+	memset(r, 0, sizeof(*r));
+	r->rate = rate;
+	r->dur = dur;
+	G.trial++;
+	if (G.trial == 0)
+		G.trial = 1;
+	memset(G.seen, 0, BF_SEQ_MAX / 8);
+	memset(G.last_seq, 0, sizeof(G.last_seq));
+	memset(G.flow_rx, 0, sizeof(G.flow_rx));
+	G.nlat = 0;
+	/* drain what is left of the last trial */
+	while (bf_srv_rx(r, false) + bf_cli_rx(r) > 0)
+		;
+	memset(r, 0, sizeof(*r));
+	r->rate = rate;
+	r->dur = dur;
+	(void)bf_rx_drops(&G.srx);
+	(void)bf_rx_drops(&G.crx);
+	c0 = G.fwd_pid > 0 ? bf_task_ns(G.fwd_pid) : 0;
+	s0 = bf_softirq_ns();
+	k0 = bf_ksoftirqd_ns();
+	t0 = now_ns();
+	tend = t0 + (uint64_t)(dur * 1e9);
+	quiet = 0;
+	for (;;) {
+		unsigned got;
+
+		now = now_ns();
+		if (now < tend) {
+			uint64_t target = rate <= 0 ? UINT64_MAX :
+			    (uint64_t)(rate * (double)(now - t0) / 1e9) + 1;
+			unsigned n = 0;
+
+			while (sent < target && n < BF_BATCH &&
+			    sent < BF_SEQ_MAX) {
+				struct tpacket2_hdr *h =
+				    bf_slot(&G.tx, G.tx.i);
+				uint8_t *d;
+				uint32_t m = BF_MAGIC | G.trial,
+				    s = (uint32_t)sent;
+
+				if (__atomic_load_n(&h->tp_status,
+				    __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
+					break;
+				d = bf_txdata(h);
+				memcpy(d + BF_PLOFF, &m, 4);
+				memcpy(d + BF_PLOFF + 4, &s, 4);
+				memcpy(d + BF_PLOFF + 8, &now, 8);
+				__atomic_store_n(&h->tp_status,
+				    TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+				G.tx.i = (G.tx.i + 1) % G.tx.nframes;
+				sent++;
+				n++;
+			}
+			if (n > 0)
+				(void)send(G.tx.fd, NULL, 0, MSG_DONTWAIT);
+		}
+		got = bf_srv_rx(r, rr);
+		if (rr)
+			got += bf_cli_rx(r);
+		if (now >= tend) {
+			/* in flight: until 20 ms without a frame, at most
+			 * 200 ms */
+			if (got > 0)
+				quiet = now;
+			else if (quiet == 0)
+				quiet = now;
+			if (now - quiet > 20000000ull ||
+			    now - tend > 200000000ull)
+				break;
+		}
+	}
+	c1 = G.fwd_pid > 0 ? bf_task_ns(G.fwd_pid) : 0;
+	s1 = bf_softirq_ns();
+	k1 = bf_ksoftirqd_ns();
+	r->sent = sent;
+	r->rxq_drop = bf_rx_drops(&G.srx) + bf_rx_drops(&G.crx);
+	r->offered = (double)sent / dur;
+	if (rr) {
+		r->delivered = (double)r->cli_rx / dur;
+		r->loss = sent ? 1.0 - (double)(r->cli_rx - r->dup) /
+		    (double)sent : 0;
+		r->router_pkts = r->srv_rx + r->cli_rx;
+		r->p50 = br_pct(G.lat, G.nlat, 50);
+		r->p99 = br_pct(G.lat, G.nlat, 99);
+	} else {
+		r->delivered = (double)(r->srv_rx - r->dup) / dur;
+		r->loss = sent ? 1.0 - (double)(r->srv_rx - r->dup) /
+		    (double)sent : 0;
+		r->router_pkts = r->srv_rx;
+	}
+	r->fwd_ns = c1 - c0;
+	r->sirq_ns = s1 - s0;
+	r->ksirqd_ns = k1 - k0;
+}
+
+/* ---- routers --------------------------------------------------------------- */
+
+static const char *
+ns_router(void)
+{
+	static char n[64];
+
+	snprintf(n, sizeof(n), "tern-r-%s", G.b.suffix);
+	return (n);
+}
+
+static const char *
+ns_client(void)
+{
+	static char n[64];
+
+	snprintf(n, sizeof(n), "tern-c-%s", G.b.suffix);
+	return (n);
+}
+
+static const char *
+ns_server(void)
+{
+	static char n[64];
+
+	snprintf(n, sizeof(n), "tern-s-%s", G.b.suffix);
+	return (n);
+}
+
+/* The kernel of the router ns forwards (peer) or not (tern-fwd's state:
+ * no addresses, ip_forward=0). A tc ingress drop behind the AF_PACKET taps
+ * would spare the kernel the frames fwd forwards, but this kernel has no
+ * TC actions (act_gact) nor classifiers other than u32: the kernel sees
+ * each frame and drops it (ip_forward=0), in softirq, in both runs' hosts. */
+static int
+bf_kernel(bool on)
+{
+	return (br_sh("bash '%s/tests/bench/lib_forward.sh' kernel %s %s",
+	    G.b.root, on ? "on" : "off", G.b.suffix));
+}
+
+static int
+bf_fwd_call(unsigned method, const ProtobufCMessage *m, ProtobufCMessage **rep,
+    unsigned ms)
+{
+	int st = ipc_call_wait(G.b.fwd, method, m, ms, G.b.ar, rep, G.b.err,
+	    sizeof(G.b.err));
+
+	if (st != IPC_OK) {
+		fprintf(stderr, "bench-forward: fwd: %s %s\n",
+		    ipc_status_str(st), G.b.err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Starts tern-fwd in the router ns on CPU 1 with its two ports and the
+ * routes. 0 or -1. */
+static int
+bf_fwd_start(const struct tt_prefixset *ps, const char *fwd_args)
+{
+	Fwd__IfConfigBatch ib = FWD__IF_CONFIG_BATCH__INIT;
+	Fwd__IfConfig ic[2], *icp[2];
+	Fwd__IfAddr ia[2], *iap[2];
+	ProtobufCMessage *rep;
+	char pidf[PATH_MAX + 16];
+	FILE *f;
+	int pid = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	snprintf(pidf, sizeof(pidf), "%s/fwd.pid", G.b.dir);
+	if (br_sh("ip netns exec %s %s %s/tern-fwd --rundir %s --log-level err "
+	    "%s </dev/null >>%s/fwd.log 2>&1 & echo $! >%s",
+	    ns_router(), ncpu > 1 ? "taskset -c 1" : "", G.b.bin, G.b.rundir,
+	    fwd_args, G.b.dir, pidf) != 0)
+		return (-1);
+	if ((f = fopen(pidf, "r")) != NULL) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	G.fwd_pid = pid;
+	if (G.b.fwd == NULL)
+		G.b.fwd = br_client(&G.b, &ipc_svc_fwd, false);
+	if (br_wait_fib(&G.b, 0, 10, 20000, NULL) == 0) {
+		fprintf(stderr, "bench-forward: tern-fwd does not answer\n");
+		(void)br_sh("ps -o pid,stat,cmd -p %d; tail -5 '%s/fwd.log'; "
+		    "ls -la '%s'", (int)G.fwd_pid, G.b.dir, G.b.rundir);
+		return (-1);
+	}
+	for (int i = 0; i < 2; i++) {
+		fwd__if_config__init(&ic[i]);
+		fwd__if_addr__init(&ia[i]);
+		ic[i].name = (char *)(i ? "rs0" : "rc0");
+		ic[i].enabled = true;
+		ic[i].backend = (char *)"afpacket";
+		ia[i].addr = htonl(i ? 0xc6120201u : 0xc6120101u);
+		ia[i].len = 24;
+		iap[i] = &ia[i];
+		ic[i].addrs = &iap[i];
+		ic[i].n_addrs = 1;
+		icp[i] = &ic[i];
+	}
+	ib.interfaces = icp;
+	ib.n_interfaces = 2;
+	if (bf_fwd_call(FWD__METHOD__IF_CONFIG, &ib.base, &rep, 5000) != 0)
+		return (-1);
+	if (!((Fwd__IfConfigAck *)rep)->ok) {
+		fprintf(stderr, "bench-forward: IF_CONFIG refused: %s\n",
+		    ((Fwd__IfConfigAck *)rep)->error);
+		return (-1);
+	}
+	lc_arena_reset(G.b.ar);
+	/* the routes, 8192 a batch */
+	{
+		size_t chunk = 8192;
+		Fwd__FibRoute *rt = calloc(chunk, sizeof(*rt));
+		Fwd__FibRoute **rp = calloc(chunk, sizeof(*rp));
+		uint32_t *nh = calloc(chunk, sizeof(*nh));
+		uint32_t ifx = (uint32_t)G.srv_ifindex;
+		uint64_t seq = 1;
+
+		for (size_t off = 0; off < ps->n; off += chunk) {
+			Fwd__FibBatch fb = FWD__FIB_BATCH__INIT;
+			size_t n = ps->n - off < chunk ? ps->n - off : chunk;
+			Fwd__FibAck *a;
+
+			for (size_t i = 0; i < n; i++) {
+				const struct tt_prefix *p = &ps->p[off + i];
+
+				fwd__fib_route__init(&rt[i]);
+				rt[i].prefix = htonl(p->addr);
+				rt[i].len = p->len;
+				nh[i] = htonl(br_nh(p->nh));
+				rt[i].nh_addr = &nh[i];
+				rt[i].n_nh_addr = 1;
+				rt[i].nh_ifindex = &ifx;
+				rt[i].n_nh_ifindex = 1;
+				rp[i] = &rt[i];
+			}
+			fb.seq = seq++;
+			fb.add = rp;
+			fb.n_add = n;
+			if (bf_fwd_call(FWD__METHOD__FIB_BATCH, &fb.base, &rep,
+			    30000) != 0)
+				return (-1);
+			a = (Fwd__FibAck *)rep;
+			if (a->failed > 0) {
+				fprintf(stderr, "bench-forward: fwd refused "
+				    "%u routes\n", a->failed);
+				return (-1);
+			}
+			lc_arena_reset(G.b.ar);
+		}
+		free(rt);
+		free(rp);
+		free(nh);
+	}
+	return (0);
+}
+
+static void
+bf_fwd_stop(void)
+{
+	(void)br_sh("mkdir -p '%s/build/bench'; { echo '--- fwd pid %d:'; "
+	    "cat '%s/fwd.log' 2>/dev/null; } >>'%s/build/bench/forward-fwd.log';"
+	    " : >'%s/fwd.log'", G.b.root, (int)G.fwd_pid, G.b.dir, G.b.root,
+	    G.b.dir);
+	ipc_client_free(G.b.fwd);
+	G.b.fwd = NULL;
+	if (G.fwd_pid > 0) {
+		kill(G.fwd_pid, SIGTERM);
+		for (int i = 0; i < 100 && kill(G.fwd_pid, 0) == 0; i++)
+			usleep(20000);
+	}
+	bf_kill_fwd();
+}
+
+/* Kernel routes of the set in the router ns (onlink via rs0: they outlive
+ * the address flush of netns_router_kernel off). */
+static int
+bf_kernel_routes(const struct tt_prefixset *ps)
+{
+	char path[PATH_MAX + 16], a[16], h[16];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kroutes", G.b.dir);
+	if ((f = fopen(path, "w")) == NULL)
+		return (-1);
+	for (size_t i = 0; i < ps->n; i++)
+		fprintf(f, "route add %s/%u via %s dev rs0 onlink\n",
+		    br_ip(ps->p[i].addr, a), ps->p[i].len,
+		    br_ip(br_nh(ps->p[i].nh), h));
+	fclose(f);
+	(void)br_sh("ip -n %s route flush proto boot 2>/dev/null", ns_router());
+	return (br_sh("ip -n %s -batch %s", ns_router(), path));
+}
+
+/* ---- the benchmark --------------------------------------------------------- */
+
+enum { R_FWD, R_KERN };
+static const char *const rname[] = { "tern-fwd", "kernel" };
+
+struct cell {			/* one (fib, size, traffic) for one router */
+	double zl[8], ns_max[8], ns_zl[8], sirq_max[8], p50[8], p99[8],
+	    loss_zl[8], maxoff[8], maxdel[8];
+	int n;
+};
+
+#define NFIB 3
+#define NSZ 2
+static struct cell C[NFIB][NSZ][2][2];	/* fib, size, rr, router */
+static const size_t fib_n[NFIB] = { 1, 128, 1000000 };
+static const char *const fib_name[NFIB] = { "1", "128", "1M" };
+static const unsigned sizes[NSZ] = { 60, 1514 };
+static const char *const size_name[NSZ] = { "64B", "1500B" };
+static const double loads[] = { 50e3, 100e3, 200e3, 400e3, 800e3 };
+
+static void
+bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
+    const struct tres *r)
+{
+	double rp = r->router_pkts ? (double)r->router_pkts : 1;
+
+	printf("  %-8s fib %-4s %-5s %-6s r%d %-9s offered %9.0f delivered "
+	    "%9.0f loss %7.4f%% fwd %6.0f softirq %6.0f ns/pkt%s",
+	    rname[router], fib_name[fi], size_name[si], rr ? "rr" : "oneway",
+	    round, what, r->offered, r->delivered, r->loss * 100,
+	    r->fwd_ns / rp, r->sirq_ns / rp,
+	    r->reord || r->dup || r->rxq_drop || r->refl_drop ? " !" : "");
+	if (r->reord || r->dup || r->rxq_drop || r->refl_drop)
+		printf(" reord %llu dup %llu gen-rx-drop %llu refl-drop %llu",
+		    (unsigned long long)r->reord, (unsigned long long)r->dup,
+		    (unsigned long long)r->rxq_drop,
+		    (unsigned long long)r->refl_drop);
+	if (rr)
+		printf(" rtt p50 %.1f p99 %.1f us", r->p50, r->p99);
+	{
+		int dead = 0;
+
+		for (int f = 0; f < BF_FLOWS; f++)
+			dead += G.flow_rx[f] == 0;
+		if (dead > 0 && r->sent >= 4 * BF_FLOWS) {
+			char a[16];
+
+			printf(" %d flows got nothing:", dead);
+			for (int f = 0, k = 0; f < BF_FLOWS && k < 4; f++)
+				if (G.flow_rx[f] == 0 && ++k)
+					printf(" %s", br_ip(G.dst[f], a));
+		}
+	}
+	printf("\n");
+	fflush(stdout);
+	if (G.dat != NULL)
+		fprintf(G.dat, "%s %s %s %s %d %s %.0f %.0f %.6f\n",
+		    rname[router], fib_name[fi], size_name[si],
+		    rr ? "rr" : "oneway", round, what, r->offered,
+		    r->delivered, r->loss);
+}
+
+/* Warm neighbours up: a few frames per flow until every flow gets through
+ * (at most 5 s); false if some never did. */
+static bool
+bf_warm(bool rr)
+{
+	struct tres r;
+
+	for (int i = 0; i < 50; i++) {
+		int dead = 0;
+
+		bf_trial(20000, 0.02, rr, &r);
+		for (int f = 0; f < BF_FLOWS; f++)
+			dead += G.flow_rx[f] == 0;
+		if (dead == 0)
+			return (true);
+		usleep(80000);
+	}
+	printf("  warm-up: some flows never got through in 5 s\n");
+	return (false);
+}
+
+/* Latency at half the zero-loss rate of this round's request/reply cell
+ * (the last one recorded). */
+static void
+bf_latency(int router, int fi, int si, int round)
+{
+	struct cell *c = &C[fi][si][1][router];
+	struct tres t;
+	double zl = c->n > 0 ? c->zl[c->n - 1] : 0;
+
+	if (c->n == 0)
+		return;
+	/* no zero-loss rate found: at 10,000 requests/s (flagged) */
+	bf_warm(true);
+	bf_trial(zl > 0 ? zl / 2 : 10000, G.tdur * 2, true, &t);
+	bf_log_trial(router, fi, si, true, round,
+	    zl > 0 ? "latency" : "lat@10k", &t);
+	c->p50[c->n - 1] = t.p50;
+	c->p99[c->n - 1] = t.p99;
+}
+
+static void
+bf_cell(int router, int fi, int si, bool rr, int round)
+{
+	struct cell *c = &C[fi][si][rr][router];
+	struct tres max, t, best;
+	double lo = 0, hi, ok_rate = 0;
+	double rp;
+
+	bf_warm(rr);
+	bf_trial(0, G.tdur, rr, &max);
+	bf_log_trial(router, fi, si, rr, round, "max", &max);
+	memset(&best, 0, sizeof(best));
+	if (max.loss < 0.001) {
+		ok_rate = max.offered;
+		best = max;
+	} else {
+		hi = max.offered;
+		for (int s = 0; s < G.steps; s++) {
+			double mid = (lo + hi) / 2;
+
+			bf_trial(mid, G.tdur, rr, &t);
+			bf_log_trial(router, fi, si, rr, round, "search", &t);
+			if (t.loss < 0.001) {
+				lo = mid;
+				ok_rate = t.offered;
+				best = t;
+			} else
+				hi = mid;
+		}
+	}
+	if (!G.quick && !rr && fi == NFIB - 1)
+		for (unsigned k = 0; k < sizeof(loads) / sizeof(loads[0]);
+		    k++) {
+			bf_trial(loads[k], G.tdur, rr, &t);
+			bf_log_trial(router, fi, si, rr, round, "fixed", &t);
+		}
+	rp = max.router_pkts ? (double)max.router_pkts : 1;
+	c->zl[c->n] = ok_rate;
+	c->loss_zl[c->n] = best.loss;
+	c->ns_max[c->n] = (router == R_FWD ? max.fwd_ns : max.sirq_ns) / rp;
+	c->sirq_max[c->n] = max.sirq_ns / rp;
+	c->maxoff[c->n] = max.offered;
+	c->maxdel[c->n] = max.delivered;
+	rp = best.router_pkts ? (double)best.router_pkts : 1;
+	c->ns_zl[c->n] = (router == R_FWD ? best.fwd_ns : best.sirq_ns) / rp;
+	c->n++;
+}
+
+static void
+bf_report(void)
+{
+	char extra[256], cas[96];
+
+	printf("\n# medians over rounds (min-max); ns/pkt at the generator's "
+	    "full rate\n");
+	printf("%-6s %-5s %-6s %-8s %10s %10s %12s %9s %9s %8s %8s %9s\n",
+	    "fib", "size", "traffic", "router", "zero-loss", "max-deliv",
+	    "router-ns/p", "ns/p@zl", "sirq-ns/p", "p50us", "p99us",
+	    "loss@zl%");
+	for (int fi = 0; fi < NFIB; fi++)
+		for (int si = 0; si < NSZ; si++)
+			for (int rr = 0; rr < 2; rr++)
+				for (int ro = 0; ro < 2; ro++) {
+					struct cell *c = &C[fi][si][rr][ro];
+
+					if (c->n == 0)
+						continue;
+					printf("%-6s %-5s %-6s %-8s %10.0f "
+					    "%10.0f %12.0f %9.0f %9.0f %8.1f "
+					    "%8.1f %9.4f\n", fib_name[fi],
+					    size_name[si],
+					    rr ? "rr" : "oneway", rname[ro],
+					    br_median(c->zl, c->n),
+					    br_median(c->maxdel, c->n),
+					    br_median(c->ns_max, c->n),
+					    br_median(c->ns_zl, c->n),
+					    br_median(c->sirq_max, c->n),
+					    rr ? br_median(c->p50, c->n) : 0,
+					    rr ? br_median(c->p99, c->n) : 0,
+					    br_median(c->loss_zl, c->n) * 100);
+				}
+	for (int fi = 0; fi < NFIB; fi++)
+		for (int si = 0; si < NSZ; si++)
+			for (int rr = 0; rr < 2; rr++) {
+				struct cell *f = &C[fi][si][rr][R_FWD],
+				    *k = &C[fi][si][rr][R_KERN];
+
+				if (f->n == 0)
+					continue;
+				snprintf(cas, sizeof(cas),
+				    "forward_%s_128f_fib%s%s", size_name[si],
+				    fib_name[fi], rr ? "_rr" : "");
+				snprintf(extra, sizeof(extra),
+				    "\"backend\":\"af_packet\",\"fib\":%zu,"
+				    "\"flows\":128,\"traffic\":\"%s\","
+				    "\"frame_bytes\":%u,\"topology\":\"veth "
+				    "client-router-server netns\"",
+				    fib_n[fi], rr ? "request_reply" : "one_way",
+				    sizes[si]);
+				br_bench_line("forward", cas,
+				    "router_ns_per_pkt", "ns", f->ns_max, f->n,
+				    "kernel", k->ns_max, k->n, "lower", extra);
+				br_bench_line("forward", cas, "zero_loss_pps",
+				    "1/s", f->zl, f->n, "kernel", k->zl, k->n,
+				    "higher", extra);
+				if (rr) {
+					br_bench_line("forward", cas,
+					    "latency_p50_us", "us", f->p50,
+					    f->n, "kernel", k->p50, k->n,
+					    "lower", extra);
+					br_bench_line("forward", cas,
+					    "latency_p99_us", "us", f->p99,
+					    f->n, "kernel", k->p99, k->n,
+					    "lower", extra);
+				}
+			}
+}
+
+static void
+bf_plot(void)
+{
+	char png[PATH_MAX + 64], dat[PATH_MAX + 32];
+
+	snprintf(dat, sizeof(dat), "%s/trials.dat", G.b.dir);
+	snprintf(png, sizeof(png), "%s/build/bench/forward.png", G.b.root);
+	(void)br_sh("mkdir -p '%s/build/bench' && cp '%s' "
+	    "'%s/build/bench/forward-trials.dat'", G.b.root, dat, G.b.root);
+	if (br_sh("command -v gnuplot >/dev/null") != 0) {
+		printf("# gnuplot not installed: no plot\n");
+		return;
+	}
+	(void)br_sh("cd '%s/build/bench' && gnuplot -e \"set terminal pngcairo "
+	    "size 1200,500 noenhanced; set output 'forward.png'; "
+	    "set multiplot layout 1,2 title 'bench-forward: delivered vs "
+	    "offered, one-way, 128 flows, FIB %s (all rounds)'; "
+	    "set xlabel 'offered kpps'; set ylabel 'delivered kpps'; "
+	    "set key top left; set grid; "
+	    "do for [s in '64B 1500B'] { set title s.' frames'; "
+	    "plot 'forward-trials.dat' using "
+	    "((strcol(1) eq 'tern-fwd' && strcol(2) eq '%s' && strcol(3) eq s "
+	    "&& strcol(4) eq 'oneway') ? \\$7/1000 : 1/0):(\\$8/1000) "
+	    "title 'tern-fwd' pt 7 ps 0.6, '' using "
+	    "((strcol(1) eq 'kernel' && strcol(2) eq '%s' && strcol(3) eq s "
+	    "&& strcol(4) eq 'oneway') ? \\$7/1000 : 1/0):(\\$8/1000) "
+	    "title 'kernel' pt 5 ps 0.6, x title 'no loss' lt 0 }; "
+	    "unset multiplot\" 2>&1 | grep -v '^$' | head -5",
+	    G.b.root, G.quick ? "128" : "1M", G.quick ? "128" : "1M",
+	    G.quick ? "128" : "1M");
+	printf("# plot: %s\n", png);
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: bench-forward [--quick] [--rounds=N] "
+	    "[--trial-s=S] [--fib=1,128,1M] [--sizes=64,1500] "
+	    "[--fwd-args='--spin-us=N ...']\n");
+	return (2);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *fibs = "1,128,1M", *szs = "64,1500", *fwd_args = "";
+	struct tt_prefixset ps[NFIB];
+	cpu_set_t cs;
+	char path[PATH_MAX + 32];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	G.rounds = 3;
+	G.tdur = 0.5;
+	G.steps = 6;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			G.quick = true;
+			G.rounds = 1;
+			G.tdur = 0.1;
+			G.steps = 2;
+			fibs = "128";
+			szs = "64";
+		} else if (strncmp(argv[i], "--rounds=", 9) == 0)
+			G.rounds = atoi(argv[i] + 9);
+		else if (strncmp(argv[i], "--trial-s=", 10) == 0)
+			G.tdur = atof(argv[i] + 10);
+		else if (strncmp(argv[i], "--fib=", 6) == 0)
+			fibs = argv[i] + 6;
+		else if (strncmp(argv[i], "--sizes=", 8) == 0)
+			szs = argv[i] + 8;
+		else if (strncmp(argv[i], "--fwd-args=", 11) == 0)
+			fwd_args = argv[i] + 11;
+		else
+			return (usage());
+	}
+	if (G.rounds < 1 || G.rounds > 8 || G.tdur <= 0)
+		return (usage());
+	if (lc_build_bench_check("bench-forward") != 0)
+		return (1);
+	printf("# bench-forward: built with %s\n", lc_build_flags());
+	if (geteuid() != 0 || br_sh("ip netns list >/dev/null 2>&1") != 0) {
+		printf("bench-forward: needs root and ip netns: skipped\n");
+		return (0);
+	}
+	if (br_init(&G.b, "bf") != 0) {
+		perror("bench-forward: init");
+		return (1);
+	}
+	if (access(G.b.bin, F_OK) == 0) {
+		snprintf(path, sizeof(path), "%s/tern-fwd", G.b.bin);
+		if (access(path, X_OK) != 0) {
+			printf("bench-forward: %s not built: skipped\n", path);
+			return (0);
+		}
+	}
+	signal(SIGINT, bf_on_signal);
+	signal(SIGTERM, bf_on_signal);
+	signal(SIGHUP, bf_on_signal);
+	bf_guardian();
+	G.clk_tck = sysconf(_SC_CLK_TCK);
+	G.seen = calloc(BF_SEQ_MAX / 8, 1);
+	G.lat = calloc(BF_LAT_MAX, sizeof(double));
+	snprintf(path, sizeof(path), "%s/trials.dat", G.b.dir);
+	G.dat = fopen(path, "w");
+	if (br_lib(&G.b, "topo", false, NULL) != 0) {
+		fprintf(stderr, "bench-forward: cannot build the namespaces\n");
+		return (1);
+	}
+	/* every next hop of the set answers ARP on the server */
+	if (br_lib(&G.b, "srv-addrs", false, NULL) != 0) {
+		fprintf(stderr, "bench-forward: host set-up failed\n");
+		return (1);
+	}
+	{
+		char buf[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "ip netns exec %s cat "
+		    "/sys/class/net/rs0/ifindex", ns_router());
+		if ((f = popen(path, "r")) != NULL) {
+			if (fgets(buf, sizeof(buf), f) == NULL)
+				buf[0] = '\0';
+			pclose(f);
+		}
+		G.srv_ifindex = atoi(buf);
+	}
+	CPU_ZERO(&cs);
+	CPU_SET(0, &cs);
+	(void)sched_setaffinity(0, sizeof(cs), &cs);
+	if (bf_ring_open(&G.tx, ns_client(), "eth0", true) != 0 ||
+	    bf_ring_open(&G.crx, ns_client(), "eth0", false) != 0 ||
+	    bf_ring_open(&G.srx, ns_server(), "eth0", false) != 0 ||
+	    bf_ring_open(&G.stx, ns_server(), "eth0", true) != 0) {
+		perror("bench-forward: AF_PACKET rings");
+		return (1);
+	}
+	printf("# topology: client ns --veth-- router ns --veth-- server ns "
+	    "(tests/lib/netns.sh); %d flows (UDP, 128 destinations); frames "
+	    "60 B (64 B with FCS) and 1514 B (IP 1500); trial %.2f s; "
+	    "zero loss: loss < 0.1%%, %d-step binary search below the "
+	    "generator's full rate; %d rounds, tern-fwd then kernel each round\n",
+	    BF_FLOWS, G.tdur, G.steps, G.rounds);
+	printf("# CPUs: generator+receiver+reflector pid %d pinned to CPU 0; "
+	    "tern-fwd pinned to CPU 1 (taskset); the kernel router runs in "
+	    "softirq wherever the packets arrive (mostly CPU 0, in the "
+	    "generator's send)\n", (int)getpid());
+	for (int fi = 0; fi < NFIB; fi++) {
+		bool want = false;
+		const char *p = fibs;
+
+		while (p && *p) {
+			size_t l = strcspn(p, ",");
+
+			if (strlen(fib_name[fi]) == l &&
+			    strncmp(p, fib_name[fi], l) == 0)
+				want = true;
+			p = p[l] ? p + l + 1 : NULL;
+		}
+		if (!want)
+			continue;
+		memset(&ps[fi], 0, sizeof(ps[fi]));
+		if (fib_n[fi] == 1) {
+			ps[fi].p = calloc(1, sizeof(struct tt_prefix));
+			ps[fi].n = 1;
+			ps[fi].p[0].addr = 0xc6130000u;	/* 198.19.0.0/16 */
+			ps[fi].p[0].len = 16;
+			ps[fi].p[0].nh = 0;
+			for (int f = 0; f < BF_FLOWS; f++)
+				G.dst[f] = 0xc6130000u + 1 + (uint32_t)f;
+		} else {
+			uint32_t cand[4096];
+			int k = 0;
+
+			/* 128 distinct addresses inside table prefixes (the
+			 * standard "match" stream, first 128 distinct) */
+			if (tt_prefixset_gen(&ps[fi], fib_n[fi], TT_PFX_SEED,
+			    0) != 0 ||
+			    tt_addrs_gen(&ps[fi], TT_ADDR_MATCH, cand, 4096,
+			    TT_PFX_SEED + 1) != 0)
+				return (1);
+			for (int j = 0; j < 4096 && k < BF_FLOWS; j++) {
+				bool dup = false;
+
+				for (int g = 0; g < k && !dup; g++)
+					dup = G.dst[g] == cand[j];
+				if (!dup)
+					G.dst[k++] = cand[j];
+			}
+			if (k < BF_FLOWS)
+				return (1);
+		}
+		{
+			uint64_t t0 = now_ns();
+
+			if (bf_kernel_routes(&ps[fi]) != 0) {
+				fprintf(stderr, "bench-forward: kernel routes "
+				    "failed\n");
+				return (1);
+			}
+			printf("# FIB %s: kernel loaded with ip -batch in %.1f "
+			    "s\n", fib_name[fi],
+			    (double)(now_ns() - t0) / 1e9);
+		}
+		for (int round = 1; round <= G.rounds; round++)
+			for (int ph = 0; ph < 3; ph++) {
+				/* 0: fwd sleeping when idle (throughput, CPU
+				 * per packet); 1: fwd busy-polling (latency);
+				 * 2: the kernel (all three) */
+				int ro = ph < 2 ? R_FWD : R_KERN;
+				uint64_t t0 = now_ns();
+				char args[512];
+
+				snprintf(args, sizeof(args), "%s %s",
+				    ph == 0 ? "--spin-us=1" :
+				    "", fwd_args);
+				if (ro == R_FWD) {
+					if (bf_kernel(false) != 0 ||
+					    bf_fwd_start(&ps[fi], args) != 0)
+						return (1);
+					printf("# round %d: tern-fwd %s pid %d "
+					    "(CPU %d) up with %zu routes in "
+					    "%.1f s\n", round, args,
+					    (int)G.fwd_pid,
+					    br_pid_cpu(G.fwd_pid), ps[fi].n,
+					    (double)(now_ns() - t0) / 1e9);
+				} else {
+					if (bf_kernel(true) != 0)
+						return (1);
+					printf("# round %d: kernel forwarding "
+					    "on\n", round);
+				}
+				for (int si = 0; si < NSZ; si++) {
+					char want_s[8];
+
+					snprintf(want_s, sizeof(want_s), "%u",
+					    si ? 1500 : 64);
+					if (strstr(szs, want_s) == NULL)
+						continue;
+					G.fsize = sizes[si];
+					bf_tx_templates();
+					if (ph != 1)
+						for (int rr = 0; rr < 2; rr++)
+							bf_cell(ro, fi, si, rr,
+							    round);
+					if (ph != 0)
+						bf_latency(ro, fi, si, round);
+				}
+				if (ro == R_FWD) {
+					printf("# tern-fwd drops:");
+					(void)br_sh("%s/../tests/tools/fwdctl %s "
+					    "drops | awk '$2 > 0 {printf \" %%s "
+					    "%%s\", $1, $2}'; echo", G.b.bin,
+					    G.b.rundir);
+					printf("# tern-fwd threads' last CPUs:");
+					(void)br_sh("for t in /proc/%d/task/*; "
+					    "do printf ' %%s' $(awk '{print "
+					    "$39}' $t/stat); done; echo",
+					    (int)G.fwd_pid);
+					bf_fwd_stop();
+				}
+			}
+		(void)br_sh("ip -n %s route flush proto boot 2>/dev/null",
+		    ns_router());
+	}
+	bf_report();
+	if (G.dat != NULL)
+		fclose(G.dat);
+	G.dat = NULL;
+	bf_plot();
+	bf_kill_fwd();
+	br_cleanup();
+	return (0);
+}
