@@ -194,8 +194,14 @@ br_start(struct br *b)
 	if (b->mgmt == NULL || b->fwd == NULL || b->rib == NULL)
 		return (-1);
 	so.user = (char *)"bench";
-	st = ipc_call_wait(b->mgmt, MGMT__METHOD__SESSION_OPEN, &so.base,
-	    10000, b->ar, &rep, b->err, sizeof(b->err));
+	/* mgmt may be busy loading and storing a large boot config */
+	for (int i = 0; i < 6; i++) {
+		st = ipc_call_wait(b->mgmt, MGMT__METHOD__SESSION_OPEN,
+		    &so.base, 10000, b->ar, &rep, b->err, sizeof(b->err));
+		if (st == IPC_OK)
+			break;
+		lc_arena_reset(b->ar);
+	}
 	if (st != IPC_OK) {
 		fprintf(stderr, "bench: mgmt session: %s %s\n",
 		    ipc_status_str(st), b->err);
