@@ -1068,6 +1068,150 @@ test_fib_bulk(void **st)
 	free(r);
 }
 
+/* ---- the packed FibBatch (fwd.proto packed_nh/packed_add/packed_del) ---- */
+
+static void
+pk_nh(uint8_t *r, uint32_t gw, uint32_t ifx)
+{
+	uint32_t a = htonl(gw), x = htonl(ifx);
+
+	memcpy(r, &a, 4);
+	memcpy(r + 4, &x, 4);
+}
+
+static void
+pk_rec(uint8_t *r, uint32_t pfx, unsigned len, unsigned cnt, unsigned first)
+{
+	uint32_t a = htonl(pfx);
+
+	memcpy(r, &a, 4);
+	r[4] = (uint8_t)len;
+	r[5] = (uint8_t)cnt;
+	r[6] = (uint8_t)(first >> 8);
+	r[7] = (uint8_t)first;
+}
+
+static Fwd__FibAck *
+fib_packed(uint64_t seq, const uint8_t *nh, size_t nh_bytes,
+    const uint8_t *add, size_t add_bytes, const uint8_t *del, size_t del_bytes,
+    const struct rt *madd, unsigned nmadd)
+{
+	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
+	Fwd__FibRoute r[4], *rp[4];
+	uint32_t gw[4][4];
+	Fwd__FibAck *ack;
+
+	assert_true(nmadd <= 4);
+	for (unsigned i = 0; i < nmadd; i++) {
+		fwd__fib_route__init(&r[i]);
+		r[i].prefix = htonl(madd[i].pfx);
+		r[i].len = madd[i].len;
+		for (unsigned k = 0; k < madd[i].n; k++)
+			gw[i][k] = htonl(madd[i].gw[k]);
+		r[i].nh_addr = gw[i];
+		r[i].n_nh_addr = r[i].n_nh_ifindex = madd[i].n;
+		r[i].nh_ifindex = (uint32_t *)madd[i].ifx;
+		rp[i] = &r[i];
+	}
+	b.seq = seq;
+	b.add = rp;
+	b.n_add = nmadd;
+	b.packed_nh.data = (uint8_t *)nh;
+	b.packed_nh.len = nh_bytes;
+	b.packed_add.data = (uint8_t *)add;
+	b.packed_add.len = add_bytes;
+	b.packed_del.data = (uint8_t *)del;
+	b.packed_del.len = del_bytes;
+	ack = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
+	assert_int_equal(ack->seq, seq);
+	assert_true(ack->packed_ok);
+	return (ack);
+}
+
+/* Packed records apply as the same routes sent as messages would: the same
+ * adjacencies, ECMP groups, blackholes, per-record failures by index (message
+ * adds first), deletes; a malformed batch changes nothing. */
+static void
+test_fib_packed(void **st)
+{
+	uint8_t nh[3 * 8], add[7 * 8], del[2 * 8];
+	struct rt m = {0xc6170000u, 16, 1, {TF_IP(2, 3)}, {0}};
+	uint32_t m1;
+	unsigned a0, a1, nh1, nh2;
+	size_t n0;
+	Fwd__FibAck *a;
+
+	(void)st;
+	config_two();
+	m1 = ifindex_of("m1");
+	m.ifx[0] = m1;
+	/* rib learns that this fwd takes packed batches from RESYNC_BEGIN */
+	assert_true(resync(FWD__METHOD__RESYNC_BEGIN, 5)->packed_ok);
+	assert_true(resync(FWD__METHOD__RESYNC_END, 6)->packed_ok);
+	pk_nh(nh, TF_IP(2, 3), m1);
+	pk_nh(nh + 8, TF_IP(1, 5), 0);		/* ifindex 0: by subnet */
+	pk_nh(nh + 16, TF_IP(2, 4), m1);
+	pk_rec(add, 0xc6130000u, 24, 1, 0);
+	pk_rec(add + 8, 0xc6130100u, 24, 1, 0);
+	pk_rec(add + 16, 0xc6140000u, 16, 2, 1);	/* ECMP: nh 1, 2 */
+	pk_rec(add + 24, 0xc6150000u, 16, 0, 0);	/* blackhole */
+	pk_rec(add + 32, 0xc6160001u, 24, 1, 0);	/* host bits: fails */
+	pk_rec(add + 40, 0xc6160000u, 33, 1, 0);	/* length: fails */
+	pk_rec(add + 48, 0xc6160000u, 24, 2, 2);	/* beyond the table */
+	n0 = fwd_fib_count(D->fib);
+	a = fib_packed(1, nh, sizeof(nh), add, sizeof(add), NULL, 0, &m, 1);
+	assert_int_equal(a->applied, 5);
+	assert_int_equal(a->failed, 3);
+	assert_int_equal(a->n_failed_index, 3);
+	assert_int_equal(a->failed_index[0], 5);	/* 1 message + 4 */
+	assert_int_equal(a->failed_index[1], 6);
+	assert_int_equal(a->failed_index[2], 7);
+	assert_int_equal(fwd_fib_count(D->fib), n0 + 5);
+	/* packed and message routes through 198.18.2.3 share one adjacency */
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 24, &a0), 0);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130100u, 24, &a1), 0);
+	assert_int_equal(a0, a1);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6170000u, 16, &a1), 0);
+	assert_int_equal(a0, a1);
+	assert_int_equal(D->rec[a0].kind, FWD_REC_NH);
+	assert_int_equal(D->rec[a0].gw, TF_IP(2, 3));
+	assert_int_equal(D->rec[a0].routes, 3);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6140000u, 16, &nh2), 0);
+	assert_int_equal(D->rec[nh2].kind, FWD_REC_GROUP);
+	assert_int_equal(D->rec[nh2].nm, 2);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6150000u, 16, &nh1), 0);
+	assert_int_equal(nh1, (unsigned)D->drop_adj);
+	{
+		Fwd__FibList *fl = fib_query(0xc6140000u, 16, true, false);
+
+		assert_int_equal(fl->n_routes, 1);
+		assert_int_equal(fl->routes[0]->n_nh_addr, 2);
+	}
+	check_refcounts();
+	/* packed deletes (one absent: fine), and a message delete */
+	pk_rec(del, 0xc6130000u, 24, 0, 0);
+	pk_rec(del + 8, 0xc6180000u, 16, 0, 0);
+	a = fib_packed(2, NULL, 0, NULL, 0, del, sizeof(del), NULL, 0);
+	assert_int_equal(a->applied, 2);
+	assert_int_equal(a->failed, 0);
+	assert_int_not_equal(fwd_fib_get(D->fib, 0xc6130000u, 24, &nh1), 0);
+	assert_int_equal(D->rec[a0].routes, 2);
+	check_refcounts();
+	/* malformed: not 8-byte records; nothing applied */
+	n0 = fwd_fib_count(D->fib);
+	pk_rec(add, 0xc6190000u, 24, 1, 0);
+	a = fib_packed(3, nh, sizeof(nh), add, 12, del, 8, &m, 1);
+	assert_int_equal(a->applied, 0);
+	assert_int_equal(a->failed, 1 + 1 + 1);
+	a = fib_packed(4, nh, 20, add, 8, NULL, 0, NULL, 0);
+	assert_int_equal(a->applied, 0);
+	assert_int_equal(a->failed, 1);
+	assert_int_equal(fwd_fib_count(D->fib), n0);
+	assert_int_not_equal(fwd_fib_get(D->fib, 0xc6190000u, 24, &nh1), 0);
+	assert_int_equal(fwd_fib_get(D->fib, 0xc6130100u, 24, &nh1), 0);
+	check_refcounts();
+}
+
 /* ---- events ---- */
 
 static unsigned nev;
@@ -1166,6 +1310,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_route_before_interface, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_bulk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_packed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_refcount_random, setup, teardown),

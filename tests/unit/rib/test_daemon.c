@@ -55,6 +55,8 @@ static struct {
 	uint64_t	heldseq[256];
 	unsigned	nheld, inflight_max, fail_next;
 	bool		no_seq;		/* FibAck without the seq */
+	bool		packed;		/* say packed_ok; take packed_* fields */
+	unsigned	packed_batches;	/* batches that had packed records */
 } ff;
 
 static struct ff_route *
@@ -74,6 +76,60 @@ ff_withdraw(struct ff_route *r)
 	*r = ff.r[--ff.n];
 }
 
+static void ff_put(const struct ff_route *nr);
+
+static void ff_del(struct lc_prefix4 p);
+
+/* fwd.proto's packed FibBatch: 8-byte records into a next-hop table */
+static void
+ff_packed(const Fwd__FibBatch *b)
+{
+	size_t nnh = b->packed_nh.len / 8;
+
+	assert_int_equal(b->packed_nh.len % 8, 0);
+	assert_int_equal(b->packed_add.len % 8, 0);
+	assert_int_equal(b->packed_del.len % 8, 0);
+	if (b->packed_add.len + b->packed_del.len > 0)
+		ff.packed_batches++;
+	for (size_t i = 0; i < b->packed_add.len / 8; i++) {
+		const uint8_t *r = b->packed_add.data + i * 8;
+		unsigned first = (unsigned)r[6] << 8 | r[7];
+		struct ff_route nr;
+
+		memset(&nr, 0, sizeof(nr));
+		memcpy(&nr.p.addr.s_addr, r, 4);
+		nr.p.len = r[4];
+		nr.n = r[5] < FF_NH ? r[5] : FF_NH;
+		assert_true(first + r[5] <= nnh);
+		for (unsigned k = 0; k < nr.n; k++) {
+			const uint8_t *h = b->packed_nh.data + (first + k) * 8;
+
+			memcpy(&nr.a[k], h, 4);
+			memcpy(&nr.i[k], h + 4, 4);
+			nr.i[k] = ntohl(nr.i[k]);
+		}
+		ff_put(&nr);
+	}
+	for (size_t i = 0; i < b->packed_del.len / 8; i++) {
+		struct lc_prefix4 p;
+
+		memcpy(&p.addr.s_addr, b->packed_del.data + i * 8, 4);
+		p.len = b->packed_del.data[i * 8 + 4];
+		ff_del(p);
+	}
+}
+
+static void
+ff_del(struct lc_prefix4 p)
+{
+	struct ff_route *r = ff_find(p);
+
+	if (r != NULL) {
+		ff.dels++;
+		ff_withdraw(r);
+	}
+}
+
 static void
 ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 {
@@ -85,7 +141,7 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	for (size_t i = 0; i < b->n_add; i++) {
 		const Fwd__FibRoute *fr = b->add[i];
 		struct lc_prefix4 p = { { fr->prefix }, (uint8_t)fr->len };
-		struct ff_route *r = ff_find(p), nr;
+		struct ff_route nr;
 
 		memset(&nr, 0, sizeof(nr));
 		nr.p = p;
@@ -94,6 +150,43 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 			nr.a[k] = fr->nh_addr[k];
 			nr.i[k] = fr->nh_ifindex[k];
 		}
+		ff_put(&nr);
+	}
+	if (ff.packed)
+		ff_packed(b);
+	else
+		assert_int_equal(b->packed_add.len + b->packed_del.len, 0);
+	for (size_t i = 0; i < b->n_del; i++) {
+		struct lc_prefix4 p = { { b->del[i]->prefix },
+		    (uint8_t)b->del[i]->len };
+
+		ff_del(p);
+	}
+	if (ff.fail_next > 0) {
+		ff.fail_next--;
+		assert_int_equal(ipc_reply_error(req, IPC_ERROR, "table full"),
+		    0);
+		return;
+	}
+	if (ff.hold_acks) {
+		assert_true(ff.nheld < 256);
+		ff.heldseq[ff.nheld] = b->seq;
+		ff.held[ff.nheld++] = req;
+		return;
+	}
+	ack.seq = ff.no_seq ? 0 : b->seq;
+	ack.packed_ok = ff.packed;
+	ack.applied = (uint32_t)(b->n_add + b->n_del);
+	ack.routes = (uint32_t)ff.n;
+	assert_int_equal(ipc_reply(req, IPC_OK, &ack.base), 0);
+}
+
+static void
+ff_put(const struct ff_route *nrp)
+{
+	struct ff_route nr = *nrp, *r = ff_find(nr.p);
+
+	{
 		if (r == NULL) {
 			if (ff.n == ff.cap) {
 				ff.cap = ff.cap ? ff.cap * 2 : 1024;
@@ -109,32 +202,6 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 			*r = nr;	/* refreshed: no longer stale */
 		}
 	}
-	for (size_t i = 0; i < b->n_del; i++) {
-		struct lc_prefix4 p = { { b->del[i]->prefix },
-		    (uint8_t)b->del[i]->len };
-		struct ff_route *r = ff_find(p);
-
-		if (r != NULL) {
-			ff.dels++;
-			ff_withdraw(r);
-		}
-	}
-	if (ff.fail_next > 0) {
-		ff.fail_next--;
-		assert_int_equal(ipc_reply_error(req, IPC_ERROR, "table full"),
-		    0);
-		return;
-	}
-	if (ff.hold_acks) {
-		assert_true(ff.nheld < 256);
-		ff.heldseq[ff.nheld] = b->seq;
-		ff.held[ff.nheld++] = req;
-		return;
-	}
-	ack.seq = ff.no_seq ? 0 : b->seq;
-	ack.applied = (uint32_t)(b->n_add + b->n_del);
-	ack.routes = (uint32_t)ff.n;
-	assert_int_equal(ipc_reply(req, IPC_OK, &ack.base), 0);
 }
 
 static void
@@ -155,6 +222,7 @@ ff_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 
 	(void)m;
+	ack.packed_ok = ff.packed;
 	if (arg != NULL) {	/* begin */
 		ff.begins++;
 		for (size_t i = 0; i < ff.n; i++)
@@ -722,6 +790,193 @@ test_routes_to_fib(void **state)
 	ipc_client_free(mgmt);
 }
 
+/* ---- the packed encoding (rib.proto packed_nh/packed_add/packed_del) ---- */
+
+/* one 8-byte record: prefix as written (host bits kept), flags, first */
+static void
+prec(uint8_t *r, const char *pfx, unsigned len, unsigned flags,
+    unsigned first)
+{
+	uint32_t a = ip(pfx);
+
+	memcpy(r, &a, 4);
+	r[4] = (uint8_t)len;
+	r[5] = (uint8_t)flags;
+	r[6] = (uint8_t)(first >> 8);
+	r[7] = (uint8_t)first;
+}
+
+static void
+pnh(uint8_t *r, const char *addr, uint32_t ifindex)
+{
+	uint32_t a = ip(addr), x = htonl(ifindex);
+
+	memcpy(r, &a, 4);
+	memcpy(r + 4, &x, 4);
+}
+
+/* A packed batch (and message adds): returns the ack (in arena). */
+static Rib__RouteBatchAck *
+pbatch(struct ipc_client *c, const uint8_t *nh, size_t nnh,
+    const uint8_t *add, size_t nadd_bytes, const uint8_t *del, size_t ndel,
+    Rib__Route **madd, size_t nmadd)
+{
+	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+	ProtobufCMessage *rep = NULL;
+	char err[256];
+
+	b.source = RIB__SOURCE__PROTOCOL;
+	b.source_name = (char *)"bgp";
+	b.seq = 7;
+	b.packed_nh.data = (uint8_t *)nh;
+	b.packed_nh.len = nnh * 8;
+	b.packed_add.data = (uint8_t *)add;
+	b.packed_add.len = nadd_bytes;
+	b.packed_del.data = (uint8_t *)del;
+	b.packed_del.len = ndel * 8;
+	b.add = madd;
+	b.n_add = nmadd;
+	assert_int_equal(ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base,
+	    5000, arena, &rep, err, sizeof(err)), IPC_OK);
+	assert_non_null(rep);
+	return ((Rib__RouteBatchAck *)rep);
+}
+
+static bool
+ff_has_ecmp(void *arg)
+{
+	struct ff_route *r = ff_find(*(struct lc_prefix4 *)arg);
+
+	return (r != NULL && r->n == 2);
+}
+
+static bool
+ff_lacks(void *arg)
+{
+	return (ff_find(*(struct lc_prefix4 *)arg) == NULL);
+}
+
+static void
+test_packed(void **state)
+{
+	struct ipc_client *mgmt, *bgp;
+	struct rib_fib_stats st;
+	struct lc_prefix4 ecmp = pf("203.0.114.0/24"),
+	    gone = pf("203.0.113.0/24");
+	uint8_t nh[3 * 8], add[4 * 8], del[8], bad[8 * 2];
+	Rib__Route *m[1];
+	Rib__RouteBatchAck *a;
+	struct ff_route *r;
+	size_t n0, f0;
+	unsigned b0;
+	struct {
+		const char *pfx;
+		unsigned len, flags, first;
+		size_t bytes;
+		int code;
+		const char *msg;
+	} cases[] = {
+		{ "203.0.120.1", 24, 1, 0, 16, -EINVAL, "host bits" },
+		{ "203.0.120.0", 33, 1, 0, 16, -EINVAL, "over 32" },
+		{ "203.0.120.0", 24, 2, 2, 16, -EINVAL, "beyond" },
+		{ "203.0.120.0", 24, 1, 0, 15, -EINVAL, "8-byte records" },
+	};
+
+	(void)state;
+	ff.packed = true;	/* this fwd takes packed FibBatch fields */
+	boot(&mgmt);
+	bgp = rib_client("bgpd", false);
+	/* next hops: two gateways on eth1, one on eth2 (resolved through the
+	 * connected /24s), and a record per route into them */
+	pnh(nh, "198.18.1.2", 0);
+	pnh(nh + 8, "198.18.2.2", 0);
+	pnh(nh + 16, "198.18.1.3", 0);
+	prec(add, "203.0.113.0", 24, 1, 0);
+	prec(add + 8, "203.0.114.0", 24, 2, 1);		/* ECMP: nh 1, 2 */
+	prec(add + 16, "203.0.115.0", 24, 1 << 6, 0);	/* blackhole */
+	prec(add + 24, "203.0.0.0", 16, 1, 2);
+	m[0] = mkroute("203.0.116.0/24", "198.18.2.2", 0, NULL, NULL);
+	a = pbatch(bgp, nh, 3, add, sizeof(add), NULL, 0, m, 1);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(a->accepted, 5);
+	assert_true(run_until(ff_has_ecmp, &ecmp, 3000));
+	run_for(30);
+	assert_fib_matches(rd);
+	assert_non_null(ff_find(pf("203.0.115.0/24")));
+	assert_non_null(r = ff_find(pf("203.0.0.0/16")));
+	assert_int_equal(r->n, 1);
+	assert_int_equal(r->a[0], ip("198.18.1.3"));
+	assert_int_equal(r->i[0], 1);
+	assert_non_null(ff_find(pf("203.0.116.0/24")));
+	/* rib sent packed batches to the fwd that said packed_ok */
+	assert_true(ff.packed_batches > 0);
+
+	/* a packed delete, with a packed re-add of the ECMP route to one hop */
+	prec(del, "203.0.113.0", 24, 0, 0);
+	prec(add, "203.0.114.0", 24, 1, 0);
+	a = pbatch(bgp, nh, 3, add, 8, del, 1, NULL, 0);
+	assert_int_equal(a->accepted, 2);
+	assert_true(run_until(ff_lacks, &gone, 3000));
+	run_for(30);
+	assert_non_null(r = ff_find(ecmp));
+	assert_int_equal(r->n, 1);
+	assert_fib_matches(rd);
+
+	/* bad packed input: refused with the entry's index (message adds
+	 * first, then packed), nothing changes in rib or fwd */
+	rib_fib_stats(rib_d_rib(rd), &st);
+	n0 = st.want;
+	f0 = ff.n;
+	b0 = ff.batches;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		prec(bad, "203.0.121.0", 24, 1, 0);	/* a good one first */
+		prec(bad + 8, cases[i].pfx, cases[i].len, cases[i].flags,
+		    cases[i].first);
+		m[0] = mkroute("203.0.122.0/24", "198.18.2.2", 0, NULL, NULL);
+		a = pbatch(bgp, nh, 3, bad, cases[i].bytes, NULL, 0, m, 1);
+		assert_int_equal(a->accepted, 0);
+		assert_int_equal(a->n_errors, 1);
+		assert_int_equal(a->errors[0]->code, cases[i].code);
+		if (cases[i].bytes == 16)
+			assert_int_equal(a->errors[0]->index, 2);
+		if (strstr(a->errors[0]->message, cases[i].msg) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i,
+			    a->errors[0]->message, cases[i].msg);
+	}
+	/* a next-hop table that is not 8-byte records */
+	a = pbatch(bgp, nh, 3, add, 8, NULL, 0, NULL, 0);
+	assert_int_equal(a->accepted, 1);	/* (the same route again) */
+	{
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		ProtobufCMessage *rep = NULL;
+		char err[256];
+
+		b.source = RIB__SOURCE__PROTOCOL;
+		b.source_name = (char *)"bgp";
+		b.packed_nh.data = nh;
+		b.packed_nh.len = 12;
+		b.packed_add.data = bad;
+		b.packed_add.len = 8;
+		prec(bad, "203.0.123.0", 24, 1, 0);
+		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
+		    &b.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+		assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted, 0);
+		assert_non_null(strstr(((Rib__RouteBatchAck *)rep)->errors[0]->
+		    message, "packed_nh"));
+	}
+	run_for(30);
+	rib_fib_stats(rib_d_rib(rd), &st);
+	assert_int_equal(st.want, n0);
+	assert_int_equal(ff.n, f0);
+	assert_null(ff_find(pf("203.0.121.0/24")));
+	assert_null(ff_find(pf("203.0.122.0/24")));
+	assert_null(ff_find(pf("203.0.123.0/24")));
+	assert_true(ff.batches == b0);	/* nothing to send: no change */
+	assert_fib_matches(rd);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
+}
+
 static void
 test_bad_batches(void **state)
 {
@@ -1237,6 +1492,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_routes_to_fib, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_packed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_batches, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_grace, setup, teardown),
