@@ -1,0 +1,700 @@
+/* fwd/fwd_port_xdp.c: AF_XDP port backend. A UMEM shared by the ports of a
+ * worker, so forwarding moves descriptors; fill and completion rings topped
+ * up in batches; need_wakeup; zero-copy asked for, copy mode as fallback. */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/xsk.h>
+
+#include "fwd_port_xdp.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+#define XDP_FRAME_SHIFT 12
+#define XDP_FRAME_SIZE	(1u << XDP_FRAME_SHIFT)
+#define XDP_QUEUES_MAX	64   /* XSKMAP entries: queues per interface */
+#define XDP_REFILL_MIN	32   /* top the fill ring up by at least this */
+
+struct fwd_xdp_umem {
+	uint8_t *area;
+	size_t len;
+	unsigned nframes;
+	unsigned nfree;
+	uint64_t *free;	      /* stack of free frame addresses */
+	struct fwd_pkt *desc; /* one per frame */
+	int reg_fd;	      /* a dup of the socket that registered it */
+	bool zerocopy;	      /* its mode: the sockets sharing it inherit it */
+	unsigned refs;
+};
+
+/* The redirect program of one interface, shared by its ports. */
+struct xdp_prog {
+	int ifindex;
+	int prog_fd, map_fd;
+	unsigned refs;
+	uint32_t attach_flags;
+};
+
+static pthread_mutex_t prog_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct xdp_prog progs[FWD_PORT_MAX];
+
+struct port_xdp {
+	struct fwd_port port;
+	int fd;
+	struct fwd_xdp_umem *umem;
+	struct xdp_prog *prog;
+	unsigned queue;
+	bool zerocopy, in_map;
+	void *map[4]; /* rx, tx, fill, comp mmaps */
+	size_t map_len[4];
+	struct xsk_ring_cons rx, comp;
+	struct xsk_ring_prod tx, fill;
+	unsigned fill_target; /* frames kept in the fill ring */
+	uint64_t tx_moved, tx_copied, wakeups;
+};
+
+#define PX(p) ((struct port_xdp *)(void *)(p))
+
+/* ---- UMEM ---- */
+
+struct fwd_xdp_umem *
+fwd_xdp_umem_new(unsigned nframes)
+{
+	struct fwd_xdp_umem *u;
+
+	if (nframes == 0)
+		nframes = 4096;
+	if (nframes < 64 || nframes > (1u << 20)) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	if ((u = calloc(1, sizeof(*u))) == NULL)
+		return (NULL);
+	u->reg_fd = -1;
+	u->refs = 1;
+	u->nframes = nframes;
+	u->len = (size_t)nframes * XDP_FRAME_SIZE;
+	u->area = mmap(NULL, u->len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	u->free = calloc(nframes, sizeof(*u->free));
+	u->desc = calloc(nframes, sizeof(*u->desc));
+	if (u->area == MAP_FAILED || u->free == NULL || u->desc == NULL) {
+		int e = errno ? errno : ENOMEM;
+
+		if (u->area != MAP_FAILED)
+			munmap(u->area, u->len);
+		free(u->free);
+		free(u->desc);
+		free(u);
+		errno = e;
+		return (NULL);
+	}
+	for (unsigned i = 0; i < nframes; i++) {
+		u->free[i] = (uint64_t)(nframes - 1 - i) << XDP_FRAME_SHIFT;
+		u->desc[i].slot = i;
+	}
+	u->nfree = nframes;
+	return (u);
+}
+
+void
+fwd_xdp_umem_put(struct fwd_xdp_umem *u)
+{
+	if (u == NULL || --u->refs > 0)
+		return;
+	if (u->reg_fd >= 0)
+		close(u->reg_fd);
+	munmap(u->area, u->len);
+	free(u->free);
+	free(u->desc);
+	free(u);
+}
+
+unsigned
+fwd_xdp_umem_free_frames(const struct fwd_xdp_umem *u)
+{
+	return (u != NULL ? u->nfree : 0);
+}
+
+static inline void
+umem_free_addr(struct fwd_xdp_umem *u, uint64_t addr)
+{
+	u->free[u->nfree++] = addr & ~(uint64_t)(XDP_FRAME_SIZE - 1);
+}
+
+/* ---- the redirect program: XSKMAP[rx_queue_index], else XDP_PASS ---- */
+
+static int
+prog_load(int map_fd)
+{
+	struct bpf_insn insn[] = {
+	    /* r2 = ctx->rx_queue_index */
+	    {.code = BPF_LDX | BPF_W | BPF_MEM,
+		.dst_reg = BPF_REG_2,
+		.src_reg = BPF_REG_1,
+		.off = offsetof(struct xdp_md, rx_queue_index)},
+	    /* r1 = the XSKMAP */
+	    {.code = BPF_LD | BPF_DW | BPF_IMM,
+		.dst_reg = BPF_REG_1,
+		.src_reg = BPF_PSEUDO_MAP_FD,
+		.imm = map_fd},
+	    {.code = 0},
+	    /* r3 = XDP_PASS: the action when the queue has no socket */
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K,
+		.dst_reg = BPF_REG_3,
+		.imm = XDP_PASS},
+	    {.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_map},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+
+	return (bpf_prog_load(BPF_PROG_TYPE_XDP, "tern_xsk", "GPL", insn,
+	    sizeof(insn) / sizeof(insn[0]), NULL));
+}
+
+static void
+prog_drop(struct xdp_prog *g)
+{
+	if (g->ifindex != 0 && g->attach_flags != 0)
+		(void)bpf_xdp_detach(g->ifindex, g->attach_flags, NULL);
+	if (g->prog_fd >= 0)
+		close(g->prog_fd);
+	if (g->map_fd >= 0)
+		close(g->map_fd);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The program of ifindex, loaded and attached on first use. */
+static int
+prog_get(int ifindex, bool generic, struct xdp_prog **out)
+{
+	struct xdp_prog *g = NULL;
+	int rv = 0;
+
+	pthread_mutex_lock(&prog_mu);
+	for (unsigned i = 0; i < FWD_PORT_MAX; i++)
+		if (progs[i].refs > 0 && progs[i].ifindex == ifindex) {
+			g = &progs[i];
+			g->refs++;
+			goto out;
+		}
+	for (unsigned i = 0; i < FWD_PORT_MAX && g == NULL; i++)
+		if (progs[i].refs == 0)
+			g = &progs[i];
+	if (g == NULL) {
+		rv = -ENOSPC;
+		goto out;
+	}
+	memset(g, 0, sizeof(*g));
+	g->prog_fd = g->map_fd = -1;
+	g->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "tern_xsks",
+	    sizeof(int), sizeof(int), XDP_QUEUES_MAX, NULL);
+	if (g->map_fd < 0) {
+		rv = g->map_fd;
+		goto fail;
+	}
+	if ((g->prog_fd = prog_load(g->map_fd)) < 0) {
+		rv = g->prog_fd;
+		goto fail;
+	}
+	/* Native mode first (veth has it), generic when the driver has no
+	 * XDP. Replaces a program left by an earlier run. */
+	rv = -EOPNOTSUPP;
+	if (!generic)
+		rv = bpf_xdp_attach(
+		    ifindex, g->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
+	if (rv == 0)
+		g->attach_flags = XDP_FLAGS_DRV_MODE;
+	else if ((rv = bpf_xdp_attach(ifindex, g->prog_fd, XDP_FLAGS_SKB_MODE,
+		      NULL)) == 0)
+		g->attach_flags = XDP_FLAGS_SKB_MODE;
+	else
+		goto fail;
+	g->ifindex = ifindex;
+	g->refs = 1;
+	goto out;
+fail:
+	prog_drop(g);
+	g = NULL;
+out:
+	pthread_mutex_unlock(&prog_mu);
+	*out = g;
+	return (rv);
+}
+
+static void
+prog_put(struct xdp_prog *g)
+{
+	pthread_mutex_lock(&prog_mu);
+	if (--g->refs == 0)
+		prog_drop(g);
+	pthread_mutex_unlock(&prog_mu);
+}
+
+/* ---- rings ---- */
+
+static void
+fill_topup(struct port_xdp *x)
+{
+	struct fwd_xdp_umem *u = x->umem;
+	uint32_t have = x->fill.size - xsk_prod_nb_free(&x->fill, x->fill.size);
+	uint32_t want, idx;
+
+	if (have >= x->fill_target)
+		return;
+	want = x->fill_target - have;
+	if (want < XDP_REFILL_MIN && have > 0)
+		return; /* wait for a batch */
+	if (want > u->nfree)
+		want = u->nfree;
+	if (want == 0 || xsk_ring_prod__reserve(&x->fill, want, &idx) != want)
+		return;
+	for (uint32_t i = 0; i < want; i++)
+		*xsk_ring_prod__fill_addr(&x->fill, idx + i) =
+		    u->free[--u->nfree];
+	xsk_ring_prod__submit(&x->fill, want);
+}
+
+static void
+comp_reap(struct port_xdp *x)
+{
+	uint32_t idx, n = xsk_ring_cons__peek(&x->comp, x->comp.size, &idx);
+
+	for (uint32_t i = 0; i < n; i++)
+		umem_free_addr(
+		    x->umem, *xsk_ring_cons__comp_addr(&x->comp, idx + i));
+	if (n > 0)
+		xsk_ring_cons__release(&x->comp, n);
+}
+
+static void
+xdp_kick(struct port_xdp *x)
+{
+	/* EAGAIN/EBUSY/ENOBUFS leave descriptors queued: poll_tx asks again */
+	(void)sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	x->wakeups++;
+}
+
+static unsigned
+xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
+{
+	struct port_xdp *x = PX(p);
+	struct fwd_xdp_umem *u = x->umem;
+	uint32_t idx, got;
+
+	got = xsk_ring_cons__peek(&x->rx, n, &idx);
+	for (uint32_t i = 0; i < got; i++) {
+		const struct xdp_desc *r = xsk_ring_cons__rx_desc(&x->rx, idx + i);
+		struct fwd_pkt *d = &u->desc[r->addr >> XDP_FRAME_SHIFT];
+
+		d->data = u->area + r->addr;
+		d->len = (uint16_t)(r->len < FWD_FRAME_MAX ? r->len
+							   : FWD_FRAME_MAX);
+		d->port = p->id;
+		d->owner = p;
+		p->stats.rx_bytes += d->len;
+		pkts[i] = d;
+	}
+	if (got > 0) {
+		xsk_ring_cons__release(&x->rx, got);
+		p->stats.rx_pkts += got;
+	}
+	fill_topup(x);
+	if (got == 0 && xsk_ring_prod__needs_wakeup(&x->fill)) {
+		(void)recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+		x->wakeups++;
+	}
+	return (got);
+}
+
+static void
+xdp_release(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
+{
+	struct fwd_xdp_umem *u = PX(p)->umem;
+
+	for (unsigned i = 0; i < n; i++)
+		umem_free_addr(u, (uint64_t)pkts[i]->slot << XDP_FRAME_SHIFT);
+}
+
+static const struct fwd_port_ops xdp_ops;
+
+static unsigned
+xdp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
+{
+	struct port_xdp *x = PX(p);
+	struct fwd_xdp_umem *u = x->umem;
+	uint32_t idx, room;
+	unsigned i, want = n, ncopied = 0;
+	struct fwd_pkt *copied[FWD_BURST];
+
+	comp_reap(x);
+	if ((room = xsk_prod_nb_free(&x->tx, n)) < n)
+		n = room;
+	if (n == 0 || xsk_ring_prod__reserve(&x->tx, n, &idx) != n) {
+		p->stats.tx_full += want;
+		return (0);
+	}
+	for (i = 0; i < n; i++) {
+		struct fwd_pkt *k = pkts[i];
+		struct xdp_desc *t = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+
+		if (k->owner != NULL && k->owner->ops == &xdp_ops &&
+		    PX(k->owner)->umem == u) {
+			/* ours: the descriptor moves, the frame comes back
+			 * on the completion ring */
+			t->addr = (uint64_t)(k->data - u->area);
+			x->tx_moved++;
+		} else {
+			uint64_t a;
+
+			if (u->nfree == 0)
+				break;
+			a = u->free[--u->nfree];
+			memcpy(u->area + a, k->data, k->len);
+			t->addr = a;
+			copied[ncopied++] = k;
+			if (ncopied == FWD_BURST) {
+				fwd_pkt_release(copied, ncopied);
+				ncopied = 0;
+			}
+			x->tx_copied++;
+		}
+		t->len = k->len;
+		t->options = 0;
+		p->stats.tx_bytes += k->len;
+	}
+	if (i < n) {
+		/* out of frames: give the unused reservations back */
+		x->tx.cached_prod -= n - i;
+	}
+	if (i > 0) {
+		xsk_ring_prod__submit(&x->tx, i);
+		p->stats.tx_pkts += i;
+		/* copy mode sends only from sendto; zero-copy when asked */
+		if (!x->zerocopy || xsk_ring_prod__needs_wakeup(&x->tx))
+			xdp_kick(x);
+	}
+	if (ncopied > 0)
+		fwd_pkt_release(copied, ncopied);
+	p->stats.tx_full += want - i;
+	return (i);
+}
+
+static void
+xdp_poll_tx(struct fwd_port *p)
+{
+	struct port_xdp *x = PX(p);
+
+	comp_reap(x);
+	/* descriptors the kernel has not taken yet (copy mode sends at most
+	 * a budget per sendto) */
+	if (*x->tx.consumer != *x->tx.producer)
+		xdp_kick(x);
+	fill_topup(x);
+}
+
+static void
+xdp_close(struct port_xdp *x)
+{
+	for (unsigned i = 0; i < 4; i++)
+		if (x->map[i] != NULL && x->map[i] != MAP_FAILED)
+			munmap(x->map[i], x->map_len[i]);
+	memset(x->map, 0, sizeof(x->map));
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+}
+
+static void
+xdp_free(struct fwd_port *p)
+{
+	struct port_xdp *x = PX(p);
+
+	if (x->in_map)
+		(void)bpf_map_delete_elem(x->prog->map_fd, &x->queue);
+	/*
+	 * Frames in the fill ring the kernel has not taken and in the tx
+	 * ring not completed are lost to the UMEM (a shared UMEM lives as
+	 * long as its worker); frames held by the caller come back through
+	 * release, which only needs the UMEM.
+	 */
+	xdp_close(x);
+	if (x->prog != NULL)
+		prog_put(x->prog);
+	fwd_xdp_umem_put(x->umem);
+	free(x);
+}
+
+static const struct fwd_port_ops xdp_ops = {
+    .rx = xdp_rx,
+    .tx = xdp_tx,
+    .release = xdp_release,
+    .poll_tx = xdp_poll_tx,
+    .free = xdp_free,
+};
+
+static int
+setint(int fd, int opt, unsigned v)
+{
+	return (setsockopt(fd, SOL_XDP, opt, &v, sizeof(v)) < 0 ? -errno : 0);
+}
+
+static int
+ring_map(struct port_xdp *x, unsigned k, const struct xdp_ring_offset *o,
+    off_t pgoff, size_t esz, unsigned size, void *ring)
+{
+	struct xsk_ring_prod *r = ring; /* same layout as xsk_ring_cons */
+	uint8_t *m;
+
+	x->map_len[k] = o->desc + (size_t)size * esz;
+	m = mmap(NULL, x->map_len[k], PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_POPULATE, x->fd, pgoff);
+	if (m == MAP_FAILED) {
+		x->map[k] = NULL;
+		return (-errno);
+	}
+	x->map[k] = m;
+	r->mask = size - 1;
+	r->size = size;
+	r->producer = (uint32_t *)(void *)(m + o->producer);
+	r->consumer = (uint32_t *)(void *)(m + o->consumer);
+	r->flags = (uint32_t *)(void *)(m + o->flags);
+	r->ring = m + o->desc;
+	r->cached_prod = *r->producer;
+	r->cached_cons = *r->consumer;
+	return (0);
+}
+
+/* One socket: rings, bind with bind_flags. 0 or -errno. */
+static int
+xdp_open(struct port_xdp *x, unsigned ring, uint16_t bind_flags)
+{
+	struct fwd_xdp_umem *u = x->umem;
+	struct xdp_mmap_offsets off;
+	struct sockaddr_xdp sxdp;
+	socklen_t ol = sizeof(off);
+	int rv;
+
+	if ((x->fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	if (u->reg_fd < 0) {
+		struct xdp_umem_reg mr;
+
+		memset(&mr, 0, sizeof(mr));
+		mr.addr = (uint64_t)(uintptr_t)u->area;
+		mr.len = u->len;
+		mr.chunk_size = XDP_FRAME_SIZE;
+		if (setsockopt(x->fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) <
+		    0)
+			return (-errno);
+	}
+	if ((rv = setint(x->fd, XDP_UMEM_FILL_RING, 2 * ring)) != 0 ||
+	    (rv = setint(x->fd, XDP_UMEM_COMPLETION_RING, 2 * ring)) != 0 ||
+	    (rv = setint(x->fd, XDP_RX_RING, ring)) != 0 ||
+	    (rv = setint(x->fd, XDP_TX_RING, ring)) != 0)
+		return (rv);
+	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &ol) < 0)
+		return (-errno);
+	if ((rv = ring_map(x, 0, &off.rx, XDP_PGOFF_RX_RING,
+		 sizeof(struct xdp_desc), ring, &x->rx)) != 0 ||
+	    (rv = ring_map(x, 1, &off.tx, XDP_PGOFF_TX_RING,
+		 sizeof(struct xdp_desc), ring, &x->tx)) != 0 ||
+	    (rv = ring_map(x, 2, &off.fr, XDP_UMEM_PGOFF_FILL_RING,
+		 sizeof(uint64_t), 2 * ring, &x->fill)) != 0 ||
+	    (rv = ring_map(x, 3, &off.cr, XDP_UMEM_PGOFF_COMPLETION_RING,
+		 sizeof(uint64_t), 2 * ring, &x->comp)) != 0)
+		return (rv);
+	/* producer rings: cached_cons runs one ring ahead (see xsk.h) */
+	x->tx.cached_cons += ring;
+	x->fill.cached_cons += 2 * ring;
+	memset(&sxdp, 0, sizeof(sxdp));
+	sxdp.sxdp_family = AF_XDP;
+	sxdp.sxdp_ifindex = (uint32_t)x->port.ifindex;
+	sxdp.sxdp_queue_id = x->queue;
+	sxdp.sxdp_flags = bind_flags;
+	if (u->reg_fd >= 0) {
+		/* no mode flags allowed: the UMEM's owner decided */
+		sxdp.sxdp_flags = XDP_SHARED_UMEM;
+		sxdp.sxdp_shared_umem_fd = (uint32_t)u->reg_fd;
+	}
+	/* EBUSY: the queue's previous socket is still being released (the
+	 * kernel frees its buffer pool from a work queue): wait a little */
+	for (unsigned i = 0;; i++) {
+		if (bind(x->fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) == 0)
+			return (0);
+		if (errno != EBUSY || i >= 200)
+			return (-errno);
+		usleep(5000);
+	}
+}
+
+static int
+ifinfo(const char *ifname, int *ifindex, uint8_t *mac, unsigned *mtu)
+{
+	struct ifreq ifr;
+	int fd, rv = 0;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	memset(&ifr, 0, sizeof(ifr));
+	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+	if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0)
+		rv = -errno;
+	else {
+		*ifindex = ifr.ifr_ifindex;
+		if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+			rv = -errno;
+		else {
+			memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+			if (ioctl(fd, SIOCGIFMTU, &ifr) < 0)
+				rv = -errno;
+			else
+				*mtu = (unsigned)ifr.ifr_mtu;
+		}
+	}
+	close(fd);
+	return (rv);
+}
+
+struct fwd_port *
+fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
+{
+	struct port_xdp *x;
+	unsigned ring, mtu = 1500;
+	int rv, fd;
+
+	if (c == NULL || c->ifname == NULL || c->id >= FWD_PORT_MAX ||
+	    strlen(c->ifname) >= IFNAMSIZ || c->queue >= XDP_QUEUES_MAX) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	ring = c->ring ? c->ring : 1024;
+	if ((ring & (ring - 1)) != 0 || ring < 64 || ring > 16384) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	if ((x = calloc(1, sizeof(*x))) == NULL)
+		return (NULL);
+	x->fd = -1;
+	x->port.ops = &xdp_ops;
+	x->port.id = c->id;
+	x->queue = c->queue;
+	strncpy(x->port.name, c->ifname, sizeof(x->port.name) - 1);
+	if (c->umem != NULL) {
+		x->umem = c->umem;
+		x->umem->refs++;
+	} else if ((x->umem = fwd_xdp_umem_new(4 * ring)) == NULL) {
+		rv = -errno;
+		goto fail;
+	}
+	if ((rv = ifinfo(c->ifname, &x->port.ifindex, x->port.mac, &mtu)) != 0)
+		goto fail;
+	x->port.mtu = (uint16_t)(c->mtu ? c->mtu
+					: (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
+								    : mtu));
+	if ((rv = prog_get(x->port.ifindex, (c->flags & FWD_XDP_GENERIC) != 0,
+		 &x->prog)) != 0)
+		goto fail;
+	rv = -EOPNOTSUPP;
+	if (x->umem->reg_fd >= 0) {
+		/* shares a UMEM: its mode is the UMEM owner's */
+		if ((rv = xdp_open(x, ring, 0)) != 0)
+			goto fail;
+		x->zerocopy = x->umem->zerocopy;
+	} else if (!(c->flags & FWD_XDP_COPY) &&
+	    x->prog->attach_flags == XDP_FLAGS_DRV_MODE) {
+		rv = xdp_open(x, ring, XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP);
+		x->zerocopy = rv == 0;
+	}
+	if (rv != 0) {
+		/* no zero-copy here (veth: EOPNOTSUPP): a fresh socket in
+		 * copy mode */
+		xdp_close(x);
+		if ((rv = xdp_open(x, ring, XDP_COPY | XDP_USE_NEED_WAKEUP)) !=
+		    0)
+			goto fail;
+	}
+	if (x->umem->reg_fd < 0) {
+		if ((x->umem->reg_fd = fcntl(x->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			rv = -errno;
+			goto fail;
+		}
+		x->umem->zerocopy = x->zerocopy;
+	}
+	fd = x->fd;
+	if (bpf_map_update_elem(x->prog->map_fd, &x->queue, &fd, 0) != 0) {
+		rv = -errno;
+		goto fail;
+	}
+	x->in_map = true;
+	/* a share of the UMEM in the fill ring, the rest for tx and held */
+	x->fill_target = 2 * ring;
+	if (x->fill_target > x->umem->nframes / 2)
+		x->fill_target = x->umem->nframes / 2;
+	fill_topup(x);
+	return (&x->port);
+fail:
+	xdp_free(&x->port);
+	errno = -rv;
+	return (NULL);
+}
+
+const char *
+fwd_port_xdp_mode(const struct fwd_port *p)
+{
+	const struct port_xdp *x = (const struct port_xdp *)(const void *)p;
+
+	if (p == NULL || p->ops != &xdp_ops)
+		return (NULL);
+	if (x->prog->attach_flags == XDP_FLAGS_SKB_MODE)
+		return ("xdp-generic");
+	return (x->zerocopy ? "xdp-zerocopy" : "xdp-copy");
+}
+
+int
+fwd_port_xdp_fd(const struct fwd_port *p)
+{
+	if (p == NULL || p->ops != &xdp_ops)
+		return (-1);
+	return (((const struct port_xdp *)(const void *)p)->fd);
+}
+
+int
+fwd_port_xdp_stats(const struct fwd_port *p, struct fwd_port_xdp_stats *s)
+{
+	const struct port_xdp *x = (const struct port_xdp *)(const void *)p;
+	struct xdp_statistics st;
+	socklen_t l = sizeof(st);
+
+	if (p == NULL || p->ops != &xdp_ops || s == NULL)
+		return (-EINVAL);
+	memset(s, 0, sizeof(*s));
+	s->tx_moved = x->tx_moved;
+	s->tx_copied = x->tx_copied;
+	s->wakeups = x->wakeups;
+	if (getsockopt(x->fd, SOL_XDP, XDP_STATISTICS, &st, &l) < 0)
+		return (-errno);
+	s->rx_dropped = st.rx_dropped;
+	s->rx_ring_full = st.rx_ring_full;
+	s->fill_empty = st.rx_fill_ring_empty_descs;
+	s->tx_invalid = st.tx_invalid_descs;
+	return (0);
+}

@@ -1,0 +1,63 @@
+/* fwd/fwd_port_xdp.h: the AF_XDP port backend (see fwd_port.h for the port
+ * interface it implements). */
+#ifndef FWD_PORT_XDP_H
+#define FWD_PORT_XDP_H
+
+#include "fwd_port.h"
+
+/*
+ * A UMEM: frames of 4096 bytes registered with the kernel, shared by the
+ * AF_XDP ports of one thread (each port has its own fill and completion
+ * rings on it). A packet received on one port and sent on another port of
+ * the same UMEM moves as a descriptor; from anywhere else it is copied into
+ * a free frame. Not thread-safe: one UMEM per worker.
+ */
+struct fwd_xdp_umem;
+
+/* nframes: 0 for 4096 (16 MiB). Returns NULL and sets errno. */
+struct fwd_xdp_umem *fwd_xdp_umem_new(unsigned nframes);
+
+/* Drop the caller's reference; freed when the last port on it is freed. */
+void fwd_xdp_umem_put(struct fwd_xdp_umem *);
+
+/* Frames currently free in the UMEM (not in any ring or handed out). */
+unsigned fwd_xdp_umem_free_frames(const struct fwd_xdp_umem *);
+
+#define FWD_XDP_COPY	0x1 /* do not ask for zero-copy */
+#define FWD_XDP_GENERIC 0x2 /* attach XDP in generic (skb) mode only */
+
+struct fwd_port_xdp_conf {
+	const char *ifname;
+	uint16_t id;
+	uint16_t mtu;	/* 0: the interface's */
+	unsigned queue; /* device queue to bind */
+	unsigned ring;	/* rx/tx ring entries, power of 2; 0: 1024 (fill and
+			   completion rings get twice that) */
+	struct fwd_xdp_umem *umem; /* NULL: a private one */
+	unsigned flags;		   /* FWD_XDP_* */
+};
+
+/*
+ * Attach the AF_XDP redirect program to ifname (native mode, generic as a
+ * fallback; shared by the ports of the interface, detached with the last),
+ * open an AF_XDP socket on queue, ask for XDP_ZEROCOPY and fall back to
+ * copy mode when the driver cannot (veth: EOPNOTSUPP), with need_wakeup.
+ * Needs CAP_NET_ADMIN, CAP_BPF, CAP_NET_RAW. Returns NULL and sets errno.
+ */
+struct fwd_port *fwd_port_xdp_new(const struct fwd_port_xdp_conf *);
+
+/* "xdp-zerocopy", "xdp-copy" or "xdp-generic"; NULL for another backend. */
+const char *fwd_port_xdp_mode(const struct fwd_port *);
+
+/* The socket, for poll(); -1 for a port of another backend. */
+int fwd_port_xdp_fd(const struct fwd_port *);
+
+/* Counters of the socket (XDP_STATISTICS): rx dropped, rx ring full,
+ * fill ring empty, tx invalid. 0 or -errno. */
+struct fwd_port_xdp_stats {
+	uint64_t rx_dropped, rx_ring_full, fill_empty, tx_invalid;
+	uint64_t tx_moved, tx_copied, wakeups;
+};
+int fwd_port_xdp_stats(const struct fwd_port *, struct fwd_port_xdp_stats *);
+
+#endif /* FWD_PORT_XDP_H */
