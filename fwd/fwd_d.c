@@ -400,7 +400,8 @@ fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len, const uint32_t *gw,
 		}
 		m[nm++] = (uint16_t)idx;
 	}
-	qsort(m, nm, sizeof(*m), cmp_u16);
+	if (nm > 1)
+		qsort(m, nm, sizeof(*m), cmp_u16);
 	{
 		unsigned u = 1;
 

@@ -549,6 +549,11 @@ rib_nh_dest_changed(struct rib *rib, const struct rib_dest *d, uint32_t di)
 
 	if (d->len == 0 && !rib->conf.resolve_via_default)
 		has = false;	/* can never be a via */
+	/* most prefixes cover no recursive next hop: skip the search */
+	if (rib->n_rnh == 0 ||
+	    rib_nh(rib, rib->rnh[0])->addr > last ||
+	    rib_nh(rib, rib->rnh[rib->n_rnh - 1])->addr < d->addr)
+		return;
 	for (uint32_t i = rib_rnh_lower(rib, d->addr); i < rib->n_rnh; i++) {
 		uint32_t id = rib->rnh[i];
 		struct rib_nh *n = rib_nh(rib, id);
