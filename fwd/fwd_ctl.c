@@ -12,6 +12,7 @@
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
 #include "fwd_d.h"
+#include "fwd_port_xdp.h"
 #include "fwd_fib_int.h"
 
 #define FIB_QUERY_LIMIT_DEFAULT 1000
@@ -298,6 +299,14 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 	}
 	x->mtu = f->attached ? f->mtu : f->mtu_conf;
 	x->backend = (char *)(f->backend == FWD_D_BK_MEM ? "mem" : "afpacket");
+	if (f->backend == FWD_D_BK_XDP) {
+		/* the mode the kernel granted: xdp-zerocopy, xdp-copy or
+		 * xdp-generic ("xdp" while not attached) */
+		const char *m = f->attached ? fwd_port_xdp_mode(f->wport[0])
+					    : NULL;
+
+		x->backend = (char *)(m != NULL ? m : "xdp");
+	}
 	x->n_addrs = f->naddr;
 	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
 	for (unsigned k = 0; k < f->naddr; k++) {

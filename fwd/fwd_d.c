@@ -16,6 +16,7 @@
 #include "libcommon/lc_ring.h"
 #include "libcommon/lc_time.h"
 #include "fwd_d.h"
+#include "fwd_port_xdp.h"
 
 #define TICK_S	0.1
 #define LINK_MS 500
@@ -749,6 +750,45 @@ mem_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
 	return (0);
 }
 
+/*
+ * The AF_XDP ports of one interface: worker k's on device queue k, on the
+ * worker's UMEM (shared by its ports, so forwarding between two AF_XDP
+ * interfaces moves descriptors). The control thread sends through an
+ * AF_PACKET port (opened with the others). Serial: the UMEMs are not
+ * thread-safe and the redirect program is attached once per interface.
+ */
+#define FWD_D_XDP_RING	 512
+#define FWD_D_XDP_FRAMES 8192 /* per worker UMEM (32 MiB) */
+
+static int
+xdp_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
+    struct if_ports *p)
+{
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		struct fwd_port_xdp_conf xc = {.ifname = name,
+		    .id = id,
+		    .mtu = mtu,
+		    .queue = k,
+		    .ring = FWD_D_XDP_RING};
+
+		if (d->xdp_umem[k] == NULL &&
+		    (d->xdp_umem[k] = fwd_xdp_umem_new(FWD_D_XDP_FRAMES)) ==
+			NULL)
+			return (-(errno ? errno : ENOMEM));
+		xc.umem = d->xdp_umem[k];
+		if ((p->w[k] = fwd_port_xdp_new(&xc)) == NULL) {
+			int e = errno ? errno : EIO;
+
+			lc_log_warnx("%s: AF_XDP on queue %u: %s", name, k,
+			    strerror(e));
+			return (-e);
+		}
+		lc_log_info("%s: AF_XDP queue %u, %s", name, k,
+		    fwd_port_xdp_mode(p->w[k]));
+	}
+	return (0);
+}
+
 struct if_open {
 	const char *name;
 	uint8_t backend;
@@ -784,8 +824,15 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 			continue;
 		}
 		(void)fwd_port_afp_offloads_off(o[i].name);
+		if (o[i].backend == FWD_D_BK_XDP)
+			o[i].err = -xdp_ports_open(d, o[i].name, o[i].id,
+			    o[i].mtu, o[i].ports);
 		for (int k = -1; k < (int)d->nworkers; k++) {
-			struct afp_job *j = &jobs[nj++];
+			struct afp_job *j;
+
+			if (o[i].backend == FWD_D_BK_XDP && k >= 0)
+				continue; /* AF_XDP: opened above */
+			j = &jobs[nj++];
 
 			j->ac.ifname = o[i].name;
 			j->ac.id = o[i].id;
@@ -811,8 +858,10 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 	/* which interface failed first */
 	nj = 0;
 	for (unsigned i = 0; i < n; i++) {
+		unsigned nk = o[i].backend == FWD_D_BK_XDP ? 1 : d->nworkers + 1;
+
 		if (o[i].backend != FWD_D_BK_MEM)
-			for (unsigned k = 0; k <= d->nworkers; k++, nj++)
+			for (unsigned k = 0; k < nk; k++, nj++)
 				if (jobs[nj].err != 0 && o[i].err == 0)
 					o[i].err = jobs[nj].err;
 		if (o[i].err != 0 && rv == 0) {
@@ -1109,14 +1158,12 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 		    strcmp(r->backend, "afpacket") == 0)
 			bk = FWD_D_BK_AFP;
 		else if (strcmp(r->backend, "xdp") == 0)
-			ERR("%s: backend xdp is not available yet (AF_XDP "
-			    "is a later issue): use afpacket",
-			    r->name);
+			bk = FWD_D_BK_XDP;
 		else if (strcmp(r->backend, "mem") == 0 && d->conf.allow_mem)
 			bk = FWD_D_BK_MEM;
 		else
-			ERR("%s: unknown port backend '%s' (afpacket)", r->name,
-			    r->backend);
+			ERR("%s: unknown port backend '%s' (afpacket, xdp)",
+			    r->name, r->backend);
 		if (r->mtu != 0 && (r->mtu < 68 || r->mtu > FWD_FRAME_MAX - 18))
 			ERR("%s: mtu %u out of range (68..%u)", r->name, r->mtu,
 			    FWD_FRAME_MAX - 18);
@@ -1135,7 +1182,7 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 					    r->name, b1);
 		}
 		p->backend = bk;
-		if (bk == FWD_D_BK_AFP) {
+		if (bk != FWD_D_BK_MEM) {
 			if ((p->ifindex = if_nametoindex(r->name)) == 0)
 				ERR("%s: no such network device", r->name);
 		}
@@ -1579,8 +1626,10 @@ fwd_d_free(struct fwd_d *d)
 		}
 		ports_free(v, n);
 	}
-	for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
+	for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++) {
 		fwd_worker_free(d->w[k]);
+		fwd_xdp_umem_put(d->xdp_umem[k]);
+	}
 	fwd_arp_free(d->arp);
 	fwd_adj_tbl_free(d->adj);
 	fwd_fib_free(d->fib);

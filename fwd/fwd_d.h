@@ -28,6 +28,7 @@
 
 struct fwd_d;
 struct fwd_worker;
+struct fwd_xdp_umem;
 
 /*
  * Port factory for the "mem" backend (tests): the port of worker w (0..) for
@@ -104,7 +105,7 @@ struct fwd_iface {
 	struct fwd_port *txport;
 };
 
-enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1 };
+enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1, FWD_D_BK_XDP = 2 };
 
 /* Kinds of adjacency records the control side owns (rec[idx].kind). */
 enum { FWD_REC_NONE = 0, FWD_REC_NH, FWD_REC_GROUP, FWD_REC_DROP };
@@ -162,6 +163,7 @@ struct fwd_d {
 	/* workers */
 	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */
 	struct fwd_worker *w[FWD_D_WORKERS_MAX];
+	struct fwd_xdp_umem *xdp_umem[FWD_D_WORKERS_MAX]; /* AF_XDP ports' */
 	unsigned cfg_gen;
 	unsigned dp_flags; /* FWD_DP_F_* the workers take at their next apply */
 	int fanout_base;

@@ -263,8 +263,10 @@ fill_topup(struct port_xdp *x)
 	want = x->fill_target - have;
 	if (want < XDP_REFILL_MIN && have > 0)
 		return; /* wait for a batch */
-	if (want > u->nfree)
-		want = u->nfree;
+	/* keep a reserve for frames copied in by tx */
+	if (want + u->nframes / 16 > u->nfree)
+		want = u->nfree > u->nframes / 16 ? u->nfree - u->nframes / 16
+						   : 0;
 	if (want == 0 || xsk_ring_prod__reserve(&x->fill, want, &idx) != want)
 		return;
 	for (uint32_t i = 0; i < want; i++)
@@ -649,7 +651,9 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 	x->fill_target = 2 * ring;
 	if (x->fill_target > x->umem->nframes / 2)
 		x->fill_target = x->umem->nframes / 2;
-	fill_topup(x);
+	/* a shared UMEM belongs to its worker's thread: the first rx fills */
+	if (c->umem == NULL)
+		fill_topup(x);
 	return (&x->port);
 fail:
 	xdp_free(&x->port);

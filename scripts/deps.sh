@@ -9,6 +9,7 @@ PKGS=(
 	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev
 	clang libclang-rt-14-dev
 	libdpdk-dev
+	libxdp-dev libbpf-dev
 	iproute2 iputils-ping ethtool procps psmisc tmux valgrind
 	gnuplot-nox python3
 )
