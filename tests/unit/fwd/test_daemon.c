@@ -427,8 +427,8 @@ test_interfaces(void **st)
 static void
 test_if_refused(void **st)
 {
-	static const struct ifspec xdp[] = {
-	    {.name = "m2", .backend = "xdp", .enabled = true}};
+	static const struct ifspec badbk[] = {
+	    {.name = "m2", .backend = "dpdk", .enabled = true}};
 	static const struct ifspec netaddr[] = {
 	    {.name = "m2", .enabled = true, .addr = {"198.18.3.0/24"}}};
 	static const struct ifspec overlap[] = {
@@ -449,7 +449,7 @@ test_if_refused(void **st)
 		unsigned n;
 		const char *want;
 	} bad[] = {
-	    {xdp, 1, "xdp"},
+	    {badbk, 1, "unknown port backend 'dpdk'"},
 	    {netaddr, 1, "not a usable host address"},
 	    {overlap, 2, "overlaps"},
 	    {mtu, 1, "mtu 20"},

@@ -340,6 +340,16 @@ test_xdp_forward_shared_umem(void **st)
 	b = fwd_port_xdp_new(&cb);
 	assert_non_null(b);
 	fwd_xdp_umem_put(u); /* the ports keep it */
+	/* ports on a shared UMEM fill their rings at their first rx (on the
+	 * thread that owns the UMEM) */
+	assert_int_equal(fwd_xdp_umem_free_frames(u), 1024);
+	{
+		struct fwd_pkt *pk[FWD_BURST];
+
+		assert_int_equal(fwd_port_rx(a, pk, FWD_BURST), 0);
+		assert_int_equal(fwd_port_rx(b, pk, FWD_BURST), 0);
+	}
+	assert_int_equal(fwd_xdp_umem_free_frames(u), 1024 - 2 * 128);
 	cfd = host_sock(ns_client);
 	sfd = host_sock(ns_server);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
