@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "libcommon/lc_log.h"
 
 /*
@@ -23,18 +29,12 @@ minute_s(void)
 	return (60.0);
 }
 
-int
-mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf, char *err,
-    size_t errlen)
+/* The stored conf becomes running. */
+static void
+make_running(struct mgmt *m, const struct mgmt_conf *conf)
 {
 	struct mgmt_system_conf sys;
-	int rv;
 
-	if ((rv = mgmt_store_commit(m->store_dir, conf)) != 0) {
-		snprintf(err, errlen, "commit failed: writing %s: %s",
-		    m->store_dir, strerror(-rv));
-		return (rv);
-	}
 	mgmt_conf_assign(m->running, conf);
 	/* A plain commit while a commit confirmed is pending confirms it. */
 	mgmt_commit_confirm_cancel(m);
@@ -43,6 +43,88 @@ mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf, char *err,
 	    sys.host_name[0] != '\0' ? sys.host_name : "tern");
 	lc_log_info("commit: stored as commit 0 of %d",
 	    mgmt_store_count(m->store_dir));
+}
+
+int
+mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf, char *err,
+    size_t errlen)
+{
+	int rv;
+
+	if ((rv = mgmt_store_commit(m->store_dir, conf)) != 0) {
+		snprintf(err, errlen, "commit failed: writing %s: %s",
+		    m->store_dir, strerror(-rv));
+		return (rv);
+	}
+	make_running(m, conf);
+	return (0);
+}
+
+/* The child said how it went (an int: 0 or -errno) and exited. */
+static void
+store_child_done(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct mgmt *m = w->data;
+	struct mgmt_conf *conf = m->store_conf;
+	void (*done)(void *, int, const char *) = m->store_done;
+	char err[512] = "";
+	int rv = -EIO, st;
+
+	if (read(w->fd, &rv, sizeof(rv)) != (ssize_t)sizeof(rv))
+		rv = -EIO;	/* the child died before it could say */
+	ev_io_stop(loop, w);
+	close(w->fd);
+	while (waitpid(m->store_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	m->store_pid = 0;
+	m->store_conf = NULL;
+	if (rv == 0)
+		make_running(m, conf);
+	else
+		snprintf(err, sizeof(err), "commit failed: writing %s: %s",
+		    m->store_dir, strerror(-rv));
+	mgmt_conf_free(conf);
+	done(m->store_arg, rv, err);
+}
+
+int
+mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
+    void (*done)(void *, int, const char *), void *arg)
+{
+	int fds[2], rv;
+	pid_t pid;
+
+	if (m->store_pid != 0)
+		return (-EBUSY);
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return (-errno);
+	if ((pid = fork()) < 0) {
+		rv = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return (rv);
+	}
+	if (pid == 0) {
+		/* the child: a snapshot of the tree, nothing else to do; it
+		 * dies with mgmt, so a commit nobody was told about never
+		 * lands later (its temp file is removed at the next start) */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(3);
+		close(fds[0]);
+		rv = mgmt_store_commit(m->store_dir, conf);
+		if (write(fds[1], &rv, sizeof(rv)) != (ssize_t)sizeof(rv))
+			_exit(2);
+		_exit(rv == 0 ? 0 : 1);
+	}
+	close(fds[1]);
+	m->store_pid = pid;
+	m->store_conf = mgmt_conf_dup(conf);
+	m->store_done = done;
+	m->store_arg = arg;
+	ev_io_init(&m->store_w, store_child_done, fds[0], EV_READ);
+	m->store_w.data = m;
+	ev_io_start(m->loop, &m->store_w);
 	return (0);
 }
 
@@ -106,6 +188,18 @@ mgmt_commit_confirm_cancel(struct mgmt *m)
 void
 mgmt_commit_fini(struct mgmt *m)
 {
+	if (m->store_pid != 0) {
+		/* let the write finish: it is atomic, but it is the commit */
+		int st;
+
+		ev_io_stop(m->loop, &m->store_w);
+		close(m->store_w.fd);
+		while (waitpid(m->store_pid, &st, 0) < 0 && errno == EINTR)
+			;
+		m->store_pid = 0;
+		mgmt_conf_free(m->store_conf);
+		m->store_conf = NULL;
+	}
 	if (m->confirm_pending) {
 		ev_timer_stop(m->loop, &m->confirm_timer);
 		m->confirm_pending = false;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -242,11 +243,33 @@ on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 
 /* ---- life ---------------------------------------------------------------------- */
 
+/* Temp files of a commit whose writer died with mgmt. */
+static void
+remove_stale_temps(const char *dir)
+{
+	struct dirent *e;
+	char path[4096];
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "commit.", 7) == 0 &&
+		    strstr(e->d_name, ".tmp.") != NULL &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+		    (int)sizeof(path))
+			(void)unlink(path);
+	closedir(d);
+}
+
 static int
 load_running(struct mgmt *m)
 {
 	struct mgmt_err err;
-	int rv, n = mgmt_store_count(m->store_dir);
+	int rv, n;
+
+	remove_stale_temps(m->store_dir);
+	n = mgmt_store_count(m->store_dir);
 
 	if (n > 0) {
 		if ((rv = mgmt_store_rollback(m->store_dir, 0, &m->running,

@@ -251,6 +251,8 @@ struct mgmt_txn {
 	unsigned		 accepted;	/* bit per component */
 	bool			 failed;
 	bool			 undoing;	/* the rollback of accepted parts */
+	bool			 stored;	/* the store step has run */
+	int			 store_rv;
 	char			 err[512];
 	mgmt_commit_done_fn	*done;
 	void			*arg;
@@ -336,14 +338,34 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	return (sent);
 }
 
+static void txn_finish(struct mgmt_txn *t);
+
+static void
+txn_stored(void *arg, int rv, const char *err)
+{
+	struct mgmt_txn *t = arg;
+
+	t->store_rv = rv;
+	if (rv != 0)
+		snprintf(t->err, sizeof(t->err), "%s", err);
+	txn_finish(t);
+}
+
 static void
 txn_finish(struct mgmt_txn *t)
 {
 	struct mgmt *m = t->m;
 	int rv = 0;
 
-	if (!t->failed && !t->check_only)
-		rv = mgmt_commit_local(m, t->target, t->err, sizeof(t->err));
+	if (!t->failed && !t->check_only && !t->stored) {
+		t->stored = true;
+		if (mgmt_commit_store(m, t->target, txn_stored, t) == 0)
+			return;		/* txn_stored() comes back here */
+		t->store_rv = mgmt_commit_local(m, t->target, t->err,
+		    sizeof(t->err));
+	}
+	if (t->stored)
+		rv = t->store_rv;
 	if (rv != 0 && t->accepted != 0 && !t->undoing) {
 		/* stored nothing: take the components back to running */
 		t->failed = true;
