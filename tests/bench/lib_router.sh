@@ -9,6 +9,8 @@
 #   lib_router.sh topo    SUFFIX              client/router/server namespaces
 #   lib_router.sh start   SUFFIX DIR BIN      rtrmgr with DIR/state/boot.conf;
 #                                             returns when mgmt answers
+#                                             ($LIB_ROUTER_RTRMGR_EXTRA: more
+#                                             rtrmgr.conf settings)
 #   lib_router.sh stop    SUFFIX DIR BIN      SIGTERM rtrmgr, then what is left
 #   lib_router.sh cleanup SUFFIX DIR BIN      stop, delete all namespaces
 #   lib_router.sh bird-ns SUFFIX              namespace tern-b-SUFFIX with
@@ -48,6 +50,7 @@ output file;
 health-check ipc;
 failure-limit 64;
 failure-window 60s;
+${LIB_ROUTER_RTRMGR_EXTRA:-}
 component mgmt { binary $ROUTER_BIN/tern-mgmt; args "--store=$ROUTER_STATE/config" "--config=$ROUTER_STATE/boot.conf"; privileges user; }
 component rib { binary $ROUTER_BIN/tern-rib; privileges user; }
 component fwd { binary $ROUTER_BIN/tern-fwd; privileges user; capabilities net_raw net_admin; }
