@@ -2,7 +2,6 @@
  * worker, so forwarding moves descriptors; fill and completion rings topped
  * up in batches; need_wakeup; zero-copy asked for, copy mode as fallback. */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -34,6 +33,8 @@
 #define XDP_QUEUES_MAX	64   /* XSKMAP entries: queues per interface */
 #define XDP_REFILL_MIN	32   /* top the fill ring up by at least this */
 
+struct port_xdp;
+
 struct fwd_xdp_umem {
 	uint8_t *area;
 	size_t len;
@@ -41,9 +42,15 @@ struct fwd_xdp_umem {
 	unsigned nfree;
 	uint64_t *free;	      /* stack of free frame addresses */
 	struct fwd_pkt *desc; /* one per frame */
-	int reg_fd;	      /* a dup of the socket that registered it */
+	int reg_fd;	      /* a bound socket on it (a port's); -1: none */
+	struct port_xdp *ports; /* on it, linked by next */
 	bool zerocopy;	      /* its mode: the sockets sharing it inherit it */
 	unsigned refs;
+	/* frames a freed port gave back from another thread, taken into
+	 * free by the owner's next fill */
+	pthread_mutex_t ret_mu;
+	unsigned nret; /* atomic */
+	uint64_t *ret;
 };
 
 /* The redirect program of one interface, shared by its ports. */
@@ -70,6 +77,7 @@ struct port_xdp {
 	struct xsk_ring_prod tx, fill;
 	unsigned fill_target; /* frames kept in the fill ring */
 	uint64_t tx_moved, tx_copied, wakeups;
+	struct port_xdp *next; /* on the UMEM */
 };
 
 #define PX(p) ((struct port_xdp *)(void *)(p))
@@ -96,13 +104,17 @@ fwd_xdp_umem_new(unsigned nframes)
 	u->area = mmap(NULL, u->len, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	u->free = calloc(nframes, sizeof(*u->free));
+	u->ret = calloc(nframes, sizeof(*u->ret));
+	pthread_mutex_init(&u->ret_mu, NULL);
 	u->desc = calloc(nframes, sizeof(*u->desc));
-	if (u->area == MAP_FAILED || u->free == NULL || u->desc == NULL) {
+	if (u->area == MAP_FAILED || u->free == NULL || u->desc == NULL ||
+	    u->ret == NULL) {
 		int e = errno ? errno : ENOMEM;
 
 		if (u->area != MAP_FAILED)
 			munmap(u->area, u->len);
 		free(u->free);
+		free(u->ret);
 		free(u->desc);
 		free(u);
 		errno = e;
@@ -121,18 +133,31 @@ fwd_xdp_umem_put(struct fwd_xdp_umem *u)
 {
 	if (u == NULL || --u->refs > 0)
 		return;
-	if (u->reg_fd >= 0)
-		close(u->reg_fd);
 	munmap(u->area, u->len);
 	free(u->free);
+	free(u->ret);
 	free(u->desc);
+	pthread_mutex_destroy(&u->ret_mu);
 	free(u);
 }
 
 unsigned
 fwd_xdp_umem_free_frames(const struct fwd_xdp_umem *u)
 {
-	return (u != NULL ? u->nfree : 0);
+	return (u != NULL ? u->nfree + __atomic_load_n(&u->nret,
+					      __ATOMIC_ACQUIRE)
+			  : 0);
+}
+
+/* The owner's thread: take back what freed ports returned. */
+static void
+umem_take_returned(struct fwd_xdp_umem *u)
+{
+	pthread_mutex_lock(&u->ret_mu);
+	memcpy(u->free + u->nfree, u->ret, u->nret * sizeof(*u->ret));
+	u->nfree += u->nret;
+	__atomic_store_n(&u->nret, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&u->ret_mu);
 }
 
 static inline void
@@ -258,6 +283,8 @@ fill_topup(struct port_xdp *x)
 	uint32_t have = x->fill.size - xsk_prod_nb_free(&x->fill, x->fill.size);
 	uint32_t want, idx;
 
+	if (__builtin_expect(__atomic_load_n(&u->nret, __ATOMIC_RELAXED), 0))
+		umem_take_returned(u);
 	if (have >= x->fill_target)
 		return;
 	want = x->fill_target - have;
@@ -425,19 +452,67 @@ xdp_close(struct port_xdp *x)
 	x->fd = -1;
 }
 
+/*
+ * Copy mode, out of the XSKMAP: the kernel no longer fills the rx ring
+ * (after the redirects in flight, hence the pause) and sends only on
+ * sendto, so the frames in the fill ring, the unread rx ring, the unsent tx
+ * ring and the completion ring go back to the UMEM, through its return list
+ * (the worker that owns it may be running). Zero-copy: the driver holds
+ * fill frames until the socket is gone; those stay lost.
+ */
+static void
+xdp_reclaim(struct port_xdp *x)
+{
+	struct fwd_xdp_umem *u = x->umem;
+	uint32_t a, b;
+
+	if (x->zerocopy || x->map[0] == NULL || x->map[3] == NULL)
+		return;
+	usleep(2000);
+	pthread_mutex_lock(&u->ret_mu);
+	a = __atomic_load_n(x->fill.consumer, __ATOMIC_ACQUIRE);
+	for (b = *x->fill.producer; a != b; a++)
+		u->ret[u->nret++] = *xsk_ring_prod__fill_addr(&x->fill, a) &
+				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+	a = *x->rx.consumer;
+	for (b = __atomic_load_n(x->rx.producer, __ATOMIC_ACQUIRE); a != b;
+	     a++)
+		u->ret[u->nret++] = xsk_ring_cons__rx_desc(&x->rx, a)->addr &
+				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+	a = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
+	for (b = *x->tx.producer; a != b; a++)
+		u->ret[u->nret++] = xsk_ring_prod__tx_desc(&x->tx, a)->addr &
+				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+	a = *x->comp.consumer;
+	for (b = __atomic_load_n(x->comp.producer, __ATOMIC_ACQUIRE); a != b;
+	     a++)
+		u->ret[u->nret++] = *xsk_ring_cons__comp_addr(&x->comp, a) &
+				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+	pthread_mutex_unlock(&u->ret_mu);
+}
+
 static void
 xdp_free(struct fwd_port *p)
 {
 	struct port_xdp *x = PX(p);
 
-	if (x->in_map)
+	if (x->in_map) {
+		struct fwd_xdp_umem *u = x->umem;
+		struct port_xdp **pp = &u->ports;
+
 		(void)bpf_map_delete_elem(x->prog->map_fd, &x->queue);
-	/*
-	 * Frames in the fill ring the kernel has not taken and in the tx
-	 * ring not completed are lost to the UMEM (a shared UMEM lives as
-	 * long as its worker); frames held by the caller come back through
-	 * release, which only needs the UMEM.
-	 */
+		xdp_reclaim(x);
+		while (*pp != x)
+			pp = &(*pp)->next;
+		*pp = x->next;
+		/* the sockets left keep the kernel's UMEM: the next port
+		 * shares it through one of them; none left, it registers
+		 * the memory again */
+		if (u->reg_fd == x->fd)
+			u->reg_fd = u->ports != NULL ? u->ports->fd : -1;
+	}
+	/* frames held by the caller come back through release, which only
+	 * needs the UMEM (a shared one lives as long as its worker) */
 	xdp_close(x);
 	if (x->prog != NULL)
 		prog_put(x->prog);
@@ -634,19 +709,18 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 		    0)
 			goto fail;
 	}
-	if (x->umem->reg_fd < 0) {
-		if ((x->umem->reg_fd = fcntl(x->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-			rv = -errno;
-			goto fail;
-		}
-		x->umem->zerocopy = x->zerocopy;
-	}
 	fd = x->fd;
 	if (bpf_map_update_elem(x->prog->map_fd, &x->queue, &fd, 0) != 0) {
 		rv = -errno;
 		goto fail;
 	}
 	x->in_map = true;
+	x->next = x->umem->ports;
+	x->umem->ports = x;
+	if (x->umem->reg_fd < 0) {
+		x->umem->reg_fd = x->fd;
+		x->umem->zerocopy = x->zerocopy;
+	}
 	/* a share of the UMEM in the fill ring, the rest for tx and held */
 	x->fill_target = 2 * ring;
 	if (x->fill_target > x->umem->nframes / 2)

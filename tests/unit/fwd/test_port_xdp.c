@@ -407,7 +407,20 @@ test_xdp_forward_shared_umem(void **st)
 	assert_int_equal(base, 1024 - 2 * 128);
 	close(cfd);
 	close(sfd);
+	/* a port freed while its UMEM lives on gives its frames back (fill
+	 * ring, unread rx, unsent tx): 20 rounds of open, fill, free */
 	fwd_port_free(a);
+	assert_int_equal(fwd_xdp_umem_free_frames(u), 1024 - 128);
+	for (int r = 0; r < 20; r++) {
+		struct fwd_pkt *pk[FWD_BURST];
+
+		a = fwd_port_xdp_new(&ca);
+		assert_non_null(a);
+		(void)fwd_port_rx(a, pk, 0);
+		assert_int_equal(fwd_xdp_umem_free_frames(u), 1024 - 256);
+		fwd_port_free(a);
+	}
+	assert_int_equal(fwd_xdp_umem_free_frames(u), 1024 - 128);
 	fwd_port_free(b);
 }
 
