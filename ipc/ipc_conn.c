@@ -391,6 +391,13 @@ conn_parse(struct ipc_conn *c)
 		if (c->fd < 0)
 			return (false);
 		lc_buf_consume(&c->rx, IPC_FRAME_HDR + h.length);
+		/*
+		 * Empty: start over at the front, so the next frame is read to
+		 * offset 0 and growing it to its full size never moves the
+		 * part already read.
+		 */
+		if (lc_buf_avail(&c->rx) == 0)
+			lc_buf_reset(&c->rx);
 	}
 }
 

@@ -31,6 +31,14 @@
 #define IPC_FRAME_HDR		24u
 #define IPC_REC_HDR		16u
 #define IPC_FRAME_MIN_MAX	4096u		/* smallest frame_max accepted */
+/*
+ * After handling a request with at least this many payload bytes, a server
+ * sends the replies it has queued to that peer at once instead of at the end
+ * of the loop turn: reading and handling such a request costs far more than
+ * one more writev, and the client can reuse the window at once (a turn that
+ * read four 1 MiB calls otherwise acks none until the fourth is read).
+ */
+#define IPC_FLUSH_REC		(16u << 10)
 
 enum ipc_kind {
 	IPC_K_REQ = 0,

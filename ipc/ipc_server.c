@@ -543,6 +543,8 @@ peer_on_frame(struct ipc_conn *c, const struct ipc_frame_hdr *h,
 		ipc_arena_recycle(&s->arena, &s->alloc);
 		if (p->closed)
 			break;
+		if (r.len >= IPC_FLUSH_REC && !p->c.down)
+			(void)ipc_conn_flush(&p->c);
 	}
 	return (!p->closed);
 }

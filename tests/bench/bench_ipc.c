@@ -663,10 +663,21 @@ stream_unix(const char *name, size_t len, unsigned long n, unsigned window,
 	unsigned long sent = 0, acked = 0;
 	uint32_t l32;
 	uint64_t ack;
-	uint64_t s0 = routes ? proc_cpu_ns(raw_routes_pid) : 0,
-	    c0 = proc_cpu_ns(getpid());
-	double t = now_s();
+	uint64_t s0, c0;
+	double t;
 	size_t plen = len;
+
+	/*
+	 * The same bytes ours sends (a packed Blob), from written memory: a
+	 * never-written calloc'ed buffer maps the kernel's one zero page, so
+	 * every MiB would be read from a single cache-hot 4 KiB page while
+	 * ours reads its payload from real memory.
+	 */
+	if (!routes && len > 0)
+		plen = blob_pack(buf + 4, len);
+	s0 = routes ? proc_cpu_ns(raw_routes_pid) : 0;
+	c0 = proc_cpu_ns(getpid());
+	t = now_s();
 
 	while (acked < n) {
 		while (sent < n && sent - acked < window) {
@@ -692,6 +703,9 @@ stream_unix(const char *name, size_t len, unsigned long n, unsigned window,
 	free(buf);
 	return ((double)n / t);
 }
+
+static pid_t raw_stream_pid;
+static double bulk_cpu;		/* us of CPU (client + server) per MiB, last run */
 
 static double
 bulk_ours(size_t size)
@@ -720,10 +734,14 @@ bulk_ours(size_t size)
 		ev_run(cloop, EVRUN_ONCE);
 	}
 	t = now_s() - t;
+	bulk_cpu = (double)(proc_cpu_ns(ours_pid) - sc0 + proc_cpu_ns(getpid()) -
+	    cc0) / ((double)n * (double)size / (1 << 20)) / 1e3;
 	if (getenv("BENCH_IPC_DEBUG"))
-		fprintf(stderr, "bulk %zu: %.3f s, server cpu %.3f s, client cpu %.3f s\n",
-		    size, t, (proc_cpu_ns(ours_pid) - sc0) / 1e9,
-		    (proc_cpu_ns(getpid()) - cc0) / 1e9);
+		fprintf(stderr, "bulk ours %zu: %.3f s, server cpu %.1f us/MiB, client cpu %.1f us/MiB\n",
+		    size, t, (double)(proc_cpu_ns(ours_pid) - sc0) / 1e3 /
+		    ((double)n * (double)size / (1 << 20)),
+		    (double)(proc_cpu_ns(getpid()) - cc0) / 1e3 /
+		    ((double)n * (double)size / (1 << 20)));
 	free(pl);
 	return ((double)n * (double)size / t / 1e6);
 }
@@ -739,8 +757,19 @@ bulk_unix(size_t size)
 	/* each 8-byte ack costs a socket buffer slot (~1 KiB truesize): more than ~128 outstanding deadlocks a blocking peer */
 	if (window > 128)
 		window = 128;
-	return (stream_unix("rawstream.sock", size, n, (unsigned)window,
-	    false) * (double)size / 1e6);
+	uint64_t s0 = proc_cpu_ns(raw_stream_pid), c0 = proc_cpu_ns(getpid());
+	double rate = stream_unix("rawstream.sock", size, n, (unsigned)window,
+	    false) * (double)size / 1e6;
+
+	bulk_cpu = (double)(proc_cpu_ns(raw_stream_pid) - s0 +
+	    proc_cpu_ns(getpid()) - c0) / ((double)n * (double)size / (1 << 20)) / 1e3;
+	if (getenv("BENCH_IPC_DEBUG"))
+		fprintf(stderr, "bulk raw %zu: server cpu %.1f us/MiB, client cpu %.1f us/MiB\n",
+		    size, (double)(proc_cpu_ns(raw_stream_pid) - s0) / 1e3 /
+		    ((double)n * (double)size / (1 << 20)),
+		    (double)(proc_cpu_ns(getpid()) - c0) / 1e3 /
+		    ((double)n * (double)size / (1 << 20)));
+	return (rate);
 }
 
 /* ---- statistics and output --------------------------------------------------------- */
@@ -808,7 +837,7 @@ main(int argc, char **argv)
 	    ppush = { .n = 0 }, ocpu = { .n = 0 }, pcpu = { .n = 0 },
 	    oroute = { .n = 0 }, uroute = { .n = 0 }, orcpu = { .n = 0 },
 	    urcpu = { .n = 0 };
-	struct fig obulk[3], ubulk[3];
+	struct fig obulk[3], ubulk[3], obcpu[3], ubcpu[3];
 	static const size_t bulk_sz[3] = { 4096, 1u << 20, 4u << 20 };
 	static const char *const bulk_name[3] = { "bulk_4KiB", "bulk_1MiB",
 		"bulk_4MiB" };
@@ -829,6 +858,8 @@ main(int argc, char **argv)
 		return (2);
 	memset(obulk, 0, sizeof(obulk));
 	memset(ubulk, 0, sizeof(ubulk));
+	memset(obcpu, 0, sizeof(obcpu));
+	memset(ubcpu, 0, sizeof(ubcpu));
 	if (quick)
 		S = (struct sizes){ 2000, 20000, 200000, 50, 32 };
 	else
@@ -858,6 +889,7 @@ main(int argc, char **argv)
 	p_rs = spawn(srv_unix, &rs);
 	raw_routes_pid = p_rs;
 	p_bs = spawn(srv_unix, &bs);
+	raw_stream_pid = p_bs;
 
 	for (r = 0; r < ROUNDS; r++) {
 		double a, b;
@@ -903,9 +935,18 @@ bulk:
 			ipc_client_free(the_client);
 			the_client = NULL;
 		}
+		/* Every other round the peer goes first: load that drifts during a round hits both alike. */
 		for (i = 0; i < 3; i++) {
+			if (r % 2 == 1) {
+				ubulk[i].v[ubulk[i].n++] = bulk_unix(bulk_sz[i]);
+				ubcpu[i].v[ubcpu[i].n++] = bulk_cpu;
+			}
 			obulk[i].v[obulk[i].n++] = bulk_ours(bulk_sz[i]);
-			ubulk[i].v[ubulk[i].n++] = bulk_unix(bulk_sz[i]);
+			obcpu[i].v[obcpu[i].n++] = bulk_cpu;
+			if (r % 2 == 0) {
+				ubulk[i].v[ubulk[i].n++] = bulk_unix(bulk_sz[i]);
+				ubcpu[i].v[ubcpu[i].n++] = bulk_cpu;
+			}
 		}
 		fprintf(stderr, "bench-ipc: round %d done\n", r + 1);
 	}
@@ -926,9 +967,12 @@ bulk:
 	    "raw_unix_protobuf", &uroute, true);
 	emit("route_stream_1M", "cpu_per_route", "ns", &orcpu,
 	    "raw_unix_protobuf", &urcpu, false);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		emit(bulk_name[i], "throughput", "MB/s", &obulk[i],
 		    "raw_unix_stream", &ubulk[i], true);
+		emit(bulk_name[i], "cpu_per_MiB", "us", &obcpu[i],
+		    "raw_unix_stream", &ubcpu[i], false);
+	}
 	{
 		struct fig add = { .n = ocpu.n };
 

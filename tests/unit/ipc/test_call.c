@@ -405,6 +405,42 @@ test_batch_boundaries(void **state)
 	ipc_server_free(s);
 }
 
+/*
+ * A large request is answered as soon as it is handled, not at the end of
+ * the server's turn (IPC_FLUSH_REC): three 20 KiB calls arrive in one frame
+ * and their replies leave in three frames; small calls share one (above).
+ */
+static void
+test_large_replied_at_once(void **state)
+{
+	struct ipc_server *s = rib_server(14);
+	struct ipc_opts o = opts("test", 4);
+	struct ipc_client *c;
+	struct ipc_stats cs0, cs, ss0, ss;
+	struct result r = { 0 };
+	static uint8_t big[20 << 10];
+	unsigned i;
+
+	(void)state;
+	c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
+	assert_int_equal(batch_call(c, 0, &r, 0), 0);
+	run_until(&r.done, 1, 2.0);
+	ipc_client_stats(c, &cs0);
+	ipc_server_stats(s, &ss0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK),
+		    big, sizeof(big), res_cb, &r, 0), 0);
+	run_until(&r.done, 4, 2.0);
+	assert_int_equal(r.status_count[IPC_OK], 4);
+	ipc_client_stats(c, &cs);
+	ipc_server_stats(s, &ss);
+	assert_int_equal(cs.frames_out - cs0.frames_out, 1);
+	assert_int_equal(ss.frames_in - ss0.frames_in, 1);
+	assert_int_equal(ss.frames_out - ss0.frames_out, 3);
+	ipc_client_free(c);
+	ipc_server_free(s);
+}
+
 static void
 test_timeout(void **state)
 {
@@ -735,6 +771,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_one_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_boundaries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_replied_at_once, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_restart, setup, teardown),
