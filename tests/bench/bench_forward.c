@@ -108,7 +108,8 @@ bf_guardian(void)
 	pid_t pid;
 	char c;
 
-	if (pipe(p) != 0)
+	/* close-on-exec: tern-fwd and the shells must not hold it open */
+	if (pipe2(p, O_CLOEXEC) != 0)
 		return;
 	fflush(stdout);
 	fflush(stderr);
@@ -998,27 +999,29 @@ bf_report(void)
 			}
 }
 
+/* build/bench/forward[-quick].png from the trials file dat (copied to
+ * build/bench/forward[-quick]-trials.dat). */
 static void
-bf_plot(void)
+bf_plot(const char *dat, const char *fib)
 {
-	char png[PATH_MAX + 64], dat[PATH_MAX + 32];
+	const char *tag = G.quick ? "forward-quick" : "forward";
 
-	snprintf(dat, sizeof(dat), "%s/trials.dat", G.b.dir);
-	snprintf(png, sizeof(png), "%s/build/bench/forward.png", G.b.root);
-	(void)br_sh("mkdir -p '%s/build/bench' && cp '%s' "
-	    "'%s/build/bench/forward-trials.dat'", G.b.root, dat, G.b.root);
+	(void)br_sh("mkdir -p '%s/build/bench' && { [ '%s' -ef "
+	    "'%s/build/bench/%s-trials.dat' ] || cp '%s' "
+	    "'%s/build/bench/%s-trials.dat'; }", G.b.root, dat, G.b.root, tag,
+	    dat, G.b.root, tag);
 	if (br_sh("command -v gnuplot >/dev/null") != 0) {
 		printf("# gnuplot not installed: no plot\n");
 		return;
 	}
 	(void)br_sh("cd '%s/build/bench' && gnuplot -e \"set terminal pngcairo "
-	    "size 1200,500 noenhanced; set output 'forward.png'; "
+	    "size 1200,500 noenhanced; set output '%s.png'; "
 	    "set multiplot layout 1,2 title 'bench-forward: delivered vs "
 	    "offered, one-way, 128 flows, FIB %s (all rounds)'; "
 	    "set xlabel 'offered kpps'; set ylabel 'delivered kpps'; "
 	    "set key top left; set grid; "
 	    "do for [s in '64B 1500B'] { set title s.' frames'; "
-	    "plot 'forward-trials.dat' using "
+	    "plot '%s-trials.dat' using "
 	    "((strcol(1) eq 'tern-fwd' && strcol(2) eq '%s' && strcol(3) eq s "
 	    "&& strcol(4) eq 'oneway') ? \\$7/1000 : 1/0):(\\$8/1000) "
 	    "title 'tern-fwd' pt 7 ps 0.6, '' using "
@@ -1026,9 +1029,8 @@ bf_plot(void)
 	    "&& strcol(4) eq 'oneway') ? \\$7/1000 : 1/0):(\\$8/1000) "
 	    "title 'kernel' pt 5 ps 0.6, x title 'no loss' lt 0 }; "
 	    "unset multiplot\" 2>&1 | grep -v '^$' | head -5",
-	    G.b.root, G.quick ? "128" : "1M", G.quick ? "128" : "1M",
-	    G.quick ? "128" : "1M");
-	printf("# plot: %s\n", png);
+	    G.b.root, tag, fib, tag, fib, fib);
+	printf("# plot: %s/build/bench/%s.png\n", G.b.root, tag);
 }
 
 static int
@@ -1036,7 +1038,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: bench-forward [--quick] [--rounds=N] "
 	    "[--trial-s=S] [--fib=1,128,1M] [--sizes=64,1500] "
-	    "[--fwd-args='--spin-us=N ...']\n");
+	    "[--fwd-args='--spin-us=N ...'] [--replot=TRIALS.dat]\n");
 	return (2);
 }
 
@@ -1044,6 +1046,7 @@ int
 main(int argc, char **argv)
 {
 	const char *fibs = "1,128,1M", *szs = "64,1500", *fwd_args = "";
+	const char *replot = NULL;
 	struct tt_prefixset ps[NFIB];
 	cpu_set_t cs;
 	char path[PATH_MAX + 32];
@@ -1068,6 +1071,8 @@ main(int argc, char **argv)
 			fibs = argv[i] + 6;
 		else if (strncmp(argv[i], "--sizes=", 8) == 0)
 			szs = argv[i] + 8;
+		else if (strncmp(argv[i], "--replot=", 9) == 0)
+			replot = argv[i] + 9;
 		else if (strncmp(argv[i], "--fwd-args=", 11) == 0)
 			fwd_args = argv[i] + 11;
 		else
@@ -1075,6 +1080,20 @@ main(int argc, char **argv)
 	}
 	if (G.rounds < 1 || G.rounds > 8 || G.tdur <= 0)
 		return (usage());
+	if (replot != NULL) {
+		/* the plot of a trials file (as written by a run): no run */
+		char exe[PATH_MAX], *sl;
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n <= 0)
+			return (1);
+		exe[n] = '\0';
+		if ((sl = strrchr(exe, '/')) != NULL)
+			*sl = '\0';
+		snprintf(G.b.root, sizeof(G.b.root), "%s/../..", exe);
+		bf_plot(replot, G.quick ? "128" : "1M");
+		return (0);
+	}
 	if (lc_build_bench_check("bench-forward") != 0)
 		return (1);
 	printf("# bench-forward: built with %s\n", lc_build_flags());
@@ -1264,7 +1283,8 @@ main(int argc, char **argv)
 	if (G.dat != NULL)
 		fclose(G.dat);
 	G.dat = NULL;
-	bf_plot();
+	snprintf(path, sizeof(path), "%s/trials.dat", G.b.dir);
+	bf_plot(path, G.quick ? "128" : "1M");
 	bf_kill_fwd();
 	br_cleanup();
 	return (0);
