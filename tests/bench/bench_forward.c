@@ -1,4 +1,9 @@
-/* tests/bench/bench_forward.c: bench-forward: end to end through the router namespace of tests/lib/netns.sh (client ns -- router ns -- server ns, veth), tern-fwd (AF_PACKET TPACKET_V2) against the Linux kernel forwarding in the same topology, alternated, with one generator: AF_PACKET TX ring in the client ns, RX ring counters in the server and client ns, an L2 reflector for request/reply, all in one pinned thread. */
+/* tests/bench/bench_forward.c: bench-forward: end to end through the router
+ * namespace of tests/lib/netns.sh (client ns -- router ns -- server ns, veth),
+ * tern-fwd (AF_PACKET TPACKET_V2) against the Linux kernel forwarding in the
+ * same topology, alternated, with one generator: AF_PACKET TX ring in the
+ * client ns, RX ring counters in the server and client ns, an L2 reflector for
+ * request/reply, all in one pinned thread. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -13,21 +18,21 @@
 
 #include "bench_router.h"
 
-#define BF_MAGIC	0x7e400000u	/* | trial & 0xffff */
-#define BF_DPORT	7777
-#define BF_SPORT	10000		/* + flow */
-#define BF_FLOWS	128
-#define BF_FRAME	2048
-#define BF_TX_FRAMES	4096		/* multiple of BF_FLOWS */
-#define BF_RX_FRAMES	16384
-#define BF_SEQ_MAX	(1u << 24)
-#define BF_LAT_MAX	(1u << 21)
-#define BF_BATCH	32
-#define BF_PLOFF	42		/* eth 14 + ip 20 + udp 8 */
+#define BF_MAGIC     0x7e400000u /* | trial & 0xffff */
+#define BF_DPORT     7777
+#define BF_SPORT     10000 /* + flow */
+#define BF_FLOWS     128
+#define BF_FRAME     2048
+#define BF_TX_FRAMES 4096 /* multiple of BF_FLOWS */
+#define BF_RX_FRAMES 16384
+#define BF_SEQ_MAX   (1u << 24)
+#define BF_LAT_MAX   (1u << 21)
+#define BF_BATCH     32
+#define BF_PLOFF     42 /* eth 14 + ip 20 + udp 8 */
 
-static const uint8_t mac_client[6] = { 2, 0x74, 0, 0, 1, 2 };
-static const uint8_t mac_rtr_c[6] = { 2, 0x74, 0, 0, 1, 1 };
-static const uint8_t mac_server[6] = { 2, 0x74, 0, 0, 2, 2 };
+static const uint8_t mac_client[6] = {2, 0x74, 0, 0, 1, 2};
+static const uint8_t mac_rtr_c[6] = {2, 0x74, 0, 0, 1, 1};
+static const uint8_t mac_server[6] = {2, 0x74, 0, 0, 2, 2};
 
 struct ring {
 	int fd;
@@ -35,35 +40,35 @@ struct ring {
 	unsigned nframes, i;
 };
 
-struct tres {			/* one trial */
-	double rate, dur;	/* asked (0 = as fast as possible), s */
+struct tres {		  /* one trial */
+	double rate, dur; /* asked (0 = as fast as possible), s */
 	uint64_t sent, srv_rx, cli_rx, dup, reord, refl_drop, rxq_drop;
-	double offered, delivered, loss;	/* pps, pps, fraction */
-	double fwd_ns, sirq_ns, ksirqd_ns;	/* router-side CPU deltas */
-	uint64_t router_pkts;	/* packets the router forwarded */
-	double p50, p99;	/* RTT us (request/reply) */
+	double offered, delivered, loss;   /* pps, pps, fraction */
+	double fwd_ns, sirq_ns, ksirqd_ns; /* router-side CPU deltas */
+	uint64_t router_pkts;		   /* packets the router forwarded */
+	double p50, p99;		   /* RTT us (request/reply) */
 };
 
 static struct {
 	struct br b;
 	bool quick;
 	int rounds;
-	double tdur;		/* s per trial */
-	int steps;		/* binary search steps */
+	double tdur; /* s per trial */
+	int steps;   /* binary search steps */
 	pid_t fwd_pid;
 	int guard_fd;
 	struct ring tx, srx, crx, stx;
 	uint16_t trial;
-	uint8_t *seen;		/* bitmap of seqs */
+	uint8_t *seen; /* bitmap of seqs */
 	uint32_t last_seq[BF_FLOWS];
 	uint64_t flow_rx[BF_FLOWS];
 	double *lat;
 	size_t nlat;
-	uint32_t dst[BF_FLOWS];	/* host order */
+	uint32_t dst[BF_FLOWS]; /* host order */
 	unsigned fsize;		/* frame bytes (60 or 1514) */
 	int srv_ifindex;
 	long clk_tck;
-	FILE *dat;		/* all trials, for the plot */
+	FILE *dat; /* all trials, for the plot */
 } G;
 
 static uint64_t
@@ -86,7 +91,8 @@ bf_kill_fwd(void)
 		G.fwd_pid = 0;
 	}
 	(void)br_sh("f='%s/fwd.pid'; [ -f \"$f\" ] && kill -9 $(cat \"$f\") "
-	    "2>/dev/null; rm -f \"$f\"", G.b.dir);
+		    "2>/dev/null; rm -f \"$f\"",
+	    G.b.dir);
 }
 
 static void
@@ -130,9 +136,12 @@ bf_guardian(void)
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
 		(void)br_sh("f='%s/fwd.pid'; [ -f \"$f\" ] && kill -9 "
-		    "$(cat \"$f\") 2>/dev/null; sleep 0.2", G.b.dir);
-		(void)br_sh("cat '%s/fwd.log' >>'%s/build/bench/forward-fwd.log'"
-		    " 2>/dev/null", G.b.dir, G.b.root);
+			    "$(cat \"$f\") 2>/dev/null; sleep 0.2",
+		    G.b.dir);
+		(void)br_sh(
+		    "cat '%s/fwd.log' >>'%s/build/bench/forward-fwd.log'"
+		    " 2>/dev/null",
+		    G.b.dir, G.b.root);
 		(void)br_lib(&G.b, "cleanup", true, NULL);
 		if (strncmp(G.b.dir, "/tmp/tern-", 10) == 0)
 			(void)br_sh("rm -rf '%s'", G.b.dir);
@@ -142,7 +151,8 @@ bf_guardian(void)
 	G.guard_fd = p[1];
 }
 
-/* ---- CPU accounting ------------------------------------------------------- */
+/* ---- CPU accounting -------------------------------------------------------
+ */
 
 /* Sum of schedstat run time (ns) of every thread of pid. */
 static double
@@ -180,13 +190,13 @@ bf_task_ns(pid_t pid)
 static double
 bf_softirq_ns(void)
 {
-	unsigned long long v[7] = { 0 };
+	unsigned long long v[7] = {0};
 	FILE *f = fopen("/proc/stat", "r");
 
 	if (f == NULL)
 		return (0);
 	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-	    &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		&v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
 		v[6] = 0;
 	fclose(f);
 	return ((double)v[6] * 1e9 / (double)G.clk_tck);
@@ -221,7 +231,8 @@ bf_ksoftirqd_ns(void)
 	return (sum);
 }
 
-/* ---- rings ---------------------------------------------------------------- */
+/* ---- rings ----------------------------------------------------------------
+ */
 
 /* An AF_PACKET TPACKET_V2 ring on ifname in namespace ns. 0 or -1. */
 static int
@@ -230,7 +241,7 @@ bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
 	char path[128];
 	int self, nsfd, v = TPACKET_V2, one = 1;
 	struct tpacket_req req;
-	struct sockaddr_ll sll = { 0 };
+	struct sockaddr_ll sll = {0};
 
 	memset(r, 0, sizeof(*r));
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
@@ -252,8 +263,8 @@ bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
 	if (setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) != 0)
 		return (-1);
 	if (tx)
-		(void)setsockopt(r->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
-		    sizeof(one));
+		(void)setsockopt(
+		    r->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
 	else
 		(void)setsockopt(r->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING,
 		    &one, sizeof(one));
@@ -263,7 +274,7 @@ bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
 	req.tp_block_nr = r->nframes * BF_FRAME / req.tp_block_size;
 	req.tp_frame_nr = r->nframes;
 	if (setsockopt(r->fd, SOL_PACKET, tx ? PACKET_TX_RING : PACKET_RX_RING,
-	    &req, sizeof(req)) != 0)
+		&req, sizeof(req)) != 0)
 		return (-1);
 	r->map = mmap(NULL, (size_t)r->nframes * BF_FRAME,
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, 0);
@@ -382,15 +393,16 @@ bf_srv_rx(struct tres *r, bool rr)
 		uint32_t seq;
 
 		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
-		    TP_STATUS_USER))
+			TP_STATUS_USER))
 			break;
 		d = (uint8_t *)h + h->tp_mac;
 		if (bf_ours(d, h->tp_snaplen, BF_DPORT)) {
 			memcpy(&seq, d + BF_PLOFF + 4, 4);
 			r->srv_rx++;
 			if (!rr)
-				bf_mark(seq, (unsigned)(d[34] << 8 | d[35]) -
-				    BF_SPORT, r);
+				bf_mark(seq,
+				    (unsigned)(d[34] << 8 | d[35]) - BF_SPORT,
+				    r);
 			else {
 				struct tpacket2_hdr *t =
 				    bf_slot(&G.stx, G.stx.i);
@@ -417,8 +429,8 @@ bf_srv_rx(struct tres *r, bool rr)
 				}
 			}
 		}
-		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
-		    __ATOMIC_RELEASE);
+		__atomic_store_n(
+		    &h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		G.srx.i = (G.srx.i + 1) % G.srx.nframes;
 		if (++n == 256)
 			break;
@@ -442,23 +454,22 @@ bf_cli_rx(struct tres *r)
 		uint64_t ts;
 
 		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
-		    TP_STATUS_USER))
+			TP_STATUS_USER))
 			break;
 		d = (uint8_t *)h + h->tp_mac;
 		if (h->tp_snaplen >= BF_PLOFF + 16 &&
 		    (d[34] << 8 | d[35]) == BF_DPORT &&
-		    bf_ours(d, h->tp_snaplen,
-		    (uint16_t)(d[36] << 8 | d[37]))) {
+		    bf_ours(d, h->tp_snaplen, (uint16_t)(d[36] << 8 | d[37]))) {
 			memcpy(&seq, d + BF_PLOFF + 4, 4);
 			memcpy(&ts, d + BF_PLOFF + 8, 8);
 			r->cli_rx++;
-			bf_mark(seq, (unsigned)(d[36] << 8 | d[37]) - BF_SPORT,
-			    r);
+			bf_mark(
+			    seq, (unsigned)(d[36] << 8 | d[37]) - BF_SPORT, r);
 			if (G.nlat < BF_LAT_MAX && t > ts)
 				G.lat[G.nlat++] = (double)(t - ts) / 1000.0;
 		}
-		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
-		    __ATOMIC_RELEASE);
+		__atomic_store_n(
+		    &h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		G.crx.i = (G.crx.i + 1) % G.crx.nframes;
 		if (++n == 256)
 			break;
@@ -513,20 +524,23 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 
 		now = now_ns();
 		if (now < tend) {
-			uint64_t target = rate <= 0 ? UINT64_MAX :
-			    (uint64_t)(rate * (double)(now - t0) / 1e9) + 1;
+			uint64_t target =
+			    rate <= 0
+				? UINT64_MAX
+				: (uint64_t)(rate * (double)(now - t0) / 1e9) +
+				      1;
 			unsigned n = 0;
 
 			while (sent < target && n < BF_BATCH &&
-			    sent < BF_SEQ_MAX) {
-				struct tpacket2_hdr *h =
-				    bf_slot(&G.tx, G.tx.i);
+			       sent < BF_SEQ_MAX) {
+				struct tpacket2_hdr *h = bf_slot(&G.tx, G.tx.i);
 				uint8_t *d;
 				uint32_t m = BF_MAGIC | G.trial,
-				    s = (uint32_t)sent;
+					 s = (uint32_t)sent;
 
-				if (__atomic_load_n(&h->tp_status,
-				    __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
+				if (__atomic_load_n(
+					&h->tp_status, __ATOMIC_ACQUIRE) !=
+				    TP_STATUS_AVAILABLE)
 					break;
 				d = bf_txdata(h);
 				memcpy(d + BF_PLOFF, &m, 4);
@@ -564,15 +578,17 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	r->offered = (double)sent / dur;
 	if (rr) {
 		r->delivered = (double)r->cli_rx / dur;
-		r->loss = sent ? 1.0 - (double)(r->cli_rx - r->dup) /
-		    (double)sent : 0;
+		r->loss =
+		    sent ? 1.0 - (double)(r->cli_rx - r->dup) / (double)sent
+			 : 0;
 		r->router_pkts = r->srv_rx + r->cli_rx;
 		r->p50 = br_pct(G.lat, G.nlat, 50);
 		r->p99 = br_pct(G.lat, G.nlat, 99);
 	} else {
 		r->delivered = (double)(r->srv_rx - r->dup) / dur;
-		r->loss = sent ? 1.0 - (double)(r->srv_rx - r->dup) /
-		    (double)sent : 0;
+		r->loss =
+		    sent ? 1.0 - (double)(r->srv_rx - r->dup) / (double)sent
+			 : 0;
 		r->router_pkts = r->srv_rx;
 	}
 	r->fwd_ns = c1 - c0;
@@ -580,7 +596,8 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	r->ksirqd_ns = k1 - k0;
 }
 
-/* ---- routers --------------------------------------------------------------- */
+/* ---- routers ---------------------------------------------------------------
+ */
 
 static const char *
 ns_router(void)
@@ -625,8 +642,8 @@ static int
 bf_fwd_call(unsigned method, const ProtobufCMessage *m, ProtobufCMessage **rep,
     unsigned ms)
 {
-	int st = ipc_call_wait(G.b.fwd, method, m, ms, G.b.ar, rep, G.b.err,
-	    sizeof(G.b.err));
+	int st = ipc_call_wait(
+	    G.b.fwd, method, m, ms, G.b.ar, rep, G.b.err, sizeof(G.b.err));
 
 	if (st != IPC_OK) {
 		fprintf(stderr, "bench-forward: fwd: %s %s\n",
@@ -652,9 +669,9 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *fwd_args)
 
 	snprintf(pidf, sizeof(pidf), "%s/fwd.pid", G.b.dir);
 	if (br_sh("ip netns exec %s %s %s/tern-fwd --rundir %s --log-level err "
-	    "%s </dev/null >>%s/fwd.log 2>&1 & echo $! >%s",
-	    ns_router(), ncpu > 1 ? "taskset -c 1" : "", G.b.bin, G.b.rundir,
-	    fwd_args, G.b.dir, pidf) != 0)
+		  "%s </dev/null >>%s/fwd.log 2>&1 & echo $! >%s",
+		ns_router(), ncpu > 1 ? "taskset -c 1" : "", G.b.bin,
+		G.b.rundir, fwd_args, G.b.dir, pidf) != 0)
 		return (-1);
 	if ((f = fopen(pidf, "r")) != NULL) {
 		if (fscanf(f, "%d", &pid) != 1)
@@ -667,7 +684,8 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *fwd_args)
 	if (br_wait_fib(&G.b, 0, 10, 20000, NULL) == 0) {
 		fprintf(stderr, "bench-forward: tern-fwd does not answer\n");
 		(void)br_sh("ps -o pid,stat,cmd -p %d; tail -5 '%s/fwd.log'; "
-		    "ls -la '%s'", (int)G.fwd_pid, G.b.dir, G.b.rundir);
+			    "ls -la '%s'",
+		    (int)G.fwd_pid, G.b.dir, G.b.rundir);
 		return (-1);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -724,12 +742,14 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *fwd_args)
 			fb.add = rp;
 			fb.n_add = n;
 			if (bf_fwd_call(FWD__METHOD__FIB_BATCH, &fb.base, &rep,
-			    30000) != 0)
+				30000) != 0)
 				return (-1);
 			a = (Fwd__FibAck *)rep;
 			if (a->failed > 0) {
-				fprintf(stderr, "bench-forward: fwd refused "
-				    "%u routes\n", a->failed);
+				fprintf(stderr,
+				    "bench-forward: fwd refused "
+				    "%u routes\n",
+				    a->failed);
 				return (-1);
 			}
 			lc_arena_reset(G.b.ar);
@@ -745,9 +765,10 @@ static void
 bf_fwd_stop(void)
 {
 	(void)br_sh("mkdir -p '%s/build/bench'; { echo '--- fwd pid %d:'; "
-	    "cat '%s/fwd.log' 2>/dev/null; } >>'%s/build/bench/forward-fwd.log';"
-	    " : >'%s/fwd.log'", G.b.root, (int)G.fwd_pid, G.b.dir, G.b.root,
-	    G.b.dir);
+		    "cat '%s/fwd.log' 2>/dev/null; } "
+		    ">>'%s/build/bench/forward-fwd.log';"
+		    " : >'%s/fwd.log'",
+	    G.b.root, (int)G.fwd_pid, G.b.dir, G.b.root, G.b.dir);
 	ipc_client_free(G.b.fwd);
 	G.b.fwd = NULL;
 	if (G.fwd_pid > 0) {
@@ -778,25 +799,26 @@ bf_kernel_routes(const struct tt_prefixset *ps)
 	return (br_sh("ip -n %s -batch %s", ns_router(), path));
 }
 
-/* ---- the benchmark --------------------------------------------------------- */
+/* ---- the benchmark ---------------------------------------------------------
+ */
 
 enum { R_FWD, R_KERN };
-static const char *const rname[] = { "tern-fwd", "kernel" };
+static const char *const rname[] = {"tern-fwd", "kernel"};
 
-struct cell {			/* one (fib, size, traffic) for one router */
+struct cell { /* one (fib, size, traffic) for one router */
 	double zl[8], ns_max[8], ns_zl[8], sirq_max[8], p50[8], p99[8],
 	    loss_zl[8], maxoff[8], maxdel[8];
 	int n;
 };
 
 #define NFIB 3
-#define NSZ 2
-static struct cell C[NFIB][NSZ][2][2];	/* fib, size, rr, router */
-static const size_t fib_n[NFIB] = { 1, 128, 1000000 };
-static const char *const fib_name[NFIB] = { "1", "128", "1M" };
-static const unsigned sizes[NSZ] = { 60, 1514 };
-static const char *const size_name[NSZ] = { "64B", "1500B" };
-static const double loads[] = { 50e3, 100e3, 200e3, 400e3, 800e3 };
+#define NSZ  2
+static struct cell C[NFIB][NSZ][2][2]; /* fib, size, rr, router */
+static const size_t fib_n[NFIB] = {1, 128, 1000000};
+static const char *const fib_name[NFIB] = {"1", "128", "1M"};
+static const unsigned sizes[NSZ] = {60, 1514};
+static const char *const size_name[NSZ] = {"64B", "1500B"};
+static const double loads[] = {50e3, 100e3, 200e3, 400e3, 800e3};
 
 static void
 bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
@@ -805,7 +827,7 @@ bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
 	double rp = r->router_pkts ? (double)r->router_pkts : 1;
 
 	printf("  %-8s fib %-4s %-5s %-6s r%d %-9s offered %9.0f delivered "
-	    "%9.0f loss %7.4f%% fwd %6.0f softirq %6.0f ns/pkt%s",
+	       "%9.0f loss %7.4f%% fwd %6.0f softirq %6.0f ns/pkt%s",
 	    rname[router], fib_name[fi], size_name[si], rr ? "rr" : "oneway",
 	    round, what, r->offered, r->delivered, r->loss * 100,
 	    r->fwd_ns / rp, r->sirq_ns / rp,
@@ -836,8 +858,8 @@ bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
 	if (G.dat != NULL)
 		fprintf(G.dat, "%s %s %s %s %d %s %.0f %.0f %.6f\n",
 		    rname[router], fib_name[fi], size_name[si],
-		    rr ? "rr" : "oneway", round, what, r->offered,
-		    r->delivered, r->loss);
+		    rr ? "rr" : "oneway", round, what, r->offered, r->delivered,
+		    r->loss);
 }
 
 /* Warm neighbours up: a few frames per flow until every flow gets through
@@ -875,8 +897,8 @@ bf_latency(int router, int fi, int si, int round)
 	/* no zero-loss rate found: at 10,000 requests/s (flagged) */
 	bf_warm(true);
 	bf_trial(zl > 0 ? zl / 2 : 10000, G.tdur * 2, true, &t);
-	bf_log_trial(router, fi, si, true, round,
-	    zl > 0 ? "latency" : "lat@10k", &t);
+	bf_log_trial(
+	    router, fi, si, true, round, zl > 0 ? "latency" : "lat@10k", &t);
 	c->p50[c->n - 1] = t.p50;
 	c->p99[c->n - 1] = t.p99;
 }
@@ -913,7 +935,7 @@ bf_cell(int router, int fi, int si, bool rr, int round)
 	}
 	if (!G.quick && !rr && fi == NFIB - 1)
 		for (unsigned k = 0; k < sizeof(loads) / sizeof(loads[0]);
-		    k++) {
+		     k++) {
 			bf_trial(loads[k], G.tdur, rr, &t);
 			bf_log_trial(router, fi, si, rr, round, "fixed", &t);
 		}
@@ -935,7 +957,7 @@ bf_report(void)
 	char extra[256], cas[96];
 
 	printf("\n# medians over rounds (min-max); ns/pkt at the generator's "
-	    "full rate\n");
+	       "full rate\n");
 	printf("%-6s %-5s %-6s %-8s %10s %10s %12s %9s %9s %8s %8s %9s\n",
 	    "fib", "size", "traffic", "router", "zero-loss", "max-deliv",
 	    "router-ns/p", "ns/p@zl", "sirq-ns/p", "p50us", "p99us",
@@ -948,10 +970,11 @@ bf_report(void)
 
 					if (c->n == 0)
 						continue;
-					printf("%-6s %-5s %-6s %-8s %10.0f "
+					printf(
+					    "%-6s %-5s %-6s %-8s %10.0f "
 					    "%10.0f %12.0f %9.0f %9.0f %8.1f "
-					    "%8.1f %9.4f\n", fib_name[fi],
-					    size_name[si],
+					    "%8.1f %9.4f\n",
+					    fib_name[fi], size_name[si],
 					    rr ? "rr" : "oneway", rname[ro],
 					    br_median(c->zl, c->n),
 					    br_median(c->maxdel, c->n),
@@ -966,7 +989,7 @@ bf_report(void)
 		for (int si = 0; si < NSZ; si++)
 			for (int rr = 0; rr < 2; rr++) {
 				struct cell *f = &C[fi][si][rr][R_FWD],
-				    *k = &C[fi][si][rr][R_KERN];
+					    *k = &C[fi][si][rr][R_KERN];
 
 				if (f->n == 0)
 					continue;
@@ -1007,14 +1030,15 @@ bf_plot(const char *dat, const char *fib)
 	const char *tag = G.quick ? "forward-quick" : "forward";
 
 	(void)br_sh("mkdir -p '%s/build/bench' && { [ '%s' -ef "
-	    "'%s/build/bench/%s-trials.dat' ] || cp '%s' "
-	    "'%s/build/bench/%s-trials.dat'; }", G.b.root, dat, G.b.root, tag,
-	    dat, G.b.root, tag);
+		    "'%s/build/bench/%s-trials.dat' ] || cp '%s' "
+		    "'%s/build/bench/%s-trials.dat'; }",
+	    G.b.root, dat, G.b.root, tag, dat, G.b.root, tag);
 	if (br_sh("command -v gnuplot >/dev/null") != 0) {
 		printf("# gnuplot not installed: no plot\n");
 		return;
 	}
-	(void)br_sh("cd '%s/build/bench' && gnuplot -e \"set terminal pngcairo "
+	(void)br_sh(
+	    "cd '%s/build/bench' && gnuplot -e \"set terminal pngcairo "
 	    "size 1200,500 noenhanced; set output '%s.png'; "
 	    "set multiplot layout 1,2 title 'bench-forward: delivered vs "
 	    "offered, one-way, 128 flows, FIB %s (all rounds)'; "
@@ -1036,7 +1060,8 @@ bf_plot(const char *dat, const char *fib)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: bench-forward [--quick] [--rounds=N] "
+	fprintf(stderr,
+	    "usage: bench-forward [--quick] [--rounds=N] "
 	    "[--trial-s=S] [--fib=1,128,1M] [--sizes=64,1500] "
 	    "[--fwd-args='--spin-us=N ...'] [--replot=TRIALS.dat]\n");
 	return (2);
@@ -1134,8 +1159,10 @@ main(int argc, char **argv)
 		char buf[32] = "";
 		FILE *f;
 
-		snprintf(path, sizeof(path), "ip netns exec %s cat "
-		    "/sys/class/net/rs0/ifindex", ns_router());
+		snprintf(path, sizeof(path),
+		    "ip netns exec %s cat "
+		    "/sys/class/net/rs0/ifindex",
+		    ns_router());
 		if ((f = popen(path, "r")) != NULL) {
 			if (fgets(buf, sizeof(buf), f) == NULL)
 				buf[0] = '\0';
@@ -1154,15 +1181,17 @@ main(int argc, char **argv)
 		return (1);
 	}
 	printf("# topology: client ns --veth-- router ns --veth-- server ns "
-	    "(tests/lib/netns.sh); %d flows (UDP, 128 destinations); frames "
-	    "60 B (64 B with FCS) and 1514 B (IP 1500); trial %.2f s; "
-	    "zero loss: loss < 0.1%%, %d-step binary search below the "
-	    "generator's full rate; %d rounds, tern-fwd then kernel each round\n",
+	       "(tests/lib/netns.sh); %d flows (UDP, 128 destinations); frames "
+	       "60 B (64 B with FCS) and 1514 B (IP 1500); trial %.2f s; "
+	       "zero loss: loss < 0.1%%, %d-step binary search below the "
+	       "generator's full rate; %d rounds, tern-fwd then kernel each "
+	       "round\n",
 	    BF_FLOWS, G.tdur, G.steps, G.rounds);
 	printf("# CPUs: generator+receiver+reflector pid %d pinned to CPU 0; "
-	    "tern-fwd pinned to CPU 1 (taskset); the kernel router runs in "
-	    "softirq wherever the packets arrive (mostly CPU 0, in the "
-	    "generator's send)\n", (int)getpid());
+	       "tern-fwd pinned to CPU 1 (taskset); the kernel router runs in "
+	       "softirq wherever the packets arrive (mostly CPU 0, in the "
+	       "generator's send)\n",
+	    (int)getpid());
 	for (int fi = 0; fi < NFIB; fi++) {
 		bool want = false;
 		const char *p = fibs;
@@ -1181,7 +1210,7 @@ main(int argc, char **argv)
 		if (fib_n[fi] == 1) {
 			ps[fi].p = calloc(1, sizeof(struct tt_prefix));
 			ps[fi].n = 1;
-			ps[fi].p[0].addr = 0xc6130000u;	/* 198.19.0.0/16 */
+			ps[fi].p[0].addr = 0xc6130000u; /* 198.19.0.0/16 */
 			ps[fi].p[0].len = 16;
 			ps[fi].p[0].nh = 0;
 			for (int f = 0; f < BF_FLOWS; f++)
@@ -1192,10 +1221,10 @@ main(int argc, char **argv)
 
 			/* 128 distinct addresses inside table prefixes (the
 			 * standard "match" stream, first 128 distinct) */
-			if (tt_prefixset_gen(&ps[fi], fib_n[fi], TT_PFX_SEED,
-			    0) != 0 ||
+			if (tt_prefixset_gen(
+				&ps[fi], fib_n[fi], TT_PFX_SEED, 0) != 0 ||
 			    tt_addrs_gen(&ps[fi], TT_ADDR_MATCH, cand, 4096,
-			    TT_PFX_SEED + 1) != 0)
+				TT_PFX_SEED + 1) != 0)
 				return (1);
 			for (int j = 0; j < 4096 && k < BF_FLOWS; j++) {
 				bool dup = false;
@@ -1218,16 +1247,15 @@ main(int argc, char **argv)
 				char args[512];
 
 				snprintf(args, sizeof(args), "%s %s",
-				    ph == 0 ? "--spin-us=1" :
-				    "", fwd_args);
+				    ph == 0 ? "--spin-us=1" : "", fwd_args);
 				if (ro == R_FWD) {
 					if (bf_kernel(false) != 0 ||
 					    bf_fwd_start(&ps[fi], args) != 0)
 						return (1);
 					printf("# round %d: tern-fwd %s pid %d "
-					    "(CPU %d) up with %zu routes in "
-					    "%.1f s\n", round, args,
-					    (int)G.fwd_pid,
+					       "(CPU %d) up with %zu routes in "
+					       "%.1f s\n",
+					    round, args, (int)G.fwd_pid,
 					    br_pid_cpu(G.fwd_pid), ps[fi].n,
 					    (double)(now_ns() - t0) / 1e9);
 				} else {
@@ -1236,14 +1264,15 @@ main(int argc, char **argv)
 					 * each round */
 					if (bf_kernel(true) != 0 ||
 					    bf_kernel_routes(&ps[fi]) != 0) {
-						fprintf(stderr, "bench-forward: "
+						fprintf(stderr,
+						    "bench-forward: "
 						    "kernel routes failed\n");
 						return (1);
 					}
 					printf("# round %d: kernel forwarding "
-					    "on, %zu routes loaded with ip "
-					    "-batch in %.1f s\n", round,
-					    ps[fi].n,
+					       "on, %zu routes loaded with ip "
+					       "-batch in %.1f s\n",
+					    round, ps[fi].n,
 					    (double)(now_ns() - t0) / 1e9);
 				}
 				for (int si = 0; si < NSZ; si++) {
@@ -1264,20 +1293,24 @@ main(int argc, char **argv)
 				}
 				if (ro == R_FWD) {
 					printf("# tern-fwd drops:");
-					(void)br_sh("%s/../tests/tools/fwdctl %s "
-					    "drops | awk '$2 > 0 {printf \" %%s "
-					    "%%s\", $1, $2}'; echo", G.b.bin,
-					    G.b.rundir);
-					printf("# tern-fwd threads' last CPUs:");
-					(void)br_sh("for t in /proc/%d/task/*; "
+					(void)br_sh(
+					    "%s/../tests/tools/fwdctl %s "
+					    "drops | awk '$2 > 0 {printf \" "
+					    "%%s "
+					    "%%s\", $1, $2}'; echo",
+					    G.b.bin, G.b.rundir);
+					printf(
+					    "# tern-fwd threads' last CPUs:");
+					(void)br_sh(
+					    "for t in /proc/%d/task/*; "
 					    "do printf ' %%s' $(awk '{print "
 					    "$39}' $t/stat); done; echo",
 					    (int)G.fwd_pid);
 					bf_fwd_stop();
 				}
 			}
-		(void)br_sh("ip -n %s route flush proto boot 2>/dev/null",
-		    ns_router());
+		(void)br_sh(
+		    "ip -n %s route flush proto boot 2>/dev/null", ns_router());
 	}
 	bf_report();
 	if (G.dat != NULL)
