@@ -160,6 +160,21 @@ check "link up seen" has "$(ctl interfaces)" "rs0 ifindex $s_ifx link up"
 out=$(cping -c 2 -i 0.2 -W 2 "$NETNS_SERVER_IP")
 check "link up: forwarding again" has "$out" " 0% packet loss"
 
+# the backend changed at run time and back: the ports are reopened
+other=af_xdp; other_bk="xdp-(copy|zerocopy|generic)"
+[[ $backend == af_xdp ]] && { other=af_packet; other_bk=afpacket; }
+for step in "$other:$other_bk" "$backend:$want_bk"; do
+	bk=${step%%:*} re=${step#*:}
+	out=$(TERN_RUNDIR=$run timeout 20 "$bin/ternsh" -c configure \
+		-c "set interfaces c0 port-backend $bk" \
+		-c "set interfaces s0 port-backend $bk" -c commit 2>&1)
+	check "backend switched to $bk" has "$out" "commit complete"
+	out=$(TERN_RUNDIR=$run timeout 20 "$bin/ternsh" -c "show interfaces" 2>&1)
+	check "... show interfaces says it" grep -qE "^rs0 .*backend $re\$" <<<"$out"
+	out=$(cping -c 2 -i 0.2 -W 2 198.19.7.1)
+	check "... ping over the route on $bk" has "$out" " 0% packet loss"
+done
+
 # SIGTERM: a clean exit; then two workers sharing the ports (fanout; with
 # AF_XDP one queue each, and netns.sh's veths have one queue: af_packet only)
 t0=$(date +%s%N)
