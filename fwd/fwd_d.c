@@ -1185,6 +1185,15 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 		if (bk != FWD_D_BK_MEM) {
 			if ((p->ifindex = if_nametoindex(r->name)) == 0)
 				ERR("%s: no such network device", r->name);
+			if (bk == FWD_D_BK_XDP) {
+				int nq = fwd_port_xdp_queues(r->name);
+
+				if (nq > 0 && (unsigned)nq < d->nworkers)
+					ERR("%s: AF_XDP binds a device queue "
+					    "per worker: %u workers, %d queue%s",
+					    r->name, d->nworkers, nq,
+					    nq == 1 ? "" : "s");
+			}
 		}
 		p->in = true;
 	}

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
 #include <sys/ioctl.h>
@@ -775,4 +777,28 @@ fwd_port_xdp_stats(const struct fwd_port *p, struct fwd_port_xdp_stats *s)
 	s->fill_empty = st.rx_fill_ring_empty_descs;
 	s->tx_invalid = st.tx_invalid_descs;
 	return (0);
+}
+
+int
+fwd_port_xdp_queues(const char *ifname)
+{
+	struct ethtool_channels ch;
+	struct ifreq ifr;
+	int fd, rv;
+
+	if (ifname == NULL || strlen(ifname) >= IFNAMSIZ)
+		return (-EINVAL);
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	memset(&ifr, 0, sizeof(ifr));
+	memset(&ch, 0, sizeof(ch));
+	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+	ch.cmd = ETHTOOL_GCHANNELS;
+	ifr.ifr_data = (void *)&ch;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+		rv = -errno;
+	else
+		rv = (int)(ch.rx_count + ch.combined_count);
+	close(fd);
+	return (rv);
 }

@@ -52,6 +52,12 @@ const char *fwd_port_xdp_mode(const struct fwd_port *);
 /* The socket, for poll(); -1 for a port of another backend. */
 int fwd_port_xdp_fd(const struct fwd_port *);
 
+/*
+ * Receive queues of ifname (ETHTOOL_GCHANNELS: rx + combined), the queues an
+ * AF_XDP port can bind; -errno when the driver does not say (EOPNOTSUPP).
+ */
+int fwd_port_xdp_queues(const char *ifname);
+
 /* Counters of the socket (XDP_STATISTICS): rx dropped, rx ring full,
  * fill ring empty, tx invalid. 0 or -errno. */
 struct fwd_port_xdp_stats {

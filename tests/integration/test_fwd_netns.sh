@@ -182,13 +182,25 @@ kill "$fwd_pid"; timeout 5 bash -c "while kill -0 $fwd_pid 2>/dev/null; do sleep
 wait "$fwd_pid"; rc=$?; fwd_pid=
 t1=$(date +%s%N)
 check "SIGTERM: exit 0 ($(( (t1 - t0) / 1000000 )) ms)" test "$rc" = 0
+start_fwd_args=(--workers=2)
 if [[ $backend == af_xdp ]]; then
+	: >"$tmp/fwd2.log"
+	ip netns exec "$NS_ROUTER" "$bin/tern-fwd" --rundir "$run" --workers=2 \
+		--log-level info >>"$tmp/fwd2.log" 2>&1 &
+	fwd_pid=$!
+	end=$((SECONDS + 10))
+	until grep -q "queue" "$tmp/fwd2.log" 2>/dev/null; do
+		((SECONDS < end)) || break
+		sleep 0.05
+	done
+	check "2 workers on one-queue veths: refused with a clear error" \
+		grep -q "rc0: AF_XDP binds a device queue per worker: 2 workers, 1 queue" "$tmp/fwd2.log"
+	kill "$fwd_pid"; wait "$fwd_pid" 2>/dev/null; fwd_pid=
 	check "fwd log has no error" bash -c "! grep -E ' (err|crit):' '$tmp/fwd.log'"
 	echo "$pass passed, $fail failed"
 	[[ $fail == 0 ]]
 	exit
 fi
-start_fwd_args=(--workers=2)
 start_fwd || exit 1
 end=$((SECONDS + 10))
 until ctl interfaces 2>/dev/null | grep -q "rs0 .*link up"; do

@@ -222,6 +222,9 @@ test_xdp_rx(void **st)
 	SKIP_UNLESS_NS();
 	assert_int_equal(enter_ns(ns_router), 0);
 	assert_false(xdp_attached("rc0"));
+	/* netns.sh's veths have one queue: one AF_XDP port each */
+	assert_int_equal(fwd_port_xdp_queues("rc0"), 1);
+	assert_true(fwd_port_xdp_queues("nosuch0") < 0);
 	p = fwd_port_xdp_new(&c);
 	assert_non_null(p);
 	fprintf(stderr, "test_port_xdp: rc0 mode %s\n", fwd_port_xdp_mode(p));
