@@ -32,8 +32,8 @@
 
 #define XDP_FRAME_SHIFT 12
 #define XDP_FRAME_SIZE	(1u << XDP_FRAME_SHIFT)
-#define XDP_QUEUES_MAX	64   /* XSKMAP entries: queues per interface */
-#define XDP_REFILL_MIN	32   /* top the fill ring up by at least this */
+#define XDP_QUEUES_MAX	64 /* XSKMAP entries: queues per interface */
+#define XDP_REFILL_MIN	32 /* top the fill ring up by at least this */
 
 struct port_xdp;
 
@@ -42,11 +42,11 @@ struct fwd_xdp_umem {
 	size_t len;
 	unsigned nframes;
 	unsigned nfree;
-	uint64_t *free;	      /* stack of free frame addresses */
-	struct fwd_pkt *desc; /* one per frame */
-	int reg_fd;	      /* a bound socket on it (a port's); -1: none */
+	uint64_t *free;		/* stack of free frame addresses */
+	struct fwd_pkt *desc;	/* one per frame */
+	int reg_fd;		/* a bound socket on it (a port's); -1: none */
 	struct port_xdp *ports; /* on it, linked by next */
-	bool zerocopy;	      /* its mode: the sockets sharing it inherit it */
+	bool zerocopy; /* its mode: the sockets sharing it inherit it */
 	unsigned refs;
 	/* frames a freed port gave back from another thread, taken into
 	 * free by the owner's next fill */
@@ -146,9 +146,9 @@ fwd_xdp_umem_put(struct fwd_xdp_umem *u)
 unsigned
 fwd_xdp_umem_free_frames(const struct fwd_xdp_umem *u)
 {
-	return (u != NULL ? u->nfree + __atomic_load_n(&u->nret,
-					      __ATOMIC_ACQUIRE)
-			  : 0);
+	return (u != NULL
+		    ? u->nfree + __atomic_load_n(&u->nret, __ATOMIC_ACQUIRE)
+		    : 0);
 }
 
 /* The owner's thread: take back what freed ports returned. */
@@ -250,8 +250,8 @@ prog_get(int ifindex, bool generic, struct xdp_prog **out)
 		    ifindex, g->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
 	if (rv == 0)
 		g->attach_flags = XDP_FLAGS_DRV_MODE;
-	else if ((rv = bpf_xdp_attach(ifindex, g->prog_fd, XDP_FLAGS_SKB_MODE,
-		      NULL)) == 0)
+	else if ((rv = bpf_xdp_attach(
+		      ifindex, g->prog_fd, XDP_FLAGS_SKB_MODE, NULL)) == 0)
 		g->attach_flags = XDP_FLAGS_SKB_MODE;
 	else
 		goto fail;
@@ -294,8 +294,8 @@ fill_topup(struct port_xdp *x)
 		return; /* wait for a batch */
 	/* keep a reserve for frames copied in by tx */
 	if (want + u->nframes / 16 > u->nfree)
-		want = u->nfree > u->nframes / 16 ? u->nfree - u->nframes / 16
-						   : 0;
+		want =
+		    u->nfree > u->nframes / 16 ? u->nfree - u->nframes / 16 : 0;
 	if (want == 0 || xsk_ring_prod__reserve(&x->fill, want, &idx) != want)
 		return;
 	for (uint32_t i = 0; i < want; i++)
@@ -333,12 +333,13 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 
 	got = xsk_ring_cons__peek(&x->rx, n, &idx);
 	for (uint32_t i = 0; i < got; i++) {
-		const struct xdp_desc *r = xsk_ring_cons__rx_desc(&x->rx, idx + i);
+		const struct xdp_desc *r =
+		    xsk_ring_cons__rx_desc(&x->rx, idx + i);
 		struct fwd_pkt *d = &u->desc[r->addr >> XDP_FRAME_SHIFT];
 
 		d->data = u->area + r->addr;
-		d->len = (uint16_t)(r->len < FWD_FRAME_MAX ? r->len
-							   : FWD_FRAME_MAX);
+		d->len =
+		    (uint16_t)(r->len < FWD_FRAME_MAX ? r->len : FWD_FRAME_MAX);
 		d->port = p->id;
 		d->owner = p;
 		p->stats.rx_bytes += d->len;
@@ -477,8 +478,7 @@ xdp_reclaim(struct port_xdp *x)
 		u->ret[u->nret++] = *xsk_ring_prod__fill_addr(&x->fill, a) &
 				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	a = *x->rx.consumer;
-	for (b = __atomic_load_n(x->rx.producer, __ATOMIC_ACQUIRE); a != b;
-	     a++)
+	for (b = __atomic_load_n(x->rx.producer, __ATOMIC_ACQUIRE); a != b; a++)
 		u->ret[u->nret++] = xsk_ring_cons__rx_desc(&x->rx, a)->addr &
 				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	a = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
@@ -686,9 +686,10 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 	}
 	if ((rv = ifinfo(c->ifname, &x->port.ifindex, x->port.mac, &mtu)) != 0)
 		goto fail;
-	x->port.mtu = (uint16_t)(c->mtu ? c->mtu
-					: (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
-								    : mtu));
+	x->port.mtu =
+	    (uint16_t)(c->mtu ? c->mtu
+			      : (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
+							  : mtu));
 	if ((rv = prog_get(x->port.ifindex, (c->flags & FWD_XDP_GENERIC) != 0,
 		 &x->prog)) != 0)
 		goto fail;
@@ -699,7 +700,7 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 			goto fail;
 		x->zerocopy = x->umem->zerocopy;
 	} else if (!(c->flags & FWD_XDP_COPY) &&
-	    x->prog->attach_flags == XDP_FLAGS_DRV_MODE) {
+		   x->prog->attach_flags == XDP_FLAGS_DRV_MODE) {
 		rv = xdp_open(x, ring, XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP);
 		x->zerocopy = rv == 0;
 	}

@@ -186,7 +186,6 @@ rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
 	return (got);
 }
 
-
 static const uint8_t smac[6] = {0x02, 0x74, 0, 0, 2, 2};
 static const uint8_t rsmac[6] = {0x02, 0x74, 0, 0, 2, 1};
 
