@@ -291,6 +291,15 @@ adj_alloc(struct fwd_d *d)
 		pending_reclaim(d);
 		idx = fwd_adj_alloc(d->adj);
 	}
+	if (idx < 0 && d->npend > 0) {
+		/* Out of room and the workers have not passed a quiescent
+		 * point since the last releases (a loaded machine): wait for
+		 * them (they do between bursts), as an RCU writer would,
+		 * rather than refuse the route. */
+		fwd_qsbr_synchronize(d->qsbr);
+		pending_reclaim(d);
+		idx = fwd_adj_alloc(d->adj);
+	}
 	if (idx >= 0 && (unsigned)idx >= d->adj->size)
 		return (-ENOSPC);
 	return (idx);

@@ -12,6 +12,7 @@
 
 #include "libcommon/lc_ring.h"
 #include "fwd_d.h"
+#include "fwd_port_xdp.h"
 
 /*
  * Runs on the worker: copy the frame into a free punt buffer, queue it for
@@ -159,8 +160,9 @@ worker_sleep(struct fwd_worker *w)
 
 		if (w->ports[i] == NULL)
 			continue;
-		/* memory ports have no fd (fwd_port_afp_fd says -1) */
-		if ((fd = fwd_port_afp_fd(w->ports[i])) < 0)
+		/* AF_PACKET or AF_XDP socket; memory ports have none */
+		if ((fd = fwd_port_afp_fd(w->ports[i])) < 0 &&
+		    (fd = fwd_port_xdp_fd(w->ports[i])) < 0)
 			continue;
 		pfd[np].fd = fd;
 		pfd[np++].events = POLLIN;

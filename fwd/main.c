@@ -23,10 +23,9 @@ static const struct lc_daemon_info info = {
 	"  --spin-us=N        busy-poll this long when idle before sleeping\n"
 	"                     (default 50)\n",
     .status =
-	"forwards IPv4 over AF_PACKET (TPACKET_V2) ports: interfaces from\n"
-	"tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP, "
-	"queries.\n"
-	"The AF_XDP backend is not there yet.",
+	"forwards IPv4 over AF_PACKET (TPACKET_V2) or AF_XDP ports: interfaces\n"
+	"from tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP,\n"
+	"queries.",
 };
 
 static int
