@@ -20,7 +20,7 @@ SAN_LDFLAGS  = -fsanitize=address,undefined
 FUZZ_CFLAGS  = -O1 -g -fno-omit-frame-pointer -Wno-unknown-warning-option \
 	-fsanitize=fuzzer-no-link,address,undefined $(BASE_CFLAGS) -DTERN_FUZZ
 FUZZ_LDFLAGS = -fsanitize=fuzzer,address,undefined
-BASE_LDLIBS := -ledit -ljson-c -lnanomsg -lprotobuf-c -lev -lpthread -lm
+BASE_LDLIBS := -lpthread -lm
 PROTOC_C    ?= protoc-c
 
 PREFIX  ?= /usr/local
@@ -130,7 +130,7 @@ define BINRULE
 build/bin/$(1): build/obj/$(MAINDIR_$(2))/main.o $(call libs_of,build,$(LIBS_$(2)))
 	@mkdir -p $$(@D)
 	$$(E) LD $$@
-	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,$(LIBS_$(2))) -Wl,--end-group $$($(call uc,$(2))_LDLIBS) $$(BASE_LDLIBS)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,$(LIBS_$(2))) -Wl,--end-group $$(call ldlibs_of,$(LIBS_$(2))) $$(BASE_LDLIBS)
 ALL_BINS += build/bin/$(1)
 endef
 $(foreach b,$(BINS),$(eval $(call BINRULE,$(word 1,$(subst :, ,$(b))),$(word 2,$(subst :, ,$(b))))))
@@ -170,7 +170,7 @@ define TOOLRULE
 build/tests/tools/$(1): build/obj/tests/integration/$(1).o $(call libs_of,build,ipc common)
 	@mkdir -p $$(@D)
 	$$(E) LD $$@
-	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,ipc common) -Wl,--end-group $$(BASE_LDLIBS)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,ipc common) -Wl,--end-group $$(call ldlibs_of,ipc common) $$(BASE_LDLIBS)
 endef
 TOOL_NAMES := $(patsubst tests/integration/%.c,%,$(wildcard tests/integration/*.c))
 $(foreach t,$(TOOL_NAMES),$(eval $(call TOOLRULE,$(t))))
