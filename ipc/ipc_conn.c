@@ -6,11 +6,20 @@
 #include <unistd.h>
 
 #include "ipc_int.h"
+#include "libcommon/lc_time.h"
 
 #define IPC_READ_CHUNK	(256u << 10)	/* bytes asked per read() */
 #define IPC_READ_TURN	(4u << 20)	/* bytes read per turn before yielding */
 #define IPC_DIRECT_MIN	(64u << 10)	/* raw payloads this big skip the copy when idle */
-#define IPC_SOCKBUF	(4 << 20)	/* SO_SNDBUF/SO_RCVBUF asked for */
+/*
+ * SO_SNDBUF/SO_RCVBUF asked for; 0 keeps the kernel's default (~208 KiB).
+ * 4 MiB was used until 2026-11-30: fewer wake-ups, but 4-8 MiB in flight
+ * means the receiver copies data long evicted from cache, and our client and
+ * server each spent 1.5-2x the raw peer's CPU per MiB in the kernel copies
+ * (docs/ipc.md).
+ */
+#define IPC_SOCKBUF	0
+#define IPC_DIRECT_WAIT_NS	(10u * 1000000u)	/* budget of a direct write's waits */
 #define IPC_PACK_MAX	(4u << 20)	/* largest bound packed into without exact sizing */
 
 static void	conn_read_cb(struct ev_loop *, ev_io *, int);
@@ -44,7 +53,8 @@ ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
 void
 ipc_conn_attach(struct ipc_conn *c, int fd)
 {
-	c->tp->tune(fd, IPC_SOCKBUF);
+	if (IPC_SOCKBUF > 0)
+		c->tp->tune(fd, IPC_SOCKBUF);
 	c->fd = fd;
 	c->down = false;
 	c->discard = 0;
@@ -216,8 +226,14 @@ ipc_conn_appended(struct ipc_conn *c)
 
 /*
  * A large raw payload on an idle connection goes straight from the caller's
- * memory to the socket (writev of the headers and the payload); only what
- * the socket did not take is copied into the queue. 1 when done this way.
+ * memory to the socket (writev of the headers and the payload), never
+ * through the queue. While the reader keeps taking it, the socket is waited
+ * for (at most IPC_DIRECT_WAIT_NS, 10 ms, in all) and written again
+ * from the caller's memory; only what is left when the reader stalls is
+ * copied into the queue. This is what a blocking writer does, bounded: with
+ * the kernel's default socket buffer only ~200 KiB is in flight, so the
+ * receiver copies data the sender wrote microseconds ago (cache-hot), and
+ * nothing is copied in user space. 1 when done this way.
  */
 static int
 conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
@@ -225,9 +241,12 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
     size_t rawlen)
 {
 	uint8_t hdr[IPC_FRAME_HDR + IPC_REC_HDR];
+	const uint8_t *pl = raw;
 	struct iovec iov[2];
-	size_t total = sizeof(hdr) + rawlen, done;
+	size_t total = sizeof(hdr) + rawlen, done = 0, at;
+	uint64_t now, give_up = 0;
 	ssize_t w;
+	int cnt;
 
 	if (rawlen < IPC_DIRECT_MIN || c->fd < 0 || c->down || c->tx.open ||
 	    ipc_conn_queued(c) > 0)
@@ -236,26 +255,45 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
 	    c->tx.generation);
 	ipc_rec_hdr_write(hdr + IPC_FRAME_HDR, id, service, kind, method,
 	    status, (uint32_t)rawlen);
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = sizeof(hdr);
-	iov[1].iov_base = (void *)(uintptr_t)raw;
-	iov[1].iov_len = rawlen;
-	do
-		w = c->tp->writev(c->fd, iov, 2);
-	while (w == -EINTR);
-	if (w < 0 && w != -EAGAIN && w != -EWOULDBLOCK) {
-		conn_down(c, (int)-w);
-		return (1);
+	while (done < total) {
+		cnt = 0;
+		if (done < sizeof(hdr)) {
+			iov[cnt].iov_base = hdr + done;
+			iov[cnt++].iov_len = sizeof(hdr) - done;
+			iov[cnt].iov_base = (void *)(uintptr_t)pl;
+			iov[cnt++].iov_len = rawlen;
+		} else {
+			iov[cnt].iov_base = (void *)(uintptr_t)(pl +
+			    (done - sizeof(hdr)));
+			iov[cnt++].iov_len = total - done;
+		}
+		w = c->tp->writev(c->fd, iov, cnt);
+		if (w > 0) {
+			done += (size_t)w;
+			continue;
+		}
+		if (w == -EINTR)
+			continue;
+		if (w != -EAGAIN && w != -EWOULDBLOCK) {
+			c->st->bytes_out += done;
+			conn_down(c, (int)-w);
+			return (1);
+		}
+		/* Full: wait for the reader, within the budget. */
+		now = lc_time_mono_ns();
+		if (give_up == 0)
+			give_up = now + IPC_DIRECT_WAIT_NS;
+		if (now >= give_up || c->tp->wait_writable(c->fd,
+		    (int)((give_up - now + 999999) / 1000000)) <= 0)
+			break;
 	}
-	done = w > 0 ? (size_t)w : 0;
 	c->st->bytes_out += done;
 	c->st->frames_out++;
 	if (done < sizeof(hdr) && lc_buf_append(&c->tx.w, hdr + done,
 	    sizeof(hdr) - done) != 0)
 		return (-ENOMEM);
-	if (done < total && lc_buf_append(&c->tx.w, (const uint8_t *)raw +
-	    (done > sizeof(hdr) ? done - sizeof(hdr) : 0),
-	    rawlen - (done > sizeof(hdr) ? done - sizeof(hdr) : 0)) != 0)
+	at = done > sizeof(hdr) ? done - sizeof(hdr) : 0;
+	if (done < total && lc_buf_append(&c->tx.w, pl + at, rawlen - at) != 0)
 		return (-ENOMEM);
 	if (done < total && !ev_is_active(&c->wio))
 		ev_io_start(c->loop, &c->wio);

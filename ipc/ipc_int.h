@@ -164,6 +164,8 @@ struct ipc_transport {
 	void		(*tune)(int fd, int bufsz);
 	ssize_t		(*read)(int fd, void *buf, size_t len);
 	ssize_t		(*writev)(int fd, const struct iovec *iov, int cnt);
+	/* Waits up to timeout_ms for room to write: 1 writable, 0 not yet, -errno. */
+	int		(*wait_writable)(int fd, int timeout_ms);
 	void		(*close)(int fd);
 };
 extern const struct ipc_transport ipc_transport_unix;

@@ -1,5 +1,6 @@
 /* ipc/ipc_unix.c: the Unix stream socket transport (the default and only one): listen with stale-socket takeover, accept, connect, read, writev. */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -103,6 +104,17 @@ unix_writev(int fd, const struct iovec *iov, int cnt)
 	return (n >= 0 ? n : -errno);
 }
 
+static int
+unix_wait_writable(int fd, int timeout_ms)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	int n = poll(&pf, 1, timeout_ms);
+
+	if (n < 0)
+		return (errno == EINTR ? 0 : -errno);
+	return (n > 0 && (pf.revents & POLLOUT) ? 1 : n > 0 ? -EPIPE : 0);
+}
+
 static void
 unix_close(int fd)
 {
@@ -117,5 +129,6 @@ const struct ipc_transport ipc_transport_unix = {
 	.tune = unix_tune,
 	.read = unix_read,
 	.writev = unix_writev,
+	.wait_writable = unix_wait_writable,
 	.close = unix_close,
 };

@@ -441,6 +441,65 @@ test_large_replied_at_once(void **state)
 	ipc_server_free(s);
 }
 
+/*
+ * Large raw payloads go from the caller's memory while the reader keeps up,
+ * and fall back to the queue when it cannot: 4 MiB calls to a server in a
+ * child process (read as they are written), then to a server on our own
+ * loop (which cannot read while the write waits: the wait gives up after
+ * its budget and the rest is queued). Every call is answered.
+ */
+static void
+test_large_direct(void **state)
+{
+	struct ipc_opts o = opts("test", 5);
+	struct ipc_client *c;
+	struct ipc_server *s;
+	struct ipc_stats cs;
+	struct result r = { 0 };
+	static uint8_t big[4 << 20];
+	uint64_t t0;
+	unsigned i;
+	pid_t pid;
+
+	(void)state;
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	pid = rib_server_fork(16);
+	c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
+	assert_int_equal(batch_call(c, 0, &r, 0), 0);
+	run_until(&r.done, 1, 2.0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK),
+		    big, sizeof(big), res_cb, &r, 0), 0);
+	run_until(&r.done, 5, 10.0);
+	assert_int_equal(r.status_count[IPC_OK], 5);
+	ipc_client_stats(c, &cs);
+	assert_true(cs.bytes_out >= 4 * sizeof(big));
+	ipc_client_free(c);
+	kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
+	for (i = 0; i < 4; i++)
+		if (children[i] == pid)
+			children[i] = 0;
+
+	/* same loop: nobody reads while the write waits */
+	s = rib_server(17);
+	o.generation = 6;
+	c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(batch_call(c, 0, &r, 0), 0);
+	run_until(&r.done, 1, 2.0);
+	t0 = lc_time_mono_ns();
+	assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK), big,
+	    sizeof(big), res_cb, &r, 0), 0);
+	/* returned within the wait budget (10 ms), with the rest queued */
+	assert_true(lc_time_mono_ns() - t0 < 500 * 1000000ULL);
+	run_until(&r.done, 2, 10.0);
+	assert_int_equal(r.status_count[IPC_OK], 2);
+	ipc_client_free(c);
+	ipc_server_free(s);
+}
+
 static void
 test_timeout(void **state)
 {
@@ -772,6 +831,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_many_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_boundaries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_replied_at_once, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_large_direct, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
