@@ -667,6 +667,10 @@ fwd_arp_tick(struct fwd_arp *a, uint64_t now_ms, struct fwd_icmp *icmp,
 	for (unsigned i = 0; i < a->conf.max_neigh; i++) {
 		struct arp_neigh *n = &a->ent[i];
 
+		/* out is full: the rest wait for the next tick, their probes
+		 * not counted (a probe that was not sent is not a probe) */
+		if (out != NULL && out->n >= FWD_OUT_MAX)
+			break;
 		if (n->state == FWD_NEIGH_FREE ||
 		    n->state == FWD_NEIGH_STATIC || now_ms < n->t_next)
 			continue;

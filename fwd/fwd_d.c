@@ -201,9 +201,14 @@ rec_bind(struct fwd_d *d, uint32_t idx, bool force)
 	    ni.state != FWD_NEIGH_INCOMPLETE)
 		mac = ni.mac;
 	(void)fwd_adj_set_nh(d->adj, idx, port, r->gw, mac);
-	if (mac == NULL && port != FWD_D_PORT_DEAD)
+	if (mac == NULL && port != FWD_D_PORT_DEAD) {
+		/* binding many next hops at once must not overflow the
+		 * control thread's output (64 frames) */
+		if (d->out->n >= FWD_OUT_MAX - 1)
+			out_flush(d);
 		(void)fwd_arp_resolve(d->arp, port, r->gw, port, NULL, 0,
 		    fwd_d_now_ms(d), d->out);
+	}
 }
 
 static void
@@ -1476,7 +1481,13 @@ fwd_d_poll(struct fwd_d *d)
 void
 fwd_d_tick(struct fwd_d *d, uint64_t now)
 {
-	(void)fwd_arp_tick(d->arp, now, &d->icmp, d->out);
+	/* a tick stops when the output is full; send and go on (bounded) */
+	for (int i = 0; i < 64; i++) {
+		(void)fwd_arp_tick(d->arp, now, &d->icmp, d->out);
+		if (d->out->n < FWD_OUT_MAX)
+			break;
+		out_flush(d);
+	}
 	pending_reclaim(d);
 	(void)fwd_fib_reclaim(d->fib);
 	if (now - d->last_link_ms >= LINK_MS) {

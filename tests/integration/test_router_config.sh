@@ -30,6 +30,20 @@ done
 out=$(rsh "show route 300.1.1.1" 2>&1)
 check "show route with a bad argument says what was expected" grep -q "expected a.b.c.d/len" <<<"$out"
 
+# 6. 200 next hops at once: every one resolved (fwd's ARP output holds 64
+# frames; it used to resolve 64 a second and give up on the rest)
+for i in $(seq 10 209); do echo "address add 198.18.2.$i/32 dev $NETNS_HOST_IF"; done >"$tmp/addrs"
+nsx "$NS_SERVER" ip -batch "$tmp/addrs"
+{ echo "protocols { static {"
+  for i in $(seq 10 209); do echo "route 198.20.$i.0/24 { next-hop 198.18.2.$i; }"; done
+  echo "} }"; } >"$tmp/many.conf"
+chmod 644 "$tmp/many.conf"
+out=$(rsh configure "load merge $tmp/many.conf" commit exit 2>&1)
+check "200 routes via 200 next hops committed" grep -q "commit complete" <<<"$out"
+reachable() { [[ $(rsh "show neighbors" 2>/dev/null | grep -c "reachable") -ge 201 ]]; }
+check "all 200 next hops resolved within 3 s" wait_until 3 reachable
+echo "     ($(rsh 'show neighbors' | grep -c reachable) neighbours reachable)"
+
 check_summary router-config
 	exit 0
 fi
@@ -113,5 +127,19 @@ for c in "show route" "show route summary" "show interfaces" "show fib" "show ne
 done
 out=$(rsh "show route 300.1.1.1" 2>&1)
 check "show route with a bad argument says what was expected" grep -q "expected a.b.c.d/len" <<<"$out"
+
+# 6. 200 next hops at once: every one resolved (fwd's ARP output holds 64
+# frames; it used to resolve 64 a second and give up on the rest)
+for i in $(seq 10 209); do echo "address add 198.18.2.$i/32 dev $NETNS_HOST_IF"; done >"$tmp/addrs"
+nsx "$NS_SERVER" ip -batch "$tmp/addrs"
+{ echo "protocols { static {"
+  for i in $(seq 10 209); do echo "route 198.20.$i.0/24 { next-hop 198.18.2.$i; }"; done
+  echo "} }"; } >"$tmp/many.conf"
+chmod 644 "$tmp/many.conf"
+out=$(rsh configure "load merge $tmp/many.conf" commit exit 2>&1)
+check "200 routes via 200 next hops committed" grep -q "commit complete" <<<"$out"
+reachable() { [[ $(rsh "show neighbors" 2>/dev/null | grep -c "reachable") -ge 201 ]]; }
+check "all 200 next hops resolved within 3 s" wait_until 3 reachable
+echo "     ($(rsh 'show neighbors' | grep -c reachable) neighbours reachable)"
 
 check_summary router-config
