@@ -647,7 +647,7 @@ config_defaults(struct rtm_config *cfg)
 	cfg->health_interval_ms = 1000;
 	cfg->health_timeout_ms = 500;
 	cfg->health_failures = 3;
-	cfg->start_timeout_ms = 10000;
+	cfg->start_timeout_ms = 30000;
 	cfg->stop_grace_ms = 5000;
 }
 

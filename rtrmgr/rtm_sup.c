@@ -281,10 +281,15 @@ rtm_health_done(struct rtm_comp *c, uint64_t token, bool ok)
 	}
 	c->hfails = 0;
 	if (c->state == RTM_STARTING) {
+		double iv = c->rtm->cfg->health_interval_ms / 1000.0;
+
 		ev_timer_stop(c->rtm->loop, &c->timer);
 		lc_log_info("%s: running (pid %d generation %" PRIu64 ")",
 		    c->cfg->name, (int)c->pid, c->generation);
 		set_state(c, RTM_RUNNING, RTM_EXIT_NONE);
+		ev_timer_stop(c->rtm->loop, &c->htick);
+		ev_timer_set(&c->htick, iv, iv);
+		ev_timer_start(c->rtm->loop, &c->htick);
 	}
 }
 
@@ -306,6 +311,8 @@ rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg)
 	rtm_health_done(c, token, ok);
 }
 
+#define RTM_STARTING_CHECK_S	0.05	/* health checks while starting */
+
 static void
 health_start(struct rtm_comp *c)
 {
@@ -315,6 +322,10 @@ health_start(struct rtm_comp *c)
 	c->hpending = false;
 	if (!health_on(c))
 		return;
+	/* Ask often while it starts, so the next component starts as soon
+	 * as this one answers; the normal interval once it runs. */
+	if (c->state == RTM_STARTING && iv > RTM_STARTING_CHECK_S)
+		iv = RTM_STARTING_CHECK_S;
 	ev_timer_set(&c->htick, iv, iv);
 	ev_timer_start(c->rtm->loop, &c->htick);
 }
