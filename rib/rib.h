@@ -36,8 +36,8 @@
 #define RIB_IFINDEX_MAX		(1u << 20)
 #define RIB_ERRMSG_LEN		160
 #define RIB_FIB_BATCH_DEFAULT	1024	/* deltas per FIB batch */
-#define RIB_FIB_HIGH_DEFAULT	1048576	/* deltas in flight: stop at high... */
-#define RIB_FIB_LOW_DEFAULT	262144	/* ...resume when acks bring it to low */
+#define RIB_FIB_HIGH_DEFAULT	262144	/* deltas in flight: stop at high... */
+#define RIB_FIB_LOW_DEFAULT	65536	/* ...resume when acks bring it to low */
 
 struct rib;
 
@@ -65,8 +65,8 @@ struct rib_conf {
 	unsigned	recursion_max;	/* 1..RIB_RECURSION_MAX, default 4 */
 	bool		resolve_via_default; /* may 0.0.0.0/0 resolve next hops (no) */
 	unsigned	fib_batch_max;	/* deltas per FIB batch (1024) */
-	unsigned	fib_high_water;	/* deltas in flight (1048576) */
-	unsigned	fib_low_water;	/* (262144), < high */
+	unsigned	fib_high_water;	/* deltas in flight (262144) */
+	unsigned	fib_low_water;	/* (65536), < high */
 };
 
 /* Fills the defaults above. */
