@@ -52,6 +52,7 @@ static const struct ipc_method_desc rib_methods[] = {
 	M(RIB__METHOD__QUERY, "query", rib__query, rib__query_reply, 0),
 	M(RIB__METHOD__FIB_STATUS, "fib-status", lifecycle__empty, rib__fib_status, 0),
 	M(RIB__METHOD__SOURCES, "sources", lifecycle__empty, rib__source_list, 0),
+	M(RIB__METHOD__SET_CONFIG, "set-config", rib__rib_config, rib__route_batch_ack, IPC_M_ADMIN),
 };
 
 static const struct ipc_method_desc fwd_methods[] = {

@@ -240,6 +240,28 @@ enc_rib_part(struct enc *e, const struct mgmt_changes *chg, uint64_t seq,
 	return (na + nd > 0);
 }
 
+/* rib's settings from conf (distances sent as value + 1: 0 means unset) */
+static void
+enc_rib_config(const struct mgmt_conf *conf, Rib__RibConfig *rc)
+{
+	struct mgmt_rib_conf c;
+
+	mgmt_conf_rib_get(conf, &c);
+	rib__rib_config__init(rc);
+	rc->ecmp_width = c.ecmp_width;
+	rc->distance_connected = c.distance_connected + 1;
+	rc->distance_static = c.distance_static + 1;
+}
+
+static bool
+chg_has(const struct mgmt_changes *chg, enum mgmt_sid unit)
+{
+	for (size_t i = 0; i < chg->n; i++)
+		if (chg->v[i].unit == unit)
+			return (true);
+	return (false);
+}
+
 /* ---- the transaction ------------------------------------------------------------- */
 
 struct mgmt_txn {
@@ -331,6 +353,22 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 		} else {
 			snprintf(t->err, sizeof(t->err), "%s: could not send "
 			    "its part", comp_name[C_RIB]);
+			t->failed = true;
+		}
+	}
+	/* the rib block: its own call in the same transaction */
+	if (!dry && !t->failed && comps[C_RIB].cl != NULL &&
+	    ipc_client_connected(comps[C_RIB].cl) && chg_has(chg, MGMT_S_RIB)) {
+		Rib__RibConfig rc;
+
+		enc_rib_config(new, &rc);
+		if (ipc_call(comps[C_RIB].cl, RIB__METHOD__SET_CONFIG, &rc.base,
+		    rib_reply, t, PUSH_TIMEOUT_MS) == 0) {
+			t->pending++;
+			sent++;
+		} else {
+			snprintf(t->err, sizeof(t->err), "%s: could not send "
+			    "its settings", comp_name[C_RIB]);
 			t->failed = true;
 		}
 	}
@@ -455,11 +493,10 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf,
 	for (size_t i = 0; i < t->chg.n; i++) {
 		enum mgmt_sid u = t->chg.v[i].unit;
 
-		if (u == MGMT_S_RIB || u == MGMT_S_FWD)
-			snprintf(t->err, sizeof(t->err), "note: the %s settings are "
-			    "stored but tern-%s does not apply them at run time yet "
-			    "(docs/config.md)", u == MGMT_S_RIB ? "rib" : "fwd",
-			    u == MGMT_S_RIB ? "rib" : "fwd");
+		if (u == MGMT_S_FWD)
+			snprintf(t->err, sizeof(t->err), "note: the fwd settings "
+			    "are stored but tern-fwd does not apply them at run "
+			    "time yet (docs/config.md)");
 	}
 	m->txn = t;
 	if (txn_send(t, &t->chg, conf, check_only) == 0) {
@@ -526,6 +563,13 @@ rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	int rv;
 
 	r.e.conf = m->running;
+	{
+		Rib__RibConfig rc;
+
+		enc_rib_config(m->running, &rc);
+		ipc_call(cl, RIB__METHOD__SET_CONFIG, &rc.base, resync_reply,
+		    (void *)"rib settings", PUSH_TIMEOUT_MS);
+	}
 	rs.source = RIB__SOURCE__STATIC;
 	rs.source_name = (char *)"static";
 	rs.seq = ++comps[C_RIB].seq;

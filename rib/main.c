@@ -18,7 +18,7 @@ static const struct lc_daemon_info info = {
 	    "  --grace-ms=N       grace of protocol sources that do not ask (30000)\n"
 	    "  --ecmp=N           widest ECMP set, 1..64 (default 8)\n"
 	    "  --fib-batch=N      routes per FIB batch to tern-fwd (1024)\n"
-	    "  --fib-window=N     FIB routes in flight, unacked (65536)\n",
+	    "  --fib-window=N     FIB routes in flight, unacked (262144)\n",
 	.status = "serves rib.sock (route batches, resync, show route queries,\n"
 	    "FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
 	    "resync, and learns connected routes from tern-fwd's interfaces.",

@@ -91,6 +91,9 @@ int	rib_source_add(struct rib *, const struct rib_source_conf *,
 int	rib_source_find(const struct rib *, const char *name);
 /* Changes distance (-1: keep) and grace; routes without their own
  * distance are re-selected. 0, -ENOENT, -EINVAL. */
+/* Changes the ECMP width (1..RIB_NH_MAX) at run time: every prefix is
+ * selected again and the FIB deltas follow. 0 or -EINVAL (err says why). */
+int	rib_set_ecmp_width(struct rib *, unsigned width, struct rib_err *);
 int	rib_source_set(struct rib *, unsigned id, int distance,
 	    uint32_t grace_ms, struct rib_err *err);
 /* Deletes the source and all its routes now. -EPERM for connected/static

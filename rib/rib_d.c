@@ -1076,6 +1076,38 @@ h_sources(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	(void)ipc_reply(req, IPC_OK, &l.base);
 }
 
+/* mgmt's `rib { }` block: all or nothing */
+static void
+h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct rib_d *d = arg;
+	const Rib__RibConfig *c = (const Rib__RibConfig *)msg;
+	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
+	struct rib_err err = { 0 };
+
+	if ((c->ecmp_width != 0 && (c->ecmp_width < 1 ||
+	    c->ecmp_width > RIB_NH_MAX)) || c->distance_connected > 256 ||
+	    c->distance_static > 256) {
+		ipc_reply_error(req, IPC_BAD_REQUEST, "rib settings out of range "
+		    "(ECMP width 1..%u, distances 0..255)", (unsigned)RIB_NH_MAX);
+		return;
+	}
+	if ((c->ecmp_width != 0 &&
+	    rib_set_ecmp_width(d->rib, c->ecmp_width, &err) != 0) ||
+	    (c->distance_connected != 0 && rib_source_set(d->rib,
+	    RIB_SRC_CONNECTED, (int)c->distance_connected - 1, 0, &err) != 0) ||
+	    (c->distance_static != 0 && rib_source_set(d->rib, RIB_SRC_STATIC,
+	    (int)c->distance_static - 1, 0, &err) != 0)) {
+		ipc_reply_error(req, IPC_ERROR, "%s", err.msg);
+		return;
+	}
+	lc_log_info("settings from mgmt: ecmp-width %u, distances connected %d "
+	    "static %d", c->ecmp_width, (int)c->distance_connected - 1,
+	    (int)c->distance_static - 1);
+	a.accepted = 1;
+	(void)ipc_reply(req, IPC_OK, &a.base);
+}
+
 /* ---- interfaces and connected routes -------------------------------------- */
 
 static int
@@ -1780,6 +1812,7 @@ rib_d_new(struct ev_loop *loop, const struct rib_d_opts *o)
 	ipc_server_handle(d->srv, RIB__METHOD__QUERY, h_query, d);
 	ipc_server_handle(d->srv, RIB__METHOD__FIB_STATUS, h_fib_status, d);
 	ipc_server_handle(d->srv, RIB__METHOD__SOURCES, h_sources, d);
+	ipc_server_handle(d->srv, RIB__METHOD__SET_CONFIG, h_set_config, d);
 	scbs.on_peer_gone = on_peer_gone;
 	scbs.on_shutdown = on_shutdown;
 	scbs.arg = d;

@@ -93,6 +93,8 @@ struct rib_otab {
 };
 int	rib_otab_init(struct rib_otab *);
 void	rib_otab_fini(struct rib_otab *);	/* frees the objects too */
+struct rib;
+void	rib_grp_recompute_all(struct rib *);
 /* Stores obj (a struct rib_hobj with hash set): id, or 0 on ENOMEM. */
 uint32_t rib_otab_add(struct rib_otab *, void *obj);
 void	rib_otab_del(struct rib_otab *, uint32_t id);	/* frees obj */

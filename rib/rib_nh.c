@@ -685,3 +685,30 @@ rib_nh_fini(struct rib *rib)
 	rib->rnh = NULL;
 	rib->hscratch = NULL;
 }
+
+/* The ECMP width changed: every route's next-hop set is capped anew and the
+ * dests whose set changed are re-selected (by rib_process). */
+void
+rib_grp_recompute_all(struct rib *rib)
+{
+	for (uint32_t gid = 1; gid < rib->grps.n; gid++) {
+		struct rib_grp *g = rib->grps.obj[gid];
+		uint32_t fib;
+
+		if (g == NULL)
+			continue;
+		fib = rib_grp_compute(rib, g);
+		if (fib == g->fib) {
+			rib_fg_unref(rib, fib);
+			continue;
+		}
+		rib_fg_unref(rib, g->fib);
+		g->fib = fib;
+		for (uint32_t ri = g->routes; ri != RIB_NIL;) {
+			const struct rib_route *r = rib_route(rib, ri);
+
+			rib_dest_mark_dirty(rib, r->dest);
+			ri = r->gnext;
+		}
+	}
+}

@@ -356,6 +356,23 @@ rib_source_set(struct rib *rib, unsigned id, int distance, uint32_t grace_ms,
 	return (0);
 }
 
+int
+rib_set_ecmp_width(struct rib *rib, unsigned width, struct rib_err *err)
+{
+	if (width < 1 || width > RIB_NH_MAX)
+		return (rib_errf(err, -EINVAL, -1, "ECMP width %u out of 1..%u",
+		    width, (unsigned)RIB_NH_MAX));
+	if (width == rib->conf.ecmp_width)
+		return (0);
+	rib->conf.ecmp_width = width;
+	rib_grp_recompute_all(rib);
+	for (uint32_t ri = rib_ipool_next(&rib->routes, 0); ri != RIB_NIL;
+	    ri = rib_ipool_next(&rib->routes, ri))
+		rib_dest_mark_dirty(rib, rib_route(rib, ri)->dest);
+	rib_process(rib);
+	return (0);
+}
+
 /* unlink and free one route; the dest is marked dirty */
 static void
 rib_route_remove(struct rib *rib, uint32_t di, uint32_t ri)

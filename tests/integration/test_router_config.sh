@@ -44,6 +44,23 @@ reachable() { [[ $(rsh "show neighbors" 2>/dev/null | grep -c "reachable") -ge 2
 check "all 200 next hops resolved within 3 s" wait_until 3 reachable
 echo "     ($(rsh 'show neighbors' | grep -c reachable) neighbours reachable)"
 
+# 7. rib settings from the config are applied at run time
+nh_count() { rsh "show fib 198.21.0.0/16" 2>/dev/null | grep -c "198.18.2.1[01] "; }
+out=$(rsh configure "set protocols static route 198.21.0.0/16 next-hop 198.18.2.10" \
+	"set protocols static route 198.21.0.0/16 next-hop 198.18.2.11" commit exit 2>&1)
+check "ECMP route with 2 next hops committed" grep -q "commit complete" <<<"$out"
+two() { [[ $(nh_count) == 2 ]]; }
+one() { [[ $(nh_count) == 1 ]]; }
+check "default ECMP width: 2 next hops in fwd" wait_until 5 two
+out=$(rsh configure "set rib ecmp-width 1" "set rib distance static 250" commit exit 2>&1)
+check "rib settings committed" grep -q "commit complete" <<<"$out"
+check "without a 'not applied' note" test -z "$(grep 'not apply' <<<"$out")"
+check "ECMP width 1: one next hop in fwd" wait_until 5 one
+((fail > 0)) && rsh "show fib 198.21.0.0/16" "show route 198.21.0.0/16"
+check "static distance 250 in rib" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show route summary' | grep -q '^static .* 250 '"
+out=$(rsh configure "delete rib" commit exit 2>&1)
+check "back to the defaults: 2 next hops" wait_until 5 two
+
 check_summary router-config
 	exit 0
 fi
@@ -141,5 +158,22 @@ check "200 routes via 200 next hops committed" grep -q "commit complete" <<<"$ou
 reachable() { [[ $(rsh "show neighbors" 2>/dev/null | grep -c "reachable") -ge 201 ]]; }
 check "all 200 next hops resolved within 3 s" wait_until 3 reachable
 echo "     ($(rsh 'show neighbors' | grep -c reachable) neighbours reachable)"
+
+# 7. rib settings from the config are applied at run time
+nh_count() { rsh "show fib 198.21.0.0/16" 2>/dev/null | grep -c "198.18.2.1[01] "; }
+out=$(rsh configure "set protocols static route 198.21.0.0/16 next-hop 198.18.2.10" \
+	"set protocols static route 198.21.0.0/16 next-hop 198.18.2.11" commit exit 2>&1)
+check "ECMP route with 2 next hops committed" grep -q "commit complete" <<<"$out"
+two() { [[ $(nh_count) == 2 ]]; }
+one() { [[ $(nh_count) == 1 ]]; }
+check "default ECMP width: 2 next hops in fwd" wait_until 5 two
+out=$(rsh configure "set rib ecmp-width 1" "set rib distance static 250" commit exit 2>&1)
+check "rib settings committed" grep -q "commit complete" <<<"$out"
+check "without a 'not applied' note" test -z "$(grep 'not apply' <<<"$out")"
+check "ECMP width 1: one next hop in fwd" wait_until 5 one
+((fail > 0)) && rsh "show fib 198.21.0.0/16" "show route 198.21.0.0/16"
+check "static distance 250 in rib" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show route summary' | grep -q '^static .* 250 '"
+out=$(rsh configure "delete rib" commit exit 2>&1)
+check "back to the defaults: 2 next hops" wait_until 5 two
 
 check_summary router-config
