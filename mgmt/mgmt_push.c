@@ -647,7 +647,7 @@ mgmt_push_init(struct mgmt *m)
 	io.rundir = m->opts.rundir;
 	io.component = "mgmt";
 	io.generation = m->opts.generation;
-	io.reconnect_ms = 200;
+	io.reconnect_ms = 20;	/* a restarted peer is back within a turn or two */
 	if ((comps[C_FWD].cl = ipc_client_new(m->loop, &ipc_svc_fwd, &io,
 	    false)) == NULL ||
 	    (comps[C_RIB].cl = ipc_client_new(m->loop, &ipc_svc_rib, &io,

@@ -1801,7 +1801,7 @@ rib_d_new(struct ev_loop *loop, const struct rib_d_opts *o)
 	io.rundir = o->rundir;
 	io.component = "rib";
 	io.generation = o->generation;
-	io.reconnect_ms = o->reconnect_ms;
+	io.reconnect_ms = o->reconnect_ms ? o->reconnect_ms : 20;
 	if ((d->srv = ipc_server_new(loop, &ipc_svc_rib, &io)) == NULL)
 		goto fail;
 	d->state = "resyncing";
