@@ -28,23 +28,6 @@ static const struct lc_daemon_info info = {
 	"queries.",
 };
 
-static int
-opt_uint(const char *arg, const char *name, unsigned *v)
-{
-	size_t l = strlen(name);
-	char *end;
-	unsigned long x;
-
-	if (strncmp(arg, name, l) != 0 || arg[l] != '=')
-		return (0);
-	errno = 0;
-	x = strtoul(arg + l + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || end == arg + l + 1 || x > 1000000)
-		return (-1);
-	*v = (unsigned)x;
-	return (1);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -63,9 +46,11 @@ main(int argc, char **argv)
 	for (int i = 1; i < opts.rest_argc; i++) {
 		const char *a = opts.rest_argv[i];
 
-		if ((rv = opt_uint(a, "--workers", &fc.workers)) == 0 &&
-		    (rv = opt_uint(a, "--max-nh", &fc.max_nh)) == 0)
-			rv = opt_uint(a, "--spin-us", &fc.spin_us);
+		if ((rv = lc_daemon_opt_uint(a, "--workers", 1000000,
+		    &fc.workers)) == 0 && (rv = lc_daemon_opt_uint(a,
+		    "--max-nh", 1000000, &fc.max_nh)) == 0)
+			rv = lc_daemon_opt_uint(a, "--spin-us", 1000000,
+			    &fc.spin_us);
 		if (rv <= 0 ||
 		    (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX)) {
 			fprintf(stderr,

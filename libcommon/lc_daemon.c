@@ -143,3 +143,24 @@ lc_daemon_opts_fini(struct lc_daemon_opts *o)
 	o->rest_argv = NULL;
 	o->rest_argc = 0;
 }
+
+int
+lc_daemon_opt_uint(const char *arg, const char *name, unsigned max,
+    unsigned *out)
+{
+	size_t l = strlen(name);
+	const char *v = arg + l + 1;
+	char *end;
+	unsigned long x;
+
+	if (strncmp(arg, name, l) != 0 || arg[l] != '=')
+		return (0);
+	if (*v < '0' || *v > '9')
+		return (-EINVAL);
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || x > max)
+		return (-EINVAL);
+	*out = (unsigned)x;
+	return (1);
+}

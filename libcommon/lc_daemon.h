@@ -43,6 +43,14 @@ struct lc_daemon_opts {
  */
 int	lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *,
 	    struct lc_daemon_opts *out);
+/*
+ * A daemon's own numeric option "--name=N" (rest_argv holds them so):
+ * 1 when arg is that option with a decimal N <= max (in *out); 0 when arg
+ * is another option; -EINVAL when the value is missing, not a number or
+ * over max (*out unchanged).
+ */
+int	lc_daemon_opt_uint(const char *arg, const char *name, unsigned max,
+	    unsigned *out);
 /* Frees what lc_daemon_parse() allocated; safe after any of its returns. */
 void	lc_daemon_opts_fini(struct lc_daemon_opts *);
 void	lc_daemon_usage(FILE *, const struct lc_daemon_info *);

@@ -9,7 +9,10 @@
 #include "libcommon/lc_loop.h"
 #include "rib_d.h"
 
+static const char *const value_opts[] = { "--hold-ms", "--grace-ms",
+    "--ecmp", "--fib-batch", "--fib-window", NULL };
 static const struct lc_daemon_info info = {
+    .value_opts = value_opts,
 	.name = "tern-rib",
 	.summary = "The tern routing information base: route sources, best path, FIB download.",
 	.usage_extra =
@@ -23,19 +26,6 @@ static const struct lc_daemon_info info = {
 	    "FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
 	    "resync, and learns connected routes from tern-fwd's interfaces.",
 };
-
-static int
-num_opt(const char *arg, const char *name, unsigned *out)
-{
-	size_t l = strlen(name);
-	char *end;
-
-	if (strncmp(arg, name, l) != 0 || arg[l] != '=')
-		return (0);
-	errno = 0;
-	*out = (unsigned)strtoul(arg + l + 1, &end, 10);
-	return (errno == 0 && *end == '\0' && end != arg + l + 1 ? 1 : -1);
-}
 
 int
 main(int argc, char **argv)
@@ -59,15 +49,19 @@ main(int argc, char **argv)
 		const char *a = opts.rest_argv[i];
 		int r;
 
-		if ((r = num_opt(a, "--hold-ms", &v)) == 1)
+		if ((r = lc_daemon_opt_uint(a, "--hold-ms", ~0u, &v)) == 1) {
 			ro.hold_ms = v ? v : 1;
-		else if (r == 0 && (r = num_opt(a, "--grace-ms", &v)) == 1)
+		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--grace-ms",
+		    ~0u, &v)) == 1) {
 			ro.grace_ms = v ? v : 1;
-		else if (r == 0 && (r = num_opt(a, "--ecmp", &v)) == 1)
+		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--ecmp",
+		    RIB_NH_MAX, &v)) == 1) {
 			conf.ecmp_width = v;
-		else if (r == 0 && (r = num_opt(a, "--fib-batch", &v)) == 1)
+		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--fib-batch",
+		    ~0u, &v)) == 1) {
 			conf.fib_batch_max = v;
-		else if (r == 0 && (r = num_opt(a, "--fib-window", &v)) == 1) {
+		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--fib-window",
+		    ~0u, &v)) == 1) {
 			conf.fib_high_water = v;
 			conf.fib_low_water = v / 4;
 		}

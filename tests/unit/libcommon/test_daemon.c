@@ -94,6 +94,25 @@ test_value_opts(void **state)
 }
 
 static void
+test_opt_uint(void **state)
+{
+	unsigned v = 7;
+
+	assert_int_equal(lc_daemon_opt_uint("--workers=4", "--workers", 16, &v), 1);
+	assert_int_equal(v, 4);
+	assert_int_equal(lc_daemon_opt_uint("--max-nh=4", "--workers", 16, &v), 0);
+	assert_int_equal(lc_daemon_opt_uint("--workersx=4", "--workers", 16, &v), 0);
+	assert_int_equal(lc_daemon_opt_uint("--workers", "--workers", 16, &v), 0);
+	assert_int_equal(lc_daemon_opt_uint("--workers=", "--workers", 16, &v), -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=-1", "--workers", 16, &v), -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=17", "--workers", 16, &v), -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=3x", "--workers", 16, &v), -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=99999999999999999999",
+	    "--workers", ~0u, &v), -EINVAL);
+	assert_int_equal(v, 4);		/* unchanged by the refusals */
+}
+
+static void
 test_bad(void **state)
 {
 	struct lc_daemon_opts o;
@@ -135,6 +154,7 @@ main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_value_opts),
+		cmocka_unit_test(test_opt_uint),
 		cmocka_unit_test(test_help_version),
 	};
 
