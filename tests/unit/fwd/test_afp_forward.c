@@ -25,11 +25,10 @@
 #include "fwd/fwd_dp.h"
 #include "fwd/fwd_slow.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
+#include "fwd_test_netns.h"
 
 #define PUNTQ 64
 
-static char suffix[32], ns_client[64], ns_router[64];
-static int ns_root_fd = -1;
 
 struct router {
 	struct fwd_fib *fib;
@@ -52,22 +51,6 @@ struct router {
 };
 
 static struct router *R;
-
-static int
-enter_ns(const char *name)
-{
-	char path[128];
-	int fd, rv;
-
-	if (name == NULL)
-		return (setns(ns_root_fd, CLONE_NEWNET));
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-1);
-	rv = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return (rv);
-}
 
 static uint64_t
 now_ms(void)
@@ -128,22 +111,6 @@ router_main(void *arg)
 	return (NULL);
 }
 
-/* Killed (e.g. by the test runner's timeout): remove the namespaces. */
-static void
-on_term(int sig)
-{
-	char cmd[160];
-
-	(void)sig;
-	if (suffix[0] != '\0') {
-		snprintf(cmd, sizeof(cmd), "bash tests/lib/netns.sh cleanup %s",
-		    suffix);
-		if (system(cmd) != 0)
-			_exit(3);
-	}
-	_exit(3);
-}
-
 static int
 setup(void **st)
 {
@@ -151,7 +118,6 @@ setup(void **st)
 	struct fwd_arp_conf ac = {0};
 	struct fwd_icmp_conf ic = {.rate = 1000, .burst = 100};
 	struct fwd_dp_conf dc;
-	char cmd[256];
 	struct router *r;
 
 	(void)st;
@@ -160,18 +126,8 @@ setup(void **st)
 				"skipping\n");
 		return (0);
 	}
-	snprintf(suffix, sizeof(suffix), "f%d", (int)getpid());
-	snprintf(ns_client, sizeof(ns_client), "tern-c-%s", suffix);
-	snprintf(ns_router, sizeof(ns_router), "tern-r-%s", suffix);
-	snprintf(cmd, sizeof(cmd),
-	    "timeout 30 bash tests/lib/netns.sh create %s", suffix);
-	if (system(cmd) != 0) {
-		suffix[0] = '\0';
+	if (tn_create('f') != 0)
 		return (0);
-	}
-	ns_root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	signal(SIGTERM, on_term);
-	signal(SIGINT, on_term);
 	assert_int_equal(enter_ns(ns_router), 0);
 	R = r = calloc(1, sizeof(*r));
 	assert_non_null(r);
@@ -226,7 +182,6 @@ setup(void **st)
 static int
 teardown(void **st)
 {
-	char cmd[256];
 
 	(void)st;
 	if (R != NULL) {
@@ -241,15 +196,7 @@ teardown(void **st)
 		free(R);
 		R = NULL;
 	}
-	if (suffix[0] != '\0') {
-		enter_ns(NULL);
-		snprintf(cmd, sizeof(cmd),
-		    "timeout 30 bash tests/lib/netns.sh cleanup %s", suffix);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cleanup failed\n");
-	}
-	if (ns_root_fd >= 0)
-		close(ns_root_fd);
+	tn_destroy();
 	return (0);
 }
 

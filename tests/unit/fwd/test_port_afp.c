@@ -22,88 +22,35 @@
 #include <cmocka.h>
 
 #include "fwd/fwd_port.h"
+#include "fwd_test_netns.h"
 
 #define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
 
-static char suffix[32];
-static char ns_client[64], ns_router[64];
-static int ns_root_fd = -1;
 static const uint8_t cmac[6] = {0x02, 0x74, 0, 0, 1, 2}; /* netns.sh */
 static const uint8_t rmac[6] = {0x02, 0x74, 0, 0, 1, 1};
 
 static int
-enter_ns(const char *name)
-{
-	char path[128];
-	int fd, rv;
-
-	if (name == NULL)
-		return (setns(ns_root_fd, CLONE_NEWNET));
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-1);
-	rv = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return (rv);
-}
-
-/* Killed (e.g. by the test runner's timeout): remove the namespaces. */
-static void
-on_term(int sig)
-{
-	char cmd[160];
-
-	(void)sig;
-	if (suffix[0] != '\0') {
-		snprintf(cmd, sizeof(cmd), "bash tests/lib/netns.sh cleanup %s",
-		    suffix);
-		if (system(cmd) != 0)
-			_exit(3);
-	}
-	_exit(3);
-}
-
-static int
 setup(void **st)
 {
-	char cmd[256];
 
 	(void)st;
 	if (geteuid() != 0) {
 		fprintf(stderr, "test_port_afp: not root, skipping\n");
 		return (0);
 	}
-	snprintf(suffix, sizeof(suffix), "u%d", (int)getpid());
-	snprintf(ns_client, sizeof(ns_client), "tern-c-%s", suffix);
-	snprintf(ns_router, sizeof(ns_router), "tern-r-%s", suffix);
-	snprintf(cmd, sizeof(cmd),
-	    "timeout 30 bash tests/lib/netns.sh create %s", suffix);
-	if (system(cmd) != 0) {
+	if (tn_create('u') != 0) {
 		fprintf(stderr, "test_port_afp: no namespaces, skipping\n");
-		suffix[0] = '\0';
 		return (0);
 	}
-	ns_root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	signal(SIGTERM, on_term);
-	signal(SIGINT, on_term);
 	return (0);
 }
 
 static int
 teardown(void **st)
 {
-	char cmd[256];
 
 	(void)st;
-	if (suffix[0] != '\0') {
-		enter_ns(NULL);
-		snprintf(cmd, sizeof(cmd),
-		    "timeout 30 bash tests/lib/netns.sh cleanup %s", suffix);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cleanup failed\n");
-	}
-	if (ns_root_fd >= 0)
-		close(ns_root_fd);
+	tn_destroy();
 	return (0);
 }
 
