@@ -102,6 +102,9 @@ adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
 	case FWD_ADJ_K_DROP:
 		act = FWD_ADJ_A_DROP;
 		break;
+	case FWD_ADJ_K_REJECT:
+		act = FWD_ADJ_A_REJECT;
+		break;
 	case FWD_ADJ_K_GROUP:
 		act = FWD_ADJ_A_GROUP;
 		break;
@@ -248,6 +251,12 @@ int
 fwd_adj_set_drop(struct fwd_adj_tbl *t, unsigned idx)
 {
 	return (adj_set_simple(t, idx, FWD_ADJ_K_DROP));
+}
+
+int
+fwd_adj_set_reject(struct fwd_adj_tbl *t, unsigned idx)
+{
+	return (adj_set_simple(t, idx, FWD_ADJ_K_REJECT));
 }
 
 int

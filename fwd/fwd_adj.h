@@ -23,6 +23,7 @@ enum fwd_adj_action {
 	FWD_ADJ_A_DROP,	     /* blackhole */
 	FWD_ADJ_A_DOWN,	     /* egress port down */
 	FWD_ADJ_A_GROUP,     /* ECMP: pick a member by flow hash */
+	FWD_ADJ_A_REJECT,    /* reject route: slow path, ICMP unreachable */
 };
 
 /* Kinds of adjacency as the control side sets them. */
@@ -33,6 +34,7 @@ enum fwd_adj_kind {
 	FWD_ADJ_K_LOCAL,
 	FWD_ADJ_K_DROP,
 	FWD_ADJ_K_GROUP,
+	FWD_ADJ_K_REJECT,
 };
 
 #define FWD_ADJ_GROUP_MAX   16	    /* members of an ECMP group */
@@ -114,8 +116,9 @@ int fwd_adj_set_glean(struct fwd_adj_tbl *, unsigned idx, uint16_t port);
 /* The router's own address (receive). */
 int fwd_adj_set_local(struct fwd_adj_tbl *, unsigned idx);
 
-/* Blackhole. */
+/* Blackhole: drop silently; reject: drop with ICMP host unreachable. */
 int fwd_adj_set_drop(struct fwd_adj_tbl *, unsigned idx);
+int fwd_adj_set_reject(struct fwd_adj_tbl *, unsigned idx);
 
 /*
  * ECMP group of n (1..FWD_ADJ_GROUP_MAX) member adjacencies, which must be

@@ -81,6 +81,37 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_reply(req, IPC_OK, &ack.base);
 }
 
+/* ---- SET_CONFIG ---- */
+
+static void
+h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__FwdConfig *c = (const Fwd__FwdConfig *)msg;
+	Fwd__IfConfigAck ack = FWD__IF_CONFIG_ACK__INIT;
+	/* values come as value + 1, 0 for unset */
+	struct fwd_d_settings st = {
+	    .workers = c->workers > 0 ? c->workers - 1 : 0,
+	    .icmp_rate = c->icmp_rate_limit > 0 ?
+		(long)c->icmp_rate_limit - 1 : -1};
+	char err[300];
+	int rv;
+
+	if (c->workers == 1) {
+		snprintf(err, sizeof(err), "workers 0 out of range (1..%u)",
+		    FWD_D_WORKERS_MAX);
+		rv = -EINVAL;
+	} else
+		rv = fwd_d_set_config(d, &st, c->dry_run, err, sizeof(err));
+	ack.txn = c->txn;
+	ack.ok = rv == 0;
+	ack.error = rv == 0 ? (char *)"" : err;
+	if (rv != 0)
+		lc_log_notice("settings %llu refused: %s",
+		    (unsigned long long)c->txn, err);
+	ipc_reply(req, IPC_OK, &ack.base);
+}
+
 /* ---- FIB ---- */
 
 /*
@@ -132,6 +163,10 @@ packed_apply(struct fwd_d *d, const ProtobufCBinaryData *rec,
 		memcpy(&a, p, 4);
 		if (gw == NULL)
 			rv = fwd_d_route_del(d, ntohl(a), p[4]);
+		else if (cnt == 0 && first == FWD__ROUTE_KIND__ROUTE_REJECT)
+			rv = fwd_d_route_reject(d, ntohl(a), p[4]);
+		else if (cnt == 0 && first > FWD__ROUTE_KIND__ROUTE_REJECT)
+			rv = -EINVAL;
 		else if (first + cnt > nnh || cnt > FWD_ADJ_GROUP_MAX)
 			rv = -EINVAL;
 		else
@@ -200,7 +235,13 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		const Fwd__FibRoute *r = b->add[i];
 		int rv = -EINVAL;
 
-		if (r->n_nh_addr == r->n_nh_ifindex &&
+		if (r->kind == FWD__ROUTE_KIND__ROUTE_REJECT &&
+		    r->n_nh_addr == 0 && r->n_nh_ifindex == 0)
+			rv = fwd_d_route_reject(d, ntohl(r->prefix), r->len);
+		else if ((r->kind == FWD__ROUTE_KIND__ROUTE_UNICAST ||
+			     (r->kind == FWD__ROUTE_KIND__ROUTE_BLACKHOLE &&
+				 r->n_nh_addr == 0)) &&
+		    r->n_nh_addr == r->n_nh_ifindex &&
 		    r->n_nh_addr <= FWD_ADJ_GROUP_MAX) {
 			for (size_t k = 0; k < r->n_nh_addr; k++)
 				gw[k] = ntohl(r->nh_addr[k]);
@@ -403,6 +444,7 @@ enc_route(struct fwd_d *d, uint32_t pfx, unsigned len, unsigned nh)
 	fwd__fib_route__init(r);
 	r->prefix = htonl(pfx);
 	r->len = len;
+	r->kind = (Fwd__RouteKind)fwd_d_nh_kind(d, nh);
 	r->n_nh_addr = r->n_nh_ifindex = n;
 	r->nh_addr = ar_calloc(d, n * sizeof(uint32_t));
 	r->nh_ifindex = ar_calloc(d, n * sizeof(uint32_t));
@@ -610,6 +652,7 @@ fwd_ctl_init(struct fwd_d *d)
 		return (-errno);
 	ipc_server_set_cbs(d->srv, &cbs);
 	ipc_server_handle(d->srv, FWD__METHOD__IF_CONFIG, h_if_config, d);
+	ipc_server_handle(d->srv, FWD__METHOD__SET_CONFIG, h_set_config, d);
 	ipc_server_handle(d->srv, FWD__METHOD__FIB_BATCH, h_fib_batch, d);
 	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_BEGIN, h_resync_begin, d);
 	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_END, h_resync_end, d);

@@ -435,6 +435,24 @@ fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len, const uint32_t *gw,
 	return (route_set(d, pfx, len, (uint32_t)idx));
 }
 
+int
+fwd_d_route_reject(struct fwd_d *d, uint32_t pfx, unsigned len)
+{
+	if (len > 32 || (pfx & ~pmask(len)) != 0)
+		return (-EINVAL);
+	return (route_set(d, pfx, len, (uint32_t)d->reject_adj));
+}
+
+unsigned
+fwd_d_nh_kind(const struct fwd_d *d, unsigned nh)
+{
+	if (nh == (unsigned)d->drop_adj)
+		return (1);
+	if (nh == (unsigned)d->reject_adj)
+		return (2);
+	return (0);
+}
+
 /* Is pfx/len a connected prefix of an attached interface? Its glean. */
 static int
 conn_owner(struct fwd_d *d, uint32_t pfx, unsigned len)
@@ -739,9 +757,9 @@ afp_job_run(void *arg)
 
 static int
 mem_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
-    struct if_ports *p)
+    bool workers_only, struct if_ports *p)
 {
-	for (int k = -1; k < (int)d->nworkers; k++) {
+	for (int k = workers_only ? 0 : -1; k < (int)d->nworkers; k++) {
 		struct fwd_port *x;
 
 		if (d->conf.port_new != NULL)
@@ -809,6 +827,7 @@ struct if_open {
 	uint16_t id, mtu;
 	struct if_ports *ports;
 	int err;
+	bool workers_only; /* not the control thread's port */
 };
 
 /*
@@ -833,8 +852,8 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 		memset(o[i].ports, 0, sizeof(*o[i].ports));
 		o[i].err = 0;
 		if (o[i].backend == FWD_D_BK_MEM) {
-			o[i].err = -mem_ports_open(
-			    d, o[i].name, o[i].id, o[i].mtu, o[i].ports);
+			o[i].err = -mem_ports_open(d, o[i].name, o[i].id,
+			    o[i].mtu, o[i].workers_only, o[i].ports);
 			continue;
 		}
 		(void)fwd_port_afp_offloads_off(o[i].name);
@@ -846,6 +865,8 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 
 			if (o[i].backend == FWD_D_BK_XDP && k >= 0)
 				continue; /* AF_XDP: opened above */
+			if (o[i].workers_only && k < 0)
+				continue;
 			j = &jobs[nj++];
 
 			j->ac.ifname = o[i].name;
@@ -873,6 +894,9 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 	nj = 0;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned nk = o[i].backend == FWD_D_BK_XDP ? 1 : d->nworkers + 1;
+
+		if (o[i].workers_only)
+			nk--;
 
 		if (o[i].backend != FWD_D_BK_MEM)
 			for (unsigned k = 0; k < nk; k++, nj++)
@@ -933,6 +957,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 		f->wport[k] = p->w[k];
 	f->txport = p->tx;
 	memset(p, 0, sizeof(*p));
+	memset(&f->gone, 0, sizeof(f->gone));
 	memcpy(f->mac, f->txport->mac, 6);
 	f->mtu = f->mtu_conf ? f->mtu_conf : f->txport->mtu;
 	if (f->mtu < 68)
@@ -1390,19 +1415,7 @@ out:
 	return (rv);
 }
 
-/* ---- counters ---- */
-
-void
-fwd_d_stats(struct fwd_d *d, struct fwd_dp_stats *s, uint64_t *punt_full)
-{
-	memset(s, 0, sizeof(*s));
-	*punt_full = 0;
-	for (unsigned k = 0; k < d->nworkers; k++) {
-		fwd_dp_stats_sum(s, &d->w[k]->dp);
-		*punt_full +=
-		    __atomic_load_n(&d->w[k]->punt_full, __ATOMIC_RELAXED);
-	}
-}
+/* ---- run-time settings ---- */
 
 static void
 port_stats_add(struct fwd_port_stats *s, const struct fwd_port *p)
@@ -1421,6 +1434,186 @@ port_stats_add(struct fwd_port_stats *s, const struct fwd_port *p)
 #undef ADD
 }
 
+
+/* Stop every worker and close their ports; the counters are kept. */
+static void
+workers_down(struct fwd_d *d)
+{
+	struct fwd_port *v[FWD_PORT_MAX * FWD_D_WORKERS_MAX];
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < d->nworkers; k++)
+		fwd_worker_stop(d->w[k]);
+	(void)fwd_d_drain(d); /* what they punted, while the ports exist */
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
+		struct fwd_iface *f = &d->ifs[i];
+
+		for (unsigned k = 0; k < d->nworkers; k++) {
+			if (f->wport[k] == NULL)
+				continue;
+			port_stats_add(&f->gone, f->wport[k]);
+			v[n++] = f->wport[k];
+			f->wport[k] = NULL;
+		}
+	}
+	ports_free(v, n);
+}
+
+/*
+ * Workers 0..nw-1 exist and the worker ports of every attached interface
+ * are open for nw workers; then the workers start. On error (ports that
+ * cannot be opened) the interfaces concerned have no worker port.
+ */
+static int
+workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
+{
+	struct if_open o[FWD_D_IF_MAX];
+	struct if_ports p[FWD_D_IF_MAX];
+	unsigned no = 0, bad = 0;
+	int rv = 0;
+
+	for (unsigned k = nw; k < FWD_D_WORKERS_MAX; k++) {
+		if (d->w[k] != NULL) {
+			fwd_dp_stats_sum(&d->gone_dp, &d->w[k]->dp);
+			d->gone_punt_full += d->w[k]->punt_full;
+			fwd_worker_free(d->w[k]);
+			d->w[k] = NULL;
+		}
+		fwd_xdp_umem_put(d->xdp_umem[k]);
+		d->xdp_umem[k] = NULL;
+	}
+	for (unsigned k = 0; k < nw; k++)
+		if (d->w[k] == NULL && (d->w[k] = fwd_worker_new(d, k)) == NULL) {
+			snprintf(err, errlen, "cannot create worker %u", k);
+			nw = k;
+			rv = -ENOMEM;
+			break;
+		}
+	d->nworkers = nw;
+	memset(o, 0, sizeof(o));
+	for (unsigned i = 0; i < FWD_D_IF_MAX && nw > 0; i++) {
+		const struct fwd_iface *f = &d->ifs[i];
+
+		if (!f->used || !f->attached)
+			continue;
+		o[no].name = f->name;
+		o[no].backend = f->backend;
+		o[no].id = (uint16_t)i;
+		o[no].mtu = f->mtu_conf;
+		o[no].ports = &p[no];
+		o[no].workers_only = true;
+		no++;
+	}
+	if (rv == 0 && (rv = if_ports_open_all(d, o, no, &bad)) != 0)
+		snprintf(err, errlen, "%s: cannot open the worker ports: %s",
+		    o[bad].name, strerror(-rv));
+	for (unsigned j = 0; j < no && rv == 0; j++) {
+		struct fwd_iface *f = &d->ifs[o[j].id];
+
+		for (unsigned k = 0; k < nw; k++)
+			f->wport[k] = p[j].w[k];
+	}
+	/* the workers are stopped: they take their new ports at once */
+	if (fwd_workers_publish(d) != 0)
+		lc_log_warnx("a worker did not take its ports");
+	for (unsigned k = 0; k < nw; k++) {
+		/* a worker stopped by workers_down() runs again */
+		__atomic_store_n(&d->w[k]->stop, 0, __ATOMIC_RELEASE);
+		if (fwd_worker_start(d->w[k]) != 0 && rv == 0) {
+			snprintf(err, errlen, "cannot start worker %u", k);
+			rv = -EAGAIN;
+		}
+	}
+	return (rv);
+}
+
+static int
+set_workers(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
+{
+	unsigned old = d->nworkers;
+	uint64_t t0 = fwd_d_now_ms(d);
+	int rv;
+
+	workers_down(d);
+	if ((rv = workers_up(d, nw, err, errlen)) != 0) {
+		char e2[256];
+
+		lc_log_warnx("workers %u -> %u: %s; back to %u", old, nw, err,
+		    old);
+		workers_down(d);
+		if (workers_up(d, old, e2, sizeof(e2)) != 0)
+			lc_log_err("workers: back to %u: %s", old, e2);
+		return (rv);
+	}
+	lc_log_notice("workers: %u -> %u (ports reopened in %llu ms)", old,
+	    nw, (unsigned long long)(fwd_d_now_ms(d) - t0));
+	return (0);
+}
+
+int
+fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
+    bool dry_run, char *err, size_t errlen)
+{
+	unsigned nw = c->workers ? c->workers : d->nworkers_start;
+	unsigned rate;
+
+	err[0] = '\0';
+	if (c->workers > FWD_D_WORKERS_MAX) {
+		snprintf(err, errlen, "workers %u out of range (1..%u)",
+		    c->workers, FWD_D_WORKERS_MAX);
+		return (-EINVAL);
+	}
+	if (c->icmp_rate < -1 || c->icmp_rate > 1000000) {
+		snprintf(err, errlen, "icmp-rate-limit %ld out of range "
+		    "(0..1000000)", c->icmp_rate);
+		return (-EINVAL);
+	}
+	if (nw != d->nworkers && d->conf.workers == 0) {
+		snprintf(err, errlen, "workers: this tern-fwd runs without "
+		    "worker threads (test mode)");
+		return (-EINVAL);
+	}
+	for (unsigned i = 0; i < FWD_D_IF_MAX && nw != d->nworkers; i++) {
+		const struct fwd_iface *f = &d->ifs[i];
+		int nq;
+
+		if (!f->used || f->backend != FWD_D_BK_XDP)
+			continue;
+		if ((nq = fwd_port_xdp_queues(f->name)) > 0 &&
+		    (unsigned)nq < nw) {
+			snprintf(err, errlen, "workers %u: %s uses AF_XDP, which "
+			    "binds a device queue per worker, and has %d "
+			    "queue%s", nw, f->name, nq, nq == 1 ? "" : "s");
+			return (-EINVAL);
+		}
+	}
+	if (dry_run)
+		return (0);
+	rate = c->icmp_rate < 0 ? d->icmp_rate_start : (unsigned)c->icmp_rate;
+	if (rate != d->icmp_rate_cur) {
+		fwd_icmp_set_rate(&d->icmp, rate);
+		d->icmp_rate_cur = rate;
+		lc_log_notice("icmp-rate-limit: %u errors per second", rate);
+	}
+	if (nw != d->nworkers)
+		return (set_workers(d, nw, err, errlen));
+	return (0);
+}
+
+/* ---- counters ---- */
+
+void
+fwd_d_stats(struct fwd_d *d, struct fwd_dp_stats *s, uint64_t *punt_full)
+{
+	*s = d->gone_dp;
+	*punt_full = d->gone_punt_full;
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		fwd_dp_stats_sum(s, &d->w[k]->dp);
+		*punt_full +=
+		    __atomic_load_n(&d->w[k]->punt_full, __ATOMIC_RELAXED);
+	}
+}
+
 void
 fwd_d_if_counters(
     struct fwd_d *d, const struct fwd_iface *f, struct fwd_port_stats *s)
@@ -1428,6 +1621,7 @@ fwd_d_if_counters(
 	memset(s, 0, sizeof(*s));
 	if (!f->attached)
 		return;
+	*s = f->gone;
 	for (unsigned k = 0; k < d->nworkers; k++)
 		port_stats_add(s, f->wport[k]);
 	port_stats_add(s, f->txport);
@@ -1580,6 +1774,7 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 		goto fail;
 	ic.rate = d->conf.icmp_rate;
 	(void)fwd_icmp_init(&d->icmp, &ic);
+	d->icmp_rate_start = d->icmp_rate_cur = d->icmp.conf.rate;
 	d->slow.arp = d->arp;
 	d->slow.icmp = &d->icmp;
 	d->slow.adj = d->adj;
@@ -1598,7 +1793,14 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 		goto fail;
 	d->rec[d->drop_adj].kind = FWD_REC_DROP;
 	d->rec[d->drop_adj].hold = 1;
+	/* and reject routes one reject adjacency */
+	if ((d->reject_adj = fwd_adj_alloc(d->adj)) < 0 ||
+	    fwd_adj_set_reject(d->adj, (unsigned)d->reject_adj) != 0)
+		goto fail;
+	d->rec[d->reject_adj].kind = FWD_REC_DROP;
+	d->rec[d->reject_adj].hold = 1;
 	d->nworkers = d->conf.workers ? d->conf.workers : 1;
+	d->nworkers_start = d->nworkers;
 	for (unsigned k = 0; k < d->nworkers; k++)
 		if ((d->w[k] = fwd_worker_new(d, k)) == NULL)
 			goto fail;

@@ -103,6 +103,8 @@ struct fwd_iface {
 	int glean; /* adjacency of (0, ifindex), held while attached */
 	struct fwd_port *wport[FWD_D_WORKERS_MAX];
 	struct fwd_port *txport;
+	struct fwd_port_stats gone; /* of worker ports closed while attached
+				       (the worker count changed) */
 };
 
 enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1, FWD_D_BK_XDP = 2 };
@@ -158,15 +160,20 @@ struct fwd_d {
 	unsigned nbucket;
 	struct fwd_pending *pend;
 	unsigned npend, pend_cap;
-	int drop_adj; /* blackhole routes (no next hop) */
+	int drop_adj;	/* blackhole routes (no next hop) */
+	int reject_adj; /* reject routes: ICMP host unreachable */
 	bool resyncing;
 	/* workers */
 	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */
+	unsigned nworkers_start;		 /* as started (conf) */
+	unsigned icmp_rate_start, icmp_rate_cur; /* errors/s */
 	struct fwd_worker *w[FWD_D_WORKERS_MAX];
 	struct fwd_xdp_umem *xdp_umem[FWD_D_WORKERS_MAX]; /* AF_XDP ports' */
 	unsigned cfg_gen;
 	unsigned dp_flags; /* FWD_DP_F_* the workers take at their next apply */
 	int fanout_base;
+	struct fwd_dp_stats gone_dp; /* of workers that were stopped */
+	uint64_t gone_punt_full;
 	ev_async punt_async;
 	ev_timer tick;
 	int ioctl_fd;
@@ -175,6 +182,23 @@ struct fwd_d {
 };
 
 /* ---- fwd_d.c: the daemon ---- */
+
+/*
+ * Run-time settings (fwd.proto FwdConfig). workers: forwarding threads,
+ * 1..FWD_D_WORKERS_MAX, or 0 for the number tern-fwd started with;
+ * icmp_rate: ICMP errors per second (0: none), or -1 for the start value.
+ * Validated as a whole first; dry_run stops there. A new worker count stops
+ * the workers, reopens the worker ports of every interface for the new
+ * count and starts the workers again: forwarding pauses for the few
+ * milliseconds that takes, counters carry over. 0, or -errno with err set
+ * (nothing changed).
+ */
+struct fwd_d_settings {
+	unsigned workers;
+	long icmp_rate;
+};
+int fwd_d_set_config(struct fwd_d *, const struct fwd_d_settings *,
+    bool dry_run, char *err, size_t errlen);
 
 /* Builds everything and starts the workers and the IPC server on loop.
  * NULL and errno. */
@@ -220,6 +244,10 @@ int fwd_d_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
  */
 int fwd_d_route_add(struct fwd_d *, uint32_t pfx, unsigned len,
     const uint32_t *gw, const uint32_t *ifindex, unsigned n);
+/* Reject route add/replace: packets to it get ICMP host unreachable. */
+int fwd_d_route_reject(struct fwd_d *, uint32_t pfx, unsigned len);
+/* 1 for a blackhole, 2 for a reject adjacency, else 0 (fwd.proto RouteKind) */
+unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 /* 0 (also when absent), -EINVAL. */
 int fwd_d_route_del(struct fwd_d *, uint32_t pfx, unsigned len);
 void fwd_d_resync_begin(struct fwd_d *);

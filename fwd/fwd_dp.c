@@ -26,6 +26,7 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_MTU_FRAG] = "mtu_frag",
     [FWD_R_TX_FULL] = "tx_full",
     [FWD_R_PUNT_FULL] = "punt_full",
+    [FWD_R_REJECT] = "reject",
 };
 
 const char *
@@ -178,6 +179,9 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 		break;
 	case FWD_ADJ_A_DROP:
 		r = FWD_R_BLACKHOLE;
+		break;
+	case FWD_ADJ_A_REJECT:
+		r = FWD_R_REJECT;
 		break;
 	default:
 		r = FWD_R_ADJ_DOWN;

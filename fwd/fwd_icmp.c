@@ -23,11 +23,24 @@ fwd_icmp_init(struct fwd_icmp *ic, const struct fwd_icmp_conf *c)
 	return (0);
 }
 
+void
+fwd_icmp_set_rate(struct fwd_icmp *ic, unsigned rate)
+{
+	ic->conf.none = rate == 0;
+	ic->conf.rate = rate ? rate : 1;
+	ic->conf.burst = rate == 0 ? 1 : rate < 50 ? rate : 50;
+	ic->tokens_milli = (uint64_t)ic->conf.burst * 1000;
+}
+
 bool
 fwd_icmp_allow(struct fwd_icmp *ic, uint64_t now_ms)
 {
 	uint64_t cap = (uint64_t)ic->conf.burst * 1000;
 
+	if (ic->conf.none) {
+		ic->st.rate_limited++;
+		return (false);
+	}
 	if (now_ms > ic->last_ms) {
 		ic->tokens_milli += (now_ms - ic->last_ms) * ic->conf.rate;
 		if (ic->tokens_milli > cap)

@@ -29,6 +29,7 @@ struct fwd_icmp_conf {
 	unsigned rate;	/* errors per second; 0: 100 */
 	unsigned burst; /* bucket depth; 0: 50 */
 	uint8_t ttl;	/* of what we originate; 0: 64 */
+	bool none;	/* send no errors (fwd_icmp_set_rate(0)) */
 };
 
 struct fwd_icmp_stats {
@@ -55,6 +56,13 @@ struct fwd_icmp {
 
 /* 0 or -EINVAL (conf NULL). */
 int fwd_icmp_init(struct fwd_icmp *, const struct fwd_icmp_conf *);
+
+/*
+ * Change the rate at run time: errors per second, 0 for none at all (every
+ * error is counted as rate-limited). The bucket is refilled to the new depth
+ * (min(50, rate)). Replies to echo requests are not limited.
+ */
+void fwd_icmp_set_rate(struct fwd_icmp *, unsigned rate);
 
 /* Take one token from the bucket: true when an error may be sent now. */
 bool fwd_icmp_allow(struct fwd_icmp *, uint64_t now_ms);

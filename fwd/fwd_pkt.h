@@ -116,6 +116,7 @@ enum fwd_reason {
 	FWD_R_MTU_FRAG,	 /* slow: over egress MTU without DF, fragmented */
 	FWD_R_TX_FULL,	 /* egress ring full */
 	FWD_R_PUNT_FULL, /* slow path queue full or no slow path */
+	FWD_R_REJECT,	 /* slow: reject route, ICMP host unreachable */
 	FWD_R__COUNT
 };
 
@@ -128,7 +129,7 @@ fwd_reason_is_slow(enum fwd_reason r)
 {
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
 		r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
-		r == FWD_R_MTU_FRAG);
+		r == FWD_R_MTU_FRAG || r == FWD_R_REJECT);
 }
 
 /*

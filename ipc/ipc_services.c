@@ -67,6 +67,7 @@ static const struct ipc_method_desc fwd_methods[] = {
 	M(FWD__METHOD__SUBSCRIBE, "subscribe", fwd__subscribe, fwd__interface_list, 0),
 	M(FWD__METHOD__EVENT_INTERFACE, "interface-event", fwd__interface_event, lifecycle__empty, IPC_M_EVENT),
 	M(FWD__METHOD__EVENT_NEIGHBOUR, "neighbour-event", fwd__neighbour_event, lifecycle__empty, IPC_M_EVENT),
+	M(FWD__METHOD__SET_CONFIG, "set-config", fwd__fwd_config, fwd__if_config_ack, IPC_M_ADMIN),
 };
 
 #define N(a)	((unsigned)(sizeof(a) / sizeof((a)[0])))

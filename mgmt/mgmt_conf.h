@@ -339,6 +339,8 @@ struct mgmt_fwd_conf {
 	unsigned workers;
 	enum mgmt_port_backend backend;
 	unsigned icmp_rate_limit; /* ICMP errors/s, 0 = none sent */
+	bool workers_set, icmp_set; /* given in the config (else tern-fwd
+				       keeps what it was started with) */
 };
 
 struct mgmt_system_conf {
@@ -353,6 +355,8 @@ int mgmt_conf_route_get(const struct mgmt_node *n, struct mgmt_route_conf *);
 /* Whole-config settings (defaults when absent). */
 void mgmt_conf_rib_get(const struct mgmt_conf *, struct mgmt_rib_conf *);
 void mgmt_conf_fwd_get(const struct mgmt_conf *, struct mgmt_fwd_conf *);
+/* The same from a fwd unit node (a change's old or new; NULL: defaults) */
+void mgmt_conf_fwd_node_get(const struct mgmt_node *, struct mgmt_fwd_conf *);
 void mgmt_conf_system_get(const struct mgmt_conf *, struct mgmt_system_conf *);
 /* Node accessors: schema id and key/value text. */
 enum mgmt_sid mgmt_node_sid(const struct mgmt_node *);

@@ -1093,15 +1093,23 @@ mgmt_conf_rib_get(const struct mgmt_conf *conf, struct mgmt_rib_conf *o)
 }
 
 void
-mgmt_conf_fwd_get(const struct mgmt_conf *conf, struct mgmt_fwd_conf *o)
+mgmt_conf_fwd_node_get(const struct mgmt_node *f, struct mgmt_fwd_conf *o)
 {
-	const struct mgmt_node *f = mgmt_node_find_sid(conf->root, MGMT_S_FWD);
 	const struct mgmt_node *b = mgmt_node_find_sid(f, MGMT_S_FWD_BACKEND);
 
 	o->workers = leaf_uint(f, MGMT_S_FWD_WORKERS);
 	o->icmp_rate_limit = leaf_uint(f, MGMT_S_FWD_ICMP_RATE);
+	o->workers_set = mgmt_node_find_sid(f, MGMT_S_FWD_WORKERS) != NULL;
+	o->icmp_set = mgmt_node_find_sid(f, MGMT_S_FWD_ICMP_RATE) != NULL;
 	o->backend =
 	    b ? (enum mgmt_port_backend)b->kbin : MGMT_BACKEND_AF_PACKET;
+}
+
+void
+mgmt_conf_fwd_get(const struct mgmt_conf *conf, struct mgmt_fwd_conf *o)
+{
+	mgmt_conf_fwd_node_get(
+	    mgmt_node_find_sid(conf->root, MGMT_S_FWD), o);
 }
 
 void

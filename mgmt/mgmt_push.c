@@ -169,6 +169,55 @@ enc_prefix(struct enc *e, const struct mgmt_node *n)
 	return (p);
 }
 
+/* Did the fwd block's port-backend (the interfaces' default) change? */
+static bool
+fwd_backend_changed(const struct mgmt_changes *chg)
+{
+	for (size_t i = 0; i < chg->n; i++) {
+		struct mgmt_fwd_conf o, n;
+
+		if (chg->v[i].unit != MGMT_S_FWD)
+			continue;
+		mgmt_conf_fwd_node_get(chg->v[i].old, &o);
+		mgmt_conf_fwd_node_get(chg->v[i].new, &n);
+		return (o.backend != n.backend);
+	}
+	return (false);
+}
+
+struct dflt_ifaces {
+	struct enc			*e;
+	Fwd__IfConfigBatch		*b;
+	const struct mgmt_fwd_conf	*fc;
+};
+
+static int
+count_iface(const struct mgmt_node *n, void *arg)
+{
+	(void)n;
+	++*(size_t *)arg;
+	return (0);
+}
+
+/* An interface with the default backend that the batch does not hold yet */
+static int
+dflt_iface(const struct mgmt_node *n, void *arg)
+{
+	struct dflt_ifaces *di = arg;
+	struct mgmt_iface_conf c;
+
+	mgmt_conf_iface_get(n, &c);
+	if (c.backend != MGMT_BACKEND_DEFAULT)
+		return (0);
+	for (size_t i = 0; i < di->b->n_interfaces; i++)
+		if (!di->b->interfaces[i]->deleted &&
+		    strcmp(di->b->interfaces[i]->name, c.device) == 0)
+			return (0);	/* already in the batch */
+	di->b->interfaces[di->b->n_interfaces++] = enc_iface(di->e, n, NULL,
+	    di->fc);
+	return (0);
+}
+
 /*
  * One component's part of the changes old -> new (only the units it owns).
  * Returns false when it has nothing to do. The message lives in e.
@@ -209,8 +258,37 @@ enc_fwd_part(struct enc *e, const struct mgmt_changes *chg,
 			b->interfaces[k++] = enc_iface(e, c->new, NULL, &fc);
 		}
 	}
+	/* a new default port backend: the interfaces that use it */
+	if (fwd_backend_changed(chg)) {
+		struct dflt_ifaces di = { .e = e, .b = b, .fc = &fc };
+		Fwd__IfConfig **v;
+		size_t cnt = 0;
+
+		mgmt_conf_foreach(new, MGMT_S_IFACE, count_iface, &cnt);
+		v = enc_alloc(e, sizeof(*v) * (k + cnt + 1));
+		memcpy(v, b->interfaces, sizeof(*v) * k);
+		b->interfaces = v;
+		b->n_interfaces = k;
+		mgmt_conf_foreach(new, MGMT_S_IFACE, dflt_iface, &di);
+		k = b->n_interfaces;
+	}
 	b->n_interfaces = k;
 	return (k > 0);
+}
+
+/* fwd's run-time settings from conf (values + 1: 0 means unset) */
+static void
+enc_fwd_config(const struct mgmt_conf *conf, uint64_t txn, bool dry,
+    Fwd__FwdConfig *c)
+{
+	struct mgmt_fwd_conf fc;
+
+	mgmt_conf_fwd_get(conf, &fc);
+	fwd__fwd_config__init(c);
+	c->txn = txn;
+	c->dry_run = dry;
+	c->workers = fc.workers_set ? fc.workers + 1 : 0;
+	c->icmp_rate_limit = fc.icmp_set ? fc.icmp_rate_limit + 1 : 0;
 }
 
 static bool
@@ -320,58 +398,66 @@ rib_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg
 	txn_part_done(arg, C_RIB, ok, why);
 }
 
+static bool
+comp_up(int c)
+{
+	return (comps[c].cl != NULL && ipc_client_connected(comps[c].cl));
+}
+
+/* One call of the transaction; false (and t failed) when it cannot go. */
+static bool
+txn_call(struct mgmt_txn *t, int c, unsigned method,
+    const ProtobufCMessage *msg, ipc_reply_fn *reply, const char *what,
+    unsigned *sent)
+{
+	if (ipc_call(comps[c].cl, method, msg, reply, t, PUSH_TIMEOUT_MS) != 0) {
+		snprintf(t->err, sizeof(t->err), "%s: could not send %s",
+		    comp_name[c], what);
+		t->failed = true;
+		return (false);
+	}
+	t->pending++;
+	++*sent;
+	return (true);
+}
+
 /* Sends each connected component its part of chg; returns how many went. */
 static unsigned
 txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
     const struct mgmt_conf *new, bool dry)
 {
 	struct enc e = { .conf = new };
+	Fwd__FwdConfig fc;
 	Fwd__IfConfigBatch fb;
 	Rib__RouteBatch rb;
+	Rib__RibConfig rc;
+	bool fwd = comp_up(C_FWD), rib = comp_up(C_RIB) && !dry;
 	unsigned sent = 0;
 
-	if (comps[C_FWD].cl != NULL && ipc_client_connected(comps[C_FWD].cl) &&
-	    enc_fwd_part(&e, chg, new, ++comps[C_FWD].seq, dry, &fb)) {
-		if (ipc_call(comps[C_FWD].cl, FWD__METHOD__IF_CONFIG, &fb.base,
-		    fwd_reply, t, PUSH_TIMEOUT_MS) == 0) {
-			t->pending++;
-			sent++;
-		} else {
-			snprintf(t->err, sizeof(t->err), "%s: could not send "
-			    "its part", comp_name[C_FWD]);
-			t->failed = true;
-		}
+	/* fwd's settings first: the interfaces are checked against them.
+	 * rib has no dry run: commit check validates its part here. Once a
+	 * part cannot be sent, the rest is not sent either. */
+	if (fwd && chg_has(chg, MGMT_S_FWD)) {
+		enc_fwd_config(new, ++comps[C_FWD].seq, dry, &fc);
+		if (!txn_call(t, C_FWD, FWD__METHOD__SET_CONFIG, &fc.base,
+		    fwd_reply, "its settings", &sent))
+			goto out;
 	}
-	/* rib has no dry run: commit check validates its part here */
-	if (!dry && !t->failed && comps[C_RIB].cl != NULL &&
-	    ipc_client_connected(comps[C_RIB].cl) &&
-	    enc_rib_part(&e, chg, ++comps[C_RIB].seq, &rb)) {
-		if (ipc_call(comps[C_RIB].cl, RIB__METHOD__ROUTE_BATCH, &rb.base,
-		    rib_reply, t, PUSH_TIMEOUT_MS) == 0) {
-			t->pending++;
-			sent++;
-		} else {
-			snprintf(t->err, sizeof(t->err), "%s: could not send "
-			    "its part", comp_name[C_RIB]);
-			t->failed = true;
-		}
-	}
+	if (fwd && enc_fwd_part(&e, chg, new, ++comps[C_FWD].seq, dry, &fb) &&
+	    !txn_call(t, C_FWD, FWD__METHOD__IF_CONFIG, &fb.base, fwd_reply,
+	    "its part", &sent))
+		goto out;
+	if (rib && enc_rib_part(&e, chg, ++comps[C_RIB].seq, &rb) &&
+	    !txn_call(t, C_RIB, RIB__METHOD__ROUTE_BATCH, &rb.base, rib_reply,
+	    "its part", &sent))
+		goto out;
 	/* the rib block: its own call in the same transaction */
-	if (!dry && !t->failed && comps[C_RIB].cl != NULL &&
-	    ipc_client_connected(comps[C_RIB].cl) && chg_has(chg, MGMT_S_RIB)) {
-		Rib__RibConfig rc;
-
+	if (rib && chg_has(chg, MGMT_S_RIB)) {
 		enc_rib_config(new, &rc);
-		if (ipc_call(comps[C_RIB].cl, RIB__METHOD__SET_CONFIG, &rc.base,
-		    rib_reply, t, PUSH_TIMEOUT_MS) == 0) {
-			t->pending++;
-			sent++;
-		} else {
-			snprintf(t->err, sizeof(t->err), "%s: could not send "
-			    "its settings", comp_name[C_RIB]);
-			t->failed = true;
-		}
+		(void)txn_call(t, C_RIB, RIB__METHOD__SET_CONFIG, &rc.base,
+		    rib_reply, "its settings", &sent);
 	}
+out:
 	enc_free(&e);
 	return (sent);
 }
@@ -444,14 +530,15 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 		t->undoing = true;
 		mgmt_conf_diff(t->target, t->m->running, &back);
 		/* only to those that accepted */
-		if (!(acc & (1u << C_FWD)))
-			for (size_t i = 0; i < back.n; i++)
-				if (back.v[i].unit == MGMT_S_IFACE)
-					back.v[i].unit = MGMT_S__COUNT;
-		if (!(acc & (1u << C_RIB)))
-			for (size_t i = 0; i < back.n; i++)
-				if (back.v[i].unit == MGMT_S_ROUTE)
-					back.v[i].unit = MGMT_S__COUNT;
+		for (size_t i = 0; i < back.n; i++) {
+			enum mgmt_sid u = back.v[i].unit;
+
+			if ((!(acc & (1u << C_FWD)) &&
+			    (u == MGMT_S_IFACE || u == MGMT_S_FWD)) ||
+			    (!(acc & (1u << C_RIB)) &&
+			    (u == MGMT_S_ROUTE || u == MGMT_S_RIB)))
+				back.v[i].unit = MGMT_S__COUNT;
+		}
 		if (txn_send(t, &back, t->m->running, false) > 0) {
 			mgmt_changes_fini(&back);
 			return;
@@ -489,15 +576,6 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf,
 		txn_finish(t);
 		return (0);
 	}
-	/* settings no component applies at run time yet: say so */
-	for (size_t i = 0; i < t->chg.n; i++) {
-		enum mgmt_sid u = t->chg.v[i].unit;
-
-		if (u == MGMT_S_FWD)
-			snprintf(t->err, sizeof(t->err), "note: the fwd settings "
-			    "are stored but tern-fwd does not apply them at run "
-			    "time yet (docs/config.md)");
-	}
 	m->txn = t;
 	if (txn_send(t, &t->chg, conf, check_only) == 0) {
 		/* nothing to send, or the components are down: they take the
@@ -524,6 +602,20 @@ resync_reply(void *arg, int status, const char *errmsg,
 	if (status != IPC_OK)
 		lc_log_warnx("resync of %s: %s %s", what, ipc_status_str(status),
 		    errmsg);
+}
+
+/* fwd answers both with an IfConfigAck: a refusal is logged too */
+static void
+fwd_resync_reply(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
+{
+	const Fwd__IfConfigAck *a = (const Fwd__IfConfigAck *)msg;
+
+	if (status == IPC_OK && a != NULL && !a->ok)
+		lc_log_err("resync of tern-fwd's %s: refused: %s",
+		    (const char *)arg, a->error);
+	else
+		resync_reply(arg, status, errmsg, msg);
 }
 
 static int
@@ -623,14 +715,19 @@ fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 {
 	struct mgmt *m = arg;
 	struct if_resync r = { 0 };
+	Fwd__FwdConfig fc;
 
+	/* settings first: the interfaces are checked against them */
+	enc_fwd_config(m->running, ++comps[C_FWD].seq, false, &fc);
+	ipc_call(cl, FWD__METHOD__SET_CONFIG, &fc.base, fwd_resync_reply,
+	    (void *)"settings", PUSH_TIMEOUT_MS);
 	mgmt_conf_fwd_get(m->running, &r.fc);
 	fwd__if_config_batch__init(&r.b);
 	r.b.txn = ++comps[C_FWD].seq;
 	r.b.replace_all = true;
 	r.b.interfaces = enc_alloc(&r.e, sizeof(*r.b.interfaces) * 4096);
 	mgmt_conf_foreach(m->running, MGMT_S_IFACE, resync_iface, &r);
-	ipc_call(cl, FWD__METHOD__IF_CONFIG, &r.b.base, resync_reply,
+	ipc_call(cl, FWD__METHOD__IF_CONFIG, &r.b.base, fwd_resync_reply,
 	    (void *)"interfaces", PUSH_TIMEOUT_MS);
 	lc_log_info("tern-fwd (generation %llu): %zu interfaces resynced",
 	    (unsigned long long)gen, r.b.n_interfaces);

@@ -84,13 +84,14 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 
     [MGMT_S_FWD] = {"fwd", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
 	"Forwarding plane settings", NULL, FWD, MGMT_SF_UNIT, NULL},
-    [MGMT_S_FWD_WORKERS] = {"workers", MGMT_S_FWD, L, MGMT_T_UINT, 1, 64, NULL,
-	"Forwarding threads", "1", FWD, 0, "<1..64>"},
+    [MGMT_S_FWD_WORKERS] = {"workers", MGMT_S_FWD, L, MGMT_T_UINT, 1, 16, NULL,
+	"Forwarding threads (default: tern-fwd --workers)", "1", FWD, 0,
+	"<1..16>"},
     [MGMT_S_FWD_BACKEND] = {"port-backend", MGMT_S_FWD, L, MGMT_T_ENUM, 0, 0,
 	backend_words, "Default packet I/O for interfaces", "af_packet", FWD, 0,
 	NULL},
     [MGMT_S_FWD_ICMP_RATE] = {"icmp-rate-limit", MGMT_S_FWD, L, MGMT_T_UINT, 0,
-	1000000, NULL, "ICMP errors sent per second (0: none)", "1000", FWD, 0,
+	1000000, NULL, "ICMP errors sent per second (0: none)", "100", FWD, 0,
 	"<0..1000000>"},
 
     [MGMT_S_SYSTEM] = {"system", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,

@@ -342,6 +342,16 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 
 /* ---- show fib ----------------------------------------------------------------------- */
 
+/* "unicast", or what a route without next hop does */
+static const char *
+fib_kind(const Fwd__FibRoute *r)
+{
+	if (r->n_nh_addr > 0)
+		return ("unicast");
+	return (r->kind == FWD__ROUTE_KIND__ROUTE_REJECT ? "reject" :
+	    "blackhole");
+}
+
 static void
 render_fib(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 {
@@ -371,6 +381,8 @@ render_fib(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 				json_object_array_add(nhs, nh);
 			}
 			json_object_object_add(o, "next_hops", nhs);
+			json_object_object_add(o, "type", json_object_new_string(
+			    fib_kind(r)));
 			json_object_array_add(arr, o);
 			continue;
 		}
@@ -378,7 +390,7 @@ render_fib(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 			lc_buf_printf(out, "%-19s %-16s %u\n",
 			    k == 0 ? pfx4(r->prefix, r->len) : "",
 			    k < r->n_nh_addr ? (r->nh_addr[k] ? ip4(r->nh_addr[k]) :
-			    "attached") : "-",
+			    "attached") : fib_kind(r),
 			    k < r->n_nh_ifindex ? r->nh_ifindex[k] : 0);
 	}
 	if (jo != NULL) {

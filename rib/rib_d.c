@@ -1506,6 +1506,11 @@ fib_pack(struct rib_d *d, Fwd__FibBatch *b, const struct rib_fib_delta *dl,
 				continue;
 			}
 		}
+		/* no next hop: the field holds fwd's RouteKind */
+		if (e->n_nh == 0)
+			first = e->type == RIB_RT_REJECT ?
+			    FWD__ROUTE_KIND__ROUTE_REJECT :
+			    FWD__ROUTE_KIND__ROUTE_BLACKHOLE;
 		r = add + na++ * RD_PACKED_REC;
 		memcpy(r, &e->pfx.addr.s_addr, 4);
 		r[4] = e->pfx.len;
@@ -1566,7 +1571,10 @@ fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
 		fwd__fib_route__init(&fr[b.n_add]);
 		fr[b.n_add].prefix = dl[i].pfx.addr.s_addr;
 		fr[b.n_add].len = dl[i].pfx.len;
-		/* blackhole/reject: no next hop (fwd.proto has no type yet) */
+		if (dl[i].n_nh == 0)
+			fr[b.n_add].kind = dl[i].type == RIB_RT_REJECT ?
+			    FWD__ROUTE_KIND__ROUTE_REJECT :
+			    FWD__ROUTE_KIND__ROUTE_BLACKHOLE;
 		fr[b.n_add].n_nh_addr = fr[b.n_add].n_nh_ifindex = dl[i].n_nh;
 		fr[b.n_add].nh_addr = u32 + off;
 		fr[b.n_add].nh_ifindex = u32 + off + dl[i].n_nh;

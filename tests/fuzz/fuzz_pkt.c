@@ -63,7 +63,7 @@ init(void)
 		port[i] = fwd_port_mem_new(&pc);
 		fwd_adj_port_set(adj, (uint16_t)i, mac[i], pc.mtu, true);
 	}
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		(void)fwd_adj_alloc(adj);
 	fwd_adj_set_nh(adj, 1, 1, 0xc6120afe, mac[0]); /* resolved */
 	fwd_adj_set_nh(adj, 2, 2, 0xc6120bfe, NULL);   /* unresolved */
@@ -72,6 +72,7 @@ init(void)
 	fwd_adj_set_drop(adj, 5);
 	fwd_adj_set_local(adj, 6);
 	fwd_adj_set_group(adj, 7, grp, 2);
+	fwd_adj_set_reject(adj, 8);
 	fwd_fib_add(fib, 0, 0, 1);	     /* default */
 	fwd_fib_add(fib, 0xc6130000, 16, 2); /* 198.19/16 */
 	fwd_fib_add(fib, 0xc6120c00, 24, 3);
@@ -79,6 +80,7 @@ init(void)
 	fwd_fib_add(fib, 0xc6120d00, 24, 5);
 	fwd_fib_add(fib, 0xc6120e01, 32, 6);
 	fwd_fib_add(fib, 0xc6120f00, 25, 7);
+	fwd_fib_add(fib, 0xc6121000, 24, 8); /* reject */
 	ac.local = &local;
 	ac.fib = fib;
 	arp = fwd_arp_new(&ac, adj);

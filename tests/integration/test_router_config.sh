@@ -124,4 +124,44 @@ check "static distance 250 in rib" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/terns
 out=$(rsh configure "delete rib" commit exit 2>&1)
 check "back to the defaults: 2 next hops" wait_until 5 two
 
+# 8. the fwd block at run time: worker threads, port backend, ICMP rate
+fwd_pid=$(router_pid fwd)
+threads() { ls "/proc/$fwd_pid/task" 2>/dev/null | wc -l; }
+t0=$(threads)
+out=$(rsh configure "set fwd workers 2" commit exit 2>&1)
+check "fwd workers 2 committed" grep -q "commit complete" <<<"$out"
+check "no 'not applied' note" test -z "$(grep 'not apply' <<<"$out")"
+check "tern-fwd has one more thread ($t0 -> $(threads))" test "$(threads)" -eq $((t0 + 1))
+check "same tern-fwd process" test "$(router_pid fwd)" = "$fwd_pid"
+check "traffic flows with 2 workers" wait_until 5 reach77
+out=$(rsh configure "delete fwd workers" commit exit 2>&1)
+check "workers back to the start value" test "$(threads)" -eq "$t0"
+out=$(rsh configure "set fwd port-backend af_xdp" commit exit 2>&1)
+check "default port backend af_xdp committed" grep -q "commit complete" <<<"$out"
+check "interfaces on AF_XDP" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend xdp' | grep -qx 2"
+check "traffic flows on AF_XDP" wait_until 5 reach77
+# veth has one queue: two AF_XDP workers cannot bind; refused, nothing changes
+out=$(rsh configure "set fwd workers 2" commit exit 2>&1)
+check "workers 2 on one-queue AF_XDP ports refused" grep -q "device queue" <<<"$out"
+check "refused commit left the threads alone" test "$(threads)" -eq "$t0"
+check "and the running config" sh -c "! TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show configuration' | grep -q 'workers 2'"
+out=$(rsh configure "delete fwd port-backend" commit exit 2>&1)
+check "interfaces back on AF_PACKET" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend afpacket' | grep -qx 2"
+check "traffic flows on AF_PACKET again" wait_until 5 reach77
+# a reject route answers with host unreachable; icmp-rate-limit 0 silences it
+out=$(rsh configure "set protocols static route 198.22.0.0/16 reject" commit exit 2>&1)
+check "reject route committed" grep -q "commit complete" <<<"$out"
+check "fwd holds it as reject" wait_until 5 sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show fib 198.22.0.0/16' | grep -q '^198.22.0.0/16 .*reject'"
+unreach() { nsx "$NS_CLIENT" ping -c 1 -W 1 198.22.1.1 2>&1 | grep -q "Destination Host Unreachable"; }
+silent() { ! nsx "$NS_CLIENT" ping -c 1 -W 1 198.22.1.1 2>&1 | grep -q "Unreachable"; }
+check "ping into it: host unreachable from the router" unreach
+out=$(rsh configure "set fwd icmp-rate-limit 0" commit exit 2>&1)
+check "icmp-rate-limit 0 committed" grep -q "commit complete" <<<"$out"
+check "no ICMP error any more" silent
+out=$(rsh configure "delete fwd" commit exit 2>&1)
+check "fwd block deleted" grep -q "commit complete" <<<"$out"
+check "ICMP errors again (the start value)" unreach
+out=$(rsh configure "delete protocols static route 198.22.0.0/16" commit exit 2>&1)
+check "reject route gone from fwd" wait_until 5 sh -c "! TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show fib 198.22.0.0/16' | grep -q reject"
+
 check_summary router-config

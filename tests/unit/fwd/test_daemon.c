@@ -1290,6 +1290,155 @@ test_events(void **st)
 	ipc_client_free(sub);
 }
 
+/* FwdConfig: values + 1, 0 unset */
+static Fwd__IfConfigAck *
+set_config(unsigned workers1, unsigned icmp1, bool dry)
+{
+	Fwd__FwdConfig c = FWD__FWD_CONFIG__INIT;
+
+	c.txn = 5;
+	c.workers = workers1;
+	c.icmp_rate_limit = icmp1;
+	c.dry_run = dry;
+	return ((Fwd__IfConfigAck *)call(FWD__METHOD__SET_CONFIG, &c.base));
+}
+
+/* One route of the given kind (message encoding), n next hops from r */
+static Fwd__FibAck *
+fib_kind(uint64_t seq, uint32_t pfx, unsigned len, Fwd__RouteKind kind,
+    unsigned n)
+{
+	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
+	Fwd__FibRoute r = FWD__FIB_ROUTE__INIT, *rp = &r;
+	uint32_t gw = htonl(TF_IP(2, 3)), ifx = 0;
+
+	r.prefix = htonl(pfx);
+	r.len = len;
+	r.kind = kind;
+	r.nh_addr = &gw;
+	r.nh_ifindex = &ifx;
+	r.n_nh_addr = r.n_nh_ifindex = n;
+	b.seq = seq;
+	b.add = &rp;
+	b.n_add = 1;
+	return ((Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base));
+}
+
+/* The ICMP error the router sent back out of `in`: type << 8 | code, or
+ * -1 when nothing came. */
+static int
+icmp_back(const char *in)
+{
+	uint8_t f[FWD_FRAME_MAX];
+	int n;
+
+	while ((n = take(tport(in), f)) > 0) {
+		const uint8_t *ip = f + FWD_ETH_HLEN;
+
+		if (n < FWD_ETH_HLEN + FWD_IPV4_HLEN + 8 || ip[9] != 1)
+			continue;
+		return (ip[FWD_IPV4_HLEN] << 8 | ip[FWD_IPV4_HLEN + 1]);
+	}
+	return (-1);
+}
+
+/* Reject routes: the packet is dropped with ICMP host unreachable (a
+ * blackhole stays silent), in both encodings, and a query says which. */
+static void
+test_reject(void **st)
+{
+	uint8_t add[2 * 8];
+	Fwd__FibList *fl;
+	Fwd__FibAck *a;
+
+	(void)st;
+	config_two();
+	assert_int_equal(fib_kind(1, 0xc6140000u, 16,
+	    FWD__ROUTE_KIND__ROUTE_REJECT, 0)->applied, 1);
+	assert_int_equal(fib_kind(2, 0xc6150000u, 16,
+	    FWD__ROUTE_KIND__ROUTE_BLACKHOLE, 0)->applied, 1);
+	flush_all();
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
+	assert_int_equal(drops("reject"), 1);
+	assert_int_equal(icmp_back("m0"), 3 << 8 | 1);
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6150101u, 64, 17);
+	assert_int_equal(drops("blackhole"), 1);
+	assert_int_equal(icmp_back("m0"), -1);
+	fl = fib_query(0xc6140000u, 16, true, false);
+	assert_int_equal(fl->n_routes, 1);
+	assert_int_equal(fl->routes[0]->kind, FWD__ROUTE_KIND__ROUTE_REJECT);
+	assert_int_equal(fl->routes[0]->n_nh_addr, 0);
+	fl = fib_query(0xc6150000u, 16, true, false);
+	assert_int_equal(fl->routes[0]->kind, FWD__ROUTE_KIND__ROUTE_BLACKHOLE);
+	/* a reject with next hops is refused and changes nothing */
+	a = fib_kind(3, 0xc6160000u, 16, FWD__ROUTE_KIND__ROUTE_REJECT, 1);
+	assert_int_equal(a->failed, 1);
+	a = fib_kind(4, 0xc6160000u, 16, FWD__ROUTE_KIND__ROUTE_BLACKHOLE, 1);
+	assert_int_equal(a->failed, 1);
+	a = fib_kind(5, 0xc6160000u, 16, (Fwd__RouteKind)7, 0);
+	assert_int_equal(a->failed, 1);
+	assert_int_equal(fib_query(0xc6160000u, 16, true, false)->n_routes, 0);
+	/* packed: count 0, the next-hop field holds the kind; 3 is bad */
+	assert_true(resync(FWD__METHOD__RESYNC_BEGIN, 5)->packed_ok);
+	assert_true(resync(FWD__METHOD__RESYNC_END, 6)->packed_ok);
+	pk_rec(add, 0xc6150000u, 16, 0, 2);	/* blackhole -> reject */
+	pk_rec(add + 8, 0xc6170000u, 16, 0, 3);
+	a = fib_packed(7, NULL, 0, add, sizeof(add), NULL, 0, NULL, 0);
+	assert_int_equal(a->applied, 1);
+	assert_int_equal(a->failed, 1);
+	assert_int_equal(fib_query(0xc6150000u, 16, true, false)->routes[0]->kind,
+	    FWD__ROUTE_KIND__ROUTE_REJECT);
+	assert_int_equal(fib_query(0xc6170000u, 16, true, false)->n_routes, 0);
+	flush_all();
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6150101u, 64, 17);
+	assert_int_equal(icmp_back("m0"), 3 << 8 | 1);
+}
+
+/* icmp-rate-limit at run time: 0 sends none, unset goes back to the start
+ * value; workers cannot change without worker threads; bad values are
+ * refused and change nothing. */
+static void
+test_set_config(void **st)
+{
+	Fwd__IfConfigAck *a;
+
+	(void)st;
+	config_two();
+	assert_int_equal(fib_kind(1, 0xc6140000u, 16,
+	    FWD__ROUTE_KIND__ROUTE_REJECT, 0)->applied, 1);
+	flush_all();
+	a = set_config(0, 0 + 1, false);	/* icmp-rate-limit 0 */
+	assert_true(a->ok);
+	assert_int_equal(a->txn, 5);
+	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
+	assert_int_equal(icmp_back("m0"), -1);
+	assert_int_equal(D->icmp.st.rate_limited, 1);
+	/* 2 per second: a burst of 2, then limited */
+	assert_true(set_config(0, 2 + 1, false)->ok);
+	for (unsigned i = 0; i < 5; i++)
+		send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
+	assert_int_equal(icmp_back("m0"), 3 << 8 | 1);
+	assert_int_equal(icmp_back("m0"), 3 << 8 | 1);
+	assert_int_equal(icmp_back("m0"), -1);
+	/* unset: the start value (100/s, burst 50) */
+	assert_true(set_config(0, 0, false)->ok);
+	assert_int_equal(D->icmp_rate_cur, 100);
+	/* refused, nothing changed */
+	a = set_config(0, 1000002, false);
+	assert_false(a->ok);
+	assert_non_null(strstr(a->error, "icmp-rate-limit"));
+	a = set_config(1, 0, false);		/* workers 0 */
+	assert_false(a->ok);
+	a = set_config(3 + 1, 7, false);	/* unthreaded test daemon */
+	assert_false(a->ok);
+	assert_non_null(strstr(a->error, "worker threads"));
+	assert_int_equal(D->icmp_rate_cur, 100);
+	/* dry run: validated, not applied */
+	assert_true(set_config(0, 7 + 1, true)->ok);
+	assert_int_equal(D->icmp_rate_cur, 100);
+	assert_int_equal(D->nworkers, 1);
+}
+
 int
 main(void)
 {
@@ -1304,6 +1453,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_ecmp_blackhole, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_config, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_neighbours_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),

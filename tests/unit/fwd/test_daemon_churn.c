@@ -92,8 +92,9 @@ chk_free(struct fwd_port *p)
 static const struct fwd_port_ops chk_ops = {
     .rx = chk_rx, .tx = chk_tx, .release = chk_release, .free = chk_free};
 
-/* [port id][0 worker, 1 control] */
-static struct check_port CP[3][2];
+/* [port id][0 worker 0, 1 control, 1 + k worker k] */
+#define NCP (FWD_D_WORKERS_MAX + 1)
+static struct check_port CP[3][NCP];
 static uint8_t frames[NFRAMES][128];
 static uint16_t lens[NFRAMES];
 static const uint8_t *fptr[NFRAMES];
@@ -113,12 +114,12 @@ port_new(void *arg, const char *name, uint16_t id, int w)
 			fwd_port_mem_replay(p, fptr, lens, NFRAMES);
 		return (p);
 	}
-	if (id < 1 || id > 2 || w > 0) {
+	if (id < 1 || id > 2) {
 		errno = EINVAL;
 		return (NULL);
 	}
 	{
-		struct check_port *c = &CP[id][w < 0 ? 1 : 0];
+		struct check_port *c = &CP[id][w < 0 ? 1 : w == 0 ? 0 : w + 1];
 
 		/* (the counters add up over re-attachments) */
 		memset(&c->port, 0, sizeof(c->port));
@@ -454,23 +455,14 @@ test_idle_backoff(void **st)
 	assert_true(c1 - c0 < 0.06);
 }
 
-/* Interfaces disabled and enabled again while the worker forwards: the
- * worker drops the port before it is closed, traffic to it drops as
- * adj_down meanwhile and comes back; nothing leaves by a wrong port. */
+/* The two /17 covers: a's half via 198.18.1.10, b's via 198.18.2.10. */
 static void
-test_iface_churn(void **st)
+add_halves(void)
 {
-	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
-	Fwd__IfConfig ic, *icp = &ic;
-	Fwd__IfAddr ia, *iap[1];
 	Fwd__FibBatch fb = FWD__FIB_BATCH__INIT;
 	Fwd__FibRoute r[2], *rp[2] = {&r[0], &r[1]};
 	uint32_t gw[2][1], ifx[2][1] = {{0}, {0}};
-	uint64_t okb0, okb1, wp = 0;
-	struct fwd_dp_stats s;
-	uint64_t full;
 
-	(void)st;
 	for (int side = 0; side < 2; side++) {
 		fwd__fib_route__init(&r[side]);
 		r[side].prefix = htonl(side ? HALF_B : 0xc6130000u);
@@ -487,6 +479,23 @@ test_iface_churn(void **st)
 	assert_int_equal(
 	    ((Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &fb.base))->applied,
 	    2);
+}
+
+/* Interfaces disabled and enabled again while the worker forwards: the
+ * worker drops the port before it is closed, traffic to it drops as
+ * adj_down meanwhile and comes back; nothing leaves by a wrong port. */
+static void
+test_iface_churn(void **st)
+{
+	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
+	Fwd__IfConfig ic, *icp = &ic;
+	Fwd__IfAddr ia, *iap[1];
+	uint64_t okb0, okb1, wp = 0;
+	struct fwd_dp_stats s;
+	uint64_t full;
+
+	(void)st;
+	add_halves();
 	for (int round = 0; round < 20; round++) {
 		add_if(&ic, &ia, iap, "b", TF_IP(2, 1));
 		ic.enabled = (round & 1) != 0;
@@ -526,6 +535,78 @@ test_iface_churn(void **st)
 	assert_true(okb1 > okb0); /* enabled at the end: forwarding */
 }
 
+static uint64_t
+cp_sum(size_t off)
+{
+	uint64_t n = 0;
+
+	for (int i = 1; i <= 2; i++)
+		for (int k = 0; k < NCP; k++)
+			n += __atomic_load_n((uint64_t *)((char *)&CP[i][k] + off),
+			    __ATOMIC_RELAXED);
+	return (n);
+}
+
+static Fwd__IfConfigAck *
+set_workers(unsigned n1)
+{
+	Fwd__FwdConfig c = FWD__FWD_CONFIG__INIT;
+
+	c.workers = n1; /* workers + 1; 0: as started */
+	return ((Fwd__IfConfigAck *)call(FWD__METHOD__SET_CONFIG, &c.base));
+}
+
+/* The worker count changed at run time (SET_CONFIG) while traffic flows:
+ * every worker forwards, nothing leaves by a wrong port or MAC, the
+ * counters carry over, and unset goes back to the start value. */
+static void
+test_workers_change(void **st)
+{
+	static const unsigned seq[] = {2, 3, 1, 4, 0};
+	struct fwd_dp_stats s;
+	uint64_t full, rx0 = 0;
+
+	(void)st;
+	add_halves();
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		unsigned want = seq[i] ? seq[i] : 1;
+		Fwd__IfConfigAck *a = set_workers(seq[i] ? seq[i] + 1 : 0);
+		uint64_t ok0, ok1;
+
+		assert_true(a->ok);
+		assert_int_equal(D->nworkers, want);
+		for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
+			assert_true((D->w[k] != NULL && D->w[k]->started) ==
+			    (k < want));
+		ok0 = cp_sum(offsetof(struct check_port, ok));
+		for (int t = 0; t < 100; t++) {
+			bool all = true;
+
+			usleep(10000);
+			for (unsigned k = 0; k < want; k++)
+				if (D->w[k]->dp.st.fwd == 0)
+					all = false;
+			if (all && t >= 2)
+				break;
+		}
+		ok1 = cp_sum(offsetof(struct check_port, ok));
+		for (unsigned k = 0; k < want; k++)
+			assert_true(D->w[k]->dp.st.fwd > 0);
+		assert_true(ok1 > ok0);
+		fwd_d_stats(D, &s, &full);
+		assert_true(s.rx >= rx0);	/* counters carry over */
+		rx0 = s.rx;
+		fprintf(stderr, "workers %u: %lu packets forwarded since the "
+		    "change\n", want, (unsigned long)(ok1 - ok0));
+	}
+	assert_int_equal(cp_sum(offsetof(struct check_port, wrong_port)) +
+	    cp_sum(offsetof(struct check_port, wrong_mac)), 0);
+	/* out of range: refused, nothing changes */
+	assert_false(set_workers(FWD_D_WORKERS_MAX + 2)->ok);
+	assert_false(set_workers(1)->ok);
+	assert_int_equal(D->nworkers, 1);
+}
+
 int
 main(void)
 {
@@ -533,6 +614,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_churn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_idle_backoff, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_iface_churn, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_workers_change, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

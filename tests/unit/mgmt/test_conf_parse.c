@@ -170,9 +170,9 @@ test_type_errors(void **s)
 	    "t.conf:1:20: invalid port-backend "
 	    "'dpdk': expected one of af_packet, af_xdp");
 	bad("fwd { workers -1; }", "t.conf:1:15: invalid workers '-1': "
-				   "expected a number in 1..64");
+				   "expected a number in 1..16");
 	bad("fwd { workers 08; }", "t.conf:1:15: invalid workers '08': "
-				   "expected a number in 1..64");
+				   "expected a number in 1..16");
 	bad("interfaces { -eth0 { mtu 1500; } }",
 	    "t.conf:1:14: invalid "
 	    "interface name '-eth0': expected a name of 1..15 letters, "
@@ -187,8 +187,8 @@ test_range_errors(void **s)
 	    "t.conf:1:25: mtu 67 out of range, expected 68..9216");
 	bad("interfaces { eth0 { mtu 9217; } }",
 	    "t.conf:1:25: mtu 9217 out of range, expected 68..9216");
-	bad("fwd { workers 65; }",
-	    "t.conf:1:15: workers 65 out of range, expected 1..64");
+	bad("fwd { workers 17; }",
+	    "t.conf:1:15: workers 17 out of range, expected 1..16");
 	bad("rib { ecmp-width 0; }",
 	    "t.conf:1:18: ecmp-width 0 out of range, expected 1..64");
 	bad("protocols static route 10.0.0.0/8 { blackhole; distance 256; }",

@@ -443,7 +443,9 @@ test_defaults(void **s)
 	mgmt_conf_system_get(c, &sy);
 	assert_int_equal(f.workers, 1);
 	assert_int_equal(f.backend, MGMT_BACKEND_AF_PACKET);
-	assert_int_equal(f.icmp_rate_limit, 1000);
+	assert_int_equal(f.icmp_rate_limit, 100);
+	assert_false(f.workers_set);
+	assert_false(f.icmp_set);
 	assert_int_equal(r.ecmp_width, 8);
 	assert_int_equal(r.distance_connected, 0);
 	assert_string_equal(sy.host_name, "tern");

@@ -28,6 +28,8 @@ struct fake {
 	unsigned		 rt_batches, rt_add, rt_del;
 	unsigned		 resync_begin, resync_end;
 	bool			 reject;	/* refuse the next part */
+	unsigned		 cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
+	unsigned		 if_xdp;	/* items with backend xdp */
 	uint32_t		 last_nh;
 	char			 last_ifname[32];
 };
@@ -48,6 +50,9 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	for (size_t i = 0; i < b->n_interfaces; i++) {
 		ffwd.if_items++;
 		ffwd.if_deleted += b->interfaces[i]->deleted;
+		if (b->interfaces[i]->backend != NULL &&
+		    strcmp(b->interfaces[i]->backend, "xdp") == 0)
+			ffwd.if_xdp++;
 		snprintf(ffwd.last_if, sizeof(ffwd.last_if), "%s",
 		    b->interfaces[i]->name);
 	}
@@ -55,6 +60,24 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	a.ok = !ffwd.reject;
 	a.error = (char *)(ffwd.reject ? "device frob0 does not exist" : "");
 	ffwd.reject = false;
+	ipc_reply(req, IPC_OK, &a.base);
+}
+
+static void
+h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Fwd__FwdConfig *c = (const Fwd__FwdConfig *)msg;
+	Fwd__IfConfigAck a = FWD__IF_CONFIG_ACK__INIT;
+
+	ffwd.cfg_calls++;
+	ffwd.cfg_dry += c->dry_run;
+	if (!c->dry_run) {
+		ffwd.cfg_workers = c->workers;
+		ffwd.cfg_icmp = c->icmp_rate_limit;
+	}
+	a.txn = c->txn;
+	a.ok = true;
+	a.error = (char *)"";
 	ipc_reply(req, IPC_OK, &a.base);
 }
 
@@ -108,6 +131,7 @@ start_fakes(void)
 	ffwd.srv = ipc_server_new(loop, &ipc_svc_fwd, &o);
 	assert_non_null(ffwd.srv);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__IF_CONFIG, h_if_config, NULL);
+	ipc_server_handle(ffwd.srv, FWD__METHOD__SET_CONFIG, h_set_config, NULL);
 	frib.srv = ipc_server_new(loop, &ipc_svc_rib, &o);
 	assert_non_null(frib.srv);
 	ipc_server_handle(frib.srv, RIB__METHOD__ROUTE_BATCH, h_route_batch, NULL);
@@ -280,6 +304,40 @@ test_transaction(void **state)
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(mgmt_commit_count(m), 3);
 	assert_string_equal(frib.last_ifname, "rc0");
+
+	/* 8. fwd refuses after rib accepted: rib is sent the reverse */
+	assert_int_equal(run(m, s, "set protocols static route 198.23.0.0/16 "
+	    "next-hop 198.18.1.5", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth1 mtu 1400", &a), MGMT_OK);
+	ffwd.reject = true;
+	frib.rt_del = 0;
+	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err, "tern-fwd refused its part"));
+	assert_int_equal(frib.rt_del, 1);	/* 198.23.0.0/16 taken back */
+	assert_int_equal(mgmt_commit_count(m), 3);
+	assert_int_equal(run(m, s, "discard", &a), MGMT_OK);
+
+	/* 9. the fwd block: settings as value + 1 (0: unset), dry run on
+	 * commit check; a new default backend re-sends the interfaces that
+	 * use it */
+	assert_int_equal(ffwd.cfg_calls, 1);	/* the resync on connect */
+	assert_int_equal(ffwd.cfg_workers, 0);
+	assert_int_equal(run(m, s, "set fwd workers 3", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "set fwd icmp-rate-limit 0", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit check", &a), MGMT_OK);
+	assert_int_equal(ffwd.cfg_dry, 1);
+	assert_int_equal(ffwd.cfg_workers, 0);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.cfg_workers, 4);
+	assert_int_equal(ffwd.cfg_icmp, 1);
+	ffwd.if_xdp = 0;
+	assert_int_equal(run(m, s, "set fwd port-backend af_xdp", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.if_xdp, 2);	/* eth0 and eth1 */
+	assert_int_equal(run(m, s, "delete fwd", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.cfg_workers, 0);
+	assert_int_equal(ffwd.cfg_icmp, 0);
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 
 	mgmt_session_close(m, s);

@@ -318,7 +318,7 @@ test_shipped_config(void **state)
 	assert_string_equal(cfg->comps[0].name, "mgmt");
 	assert_string_equal(cfg->comps[1].name, "rib");
 	assert_string_equal(cfg->comps[2].name, "fwd");
-	assert_int_equal(cfg->comps[2].ncaps, 2);
+	assert_int_equal(cfg->comps[2].ncaps, 4); /* net_raw net_admin bpf ipc_lock */
 	assert_false(cfg->comps[0].priv_root);
 	assert_int_equal(cfg->comps[0].ncaps, 0);
 	rtm_config_free(cfg);
