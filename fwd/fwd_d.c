@@ -1434,7 +1434,6 @@ port_stats_add(struct fwd_port_stats *s, const struct fwd_port *p)
 #undef ADD
 }
 
-
 /* Stop every worker and close their ports; the counters are kept. */
 static void
 workers_down(struct fwd_d *d)
