@@ -3,7 +3,9 @@
 # router (rtrmgr, mgmt, rib, fwd in namespaces): a committed static route
 # reaches rib and fwd and carries traffic; a commit that fwd refuses rolls
 # back and changes nothing anywhere; commit confirmed that is not confirmed
-# really takes the route out of rib and fwd again; rollback 1 brings it back.
+# really takes the route out of rib and fwd again; rollback 1 brings it back;
+# the fwd block applies at run time (worker threads on AF_PACKET and AF_XDP,
+# the default port backend, the ICMP rate) and reject routes answer ICMP.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/check.sh"
@@ -145,6 +147,18 @@ out=$(rsh configure "set fwd workers 2" commit exit 2>&1)
 check "workers 2 on one-queue AF_XDP ports refused" grep -q "device queue" <<<"$out"
 check "refused commit left the threads alone" test "$(threads)" -eq "$t0"
 check "and the running config" sh -c "! TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show configuration' | grep -q 'workers 2'"
+# two queues per veth: two AF_XDP workers, each on its own queue
+nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_C_IF" rx 2 tx 2 >/dev/null 2>&1
+nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_S_IF" rx 2 tx 2 >/dev/null 2>&1
+out=$(rsh configure "set fwd workers 2" commit exit 2>&1)
+check "two-queue veths: workers 2 on AF_XDP committed" grep -q "commit complete" <<<"$out"
+check "tern-fwd has one more thread" test "$(threads)" -eq $((t0 + 1))
+check "interfaces still on AF_XDP" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend xdp' | grep -qx 2"
+check "traffic flows with 2 AF_XDP workers" wait_until 5 reach77
+out=$(rsh configure "delete fwd workers" commit exit 2>&1)
+check "and with 1 again" wait_until 5 reach77
+nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_C_IF" rx 1 tx 1 >/dev/null 2>&1
+nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_S_IF" rx 1 tx 1 >/dev/null 2>&1
 out=$(rsh configure "delete fwd port-backend" commit exit 2>&1)
 check "interfaces back on AF_PACKET" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend afpacket' | grep -qx 2"
 check "traffic flows on AF_PACKET again" wait_until 5 reach77
