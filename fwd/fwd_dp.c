@@ -81,6 +81,9 @@ fwd_dp_init(struct fwd_dp *dp, const struct fwd_dp_conf *c)
 	if (c == NULL || c->fib == NULL || c->adj == NULL || c->local == NULL ||
 	    c->ports == NULL || c->nports > FWD_PORT_MAX)
 		return (-EINVAL);
+	/* FIB group ids (>= nh_limit) must index UNSET adjacencies */
+	if (c->adj->size > ((const struct fwd_fib_dp *)c->fib)->nh_limit)
+		return (-EINVAL);
 	memset(dp, 0, sizeof(*dp));
 	dp->conf = *c;
 	for (unsigned i = 0; i < c->nports; i++)
@@ -152,11 +155,26 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
  */
 static __attribute__((noinline)) const struct fwd_adj *
 dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
-    struct fwd_pkt **drop, unsigned *ndrop)
+    uint32_t dst, struct fwd_pkt **drop, unsigned *ndrop)
 {
 	const struct fwd_adj_tbl *at = dp->conf.adj;
-	unsigned act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+	const struct fwd_fib_dp *fdp = (const struct fwd_fib_dp *)dp->conf.fib;
+	unsigned act, v = (unsigned)(a - at->ent);
 	enum fwd_reason r;
+
+	/*
+	 * The fast path reads tbl24 only: a /25-/32 group id lands here (its
+	 * entry, past the table's size, is never FORWARD; fwd_dp_init checks
+	 * the sizes), and gets its tbl8 entry.
+	 */
+	if (v - fdp->nh_limit < fdp->g_span) {
+		a = &at->ent[FWD_FIB_READ_(fdp->tbl8[((size_t)v << 8) |
+		    (dst & 0xff)])];
+		if (__atomic_load_n(&a->action, __ATOMIC_ACQUIRE) ==
+		    FWD_ADJ_A_FORWARD)
+			return (a);
+	}
+	act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
 
 	if ((unsigned)(a - at->ent) >= at->size) { /* FWD_FIB_NH_NONE */
 		dp_divert(dp, p, FWD_R_NO_ROUTE, 0, drop, ndrop);
@@ -213,7 +231,10 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
     unsigned n, const bool burst)
 {
 	const struct fwd_fib *fib = dp->conf.fib;
+	/* lookups read tbl24 only; groups are resolved in dp_adj_slow */
+	const uint16_t *t24 = ((const struct fwd_fib_dp *)fib)->tbl24;
 	const struct fwd_adj *ent = dp->conf.adj->ent;
+	const uint64_t port_ok = dp->port_ok;
 	const uint64_t filter =
 	    __atomic_load_n(&dp->conf.local->filter, __ATOMIC_RELAXED);
 	const uint8_t *mac;
@@ -271,18 +292,18 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		 * The table has an entry for every 16-bit index, so even
 		 * FWD_FIB_NH_NONE reads a (non-FORWARD) entry: no bounds test.
 		 */
-		a = &ent[burst ? bnh[i] : (uint16_t)fwd_fib_lookup(fib, dst)];
+		a = &ent[burst ? bnh[i] : FWD_FIB_READ_(t24[dst >> 8])];
 		if (__builtin_expect(__atomic_load_n(&a->action,
 					 __ATOMIC_ACQUIRE) != FWD_ADJ_A_FORWARD,
 			0) &&
-		    (a = dp_adj_slow(dp, p, a, drop, &ndrop)) == NULL)
+		    (a = dp_adj_slow(dp, p, a, dst, drop, &ndrop)) == NULL)
 			continue;
 		if (__builtin_expect(iplen > a->mtu, 0)) {
 			dp_mtu(dp, p, a, drop, &ndrop);
 			continue;
 		}
 		port = a->port; /* < FWD_PORT_MAX (fwd_adj checks) */
-		if (__builtin_expect(!((dp->port_ok >> port) & 1), 0)) {
+		if (__builtin_expect(!((port_ok >> port) & 1), 0)) {
 			dp_divert(dp, p, FWD_R_ADJ_DOWN, 0, drop, &ndrop);
 			continue;
 		}

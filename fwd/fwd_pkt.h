@@ -343,9 +343,19 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
 		return (false);
 	if (__builtin_expect(((fwd_ld64(f) ^ mac64) << 16) != 0, 0))
 		return (false);
-	sum = (uint64_t)fwd_ld32(ip) + fwd_ld32(ip + 4) + fwd_ld32(ip + 8) +
-	      fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
-	/* folds to 0xffff <=> sum is a multiple of 0xffff (sum > 0) */
+	/*
+	 * One's complement sum in 64 bits (end-around carry): two 8-byte and
+	 * one 4-byte word. It folds to 0xffff <=> it is a multiple of 0xffff
+	 * (0xffff divides 2^64 - 1; the sum is never 0 here).
+	 */
+	{
+		uint64_t a = fwd_ld64(ip), c = fwd_ld32(ip + 16);
+
+		sum = a + fwd_ld64(ip + 8);
+		sum += sum < a;
+		sum += c;
+		sum += sum < c;
+	}
 	if (__builtin_expect(sum % 0xffff != 0, 0))
 		return (false);
 	tl = ntohs(fwd_ld16(ip + FWD_IP_LEN));

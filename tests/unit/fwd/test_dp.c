@@ -385,6 +385,33 @@ test_changes(void **st)
 	assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
 	assert_memory_equal(o, gw2mac, 6);
 	assert_memory_equal(o + 6, mac2, 6);
+	/* a /28 inside the /24 (a tbl8 group, resolved off the fast path's
+	 * one tbl24 read): its addresses leave by its adjacency (4, port 2),
+	 * the rest of the /24 still by adj 1 */
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(2, 0), 28, 4), 0);
+	run1(e, f, len);	/* 198.18.2.7: in the /28 */
+	assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
+	assert_memory_equal(o, gw2mac, 6);
+	{
+		uint8_t g[128];
+		unsigned gl = udp(g, TF_IP(2, 77), 64, 26, 0);
+
+		run1(e, g, gl);	/* 198.18.2.77: the /24's adj 1, port 2 */
+		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
+		    60);
+		assert_memory_equal(o, gw2mac, 6);
+		assert_int_equal(fwd_adj_set_nh(e->adj, 1, 1, TF_IP(2, 254),
+		    gw1mac), 0);
+		run1(e, g, gl);	/* adj 1 moved back to port 1 */
+		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
+		    60);
+		run1(e, f, len);	/* the /28 did not move */
+		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
+		    60);
+		assert_int_equal(fwd_adj_set_nh(e->adj, 1, 2, TF_IP(5, 254),
+		    gw2mac), 0);
+	}
+	assert_int_equal(fwd_fib_del(e->fib, TF_IP(2, 0), 28), 0);
 	/* neighbour MAC lost: back to resolution */
 	assert_int_equal(fwd_adj_neigh_set(e->adj, 2, TF_IP(5, 254), NULL), 2);
 	expect(e, f, len, FWD_R_RESOLVE);
@@ -412,6 +439,19 @@ test_api_errors(void **st)
 	struct fwd_dp_stats sum = {0};
 
 	assert_int_equal(fwd_dp_init(&dp, &c), -EINVAL);
+	/* an adjacency table larger than the FIB's next-hop space would let
+	 * a tbl8 group id reach a real adjacency: refused */
+	{
+		struct fwd_fib_conf fc = {.max_nh = 128};
+		struct fwd_fib *small = fwd_fib_new(&fc);
+
+		assert_non_null(small);
+		c = e->dp.conf;
+		c.fib = small;
+		assert_int_equal(fwd_dp_init(&dp, &c), -EINVAL);
+		fwd_fib_free(small);
+		memset(&c, 0, sizeof(c));
+	}
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 2), -EINVAL);
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 0), -EINVAL);
 	assert_int_equal(fwd_adj_set_nh(e->adj, 256, 0, 1, NULL), -EINVAL);
