@@ -6,36 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define FIB_HUGE (2u << 20)
+#include "libcommon/lc_huge.h"
 
-/* ---- memory ---- */
-
-static void *
-fib_map(size_t len, bool thp, size_t *maplen, void **mapbase)
-{
-	/* Over-reserve by one huge page so the table can start 2 MiB aligned:
-	 * with transparent huge pages, random lookups take far fewer TLB
-	 * misses. MAP_NORESERVE: untouched pages cost nothing. */
-	/* + one page: 4-byte gathers may read 2 bytes past the last entry */
-	size_t ml = len + 4096 + (thp ? FIB_HUGE : 0);
-	uint8_t *p = mmap(NULL, ml, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	uint8_t *a;
-
-	if (p == MAP_FAILED)
-		return (NULL);
-	a = p;
-	if (thp) {
-		a = (uint8_t *)(((uintptr_t)p + FIB_HUGE - 1) &
-		    ~(uintptr_t)(FIB_HUGE - 1));
-#ifdef MADV_HUGEPAGE
-		(void)madvise(a, len, MADV_HUGEPAGE);
-#endif
-	}
-	*maplen = ml;
-	*mapbase = p;
-	return (a);
-}
+#define FIB_HUGE LC_HUGE_PAGE
 
 /* ---- the route table: open addressing, linear probing ---- */
 
@@ -105,7 +78,7 @@ fib_ht_resize(struct fwd_fib *fib, unsigned log2cap)
 	 * CPU loading 1M routes).
 	 */
 	bytes = ((size_t)1 << log2cap) * sizeof(*nt);
-	if ((nt = fib_map(bytes, bytes >= FIB_HUGE, &ml, &base)) == NULL)
+	if ((nt = lc_huge_map(bytes, bytes >= FIB_HUGE, &ml, &base)) == NULL)
 		return (-ENOMEM);
 	fib->ht = nt;
 	fib->ht_mask = ((size_t)1 << log2cap) - 1;
@@ -113,8 +86,7 @@ fib_ht_resize(struct fwd_fib *fib, unsigned log2cap)
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i] & FIB_E_USED)
 			fib_ht_put(fib, old[i]);
-	if (omap != NULL)
-		munmap(omap, fib->ht_map_len);
+	lc_huge_unmap(omap, fib->ht_map_len);
 	fib->ht_map = base;
 	fib->ht_map_len = ml;
 	return (0);
@@ -354,9 +326,9 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	thp = !(conf->flags & FWD_FIB_F_NO_THP);
 	fib->flags = conf->flags;
 	fib->max_nh = conf->max_nh;
-	fib->tbl24 = fib_map(FIB_TBL24_ENTRIES * sizeof(uint16_t), thp,
+	fib->tbl24 = lc_huge_map(FIB_TBL24_ENTRIES * sizeof(uint16_t), thp,
 	    &fib->tbl24_map_len, &fib->tbl24_map);
-	fib->dep24 = fib_map(FIB_TBL24_ENTRIES, thp, &fib->dep24_map_len,
+	fib->dep24 = lc_huge_map(FIB_TBL24_ENTRIES, thp, &fib->dep24_map_len,
 	    &fib->dep24_map);
 	/* Group values are < 0x10000: one slot per value, those below max_nh
 	 * never touched, so they cost address space only. */
@@ -413,17 +385,14 @@ fwd_fib_free(struct fwd_fib *fib)
 {
 	if (fib == NULL)
 		return;
-	if (fib->tbl24_map != NULL)
-		munmap(fib->tbl24_map, fib->tbl24_map_len);
-	if (fib->dep24_map != NULL)
-		munmap(fib->dep24_map, fib->dep24_map_len);
+	lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
+	lc_huge_unmap(fib->dep24_map, fib->dep24_map_len);
 	if (fib->tbl8 != NULL)
 		munmap(fib->tbl8, fib->tbl8_map_len);
 	if (fib->dep8 != NULL)
 		munmap(fib->dep8, fib->dep8_map_len);
 	free(fib->glong);
-	if (fib->ht_map != NULL)
-		munmap(fib->ht_map, fib->ht_map_len);
+	lc_huge_unmap(fib->ht_map, fib->ht_map_len);
 	free(fib->g_free);
 	free(fib->pend);
 	if (fib->own_qsbr)

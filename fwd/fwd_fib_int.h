@@ -60,7 +60,7 @@ struct fwd_fib {
 	size_t g_inuse;		/* groups referenced by tbl24 */
 
 	/* routes */
-	uint64_t *ht;		/* fib_map()ed: huge pages at 1M routes */
+	uint64_t *ht;		/* lc_huge_map()ed: huge pages at 1M routes */
 	void *ht_map;
 	size_t ht_map_len;
 	size_t ht_mask;		/* capacity - 1 (power of two) */

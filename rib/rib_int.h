@@ -211,6 +211,8 @@ struct rib {
 	struct rib_ipool dests;		/* struct rib_dest */
 	struct rib_ipool routes;	/* struct rib_route */
 	uint64_t	*htab;		/* prefix -> (hash, dest), open addressing */
+	void		*htab_map;	/* lc_huge_map() of htab */
+	size_t		htab_maplen;
 	uint32_t	hmask, hcount;
 	uint32_t	lencount[33];	/* dests with routes, per length */
 

@@ -161,7 +161,8 @@ rib_mem_stats(const struct rib *rib, struct rib_mem_stats *s)
 	memset(s, 0, sizeof(*s));
 	s->bytes = malloc_usable_size((void *)rib) +
 	    rib_ipool_bytes(&rib->dests) + rib_ipool_bytes(&rib->routes) +
-	    malloc_usable_size(rib->htab) + rib_otab_bytes(&rib->nhs) +
+	    ((size_t)rib->hmask + 1) * sizeof(*rib->htab) +
+	    rib_otab_bytes(&rib->nhs) +
 	    rib_otab_bytes(&rib->grps) + rib_otab_bytes(&rib->fgs) +
 	    malloc_usable_size(rib->rnh) + malloc_usable_size(rib->ifup) +
 	    malloc_usable_size(rib->dirty_dest.v) +

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_huge.h"
 #include "rib_int.h"
 
 /*
@@ -33,16 +34,17 @@ rib_pfx_hash(uint32_t addr, uint8_t len)
 	return (rib_hash32(((uint64_t)len << 32) | addr));
 }
 
+static int rib_htab_resize(struct rib *, uint32_t);
+
 int
 rib_table_init(struct rib *rib)
 {
 	rib_ipool_init(&rib->dests, sizeof(struct rib_dest));
 	rib_ipool_init(&rib->routes, sizeof(struct rib_route));
-	rib->hmask = RIB_HTAB_MIN - 1;
+	rib->hmask = 0;
 	rib->hcount = 0;
-	if ((rib->htab = calloc(RIB_HTAB_MIN, sizeof(*rib->htab))) == NULL)
-		return (-ENOMEM);
-	return (0);
+	rib->htab = NULL;
+	return (rib_htab_resize(rib, RIB_HTAB_MIN));
 }
 
 void
@@ -50,23 +52,31 @@ rib_table_fini(struct rib *rib)
 {
 	rib_ipool_fini(&rib->dests);
 	rib_ipool_fini(&rib->routes);
-	free(rib->htab);
+	lc_huge_unmap(rib->htab_map, rib->htab_maplen);
 	rib->htab = NULL;
+	rib->htab_map = NULL;
 }
 
 #define SLOT_IDX(x)	((uint32_t)(x))
 #define SLOT_HASH(x)	((uint32_t)((x) >> 32))
 #define SLOT(h, i)	(((uint64_t)(h) << 32) | (i))
 
+/*
+ * The table is mapped (zeroed; 2 MiB aligned on huge pages once it is that
+ * big): at 1M prefixes it is 16 MiB probed at random, and calloc'ed memory
+ * never gets transparent huge pages in THP's "madvise" mode.
+ */
 static int
 rib_htab_resize(struct rib *rib, uint32_t nslots)
 {
-	uint64_t *nt = calloc(nslots, sizeof(*nt));
+	size_t bytes = (size_t)nslots * sizeof(uint64_t), ml;
+	void *base;
+	uint64_t *nt = lc_huge_map(bytes, bytes >= LC_HUGE_PAGE, &ml, &base);
 	uint32_t nm = nslots - 1;
 
 	if (nt == NULL)
 		return (-ENOMEM);
-	for (uint32_t i = 0; i <= rib->hmask; i++) {
+	for (uint32_t i = 0; rib->htab != NULL && i <= rib->hmask; i++) {
 		uint64_t x = rib->htab[i];
 		uint32_t s;
 
@@ -77,8 +87,10 @@ rib_htab_resize(struct rib *rib, uint32_t nslots)
 			s = (s + 1) & nm;
 		nt[s] = x;
 	}
-	free(rib->htab);
+	lc_huge_unmap(rib->htab_map, rib->htab_maplen);
 	rib->htab = nt;
+	rib->htab_map = base;
+	rib->htab_maplen = ml;
 	rib->hmask = nm;
 	return (0);
 }
