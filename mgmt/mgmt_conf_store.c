@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "mgmt/mgmt_conf_int.h"
 
@@ -121,7 +122,7 @@ list_commits(const char *dir, unsigned long *seq, int max)
 		if (strncmp(s, "commit.", 7) != 0 || s[7] < '0' || s[7] > '9')
 			continue;
 		v = strtoul(s + 7, &end, 10);
-		if (*end != '\0')
+		if (*end != '\0' && strcmp(end, ".gz") != 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -132,6 +133,15 @@ list_commits(const char *dir, unsigned long *seq, int max)
 	closedir(d);
 	if (n > 0)
 		qsort(all, n, sizeof(*all), seq_desc);
+	/* a crash while compressing can leave commit.N and commit.N.gz */
+	if (n > 1) {
+		size_t u = 1;
+
+		for (size_t i = 1; i < n; i++)
+			if (all[i] != all[u - 1])
+				all[u++] = all[i];
+		n = u;
+	}
 	if (n > (size_t)max)
 		n = (size_t)max;
 	if (n > 0)
@@ -159,7 +169,11 @@ mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz)
 		return (c);
 	if (n >= (unsigned)c)
 		return (-ENOENT);
+	/* the plain file while it exists (it is complete), else the .gz */
 	if (snprintf(buf, bufsz, "%s/commit.%lu", dir, seq[n]) >= (int)bufsz)
+		return (-ENAMETOOLONG);
+	if (access(buf, F_OK) != 0 &&
+	    snprintf(buf, bufsz, "%s/commit.%lu.gz", dir, seq[n]) >= (int)bufsz)
 		return (-ENAMETOOLONG);
 	return (0);
 }
@@ -196,6 +210,8 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 		    e->d_name[7] < '0' || e->d_name[7] > '9')
 			continue;
 		v = strtoul(e->d_name + 7, &end, 10);
+		if (strncmp(end, ".gz.tmp.", 8) == 0)
+			end += 3;
 		if (strncmp(end, ".tmp.", 5) == 0 &&
 		    strtol(end + 5, NULL, 10) != (long)getpid() &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
@@ -203,13 +219,94 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 			unlink(path);
 			continue;
 		}
-		if (*end == '\0' && v < oldest &&
+		if ((*end == '\0' || strcmp(end, ".gz") == 0) && v < oldest &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
 			(int)sizeof(path))
 			unlink(path);
 	}
 	closedir(d);
 	return (0);
+}
+
+/* dir/commit.<seq> -> dir/commit.<seq>.gz, atomically; 0 or -errno */
+static int
+compress_one(const char *dir, unsigned long seq)
+{
+	char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], buf[1 << 16];
+	int in = -1, out = -1, rv = 0;
+	gzFile gz = NULL;
+	ssize_t n;
+
+	if (snprintf(src, sizeof(src), "%s/commit.%lu", dir, seq) >=
+		(int)sizeof(src) ||
+	    snprintf(dst, sizeof(dst), "%s.gz", src) >= (int)sizeof(dst) ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", dst, (long)getpid()) >=
+		(int)sizeof(tmp))
+		return (-ENAMETOOLONG);
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-errno);
+	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		rv = -errno;
+		goto done;
+	}
+	/* level 1: 76 MB of 1M routes -> 9.5 MB in ~1 s; -6 gains 14% for
+	 * 2.5x the time */
+	if ((gz = gzdopen(dup(out), "wb1")) == NULL) {
+		rv = -ENOMEM;
+		goto done;
+	}
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || gzwrite(gz, buf, (unsigned)n) != (int)n) {
+			rv = n < 0 ? -errno : -EIO;
+			goto done;
+		}
+	}
+	rv = gzclose(gz) == Z_OK ? 0 : -EIO;
+	gz = NULL;
+	if (rv == 0 && fsync(out) != 0)
+		rv = -errno;
+	if (close(out) != 0 && rv == 0)
+		rv = -errno;
+	out = -1;
+	if (rv == 0 && rename(tmp, dst) != 0)
+		rv = -errno;
+	if (rv == 0)
+		rv = fsync_dir_of(dst);
+	if (rv == 0 && unlink(src) != 0)
+		rv = -errno;
+done:
+	if (gz != NULL)
+		(void)gzclose(gz);
+	if (out >= 0)
+		close(out);
+	if (in >= 0)
+		close(in);
+	if (rv != 0)
+		unlink(tmp);
+	return (rv);
+}
+
+int
+mgmt_store_compress(const char *dir)
+{
+	unsigned long seq[MGMT_STORE_KEEP];
+	char path[PATH_MAX];
+	int n = list_commits(dir, seq, MGMT_STORE_KEEP), done = 0, rv;
+
+	if (n < 0)
+		return (n);
+	for (int i = 1; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/commit.%lu", dir, seq[i]) >=
+		    (int)sizeof(path) || access(path, F_OK) != 0)
+			continue;	/* compressed already */
+		if ((rv = compress_one(dir, seq[i])) != 0 && rv != -ENOENT)
+			return (rv);
+		done += rv == 0;
+	}
+	return (done);
 }
 
 int

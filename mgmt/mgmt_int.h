@@ -43,6 +43,8 @@ struct mgmt {
 	/* the commit being written by a child process (mgmt_commit_store) */
 	ev_io			 store_w;
 	pid_t			 store_pid;
+	pid_t			 gz_pid;	/* a store child still compressing
+						   older commits after it reported */
 	struct mgmt_conf	*store_conf;
 	void			(*store_done)(void *, int, const char *);
 	void			*store_arg;

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
 	build-essential pkg-config
 	libnanomsg-dev libprotobuf-c-dev protobuf-c-compiler libev-dev
-	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev
+	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev zlib1g-dev
 	clang libclang-rt-14-dev
 	libdpdk-dev
 	libxdp-dev libbpf-dev

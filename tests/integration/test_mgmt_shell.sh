@@ -151,7 +151,7 @@ done
 out=$(sh_ -c "show configuration"); rc=$?
 check "after 15 kills during commits the running config loads" test $rc = 0
 check "and keeps what was committed before" has "$out" "198.18.128.0/17"
-check "no temp files left in the store" test -z "$(ls "$store" | grep -v '^commit\.[0-9]*$')"
+check "no temp files left in the store" test -z "$(ls "$store" | grep -v '^commit\.[0-9]*\(\.gz\)\?$')"
 
 stop_mgmt
 check_summary mgmt-shell

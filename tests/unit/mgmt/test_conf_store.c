@@ -123,6 +123,86 @@ test_commit_history(void **s)
 	mgmt_conf_free(c);
 }
 
+/* Older commits are kept gzip-compressed; they load the same; a file left
+ * both plain and compressed (a crash between rename and unlink) counts
+ * once; the history limit applies to .gz files too; a damaged .gz is a
+ * clear error; `load` takes a .gz file as well. */
+static void
+test_compressed_history(void **s)
+{
+	struct mgmt_conf *c = mgmt_conf_new(), *r;
+	struct mgmt_err err;
+	struct mgmt_rib_conf rc;
+	char hist[300], path[400], cmd[1400], w2[8];
+	const char *w[3] = {"rib", "ecmp-width", w2};
+	struct stat st;
+
+	(void)s;
+	snprintf(hist, sizeof(hist), "%s/gz", dir);
+	for (unsigned i = 1; i <= 4; i++) {
+		snprintf(w2, sizeof(w2), "%u", i);
+		assert_int_equal(mgmt_conf_set(c, w, 3, &err), 0);
+		assert_int_equal(mgmt_store_commit(hist, c), 0);
+	}
+	assert_int_equal(mgmt_store_compress(hist), 3);	/* all but the newest */
+	assert_int_equal(mgmt_store_compress(hist), 0);	/* nothing left */
+	snprintf(path, sizeof(path), "%s/commit.4", hist);
+	assert_int_equal(stat(path, &st), 0);		/* newest: plain */
+	for (unsigned k = 1; k <= 3; k++) {
+		snprintf(path, sizeof(path), "%s/commit.%u.gz", hist, k);
+		assert_int_equal(stat(path, &st), 0);
+		snprintf(path, sizeof(path), "%s/commit.%u", hist, k);
+		assert_int_not_equal(stat(path, &st), 0);
+	}
+	assert_int_equal(mgmt_store_count(hist), 4);
+	for (unsigned n = 0; n < 4; n++) {
+		assert_int_equal(mgmt_store_rollback(hist, n, &r, &err), 0);
+		mgmt_conf_rib_get(r, &rc);
+		assert_int_equal(rc.ecmp_width, 4 - n);
+		mgmt_conf_free(r);
+	}
+	/* commit 2 both plain and .gz: counted once, the plain one used */
+	snprintf(path, sizeof(path), "%s/commit.2", hist);
+	write_file(path, "rib { ecmp-width 22; }\n");
+	assert_int_equal(mgmt_store_count(hist), 4);
+	assert_int_equal(mgmt_store_rollback(hist, 2, &r, &err), 0);
+	mgmt_conf_rib_get(r, &rc);
+	assert_int_equal(rc.ecmp_width, 22);
+	mgmt_conf_free(r);
+	/* `load` of a gzip file */
+	snprintf(cmd, sizeof(cmd), "gzip -c %s/commit.2 > %s/x.conf.gz && "
+	    "rm %s/commit.2", hist, dir, hist);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/x.conf.gz", dir);
+	r = mgmt_conf_new();
+	assert_int_equal(mgmt_conf_load(r, path, MGMT_LOAD_REPLACE, &err), 0);
+	mgmt_conf_rib_get(r, &rc);
+	assert_int_equal(rc.ecmp_width, 22);
+	mgmt_conf_free(r);
+	/* a truncated .gz: a clear error, nothing loaded */
+	snprintf(cmd, sizeof(cmd), "head -c 30 %s/commit.3.gz > %s/t && "
+	    "mv %s/t %s/commit.3.gz", hist, hist, hist, hist);
+	assert_int_equal(system(cmd), 0);
+	r = (struct mgmt_conf *)0x1;
+	assert_int_equal(mgmt_store_rollback(hist, 1, &r, &err), -EINVAL);
+	assert_ptr_equal(r, (struct mgmt_conf *)0x1);
+	assert_non_null(strstr(err.msg, "commit.3.gz: not a valid gzip file"));
+	/* the limit counts .gz files: 55 more commits keep 50 in all */
+	for (unsigned i = 5; i <= 59; i++) {
+		snprintf(w2, sizeof(w2), "%u", i);
+		assert_int_equal(mgmt_conf_set(c, w, 3, &err), 0);
+		assert_int_equal(mgmt_store_commit(hist, c), 0);
+		assert_true(mgmt_store_compress(hist) >= 0);
+	}
+	assert_int_equal(mgmt_store_count(hist), MGMT_STORE_KEEP);
+	assert_int_equal(count_entries(hist, "commit."), MGMT_STORE_KEEP);
+	assert_int_equal(mgmt_store_rollback(hist, 49, &r, &err), 0);
+	mgmt_conf_rib_get(r, &rc);
+	assert_int_equal(rc.ecmp_width, 10);
+	mgmt_conf_free(r);
+	mgmt_conf_free(c);
+}
+
 static void
 test_rollback_of_broken_file_fails(void **s)
 {
@@ -278,6 +358,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_write_atomic),
 	    cmocka_unit_test(test_commit_history),
+	    cmocka_unit_test(test_compressed_history),
 	    cmocka_unit_test(test_rollback_of_broken_file_fails),
 	    cmocka_unit_test(test_save_and_load),
 	    cmocka_unit_test(test_crash_during_commits),
