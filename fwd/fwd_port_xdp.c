@@ -29,6 +29,15 @@
 #ifndef SOL_XDP
 #define SOL_XDP 283
 #endif
+#ifndef XDP_MAX_TX_SKB_BUDGET
+#define XDP_MAX_TX_SKB_BUDGET 9 /* Linux 6.17: descriptors per sendto */
+#endif
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
 
 #define XDP_FRAME_SHIFT 12
 #define XDP_FRAME_SIZE	(1u << XDP_FRAME_SHIFT)
@@ -73,6 +82,7 @@ struct port_xdp {
 	struct xdp_prog *prog;
 	unsigned queue;
 	bool zerocopy, in_map;
+	bool busy, busy_tried; /* SO_BUSY_POLL set: rx polls with recvfrom */
 	void *map[4]; /* rx, tx, fill, comp mmaps */
 	size_t map_len[4];
 	struct xsk_ring_cons rx, comp;
@@ -350,7 +360,9 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		p->stats.rx_pkts += got;
 	}
 	fill_topup(x);
-	if (got == 0 && xsk_ring_prod__needs_wakeup(&x->fill)) {
+	/* busy-polling: the empty poll runs the device's NAPI (its XDP
+	 * program, the copy into our frames) in this thread */
+	if (got == 0 && (x->busy || xsk_ring_prod__needs_wakeup(&x->fill))) {
 		(void)recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		x->wakeups++;
 	}
@@ -590,6 +602,9 @@ xdp_open(struct port_xdp *x, unsigned ring, uint16_t bind_flags)
 	    (rv = setint(x->fd, XDP_RX_RING, ring)) != 0 ||
 	    (rv = setint(x->fd, XDP_TX_RING, ring)) != 0)
 		return (rv);
+	/* copy mode: up to a whole tx ring per sendto instead of 32 (Linux
+	 * 6.17; older kernels refuse, and send 32 at a time) */
+	(void)setint(x->fd, XDP_MAX_TX_SKB_BUDGET, ring);
 	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &ol) < 0)
 		return (-errno);
 	if ((rv = ring_map(x, 0, &off.rx, XDP_PGOFF_RX_RING,
@@ -748,6 +763,33 @@ fwd_port_xdp_mode(const struct fwd_port *p)
 	if (x->prog->attach_flags == XDP_FLAGS_SKB_MODE)
 		return ("xdp-generic");
 	return (x->zerocopy ? "xdp-zerocopy" : "xdp-copy");
+}
+
+int
+fwd_port_xdp_busy_poll(struct fwd_port *p, unsigned us, unsigned budget)
+{
+	struct port_xdp *x = PX(p);
+	int one = 1, v, rv = 0;
+
+	if (p == NULL || p->ops != &xdp_ops || us == 0 || us > INT32_MAX ||
+	    budget == 0 || budget > UINT16_MAX)
+		return (-EINVAL);
+	if (x->busy_tried)
+		return (0);
+	x->busy_tried = true;
+	v = (int)us;
+	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
+		return (-errno);
+	x->busy = true;
+	if (setsockopt(x->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
+		sizeof(one)) < 0)
+		rv = -errno;
+	v = (int)budget;
+	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v,
+		sizeof(v)) < 0 &&
+	    rv == 0)
+		rv = -errno;
+	return (rv);
 }
 
 int
