@@ -83,7 +83,7 @@ struct port_xdp {
 	unsigned queue;
 	bool zerocopy, in_map;
 	bool busy, busy_tried; /* SO_BUSY_POLL set: rx polls with recvfrom */
-	void *map[4]; /* rx, tx, fill, comp mmaps */
+	void *map[4];	       /* rx, tx, fill, comp mmaps */
 	size_t map_len[4];
 	struct xsk_ring_cons rx, comp;
 	struct xsk_ring_prod tx, fill;
@@ -360,9 +360,15 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		p->stats.rx_pkts += got;
 	}
 	fill_topup(x);
-	/* busy-polling: the empty poll runs the device's NAPI (its XDP
-	 * program, the copy into our frames) in this thread */
-	if (got == 0 && (x->busy || xsk_ring_prod__needs_wakeup(&x->fill))) {
+	/*
+	 * Empty: busy-polling, recvfrom runs the device's NAPI (its XDP
+	 * program, the copy into our frames) in this thread; zero-copy, it
+	 * wakes the driver when it asks. In copy mode without busy-polling
+	 * it would do nothing (the kernel fills the rx ring from the XDP
+	 * redirect, need_wakeup flag or not): no system call.
+	 */
+	if (got == 0 && (x->busy || (x->zerocopy && xsk_ring_prod__needs_wakeup(
+							&x->fill)))) {
 		(void)recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		x->wakeups++;
 	}
@@ -781,12 +787,12 @@ fwd_port_xdp_busy_poll(struct fwd_port *p, unsigned us, unsigned budget)
 	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
 		return (-errno);
 	x->busy = true;
-	if (setsockopt(x->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
-		sizeof(one)) < 0)
+	if (setsockopt(
+		x->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) < 0)
 		rv = -errno;
 	v = (int)budget;
-	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v,
-		sizeof(v)) < 0 &&
+	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v, sizeof(v)) <
+		0 &&
 	    rv == 0)
 		rv = -errno;
 	return (rv);
