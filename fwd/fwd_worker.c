@@ -134,9 +134,11 @@ worker_busy_poll(struct fwd_worker *w)
 			continue;
 		rv = fwd_port_xdp_busy_poll(
 		    w->ports[i], w->d->conf.busy_poll_us, FWD_BURST);
-		if (rv < 0 && !__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
-			lc_log_warnx("%s: busy-poll socket options refused (%s): "
-				     "polling without them",
+		if (rv < 0 &&
+		    !__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+			lc_log_warnx(
+			    "%s: busy-poll socket options refused (%s): "
+			    "polling without them",
 			    w->ports[i]->name, strerror(-rv));
 	}
 }
@@ -409,8 +411,7 @@ fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
 				}
 			if (k == max || k == CPU_SETSIZE) {
 				snprintf(err, errlen,
-				    "CPU list '%s': more than %u CPUs", s,
-				    max);
+				    "CPU list '%s': more than %u CPUs", s, max);
 				return (-E2BIG);
 			}
 			tmp[k++] = (uint16_t)c;
