@@ -38,14 +38,6 @@ setup(void **st)
 }
 
 static int
-teardown(void **st)
-{
-	(void)st;
-	tn_destroy();
-	return (0);
-}
-
-static int
 sockopt(int fd, int opt)
 {
 	int v = -1;
@@ -190,5 +182,8 @@ main(void)
 	    cmocka_unit_test(test_busy_poll),
 	};
 
-	return (cmocka_run_group_tests(tests, setup, teardown));
+	int rv = cmocka_run_group_tests(tests, setup, NULL);
+
+	tn_destroy();
+	return (rv);
 }
