@@ -55,6 +55,7 @@ struct fwd_xdp_umem {
 	struct fwd_pkt *desc;	/* one per frame */
 	int reg_fd;		/* a bound socket on it (a port's); -1: none */
 	struct port_xdp *ports; /* on it, linked by next */
+	unsigned nports;	/* atomic: how many, for the fill shares */
 	bool zerocopy; /* its mode: the sockets sharing it inherit it */
 	unsigned refs;
 	/* frames a freed port gave back from another thread, taken into
@@ -293,13 +294,20 @@ fill_topup(struct port_xdp *x)
 {
 	struct fwd_xdp_umem *u = x->umem;
 	uint32_t have = x->fill.size - xsk_prod_nb_free(&x->fill, x->fill.size);
-	uint32_t want, idx;
+	uint32_t want, idx, target = x->fill_target;
+	unsigned np;
 
 	if (__builtin_expect(__atomic_load_n(&u->nret, __ATOMIC_RELAXED), 0))
 		umem_take_returned(u);
-	if (have >= x->fill_target)
+	/* every port on the UMEM gets its share of the fill frames: with
+	 * 2048-entry rings two ports' targets would take them all, and a
+	 * third port would never receive */
+	np = __atomic_load_n(&u->nports, __ATOMIC_RELAXED);
+	if (np > 1 && target > (u->nframes - u->nframes / 16) / np)
+		target = (u->nframes - u->nframes / 16) / np;
+	if (have >= target)
 		return;
-	want = x->fill_target - have;
+	want = target - have;
 	if (want < XDP_REFILL_MIN && have > 0)
 		return; /* wait for a batch */
 	/* keep a reserve for frames copied in by tx */
@@ -525,6 +533,7 @@ xdp_free(struct fwd_port *p)
 		while (*pp != x)
 			pp = &(*pp)->next;
 		*pp = x->next;
+		__atomic_sub_fetch(&u->nports, 1, __ATOMIC_RELAXED);
 		/* the sockets left keep the kernel's UMEM: the next port
 		 * shares it through one of them; none left, it registers
 		 * the memory again */
@@ -741,6 +750,7 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 	x->in_map = true;
 	x->next = x->umem->ports;
 	x->umem->ports = x;
+	__atomic_add_fetch(&x->umem->nports, 1, __ATOMIC_RELAXED);
 	if (x->umem->reg_fd < 0) {
 		x->umem->reg_fd = x->fd;
 		x->umem->zerocopy = x->zerocopy;

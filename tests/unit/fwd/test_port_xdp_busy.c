@@ -1,7 +1,7 @@
 /* tests/unit/fwd/test_port_xdp_busy.c: busy-poll options on AF_XDP ports
- * (fwd_port_xdp_busy_poll) and the system calls an empty rx makes, on real
- * veths in namespaces built by tests/lib/netns.sh (root only; skipped
- * otherwise). */
+ * (fwd_port_xdp_busy_poll), the system calls an empty rx makes, and the
+ * fill shares of ports on one UMEM, on real veths in namespaces built by
+ * tests/lib/netns.sh (root only; skipped otherwise). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -175,11 +175,81 @@ test_busy_poll(void **st)
 	assert_int_equal(enter_ns(NULL), 0);
 }
 
+/*
+ * Three ports on one UMEM of 256 frames with 64-entry rings (fill target
+ * 128 each): the UMEM is shared out (80 each), so the third port gets
+ * frames too and receives; with the targets alone the first two took
+ * them all. Every frame is back in the UMEM after the ports are freed.
+ */
+static void
+test_three_ports_share(void **st)
+{
+	static const char *const ifs[3] = {"rc0", "rs0", "tx0"};
+	struct fwd_port *p[3];
+	struct fwd_pkt *pk[FWD_BURST];
+	struct fwd_xdp_umem *u;
+	struct sockaddr_ll to = {.sll_family = AF_PACKET, .sll_halen = 6};
+	uint8_t f[64] = {0};
+	unsigned got = 0;
+	int fd;
+
+	(void)st;
+	if (suffix[0] == '\0')
+		skip();
+	assert_int_equal(enter_ns(ns_router), 0);
+	assert_int_equal(system("ip link add tx0 type veth peer name tx1 && "
+				"ip link set tx0 up && ip link set tx1 up"),
+	    0);
+	u = fwd_xdp_umem_new(256);
+	assert_non_null(u);
+	for (unsigned i = 0; i < 3; i++) {
+		struct fwd_port_xdp_conf c = {
+		    .ifname = ifs[i], .id = (uint16_t)i, .ring = 64, .umem = u};
+
+		p[i] = fwd_port_xdp_new(&c);
+		assert_non_null(p[i]);
+	}
+	for (unsigned i = 0; i < 3; i++) /* the first rx fills */
+		assert_int_equal(fwd_port_rx(p[i], pk, FWD_BURST), 0);
+	assert_int_equal(fwd_xdp_umem_free_frames(u), 256 - 3 * 80);
+	/* 10 frames into tx0 from its peer */
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	to.sll_ifindex = (int)if_nametoindex("tx1");
+	memcpy(to.sll_addr, p[2]->mac, 6);
+	memcpy(f, p[2]->mac, 6);
+	f[6] = 0x02;
+	f[12] = 0x88;
+	f[13] = 0xb5;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(sendto(fd, f, sizeof(f), 0,
+				     (struct sockaddr *)&to, sizeof(to)),
+		    (ssize_t)sizeof(f));
+	close(fd);
+	for (int tries = 0; tries < 200 && got < 10; tries++) {
+		unsigned k = fwd_port_rx(p[2], pk, FWD_BURST);
+
+		for (unsigned i = 0; i < k; i++)
+			got +=
+			    pk[i]->data[12] == 0x88 && pk[i]->data[13] == 0xb5;
+		fwd_pkt_release(pk, k);
+		usleep(5000);
+	}
+	assert_int_equal(got, 10);
+	for (unsigned i = 0; i < 3; i++)
+		fwd_port_free(p[i]);
+	assert_int_equal(fwd_xdp_umem_free_frames(u), 256);
+	fwd_xdp_umem_put(u);
+	assert_int_equal(system("ip link del tx0"), 0);
+	assert_int_equal(enter_ns(NULL), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_busy_poll),
+	    cmocka_unit_test(test_three_ports_share),
 	};
 
 	int rv = cmocka_run_group_tests(tests, setup, NULL);
