@@ -1214,6 +1214,11 @@ main(int argc, char **argv)
 	 * router runs in softirq, which preempts it anyway; the generator
 	 * and tern-fwd (started from here, it inherits it) get nice -15 */
 	G.nice = setpriority(PRIO_PROCESS, 0, -15) == 0 ? -15 : 0;
+	/* no CAP_SYS_NICE or no real-time budget (containers, cgroups) */
+	if (G.rt && br_sh("chrt -f 10 true >/dev/null 2>&1") != 0) {
+		G.rt = false;
+		printf("# chrt -f 10 refused here: tern-fwd runs SCHED_OTHER\n");
+	}
 	if (bf_ring_open(&G.tx, ns_client(), "eth0", true) != 0 ||
 	    bf_ring_open(&G.crx, ns_client(), "eth0", false) != 0 ||
 	    bf_ring_open(&G.srx, ns_server(), "eth0", false) != 0 ||
