@@ -789,7 +789,7 @@ mem_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
  * AF_PACKET port (opened with the others). Serial: the UMEMs are not
  * thread-safe and the redirect program is attached once per interface.
  */
-#define FWD_D_XDP_RING	 512
+#define FWD_D_XDP_RING	 2048
 #define FWD_D_XDP_FRAMES 8192 /* per worker UMEM (32 MiB) */
 
 static int
@@ -1565,6 +1565,12 @@ fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
 	if (c->icmp_rate < -1 || c->icmp_rate > 1000000) {
 		snprintf(err, errlen, "icmp-rate-limit %ld out of range "
 		    "(0..1000000)", c->icmp_rate);
+		return (-EINVAL);
+	}
+	if (d->conf.ncpus > 0 && nw > d->conf.ncpus) {
+		snprintf(err, errlen, "workers %u: tern-fwd pins its workers "
+		    "(--cpus) and lists %u CPU%s", nw, d->conf.ncpus,
+		    d->conf.ncpus == 1 ? "" : "s");
 		return (-EINVAL);
 	}
 	if (nw != d->nworkers && d->conf.workers == 0) {

@@ -52,6 +52,12 @@ struct fwd_d_conf {
 	unsigned idle_ms;	 /* poll() timeout when idle; 0: 1 */
 	unsigned ring_frames;	 /* AF_PACKET ring size per socket; 0: 1024 */
 	unsigned icmp_rate;	 /* ICMP errors per second; 0: 100 */
+	/* worker k pinned to CPU cpus[k] (fwd_cpus_parse); ncpus 0: none */
+	unsigned ncpus;
+	uint16_t cpus[FWD_D_WORKERS_MAX];
+	/* SO_BUSY_POLL (us) and SO_PREFER_BUSY_POLL on the AF_XDP sockets,
+	 * which the workers then poll with recvfrom when empty; 0: off */
+	unsigned busy_poll_us;
 	bool allow_mem;		 /* accept backend "mem" (tests) */
 	fwd_d_port_fn *port_new; /* "mem" ports; NULL: fwd_port_mem_new */
 	void *port_arg;
@@ -275,6 +281,16 @@ void fwd_worker_apply(struct fwd_worker *);
 /* Control: publish next_ports of every worker and wait until all took them
  * (or 1 s passed: -ETIMEDOUT). */
 int fwd_workers_publish(struct fwd_d *);
+/*
+ * Parse a CPU list ("0", "1,3", "0-2,5"; ranges ascending, no CPU twice,
+ * each below CPU_SETSIZE) into cpus[0..*n), at most max entries. 0, or
+ * -EINVAL / -E2BIG with a message in err (cpus and *n unchanged).
+ */
+int fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
+    char *err, size_t errlen);
+/* Every CPU of cpus is in this process's allowed set (sched_getaffinity):
+ * 0, or -EINVAL with a message in err naming the first one that is not. */
+int fwd_cpus_check(const uint16_t *cpus, unsigned n, char *err, size_t errlen);
 
 /* Burst lookups on above this many routes, off again below half. */
 #define FWD_D_BURST_ON 4096

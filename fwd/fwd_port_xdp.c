@@ -29,6 +29,15 @@
 #ifndef SOL_XDP
 #define SOL_XDP 283
 #endif
+#ifndef XDP_MAX_TX_SKB_BUDGET
+#define XDP_MAX_TX_SKB_BUDGET 9 /* Linux 6.17: descriptors per sendto */
+#endif
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
 
 #define XDP_FRAME_SHIFT 12
 #define XDP_FRAME_SIZE	(1u << XDP_FRAME_SHIFT)
@@ -46,6 +55,7 @@ struct fwd_xdp_umem {
 	struct fwd_pkt *desc;	/* one per frame */
 	int reg_fd;		/* a bound socket on it (a port's); -1: none */
 	struct port_xdp *ports; /* on it, linked by next */
+	unsigned nports;	/* atomic: how many, for the fill shares */
 	bool zerocopy; /* its mode: the sockets sharing it inherit it */
 	unsigned refs;
 	/* frames a freed port gave back from another thread, taken into
@@ -73,7 +83,8 @@ struct port_xdp {
 	struct xdp_prog *prog;
 	unsigned queue;
 	bool zerocopy, in_map;
-	void *map[4]; /* rx, tx, fill, comp mmaps */
+	bool busy, busy_tried; /* SO_BUSY_POLL set: rx polls with recvfrom */
+	void *map[4];	       /* rx, tx, fill, comp mmaps */
 	size_t map_len[4];
 	struct xsk_ring_cons rx, comp;
 	struct xsk_ring_prod tx, fill;
@@ -283,13 +294,20 @@ fill_topup(struct port_xdp *x)
 {
 	struct fwd_xdp_umem *u = x->umem;
 	uint32_t have = x->fill.size - xsk_prod_nb_free(&x->fill, x->fill.size);
-	uint32_t want, idx;
+	uint32_t want, idx, target = x->fill_target;
+	unsigned np;
 
 	if (__builtin_expect(__atomic_load_n(&u->nret, __ATOMIC_RELAXED), 0))
 		umem_take_returned(u);
-	if (have >= x->fill_target)
+	/* every port on the UMEM gets its share of the fill frames: with
+	 * 2048-entry rings two ports' targets would take them all, and a
+	 * third port would never receive */
+	np = __atomic_load_n(&u->nports, __ATOMIC_RELAXED);
+	if (np > 1 && target > (u->nframes - u->nframes / 16) / np)
+		target = (u->nframes - u->nframes / 16) / np;
+	if (have >= target)
 		return;
-	want = x->fill_target - have;
+	want = target - have;
 	if (want < XDP_REFILL_MIN && have > 0)
 		return; /* wait for a batch */
 	/* keep a reserve for frames copied in by tx */
@@ -350,7 +368,15 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		p->stats.rx_pkts += got;
 	}
 	fill_topup(x);
-	if (got == 0 && xsk_ring_prod__needs_wakeup(&x->fill)) {
+	/*
+	 * Empty: busy-polling, recvfrom runs the device's NAPI (its XDP
+	 * program, the copy into our frames) in this thread; zero-copy, it
+	 * wakes the driver when it asks. In copy mode without busy-polling
+	 * it would do nothing (the kernel fills the rx ring from the XDP
+	 * redirect, need_wakeup flag or not): no system call.
+	 */
+	if (got == 0 && (x->busy || (x->zerocopy && xsk_ring_prod__needs_wakeup(
+							&x->fill)))) {
 		(void)recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		x->wakeups++;
 	}
@@ -507,6 +533,7 @@ xdp_free(struct fwd_port *p)
 		while (*pp != x)
 			pp = &(*pp)->next;
 		*pp = x->next;
+		__atomic_sub_fetch(&u->nports, 1, __ATOMIC_RELAXED);
 		/* the sockets left keep the kernel's UMEM: the next port
 		 * shares it through one of them; none left, it registers
 		 * the memory again */
@@ -590,6 +617,9 @@ xdp_open(struct port_xdp *x, unsigned ring, uint16_t bind_flags)
 	    (rv = setint(x->fd, XDP_RX_RING, ring)) != 0 ||
 	    (rv = setint(x->fd, XDP_TX_RING, ring)) != 0)
 		return (rv);
+	/* copy mode: up to a whole tx ring per sendto instead of 32 (Linux
+	 * 6.17; older kernels refuse, and send 32 at a time) */
+	(void)setint(x->fd, XDP_MAX_TX_SKB_BUDGET, ring);
 	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &ol) < 0)
 		return (-errno);
 	if ((rv = ring_map(x, 0, &off.rx, XDP_PGOFF_RX_RING,
@@ -720,6 +750,7 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 	x->in_map = true;
 	x->next = x->umem->ports;
 	x->umem->ports = x;
+	__atomic_add_fetch(&x->umem->nports, 1, __ATOMIC_RELAXED);
 	if (x->umem->reg_fd < 0) {
 		x->umem->reg_fd = x->fd;
 		x->umem->zerocopy = x->zerocopy;
@@ -748,6 +779,33 @@ fwd_port_xdp_mode(const struct fwd_port *p)
 	if (x->prog->attach_flags == XDP_FLAGS_SKB_MODE)
 		return ("xdp-generic");
 	return (x->zerocopy ? "xdp-zerocopy" : "xdp-copy");
+}
+
+int
+fwd_port_xdp_busy_poll(struct fwd_port *p, unsigned us, unsigned budget)
+{
+	struct port_xdp *x = PX(p);
+	int one = 1, v, rv = 0;
+
+	if (p == NULL || p->ops != &xdp_ops || us == 0 || us > INT32_MAX ||
+	    budget == 0 || budget > UINT16_MAX)
+		return (-EINVAL);
+	if (x->busy_tried)
+		return (0);
+	x->busy_tried = true;
+	v = (int)us;
+	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
+		return (-errno);
+	x->busy = true;
+	if (setsockopt(
+		x->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) < 0)
+		rv = -errno;
+	v = (int)budget;
+	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v, sizeof(v)) <
+		0 &&
+	    rv == 0)
+		rv = -errno;
+	return (rv);
 }
 
 int

@@ -53,6 +53,17 @@ const char *fwd_port_xdp_mode(const struct fwd_port *);
 int fwd_port_xdp_fd(const struct fwd_port *);
 
 /*
+ * Busy-polling on the port's socket: SO_BUSY_POLL us, SO_PREFER_BUSY_POLL,
+ * SO_BUSY_POLL_BUDGET budget; from then on an empty rx calls recvfrom, which
+ * runs the device queue's NAPI in the caller's thread. Once per port (later
+ * calls return 0). 0; -EINVAL (bad arguments, another backend); or the
+ * kernel's -errno (EPERM, ENOPROTOOPT, ...) for the first option it
+ * refused: the port still works (busy-polling when SO_BUSY_POLL was taken).
+ * The port's thread only.
+ */
+int fwd_port_xdp_busy_poll(struct fwd_port *, unsigned us, unsigned budget);
+
+/*
  * Receive queues of ifname (ETHTOOL_GCHANNELS: rx + combined), the queues an
  * AF_XDP port can bind; -errno when the driver does not say (EOPNOTSUPP).
  */

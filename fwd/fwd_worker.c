@@ -1,18 +1,37 @@
 /* fwd/fwd_worker.c: tern-fwd's forwarding threads: poll the worker's own
- * ports with adaptive back-off, punt to the control thread through a bounded
- * ring, pick up port changes between bursts. */
+ * ports with adaptive back-off, pinned to a CPU when asked, punt to the
+ * control thread through a bounded ring, pick up port changes between
+ * bursts. */
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
+#include "libcommon/lc_log.h"
 #include "libcommon/lc_ring.h"
 #include "fwd_d.h"
 #include "fwd_port_xdp.h"
+
+/* Idle back-off: pauses between two empty polls, doubled after each empty
+ * poll up to this (about 3-6 us on current x86), reset by a packet. */
+#define WORKER_PAUSE_MAX 128
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
 
 /*
  * Runs on the worker: copy the frame into a free punt buffer, queue it for
@@ -98,6 +117,32 @@ fwd_worker_free(struct fwd_worker *w)
 	free(w);
 }
 
+/*
+ * Busy-poll options on the worker's new AF_XDP ports (a port keeps them: set
+ * once). A kernel that refuses them is logged once per process and the port
+ * works as without.
+ */
+static void
+worker_busy_poll(struct fwd_worker *w)
+{
+	static int logged; /* atomic */
+
+	for (unsigned i = 0; i < FWD_PORT_MAX; i++) {
+		int rv;
+
+		if (w->ports[i] == NULL || fwd_port_xdp_fd(w->ports[i]) < 0)
+			continue;
+		rv = fwd_port_xdp_busy_poll(
+		    w->ports[i], w->d->conf.busy_poll_us, FWD_BURST);
+		if (rv < 0 &&
+		    !__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+			lc_log_warnx(
+			    "%s: busy-poll socket options refused (%s): "
+			    "polling without them",
+			    w->ports[i]->name, strerror(-rv));
+	}
+}
+
 /* Take the port set the control thread prepared (between bursts only). */
 void
 fwd_worker_apply(struct fwd_worker *w)
@@ -116,6 +161,8 @@ fwd_worker_apply(struct fwd_worker *w)
 	w->dp.conf.nports = n;
 	w->dp.port_ok = ok;
 	w->dp.conf.flags = w->d->dp_flags;
+	if (w->d->conf.busy_poll_us > 0)
+		worker_busy_poll(w);
 	w->cur_gen = gen;
 	__atomic_store_n(&w->cfg_ack, gen, __ATOMIC_RELEASE);
 }
@@ -175,12 +222,18 @@ worker_sleep(struct fwd_worker *w)
 	w->sleeps++;
 }
 
+/*
+ * Poll mode with adaptive back-off: poll back to back while packets come;
+ * once a poll finds nothing, spin with pause instructions between polls,
+ * twice as many after each empty poll (1, 2, 4 ... WORKER_PAUSE_MAX), no
+ * system call; after spin_us without a packet, sleep in poll().
+ */
 static void *
 worker_main(void *arg)
 {
 	struct fwd_worker *w = arg;
-	uint64_t spin = (uint64_t)w->d->conf.spin_us, last = mono_us();
-	unsigned empty = 0;
+	uint64_t spin = (uint64_t)w->d->conf.spin_us, since = 0;
+	unsigned pause = 0, empty = 0;
 
 	fwd_qsbr_online(w->qs);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
@@ -195,25 +248,26 @@ worker_main(void *arg)
 			ev_async_send(w->d->loop, &w->d->punt_async);
 		}
 		if (n > 0) {
-			empty = 0;
+			pause = empty = 0;
 			continue;
 		}
-		/* idle: spin for spin_us (clock read every 64 empty
-		 * rounds), then sleep in poll() */
-		if ((++empty & 63) != 0)
+		if (empty++ == 0) {
+			since = mono_us();
+			pause = 1;
 			continue;
-		{
-			uint64_t now = mono_us();
-
-			if (empty == 64)
-				last = now;
-			if (now - last < spin) {
-				sched_yield();
-				continue;
-			}
 		}
+		for (unsigned i = 0; i < pause; i++)
+			cpu_relax();
+		if (pause < WORKER_PAUSE_MAX)
+			pause <<= 1;
+		/* the clock (vDSO, ~20 ns) once the pauses are long enough
+		 * to hide it: from 8 on, every empty poll */
+		if (pause < 8)
+			continue;
+		if (mono_us() - since < spin)
+			continue;
 		worker_sleep(w);
-		empty = 0;
+		pause = empty = 0;
 	}
 	fwd_qsbr_offline(w->qs);
 	return (NULL);
@@ -224,9 +278,23 @@ fwd_worker_start(struct fwd_worker *w)
 {
 	int rv;
 
+	pthread_attr_t at;
+
 	if (w->d->conf.workers == 0 || w->started)
 		return (0);
-	if ((rv = pthread_create(&w->thr, NULL, worker_main, w)) != 0)
+	if ((rv = pthread_attr_init(&at)) != 0)
+		return (-rv);
+	if (w->id < w->d->conf.ncpus) {
+		cpu_set_t cs;
+
+		CPU_ZERO(&cs);
+		CPU_SET(w->d->conf.cpus[w->id], &cs);
+		rv = pthread_attr_setaffinity_np(&at, sizeof(cs), &cs);
+	}
+	if (rv == 0)
+		rv = pthread_create(&w->thr, &at, worker_main, w);
+	pthread_attr_destroy(&at);
+	if (rv != 0)
 		return (-rv);
 	w->started = true;
 	return (0);
@@ -276,4 +344,104 @@ fwd_workers_publish(struct fwd_d *d)
 		sched_yield();
 	} while (mono_us() - t0 < 1000000);
 	return (-ETIMEDOUT);
+}
+
+/* ---- CPU lists (--cpus) ---- */
+
+/* A decimal CPU number at *s below CPU_SETSIZE; advances *s. -1: none. */
+static long
+cpu_num(const char **s)
+{
+	long v = 0;
+
+	if (**s < '0' || **s > '9')
+		return (-1);
+	while (**s >= '0' && **s <= '9') {
+		v = v * 10 + (**s - '0');
+		if (v >= CPU_SETSIZE)
+			return (-2);
+		(*s)++;
+	}
+	return (v);
+}
+
+int
+fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
+    char *err, size_t errlen)
+{
+	uint16_t tmp[CPU_SETSIZE];
+	const char *p = s;
+	unsigned k = 0;
+
+	if (s == NULL || *s == '\0') {
+		snprintf(err, errlen, "empty CPU list");
+		return (-EINVAL);
+	}
+	for (;;) {
+		const char *at = p;
+		long a = cpu_num(&p), b = a;
+
+		if (a >= 0 && *p == '-') {
+			p++;
+			b = cpu_num(&p);
+		}
+		if (a == -2 || b == -2) {
+			snprintf(err, errlen,
+			    "CPU list '%s': CPU number at '%s' is %d or more",
+			    s, at, CPU_SETSIZE);
+			return (-EINVAL);
+		}
+		if (a < 0 || b < 0 || (*p != ',' && *p != '\0')) {
+			snprintf(err, errlen,
+			    "CPU list '%s': expected N or N-M at '%s'", s, at);
+			return (-EINVAL);
+		}
+		if (b < a) {
+			snprintf(err, errlen,
+			    "CPU list '%s': range %ld-%ld goes down", s, a, b);
+			return (-EINVAL);
+		}
+		for (long c = a; c <= b; c++) {
+			for (unsigned j = 0; j < k; j++)
+				if (tmp[j] == c) {
+					snprintf(err, errlen,
+					    "CPU list '%s': CPU %ld twice", s,
+					    c);
+					return (-EINVAL);
+				}
+			if (k == max || k == CPU_SETSIZE) {
+				snprintf(err, errlen,
+				    "CPU list '%s': more than %u CPUs", s, max);
+				return (-E2BIG);
+			}
+			tmp[k++] = (uint16_t)c;
+		}
+		if (*p == '\0')
+			break;
+		p++;
+	}
+	memcpy(cpus, tmp, k * sizeof(*cpus));
+	*n = k;
+	return (0);
+}
+
+int
+fwd_cpus_check(const uint16_t *cpus, unsigned n, char *err, size_t errlen)
+{
+	cpu_set_t cs;
+
+	CPU_ZERO(&cs);
+	if (sched_getaffinity(0, sizeof(cs), &cs) != 0) {
+		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		return (-errno);
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], &cs)) {
+			snprintf(err, errlen,
+			    "CPU %u is not in this process's allowed set "
+			    "(%d CPUs allowed)",
+			    cpus[i], CPU_COUNT(&cs));
+			return (-EINVAL);
+		}
+	return (0);
 }

@@ -11,7 +11,7 @@
 #include "fwd_d.h"
 
 static const char *const value_opts[] = { "--workers", "--max-nh",
-    "--spin-us", NULL };
+    "--spin-us", "--cpus", "--busy-poll-us", NULL };
 static const struct lc_daemon_info info = {
     .value_opts = value_opts,
     .name = "tern-fwd",
@@ -21,7 +21,12 @@ static const struct lc_daemon_info info = {
 	"  --workers=N        forwarding threads (default 1, at most 16)\n"
 	"  --max-nh=N         next-hop/adjacency space (default 8192)\n"
 	"  --spin-us=N        busy-poll this long when idle before sleeping\n"
-	"                     (default 50)\n",
+	"                     (default 50)\n"
+	"  --cpus=LIST        pin worker k to the k-th CPU of LIST (e.g. 1 or\n"
+	"                     2-3,6; default: no pinning)\n"
+	"  --busy-poll-us=N   SO_BUSY_POLL N, SO_PREFER_BUSY_POLL and\n"
+	"                     SO_BUSY_POLL_BUDGET on AF_XDP sockets: idle workers\n"
+	"                     run the device's NAPI themselves (default 0: off)\n",
     .status =
 	"forwards IPv4 over AF_PACKET (TPACKET_V2) or AF_XDP ports: interfaces\n"
 	"from tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP,\n"
@@ -35,6 +40,7 @@ main(int argc, char **argv)
 	struct fwd_d_conf fc = {.workers = 1};
 	struct ev_loop *loop;
 	struct fwd_d *d;
+	char err[160];
 	int rv;
 
 	if ((rv = lc_daemon_parse(argc, argv, &info, &opts)) != 0) {
@@ -46,11 +52,26 @@ main(int argc, char **argv)
 	for (int i = 1; i < opts.rest_argc; i++) {
 		const char *a = opts.rest_argv[i];
 
+		if (strncmp(a, "--cpus=", 7) == 0) {
+			rv = fwd_cpus_parse(a + 7, fc.cpus, FWD_D_WORKERS_MAX,
+			    &fc.ncpus, err, sizeof(err));
+			if (rv == 0)
+				rv = fwd_cpus_check(
+				    fc.cpus, fc.ncpus, err, sizeof(err));
+			if (rv != 0) {
+				fprintf(stderr, "tern-fwd: --cpus: %s\n", err);
+				lc_daemon_opts_fini(&opts);
+				return (2);
+			}
+			continue;
+		}
 		if ((rv = lc_daemon_opt_uint(a, "--workers", 1000000,
 		    &fc.workers)) == 0 && (rv = lc_daemon_opt_uint(a,
-		    "--max-nh", 1000000, &fc.max_nh)) == 0)
-			rv = lc_daemon_opt_uint(a, "--spin-us", 1000000,
-			    &fc.spin_us);
+		    "--max-nh", 1000000, &fc.max_nh)) == 0 &&
+		    (rv = lc_daemon_opt_uint(a, "--spin-us", 1000000,
+		    &fc.spin_us)) == 0)
+			rv = lc_daemon_opt_uint(a, "--busy-poll-us", 1000000,
+			    &fc.busy_poll_us);
 		if (rv <= 0 ||
 		    (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX)) {
 			fprintf(stderr,
@@ -60,6 +81,14 @@ main(int argc, char **argv)
 			lc_daemon_opts_fini(&opts);
 			return (2);
 		}
+	}
+	if (fc.ncpus > 0 && fc.ncpus < fc.workers) {
+		fprintf(stderr,
+		    "tern-fwd: --cpus lists %u CPU%s for %u workers: one "
+		    "per worker\n",
+		    fc.ncpus, fc.ncpus == 1 ? "" : "s", fc.workers);
+		lc_daemon_opts_fini(&opts);
+		return (2);
 	}
 	fc.rundir = opts.rundir;
 	fc.generation = opts.generation;
@@ -73,8 +102,10 @@ main(int argc, char **argv)
 		lc_daemon_opts_fini(&opts);
 		return (1);
 	}
-	lc_log_notice("running in %s with %u worker%s", opts.rundir, fc.workers,
-	    fc.workers == 1 ? "" : "s");
+	lc_log_notice("running in %s with %u worker%s%s%s", opts.rundir,
+	    fc.workers, fc.workers == 1 ? "" : "s",
+	    fc.ncpus > 0 ? ", pinned" : "",
+	    fc.busy_poll_us > 0 ? ", busy-polling AF_XDP" : "");
 	ev_run(loop, 0);
 	lc_log_notice("shutting down");
 	fwd_d_free(d);

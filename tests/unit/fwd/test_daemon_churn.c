@@ -605,6 +605,18 @@ test_workers_change(void **st)
 	assert_false(set_workers(FWD_D_WORKERS_MAX + 2)->ok);
 	assert_false(set_workers(1)->ok);
 	assert_int_equal(D->nworkers, 1);
+	/* pinned (--cpus=0,1): no more workers than listed CPUs */
+	D->conf.ncpus = 2;
+	D->conf.cpus[0] = 0;
+	D->conf.cpus[1] = 1;
+	{
+		Fwd__IfConfigAck *a = set_workers(3 + 1);
+
+		assert_false(a->ok);
+		assert_non_null(strstr(a->error, "lists 2 CPUs"));
+	}
+	assert_int_equal(D->nworkers, 1);
+	D->conf.ncpus = 0;
 }
 
 int
