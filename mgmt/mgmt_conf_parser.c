@@ -733,7 +733,8 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 
 #define GUNZIP_MAX ((size_t)2 << 30) /* no config is bigger: refuse bombs */
 
-/* *buf (len bytes of gzip) replaced by what it inflates to; 0 or -errno */
+/* *buf (len bytes of gzip) replaced by what it inflates to; 0, or -errno
+ * with *buf freed (as read_file leaves it on error) */
 static int
 gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 {
@@ -745,6 +746,8 @@ gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
 		free(o);
+		free(*buf);
+		*buf = NULL;
 		mgmt_err_set(err, "%s: cannot start gzip decoding", path);
 		return (-ENOMEM);
 	}
@@ -773,6 +776,8 @@ gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 	inflateEnd(&z);
 	if (zr != Z_STREAM_END) {
 		free(o);
+		free(*buf);	/* on error the caller has nothing to free */
+		*buf = NULL;
 		mgmt_err_set(err, "%s: not a valid gzip file (%s)", path,
 		    zr == Z_MEM_ERROR ? "over 2 GiB" : z.msg != NULL ? z.msg :
 		    "truncated");
