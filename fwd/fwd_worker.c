@@ -276,9 +276,8 @@ worker_main(void *arg)
 int
 fwd_worker_start(struct fwd_worker *w)
 {
-	int rv;
-
 	pthread_attr_t at;
+	int rv;
 
 	if (w->d->conf.workers == 0 || w->started)
 		return (0);
