@@ -163,10 +163,8 @@ packed_apply(struct fwd_d *d, const ProtobufCBinaryData *rec,
 		memcpy(&a, p, 4);
 		if (gw == NULL)
 			rv = fwd_d_route_del(d, ntohl(a), p[4]);
-		else if (cnt == 0 && first == FWD__ROUTE_KIND__ROUTE_REJECT)
-			rv = fwd_d_route_reject(d, ntohl(a), p[4]);
-		else if (cnt == 0 && first > FWD__ROUTE_KIND__ROUTE_REJECT)
-			rv = -EINVAL;
+		else if (cnt == 0)	/* the next-hop field is the kind */
+			rv = fwd_d_route_nonh(d, ntohl(a), p[4], first);
 		else if (first + cnt > nnh || cnt > FWD_ADJ_GROUP_MAX)
 			rv = -EINVAL;
 		else
@@ -235,12 +233,10 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		const Fwd__FibRoute *r = b->add[i];
 		int rv = -EINVAL;
 
-		if (r->kind == FWD__ROUTE_KIND__ROUTE_REJECT &&
-		    r->n_nh_addr == 0 && r->n_nh_ifindex == 0)
-			rv = fwd_d_route_reject(d, ntohl(r->prefix), r->len);
-		else if ((r->kind == FWD__ROUTE_KIND__ROUTE_UNICAST ||
-			     (r->kind == FWD__ROUTE_KIND__ROUTE_BLACKHOLE &&
-				 r->n_nh_addr == 0)) &&
+		if (r->n_nh_addr == 0 && r->n_nh_ifindex == 0)
+			rv = fwd_d_route_nonh(d, ntohl(r->prefix), r->len,
+			    (unsigned)r->kind);
+		else if (r->kind == FWD__ROUTE_KIND__ROUTE_UNICAST &&
 		    r->n_nh_addr == r->n_nh_ifindex &&
 		    r->n_nh_addr <= FWD_ADJ_GROUP_MAX) {
 			for (size_t k = 0; k < r->n_nh_addr; k++)

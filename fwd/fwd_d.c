@@ -406,7 +406,7 @@ fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len, const uint32_t *gw,
 		if (gw[i] == 0 && ifindex[i] == 0)
 			return (-EINVAL);
 	if (n == 0)
-		return (route_set(d, pfx, len, (uint32_t)d->drop_adj));
+		return (fwd_d_route_nonh(d, pfx, len, 1));
 	for (unsigned i = 0; i < n; i++) {
 		if ((idx = intern_nh(d, gw[i], ifindex[i])) < 0) {
 			for (unsigned k = 0; k < nm; k++)
@@ -436,11 +436,12 @@ fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len, const uint32_t *gw,
 }
 
 int
-fwd_d_route_reject(struct fwd_d *d, uint32_t pfx, unsigned len)
+fwd_d_route_nonh(struct fwd_d *d, uint32_t pfx, unsigned len, unsigned kind)
 {
-	if (len > 32 || (pfx & ~pmask(len)) != 0)
+	if (len > 32 || (pfx & ~pmask(len)) != 0 || kind > 2)
 		return (-EINVAL);
-	return (route_set(d, pfx, len, (uint32_t)d->reject_adj));
+	return (route_set(d, pfx, len,
+	    (uint32_t)(kind == 2 ? d->reject_adj : d->drop_adj)));
 }
 
 unsigned
@@ -576,6 +577,8 @@ recount(struct fwd_d *d)
 		rec_check(d, i);
 }
 
+static void conn_add(struct fwd_d *, struct fwd_iface *, unsigned);
+
 size_t
 fwd_d_resync_end(struct fwd_d *d)
 {
@@ -606,21 +609,10 @@ fwd_d_resync_end(struct fwd_d *d)
 	if (swept > 0)
 		recount(d);
 	/* a connected prefix the RIB no longer had: back to fwd's own */
-	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
-		const struct fwd_iface *f = &d->ifs[i];
-
-		if (!f->used || !f->attached)
-			continue;
-		for (unsigned k = 0; k < f->naddr; k++) {
-			uint32_t p = f->addr[k] & pmask(f->plen[k]);
-			unsigned nh;
-
-			if (f->plen[k] < 32 &&
-			    fwd_fib_get(d->fib, p, f->plen[k], &nh) != 0)
-				(void)route_set(
-				    d, p, f->plen[k], (uint32_t)f->glean);
-		}
-	}
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++)
+		if (d->ifs[i].used && d->ifs[i].attached)
+			for (unsigned k = 0; k < d->ifs[i].naddr; k++)
+				conn_add(d, &d->ifs[i], k);
 	d->resyncing = false;
 	d->st.swept += swept;
 	return (swept);

@@ -250,8 +250,10 @@ int fwd_d_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
  */
 int fwd_d_route_add(struct fwd_d *, uint32_t pfx, unsigned len,
     const uint32_t *gw, const uint32_t *ifindex, unsigned n);
-/* Reject route add/replace: packets to it get ICMP host unreachable. */
-int fwd_d_route_reject(struct fwd_d *, uint32_t pfx, unsigned len);
+/* Add/replace a route without next hop, kind as fwd.proto RouteKind: 0 or
+ * 1 blackhole (silent drop), 2 reject (ICMP host unreachable). -EINVAL. */
+int fwd_d_route_nonh(struct fwd_d *, uint32_t pfx, unsigned len,
+    unsigned kind);
 /* 1 for a blackhole, 2 for a reject adjacency, else 0 (fwd.proto RouteKind) */
 unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 /* 0 (also when absent), -EINVAL. */

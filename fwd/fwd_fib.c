@@ -332,25 +332,15 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	    &fib->dep24_map);
 	/* Group values are < 0x10000: one slot per value, those below max_nh
 	 * never touched, so they cost address space only. */
-	fib->tbl8_map_len = (size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES * 2;
-	fib->dep8_map_len = (size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES;
-	fib->tbl8 = mmap(NULL, fib->tbl8_map_len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	fib->dep8 = mmap(NULL, fib->dep8_map_len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	fib->tbl8 = lc_huge_map((size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES *
+	    2, thp, &fib->tbl8_map_len, &fib->tbl8_map);
+	fib->dep8 = lc_huge_map((size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES,
+	    false, &fib->dep8_map_len, &fib->dep8_map);
 	fib->glong = calloc(FIB_NGROUP_VALUES, sizeof(uint16_t));
-	if (fib->tbl8 == MAP_FAILED)
-		fib->tbl8 = NULL;
-	if (fib->dep8 == MAP_FAILED)
-		fib->dep8 = NULL;
 	if (fib->tbl24 == NULL || fib->dep24 == NULL || fib->tbl8 == NULL ||
 	    fib->dep8 == NULL || fib->glong == NULL ||
 	    fib_ht_resize(fib, 10) != 0)
 		goto fail;
-#ifdef MADV_HUGEPAGE
-	if (thp)
-		(void)madvise(fib->tbl8, fib->tbl8_map_len, MADV_HUGEPAGE);
-#endif
 	ng = FIB_NONE - conf->max_nh;
 	if (conf->max_tbl8 != 0 && conf->max_tbl8 < ng)
 		ng = conf->max_tbl8;
@@ -387,10 +377,8 @@ fwd_fib_free(struct fwd_fib *fib)
 		return;
 	lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
 	lc_huge_unmap(fib->dep24_map, fib->dep24_map_len);
-	if (fib->tbl8 != NULL)
-		munmap(fib->tbl8, fib->tbl8_map_len);
-	if (fib->dep8 != NULL)
-		munmap(fib->dep8, fib->dep8_map_len);
+	lc_huge_unmap(fib->tbl8_map, fib->tbl8_map_len);
+	lc_huge_unmap(fib->dep8_map, fib->dep8_map_len);
 	free(fib->glong);
 	lc_huge_unmap(fib->ht_map, fib->ht_map_len);
 	free(fib->g_free);

@@ -46,7 +46,7 @@ struct fwd_fib {
 	uint8_t *dep24;
 	uint8_t *dep8;		/* group g at dep8 + (g << 8) */
 	uint16_t *glong;
-	void *tbl24_map, *dep24_map;
+	void *tbl24_map, *dep24_map, *tbl8_map, *dep8_map; /* lc_huge_map */
 	size_t tbl24_map_len, dep24_map_len, tbl8_map_len, dep8_map_len;
 	unsigned max_nh;
 	unsigned flags;

@@ -23,17 +23,26 @@ unix_addr(struct sockaddr_un *sa, const char *path)
 	return (0);
 }
 
+/* A non-blocking stream socket and the address of path: fd or -errno. */
+static int
+unix_socket(const char *path, struct sockaddr_un *sa)
+{
+	int fd, rv;
+
+	if ((rv = unix_addr(sa, path)) != 0)
+		return (rv);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return (fd >= 0 ? fd : -errno);
+}
+
 static int
 unix_listen(const char *path, unsigned mode)
 {
 	struct sockaddr_un sa;
 	int fd, rv;
 
-	if ((rv = unix_addr(&sa, path)) != 0)
-		return (rv);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return (-errno);
+	if ((fd = unix_socket(path, &sa)) < 0)
+		return (fd);
 	/* A stale socket file from a dead server is replaced; a live one is not. */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
 		close(fd);
@@ -63,11 +72,8 @@ unix_connect(const char *path)
 	struct sockaddr_un sa;
 	int fd, rv;
 
-	if ((rv = unix_addr(&sa, path)) != 0)
-		return (rv);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return (-errno);
+	if ((fd = unix_socket(path, &sa)) < 0)
+		return (fd);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		rv = -errno;
 		close(fd);
