@@ -2,20 +2,30 @@
  * namespace of tests/lib/netns.sh (client ns -- router ns -- server ns, veth),
  * tern-fwd on both port backends (AF_PACKET TPACKET_V2 and AF_XDP) against the
  * Linux kernel forwarding in the same topology, alternated, with one generator:
- * AF_PACKET TX ring in the client ns, RX ring counters in the server and
- * client ns, an L2 reflector for request/reply, all in one pinned thread. */
+ * by default an XDP program (tests/bench/forward_gen.bpf.c, embedded) run with
+ * BPF_PROG_RUN live frames out of the client's veth, or (--gen=afpacket, and
+ * the fallback) an AF_PACKET TX ring in the client ns; RX ring counters in the
+ * server and client ns, an L2 reflector for request/reply, all in one pinned
+ * thread. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
 #include <linux/if_packet.h>
+#include <linux/sockios.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "bench_router.h"
 
@@ -30,6 +40,34 @@
 #define BF_LAT_MAX   (1u << 21)
 #define BF_BATCH     32
 #define BF_PLOFF     42 /* eth 14 + ip 20 + udp 8 */
+#define BF_GEN_BATCH 256 /* XDP generator: frames per BPF_PROG_RUN call */
+
+/* The XDP generator's object (forward_gen.bpf.c, built by
+ * tests/bench/module.mk; empty when clang was missing). */
+#ifdef BF_GEN_OBJ
+__asm__(".pushsection .rodata\n"
+	".balign 8\n"
+	".globl bf_gen_obj\n"
+	"bf_gen_obj:\n"
+	".incbin \"" BF_GEN_OBJ "\"\n"
+	".globl bf_gen_obj_end\n"
+	"bf_gen_obj_end:\n"
+	".popsection\n");
+extern const unsigned char bf_gen_obj[], bf_gen_obj_end[];
+#endif
+
+/* The XDP program's state (struct gen_state of forward_gen.bpf.c): one
+ * mmap-ed array element the program and the bench share. */
+struct bf_gen_state {
+	uint32_t seq;	/* next sequence number = frames sent this trial */
+	uint32_t magic; /* BF_MAGIC | trial */
+	uint64_t hdr[BF_FLOWS][6]; /* flow f's 42 header bytes, zero padded */
+};
+_Static_assert(sizeof(struct bf_gen_state) == 8 + 48 * BF_FLOWS,
+    "struct gen_state of forward_gen.bpf.c");
+
+enum { GEN_XDP, GEN_AFP };
+static const char *const gen_name[] = {"xdp", "afpacket"};
 
 static const uint8_t mac_client[6] = {2, 0x74, 0, 0, 1, 2};
 static const uint8_t mac_rtr_c[6] = {2, 0x74, 0, 0, 1, 1};
@@ -47,6 +85,10 @@ struct tres {		  /* one trial */
 	double offered, delivered, loss;   /* pps, pps, fraction */
 	double fwd_ns, sirq_ns, ksirqd_ns; /* router-side CPU deltas */
 	uint64_t router_pkts;		   /* packets the router forwarded */
+	/* XDP generator: frames the client's veth put in the router's veth
+	 * ring, and those it refused (ring full); sent - both = lost before
+	 * the veth (no NAPI on the router's side) */
+	uint64_t gen_xmit, gen_xmit_err;
 	double p50, p99;		   /* RTT us (request/reply) */
 };
 
@@ -56,6 +98,7 @@ static struct {
 	int rounds;
 	int nice; /* of the generator and tern-fwd */
 	bool rt;  /* tern-fwd SCHED_FIFO (like the kernel's softirq) */
+	bool gen_only; /* --gen-only: the generators' own rates, no router */
 	double tdur; /* s per trial */
 	int steps;   /* binary search steps */
 	pid_t fwd_pid;
@@ -72,6 +115,18 @@ static struct {
 	int srv_ifindex;
 	long clk_tck;
 	FILE *dat; /* all trials, for the plot */
+	int gen;   /* GEN_XDP or GEN_AFP */
+	unsigned gen_batch;
+	struct {
+		struct bpf_object *obj;
+		int prog_fd, eth_fd; /* eth_fd: a socket in the client ns */
+		struct bf_gen_state *st;
+		uint8_t tmpl[BF_FRAME]; /* flow 0's frame, the data_in */
+		int nstats;		/* of the client's eth0 */
+		int *ix_xmit, *ix_err; /* indices of tx_queue_N_xdp_xmit[_errors] */
+		int nxmit;
+		double call_us; /* one call of gen_batch frames, no receiver */
+	} X;
 } G;
 
 static uint64_t
@@ -254,30 +309,54 @@ bf_ksoftirqd_ns(void)
 /* ---- rings ----------------------------------------------------------------
  */
 
+/* Enters namespace ns: the fd of the one we were in (for bf_ns_leave),
+ * or -1. */
+static int
+bf_ns_enter(const char *ns)
+{
+	char path[128];
+	int self, nsfd;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if ((self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return (-1);
+	if ((nsfd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    setns(nsfd, CLONE_NEWNET) != 0) {
+		if (nsfd >= 0)
+			close(nsfd);
+		close(self);
+		return (-1);
+	}
+	close(nsfd);
+	return (self);
+}
+
+static int
+bf_ns_leave(int self)
+{
+	int rv = setns(self, CLONE_NEWNET);
+
+	close(self);
+	return (rv);
+}
+
 /* An AF_PACKET TPACKET_V2 ring on ifname in namespace ns. 0 or -1. */
 static int
 bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
 {
-	char path[128];
-	int self, nsfd, v = TPACKET_V2, one = 1;
+	int self, v = TPACKET_V2, one = 1;
 	struct tpacket_req req;
 	struct sockaddr_ll sll = {0};
 
 	memset(r, 0, sizeof(*r));
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	if ((self = open("/proc/self/ns/net", O_RDONLY)) < 0 ||
-	    (nsfd = open(path, O_RDONLY)) < 0)
+	if ((self = bf_ns_enter(ns)) < 0)
 		return (-1);
-	if (setns(nsfd, CLONE_NEWNET) != 0)
-		return (-1);
-	close(nsfd);
 	r->fd = socket(AF_PACKET, SOCK_RAW, tx ? 0 : htons(ETH_P_IP));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = tx ? 0 : htons(ETH_P_IP);
 	sll.sll_ifindex = (int)if_nametoindex(ifname);
-	if (setns(self, CLONE_NEWNET) != 0)
+	if (bf_ns_leave(self) != 0)
 		return (-1);
-	close(self);
 	if (r->fd < 0 || sll.sll_ifindex == 0)
 		return (-1);
 	if (setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) != 0)
@@ -330,43 +409,59 @@ bf_csum(const void *p, size_t n)
 	return ((uint16_t)~s);
 }
 
-/* Writes the template of flow f (frame size G.fsize) into every TX slot of
- * that flow (slot i carries flow i % BF_FLOWS, always). */
+/* Writes the frame of flow f (frame size G.fsize, payload zero) at d. */
+static void
+bf_frame(uint8_t *d, unsigned f)
+{
+	unsigned iplen = G.fsize - 14;
+	uint32_t src = 0xc6120102u, dst = G.dst[f];
+	uint16_t c;
+
+	memset(d, 0, G.fsize);
+	memcpy(d, mac_rtr_c, 6);
+	memcpy(d + 6, mac_client, 6);
+	d[12] = 0x08;
+	d[14] = 0x45;
+	d[16] = (uint8_t)(iplen >> 8);
+	d[17] = (uint8_t)iplen;
+	d[22] = 64;
+	d[23] = 17;
+	for (int k = 0; k < 4; k++) {
+		d[26 + k] = (uint8_t)(src >> (24 - 8 * k));
+		d[30 + k] = (uint8_t)(dst >> (24 - 8 * k));
+	}
+	c = bf_csum(d + 14, 20);
+	d[24] = (uint8_t)(c >> 8);
+	d[25] = (uint8_t)c;
+	d[34] = (uint8_t)((BF_SPORT + f) >> 8);
+	d[35] = (uint8_t)(BF_SPORT + f);
+	d[36] = BF_DPORT >> 8;
+	d[37] = BF_DPORT & 255;
+	d[38] = (uint8_t)((iplen - 20) >> 8);
+	d[39] = (uint8_t)(iplen - 20);
+}
+
+/* Writes the template of flow f into every TX slot of that flow (slot i
+ * carries flow i % BF_FLOWS, always), and the XDP generator's template
+ * (flow 0) and per-flow fields (frame i carries flow i % BF_FLOWS too). */
 static void
 bf_tx_templates(void)
 {
-	unsigned iplen = G.fsize - 14;
-
 	for (unsigned i = 0; i < G.tx.nframes; i++) {
 		struct tpacket2_hdr *h = bf_slot(&G.tx, i);
-		uint8_t *d = bf_txdata(h);
-		unsigned f = i % BF_FLOWS;
-		uint32_t src = 0xc6120102u, dst = G.dst[f];
-		uint16_t c;
 
-		memset(d, 0, G.fsize);
-		memcpy(d, mac_rtr_c, 6);
-		memcpy(d + 6, mac_client, 6);
-		d[12] = 0x08;
-		d[14] = 0x45;
-		d[16] = (uint8_t)(iplen >> 8);
-		d[17] = (uint8_t)iplen;
-		d[22] = 64;
-		d[23] = 17;
-		for (int k = 0; k < 4; k++) {
-			d[26 + k] = (uint8_t)(src >> (24 - 8 * k));
-			d[30 + k] = (uint8_t)(dst >> (24 - 8 * k));
-		}
-		c = bf_csum(d + 14, 20);
-		d[24] = (uint8_t)(c >> 8);
-		d[25] = (uint8_t)c;
-		d[34] = (uint8_t)((BF_SPORT + f) >> 8);
-		d[35] = (uint8_t)(BF_SPORT + f);
-		d[36] = BF_DPORT >> 8;
-		d[37] = BF_DPORT & 255;
-		d[38] = (uint8_t)((iplen - 20) >> 8);
-		d[39] = (uint8_t)(iplen - 20);
+		bf_frame(bf_txdata(h), i % BF_FLOWS);
 		h->tp_len = G.fsize;
+	}
+	if (G.X.st != NULL) {
+		uint8_t d[BF_FRAME];
+
+		for (unsigned f = 0; f < BF_FLOWS; f++) {
+			bf_frame(d, f);
+			memset(G.X.st->hdr[f], 0, sizeof(G.X.st->hdr[f]));
+			memcpy(G.X.st->hdr[f], d, BF_PLOFF);
+		}
+		bf_frame(G.X.tmpl, 0);
 	}
 }
 
@@ -508,12 +603,222 @@ bf_rx_drops(struct ring *r)
 	return (st.tp_drops);
 }
 
+/* ---- the XDP generator -----------------------------------------------------
+ */
+
+static const char *ns_client(void);
+
+static int
+bf_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level > LIBBPF_WARN)
+		return (0);
+	fprintf(stderr, "bench-forward: libbpf: ");
+	return (vfprintf(stderr, fmt, ap));
+}
+
+/* The indices of the client's eth0 counters of XDP frames its
+ * ndo_xdp_xmit put in the peer's (the router's rc0) ring or could not
+ * (ring full): veth's tx_queue_N_xdp_xmit and tx_queue_N_xdp_xmit_errors.
+ * 0 or -1. */
+static int
+bf_gen_stats_init(void)
+{
+	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
+	struct ethtool_gstrings *gs;
+	struct ifreq ifr;
+	int n, ne = 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "eth0");
+	ifr.ifr_data = (void *)&di;
+	if (ioctl(G.X.eth_fd, SIOCETHTOOL, &ifr) != 0 || di.n_stats == 0)
+		return (-1);
+	n = (int)di.n_stats;
+	if ((gs = calloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN)) ==
+	    NULL)
+		return (-1);
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = (uint32_t)n;
+	ifr.ifr_data = (void *)gs;
+	G.X.ix_xmit = calloc((size_t)n, sizeof(int));
+	G.X.ix_err = calloc((size_t)n, sizeof(int));
+	if (G.X.ix_xmit == NULL || G.X.ix_err == NULL ||
+	    ioctl(G.X.eth_fd, SIOCETHTOOL, &ifr) != 0) {
+		free(gs);
+		return (-1);
+	}
+	G.X.nxmit = 0;
+	for (int i = 0; i < n; i++) {
+		char name[ETH_GSTRING_LEN + 1], tail[ETH_GSTRING_LEN + 1];
+		unsigned q;
+
+		memcpy(name, gs->data + (size_t)i * ETH_GSTRING_LEN,
+		    ETH_GSTRING_LEN);
+		name[ETH_GSTRING_LEN] = '\0';
+		if (sscanf(name, "tx_queue_%u_%32s", &q, tail) != 2)
+			continue;
+		if (strcmp(tail, "xdp_xmit") == 0)
+			G.X.ix_xmit[G.X.nxmit++] = i;
+		else if (strcmp(tail, "xdp_xmit_errors") == 0)
+			G.X.ix_err[ne++] = i;
+	}
+	free(gs);
+	G.X.nstats = n;
+	if (ne != G.X.nxmit) /* the sums below take as many of each */
+		G.X.nxmit = ne < G.X.nxmit ? ne : G.X.nxmit;
+	return (G.X.nxmit > 0 ? 0 : -1);
+}
+
+/* The client's eth0 XDP transmit counters (sums over its queues). */
+static void
+bf_gen_stats(uint64_t *xmit, uint64_t *err)
+{
+	struct ethtool_stats *st;
+	struct ifreq ifr;
+
+	*xmit = *err = 0;
+	if (G.X.nstats == 0 ||
+	    (st = calloc(1, sizeof(*st) + (size_t)G.X.nstats * 8)) == NULL)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "eth0");
+	st->cmd = ETHTOOL_GSTATS;
+	st->n_stats = (uint32_t)G.X.nstats;
+	ifr.ifr_data = (void *)st;
+	if (ioctl(G.X.eth_fd, SIOCETHTOOL, &ifr) == 0)
+		for (int i = 0; i < G.X.nxmit; i++) {
+			*xmit += st->data[G.X.ix_xmit[i]];
+			*err += st->data[G.X.ix_err[i]];
+		}
+	free(st);
+}
+
+/* n frames through the XDP generator (one BPF_PROG_RUN): 0 or -errno. The
+ * kernel runs the program over page-pool frames holding G.X.tmpl, in
+ * batches of 64 (its default), flushing the redirects after each batch,
+ * where the router's veth NAPI runs (softirq, this CPU). */
+static int
+bf_gen_run(unsigned n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = G.X.tmpl,
+	    .data_size_in = G.fsize, .repeat = n,
+	    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+	return (bpf_prog_test_run_opts(G.X.prog_fd, &o) == 0 ? 0 : -errno);
+}
+
+/* Loads the XDP generator and points it at the client's eth0: 0, or -1
+ * with the reason in why. */
+static int
+bf_gen_xdp_open(char *why, size_t whylen)
+{
+#ifndef BF_GEN_OBJ
+	snprintf(why, whylen, "bench-forward built without it");
+	return (-1);
+#else
+	size_t len = (size_t)(bf_gen_obj_end - bf_gen_obj);
+	long pg = sysconf(_SC_PAGESIZE);
+	struct bpf_program *prog;
+	int st_fd, tx_fd, self, rv;
+	uint32_t k = 0, ifx;
+	void *m;
+
+	if (len == 0) {
+		snprintf(why, whylen, "no BPF object (clang missing at build)");
+		return (-1);
+	}
+	libbpf_set_print(bf_libbpf_print);
+	if ((G.X.obj = bpf_object__open_mem(bf_gen_obj, len, NULL)) == NULL) {
+		snprintf(why, whylen, "BPF object: %s", strerror(errno));
+		return (-1);
+	}
+	if ((rv = bpf_object__load(G.X.obj)) != 0) {
+		snprintf(why, whylen, "BPF load: %s", strerror(-rv));
+		return (-1);
+	}
+	prog = bpf_object__find_program_by_name(G.X.obj, "tern_gen");
+	st_fd = bpf_object__find_map_fd_by_name(G.X.obj, "gen_state");
+	tx_fd = bpf_object__find_map_fd_by_name(G.X.obj, "gen_tx");
+	if (prog == NULL || st_fd < 0 || tx_fd < 0) {
+		snprintf(why, whylen, "BPF object lacks tern_gen or maps");
+		return (-1);
+	}
+	G.X.prog_fd = bpf_program__fd(prog);
+	m = mmap(NULL, (sizeof(struct bf_gen_state) + (size_t)pg - 1) /
+			   (size_t)pg * (size_t)pg,
+	    PROT_READ | PROT_WRITE, MAP_SHARED, st_fd, 0);
+	if (m == MAP_FAILED) {
+		snprintf(why, whylen, "mmap of the state map: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	G.X.st = m;
+	/* A BPF_PROG_RUN of more than one frame puts the program in the
+	 * kernel's XDP dispatcher and takes it out again, two dispatcher
+	 * updates that wait for RCU: ~25 ms a call here. A program attached
+	 * to a device (native mode) stays in the dispatcher, so those updates
+	 * become no-ops (43 us for a 64-frame call): the generator is attached
+	 * to a veth pair of its own in the client ns, down, that carries
+	 * nothing (removed with the namespace). */
+	if (br_sh("ip -n %s link add xdpgen0 type veth peer name xdpgen1",
+		ns_client()) != 0) {
+		snprintf(why, whylen, "no veth for the XDP dispatcher");
+		return (-1);
+	}
+	/* the devmap slot, the counters' socket, the attachment: from inside
+	 * the client ns, where eth0's ifindex means that eth0 */
+	if ((self = bf_ns_enter(ns_client())) < 0) {
+		snprintf(why, whylen, "setns: %s", strerror(errno));
+		return (-1);
+	}
+	ifx = if_nametoindex("eth0");
+	rv = ifx == 0 ? -1 : bpf_map_update_elem(tx_fd, &k, &ifx, 0);
+	if (rv != 0)
+		snprintf(why, whylen, "devmap of the client's eth0: %s",
+		    strerror(errno));
+	else if ((ifx = if_nametoindex("xdpgen0")) == 0 ||
+		 (rv = bpf_xdp_attach((int)ifx, G.X.prog_fd,
+		      XDP_FLAGS_DRV_MODE, NULL)) != 0)
+		snprintf(why, whylen,
+		    "native XDP attach to xdpgen0 (dispatcher): %s",
+		    strerror(rv < 0 ? -rv : errno));
+	G.X.eth_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (bf_ns_leave(self) != 0 || rv != 0)
+		return (-1);
+	if (G.X.eth_fd < 0 || bf_gen_stats_init() != 0) {
+		snprintf(why, whylen,
+		    "no tx_queue_N_xdp_xmit counters on the client's eth0");
+		return (-1);
+	}
+	/* a call of no trial (magic of trial 0: receivers ignore it; the
+	 * router's rc0 has no NAPI yet, so the frames go nowhere), timed */
+	G.fsize = 60;
+	bf_tx_templates();
+	G.X.st->magic = BF_MAGIC;
+	for (int i = 0; i < 3; i++) {
+		uint64_t t = now_ns();
+
+		if ((rv = bf_gen_run(G.gen_batch)) != 0) {
+			snprintf(why, whylen,
+			    "BPF_PROG_RUN with live frames: %s",
+			    strerror(-rv));
+			return (-1);
+		}
+		G.X.call_us = (double)(now_ns() - t) / 1e3;
+	}
+	return (0);
+#endif
+}
+
 /* One trial: rate pps (0: as fast as the generator goes) for dur s. */
 static void
 bf_trial(double rate, double dur, bool rr, struct tres *r)
 {
-	uint64_t t0, tend, now, sent = 0, quiet;
+	uint64_t t0, tend, now, sent = 0, quiet, gx0 = 0, ge0 = 0;
 	double c0, s0, k0, c1, s1, k1;
+	bool xdp = G.gen == GEN_XDP;
 
 	memset(r, 0, sizeof(*r));
 	r->rate = rate;
@@ -533,6 +838,12 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	r->dur = dur;
 	(void)bf_rx_drops(&G.srx);
 	(void)bf_rx_drops(&G.crx);
+	if (xdp) {
+		__atomic_store_n(&G.X.st->magic, BF_MAGIC | G.trial,
+		    __ATOMIC_RELAXED);
+		__atomic_store_n(&G.X.st->seq, 0, __ATOMIC_RELEASE);
+		bf_gen_stats(&gx0, &ge0);
+	}
 	c0 = G.fwd_pid > 0 ? bf_task_ns(G.fwd_pid) : 0;
 	s0 = bf_softirq_ns();
 	k0 = bf_ksoftirqd_ns();
@@ -551,7 +862,21 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 				      1;
 			unsigned n = 0;
 
-			while (sent < target && n < BF_BATCH &&
+			if (xdp) {
+				uint64_t due = target - sent;
+
+				if (due > G.gen_batch)
+					due = G.gen_batch;
+				if (due > BF_SEQ_MAX - sent)
+					due = BF_SEQ_MAX - sent;
+				/* the program counts what it sent (an
+				 * interrupted run sent part of it) */
+				if (due > 0)
+					(void)bf_gen_run((unsigned)due);
+				sent = __atomic_load_n(
+				    &G.X.st->seq, __ATOMIC_ACQUIRE);
+			}
+			while (!xdp && sent < target && n < BF_BATCH &&
 			       sent < BF_SEQ_MAX) {
 				struct tpacket2_hdr *h = bf_slot(&G.tx, G.tx.i);
 				uint8_t *d;
@@ -575,9 +900,18 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 			if (n > 0)
 				(void)send(G.tx.fd, NULL, 0, MSG_DONTWAIT);
 		}
-		got = bf_srv_rx(r, rr);
-		if (rr)
-			got += bf_cli_rx(r);
+		/* what arrived: everything (the XDP generator sends up to
+		 * G.gen_batch frames a pass, more than one 256-frame look) */
+		got = 0;
+		for (int k = 0; k < 16; k++) {
+			unsigned g = bf_srv_rx(r, rr);
+
+			if (rr)
+				g += bf_cli_rx(r);
+			got += g;
+			if (g < 256)
+				break;
+		}
 		if (now >= tend) {
 			/* in flight: until 20 ms without a frame, at most
 			 * 200 ms */
@@ -594,6 +928,11 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	s1 = bf_softirq_ns();
 	k1 = bf_ksoftirqd_ns();
 	r->sent = sent;
+	if (xdp) {
+		bf_gen_stats(&r->gen_xmit, &r->gen_xmit_err);
+		r->gen_xmit -= gx0;
+		r->gen_xmit_err -= ge0;
+	}
 	r->rxq_drop = bf_rx_drops(&G.srx) + bf_rx_drops(&G.crx);
 	r->offered = (double)sent / dur;
 	if (rr) {
@@ -656,6 +995,25 @@ bf_kernel(bool on)
 {
 	return (br_sh("bash '%s/tests/bench/lib_forward.sh' kernel %s %s",
 	    G.b.root, on ? "on" : "off", G.b.suffix));
+}
+
+/* The XDP generator's frames reach the router only through the NAPI of
+ * its rc0's veth queue: enabled by an XDP program there (tern-fwd on
+ * AF_XDP) or by GRO; tern-fwd turns GRO off on its ports, so this runs after
+ * each router's set-up (lib_forward.sh: GRO on, UDP GRO forwarding and
+ * fraglist GRO off, so that forwarded UDP frames are never merged). */
+static int
+bf_gen_napi(void)
+{
+	if (G.gen != GEN_XDP)
+		return (0);
+	if (br_sh("bash '%s/tests/bench/lib_forward.sh' napi %s", G.b.root,
+		G.b.suffix) != 0) {
+		fprintf(stderr, "bench-forward: no NAPI on the router's rc0 "
+				"for the XDP generator\n");
+		return (-1);
+	}
+	return (0);
 }
 
 static int
@@ -851,18 +1209,28 @@ bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
     const struct tres *r)
 {
 	double rp = r->router_pkts ? (double)r->router_pkts : 1;
+	/* XDP generator: frames lost before the router's veth ring (no NAPI
+	 * there), and refused by it (full: the router's input queue) */
+	uint64_t glost = G.gen == GEN_XDP && r->sent > r->gen_xmit + r->gen_xmit_err
+			     ? r->sent - r->gen_xmit - r->gen_xmit_err
+			     : 0;
 
 	printf("  %-8s fib %-4s %-5s %-6s r%d %-9s offered %9.0f delivered "
 	       "%9.0f loss %7.4f%% fwd %6.0f softirq %6.0f ns/pkt%s",
 	    rname[router], fib_name[fi], size_name[si], rr ? "rr" : "oneway",
 	    round, what, r->offered, r->delivered, r->loss * 100,
 	    r->fwd_ns / rp, r->sirq_ns / rp,
-	    r->reord || r->dup || r->rxq_drop || r->refl_drop ? " !" : "");
-	if (r->reord || r->dup || r->rxq_drop || r->refl_drop)
-		printf(" reord %llu dup %llu gen-rx-drop %llu refl-drop %llu",
+	    r->reord || r->dup || r->rxq_drop || r->refl_drop || glost ? " !"
+									: "");
+	if (r->reord || r->dup || r->rxq_drop || r->refl_drop || glost)
+		printf(" reord %llu dup %llu gen-rx-drop %llu refl-drop %llu "
+		       "gen-lost %llu",
 		    (unsigned long long)r->reord, (unsigned long long)r->dup,
 		    (unsigned long long)r->rxq_drop,
-		    (unsigned long long)r->refl_drop);
+		    (unsigned long long)r->refl_drop, (unsigned long long)glost);
+	if (r->gen_xmit_err > 0)
+		printf(" veth-ring-full %llu",
+		    (unsigned long long)r->gen_xmit_err);
 	if (rr)
 		printf(" rtt p50 %.1f p99 %.1f us", r->p50, r->p99);
 	{
@@ -945,7 +1313,12 @@ bf_cell(int router, int fi, int si, bool rr, int round)
 		ok_rate = max.offered;
 		best = max;
 	} else {
+		/* below 1.5x what the router delivered at full rate: the XDP
+		 * generator offers up to several times that, and a search from
+		 * its full rate would spend its steps far above */
 		hi = max.offered;
+		if (max.delivered * 1.5 < hi)
+			hi = max.delivered * 1.5;
 		for (int s = 0; s < G.steps; s++) {
 			double mid = (lo + hi) / 2;
 
@@ -991,9 +1364,9 @@ bf_bench_lines(int fi, int si, int rr, int ro)
 	snprintf(extra, sizeof(extra),
 	    "\"backend\":\"%s\",\"fib\":%zu,\"flows\":128,\"traffic\":"
 	    "\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
-	    "client-router-server netns\"",
+	    "client-router-server netns\",\"generator\":\"%s\"",
 	    rbench[ro], fib_n[fi], rr ? "request_reply" : "one_way",
-	    sizes[si]);
+	    sizes[si], gen_name[G.gen]);
 	br_bench_line("forward", cas, "router_ns_per_pkt", "ns", f->ns_max,
 	    f->n, "kernel", k->ns_max, k->n, "lower", extra);
 	br_bench_line("forward", cas, "zero_loss_pps", "1/s", f->zl, f->n,
@@ -1083,6 +1456,60 @@ bf_plot(const char *dat, const char *fib)
 	printf("# plot: %s/build/bench/%s.png\n", G.b.root, tag);
 }
 
+/* --gen-only: each generator flat out, one-way, 3 trials of 1 s per frame
+ * size, with nothing forwarding: the router ns's kernel (no addresses,
+ * ip_forward=0) drops the frames in softirq on CPU 0, with the generator.
+ * The XDP generator with rc0's NAPI from GRO (as in the kernel and
+ * AF_PACKET runs), the AF_PACKET one with rc0 as tern-fwd leaves it (GRO
+ * off: frames go through the per-CPU backlog). */
+static void
+bf_gen_only(const char *szs)
+{
+	int gens[2], ng = 0;
+
+	if (G.gen == GEN_XDP)
+		gens[ng++] = GEN_XDP;
+	gens[ng++] = GEN_AFP;
+	for (int f = 0; f < BF_FLOWS; f++)
+		G.dst[f] = 0xc6130000u + 1 + (uint32_t)f;
+	for (int gi = 0; gi < ng; gi++) {
+		G.gen = gens[gi];
+		if (br_sh("bash '%s/tests/bench/lib_forward.sh' napi%s %s",
+			G.b.root, G.gen == GEN_XDP ? "" : "-off",
+			G.b.suffix) != 0)
+			printf("# rc0 NAPI set-up failed\n");
+		for (int si = 0; si < NSZ; si++) {
+			char want_s[8];
+
+			snprintf(want_s, sizeof(want_s), "%u", si ? 1500 : 64);
+			if (strstr(szs, want_s) == NULL)
+				continue;
+			G.fsize = sizes[si];
+			bf_tx_templates();
+			for (int k = 1; k <= 3; k++) {
+				struct tres r;
+				double rp;
+
+				bf_trial(0, 1.0, false, &r);
+				rp = r.sent ? (double)r.sent : 1;
+				printf("  gen %-8s %-5s t%d sent %9.0f pps "
+				       "softirq %5.0f ns/frame (sent) "
+				       "veth-ring-full %llu gen-lost %llu load "
+				       "%s\n",
+				    gen_name[G.gen], size_name[si], k,
+				    r.offered, r.sirq_ns / rp,
+				    (unsigned long long)r.gen_xmit_err,
+				    (unsigned long long)(G.gen == GEN_XDP &&
+					    r.sent > r.gen_xmit +
+						r.gen_xmit_err
+					? r.sent - r.gen_xmit - r.gen_xmit_err
+					: 0),
+				    bf_loadavg());
+			}
+		}
+	}
+}
+
 static int
 usage(void)
 {
@@ -1090,9 +1517,16 @@ usage(void)
 	    "usage: bench-forward [--quick] [--rounds=N] "
 	    "[--trial-s=S] [--fib=1,128,1M] [--sizes=64,1500] "
 	    "[--backends=af_packet,af_xdp] [--fwd-args='--spin-us=N ...'] "
-	    "[--lat-args='...'] [--no-rt] [--replot=TRIALS.dat]\n"
+	    "[--lat-args='...'] [--no-rt] [--gen=xdp|afpacket] "
+	    "[--gen-batch=N] [--gen-only] [--replot=TRIALS.dat]\n"
 	    "  --fwd-args: extra tern-fwd options of every run; --lat-args: "
-	    "of the latency runs only; --no-rt: tern-fwd not SCHED_FIFO\n");
+	    "of the latency runs only; --no-rt: tern-fwd not SCHED_FIFO\n"
+	    "  --gen: the traffic generator, XDP (BPF_PROG_RUN live frames, "
+	    "the default; AF_PACKET if it cannot load) or an AF_PACKET TX "
+	    "ring; --gen-batch: XDP frames per BPF_PROG_RUN (1-4096, %d); "
+	    "--gen-only: each generator's full rate with no router (the "
+	    "router ns's kernel drops the frames), then exit\n",
+	    BF_GEN_BATCH);
 	return (2);
 }
 
@@ -1111,6 +1545,8 @@ main(int argc, char **argv)
 	G.rt = true;
 	G.tdur = 0.5;
 	G.steps = 6;
+	G.gen = GEN_XDP;
+	G.gen_batch = BF_GEN_BATCH;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			G.quick = true;
@@ -1133,14 +1569,23 @@ main(int argc, char **argv)
 			fwd_args = argv[i] + 11;
 		else if (strncmp(argv[i], "--lat-args=", 11) == 0)
 			lat_args = argv[i] + 11;
+		else if (strcmp(argv[i], "--gen-only") == 0)
+			G.gen_only = true;
 		else if (strcmp(argv[i], "--no-rt") == 0)
 			G.rt = false;
 		else if (strncmp(argv[i], "--backends=", 11) == 0)
 			backends = argv[i] + 11;
+		else if (strcmp(argv[i], "--gen=xdp") == 0)
+			G.gen = GEN_XDP;
+		else if (strcmp(argv[i], "--gen=afpacket") == 0)
+			G.gen = GEN_AFP;
+		else if (strncmp(argv[i], "--gen-batch=", 12) == 0)
+			G.gen_batch = (unsigned)atoi(argv[i] + 12);
 		else
 			return (usage());
 	}
-	if (G.rounds < 1 || G.rounds > 8 || G.tdur <= 0)
+	if (G.rounds < 1 || G.rounds > 8 || G.tdur <= 0 || G.gen_batch < 1 ||
+	    G.gen_batch > 4096)
 		return (usage());
 	if (replot != NULL) {
 		/* the plot of a trials file (as written by a run): no run */
@@ -1226,6 +1671,17 @@ main(int argc, char **argv)
 		perror("bench-forward: AF_PACKET rings");
 		return (1);
 	}
+	if (G.gen == GEN_XDP) {
+		char why[256] = "";
+
+		if (bf_gen_xdp_open(why, sizeof(why)) != 0) {
+			printf("# XDP generator unavailable (%s): falling back to "
+			       "the AF_PACKET generator\n",
+			    why);
+			G.X.st = NULL;
+			G.gen = GEN_AFP;
+		}
+	}
 	printf("# topology: client ns --veth-- router ns --veth-- server ns "
 	       "(tests/lib/netns.sh); %d flows (UDP, 128 destinations); frames "
 	       "60 B (64 B with FCS) and 1514 B (IP 1500); trial %.2f s; "
@@ -1233,6 +1689,21 @@ main(int argc, char **argv)
 	       "generator's full rate; %d rounds, tern-fwd on AF_PACKET, on "
 	       "AF_XDP, then the kernel each round\n",
 	    BF_FLOWS, G.tdur, G.steps, G.rounds);
+	if (G.gen == GEN_XDP)
+		printf("# generator: xdp: tests/bench/forward_gen.bpf.c run by "
+		       "BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES, up to %u "
+		       "frames a call (paced between calls), redirected "
+		       "(devmap) out of the client's eth0; the router's rc0 "
+		       "gets veth NAPI from GRO (UDP GRO forwarding and "
+		       "fraglist off: no merging) or from tern-fwd's AF_XDP "
+		       "program (--gen=afpacket: the AF_PACKET TX ring); one "
+		       "call of %u frames with nobody taking them: %.0f us\n",
+		    G.gen_batch, G.gen_batch, G.X.call_us);
+	else
+		printf("# generator: afpacket: TPACKET_V2 TX ring on the "
+		       "client's eth0, up to %d frames a send() "
+		       "(PACKET_QDISC_BYPASS)\n",
+		    BF_BATCH);
 	printf("# CPUs: generator+receiver+reflector pid %d pinned to CPU 0; "
 	       "tern-fwd pinned to CPU 1 (taskset); the kernel router runs in "
 	       "softirq wherever the packets arrive (mostly CPU 0, in the "
@@ -1242,6 +1713,13 @@ main(int argc, char **argv)
 	    G.rt ? "SCHED_FIFO 10 (chrt: ahead of other tasks, as softirq is)"
 		 : "SCHED_OTHER",
 	    bf_loadavg());
+	if (G.gen_only) {
+		bf_gen_only(szs);
+		printf("# load average at the end: %s\n", bf_loadavg());
+		bf_kill_fwd();
+		br_cleanup();
+		return (0);
+	}
 	for (int fi = 0; fi < NFIB; fi++) {
 		bool want = false;
 		const char *p = fibs;
@@ -1309,6 +1787,8 @@ main(int argc, char **argv)
 					    bf_fwd_start(&ps[fi], rbackend[ro],
 						args) != 0)
 						return (1);
+					if (bf_gen_napi() != 0)
+						return (1);
 					printf("# round %d: tern-fwd on %s %s "
 					       "pid %d (CPU %d) up with %zu "
 					       "routes in %.1f s\n",
@@ -1321,7 +1801,8 @@ main(int argc, char **argv)
 					 * with its last address: reloaded
 					 * each round */
 					if (bf_kernel(true) != 0 ||
-					    bf_kernel_routes(&ps[fi]) != 0) {
+					    bf_kernel_routes(&ps[fi]) != 0 ||
+					    bf_gen_napi() != 0) {
 						fprintf(stderr,
 						    "bench-forward: "
 						    "kernel routes failed\n");

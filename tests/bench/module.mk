@@ -2,6 +2,25 @@
 # bench-fib runs DPDK's rte_fib and rte_lpm in the same process as fwd's FIB.
 bench_fib_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
 bench_fib_LDLIBS := $(shell pkg-config --libs libdpdk 2>/dev/null)
-# bench-forward: tern-fwd against the kernel on veth in namespaces (no extra
-# libraries; shell steps in tests/bench/lib_forward.sh).
-bench_forward_CFLAGS :=
+# bench-forward: tern-fwd against the kernel on veth in namespaces (shell
+# steps in tests/bench/lib_forward.sh). Its XDP traffic generator
+# (tests/bench/forward_gen.bpf.c: not bench_*.c, so no bench of its own) is
+# a BPF object built with clang -target bpf and embedded in the binary
+# (.incbin in bench_forward.c, which therefore depends on it); the bench
+# loads it with libbpf. Without clang the object is empty and the bench
+# falls back to its AF_PACKET generator, saying so.
+BF_GEN_OBJ := build/obj/tests/bench/forward_gen.bpf.o
+bench_forward_CFLAGS := -DBF_GEN_OBJ='"$(BF_GEN_OBJ)"'
+bench_forward_LDLIBS := -lbpf
+$(BF_GEN_OBJ): tests/bench/forward_gen.bpf.c
+	@mkdir -p $(@D)
+	$(E) BPF $<
+	$(Q)if command -v $(CLANG) >/dev/null 2>&1; then \
+		$(CLANG) -O2 -g -target bpf -Wall -Werror \
+		    -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
+		    -c -o $@ $<; \
+	else \
+		echo "  $(CLANG) not found: bench-forward without its XDP generator"; \
+		: >$@; \
+	fi
+build/obj/tests/bench/bench_forward.o: $(BF_GEN_OBJ)
