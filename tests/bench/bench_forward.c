@@ -863,7 +863,7 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 			unsigned n = 0;
 
 			if (xdp) {
-				uint64_t due = target - sent;
+				uint64_t due = target > sent ? target - sent : 0;
 
 				if (due > G.gen_batch)
 					due = G.gen_batch;
