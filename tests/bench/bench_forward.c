@@ -1315,21 +1315,36 @@ bf_cell(int router, int fi, int si, bool rr, int round)
 	} else {
 		/* below 1.5x what the router delivered at full rate: the XDP
 		 * generator offers up to several times that, and a search from
-		 * its full rate would spend its steps far above */
-		hi = max.offered;
-		if (max.delivered * 1.5 < hi)
-			hi = max.delivered * 1.5;
-		for (int s = 0; s < G.steps; s++) {
-			double mid = (lo + hi) / 2;
+		 * its full rate would spend its steps far above. A router that
+		 * collapses under overload delivers less than its zero-loss
+		 * rate: when every step of a search passes, the search goes
+		 * on above it (up to 4x, at most the full rate). */
+		double top = max.offered;
 
-			bf_trial(mid, G.tdur, rr, &t);
-			bf_log_trial(router, fi, si, rr, round, "search", &t);
-			if (t.loss < 0.001) {
-				lo = mid;
-				ok_rate = t.offered;
-				best = t;
-			} else
-				hi = mid;
+		hi = max.delivered * 1.5 < top ? max.delivered * 1.5 : top;
+		if (hi < 1000) /* nothing delivered: rate 0 is "full" */
+			hi = top < 1000 ? top : 1000;
+		for (;;) {
+			bool all_ok = true;
+
+			for (int s = 0; s < G.steps; s++) {
+				double mid = (lo + hi) / 2;
+
+				bf_trial(mid, G.tdur, rr, &t);
+				bf_log_trial(
+				    router, fi, si, rr, round, "search", &t);
+				if (t.loss < 0.001) {
+					lo = mid;
+					ok_rate = t.offered;
+					best = t;
+				} else {
+					hi = mid;
+					all_ok = false;
+				}
+			}
+			if (!all_ok || hi >= top)
+				break;
+			hi = hi * 4 < top ? hi * 4 : top;
 		}
 	}
 	if (!G.quick && !rr && fi == NFIB - 1)
