@@ -72,6 +72,17 @@ adj_group_put(struct fwd_adj_tbl *t, struct fwd_adj *a)
 		t->grp_used[a->group] = 0;
 }
 
+/* Publish an action (release): fmtu follows it (see struct fwd_adj). */
+static void
+adj_set_action(struct fwd_adj *a, uint8_t act)
+{
+	if (act != FWD_ADJ_A_FORWARD)
+		__atomic_store_n(&a->fmtu, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->action, act, __ATOMIC_RELEASE);
+	if (act == FWD_ADJ_A_FORWARD)
+		__atomic_store_n(&a->fmtu, a->mtu, __ATOMIC_RELEASE);
+}
+
 /* Derive the action from kind, neighbour and port state; publish it last. */
 static void
 adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
@@ -112,7 +123,7 @@ adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
 		act = FWD_ADJ_A_UNSET;
 		break;
 	}
-	__atomic_store_n(&a->action, act, __ATOMIC_RELEASE);
+	adj_set_action(a, act);
 }
 
 /* Take an entry out of service before rewriting its fields. */
@@ -120,7 +131,7 @@ static void
 adj_quiesce(struct fwd_adj *a)
 {
 	__atomic_store_n(&a->ngrp, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&a->action, FWD_ADJ_A_RESOLVE, __ATOMIC_RELEASE);
+	adj_set_action(a, FWD_ADJ_A_RESOLVE);
 }
 
 void
@@ -131,7 +142,7 @@ fwd_adj_release(struct fwd_adj_tbl *t, unsigned idx)
 	if (idx >= t->size)
 		return;
 	a = &t->ent[idx];
-	__atomic_store_n(&a->action, FWD_ADJ_A_UNSET, __ATOMIC_RELEASE);
+	adj_set_action(a, FWD_ADJ_A_UNSET);
 	__atomic_store_n(&a->ngrp, 0, __ATOMIC_RELEASE);
 	adj_group_put(t, a);
 	a->kind = FWD_ADJ_K_NONE;
@@ -297,7 +308,7 @@ fwd_adj_set_group(
 	 * worker always hashes over members that are valid adjacencies.
 	 */
 	__atomic_store_n(&a->ngrp, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&a->action, FWD_ADJ_A_RESOLVE, __ATOMIC_RELEASE);
+	adj_set_action(a, FWD_ADJ_A_RESOLVE);
 	memcpy(&t->grp[g * FWD_ADJ_GROUP_MAX], members, n * sizeof(*members));
 	__atomic_store_n(&a->ngrp, (uint8_t)n, __ATOMIC_RELEASE);
 	adj_publish(t, a);

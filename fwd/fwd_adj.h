@@ -51,8 +51,12 @@ struct fwd_adj {
 	uint32_t group;	 /* K_GROUP: members at grp[group*MAX], n in ngrp */
 	uint8_t ngrp;
 	uint8_t resolved; /* K_NH: eth[0..5] holds the neighbour's MAC */
-	uint8_t pad[2];
+	/* mtu while action is FORWARD, else 0: the fast path's one test for
+	 * both (an IP packet is never 0 bytes long); written after action
+	 * when it becomes FORWARD, before it when it stops being so */
+	uint16_t fmtu;
 };
+_Static_assert(sizeof(struct fwd_adj) == 32, "an entry is a power of two");
 
 struct fwd_adj_port {
 	uint8_t mac[6];

@@ -1761,6 +1761,7 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 		goto fail;
 	fc.max_nh = d->conf.max_nh;
 	fc.qsbr = d->qsbr;
+	fc.flags = FWD_FIB_F_MARTIAN; /* the fast path relies on it */
 	if ((d->fib = fwd_fib_new(&fc)) == NULL)
 		goto fail;
 	if ((d->adj = fwd_adj_tbl_new(d->conf.max_nh, NGROUPS)) == NULL)
@@ -1796,6 +1797,13 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 		goto fail;
 	d->rec[d->reject_adj].kind = FWD_REC_DROP;
 	d->rec[d->reject_adj].hold = 1;
+	/* the router's own addresses are pinned in the FIB to a LOCAL one */
+	if ((d->local_adj = fwd_adj_alloc(d->adj)) < 0 ||
+	    fwd_adj_set_local(d->adj, (unsigned)d->local_adj) != 0 ||
+	    fwd_local_bind(&d->local, d->fib, (unsigned)d->local_adj) != 0)
+		goto fail;
+	d->rec[d->local_adj].kind = FWD_REC_DROP;
+	d->rec[d->local_adj].hold = 1;
 	d->nworkers = d->conf.workers ? d->conf.workers : 1;
 	d->nworkers_start = d->nworkers;
 	for (unsigned k = 0; k < d->nworkers; k++)

@@ -168,6 +168,7 @@ struct fwd_d {
 	unsigned npend, pend_cap;
 	int drop_adj;	/* blackhole routes (no next hop) */
 	int reject_adj; /* reject routes: ICMP host unreachable */
+	int local_adj;	/* pinned in the FIB: the router's own addresses */
 	bool resyncing;
 	/* workers */
 	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */

@@ -41,15 +41,34 @@ int
 fwd_local_add(struct fwd_local *l, uint32_t a)
 {
 	unsigned h = fwd_local_hash(a);
+	int rv;
 
 	for (unsigned i = 0; i < l->n; i++)
 		if (l->addr[i] == a)
 			return (-EEXIST);
 	if (l->n >= FWD_LOCAL_MAX)
 		return (-ENOSPC);
+	if (l->fib != NULL && (rv = fwd_fib_pin(l->fib, a, l->nh)) != 0)
+		return (rv);
 	__atomic_store_n(&l->addr[l->n], a, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&l->filter, 1ull << h, __ATOMIC_RELEASE);
+	return (0);
+}
+
+int
+fwd_local_bind(struct fwd_local *l, struct fwd_fib *fib, unsigned nh)
+{
+	int rv;
+
+	for (unsigned i = 0; i < l->n; i++)
+		if ((rv = fwd_fib_pin(fib, l->addr[i], nh)) != 0) {
+			while (i-- > 0)
+				(void)fwd_fib_unpin(fib, l->addr[i]);
+			return (rv);
+		}
+	l->fib = fib;
+	l->nh = nh;
 	return (0);
 }
 
@@ -63,6 +82,8 @@ fwd_local_del(struct fwd_local *l, uint32_t a)
 		;
 	if (i == l->n)
 		return (-ENOENT);
+	if (l->fib != NULL)
+		(void)fwd_fib_unpin(l->fib, a);
 	/* Move the last one into the hole: a reader may miss one lookup. */
 	__atomic_store_n(&l->addr[i], l->addr[l->n - 1], __ATOMIC_RELAXED);
 	__atomic_store_n(&l->n, l->n - 1, __ATOMIC_RELEASE);
@@ -81,14 +102,17 @@ fwd_dp_init(struct fwd_dp *dp, const struct fwd_dp_conf *c)
 	if (c == NULL || c->fib == NULL || c->adj == NULL || c->local == NULL ||
 	    c->ports == NULL || c->nports > FWD_PORT_MAX)
 		return (-EINVAL);
-	/* FIB group ids (>= nh_limit) must index UNSET adjacencies */
-	if (c->adj->size > ((const struct fwd_fib_dp *)c->fib)->nh_limit)
+	/* FIB group ids (>= nh_limit) must index UNSET adjacencies; the
+	 * fast path tests neither martian destinations nor local ones: the
+	 * FIB gives NONE for the first, a LOCAL pin for the second */
+	if (c->adj->size > ((const struct fwd_fib_dp *)c->fib)->nh_limit ||
+	    !((const struct fwd_fib_dp *)c->fib)->martian ||
+	    c->local->fib != c->fib)
 		return (-EINVAL);
 	memset(dp, 0, sizeof(*dp));
 	dp->conf = *c;
-	for (unsigned i = 0; i < c->nports; i++)
-		if (c->ports[i] != NULL)
-			dp->port_ok |= 1ull << i;
+	for (unsigned p = 0; p < FWD_PORT_MAX; p++)
+		dp->txt[p] = dp->txq[p];
 	return (0);
 }
 
@@ -97,9 +121,10 @@ fwd_dp_fini(struct fwd_dp *dp)
 {
 	/* Give back whatever is still queued. */
 	for (unsigned p = 0; p < FWD_PORT_MAX; p++)
-		if (dp->txn[p] > 0) {
-			fwd_pkt_release(dp->txq[p], dp->txn[p]);
-			dp->txn[p] = 0;
+		if (dp->txt[p] != dp->txq[p]) {
+			fwd_pkt_release(dp->txq[p],
+			    (unsigned)(dp->txt[p] - dp->txq[p]));
+			dp->txt[p] = dp->txq[p];
 		}
 	dp->txmask = 0;
 }
@@ -148,18 +173,46 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
 	return (true);
 }
 
+static __attribute__((noinline)) void
+dp_mtu(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
+    struct fwd_pkt **drop, unsigned *ndrop)
+{
+	if (p->data[FWD_ETH_HLEN + FWD_IP_OFF] & (FWD_IP_DF >> 8))
+		dp_divert(dp, p, FWD_R_MTU_DF, a->mtu, drop, ndrop);
+	else
+		dp_divert(dp, p, FWD_R_MTU_FRAG,
+		    (unsigned)(a - dp->conf.adj->ent), drop, ndrop);
+}
+
+/* A FORWARD adjacency found off the fast loop: the MTU decides. */
+static inline const struct fwd_adj *
+dp_fwd_mtu(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
+    unsigned iplen, struct fwd_pkt **drop, unsigned *ndrop)
+{
+	if (__builtin_expect(iplen > a->mtu, 0)) {
+		dp_mtu(dp, p, a, drop, ndrop);
+		return (NULL);
+	}
+	return (a);
+}
+
 /*
- * The adjacency is not a plain FORWARD one: an ECMP group resolves to its
- * member; anything else goes to the slow path or is dropped. Returns the
- * adjacency to forward with, or NULL when the packet was diverted.
+ * The fast loop's one test failed: the adjacency is not FORWARD, or the
+ * packet is over its MTU. An ECMP group resolves to its member, a tbl8
+ * group to its entry; a packet over the MTU gets dp_mtu; anything else goes
+ * to the slow path or is dropped. Returns the adjacency to forward with, or
+ * NULL when the packet was diverted.
  */
 static __attribute__((noinline)) const struct fwd_adj *
 dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
-    uint32_t dst, struct fwd_pkt **drop, unsigned *ndrop)
+    unsigned iplen, struct fwd_pkt **drop, unsigned *ndrop)
 {
 	const struct fwd_adj_tbl *at = dp->conf.adj;
 	const struct fwd_fib_dp *fdp = (const struct fwd_fib_dp *)dp->conf.fib;
 	unsigned act, v = (unsigned)(a - at->ent);
+	/* read again here rather than kept live through the fast loop: the
+	 * header was checked (quick test or full parse), options or not */
+	uint32_t dst = ntohl(fwd_ld32(p->data + FWD_ETH_HLEN + FWD_IP_DST));
 	enum fwd_reason r;
 
 	/*
@@ -172,19 +225,24 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 		    (dst & 0xff)])];
 		if (__atomic_load_n(&a->action, __ATOMIC_ACQUIRE) ==
 		    FWD_ADJ_A_FORWARD)
-			return (a);
+			return (dp_fwd_mtu(dp, p, a, iplen, drop, ndrop));
 	}
 	act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+	if (act == FWD_ADJ_A_FORWARD)
+		return (dp_fwd_mtu(dp, p, a, iplen, drop, ndrop));
 
 	if ((unsigned)(a - at->ent) >= at->size) { /* FWD_FIB_NH_NONE */
-		dp_divert(dp, p, FWD_R_NO_ROUTE, 0, drop, ndrop);
+		/* the FIB holds NONE over the martian ranges */
+		dp_divert(dp, p,
+		    fwd_ipv4_dst_martian(dst) ? FWD_R_MARTIAN : FWD_R_NO_ROUTE,
+		    0, drop, ndrop);
 		return (NULL);
 	}
 	if (act == FWD_ADJ_A_GROUP) {
 		a = fwd_adj_select(at, a, p->data + FWD_ETH_HLEN);
 		act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
 		if (act == FWD_ADJ_A_FORWARD)
-			return (a);
+			return (dp_fwd_mtu(dp, p, a, iplen, drop, ndrop));
 		if (act == FWD_ADJ_A_GROUP)
 			act = FWD_ADJ_A_DOWN;
 	}
@@ -209,16 +267,6 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 	return (NULL);
 }
 
-static __attribute__((noinline)) void
-dp_mtu(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
-    struct fwd_pkt **drop, unsigned *ndrop)
-{
-	if (p->data[FWD_ETH_HLEN + FWD_IP_OFF] & (FWD_IP_DF >> 8))
-		dp_divert(dp, p, FWD_R_MTU_DF, a->mtu, drop, ndrop);
-	else
-		dp_divert(dp, p, FWD_R_MTU_FRAG,
-		    (unsigned)(a - dp->conf.adj->ent), drop, ndrop);
-}
 
 /*
  * The burst function, in two compiled variants: burst == true looks the
@@ -234,15 +282,10 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 	/* lookups read tbl24 only; groups are resolved in dp_adj_slow */
 	const uint16_t *t24 = ((const struct fwd_fib_dp *)fib)->tbl24;
 	const struct fwd_adj *ent = dp->conf.adj->ent;
-	const uint64_t port_ok = dp->port_ok;
-	const uint64_t filter =
-	    __atomic_load_n(&dp->conf.local->filter, __ATOMIC_RELAXED);
 	const uint8_t *mac;
 	uint64_t mac64;
 	struct fwd_pkt *drop[FWD_BURST];
-	uint32_t bdst[FWD_BURST];
-	uint16_t bnh[FWD_BURST];
-	unsigned i, ndrop = 0, queued;
+	unsigned ndrop = 0, queued;
 
 	if (n > FWD_BURST)
 		n = FWD_BURST;
@@ -257,59 +300,60 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 	mac64 = fwd_ld64(mac);
 	dp->st.rx += n;
 	if (burst) {
-		/* The destination sits at the same offset with or without IP
-		 * options; a frame too short to have one looks up 0. */
-		for (i = 0; i < n; i++)
-			bdst[i] =
-			    pkts[i]->len >= FWD_IPV4_MIN_FRAME
-				? ntohl(fwd_ld32(pkts[i]->data + FWD_ETH_HLEN +
-						 FWD_IP_DST))
-				: 0;
-		fwd_fib_lookup_burst(fib, bdst, bnh, n);
+		/* Every packet's tbl24 line is asked for first, so the cache
+		 * misses of a large table overlap; the loop below then reads
+		 * it. The destination sits at the same offset with or without
+		 * IP options; a frame too short to have one asks for line 0. */
+		for (unsigned i = 0; i < n; i++) {
+			const struct fwd_pkt *p = pkts[i];
+			uint32_t d = p->len >= FWD_IPV4_MIN_FRAME
+					 ? ntohl(fwd_ld32(p->data +
+					       FWD_ETH_HLEN + FWD_IP_DST))
+					 : 0;
+
+			__builtin_prefetch(&t24[d >> 8]);
+		}
 	}
 
-	for (i = 0; i < n; i++) {
-		struct fwd_pkt *p = pkts[i];
+	/* the checksum test's constants in registers, not rebuilt per packet
+	 * (an empty asm hides their value from the compiler) */
+	uint64_t ck_inv = FWD_CK_INV, ck_lim = FWD_CK_LIM;
+
+	__asm__("" : "+r"(ck_inv), "+r"(ck_lim));
+	/* counted up to 0 from -n: one register and no compare per packet */
+	for (long k = -(long)n; k != 0; k++) {
+		struct fwd_pkt *p = pkts[n + k];
 		uint8_t *f = p->data;
 		const struct fwd_adj *a;
-		unsigned iplen, port, h;
+		unsigned iplen, port;
 		uint32_t dst;
 
 		if (__builtin_expect(
-			!fwd_pkt_fast_ok(f, p->len, mac64, &dst, &iplen), 0)) {
+			!fwd_pkt_fast_ok_k(f, p->len, mac64, ck_inv,
+			    ck_lim, &dst, &iplen),
+			0)) {
 			if (!dp_classify(dp, p, mac, drop, &ndrop))
 				continue;
 			dst = dp->cl_dst;
 			iplen = dp->cl_iplen;
-		} else {
-			h = fwd_local_hash(dst);
-			if (__builtin_expect((filter >> h) & 1, 0)) {
-				if (!dp_classify(dp, p, mac, drop, &ndrop))
-					continue;
-			}
 		}
 		/*
 		 * The table has an entry for every 16-bit index, so even
 		 * FWD_FIB_NH_NONE reads a (non-FORWARD) entry: no bounds test.
 		 */
-		a = &ent[burst ? bnh[i] : FWD_FIB_READ_(t24[dst >> 8])];
-		if (__builtin_expect(__atomic_load_n(&a->action,
-					 __ATOMIC_ACQUIRE) != FWD_ADJ_A_FORWARD,
+		a = &ent[__atomic_load_n(&t24[dst >> 8], __ATOMIC_RELAXED)];
+		/* one test: not FORWARD (fmtu 0), or over the egress MTU */
+		if (__builtin_expect(iplen > __atomic_load_n(&a->fmtu,
+						 __ATOMIC_ACQUIRE),
 			0) &&
-		    (a = dp_adj_slow(dp, p, a, dst, drop, &ndrop)) == NULL)
+		    (a = dp_adj_slow(dp, p, a, iplen, drop, &ndrop)) == NULL)
 			continue;
-		if (__builtin_expect(iplen > a->mtu, 0)) {
-			dp_mtu(dp, p, a, drop, &ndrop);
-			continue;
-		}
-		port = a->port; /* < FWD_PORT_MAX (fwd_adj checks) */
-		if (__builtin_expect(!((port_ok >> port) & 1), 0)) {
-			dp_divert(dp, p, FWD_R_ADJ_DOWN, 0, drop, &ndrop);
-			continue;
-		}
+		/* < FWD_PORT_MAX (fwd_adj checks); a port this worker does
+		 * not have is dropped by fwd_dp_flush, per burst */
+		port = a->port;
 		fwd_ipv4_ttl_dec(f + FWD_ETH_HLEN);
 		fwd_eth_write(f, a->eth);
-		dp->txq[port][dp->txn[port]++] = p;
+		*dp->txt[port]++ = p;
 	}
 	queued = n - ndrop - dp->npunted;
 	dp->npunted = 0;
@@ -328,26 +372,50 @@ fwd_dp_process(
 	return (dp_process(dp, in_port, pkts, n, false));
 }
 
+/* Queued for a port this worker does not have (detached, or not yet
+ * given to it): dropped as the adjacency being down. */
+static void
+dp_unsent(struct fwd_dp *dp, unsigned p, unsigned cnt)
+{
+	fwd_pkt_release(dp->txq[p], cnt);
+	dp->st.reason[FWD_R_ADJ_DOWN] += cnt;
+	dp->txt[p] = dp->txq[p];
+}
+
 unsigned
 fwd_dp_flush(struct fwd_dp *dp)
 {
+	uint64_t left = dp->txmask;
 	unsigned sent = 0;
 
 	if (dp->txmask == 0)
 		return (0);
 	/* A scan of the (few) ports is cheaper than a mask per packet. */
 	for (unsigned p = 0; p < dp->conf.nports; p++) {
-		unsigned cnt = dp->txn[p], done;
+		unsigned cnt = (unsigned)(dp->txt[p] - dp->txq[p]), done;
 
 		if (cnt == 0)
 			continue;
+		left -= cnt;
+		if (__builtin_expect(dp->conf.ports[p] == NULL, 0)) {
+			dp_unsent(dp, p, cnt);
+			continue;
+		}
 		done = fwd_port_tx(dp->conf.ports[p], dp->txq[p], cnt);
 		if (done < cnt) {
 			fwd_pkt_release(dp->txq[p] + done, cnt - done);
 			dp->st.reason[FWD_R_TX_FULL] += cnt - done;
 		}
-		dp->txn[p] = 0;
+		dp->txt[p] = dp->txq[p];
 		sent += done;
+	}
+	/* an adjacency of a port beyond this worker's set */
+	for (unsigned p = dp->conf.nports; left > 0 && p < FWD_PORT_MAX; p++) {
+		unsigned cnt = (unsigned)(dp->txt[p] - dp->txq[p]);
+
+		left -= cnt;
+		if (cnt > 0)
+			dp_unsent(dp, p, cnt);
 	}
 	dp->txmask = 0;
 	dp->st.fwd += sent;

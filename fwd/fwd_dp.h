@@ -17,14 +17,19 @@
 #define FWD_LOCAL_MAX 64
 
 /*
- * Read by workers, written by the control thread. A 64-bit filter keeps
- * the common "not ours" answer to a few instructions; a hit (or a false
- * positive, n/64 of addresses) is settled by the exact set.
+ * Read by workers, written by the control thread. The fast path does not
+ * test it: each address is pinned in the FIB to a LOCAL adjacency
+ * (fwd_local_bind, fwd_fib_pin), so the route lookup finds it. The slow
+ * classifier (packets with options, TTL 1) asks fwd_local_has: a 64-bit
+ * filter keeps the common "not ours" answer to a few instructions; a hit
+ * (or a false positive, n/64 of addresses) is settled by the exact set.
  */
 struct fwd_local {
 	uint64_t filter;
 	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
 	unsigned n;
+	struct fwd_fib *fib; /* where the addresses are pinned (bound) */
+	unsigned nh;	     /* to this LOCAL adjacency */
 };
 
 static inline unsigned
@@ -48,7 +53,10 @@ fwd_local_has(const struct fwd_local *l, uint32_t a)
 	return (false);
 }
 
-/* 0, -EEXIST, -ENOSPC (FWD_LOCAL_MAX addresses). */
+/* Pin the set's addresses, those there now and those to come, in fib to
+ * nh (a LOCAL adjacency). 0, or fwd_fib_pin's error (nothing pinned). */
+int fwd_local_bind(struct fwd_local *, struct fwd_fib *fib, unsigned nh);
+/* 0, -EEXIST, -ENOSPC (FWD_LOCAL_MAX addresses), fwd_fib_pin's error. */
 int fwd_local_add(struct fwd_local *, uint32_t addr);
 /* 0, -ENOENT. */
 int fwd_local_del(struct fwd_local *, uint32_t addr);
@@ -95,12 +103,12 @@ struct fwd_dp_conf {
 
 /* One worker's fast path state. Not shared between threads. */
 struct fwd_dp {
+	/* first: the per-packet queueing addresses it with no offset */
+	struct fwd_pkt **txt[FWD_PORT_MAX]; /* next free slot of txq[p] */
 	struct fwd_dp_conf conf;
 	struct fwd_dp_stats st;
 	uint64_t txmask;  /* packets queued (0: none) */
 	unsigned npunted; /* this burst, taken by punt */
-	uint64_t port_ok; /* ports[i] != NULL */
-	uint32_t txn[FWD_PORT_MAX];
 	uint32_t cl_dst; /* scratch of the slow classifier */
 	unsigned cl_iplen;
 	struct fwd_pkt *txq[FWD_PORT_MAX][FWD_BURST];

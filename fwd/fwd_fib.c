@@ -306,6 +306,81 @@ fib_group_make(struct fwd_fib *fib, uint32_t i, unsigned *gp)
 	return (0);
 }
 
+/* ---- pinned entries ---- */
+
+/* Is /24 number i in 0/8, 127/8 or 224/3? */
+static inline bool
+fib_martian24(uint32_t i)
+{
+	return ((i >> 16) == 0 || (i >> 16) == 127 || i >= 0xe00000u);
+}
+
+/* The martian ranges: NONE at a depth no route paints over. */
+static void
+fib_mark_martian(struct fwd_fib *fib)
+{
+	if (!(fib->flags & FWD_FIB_F_MARTIAN))
+		return;
+	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
+		if (fib_martian24(i))
+			fib->dep24[i] = FIB_D_PIN;
+}
+
+/* A route longer than /24 under a martian range: kept in the hash only. */
+static inline bool
+fib_pinned24(const struct fwd_fib *fib, uint32_t pfx)
+{
+	return (fib->dep24[pfx >> 8] == FIB_D_PIN);
+}
+
+/* The longest route shorter than len covering pfx: (*nh, *depth), or
+ * (NONE, 0) when there is none. */
+static void
+fib_cover(const struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned *nh,
+    unsigned *depth)
+{
+	*nh = FWD_FIB_NH_NONE;
+	*depth = 0;
+	for (unsigned l = len; l-- > 0;) {
+		size_t s;
+
+		if (fib->len_count[l] == 0)
+			continue;
+		s = fib_ht_find(fib, fib_key(pfx & fib_mask(l), l));
+		if (s != SIZE_MAX) {
+			*nh = fib_e_nh(fib->ht[s]);
+			*depth = l + 1;
+			return;
+		}
+	}
+}
+
+static int
+fib_pin_find(const struct fwd_fib *fib, uint32_t addr)
+{
+	for (unsigned k = 0; k < fib->npin; k++)
+		if (fib->pin[k].addr == addr)
+			return ((int)k);
+	return (-1);
+}
+
+/* Write the pin of addr into the data plane (its /24 gets a group). */
+static int
+fib_pin_apply(struct fwd_fib *fib, uint32_t addr, unsigned nh, bool fresh)
+{
+	unsigned g, e = addr & 0xff;
+	int rv;
+
+	if ((rv = fib_group_make(fib, addr >> 8, &g)) != 0)
+		return (rv);
+	fib->dep8[((size_t)g << 8) + e] = (uint8_t)FIB_D_PIN;
+	__atomic_store_n(&fib->tbl8[((size_t)g << 8) + e], (uint16_t)nh,
+	    __ATOMIC_RELAXED);
+	if (fresh)
+		fib->glong[g]++;
+	return (0);
+}
+
 /* ---- public ---- */
 
 struct fwd_fib *
@@ -316,7 +391,8 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	unsigned ng;
 
 	if (conf == NULL || conf->max_nh == 0 || conf->max_nh > FWD_FIB_MAX_NH ||
-	    (conf->flags & ~(FWD_FIB_F_NO_THP | FWD_FIB_F_NO_SIMD)) != 0) {
+	    (conf->flags & ~(FWD_FIB_F_NO_THP | FWD_FIB_F_NO_SIMD |
+	    FWD_FIB_F_MARTIAN)) != 0) {
 		errno = EINVAL;
 		return (NULL);
 	}
@@ -349,6 +425,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	/* dep24 starts zeroed (fresh mapping); tbl24 starts NONE */
 	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
 		fib->tbl24[i] = FWD_FIB_NH_NONE;
+	fib_mark_martian(fib);
 	if (conf->qsbr != NULL) {
 		fib->qsbr = conf->qsbr;
 	} else {
@@ -363,6 +440,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->dp.g_span = FIB_NONE - conf->max_nh;
 	fib->dp.simd = !(conf->flags & FWD_FIB_F_NO_SIMD) &&
 	    fwd_fib_simd_supported();
+	fib->dp.martian = !!(conf->flags & FWD_FIB_F_MARTIAN);
 	return (fib);
 fail:
 	fwd_fib_free(fib);
@@ -414,7 +492,7 @@ fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 
 		fib->ht[slot] = (e & ~(FIB_E_STALE | (0xffffull << 48))) |
 		    ((uint64_t)nh << 48);
-		if (fib_e_nh(e) == nh)
+		if (fib_e_nh(e) == nh || (len > 24 && fib_pinned24(fib, pfx)))
 			return (0);
 		if (len <= 24)
 			fib_paint24(fib, pfx, len, d, d, nh, d);
@@ -428,6 +506,12 @@ fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 	    (rv = fib_group_reserve_defer(fib)) != 0)
 		return (rv);
 	fib_reclaim_poll(fib);
+	if (len > 24 && fib_pinned24(fib, pfx)) {
+		fib_ht_put(fib, key | FIB_E_USED | ((uint64_t)nh << 48));
+		fib->ht_n++;
+		fib->len_count[len]++;
+		return (0);
+	}
 	if (len > 24 && (rv = fib_group_make(fib, pfx >> 8, &g)) != 0)
 		return (rv);
 
@@ -461,21 +545,12 @@ fwd_fib_del(struct fwd_fib *fib, uint32_t pfx, unsigned len)
 		return (rv);
 	fib_reclaim_poll(fib);
 	/* the covering route: the longest shorter one present */
-	for (unsigned l = len; l-- > 0;) {
-		size_t s;
-
-		if (fib->len_count[l] == 0)
-			continue;
-		s = fib_ht_find(fib, fib_key(pfx & fib_mask(l), l));
-		if (s != SIZE_MAX) {
-			cn = fib_e_nh(fib->ht[s]);
-			cd = l + 1;
-			break;
-		}
-	}
+	fib_cover(fib, pfx, len, &cn, &cd);
 	fib_ht_remove(fib, slot);
 	fib->ht_n--;
 	fib->len_count[len]--;
+	if (len > 24 && fib_pinned24(fib, pfx))
+		return (0); /* under a martian range: never in the tables */
 	/* Readers see the covering route's next hop from here on. */
 	if (len <= 24) {
 		fib_paint24(fib, pfx, len, d, d, cn, cd);
@@ -581,6 +656,76 @@ fwd_fib_clear(struct fwd_fib *fib)
 	fib->ht_n = 0;
 	memset(fib->len_count, 0, sizeof(fib->len_count));
 	fib_reclaim_poll(fib);
+	/* what is not a route comes back: martian ranges, pins (a pin whose
+	 * group cannot be had now, which the groups just freed make all but
+	 * impossible, is dropped) */
+	fib_mark_martian(fib);
+	for (unsigned k = 0; k < fib->npin;) {
+		if (fib_pin_apply(fib, fib->pin[k].addr, fib->pin[k].nh,
+		    true) != 0)
+			fib->pin[k] = fib->pin[--fib->npin];
+		else
+			k++;
+	}
+}
+
+int
+fwd_fib_pin(struct fwd_fib *fib, uint32_t addr, unsigned nh)
+{
+	int k = fib_pin_find(fib, addr), rv;
+
+	if (nh >= fib->max_nh || fib_pinned24(fib, addr))
+		return (-EINVAL);
+	if (k >= 0) {
+		if ((rv = fib_pin_apply(fib, addr, nh, false)) != 0)
+			return (rv);
+		fib->pin[k].nh = (uint16_t)nh;
+		return (0);
+	}
+	if (fib->npin >= FWD_FIB_PIN_MAX)
+		return (-ENOSPC);
+	if ((rv = fib_pin_apply(fib, addr, nh, true)) != 0)
+		return (rv);
+	fib->pin[fib->npin].addr = addr;
+	fib->pin[fib->npin].nh = (uint16_t)nh;
+	fib->npin++;
+	return (0);
+}
+
+int
+fwd_fib_unpin(struct fwd_fib *fib, uint32_t addr)
+{
+	int k = fib_pin_find(fib, addr), rv;
+	unsigned cn, cd, g, e = addr & 0xff;
+
+	if (k < 0)
+		return (-ENOENT);
+	if ((rv = fib_group_reserve_defer(fib)) != 0)
+		return (rv);
+	/* the address goes back to its longest route, the /32 included */
+	fib_cover(fib, addr, 33, &cn, &cd);
+	g = fib->tbl24[addr >> 8];
+	fib->dep8[((size_t)g << 8) + e] = (uint8_t)cd;
+	__atomic_store_n(&fib->tbl8[((size_t)g << 8) + e], (uint16_t)cn,
+	    __ATOMIC_RELAXED);
+	if (--fib->glong[g] == 0) {
+		fib_store24(fib, addr >> 8, fib->tbl8[(size_t)g << 8]);
+		fib_group_defer(fib, g);
+	}
+	fib->pin[k] = fib->pin[--fib->npin];
+	return (0);
+}
+
+int
+fwd_fib_pin_get(const struct fwd_fib *fib, uint32_t addr, unsigned *nh)
+{
+	int k = fib_pin_find(fib, addr);
+
+	if (k < 0)
+		return (-ENOENT);
+	if (nh != NULL)
+		*nh = fib->pin[k].nh;
+	return (0);
 }
 
 void

@@ -35,6 +35,13 @@
 /* fwd_fib_conf.flags */
 #define FWD_FIB_F_NO_THP  0x1u	/* do not ask for transparent huge pages */
 #define FWD_FIB_F_NO_SIMD 0x2u	/* scalar bursts even where AVX-512 exists */
+#define FWD_FIB_F_MARTIAN 0x4u	/* lookups in 0/8, 127/8 and 224/3 give
+				   FWD_FIB_NH_NONE whatever the routes (RFC
+				   1812 5.3.7): the fast path then needs no
+				   test of its own for them */
+
+/* Most /32 pins (fwd_fib_pin) a FIB holds. */
+#define FWD_FIB_PIN_MAX 256
 
 struct fwd_fib;
 
@@ -57,6 +64,7 @@ struct fwd_fib_dp {
 				   v - nh_limit < g_span (unsigned) */
 	unsigned simd;		/* use fwd_fib_lookup_burst_simd_ for
 				   bursts of 16 or more */
+	unsigned martian;	/* FWD_FIB_F_MARTIAN was given */
 };
 
 /* Internal: the AVX-512 burst (fwd_fib_simd.c). */
@@ -77,6 +85,22 @@ int fwd_fib_del(struct fwd_fib *, uint32_t pfx, unsigned len);
 /* Exact match (control side). 0 and *nh; -ENOENT; -EINVAL. */
 int fwd_fib_get(const struct fwd_fib *, uint32_t pfx, unsigned len,
     unsigned *nh);
+/*
+ * Pins: addr/32 looks up nh whatever the routes, until fwd_fib_unpin (the
+ * router's own addresses -> a LOCAL adjacency, so the fast path finds them
+ * with the route lookup it does anyway). Routes are kept under a pin (add,
+ * replace, delete, get and walk see them as usual) and take the address
+ * back when the pin goes. Pins are not routes: fwd_fib_count, walk, clear
+ * and the stale sweep leave them alone.
+ * fwd_fib_pin: 0 (a pin of addr already there just gets nh); -EINVAL (nh >=
+ * max_nh, addr in a FWD_FIB_F_MARTIAN range); -ENOSPC (FWD_FIB_PIN_MAX pins,
+ * or no tbl8 group left); -ENOMEM. On error nothing changed.
+ * fwd_fib_unpin: 0; -ENOENT. */
+int fwd_fib_pin(struct fwd_fib *, uint32_t addr, unsigned nh);
+int fwd_fib_unpin(struct fwd_fib *, uint32_t addr);
+/* The pin of addr: 0 and *nh; -ENOENT. */
+int fwd_fib_pin_get(const struct fwd_fib *, uint32_t addr, unsigned *nh);
+
 /* Number of routes. */
 size_t fwd_fib_count(const struct fwd_fib *);
 /* Bytes: data-plane tables (tbl24, tbl8 groups ever used) + control state
@@ -88,7 +112,7 @@ size_t fwd_fib_tbl8_used(const struct fwd_fib *);
  * cb's value when it is nonzero; else 0. cb must not modify the FIB. */
 int fwd_fib_walk(const struct fwd_fib *,
     int (*cb)(uint32_t pfx, unsigned len, unsigned nh, void *arg), void *arg);
-/* Delete every route. */
+/* Delete every route (pins and the martian ranges stay). */
 void fwd_fib_clear(struct fwd_fib *);
 
 /* Resync: mark every route stale; fwd_fib_add (add or replace, even with the

@@ -11,6 +11,8 @@
 #define FIB_GROUP_ENTRIES 256u
 #define FIB_NONE	  0xffffu	/* FWD_FIB_NH_NONE, never a group */
 #define FIB_NGROUP_VALUES 0x10000u	/* tbl8/dep8 reserve one slot per value */
+#define FIB_D_PIN	  34u	/* depth of a pinned entry: above any route's
+				   (1 + 32), so no route's paint reaches it */
 
 /*
  * Control state, never read by the lookups:
@@ -27,6 +29,11 @@
  * An add writes the entries of its range whose depth is <= its own; a
  * delete writes the entries whose depth is its own with the covering route
  * (the longest shorter route, found by probing each length that has routes).
+ * Pins: a pinned entry has depth FIB_D_PIN, which no paint touches: dep24
+ * over the martian ranges (FWD_FIB_F_MARTIAN; tbl24 NONE there, never a
+ * group: routes longer than /24 in them live in the hash table only) and
+ * dep8 at a /32 pin (its group counts the pin in glong, so it is not folded
+ * while pinned).
  */
 
 /* hash entry: bits 0-31 prefix, 32-37 length, 38 stale, 39 used, 48-63 nh */
@@ -67,6 +74,13 @@ struct fwd_fib {
 	size_t ht_n;
 	unsigned ht_shift;	/* 64 - log2(capacity) */
 	uint32_t len_count[33];
+
+	/* /32 pins (few: the router's own addresses) */
+	struct {
+		uint32_t addr;
+		uint16_t nh;
+	} pin[FWD_FIB_PIN_MAX];
+	unsigned npin;
 
 	struct fwd_qsbr *qsbr;
 	bool own_qsbr;

@@ -250,11 +250,13 @@ fwd_ipv4_ttl_dec(uint8_t *ip)
 #endif
 }
 
-/* Destination addresses never forwarded: 0/8, 224/4 (and 240/4). */
+/* Destination addresses never forwarded (RFC 1812 5.3.7): 0/8, 127/8,
+ * 224/4 (and 240/4). The FIB's FWD_FIB_F_MARTIAN ranges are the same. */
 static inline bool
 fwd_ipv4_dst_martian(uint32_t dst_host)
 {
-	return ((dst_host >> 24) == 0 || dst_host >= 0xe0000000u);
+	return ((dst_host >> 24) == 0 || (dst_host >> 24) == 127 ||
+	    dst_host >= 0xe0000000u);
 }
 
 /* Result of fwd_pkt_parse(): pointers into the receive buffer. */
@@ -320,14 +322,15 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
 /*
  * The common case in few instructions: an untagged IPv4 frame to mac64 (our
  * MAC in the low 48 bits of a little-endian load, see fwd_port.mac), IHL 5,
- * good checksum, total length within the frame, a unicast destination, TTL
- * above 1. On true *dst and *iplen are set; on false nothing is known and
+ * good checksum, total length within the frame, TTL above 1. The
+ * destination is not tested: the FIB (FWD_FIB_F_MARTIAN) has no route for
+ * a martian one, and pins the router's own (fwd_local). On true *dst and *iplen are set; on false nothing is known and
  * fwd_pkt_parse() tells why (it may still be a good packet with options).
  * Reads the first 34 bytes only when len >= 34.
  */
 static inline bool
-fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
-    unsigned *iplen)
+fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
+    uint64_t ck_inv, uint64_t ck_lim, uint32_t *dst, unsigned *iplen)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint8_t *ip = f + FWD_ETH_HLEN;
@@ -356,7 +359,9 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
 		sum += c;
 		sum += sum < c;
 	}
-	if (__builtin_expect(sum % 0xffff != 0, 0))
+	/* sum % 0xffff != 0, as a multiply by the inverse (what the compiler
+	 * makes of it; the caller may keep the constants in registers) */
+	if (__builtin_expect(sum * ck_inv > ck_lim, 0))
 		return (false);
 	tl = ntohs(fwd_ld16(ip + FWD_IP_LEN));
 	/* 20 <= tl <= len - 14, in one unsigned compare */
@@ -364,8 +369,6 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
 		return (false);
 	d = ntohl(fwd_ld32(ip + FWD_IP_DST));
 	/* 0/8 and 224/3 (multicast, class E, broadcast) */
-	if (__builtin_expect(d - 0x01000000u >= 0xdf000000u, 0))
-		return (false);
 	if (__builtin_expect(ip[FWD_IP_TTL] <= 1, 0))
 		return (false);
 	*dst = d;
@@ -375,10 +378,25 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
 	(void)f;
 	(void)len;
 	(void)mac64;
+	(void)ck_inv;
+	(void)ck_lim;
 	(void)dst;
 	(void)iplen;
 	return (false);
 #endif
+}
+
+/* 0xffff divides x <=> x * FWD_CK_INV <= FWD_CK_LIM (mod 2^64): the
+ * inverse of 0xffff and (2^64 - 1) / 0xffff. */
+#define FWD_CK_INV 0xfffefffefffeffffull
+#define FWD_CK_LIM 0x0001000100010001ull
+
+static inline bool
+fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
+    unsigned *iplen)
+{
+	return (fwd_pkt_fast_ok_k(
+	    f, len, mac64, FWD_CK_INV, FWD_CK_LIM, dst, iplen));
 }
 
 /* Write a 14-byte Ethernet header (prebuilt in an adjacency) to frame. */

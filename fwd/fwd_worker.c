@@ -149,17 +149,13 @@ fwd_worker_apply(struct fwd_worker *w)
 {
 	unsigned gen = __atomic_load_n(&w->cfg_gen, __ATOMIC_ACQUIRE);
 	unsigned n = 0;
-	uint64_t ok = 0;
 
 	for (unsigned i = 0; i < FWD_PORT_MAX; i++) {
 		w->ports[i] = w->next_ports[i];
-		if (w->ports[i] != NULL) {
-			ok |= 1ull << i;
+		if (w->ports[i] != NULL)
 			n = i + 1;
-		}
 	}
 	w->dp.conf.nports = n;
-	w->dp.port_ok = ok;
 	w->dp.conf.flags = w->d->dp_flags;
 	if (w->d->conf.busy_poll_us > 0)
 		worker_busy_poll(w);

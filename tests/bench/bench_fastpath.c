@@ -78,7 +78,7 @@ static void
 bench_setup(
     struct bench *b, const struct bcase *c, unsigned nflows, unsigned flags)
 {
-	struct fwd_fib_conf fc = {.max_nh = NNH};
+	struct fwd_fib_conf fc = {.max_nh = NNH + 1, .flags = FWD_FIB_F_MARTIAN};
 	struct fwd_dp_conf dc;
 	uint32_t *dst;
 	double t0;
@@ -87,7 +87,7 @@ bench_setup(
 	memset(b, 0, sizeof(*b));
 	if ((b->fib = fwd_fib_new(&fc)) == NULL)
 		die("fwd_fib_new", errno);
-	if ((b->adj = fwd_adj_tbl_new(NNH, 0)) == NULL)
+	if ((b->adj = fwd_adj_tbl_new(NNH + 1, 0)) == NULL)
 		die("fwd_adj_tbl_new", errno);
 	for (unsigned i = 0; i <= NPORTS_OUT; i++) {
 		struct fwd_port_mem_conf pc = {
@@ -106,7 +106,11 @@ bench_setup(
 		fwd_adj_set_nh(b->adj, nh, (uint16_t)(1 + nh % NPORTS_OUT),
 		    TF_IP(100, nh), mac);
 	}
-	fwd_local_add(&b->local, TF_IP(1, 1));
+	/* the router's address, pinned to a LOCAL adjacency as fwd does */
+	if (fwd_adj_set_local(b->adj, NNH) != 0 ||
+	    fwd_local_bind(&b->local, b->fib, NNH) != 0 ||
+	    fwd_local_add(&b->local, TF_IP(1, 1)) != 0)
+		die("local address", EINVAL);
 	if (c->routes == 1) {
 		/* one route: the default */
 		if ((rv = tt_prefixset_gen(&b->ps, 128, TT_PFX_SEED, 0)) != 0)

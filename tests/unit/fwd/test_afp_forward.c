@@ -114,7 +114,7 @@ router_main(void *arg)
 static int
 setup(void **st)
 {
-	struct fwd_fib_conf fc = {.max_nh = 256};
+	struct fwd_fib_conf fc = {.max_nh = 256, .flags = FWD_FIB_F_MARTIAN};
 	struct fwd_arp_conf ac = {0};
 	struct fwd_icmp_conf ic = {.rate = 1000, .burst = 100};
 	struct fwd_dp_conf dc;
@@ -153,6 +153,8 @@ setup(void **st)
 	assert_int_equal(fwd_adj_set_glean(r->adj, 2, 1), 0);
 	assert_int_equal(fwd_fib_add(r->fib, TF_IP(1, 0), 24, 1), 0);
 	assert_int_equal(fwd_fib_add(r->fib, TF_IP(2, 0), 24, 2), 0);
+	assert_int_equal(fwd_adj_set_local(r->adj, 3), 0);
+	assert_int_equal(fwd_local_bind(&r->local, r->fib, 3), 0);
 	ac.local = &r->local;
 	ac.fib = r->fib;
 	r->arp = fwd_arp_new(&ac, r->adj);

@@ -27,6 +27,7 @@ struct env {
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
 	struct fwd_port *port[3];
+	struct fwd_port *port_slot[3]; /* the dp's view (a test empties one) */
 	struct fwd_dp dp;
 	/* punted packets (copies) */
 	unsigned npunt;
@@ -66,7 +67,7 @@ punt_cb(void *arg, struct fwd_pkt *p, enum fwd_reason why, unsigned aux)
 static int
 setup(void **st)
 {
-	struct fwd_fib_conf fc = {.max_nh = 256};
+	struct fwd_fib_conf fc = {.max_nh = 256, .flags = FWD_FIB_F_MARTIAN};
 	struct env *e = calloc(1, sizeof(*e));
 	static const uint8_t *macs[3] = {mac0, mac1, mac2};
 	struct fwd_dp_conf dc;
@@ -107,6 +108,7 @@ setup(void **st)
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(6, 0), 24, 5), 0);
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(7, 0), 24, 6), 0);
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(8, 8), 32, 7), 0);
+	assert_int_equal(fwd_local_bind(&e->local, e->fib, 7), 0);
 	assert_int_equal(fwd_local_add(&e->local, TF_IP(1, 1)), 0);
 	assert_int_equal(fwd_local_add(&e->local, TF_IP(2, 1)), 0);
 	assert_int_equal(fwd_local_add(&e->local, TF_IP(2, 1)), -EEXIST);
@@ -114,7 +116,8 @@ setup(void **st)
 	dc.fib = e->fib;
 	dc.adj = e->adj;
 	dc.local = &e->local;
-	dc.ports = e->port;
+	memcpy(e->port_slot, e->port, sizeof(e->port));
+	dc.ports = e->port_slot;
 	dc.nports = 3;
 	dc.punt = punt_cb;
 	dc.punt_arg = e;
@@ -429,6 +432,74 @@ test_changes(void **st)
 	assert_false(fwd_local_has(&e->local, TF_IP(2, 1)));
 }
 
+/*
+ * The fast path tests neither martian nor local destinations: the FIB does
+ * (FWD_FIB_F_MARTIAN, pins). More specific routes, a default route and a
+ * /32 to the router's own address change nothing; an adjacency of a port
+ * the worker does not have is dropped per burst.
+ */
+static void
+test_fib_decides(void **st)
+{
+	struct env *e = *st;
+	uint8_t f[128], o[128];
+	unsigned len;
+	static const uint32_t martian[] = {0x00010203, 0x7f000001,
+	    0x7fffffff, 0xe0000005, 0xefffffff, 0xf0000001, 0xffffffff};
+
+	/* routes over the local 198.18.1.1: a /24, a /30, the /32 itself */
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(1, 0), 24, 1), 0);
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(1, 0), 30, 1), 0);
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(1, 1), 32, 1), 0);
+	len = udp(f, TF_IP(1, 1), 64, 26, 0);
+	expect(e, f, len, FWD_R_LOCAL);
+	len = udp(f, TF_IP(2, 1), 64, 26, 0); /* the other local one */
+	expect(e, f, len, FWD_R_LOCAL);
+	/* not ours any more: the /32 forwards it */
+	assert_int_equal(fwd_local_del(&e->local, TF_IP(1, 1)), 0);
+	len = udp(f, TF_IP(1, 1), 64, 26, 0);
+	run1(e, f, len);
+	assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)), 60);
+	/* ours again: local again, the /32 kept underneath */
+	assert_int_equal(fwd_local_add(&e->local, TF_IP(1, 1)), 0);
+	expect(e, f, len, FWD_R_LOCAL);
+	/* a default route: martian destinations still dropped as such,
+	 * the rest of the unrouted space forwarded */
+	assert_int_equal(fwd_fib_add(e->fib, 0, 0, 1), 0);
+	for (unsigned k = 0; k < sizeof(martian) / sizeof(martian[0]); k++) {
+		len = udp(f, martian[k], 64, 26, 0);
+		expect(e, f, len, FWD_R_MARTIAN);
+	}
+	len = udp(f, 0xc6136301, 64, 26, 0); /* 198.19.99.1 */
+	run1(e, f, len);
+	assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)), 60);
+	/* a route to a martian range changes nothing either */
+	assert_int_equal(fwd_fib_add(e->fib, 0xe0000000, 4, 1), 0);
+	len = udp(f, 0xe0000005, 64, 26, 0);
+	expect(e, f, len, FWD_R_MARTIAN);
+	/* burst lookups too */
+	e->dp.conf.flags = FWD_DP_F_BURST_LOOKUP;
+	expect(e, f, len, FWD_R_MARTIAN);
+	len = udp(f, TF_IP(1, 1), 64, 26, 0);
+	expect(e, f, len, FWD_R_LOCAL);
+	e->dp.conf.flags = 0;
+	/* an adjacency on port 5, which this worker does not have (3 ports):
+	 * queued, then dropped by the flush as adj_down */
+	assert_int_equal(fwd_adj_port_set(e->adj, 5, mac2, 1500, true), 0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 20, 5, TF_IP(9, 254), gw1mac),
+	    0);
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(9, 0), 24, 20), 0);
+	len = udp(f, TF_IP(9, 9), 64, 26, 0);
+	expect(e, f, len, FWD_R_ADJ_DOWN);
+	/* and a port slot that is empty */
+	e->port_slot[2] = NULL;
+	len = udp(f, TF_IP(7, 9), 64, 26, 0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 6, 2, TF_IP(7, 9), gw2mac), 0);
+	expect(e, f, len, FWD_R_ADJ_DOWN);
+	e->port_slot[2] = e->port[2];
+	assert_true(fwd_port_mem_take(e->port[2], o, sizeof(o)) < 0); /* none */
+}
+
 static void
 test_api_errors(void **st)
 {
@@ -450,6 +521,23 @@ test_api_errors(void **st)
 		c.fib = small;
 		assert_int_equal(fwd_dp_init(&dp, &c), -EINVAL);
 		fwd_fib_free(small);
+		memset(&c, 0, sizeof(c));
+	}
+	/* a FIB without the martian ranges, or local addresses not pinned
+	 * in this FIB: the fast path would forward what it must not */
+	{
+		struct fwd_fib_conf fc = {.max_nh = 256};
+		struct fwd_fib *plain = fwd_fib_new(&fc);
+		struct fwd_local loose = {0};
+
+		assert_non_null(plain);
+		c = e->dp.conf;
+		c.fib = plain;
+		assert_int_equal(fwd_dp_init(&dp, &c), -EINVAL);
+		c = e->dp.conf;
+		c.local = &loose;
+		assert_int_equal(fwd_dp_init(&dp, &c), -EINVAL);
+		fwd_fib_free(plain);
 		memset(&c, 0, sizeof(c));
 	}
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 2), -EINVAL);
@@ -475,6 +563,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_punt_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ecmp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_changes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_decides, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_errors, setup, teardown),
 	};
 	int rv;

@@ -175,6 +175,24 @@ pick_route(void)
 }
 
 /* Compare lookups at every route's edges and at random addresses. */
+/* What the FIB must answer: the reference's LPM, but for the martian
+ * ranges (when the FIB has FWD_FIB_F_MARTIAN) and the pins. */
+static bool want_martian;
+static uint32_t want_pin_addr[FWD_FIB_PIN_MAX];
+static unsigned want_pin_nh[FWD_FIB_PIN_MAX], want_npin;
+
+static unsigned
+ref_want(const struct ref *r, uint32_t a)
+{
+	if (want_martian && ((a >> 24) == 0 || (a >> 24) == 127 ||
+	    a >= 0xe0000000u))
+		return (FWD_FIB_NH_NONE);
+	for (unsigned k = 0; k < want_npin; k++)
+		if (want_pin_addr[k] == a)
+			return (want_pin_nh[k]);
+	return (ref_lookup(r, a));
+}
+
 static void
 check_all(const struct fwd_fib *f, const struct ref *r,
     const struct route *rt, size_t n, unsigned nrandom)
@@ -189,7 +207,7 @@ check_all(const struct fwd_fib *f, const struct ref *r,
 		uint32_t probe[4] = { lo, hi, lo - 1, hi + 1 };
 
 		for (int j = 0; j < 4; j++) {
-			unsigned want = ref_lookup(r, probe[j]);
+			unsigned want = ref_want(r, probe[j]);
 			unsigned got = fwd_fib_lookup(f, probe[j]);
 
 			if (want != got)
@@ -207,7 +225,7 @@ check_all(const struct fwd_fib *f, const struct ref *r,
 		if (na == 64 || k + 1 == nrandom) {
 			fwd_fib_lookup_burst(f, addrs, out, na);
 			for (unsigned j = 0; j < na; j++) {
-				unsigned want = ref_lookup(r, addrs[j]);
+				unsigned want = ref_want(r, addrs[j]);
 
 				if (want != out[j] ||
 				    want != fwd_fib_lookup(f, addrs[j]))
@@ -226,6 +244,8 @@ static void
 test_lpm_random(void **state)
 {
 	(void)state;
+	want_martian = false; /* a failed test may have left it */
+	want_npin = 0;
 	for (uint64_t seed = 1; seed <= 6; seed++) {
 		struct fwd_fib *f;
 
@@ -289,6 +309,197 @@ test_lpm_random(void **state)
 #define A(a, b, c, d) \
 	(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | \
 	    (uint32_t)(d))
+
+/*
+ * Pins and the martian ranges against the reference, on random tables that
+ * also put routes under them: pins come and go among route adds, replaces
+ * and deletes; clear keeps them; every group goes when the last goes.
+ */
+static void
+test_pins_random(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 11; seed <= 13; seed++) {
+		struct fwd_fib *f;
+		struct ref r;
+		struct route rt[2000];
+		size_t n = sizeof(rt) / sizeof(rt[0]);
+		unsigned nh;
+
+		fib_flags = FWD_FIB_F_MARTIAN | (seed % 2 ? FWD_FIB_F_NO_SIMD : 0);
+		f = fib_make(4096, 0);
+		fib_flags = 0;
+		want_martian = true;
+		want_npin = 0;
+		rng_state = seed;
+		ref_init(&r);
+		for (size_t k = 0; k < n; k++) {
+			nh = (unsigned)(rnd() % 4096);
+			rt[k] = pick_route();
+			assert_int_equal(
+			    fwd_fib_add(f, rt[k].pfx, rt[k].len, nh), 0);
+			ref_add(&r, rt[k].pfx, rt[k].len, nh);
+			if (k % 20 == 0 && want_npin < 80) {
+				/* a pin on a route's edge, its /32 or anywhere */
+				uint32_t a = k % 60 == 0 ? (uint32_t)rnd()
+							 : rt[rnd() % (k + 1)].pfx;
+				bool mart = (a >> 24) == 0 || (a >> 24) == 127 ||
+				    a >= 0xe0000000u;
+				int rv;
+
+				nh = (unsigned)(rnd() % 4096);
+				rv = fwd_fib_pin(f, a, nh);
+				if (mart) {
+					assert_int_equal(rv, -EINVAL);
+				} else {
+					unsigned q;
+
+					assert_int_equal(rv, 0);
+					for (q = 0; q < want_npin &&
+					     want_pin_addr[q] != a; q++)
+						;
+					want_pin_addr[q] = a;
+					want_pin_nh[q] = nh;
+					if (q == want_npin)
+						want_npin++;
+				}
+			}
+			if (k % 400 == 0)
+				check_all(f, &r, rt, k + 1, 200);
+		}
+		check_all(f, &r, rt, n, 20000);
+		for (size_t k = 0; k < n; k++) {
+			unsigned op = (unsigned)(rnd() % 4);
+
+			if (op == 0) {
+				nh = (unsigned)(rnd() % 4096);
+				assert_int_equal(
+				    fwd_fib_add(f, rt[k].pfx, rt[k].len, nh), 0);
+				ref_add(&r, rt[k].pfx, rt[k].len, nh);
+			} else if (op == 1) {
+				bool had = ref_del(&r, rt[k].pfx, rt[k].len);
+
+				assert_int_equal(
+				    fwd_fib_del(f, rt[k].pfx, rt[k].len),
+				    had ? 0 : -ENOENT);
+			} else if (op == 2 && want_npin > 0 && k % 8 == 0) {
+				unsigned q = (unsigned)(rnd() % want_npin);
+
+				assert_int_equal(
+				    fwd_fib_unpin(f, want_pin_addr[q]), 0);
+				assert_int_equal(
+				    fwd_fib_unpin(f, want_pin_addr[q]), -ENOENT);
+				want_pin_addr[q] = want_pin_addr[--want_npin];
+				want_pin_nh[q] = want_pin_nh[want_npin];
+			}
+			if (k % 400 == 0)
+				check_all(f, &r, rt, n, 200);
+		}
+		check_all(f, &r, rt, n, 20000);
+		/* clear: routes go, pins and martian ranges stay */
+		fwd_fib_clear(f);
+		ref_fini(&r);
+		ref_init(&r);
+		check_all(f, &r, rt, 0, 20000);
+		for (unsigned q = 0; q < want_npin; q++) {
+			assert_int_equal(
+			    fwd_fib_pin_get(f, want_pin_addr[q], &nh), 0);
+			assert_int_equal(nh, want_pin_nh[q]);
+		}
+		/* a default route does not reach the martian ranges */
+		assert_int_equal(fwd_fib_add(f, 0, 0, 5), 0);
+		ref_add(&r, 0, 0, 5);
+		check_all(f, &r, rt, 0, 20000);
+		assert_int_equal(fwd_fib_del(f, 0, 0), 0);
+		ref_del(&r, 0, 0);
+		while (want_npin > 0)
+			assert_int_equal(
+			    fwd_fib_unpin(f, want_pin_addr[--want_npin]), 0);
+		check_all(f, &r, rt, 0, 2000);
+		assert_int_equal(fwd_fib_tbl8_used(f), 0);
+		want_martian = false;
+		ref_fini(&r);
+		fwd_fib_free(f);
+	}
+}
+
+/* The pin's rules, one by one. */
+static void
+test_pins(void **state)
+{
+	struct fwd_fib *f;
+	unsigned nh;
+
+	(void)state;
+	fib_flags = FWD_FIB_F_MARTIAN;
+	f = fib_make(16, 0);
+	fib_flags = 0;
+	assert_int_equal(fwd_fib_add(f, 0xc6120000, 24, 1), 0); /* 198.18.0/24 */
+	assert_int_equal(fwd_fib_pin(f, 0xc6120001, 9), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 9);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120002), 1);
+	assert_int_equal(fwd_fib_tbl8_used(f), 1);
+	/* routes under the pin: kept, not seen */
+	assert_int_equal(fwd_fib_add(f, 0xc6120001, 32, 2), 0);
+	assert_int_equal(fwd_fib_add(f, 0xc6120000, 30, 3), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 9);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120002), 3);
+	assert_int_equal(fwd_fib_get(f, 0xc6120001, 32, &nh), 0);
+	assert_int_equal(nh, 2);
+	assert_int_equal(fwd_fib_count(f), 3);
+	/* re-pin: the new next hop; bad input changes nothing */
+	assert_int_equal(fwd_fib_pin(f, 0xc6120001, 10), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 10);
+	assert_int_equal(fwd_fib_pin(f, 0xc6120001, 16), -EINVAL);
+	assert_int_equal(fwd_fib_pin(f, 0x7f000001, 1), -EINVAL);
+	assert_int_equal(fwd_fib_pin(f, 0xe0000005, 1), -EINVAL);
+	assert_int_equal(fwd_fib_pin(f, 0x00000001, 1), -EINVAL);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 10);
+	assert_int_equal(fwd_fib_unpin(f, 0xc6120009), -ENOENT);
+	assert_int_equal(fwd_fib_pin_get(f, 0xc6120009, &nh), -ENOENT);
+	/* unpin: the /32, then the /30, then the /24 take it back */
+	assert_int_equal(fwd_fib_unpin(f, 0xc6120001), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 2);
+	assert_int_equal(fwd_fib_pin(f, 0xc6120001, 11), 0);
+	assert_int_equal(fwd_fib_del(f, 0xc6120001, 32), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 11);
+	assert_int_equal(fwd_fib_del(f, 0xc6120000, 30), 0);
+	/* the pin alone holds the group */
+	assert_int_equal(fwd_fib_tbl8_used(f), 1);
+	assert_int_equal(fwd_fib_unpin(f, 0xc6120001), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 1);
+	assert_int_equal(fwd_fib_tbl8_used(f), 0);
+	/* martian ranges: routes there are kept but never looked up */
+	assert_int_equal(fwd_fib_add(f, 0, 0, 4), 0);
+	assert_int_equal(fwd_fib_add(f, 0xe0000000, 4, 5), 0);
+	assert_int_equal(fwd_fib_add(f, 0x7f000080, 25, 6), 0);
+	assert_int_equal(fwd_fib_add(f, 0x7f000080, 25, 7), 0); /* replace */
+	assert_int_equal(fwd_fib_lookup(f, 0xe0000001), FWD_FIB_NH_NONE);
+	assert_int_equal(fwd_fib_lookup(f, 0x7f000081), FWD_FIB_NH_NONE);
+	assert_int_equal(fwd_fib_lookup(f, 0x00ffffff), FWD_FIB_NH_NONE);
+	assert_int_equal(fwd_fib_lookup(f, 0x01000000), 4);
+	assert_int_equal(fwd_fib_lookup(f, 0xdfffffff), 4);
+	assert_int_equal(fwd_fib_lookup(f, 0x7effffff), 4);
+	assert_int_equal(fwd_fib_lookup(f, 0x80000000), 4);
+	assert_int_equal(fwd_fib_get(f, 0x7f000080, 25, &nh), 0);
+	assert_int_equal(nh, 7);
+	assert_int_equal(fwd_fib_tbl8_used(f), 0);
+	assert_int_equal(fwd_fib_del(f, 0x7f000080, 25), 0);
+	assert_int_equal(fwd_fib_del(f, 0xe0000000, 4), 0);
+	assert_int_equal(fwd_fib_count(f), 2);
+	/* the most pins a FIB holds */
+	for (unsigned k = 0; k < FWD_FIB_PIN_MAX; k++)
+		assert_int_equal(fwd_fib_pin(f, 0xc6130000 + k * 7, 1), 0);
+	assert_int_equal(fwd_fib_pin(f, 0xc6140000, 1), -ENOSPC);
+	fwd_fib_free(f);
+	/* without the flag there is no martian range */
+	f = fib_make(16, 0);
+	assert_int_equal(fwd_fib_add(f, 0, 0, 4), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0xe0000001), 4);
+	assert_int_equal(fwd_fib_pin(f, 0x7f000001, 3), 0);
+	assert_int_equal(fwd_fib_lookup(f, 0x7f000001), 3);
+	fwd_fib_free(f);
+}
 
 static void
 test_sequence(void **state)
@@ -528,6 +739,8 @@ test_walk(void **state)
 static void
 test_stale(void **state)
 {
+	want_martian = false; /* a failed test may have left it */
+	want_npin = 0;
 	struct fwd_fib *f = fib_make(4096, 0);
 	struct ref r;
 	struct route rt[2000];
@@ -700,6 +913,8 @@ main(void)
 		cmocka_unit_test(test_collapse_and_reuse),
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_lpm_random),
+		cmocka_unit_test(test_pins),
+		cmocka_unit_test(test_pins_random),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_concurrent),
 	};
