@@ -344,6 +344,13 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 
 		x->backend = (char *)(m != NULL ? m : "xdp");
 	}
+	if (f->bk_auto) {
+		/* what port-backend auto chose: "xdp-copy (auto)" */
+		char b[48];
+
+		snprintf(b, sizeof(b), "%s (auto)", x->backend);
+		x->backend = lc_arena_strdup(d->ar, b);
+	}
 	x->n_addrs = f->naddr;
 	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
 	for (unsigned k = 0; k < f->naddr; k++) {

@@ -98,7 +98,11 @@ struct fwd_iface {
 	/* configuration */
 	bool enabled;
 	uint16_t mtu_conf;
-	uint8_t backend; /* FWD_D_BK_* */
+	uint8_t backend; /* FWD_D_BK_*: the one in use */
+	bool bk_auto;	 /* configured "auto": AF_XDP where the device can
+			    (a queue per worker, XDP attaches), else AF_PACKET */
+	bool xdp_failed; /* auto: AF_XDP failed to open here; not retried
+			    while the interface stays configured */
 	unsigned naddr;
 	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
 	uint8_t plen[FWD_LOCAL_MAX];

@@ -308,6 +308,7 @@ enum mgmt_port_backend {
 	MGMT_BACKEND_DEFAULT = -1, /* interface: use fwd port-backend */
 	MGMT_BACKEND_AF_PACKET = 0,
 	MGMT_BACKEND_AF_XDP = 1,
+	MGMT_BACKEND_AUTO = 2, /* fwd picks: AF_XDP where it can, else AF_PACKET */
 };
 
 struct mgmt_iface_conf {

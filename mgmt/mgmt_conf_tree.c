@@ -1102,7 +1102,7 @@ mgmt_conf_fwd_node_get(const struct mgmt_node *f, struct mgmt_fwd_conf *o)
 	o->workers_set = mgmt_node_find_sid(f, MGMT_S_FWD_WORKERS) != NULL;
 	o->icmp_set = mgmt_node_find_sid(f, MGMT_S_FWD_ICMP_RATE) != NULL;
 	o->backend =
-	    b ? (enum mgmt_port_backend)b->kbin : MGMT_BACKEND_AF_PACKET;
+	    b ? (enum mgmt_port_backend)b->kbin : MGMT_BACKEND_AUTO;
 }
 
 void

@@ -112,8 +112,9 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 		enum mgmt_port_backend b = c.backend == MGMT_BACKEND_DEFAULT ?
 		    fc->backend : c.backend;
 
-		ic->backend = (char *)(b == MGMT_BACKEND_AF_XDP ? "xdp" :
-		    "afpacket");
+		ic->backend = (char *)(b == MGMT_BACKEND_AF_XDP ? "xdp"
+		    : b == MGMT_BACKEND_AUTO			 ? "auto"
+								 : "afpacket");
 	}
 	ic->n_addrs = c.naddr;
 	ic->addrs = enc_alloc(e, sizeof(*ic->addrs) * (c.naddr + 1));

@@ -7,7 +7,8 @@
 
 #include "mgmt/mgmt_conf_int.h"
 
-static const char *const backend_words[] = {"af_packet", "af_xdp", NULL};
+static const char *const backend_words[] = {
+    "af_packet", "af_xdp", "auto", NULL};
 static const char *const loglevel_words[] = {
     "err", "warning", "notice", "info", "debug", NULL};
 
@@ -88,7 +89,7 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 	"Forwarding threads (default: tern-fwd --workers)", "1", FWD, 0,
 	"<1..16>"},
     [MGMT_S_FWD_BACKEND] = {"port-backend", MGMT_S_FWD, L, MGMT_T_ENUM, 0, 0,
-	backend_words, "Default packet I/O for interfaces", "af_packet", FWD, 0,
+	backend_words, "Default packet I/O for interfaces", "auto", FWD, 0,
 	NULL},
     [MGMT_S_FWD_ICMP_RATE] = {"icmp-rate-limit", MGMT_S_FWD, L, MGMT_T_UINT, 0,
 	1000000, NULL, "ICMP errors sent per second (0: none)", "100", FWD, 0,

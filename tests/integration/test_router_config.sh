@@ -20,7 +20,10 @@ netns_init "rc$$"
 tmp=$(mktemp -d /tmp/tern-rc.XXXXXX)
 chmod 755 "$tmp"
 router_init "$tmp/run" "$tmp/state" "${TERN_BIN:-$root/build/bin}"
-cleanup() { router_stop; netns_cleanup; rm -rf "$tmp"; }
+cleanup() {
+	[[ -n ${hold_pid:-} ]] && kill "$hold_pid" 2>/dev/null
+	router_stop; netns_cleanup; rm -rf "$tmp"
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
@@ -159,9 +162,39 @@ out=$(rsh configure "delete fwd workers" commit exit 2>&1)
 check "and with 1 again" wait_until 5 reach77
 nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_C_IF" rx 1 tx 1 >/dev/null 2>&1
 nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_S_IF" rx 1 tx 1 >/dev/null 2>&1
-out=$(rsh configure "delete fwd port-backend" commit exit 2>&1)
-check "interfaces back on AF_PACKET" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend afpacket' | grep -qx 2"
+out=$(rsh configure "set fwd port-backend af_packet" commit exit 2>&1)
+check "interfaces back on AF_PACKET" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend afpacket\$' | grep -qx 2"
 check "traffic flows on AF_PACKET again" wait_until 5 reach77
+# the default, auto: AF_XDP where each worker gets a device queue, else
+# AF_PACKET; a worker change that the queues cannot serve moves the ports
+# both interfaces' show line matches: ifs_on PATTERN
+ifs_on() { TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -cE "backend $1\$" | grep -qx 2; }
+out=$(rsh configure "delete fwd port-backend" commit exit 2>&1)
+check "port-backend auto (the default) committed" grep -q "commit complete" <<<"$out"
+check "auto: one worker, one queue: AF_XDP" ifs_on 'xdp-[a-z]+ \(auto\)'
+check "traffic flows on auto's AF_XDP" wait_until 5 reach77
+out=$(rsh configure "set fwd workers 2" commit exit 2>&1)
+check "auto: workers 2 on one-queue veths committed (not refused)" grep -q "commit complete" <<<"$out"
+check "auto: tern-fwd has one more thread" test "$(threads)" -eq $((t0 + 1))
+check "auto: two workers, one queue: AF_PACKET" ifs_on 'afpacket \(auto\)'
+check "traffic flows on auto's AF_PACKET" wait_until 5 reach77
+out=$(rsh configure "delete fwd workers" commit exit 2>&1)
+check "auto: one worker again: AF_XDP again" ifs_on 'xdp-[a-z]+ \(auto\)'
+check "traffic flows on AF_XDP again" wait_until 5 reach77
+# auto falls back: the client side's XDP slot held by a BPF link (xdphold),
+# so AF_XDP cannot attach there; that interface goes AF_PACKET, the other
+# AF_XDP, traffic flows
+out=$(rsh configure "set fwd port-backend af_packet" commit exit 2>&1)
+check "AF_PACKET again (XDP program detached)" ifs_on afpacket
+ip netns exec "$NS_ROUTER" "$root/build/tests/tools/xdphold" "$NETNS_RTR_C_IF" >"$tmp/xdphold.out" 2>&1 &
+hold_pid=$!
+check "xdphold holds $NETNS_RTR_C_IF's XDP slot" wait_until 5 grep -q held "$tmp/xdphold.out"
+out=$(rsh configure "delete fwd port-backend" commit exit 2>&1)
+check "auto with the XDP slot taken: committed" grep -q "commit complete" <<<"$out"
+check "auto fell back to AF_PACKET on $NETNS_RTR_C_IF" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -qE '^$NETNS_RTR_C_IF .*backend afpacket \(auto\)\$'"
+check "and kept AF_XDP on $NETNS_RTR_S_IF" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -qE '^$NETNS_RTR_S_IF .*backend xdp-[a-z]+ \(auto\)\$'"
+check "traffic flows, one port of each" wait_until 5 reach77
+kill "$hold_pid" 2>/dev/null; wait "$hold_pid" 2>/dev/null
 # a reject route answers with host unreachable; icmp-rate-limit 0 silences it
 out=$(rsh configure "set protocols static route 198.22.0.0/16 reject" commit exit 2>&1)
 check "reject route committed" grep -q "commit complete" <<<"$out"

@@ -168,7 +168,7 @@ test_type_errors(void **s)
 	    "address a.b.c.d");
 	bad("fwd { port-backend dpdk; }",
 	    "t.conf:1:20: invalid port-backend "
-	    "'dpdk': expected one of af_packet, af_xdp");
+	    "'dpdk': expected one of af_packet, af_xdp, auto");
 	bad("fwd { workers -1; }", "t.conf:1:15: invalid workers '-1': "
 				   "expected a number in 1..16");
 	bad("fwd { workers 08; }", "t.conf:1:15: invalid workers '08': "

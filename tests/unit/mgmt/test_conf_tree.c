@@ -178,7 +178,7 @@ test_set_errors_change_nothing(void **s)
 	    "'yes', blackhole takes no value");
 	set_fails(c, "set fwd port-backend", -22,
 	    "fwd port-backend: missing "
-	    "value, expected one of af_packet, af_xdp");
+	    "value, expected one of af_packet, af_xdp, auto");
 	set_fails(c, "set rib", -22,
 	    "rib: incomplete, expected ecmp-width, "
 	    "distance");
@@ -442,7 +442,7 @@ test_defaults(void **s)
 	mgmt_conf_rib_get(c, &r);
 	mgmt_conf_system_get(c, &sy);
 	assert_int_equal(f.workers, 1);
-	assert_int_equal(f.backend, MGMT_BACKEND_AF_PACKET);
+	assert_int_equal(f.backend, MGMT_BACKEND_AUTO);
 	assert_int_equal(f.icmp_rate_limit, 100);
 	assert_false(f.workers_set);
 	assert_false(f.icmp_set);
