@@ -285,6 +285,7 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 	const uint8_t *mac;
 	uint64_t mac64;
 	struct fwd_pkt *drop[FWD_BURST];
+	uint64_t ck_inv = FWD_CK_INV, ck_lim = FWD_CK_LIM;
 	unsigned ndrop = 0, queued;
 
 	if (n > FWD_BURST)
@@ -317,8 +318,6 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 
 	/* the checksum test's constants in registers, not rebuilt per packet
 	 * (an empty asm hides their value from the compiler) */
-	uint64_t ck_inv = FWD_CK_INV, ck_lim = FWD_CK_LIM;
-
 	__asm__("" : "+r"(ck_inv), "+r"(ck_lim));
 	/* counted up to 0 from -n: one register and no compare per packet */
 	for (long k = -(long)n; k != 0; k++) {
