@@ -1798,12 +1798,16 @@ main(int argc, char **argv)
 				    lat ? "" : "--spin-us=1", fwd_args,
 				    lat ? lat_args : "");
 				if (ro != R_KERN) {
+					/* a tern-fwd that started but did not
+					 * answer is killed here, not left */
 					if (bf_kernel(false) != 0 ||
 					    bf_fwd_start(&ps[fi], rbackend[ro],
-						args) != 0)
+						args) != 0 ||
+					    bf_gen_napi() != 0) {
+						bf_kill_fwd();
+						br_cleanup();
 						return (1);
-					if (bf_gen_napi() != 0)
-						return (1);
+					}
 					printf("# round %d: tern-fwd on %s %s "
 					       "pid %d (CPU %d) up with %zu "
 					       "routes in %.1f s\n",
