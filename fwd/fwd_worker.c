@@ -20,6 +20,13 @@
 /* Idle back-off: pauses between two empty polls, doubled after each empty
  * poll up to this (about 3-6 us on current x86), reset by a packet. */
 #define WORKER_PAUSE_MAX 128
+/* A real-time (SCHED_FIFO/RR) worker that has not slept for this long
+ * yields the CPU once (checked every WORKER_YIELD_POLLS polls): sharing its
+ * CPU with the control thread, it would otherwise starve it (no ARP, no
+ * IPC). Not under SCHED_OTHER: the scheduler shares the CPU there, and a
+ * yield would hand it to any other task for a whole slice. */
+#define WORKER_YIELD_US	  1000
+#define WORKER_YIELD_POLLS 256
 
 static inline void
 cpu_relax(void)
@@ -229,12 +236,24 @@ worker_main(void *arg)
 {
 	struct fwd_worker *w = arg;
 	uint64_t spin = (uint64_t)w->d->conf.spin_us, since = 0;
-	unsigned pause = 0, empty = 0;
+	uint64_t yielded = mono_us();
+	unsigned pause = 0, empty = 0, polls = 0;
+	int pol = sched_getscheduler(0);
+	bool rt = pol == SCHED_FIFO || pol == SCHED_RR;
 
 	fwd_qsbr_online(w->qs);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		unsigned n;
 
+		if (rt && ++polls == WORKER_YIELD_POLLS) {
+			uint64_t now = mono_us();
+
+			polls = 0;
+			if (now - yielded >= WORKER_YIELD_US) {
+				(void)sched_yield();
+				yielded = now;
+			}
+		}
 		if (__atomic_load_n(&w->cfg_gen, __ATOMIC_ACQUIRE) !=
 		    w->cur_gen)
 			fwd_worker_apply(w);
@@ -263,6 +282,7 @@ worker_main(void *arg)
 		if (mono_us() - since < spin)
 			continue;
 		worker_sleep(w);
+		yielded = mono_us();
 		pause = empty = 0;
 	}
 	fwd_qsbr_offline(w->qs);

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,82 @@ test_pinned_workers(void **st)
 	rmdir(rundir);
 }
 
+/*
+ * A real-time worker that never sleeps (spin for ever, SCHED_FIFO) on the
+ * CPU of the control thread (same priority): it yields once a millisecond,
+ * so the control thread still runs. In a child, which the parent kills if
+ * it hangs (before the yield, it hung: the worker kept the CPU for good).
+ */
+static void
+test_rt_worker_yields(void **st)
+{
+	uint16_t cpu;
+	pid_t pid;
+	int status = -1;
+
+	(void)st;
+	assert_int_equal(allowed(&cpu, 1), 1);
+	if ((pid = fork()) == 0) {
+		struct sched_param sp = {.sched_priority = 10};
+		char rundir[64];
+		struct fwd_d_conf c;
+		struct ev_loop *loop;
+		struct fwd_d *d;
+		cpu_set_t cs;
+		int worst = 0;
+
+		CPU_ZERO(&cs);
+		CPU_SET(cpu, &cs);
+		if (sched_setaffinity(0, sizeof(cs), &cs) != 0 ||
+		    sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+			_exit(77); /* not allowed here */
+		snprintf(rundir, sizeof(rundir), "/tmp/tern-fwdrt-XXXXXX");
+		if (mkdtemp(rundir) == NULL || (loop = lc_loop_new()) == NULL)
+			_exit(2);
+		memset(&c, 0, sizeof(c));
+		c.rundir = rundir;
+		c.workers = 1;
+		c.spin_us = 1000000000u; /* never sleeps */
+		c.ncpus = 1;
+		c.cpus[0] = cpu;
+		if ((d = fwd_d_new(loop, &c)) == NULL)
+			_exit(3);
+		/* the control thread sleeps 2 ms, 50 times: it must come
+		 * back each time, within a few ms */
+		for (int i = 0; i < 50; i++) {
+			struct timespec a, b;
+			int ms;
+
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			usleep(2000);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			ms = (int)((b.tv_sec - a.tv_sec) * 1000 +
+				   (b.tv_nsec - a.tv_nsec) / 1000000);
+			if (ms > worst)
+				worst = ms;
+		}
+		fprintf(stderr, "control thread beside a spinning SCHED_FIFO "
+				"worker: 50 sleeps of 2 ms, longest %d ms\n",
+		    worst);
+		fwd_d_free(d);
+		lc_loop_free(loop);
+		rmdir(rundir);
+		_exit(worst < 100 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(50000);
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("the control thread got no CPU for 5 s (worker hogs)");
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		skip();
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* A CPU list that pthread refuses (not in the allowed set, bypassing
  * main's check): the daemon does not start. */
 static void
@@ -251,6 +329,7 @@ main(void)
 	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_pinned_workers),
 	    cmocka_unit_test(test_pin_refused),
+	    cmocka_unit_test(test_rt_worker_yields),
 	};
 
 	lc_log_init("test_worker_cpus", LC_LOG_ERR, LC_LOG_STDERR);
