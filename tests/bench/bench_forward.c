@@ -1384,6 +1384,12 @@ bf_bench_lines(int fi, int si, int rr, int ro)
 	    sizes[si], gen_name[G.gen]);
 	br_bench_line("forward", cas, "router_ns_per_pkt", "ns", f->ns_max,
 	    f->n, "kernel", k->ns_max, k->n, "lower", extra);
+	/* the same at each router's zero-loss rate: neither overloaded (at
+	 * the full rate the XDP generator offers tern-fwd several times what
+	 * it forwards, while the kernel router, on the generator's CPU,
+	 * throttles it) */
+	br_bench_line("forward", cas, "router_ns_per_pkt_zero_loss", "ns",
+	    f->ns_zl, f->n, "kernel", k->ns_zl, k->n, "lower", extra);
 	br_bench_line("forward", cas, "zero_loss_pps", "1/s", f->zl, f->n,
 	    "kernel", k->zl, k->n, "higher", extra);
 	if (rr) {
