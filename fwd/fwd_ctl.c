@@ -28,6 +28,23 @@ ar_calloc(struct fwd_d *d, size_t n)
 	return (p);
 }
 
+/* The answer of both configuration methods (IF_CONFIG, SET_CONFIG): the
+ * transaction, and why it was refused (logged too). */
+static void
+reply_config_ack(struct ipc_req *req, uint64_t txn, int rv, char *err,
+    const char *what)
+{
+	Fwd__IfConfigAck ack = FWD__IF_CONFIG_ACK__INIT;
+
+	ack.txn = txn;
+	ack.ok = rv == 0;
+	ack.error = rv == 0 ? (char *)"" : err;
+	if (rv != 0)
+		lc_log_notice("%s %llu refused: %s", what,
+		    (unsigned long long)txn, err);
+	ipc_reply(req, IPC_OK, &ack.base);
+}
+
 /* ---- IF_CONFIG ---- */
 
 static void
@@ -35,7 +52,6 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	struct fwd_d *d = arg;
 	const Fwd__IfConfigBatch *b = (const Fwd__IfConfigBatch *)msg;
-	Fwd__IfConfigAck ack = FWD__IF_CONFIG_ACK__INIT;
 	struct fwd_if_req *rq;
 	char err[300];
 	int rv;
@@ -68,17 +84,11 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	rv = fwd_d_if_apply(d, rq, (unsigned)b->n_interfaces, b->replace_all,
 	    b->dry_run, err, sizeof(err));
 	free(rq);
-	ack.txn = b->txn;
-	ack.ok = rv == 0;
-	ack.error = rv == 0 ? (char *)"" : err;
-	if (rv != 0)
-		lc_log_notice("interface batch %llu refused: %s",
-		    (unsigned long long)b->txn, err);
-	else if (!b->dry_run)
+	if (rv == 0 && !b->dry_run)
 		lc_log_info("interface batch %llu applied (%zu items%s)",
 		    (unsigned long long)b->txn, b->n_interfaces,
 		    b->replace_all ? ", replace all" : "");
-	ipc_reply(req, IPC_OK, &ack.base);
+	reply_config_ack(req, b->txn, rv, err, "interface batch");
 }
 
 /* ---- SET_CONFIG ---- */
@@ -88,7 +98,6 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	struct fwd_d *d = arg;
 	const Fwd__FwdConfig *c = (const Fwd__FwdConfig *)msg;
-	Fwd__IfConfigAck ack = FWD__IF_CONFIG_ACK__INIT;
 	/* values come as value + 1, 0 for unset */
 	struct fwd_d_settings st = {
 	    .workers = c->workers > 0 ? c->workers - 1 : 0,
@@ -103,13 +112,7 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		rv = -EINVAL;
 	} else
 		rv = fwd_d_set_config(d, &st, c->dry_run, err, sizeof(err));
-	ack.txn = c->txn;
-	ack.ok = rv == 0;
-	ack.error = rv == 0 ? (char *)"" : err;
-	if (rv != 0)
-		lc_log_notice("settings %llu refused: %s",
-		    (unsigned long long)c->txn, err);
-	ipc_reply(req, IPC_OK, &ack.base);
+	reply_config_ack(req, c->txn, rv, err, "settings");
 }
 
 /* ---- FIB ---- */

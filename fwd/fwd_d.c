@@ -813,11 +813,27 @@ xdp_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
 	return (0);
 }
 
+/* One interface of an IF_CONFIG batch, as planned before anything changes. */
+struct if_plan {
+	bool in;     /* in the new set */
+	bool listed; /* in this batch */
+	const struct fwd_if_req *rq;
+	uint8_t backend;
+	bool bk_auto;	 /* "auto" configured */
+	bool xdp_failed; /* auto: AF_XDP failed to open, AF_PACKET opened */
+	uint32_t ifindex;
+	int slot;      /* port id: existing, or chosen for a new one */
+	bool reattach; /* backend or enabled changed */
+	struct if_ports ports;
+	bool open;
+};
+
 struct if_open {
 	const char *name;
 	uint8_t backend;   /* in: the one to open; out: the one opened */
 	bool fallback;	   /* auto: AF_PACKET if AF_XDP cannot be opened */
-	uint8_t *bk_out;   /* if set, gets the backend opened */
+	bool fell_back;	   /* out: it did */
+	struct if_plan *plan; /* if set, gets backend and fell_back */
 	uint16_t id, mtu;
 	struct if_ports *ports;
 	int err;
@@ -862,6 +878,7 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 				memset(o[i].ports, 0, sizeof(*o[i].ports));
 				o[i].err = 0;
 				o[i].backend = FWD_D_BK_AFP;
+				o[i].fell_back = true;
 			}
 		}
 		for (int k = -1; k < (int)d->nworkers; k++) {
@@ -916,8 +933,10 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 			if_ports_free(d, o[i].ports);
 	else
 		for (unsigned i = 0; i < n; i++)
-			if (o[i].bk_out != NULL)
-				*o[i].bk_out = o[i].backend;
+			if (o[i].plan != NULL) {
+				o[i].plan->backend = o[i].backend;
+				o[i].plan->xdp_failed = o[i].fell_back;
+			}
 	free(jobs);
 	return (rv);
 }
@@ -1070,19 +1089,6 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 
 /* ---- IF_CONFIG: validation, then all or nothing ---- */
 
-struct if_plan {
-	bool in;     /* in the new set */
-	bool listed; /* in this batch */
-	const struct fwd_if_req *rq;
-	uint8_t backend;
-	bool bk_auto;	 /* "auto" configured */
-	bool xdp_failed; /* auto asked AF_XDP and got AF_PACKET */
-	uint32_t ifindex;
-	int slot;      /* port id: existing, or chosen for a new one */
-	bool reattach; /* backend or enabled changed */
-	struct if_ports ports;
-	bool open;
-};
 
 static bool
 addr_ok(uint32_t a, unsigned plen)
@@ -1365,8 +1371,7 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			o[no].name = p->rq->name;
 			o[no].backend = p->backend;
 			o[no].fallback = p->bk_auto;
-			o[no].bk_out = &p->backend;
-			p->xdp_failed = p->bk_auto && p->backend == FWD_D_BK_XDP;
+			o[no].plan = p;
 			o[no].id = (uint16_t)p->slot;
 			o[no].mtu = p->rq->mtu;
 			o[no].ports = &p->ports;
@@ -1379,13 +1384,9 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			goto out;
 		}
 		free(o);
-		for (unsigned i = 0; i < np; i++) {
+		for (unsigned i = 0; i < np; i++)
 			if (pl[i].ports.tx != NULL)
 				pl[i].open = true;
-			/* asked AF_XDP, opened AF_PACKET: remembered */
-			pl[i].xdp_failed = pl[i].xdp_failed &&
-			    pl[i].backend == FWD_D_BK_AFP;
-		}
 	}
 	/* apply: removals first, then changes and additions */
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
@@ -1516,7 +1517,6 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 {
 	struct if_open o[FWD_D_IF_MAX];
 	struct if_ports p[FWD_D_IF_MAX];
-	uint8_t req[FWD_D_IF_MAX];
 	unsigned no = 0, bad = 0;
 	int rv = 0;
 
@@ -1549,7 +1549,6 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 		o[no].backend =
 		    f->bk_auto ? auto_backend(f->name, f, nw) : f->backend;
 		o[no].fallback = f->bk_auto;
-		req[no] = o[no].backend;
 		o[no].id = (uint16_t)i;
 		o[no].mtu = f->mtu_conf;
 		o[no].ports = &p[no];
@@ -1562,8 +1561,7 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 	for (unsigned j = 0; j < no && rv == 0; j++) {
 		struct fwd_iface *f = &d->ifs[o[j].id];
 
-		if (f->bk_auto && req[j] == FWD_D_BK_XDP &&
-		    o[j].backend != FWD_D_BK_XDP)
+		if (o[j].fell_back)
 			f->xdp_failed = true;
 		if (f->bk_auto && o[j].backend != f->backend) {
 			lc_log_notice("%s: port-backend auto: %s with %u "

@@ -216,35 +216,27 @@ bird_conf(const char *path)
 static int
 nl_open_in_ns(unsigned groups)
 {
-	char path[PATH_MAX];
-	int self, ns, s = -1, sz = 512 << 20;
+	char name[64];
+	int self, s, sz = 512 << 20;
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
 
-	snprintf(path, sizeof(path), "/run/netns/tern-b-%s", B.suffix);
-	if ((self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+	snprintf(name, sizeof(name), "tern-b-%s", B.suffix);
+	if ((self = tt_netns_enter(name)) < 0)
 		return (-1);
-	if ((ns = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		close(self);
-		return (-1);
-	}
-	if (setns(ns, CLONE_NEWNET) == 0) {
-		s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    NETLINK_ROUTE);
-		if (s >= 0) {
-			(void)setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sz,
-			    sizeof(sz));
-			if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-				close(s);
-				s = -1;
-			}
-		}
-		if (setns(self, CLONE_NEWNET) != 0) {
-			perror("bench: setns back");
-			exit(1);
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    NETLINK_ROUTE);
+	if (s >= 0) {
+		(void)setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sz,
+		    sizeof(sz));
+		if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+			close(s);
+			s = -1;
 		}
 	}
-	close(self);
-	close(ns);
+	if (tt_netns_leave(self) != 0) {
+		perror("bench: setns back");
+		exit(1);
+	}
 	return (s);
 }
 

@@ -309,37 +309,6 @@ bf_ksoftirqd_ns(void)
 /* ---- rings ----------------------------------------------------------------
  */
 
-/* Enters namespace ns: the fd of the one we were in (for bf_ns_leave),
- * or -1. */
-static int
-bf_ns_enter(const char *ns)
-{
-	char path[128];
-	int self, nsfd;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	if ((self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
-		return (-1);
-	if ((nsfd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    setns(nsfd, CLONE_NEWNET) != 0) {
-		if (nsfd >= 0)
-			close(nsfd);
-		close(self);
-		return (-1);
-	}
-	close(nsfd);
-	return (self);
-}
-
-static int
-bf_ns_leave(int self)
-{
-	int rv = setns(self, CLONE_NEWNET);
-
-	close(self);
-	return (rv);
-}
-
 /* An AF_PACKET TPACKET_V2 ring on ifname in namespace ns. 0 or -1. */
 static int
 bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
@@ -349,13 +318,13 @@ bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
 	struct sockaddr_ll sll = {0};
 
 	memset(r, 0, sizeof(*r));
-	if ((self = bf_ns_enter(ns)) < 0)
+	if ((self = tt_netns_enter(ns)) < 0)
 		return (-1);
 	r->fd = socket(AF_PACKET, SOCK_RAW, tx ? 0 : htons(ETH_P_IP));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = tx ? 0 : htons(ETH_P_IP);
 	sll.sll_ifindex = (int)if_nametoindex(ifname);
-	if (bf_ns_leave(self) != 0)
+	if (tt_netns_leave(self) != 0)
 		return (-1);
 	if (r->fd < 0 || sll.sll_ifindex == 0)
 		return (-1);
@@ -769,7 +738,7 @@ bf_gen_xdp_open(char *why, size_t whylen)
 	}
 	/* the devmap slot, the counters' socket, the attachment: from inside
 	 * the client ns, where eth0's ifindex means that eth0 */
-	if ((self = bf_ns_enter(ns_client())) < 0) {
+	if ((self = tt_netns_enter(ns_client())) < 0) {
 		snprintf(why, whylen, "setns: %s", strerror(errno));
 		return (-1);
 	}
@@ -785,7 +754,7 @@ bf_gen_xdp_open(char *why, size_t whylen)
 		    "native XDP attach to xdpgen0 (dispatcher): %s",
 		    strerror(rv < 0 ? -rv : errno));
 	G.X.eth_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (bf_ns_leave(self) != 0 || rv != 0)
+	if (tt_netns_leave(self) != 0 || rv != 0)
 		return (-1);
 	if (G.X.eth_fd < 0 || bf_gen_stats_init() != 0) {
 		snprintf(why, whylen,

@@ -61,18 +61,16 @@ static pid_t tx_pid, rx_pid;
 
 /* ---- traffic ---------------------------------------------------------------------- */
 
+/* This process moves into namespace name for good. 0 or -1. */
 static int
 enter_ns(const char *name)
 {
-	char path[PATH_MAX];
-	int fd, rv;
+	int back = tt_netns_enter(name);
 
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (back < 0)
 		return (-1);
-	rv = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return (rv);
+	close(back);
+	return (0);
 }
 
 static void

@@ -27,6 +27,7 @@
 #include "libcommon/lc_build.h"
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
+#include "tests/lib/netns.h"
 #include "tests/lib/prefixset.h"
 
 /* The next hop of the standard set's next hop index: 253 addresses on the

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "tests/lib/netns.h"
+
 /* "" when there is no topology: the tests that need it skip */
 static char suffix[32];
 static char ns_client[64], ns_router[64], ns_server[64];
@@ -18,17 +20,14 @@ static int ns_root_fd = -1;
 static int
 enter_ns(const char *name)
 {
-	char path[128];
-	int fd, rv;
+	int back;
 
 	if (name == NULL)
 		return (setns(ns_root_fd, CLONE_NEWNET));
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((back = tt_netns_enter(name)) < 0)
 		return (-1);
-	rv = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return (rv);
+	close(back);
+	return (0);
 }
 
 /* Killed (e.g. by the test runner's timeout): remove the namespaces. */

@@ -175,6 +175,24 @@ pick_route(void)
 }
 
 /* Compare lookups at every route's edges and at random addresses. */
+/* rt -> nh in both the FIB and the reference. */
+static void
+both_add(struct fwd_fib *f, struct ref *r, struct route rt, unsigned nh)
+{
+	assert_int_equal(fwd_fib_add(f, rt.pfx, rt.len, nh), 0);
+	ref_add(r, rt.pfx, rt.len, nh);
+}
+
+/* rt out of both: the FIB says -ENOENT exactly when the reference had it
+ * not. */
+static void
+both_del(struct fwd_fib *f, struct ref *r, struct route rt)
+{
+	bool had = ref_del(r, rt.pfx, rt.len);
+
+	assert_int_equal(fwd_fib_del(f, rt.pfx, rt.len), had ? 0 : -ENOENT);
+}
+
 /* What the FIB must answer: the reference's LPM, but for the martian
  * ranges (when the FIB has FWD_FIB_F_MARTIAN) and the pins. */
 static bool want_martian;
@@ -264,9 +282,7 @@ test_lpm_random(void **state)
 			unsigned nh = (unsigned)(rnd() % 4096);
 
 			rt[k] = pick_route();
-			assert_int_equal(fwd_fib_add(f, rt[k].pfx, rt[k].len,
-			    nh), 0);
-			ref_add(&r, rt[k].pfx, rt[k].len, nh);
+			both_add(f, &r, rt[k], nh);
 			if (k % 500 == 0)
 				check_all(f, &r, rt, k + 1, 200);
 		}
@@ -276,28 +292,17 @@ test_lpm_random(void **state)
 			unsigned op = (unsigned)(rnd() % 3);
 
 			if (op == 0) {
-				unsigned nh = (unsigned)(rnd() % 4096);
-
-				assert_int_equal(fwd_fib_add(f, rt[k].pfx,
-				    rt[k].len, nh), 0);
-				ref_add(&r, rt[k].pfx, rt[k].len, nh);
+				both_add(f, &r, rt[k], (unsigned)(rnd() % 4096));
 			} else if (op == 1) {
-				bool had = ref_del(&r, rt[k].pfx, rt[k].len);
-
-				assert_int_equal(fwd_fib_del(f, rt[k].pfx,
-				    rt[k].len), had ? 0 : -ENOENT);
+				both_del(f, &r, rt[k]);
 			}
 			if (k % 500 == 0)
 				check_all(f, &r, rt, n, 200);
 		}
 		check_all(f, &r, rt, n, 20000);
 		/* delete everything: back to empty, every group freed */
-		for (size_t k = 0; k < n; k++) {
-			bool had = ref_del(&r, rt[k].pfx, rt[k].len);
-
-			assert_int_equal(fwd_fib_del(f, rt[k].pfx, rt[k].len),
-			    had ? 0 : -ENOENT);
-		}
+		for (size_t k = 0; k < n; k++)
+			both_del(f, &r, rt[k]);
 		check_all(f, &r, rt, n, 2000);
 		assert_int_equal(fwd_fib_count(f), 0);
 		assert_int_equal(fwd_fib_tbl8_used(f), 0);
@@ -336,9 +341,7 @@ test_pins_random(void **state)
 		for (size_t k = 0; k < n; k++) {
 			nh = (unsigned)(rnd() % 4096);
 			rt[k] = pick_route();
-			assert_int_equal(
-			    fwd_fib_add(f, rt[k].pfx, rt[k].len, nh), 0);
-			ref_add(&r, rt[k].pfx, rt[k].len, nh);
+			both_add(f, &r, rt[k], nh);
 			if (k % 20 == 0 && want_npin < 80) {
 				/* a pin on a route's edge, its /32 or anywhere */
 				uint32_t a = k % 60 == 0 ? (uint32_t)rnd()
@@ -372,16 +375,9 @@ test_pins_random(void **state)
 			unsigned op = (unsigned)(rnd() % 4);
 
 			if (op == 0) {
-				nh = (unsigned)(rnd() % 4096);
-				assert_int_equal(
-				    fwd_fib_add(f, rt[k].pfx, rt[k].len, nh), 0);
-				ref_add(&r, rt[k].pfx, rt[k].len, nh);
+				both_add(f, &r, rt[k], (unsigned)(rnd() % 4096));
 			} else if (op == 1) {
-				bool had = ref_del(&r, rt[k].pfx, rt[k].len);
-
-				assert_int_equal(
-				    fwd_fib_del(f, rt[k].pfx, rt[k].len),
-				    had ? 0 : -ENOENT);
+				both_del(f, &r, rt[k]);
 			} else if (op == 2 && want_npin > 0 && k % 8 == 0) {
 				unsigned q = (unsigned)(rnd() % want_npin);
 
@@ -751,8 +747,7 @@ test_stale(void **state)
 	ref_init(&r);
 	for (size_t k = 0; k < n; k++) {
 		rt[k] = pick_route();
-		assert_int_equal(fwd_fib_add(f, rt[k].pfx, rt[k].len, 1), 0);
-		ref_add(&r, rt[k].pfx, rt[k].len, 1);
+		both_add(f, &r, rt[k], 1);
 	}
 	fwd_fib_mark_stale(f);
 	/* re-push half (some with a new next hop, some unchanged) */
