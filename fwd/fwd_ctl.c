@@ -376,6 +376,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		c->tx_bytes = s.tx_bytes;
 		c->rx_drops = s.rx_kernel_drops + s.rx_vlan;
 		c->tx_drops = s.tx_full;
+		c->rx_ring_full = s.rx_ring_full;
 		x->counters = c;
 	}
 	return (x);

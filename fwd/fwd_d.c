@@ -1467,7 +1467,7 @@ out:
 /* ---- run-time settings ---- */
 
 static void
-port_stats_add(struct fwd_port_stats *s, const struct fwd_port *p)
+port_stats_add(struct fwd_port_stats *s, struct fwd_port *p)
 {
 #define ADD(f) s->f += __atomic_load_n(&p->stats.f, __ATOMIC_RELAXED)
 	if (p == NULL)
@@ -1477,10 +1477,10 @@ port_stats_add(struct fwd_port_stats *s, const struct fwd_port *p)
 	ADD(tx_pkts);
 	ADD(tx_bytes);
 	ADD(tx_full);
-	ADD(rx_kernel_drops);
 	ADD(rx_vlan);
 	ADD(rx_csum_partial);
 #undef ADD
+	fwd_port_kernel_drops(p, s);
 }
 
 /* Stop every worker and close their ports; the counters are kept. */

@@ -30,7 +30,9 @@ struct fwd_port_stats {
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t tx_pkts, tx_bytes;
 	uint64_t tx_full;	  /* not accepted: ring full */
-	uint64_t rx_kernel_drops; /* lost before we saw them (AF_PACKET) */
+	uint64_t rx_kernel_drops; /* lost in the kernel before we saw them
+				     (fwd_port_kernel_drops) */
+	uint64_t rx_ring_full;	  /* of which: our receive ring was full */
 	uint64_t rx_vlan;	  /* VLAN-tagged (tag offloaded): dropped */
 	uint64_t rx_csum_partial; /* L4 checksum not filled in by a local
 				    sender: its tx offload is on */
@@ -50,6 +52,12 @@ struct fwd_port_ops {
 	void (*release)(struct fwd_port *, struct fwd_pkt **, unsigned);
 	void (*poll_tx)(struct fwd_port *); /* kick/complete TX */
 	void (*free)(struct fwd_port *);
+	/* Cumulative frames the kernel dropped on their way to us, and of
+	 * those the ones dropped because our receive ring was full (read
+	 * from the socket's statistics: a system call; control thread, not
+	 * per packet). NULL: the backend drops nothing unseen. */
+	void (*kernel_drops)(struct fwd_port *, uint64_t *all,
+	    uint64_t *ring_full);
 };
 
 /*
@@ -104,6 +112,20 @@ fwd_port_poll_tx(struct fwd_port *p)
 {
 	if (p->ops->poll_tx != NULL)
 		p->ops->poll_tx(p);
+}
+
+/* Add the port's kernel-side drops (fwd_port_ops.kernel_drops) to *s:
+ * rx_kernel_drops and rx_ring_full. The control thread; a system call. */
+static inline void
+fwd_port_kernel_drops(struct fwd_port *p, struct fwd_port_stats *s)
+{
+	uint64_t all = 0, full = 0;
+
+	if (p->ops->kernel_drops == NULL)
+		return;
+	p->ops->kernel_drops(p, &all, &full);
+	s->rx_kernel_drops += all;
+	s->rx_ring_full += full;
 }
 
 /* Close the port and free it; NULL is fine. */

@@ -40,6 +40,8 @@ struct port_afp {
 	uint8_t *held;	      /* rx slot handed out, not released */
 	struct fwd_pkt *desc; /* one per rx slot */
 	uint64_t tx_bad;      /* frames the kernel refused */
+	uint64_t kdrops;      /* PACKET_STATISTICS tp_drops so far (they
+				 reset on read): the control thread's */
 };
 
 #define PA(p) ((struct port_afp *)(void *)(p))
@@ -70,11 +72,11 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 			break;
 		a->rx_head = (s + 1) & (a->nframes - 1);
 		if (__builtin_expect(
-			st & (TP_STATUS_VLAN_VALID | TP_STATUS_CSUMNOTREADY |
-				 TP_STATUS_LOSING),
+			st & (TP_STATUS_VLAN_VALID | TP_STATUS_CSUMNOTREADY),
 			0)) {
-			if (st & TP_STATUS_LOSING)
-				p->stats.rx_kernel_drops++;
+			/* TP_STATUS_LOSING is not a count: it stays on every
+			 * frame until PACKET_STATISTICS is read; the drops
+			 * are counted from there (afp_kernel_drops) */
 			if (st & TP_STATUS_CSUMNOTREADY)
 				p->stats.rx_csum_partial++;
 			if (st & TP_STATUS_VLAN_VALID) {
@@ -181,12 +183,28 @@ afp_free(struct fwd_port *p)
 	free(a);
 }
 
+/* tp_drops: frames the kernel could not put in the receive ring (full, or
+ * no memory for the copy); reading resets them, so they are summed here. */
+static void
+afp_kernel_drops(struct fwd_port *p, uint64_t *all, uint64_t *ring_full)
+{
+	struct port_afp *a = PA(p);
+	struct tpacket_stats st;
+	socklen_t l = sizeof(st);
+
+	if (getsockopt(a->fd, SOL_PACKET, PACKET_STATISTICS, &st, &l) == 0)
+		a->kdrops += st.tp_drops;
+	*all = a->kdrops;
+	*ring_full = a->kdrops;
+}
+
 static const struct fwd_port_ops afp_ops = {
     .rx = afp_rx,
     .tx = afp_tx,
     .release = afp_release,
     .poll_tx = afp_poll_tx,
     .free = afp_free,
+    .kernel_drops = afp_kernel_drops,
 };
 
 static int

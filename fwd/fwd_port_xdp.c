@@ -549,12 +549,29 @@ xdp_free(struct fwd_port *p)
 	free(x);
 }
 
+/* XDP_STATISTICS (cumulative): rx_dropped (no fill frame, frame too big)
+ * and rx_ring_full, both frames the XDP program redirected to us that the
+ * socket could not take. */
+static void
+xdp_kernel_drops(struct fwd_port *p, uint64_t *all, uint64_t *ring_full)
+{
+	const struct port_xdp *x = (const struct port_xdp *)(const void *)p;
+	struct xdp_statistics st;
+	socklen_t l = sizeof(st);
+
+	if (getsockopt(x->fd, SOL_XDP, XDP_STATISTICS, &st, &l) != 0)
+		return;
+	*all = st.rx_dropped + st.rx_ring_full;
+	*ring_full = st.rx_ring_full;
+}
+
 static const struct fwd_port_ops xdp_ops = {
     .rx = xdp_rx,
     .tx = xdp_tx,
     .release = xdp_release,
     .poll_tx = xdp_poll_tx,
     .free = xdp_free,
+    .kernel_drops = xdp_kernel_drops,
 };
 
 static int

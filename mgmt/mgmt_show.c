@@ -297,6 +297,7 @@ render_interfaces(struct lc_buf *out, json_object *jo,
 				json_object_object_add(c, "tx_bytes", json_object_new_int64((int64_t)f->counters->tx_bytes));
 				json_object_object_add(c, "rx_drops", json_object_new_int64((int64_t)f->counters->rx_drops));
 				json_object_object_add(c, "tx_drops", json_object_new_int64((int64_t)f->counters->tx_drops));
+				json_object_object_add(c, "rx_ring_full", json_object_new_int64((int64_t)f->counters->rx_ring_full));
 				json_object_object_add(o, "counters", c);
 			}
 			json_object_array_add(arr, o);
@@ -310,11 +311,13 @@ render_interfaces(struct lc_buf *out, json_object *jo,
 			lc_buf_printf(out, "  address %s\n", pfx4(f->addrs[k]->addr,
 			    f->addrs[k]->len));
 		if (f->counters != NULL)
-			lc_buf_printf(out, "  rx %llu packets %llu bytes %llu drops; "
-			    "tx %llu packets %llu bytes %llu drops\n",
+			lc_buf_printf(out, "  rx %llu packets %llu bytes %llu drops "
+			    "(%llu ring full); tx %llu packets %llu bytes %llu "
+			    "drops\n",
 			    (unsigned long long)f->counters->rx_packets,
 			    (unsigned long long)f->counters->rx_bytes,
 			    (unsigned long long)f->counters->rx_drops,
+			    (unsigned long long)f->counters->rx_ring_full,
 			    (unsigned long long)f->counters->tx_packets,
 			    (unsigned long long)f->counters->tx_bytes,
 			    (unsigned long long)f->counters->tx_drops);

@@ -1832,6 +1832,17 @@ main(int argc, char **argv)
 					    "%%s "
 					    "%%s\", $1, $2}'; echo",
 					    G.b.bin, G.b.rundir);
+					/* the kernel's drops on the way to
+					 * tern-fwd's sockets (rings full) */
+					printf("# tern-fwd interfaces:");
+					(void)br_sh(
+					    "%s/../tests/tools/fwdctl %s "
+					    "interfaces | awk '{for (i = 1; i "
+					    "< NF; i++) if ($i ~ /^rx_(drops|"
+					    "ring_full)$/ || $i == \"rx\") "
+					    "printf \" %%s %%s %%s\", $1, $i, "
+					    "$(i + 1)}'; echo",
+					    G.b.bin, G.b.rundir);
 					/* where the rest went: the veths' own
 					 * counters (XDP drops, ring full) */
 					(void)br_sh("for i in rc0 rs0; do printf "

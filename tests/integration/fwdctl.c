@@ -187,10 +187,12 @@ main(int argc, char **argv)
 				printf(" %s/%u", ip(x->addrs[k]->addr),
 				    x->addrs[k]->len);
 			if (x->counters != NULL)
-				printf(" rx %llu tx %llu rx_drops %llu",
+				printf(" rx %llu tx %llu rx_drops %llu "
+				    "rx_ring_full %llu",
 				    (unsigned long long)x->counters->rx_packets,
 				    (unsigned long long)x->counters->tx_packets,
-				    (unsigned long long)x->counters->rx_drops);
+				    (unsigned long long)x->counters->rx_drops,
+				    (unsigned long long)x->counters->rx_ring_full);
 			printf("\n");
 		}
 		return (0);

@@ -311,6 +311,64 @@ test_afp_fanout(void **st)
 	fwd_port_free(p[1]);
 }
 
+/* Frames the kernel could not put in a full ring are counted exactly (from
+ * PACKET_STATISTICS, which resets on read: the port sums them), and frames
+ * received after the drops are not counted as drops. */
+static void
+test_afp_kernel_drops(void **st)
+{
+	struct fwd_port_afp_conf c = {
+	    .ifname = "rc0", .id = 4, .ring_frames = 64};
+	static uint8_t seen[64][256];
+	unsigned lens[64];
+	struct fwd_port_stats s1, s2, s3;
+	uint8_t f[128];
+	struct fwd_port *p;
+	int cfd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	p = fwd_port_afp_new(&c);
+	assert_non_null(p);
+	cfd = client_sock();
+	memset(&s1, 0, sizeof(s1));
+	fwd_port_kernel_drops(p, &s1);
+	assert_int_equal(s1.rx_kernel_drops, 0);
+	/* 200 frames, nothing read: the 64-slot ring takes at most 64 */
+	for (uint32_t k = 0; k < 200; k++) {
+		unsigned len = mkframe(f, rmac, cmac, k, 80);
+
+		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
+	}
+	usleep(100000);
+	memset(&s1, 0, sizeof(s1));
+	fwd_port_kernel_drops(p, &s1);
+	assert_true(s1.rx_kernel_drops >= 200 - 64);
+	assert_true(s1.rx_kernel_drops <= 200);
+	assert_int_equal(s1.rx_ring_full, s1.rx_kernel_drops);
+	/* read again: the same total (summed, not reset) */
+	memset(&s2, 0, sizeof(s2));
+	fwd_port_kernel_drops(p, &s2);
+	assert_int_equal(s2.rx_kernel_drops, s1.rx_kernel_drops);
+	/* what the ring held, then 32 more, all received: no new drop */
+	assert_int_equal(rx_wait(p, seen, 200 - (unsigned)s1.rx_kernel_drops,
+			     lens),
+	    200 - (unsigned)s1.rx_kernel_drops);
+	for (uint32_t k = 0; k < 32; k++) {
+		unsigned len = mkframe(f, rmac, cmac, k, 80);
+
+		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
+	}
+	assert_int_equal(rx_wait(p, seen, 32, lens), 32);
+	memset(&s3, 0, sizeof(s3));
+	fwd_port_kernel_drops(p, &s3);
+	assert_int_equal(s3.rx_kernel_drops, s1.rx_kernel_drops);
+	assert_int_equal(p->stats.rx_kernel_drops, 0);
+	close(cfd);
+	fwd_port_free(p);
+}
+
 /* A VLAN-tagged frame arrives with its tag stripped into tp_vlan_tci: it
  * must not be handed out as an untagged frame. */
 static void
@@ -389,6 +447,7 @@ main(void)
 	    cmocka_unit_test(test_afp_tx),
 	    cmocka_unit_test(test_afp_fanout),
 	    cmocka_unit_test(test_afp_vlan),
+	    cmocka_unit_test(test_afp_kernel_drops),
 	    cmocka_unit_test(test_afp_errors),
 	};
 

@@ -205,6 +205,57 @@ test_xdp_rx(void **st)
 	assert_false(xdp_attached("rc0"));
 }
 
+/* Frames the socket could not take (its rx ring full) are the port's kernel
+ * drops, rx_ring_full among them; frames taken later add none. */
+static void
+test_xdp_kernel_drops(void **st)
+{
+	struct fwd_port_xdp_conf c = {.ifname = "rc0", .id = 2, .ring = 64};
+	static uint8_t seen[64][256];
+	unsigned lens[64];
+	struct fwd_port_stats s1, s2;
+	struct fwd_port_xdp_stats xs;
+	uint8_t f[128];
+	struct fwd_port *p;
+	int cfd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	assert_int_equal(enter_ns(ns_router), 0);
+	p = fwd_port_xdp_new(&c);
+	assert_non_null(p);
+	cfd = host_sock(ns_client);
+	/* 300 frames, nothing read: the 64-entry rx ring takes 64 */
+	for (uint32_t k = 0; k < 300; k++) {
+		unsigned len = mkframe(f, rmac, cmac, k, 80);
+
+		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
+	}
+	usleep(100000);
+	memset(&s1, 0, sizeof(s1));
+	fwd_port_kernel_drops(p, &s1);
+	assert_int_equal(fwd_port_xdp_stats(p, &xs), 0);
+	assert_int_equal(s1.rx_kernel_drops, xs.rx_dropped + xs.rx_ring_full);
+	assert_int_equal(s1.rx_ring_full, xs.rx_ring_full);
+	assert_true(s1.rx_ring_full >= 300 - 64);
+	assert_true(s1.rx_kernel_drops <= 300);
+	/* drain, then 20 more, all received: no new drop */
+	assert_int_equal(rx_wait(p, seen, 300 - (unsigned)s1.rx_kernel_drops,
+			     lens),
+	    300 - (unsigned)s1.rx_kernel_drops);
+	for (uint32_t k = 0; k < 20; k++) {
+		unsigned len = mkframe(f, rmac, cmac, k, 80);
+
+		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
+	}
+	assert_int_equal(rx_wait(p, seen, 20, lens), 20);
+	memset(&s2, 0, sizeof(s2));
+	fwd_port_kernel_drops(p, &s2);
+	assert_int_equal(s2.rx_kernel_drops, s1.rx_kernel_drops);
+	close(cfd);
+	fwd_port_free(p);
+}
+
 /* Frames of the caller's buffers go out (copied into the UMEM), in order,
  * none lost, more than the tx ring holds. */
 static void
@@ -439,6 +490,7 @@ main(void)
 	    cmocka_unit_test(test_xdp_bad_conf),
 	    cmocka_unit_test(test_xdp_rx),
 	    cmocka_unit_test(test_xdp_tx),
+	    cmocka_unit_test(test_xdp_kernel_drops),
 	    cmocka_unit_test(test_xdp_forward_shared_umem),
 	    cmocka_unit_test(test_xdp_modes),
 	};
