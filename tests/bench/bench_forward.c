@@ -1425,6 +1425,27 @@ bf_report(void)
 					    rr ? br_median(c->p99, c->n) : 0,
 					    br_median(c->loss_zl, c->n) * 100);
 				}
+	/* the host's speed moves within minutes: each round's tern-fwd
+	 * against the kernel of the same round, a few minutes apart at most */
+	printf("\n# CPU per packet, tern-fwd / kernel of the same round, at "
+	       "the full rate (round 1, 2, ...)\n");
+	for (int fi = 0; fi < NFIB; fi++)
+		for (int si = 0; si < NSZ; si++)
+			for (int rr = 0; rr < 2; rr++)
+				for (int ro = R_AFP; ro <= R_XDP; ro++) {
+					const struct cell *c = &C[fi][si][rr][ro],
+							  *k = &C[fi][si][rr][R_KERN];
+
+					if (c->n == 0 || k->n == 0)
+						continue;
+					printf("%-6s %-5s %-6s %-8s", fib_name[fi],
+					    size_name[si], rr ? "rr" : "oneway",
+					    rname[ro]);
+					for (int i = 0; i < c->n && i < k->n; i++)
+						printf(" %5.2f", k->ns_max[i] > 0
+						    ? c->ns_max[i] / k->ns_max[i] : 0);
+					printf("\n");
+				}
 	for (int fi = 0; fi < NFIB; fi++)
 		for (int si = 0; si < NSZ; si++)
 			for (int rr = 0; rr < 2; rr++)
