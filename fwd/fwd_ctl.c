@@ -45,6 +45,23 @@ reply_config_ack(struct ipc_req *req, uint64_t txn, int rv, char *err,
 	ipc_reply(req, IPC_OK, &ack.base);
 }
 
+/* FwdConfig's values (value + 1, 0 for unset) as settings; -EINVAL and err
+ * for workers 0. */
+static int
+settings_of(const Fwd__FwdConfig *c, struct fwd_d_settings *st, char *err,
+    size_t errlen)
+{
+	st->workers = c->workers > 0 ? c->workers - 1 : 0;
+	st->icmp_rate = c->icmp_rate_limit > 0 ?
+	    (long)c->icmp_rate_limit - 1 : -1;
+	if (c->workers == 1) {
+		snprintf(err, errlen, "workers 0 out of range (1..%u)",
+		    FWD_D_WORKERS_MAX);
+		return (-EINVAL);
+	}
+	return (0);
+}
+
 /* ---- IF_CONFIG ---- */
 
 static void
@@ -81,8 +98,17 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 					 : (uint8_t)c->addrs[k]->len;
 		}
 	}
-	rv = fwd_d_if_apply(d, rq, (unsigned)b->n_interfaces, b->replace_all,
-	    b->dry_run, err, sizeof(err));
+	if (b->settings != NULL) {
+		/* the commit's settings with it: checked and applied together */
+		struct fwd_d_settings st;
+
+		if ((rv = settings_of(b->settings, &st, err, sizeof(err))) == 0)
+			rv = fwd_d_config_apply(d, &st, rq,
+			    (unsigned)b->n_interfaces, b->replace_all,
+			    b->dry_run, err, sizeof(err));
+	} else
+		rv = fwd_d_if_apply(d, rq, (unsigned)b->n_interfaces,
+		    b->replace_all, b->dry_run, err, sizeof(err));
 	free(rq);
 	if (rv == 0 && !b->dry_run)
 		lc_log_info("interface batch %llu applied (%zu items%s)",
@@ -98,19 +124,11 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	struct fwd_d *d = arg;
 	const Fwd__FwdConfig *c = (const Fwd__FwdConfig *)msg;
-	/* values come as value + 1, 0 for unset */
-	struct fwd_d_settings st = {
-	    .workers = c->workers > 0 ? c->workers - 1 : 0,
-	    .icmp_rate = c->icmp_rate_limit > 0 ?
-		(long)c->icmp_rate_limit - 1 : -1};
+	struct fwd_d_settings st;
 	char err[300];
 	int rv;
 
-	if (c->workers == 1) {
-		snprintf(err, sizeof(err), "workers 0 out of range (1..%u)",
-		    FWD_D_WORKERS_MAX);
-		rv = -EINVAL;
-	} else
+	if ((rv = settings_of(c, &st, err, sizeof(err))) == 0)
 		rv = fwd_d_set_config(d, &st, c->dry_run, err, sizeof(err));
 	reply_config_ack(req, c->txn, rv, err, "settings");
 }

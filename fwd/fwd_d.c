@@ -1184,9 +1184,11 @@ if_addrs_update(
 	}
 }
 
-int
-fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
-    bool replace_all, bool dry_run, char *err, size_t errlen)
+/* fwd_d_if_apply, with the batch's AF_XDP and auto interfaces checked for
+ * nw workers (the count the batch will run under). */
+static int
+if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
+    bool replace_all, bool dry_run, unsigned nw, char *err, size_t errlen)
 {
 	struct if_plan *pl;
 	/* plans: [0, FWD_D_IF_MAX) for existing slots, then new ones */
@@ -1238,7 +1240,7 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			bk = FWD_D_BK_XDP;
 		else if (strcmp(r->backend, "auto") == 0) {
 			p->bk_auto = true;
-			bk = auto_backend(r->name, f, d->nworkers);
+			bk = auto_backend(r->name, f, nw);
 		} else if (strcmp(r->backend, "mem") == 0 && d->conf.allow_mem)
 			bk = FWD_D_BK_MEM;
 		else
@@ -1269,10 +1271,10 @@ fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			if (bk == FWD_D_BK_XDP && !p->bk_auto) {
 				int nq = fwd_port_xdp_queues(r->name);
 
-				if (nq > 0 && (unsigned)nq < d->nworkers)
+				if (nq > 0 && (unsigned)nq < nw)
 					ERR("%s: AF_XDP binds a device queue "
 					    "per worker: %u workers, %d queue%s",
-					    r->name, d->nworkers, nq,
+					    r->name, nw, nq,
 					    nq == 1 ? "" : "s");
 			}
 		}
@@ -1464,6 +1466,14 @@ out:
 	return (rv);
 }
 
+int
+fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
+    bool replace_all, bool dry_run, char *err, size_t errlen)
+{
+	return (if_apply(d, rq, n, replace_all, dry_run, d->nworkers, err,
+	    errlen));
+}
+
 /* ---- run-time settings ---- */
 
 static void
@@ -1612,13 +1622,16 @@ set_workers(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 	return (0);
 }
 
-int
-fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
-    bool dry_run, char *err, size_t errlen)
+/*
+ * The settings on their own: ranges, --cpus, test mode; then the configured
+ * interfaces on AF_XDP (not auto) against nw workers, but for those of the
+ * batch rq[0..n) (checked by if_apply) and those replace_all removes.
+ */
+static int
+settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
+    const struct fwd_if_req *rq, unsigned n, bool replace_all, char *err,
+    size_t errlen)
 {
-	unsigned nw = c->workers ? c->workers : d->nworkers_start;
-	unsigned rate;
-
 	err[0] = '\0';
 	if (c->workers > FWD_D_WORKERS_MAX) {
 		snprintf(err, errlen, "workers %u out of range (1..%u)",
@@ -1641,12 +1654,19 @@ fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
 		    "worker threads (test mode)");
 		return (-EINVAL);
 	}
-	for (unsigned i = 0; i < FWD_D_IF_MAX && nw != d->nworkers; i++) {
+	for (unsigned i = 0; i < FWD_D_IF_MAX && nw != d->nworkers &&
+	    !replace_all; i++) {
 		const struct fwd_iface *f = &d->ifs[i];
+		bool listed = false;
 		int nq;
 
 		/* auto interfaces go to AF_PACKET instead (workers_up) */
 		if (!f->used || f->backend != FWD_D_BK_XDP || f->bk_auto)
+			continue;
+		for (unsigned j = 0; j < n && !listed; j++)
+			listed = rq[j].name != NULL &&
+			    strcmp(rq[j].name, f->name) == 0;
+		if (listed)
 			continue;
 		if ((nq = fwd_port_xdp_queues(f->name)) > 0 &&
 		    (unsigned)nq < nw) {
@@ -1656,8 +1676,16 @@ fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
 			return (-EINVAL);
 		}
 	}
-	if (dry_run)
-		return (0);
+	return (0);
+}
+
+/* The checked settings take effect. */
+static int
+settings_apply(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
+    char *err, size_t errlen)
+{
+	unsigned rate;
+
 	rate = c->icmp_rate < 0 ? d->icmp_rate_start : (unsigned)c->icmp_rate;
 	if (rate != d->icmp_rate_cur) {
 		fwd_icmp_set_rate(&d->icmp, rate);
@@ -1667,6 +1695,47 @@ fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
 	if (nw != d->nworkers)
 		return (set_workers(d, nw, err, errlen));
 	return (0);
+}
+
+int
+fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
+    bool dry_run, char *err, size_t errlen)
+{
+	unsigned nw = c->workers ? c->workers : d->nworkers_start;
+	int rv;
+
+	if ((rv = settings_check(d, c, nw, NULL, 0, false, err, errlen)) != 0 ||
+	    dry_run)
+		return (rv);
+	return (settings_apply(d, c, nw, err, errlen));
+}
+
+int
+fwd_d_config_apply(struct fwd_d *d, const struct fwd_d_settings *c,
+    const struct fwd_if_req *rq, unsigned n, bool replace_all, bool dry_run,
+    char *err, size_t errlen)
+{
+	unsigned nw = c->workers ? c->workers : d->nworkers_start;
+	int rv;
+
+	/* everything against the state both parts make, before either */
+	if ((rv = settings_check(d, c, nw, rq, n, replace_all, err,
+	    errlen)) != 0 ||
+	    (rv = if_apply(d, rq, n, replace_all, true, nw, err, errlen)) != 0 ||
+	    dry_run)
+		return (rv);
+	/* fewer workers first when the interfaces need them, the
+	 * interfaces first when the new count needs theirs */
+	if (nw < d->nworkers) {
+		if ((rv = settings_apply(d, c, nw, err, errlen)) != 0)
+			return (rv);
+		return (if_apply(d, rq, n, replace_all, false, d->nworkers, err,
+		    errlen));
+	}
+	if ((rv = if_apply(d, rq, n, replace_all, false, d->nworkers, err,
+	    errlen)) != 0)
+		return (rv);
+	return (settings_apply(d, c, nw, err, errlen));
 }
 
 /* ---- counters ---- */

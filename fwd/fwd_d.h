@@ -250,6 +250,19 @@ int fwd_d_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
     bool replace_all, bool dry_run, char *err, size_t errlen);
 
 /*
+ * Settings and an interface batch of one transaction (commit), checked
+ * together against the state both make (a new worker count against the
+ * batch's AF_XDP interfaces, and the batch against the new count), then
+ * applied in the order that works: fewer workers before the interfaces
+ * that need them, the interfaces before the workers that need theirs.
+ * dry_run checks only. 0, or -errno with err set; a failure in the second
+ * step leaves the first applied (the commit then rolls back).
+ */
+int fwd_d_config_apply(struct fwd_d *, const struct fwd_d_settings *,
+    const struct fwd_if_req *, unsigned n, bool replace_all, bool dry_run,
+    char *err, size_t errlen);
+
+/*
  * Route add/replace: gw[i]/ifindex[i] (gw host order, 0 = attached), n
  * next hops (0: blackhole). 0, -EINVAL, -ENOSPC.
  */

@@ -435,19 +435,28 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	bool fwd = comp_up(C_FWD), rib = comp_up(C_RIB) && !dry;
 	unsigned sent = 0;
 
-	/* fwd's settings first: the interfaces are checked against them.
+	/* fwd's settings and interfaces: in one IF_CONFIG when both changed
+	 * (a new worker count and the AF_XDP interfaces are checked against
+	 * each other and applied in the order that works), else each alone.
 	 * rib has no dry run: commit check validates its part here. Once a
 	 * part cannot be sent, the rest is not sent either. */
-	if (fwd && chg_has(chg, MGMT_S_FWD)) {
-		enc_fwd_config(new, ++comps[C_FWD].seq, dry, &fc);
-		if (!txn_call(t, C_FWD, FWD__METHOD__SET_CONFIG, &fc.base,
-		    fwd_reply, "its settings", &sent))
+	if (fwd) {
+		bool set = chg_has(chg, MGMT_S_FWD);
+		bool ifs = enc_fwd_part(&e, chg, new, ++comps[C_FWD].seq, dry,
+		    &fb);
+
+		if (set)
+			enc_fwd_config(new, ifs ? fb.txn : ++comps[C_FWD].seq,
+			    dry, &fc);
+		if (set && ifs)
+			fb.settings = &fc;
+		else if (set && !txn_call(t, C_FWD, FWD__METHOD__SET_CONFIG,
+		    &fc.base, fwd_reply, "its settings", &sent))
+			goto out;
+		if (ifs && !txn_call(t, C_FWD, FWD__METHOD__IF_CONFIG, &fb.base,
+		    fwd_reply, "its part", &sent))
 			goto out;
 	}
-	if (fwd && enc_fwd_part(&e, chg, new, ++comps[C_FWD].seq, dry, &fb) &&
-	    !txn_call(t, C_FWD, FWD__METHOD__IF_CONFIG, &fb.base, fwd_reply,
-	    "its part", &sent))
-		goto out;
 	if (rib && enc_rib_part(&e, chg, ++comps[C_RIB].seq, &rb) &&
 	    !txn_call(t, C_RIB, RIB__METHOD__ROUTE_BATCH, &rb.base, rib_reply,
 	    "its part", &sent))

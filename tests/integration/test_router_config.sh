@@ -150,6 +150,34 @@ out=$(rsh configure "set fwd workers 2" commit exit 2>&1)
 check "workers 2 on one-queue AF_XDP ports refused" grep -q "device queue" <<<"$out"
 check "refused commit left the threads alone" test "$(threads)" -eq "$t0"
 check "and the running config" sh -c "! TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show configuration' | grep -q 'workers 2'"
+# both in one commit: workers 2 and the ports back to AF_PACKET (fwd moves
+# the ports first, then adds the worker); commit check agrees with commit
+out=$(rsh configure "set fwd workers 2" "set fwd port-backend af_packet" "commit check" discard exit 2>&1)
+check "one commit, workers 2 + af_packet: commit check succeeds" grep -q "configuration check succeeds" <<<"$out"
+check "commit check changed nothing" test "$(threads)" -eq "$t0"
+out=$(rsh configure "set fwd workers 2" "set fwd port-backend af_packet" commit exit 2>&1)
+check "one commit, workers 2 + af_packet: committed" grep -q "commit complete" <<<"$out"
+check "two workers ($(threads) threads)" test "$(threads)" -eq $((t0 + 1))
+check "interfaces on AF_PACKET" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend afpacket\$' | grep -qx 2"
+check "traffic flows, 2 workers on AF_PACKET" wait_until 5 reach77
+# the reverse in one commit: one worker and AF_XDP (the worker goes first)
+out=$(rsh configure "delete fwd workers" "set fwd port-backend af_xdp" "commit check" discard exit 2>&1)
+check "one commit, 1 worker + af_xdp: commit check succeeds" grep -q "configuration check succeeds" <<<"$out"
+out=$(rsh configure "delete fwd workers" "set fwd port-backend af_xdp" commit exit 2>&1)
+check "one commit, 1 worker + af_xdp: committed" grep -q "commit complete" <<<"$out"
+check "one worker again" test "$(threads)" -eq "$t0"
+check "interfaces on AF_XDP again" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -c 'backend xdp' | grep -qx 2"
+check "traffic flows on AF_XDP, one worker" wait_until 5 reach77
+# combinations that cannot work are refused whole: workers 2 on one-queue
+# AF_XDP ports, with another setting (one SET_CONFIG) or with an interface
+# change (settings and interfaces in one IF_CONFIG)
+out=$(rsh configure "set fwd workers 2" "set fwd icmp-rate-limit 5" "commit check" discard exit 2>&1)
+check "workers 2 + a setting on one-queue AF_XDP: commit check refuses" grep -q "device queue" <<<"$out"
+out=$(rsh configure "set fwd workers 2" "set interfaces client mtu 1400" commit 2>&1)
+check "workers 2 + an AF_XDP interface's mtu: commit refused" grep -q "device queue" <<<"$out"
+check "nothing changed: one worker" test "$(threads)" -eq "$t0"
+check "nothing changed: mtu" sh -c "! TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -q 'mtu 1400'"
+check "traffic still flows" wait_until 5 reach77
 # two queues per veth: two AF_XDP workers, each on its own queue
 nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_C_IF" rx 2 tx 2 >/dev/null 2>&1
 nsx "$NS_ROUTER" ethtool -L "$NETNS_RTR_S_IF" rx 2 tx 2 >/dev/null 2>&1

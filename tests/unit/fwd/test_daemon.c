@@ -109,6 +109,9 @@ struct ifspec {
 	const char *addr[4]; /* "a.b.c.d/len" */
 };
 
+/* Settings sent with the next if_config (one commit's both parts) */
+static Fwd__FwdConfig *if_settings;
+
 /* IF_CONFIG; returns the ack (ok, error). */
 static Fwd__IfConfigAck *
 if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
@@ -147,6 +150,8 @@ if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
 	b.n_interfaces = n;
 	b.replace_all = replace_all;
 	b.dry_run = dry;
+	b.settings = if_settings;
+	if_settings = NULL;
 	return ((Fwd__IfConfigAck *)call(FWD__METHOD__IF_CONFIG, &b.base));
 }
 
@@ -1439,6 +1444,65 @@ test_set_config(void **st)
 	assert_int_equal(D->nworkers, 1);
 }
 
+/* Settings inside an interface batch (a commit changing both): checked
+ * together, applied together or not at all; a dry run applies neither. */
+static void
+test_settings_with_interfaces(void **st)
+{
+	Fwd__FwdConfig c = FWD__FWD_CONFIG__INIT;
+	struct ifspec m0 = two[0];
+	struct ifspec bad = two[1];
+	Fwd__IfConfigAck *a;
+
+	(void)st;
+	config_two();
+	m0.mtu = 1400;
+	/* dry run: checked, nothing applied */
+	c.icmp_rate_limit = 7 + 1;
+	c.txn = 1234; /* ignored: the batch's */
+	if_settings = &c;
+	a = if_config(&m0, 1, false, true);
+	assert_true(a->ok);
+	assert_int_equal(a->txn, 99);
+	assert_int_equal(D->icmp_rate_cur, 100);
+	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1500);
+	/* both applied */
+	if_settings = &c;
+	assert_true(if_config(&m0, 1, false, false)->ok);
+	assert_int_equal(D->icmp_rate_cur, 7);
+	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1400);
+	/* a bad setting refuses the interfaces too */
+	m0.mtu = 1300;
+	c.icmp_rate_limit = 1000002;
+	if_settings = &c;
+	a = if_config(&m0, 1, false, false);
+	assert_false(a->ok);
+	assert_non_null(strstr(a->error, "icmp-rate-limit"));
+	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1400);
+	/* workers 0, the same */
+	c.icmp_rate_limit = 0;
+	c.workers = 1;
+	if_settings = &c;
+	assert_false(if_config(&m0, 1, false, false)->ok);
+	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1400);
+	/* a bad interface refuses the settings too */
+	c.workers = 0;
+	c.icmp_rate_limit = 9 + 1;
+	bad.backend = "nosuch";
+	if_settings = &c;
+	a = if_config(&bad, 1, false, false);
+	assert_false(a->ok);
+	assert_non_null(strstr(a->error, "nosuch"));
+	assert_int_equal(D->icmp_rate_cur, 7);
+	/* unset: the start values back, with the interface */
+	c.icmp_rate_limit = 0;
+	if_settings = &c;
+	assert_true(if_config(&m0, 1, false, false)->ok);
+	assert_int_equal(D->icmp_rate_cur, 100);
+	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1300);
+	assert_int_equal(D->nworkers, 1);
+}
+
 int
 main(void)
 {
@@ -1455,6 +1519,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_config, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_settings_with_interfaces, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_neighbours_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),

@@ -29,6 +29,7 @@ struct fake {
 	unsigned		 resync_begin, resync_end;
 	bool			 reject;	/* refuse the next part */
 	unsigned		 cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
+	unsigned		 cfg_in_if;	/* settings inside IF_CONFIG */
 	unsigned		 if_xdp;	/* items with backend xdp */
 	uint32_t		 last_nh;
 	char			 last_ifname[32];
@@ -47,6 +48,16 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ffwd.if_batches++;
 	ffwd.if_replace_all += b->replace_all;
 	ffwd.if_dry += b->dry_run;
+	if (b->settings != NULL) {
+		/* the commit's settings, with the interfaces (the batch's dry
+		 * run is theirs) */
+		ffwd.cfg_in_if++;
+		ffwd.cfg_dry += b->dry_run;
+		if (!b->dry_run) {
+			ffwd.cfg_workers = b->settings->workers;
+			ffwd.cfg_icmp = b->settings->icmp_rate_limit;
+		}
+	}
 	for (size_t i = 0; i < b->n_interfaces; i++) {
 		ffwd.if_items++;
 		ffwd.if_deleted += b->interfaces[i]->deleted;
@@ -330,12 +341,21 @@ test_transaction(void **state)
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(ffwd.cfg_workers, 4);
 	assert_int_equal(ffwd.cfg_icmp, 1);
+	assert_int_equal(ffwd.cfg_in_if, 0);	/* no interface changed */
 	ffwd.if_xdp = 0;
 	assert_int_equal(run(m, s, "set fwd port-backend af_xdp", &a), MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(ffwd.if_xdp, 2);	/* eth0 and eth1 */
+	/* settings and interfaces both: one IF_CONFIG carries both (fwd
+	 * checks a worker count against the AF_XDP ports with them) */
+	ffwd.cfg_calls = ffwd.cfg_in_if = ffwd.cfg_dry = 0;
 	assert_int_equal(run(m, s, "delete fwd", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit check", &a), MGMT_OK);
+	assert_int_equal(ffwd.cfg_dry, 1);
+	assert_int_equal(ffwd.cfg_workers, 4);	/* a dry run applied nothing */
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.cfg_calls, 0);	/* no SET_CONFIG of its own */
+	assert_int_equal(ffwd.cfg_in_if, 2);
 	assert_int_equal(ffwd.cfg_workers, 0);
 	assert_int_equal(ffwd.cfg_icmp, 0);
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
