@@ -27,7 +27,14 @@ fwd_pid= mgmt_pid= rib_pid=
 source "$root/tests/lib/netns.sh"
 netns_init "fs$$"
 cleanup() {
-	local p
+	local p l
+	if ((fail > 0)); then
+		# what each daemon said, for the failure's cause
+		for l in fwd rib mgmt; do
+			echo "--- last lines of tern-$l's log"
+			tail -n 25 "$tmp/$l.log" 2>/dev/null
+		done
+	fi
 	for p in $fwd_pid $rib_pid $mgmt_pid; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	netns_cleanup
@@ -90,6 +97,7 @@ out=$(tsh -c configure \
 check "commit: interfaces and a static route" has "$out" "commit complete"
 ms=$(ping_back 198.19.8.1)
 check "static route mgmt -> rib -> fwd: ping over it (${ms:-no} ms)" test -n "$ms"
+[[ -z $ms ]] && { echo "--- rib's view"; tsh -c "show route" -c "show interfaces"; }
 s_ifx=$(ctl interfaces | sed -n 's/^rs0 ifindex \([0-9]*\) .*/\1/p')
 check "fwd's FIB has it via the server" has "$(ctl fib 198.19.8.0/24)" "198.19.8.0/24 via $NETNS_SERVER_IP if $s_ifx"
 out=$(cping -c 3 -i 0.2 -W 2 "$NETNS_SERVER_IP")
