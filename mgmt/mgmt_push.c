@@ -362,12 +362,16 @@ struct mgmt_txn {
 struct mgmt_comp {
 	struct ipc_client	*cl;
 	uint64_t		 seq;
+	bool			 resync_due;	/* (re)connected during a commit:
+						   resync when it ends */
 };
 
 static struct mgmt_comp comps[C__COUNT];	/* one mgmt per process */
 
 static void txn_part_done(struct mgmt_txn *t, int comp, bool ok,
     const char *why);
+static void fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg);
+static void rib_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 
 static void
 fwd_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
@@ -510,6 +514,18 @@ txn_finish(struct mgmt_txn *t)
 			return;
 	}
 	m->txn = NULL;
+	/* a component that (re)connected meanwhile gets running as it is
+	 * now: resynced from the running of before the commit, it would
+	 * have lost the commit's part (not sent to it, or swept by the
+	 * resync that followed it) */
+	for (int c = C_FWD; c <= C_RIB; c++) {
+		if (!comps[c].resync_due)
+			continue;
+		comps[c].resync_due = false;
+		if (comp_up(c))
+			(c == C_FWD ? fwd_connected : rib_connected)(comps[c].cl,
+			    ipc_client_peer_generation(comps[c].cl), m);
+	}
 	t->done(t->arg, t->failed || rv != 0 ? -EIO : 0, t->err);
 	mgmt_changes_fini(&t->chg);
 	mgmt_conf_free(t->target);
@@ -664,6 +680,13 @@ rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	Rib__Resync rs = RIB__RESYNC__INIT;
 	int rv;
 
+	if (m->txn != NULL) {
+		/* running changes when the commit ends: resync then */
+		comps[C_RIB].resync_due = true;
+		lc_log_info("tern-rib (generation %llu) connected during a "
+		    "commit: resync when it ends", (unsigned long long)gen);
+		return;
+	}
 	r.e.conf = m->running;
 	{
 		Rib__RibConfig rc;
@@ -727,6 +750,13 @@ fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	struct if_resync r = { 0 };
 	Fwd__FwdConfig fc;
 
+	if (m->txn != NULL) {
+		/* running changes when the commit ends: resync then */
+		comps[C_FWD].resync_due = true;
+		lc_log_info("tern-fwd (generation %llu) connected during a "
+		    "commit: resync when it ends", (unsigned long long)gen);
+		return;
+	}
 	/* settings first: the interfaces are checked against them */
 	enc_fwd_config(m->running, ++comps[C_FWD].seq, false, &fc);
 	ipc_call(cl, FWD__METHOD__SET_CONFIG, &fc.base, fwd_resync_reply,

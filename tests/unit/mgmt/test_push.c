@@ -18,6 +18,7 @@
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
 #include "mgmt/mgmt.h"
+#include "mgmt/mgmt_int.h"
 
 /* What the fake components saw. */
 struct fake {
@@ -30,6 +31,10 @@ struct fake {
 	bool			 reject;	/* refuse the next part */
 	unsigned		 cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
 	unsigned		 cfg_in_if;	/* settings inside IF_CONFIG */
+	bool			 hold;		/* keep the next IF_CONFIG's
+						   reply (held_req) */
+	struct ipc_req		*held_req;
+	uint64_t		 held_txn;
 	unsigned		 if_xdp;	/* items with backend xdp */
 	uint32_t		 last_nh;
 	char			 last_ifname[32];
@@ -67,11 +72,32 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		snprintf(ffwd.last_if, sizeof(ffwd.last_if), "%s",
 		    b->interfaces[i]->name);
 	}
+	if (ffwd.hold) {
+		/* answered later by release_held() */
+		ffwd.hold = false;
+		ffwd.held_req = req;
+		ffwd.held_txn = b->txn;
+		return;
+	}
 	a.txn = b->txn;
 	a.ok = !ffwd.reject;
 	a.error = (char *)(ffwd.reject ? "device frob0 does not exist" : "");
 	ffwd.reject = false;
 	ipc_reply(req, IPC_OK, &a.base);
+}
+
+/* The held IF_CONFIG's reply: accepted. */
+static void
+release_held(void)
+{
+	Fwd__IfConfigAck a = FWD__IF_CONFIG_ACK__INIT;
+
+	assert_non_null(ffwd.held_req);
+	a.txn = ffwd.held_txn;
+	a.ok = true;
+	a.error = (char *)"";
+	ipc_reply(ffwd.held_req, IPC_OK, &a.base);
+	ffwd.held_req = NULL;
 }
 
 static void
@@ -135,7 +161,7 @@ h_resync(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 }
 
 static void
-start_fakes(void)
+start_fake_fwd(void)
 {
 	struct ipc_opts o = { .rundir = rundir, .component = "fake" };
 
@@ -143,11 +169,25 @@ start_fakes(void)
 	assert_non_null(ffwd.srv);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__IF_CONFIG, h_if_config, NULL);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__SET_CONFIG, h_set_config, NULL);
+}
+
+static void
+start_fake_rib(void)
+{
+	struct ipc_opts o = { .rundir = rundir, .component = "fake" };
+
 	frib.srv = ipc_server_new(loop, &ipc_svc_rib, &o);
 	assert_non_null(frib.srv);
 	ipc_server_handle(frib.srv, RIB__METHOD__ROUTE_BATCH, h_route_batch, NULL);
 	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_BEGIN, h_resync, (void *)1);
 	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_END, h_resync, (void *)2);
+}
+
+static void
+start_fakes(void)
+{
+	start_fake_fwd();
+	start_fake_rib();
 }
 
 static bool
@@ -364,11 +404,82 @@ test_transaction(void **state)
 	mgmt_free(m);
 }
 
+/*
+ * A component that connects while a commit is in flight is resynced when
+ * the commit ends, from the running config that includes it: resynced at
+ * once from the running of before, rib lost the commit's static route
+ * (seen in CI: committed, never in fwd until rib restarted).
+ */
+static void
+test_connect_during_commit(void **state)
+{
+	struct mgmt_opts o = { .rundir = rundir, .store_dir = store };
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a, c;
+	struct lc_buf out;
+	int code;
+
+	(void)state;
+	start_fake_fwd();	/* rib is not there yet */
+	m = mgmt_new(loop, &o);
+	assert_non_null(m);
+	assert_true(run_until(NULL, &ffwd.if_batches, 1));
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth0 device rc0", &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth0 address "
+	    "198.18.1.1/24", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "set protocols static route 198.20.0.0/16 "
+	    "next-hop 198.18.1.7", &a), MGMT_OK);
+	/* the commit goes to fwd only (rib is down); fwd holds its answer */
+	ffwd.hold = true;
+	memset(&c, 0, sizeof(c));
+	lc_buf_init(&out);
+	code = mgmt_cmd_exec(m, s, "commit", false, &out, c.err,
+	    sizeof(c.err), later, &c);
+	lc_buf_fini(&out);
+	assert_int_equal(code, MGMT_PENDING);
+	assert_true(run_until(NULL, &ffwd.if_batches, 2));
+	assert_non_null(ffwd.held_req);
+	/* rib comes up while the commit waits */
+	start_fake_rib();
+	{
+		uint64_t end = lc_time_mono_ns() + 5000000000ull;
+
+		while (!ipc_client_connected(mgmt_peer_client(m, MGMT_PEER_RIB))
+		    && lc_time_mono_ns() < end) {
+			ev_run(loop, EVRUN_NOWAIT);
+			usleep(200);
+		}
+	}
+	assert_true(ipc_client_connected(mgmt_peer_client(m, MGMT_PEER_RIB)));
+	for (int i = 0; i < 50; i++) {
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(200);
+	}
+	assert_int_equal(frib.resync_begin, 0);	/* not from the old running */
+	release_held();
+	assert_true(run_until(&c.done, NULL, 0));
+	assert_int_equal(c.code, MGMT_OK);
+	/* then rib gets running with the commit's route */
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	assert_int_equal(frib.resync_begin, 1);
+	assert_int_equal(frib.rt_add, 1);
+	assert_int_equal(frib.last_nh, htonl(0xc6120107));	/* 198.18.1.7 */
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_during_commit,
+		    setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
