@@ -941,6 +941,16 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 	return (rv);
 }
 
+/* The device's queue count when it has fewer than nw (an AF_XDP port binds
+ * one queue per worker), else 0: enough, or the driver does not say. */
+static int
+xdp_queues_short(const char *name, unsigned nw)
+{
+	int nq = fwd_port_xdp_queues(name);
+
+	return (nq > 0 && (unsigned)nq < nw ? nq : 0);
+}
+
 /*
  * port-backend auto: AF_XDP where the device has a queue for each of nw
  * workers (one worker when the count is unknown) and AF_XDP did not fail
@@ -1088,7 +1098,6 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 }
 
 /* ---- IF_CONFIG: validation, then all or nothing ---- */
-
 
 static bool
 addr_ok(uint32_t a, unsigned plen)
@@ -1269,9 +1278,9 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			if ((p->ifindex = if_nametoindex(r->name)) == 0)
 				ERR("%s: no such network device", r->name);
 			if (bk == FWD_D_BK_XDP && !p->bk_auto) {
-				int nq = fwd_port_xdp_queues(r->name);
+				int nq = xdp_queues_short(r->name, nw);
 
-				if (nq > 0 && (unsigned)nq < nw)
+				if (nq > 0)
 					ERR("%s: AF_XDP binds a device queue "
 					    "per worker: %u workers, %d queue%s",
 					    r->name, nw, nq,
@@ -1668,8 +1677,7 @@ settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 			    strcmp(rq[j].name, f->name) == 0;
 		if (listed)
 			continue;
-		if ((nq = fwd_port_xdp_queues(f->name)) > 0 &&
-		    (unsigned)nq < nw) {
+		if ((nq = xdp_queues_short(f->name, nw)) > 0) {
 			snprintf(err, errlen, "workers %u: %s uses AF_XDP, which "
 			    "binds a device queue per worker, and has %d "
 			    "queue%s", nw, f->name, nq, nq == 1 ? "" : "s");

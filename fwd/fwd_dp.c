@@ -40,19 +40,15 @@ fwd_reason_str(enum fwd_reason r)
 int
 fwd_local_add(struct fwd_local *l, uint32_t a)
 {
-	unsigned h = fwd_local_hash(a);
 	int rv;
 
-	for (unsigned i = 0; i < l->n; i++)
-		if (l->addr[i] == a)
-			return (-EEXIST);
+	if (fwd_local_has(l, a))
+		return (-EEXIST);
 	if (l->n >= FWD_LOCAL_MAX)
 		return (-ENOSPC);
 	if (l->fib != NULL && (rv = fwd_fib_pin(l->fib, a, l->nh)) != 0)
 		return (rv);
-	__atomic_store_n(&l->addr[l->n], a, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&l->filter, 1ull << h, __ATOMIC_RELEASE);
+	l->addr[l->n++] = a;
 	return (0);
 }
 
@@ -75,7 +71,6 @@ fwd_local_bind(struct fwd_local *l, struct fwd_fib *fib, unsigned nh)
 int
 fwd_local_del(struct fwd_local *l, uint32_t a)
 {
-	uint64_t f = 0;
 	unsigned i;
 
 	for (i = 0; i < l->n && l->addr[i] != a; i++)
@@ -84,15 +79,7 @@ fwd_local_del(struct fwd_local *l, uint32_t a)
 		return (-ENOENT);
 	if (l->fib != NULL)
 		(void)fwd_fib_unpin(l->fib, a);
-	/* Move the last one into the hole: a reader may miss one lookup. */
-	__atomic_store_n(&l->addr[i], l->addr[l->n - 1], __ATOMIC_RELAXED);
-	__atomic_store_n(&l->n, l->n - 1, __ATOMIC_RELEASE);
-	for (i = 0; i < l->n; i++) {
-		unsigned h = fwd_local_hash(l->addr[i]);
-
-		f |= 1ull << h;
-	}
-	__atomic_store_n(&l->filter, f, __ATOMIC_RELEASE);
+	l->addr[i] = l->addr[--l->n]; /* the last one into the hole */
 	return (0);
 }
 
@@ -148,9 +135,11 @@ dp_divert(struct fwd_dp *dp, struct fwd_pkt *pkt, enum fwd_reason r,
 
 /*
  * A packet that failed the quick test: the full parse says why, or that it
- * is fine after all (IP options, a filter false positive for the local
- * set). Returns true with dp->cl_dst and cl_iplen set when it is to be
- * routed (not through pointers: the caller's variables stay in registers).
+ * is fine after all (IP options). One for the router (its address is
+ * pinned in the FIB to the LOCAL adjacency) goes to the slow path before
+ * the TTL test, so a TTL-1 ping to the router is answered. Returns true
+ * with dp->cl_dst and cl_iplen set when it is to be routed (not through
+ * pointers: the caller's variables stay in registers).
  */
 static __attribute__((noinline)) bool
 dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
@@ -160,7 +149,8 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
 	enum fwd_reason r;
 
 	r = fwd_pkt_parse(p->data, p->len, mac, &m);
-	if (r == FWD_R_OK && fwd_local_has(dp->conf.local, m.dst))
+	if (r == FWD_R_OK &&
+	    fwd_fib_lookup(dp->conf.fib, m.dst) == dp->conf.local->nh)
 		r = FWD_R_LOCAL;
 	else if (r == FWD_R_OK && m.ip[FWD_IP_TTL] <= 1)
 		r = FWD_R_TTL;

@@ -17,38 +17,23 @@
 #define FWD_LOCAL_MAX 64
 
 /*
- * Read by workers, written by the control thread. The fast path does not
- * test it: each address is pinned in the FIB to a LOCAL adjacency
- * (fwd_local_bind, fwd_fib_pin), so the route lookup finds it. The slow
- * classifier (packets with options, TTL 1) asks fwd_local_has: a 64-bit
- * filter keeps the common "not ours" answer to a few instructions; a hit
- * (or a false positive, n/64 of addresses) is settled by the exact set.
+ * Written by the control thread. The data path never reads it: each address
+ * is pinned in the FIB to a LOCAL adjacency (fwd_local_bind, fwd_fib_pin),
+ * so the route lookup finds it, on the fast path and in the classifier.
  */
 struct fwd_local {
-	uint64_t filter;
 	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
 	unsigned n;
 	struct fwd_fib *fib; /* where the addresses are pinned (bound) */
 	unsigned nh;	     /* to this LOCAL adjacency */
 };
 
-static inline unsigned
-fwd_local_hash(uint32_t a)
-{
-	return ((a * 0x9e3779b1u) >> 26);
-}
-
+/* Is a one of the set's addresses? (Control side: a scan of at most 64.) */
 static inline bool
 fwd_local_has(const struct fwd_local *l, uint32_t a)
 {
-	unsigned h = fwd_local_hash(a);
-
-	if (__builtin_expect(
-		!((__atomic_load_n(&l->filter, __ATOMIC_RELAXED) >> h) & 1), 1))
-		return (false);
-	for (unsigned i = 0, n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
-	     i < n && i < FWD_LOCAL_MAX; i++)
-		if (__atomic_load_n(&l->addr[i], __ATOMIC_RELAXED) == a)
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->addr[i] == a)
 			return (true);
 	return (false);
 }

@@ -324,8 +324,9 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
  * MAC in the low 48 bits of a little-endian load, see fwd_port.mac), IHL 5,
  * good checksum, total length within the frame, TTL above 1. The
  * destination is not tested: the FIB (FWD_FIB_F_MARTIAN) has no route for
- * a martian one, and pins the router's own (fwd_local). On true *dst and *iplen are set; on false nothing is known and
- * fwd_pkt_parse() tells why (it may still be a good packet with options).
+ * a martian one, and pins the router's own (fwd_local). On true *dst and
+ * *iplen are set; on false nothing is known and fwd_pkt_parse() tells why
+ * (it may still be a good packet with options).
  * Reads the first 34 bytes only when len >= 34.
  */
 static inline bool
@@ -368,7 +369,6 @@ fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
 	if (__builtin_expect(tl - FWD_IPV4_HLEN > len - FWD_IPV4_MIN_FRAME, 0))
 		return (false);
 	d = ntohl(fwd_ld32(ip + FWD_IP_DST));
-	/* 0/8 and 224/3 (multicast, class E, broadcast) */
 	if (__builtin_expect(ip[FWD_IP_TTL] <= 1, 0))
 		return (false);
 	*dst = d;
