@@ -23,11 +23,7 @@
 
 #include "fwd/fwd_port.h"
 #include "fwd_test_netns.h"
-
-#define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
-
-static const uint8_t cmac[6] = {0x02, 0x74, 0, 0, 1, 2}; /* netns.sh */
-static const uint8_t rmac[6] = {0x02, 0x74, 0, 0, 1, 1};
+#include "fwd_test_ports.h"
 
 static int
 setup(void **st)
@@ -54,81 +50,6 @@ teardown(void **st)
 	return (0);
 }
 
-#define SKIP_UNLESS_NS()                                                       \
-	do {                                                                   \
-		if (suffix[0] == '\0')                                         \
-			skip();                                                \
-	} while (0)
-
-/* A raw socket on the client's eth0 (the far end of the router's rc0). */
-static int
-client_sock(void)
-{
-	struct sockaddr_ll sll;
-	int fd;
-
-	assert_int_equal(enter_ns(ns_client), 0);
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(TEST_ETHERTYPE));
-	assert_true(fd >= 0);
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(TEST_ETHERTYPE);
-	sll.sll_ifindex = (int)if_nametoindex("eth0");
-	assert_true(sll.sll_ifindex > 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
-	assert_int_equal(enter_ns(ns_router), 0);
-	return (fd);
-}
-
-static unsigned
-mkframe(uint8_t *f, const uint8_t *dst, const uint8_t *src, uint32_t seq,
-    unsigned len)
-{
-	memcpy(f, dst, 6);
-	memcpy(f + 6, src, 6);
-	f[12] = TEST_ETHERTYPE >> 8;
-	f[13] = TEST_ETHERTYPE & 0xff;
-	for (unsigned i = 14; i < len; i++)
-		f[i] = (uint8_t)(i + seq);
-	memcpy(f + 14, &seq, 4);
-	return (len);
-}
-
-/* Receive on p until n test frames arrived or 2 s passed. */
-static unsigned
-rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
-{
-	struct timespec t0, t;
-	unsigned got = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct fwd_pkt *pk[FWD_BURST];
-		unsigned k = fwd_port_rx(p, pk, FWD_BURST);
-
-		for (unsigned i = 0; i < k; i++) {
-			if (pk[i]->len >= 18 && pk[i]->data[12] == 0x88 &&
-			    pk[i]->data[13] == 0xb5 && got < n) {
-				memcpy(seen[got], pk[i]->data,
-				    pk[i]->len < 256 ? pk[i]->len : 256);
-				lens[got++] = pk[i]->len;
-			}
-		}
-		fwd_pkt_release(pk, k);
-		if (got == n)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec >= 2)
-			break;
-		if (k == 0) {
-			struct pollfd pfd = {fwd_port_afp_fd(p), POLLIN, 0};
-
-			poll(&pfd, 1, 10);
-		}
-	}
-	return (got);
-}
-
 static void
 test_afp_rx(void **st)
 {
@@ -149,7 +70,7 @@ test_afp_rx(void **st)
 	assert_memory_equal(p->mac, rmac, 6);
 	assert_int_equal(p->mtu, 1500);
 	assert_int_equal(p->id, 3);
-	cfd = client_sock();
+	cfd = host_sock(ns_client);
 	/* 100 frames: more than the 64-slot ring holds, so slots are reused */
 	for (uint32_t s = 0; s < 100; s++) {
 		unsigned len = mkframe(f, rmac, cmac, s, 60 + s);
@@ -195,7 +116,7 @@ test_afp_tx(void **st)
 	assert_non_null(p);
 	tp = fwd_port_afp_new(&ct);
 	assert_non_null(tp);
-	cfd = client_sock();
+	cfd = host_sock(ns_client);
 	out = calloc(1, sizeof(*out));
 	assert_non_null(out);
 	/* 40 frames through the worker's port (ring of 32: reuse), 8 through
@@ -261,7 +182,6 @@ test_afp_fanout(void **st)
 	struct fwd_port_afp_conf c = {
 	    .ifname = "rc0", .id = 0, .ring_frames = 64, .fanout_group = 4242};
 	struct fwd_port *p[2];
-	uint8_t f[128];
 	unsigned total = 0, per[2] = {0, 0};
 	struct timespec t0, t;
 	int cfd;
@@ -273,12 +193,8 @@ test_afp_fanout(void **st)
 	assert_non_null(p[0]);
 	p[1] = fwd_port_afp_new(&c);
 	assert_non_null(p[1]);
-	cfd = client_sock();
-	for (uint32_t s = 0; s < 50; s++) {
-		unsigned len = mkframe(f, rmac, cmac, s, 80);
-
-		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
-	}
+	cfd = host_sock(ns_client);
+	send_frames(cfd, 50, 80);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (total < 50) {
 		for (int i = 0; i < 2; i++) {
@@ -321,8 +237,7 @@ test_afp_kernel_drops(void **st)
 	    .ifname = "rc0", .id = 4, .ring_frames = 64};
 	static uint8_t seen[64][256];
 	unsigned lens[64];
-	struct fwd_port_stats s1, s2, s3;
-	uint8_t f[128];
+	uint64_t drops, full;
 	struct fwd_port *p;
 	int cfd;
 
@@ -331,39 +246,23 @@ test_afp_kernel_drops(void **st)
 	assert_int_equal(enter_ns(ns_router), 0);
 	p = fwd_port_afp_new(&c);
 	assert_non_null(p);
-	cfd = client_sock();
-	memset(&s1, 0, sizeof(s1));
-	fwd_port_kernel_drops(p, &s1);
-	assert_int_equal(s1.rx_kernel_drops, 0);
+	cfd = host_sock(ns_client);
+	assert_int_equal(kernel_drops(p, NULL), 0);
 	/* 200 frames, nothing read: the 64-slot ring takes at most 64 */
-	for (uint32_t k = 0; k < 200; k++) {
-		unsigned len = mkframe(f, rmac, cmac, k, 80);
-
-		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
-	}
+	send_frames(cfd, 200, 80);
 	usleep(100000);
-	memset(&s1, 0, sizeof(s1));
-	fwd_port_kernel_drops(p, &s1);
-	assert_true(s1.rx_kernel_drops >= 200 - 64);
-	assert_true(s1.rx_kernel_drops <= 200);
-	assert_int_equal(s1.rx_ring_full, s1.rx_kernel_drops);
+	drops = kernel_drops(p, &full);
+	assert_true(drops >= 200 - 64);
+	assert_true(drops <= 200);
+	assert_int_equal(full, drops);
 	/* read again: the same total (summed, not reset) */
-	memset(&s2, 0, sizeof(s2));
-	fwd_port_kernel_drops(p, &s2);
-	assert_int_equal(s2.rx_kernel_drops, s1.rx_kernel_drops);
+	assert_int_equal(kernel_drops(p, NULL), drops);
 	/* what the ring held, then 32 more, all received: no new drop */
-	assert_int_equal(rx_wait(p, seen, 200 - (unsigned)s1.rx_kernel_drops,
-			     lens),
-	    200 - (unsigned)s1.rx_kernel_drops);
-	for (uint32_t k = 0; k < 32; k++) {
-		unsigned len = mkframe(f, rmac, cmac, k, 80);
-
-		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
-	}
+	assert_int_equal(rx_wait(p, seen, 200 - (unsigned)drops, lens),
+	    200 - (unsigned)drops);
+	send_frames(cfd, 32, 80);
 	assert_int_equal(rx_wait(p, seen, 32, lens), 32);
-	memset(&s3, 0, sizeof(s3));
-	fwd_port_kernel_drops(p, &s3);
-	assert_int_equal(s3.rx_kernel_drops, s1.rx_kernel_drops);
+	assert_int_equal(kernel_drops(p, NULL), drops);
 	assert_int_equal(p->stats.rx_kernel_drops, 0);
 	close(cfd);
 	fwd_port_free(p);

@@ -26,11 +26,7 @@
 #include "fwd/fwd_port.h"
 #include "fwd/fwd_port_xdp.h"
 #include "fwd_test_netns.h"
-
-#define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
-
-static const uint8_t cmac[6] = {0x02, 0x74, 0, 0, 1, 2}; /* netns.sh */
-static const uint8_t rmac[6] = {0x02, 0x74, 0, 0, 1, 1};
+#include "fwd_test_ports.h"
 
 static int
 setup(void **st)
@@ -55,81 +51,6 @@ teardown(void **st)
 	(void)st;
 	tn_destroy();
 	return (0);
-}
-
-#define SKIP_UNLESS_NS()                                                       \
-	do {                                                                   \
-		if (suffix[0] == '\0')                                         \
-			skip();                                                \
-	} while (0)
-
-/* A raw socket on a host's eth0 (the far end of the router's rc0/rs0). */
-static int
-host_sock(const char *ns)
-{
-	struct sockaddr_ll sll;
-	int fd;
-
-	assert_int_equal(enter_ns(ns), 0);
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(TEST_ETHERTYPE));
-	assert_true(fd >= 0);
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(TEST_ETHERTYPE);
-	sll.sll_ifindex = (int)if_nametoindex("eth0");
-	assert_true(sll.sll_ifindex > 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
-	assert_int_equal(enter_ns(ns_router), 0);
-	return (fd);
-}
-
-static unsigned
-mkframe(uint8_t *f, const uint8_t *dst, const uint8_t *src, uint32_t seq,
-    unsigned len)
-{
-	memcpy(f, dst, 6);
-	memcpy(f + 6, src, 6);
-	f[12] = TEST_ETHERTYPE >> 8;
-	f[13] = TEST_ETHERTYPE & 0xff;
-	for (unsigned i = 14; i < len; i++)
-		f[i] = (uint8_t)(i + seq);
-	memcpy(f + 14, &seq, 4);
-	return (len);
-}
-
-/* Receive on p until n test frames arrived or 2 s passed. */
-static unsigned
-rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
-{
-	struct timespec t0, t;
-	unsigned got = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct fwd_pkt *pk[FWD_BURST];
-		unsigned k = fwd_port_rx(p, pk, FWD_BURST);
-
-		for (unsigned i = 0; i < k; i++) {
-			if (pk[i]->len >= 18 && pk[i]->data[12] == 0x88 &&
-			    pk[i]->data[13] == 0xb5 && got < n) {
-				memcpy(seen[got], pk[i]->data,
-				    pk[i]->len < 256 ? pk[i]->len : 256);
-				lens[got++] = pk[i]->len;
-			}
-		}
-		fwd_pkt_release(pk, k);
-		if (got == n)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec >= 2)
-			break;
-		if (k == 0) {
-			struct pollfd pfd = {fwd_port_xdp_fd(p), POLLIN, 0};
-
-			poll(&pfd, 1, 10);
-		}
-	}
-	return (got);
 }
 
 static const uint8_t smac[6] = {0x02, 0x74, 0, 0, 2, 2};
@@ -213,9 +134,8 @@ test_xdp_kernel_drops(void **st)
 	struct fwd_port_xdp_conf c = {.ifname = "rc0", .id = 2, .ring = 64};
 	static uint8_t seen[64][256];
 	unsigned lens[64];
-	struct fwd_port_stats s1, s2;
 	struct fwd_port_xdp_stats xs;
-	uint8_t f[128];
+	uint64_t drops, full;
 	struct fwd_port *p;
 	int cfd;
 
@@ -226,32 +146,20 @@ test_xdp_kernel_drops(void **st)
 	assert_non_null(p);
 	cfd = host_sock(ns_client);
 	/* 300 frames, nothing read: the 64-entry rx ring takes 64 */
-	for (uint32_t k = 0; k < 300; k++) {
-		unsigned len = mkframe(f, rmac, cmac, k, 80);
-
-		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
-	}
+	send_frames(cfd, 300, 80);
 	usleep(100000);
-	memset(&s1, 0, sizeof(s1));
-	fwd_port_kernel_drops(p, &s1);
+	drops = kernel_drops(p, &full);
 	assert_int_equal(fwd_port_xdp_stats(p, &xs), 0);
-	assert_int_equal(s1.rx_kernel_drops, xs.rx_dropped + xs.rx_ring_full);
-	assert_int_equal(s1.rx_ring_full, xs.rx_ring_full);
-	assert_true(s1.rx_ring_full >= 300 - 64);
-	assert_true(s1.rx_kernel_drops <= 300);
+	assert_int_equal(drops, xs.rx_dropped + xs.rx_ring_full);
+	assert_int_equal(full, xs.rx_ring_full);
+	assert_true(full >= 300 - 64);
+	assert_true(drops <= 300);
 	/* drain, then 20 more, all received: no new drop */
-	assert_int_equal(rx_wait(p, seen, 300 - (unsigned)s1.rx_kernel_drops,
-			     lens),
-	    300 - (unsigned)s1.rx_kernel_drops);
-	for (uint32_t k = 0; k < 20; k++) {
-		unsigned len = mkframe(f, rmac, cmac, k, 80);
-
-		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
-	}
+	assert_int_equal(rx_wait(p, seen, 300 - (unsigned)drops, lens),
+	    300 - (unsigned)drops);
+	send_frames(cfd, 20, 80);
 	assert_int_equal(rx_wait(p, seen, 20, lens), 20);
-	memset(&s2, 0, sizeof(s2));
-	fwd_port_kernel_drops(p, &s2);
-	assert_int_equal(s2.rx_kernel_drops, s1.rx_kernel_drops);
+	assert_int_equal(kernel_drops(p, NULL), drops);
 	close(cfd);
 	fwd_port_free(p);
 }
