@@ -1352,6 +1352,18 @@ bf_cell(int router, int fi, int si, bool rr, int round)
 	c->n++;
 }
 
+/* The BENCH lines' fields that say what was measured. */
+static void
+bf_extra(char *b, size_t n, int fi, int si, int rr, int ro, int gen)
+{
+	snprintf(b, n,
+	    "\"backend\":\"%s\",\"fib\":%zu,\"flows\":128,\"traffic\":"
+	    "\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
+	    "client-router-server netns\",\"generator\":\"%s\"",
+	    rbench[ro], fib_n[fi], rr ? "request_reply" : "one_way",
+	    sizes[si], gen_name[gen]);
+}
+
 /* The BENCH lines of one cell of a tern router, the kernel's as the peer. */
 static void
 bf_bench_lines(int fi, int si, int rr, int ro)
@@ -1363,12 +1375,7 @@ bf_bench_lines(int fi, int si, int rr, int ro)
 		return;
 	snprintf(cas, sizeof(cas), "forward_%s_128f_fib%s%s", size_name[si],
 	    fib_name[fi], rr ? "_rr" : "");
-	snprintf(extra, sizeof(extra),
-	    "\"backend\":\"%s\",\"fib\":%zu,\"flows\":128,\"traffic\":"
-	    "\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
-	    "client-router-server netns\",\"generator\":\"%s\"",
-	    rbench[ro], fib_n[fi], rr ? "request_reply" : "one_way",
-	    sizes[si], gen_name[G.gen]);
+	bf_extra(extra, sizeof(extra), fi, si, rr, ro, G.gen);
 	br_bench_line("forward", cas, "router_ns_per_pkt", "ns", f->ns_max,
 	    f->n, "kernel", k->ns_max, k->n, "lower", extra);
 	/* the same at each router's zero-loss rate: neither overloaded (at
@@ -1381,12 +1388,7 @@ bf_bench_lines(int fi, int si, int rr, int ro)
 	    "kernel", k->zl, k->n, "higher", extra);
 	if (rr) {
 		/* latency trials always run on the ring (bf_latency) */
-		snprintf(extra, sizeof(extra),
-		    "\"backend\":\"%s\",\"fib\":%zu,\"flows\":128,"
-		    "\"traffic\":\"request_reply\",\"frame_bytes\":%u,"
-		    "\"topology\":\"veth client-router-server netns\","
-		    "\"generator\":\"%s\"",
-		    rbench[ro], fib_n[fi], sizes[si], gen_name[GEN_AFP]);
+		bf_extra(extra, sizeof(extra), fi, si, rr, ro, GEN_AFP);
 		br_bench_line("forward", cas, "latency_p50_us", "us", f->p50,
 		    f->n, "kernel", k->p50, k->n, "lower", extra);
 		br_bench_line("forward", cas, "latency_p99_us", "us", f->p99,
