@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "fwd/fwd_fib.h"
+#include "fwd/fwd_pkt.h"
 
 /* ---- reference: an uncompressed binary trie, one node per bit ---- */
 
@@ -477,6 +478,29 @@ test_pins(void **state)
 	assert_int_equal(fwd_fib_lookup(f, 0xdfffffff), 4);
 	assert_int_equal(fwd_fib_lookup(f, 0x7effffff), 4);
 	assert_int_equal(fwd_fib_lookup(f, 0x80000000), 4);
+	/* the same ranges as the parser's fwd_ipv4_dst_martian (the slow
+	 * path's reason): both ends of every /8, and random addresses */
+	{
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+
+		for (uint32_t a = 0; a < 256; a++) {
+			uint32_t lo = a << 24, hi = lo | 0xffffff;
+
+			assert_int_equal(fwd_fib_lookup(f, lo) == FWD_FIB_NH_NONE,
+			    fwd_ipv4_dst_martian(lo));
+			assert_int_equal(fwd_fib_lookup(f, hi) == FWD_FIB_NH_NONE,
+			    fwd_ipv4_dst_martian(hi));
+		}
+		for (unsigned k = 0; k < 100000; k++) {
+			uint32_t a;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			a = (uint32_t)x;
+			/* the 198.18/16 routes above are not martian */
+			assert_int_equal(fwd_fib_lookup(f, a) == FWD_FIB_NH_NONE,
+			    fwd_ipv4_dst_martian(a));
+		}
+	}
 	assert_int_equal(fwd_fib_get(f, 0x7f000080, 25, &nh), 0);
 	assert_int_equal(nh, 7);
 	assert_int_equal(fwd_fib_tbl8_used(f), 0);
