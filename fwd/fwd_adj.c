@@ -53,15 +53,17 @@ fwd_adj_tbl_free(struct fwd_adj_tbl *t)
 int
 fwd_adj_alloc(struct fwd_adj_tbl *t)
 {
-	for (unsigned k = 0; k < t->size; k++) {
-		unsigned i = (t->next_free + k) % t->size;
-
-		if (!t->used[i] && i != 0xffff) {
+	/* The lowest free index: the FIB's byte view holds next hops below
+	 * 254 in one read (docs/fib.md), so a router keeps its next hops
+	 * there however long it churns. (Reuse after release is safe: fwd_d
+	 * releases an index only after the workers' grace period.) */
+	for (unsigned i = t->low_free; i < t->size; i++)
+		if (!t->used[i] && !fwd_adj_reserved(i)) {
 			t->used[i] = 1;
-			t->next_free = (i + 1) % t->size;
+			t->low_free = i + 1;
 			return ((int)i);
 		}
-	}
+	t->low_free = t->size;
 	return (-ENOSPC);
 }
 
@@ -149,6 +151,8 @@ fwd_adj_release(struct fwd_adj_tbl *t, unsigned idx)
 	a->resolved = 0;
 	a->gw = 0;
 	t->used[idx] = 0;
+	if (idx < t->low_free)
+		t->low_free = idx;
 }
 
 int
@@ -197,7 +201,7 @@ adj_prep(struct fwd_adj_tbl *t, unsigned idx)
 {
 	struct fwd_adj *a;
 
-	if (idx >= t->size || idx == 0xffff)
+	if (idx >= t->size || fwd_adj_reserved(idx))
 		return (NULL);
 	a = &t->ent[idx];
 	adj_quiesce(a);
@@ -277,7 +281,7 @@ fwd_adj_set_group(
 	struct fwd_adj *a;
 	unsigned g;
 
-	if (idx >= t->size || idx == 0xffff || n == 0 ||
+	if (idx >= t->size || fwd_adj_reserved(idx) || n == 0 ||
 	    n > FWD_ADJ_GROUP_MAX || members == NULL)
 		return (-EINVAL);
 	for (unsigned i = 0; i < n; i++) {

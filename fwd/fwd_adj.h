@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fwd_fib.h"
 #include "fwd_pkt.h"
 #include "fwd_port.h"
 
@@ -79,7 +80,7 @@ struct fwd_adj_tbl {
 	unsigned ngroups;
 	uint8_t *grp_used;
 	uint8_t *used; /* allocation map for fwd_adj_alloc */
-	unsigned next_free;
+	unsigned low_free; /* every index below is used or reserved */
 	struct fwd_adj_port port[FWD_PORT_MAX];
 };
 
@@ -90,7 +91,21 @@ struct fwd_adj_tbl {
 struct fwd_adj_tbl *fwd_adj_tbl_new(unsigned size, unsigned ngroups);
 void fwd_adj_tbl_free(struct fwd_adj_tbl *);
 
-/* Next free index (never 0xffff), marked used; -ENOSPC when full. */
+/*
+ * Indices no adjacency gets (they stay UNSET, so the fast path never
+ * forwards with them): 0xffff (FWD_FIB_NH_NONE) and the FIB byte view's
+ * FWD_FIB_B_ESC and FWD_FIB_B_NONE (254, 255), which the fast path uses as
+ * adjacency indices like any other byte (fwd_dp.c, dp_adj_slow).
+ */
+static inline bool
+fwd_adj_reserved(unsigned idx)
+{
+	return (idx == FWD_FIB_NH_NONE || idx == FWD_FIB_B_ESC ||
+	    idx == FWD_FIB_B_NONE);
+}
+
+/* The lowest free index (never a reserved one), marked used; -ENOSPC when
+ * full. */
 int fwd_adj_alloc(struct fwd_adj_tbl *);
 
 /* Clear entry idx (action UNSET) and make it free for fwd_adj_alloc. */

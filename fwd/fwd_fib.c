@@ -235,10 +235,23 @@ fib_group_alloc(struct fwd_fib *fib, unsigned *g)
 
 /* ---- data-plane writes ---- */
 
+/* The byte view's value for tbl24 value v (fwd_fib.h). */
+static inline uint8_t
+fib_byte(const struct fwd_fib *fib, unsigned v)
+{
+	if (v == FIB_NONE)
+		return (FWD_FIB_B_NONE);
+	return ((uint8_t)(v < FWD_FIB_B_ESC && v < fib->max_nh ? v :
+	    FWD_FIB_B_ESC));
+}
+
+/* tbl24 first, then the byte (both release): a reader that sees the byte
+ * FWD_FIB_B_ESC finds in tbl24 what it stands for. */
 static inline void
 fib_store24(struct fwd_fib *fib, uint32_t i, unsigned v)
 {
 	__atomic_store_n(&fib->tbl24[i], (uint16_t)v, __ATOMIC_RELEASE);
+	__atomic_store_n(&fib->tbl24b[i], fib_byte(fib, v), __ATOMIC_RELEASE);
 }
 
 /* Entries [lo, hi) of group g whose depth is in [dmin, dmax] get (nh, dnew). */
@@ -398,6 +411,8 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->max_nh = conf->max_nh;
 	fib->tbl24 = lc_huge_map(FIB_TBL24_ENTRIES * sizeof(uint16_t), thp,
 	    &fib->tbl24_map_len, &fib->tbl24_map);
+	fib->tbl24b = lc_huge_map(FIB_TBL24_ENTRIES, thp, &fib->tbl24b_map_len,
+	    &fib->tbl24b_map);
 	fib->dep24 = lc_huge_map(FIB_TBL24_ENTRIES, thp, &fib->dep24_map_len,
 	    &fib->dep24_map);
 	/* Group values are < 0x10000: one slot per value, those below max_nh
@@ -407,7 +422,8 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->dep8 = lc_huge_map((size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES,
 	    false, &fib->dep8_map_len, &fib->dep8_map);
 	fib->glong = calloc(FIB_NGROUP_VALUES, sizeof(uint16_t));
-	if (fib->tbl24 == NULL || fib->dep24 == NULL || fib->tbl8 == NULL ||
+	if (fib->tbl24 == NULL || fib->tbl24b == NULL || fib->dep24 == NULL ||
+	    fib->tbl8 == NULL ||
 	    fib->dep8 == NULL || fib->glong == NULL ||
 	    fib_ht_resize(fib, 10) != 0)
 		goto fail;
@@ -419,6 +435,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	/* dep24 starts zeroed (fresh mapping); tbl24 starts NONE */
 	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
 		fib->tbl24[i] = FWD_FIB_NH_NONE;
+	memset(fib->tbl24b, FWD_FIB_B_NONE, FIB_TBL24_ENTRIES);
 	fib_mark_martian(fib);
 	if (conf->qsbr != NULL) {
 		fib->qsbr = conf->qsbr;
@@ -428,6 +445,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 			goto fail;
 		fib->own_qsbr = true;
 	}
+	fib->dp.tbl24b = fib->tbl24b;
 	fib->dp.tbl24 = fib->tbl24;
 	fib->dp.tbl8 = fib->tbl8;
 	fib->dp.nh_limit = conf->max_nh;
@@ -448,6 +466,7 @@ fwd_fib_free(struct fwd_fib *fib)
 	if (fib == NULL)
 		return;
 	lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
+	lc_huge_unmap(fib->tbl24b_map, fib->tbl24b_map_len);
 	lc_huge_unmap(fib->dep24_map, fib->dep24_map_len);
 	lc_huge_unmap(fib->tbl8_map, fib->tbl8_map_len);
 	lc_huge_unmap(fib->dep8_map, fib->dep8_map_len);
@@ -591,10 +610,37 @@ fwd_fib_tbl8_used(const struct fwd_fib *fib)
 	return (fib->g_inuse);
 }
 
+unsigned
+fwd_fib_lookup_esc_(const struct fwd_fib_dp *dp, uint32_t dst)
+{
+	unsigned v;
+
+	/* The writer stores the tbl24 entry, then the byte (release): what
+	 * the byte announced is in tbl24 (a compiler barrier on x86). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	v = FWD_FIB_READ_(dp->tbl24[dst >> 8]);
+	/* One compare for "is a group" (NONE is not one). The tbl8 read
+	 * depends on v (address dependency): ordered after it on every CPU
+	 * Linux supports but Alpha. */
+	if (v - dp->nh_limit < dp->g_span)
+		v = FWD_FIB_READ_(dp->tbl8[((size_t)v << 8) | (dst & 0xff)]);
+	return (v);
+}
+
+long
+fwd_fib_check_bytes(const struct fwd_fib *fib)
+{
+	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
+		if (fib->tbl24b[i] != fib_byte(fib, fib->tbl24[i]))
+			return ((long)i);
+	return (-1);
+}
+
 size_t
 fwd_fib_memory(const struct fwd_fib *fib)
 {
-	size_t m = (size_t)FIB_TBL24_ENTRIES * (sizeof(uint16_t) + 1);
+	/* tbl24, its byte view, dep24 */
+	size_t m = (size_t)FIB_TBL24_ENTRIES * (sizeof(uint16_t) + 2);
 
 	/* groups ever touched: entries and depths */
 	m += (size_t)(fib->g_hwm - fib->g_first) * FIB_GROUP_ENTRIES * 3;

@@ -27,7 +27,18 @@
  * So (0xffff - max_nh) groups are available, more than
  * rte_fib's 2^15 for any max_nh < 32768. The tbl8 space is reserved virtually
  * (MAP_NORESERVE): only touched groups cost memory.
+ *
+ * Lookups read a byte view of tbl24 first (tbl24b, 16 MiB against 32: a
+ * random lookup on a big table misses the CPU cache less often): a byte
+ * below FWD_FIB_B_ESC is the next hop itself, FWD_FIB_B_NONE is "no route",
+ * FWD_FIB_B_ESC sends the lookup to tbl24 (next hops >= 254 and groups).
+ * A table whose next hops are below 254 is looked up in one read of 16 MiB.
  */
+
+/* The byte view's two special values. tern-fwd's fast path uses a byte as
+ * an adjacency index, so fwd_adj never hands out these two indices. */
+#define FWD_FIB_B_ESC  0xfeu	/* read tbl24 */
+#define FWD_FIB_B_NONE 0xffu	/* FWD_FIB_NH_NONE */
 
 #define FWD_FIB_NH_NONE 0xffffu	/* returned when no route matches */
 #define FWD_FIB_MAX_NH	0xff00u	/* largest max_nh (leaves >= 255 groups) */
@@ -57,6 +68,7 @@ struct fwd_fib_conf {
 /* The data-plane view; the first member of struct fwd_fib. Internal to the
  * inline lookups below: do not use it elsewhere. */
 struct fwd_fib_dp {
+	const uint8_t *tbl24b;	/* 2^24 bytes: the byte view of tbl24 */
 	const uint16_t *tbl24;	/* 2^24 entries */
 	const uint16_t *tbl8;	/* group v at tbl8 + (v << 8) */
 	unsigned nh_limit;	/* == max_nh */
@@ -108,6 +120,9 @@ size_t fwd_fib_count(const struct fwd_fib *);
 size_t fwd_fib_memory(const struct fwd_fib *);
 /* tbl8 groups in use now (diagnostics, tests). */
 size_t fwd_fib_tbl8_used(const struct fwd_fib *);
+/* Tests: -1 when every byte of the byte view agrees with its tbl24 entry,
+ * else the first /24 number where it does not. */
+long fwd_fib_check_bytes(const struct fwd_fib *);
 /* Calls cb once for every route, in no particular order; stops and returns
  * cb's value when it is nonzero; else 0. cb must not modify the FIB. */
 int fwd_fib_walk(const struct fwd_fib *,
@@ -135,39 +150,69 @@ size_t fwd_fib_reclaim(struct fwd_fib *);
  * every lookup of a loop (measured: 3 extra loads per lookup in bench-fib). */
 #define FWD_FIB_READ_(x) (*(const volatile uint16_t *)&(x))
 
+/*
+ * A byte of the byte view, read exactly once, and never hoisted or merged
+ * with another read (the control thread writes the view while workers read
+ * it). One load instruction in an asm volatile, which, unlike a volatile
+ * C access, does not make GCC reload the FIB and table pointers from memory
+ * on every lookup of a caller's loop (a volatile read cost 2 extra loads per
+ * lookup in bench-fib's single loop, measured).
+ */
+static inline unsigned
+fwd_fib_read8_(const uint8_t *p)
+{
+	unsigned b;
+
+#if defined(__x86_64__)
+	__asm__ volatile("movzbl %1, %0" : "=r"(b) : "m"(*p));
+#elif defined(__aarch64__)
+	__asm__ volatile("ldrb %w0, %1" : "=r"(b) : "Q"(*p));
+#else
+	b = *(const volatile uint8_t *)p;
+#endif
+	return (b);
+}
+
+/* dst's byte said FWD_FIB_B_ESC: its tbl24 entry, and its tbl8 entry when
+ * that is a group (fwd_fib.c). Out of line and declared pure (it writes
+ * nothing the caller sees): the acquire fence inside would otherwise make
+ * the compiler reload the caller's table pointers on every lookup. */
+unsigned fwd_fib_lookup_esc_(const struct fwd_fib_dp *, uint32_t dst)
+    __attribute__((pure));
+
+/* The lookup itself (fwd_fib_lookup, and each entry of a scalar burst). */
+static inline unsigned
+fwd_fib_lookup_dp_(const struct fwd_fib_dp *dp, uint32_t dst)
+{
+	unsigned b = fwd_fib_read8_(&dp->tbl24b[dst >> 8]);
+
+	if (__builtin_expect(b == FWD_FIB_B_ESC, 0))
+		return (fwd_fib_lookup_esc_(dp, dst));
+	/* a conditional move, not a branch: unrouted space is common */
+	return (b == FWD_FIB_B_NONE ? FWD_FIB_NH_NONE : b);
+}
+
 /* Longest-prefix match of dst (host order): the next-hop index or
- * FWD_FIB_NH_NONE. One memory read for most addresses, two under /25-/32. */
+ * FWD_FIB_NH_NONE. One memory read (of the 16 MiB byte view) for most
+ * addresses; two for next hops >= 254, three under /25-/32. */
 static inline unsigned
 fwd_fib_lookup(const struct fwd_fib *fib, uint32_t dst)
 {
-	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
-	unsigned v = FWD_FIB_READ_(dp->tbl24[dst >> 8]);
-
-	/* One compare for "is a group" (NONE is not one, so unrouted space
-	 * does not take the branch). The tbl8 read depends on v (address
-	 * dependency): ordered after it on every CPU Linux supports but
-	 * Alpha. */
-	if (__builtin_expect(v - dp->nh_limit < dp->g_span, 0))
-		v = FWD_FIB_READ_(dp->tbl8[((size_t)v << 8) | (dst & 0xff)]);
-	return (v);
+	return (fwd_fib_lookup_dp_((const struct fwd_fib_dp *)fib, dst));
 }
 
 #ifndef FWD_FIB_PREFETCH_AHEAD
 #define FWD_FIB_PREFETCH_AHEAD 16
 #endif
 
-/* One entry of a burst: the tbl24 line was prefetched earlier. */
+/* One entry of a burst: the byte's line was prefetched earlier. */
 static inline uint16_t
 fwd_fib_lookup_one_(const struct fwd_fib_dp *dp, uint32_t dst)
 {
-	unsigned v = FWD_FIB_READ_(dp->tbl24[dst >> 8]);
-
-	if (__builtin_expect(v - dp->nh_limit < dp->g_span, 0))
-		v = FWD_FIB_READ_(dp->tbl8[((size_t)v << 8) | (dst & 0xff)]);
-	return ((uint16_t)v);
+	return ((uint16_t)fwd_fib_lookup_dp_(dp, dst));
 }
 
-/* nh[i] = fwd_fib_lookup(fib, dst[i]) for i < n, with the tbl24 reads
+/* nh[i] = fwd_fib_lookup(fib, dst[i]) for i < n, with the byte reads
  * prefetched FWD_FIB_PREFETCH_AHEAD addresses ahead so their cache misses
  * overlap. On CPUs with AVX-512 (checked once by fwd_fib_new), bursts of 16
  * or more gather 16 entries per instruction instead (one call). */
@@ -176,7 +221,7 @@ fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
     uint16_t *nh, unsigned n)
 {
 	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
-	const uint16_t *t24 = dp->tbl24;
+	const uint8_t *t24 = dp->tbl24b;
 	unsigned i, pre = n < FWD_FIB_PREFETCH_AHEAD ? n :
 	    FWD_FIB_PREFETCH_AHEAD;
 

@@ -48,6 +48,8 @@ struct fib_pending {
 
 struct fwd_fib {
 	struct fwd_fib_dp dp;	/* must be first: the inline lookups use it */
+	uint8_t *tbl24b;	/* the byte view (fwd_fib.h), kept by
+				   fib_store24 */
 	uint16_t *tbl24;
 	uint16_t *tbl8;		/* group g at tbl8 + (g << 8), g < 0x10000 */
 	uint8_t *dep24;
@@ -55,6 +57,8 @@ struct fwd_fib {
 	uint16_t *glong;
 	void *tbl24_map, *dep24_map, *tbl8_map, *dep8_map; /* lc_huge_map */
 	size_t tbl24_map_len, dep24_map_len, tbl8_map_len, dep8_map_len;
+	void *tbl24b_map;
+	size_t tbl24b_map_len;
 	unsigned max_nh;
 	unsigned flags;
 

@@ -67,7 +67,7 @@ punt_cb(void *arg, struct fwd_pkt *p, enum fwd_reason why, unsigned aux)
 static int
 setup(void **st)
 {
-	struct fwd_fib_conf fc = {.max_nh = 256, .flags = FWD_FIB_F_MARTIAN};
+	struct fwd_fib_conf fc = {.max_nh = 512, .flags = FWD_FIB_F_MARTIAN};
 	struct env *e = calloc(1, sizeof(*e));
 	static const uint8_t *macs[3] = {mac0, mac1, mac2};
 	struct fwd_dp_conf dc;
@@ -76,7 +76,7 @@ setup(void **st)
 	assert_non_null(e);
 	e->fib = fwd_fib_new(&fc);
 	assert_non_null(e->fib);
-	e->adj = fwd_adj_tbl_new(256, 4);
+	e->adj = fwd_adj_tbl_new(512, 4);
 	assert_non_null(e->adj);
 	for (unsigned i = 0; i < 3; i++) {
 		struct fwd_port_mem_conf pc = {.id = (uint16_t)i,
@@ -500,6 +500,72 @@ test_fib_decides(void **st)
 	assert_true(fwd_port_mem_take(e->port[2], o, sizeof(o)) < 0); /* none */
 }
 
+/*
+ * Next hops the FIB's byte view cannot hold (>= 254) take dp_adj_slow's
+ * way through tbl24, alone or under a /25-/32 group; both lookup variants
+ * forward them like any other, and fwd_adj_alloc never hands out the two
+ * reserved indices.
+ */
+static void
+test_byte_view(void **st)
+{
+	struct env *e = *st;
+	uint8_t f[128], o[128];
+	unsigned len;
+	int idx;
+
+	assert_int_equal(
+	    fwd_adj_set_nh(e->adj, 300, 1, TF_IP(2, 254), gw1mac), 0);
+	assert_int_equal(
+	    fwd_adj_set_nh(e->adj, 301, 2, TF_IP(5, 254), gw2mac), 0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 253, 2, TF_IP(5, 254),
+			     gw2mac), 0);
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(10, 0), 24, 300), 0);
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(11, 0), 24, 253), 0);
+	assert_int_equal(fwd_fib_add(e->fib, TF_IP(11, 128), 25, 301), 0);
+	for (unsigned v = 0; v < 2; v++) {
+		e->dp.conf.flags = v ? FWD_DP_F_BURST_LOOKUP : 0;
+		len = udp(f, TF_IP(10, 9), 64, 26, 0);
+		run1(e, f, len);
+		assert_int_equal(
+		    fwd_port_mem_take(e->port[1], o, sizeof(o)), 60);
+		assert_memory_equal(o, gw1mac, 6);
+		len = udp(f, TF_IP(11, 9), 64, 26, 0);	/* 253: direct */
+		run1(e, f, len);
+		assert_int_equal(
+		    fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
+		assert_memory_equal(o, gw2mac, 6);
+		len = udp(f, TF_IP(11, 200), 64, 26, 0); /* the /25 */
+		run1(e, f, len);
+		assert_int_equal(
+		    fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
+		/* no route under the byte view's NONE */
+		len = udp(f, TF_IP(12, 1), 64, 26, 0);
+		expect(e, f, len, FWD_R_NO_ROUTE);
+	}
+	e->dp.conf.flags = 0;
+	assert_int_equal(e->dp.st.fwd, 6);
+	/* allocations go lowest first and skip 254 and 255 */
+	{
+		int prev = -1;
+
+		while ((idx = fwd_adj_alloc(e->adj)) >= 0) {
+			assert_true(!fwd_adj_reserved((unsigned)idx));
+			assert_true(idx > prev);
+			prev = idx;
+		}
+	}
+	assert_int_equal(e->adj->ent[FWD_FIB_B_ESC].action, FWD_ADJ_A_UNSET);
+	assert_int_equal(e->adj->ent[FWD_FIB_B_NONE].action, FWD_ADJ_A_UNSET);
+	/* an index released is the next one given, however high the last
+	 * was: next hops stay where the byte view holds them */
+	fwd_adj_release(e->adj, 40);
+	fwd_adj_release(e->adj, 12);
+	assert_int_equal(fwd_adj_alloc(e->adj), 12);
+	assert_int_equal(fwd_adj_alloc(e->adj), 40);
+	assert_int_equal(fwd_adj_alloc(e->adj), -ENOSPC);
+}
+
 static void
 test_api_errors(void **st)
 {
@@ -542,7 +608,13 @@ test_api_errors(void **st)
 	}
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 2), -EINVAL);
 	assert_int_equal(fwd_adj_set_group(e->adj, 10, m, 0), -EINVAL);
-	assert_int_equal(fwd_adj_set_nh(e->adj, 256, 0, 1, NULL), -EINVAL);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 512, 0, 1, NULL), -EINVAL);
+	/* the FIB byte view's special values are never adjacencies */
+	assert_int_equal(fwd_adj_set_nh(e->adj, FWD_FIB_B_ESC, 0, 1, NULL),
+	    -EINVAL);
+	assert_int_equal(fwd_adj_set_drop(e->adj, FWD_FIB_B_NONE), -EINVAL);
+	assert_int_equal(fwd_adj_set_group(e->adj, FWD_FIB_B_ESC, m, 2),
+	    -EINVAL);
 	assert_int_equal(
 	    fwd_adj_set_nh(e->adj, 1, FWD_PORT_MAX, 1, NULL), -EINVAL);
 	assert_int_equal(fwd_adj_port_set(e->adj, 0, mac0, 10, true), -EINVAL);
@@ -558,6 +630,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_forward, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_byte_view, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_burst_mixed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_punt_refused, setup, teardown),

@@ -141,6 +141,35 @@ fib_make(unsigned max_nh, unsigned max_tbl8)
 	return (f);
 }
 
+/* The byte view agrees with tbl24 everywhere. */
+static void
+bytes_ok(const struct fwd_fib *f)
+{
+	long bad = fwd_fib_check_bytes(f);
+
+	if (bad >= 0)
+		fail_msg("byte view differs from tbl24 at /24 %08lx",
+		    (unsigned long)bad << 8);
+}
+
+/* Every test ends here: the byte view still agrees, then free. */
+static void
+fib_done(struct fwd_fib *f)
+{
+	bytes_ok(f);
+	fwd_fib_free(f);
+}
+
+/* A next hop below max: half of them under 256, so that the byte view holds
+ * some (< 254) and escapes the others (254, 255 and up). */
+static unsigned
+pick_nh(unsigned max)
+{
+	if (rnd() & 1)
+		return ((unsigned)(rnd() % (max < 256 ? max : 256)));
+	return ((unsigned)(rnd() % max));
+}
+
 struct route {
 	uint32_t pfx;
 	unsigned len;
@@ -255,6 +284,8 @@ check_all(const struct fwd_fib *f, const struct ref *r,
 			na = 0;
 		}
 	}
+	if (nrandom >= 2000)
+		bytes_ok(f);
 }
 
 /* ---- tests ---- */
@@ -280,7 +311,7 @@ test_lpm_random(void **state)
 		assert_non_null(f);
 		ref_init(&r);
 		for (size_t k = 0; k < n; k++) {
-			unsigned nh = (unsigned)(rnd() % 4096);
+			unsigned nh = pick_nh(4096);
 
 			rt[k] = pick_route();
 			both_add(f, &r, rt[k], nh);
@@ -293,7 +324,7 @@ test_lpm_random(void **state)
 			unsigned op = (unsigned)(rnd() % 3);
 
 			if (op == 0) {
-				both_add(f, &r, rt[k], (unsigned)(rnd() % 4096));
+				both_add(f, &r, rt[k], pick_nh(4096));
 			} else if (op == 1) {
 				both_del(f, &r, rt[k]);
 			}
@@ -308,7 +339,7 @@ test_lpm_random(void **state)
 		assert_int_equal(fwd_fib_count(f), 0);
 		assert_int_equal(fwd_fib_tbl8_used(f), 0);
 		ref_fini(&r);
-		fwd_fib_free(f);
+		fib_done(f);
 	}
 }
 
@@ -340,7 +371,7 @@ test_pins_random(void **state)
 		rng_state = seed;
 		ref_init(&r);
 		for (size_t k = 0; k < n; k++) {
-			nh = (unsigned)(rnd() % 4096);
+			nh = pick_nh(4096);
 			rt[k] = pick_route();
 			both_add(f, &r, rt[k], nh);
 			if (k % 20 == 0 && want_npin < 80) {
@@ -351,7 +382,7 @@ test_pins_random(void **state)
 				    a >= 0xe0000000u;
 				int rv;
 
-				nh = (unsigned)(rnd() % 4096);
+				nh = pick_nh(4096);
 				rv = fwd_fib_pin(f, a, nh);
 				if (mart) {
 					assert_int_equal(rv, -EINVAL);
@@ -376,7 +407,7 @@ test_pins_random(void **state)
 			unsigned op = (unsigned)(rnd() % 4);
 
 			if (op == 0) {
-				both_add(f, &r, rt[k], (unsigned)(rnd() % 4096));
+				both_add(f, &r, rt[k], pick_nh(4096));
 			} else if (op == 1) {
 				both_del(f, &r, rt[k]);
 			} else if (op == 2 && want_npin > 0 && k % 8 == 0) {
@@ -416,7 +447,7 @@ test_pins_random(void **state)
 		assert_int_equal(fwd_fib_tbl8_used(f), 0);
 		want_martian = false;
 		ref_fini(&r);
-		fwd_fib_free(f);
+		fib_done(f);
 	}
 }
 
@@ -511,14 +542,14 @@ test_pins(void **state)
 	for (unsigned k = 0; k < FWD_FIB_PIN_MAX; k++)
 		assert_int_equal(fwd_fib_pin(f, 0xc6130000 + k * 7, 1), 0);
 	assert_int_equal(fwd_fib_pin(f, 0xc6140000, 1), -ENOSPC);
-	fwd_fib_free(f);
+	fib_done(f);
 	/* without the flag there is no martian range */
 	f = fib_make(16, 0);
 	assert_int_equal(fwd_fib_add(f, 0, 0, 4), 0);
 	assert_int_equal(fwd_fib_lookup(f, 0xe0000001), 4);
 	assert_int_equal(fwd_fib_pin(f, 0x7f000001, 3), 0);
 	assert_int_equal(fwd_fib_lookup(f, 0x7f000001), 3);
-	fwd_fib_free(f);
+	fib_done(f);
 }
 
 static void
@@ -584,7 +615,7 @@ test_sequence(void **state)
 	assert_int_equal(fwd_fib_add(f, 0x80000000, 1, 10), 0);
 	assert_int_equal(fwd_fib_lookup(f, 0xfffffffe), 10);
 	assert_int_equal(fwd_fib_lookup(f, 0x7fffffff), FWD_FIB_NH_NONE);
-	fwd_fib_free(f);
+	fib_done(f);
 }
 
 static void
@@ -628,7 +659,7 @@ test_collapse_and_reuse(void **state)
 	assert_int_equal(fwd_fib_tbl8_used(f), 1);
 	assert_int_equal(fwd_fib_del(f, A(11, 1, 0, 128), 25), 0);
 	assert_int_equal(fwd_fib_tbl8_used(f), 0);
-	fwd_fib_free(f);
+	fib_done(f);
 }
 
 static int
@@ -694,7 +725,7 @@ test_errors(void **state)
 	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 3, 1)), FWD_FIB_NH_NONE);
 	assert_int_equal(fwd_fib_add(f, A(198, 18, 3, 0), 26, 4), 0);
 	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 3, 1)), 4);
-	fwd_fib_free(f);
+	fib_done(f);
 }
 
 struct walk_state {
@@ -731,7 +762,7 @@ test_walk(void **state)
 	ref_init(&r);
 	for (int k = 0; k < 2000; k++) {
 		struct route rt = pick_route();
-		unsigned nh = (unsigned)(rnd() % 4096);
+		unsigned nh = pick_nh(4096);
 
 		assert_int_equal(fwd_fib_add(f, rt.pfx, rt.len, nh), 0);
 		ref_add(&r, rt.pfx, rt.len, nh);
@@ -753,7 +784,7 @@ test_walk(void **state)
 	assert_int_equal(fwd_fib_walk(f, walk_cb, &w), 42);
 	assert_int_equal(w.n, 100000);
 	ref_fini(&r);
-	fwd_fib_free(f);
+	fib_done(f);
 }
 
 static void
@@ -802,7 +833,7 @@ test_stale(void **state)
 	assert_int_equal(fwd_fib_count(f), 0);
 	assert_int_equal(fwd_fib_tbl8_used(f), 0);
 	ref_fini(&r);
-	fwd_fib_free(f);
+	fib_done(f);
 }
 
 /*
@@ -919,7 +950,7 @@ test_concurrent(void **state)
 		    "(e.g. %08x -> %u)", m->bad, m->lookups, m->bad_addr,
 		    m->bad_nh);
 	assert_true(m->lookups > 0);
-	fwd_fib_free(m->fib);
+	fib_done(m->fib);
 	free(m);
 }
 
