@@ -1568,9 +1568,37 @@ usage(void)
 	return (2);
 }
 
+/* Every comma-separated item of list is one of names (or the list is
+ * empty, for "none"): else the bad item is printed and false. */
+static bool
+bf_list_ok(const char *opt, const char *list, const char *const *names,
+    int n)
+{
+	for (const char *p = list; *p != '\0';) {
+		size_t l = strcspn(p, ",");
+		bool ok = false;
+
+		for (int k = 0; k < n; k++)
+			if (strlen(names[k]) == l && strncmp(p, names[k], l) == 0)
+				ok = true;
+		if (!ok) {
+			fprintf(stderr, "bench-forward: %s: '%.*s' is not one of",
+			    opt, (int)l, p);
+			for (int k = 0; k < n; k++)
+				fprintf(stderr, " %s", names[k]);
+			fprintf(stderr, "\n");
+			return (false);
+		}
+		p += l + (p[l] == ',');
+	}
+	return (true);
+}
+
 int
 main(int argc, char **argv)
 {
+	static const char *const szn[] = {"64", "1500"};
+	static const char *const ben[] = {"af_packet", "af_xdp", "none"};
 	const char *fibs = "1,128,1M", *szs = "64,1500", *fwd_args = "";
 	const char *replot = NULL, *backends = "af_packet,af_xdp";
 	const char *lat_args = "";
@@ -1625,6 +1653,11 @@ main(int argc, char **argv)
 	if (G.rounds < 1 || G.rounds > 8 || G.tdur <= 0 || G.gen_batch < 1 ||
 	    G.gen_batch > 4096)
 		return (usage());
+	/* a list that names nothing known would run nothing and exit 0 */
+	if (!bf_list_ok("--fib", fibs, fib_name, NFIB) ||
+	    !bf_list_ok("--sizes", szs, szn, 2) ||
+	    !bf_list_ok("--backends", backends, ben, 3))
+		return (2);
 	if (replot != NULL) {
 		/* the plot of a trials file (as written by a run): no run */
 		char exe[PATH_MAX], *sl;
