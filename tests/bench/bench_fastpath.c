@@ -96,8 +96,8 @@ adj_of(struct bench *b, unsigned nh)
  * destinations inside the table's prefixes arriving on port 0. Adjacency
  * indices come from fwd_adj_alloc at a next hop's first route, as in
  * tern-fwd: 0-253, then 256 and up (254 and 255 are the FIB byte view's
- * special values), so with 1M routes the last two next hops met take the
- * byte view's escape to tbl24.
+ * special values). The local adjacency takes 0, so with 1M routes the last
+ * three next hops met take the byte view's escape to tbl24.
  */
 static void
 bench_setup(
