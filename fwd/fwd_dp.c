@@ -209,28 +209,13 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 	 * The fast path reads the FIB's byte view only, as an adjacency
 	 * index; the byte's two special values are reserved indices, never
 	 * FORWARD (fwd_adj_reserved): FWD_FIB_B_NONE is no route,
-	 * FWD_FIB_B_ESC sends us to tbl24 (a next hop >= 254 or a group).
+	 * FWD_FIB_B_ESC takes the FIB's own escape (tbl24, and the tbl8
+	 * entry under a /25-/32 group), which gives the final next hop.
 	 */
-	if (v == FWD_FIB_B_NONE) {
-		v = FWD_FIB_NH_NONE;
-		a = &at->ent[v];
-	} else if (v == FWD_FIB_B_ESC) {
-		/* tbl24 was stored before the byte (fwd_fib_lookup_esc_) */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		v = FWD_FIB_READ_(fdp->tbl24[dst >> 8]);
-		a = &at->ent[v];
-	}
-	/*
-	 * A /25-/32 group id (its entry, past the table's size, is never
-	 * FORWARD; fwd_dp_init checks the sizes) gets its tbl8 entry.
-	 */
-	if (v - fdp->nh_limit < fdp->g_span) {
-		a = &at->ent[FWD_FIB_READ_(fdp->tbl8[((size_t)v << 8) |
-		    (dst & 0xff)])];
-		if (__atomic_load_n(&a->action, __ATOMIC_ACQUIRE) ==
-		    FWD_ADJ_A_FORWARD)
-			return (dp_fwd_mtu(dp, p, a, iplen, drop, ndrop));
-	}
+	if (v == FWD_FIB_B_NONE)
+		a = &at->ent[FWD_FIB_NH_NONE];
+	else if (v == FWD_FIB_B_ESC)
+		a = &at->ent[fwd_fib_esc_(fdp, dst)];
 	act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
 	if (act == FWD_ADJ_A_FORWARD)
 		return (dp_fwd_mtu(dp, p, a, iplen, drop, ndrop));

@@ -432,9 +432,9 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 		ng = conf->max_tbl8;
 	fib->g_first = fib->g_hwm = conf->max_nh;
 	fib->g_end = conf->max_nh + ng;
-	/* dep24 starts zeroed (fresh mapping); tbl24 starts NONE */
-	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++)
-		fib->tbl24[i] = FWD_FIB_NH_NONE;
+	/* dep24 starts zeroed (fresh mapping); tbl24 and its byte view start
+	 * NONE (0xffff and 0xff: every byte 0xff) */
+	memset(fib->tbl24, 0xff, FIB_TBL24_ENTRIES * sizeof(uint16_t));
 	memset(fib->tbl24b, FWD_FIB_B_NONE, FIB_TBL24_ENTRIES);
 	fib_mark_martian(fib);
 	if (conf->qsbr != NULL) {
@@ -613,18 +613,7 @@ fwd_fib_tbl8_used(const struct fwd_fib *fib)
 unsigned
 fwd_fib_lookup_esc_(const struct fwd_fib_dp *dp, uint32_t dst)
 {
-	unsigned v;
-
-	/* The writer stores the tbl24 entry, then the byte (release): what
-	 * the byte announced is in tbl24 (a compiler barrier on x86). */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	v = FWD_FIB_READ_(dp->tbl24[dst >> 8]);
-	/* One compare for "is a group" (NONE is not one). The tbl8 read
-	 * depends on v (address dependency): ordered after it on every CPU
-	 * Linux supports but Alpha. */
-	if (v - dp->nh_limit < dp->g_span)
-		v = FWD_FIB_READ_(dp->tbl8[((size_t)v << 8) | (dst & 0xff)]);
-	return (v);
+	return (fwd_fib_esc_(dp, dst));
 }
 
 long

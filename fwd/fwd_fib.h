@@ -174,9 +174,28 @@ fwd_fib_read8_(const uint8_t *p)
 }
 
 /* dst's byte said FWD_FIB_B_ESC: its tbl24 entry, and its tbl8 entry when
- * that is a group (fwd_fib.c). Out of line and declared pure (it writes
- * nothing the caller sees): the acquire fence inside would otherwise make
- * the compiler reload the caller's table pointers on every lookup. */
+ * that is a group. Inline for code that is out of line already (tern-fwd's
+ * dp_adj_slow); lookups call fwd_fib_lookup_esc_. */
+static inline unsigned
+fwd_fib_esc_(const struct fwd_fib_dp *dp, uint32_t dst)
+{
+	unsigned v;
+
+	/* The writer stores the tbl24 entry, then the byte (release): what
+	 * the byte announced is in tbl24 (a compiler barrier on x86). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	v = FWD_FIB_READ_(dp->tbl24[dst >> 8]);
+	/* One compare for "is a group" (NONE is not one). The tbl8 read
+	 * depends on v (address dependency): ordered after it on every CPU
+	 * Linux supports but Alpha. */
+	if (v - dp->nh_limit < dp->g_span)
+		v = FWD_FIB_READ_(dp->tbl8[((size_t)v << 8) | (dst & 0xff)]);
+	return (v);
+}
+
+/* fwd_fib_esc_ out of line (fwd_fib.c) and declared pure (it writes
+ * nothing the caller sees): inline, its acquire fence would make the
+ * compiler reload the caller's table pointers on every lookup of a loop. */
 unsigned fwd_fib_lookup_esc_(const struct fwd_fib_dp *, uint32_t dst)
     __attribute__((pure));
 

@@ -46,7 +46,7 @@ fwd_fib_lookup_burst_simd_(const struct fwd_fib *fib, const uint32_t *dst,
 		    _mm512_cmpeq_epi32_mask(v, bnone), none);
 		m = _mm512_cmpeq_epi32_mask(v, esc);
 		if (__builtin_expect(m != 0, 0)) {
-			/* as fwd_fib_lookup_esc_: tbl24 was stored first */
+			/* as fwd_fib_esc_: tbl24 was stored first */
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			v = _mm512_mask_i32gather_epi32(v, m, i24,
 			    (const void *)dp->tbl24, 2);
