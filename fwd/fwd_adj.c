@@ -20,9 +20,9 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 	t->size = size;
 	t->ngroups = ngroups;
 	/*
-	 * Entries for all 65536 indices (2 MiB, untouched beyond size but
-	 * for FWD_FIB_NH_NONE's, which stays UNSET): the fast path indexes
-	 * with any 16-bit FIB result without a bounds test.
+	 * Entries for all 65536 indices (2 MiB, untouched beyond size; the
+	 * reserved ones stay UNSET): the fast path indexes with any 16-bit
+	 * FIB result without a bounds test.
 	 */
 	t->ent = calloc(FWD_ADJ_INDEX_SPACE, sizeof(*t->ent));
 	t->used = calloc(size, 1);

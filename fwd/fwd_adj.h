@@ -85,23 +85,24 @@ struct fwd_adj_tbl {
 };
 
 /*
- * A table of size entries (<= 65535, the FIB's next-hop space, 0xffff
- * being "none") and ngroups ECMP groups. NULL and errno EINVAL or ENOMEM.
+ * A table of size entries (<= 65535, the FIB's next-hop space, of which
+ * the fwd_adj_reserved indices are never given) and ngroups ECMP groups. NULL and errno EINVAL or ENOMEM.
  */
 struct fwd_adj_tbl *fwd_adj_tbl_new(unsigned size, unsigned ngroups);
 void fwd_adj_tbl_free(struct fwd_adj_tbl *);
 
 /*
  * Indices no adjacency gets (they stay UNSET, so the fast path never
- * forwards with them): 0xffff (FWD_FIB_NH_NONE) and the FIB byte view's
- * FWD_FIB_B_ESC and FWD_FIB_B_NONE (254, 255), which the fast path uses as
- * adjacency indices like any other byte (fwd_dp.c, dp_adj_slow).
+ * forwards with them): the FIB byte view's FWD_FIB_B_ESC and
+ * FWD_FIB_NH_NONE (254, 255), which the fast path uses as adjacency indices
+ * like any other byte (fwd_dp.c, dp_adj_slow), and 0xffff (the FIB's
+ * internal FWD_FIB_T_NONE, never returned; kept out for safety).
  */
 static inline bool
 fwd_adj_reserved(unsigned idx)
 {
 	return (idx == FWD_FIB_NH_NONE || idx == FWD_FIB_B_ESC ||
-	    idx == FWD_FIB_B_NONE);
+	    idx == FWD_FIB_T_NONE);
 }
 
 /* The lowest free index (never a reserved one), marked used; -ENOSPC when

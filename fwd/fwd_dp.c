@@ -208,19 +208,20 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 	/*
 	 * The fast path reads the FIB's byte view only, as an adjacency
 	 * index; the byte's two special values are reserved indices, never
-	 * FORWARD (fwd_adj_reserved): FWD_FIB_B_NONE is no route,
+	 * FORWARD (fwd_adj_reserved): FWD_FIB_NH_NONE is no route,
 	 * FWD_FIB_B_ESC takes the FIB's own escape (tbl24, and the tbl8
-	 * entry under a /25-/32 group), which gives the final next hop.
+	 * entry under a /25-/32 group), which gives the final next hop or
+	 * FWD_FIB_NH_NONE.
 	 */
-	if (v == FWD_FIB_B_NONE)
-		a = &at->ent[FWD_FIB_NH_NONE];
-	else if (v == FWD_FIB_B_ESC)
-		a = &at->ent[fwd_fib_esc_(fdp, dst)];
+	if (v == FWD_FIB_B_ESC) {
+		v = fwd_fib_esc_(fdp, dst);
+		a = &at->ent[v];
+	}
 	act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
 	if (act == FWD_ADJ_A_FORWARD)
 		return (dp_fwd_mtu(dp, p, a, iplen, drop, ndrop));
 
-	if ((unsigned)(a - at->ent) >= at->size) { /* FWD_FIB_NH_NONE */
+	if (v == FWD_FIB_NH_NONE || v >= at->size) {
 		/* the FIB holds NONE over the martian ranges */
 		dp_divert(dp, p,
 		    fwd_ipv4_dst_martian(dst) ? FWD_R_MARTIAN : FWD_R_NO_ROUTE,

@@ -240,7 +240,7 @@ static inline uint8_t
 fib_byte(const struct fwd_fib *fib, unsigned v)
 {
 	if (v == FIB_NONE)
-		return (FWD_FIB_B_NONE);
+		return (FWD_FIB_NH_NONE);
 	return ((uint8_t)(v < FWD_FIB_B_ESC && v < fib->max_nh ? v :
 	    FWD_FIB_B_ESC));
 }
@@ -346,7 +346,7 @@ static void
 fib_cover(const struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned *nh,
     unsigned *depth)
 {
-	*nh = FWD_FIB_NH_NONE;
+	*nh = FIB_NONE;
 	*depth = 0;
 	for (unsigned l = len; l-- > 0;) {
 		size_t s;
@@ -435,7 +435,7 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	/* dep24 starts zeroed (fresh mapping); tbl24 and its byte view start
 	 * NONE (0xffff and 0xff: every byte 0xff) */
 	memset(fib->tbl24, 0xff, FIB_TBL24_ENTRIES * sizeof(uint16_t));
-	memset(fib->tbl24b, FWD_FIB_B_NONE, FIB_TBL24_ENTRIES);
+	memset(fib->tbl24b, FWD_FIB_NH_NONE, FIB_TBL24_ENTRIES);
 	fib_mark_martian(fib);
 	if (conf->qsbr != NULL) {
 		fib->qsbr = conf->qsbr;
@@ -495,7 +495,8 @@ fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 	unsigned d = len + 1, g = 0;
 	int rv;
 
-	if (fib_check(pfx, len) != 0 || nh >= fib->max_nh)
+	if (fib_check(pfx, len) != 0 || nh >= fib->max_nh ||
+	    nh == FWD_FIB_NH_NONE)
 		return (-EINVAL);
 	key = fib_key(pfx, len);
 	slot = fib_ht_find(fib, key);
@@ -546,7 +547,7 @@ int
 fwd_fib_del(struct fwd_fib *fib, uint32_t pfx, unsigned len)
 {
 	size_t slot;
-	unsigned d = len + 1, cn = FWD_FIB_NH_NONE, cd = 0;
+	unsigned d = len + 1, cn = FIB_NONE, cd = 0;
 	int rv;
 
 	if (fib_check(pfx, len) != 0)
@@ -669,9 +670,9 @@ fwd_fib_clear(struct fwd_fib *fib)
 	for (uint32_t i = 0; i < FIB_TBL24_ENTRIES; i++) {
 		unsigned old = fib->tbl24[i];
 
-		if (old == FWD_FIB_NH_NONE)
+		if (old == FIB_NONE)
 			continue;
-		fib_store24(fib, i, FWD_FIB_NH_NONE);
+		fib_store24(fib, i, FIB_NONE);
 		if (fib_is_group(fib, old)) {
 			/* on ENOMEM the group leaks until fwd_fib_free */
 			if (fib_group_reserve_defer(fib) == 0)
@@ -703,7 +704,8 @@ fwd_fib_pin(struct fwd_fib *fib, uint32_t addr, unsigned nh)
 {
 	int k = fib_pin_find(fib, addr), rv;
 
-	if (nh >= fib->max_nh || fib_pinned24(fib, addr))
+	if (nh >= fib->max_nh || nh == FWD_FIB_NH_NONE ||
+	    fib_pinned24(fib, addr))
 		return (-EINVAL);
 	if (k >= 0) {
 		if ((rv = fib_pin_apply(fib, addr, nh, false)) != 0)

@@ -22,25 +22,32 @@
  * A worker that looks up without being registered is unsafe.
  *
  * Layout: tbl24 has 2^24 two-byte entries. A value below max_nh is a next-hop
- * index; 0xffff is FWD_FIB_NH_NONE; a value max_nh <= v < 0xffff names tbl8
- * group v (256 two-byte entries, each a next-hop index or FWD_FIB_NH_NONE).
- * So (0xffff - max_nh) groups are available, more than
+ * index; 0xffff (FWD_FIB_T_NONE) is "no route"; a value max_nh <= v < 0xffff
+ * names tbl8 group v (256 two-byte entries, each a next-hop index or
+ * FWD_FIB_T_NONE). So (0xffff - max_nh) groups are available, more than
  * rte_fib's 2^15 for any max_nh < 32768. The tbl8 space is reserved virtually
  * (MAP_NORESERVE): only touched groups cost memory.
  *
  * Lookups read a byte view of tbl24 first (tbl24b, 16 MiB against 32: a
  * random lookup on a big table misses the CPU cache less often): a byte
- * below FWD_FIB_B_ESC is the next hop itself, FWD_FIB_B_NONE is "no route",
- * FWD_FIB_B_ESC sends the lookup to tbl24 (next hops >= 254 and groups).
- * A table whose next hops are below 254 is looked up in one read of 16 MiB.
+ * below FWD_FIB_B_ESC is the next hop itself, FWD_FIB_NH_NONE (255) is "no
+ * route", FWD_FIB_B_ESC sends the lookup to tbl24 (next hops >= 254 and
+ * groups). A table whose next hops are below 254 is looked up in one read
+ * of 16 MiB, and the byte read is the result: no route is 255 in the byte
+ * view and in the API alike, so next-hop index 255 is not a next hop.
  */
 
-/* The byte view's two special values. tern-fwd's fast path uses a byte as
- * an adjacency index, so fwd_adj never hands out these two indices. */
+/* The byte view's escape. tern-fwd's fast path uses a byte as an adjacency
+ * index, so fwd_adj never hands out this index, nor FWD_FIB_NH_NONE. */
 #define FWD_FIB_B_ESC  0xfeu	/* read tbl24 */
-#define FWD_FIB_B_NONE 0xffu	/* FWD_FIB_NH_NONE */
 
-#define FWD_FIB_NH_NONE 0xffffu	/* returned when no route matches */
+/* What a lookup returns when no route matches; never a next hop (add and
+ * pin refuse it). Equal to the byte view's code for it, so the lookup
+ * returns the byte it read: turning 255 into a 16-bit 0xffff took a
+ * compare and a conditional move on the value every lookup waits for
+ * (measured in one process, docs/fib.md: +16-21% single lookups without). */
+#define FWD_FIB_NH_NONE 0xffu
+#define FWD_FIB_T_NONE	0xffffu	/* tbl24/tbl8's "no route" (internal) */
 #define FWD_FIB_MAX_NH	0xff00u	/* largest max_nh (leaves >= 255 groups) */
 
 /* fwd_fib_conf.flags */
@@ -57,7 +64,8 @@
 struct fwd_fib;
 
 struct fwd_fib_conf {
-	unsigned max_nh;	/* next-hop indices 0..max_nh-1, e.g. 4096;
+	unsigned max_nh;	/* next-hop indices 0..max_nh-1 but 255
+				   (FWD_FIB_NH_NONE), e.g. 4096;
 				   1..FWD_FIB_MAX_NH */
 	unsigned max_tbl8;	/* cap on tbl8 groups; 0 = largest possible */
 	struct fwd_qsbr *qsbr;	/* readers' qsbr; NULL: the FIB makes its own
@@ -88,8 +96,8 @@ struct fwd_fib *fwd_fib_new(const struct fwd_fib_conf *);
 void fwd_fib_free(struct fwd_fib *);
 
 /* Add or replace pfx/len (host order) -> nh. 0; -EINVAL (len > 32, host bits
- * set, nh >= max_nh); -ENOSPC (no tbl8 group left); -ENOMEM. On error nothing
- * changed. Clears the route's stale mark. */
+ * set, nh >= max_nh, nh == FWD_FIB_NH_NONE); -ENOSPC (no tbl8 group left);
+ * -ENOMEM. On error nothing changed. Clears the route's stale mark. */
 int fwd_fib_add(struct fwd_fib *, uint32_t pfx, unsigned len, unsigned nh);
 /* 0; -ENOENT (no such route); -EINVAL (len > 32, host bits set).
  * Addresses of the route fall back to the longest covering route. */
@@ -190,7 +198,7 @@ fwd_fib_esc_(const struct fwd_fib_dp *dp, uint32_t dst)
 	 * Linux supports but Alpha. */
 	if (v - dp->nh_limit < dp->g_span)
 		v = FWD_FIB_READ_(dp->tbl8[((size_t)v << 8) | (dst & 0xff)]);
-	return (v);
+	return (v == FWD_FIB_T_NONE ? FWD_FIB_NH_NONE : v);
 }
 
 /* fwd_fib_esc_ out of line (fwd_fib.c) and declared pure (it writes
@@ -207,8 +215,7 @@ fwd_fib_lookup_dp_(const struct fwd_fib_dp *dp, uint32_t dst)
 
 	if (__builtin_expect(b == FWD_FIB_B_ESC, 0))
 		return (fwd_fib_lookup_esc_(dp, dst));
-	/* a conditional move, not a branch: unrouted space is common */
-	return (b == FWD_FIB_B_NONE ? FWD_FIB_NH_NONE : b);
+	return (b);	/* the next hop, or FWD_FIB_NH_NONE */
 }
 
 /* Longest-prefix match of dst (host order): the next-hop index or

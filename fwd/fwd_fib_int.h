@@ -9,7 +9,7 @@
 
 #define FIB_TBL24_ENTRIES (1u << 24)
 #define FIB_GROUP_ENTRIES 256u
-#define FIB_NONE	  0xffffu	/* FWD_FIB_NH_NONE, never a group */
+#define FIB_NONE	  FWD_FIB_T_NONE	/* no route in tbl24/tbl8, never a group */
 #define FIB_NGROUP_VALUES 0x10000u	/* tbl8/dep8 reserve one slot per value */
 #define FIB_D_PIN	  34u	/* depth of a pinned entry: above any route's
 				   (1 + 32), so no route's paint reaches it */

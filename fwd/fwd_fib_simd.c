@@ -30,7 +30,7 @@ fwd_fib_lookup_burst_simd_(const struct fwd_fib *fib, const uint32_t *dst,
 	const __m512i lo16 = _mm512_set1_epi32(0xffff);
 	const __m512i lo8 = _mm512_set1_epi32(0xff);
 	const __m512i esc = _mm512_set1_epi32(FWD_FIB_B_ESC);
-	const __m512i bnone = _mm512_set1_epi32(FWD_FIB_B_NONE);
+	const __m512i tnone = _mm512_set1_epi32(FWD_FIB_T_NONE);
 	const __m512i none = _mm512_set1_epi32(FWD_FIB_NH_NONE);
 	unsigned i = 0;
 
@@ -41,9 +41,7 @@ fwd_fib_lookup_burst_simd_(const struct fwd_fib *fib, const uint32_t *dst,
 		ip = _mm512_loadu_si512((const void *)(dst + i));
 		i24 = _mm512_srli_epi32(ip, 8);
 		v = _mm512_i32gather_epi32(i24, (const void *)dp->tbl24b, 1);
-		v = _mm512_and_si512(v, lo8);
-		v = _mm512_mask_mov_epi32(v,
-		    _mm512_cmpeq_epi32_mask(v, bnone), none);
+		v = _mm512_and_si512(v, lo8);	/* the next hop, or NONE */
 		m = _mm512_cmpeq_epi32_mask(v, esc);
 		if (__builtin_expect(m != 0, 0)) {
 			/* as fwd_fib_esc_: tbl24 was stored first */
@@ -63,6 +61,9 @@ fwd_fib_lookup_burst_simd_(const struct fwd_fib *fib, const uint32_t *dst,
 				    (const void *)dp->tbl8, 2);
 				v = _mm512_and_si512(v, lo16);
 			}
+			/* tbl24/tbl8's NONE is the API's */
+			v = _mm512_mask_mov_epi32(v,
+			    _mm512_cmpeq_epi32_mask(v, tnone), none);
 		}
 		_mm256_storeu_si256((__m256i *)(void *)(nh + i),
 		    _mm512_cvtepi32_epi16(v));

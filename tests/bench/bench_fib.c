@@ -184,7 +184,7 @@ report(const char *cas, const char *metric, const char *unit,
 static struct fwd_fib *
 ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
 {
-	struct fwd_fib_conf c = { .max_nh = TT_PFX_NNH,
+	struct fwd_fib_conf c = { .max_nh = TT_PFX_FIB_NNH,
 		.flags = (opt.no_thp ? FWD_FIB_F_NO_THP : 0) |
 		    (opt.no_simd ? FWD_FIB_F_NO_SIMD : 0) };
 	struct fwd_fib *f;
@@ -508,6 +508,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "prefix set generation failed\n");
 		return (1);
 	}
+	/* ours keeps 255 for "no route": next hop 255 is 256 for all three */
+	tt_prefixset_fib_nh(&ps);
+	tt_prefixset_fib_nh(&pl);
 	printf("prefix set: %zu prefixes, %zu nested (%.1f%%); long variant "
 	    "%zu (+%zu of /25-/32)\n", ps.n, ps.nested,
 	    100.0 * (double)ps.nested / (double)ps.n, pl.n, pl.nlong);

@@ -368,3 +368,11 @@ tt_addr_kind_name(enum tt_addr_kind k)
 	}
 	return ("?");
 }
+
+void
+tt_prefixset_fib_nh(struct tt_prefixset *ps)
+{
+	for (size_t k = 0; k < ps->n; k++)
+		if (ps->p[k].nh == 255)
+			ps->p[k].nh = TT_PFX_NNH;
+}

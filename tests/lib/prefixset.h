@@ -23,6 +23,11 @@
 #define TT_PFX_SEED 0x7465726e2d666962ull	/* the standard seed */
 #define TT_PFX_FULL 1000000			/* the standard size */
 #define TT_PFX_NNH  256
+/* fwd's FIB keeps next-hop index 255 for "no route" (FWD_FIB_NH_NONE):
+ * tt_prefixset_fib_nh renumbers a set's next hop 255 to TT_PFX_NNH, so a
+ * FIB of the set takes max_nh TT_PFX_FIB_NNH (256 next hops still, two of
+ * them, 254 and 256, above the FIB's byte view). */
+#define TT_PFX_FIB_NNH (TT_PFX_NNH + 1)
 
 #define TT_PFX_LONG 0x1u	/* flags: the "long" variant */
 
@@ -74,5 +79,6 @@ enum tt_addr_kind {
 int tt_addrs_gen(const struct tt_prefixset *, enum tt_addr_kind,
     uint32_t *out, size_t n, uint64_t seed);
 const char *tt_addr_kind_name(enum tt_addr_kind);
+void tt_prefixset_fib_nh(struct tt_prefixset *);
 
 #endif /* TT_PREFIXSET_H */

@@ -556,7 +556,7 @@ test_byte_view(void **st)
 		}
 	}
 	assert_int_equal(e->adj->ent[FWD_FIB_B_ESC].action, FWD_ADJ_A_UNSET);
-	assert_int_equal(e->adj->ent[FWD_FIB_B_NONE].action, FWD_ADJ_A_UNSET);
+	assert_int_equal(e->adj->ent[FWD_FIB_NH_NONE].action, FWD_ADJ_A_UNSET);
 	/* an index released is the next one given, however high the last
 	 * was: next hops stay where the byte view holds them */
 	fwd_adj_release(e->adj, 40);
@@ -612,7 +612,7 @@ test_api_errors(void **st)
 	/* the FIB byte view's special values are never adjacencies */
 	assert_int_equal(fwd_adj_set_nh(e->adj, FWD_FIB_B_ESC, 0, 1, NULL),
 	    -EINVAL);
-	assert_int_equal(fwd_adj_set_drop(e->adj, FWD_FIB_B_NONE), -EINVAL);
+	assert_int_equal(fwd_adj_set_drop(e->adj, FWD_FIB_NH_NONE), -EINVAL);
 	assert_int_equal(fwd_adj_set_group(e->adj, FWD_FIB_B_ESC, m, 2),
 	    -EINVAL);
 	assert_int_equal(

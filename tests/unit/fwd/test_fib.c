@@ -160,14 +160,19 @@ fib_done(struct fwd_fib *f)
 	fwd_fib_free(f);
 }
 
-/* A next hop below max: half of them under 256, so that the byte view holds
- * some (< 254) and escapes the others (254, 255 and up). */
+/* A next hop below max, never FWD_FIB_NH_NONE: half of them under 256, so
+ * that the byte view holds some (< 254) and escapes the others (254, 256
+ * and up). */
 static unsigned
 pick_nh(unsigned max)
 {
-	if (rnd() & 1)
-		return ((unsigned)(rnd() % (max < 256 ? max : 256)));
-	return ((unsigned)(rnd() % max));
+	unsigned v;
+
+	do
+		v = (unsigned)(rnd() & 1 ? rnd() % (max < 256 ? max : 256) :
+		    rnd() % max);
+	while (v == FWD_FIB_NH_NONE);
+	return (v);
 }
 
 struct route {
@@ -725,6 +730,33 @@ test_errors(void **state)
 	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 3, 1)), FWD_FIB_NH_NONE);
 	assert_int_equal(fwd_fib_add(f, A(198, 18, 3, 0), 26, 4), 0);
 	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 3, 1)), 4);
+	fib_done(f);
+
+	/* 255 is "no route", never a next hop, whatever max_nh; a group's
+	 * unrouted entries and a next hop above 255 come back right through
+	 * the escape */
+	f = fib_make(4096, 0);
+	assert_int_equal(fwd_fib_add(f, A(198, 18, 0, 0), 24, 300), 0);
+	assert_int_equal(fwd_fib_add(f, A(198, 18, 1, 0), 25, 254), 0);
+	assert_int_equal(fwd_fib_add(f, A(198, 18, 2, 0), 24, 255), -EINVAL);
+	assert_int_equal(fwd_fib_pin(f, A(198, 18, 2, 1), 255), -EINVAL);
+	assert_int_equal(fwd_fib_get(f, A(198, 18, 2, 0), 24, &nh), -ENOENT);
+	assert_int_equal(fwd_fib_count(f), 2);
+	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 0, 9)), 300);
+	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 1, 9)), 254);
+	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 1, 200)),
+	    FWD_FIB_NH_NONE);
+	assert_int_equal(fwd_fib_lookup(f, A(198, 18, 2, 1)), FWD_FIB_NH_NONE);
+	{
+		uint32_t a[32];
+		uint16_t out[32];
+
+		for (unsigned i = 0; i < 32; i++)
+			a[i] = A(198, 18, i % 3, 100 + i * 4);
+		fwd_fib_lookup_burst(f, a, out, 32);
+		for (unsigned i = 0; i < 32; i++)
+			assert_int_equal(out[i], fwd_fib_lookup(f, a[i]));
+	}
 	fib_done(f);
 }
 

@@ -121,7 +121,7 @@ static void
 test_streams_and_text(void **state)
 {
 	struct tt_prefixset a;
-	struct fwd_fib_conf fc = { .max_nh = TT_PFX_NNH };
+	struct fwd_fib_conf fc = { .max_nh = TT_PFX_FIB_NNH };
 	struct fwd_fib *f = fwd_fib_new(&fc);
 	uint32_t *s = malloc(65536 * sizeof(*s)), hot[128];
 	size_t nhot = 0, nomatch = 0;
@@ -133,6 +133,7 @@ test_streams_and_text(void **state)
 	assert_non_null(f);
 	assert_non_null(s);
 	assert_int_equal(tt_prefixset_gen(&a, 20000, TT_PFX_SEED, 0), 0);
+	tt_prefixset_fib_nh(&a);
 	for (size_t k = 0; k < a.n; k++)
 		assert_int_equal(fwd_fib_add(f, a.p[k].addr, a.p[k].len,
 		    a.p[k].nh), 0);
