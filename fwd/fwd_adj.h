@@ -95,14 +95,13 @@ void fwd_adj_tbl_free(struct fwd_adj_tbl *);
  * Indices no adjacency gets (they stay UNSET, so the fast path never
  * forwards with them): the FIB byte view's FWD_FIB_B_ESC and
  * FWD_FIB_NH_NONE (254, 255), which the fast path uses as adjacency indices
- * like any other byte (fwd_dp.c, dp_adj_slow), and 0xffff (the FIB's
- * internal FWD_FIB_T_NONE, never returned; kept out for safety).
+ * like any other byte (fwd_dp.c, dp_adj_slow). Indices >= size (0xffff
+ * among them: size <= 0xffff) are refused by every setter anyway.
  */
 static inline bool
 fwd_adj_reserved(unsigned idx)
 {
-	return (idx == FWD_FIB_NH_NONE || idx == FWD_FIB_B_ESC ||
-	    idx == FWD_FIB_T_NONE);
+	return (idx == FWD_FIB_NH_NONE || idx == FWD_FIB_B_ESC);
 }
 
 /* The lowest free index (never a reserved one), marked used; -ENOSPC when

@@ -487,6 +487,14 @@ fib_check(uint32_t pfx, unsigned len)
 	return (0);
 }
 
+/* nh can be a route's or a pin's next hop: below max_nh, and not the
+ * lookups' "no route". */
+static inline bool
+fib_nh_ok(const struct fwd_fib *fib, unsigned nh)
+{
+	return (nh < fib->max_nh && nh != FWD_FIB_NH_NONE);
+}
+
 int
 fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 {
@@ -495,8 +503,7 @@ fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 	unsigned d = len + 1, g = 0;
 	int rv;
 
-	if (fib_check(pfx, len) != 0 || nh >= fib->max_nh ||
-	    nh == FWD_FIB_NH_NONE)
+	if (fib_check(pfx, len) != 0 || !fib_nh_ok(fib, nh))
 		return (-EINVAL);
 	key = fib_key(pfx, len);
 	slot = fib_ht_find(fib, key);
@@ -704,8 +711,7 @@ fwd_fib_pin(struct fwd_fib *fib, uint32_t addr, unsigned nh)
 {
 	int k = fib_pin_find(fib, addr), rv;
 
-	if (nh >= fib->max_nh || nh == FWD_FIB_NH_NONE ||
-	    fib_pinned24(fib, addr))
+	if (!fib_nh_ok(fib, nh) || fib_pinned24(fib, addr))
 		return (-EINVAL);
 	if (k >= 0) {
 		if ((rv = fib_pin_apply(fib, addr, nh, false)) != 0)
