@@ -55,6 +55,18 @@ __asm__(".pushsection .rodata\n"
 	".popsection\n");
 extern const unsigned char bf_gen_obj[], bf_gen_obj_end[];
 #endif
+/* The hosts' tc sink (forward_sink.bpf.c, likewise). */
+#ifdef BF_SINK_OBJ
+__asm__(".pushsection .rodata\n"
+	".balign 8\n"
+	".globl bf_sink_obj\n"
+	"bf_sink_obj:\n"
+	".incbin \"" BF_SINK_OBJ "\"\n"
+	".globl bf_sink_obj_end\n"
+	"bf_sink_obj_end:\n"
+	".popsection\n");
+extern const unsigned char bf_sink_obj[], bf_sink_obj_end[];
+#endif
 
 /* The XDP program's state (struct gen_state of forward_gen.bpf.c): one
  * mmap-ed array element the program and the bench share. */
@@ -68,6 +80,24 @@ _Static_assert(sizeof(struct bf_gen_state) == 8 + 48 * BF_FLOWS,
 
 enum { GEN_XDP, GEN_AFP };
 static const char *const gen_name[] = {"xdp", "afpacket"};
+
+/* The sink's state (struct sink_state of forward_sink.bpf.c). */
+struct bf_sink_state {
+	uint32_t magic; /* BF_MAGIC | trial; 0: none */
+	uint32_t rr;	/* the server reflects */
+	uint64_t srv_rx, cli_rx, dup, reord, lat_n;
+	uint32_t last_seq[BF_FLOWS];
+	uint64_t flow_rx[BF_FLOWS];
+};
+_Static_assert(sizeof(struct bf_sink_state) == 48 + 12 * BF_FLOWS,
+    "struct sink_state of forward_sink.bpf.c");
+
+/* Where the hosts take the bench's frames: tc programs at their eth0's
+ * ingress (count, reflect, drop: forward_sink.bpf.c, the default), or
+ * AF_PACKET RX rings read by this thread, with a TX ring reflecting, while
+ * the hosts' kernels also receive and drop every frame (the fallback). */
+enum { SINK_TC, SINK_AFP };
+static const char *const sink_name[] = {"tc", "afpacket"};
 
 static const uint8_t mac_client[6] = {2, 0x74, 0, 0, 1, 2};
 static const uint8_t mac_rtr_c[6] = {2, 0x74, 0, 0, 1, 1};
@@ -127,6 +157,13 @@ static struct {
 		int nxmit;
 		double call_us; /* one call of gen_batch frames, no receiver */
 	} X;
+	int sink; /* SINK_TC or SINK_AFP */
+	struct {
+		struct bpf_object *obj;
+		struct bf_sink_state *st;
+		uint64_t *seen; /* BF_SEQ_MAX bits */
+		uint64_t *lat;	/* BF_LAT_MAX round-trip times, ns */
+	} S;
 } G;
 
 static uint64_t
@@ -586,6 +623,31 @@ bf_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return (vfprintf(stderr, fmt, ap));
 }
 
+/* An embedded BPF object (len 0: clang was missing at build), opened and
+ * loaded: the object, or NULL with the reason in why. */
+static __attribute__((unused)) struct bpf_object *
+bf_bpf_load(const unsigned char *img, size_t len, char *why, size_t whylen)
+{
+	struct bpf_object *o;
+	int rv;
+
+	if (len == 0) {
+		snprintf(why, whylen, "no BPF object (clang missing at build)");
+		return (NULL);
+	}
+	libbpf_set_print(bf_libbpf_print);
+	if ((o = bpf_object__open_mem(img, len, NULL)) == NULL) {
+		snprintf(why, whylen, "BPF object: %s", strerror(errno));
+		return (NULL);
+	}
+	if ((rv = bpf_object__load(o)) != 0) {
+		snprintf(why, whylen, "BPF load: %s", strerror(-rv));
+		bpf_object__close(o);
+		return (NULL);
+	}
+	return (o);
+}
+
 /* The indices of the client's eth0 counters of XDP frames its
  * ndo_xdp_xmit put in the peer's (the router's rc0) ring or could not
  * (ring full): veth's tx_queue_N_xdp_xmit and tx_queue_N_xdp_xmit_errors.
@@ -694,19 +756,8 @@ bf_gen_xdp_open(char *why, size_t whylen)
 	uint32_t k = 0, ifx;
 	void *m;
 
-	if (len == 0) {
-		snprintf(why, whylen, "no BPF object (clang missing at build)");
+	if ((G.X.obj = bf_bpf_load(bf_gen_obj, len, why, whylen)) == NULL)
 		return (-1);
-	}
-	libbpf_set_print(bf_libbpf_print);
-	if ((G.X.obj = bpf_object__open_mem(bf_gen_obj, len, NULL)) == NULL) {
-		snprintf(why, whylen, "BPF object: %s", strerror(errno));
-		return (-1);
-	}
-	if ((rv = bpf_object__load(G.X.obj)) != 0) {
-		snprintf(why, whylen, "BPF load: %s", strerror(-rv));
-		return (-1);
-	}
 	prog = bpf_object__find_program_by_name(G.X.obj, "tern_gen");
 	st_fd = bpf_object__find_map_fd_by_name(G.X.obj, "gen_state");
 	tx_fd = bpf_object__find_map_fd_by_name(G.X.obj, "gen_tx");
@@ -781,13 +832,141 @@ bf_gen_xdp_open(char *why, size_t whylen)
 #endif
 }
 
+/* ---- the hosts' tc sink ---------------------------------------------------
+ */
+
+static const char *ns_server(void);
+
+/* prog at the tc ingress (clsact) of ifname in namespace ns: 0 or -errno. */
+static int
+bf_tc_attach(const char *ns, const char *ifname, int prog_fd)
+{
+	int self, rv;
+	unsigned ifx;
+
+	if ((self = tt_netns_enter(ns)) < 0)
+		return (-errno);
+	if ((ifx = if_nametoindex(ifname)) == 0)
+		rv = -ENODEV;
+	else {
+		LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = (int)ifx,
+		    .attach_point = BPF_TC_INGRESS);
+		LIBBPF_OPTS(bpf_tc_opts, o, .prog_fd = prog_fd);
+
+		rv = bpf_tc_hook_create(&h);
+		if (rv == -EEXIST)
+			rv = 0;
+		if (rv == 0)
+			rv = bpf_tc_attach(&h, &o);
+	}
+	if (tt_netns_leave(self) != 0 && rv == 0)
+		rv = -EIO;
+	return (rv);
+}
+
+/* A map of the sink's object, mmap-ed: its address, or NULL. */
+static void *
+bf_sink_map(const char *name, size_t bytes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = bpf_object__find_map_fd_by_name(G.S.obj, name);
+	void *m;
+
+	if (fd < 0)
+		return (NULL);
+	bytes = (bytes + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return (m == MAP_FAILED ? NULL : m);
+}
+
+/* Loads the tc sink and attaches it to the server's and the client's eth0:
+ * 0, or -1 with the reason in why. */
+static int
+bf_sink_open(char *why, size_t whylen)
+{
+#ifndef BF_SINK_OBJ
+	snprintf(why, whylen, "bench-forward built without it");
+	return (-1);
+#else
+	size_t len = (size_t)(bf_sink_obj_end - bf_sink_obj);
+	struct bpf_program *srv, *cli;
+	int rv;
+
+	if ((G.S.obj = bf_bpf_load(bf_sink_obj, len, why, whylen)) == NULL)
+		return (-1);
+	srv = bpf_object__find_program_by_name(G.S.obj, "tern_sink_srv");
+	cli = bpf_object__find_program_by_name(G.S.obj, "tern_sink_cli");
+	G.S.st = bf_sink_map("sink_state", sizeof(struct bf_sink_state));
+	G.S.seen = bf_sink_map("sink_seen", BF_SEQ_MAX / 8);
+	G.S.lat = bf_sink_map("sink_lat", (size_t)BF_LAT_MAX * 8);
+	if (srv == NULL || cli == NULL || G.S.st == NULL || G.S.seen == NULL ||
+	    G.S.lat == NULL) {
+		snprintf(why, whylen, "BPF object lacks a program or a map, or "
+				      "mmap failed");
+		return (-1);
+	}
+	memset(G.S.st, 0, sizeof(*G.S.st)); /* magic 0: nothing is ours */
+	if ((rv = bf_tc_attach(ns_server(), "eth0", bpf_program__fd(srv))) !=
+		0 ||
+	    (rv = bf_tc_attach(ns_client(), "eth0", bpf_program__fd(cli))) !=
+		0) {
+		snprintf(why, whylen, "tc ingress attach: %s", strerror(-rv));
+		return (-1);
+	}
+	return (0);
+#endif
+}
+
+/* A new trial for the sink: nothing counted, nothing seen, the trial's
+ * magic. A frame of the trial before (drained: 20 ms without one) no
+ * longer matches. */
+static void
+bf_sink_reset(bool rr)
+{
+	struct bf_sink_state *s = G.S.st;
+
+	__atomic_store_n(&s->magic, 0, __ATOMIC_RELEASE);
+	memset((char *)s + 8, 0, sizeof(*s) - 8);
+	memset(G.S.seen, 0, BF_SEQ_MAX / 8);
+	s->rr = rr;
+	__atomic_store_n(&s->magic, BF_MAGIC | G.trial, __ATOMIC_RELEASE);
+}
+
+/* Frames the sink took so far this trial. */
+static uint64_t
+bf_sink_count(void)
+{
+	return (__atomic_load_n(&G.S.st->srv_rx, __ATOMIC_RELAXED) +
+		__atomic_load_n(&G.S.st->cli_rx, __ATOMIC_RELAXED));
+}
+
+/* The trial's counts, per-flow counts and round-trip times, as the
+ * AF_PACKET receivers would have left them. */
+static void
+bf_sink_read(struct tres *r)
+{
+	struct bf_sink_state *s = G.S.st;
+	uint64_t n;
+
+	__atomic_store_n(&s->magic, 0, __ATOMIC_RELEASE);
+	r->srv_rx = s->srv_rx;
+	r->cli_rx = s->cli_rx;
+	r->dup = s->dup;
+	r->reord = s->reord;
+	memcpy(G.flow_rx, s->flow_rx, sizeof(G.flow_rx));
+	n = s->lat_n < BF_LAT_MAX ? s->lat_n : BF_LAT_MAX;
+	for (uint64_t i = 0; i < n; i++)
+		G.lat[i] = (double)G.S.lat[i] / 1000.0;
+	G.nlat = (size_t)n;
+}
+
 /* One trial: rate pps (0: as fast as the generator goes) for dur s. */
 static void
 bf_trial(double rate, double dur, bool rr, struct tres *r)
 {
-	uint64_t t0, tend, now, sent = 0, quiet, gx0 = 0, ge0 = 0;
+	uint64_t t0, tend, now, sent = 0, quiet, gx0 = 0, ge0 = 0, took = 0;
 	double c0, s0, k0, c1, s1, k1;
-	bool xdp = G.gen == GEN_XDP;
+	bool xdp = G.gen == GEN_XDP, tc = G.sink == SINK_TC;
 
 	memset(r, 0, sizeof(*r));
 	r->rate = rate;
@@ -800,13 +979,17 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	memset(G.flow_rx, 0, sizeof(G.flow_rx));
 	G.nlat = 0;
 	/* drain what is left of the last trial */
-	while (bf_srv_rx(r, false) + bf_cli_rx(r) > 0)
+	while (!tc && bf_srv_rx(r, false) + bf_cli_rx(r) > 0)
 		;
 	memset(r, 0, sizeof(*r));
 	r->rate = rate;
 	r->dur = dur;
-	(void)bf_rx_drops(&G.srx);
-	(void)bf_rx_drops(&G.crx);
+	if (tc)
+		bf_sink_reset(rr);
+	else {
+		(void)bf_rx_drops(&G.srx);
+		(void)bf_rx_drops(&G.crx);
+	}
 	if (xdp) {
 		__atomic_store_n(&G.X.st->magic, BF_MAGIC | G.trial,
 		    __ATOMIC_RELAXED);
@@ -872,7 +1055,13 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 		/* what arrived: everything (the XDP generator sends up to
 		 * G.gen_batch frames a pass, more than one 256-frame look) */
 		got = 0;
-		for (int k = 0; k < 16; k++) {
+		if (tc) {
+			uint64_t c = bf_sink_count();
+
+			got = c != took;
+			took = c;
+		}
+		for (int k = 0; !tc && k < 16; k++) {
 			unsigned g = bf_srv_rx(r, rr);
 
 			if (rr)
@@ -902,7 +1091,10 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 		r->gen_xmit -= gx0;
 		r->gen_xmit_err -= ge0;
 	}
-	r->rxq_drop = bf_rx_drops(&G.srx) + bf_rx_drops(&G.crx);
+	if (tc)
+		bf_sink_read(r);
+	else
+		r->rxq_drop = bf_rx_drops(&G.srx) + bf_rx_drops(&G.crx);
 	r->offered = (double)sent / dur;
 	if (rr) {
 		r->delivered = (double)r->cli_rx / dur;
@@ -1359,9 +1551,10 @@ bf_extra(char *b, size_t n, int fi, int si, int rr, int ro, int gen)
 	snprintf(b, n,
 	    "\"backend\":\"%s\",\"fib\":%zu,\"flows\":128,\"traffic\":"
 	    "\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
-	    "client-router-server netns\",\"generator\":\"%s\"",
+	    "client-router-server netns\",\"generator\":\"%s\","
+	    "\"sink\":\"%s\"",
 	    rbench[ro], fib_n[fi], rr ? "request_reply" : "one_way",
-	    sizes[si], gen_name[gen]);
+	    sizes[si], gen_name[gen], sink_name[G.sink]);
 }
 
 /* The BENCH lines of one cell of a tern router, the kernel's as the peer. */
@@ -1556,14 +1749,18 @@ usage(void)
 	    "[--trial-s=S] [--fib=1,128,1M] [--sizes=64,1500] "
 	    "[--backends=af_packet,af_xdp] [--fwd-args='--spin-us=N ...'] "
 	    "[--lat-args='...'] [--no-rt] [--gen=xdp|afpacket] "
-	    "[--gen-batch=N] [--gen-only] [--replot=TRIALS.dat]\n"
+	    "[--gen-batch=N] [--sink=tc|afpacket] [--gen-only] "
+	    "[--replot=TRIALS.dat]\n"
 	    "  --fwd-args: extra tern-fwd options of every run; --lat-args: "
 	    "of the latency runs only; --no-rt: tern-fwd not SCHED_FIFO\n"
 	    "  --gen: the traffic generator, XDP (BPF_PROG_RUN live frames, "
 	    "the default; AF_PACKET if it cannot load) or an AF_PACKET TX "
 	    "ring; --gen-batch: XDP frames per BPF_PROG_RUN (1-4096, %d); "
 	    "--gen-only: each generator's full rate with no router (the "
-	    "router ns's kernel drops the frames), then exit\n",
+	    "router ns's kernel drops the frames), then exit\n"
+	    "  --sink: where the hosts take the frames, tc programs at their "
+	    "eth0's ingress (the default; AF_PACKET if they cannot load) or "
+	    "AF_PACKET RX rings with the hosts' stacks dropping every frame\n",
 	    BF_GEN_BATCH);
 	return (2);
 }
@@ -1645,6 +1842,10 @@ main(int argc, char **argv)
 			G.gen = GEN_XDP;
 		else if (strcmp(argv[i], "--gen=afpacket") == 0)
 			G.gen = GEN_AFP;
+		else if (strcmp(argv[i], "--sink=tc") == 0)
+			G.sink = SINK_TC;
+		else if (strcmp(argv[i], "--sink=afpacket") == 0)
+			G.sink = SINK_AFP;
 		else if (strncmp(argv[i], "--gen-batch=", 12) == 0)
 			G.gen_batch = (unsigned)atoi(argv[i] + 12);
 		else
@@ -1735,10 +1936,22 @@ main(int argc, char **argv)
 		G.rt = false;
 		printf("# chrt -f 10 refused here: tern-fwd runs SCHED_OTHER\n");
 	}
+	if (G.sink == SINK_TC) {
+		char why[256] = "";
+
+		if (bf_sink_open(why, sizeof(why)) != 0) {
+			printf("# tc sink unavailable (%s): falling back to the "
+			       "AF_PACKET rings on the hosts\n",
+			    why);
+			G.sink = SINK_AFP;
+		}
+	}
+	/* the TX ring: the AF_PACKET generator, and every latency trial */
 	if (bf_ring_open(&G.tx, ns_client(), "eth0", true) != 0 ||
-	    bf_ring_open(&G.crx, ns_client(), "eth0", false) != 0 ||
-	    bf_ring_open(&G.srx, ns_server(), "eth0", false) != 0 ||
-	    bf_ring_open(&G.stx, ns_server(), "eth0", true) != 0) {
+	    (G.sink == SINK_AFP &&
+		(bf_ring_open(&G.crx, ns_client(), "eth0", false) != 0 ||
+		    bf_ring_open(&G.srx, ns_server(), "eth0", false) != 0 ||
+		    bf_ring_open(&G.stx, ns_server(), "eth0", true) != 0))) {
 		perror("bench-forward: AF_PACKET rings");
 		return (1);
 	}
@@ -1777,6 +1990,19 @@ main(int argc, char **argv)
 		       "client's eth0, up to %d frames a send() "
 		       "(PACKET_QDISC_BYPASS)\n",
 		    BF_BATCH);
+	if (G.sink == SINK_TC)
+		printf("# sink: tc: tests/bench/forward_sink.bpf.c at the tc "
+		       "ingress of the server's eth0 (counts and drops; "
+		       "request/reply: reflects) and of the client's eth0 "
+		       "(replies: counts, round-trip time at arrival, drops); "
+		       "the hosts' IP stacks never see the bench's frames "
+		       "(--sink=afpacket: AF_PACKET RX rings read by the "
+		       "generator's thread, a TX ring reflecting)\n");
+	else
+		printf("# sink: afpacket: TPACKET_V2 RX rings on the server's "
+		       "and the client's eth0 read by the generator's thread, "
+		       "a TX ring on the server's reflecting; the hosts' "
+		       "kernels also receive and drop every frame\n");
 	printf("# CPUs: generator+receiver+reflector pid %d pinned to CPU 0; "
 	       "tern-fwd pinned to CPU 1 (taskset); the kernel router runs in "
 	       "softirq wherever the packets arrive (mostly CPU 0, in the "

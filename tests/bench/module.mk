@@ -4,23 +4,28 @@ bench_fib_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
 bench_fib_LDLIBS := $(shell pkg-config --libs libdpdk 2>/dev/null)
 # bench-forward: tern-fwd against the kernel on veth in namespaces (shell
 # steps in tests/bench/lib_forward.sh). Its XDP traffic generator
-# (tests/bench/forward_gen.bpf.c: not bench_*.c, so no bench of its own) is
-# a BPF object built with clang -target bpf and embedded in the binary
-# (.incbin in bench_forward.c, which therefore depends on it); the bench
-# loads it with libbpf. Without clang the object is empty and the bench
-# falls back to its AF_PACKET generator, saying so.
-BF_GEN_OBJ := build/obj/tests/bench/forward_gen.bpf.o
-bench_forward_CFLAGS := -DBF_GEN_OBJ='"$(BF_GEN_OBJ)"'
+# (tests/bench/forward_gen.bpf.c) and its hosts' tc sink
+# (tests/bench/forward_sink.bpf.c; not bench_*.c, so no bench of their own)
+# are BPF objects built with clang -target bpf and embedded in the binary
+# (.incbin in bench_forward.c, which therefore depends on them); the bench
+# loads them with libbpf. Without clang the objects are empty and the bench
+# falls back to its AF_PACKET generator and rings, saying so.
+BF_BPF_OBJS := build/obj/tests/bench/forward_gen.bpf.o \
+	build/obj/tests/bench/forward_sink.bpf.o
+bench_forward_CFLAGS := \
+	-DBF_GEN_OBJ='"build/obj/tests/bench/forward_gen.bpf.o"' \
+	-DBF_SINK_OBJ='"build/obj/tests/bench/forward_sink.bpf.o"'
 bench_forward_LDLIBS := -lbpf
-$(BF_GEN_OBJ): tests/bench/forward_gen.bpf.c
+# -mcpu=v3: the sink's atomic fetch-or (sequence bitmap) needs BPF_FETCH
+$(BF_BPF_OBJS): build/obj/tests/bench/%.bpf.o: tests/bench/%.bpf.c
 	@mkdir -p $(@D)
 	$(E) BPF $<
 	$(Q)if command -v $(CLANG) >/dev/null 2>&1; then \
-		$(CLANG) -O2 -g -target bpf -Wall -Werror \
+		$(CLANG) -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
 		    -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
 		    -c -o $@ $<; \
 	else \
-		echo "  $(CLANG) not found: bench-forward without its XDP generator"; \
+		echo "  $(CLANG) not found: bench-forward without $(notdir $@)"; \
 		: >$@; \
 	fi
-build/obj/tests/bench/bench_forward.o: $(BF_GEN_OBJ)
+build/obj/tests/bench/bench_forward.o: $(BF_BPF_OBJS)
