@@ -68,6 +68,25 @@ rss_bytes(void)
 	return ((size_t)rss * (size_t)sysconf(_SC_PAGESIZE));
 }
 
+/* Bytes of this process on transparent huge pages (AnonHugePages): a
+ * random lookup in a table on 4 KiB pages takes a TLB miss as well, so a
+ * build that did not get them is a slower table, printed as such. */
+static size_t
+thp_bytes(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[128];
+	unsigned long kb = 0;
+
+	if (f == NULL)
+		return (0);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return ((size_t)kb * 1024);
+}
+
 static size_t
 dpdk_heap_bytes(void)
 {
@@ -530,18 +549,20 @@ main(int argc, char **argv)
 	/* ---- build: alternate, keep the last table of each ---- */
 	{
 		struct series sb_o = { 0 }, sb_f = { 0 }, mem_o = { 0 },
-			      mem_f = { 0 }, rss_o = { 0 };
+			      mem_f = { 0 }, rss_o = { 0 }, thp_o = { 0 };
 
 		printf("\nbuild (%zu adds in random order from empty, table "
 		    "creation included)\n", ps.n);
 		for (int r = 0; r < opt.rounds; r++) {
-			size_t r0;
+			size_t r0, h0;
 
 			fwd_fib_free(t.ours);
 			rte_fib_free(t.dfib);
 			r0 = rss_bytes();
+			h0 = thp_bytes();
 			t.ours = ours_build(&ps, &rej, &secs);
 			add(&rss_o, (double)(rss_bytes() - r0));
+			add(&thp_o, (double)thp_bytes() - (double)h0);
 			add(&sb_o, secs);
 			add(&mem_o, (double)fwd_fib_memory(t.ours));
 			if (rej)
@@ -562,8 +583,14 @@ main(int argc, char **argv)
 		    "%.1f MiB; rte_fib = DPDK heap bytes allocated by "
 		    "rte_fib_create+adds: tbl24, tbl8 pool, rte_rib mempool of "
 		    "max_routes nodes)\n", med(&rss_o) / 1048576.0);
-		printf("  ours: %zu routes, %zu tbl8 groups in use\n",
-		    fwd_fib_count(t.ours), fwd_fib_tbl8_used(t.ours));
+		printf("  ours: %zu routes, %zu tbl8 groups in use; %.1f MiB of "
+		    "the build's RSS growth on transparent huge pages%s\n",
+		    fwd_fib_count(t.ours), fwd_fib_tbl8_used(t.ours),
+		    med(&thp_o) / 1048576.0,
+		    opt.no_thp ? " (--no-thp)" : med(&thp_o) < 16.0 * 1048576
+			? " (FEWER THAN THE BYTE VIEW'S 16 MiB: lookups pay TLB "
+			  "misses, the host is short of free 2 MiB pages)"
+			: "");
 	}
 	if (opt.lpm) {
 		struct series sb_l = { 0 }, mem_l = { 0 };

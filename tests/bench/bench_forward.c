@@ -4,9 +4,11 @@
  * Linux kernel forwarding in the same topology, alternated, with one generator:
  * by default an XDP program (tests/bench/forward_gen.bpf.c, embedded) run with
  * BPF_PROG_RUN live frames out of the client's veth, or (--gen=afpacket, and
- * the fallback) an AF_PACKET TX ring in the client ns; RX ring counters in the
- * server and client ns, an L2 reflector for request/reply, all in one pinned
- * thread. */
+ * the fallback) an AF_PACKET TX ring in the client ns, in one pinned thread;
+ * the hosts count, reflect (request/reply) and drop the frames in tc
+ * programs at their eth0's ingress (tests/bench/forward_sink.bpf.c), or
+ * (--sink=afpacket, and the fallback) that thread reads RX rings in the
+ * server and client ns and reflects with a TX ring. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
