@@ -1546,6 +1546,36 @@ bf_cell(int router, int fi, int si, bool rr, int round)
 	c->n++;
 }
 
+/* Every cell that ran got frames through at the full rate in some round:
+ * a router, generator or sink that passed nothing measured nothing, and
+ * the run fails (so does make check's --quick smoke run). */
+static bool
+bf_measured(void)
+{
+	bool ok = true;
+
+	for (int fi = 0; fi < NFIB; fi++)
+		for (int si = 0; si < NSZ; si++)
+			for (int rr = 0; rr < 2; rr++)
+				for (int ro = 0; ro < NR; ro++) {
+					const struct cell *c = &C[fi][si][rr][ro];
+					double best = 0;
+
+					for (int k = 0; k < c->n; k++)
+						if (c->maxdel[k] > best)
+							best = c->maxdel[k];
+					if (c->n > 0 && best <= 0) {
+						printf("bench-forward: %s fib %s %s "
+						       "%s delivered nothing\n",
+						    rname[ro], fib_name[fi],
+						    size_name[si],
+						    rr ? "rr" : "oneway");
+						ok = false;
+					}
+				}
+	return (ok);
+}
+
 /* The BENCH lines' fields that say what was measured. */
 static void
 bf_extra(char *b, size_t n, int fi, int si, int rr, int ro, int gen)
@@ -2185,5 +2215,5 @@ main(int argc, char **argv)
 	bf_plot(path, G.quick ? "128" : "1M");
 	bf_kill_fwd();
 	br_cleanup();
-	return (0);
+	return (bf_measured() ? 0 : 1);
 }
