@@ -2035,12 +2035,13 @@ main(int argc, char **argv)
 		       "and the client's eth0 read by the generator's thread, "
 		       "a TX ring on the server's reflecting; the hosts' "
 		       "kernels also receive and drop every frame\n");
-	printf("# CPUs: generator+receiver+reflector pid %d pinned to CPU 0; "
+	printf("# CPUs: generator%s pid %d pinned to CPU 0; "
 	       "tern-fwd pinned to CPU 1 (taskset); the kernel router runs in "
 	       "softirq wherever the packets arrive (mostly CPU 0, in the "
 	       "generator's send); generator and tern-fwd at nice %d; "
 	       "tern-fwd %s; load average at start: %s\n",
-	    (int)getpid(), G.nice,
+	    G.sink == SINK_AFP ? "+receiver+reflector" : "", (int)getpid(),
+	    G.nice,
 	    G.rt ? "SCHED_FIFO 10 (chrt: ahead of other tasks, as softirq is)"
 		 : "SCHED_OTHER",
 	    bf_loadavg());
