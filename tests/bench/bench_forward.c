@@ -976,7 +976,8 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	G.trial++;
 	if (G.trial == 0)
 		G.trial = 1;
-	memset(G.seen, 0, BF_SEQ_MAX / 8);
+	if (!tc) /* the tc sink keeps its own bitmap */
+		memset(G.seen, 0, BF_SEQ_MAX / 8);
 	memset(G.last_seq, 0, sizeof(G.last_seq));
 	memset(G.flow_rx, 0, sizeof(G.flow_rx));
 	G.nlat = 0;
