@@ -650,6 +650,24 @@ bf_bpf_load(const unsigned char *img, size_t len, char *why, size_t whylen)
 	return (o);
 }
 
+/* The BPF_F_MMAPABLE map name of obj (bytes of it), mapped shared: its
+ * address, or NULL with errno (ENOENT: no such map). */
+static __attribute__((unused)) void *
+bf_bpf_map(struct bpf_object *obj, const char *name, size_t bytes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = bpf_object__find_map_fd_by_name(obj, name);
+	void *m;
+
+	if (fd < 0) {
+		errno = ENOENT;
+		return (NULL);
+	}
+	bytes = (bytes + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return (m == MAP_FAILED ? NULL : m);
+}
+
 /* The indices of the client's eth0 counters of XDP frames its
  * ndo_xdp_xmit put in the peer's (the router's rc0) ring or could not
  * (ring full): veth's tx_queue_N_xdp_xmit and tx_queue_N_xdp_xmit_errors.
@@ -752,31 +770,25 @@ bf_gen_xdp_open(char *why, size_t whylen)
 	return (-1);
 #else
 	size_t len = (size_t)(bf_gen_obj_end - bf_gen_obj);
-	long pg = sysconf(_SC_PAGESIZE);
 	struct bpf_program *prog;
-	int st_fd, tx_fd, self, rv;
+	int tx_fd, self, rv;
 	uint32_t k = 0, ifx;
-	void *m;
 
 	if ((G.X.obj = bf_bpf_load(bf_gen_obj, len, why, whylen)) == NULL)
 		return (-1);
 	prog = bpf_object__find_program_by_name(G.X.obj, "tern_gen");
-	st_fd = bpf_object__find_map_fd_by_name(G.X.obj, "gen_state");
 	tx_fd = bpf_object__find_map_fd_by_name(G.X.obj, "gen_tx");
-	if (prog == NULL || st_fd < 0 || tx_fd < 0) {
+	if (prog == NULL || tx_fd < 0) {
 		snprintf(why, whylen, "BPF object lacks tern_gen or maps");
 		return (-1);
 	}
 	G.X.prog_fd = bpf_program__fd(prog);
-	m = mmap(NULL, (sizeof(struct bf_gen_state) + (size_t)pg - 1) /
-			   (size_t)pg * (size_t)pg,
-	    PROT_READ | PROT_WRITE, MAP_SHARED, st_fd, 0);
-	if (m == MAP_FAILED) {
+	if ((G.X.st = bf_bpf_map(G.X.obj, "gen_state", sizeof(*G.X.st))) ==
+	    NULL) {
 		snprintf(why, whylen, "mmap of the state map: %s",
 		    strerror(errno));
 		return (-1);
 	}
-	G.X.st = m;
 	/* A BPF_PROG_RUN of more than one frame puts the program in the
 	 * kernel's XDP dispatcher and takes it out again, two dispatcher
 	 * updates that wait for RCU: ~25 ms a call here. A program attached
@@ -866,21 +878,6 @@ bf_tc_attach(const char *ns, const char *ifname, int prog_fd)
 	return (rv);
 }
 
-/* A map of the sink's object, mmap-ed: its address, or NULL. */
-static void *
-bf_sink_map(const char *name, size_t bytes)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	int fd = bpf_object__find_map_fd_by_name(G.S.obj, name);
-	void *m;
-
-	if (fd < 0)
-		return (NULL);
-	bytes = (bytes + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
-	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	return (m == MAP_FAILED ? NULL : m);
-}
-
 /* Loads the tc sink and attaches it to the server's and the client's eth0:
  * 0, or -1 with the reason in why. */
 static int
@@ -898,9 +895,9 @@ bf_sink_open(char *why, size_t whylen)
 		return (-1);
 	srv = bpf_object__find_program_by_name(G.S.obj, "tern_sink_srv");
 	cli = bpf_object__find_program_by_name(G.S.obj, "tern_sink_cli");
-	G.S.st = bf_sink_map("sink_state", sizeof(struct bf_sink_state));
-	G.S.seen = bf_sink_map("sink_seen", BF_SEQ_MAX / 8);
-	G.S.lat = bf_sink_map("sink_lat", (size_t)BF_LAT_MAX * 8);
+	G.S.st = bf_bpf_map(G.S.obj, "sink_state", sizeof(*G.S.st));
+	G.S.seen = bf_bpf_map(G.S.obj, "sink_seen", BF_SEQ_MAX / 8);
+	G.S.lat = bf_bpf_map(G.S.obj, "sink_lat", (size_t)BF_LAT_MAX * 8);
 	if (srv == NULL || cli == NULL || G.S.st == NULL || G.S.seen == NULL ||
 	    G.S.lat == NULL) {
 		snprintf(why, whylen, "BPF object lacks a program or a map, or "
