@@ -74,6 +74,23 @@ BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 INTEG_TESTS := $(sort $(wildcard tests/integration/test_*.sh))
 
+# The recipe of a BPF object embedded in a binary (fwd/module.mk,
+# tests/bench/module.mk): clang -target bpf (-mcpu=v3 for atomic fetch
+# operations), or an empty object when clang is missing (the binary says so
+# at run time).
+define BPF_RECIPE
+@mkdir -p $(@D)
+$(E) BPF $<
+$(Q)if command -v $(CLANG) >/dev/null 2>&1; then \
+	$(CLANG) -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
+	    -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
+	    -c -o $@ $<; \
+else \
+	echo "  $(CLANG) not found: $(notdir $@) left empty"; \
+	: >$@; \
+fi
+endef
+
 # Per-module extra flags (X_LDLIBS, test_<mod>_<topic>_LDFLAGS,
 # bench_<name>_CFLAGS/_LDLIBS) come from module.mk files.
 -include $(sort $(wildcard */module.mk */*/module.mk))

@@ -88,6 +88,7 @@ struct fwd_worker {
 	bool punted;
 	uint64_t punt_full; /* punts refused: ring or buffers exhausted */
 	uint64_t polls, sleeps;
+	unsigned tx_turns; /* full turns since held frames were sent */
 };
 
 /* One configured interface (index = port id). */

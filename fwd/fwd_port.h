@@ -71,6 +71,7 @@ struct fwd_port {
 	uint8_t mac[8]; /* 6 used; 8 so it loads as one word */
 	int ifindex;
 	char name[16];
+	bool tx_held; /* tx queued frames without sending: poll_tx sends */
 	struct fwd_port_stats stats;
 };
 

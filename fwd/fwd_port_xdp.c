@@ -43,6 +43,15 @@
 #define XDP_FRAME_SIZE	(1u << XDP_FRAME_SHIFT)
 #define XDP_QUEUES_MAX	64 /* XSKMAP entries: queues per interface */
 #define XDP_REFILL_MIN	32 /* top the fill ring up by at least this */
+/* sending with BPF_PROG_RUN: = fwd/bpf/xdp_port.bpf.c, keep in step */
+#define XP_MAGIC     0x74657278u /* metadata: "tern", then the queue */
+#define XP_QUEUE_MAX 256	 /* descriptors per send queue */
+#define XP_SLOTS     1024	 /* send queues */
+#define XP_UMEMS     64		 /* UMEMs */
+#define XP_TMPL	     64		 /* the run's frame before the copy */
+#define XP_RUN_MIN   64		 /* a queue this long is sent at once */
+#define XP_RUN_BATCH 32		 /* shorter: through the TX ring */
+#define XP_IFX	     1024	 /* xp_refused slots */
 
 struct port_xdp;
 
@@ -58,6 +67,9 @@ struct fwd_xdp_umem {
 	unsigned nports;	/* atomic: how many, for the fill shares */
 	bool zerocopy; /* its mode: the sockets sharing it inherit it */
 	unsigned refs;
+	/* BPF_PROG_RUN sending: the memory is an array map's (map_fd), at
+	 * xp_umems[run_id] */
+	int map_fd, run_id;
 	/* frames a freed port gave back from another thread, taken into
 	 * free by the owner's next fill */
 	pthread_mutex_t ret_mu;
@@ -69,6 +81,7 @@ struct fwd_xdp_umem {
 struct xdp_prog {
 	int ifindex;
 	int prog_fd, map_fd;
+	struct bpf_object *obj; /* xdp_port.bpf.c's, sending with BPF_PROG_RUN */
 	unsigned refs;
 	uint32_t attach_flags;
 };
@@ -91,11 +104,130 @@ struct port_xdp {
 	unsigned fill_target; /* frames kept in the fill ring */
 	uint64_t tx_moved, tx_copied, wakeups;
 	struct port_xdp *next; /* on the UMEM */
+	/* BPF_PROG_RUN sending: the send queue (xp_queues[run_slot]), its
+	 * length, the run's input (metadata and template frame) */
+	struct xp_queue *runq;
+	int run_slot;
+	unsigned run_n;
+	bool run_off; /* the device refused a run's frames: TX ring only */
+	uint64_t cookie;  /* the device's namespace (SO_NETNS_COOKIE) */
+	uint32_t ref_slot;
+	uint64_t ref_seen, full_seen;
+	uint64_t runs, run_errors, run_ringed, run_refused, run_dropped;
+	uint8_t run_in[8 + XP_TMPL];
 };
 
 #define PX(p) ((struct port_xdp *)(void *)(p))
 
+/* ---- sending with BPF_PROG_RUN (fwd_port_xdp_tx_run; docs/fwd.md) ---- */
+
+/* fwd/bpf/xdp_port.bpf.c, built by fwd/module.mk (empty without clang) */
+#ifdef FWD_XDP_OBJ
+__asm__(".pushsection .rodata\n"
+	".balign 8\n"
+	".globl fwd_xdp_obj\n"
+	"fwd_xdp_obj:\n"
+	".incbin \"" FWD_XDP_OBJ "\"\n"
+	".globl fwd_xdp_obj_end\n"
+	"fwd_xdp_obj_end:\n"
+	".popsection\n");
+extern const unsigned char fwd_xdp_obj[], fwd_xdp_obj_end[];
+#endif
+
+
+struct xp_desc {
+	uint32_t off;
+	uint16_t len, port;
+};
+
+struct xp_queue {
+	uint32_t next, umem;
+	struct xp_desc d[XP_QUEUE_MAX];
+};
+
+/* What devices refused of the runs' frames (the tracepoint program) */
+struct xp_refused {
+	uint64_t cookie;
+	uint32_t ifindex;
+	int32_t err;
+	uint64_t refused, full;
+};
+
+/* = xp_slot of xdp_port.bpf.c */
+static inline uint32_t
+xp_slot(uint64_t cookie, uint32_t ifx)
+{
+	return ((ifx * 2654435761u ^ (uint32_t)cookie ^
+		    (uint32_t)(cookie >> 32)) &
+		(XP_IFX - 1));
+}
+
+/* Process-wide, set before the first port (prog_mu for the rest). */
+static struct {
+	bool on;
+	int queues_fd, umems_fd, dev_fd, refused_fd;
+	struct xp_queue *queues;	   /* the mmap-ed xp_queues */
+	volatile struct xp_refused *refused; /* and xp_refused */
+	struct bpf_object *watch;	   /* the tracepoint program's */
+	struct bpf_link *watch_link[2];
+	uint8_t slot_used[XP_SLOTS];
+	uint8_t umem_used[XP_UMEMS];
+} xr = {.queues_fd = -1, .umems_fd = -1, .dev_fd = -1, .refused_fd = -1};
+
 /* ---- UMEM ---- */
+
+/* BPF_PROG_RUN sending: the UMEM's memory is an array map's, one element
+ * per frame, registered in xp_umems so that the program reads the frames
+ * tern-fwd queues. MAP_FAILED and errno on failure. */
+static uint8_t *
+umem_run_area(struct fwd_xdp_umem *u)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o,
+	    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	uint8_t *a;
+	int id = -1, e;
+
+	u->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tern_umem",
+	    sizeof(uint32_t), XDP_FRAME_SIZE, u->nframes, &o);
+	if (u->map_fd < 0)
+		return (MAP_FAILED);
+	a = mmap(NULL, u->len, PROT_READ | PROT_WRITE, MAP_SHARED, u->map_fd,
+	    0);
+	if (a == MAP_FAILED)
+		return (MAP_FAILED);
+	pthread_mutex_lock(&prog_mu);
+	for (int i = 0; i < XP_UMEMS && id < 0; i++)
+		if (!xr.umem_used[i])
+			id = i;
+	if (id >= 0 && bpf_map_update_elem(xr.umems_fd, &id, &u->map_fd, 0) ==
+	    0) {
+		xr.umem_used[id] = 1;
+		u->run_id = id;
+	}
+	e = id < 0 ? ENOSPC : errno;
+	pthread_mutex_unlock(&prog_mu);
+	if (u->run_id < 0) {
+		munmap(a, u->len);
+		errno = e;
+		return (MAP_FAILED);
+	}
+	return (a);
+}
+
+static void
+umem_run_drop(struct fwd_xdp_umem *u)
+{
+	if (u->run_id >= 0) {
+		pthread_mutex_lock(&prog_mu);
+		(void)bpf_map_delete_elem(xr.umems_fd, &u->run_id);
+		xr.umem_used[u->run_id] = 0;
+		pthread_mutex_unlock(&prog_mu);
+		u->run_id = -1;
+	}
+	if (u->map_fd >= 0)
+		close(u->map_fd);
+	u->map_fd = -1;
+}
 
 struct fwd_xdp_umem *
 fwd_xdp_umem_new(unsigned nframes)
@@ -111,11 +243,15 @@ fwd_xdp_umem_new(unsigned nframes)
 	if ((u = calloc(1, sizeof(*u))) == NULL)
 		return (NULL);
 	u->reg_fd = -1;
+	u->map_fd = u->run_id = -1;
 	u->refs = 1;
 	u->nframes = nframes;
 	u->len = (size_t)nframes * XDP_FRAME_SIZE;
-	u->area = mmap(NULL, u->len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (xr.on)
+		u->area = umem_run_area(u);
+	else
+		u->area = mmap(NULL, u->len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	u->free = calloc(nframes, sizeof(*u->free));
 	u->ret = calloc(nframes, sizeof(*u->ret));
 	pthread_mutex_init(&u->ret_mu, NULL);
@@ -126,6 +262,7 @@ fwd_xdp_umem_new(unsigned nframes)
 
 		if (u->area != MAP_FAILED)
 			munmap(u->area, u->len);
+		umem_run_drop(u);
 		free(u->free);
 		free(u->ret);
 		free(u->desc);
@@ -147,6 +284,7 @@ fwd_xdp_umem_put(struct fwd_xdp_umem *u)
 	if (u == NULL || --u->refs > 0)
 		return;
 	munmap(u->area, u->len);
+	umem_run_drop(u);
 	free(u->free);
 	free(u->ret);
 	free(u->desc);
@@ -208,15 +346,82 @@ prog_load(int map_fd)
 	    sizeof(insn) / sizeof(insn[0]), NULL));
 }
 
+#ifdef FWD_XDP_OBJ
+/* The embedded object, opened with the process's maps (xr) in place of its
+ * own but xsks, with its XDP program (watch false) or its tracepoint
+ * programs (true) to load. NULL and errno on failure. */
+static struct bpf_object *
+xp_open_obj(bool watch)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "tern_xdp_port");
+	const char *names[] = {"xp_queues", "xp_umems", "xp_dev", "xp_refused"};
+	int fds[] = {xr.queues_fd, xr.umems_fd, xr.dev_fd, xr.refused_fd};
+	struct bpf_object *o;
+	struct bpf_program *prog;
+	struct bpf_map *m;
+
+	o = bpf_object__open_mem(
+	    fwd_xdp_obj, (size_t)(fwd_xdp_obj_end - fwd_xdp_obj), &oo);
+	if (o == NULL)
+		return (NULL);
+	for (unsigned i = 0; i < 4; i++)
+		if ((m = bpf_object__find_map_by_name(o, names[i])) == NULL ||
+		    bpf_map__reuse_fd(m, fds[i]) != 0)
+			goto fail;
+	bpf_object__for_each_program(prog, o)
+	{
+		bool tp = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING;
+
+		if (bpf_program__set_autoload(prog, tp == watch) != 0)
+			goto fail;
+	}
+	return (o);
+fail:
+	bpf_object__close(o);
+	errno = EINVAL;
+	return (NULL);
+}
+#endif
+
+/* BPF_PROG_RUN sending: the embedded program (receiving and sending), its
+ * xsks map its own, the other maps the process's (xr). 0 or -errno. */
+static int
+prog_load_run(struct xdp_prog *g)
+{
+#ifndef FWD_XDP_OBJ
+	(void)g;
+	return (-EOPNOTSUPP);
+#else
+	struct bpf_program *prog;
+	struct bpf_map *m;
+
+	if ((g->obj = xp_open_obj(false)) == NULL)
+		return (-errno);
+	if (bpf_object__load(g->obj) != 0)
+		return (-errno);
+	if ((prog = bpf_object__find_program_by_name(
+		 g->obj, "tern_xdp_port")) == NULL ||
+	    (m = bpf_object__find_map_by_name(g->obj, "xsks")) == NULL)
+		return (-EINVAL);
+	g->prog_fd = bpf_program__fd(prog);
+	g->map_fd = bpf_map__fd(m);
+	return (0);
+#endif
+}
+
 static void
 prog_drop(struct xdp_prog *g)
 {
 	if (g->ifindex != 0 && g->attach_flags != 0)
 		(void)bpf_xdp_detach(g->ifindex, g->attach_flags, NULL);
-	if (g->prog_fd >= 0)
-		close(g->prog_fd);
-	if (g->map_fd >= 0)
-		close(g->map_fd);
+	if (g->obj != NULL)
+		bpf_object__close(g->obj); /* its program and maps */
+	else {
+		if (g->prog_fd >= 0)
+			close(g->prog_fd);
+		if (g->map_fd >= 0)
+			close(g->map_fd);
+	}
 	memset(g, 0, sizeof(*g));
 }
 
@@ -243,15 +448,20 @@ prog_get(int ifindex, bool generic, struct xdp_prog **out)
 	}
 	memset(g, 0, sizeof(*g));
 	g->prog_fd = g->map_fd = -1;
-	g->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "tern_xsks",
-	    sizeof(int), sizeof(int), XDP_QUEUES_MAX, NULL);
-	if (g->map_fd < 0) {
-		rv = g->map_fd;
-		goto fail;
-	}
-	if ((g->prog_fd = prog_load(g->map_fd)) < 0) {
-		rv = g->prog_fd;
-		goto fail;
+	if (xr.on) {
+		if ((rv = prog_load_run(g)) != 0)
+			goto fail;
+	} else {
+		g->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "tern_xsks",
+		    sizeof(int), sizeof(int), XDP_QUEUES_MAX, NULL);
+		if (g->map_fd < 0) {
+			rv = g->map_fd;
+			goto fail;
+		}
+		if ((g->prog_fd = prog_load(g->map_fd)) < 0) {
+			rv = g->prog_fd;
+			goto fail;
+		}
 	}
 	/* Native mode first (veth has it), generic when the driver has no
 	 * XDP. Replaces a program left by an earlier run. */
@@ -394,15 +604,174 @@ xdp_release(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 
 static const struct fwd_port_ops xdp_ops;
 
+/*
+ * BPF_PROG_RUN sending: one run of the port's program over the queue (the
+ * program copies each frame out of the UMEM and redirects it; the kernel
+ * flushes the redirects per run), then the frames are free again. The
+ * frames the egress device refused are not seen here (docs/fwd.md).
+ */
+/* A short queue through the socket's TX ring (one sendto): below
+ * XP_RUN_BATCH a run's fixed cost (the kernel sets up and tears down a
+ * page pool per run, about 15 us here) is more than the sendto's socket
+ * buffers. The frames come back on the completion ring. false: the ring
+ * is too full, send with a run. */
+static bool
+run_ring(struct port_xdp *x)
+{
+	struct xp_queue *q = x->runq;
+	uint32_t idx;
+
+	comp_reap(x);
+	if (xsk_prod_nb_free(&x->tx, x->run_n) < x->run_n ||
+	    xsk_ring_prod__reserve(&x->tx, x->run_n, &idx) != x->run_n)
+		return (false);
+	for (unsigned i = 0; i < x->run_n; i++) {
+		struct xdp_desc *t = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+
+		t->addr = q->d[i].off;
+		t->len = q->d[i].len;
+		t->options = 0;
+	}
+	xsk_ring_prod__submit(&x->tx, x->run_n);
+	xdp_kick(x);
+	x->run_ringed += x->run_n;
+	x->run_n = 0;
+	x->port.tx_held = false;
+	return (true);
+}
+
+/* After a run: frames the device dropped (the flush happened in the run,
+ * the tracepoint program counted them). Refused with an error: the device
+ * does not take XDP frames, the port sends through its TX ring from now
+ * on. Read from memory shared with the program: no system call. */
+static void
+run_check(struct port_xdp *x)
+{
+	volatile struct xp_refused *r = &xr.refused[x->ref_slot];
+	uint64_t refused, full;
+
+	if (r->cookie != x->cookie || r->ifindex != (uint32_t)x->port.ifindex)
+		return;
+	refused = r->refused;
+	full = r->full;
+	if (full != x->full_seen) {
+		/* a slot taken over restarts at 0 */
+		x->run_dropped += full > x->full_seen ? full - x->full_seen
+						      : full;
+		x->full_seen = full;
+	}
+	if (refused != x->ref_seen) {
+		x->run_refused += refused > x->ref_seen ? refused - x->ref_seen
+							: refused;
+		x->ref_seen = refused;
+		x->run_off = true;
+	}
+}
+
+static void
+run_send(struct port_xdp *x)
+{
+	struct fwd_xdp_umem *u = x->umem;
+	struct xp_queue *q = x->runq;
+	struct xdp_md md = {.data = 8, .data_end = 8 + XP_TMPL};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = x->run_in,
+	    .data_size_in = sizeof(x->run_in), .ctx_in = &md,
+	    .ctx_size_in = sizeof(md), .repeat = x->run_n,
+	    .batch_size = x->run_n, .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+	if (x->run_n == 0 || (x->run_n < XP_RUN_BATCH && run_ring(x)))
+		return;
+	q->next = 0;
+	q->umem = (uint32_t)u->run_id;
+	if (bpf_prog_test_run_opts(x->prog->prog_fd, &o) != 0)
+		x->run_errors += x->run_n;
+	x->runs++;
+	for (unsigned i = 0; i < x->run_n; i++)
+		umem_free_addr(u, q->d[i].off);
+	x->run_n = 0;
+	x->port.tx_held = false;
+	run_check(x);
+}
+
+/* The UMEM address tx sends k from: k's own frame when k is a frame of this
+ * UMEM (the descriptor moves), else a free frame k is copied into (k is
+ * added to copied, released here every FWD_BURST and by the caller after).
+ * UINT64_MAX: no free frame. */
+static inline uint64_t
+tx_addr(struct port_xdp *x, struct fwd_pkt *k, struct fwd_pkt **copied,
+    unsigned *ncopied)
+{
+	struct fwd_xdp_umem *u = x->umem;
+	uint64_t a;
+
+	if (k->owner != NULL && k->owner->ops == &xdp_ops &&
+	    PX(k->owner)->umem == u) {
+		x->tx_moved++;
+		return ((uint64_t)(k->data - u->area));
+	}
+	if (u->nfree == 0)
+		return (UINT64_MAX);
+	a = u->free[--u->nfree];
+	memcpy(u->area + a, k->data, k->len);
+	copied[(*ncopied)++] = k;
+	if (*ncopied == FWD_BURST) {
+		fwd_pkt_release(copied, *ncopied);
+		*ncopied = 0;
+	}
+	x->tx_copied++;
+	return (a);
+}
+
+/* Queue for the next run: descriptors of the UMEM's frames (a frame from
+ * elsewhere is copied into a free one first). A long queue goes at once,
+ * a shorter one when the worker's turn was light (fwd_worker_poll). */
+static unsigned
+xdp_tx_run(struct port_xdp *x, struct fwd_pkt **pkts, unsigned n)
+{
+	struct fwd_port *p = &x->port;
+	struct xp_queue *q = x->runq;
+	unsigned i, want = n, ncopied = 0;
+	struct fwd_pkt *copied[FWD_BURST];
+
+	comp_reap(x); /* what run_ring sent */
+	if (n > XP_QUEUE_MAX - x->run_n)
+		run_send(x);
+	if (n > XP_QUEUE_MAX - x->run_n)
+		n = XP_QUEUE_MAX - x->run_n;
+	for (i = 0; i < n; i++) {
+		struct fwd_pkt *k = pkts[i];
+		struct xp_desc *d = &q->d[x->run_n + i];
+
+		uint64_t a = tx_addr(x, k, copied, &ncopied);
+
+		if (a == UINT64_MAX)
+			break;
+		d->off = (uint32_t)a;
+		d->len = k->len;
+		d->port = p->id;
+		p->stats.tx_bytes += k->len;
+	}
+	x->run_n += i;
+	p->stats.tx_pkts += i;
+	p->tx_held = x->run_n > 0;
+	if (ncopied > 0)
+		fwd_pkt_release(copied, ncopied);
+	p->stats.tx_full += want - i;
+	if (x->run_n >= XP_RUN_MIN)
+		run_send(x);
+	return (i);
+}
+
 static unsigned
 xdp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 {
 	struct port_xdp *x = PX(p);
-	struct fwd_xdp_umem *u = x->umem;
 	uint32_t idx, room;
 	unsigned i, want = n, ncopied = 0;
 	struct fwd_pkt *copied[FWD_BURST];
 
+	if (x->runq != NULL && !x->run_off)
+		return (xdp_tx_run(x, pkts, n));
 	comp_reap(x);
 	if ((room = xsk_prod_nb_free(&x->tx, n)) < n)
 		n = room;
@@ -414,27 +783,10 @@ xdp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		struct fwd_pkt *k = pkts[i];
 		struct xdp_desc *t = xsk_ring_prod__tx_desc(&x->tx, idx + i);
 
-		if (k->owner != NULL && k->owner->ops == &xdp_ops &&
-		    PX(k->owner)->umem == u) {
-			/* ours: the descriptor moves, the frame comes back
-			 * on the completion ring */
-			t->addr = (uint64_t)(k->data - u->area);
-			x->tx_moved++;
-		} else {
-			uint64_t a;
-
-			if (u->nfree == 0)
-				break;
-			a = u->free[--u->nfree];
-			memcpy(u->area + a, k->data, k->len);
-			t->addr = a;
-			copied[ncopied++] = k;
-			if (ncopied == FWD_BURST) {
-				fwd_pkt_release(copied, ncopied);
-				ncopied = 0;
-			}
-			x->tx_copied++;
-		}
+		/* ours: the descriptor moves, the frame comes back on the
+		 * completion ring */
+		if ((t->addr = tx_addr(x, k, copied, &ncopied)) == UINT64_MAX)
+			break;
 		t->len = k->len;
 		t->options = 0;
 		p->stats.tx_bytes += k->len;
@@ -461,6 +813,12 @@ xdp_poll_tx(struct fwd_port *p)
 {
 	struct port_xdp *x = PX(p);
 
+	if (x->runq != NULL && !x->run_off) {
+		run_send(x);
+		comp_reap(x);
+		fill_topup(x);
+		return;
+	}
 	comp_reap(x);
 	/* descriptors the kernel has not taken yet (copy mode sends at most
 	 * a budget per sendto) */
@@ -499,6 +857,12 @@ xdp_reclaim(struct port_xdp *x)
 		return;
 	usleep(2000);
 	pthread_mutex_lock(&u->ret_mu);
+	/* queued for a run that will not come */
+	for (unsigned i = 0; x->runq != NULL && i < x->run_n; i++)
+		u->ret[u->nret++] = x->runq->d[i].off &
+				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+	if (x->runq != NULL)
+		x->run_n = 0;
 	a = __atomic_load_n(x->fill.consumer, __ATOMIC_ACQUIRE);
 	for (b = *x->fill.producer; a != b; a++)
 		u->ret[u->nret++] = *xsk_ring_prod__fill_addr(&x->fill, a) &
@@ -543,6 +907,11 @@ xdp_free(struct fwd_port *p)
 	/* frames held by the caller come back through release, which only
 	 * needs the UMEM (a shared one lives as long as its worker) */
 	xdp_close(x);
+	if (x->runq != NULL) {
+		pthread_mutex_lock(&prog_mu);
+		xr.slot_used[x->run_slot] = 0;
+		pthread_mutex_unlock(&prog_mu);
+	}
 	if (x->prog != NULL)
 		prog_put(x->prog);
 	fwd_xdp_umem_put(x->umem);
@@ -700,6 +1069,55 @@ ifinfo(const char *ifname, int *ifindex, uint8_t *mac, unsigned *mtu)
 	return (rv);
 }
 
+/* BPF_PROG_RUN sending: a send queue for the port, and the port's device
+ * in xp_dev under its id. 0 or -errno. */
+static int
+run_open(struct port_xdp *x)
+{
+	uint32_t id = x->port.id, ifx = (uint32_t)x->port.ifindex;
+	uint32_t meta[2] = {XP_MAGIC, 0};
+	int slot = -1, rv = 0;
+
+	pthread_mutex_lock(&prog_mu);
+	for (int i = 0; i < XP_SLOTS && slot < 0; i++)
+		if (!xr.slot_used[i])
+			slot = i;
+	if (slot < 0)
+		rv = -ENOSPC;
+	else if (bpf_map_update_elem(xr.dev_fd, &id, &ifx, 0) != 0)
+		rv = -errno;
+	else
+		xr.slot_used[slot] = 1;
+	pthread_mutex_unlock(&prog_mu);
+	if (rv != 0)
+		return (rv);
+	x->run_slot = slot;
+	{
+		socklen_t l = sizeof(x->cookie);
+
+		if (getsockopt(x->fd, SOL_SOCKET, SO_NETNS_COOKIE, &x->cookie,
+			&l) != 0) {
+			rv = -errno;
+			pthread_mutex_lock(&prog_mu);
+			xr.slot_used[slot] = 0;
+			pthread_mutex_unlock(&prog_mu);
+			return (rv);
+		}
+	}
+	x->ref_slot = xp_slot(x->cookie, ifx);
+	/* drops counted before this port are not its */
+	if (xr.refused[x->ref_slot].cookie == x->cookie &&
+	    xr.refused[x->ref_slot].ifindex == ifx) {
+		x->ref_seen = xr.refused[x->ref_slot].refused;
+		x->full_seen = xr.refused[x->ref_slot].full;
+	}
+	x->runq = &xr.queues[slot];
+	meta[1] = (uint32_t)slot;
+	memset(x->run_in, 0, sizeof(x->run_in));
+	memcpy(x->run_in, meta, sizeof(meta));
+	return (0);
+}
+
 struct fwd_port *
 fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 {
@@ -765,6 +1183,9 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 		goto fail;
 	}
 	x->in_map = true;
+	if (xr.on && !x->zerocopy && x->umem->run_id >= 0 &&
+	    (rv = run_open(x)) != 0)
+		goto fail;
 	x->next = x->umem->ports;
 	x->umem->ports = x;
 	__atomic_add_fetch(&x->umem->nports, 1, __ATOMIC_RELAXED);
@@ -794,8 +1215,13 @@ fwd_port_xdp_mode(const struct fwd_port *p)
 	if (p == NULL || p->ops != &xdp_ops)
 		return (NULL);
 	if (x->prog->attach_flags == XDP_FLAGS_SKB_MODE)
-		return ("xdp-generic");
-	return (x->zerocopy ? "xdp-zerocopy" : "xdp-copy");
+		return (x->runq != NULL && !x->run_off ? "xdp-generic/run"
+						       : "xdp-generic");
+	if (x->zerocopy)
+		return ("xdp-zerocopy");
+	if (x->runq != NULL && x->run_off)
+		return ("xdp-copy (run refused)");
+	return (x->runq != NULL ? "xdp-copy/run" : "xdp-copy");
 }
 
 int
@@ -846,6 +1272,11 @@ fwd_port_xdp_stats(const struct fwd_port *p, struct fwd_port_xdp_stats *s)
 	s->tx_moved = x->tx_moved;
 	s->tx_copied = x->tx_copied;
 	s->wakeups = x->wakeups;
+	s->runs = x->runs;
+	s->run_errors = x->run_errors;
+	s->run_ringed = x->run_ringed;
+	s->run_refused = x->run_refused;
+	s->run_dropped = x->run_dropped;
 	if (getsockopt(x->fd, SOL_XDP, XDP_STATISTICS, &st, &l) < 0)
 		return (-errno);
 	s->rx_dropped = st.rx_dropped;
@@ -877,4 +1308,110 @@ fwd_port_xdp_queues(const char *ifname)
 		rv = (int)(ch.rx_count + ch.combined_count);
 	close(fd);
 	return (rv);
+}
+
+int
+fwd_port_xdp_tx_run(void)
+{
+#ifndef FWD_XDP_OBJ
+	return (-EOPNOTSUPP);
+#else
+	LIBBPF_OPTS(bpf_map_create_opts, io,
+	    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, oo);
+	LIBBPF_OPTS(bpf_map_create_opts, qo, .map_flags = BPF_F_MMAPABLE);
+	size_t qlen = (size_t)XP_SLOTS * sizeof(struct xp_queue);
+	int inner = -1, rv = 0;
+
+	if (fwd_xdp_obj_end - fwd_xdp_obj == 0)
+		return (-EOPNOTSUPP); /* built without clang */
+	pthread_mutex_lock(&prog_mu);
+	if (xr.on)
+		goto out;
+	for (unsigned i = 0; i < FWD_PORT_MAX; i++)
+		if (progs[i].refs > 0) {
+			rv = -EBUSY; /* before the first port only */
+			goto out;
+		}
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tern_umem0",
+	    sizeof(uint32_t), XDP_FRAME_SIZE, 64, &io);
+	oo.inner_map_fd = inner;
+	if (inner < 0 ||
+	    (xr.umems_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
+		 "tern_xp_umems", sizeof(uint32_t), sizeof(uint32_t), XP_UMEMS,
+		 &oo)) < 0 ||
+	    (xr.queues_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY,
+		 "tern_xp_queues", sizeof(uint32_t), sizeof(struct xp_queue),
+		 XP_SLOTS, &qo)) < 0 ||
+	    (xr.dev_fd = bpf_map_create(BPF_MAP_TYPE_DEVMAP, "tern_xp_dev",
+		 sizeof(uint32_t), sizeof(uint32_t), FWD_PORT_MAX, NULL)) < 0) {
+		rv = -errno;
+		goto fail;
+	}
+	xr.queues = mmap(NULL, qlen, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    xr.queues_fd, 0);
+	if (xr.queues == MAP_FAILED) {
+		rv = -errno;
+		xr.queues = NULL;
+		goto fail;
+	}
+	if ((xr.refused_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY,
+		 "tern_xp_refused", sizeof(uint32_t),
+		 sizeof(struct xp_refused), XP_IFX, &qo)) < 0 ||
+	    (xr.refused = mmap(NULL, XP_IFX * sizeof(struct xp_refused),
+		 PROT_READ | PROT_WRITE, MAP_SHARED, xr.refused_fd, 0)) ==
+		MAP_FAILED) {
+		rv = -errno;
+		xr.refused = NULL;
+		goto fail;
+	}
+	/* the watch over refused frames: without it a device that does not
+	 * take XDP frames would lose every run unseen */
+	if ((xr.watch = xp_open_obj(true)) == NULL ||
+	    bpf_object__load(xr.watch) != 0) {
+		rv = errno ? -errno : -EINVAL;
+		goto fail;
+	}
+	for (unsigned i = 0; i < 2; i++)
+		if ((xr.watch_link[i] = bpf_program__attach(
+			 bpf_object__find_program_by_name(xr.watch,
+			     i == 0 ? "tern_xp_watch"
+				    : "tern_xp_watch_redirect"))) == NULL) {
+			rv = errno ? -errno : -EINVAL;
+			goto fail;
+		}
+	xr.on = true;
+	goto out;
+fail:
+	for (unsigned i = 0; i < 2; i++) {
+		if (xr.watch_link[i] != NULL)
+			bpf_link__destroy(xr.watch_link[i]);
+		xr.watch_link[i] = NULL;
+	}
+	if (xr.watch != NULL)
+		bpf_object__close(xr.watch);
+	xr.watch = NULL;
+	if (xr.queues != NULL)
+		munmap(xr.queues, qlen);
+	xr.queues = NULL;
+	if (xr.refused != NULL)
+		munmap((void *)xr.refused, XP_IFX * sizeof(struct xp_refused));
+	xr.refused = NULL;
+	for (int *f = &xr.queues_fd; f <= &xr.refused_fd; f++)
+		if (*f >= 0) {
+			close(*f);
+			*f = -1;
+		}
+out:
+	if (inner >= 0)
+		close(inner);
+	pthread_mutex_unlock(&prog_mu);
+	return (rv);
+#endif
+}
+
+bool
+fwd_port_xdp_tx_running(void)
+{
+	return (xr.on);
 }

@@ -74,7 +74,27 @@ int fwd_port_xdp_queues(const char *ifname);
 struct fwd_port_xdp_stats {
 	uint64_t rx_dropped, rx_ring_full, fill_empty, tx_invalid;
 	uint64_t tx_moved, tx_copied, wakeups;
+	uint64_t runs, run_errors; /* BPF_PROG_RUN sending: runs, frames */
+	uint64_t run_ringed;	   /* queued, sent by the TX ring (short) */
+	uint64_t run_refused;	   /* refused by the device: TX ring since */
+	uint64_t run_dropped;	   /* dropped by the device (queue full) */
 };
 int fwd_port_xdp_stats(const struct fwd_port *, struct fwd_port_xdp_stats *);
+
+/*
+ * Send with BPF_PROG_RUN instead of the socket's TX ring, on every copy-mode
+ * port opened from now on (process-wide; before the first AF_XDP port): a
+ * port's frames are queued and sent in one run of its XDP program
+ * (fwd/bpf/xdp_port.bpf.c, BPF_F_TEST_XDP_LIVE_FRAMES), which copies each
+ * out of the UMEM and redirects it to the egress device; UMEMs are array
+ * maps. No socket buffer per frame and one device transmit per run, where
+ * copy mode's sendto builds and transmits a socket buffer per frame. The
+ * egress device must take XDP frames (ndo_xdp_xmit; a veth only when its
+ * peer has NAPI: an XDP program or GRO on), or its frames are lost
+ * unseen. Zero-copy ports keep the TX ring. 0; -EOPNOTSUPP (built without
+ * clang); -EBUSY (ports exist); or the kernel's -errno.
+ */
+int fwd_port_xdp_tx_run(void);
+bool fwd_port_xdp_tx_running(void);
 
 #endif /* FWD_PORT_XDP_H */

@@ -20,6 +20,7 @@
 /* Idle back-off: pauses between two empty polls, doubled after each empty
  * poll up to this (about 3-6 us on current x86), reset by a packet. */
 #define WORKER_PAUSE_MAX 128
+#define WORKER_TX_HOLD   2 /* full turns a port may hold frames back */
 /* A real-time (SCHED_FIFO/RR) worker that has not slept for this long
  * yields the CPU once (checked every WORKER_YIELD_POLLS polls): sharing its
  * CPU with the control thread, it would otherwise starve it (no ARP, no
@@ -178,6 +179,15 @@ fwd_worker_poll(struct fwd_worker *w)
 	for (unsigned i = 0; i < w->dp.conf.nports; i++)
 		if (w->ports[i] != NULL)
 			n += fwd_dp_poll(&w->dp, w->ports[i]);
+	/* Ports that hold frames back to send more at once (AF_XDP with
+	 * BPF_PROG_RUN) send them after a light turn, or after
+	 * WORKER_TX_HOLD full ones: batches grow only under load. */
+	if (n < FWD_BURST || ++w->tx_turns >= WORKER_TX_HOLD) {
+		w->tx_turns = 0;
+		for (unsigned i = 0; i < w->dp.conf.nports; i++)
+			if (w->ports[i] != NULL && w->ports[i]->tx_held)
+				fwd_port_poll_tx(w->ports[i]);
+	}
 	/* with no port, still a quiescent point for the FIB's writer */
 	if (w->qs != NULL && w->dp.conf.nports == 0)
 		fwd_qsbr_quiescent(w->qs);

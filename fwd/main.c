@@ -9,9 +9,10 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_loop.h"
 #include "fwd_d.h"
+#include "fwd_port_xdp.h"
 
 static const char *const value_opts[] = { "--workers", "--max-nh",
-    "--spin-us", "--cpus", "--busy-poll-us", NULL };
+    "--spin-us", "--cpus", "--busy-poll-us", "--xdp-tx", NULL };
 static const struct lc_daemon_info info = {
     .value_opts = value_opts,
     .name = "tern-fwd",
@@ -26,7 +27,13 @@ static const struct lc_daemon_info info = {
 	"                     2-3,6; default: no pinning)\n"
 	"  --busy-poll-us=N   SO_BUSY_POLL N, SO_PREFER_BUSY_POLL and\n"
 	"                     SO_BUSY_POLL_BUDGET on AF_XDP sockets: idle workers\n"
-	"                     run the device's NAPI themselves (default 0: off)\n",
+	"                     run the device's NAPI themselves (default 0: off)\n"
+	"  --xdp-tx=MODE      how AF_XDP copy-mode ports send: run (batches of\n"
+	"                     32+ frames with BPF_PROG_RUN, XDP redirects; a\n"
+	"                     device that refuses XDP frames gets the TX ring from\n"
+	"                     then on), ring (the socket's TX ring), auto (run\n"
+	"                     when this kernel has what it needs, else ring;\n"
+	"                     the default)\n",
     .status =
 	"forwards IPv4 over AF_PACKET (TPACKET_V2) or AF_XDP ports: interfaces\n"
 	"from tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP,\n"
@@ -40,6 +47,7 @@ main(int argc, char **argv)
 	struct fwd_d_conf fc = {.workers = 1};
 	struct ev_loop *loop;
 	struct fwd_d *d;
+	const char *xdp_tx = "auto";
 	char err[160];
 	int rv;
 
@@ -52,6 +60,20 @@ main(int argc, char **argv)
 	for (int i = 1; i < opts.rest_argc; i++) {
 		const char *a = opts.rest_argv[i];
 
+		if (strncmp(a, "--xdp-tx=", 9) == 0) {
+			if (strcmp(a + 9, "run") == 0 ||
+			    strcmp(a + 9, "ring") == 0 ||
+			    strcmp(a + 9, "auto") == 0) {
+				xdp_tx = a + 9;
+				continue;
+			}
+			fprintf(stderr,
+			    "tern-fwd: --xdp-tx: '%s' is not run, ring or "
+			    "auto\n",
+			    a + 9);
+			lc_daemon_opts_fini(&opts);
+			return (2);
+		}
 		if (strncmp(a, "--cpus=", 7) == 0) {
 			rv = fwd_cpus_parse(a + 7, fc.cpus, FWD_D_WORKERS_MAX,
 			    &fc.ncpus, err, sizeof(err));
@@ -90,6 +112,21 @@ main(int argc, char **argv)
 		lc_daemon_opts_fini(&opts);
 		return (2);
 	}
+	/* process-wide, before the first port */
+	if (strcmp(xdp_tx, "ring") != 0 && (rv = fwd_port_xdp_tx_run()) != 0) {
+		const char *why = rv == -EOPNOTSUPP
+				      ? "built without clang (no BPF object)"
+				      : strerror(-rv);
+
+		if (strcmp(xdp_tx, "run") == 0) {
+			fprintf(stderr, "tern-fwd: --xdp-tx=run: %s\n", why);
+			lc_daemon_opts_fini(&opts);
+			return (2);
+		}
+		lc_log_notice("AF_XDP sends through the TX ring: BPF_PROG_RUN "
+			      "sending unavailable (%s)",
+		    why);
+	}
 	fc.rundir = opts.rundir;
 	fc.generation = opts.generation;
 	if ((loop = lc_loop_new()) == NULL ||
@@ -102,10 +139,12 @@ main(int argc, char **argv)
 		lc_daemon_opts_fini(&opts);
 		return (1);
 	}
-	lc_log_notice("running in %s with %u worker%s%s%s", opts.rundir,
+	lc_log_notice("running in %s with %u worker%s%s%s%s", opts.rundir,
 	    fc.workers, fc.workers == 1 ? "" : "s",
 	    fc.ncpus > 0 ? ", pinned" : "",
-	    fc.busy_poll_us > 0 ? ", busy-polling AF_XDP" : "");
+	    fc.busy_poll_us > 0 ? ", busy-polling AF_XDP" : "",
+	    fwd_port_xdp_tx_running() ? ", AF_XDP sending with BPF_PROG_RUN"
+				      : "");
 	ev_run(loop, 0);
 	lc_log_notice("shutting down");
 	fwd_d_free(d);

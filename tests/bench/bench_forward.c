@@ -1343,12 +1343,19 @@ bf_kernel_routes(const struct tt_prefixset *ps)
 /* ---- the benchmark ---------------------------------------------------------
  */
 
-/* tern-fwd on AF_PACKET ports, on AF_XDP ports, the kernel */
-enum { R_AFP, R_XDP, R_KERN, NR };
-static const char *const rname[NR] = {"fwd-afp", "fwd-xdp", "kernel"};
-/* per tern router: the IF_CONFIG backend and the BENCH "backend" */
-static const char *const rbackend[2] = {"afpacket", "xdp"};
-static const char *const rbench[2] = {"af_packet", "af_xdp"};
+/* tern-fwd on AF_PACKET ports, on AF_XDP ports (TX ring), on AF_XDP ports
+ * sending with BPF_PROG_RUN (--xdp-tx=run, the hosts' eth0 taking XDP
+ * frames for that router only), the kernel */
+enum { R_AFP, R_XDP, R_XRUN, R_KERN, NR };
+static const char *const rname[NR] = {
+    "fwd-afp", "fwd-xdp", "fwd-xrun", "kernel"};
+/* per tern router: the IF_CONFIG backend, the --backends item, the BENCH
+ * "backend" and "xdp_tx" */
+static const char *const rbackend[R_KERN] = {"afpacket", "xdp", "xdp"};
+static const char *const ritem[R_KERN] = {
+    "af_packet", "af_xdp", "af_xdp_run"};
+static const char *const rbench[R_KERN] = {"af_packet", "af_xdp", "af_xdp"};
+static const char *const rtx[R_KERN] = {"", "ring", "run"};
 
 struct cell { /* one (fib, size, traffic) for one router */
 	double zl[8], ns_max[8], ns_zl[8], sirq_max[8], p50[8], p99[8],
@@ -1579,12 +1586,14 @@ static void
 bf_extra(char *b, size_t n, int fi, int si, int rr, int ro, int gen)
 {
 	snprintf(b, n,
-	    "\"backend\":\"%s\",\"fib\":%zu,\"flows\":128,\"traffic\":"
-	    "\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
+	    "\"backend\":\"%s\",%s%s%s\"fib\":%zu,\"flows\":128,"
+	    "\"traffic\":\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
 	    "client-router-server netns\",\"generator\":\"%s\","
 	    "\"sink\":\"%s\"",
-	    rbench[ro], fib_n[fi], rr ? "request_reply" : "one_way",
-	    sizes[si], gen_name[gen], sink_name[G.sink]);
+	    rbench[ro], rtx[ro][0] ? "\"xdp_tx\":\"" : "", rtx[ro],
+	    rtx[ro][0] ? "\"," : "", fib_n[fi],
+	    rr ? "request_reply" : "one_way", sizes[si], gen_name[gen],
+	    sink_name[G.sink]);
 }
 
 /* The BENCH lines of one cell of a tern router, the kernel's as the peer. */
@@ -1658,7 +1667,7 @@ bf_report(void)
 	for (int fi = 0; fi < NFIB; fi++)
 		for (int si = 0; si < NSZ; si++)
 			for (int rr = 0; rr < 2; rr++)
-				for (int ro = R_AFP; ro <= R_XDP; ro++) {
+				for (int ro = R_AFP; ro < R_KERN; ro++) {
 					const struct cell *c = &C[fi][si][rr][ro],
 							  *k = &C[fi][si][rr][R_KERN];
 
@@ -1675,7 +1684,7 @@ bf_report(void)
 	for (int fi = 0; fi < NFIB; fi++)
 		for (int si = 0; si < NSZ; si++)
 			for (int rr = 0; rr < 2; rr++)
-				for (int ro = R_AFP; ro <= R_XDP; ro++)
+				for (int ro = R_AFP; ro < R_KERN; ro++)
 					bf_bench_lines(fi, si, rr, ro);
 }
 
@@ -1777,12 +1786,15 @@ usage(void)
 	fprintf(stderr,
 	    "usage: bench-forward [--quick] [--rounds=N] "
 	    "[--trial-s=S] [--fib=1,128,1M] [--sizes=64,1500] "
-	    "[--backends=af_packet,af_xdp] [--fwd-args='--spin-us=N ...'] "
+	    "[--backends=af_packet,af_xdp,af_xdp_run] "
+	    "[--fwd-args='--spin-us=N ...'] "
 	    "[--lat-args='...'] [--no-rt] [--gen=xdp|afpacket] "
 	    "[--gen-batch=N] [--sink=tc|afpacket] [--gen-only] "
 	    "[--replot=TRIALS.dat]\n"
 	    "  --fwd-args: extra tern-fwd options of every run; --lat-args: "
 	    "of the latency runs only; --no-rt: tern-fwd not SCHED_FIFO\n"
+	    "  --backends: af_xdp_run is AF_XDP with --xdp-tx=run, the "
+	    "hosts' eth0 taking XDP frames (GRO on) for that router only\n"
 	    "  --gen: the traffic generator, XDP (BPF_PROG_RUN live frames, "
 	    "the default; AF_PACKET if it cannot load) or an AF_PACKET TX "
 	    "ring; --gen-batch: XDP frames per BPF_PROG_RUN (1-4096, %d); "
@@ -1821,13 +1833,30 @@ bf_list_ok(const char *opt, const char *list, const char *const *names,
 	return (true);
 }
 
+/* Is item one of list's comma-separated items? */
+static bool
+bf_list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; *p != '\0';) {
+		size_t l = strcspn(p, ",");
+
+		if (l == n && strncmp(p, item, n) == 0)
+			return (true);
+		p += l + (p[l] == ',');
+	}
+	return (false);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const char *const szn[] = {"64", "1500"};
-	static const char *const ben[] = {"af_packet", "af_xdp", "none"};
+	static const char *const ben[] = {
+	    "af_packet", "af_xdp", "af_xdp_run", "none"};
 	const char *fibs = "1,128,1M", *szs = "64,1500", *fwd_args = "";
-	const char *replot = NULL, *backends = "af_packet,af_xdp";
+	const char *replot = NULL, *backends = "af_packet,af_xdp,af_xdp_run";
 	const char *lat_args = "";
 	struct tt_prefixset ps[NFIB];
 	cpu_set_t cs;
@@ -1887,7 +1916,7 @@ main(int argc, char **argv)
 	/* a list that names nothing known would run nothing and exit 0 */
 	if (!bf_list_ok("--fib", fibs, fib_name, NFIB) ||
 	    !bf_list_ok("--sizes", szs, szn, 2) ||
-	    !bf_list_ok("--backends", backends, ben, 3))
+	    !bf_list_ok("--backends", backends, ben, 4))
 		return (2);
 	if (replot != NULL) {
 		/* the plot of a trials file (as written by a run): no run */
@@ -2096,22 +2125,40 @@ main(int argc, char **argv)
 				return (1);
 		}
 		for (int round = 1; round <= G.rounds; round++)
-			for (int ph = 0; ph < 5; ph++) {
-				/* 0, 2: fwd on AF_PACKET, AF_XDP, sleeping
-				 * when idle (throughput, CPU per packet);
-				 * 1, 3: the same busy-polling (latency);
-				 * 4: the kernel (all three) */
-				int ro = ph < 2 ? R_AFP : ph < 4 ? R_XDP : R_KERN;
-				bool lat = ph == 1 || ph == 3;
+			for (int ph = 0; ph < 2 * R_KERN + 1; ph++) {
+				/* 0, 2, 4: fwd on AF_PACKET, AF_XDP, AF_XDP
+				 * with --xdp-tx=run, sleeping when idle
+				 * (throughput, CPU per packet); 1, 3, 5: the
+				 * same busy-polling (latency); 6: the kernel
+				 * (all three) */
+				int ro = ph / 2;
+				bool lat = ro != R_KERN && ph % 2 == 1;
 				uint64_t t0 = now_ns();
 				char args[512];
 
 				if (ro != R_KERN &&
-				    strstr(backends, rbench[ro]) == NULL)
+				    !bf_list_has(backends, ritem[ro]))
 					continue;
-				snprintf(args, sizeof(args), "%s %s %s",
-				    lat ? "" : "--spin-us=1", fwd_args,
+				snprintf(args, sizeof(args), "%s %s %s %s",
+				    lat ? "" : "--spin-us=1",
+				    ro == R_XRUN  ? "--xdp-tx=run"
+				    : ro == R_XDP ? "--xdp-tx=ring"
+						  : "",
+				    fwd_args,
 				    lat ? lat_args : "");
+				/* veth takes XDP frames only on a queue with
+				 * NAPI: the hosts' eth0 for --xdp-tx=run
+				 * (GRO on), as netns.sh leaves them for the
+				 * other routers, the kernel too */
+				if (br_sh("bash '%s/tests/lib/netns.sh' "
+					  "hosts-napi %s %s",
+					G.b.root, G.b.suffix,
+					ro == R_XRUN ? "on" : "off") != 0) {
+					fprintf(stderr, "bench-forward: the "
+							"hosts' NAPI\n");
+					br_cleanup();
+					return (1);
+				}
 				if (ro != R_KERN) {
 					/* a tern-fwd that started but did not
 					 * answer is killed here, not left */
@@ -2126,7 +2173,7 @@ main(int argc, char **argv)
 					printf("# round %d: tern-fwd on %s %s "
 					       "pid %d (CPU %d) up with %zu "
 					       "routes in %.1f s\n",
-					    round, rbench[ro], args,
+					    round, ritem[ro], args,
 					    (int)G.fwd_pid,
 					    br_pid_cpu(G.fwd_pid), ps[fi].n,
 					    (double)(now_ns() - t0) / 1e9);

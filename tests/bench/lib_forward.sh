@@ -25,22 +25,10 @@ root=$(cd "$here/../.." && pwd)
 # socket that asked for it with UDP_GRO). tern-fwd turns GRO off on its
 # ports when it opens them: run this after the router's set-up.
 forward_napi() {
-	local ifc=$NETNS_RTR_C_IF k
-	if nsx "$NS_ROUTER" ip link show "$ifc" | grep -q 'prog/xdp'; then
+	if nsx "$NS_ROUTER" ip link show "$NETNS_RTR_C_IF" | grep -q 'prog/xdp'; then
 		return 0
 	fi
-	nsx "$NS_ROUTER" ethtool -K "$ifc" rx-udp-gro-forwarding off \
-	    >/dev/null 2>&1 || true
-	nsx "$NS_ROUTER" ethtool -K "$ifc" rx-gro-list off >/dev/null 2>&1 || true
-	nsx "$NS_ROUTER" ethtool -K "$ifc" gro on >/dev/null 2>&1 || return 1
-	k=$(nsx "$NS_ROUTER" ethtool -k "$ifc") || return 1
-	grep -q '^generic-receive-offload: on' <<<"$k" || return 1
-	if grep -q '^rx-udp-gro-forwarding: on' <<<"$k" ||
-	    grep -q '^rx-gro-list: on' <<<"$k"; then
-		echo "lib_forward.sh: $ifc would merge UDP (GRO forwarding)" >&2
-		return 1
-	fi
-	return 0
+	netns_gro_napi "$NS_ROUTER" "$NETNS_RTR_C_IF"
 }
 
 case ${1:-} in

@@ -16,16 +16,7 @@ bench_forward_CFLAGS := \
 	-DBF_GEN_OBJ='"build/obj/tests/bench/forward_gen.bpf.o"' \
 	-DBF_SINK_OBJ='"build/obj/tests/bench/forward_sink.bpf.o"'
 bench_forward_LDLIBS := -lbpf
-# -mcpu=v3: the sink's atomic fetch-or (sequence bitmap) needs BPF_FETCH
+# -mcpu=v3 (BPF_RECIPE): the sink's atomic fetch-or needs BPF_FETCH
 $(BF_BPF_OBJS): build/obj/tests/bench/%.bpf.o: tests/bench/%.bpf.c
-	@mkdir -p $(@D)
-	$(E) BPF $<
-	$(Q)if command -v $(CLANG) >/dev/null 2>&1; then \
-		$(CLANG) -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
-		    -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
-		    -c -o $@ $<; \
-	else \
-		echo "  $(CLANG) not found: bench-forward without $(notdir $@)"; \
-		: >$@; \
-	fi
+	$(BPF_RECIPE)
 build/obj/tests/bench/bench_forward.o: $(BF_BPF_OBJS)

@@ -7,7 +7,11 @@
 # addresses, unreachable without a route, drop counters; then kill -9 of fwd
 # and a restart: forwarding is back once mgmt re-pushes the interfaces.
 # FWD_BACKEND=af_xdp runs it all over fwd's AF_XDP ports (port-backend
-# af_xdp; test_fwd_netns_xdp.sh does that); default af_packet.
+# af_xdp; test_fwd_netns_xdp.sh does that); default af_packet. With af_xdp,
+# FWD_XDP_TX=ring: tern-fwd --xdp-tx=ring (test_fwd_netns_xdp_ring.sh);
+# FWD_XDP_TX=run: --xdp-tx=run with the hosts' eth0 taking XDP frames
+# (test_fwd_netns_xdp_run.sh); default tern-fwd's own (auto), the hosts as
+# netns.sh leaves them.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -17,6 +21,14 @@ case $backend in
 af_packet) want_bk=afpacket ;;
 af_xdp) want_bk="xdp-(copy|zerocopy|generic)" ;;
 *) echo "FWD_BACKEND: af_packet or af_xdp, not '$backend'"; exit 2 ;;
+esac
+base_fwd_args=()
+case ${FWD_XDP_TX:-auto}:$backend in
+*:af_packet) ;;
+auto:af_xdp) want_bk="$want_bk(/run)?" ;;
+ring:af_xdp) base_fwd_args=(--xdp-tx=ring) ;;
+run:af_xdp) want_bk="xdp-(copy|generic)/run"; base_fwd_args=(--xdp-tx=run) ;;
+*) echo "FWD_XDP_TX: auto, ring or run"; exit 2 ;;
 esac
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 nok() { fail=$((fail + 1)); echo "FAIL $*"; }
@@ -32,7 +44,7 @@ fi
 tmp=$(mktemp -d /tmp/tern-fwdns.XXXXXX)
 run=$tmp/run
 fwd_pid= mgmt_pid=
-start_fwd_args=()
+start_fwd_args=("${base_fwd_args[@]}")
 # shellcheck source=../lib/netns.sh
 source "$root/tests/lib/netns.sh"
 netns_init "fi$$"
@@ -51,7 +63,9 @@ tools=$root/build/tests/tools
 ctl() { timeout 10 "$tools/fwdctl" "$run" "$@"; }
 cping() { timeout 10 ip netns exec "$NS_CLIENT" ping "$@" 2>&1; }
 
-timeout 30 bash -c "source '$root/tests/lib/netns.sh'; netns_init fi$$; netns_topo_create" ||
+napi=
+[[ ${FWD_XDP_TX:-auto} == run ]] && napi="&& netns_hosts_napi"
+timeout 30 bash -c "source '$root/tests/lib/netns.sh'; netns_init fi$$; netns_topo_create $napi" ||
 	{ echo "cannot create the namespaces"; echo "0 passed, 1 failed"; exit 1; }
 
 start_fwd() {
@@ -161,7 +175,7 @@ out=$(cping -c 2 -i 0.2 -W 2 "$NETNS_SERVER_IP")
 check "link up: forwarding again" has "$out" " 0% packet loss"
 
 # the backend changed at run time and back: the ports are reopened
-other=af_xdp; other_bk="xdp-(copy|zerocopy|generic)"
+other=af_xdp; other_bk="xdp-(copy|zerocopy|generic)(/run)?"
 [[ $backend == af_xdp ]] && { other=af_packet; other_bk=afpacket; }
 for step in "$other:$other_bk" "$backend:$want_bk"; do
 	bk=${step%%:*} re=${step#*:}
@@ -182,7 +196,7 @@ kill "$fwd_pid"; timeout 5 bash -c "while kill -0 $fwd_pid 2>/dev/null; do sleep
 wait "$fwd_pid"; rc=$?; fwd_pid=
 t1=$(date +%s%N)
 check "SIGTERM: exit 0 ($(( (t1 - t0) / 1000000 )) ms)" test "$rc" = 0
-start_fwd_args=(--workers=2)
+start_fwd_args=("${base_fwd_args[@]}" --workers=2)
 if [[ $backend == af_xdp ]]; then
 	: >"$tmp/fwd2.log"
 	ip netns exec "$NS_ROUTER" "$bin/tern-fwd" --rundir "$run" --workers=2 \

@@ -7,6 +7,8 @@
 #   netns_topo_create       client --veth-- router --veth-- server
 #   netns_cleanup           deletes the namespaces (and so the veths); safe to
 #                           call twice; use it in `trap netns_cleanup EXIT`
+#   netns_hosts_napi [on|off]  the hosts' eth0 take XDP frames (GRO on)
+#   netns_gro_napi NS IFC   veth NAPI from GRO on IFC, UDP-merging GRO off
 #   netns_router_kernel on|off  let the router namespace's kernel forward
 #                           (addresses + ip_forward=1), the peer of bench-forward
 #   nsx NS CMD...           run CMD in namespace NS
@@ -57,6 +59,40 @@ netns_offloads_off() {
 	local ns=$1 ifc=$2 f
 	for f in gro gso tso tx rx lro; do
 		nsx "$ns" ethtool -K "$ifc" "$f" off >/dev/null 2>&1 || true
+	done
+}
+
+# veth NAPI from GRO on NS's IFC (veth takes XDP frames from its peer only
+# on a queue with NAPI: an XDP program or GRO), with the two GRO paths that
+# merge forwarded or unclaimed UDP (UDP GRO forwarding, fraglist GRO) off, so
+# that every UDP frame arrives as sent. 0 or 1.
+netns_gro_napi() {
+	local ns=$1 ifc=$2 k
+	nsx "$ns" ethtool -K "$ifc" rx-udp-gro-forwarding off >/dev/null 2>&1 || true
+	nsx "$ns" ethtool -K "$ifc" rx-gro-list off >/dev/null 2>&1 || true
+	nsx "$ns" ethtool -K "$ifc" gro on >/dev/null 2>&1 || return 1
+	k=$(nsx "$ns" ethtool -k "$ifc") || return 1
+	grep -q '^generic-receive-offload: on' <<<"$k" || return 1
+	if grep -q '^rx-udp-gro-forwarding: on' <<<"$k" ||
+	    grep -q '^rx-gro-list: on' <<<"$k"; then
+		echo "netns.sh: $ifc in $ns would merge UDP (GRO forwarding)" >&2
+		return 1
+	fi
+}
+
+# on (the default): the hosts' eth0 queues run NAPI (netns_gro_napi), so
+# that they take XDP frames (tern-fwd --xdp-tx=run sends XDP frames); frames
+# to a local TCP socket may be merged, as on any host with GRO. off: GRO off
+# again, as netns_topo_create leaves them. 0 or 1.
+netns_hosts_napi() {
+	local ns
+	for ns in "$NS_CLIENT" "$NS_SERVER"; do
+		if [ "${1:-on}" = off ]; then
+			nsx "$ns" ethtool -K "$NETNS_HOST_IF" gro off \
+			    >/dev/null 2>&1 || return 1
+		else
+			netns_gro_napi "$ns" "$NETNS_HOST_IF" || return 1
+		fi
 	done
 }
 
@@ -124,8 +160,9 @@ netns_cleanup() {
 	NETNS_CREATED=
 }
 
-# Run as a script: `netns.sh create SUFFIX` / `netns.sh cleanup SUFFIX`
-# (used by C tests that cannot source a shell file).
+# Run as a script: `netns.sh create SUFFIX` / `netns.sh cleanup SUFFIX` /
+# `netns.sh hosts-napi SUFFIX [on|off]` (used by C tests and benchmarks that
+# cannot source a shell file).
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -u
 	cmd=${1:-}
@@ -133,6 +170,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case "$cmd" in
 	create) netns_topo_create || { netns_cleanup; exit 1; } ;;
 	cleanup) netns_cleanup ;;
-	*) echo "usage: $0 create|cleanup SUFFIX" >&2; exit 2 ;;
+	hosts-napi) netns_hosts_napi "${3:-on}" ;;
+	*) echo "usage: $0 create|cleanup|hosts-napi SUFFIX [on|off]" >&2
+	   exit 2 ;;
 	esac
 fi
