@@ -134,7 +134,6 @@ __asm__(".pushsection .rodata\n"
 extern const unsigned char fwd_xdp_obj[], fwd_xdp_obj_end[];
 #endif
 
-
 struct xp_desc {
 	uint32_t off;
 	uint16_t len, port;
@@ -607,8 +606,8 @@ static const struct fwd_port_ops xdp_ops;
 /*
  * BPF_PROG_RUN sending: one run of the port's program over the queue (the
  * program copies each frame out of the UMEM and redirects it; the kernel
- * flushes the redirects per run), then the frames are free again. The
- * frames the egress device refused are not seen here (docs/fwd.md).
+ * flushes the redirects per run), then the frames are free again; what the
+ * egress device refused is read after (run_check).
  */
 /* A short queue through the socket's TX ring (one sendto): below
  * XP_RUN_BATCH a run's fixed cost (the kernel sets up and tears down a

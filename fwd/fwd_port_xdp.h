@@ -83,16 +83,19 @@ int fwd_port_xdp_stats(const struct fwd_port *, struct fwd_port_xdp_stats *);
 
 /*
  * Send with BPF_PROG_RUN instead of the socket's TX ring, on every copy-mode
- * port opened from now on (process-wide; before the first AF_XDP port): a
- * port's frames are queued and sent in one run of its XDP program
- * (fwd/bpf/xdp_port.bpf.c, BPF_F_TEST_XDP_LIVE_FRAMES), which copies each
- * out of the UMEM and redirects it to the egress device; UMEMs are array
- * maps. No socket buffer per frame and one device transmit per run, where
- * copy mode's sendto builds and transmits a socket buffer per frame. The
- * egress device must take XDP frames (ndo_xdp_xmit; a veth only when its
- * peer has NAPI: an XDP program or GRO on), or its frames are lost
- * unseen. Zero-copy ports keep the TX ring. 0; -EOPNOTSUPP (built without
- * clang); -EBUSY (ports exist); or the kernel's -errno.
+ * or generic-mode port opened from now on (process-wide; before the first
+ * AF_XDP port): a port's frames are queued and a queue of 32 or more is
+ * sent in one run of its XDP program (fwd/bpf/xdp_port.bpf.c,
+ * BPF_F_TEST_XDP_LIVE_FRAMES), which copies each out of the UMEM and
+ * redirects it to the egress device; shorter queues go through the TX
+ * ring; UMEMs are array maps. No socket buffer per frame and one device
+ * transmit per run, where copy mode's sendto builds and transmits a socket
+ * buffer per frame. The egress device must take XDP frames (ndo_xdp_xmit;
+ * a veth only while its peer has NAPI: an XDP program or GRO on): the
+ * frames of a run it refuses are lost, counted (run_refused, seen by
+ * tracepoint programs) and the port uses its TX ring from then on.
+ * Zero-copy ports keep the TX ring. 0 (also when already on); -EOPNOTSUPP
+ * (built without clang); -EBUSY (ports exist); or the kernel's -errno.
  */
 int fwd_port_xdp_tx_run(void);
 bool fwd_port_xdp_tx_running(void);
