@@ -58,7 +58,7 @@ health-check ipc;
 $extra
 component mgmt { binary $ROUTER_BIN/tern-mgmt; args "--store=$ROUTER_STATE/config" "--config=$ROUTER_STATE/boot.conf"; privileges user; }
 component rib { binary $ROUTER_BIN/tern-rib; privileges user; }
-component fwd { binary $ROUTER_BIN/tern-fwd; privileges user; capabilities net_raw net_admin bpf ipc_lock; }
+component fwd { binary $ROUTER_BIN/tern-fwd; privileges user; capabilities net_raw net_admin bpf ipc_lock perfmon; }
 CONF
 	nsx "$NS_ROUTER" setsid "$ROUTER_BIN/tern-rtrmgr" -c "$ROUTER_STATE/rtrmgr.conf" \
 	    --rundir "$ROUTER_RUNDIR" </dev/null >"$ROUTER_STATE/rtrmgr.out" 2>&1 &

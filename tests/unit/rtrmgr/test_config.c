@@ -318,7 +318,8 @@ test_shipped_config(void **state)
 	assert_string_equal(cfg->comps[0].name, "mgmt");
 	assert_string_equal(cfg->comps[1].name, "rib");
 	assert_string_equal(cfg->comps[2].name, "fwd");
-	assert_int_equal(cfg->comps[2].ncaps, 4); /* net_raw net_admin bpf ipc_lock */
+	/* net_raw net_admin bpf ipc_lock perfmon */
+	assert_int_equal(cfg->comps[2].ncaps, 5);
 	assert_false(cfg->comps[0].priv_root);
 	assert_int_equal(cfg->comps[0].ncaps, 0);
 	rtm_config_free(cfg);
