@@ -21,7 +21,11 @@
 #include <bpf/libbpf.h>
 #include <xdp/xsk.h>
 
+#include "libcommon/lc_embed.h"
 #include "fwd_port_xdp.h"
+#include "bpf/xdp_port.h"
+
+_Static_assert(XP_PORTS == FWD_PORT_MAX, "xp_dev keys are port ids");
 
 #ifndef AF_XDP
 #define AF_XDP 44
@@ -39,19 +43,13 @@
 #define SO_BUSY_POLL_BUDGET 70
 #endif
 
-#define XDP_FRAME_SHIFT 12
+#define XDP_FRAME_SHIFT XP_FRAME_SHIFT /* one size for both programs */
 #define XDP_FRAME_SIZE	(1u << XDP_FRAME_SHIFT)
-#define XDP_QUEUES_MAX	64 /* XSKMAP entries: queues per interface */
+#define XDP_QUEUES_MAX	XP_XSK_QUEUES /* XSKMAP entries: queues per interface */
 #define XDP_REFILL_MIN	32 /* top the fill ring up by at least this */
-/* sending with BPF_PROG_RUN: = fwd/bpf/xdp_port.bpf.c, keep in step */
-#define XP_MAGIC     0x74657278u /* metadata: "tern", then the queue */
-#define XP_QUEUE_MAX 256	 /* descriptors per send queue */
-#define XP_SLOTS     1024	 /* send queues */
-#define XP_UMEMS     64		 /* UMEMs */
-#define XP_TMPL	     64		 /* the run's frame before the copy */
+/* sending with BPF_PROG_RUN (XP_*: fwd/bpf/xdp_port.h) */
 #define XP_RUN_MIN   64		 /* a queue this long is sent at once */
 #define XP_RUN_BATCH 32		 /* shorter: through the TX ring */
-#define XP_IFX	     1024	 /* xp_refused slots */
 
 struct port_xdp;
 
@@ -123,43 +121,8 @@ struct port_xdp {
 
 /* fwd/bpf/xdp_port.bpf.c, built by fwd/module.mk (empty without clang) */
 #ifdef FWD_XDP_OBJ
-__asm__(".pushsection .rodata\n"
-	".balign 8\n"
-	".globl fwd_xdp_obj\n"
-	"fwd_xdp_obj:\n"
-	".incbin \"" FWD_XDP_OBJ "\"\n"
-	".globl fwd_xdp_obj_end\n"
-	"fwd_xdp_obj_end:\n"
-	".popsection\n");
-extern const unsigned char fwd_xdp_obj[], fwd_xdp_obj_end[];
+LC_EMBED(fwd_xdp_obj, FWD_XDP_OBJ);
 #endif
-
-struct xp_desc {
-	uint32_t off;
-	uint16_t len, port;
-};
-
-struct xp_queue {
-	uint32_t next, umem;
-	struct xp_desc d[XP_QUEUE_MAX];
-};
-
-/* What devices refused of the runs' frames (the tracepoint program) */
-struct xp_refused {
-	uint64_t cookie;
-	uint32_t ifindex;
-	int32_t err;
-	uint64_t refused, full;
-};
-
-/* = xp_slot of xdp_port.bpf.c */
-static inline uint32_t
-xp_slot(uint64_t cookie, uint32_t ifx)
-{
-	return ((ifx * 2654435761u ^ (uint32_t)cookie ^
-		    (uint32_t)(cookie >> 32)) &
-		(XP_IFX - 1));
-}
 
 /* Process-wide, set before the first port (prog_mu for the rest). */
 static struct {
@@ -639,6 +602,18 @@ run_ring(struct port_xdp *x)
 	return (true);
 }
 
+/* The port's device's slot of xp_refused, NULL while the slot counts for
+ * another device (or none yet). */
+static inline volatile struct xp_refused *
+run_refused(const struct port_xdp *x)
+{
+	volatile struct xp_refused *r = &xr.refused[x->ref_slot];
+
+	return (r->cookie == x->cookie && r->ifindex == (__u32)x->port.ifindex
+		    ? r
+		    : NULL);
+}
+
 /* After a run: frames the device dropped (the flush happened in the run,
  * the tracepoint program counted them). Refused with an error: the device
  * does not take XDP frames, the port sends through its TX ring from now
@@ -646,10 +621,10 @@ run_ring(struct port_xdp *x)
 static void
 run_check(struct port_xdp *x)
 {
-	volatile struct xp_refused *r = &xr.refused[x->ref_slot];
+	volatile struct xp_refused *r = run_refused(x);
 	uint64_t refused, full;
 
-	if (r->cookie != x->cookie || r->ifindex != (uint32_t)x->port.ifindex)
+	if (r == NULL)
 		return;
 	refused = r->refused;
 	full = r->full;
@@ -740,7 +715,6 @@ xdp_tx_run(struct port_xdp *x, struct fwd_pkt **pkts, unsigned n)
 	for (i = 0; i < n; i++) {
 		struct fwd_pkt *k = pkts[i];
 		struct xp_desc *d = &q->d[x->run_n + i];
-
 		uint64_t a = tx_addr(x, k, copied, &ncopied);
 
 		if (a == UINT64_MAX)
@@ -814,7 +788,7 @@ xdp_poll_tx(struct fwd_port *p)
 
 	if (x->runq != NULL && !x->run_off) {
 		run_send(x);
-		comp_reap(x);
+		comp_reap(x); /* what earlier short queues sent */
 		fill_topup(x);
 		return;
 	}
@@ -1105,10 +1079,13 @@ run_open(struct port_xdp *x)
 	}
 	x->ref_slot = xp_slot(x->cookie, ifx);
 	/* drops counted before this port are not its */
-	if (xr.refused[x->ref_slot].cookie == x->cookie &&
-	    xr.refused[x->ref_slot].ifindex == ifx) {
-		x->ref_seen = xr.refused[x->ref_slot].refused;
-		x->full_seen = xr.refused[x->ref_slot].full;
+	{
+		volatile struct xp_refused *r = run_refused(x);
+
+		if (r != NULL) {
+			x->ref_seen = r->refused;
+			x->full_seen = r->full;
+		}
 	}
 	x->runq = &xr.queues[slot];
 	meta[1] = (uint32_t)slot;

@@ -7,7 +7,7 @@
 # program built at run time from a few instructions, run is refused.
 FWD_LDLIBS += -lxdp -lbpf
 FWD_XDP_OBJ := build/obj/fwd/bpf/xdp_port.bpf.o
-$(FWD_XDP_OBJ): fwd/bpf/xdp_port.bpf.c
+$(FWD_XDP_OBJ): fwd/bpf/xdp_port.bpf.c fwd/bpf/xdp_port.h
 	$(BPF_RECIPE)
 build/obj/fwd/fwd_port_xdp.o build/san/obj/fwd/fwd_port_xdp.o \
 build/fuzz/obj/fwd/fwd_port_xdp.o: $(FWD_XDP_OBJ)

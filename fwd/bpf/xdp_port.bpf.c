@@ -1,5 +1,5 @@
 /* fwd/bpf/xdp_port.bpf.c: the AF_XDP backend's XDP program when tern-fwd
- * sends with BPF_PROG_RUN (--xdp-tx=run; docs/fwd.md "Sending with
+ * sends with BPF_PROG_RUN (--xdp-tx=auto|run; docs/fwd.md "Sending with
  * BPF_PROG_RUN"). Built with clang -target bpf (fwd/module.mk) and embedded
  * in tern-fwd; one instance is loaded and attached per interface, with
  * xsks its own and the other maps shared by all instances.
@@ -18,31 +18,11 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
-#define XP_MAGIC     0x74657278u /* "tern" */
-#define XP_QUEUE_MAX 256	 /* descriptors per send queue */
-#define XP_SLOTS     1024	 /* send queues */
-#define XP_UMEMS     64		 /* UMEMs (one per worker) */
-#define XP_FRAME     4096	 /* = XDP_FRAME_SIZE of fwd_port_xdp.c */
-#define XP_PORTS     64		 /* = FWD_PORT_MAX */
-#define XP_TMPL	     64		 /* the run's frame length before the copy */
-#define XP_IFX	     1024	 /* xp_refused slots (ifindex modulo) */
-
-/* Shared with fwd_port_xdp.c (struct xp_queue there): keep in step. */
-struct xp_desc {
-	__u32 off;  /* in the UMEM: frame index << 12 | offset in frame */
-	__u16 len;  /* frame length */
-	__u16 port; /* egress port id (xp_dev key) */
-};
-
-struct xp_queue {
-	__u32 next; /* the run's next descriptor (the program advances it) */
-	__u32 umem; /* xp_umems key of the sender's UMEM */
-	struct xp_desc d[XP_QUEUE_MAX];
-};
+#include "xdp_port.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, 64);
+	__uint(max_entries, XP_XSK_QUEUES);
 	__type(key, __u32);
 	__type(value, __u32);
 } xsks SEC(".maps");
@@ -92,7 +72,7 @@ xp_send(struct xdp_md *ctx, __u32 slot)
 	if (i >= XP_QUEUE_MAX)
 		return (XDP_ABORTED);
 	d = &q->d[i];
-	fr = d->off >> 12;
+	fr = d->off >> XP_FRAME_SHIFT;
 	in = d->off & (XP_FRAME - 1);
 	len = d->len;
 	port = d->port;
@@ -138,23 +118,6 @@ struct net_device {
 struct bpf_dtab_netdev {
 	struct net_device *dev;
 } __attribute__((preserve_access_index));
-
-/* Shared with fwd_port_xdp.c (struct xp_refused there): keep in step. */
-struct xp_refused {
-	__u64 cookie; /* the device's namespace */
-	__u32 ifindex;
-	__s32 err;     /* the last error */
-	__u64 refused; /* frames refused with an error */
-	__u64 full;    /* frames dropped without one (queue full) */
-};
-
-/* = xp_slot of fwd_port_xdp.c */
-static __always_inline __u32
-xp_slot(__u64 cookie, __u32 ifx)
-{
-	return ((ifx * 2654435761u ^ (__u32)cookie ^ (__u32)(cookie >> 32)) &
-		(XP_IFX - 1));
-}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench_router.h"
+#include "libcommon/lc_embed.h"
 
 #define BF_MAGIC     0x7e400000u /* | trial & 0xffff */
 #define BF_DPORT     7777
@@ -47,27 +48,11 @@
 /* The XDP generator's object (forward_gen.bpf.c, built by
  * tests/bench/module.mk; empty when clang was missing). */
 #ifdef BF_GEN_OBJ
-__asm__(".pushsection .rodata\n"
-	".balign 8\n"
-	".globl bf_gen_obj\n"
-	"bf_gen_obj:\n"
-	".incbin \"" BF_GEN_OBJ "\"\n"
-	".globl bf_gen_obj_end\n"
-	"bf_gen_obj_end:\n"
-	".popsection\n");
-extern const unsigned char bf_gen_obj[], bf_gen_obj_end[];
+LC_EMBED(bf_gen_obj, BF_GEN_OBJ);
 #endif
 /* The hosts' tc sink (forward_sink.bpf.c, likewise). */
 #ifdef BF_SINK_OBJ
-__asm__(".pushsection .rodata\n"
-	".balign 8\n"
-	".globl bf_sink_obj\n"
-	"bf_sink_obj:\n"
-	".incbin \"" BF_SINK_OBJ "\"\n"
-	".globl bf_sink_obj_end\n"
-	"bf_sink_obj_end:\n"
-	".popsection\n");
-extern const unsigned char bf_sink_obj[], bf_sink_obj_end[];
+LC_EMBED(bf_sink_obj, BF_SINK_OBJ);
 #endif
 
 /* The XDP program's state (struct gen_state of forward_gen.bpf.c): one
