@@ -48,8 +48,9 @@ _Static_assert(XP_PORTS == FWD_PORT_MAX, "xp_dev keys are port ids");
 #define XDP_QUEUES_MAX	XP_XSK_QUEUES /* XSKMAP entries: queues per interface */
 #define XDP_REFILL_MIN	32 /* top the fill ring up by at least this */
 /* sending with BPF_PROG_RUN (XP_*: fwd/bpf/xdp_port.h) */
-#define XP_RUN_MIN   64		 /* a queue this long is sent at once */
-#define XP_RUN_BATCH 32		 /* shorter: through the TX ring */
+/* a queue this long goes in a run at once; a shorter one, when it is
+ * sent, through the TX ring */
+#define XP_RUN_MIN 64
 
 struct port_xdp;
 
@@ -573,9 +574,9 @@ static const struct fwd_port_ops xdp_ops;
  * egress device refused is read after (run_check).
  */
 /* A short queue through the socket's TX ring (one sendto): below
- * XP_RUN_BATCH a run's fixed cost (the kernel sets up and tears down a
- * page pool per run, about 15 us here) is more than the sendto's socket
- * buffers. The frames come back on the completion ring. false: the ring
+ * XP_RUN_MIN a run's fixed cost (the kernel sets up and tears down a page
+ * pool per run, about 15 us here) weighs more than the sendto's socket
+ * buffers, and latency suffers. The frames come back on the completion ring. false: the ring
  * is too full, send with a run. */
 static bool
 run_ring(struct port_xdp *x)
@@ -653,7 +654,7 @@ run_send(struct port_xdp *x)
 	    .ctx_size_in = sizeof(md), .repeat = x->run_n,
 	    .batch_size = x->run_n, .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-	if (x->run_n == 0 || (x->run_n < XP_RUN_BATCH && run_ring(x)))
+	if (x->run_n == 0 || (x->run_n < XP_RUN_MIN && run_ring(x)))
 		return;
 	q->next = 0;
 	q->umem = (uint32_t)u->run_id;

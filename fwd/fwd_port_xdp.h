@@ -84,7 +84,7 @@ int fwd_port_xdp_stats(const struct fwd_port *, struct fwd_port_xdp_stats *);
 /*
  * Send with BPF_PROG_RUN instead of the socket's TX ring, on every copy-mode
  * or generic-mode port opened from now on (process-wide; before the first
- * AF_XDP port): a port's frames are queued and a queue of 32 or more is
+ * AF_XDP port): a port's frames are queued and a queue of 64 is
  * sent in one run of its XDP program (fwd/bpf/xdp_port.bpf.c,
  * BPF_F_TEST_XDP_LIVE_FRAMES), which copies each out of the UMEM and
  * redirects it to the egress device; shorter queues go through the TX

@@ -29,7 +29,7 @@ static const struct lc_daemon_info info = {
 	"                     SO_BUSY_POLL_BUDGET on AF_XDP sockets: idle workers\n"
 	"                     run the device's NAPI themselves (default 0: off)\n"
 	"  --xdp-tx=MODE      how AF_XDP copy-mode ports send: run (batches of\n"
-	"                     32+ frames with BPF_PROG_RUN, XDP redirects; a\n"
+	"                     64 frames with BPF_PROG_RUN, XDP redirects; a\n"
 	"                     device that refuses XDP frames gets the TX ring from\n"
 	"                     then on), ring (the socket's TX ring), auto (run\n"
 	"                     when this kernel has what it needs, else ring;\n"
