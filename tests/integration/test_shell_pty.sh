@@ -36,6 +36,16 @@ see() {
 	local end=$((SECONDS + 5))
 	until screen | grep -q -- "$1"; do ((SECONDS < end)) || return 1; sleep 0.05; done
 }
+# waits until the last non-empty line matches REGEX: the shell is back at
+# its prompt (bounded). Keys typed while a command runs can be lost when the
+# line editor takes the terminal back.
+prompt_back() {
+	local end=$((SECONDS + 5))
+	until screen | grep -v '^ *$' | tail -1 | grep -q -- "$1"; do
+		((SECONDS < end)) || return 1
+		sleep 0.05
+	done
+}
 start_shell() {
 	tmux -S "$sock" new-session -d -s t -x 120 -y 40 \
 	    "env TERN_RUNDIR=$TERN_RUNDIR TERNSH_HISTORY=$TERNSH_HISTORY HOME=$tmp $bin/ternsh"
@@ -53,6 +63,7 @@ keys "eth0 " "?"
 check "? lists what may come next" see "Possible completions"
 check "? shows help texts" see "device .*[A-Za-z]"
 keys C-u "set interfaces eth0 device veth0" Enter
+check "set done: the prompt is back" prompt_back "@tern# *$"
 keys "set interfaces eth0 mt" Tab
 check "Tab completes a leaf" see "set interfaces eth0 mtu$"
 keys C-u "show | compare" Enter
