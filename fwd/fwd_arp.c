@@ -610,16 +610,45 @@ fwd_arp_punt(struct fwd_arp *a, uint16_t in_port, unsigned adj_idx,
 	    a, ad->port, target, in_port, frame, len, now_ms, out));
 }
 
+/*
+ * The table is full and config wants a static entry: give up a learned one
+ * (it is learned again when traffic needs it). The least useful first: one
+ * being probed, then a reachable one, then one still resolving (its queued
+ * packets are dropped and counted). O(table), on a config change only.
+ */
+static bool
+arp_evict_learned(struct fwd_arp *a)
+{
+	static const uint8_t order[] = { FWD_NEIGH_PROBE, FWD_NEIGH_REACHABLE,
+		FWD_NEIGH_INCOMPLETE };
+
+	for (unsigned k = 0; k < sizeof(order); k++)
+		for (unsigned i = 0; i < a->conf.max_neigh; i++) {
+			struct arp_neigh *n = &a->ent[i];
+
+			if (n->state != order[k])
+				continue;
+			a->st.queue_drops += n->qn;
+			a->st.evicted++;
+			arp_destroy(a, n);
+			return (true);
+		}
+	return (false);
+}
+
 int
 fwd_arp_static_add(struct fwd_arp *a, uint16_t port, uint32_t ip,
     const uint8_t *mac, uint64_t now_ms, struct fwd_out *out)
 {
+	static const uint8_t zero[6];
 	struct arp_neigh *n;
 
-	if (mac == NULL || (mac[0] & 1) || port >= FWD_PORT_MAX || ip == 0)
+	if (mac == NULL || (mac[0] & 1) || memcmp(mac, zero, 6) == 0 ||
+	    port >= FWD_PORT_MAX || ip == 0)
 		return (-EINVAL);
 	if ((n = arp_find(a, port, ip)) == NULL &&
-	    (n = arp_create(a, port, ip)) == NULL)
+	    (n = arp_create(a, port, ip)) == NULL &&
+	    (!arp_evict_learned(a) || (n = arp_create(a, port, ip)) == NULL))
 		return (-ENOSPC);
 	if (n->state == FWD_NEIGH_FREE)
 		n->state = FWD_NEIGH_INCOMPLETE;

@@ -44,6 +44,7 @@ struct fwd_arp_stats {
 	uint64_t resolved, failed, expired;
 	uint64_t queued, queue_drops, released;
 	uint64_t table_full;
+	uint64_t evicted; /* learned entries given up for a static one */
 };
 
 /* A neighbour as reported by fwd_arp_walk. */
@@ -112,7 +113,10 @@ int fwd_arp_resolve(struct fwd_arp *, uint16_t port, uint32_t ip,
     uint16_t in_port, const uint8_t *frame, unsigned len, uint64_t now_ms,
     struct fwd_out *out);
 
-/* Static neighbour (never ages, not replaced by ARP). 0, -ENOSPC, -EINVAL. */
+/* Static neighbour (never ages, not replaced by ARP; an entry of ip learned
+ * before becomes static). A full table gives up a learned entry for it
+ * (stats.evicted). 0, -ENOSPC (the table holds only static entries),
+ * -EINVAL (mac NULL, multicast or zero; ip 0; bad port). */
 int fwd_arp_static_add(struct fwd_arp *, uint16_t port, uint32_t ip,
     const uint8_t *mac, uint64_t now_ms, struct fwd_out *out);
 /* 0, -ENOENT. */

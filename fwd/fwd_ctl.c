@@ -86,6 +86,18 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->deleted = c->deleted;
 		r->mtu = c->mtu > 0xffff ? 1 : (uint16_t)c->mtu;
 		r->backend = c->backend;
+		if (c->n_neighbours > FWD_D_NEIGH_MAX)
+			r->neigh_too_many = true;
+		else
+			r->nneigh = (unsigned)c->n_neighbours;
+		for (unsigned k = 0; k < r->nneigh; k++) {
+			const ProtobufCBinaryData *m = &c->neighbours[k]->mac;
+
+			r->neigh_ip[k] = ntohl(c->neighbours[k]->addr);
+			r->neigh_maclen[k] = m->len > 255 ? 255 : (uint8_t)m->len;
+			if (m->len == 6)
+				memcpy(r->neigh_mac[k], m->data, 6);
+		}
 		if (c->n_addrs > FWD_LOCAL_MAX) {
 			r->too_many = true;
 			continue;
@@ -593,7 +605,10 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 	case FWD_NEIGH_PROBE:
 		n->state = FWD__NEIGHBOUR_STATE__STALE;
 		break;
-	default: /* REACHABLE, STATIC */
+	case FWD_NEIGH_STATIC:
+		n->state = FWD__NEIGHBOUR_STATE__STATIC;
+		break;
+	default: /* REACHABLE */
 		n->state = FWD__NEIGHBOUR_STATE__REACHABLE;
 		break;
 	}

@@ -1003,6 +1003,9 @@ conn_del(struct fwd_d *d, struct fwd_iface *f, uint32_t ip, unsigned plen)
 	}
 }
 
+static void neigh_install(struct fwd_d *, struct fwd_iface *, uint32_t ip,
+    const uint8_t *mac);
+
 static void
 if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 {
@@ -1043,6 +1046,10 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 			lc_log_warnx("%s: address: %s", f->name, strerror(-rv));
 		conn_add(d, f, k);
 	}
+	/* after the addresses: a static neighbour on one of their subnets
+	 * gets its host route */
+	for (unsigned k = 0; k < f->nneigh; k++)
+		neigh_install(d, f, f->neigh_ip[k], f->neigh_mac[k]);
 	rec_rebind_all(d);
 	out_flush(d);
 	lc_log_info("%s: attached as port %u, ifindex %u, mtu %u, link %s",
@@ -1073,6 +1080,10 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 			conn_del(d, f, f->addr[k], f->plen[k]);
 	}
 	f->naddr = naddr;
+	/* the port id may be another interface's next: its static entries
+	 * go too (kept in f, installed again on attach) */
+	for (unsigned k = 0; k < f->nneigh; k++)
+		(void)fwd_arp_static_del(d->arp, id, f->neigh_ip[k]);
 	fwd_arp_port_flush(d->arp, id);
 	fwd_adj_port_del(d->adj, id);
 	if (f->glean >= 0) {
@@ -1132,13 +1143,135 @@ ipstr(uint32_t a, char *b, size_t n)
 	inet_ntop(AF_INET, &ia, b, (socklen_t)n);
 }
 
+/* Index of static neighbour ip in f's set, or -1. */
+static int
+neigh_find(const struct fwd_iface *f, uint32_t ip)
+{
+	for (unsigned k = 0; k < f->nneigh; k++)
+		if (f->neigh_ip[k] == ip)
+			return ((int)k);
+	return (-1);
+}
+
+/* Static neighbour ip -> mac into fwd_arp on f's port (f attached). */
+static void
+neigh_install(struct fwd_d *d, struct fwd_iface *f, uint32_t ip,
+    const uint8_t *mac)
+{
+	char b[INET_ADDRSTRLEN];
+	int rv = fwd_arp_static_add(d->arp, (uint16_t)(f - d->ifs), ip, mac,
+	    fwd_d_now_ms(d), d->out);
+
+	if (rv != 0) {
+		ipstr(ip, b, sizeof(b));
+		lc_log_warnx("%s: static neighbour %s: %s", f->name, b,
+		    strerror(-rv));
+	}
+}
+
+/* f's static neighbours become rq's. Before the addresses change (remove):
+ * the entries rq does not list leave fwd_arp; after (!remove): the new
+ * ones and those with a new MAC go in, and f keeps rq's set. */
+static void
+if_neigh_update(struct fwd_d *d, struct fwd_iface *f,
+    const struct fwd_if_req *rq, bool remove)
+{
+	uint16_t id = (uint16_t)(f - d->ifs);
+
+	if (remove) {
+		for (unsigned k = 0; k < f->nneigh; k++) {
+			unsigned j;
+
+			for (j = 0; j < rq->nneigh; j++)
+				if (rq->neigh_ip[j] == f->neigh_ip[k])
+					break;
+			if (j == rq->nneigh)
+				(void)fwd_arp_static_del(d->arp, id,
+				    f->neigh_ip[k]);
+		}
+		return;
+	}
+	for (unsigned j = 0; j < rq->nneigh; j++) {
+		int k = neigh_find(f, rq->neigh_ip[j]);
+
+		if (k < 0 || memcmp(f->neigh_mac[k], rq->neigh_mac[j], 6) != 0)
+			neigh_install(d, f, rq->neigh_ip[j], rq->neigh_mac[j]);
+	}
+	f->nneigh = rq->nneigh;
+	memcpy(f->neigh_ip, rq->neigh_ip, sizeof(f->neigh_ip));
+	memcpy(f->neigh_mac, rq->neigh_mac, sizeof(f->neigh_mac));
+}
+
+/* The static neighbours of r, checked against r's own addresses. */
+static int
+neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
+{
+	static const uint8_t zero[6];
+	char b1[INET_ADDRSTRLEN], b2[INET_ADDRSTRLEN];
+	int rv = 0;
+
+	if (r->neigh_too_many || r->nneigh > FWD_D_NEIGH_MAX)
+		ERR("%s: more than %u static neighbours", r->name,
+		    FWD_D_NEIGH_MAX);
+	for (unsigned k = 0; k < r->nneigh; k++) {
+		uint32_t ip = r->neigh_ip[k];
+		const uint8_t *m = r->neigh_mac[k];
+		unsigned a;
+
+		ipstr(ip, b1, sizeof(b1));
+		if (r->neigh_maclen[k] != 6)
+			ERR("%s: static neighbour %s: a MAC of %u bytes "
+			    "(expected 6)",
+			    r->name, b1, r->neigh_maclen[k]);
+		if ((m[0] & 1) || memcmp(m, zero, 6) == 0)
+			ERR("%s: static neighbour %s: "
+			    "%02x:%02x:%02x:%02x:%02x:%02x is not a unicast "
+			    "MAC",
+			    r->name, b1, m[0], m[1], m[2], m[3], m[4], m[5]);
+		for (unsigned j = 0; j < k; j++)
+			if (r->neigh_ip[j] == ip)
+				ERR("%s: static neighbour %s given twice",
+				    r->name, b1);
+		for (a = 0; a < r->naddr; a++)
+			if (r->addr[a] == ip)
+				ERR("%s: static neighbour %s is an address of "
+				    "the interface",
+				    r->name, b1);
+		for (a = 0; a < r->naddr; a++)
+			if (r->plen[a] < 32 &&
+			    ((r->addr[a] ^ ip) & pmask(r->plen[a])) == 0)
+				break;
+		if (a == r->naddr)
+			ERR("%s: static neighbour %s is on none of the "
+			    "interface's subnets",
+			    r->name, b1);
+		if (r->plen[a] <= 30 &&
+		    ((ip & ~pmask(r->plen[a])) == 0 ||
+			(ip & ~pmask(r->plen[a])) == ~pmask(r->plen[a]))) {
+			ipstr(r->addr[a] & pmask(r->plen[a]), b2, sizeof(b2));
+			ERR("%s: static neighbour %s is the network or "
+			    "broadcast address of %s/%u",
+			    r->name, b1, b2, r->plen[a]);
+		}
+	}
+out:
+	return (rv);
+}
+
 static bool
 if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
     bool bk_auto)
 {
 	if (f->enabled != rq->enabled || f->mtu_conf != rq->mtu ||
-	    f->backend != bk || f->bk_auto != bk_auto || f->naddr != rq->naddr)
+	    f->backend != bk || f->bk_auto != bk_auto || f->naddr != rq->naddr ||
+	    f->nneigh != rq->nneigh)
 		return (false);
+	for (unsigned j = 0; j < rq->nneigh; j++) {
+		int k = neigh_find(f, rq->neigh_ip[j]);
+
+		if (k < 0 || memcmp(f->neigh_mac[k], rq->neigh_mac[j], 6) != 0)
+			return (false);
+	}
 	for (unsigned k = 0; k < rq->naddr; k++) {
 		unsigned j;
 
@@ -1273,6 +1406,8 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 					ERR("%s: address %s given twice",
 					    r->name, b1);
 		}
+		if ((rv = neigh_check(r, err, errlen)) != 0)
+			goto out;
 		p->backend = bk;
 		if (bk != FWD_D_BK_MEM) {
 			if ((p->ifindex = if_nametoindex(r->name)) == 0)
@@ -1449,7 +1584,9 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 				    (uint16_t)p->slot, f->mac, f->mtu,
 				    f->link_up);
 			}
+			if_neigh_update(d, f, r, true);
 			if_addrs_update(d, f, r);
+			if_neigh_update(d, f, r, false);
 			rec_rebind_all(d);
 			out_flush(d);
 		} else {
@@ -1457,6 +1594,10 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			f->naddr = r->naddr;
 			memcpy(f->addr, r->addr, sizeof(f->addr));
 			memcpy(f->plen, r->plen, sizeof(f->plen));
+			f->nneigh = r->nneigh;
+			memcpy(f->neigh_ip, r->neigh_ip, sizeof(f->neigh_ip));
+			memcpy(f->neigh_mac, r->neigh_mac,
+			    sizeof(f->neigh_mac));
 			if (p->open) {
 				if_attach(d, f, &p->ports);
 				p->open = false;
@@ -1917,6 +2058,10 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 		goto fail;
 	ac.local = &d->local;
 	ac.fib = d->fib;
+	/* every interface's static neighbours fit, with room to learn */
+	ac.max_neigh = FWD_D_ARP_MAX;
+	_Static_assert(FWD_D_IF_MAX * FWD_D_NEIGH_MAX < FWD_D_ARP_MAX,
+	    "static neighbours must fit the ARP table");
 	if ((d->arp = fwd_arp_new(&ac, d->adj)) == NULL)
 		goto fail;
 	ic.rate = d->conf.icmp_rate;

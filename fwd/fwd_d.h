@@ -22,6 +22,9 @@
 #define FWD_D_WORKERS_MAX 16
 #define FWD_D_PORT_DEAD	  (FWD_PORT_MAX - 1) /* never attached: adj DOWN */
 #define FWD_D_IF_MAX	  (FWD_PORT_MAX - 1) /* interfaces: port ids 0..62 */
+#define FWD_D_NEIGH_MAX	  64 /* static neighbours per interface (config) */
+#define FWD_D_ARP_MAX	  8192 /* ARP entries: every interface's static
+				  ones, and learned ones */
 #define FWD_D_MEM_IFINDEX 10000u /* ifindex of a "mem" port: this + id */
 #define FWD_D_PUNT_BUFS	  256	 /* per worker */
 #define FWD_D_MAX_NH	  8192	 /* default adjacency / FIB next-hop space */
@@ -107,6 +110,9 @@ struct fwd_iface {
 	unsigned naddr;
 	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
 	uint8_t plen[FWD_LOCAL_MAX];
+	unsigned nneigh; /* static neighbours (in fwd_arp while attached) */
+	uint32_t neigh_ip[FWD_D_NEIGH_MAX]; /* host order */
+	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
 	/* state */
 	bool attached, link_up;
 	uint16_t mtu;
@@ -241,6 +247,12 @@ struct fwd_if_req {
 	uint32_t addr[FWD_LOCAL_MAX];
 	uint8_t plen[FWD_LOCAL_MAX];
 	bool too_many;
+	/* static neighbours: the interface's whole set */
+	unsigned nneigh;
+	uint32_t neigh_ip[FWD_D_NEIGH_MAX];	/* host order */
+	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
+	uint8_t neigh_maclen[FWD_D_NEIGH_MAX];	/* as received: must be 6 */
+	bool neigh_too_many;
 };
 
 /*

@@ -361,6 +361,47 @@ test_table_full_and_flush(void **st)
 	fwd_arp_free(a);
 }
 
+/* A full table gives up a learned entry for a static one, and refuses only
+ * when every entry is static; a zero MAC is refused. */
+static void
+test_static_table_full(void **st)
+{
+	static const uint8_t zero[6];
+	struct env *e = *st;
+	struct fwd_arp_conf ac = {.max_neigh = 2};
+	struct fwd_arp *a = fwd_arp_new(&ac, e->adj);
+	struct fwd_neigh_info ni;
+
+	assert_non_null(a);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, NULL, 0, 0, &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0, &e->out), 0);
+	assert_int_equal(
+	    fwd_arp_static_add(a, 1, TF_IP(2, 20), gwmac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_stats(a)->evicted, 1);
+	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 20), &ni), 0);
+	assert_int_equal(ni.state, FWD_NEIGH_STATIC);
+	assert_int_equal(
+	    fwd_arp_static_add(a, 1, TF_IP(2, 21), gwmac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_stats(a)->evicted, 2);
+	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 9), &ni), -ENOENT);
+	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 10), &ni), -ENOENT);
+	assert_int_equal(
+	    fwd_arp_static_add(a, 1, TF_IP(2, 22), gwmac, 0, &e->out), -ENOSPC);
+	assert_int_equal(
+	    fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0, &e->out),
+	    -ENOSPC);
+	/* replacing the MAC of a static entry needs no room */
+	assert_int_equal(
+	    fwd_arp_static_add(a, 1, TF_IP(2, 21), h7mac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 21), &ni), 0);
+	assert_memory_equal(ni.mac, h7mac, 6);
+	assert_int_equal(
+	    fwd_arp_static_add(a, 1, TF_IP(2, 21), zero, 0, &e->out), -EINVAL);
+	fwd_arp_free(a);
+}
+
 static void
 test_slow_dispatch(void **st)
 {
@@ -407,6 +448,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_table_full_and_flush, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_static_table_full, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_slow_dispatch, setup, teardown),
 	};

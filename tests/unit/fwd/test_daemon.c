@@ -107,6 +107,9 @@ struct ifspec {
 	bool enabled, deleted;
 	unsigned mtu;
 	const char *addr[4]; /* "a.b.c.d/len" */
+	const char *neigh[4]; /* static: "a.b.c.d aa:bb:cc:dd:ee:ff" */
+	unsigned neigh_maclen;	/* 0: 6 */
+	unsigned nneigh_extra;	/* that many more, 198.18.2.100 + i */
 };
 
 /* Settings sent with the next if_config (one commit's both parts) */
@@ -119,6 +122,8 @@ if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
 	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
 	Fwd__IfConfig ic[8], *icp[8];
 	Fwd__IfAddr ia[8][4], *iap[8][4];
+	static Fwd__StaticNeighbour sn[8][80], *snp[8][80];
+	static uint8_t mac[8][80][6];
 
 	assert_true(n <= 8);
 	for (unsigned i = 0; i < n; i++) {
@@ -142,6 +147,34 @@ if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
 			ia[i][k].len = (uint32_t)atoi(sl + 1);
 			iap[i][k] = &ia[i][k];
 			ic[i].n_addrs = k + 1;
+		}
+		ic[i].neighbours = snp[i];
+		for (unsigned k = 0; k < 4 + s[i].nneigh_extra; k++) {
+			char buf[20];
+			unsigned m[6];
+			struct in_addr a;
+
+			if (k < 4 && s[i].neigh[k] == NULL)
+				continue;
+			fwd__static_neighbour__init(&sn[i][k]);
+			if (k < 4) {
+				assert_int_equal(sscanf(s[i].neigh[k],
+				    "%19s %x:%x:%x:%x:%x:%x", buf, &m[0],
+				    &m[1], &m[2], &m[3], &m[4], &m[5]), 7);
+				assert_int_equal(inet_pton(AF_INET, buf, &a), 1);
+			} else {
+				a.s_addr = htonl(TF_IP(2, 100) + k);
+				m[0] = 2;
+				for (unsigned j = 1; j < 6; j++)
+					m[j] = k;
+			}
+			for (unsigned j = 0; j < 6; j++)
+				mac[i][k][j] = (uint8_t)m[j];
+			sn[i][k].addr = a.s_addr;
+			sn[i][k].mac.data = mac[i][k];
+			sn[i][k].mac.len = s[i].neigh_maclen ? s[i].neigh_maclen
+							    : 6;
+			snp[i][ic[i].n_neighbours++] = &sn[i][k];
 		}
 		icp[i] = &ic[i];
 	}
@@ -831,6 +864,193 @@ test_neighbours_drops(void **st)
 	}
 }
 
+/* The neighbours fwd reports, and one of them by address (NULL: absent). */
+static Fwd__Neighbour *
+neigh_query(uint32_t ip, size_t *n)
+{
+	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
+	Fwd__NeighbourList *l =
+	    (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
+
+	if (n != NULL)
+		*n = l->n_neighbours;
+	for (size_t i = 0; i < l->n_neighbours; i++)
+		if (ntohl(l->neighbours[i]->addr) == ip)
+			return (l->neighbours[i]);
+	return (NULL);
+}
+
+/* An ARP request for ip among the frames port p sent? (takes them all) */
+static bool
+sent_arp_for(struct fwd_port *p, uint32_t ip)
+{
+	uint8_t f[FWD_FRAME_MAX];
+	bool seen = false;
+	int n;
+
+	while ((n = take(p, f)) > 0)
+		if (n == 42 && f[12] == 0x08 && f[13] == 0x06 &&
+		    ntohl(fwd_ld32(f + 38)) == ip)
+			seen = true;
+	return (seen);
+}
+
+/* A packet from host1 on m0 to dst: the frame m1 forwards (0: none). */
+static int
+forward_to(uint32_t dst, uint8_t *f)
+{
+	flush_all();
+	send_ip("m0", host1_mac, TF_IP(1, 2), dst, 64, 17);
+	return (take(wport("m1"), f));
+}
+
+/*
+ * Static neighbours (config, IfConfig.neighbours): installed on attach
+ * with a host route, so traffic goes out at once without ARP; ARP does not
+ * replace them; a new MAC, removal, detach and re-attach follow the
+ * config; every bad entry refuses the whole batch and changes nothing.
+ */
+static void
+test_static_neighbours(void **st)
+{
+	static const uint8_t mac7[6] = {0x02, 0x5e, 0, 0, 0x02, 0x07};
+	static const uint8_t mac7b[6] = {0x02, 0x5e, 0, 0, 0x02, 0x77};
+	static const uint8_t other[6] = {0x02, 0x99, 0x99, 0x99, 0x99, 0x99};
+	struct ifspec c[2] = {
+	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	    {.name = "m1", .enabled = true, .addr = {"198.18.2.1/24"},
+		.neigh = {"198.18.2.7 02:5e:00:00:02:07",
+		    "198.18.2.8 02:5e:00:00:02:08"}},
+	};
+	static const struct {
+		const char *neigh;
+		unsigned maclen, extra;
+		const char *want;
+	} bad[] = {
+	    {"198.18.2.9 02:00:00:00:00:09", 5, 0, "a MAC of 5 bytes"},
+	    {"198.18.2.9 01:00:5e:00:00:09", 0, 0,
+		"01:00:5e:00:00:09 is not a unicast MAC"},
+	    {"198.18.2.9 ff:ff:ff:ff:ff:ff", 0, 0, "not a unicast MAC"},
+	    {"198.18.2.9 00:00:00:00:00:00", 0, 0, "not a unicast MAC"},
+	    {"198.18.3.9 02:00:00:00:00:09", 0, 0,
+		"198.18.3.9 is on none of the interface's subnets"},
+	    {"198.18.2.1 02:00:00:00:00:09", 0, 0,
+		"198.18.2.1 is an address of the interface"},
+	    {"198.18.2.0 02:00:00:00:00:09", 0, 0,
+		"network or broadcast address of 198.18.2.0/24"},
+	    {"198.18.2.255 02:00:00:00:00:09", 0, 0,
+		"network or broadcast address"},
+	    {"198.18.2.7 02:00:00:00:00:09", 0, 0, "198.18.2.7 given twice"},
+	    {NULL, 0, 65, "more than 64 static neighbours"},
+	};
+	uint8_t f[FWD_FRAME_MAX];
+	Fwd__Neighbour *n;
+	size_t cnt;
+
+	(void)st;
+	assert_true(if_config(c, 2, true, false)->ok);
+	n = neigh_query(TF_IP(2, 7), &cnt);
+	assert_non_null(n);
+	assert_int_equal(cnt, 2);
+	assert_int_equal(n->state, FWD__NEIGHBOUR_STATE__STATIC);
+	assert_int_equal(n->ifindex, ifindex_of("m1"));
+	assert_int_equal(n->mac.len, 6);
+	assert_memory_equal(n->mac.data, mac7, 6);
+	/* forwarded at once, to the configured MAC, without an ARP request */
+	assert_int_equal(forward_to(TF_IP(2, 7), f), 14 + 20 + 32);
+	assert_memory_equal(f, mac7, 6);
+	assert_int_equal(f[FWD_ETH_HLEN + FWD_IP_TTL], 63);
+	assert_false(sent_arp_for(tport("m1"), TF_IP(2, 7)));
+	assert_false(sent_arp_for(wport("m1"), TF_IP(2, 7)));
+	/* an ARP reply with another MAC does not replace it */
+	send_arp_reply("m1", other, TF_IP(2, 7), TF_IP(2, 1));
+	assert_memory_equal(neigh_query(TF_IP(2, 7), NULL)->mac.data, mac7, 6);
+	assert_int_equal(forward_to(TF_IP(2, 7), f), 14 + 20 + 32);
+	assert_memory_equal(f, mac7, 6);
+	/* timers never age it */
+	fwd_d_tick(D, fwd_d_now_ms(D) + 3600 * 1000);
+	assert_int_equal(neigh_query(TF_IP(2, 7), NULL)->state,
+	    FWD__NEIGHBOUR_STATE__STATIC);
+
+	/* bad entries: the batch is refused, nothing changes */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ifspec b[2] = {c[0], c[1]};
+		Fwd__IfConfigAck *a;
+
+		b[1].neigh[1] = bad[i].neigh;
+		b[1].neigh_maclen = bad[i].maclen;
+		b[1].nneigh_extra = bad[i].extra;
+		a = if_config(b, 2, true, false);
+		assert_false(a->ok);
+		if (strstr(a->error, bad[i].want) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, a->error,
+			    bad[i].want);
+		assert_false(if_config(b, 2, true, true)->ok); /* dry run */
+		n = neigh_query(TF_IP(2, 8), &cnt);
+		assert_int_equal(cnt, 2);
+		assert_non_null(n);
+		assert_int_equal(n->state, FWD__NEIGHBOUR_STATE__STATIC);
+	}
+	/* a dry run of a good change changes nothing either */
+	c[1].neigh[0] = "198.18.2.7 02:5e:00:00:02:77";
+	assert_true(if_config(c, 2, true, true)->ok);
+	assert_memory_equal(neigh_query(TF_IP(2, 7), NULL)->mac.data, mac7, 6);
+	/* a new MAC: the next packet goes to it */
+	assert_true(if_config(c, 2, true, false)->ok);
+	assert_memory_equal(neigh_query(TF_IP(2, 7), NULL)->mac.data, mac7b, 6);
+	assert_int_equal(forward_to(TF_IP(2, 7), f), 14 + 20 + 32);
+	assert_memory_equal(f, mac7b, 6);
+	/* 64 entries on one interface are fine */
+	c[1].nneigh_extra = 62;
+	assert_true(if_config(c, 2, true, false)->ok);
+	(void)neigh_query(0, &cnt);
+	assert_int_equal(cnt, 64);
+	c[1].nneigh_extra = 0;
+	/* removed from the config: gone; traffic to it resolves by ARP */
+	c[1].neigh[0] = NULL;
+	assert_true(if_config(c, 2, true, false)->ok);
+	assert_null(neigh_query(TF_IP(2, 7), &cnt));
+	assert_int_equal(cnt, 1);
+	flush_all();
+	assert_int_equal(forward_to(TF_IP(2, 7), f), 0);
+	assert_true(sent_arp_for(tport("m1"), TF_IP(2, 7)));
+	/* a learned entry becomes static when config names it */
+	send_arp_reply("m1", other, TF_IP(2, 7), TF_IP(2, 1));
+	assert_int_equal(neigh_query(TF_IP(2, 7), NULL)->state,
+	    FWD__NEIGHBOUR_STATE__REACHABLE);
+	c[1].neigh[0] = "198.18.2.7 02:5e:00:00:02:07";
+	assert_true(if_config(c, 2, true, false)->ok);
+	n = neigh_query(TF_IP(2, 7), NULL);
+	assert_int_equal(n->state, FWD__NEIGHBOUR_STATE__STATIC);
+	assert_memory_equal(n->mac.data, mac7, 6);
+	/* disabled (detached): gone with the port; enabled: back */
+	c[1].enabled = false;
+	assert_true(if_config(c, 2, true, false)->ok);
+	(void)neigh_query(0, &cnt);
+	assert_int_equal(cnt, 0);
+	c[1].enabled = true;
+	assert_true(if_config(c, 2, true, false)->ok);
+	n = neigh_query(TF_IP(2, 7), &cnt);
+	assert_int_equal(cnt, 2);
+	assert_non_null(n);
+	assert_int_equal(n->state, FWD__NEIGHBOUR_STATE__STATIC);
+	assert_int_equal(forward_to(TF_IP(2, 7), f), 14 + 20 + 32);
+	assert_memory_equal(f, mac7, 6);
+	/* the interface deleted: its entries go; its port id, reused by a
+	 * new interface, starts with none */
+	assert_true(if_config(c, 1, true, false)->ok);
+	(void)neigh_query(0, &cnt);
+	assert_int_equal(cnt, 0);
+	{
+		struct ifspec m2 = {.name = "m2", .enabled = true,
+		    .addr = {"198.18.2.1/24"}};
+
+		assert_true(if_config(&m2, 1, false, false)->ok);
+		(void)neigh_query(0, &cnt);
+		assert_int_equal(cnt, 0);
+	}
+}
+
 static int
 count_cb(uint32_t pfx, unsigned len, unsigned nh, void *arg)
 {
@@ -1509,6 +1729,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_interfaces, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_if_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_static_neighbours, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_if_dry_run_and_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
