@@ -597,6 +597,7 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 	n->mac.data = lc_arena_memdup(w->d->ar, ni->mac, 6);
 	n->mac.len = 6;
 	n->ifindex = ifx;
+	n->ifname = ifx != 0 ? w->d->ifs[ni->port].name : (char *)"";
 	switch (ni->state) {
 	case FWD_NEIGH_INCOMPLETE:
 		n->state = FWD__NEIGHBOUR_STATE__INCOMPLETE;

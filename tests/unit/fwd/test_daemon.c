@@ -954,6 +954,7 @@ test_static_neighbours(void **st)
 	assert_int_equal(cnt, 2);
 	assert_int_equal(n->state, FWD__NEIGHBOUR_STATE__STATIC);
 	assert_int_equal(n->ifindex, ifindex_of("m1"));
+	assert_string_equal(n->ifname, "m1");
 	assert_int_equal(n->mac.len, 6);
 	assert_memory_equal(n->mac.data, mac7, 6);
 	/* forwarded at once, to the configured MAC, without an ARP request */
