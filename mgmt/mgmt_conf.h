@@ -53,6 +53,7 @@ enum mgmt_stype {
 	MGMT_T_IFNAME,	/* [A-Za-z0-9_.-], 1..15 chars, starts alnum */
 	MGMT_T_STRING,	/* any text up to max chars (quoted when needed) */
 	MGMT_T_ENUM,	/* one of enums[] */
+	MGMT_T_MAC,	/* xx:xx:xx:xx:xx:xx, unicast, not zero; kbin 48 bits */
 };
 
 /* Schema flags. */
@@ -83,6 +84,8 @@ enum mgmt_sid {
 	MGMT_S_IFACE_MTU,
 	MGMT_S_IFACE_DISABLE,
 	MGMT_S_IFACE_BACKEND,
+	MGMT_S_IFACE_ARP, /* interfaces NAME arp A.B.C.D */
+	MGMT_S_IFACE_ARP_MAC,
 	MGMT_S_PROTOCOLS,
 	MGMT_S_STATIC,
 	MGMT_S_ROUTE, /* protocols static route PREFIX */
@@ -225,9 +228,11 @@ bool mgmt_conf_equal(const struct mgmt_conf *a, const struct mgmt_conf *b);
 size_t mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
 
 /* Whole-tree validation: constraints between leaves (a route has a next hop,
- * an interface, blackhole or reject, not both kinds), references (a route's
- * interface must be configured), duplicates (two interfaces on one device,
- * one address on two interfaces), limits (addresses, next hops).
+ * an interface, blackhole or reject, not both kinds; a static ARP entry has
+ * a mac and a unicast address on one of its interface's subnets, none of
+ * the interface's own), references (a route's interface must be
+ * configured), duplicates (two interfaces on one device, one address on two
+ * interfaces), limits (addresses, ARP entries, next hops).
  * 0 or -EINVAL with the first error (with file:line:col when the node came
  * from a file, else its path). */
 int mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err);
@@ -303,6 +308,7 @@ int mgmt_conf_compare(const struct mgmt_conf *old, const struct mgmt_conf *new,
 #define MGMT_HOSTNAME_MAX 64
 #define MGMT_MAX_ADDRS	  16 /* addresses per interface */
 #define MGMT_MAX_NH	  64 /* next hops per static route */
+#define MGMT_MAX_ARP	  64 /* static ARP entries per interface */
 
 enum mgmt_port_backend {
 	MGMT_BACKEND_DEFAULT = -1, /* interface: use fwd port-backend */
@@ -320,6 +326,13 @@ struct mgmt_iface_conf {
 	unsigned mtu;
 	bool disable;
 	enum mgmt_port_backend backend;
+	/* static ARP entries in address order (the first MGMT_MAX_ARP;
+	 * validation refuses more); arp_nomac[i]: the entry has no mac yet
+	 * (validation refuses it, arp_mac[i] is zero) */
+	unsigned narp;
+	struct lc_ip4 arp_ip[MGMT_MAX_ARP];
+	uint8_t arp_mac[MGMT_MAX_ARP][6];
+	bool arp_nomac[MGMT_MAX_ARP];
 };
 
 struct mgmt_route_conf {

@@ -992,6 +992,18 @@ uint_dflt(unsigned sid)
 	return ((unsigned)strtoul(mgmt_schema[sid].dflt, NULL, 10));
 }
 
+/* Entry i of o's static ARP entries from the list node c. */
+static void
+arp_get(const struct mgmt_node *c, struct mgmt_iface_conf *o, unsigned i)
+{
+	const struct mgmt_node *m = mgmt_node_find_sid(c, MGMT_S_IFACE_ARP_MAC);
+
+	o->arp_ip[i] = lc_ip4_from_host((uint32_t)c->kbin);
+	o->arp_nomac[i] = m == NULL;
+	for (unsigned j = 0; m != NULL && j < 6; j++)
+		o->arp_mac[i][j] = (uint8_t)(m->kbin >> (40 - 8 * j));
+}
+
 int
 mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 {
@@ -1031,6 +1043,10 @@ mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 			break;
 		case MGMT_S_IFACE_BACKEND:
 			o->backend = (enum mgmt_port_backend)c->kbin;
+			break;
+		case MGMT_S_IFACE_ARP:
+			if (o->narp < MGMT_MAX_ARP)
+				arp_get(c, o, o->narp++);
 			break;
 		}
 	}

@@ -124,6 +124,112 @@ addr_node(const struct mgmt_node *iface, unsigned i)
 	return (iface);
 }
 
+/* "subnets: 198.18.1.0/24, 198.18.2.0/24" (those with len < 32), or why
+ * there are none. */
+static void
+subnet_names(const struct mgmt_iface_conf *a, char *buf, size_t sz)
+{
+	size_t off = (size_t)snprintf(buf, sz, "subnets: "), start = off;
+
+	for (unsigned i = 0; i < a->naddr && off < sz; i++) {
+		char pb[LC_PREFIX4_STRLEN];
+		bool seen = false;
+
+		if (a->addr[i].len >= 32)
+			continue;
+		for (unsigned j = 0; j < i; j++)
+			seen |= lc_prefix4_eq(&a->addr[i], &a->addr[j]);
+		if (!seen)
+			off += (size_t)snprintf(buf + off, sz - off, "%s%s",
+			    off > start ? ", " : "",
+			    lc_prefix4_str(&a->addr[i], pb));
+	}
+	if (off == start)
+		snprintf(buf, sz, "%s",
+		    a->naddr == 0 ? "the interface has no address"
+				  : "the interface has only /32 addresses");
+}
+
+/*
+ * The static ARP entries of interface u (a: its typed view): each has a
+ * mac, at most MGMT_MAX_ARP, and its address is a unicast host address of
+ * one of the interface's subnets (not the network or broadcast address
+ * when len <= 30) and none of the interface's own addresses.
+ */
+static int
+validate_arp(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
+    struct mgmt_err *err)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+	unsigned narp = 0;
+	char names[16 + MGMT_MAX_ADDRS * (LC_PREFIX4_STRLEN + 2)];
+
+	mgmt_iter_init(&it, u);
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		uint32_t ip = (uint32_t)c->kbin;
+		bool in = false;
+
+		if (c->sid != MGMT_S_IFACE_ARP)
+			continue;
+		if (++narp > MGMT_MAX_ARP) {
+			mgmt_err_node(err, c,
+			    "interface %s: more than %d arp entries", u->value,
+			    MGMT_MAX_ARP);
+			return (-EINVAL);
+		}
+		if (mgmt_node_find_sid(c, MGMT_S_IFACE_ARP_MAC) == NULL) {
+			mgmt_err_node(err, c,
+			    "interface %s: arp %s: expected mac", u->value,
+			    c->value);
+			return (-EINVAL);
+		}
+		if (!nh_unicast(ip)) {
+			mgmt_err_node(err, c,
+			    "interface %s: arp %s: not a unicast address",
+			    u->value, c->value);
+			return (-EINVAL);
+		}
+		for (unsigned i = 0; i < a->naddr; i++)
+			if (lc_ip4_to_host(a->host[i]) == ip) {
+				mgmt_err_node(err, c,
+				    "interface %s: arp %s: the interface's own "
+				    "address (%s)",
+				    u->value, c->value, addr_node(u, i)->value);
+				return (-EINVAL);
+			}
+		for (unsigned i = 0; i < a->naddr; i++) {
+			const struct lc_prefix4 *p = &a->addr[i];
+			uint32_t m = lc_prefix4_mask(p->len);
+			char pb[LC_PREFIX4_STRLEN];
+
+			if (p->len >= 32 ||
+			    !lc_prefix4_contains(p, lc_ip4_from_host(ip)))
+				continue;
+			in = true;
+			if (p->len <= 30 &&
+			    ((ip & ~m) == 0 || (ip & ~m) == ~m)) {
+				mgmt_err_node(err, c,
+				    "interface %s: arp %s: the %s address of "
+				    "subnet %s",
+				    u->value, c->value,
+				    (ip & ~m) == 0 ? "network" : "broadcast",
+				    lc_prefix4_str(p, pb));
+				return (-EINVAL);
+			}
+		}
+		if (!in) {
+			subnet_names(a, names, sizeof(names));
+			mgmt_err_node(err, c,
+			    "interface %s: arp %s: not in a subnet of the "
+			    "interface (%s)",
+			    u->value, c->value, names);
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
 static int
 validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
     struct mgmt_err *err)
@@ -159,6 +265,8 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 			return (-EINVAL);
 		}
 	}
+	if (validate_arp(u, &a, err) != 0)
+		return (-EINVAL);
 	/* duplicates against every other interface (few of them) */
 	mgmt_iter_init(&it, ifaces_of(conf));
 	while ((c = mgmt_iter_next(&it)) != NULL) {

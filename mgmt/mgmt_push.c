@@ -126,6 +126,21 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 		a->len = c.addr[i].len;
 		ic->addrs[i] = a;
 	}
+	/* the whole set: fwd removes the static entries not listed */
+	ic->neighbours = enc_alloc(e, sizeof(*ic->neighbours) * (c.narp + 1));
+	for (unsigned i = 0; i < c.narp; i++) {
+		Fwd__StaticNeighbour *sn;
+
+		if (c.arp_nomac[i])
+			continue; /* validation refuses it: not in running */
+		sn = enc_alloc(e, sizeof(*sn));
+		fwd__static_neighbour__init(sn);
+		sn->addr = c.arp_ip[i].s_addr;
+		sn->mac.len = 6;
+		sn->mac.data = enc_alloc(e, 6);
+		memcpy(sn->mac.data, c.arp_mac[i], 6);
+		ic->neighbours[ic->n_neighbours++] = sn;
+	}
 	return (ic);
 }
 

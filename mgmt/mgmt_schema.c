@@ -48,6 +48,12 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 	0, backend_words,
 	"Packet I/O for this interface (default: fwd port-backend)", NULL, FWD,
 	0, NULL},
+    [MGMT_S_IFACE_ARP] = {"arp", MGMT_S_IFACE, LIST, MGMT_T_IP4, 0, 0, NULL,
+	"Static ARP entry: neighbour address on this interface's subnet", NULL,
+	FWD, 0, "<a.b.c.d>"},
+    [MGMT_S_IFACE_ARP_MAC] = {"mac", MGMT_S_IFACE_ARP, L, MGMT_T_MAC, 0, 0,
+	NULL, "Link-layer address of the neighbour (unicast)", NULL, FWD, 0,
+	"<xx:xx:xx:xx:xx:xx>"},
 
     [MGMT_S_PROTOCOLS] = {"protocols", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
 	"Routing protocols", NULL, RIB, 0, NULL},
@@ -223,6 +229,11 @@ type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
 	case MGMT_T_STRING:
 		snprintf(buf, sz, "text of %u..%u characters", s->min, s->max);
 		break;
+	case MGMT_T_MAC:
+		snprintf(buf, sz,
+		    "a MAC address xx:xx:xx:xx:xx:xx (six pairs of hex "
+		    "digits)");
+		break;
 	case MGMT_T_ENUM:
 		off = (size_t)snprintf(buf, sz, "one of");
 		for (int i = 0; s->enums[i] && off < sz; i++)
@@ -252,6 +263,35 @@ parse_uint(const char *v, uint32_t *out)
 	if (x > UINT32_MAX)
 		return (-EINVAL);
 	*out = (uint32_t)x;
+	return (0);
+}
+
+/* c is a hex digit */
+static uint64_t
+hex_val(char c)
+{
+	return ((uint64_t)(isdigit((unsigned char)c)
+			       ? c - '0'
+			       : tolower((unsigned char)c) - 'a' + 10));
+}
+
+/* xx:xx:xx:xx:xx:xx, exactly two hex digits per octet, either case. */
+static int
+parse_mac(const char *v, uint64_t *out)
+{
+	uint64_t x = 0;
+
+	if (strlen(v) != 17)
+		return (-EINVAL);
+	for (unsigned i = 0; i < 6; i++) {
+		const char *p = v + 3 * i;
+
+		if (!isxdigit((unsigned char)p[0]) ||
+		    !isxdigit((unsigned char)p[1]) || (i < 5 && p[2] != ':'))
+			return (-EINVAL);
+		x = (x << 8) | hex_val(p[0]) << 4 | hex_val(p[1]);
+	}
+	*out = x;
 	return (0);
 }
 
@@ -345,6 +385,34 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 			if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
 				goto bad;
 		memcpy(canon, v, n + 1);
+		return (0);
+	}
+	case MGMT_T_MAC: {
+		uint64_t m;
+		const char *why = NULL;
+
+		if (parse_mac(v, &m) != 0)
+			goto bad;
+		/* a neighbour is one station: the I/G bit (group) is the low
+		 * bit of the first octet, broadcast included */
+		if (m == 0xffffffffffffull)
+			why = "the broadcast address";
+		else if ((m >> 40) & 1)
+			why = "a group (multicast) address";
+		else if (m == 0)
+			why = "the all-zero address";
+		if (why != NULL) {
+			mgmt_err_set(err,
+			    "invalid %s '%s': %s, expected a unicast MAC "
+			    "address",
+			    what, v, why);
+			return (-EINVAL);
+		}
+		*kbin = m;
+		snprintf(canon, 64, "%02x:%02x:%02x:%02x:%02x:%02x",
+		    (unsigned)(m >> 40) & 0xff, (unsigned)(m >> 32) & 0xff,
+		    (unsigned)(m >> 24) & 0xff, (unsigned)(m >> 16) & 0xff,
+		    (unsigned)(m >> 8) & 0xff, (unsigned)m & 0xff);
 		return (0);
 	}
 	case MGMT_T_ENUM:

@@ -444,6 +444,7 @@ neigh_state(Fwd__NeighbourState s)
 	case FWD__NEIGHBOUR_STATE__REACHABLE: return ("reachable");
 	case FWD__NEIGHBOUR_STATE__STALE: return ("stale");
 	case FWD__NEIGHBOUR_STATE__FAILED: return ("failed");
+	case FWD__NEIGHBOUR_STATE__STATIC: return ("static");
 	default: return ("none");
 	}
 }

@@ -96,6 +96,12 @@ test_golden_comments(void **s)
 	(void)s;
 	golden("comments");
 }
+static void
+test_golden_arp(void **s)
+{
+	(void)s;
+	golden("arp");
+}
 
 /* The parse must fail with exactly msg (which carries file:line:col). */
 static void
@@ -130,7 +136,8 @@ test_syntax_errors(void **s)
 			   "interfaces, protocols, rib, fwd, system");
 	bad("interfaces { eth0 { speed 10; } }",
 	    "t.conf:1:21: unknown word "
-	    "'speed', expected device, address, mtu, disable, port-backend");
+	    "'speed', expected device, address, mtu, disable, port-backend, "
+	    "arp");
 	bad("rib;", "t.conf:1:1: incomplete statement 'rib': expected '{' or "
 		    "one of ecmp-width, distance");
 	bad("rib { ecmp-width; }", "t.conf:1:7: expected <1..64> after "
@@ -223,6 +230,18 @@ test_duplicate_errors(void **s)
 	    "t.conf:1:48: duplicate blackhole (first at line 1, column 37)");
 }
 
+static int
+collect_iface(const struct mgmt_node *n, void *arg)
+{
+	struct {
+		struct mgmt_iface_conf *v;
+		unsigned n;
+	} *col = arg;
+
+	assert_true(col->n < 3);
+	return (mgmt_conf_iface_get(n, &col->v[col->n++]));
+}
+
 static void
 invalid(const char *text, const char *msg)
 {
@@ -272,6 +291,246 @@ test_reference_and_semantic_errors(void **s)
 	invalid("interfaces { eth0 { address 198.18.0.0/24; } }",
 	    "v.conf:1:21: interface eth0: address 198.18.0.0/24 is not a host "
 	    "address of its subnet");
+}
+
+/* check(text, want): the config fmt with arg in it must give pfx msg */
+static void
+framed(void (*check)(const char *, const char *), const char *fmt,
+    const char *arg, const char *pfx, const char *msg)
+{
+	char text[512], want[512];
+
+	snprintf(text, sizeof(text), fmt, arg);
+	snprintf(want, sizeof(want), "%s%s", pfx, msg);
+	check(text, want);
+}
+
+/* A mac value in `interfaces { eth1 { arp 198.18.1.10 mac V; } }`: the
+ * value is at column 41. */
+static void
+bad_mac(const char *v, const char *msg)
+{
+	framed(bad, "interfaces { eth1 { arp 198.18.1.10 mac %s; } }", v,
+	    "t.conf:1:41: ", msg);
+}
+
+#define MAC_EXPECTED                                                           \
+	"expected a MAC address xx:xx:xx:xx:xx:xx (six pairs of hex digits)"
+
+static void
+test_mac_errors(void **s)
+{
+	(void)s;
+	bad_mac(
+	    "02:00:5e:00:01", "invalid mac '02:00:5e:00:01': " MAC_EXPECTED);
+	bad_mac("02:00:5e:00:01:0a:0b",
+	    "invalid mac '02:00:5e:00:01:0a:0b': " MAC_EXPECTED);
+	bad_mac("02:00:5e:00:01:0a:",
+	    "invalid mac '02:00:5e:00:01:0a:': " MAC_EXPECTED);
+	bad_mac("2:0:5e:0:1:a", "invalid mac '2:0:5e:0:1:a': " MAC_EXPECTED);
+	bad_mac("02-00-5e-00-01-0a",
+	    "invalid mac '02-00-5e-00-01-0a': " MAC_EXPECTED);
+	bad_mac("02:00:5e:00:01:0g",
+	    "invalid mac '02:00:5e:00:01:0g': " MAC_EXPECTED);
+	bad_mac("02:00:5e:00:001:a",
+	    "invalid mac '02:00:5e:00:001:a': " MAC_EXPECTED);
+	bad_mac(
+	    "0200.5e00.010a", "invalid mac '0200.5e00.010a': " MAC_EXPECTED);
+	bad_mac("\"\"", "invalid mac '': " MAC_EXPECTED);
+	bad_mac("01:00:5e:00:00:01",
+	    "invalid mac '01:00:5e:00:00:01': a group (multicast) address, "
+	    "expected a unicast MAC address");
+	bad_mac("33:33:00:00:00:01",
+	    "invalid mac '33:33:00:00:00:01': a group (multicast) address, "
+	    "expected a unicast MAC address");
+	bad_mac("FF:FF:FF:FF:FF:FF",
+	    "invalid mac 'FF:FF:FF:FF:FF:FF': the broadcast address, expected "
+	    "a unicast MAC address");
+	bad_mac("ff:ff:ff:ff:ff:ff",
+	    "invalid mac 'ff:ff:ff:ff:ff:ff': the broadcast address, expected "
+	    "a unicast MAC address");
+	bad_mac("00:00:00:00:00:00",
+	    "invalid mac '00:00:00:00:00:00': the all-zero address, expected "
+	    "a unicast MAC address");
+	/* the key, the list without a key, duplicates */
+	bad("interfaces { eth1 { arp 198.18.1 mac 02:00:5e:00:01:0a; } }",
+	    "t.conf:1:25: invalid arp '198.18.1': expected an IPv4 address "
+	    "a.b.c.d");
+	bad("interfaces { eth1 { arp; } }",
+	    "t.conf:1:21: expected <a.b.c.d> after 'arp'");
+	bad("interfaces { eth1 { arp 198.18.1.10 { mac; } } }",
+	    "t.conf:1:39: expected <xx:xx:xx:xx:xx:xx> after 'mac'");
+	bad("interfaces { eth1 { arp 198.18.1.10 { colour red; } } }",
+	    "t.conf:1:39: unknown word 'colour', expected mac");
+	bad("interfaces { eth1 { arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n"
+	    "arp 198.18.1.10 { mac 02:00:5e:00:01:0b; } } }",
+	    "t.conf:2:5: duplicate arp 198.18.1.10 (first at line 1, column "
+	    "21)");
+	bad("interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n"
+	    "interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0b;",
+	    "t.conf:2:33: duplicate mac (first at line 1, column 33)");
+	bad("interfaces eth1 arp 198.18.1.10 mac [ 02:00:5e:00:01:0a ];",
+	    "t.conf:1:33: 'mac' takes one value, not a [ list ]");
+}
+
+/* eth1 with 198.18.1.1/24 and the entry text on line 2: validation must
+ * refuse it with exactly "v.conf:2:1: interface eth1: " + msg. */
+static void
+invalid_arp(const char *entry, const char *msg)
+{
+	framed(invalid, "interfaces { eth1 { address 198.18.1.1/24;\n%s } }",
+	    entry, "v.conf:2:1: interface eth1: ", msg);
+}
+
+static void
+valid(const char *text)
+{
+	struct mgmt_conf *c;
+	struct mgmt_err err = {""};
+
+	if (mgmt_conf_parse(text, strlen(text), "v.conf", &c, &err) != 0)
+		fail_msg("parse: %s", err.msg);
+	if (mgmt_conf_validate(c, &err) != 0)
+		fail_msg("for %s\n%s", text, err.msg);
+	mgmt_conf_free(c);
+}
+
+/* eth1 with n entries, one a line from line 2 on; the text, in t */
+static const char *
+arp_entries(struct lc_buf *t, unsigned n)
+{
+	lc_buf_reset(t);
+	lc_buf_printf(t, "interfaces { eth1 { address 198.18.0.1/16;\n");
+	for (unsigned i = 1; i <= n; i++)
+		lc_buf_printf(
+		    t, "arp 198.18.1.%u mac 02:00:00:00:01:%02x;\n", i, i);
+	lc_buf_printf(t, "} }\n");
+	lc_buf_append(t, "", 1);
+	return ((const char *)t->data);
+}
+
+static void
+test_arp_validation(void **s)
+{
+	struct lc_buf t = {0};
+
+	(void)s;
+	invalid_arp("arp 198.18.1.10;", "arp 198.18.1.10: expected mac");
+	invalid_arp("arp 198.18.1.10 { }", "arp 198.18.1.10: expected mac");
+	invalid_arp("arp 0.0.0.0 mac 02:00:5e:00:01:0a;",
+	    "arp 0.0.0.0: not a unicast address");
+	invalid_arp("arp 255.255.255.255 mac 02:00:5e:00:01:0a;",
+	    "arp 255.255.255.255: not a unicast address");
+	invalid_arp("arp 127.0.0.1 mac 02:00:5e:00:01:0a;",
+	    "arp 127.0.0.1: not a unicast address");
+	invalid_arp("arp 224.0.0.5 mac 02:00:5e:00:01:0a;",
+	    "arp 224.0.0.5: not a unicast address");
+	invalid_arp("arp 239.255.255.250 mac 02:00:5e:00:01:0a;",
+	    "arp 239.255.255.250: not a unicast address");
+	invalid_arp("arp 198.18.1.1 mac 02:00:5e:00:01:0a;",
+	    "arp 198.18.1.1: the interface's own address (198.18.1.1/24)");
+	invalid_arp("arp 198.18.1.0 mac 02:00:5e:00:01:0a;",
+	    "arp 198.18.1.0: the network address of subnet 198.18.1.0/24");
+	invalid_arp("arp 198.18.1.255 mac 02:00:5e:00:01:0a;",
+	    "arp 198.18.1.255: the broadcast address of subnet "
+	    "198.18.1.0/24");
+	invalid_arp("arp 198.18.2.10 mac 02:00:5e:00:01:0a;",
+	    "arp 198.18.2.10: not in a subnet of the interface (subnets: "
+	    "198.18.1.0/24)");
+	/* the first bad entry in address order is reported (.7, not .20) */
+	invalid("interfaces { eth1 { address 198.18.1.1/24;\narp 198.18.1.20; "
+		"arp 198.18.1.5 mac 02:00:5e:00:01:0a; arp 198.18.1.7; } }",
+	    "v.conf:2:56: interface eth1: arp 198.18.1.7: expected mac");
+	/* the subnets are listed (each once), /32 addresses are none */
+	invalid("interfaces { eth1 { address 198.18.1.1/24; address "
+		"198.18.1.2/24; address 198.18.2.1/30; address 198.18.9.9/32;"
+		"\n arp 198.18.9.8 mac 02:00:5e:00:01:0a; } }",
+	    "v.conf:2:2: interface eth1: arp 198.18.9.8: not in a subnet of "
+	    "the interface (subnets: 198.18.1.0/24, 198.18.2.0/30)");
+	invalid("interfaces { eth1 { address 198.18.9.9/32;\n"
+		"arp 198.18.9.8 mac 02:00:5e:00:01:0a; } }",
+	    "v.conf:2:1: interface eth1: arp 198.18.9.8: not in a subnet of "
+	    "the interface (the interface has only /32 addresses)");
+	invalid("interfaces { eth1 { address 198.18.9.9/32;\n"
+		"arp 198.18.9.9 mac 02:00:5e:00:01:0a; } }",
+	    "v.conf:2:1: interface eth1: arp 198.18.9.9: the interface's own "
+	    "address (198.18.9.9/32)");
+	invalid("interfaces { eth1 {\narp 198.18.1.10 mac 02:00:5e:00:01:0a; "
+		"} }",
+	    "v.conf:2:1: interface eth1: arp 198.18.1.10: not in a subnet of "
+	    "the interface (the interface has no address)");
+	/* /30: network and broadcast refused, the hosts accepted; /31: both
+	 * addresses are hosts (RFC 3021) */
+	invalid("interfaces { eth1 { address 198.18.1.1/30;\n"
+		"arp 198.18.1.3 mac 02:00:5e:00:01:0a; } }",
+	    "v.conf:2:1: interface eth1: arp 198.18.1.3: the broadcast "
+	    "address of subnet 198.18.1.0/30");
+	valid("interfaces { eth1 { address 198.18.1.1/30; "
+	      "arp 198.18.1.2 mac 02:00:5e:00:01:0a; } }");
+	valid("interfaces { eth1 { address 198.18.1.1/31; "
+	      "arp 198.18.1.0 mac 02:00:5e:00:01:0a; } }");
+	/* a second subnet of the interface */
+	valid("interfaces { eth1 { address 198.18.1.1/24; address "
+	      "198.18.2.1/24; arp 198.18.2.10 mac 02:00:5e:00:01:0a; } }");
+	/* the other interface's subnet is not this one's */
+	invalid("interfaces { eth0 { address 198.18.0.1/24; } eth1 { "
+		"address 198.18.1.1/24;\narp 198.18.0.10 mac "
+		"02:00:5e:00:01:0a; } }",
+	    "v.conf:2:1: interface eth1: arp 198.18.0.10: not in a subnet of "
+	    "the interface (subnets: 198.18.1.0/24)");
+	/* at most 64 per interface: the 65th is named */
+	valid(arp_entries(&t, 64));
+	invalid(arp_entries(&t, 65),
+	    "v.conf:66:1: interface eth1: more than 64 arp entries");
+	lc_buf_fini(&t);
+}
+
+/* Two interfaces with entries: valid, and decoded in address order. */
+static void
+test_arp_typed_view(void **s)
+{
+	const char *text =
+	    "interfaces {\n"
+	    "    eth0 { address 198.18.0.1/24;\n"
+	    "        arp 198.18.0.200 mac 02:00:5E:00:00:C8;\n"
+	    "        arp 198.18.0.20 mac 0a:1b:2c:3d:4e:5f; }\n"
+	    "    eth1 { address 198.18.1.1/24; address 198.18.2.1/24;\n"
+	    "        arp 198.18.2.3 mac 02:00:00:00:02:03;\n"
+	    "        arp 198.18.1.3 mac 02:00:00:00:01:03; }\n"
+	    "    eth2 { address 198.18.3.1/24; }\n"
+	    "}\n";
+	static const uint8_t m0[6] = {0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f},
+			     m1[6] = {0x02, 0x00, 0x5e, 0x00, 0x00, 0xc8},
+			     m2[6] = {0x02, 0x00, 0x00, 0x00, 0x01, 0x03},
+			     m3[6] = {0x02, 0x00, 0x00, 0x00, 0x02, 0x03};
+	struct mgmt_iface_conf ic[3];
+	struct mgmt_conf *c;
+	struct mgmt_err err;
+	struct {
+		struct mgmt_iface_conf *v;
+		unsigned n;
+	} col = {ic, 0};
+
+	(void)s;
+	assert_int_equal(
+	    mgmt_conf_parse(text, strlen(text), "v.conf", &c, &err), 0);
+	assert_int_equal(mgmt_conf_validate(c, &err), 0);
+	assert_int_equal(
+	    mgmt_conf_foreach(c, MGMT_S_IFACE, collect_iface, &col), 0);
+	assert_int_equal(col.n, 3);
+	assert_int_equal(ic[0].narp, 2);
+	assert_string_equal(lc_ip4_ntoa(ic[0].arp_ip[0]), "198.18.0.20");
+	assert_memory_equal(ic[0].arp_mac[0], m0, 6);
+	assert_string_equal(lc_ip4_ntoa(ic[0].arp_ip[1]), "198.18.0.200");
+	assert_memory_equal(ic[0].arp_mac[1], m1, 6);
+	assert_false(ic[0].arp_nomac[0] || ic[0].arp_nomac[1]);
+	assert_int_equal(ic[1].narp, 2);
+	assert_string_equal(lc_ip4_ntoa(ic[1].arp_ip[0]), "198.18.1.3");
+	assert_memory_equal(ic[1].arp_mac[0], m2, 6);
+	assert_string_equal(lc_ip4_ntoa(ic[1].arp_ip[1]), "198.18.2.3");
+	assert_memory_equal(ic[1].arp_mac[1], m3, 6);
+	assert_int_equal(ic[2].narp, 0);
+	mgmt_conf_free(c);
 }
 
 static void
@@ -383,6 +642,10 @@ main(void)
 	    cmocka_unit_test(test_golden_full),
 	    cmocka_unit_test(test_golden_empty),
 	    cmocka_unit_test(test_golden_comments),
+	    cmocka_unit_test(test_golden_arp),
+	    cmocka_unit_test(test_mac_errors),
+	    cmocka_unit_test(test_arp_validation),
+	    cmocka_unit_test(test_arp_typed_view),
 	    cmocka_unit_test(test_syntax_errors),
 	    cmocka_unit_test(test_type_errors),
 	    cmocka_unit_test(test_range_errors),

@@ -50,17 +50,25 @@ cmd(struct mgmt_conf *c, const char *line, struct mgmt_err *err)
 	return (-1);
 }
 
+/* What print (brace, set or JSON form) makes of c, to free. */
 static char *
-printed(const struct mgmt_conf *c)
+printed_as(const struct mgmt_conf *c,
+    int (*print)(const struct mgmt_conf *, struct lc_buf *))
 {
 	struct lc_buf b = {0};
 	char *s;
 
-	mgmt_conf_print(c, &b);
+	print(c, &b);
 	lc_buf_append(&b, "", 1);
 	s = strdup((char *)b.data);
 	lc_buf_fini(&b);
 	return (s);
+}
+
+static char *
+printed(const struct mgmt_conf *c)
+{
+	return (printed_as(c, mgmt_conf_print));
 }
 
 /* An error must leave the tree exactly as it was: same print, and still the
@@ -166,7 +174,7 @@ test_set_errors_change_nothing(void **s)
 	    "interfaces eth0 mtu: missing value, expected <68..9216>");
 	set_fails(c, "set interfaces eth0 speed 10", -22,
 	    "interfaces eth0: unknown word 'speed', expected device, address, "
-	    "mtu, disable, port-backend");
+	    "mtu, disable, port-backend, arp");
 	set_fails(c, "set protocols static route 10.0.0.1/8 blackhole", -22,
 	    "protocols static route: invalid route '10.0.0.1/8': host bits "
 	    "set, expected 10.0.0.0/8");
@@ -521,7 +529,7 @@ test_complete(void **s)
 	assert_true(v[2].is_value);
 	w[1] = "eth0";
 	n = mgmt_schema_complete(c, w, 2, "", v, 32, &err);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	assert_true((i = find(v, n, "disable")) >= 0 && v[i].is_leaf);
 	assert_true(find(v, n, "mtu") >= 0);
 	/* enum values */
@@ -550,8 +558,9 @@ test_complete(void **s)
 	w[1] = "eth0";
 	w[2] = "colour";
 	assert_int_equal(mgmt_schema_complete(c, w, 3, "", v, 32, &err), -22);
-	assert_string_equal(err.msg, "unknown word 'colour': expected device, "
-				     "address, mtu, disable, port-backend");
+	assert_string_equal(err.msg,
+	    "unknown word 'colour': expected device, "
+	    "address, mtu, disable, port-backend, arp");
 	w[2] = "mtu";
 	w[3] = "12";
 	assert_int_equal(mgmt_schema_complete(c, w, 4, "", v, 32, &err), -22);
@@ -594,8 +603,47 @@ test_schema_table(void **s)
 	    mgmt_schema_check_value(MGMT_S_SYS_HOSTNAME, "", canon, &err), -22);
 	assert_int_equal(
 	    mgmt_schema_check_value(MGMT_S_STATIC, "x", canon, &err), -22);
+	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ARP_MAC,
+			     "0A:1b:2C:3d:4E:5f", canon, &err),
+	    0);
+	assert_string_equal(canon, "0a:1b:2c:3d:4e:5f");
+	{
+		uint64_t kbin;
+
+		assert_int_equal(mgmt_value_parse(MGMT_S_IFACE_ARP_MAC,
+				     "0A:1b:2C:3d:4E:5f", canon, &kbin, &err),
+		    0);
+		assert_true(kbin == 0x0a1b2c3d4e5full);
+	}
+	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ARP_MAC,
+			     "01:00:00:00:00:00", canon, &err),
+	    -22);
+	assert_int_equal(mgmt_schema_check_value(
+			     MGMT_S_IFACE_ARP, "198.18.1.10", canon, &err),
+	    0);
+	assert_int_equal(mgmt_schema_comp(MGMT_S_IFACE_ARP), MGMT_COMP_FWD);
 	assert_int_equal(mgmt_schema_comp(MGMT_S_ROUTE), MGMT_COMP_RIB);
 	assert_int_equal(mgmt_schema_comp(MGMT_S_IFACE), MGMT_COMP_FWD);
+}
+
+/* Rebasing b (made from b0) on run must be a conflict on unit, and leave b
+ * as it was. */
+static void
+rebase_conflicts(struct mgmt_conf *b, const struct mgmt_conf *b0,
+    const struct mgmt_conf *run, const char *unit)
+{
+	struct mgmt_conf *before = mgmt_conf_dup(b);
+	struct mgmt_err err;
+	char want[200];
+
+	snprintf(want, sizeof(want),
+	    "conflict: %s was changed by another commit since this candidate "
+	    "was made",
+	    unit);
+	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), -EBUSY);
+	assert_string_equal(err.msg, want);
+	assert_true(mgmt_conf_equal(before, b));
+	mgmt_conf_free(before);
 }
 
 static void
@@ -648,16 +696,7 @@ test_rebase(void **s)
 	/* a unit both changed: conflict, candidate unchanged */
 	mgmt_conf_assign(b, b0);
 	assert_int_equal(cmd(b, "set interfaces eth1 mtu 1400", &err), 0);
-	{
-		struct mgmt_conf *before = mgmt_conf_dup(b);
-
-		assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), -EBUSY);
-		assert_string_equal(err.msg,
-		    "conflict: interfaces eth1 was "
-		    "changed by another commit since this candidate was made");
-		assert_true(mgmt_conf_equal(before, b));
-		mgmt_conf_free(before);
-	}
+	rebase_conflicts(b, b0, run, "interfaces eth1");
 	/* the same change on both sides is no conflict */
 	assert_int_equal(cmd(b, "set interfaces eth1 mtu 9000", &err), 0);
 	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
@@ -894,6 +933,485 @@ test_parsed_avl(void **s)
 	mgmt_conf_free(c);
 }
 
+/* ---- static ARP entries: a list inside the interface list ---- */
+
+/* The block of docs/config.md, in brace form. */
+static const char arp_block[] = "interfaces {\n"
+				"    eth1 {\n"
+				"        address 198.18.1.1/24;\n"
+				"        arp 198.18.1.10 {\n"
+				"            mac 02:00:5e:00:01:0a;\n"
+				"        }\n"
+				"    }\n"
+				"}\n";
+
+/* line must succeed */
+static void
+ok(struct mgmt_conf *c, const char *line)
+{
+	struct mgmt_err err = {""};
+
+	if (cmd(c, line, &err) != 0)
+		fail_msg("%s: %s", line, err.msg);
+}
+
+static const struct mgmt_node *
+iface_node(const struct mgmt_conf *c, const char *name)
+{
+	struct mgmt_key k = {MGMT_S_IFACE, 0, name};
+
+	return (
+	    mgmt_node_find(mgmt_node_find_sid(c->root, MGMT_S_INTERFACES), &k));
+}
+
+/* Brace form in; one-line form, set form and JSON out; each parses or
+ * applies back to the same tree. */
+static void
+test_arp_round_trip(void **s)
+{
+	struct mgmt_conf *c, *re, *fromset = mgmt_conf_new();
+	struct mgmt_err err;
+	struct json_object *j, *v;
+	char *p, *line, *save;
+
+	(void)s;
+	assert_int_equal(
+	    mgmt_conf_parse(arp_block, strlen(arp_block), "arp", &c, &err), 0);
+	assert_int_equal(mgmt_conf_validate(c, &err), 0);
+	p = printed(c);
+	assert_string_equal(p,
+	    "interfaces {\n"
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n"
+	    "    }\n"
+	    "}\n");
+	assert_int_equal(
+	    mgmt_conf_parse(p, strlen(p), "printed", &re, &err), 0);
+	assert_true(mgmt_conf_equal(c, re));
+	mgmt_conf_free(re);
+	free(p);
+	p = printed_as(c, mgmt_conf_print_set);
+	assert_string_equal(p, "set interfaces eth1 address 198.18.1.1/24\n"
+			       "set interfaces eth1 arp 198.18.1.10 mac "
+			       "02:00:5e:00:01:0a\n");
+	for (line = strtok_r(p, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		assert_int_equal(cmd(fromset, line, &err), 0);
+	assert_true(mgmt_conf_equal(c, fromset));
+	free(p);
+	p = printed_as(c, mgmt_conf_print_json);
+	assert_string_equal(p, "{\"interfaces\":{\"eth1\":{\"address\":"
+			       "[\"198.18.1.1/24\"],\"arp\":{\"198.18.1.10\":"
+			       "{\"mac\":\"02:00:5e:00:01:0a\"}}}}}");
+	j = json_tokener_parse(p);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "interfaces", &v));
+	assert_true(json_object_object_get_ex(v, "eth1", &v));
+	assert_true(json_object_object_get_ex(v, "arp", &v));
+	assert_true(json_object_object_get_ex(v, "198.18.1.10", &v));
+	assert_true(json_object_object_get_ex(v, "mac", &v));
+	assert_string_equal(json_object_get_string(v), "02:00:5e:00:01:0a");
+	json_object_put(j);
+	free(p);
+	mgmt_conf_free(c);
+	mgmt_conf_free(fromset);
+}
+
+static void
+test_arp_set_delete(void **s)
+{
+	static const uint8_t m9[6] = {0x02, 0x00, 0x5e, 0x00, 0x01, 0x09},
+			     m10[6] = {0x02, 0x00, 0x5e, 0x00, 0x01, 0x0a};
+	struct mgmt_conf *c = base();
+	struct mgmt_iface_conf ic;
+	const struct mgmt_node *root;
+	struct mgmt_err err;
+	char *p;
+
+	(void)s;
+	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5E:00:01:0A");
+	ok(c, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
+	ok(c, "set interfaces eth0 arp 198.18.0.77 mac 0a:0b:0c:0d:0e:0f");
+	assert_int_equal(mgmt_conf_validate(c, &err), 0);
+	p = printed(c);
+	assert_string_equal(p,
+	    "interfaces {\n"
+	    "    eth0 {\n"
+	    "        device veth0;\n"
+	    "        address 198.18.0.1/24;\n"
+	    "        arp 198.18.0.77 mac 0a:0b:0c:0d:0e:0f;\n"
+	    "    }\n"
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        arp 198.18.1.9 mac 02:00:5e:00:01:09;\n"
+	    "        arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n"
+	    "    }\n"
+	    "}\n"
+	    "protocols {\n"
+	    "    static {\n"
+	    "        route 10.0.0.0/8 next-hop 198.18.0.2;\n"
+	    "        route 10.1.0.0/16 interface eth1;\n"
+	    "    }\n"
+	    "}\n"
+	    "rib {\n"
+	    "    ecmp-width 4;\n"
+	    "}\n");
+	free(p);
+	p = printed_as(c, mgmt_conf_print_set);
+	assert_non_null(strstr(p, "set interfaces eth0 address 198.18.0.1/24\n"
+				  "set interfaces eth0 arp 198.18.0.77 mac "
+				  "0a:0b:0c:0d:0e:0f\n"
+				  "set interfaces eth1 address 198.18.1.1/24\n"
+				  "set interfaces eth1 arp 198.18.1.9 mac "
+				  "02:00:5e:00:01:09\n"
+				  "set interfaces eth1 arp 198.18.1.10 mac "
+				  "02:00:5e:00:01:0a\n"));
+	free(p);
+	/* the typed view, in address order */
+	assert_int_equal(mgmt_conf_iface_get(iface_node(c, "eth1"), &ic), 0);
+	assert_int_equal(ic.narp, 2);
+	assert_string_equal(lc_ip4_ntoa(ic.arp_ip[0]), "198.18.1.9");
+	assert_memory_equal(ic.arp_mac[0], m9, 6);
+	assert_string_equal(lc_ip4_ntoa(ic.arp_ip[1]), "198.18.1.10");
+	assert_memory_equal(ic.arp_mac[1], m10, 6);
+	/* the same value in other case is no change (the tree stays) */
+	root = c->root;
+	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0A");
+	assert_ptr_equal(c->root, root);
+	/* a new mac replaces the old one */
+	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:ff");
+	assert_int_equal(mgmt_conf_iface_get(iface_node(c, "eth1"), &ic), 0);
+	assert_int_equal(ic.narp, 2);
+	assert_int_equal(ic.arp_mac[1][5], 0xff);
+	/* an entry without a mac: set accepts, validation refuses (a set
+	 * node has no position: the message names the path) */
+	ok(c, "set interfaces eth1 arp 198.18.1.11");
+	assert_int_equal(mgmt_conf_iface_get(iface_node(c, "eth1"), &ic), 0);
+	assert_int_equal(ic.narp, 3);
+	assert_true(ic.arp_nomac[2]);
+	assert_false(ic.arp_nomac[0] || ic.arp_nomac[1]);
+	assert_int_equal(mgmt_conf_validate(c, &err), -22);
+	assert_string_equal(
+	    err.msg, "interface eth1: arp 198.18.1.11: expected mac");
+	/* delete one entry; one that is not there */
+	ok(c, "delete interfaces eth1 arp 198.18.1.11");
+	assert_int_equal(mgmt_conf_validate(c, &err), 0);
+	set_fails(c, "delete interfaces eth1 arp 198.18.1.11", -2,
+	    "interfaces eth1 arp 198.18.1.11: not configured");
+	set_fails(c,
+	    "delete interfaces eth1 arp 198.18.1.10 mac 02:00:00:00:00:99", -2,
+	    "interfaces eth1 arp 198.18.1.10 mac 02:00:00:00:00:99: not "
+	    "configured (the value is 02:00:5e:00:01:ff)");
+	/* the mac only: the entry stays, without one */
+	ok(c, "delete interfaces eth1 arp 198.18.1.10 mac");
+	assert_int_equal(mgmt_conf_iface_get(iface_node(c, "eth1"), &ic), 0);
+	assert_int_equal(ic.narp, 2);
+	assert_true(ic.arp_nomac[1]);
+	/* all entries of an interface; the interface stays */
+	ok(c, "delete interfaces eth1 arp");
+	assert_int_equal(mgmt_conf_iface_get(iface_node(c, "eth1"), &ic), 0);
+	assert_int_equal(ic.narp, 0);
+	assert_int_equal(ic.naddr, 1);
+	set_fails(c, "delete interfaces eth1 arp", -2,
+	    "interfaces eth1 arp: not configured");
+	ok(c, "delete interfaces eth0 arp");
+	p = printed(c);
+	assert_null(strstr(p, "arp"));
+	free(p);
+	mgmt_conf_free(c);
+}
+
+#define MAC_EXPECTED                                                           \
+	"expected a MAC address xx:xx:xx:xx:xx:xx (six pairs of hex digits)"
+
+#define UNICAST_EXPECTED "expected a unicast MAC address"
+
+/* `set interfaces eth1 arp ip mac v` is refused with why, naming v; the
+ * tree is unchanged */
+static void
+mac_fails(struct mgmt_conf *c, const char *ip, const char *v, const char *why)
+{
+	char line[200], msg[400];
+
+	snprintf(
+	    line, sizeof(line), "set interfaces eth1 arp %s mac %s", ip, v);
+	snprintf(msg, sizeof(msg),
+	    "interfaces eth1 arp %s mac: invalid mac '%s': %s", ip, v, why);
+	set_fails(c, line, -22, msg);
+}
+
+static void
+test_arp_set_errors(void **s)
+{
+	struct mgmt_conf *c = base();
+
+	(void)s;
+	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a");
+	/* every bad mac, on the existing entry and on a new one */
+	mac_fails(c, "198.18.1.10", "02:00:5e:00:01", MAC_EXPECTED);
+	mac_fails(c, "198.18.1.10", "02:00:5e:00:01:0a:0b", MAC_EXPECTED);
+	mac_fails(c, "198.18.1.10", "2:0:5e:0:1:a", MAC_EXPECTED);
+	mac_fails(c, "198.18.1.10", "02-00-5e-00-01-0a", MAC_EXPECTED);
+	mac_fails(c, "198.18.1.10", "zz:00:5e:00:01:0a", MAC_EXPECTED);
+	mac_fails(c, "198.18.1.11", "01:00:5e:00:00:01",
+	    "a group (multicast) address, " UNICAST_EXPECTED);
+	mac_fails(c, "198.18.1.10", "ff:ff:ff:ff:ff:ff",
+	    "the broadcast address, " UNICAST_EXPECTED);
+	mac_fails(c, "198.18.1.11", "00:00:00:00:00:00",
+	    "the all-zero address, " UNICAST_EXPECTED);
+	/* the path around it */
+	set_fails(c, "set interfaces eth1 arp 198.18.1.10 mac", -22,
+	    "interfaces eth1 arp 198.18.1.10 mac: missing value, expected "
+	    "<xx:xx:xx:xx:xx:xx>");
+	set_fails(c, "set interfaces eth1 arp", -22,
+	    "interfaces eth1 arp: missing value, expected <a.b.c.d>");
+	set_fails(c, "set interfaces eth1 arp 198.18.1 mac 02:00:5e:00:01:0a",
+	    -22,
+	    "interfaces eth1 arp: invalid arp '198.18.1': expected an IPv4 "
+	    "address a.b.c.d");
+	set_fails(c, "set interfaces eth1 arp 198.18.1.10 colour red", -22,
+	    "interfaces eth1 arp 198.18.1.10: unknown word 'colour', expected "
+	    "mac");
+	set_fails(c,
+	    "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0b extra",
+	    -22,
+	    "interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0b: "
+	    "unexpected 'extra' after the value of mac");
+	mgmt_conf_free(c);
+}
+
+/* A change to an entry is a MOD of its interface; compare shows where. */
+/* show | compare of old -> new is exactly want */
+static void
+compare_is(
+    const struct mgmt_conf *old, const struct mgmt_conf *new, const char *want)
+{
+	struct lc_buf b = {0};
+
+	mgmt_conf_compare(old, new, &b);
+	lc_buf_append(&b, "", 1);
+	assert_string_equal((char *)b.data, want);
+	lc_buf_fini(&b);
+}
+
+static void
+test_arp_changes(void **s)
+{
+	struct mgmt_conf *run = base(), *cand;
+	struct mgmt_changes chg = {0};
+	struct mgmt_iface_conf ic;
+	struct mgmt_err err;
+
+	(void)s;
+	ok(run, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
+	ok(run, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a");
+	cand = mgmt_conf_dup(run);
+	ok(cand, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:ff");
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(chg.n, 1);
+	assert_true(chg.v[0].op == MGMT_CHG_MOD &&
+		    chg.v[0].unit == MGMT_S_IFACE &&
+		    chg.v[0].comp == MGMT_COMP_FWD);
+	assert_int_equal(mgmt_conf_iface_get(chg.v[0].new, &ic), 0);
+	assert_string_equal(ic.name, "eth1");
+	assert_int_equal(ic.narp, 2);
+	assert_int_equal(ic.arp_mac[0][5], 0x09);
+	assert_int_equal(ic.arp_mac[1][5], 0xff);
+	assert_int_equal(mgmt_conf_iface_get(chg.v[0].old, &ic), 0);
+	assert_int_equal(ic.arp_mac[1][5], 0x0a);
+	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), 0);
+	mgmt_changes_fini(&chg);
+	compare_is(run, cand,
+	    "[edit interfaces eth1 arp 198.18.1.10]\n"
+	    "-    mac 02:00:5e:00:01:0a;\n"
+	    "+    mac 02:00:5e:00:01:ff;\n");
+	/* one entry gone, one new */
+	ok(cand, "delete interfaces eth1 arp 198.18.1.9");
+	ok(cand, "set interfaces eth1 arp 198.18.1.20 mac 02:00:5e:00:01:14");
+	compare_is(run, cand,
+	    "[edit interfaces eth1]\n"
+	    "-    arp 198.18.1.9 mac 02:00:5e:00:01:09;\n"
+	    "[edit interfaces eth1 arp 198.18.1.10]\n"
+	    "-    mac 02:00:5e:00:01:0a;\n"
+	    "+    mac 02:00:5e:00:01:ff;\n"
+	    "[edit interfaces eth1]\n"
+	    "+    arp 198.18.1.20 mac 02:00:5e:00:01:14;\n");
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(chg.n, 1);
+	mgmt_changes_fini(&chg);
+	/* undone in new nodes: no change */
+	ok(cand, "delete interfaces eth1 arp 198.18.1.20");
+	ok(cand, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
+	ok(cand, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a");
+	assert_true(mgmt_conf_equal(run, cand));
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(chg.n, 0);
+	mgmt_changes_fini(&chg);
+	/* the incremental check of an entry outside the subnets */
+	ok(cand, "set interfaces eth1 arp 198.18.9.9 mac 02:00:5e:00:01:0a");
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -22);
+	assert_string_equal(err.msg,
+	    "interface eth1: arp 198.18.9.9: not in a subnet of the "
+	    "interface (subnets: 198.18.1.0/24)");
+	mgmt_changes_fini(&chg);
+	/* an address change re-checks the entries */
+	mgmt_conf_assign(cand, run);
+	ok(cand, "delete interfaces eth1 address 198.18.1.1/24");
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -22);
+	assert_string_equal(err.msg,
+	    "interface eth1: arp 198.18.1.9: not in a subnet of the interface "
+	    "(the interface has no address)");
+	mgmt_changes_fini(&chg);
+	mgmt_conf_free(run);
+	mgmt_conf_free(cand);
+}
+
+static void
+test_arp_merge_rebase(void **s)
+{
+	struct mgmt_conf *c = base(), *m, *b0, *a, *b, *run;
+	const char *t =
+	    "interfaces eth1 arp 198.18.1.10 mac 02:00:00:00:00:0b;\n"
+	    "interfaces eth1 arp 198.18.1.11 mac 02:00:00:00:00:0c;\n";
+	struct mgmt_err err;
+	char *p;
+
+	(void)s;
+	ok(c, "set interfaces eth1 arp 198.18.1.9 mac 02:00:00:00:00:09");
+	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:00:00:00:0a");
+	b0 = mgmt_conf_dup(c);
+	/* merge: entries united, the file's mac wins */
+	assert_int_equal(mgmt_conf_parse(t, strlen(t), "m", &m, &err), 0);
+	mgmt_conf_merge(c, m);
+	p = printed(c);
+	assert_non_null(
+	    strstr(p, "    eth1 {\n"
+		      "        address 198.18.1.1/24;\n"
+		      "        arp 198.18.1.9 mac 02:00:00:00:00:09;\n"
+		      "        arp 198.18.1.10 mac 02:00:00:00:00:0b;\n"
+		      "        arp 198.18.1.11 mac 02:00:00:00:00:0c;\n"
+		      "    }\n"));
+	free(p);
+	mgmt_conf_free(m);
+	mgmt_conf_free(c);
+	/* rebase: A changed eth0, B the entries of eth1: both kept */
+	a = mgmt_conf_dup(b0);
+	b = mgmt_conf_dup(b0);
+	ok(a, "set interfaces eth0 mtu 9000");
+	run = mgmt_conf_dup(a);
+	ok(b, "delete interfaces eth1 arp 198.18.1.9");
+	ok(b, "set interfaces eth1 arp 198.18.1.12 mac 02:00:00:00:00:12");
+	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
+	p = printed(b);
+	assert_non_null(strstr(p, "        mtu 9000;\n"));
+	assert_non_null(
+	    strstr(p, "    eth1 {\n"
+		      "        address 198.18.1.1/24;\n"
+		      "        arp 198.18.1.10 mac 02:00:00:00:00:0a;\n"
+		      "        arp 198.18.1.12 mac 02:00:00:00:00:12;\n"
+		      "    }\n"));
+	free(p);
+	/* B's entry change on the interface A changed: conflict */
+	mgmt_conf_assign(b, b0);
+	ok(b, "set interfaces eth0 arp 198.18.0.5 mac 02:00:00:00:00:05");
+	rebase_conflicts(b, b0, run, "interfaces eth0");
+	mgmt_conf_free(a);
+	mgmt_conf_free(b);
+	mgmt_conf_free(b0);
+	mgmt_conf_free(run);
+}
+
+/* The candidates for w[0..nw) and partial are exactly the words given
+ * (NULL-terminated), in that order; v gets them. */
+static void
+compl_is(const struct mgmt_conf *c, const char *const *w, unsigned nw,
+    const char *partial, struct mgmt_compl *v, ...)
+{
+	struct mgmt_err err = {""};
+	const char *want;
+	va_list ap;
+	int n = mgmt_schema_complete(c, w, nw, partial, v, 32, &err), k = 0;
+
+	if (n < 0)
+		fail_msg("%s", err.msg);
+	va_start(ap, v);
+	while ((want = va_arg(ap, const char *)) != NULL) {
+		assert_true(k < n);
+		assert_string_equal(v[k++].word, want);
+	}
+	va_end(ap);
+	assert_int_equal(n, k);
+}
+
+static void
+test_arp_complete_show(void **s)
+{
+	struct mgmt_conf *c = base();
+	struct mgmt_compl v[32];
+	struct mgmt_err err;
+	struct lc_buf b = {0};
+	const char *w[8] = {"interfaces", "eth1", "arp", "198.18.1.10", "mac"};
+
+	(void)s;
+	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a");
+	ok(c, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
+	/* the keyword, with its help, after the other leaves */
+	compl_is(c, w, 2, "", v, "device", "address", "mtu", "disable",
+	    "port-backend", "arp", NULL);
+	assert_string_equal(v[5].help,
+	    "Static ARP entry: neighbour address on this interface's subnet");
+	assert_false(v[5].is_value || v[5].is_leaf);
+	compl_is(c, w, 2, "a", v, "address", "arp", NULL);
+	/* the keys: existing ones in address order, then the placeholder */
+	compl_is(
+	    c, w, 3, "", v, "198.18.1.9", "198.18.1.10", "<a.b.c.d>", NULL);
+	assert_true(v[2].is_value && !v[0].is_value);
+	compl_is(c, w, 3, "198.18.1.1", v, "198.18.1.10", "<a.b.c.d>", NULL);
+	/* inside an entry: mac */
+	compl_is(c, w, 4, "", v, "mac", NULL);
+	assert_string_equal(
+	    v[0].help, "Link-layer address of the neighbour (unicast)");
+	/* the value: the current one and the placeholder */
+	compl_is(
+	    c, w, 5, "", v, "02:00:5e:00:01:0a", "<xx:xx:xx:xx:xx:xx>", NULL);
+	assert_true(v[1].is_value && v[1].is_leaf);
+	assert_string_equal(
+	    v[1].help, "Link-layer address of the neighbour (unicast)");
+	/* a new entry: no value to offer but the placeholder */
+	w[3] = "198.18.1.77";
+	compl_is(c, w, 5, "", v, "<xx:xx:xx:xx:xx:xx>", NULL);
+	/* a bad value is named */
+	w[5] = "01:00:5e:00:00:01";
+	assert_int_equal(mgmt_schema_complete(c, w, 6, "", v, 32, &err), -22);
+	assert_string_equal(err.msg,
+	    "invalid mac '01:00:5e:00:00:01': a group (multicast) address, "
+	    "expected a unicast MAC address");
+	/* show at each level */
+	w[3] = "198.18.1.10";
+	assert_int_equal(mgmt_conf_show(c, w, 3, &b, &err), 0);
+	lc_buf_append(&b, "", 1);
+	assert_string_equal((char *)b.data,
+	    "arp 198.18.1.9 mac 02:00:5e:00:01:09;\n"
+	    "arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n");
+	lc_buf_reset(&b);
+	assert_int_equal(mgmt_conf_show(c, w, 4, &b, &err), 0);
+	lc_buf_append(&b, "", 1);
+	assert_string_equal((char *)b.data, "mac 02:00:5e:00:01:0a;\n");
+	lc_buf_reset(&b);
+	assert_int_equal(mgmt_conf_show(c, w, 5, &b, &err), 0);
+	lc_buf_append(&b, "", 1);
+	assert_string_equal((char *)b.data, "mac 02:00:5e:00:01:0a;\n");
+	w[3] = "198.18.1.99";
+	assert_int_equal(mgmt_conf_show(c, w, 4, &b, &err), -2);
+	assert_string_equal(err.msg, "interfaces eth1 arp 198.18.1.99: not "
+				     "configured");
+	lc_buf_fini(&b);
+	mgmt_conf_free(c);
+}
+
 int
 main(void)
 {
@@ -914,6 +1432,12 @@ main(void)
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_invert),
 	    cmocka_unit_test(test_parsed_avl),
+	    cmocka_unit_test(test_arp_round_trip),
+	    cmocka_unit_test(test_arp_set_delete),
+	    cmocka_unit_test(test_arp_set_errors),
+	    cmocka_unit_test(test_arp_changes),
+	    cmocka_unit_test(test_arp_merge_rebase),
+	    cmocka_unit_test(test_arp_complete_show),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

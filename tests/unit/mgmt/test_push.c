@@ -38,11 +38,53 @@ struct fake {
 	unsigned		 if_xdp;	/* items with backend xdp */
 	uint32_t		 last_nh;
 	char			 last_ifname[32];
+	/* the static ARP entries of the last IfConfig of each port */
+	struct fake_port {
+		char		 name[16];
+		unsigned	 seen;		/* IfConfigs for it */
+		unsigned	 n;
+		uint8_t		 addr[64][4];	/* as on the wire */
+		uint8_t		 mac[64][6];
+		size_t		 maclen[64];
+	}			 ports[4];
+	unsigned		 nports;
 };
 
 static struct fake ffwd, frib;
 static struct ev_loop *loop;
 static char tmpdir[64], rundir[128], store[128];
+
+static struct fake_port *
+fake_port(const char *name)
+{
+	for (unsigned i = 0; i < ffwd.nports; i++)
+		if (strcmp(ffwd.ports[i].name, name) == 0)
+			return (&ffwd.ports[i]);
+	assert_true(ffwd.nports < 4);
+	snprintf(ffwd.ports[ffwd.nports].name, 16, "%s", name);
+	return (&ffwd.ports[ffwd.nports++]);
+}
+
+static void
+record_neighbours(const Fwd__IfConfig *ic)
+{
+	struct fake_port *p;
+
+	if (ic->deleted)
+		return;
+	p = fake_port(ic->name);
+	p->seen++;
+	p->n = (unsigned)ic->n_neighbours;
+	assert_true(p->n <= 64);
+	for (unsigned i = 0; i < p->n; i++) {
+		const Fwd__StaticNeighbour *sn = ic->neighbours[i];
+
+		memcpy(p->addr[i], &sn->addr, 4);
+		p->maclen[i] = sn->mac.len;
+		if (sn->mac.len == 6)
+			memcpy(p->mac[i], sn->mac.data, 6);
+	}
+}
 
 static void
 h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
@@ -71,6 +113,8 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 			ffwd.if_xdp++;
 		snprintf(ffwd.last_if, sizeof(ffwd.last_if), "%s",
 		    b->interfaces[i]->name);
+		if (!b->dry_run)
+			record_neighbours(b->interfaces[i]);
 	}
 	if (ffwd.hold) {
 		/* answered later by release_held() */
@@ -160,6 +204,33 @@ h_resync(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_reply(req, IPC_OK, &a.base);
 }
 
+/* fwd's answer: one static and one learnt neighbour */
+static void
+h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg,
+    void *arg)
+{
+	static uint8_t m1[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x14 };
+	static uint8_t m2[6] = { 0x0a, 0x00, 0x00, 0x00, 0x00, 0x07 };
+	Fwd__NeighbourList l = FWD__NEIGHBOUR_LIST__INIT;
+	Fwd__Neighbour n1 = FWD__NEIGHBOUR__INIT, n2 = FWD__NEIGHBOUR__INIT;
+	Fwd__Neighbour *v[2] = { &n1, &n2 };
+
+	n1.addr = htonl(0xc6120114);	/* 198.18.1.20 */
+	n1.mac.data = m1;
+	n1.mac.len = 6;
+	n1.ifindex = 3;
+	n1.state = FWD__NEIGHBOUR_STATE__STATIC;
+	n2.addr = htonl(0xc6120107);	/* 198.18.1.7 */
+	n2.mac.data = m2;
+	n2.mac.len = 6;
+	n2.ifindex = 3;
+	n2.state = FWD__NEIGHBOUR_STATE__REACHABLE;
+	n2.age_ms = 1500;
+	l.neighbours = v;
+	l.n_neighbours = 2;
+	ipc_reply(req, IPC_OK, &l.base);
+}
+
 static void
 start_fake_fwd(void)
 {
@@ -169,6 +240,8 @@ start_fake_fwd(void)
 	assert_non_null(ffwd.srv);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__IF_CONFIG, h_if_config, NULL);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__SET_CONFIG, h_set_config, NULL);
+	ipc_server_handle(ffwd.srv, FWD__METHOD__QUERY_NEIGHBOURS,
+	    h_query_neighbours, NULL);
 }
 
 static void
@@ -225,7 +298,7 @@ later(void *arg, struct mgmt *m, struct mgmt_session *s, int code,
 }
 
 static int
-run(struct mgmt *m, struct mgmt_session *s, const char *line,
+run_as(struct mgmt *m, struct mgmt_session *s, const char *line, bool json,
     struct answer *a)
 {
 	struct lc_buf out;
@@ -233,7 +306,7 @@ run(struct mgmt *m, struct mgmt_session *s, const char *line,
 
 	memset(a, 0, sizeof(*a));
 	lc_buf_init(&out);
-	code = mgmt_cmd_exec(m, s, line, false, &out, a->err, sizeof(a->err),
+	code = mgmt_cmd_exec(m, s, line, json, &out, a->err, sizeof(a->err),
 	    later, a);
 	if (code == MGMT_PENDING) {
 		assert_true(run_until(&a->done, NULL, 0));
@@ -244,6 +317,13 @@ run(struct mgmt *m, struct mgmt_session *s, const char *line,
 	}
 	lc_buf_fini(&out);
 	return (code);
+}
+
+static int
+run(struct mgmt *m, struct mgmt_session *s, const char *line,
+    struct answer *a)
+{
+	return (run_as(m, s, line, false, a));
 }
 
 static int
@@ -274,29 +354,36 @@ teardown(void **state)
 	return (0);
 }
 
+/* tern-mgmt started with text as its boot config */
+static struct mgmt *
+mgmt_boot(const char *text)
+{
+	static char boot[256];
+	struct mgmt_opts o = { .rundir = rundir, .store_dir = store,
+	    .boot_config = boot };
+	struct mgmt *m;
+	FILE *f;
+
+	snprintf(boot, sizeof(boot), "%s/boot.conf", tmpdir);
+	assert_non_null(f = fopen(boot, "w"));
+	fputs(text, f);
+	fclose(f);
+	m = mgmt_new(loop, &o);
+	assert_non_null(m);
+	return (m);
+}
+
 static void
 test_transaction(void **state)
 {
-	struct mgmt_opts o = { .rundir = rundir, .store_dir = store };
 	struct mgmt_session *s;
 	struct mgmt *m;
 	struct answer a;
-	char before[4096];
 
 	/* a boot config with one interface and one route */
-	snprintf(before, sizeof(before), "%s/boot.conf", tmpdir);
-	{
-		FILE *f = fopen(before, "w");
-
-		assert_non_null(f);
-		fprintf(f, "interfaces { eth0 { device rc0; address 198.18.1.1/24; } }\n"
-		    "protocols { static { route 198.19.0.0/16 { next-hop 198.18.1.2; } } }\n");
-		fclose(f);
-	}
-	o.boot_config = before;
 	start_fakes();
-	m = mgmt_new(loop, &o);
-	assert_non_null(m);
+	m = mgmt_boot("interfaces { eth0 { device rc0; address 198.18.1.1/24; } }\n"
+	    "protocols { static { route 198.19.0.0/16 { next-hop 198.18.1.2; } } }\n");
 
 	/* 1. on connect, each component gets the whole running config */
 	assert_true(run_until(NULL, &frib.resync_end, 1));
@@ -473,6 +560,149 @@ test_connect_during_commit(void **state)
 	mgmt_free(m);
 }
 
+/* The entries of port name as fwd saw them last: n of them, entry i with
+ * address a.b.c.d (wire order) and mac m. */
+static void
+assert_neigh(const char *name, unsigned n)
+{
+	struct fake_port *p = fake_port(name);
+
+	assert_true(p->seen > 0);
+	assert_int_equal(p->n, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(p->maclen[i], 6);
+}
+
+/*
+ * Static ARP entries reach fwd inside their interface's IfConfig: the
+ * whole set, in address order, on connect (replace_all) and when a commit
+ * changes any of them; an interface without entries sends none.
+ */
+static void
+test_static_arp(void **state)
+{
+	static const uint8_t a3[4] = { 198, 18, 1, 3 }, a20[4] = { 198, 18, 1,
+	    20 };
+	static const uint8_t m3[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x03 },
+	    m20[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x14 },
+	    m20b[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0xff },
+	    m9[6] = { 0x0a, 0x00, 0x00, 0x00, 0x00, 0x09 };
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	unsigned items, batches;
+
+	(void)state;
+	start_fakes();
+	m = mgmt_boot("interfaces {\n"
+	    "  eth0 { device rc0; address 198.18.1.1/24;\n"
+	    "    arp 198.18.1.20 mac 02:00:5E:00:01:14;\n"
+	    "    arp 198.18.1.3 { mac 02:00:5e:00:01:03; } }\n"
+	    "  eth1 { device rs0; address 198.18.2.1/24; }\n"
+	    "}\n");
+
+	/* 1. the resync on connect carries them, in address order */
+	assert_true(run_until(NULL, &ffwd.if_batches, 1));
+	assert_int_equal(ffwd.if_replace_all, 1);
+	assert_int_equal(ffwd.if_items, 2);
+	assert_neigh("rc0", 2);
+	assert_memory_equal(fake_port("rc0")->addr[0], a3, 4);
+	assert_memory_equal(fake_port("rc0")->mac[0], m3, 6);
+	assert_memory_equal(fake_port("rc0")->addr[1], a20, 4);
+	assert_memory_equal(fake_port("rc0")->mac[1], m20, 6);
+	assert_neigh("rs0", 0);
+
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+
+	/* 2. one entry's mac changes: that interface alone, the whole set */
+	items = ffwd.if_items;
+	assert_int_equal(run(m, s, "set interfaces eth0 arp 198.18.1.20 mac "
+	    "02:00:5e:00:01:ff", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.if_batches, 2);
+	assert_int_equal(ffwd.if_items, items + 1);
+	assert_string_equal(ffwd.last_if, "rc0");
+	assert_neigh("rc0", 2);
+	assert_memory_equal(fake_port("rc0")->addr[0], a3, 4);
+	assert_memory_equal(fake_port("rc0")->mac[0], m3, 6);
+	assert_memory_equal(fake_port("rc0")->addr[1], a20, 4);
+	assert_memory_equal(fake_port("rc0")->mac[1], m20b, 6);
+	assert_int_equal(fake_port("rs0")->seen, 1);	/* not re-sent */
+
+	/* 3. bad entries: the commit is refused before fwd is asked, the
+	 * candidate keeps them */
+	batches = ffwd.if_batches;
+	assert_int_equal(run(m, s, "set interfaces eth0 arp 198.18.9.9 mac "
+	    "02:00:00:00:00:01", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
+	assert_string_equal(a.err, "commit failed: interface eth0: arp "
+	    "198.18.9.9: not in a subnet of the interface (subnets: "
+	    "198.18.1.0/24)");
+	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
+	assert_string_equal(a.text, "[edit interfaces eth0]\n"
+	    "+    arp 198.18.9.9 mac 02:00:00:00:00:01;\n");
+	assert_int_equal(run(m, s, "delete interfaces eth0 arp 198.18.9.9", &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth1 arp 198.18.2.7", &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
+	assert_string_equal(a.err, "commit failed: interface eth1: arp "
+	    "198.18.2.7: expected mac");
+	assert_int_equal(run(m, s, "set interfaces eth1 arp 198.18.2.7 mac "
+	    "01:00:5e:00:00:01", &a), MGMT_E_INVALID);
+	assert_non_null(strstr(a.err, "invalid mac '01:00:5e:00:00:01': a "
+	    "group (multicast) address"));
+	assert_int_equal(ffwd.if_batches, batches);
+	assert_int_equal(mgmt_commit_count(m), 2);
+	assert_int_equal(run(m, s, "delete interfaces eth1 arp", &a), MGMT_OK);
+
+	/* 4. fwd reconnects: the resync has the committed set */
+	ipc_server_free(ffwd.srv);
+	ffwd.srv = NULL;
+	start_fake_fwd();
+	assert_true(run_until(NULL, &ffwd.if_replace_all, 2));
+	assert_neigh("rc0", 2);
+	assert_memory_equal(fake_port("rc0")->mac[1], m20b, 6);
+	assert_neigh("rs0", 0);
+
+	/* 5. entries on a second interface; all of the first removed: fwd
+	 * gets an empty set for it */
+	items = ffwd.if_items;
+	assert_int_equal(run(m, s, "set interfaces eth1 arp 198.18.2.9 mac "
+	    "0a:00:00:00:00:09", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "delete interfaces eth0 arp", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.if_items, items + 2);
+	assert_neigh("rc0", 0);
+	assert_neigh("rs0", 1);
+	{
+		static const uint8_t a29[4] = { 198, 18, 2, 9 };
+
+		assert_memory_equal(fake_port("rs0")->addr[0], a29, 4);
+		assert_memory_equal(fake_port("rs0")->mac[0], m9, 6);
+	}
+
+	/* 6. show neighbors: fwd's static entries say so, text and JSON */
+	assert_int_equal(run(m, s, "run show neighbors", &a), MGMT_OK);
+	assert_string_equal(a.text,
+	    "Address          MAC               Ifindex State        Age ms "
+	    "Queued\n"
+	    "198.18.1.20      02:00:5e:00:01:14 3       static            0 "
+	    "0\n"
+	    "198.18.1.7       0a:00:00:00:00:07 3       reachable      1500 "
+	    "0\n");
+	assert_int_equal(run_as(m, s, "run show neighbors", true, &a), MGMT_OK);
+	assert_string_equal(a.text, "{\"neighbors\":[{\"address\":"
+	    "\"198.18.1.20\",\"mac\":\"02:00:5e:00:01:14\",\"ifindex\":3,"
+	    "\"state\":\"static\",\"age_ms\":0,\"queued\":0},{\"address\":"
+	    "\"198.18.1.7\",\"mac\":\"0a:00:00:00:00:07\",\"ifindex\":3,"
+	    "\"state\":\"reachable\",\"age_ms\":1500,\"queued\":0}]}");
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
 int
 main(void)
 {
@@ -480,6 +710,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_during_commit,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_static_arp, setup,
+		    teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
