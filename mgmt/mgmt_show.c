@@ -457,11 +457,11 @@ render_neighbors(struct lc_buf *out, json_object *jo,
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
 
 	if (jo == NULL)
-		lc_buf_printf(out, "%-16s %-17s %-7s %-10s %8s %s\n", "Address",
-		    "MAC", "Ifindex", "State", "Age ms", "Queued");
+		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8s %s\n", "Address",
+		    "MAC", "Interface", "State", "Age ms", "Queued");
 	for (size_t i = 0; i < l->n_neighbours; i++) {
 		const Fwd__Neighbour *n = l->neighbours[i];
-		char mac[18] = "-";
+		char mac[18] = "-", ifn[24];
 
 		if (n->mac.len == 6)
 			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
@@ -472,6 +472,7 @@ render_neighbors(struct lc_buf *out, json_object *jo,
 
 			json_object_object_add(o, "address", json_object_new_string(ip4(n->addr)));
 			json_object_object_add(o, "mac", json_object_new_string(mac));
+			json_object_object_add(o, "interface", json_object_new_string(n->ifname));
 			json_object_object_add(o, "ifindex", json_object_new_int((int)n->ifindex));
 			json_object_object_add(o, "state", json_object_new_string(neigh_state(n->state)));
 			json_object_object_add(o, "age_ms", json_object_new_int64(n->age_ms));
@@ -479,8 +480,12 @@ render_neighbors(struct lc_buf *out, json_object *jo,
 			json_object_array_add(arr, o);
 			continue;
 		}
-		lc_buf_printf(out, "%-16s %-17s %-7u %-10s %8u %u\n", ip4(n->addr),
-		    mac, n->ifindex, neigh_state(n->state), n->age_ms, n->queued);
+		if (n->ifname[0] != '\0')
+			snprintf(ifn, sizeof(ifn), "%s", n->ifname);
+		else
+			snprintf(ifn, sizeof(ifn), "ifindex %u", n->ifindex);
+		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8u %u\n", ip4(n->addr),
+		    mac, ifn, neigh_state(n->state), n->age_ms, n->queued);
 	}
 	if (jo != NULL)
 		json_object_object_add(jo, "neighbors", arr);

@@ -219,6 +219,7 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg,
 	n1.mac.data = m1;
 	n1.mac.len = 6;
 	n1.ifindex = 3;
+	n1.ifname = "rc0";
 	n1.state = FWD__NEIGHBOUR_STATE__STATIC;
 	n2.addr = htonl(0xc6120107);	/* 198.18.1.7 */
 	n2.mac.data = m2;
@@ -686,17 +687,19 @@ test_static_arp(void **state)
 	/* 6. show neighbors: fwd's static entries say so, text and JSON */
 	assert_int_equal(run(m, s, "run show neighbors", &a), MGMT_OK);
 	assert_string_equal(a.text,
-	    "Address          MAC               Ifindex State        Age ms "
-	    "Queued\n"
-	    "198.18.1.20      02:00:5e:00:01:14 3       static            0 "
-	    "0\n"
-	    "198.18.1.7       0a:00:00:00:00:07 3       reachable      1500 "
-	    "0\n");
+	    "Address          MAC               Interface       State        "
+	    "Age ms Queued\n"
+	    "198.18.1.20      02:00:5e:00:01:14 rc0             static       "
+	    "     0 0\n"
+	    "198.18.1.7       0a:00:00:00:00:07 ifindex 3       reachable    "
+	    "  1500 0\n");
 	assert_int_equal(run_as(m, s, "run show neighbors", true, &a), MGMT_OK);
 	assert_string_equal(a.text, "{\"neighbors\":[{\"address\":"
-	    "\"198.18.1.20\",\"mac\":\"02:00:5e:00:01:14\",\"ifindex\":3,"
+	    "\"198.18.1.20\",\"mac\":\"02:00:5e:00:01:14\",\"interface\":"
+	    "\"rc0\",\"ifindex\":3,"
 	    "\"state\":\"static\",\"age_ms\":0,\"queued\":0},{\"address\":"
-	    "\"198.18.1.7\",\"mac\":\"0a:00:00:00:00:07\",\"ifindex\":3,"
+	    "\"198.18.1.7\",\"mac\":\"0a:00:00:00:00:07\",\"interface\":"
+	    "\"\",\"ifindex\":3,"
 	    "\"state\":\"reachable\",\"age_ms\":1500,\"queued\":0}]}");
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 	mgmt_session_close(m, s);
