@@ -61,6 +61,23 @@ mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf, char *err,
 	return (0);
 }
 
+/* Stop and reap the store child still compressing older commits, if any
+ * (a crash there leaves a loadable file: mgmt_store_compress). */
+static void
+gz_stop(struct mgmt *m)
+{
+	int st;
+
+	if (m->gz_pid == 0)
+		return;
+	if (waitpid(m->gz_pid, &st, WNOHANG) == 0) {
+		kill(m->gz_pid, SIGTERM);
+		while (waitpid(m->gz_pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	m->gz_pid = 0;
+}
+
 /* The child said how it went (an int: 0 or -errno) and exited. */
 static void
 store_child_done(struct ev_loop *loop, ev_io *w, int revents)
@@ -98,8 +115,12 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 
 	if (m->store_pid != 0)
 		return (-EBUSY);
-	if (m->gz_pid != 0 && waitpid(m->gz_pid, &rv, WNOHANG) != 0)
-		m->gz_pid = 0;	/* done compressing (or gone) */
+	/* One compressor at a time: the child of the commit before may still
+	 * be compressing. Stopped and reaped here, or the next child's pid
+	 * would replace its own and it would never be reaped; the new child
+	 * removes its temp file and compresses every plain older commit,
+	 * that one's too. */
+	gz_stop(m);
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return (-errno);
 	if ((pid = fork()) < 0) {
@@ -209,15 +230,9 @@ mgmt_commit_fini(struct mgmt *m)
 		mgmt_conf_free(m->store_conf);
 		m->store_conf = NULL;
 	}
-	if (m->gz_pid != 0) {
-		/* compressing an older commit: stop it (its temp file goes) */
-		int st;
-
-		kill(m->gz_pid, SIGTERM);
-		while (waitpid(m->gz_pid, &st, 0) < 0 && errno == EINTR)
-			;
-		m->gz_pid = 0;
-	}
+	/* compressing an older commit: stop it (its temp file goes at the
+	 * next commit) */
+	gz_stop(m);
 	if (m->confirm_pending) {
 		ev_timer_stop(m->loop, &m->confirm_timer);
 		m->confirm_pending = false;
