@@ -184,10 +184,10 @@ BENCH_BINS := $(patsubst %,build/bin/bench-%,$(BENCH_NAMES))
 
 # ---- test tools: tests/integration/*.c, IPC clients the scripts drive -------------
 define TOOLRULE
-build/tests/tools/$(1): build/obj/tests/integration/$(1).o $(call libs_of,build,ipc common)
+build/tests/tools/$(1): build/obj/tests/integration/$(1).o $(call libs_of,build,terntest ipc common)
 	@mkdir -p $$(@D)
 	$$(E) LD $$@
-	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,ipc common) -Wl,--end-group $$(call ldlibs_of,ipc common) $$(BASE_LDLIBS)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,terntest ipc common) -Wl,--end-group $$(call ldlibs_of,ipc common) $$(BASE_LDLIBS)
 endef
 TOOL_NAMES := $(patsubst tests/integration/%.c,%,$(wildcard tests/integration/*.c))
 $(foreach t,$(TOOL_NAMES),$(eval $(call TOOLRULE,$(t))))

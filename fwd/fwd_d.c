@@ -2060,6 +2060,7 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	ac.fib = d->fib;
 	/* every interface's static neighbours fit, with room to learn */
 	ac.max_neigh = FWD_D_ARP_MAX;
+	ac.reachable_ms = d->conf.arp_reachable_ms;
 	_Static_assert(FWD_D_IF_MAX * FWD_D_NEIGH_MAX < FWD_D_ARP_MAX,
 	    "static neighbours must fit the ARP table");
 	if ((d->arp = fwd_arp_new(&ac, d->adj)) == NULL)

@@ -55,6 +55,7 @@ struct fwd_d_conf {
 	unsigned idle_ms;	 /* poll() timeout when idle; 0: 1 */
 	unsigned ring_frames;	 /* AF_PACKET ring size per socket; 0: 1024 */
 	unsigned icmp_rate;	 /* ICMP errors per second; 0: 100 */
+	unsigned arp_reachable_ms; /* fwd_arp_conf.reachable_ms; 0: 30000 */
 	/* worker k pinned to CPU cpus[k] (fwd_cpus_parse); ncpus 0: none */
 	unsigned ncpus;
 	uint16_t cpus[FWD_D_WORKERS_MAX];

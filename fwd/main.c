@@ -12,7 +12,8 @@
 #include "fwd_port_xdp.h"
 
 static const char *const value_opts[] = { "--workers", "--max-nh",
-    "--spin-us", "--cpus", "--busy-poll-us", "--xdp-tx", NULL };
+    "--spin-us", "--cpus", "--busy-poll-us", "--xdp-tx", "--arp-reachable-ms",
+    NULL };
 static const struct lc_daemon_info info = {
     .value_opts = value_opts,
     .name = "tern-fwd",
@@ -33,7 +34,11 @@ static const struct lc_daemon_info info = {
 	"                     device that refuses XDP frames gets the TX ring from\n"
 	"                     then on), ring (the socket's TX ring), auto (run\n"
 	"                     when this kernel has what it needs, else ring;\n"
-	"                     the default)\n",
+	"                     the default)\n"
+	"  --arp-reachable-ms=N  a resolved neighbour is used this long without\n"
+	"                     confirmation, then probed (unicast, 3 times, 1 s\n"
+	"                     apart) and forgotten if silent (100..3600000,\n"
+	"                     default 30000)\n",
     .status =
 	"forwards IPv4 over AF_PACKET (TPACKET_V2) or AF_XDP ports: interfaces\n"
 	"from tern-mgmt and FIB batches from tern-rib over IPC, ARP, ICMP,\n"
@@ -87,15 +92,23 @@ main(int argc, char **argv)
 			}
 			continue;
 		}
-		if ((rv = lc_daemon_opt_uint(a, "--workers", 1000000,
-		    &fc.workers)) == 0 && (rv = lc_daemon_opt_uint(a,
-		    "--max-nh", 1000000, &fc.max_nh)) == 0 &&
-		    (rv = lc_daemon_opt_uint(a, "--spin-us", 1000000,
-		    &fc.spin_us)) == 0)
+		/* each returns 0 when a is not its option */
+		rv = lc_daemon_opt_uint(a, "--workers", 1000000, &fc.workers);
+		if (rv == 0)
+			rv = lc_daemon_opt_uint(a, "--max-nh", 1000000,
+			    &fc.max_nh);
+		if (rv == 0)
+			rv = lc_daemon_opt_uint(a, "--spin-us", 1000000,
+			    &fc.spin_us);
+		if (rv == 0)
 			rv = lc_daemon_opt_uint(a, "--busy-poll-us", 1000000,
 			    &fc.busy_poll_us);
+		if (rv == 0)
+			rv = lc_daemon_opt_uint(a, "--arp-reachable-ms", 3600000,
+			    &fc.arp_reachable_ms);
 		if (rv <= 0 ||
-		    (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX)) {
+		    (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX) ||
+		    (fc.arp_reachable_ms != 0 && fc.arp_reachable_ms < 100)) {
 			fprintf(stderr,
 			    "tern-fwd: bad option '%s'\n"
 			    "Try 'tern-fwd --help'.\n",

@@ -10,7 +10,7 @@ PKGS=(
 	clang libclang-rt-14-dev
 	libdpdk-dev
 	libxdp-dev libbpf-dev
-	iproute2 iputils-ping ethtool procps psmisc tmux valgrind
+	iproute2 iputils-ping traceroute ethtool procps psmisc tmux valgrind
 	gnuplot-nox python3
 )
 

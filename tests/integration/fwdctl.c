@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 
 #include "ipc/ipc.h"
@@ -12,6 +13,7 @@
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_loop.h"
+#include "tests/lib/prefixset.h"
 
 static struct ipc_client *cl;
 static struct lc_arena *ar;
@@ -71,8 +73,103 @@ usage(void)
 	    "attached)\n"
 	    "  route del PFX/LEN           FIB_BATCH del\n"
 	    "  resync-begin | resync-end\n"
-	    "  interfaces | fib [PFX/LEN] | lookup ADDR | neigh | drops\n");
+	    "  interfaces | fib [PFX/LEN] | lookup ADDR | neigh | drops\n"
+	    "  load-set N GW[,GW..] SAMPLES  the standard prefix set of N,\n"
+	    "                              route k via GW[nh %% count]; then\n"
+	    "                              SAMPLES lines 'ADDR GW' (longest\n"
+	    "                              match found by a scan of the set)\n");
 	return (2);
+}
+
+/* The longest prefix of ps holding a (host order): its index, or -1. A scan
+ * of every prefix: slow and obviously right, unlike the FIB under test. */
+static long
+set_lpm(const struct tt_prefixset *ps, uint32_t a)
+{
+	long best = -1;
+
+	for (size_t k = 0; k < ps->n; k++) {
+		const struct tt_prefix *p = &ps->p[k];
+		uint32_t m = p->len ? ~0u << (32 - p->len) : 0;
+
+		if ((a & m) == p->addr &&
+		    (best < 0 || p->len > ps->p[best].len))
+			best = (long)k;
+	}
+	return (best);
+}
+
+/* load-set: see usage(). Prints what fwd acked, then the samples. */
+static int
+load_set(size_t n, char *gws, unsigned nsample)
+{
+	enum { CHUNK = 8192 };
+	struct tt_prefixset ps;
+	uint32_t gw[16], ngw = 0, len, applied = 0, failed = 0, routes = 0;
+	Fwd__FibRoute *rt = calloc(CHUNK, sizeof(*rt));
+	Fwd__FibRoute **rp = calloc(CHUNK, sizeof(*rp));
+	uint32_t *nh = calloc(CHUNK, sizeof(*nh)), ifx0 = 0, *addrs;
+	struct timespec t0, t1;
+	uint64_t seq = 1;
+	char *tok;
+
+	while ((tok = strsep(&gws, ",")) != NULL && ngw < 16)
+		if (parse_pfx(tok, &gw[ngw++], &len) != 0 || len != 32)
+			return (usage());
+	if (ngw == 0 || rt == NULL || rp == NULL || nh == NULL ||
+	    tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0) {
+		fprintf(stderr, "fwdctl: load-set: no gateway, or cannot "
+		    "make a set of %zu\n", n);
+		return (1);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (size_t off = 0; off < ps.n; off += CHUNK) {
+		Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
+		size_t c = ps.n - off < CHUNK ? ps.n - off : CHUNK;
+		Fwd__FibAck *a;
+
+		for (size_t i = 0; i < c; i++) {
+			const struct tt_prefix *p = &ps.p[off + i];
+
+			fwd__fib_route__init(&rt[i]);
+			rt[i].prefix = htonl(p->addr);
+			rt[i].len = p->len;
+			nh[i] = gw[p->nh % ngw];
+			rt[i].nh_addr = &nh[i];
+			rt[i].n_nh_addr = 1;
+			rt[i].nh_ifindex = &ifx0;	/* by subnet */
+			rt[i].n_nh_ifindex = 1;
+			rp[i] = &rt[i];
+		}
+		b.seq = seq++;
+		b.add = rp;
+		b.n_add = c;
+		a = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
+		applied += a->applied;
+		failed += a->failed;
+		routes = a->routes;
+		lc_arena_reset(ar);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("loaded %zu routes: applied %u failed %u, fwd has %u, "
+	    "%.0f ms\n", ps.n, applied, failed, routes,
+	    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	if ((addrs = calloc(nsample + 1, sizeof(*addrs))) == NULL ||
+	    tt_addrs_gen(&ps, TT_ADDR_MATCH, addrs, nsample, 0x73616d70) != 0)
+		return (1);
+	for (unsigned i = 0; i < nsample; i++) {
+		long k = set_lpm(&ps, addrs[i]);
+
+		printf("%s %s\n", ip(htonl(addrs[i])),
+		    k < 0 ? "none" : ip(gw[ps.p[k].nh % ngw]));
+	}
+	free(addrs);
+	free(rt);
+	free(rp);
+	free(nh);
+	tt_prefixset_free(&ps);
+	return (failed ? 1 : 0);
 }
 
 int
@@ -234,6 +331,9 @@ main(int argc, char **argv)
 			    (int)l->neighbours[i]->state);
 		return (0);
 	}
+	if (strcmp(cmd, "load-set") == 0 && argc == 6)
+		return (load_set(strtoul(argv[3], NULL, 10), argv[4],
+		    (unsigned)atoi(argv[5])));
 	if (strcmp(cmd, "drops") == 0) {
 		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 		Fwd__DropList *l;
