@@ -23,8 +23,10 @@ for t in "$@"; do
 	pid=$!
 	wait "$pid"
 	rc=$?
+	left=$(pgrep -a -g "$pid" 2>/dev/null)
 	if kill -KILL -- "-$pid" 2>/dev/null; then
-		echo "=== $kind: $t left processes behind (killed)"
+		echo "=== $kind: $t left processes behind (killed):"
+		sed 's/^/===   /' <<<"$left"
 	fi
 	ms=$((($(date +%s%N) - start) / 1000000))
 	if ((rc == 0)); then
