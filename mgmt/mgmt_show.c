@@ -17,8 +17,9 @@
 #define SHOW_TIMEOUT_MS	5000
 #define SHOW_LIMIT	10000	/* routes shown by one command */
 
-typedef void	render_fn(struct lc_buf *out, json_object *jo,
-		    const ProtobufCMessage *msg);
+/* m: the running config names interfaces (fwd knows their devices) */
+typedef void	render_fn(const struct mgmt *m, struct lc_buf *out,
+		    json_object *jo, const ProtobufCMessage *msg);
 
 /* One query in flight: who asked and how to print the answer. */
 struct show_wait {
@@ -57,7 +58,7 @@ show_reply(void *arg, int status, const char *errmsg,
 	if (status == IPC_OK && msg != NULL) {
 		if (w->op.json)
 			jo = json_object_new_object();
-		w->render(&out, jo, msg);
+		w->render(w->op.m, &out, jo, msg);
 		if (jo != NULL) {
 			lc_buf_printf(&out, "%s", json_object_to_json_string_ext(jo,
 			    JSON_C_TO_STRING_PLAIN));
@@ -130,7 +131,7 @@ source_name(const Rib__RouteEntry *e)
 }
 
 static void
-render_routes(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 {
 	const Rib__QueryReply *r = (const Rib__QueryReply *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
@@ -257,8 +258,53 @@ link_str(Fwd__LinkState l)
 	    l == FWD__LINK_STATE__LINK_DOWN ? "down" : "unknown");
 }
 
+/* Interfaces by tern name (the config's) and by device (fwd's). */
+struct if_map {
+	const char *key;	/* what is looked for */
+	bool by_dev;		/* key is a device: find the name */
+	char *out;
+	size_t n;
+};
+
+static int
+if_map_cb(const struct mgmt_node *node, void *arg)
+{
+	struct if_map *im = arg;
+	struct mgmt_iface_conf c;
+
+	if (mgmt_conf_iface_get(node, &c) != 0 ||
+	    strcmp(im->by_dev ? c.device : c.name, im->key) != 0)
+		return (0);
+	snprintf(im->out, im->n, "%s", im->by_dev ? c.name : c.device);
+	return (1);
+}
+
+/* The configured interface on device dev, or dev when none is. */
+static const char *
+if_name_of(const struct mgmt *m, const char *dev, char *buf, size_t n)
+{
+	struct if_map im = { dev, true, buf, n };
+
+	if (m == NULL || dev == NULL || dev[0] == '\0' ||
+	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) == 0)
+		snprintf(buf, n, "%s", dev != NULL ? dev : "");
+	return (buf);
+}
+
+/* The device of configured interface name, or name when it is none. */
+static const char *
+if_device_of(const struct mgmt *m, const char *name, char *buf, size_t n)
+{
+	struct if_map im = { name, false, buf, n };
+
+	if (m == NULL ||
+	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) == 0)
+		snprintf(buf, n, "%s", name);
+	return (buf);
+}
+
 static void
-render_interfaces(struct lc_buf *out, json_object *jo,
+render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
 {
 	const Fwd__InterfaceList *l = (const Fwd__InterfaceList *)msg;
@@ -266,7 +312,9 @@ render_interfaces(struct lc_buf *out, json_object *jo,
 
 	for (size_t i = 0; i < l->n_interfaces; i++) {
 		const Fwd__Interface *f = l->interfaces[i];
-		char mac[18] = "-";
+		char mac[18] = "-", nm[MGMT_NAME_MAX + 8];
+
+		if_name_of(m, f->name, nm, sizeof(nm));
 
 		if (f->mac.len == 6)
 			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
@@ -275,7 +323,8 @@ render_interfaces(struct lc_buf *out, json_object *jo,
 		if (jo != NULL) {
 			json_object *o = json_object_new_object(), *as;
 
-			json_object_object_add(o, "name", json_object_new_string(f->name));
+			json_object_object_add(o, "name", json_object_new_string(nm));
+			json_object_object_add(o, "device", json_object_new_string(f->name));
 			json_object_object_add(o, "ifindex", json_object_new_int((int)f->ifindex));
 			json_object_object_add(o, "link", json_object_new_string(link_str(f->link)));
 			json_object_object_add(o, "enabled", json_object_new_boolean(f->enabled));
@@ -303,8 +352,13 @@ render_interfaces(struct lc_buf *out, json_object *jo,
 			json_object_array_add(arr, o);
 			continue;
 		}
-		lc_buf_printf(out, "%s (ifindex %u): link %s, %s, mtu %u, mac %s, "
-		    "backend %s\n", f->name, f->ifindex, link_str(f->link),
+		if (strcmp(nm, f->name) != 0)
+			lc_buf_printf(out, "%s (device %s, ifindex %u): ", nm,
+			    f->name, f->ifindex);
+		else
+			lc_buf_printf(out, "%s (ifindex %u): ", nm, f->ifindex);
+		lc_buf_printf(out, "link %s, %s, mtu %u, mac %s, "
+		    "backend %s\n", link_str(f->link),
 		    f->enabled ? "enabled" : "disabled", f->mtu, mac,
 		    f->backend != NULL && f->backend[0] ? f->backend : "-");
 		for (size_t k = 0; k < f->n_addrs; k++)
@@ -333,11 +387,14 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
     unsigned nw, char *err, size_t errlen)
 {
 	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
+	char dev[MGMT_NAME_MAX];
 
 	if (nw > 1)
 		return (bad_args(err, errlen, "show interfaces", "at most a name",
 		    w[1]));
-	q.name = (char *)(nw == 1 ? w[0] : "");
+	/* the tern name or the device: fwd knows the device */
+	q.name = (char *)(nw == 1 ? if_device_of(op->m, w[0], dev, sizeof(dev))
+				  : "");
 	q.counters = true;
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES, &q.base,
 	    render_interfaces, err, errlen));
@@ -356,7 +413,7 @@ fib_kind(const Fwd__FibRoute *r)
 }
 
 static void
-render_fib(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 {
 	const Fwd__FibList *l = (const Fwd__FibList *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
@@ -450,7 +507,7 @@ neigh_state(Fwd__NeighbourState s)
 }
 
 static void
-render_neighbors(struct lc_buf *out, json_object *jo,
+render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
 {
 	const Fwd__NeighbourList *l = (const Fwd__NeighbourList *)msg;
@@ -472,7 +529,9 @@ render_neighbors(struct lc_buf *out, json_object *jo,
 
 			json_object_object_add(o, "address", json_object_new_string(ip4(n->addr)));
 			json_object_object_add(o, "mac", json_object_new_string(mac));
-			json_object_object_add(o, "interface", json_object_new_string(n->ifname));
+			json_object_object_add(o, "interface", json_object_new_string(
+			    if_name_of(m, n->ifname, ifn, sizeof(ifn))));
+			json_object_object_add(o, "device", json_object_new_string(n->ifname));
 			json_object_object_add(o, "ifindex", json_object_new_int((int)n->ifindex));
 			json_object_object_add(o, "state", json_object_new_string(neigh_state(n->state)));
 			json_object_object_add(o, "age_ms", json_object_new_int64(n->age_ms));
@@ -481,7 +540,7 @@ render_neighbors(struct lc_buf *out, json_object *jo,
 			continue;
 		}
 		if (n->ifname[0] != '\0')
-			snprintf(ifn, sizeof(ifn), "%s", n->ifname);
+			if_name_of(m, n->ifname, ifn, sizeof(ifn));
 		else
 			snprintf(ifn, sizeof(ifn), "ifindex %u", n->ifindex);
 		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8u %u\n", ip4(n->addr),
@@ -545,7 +604,7 @@ render_component(struct lc_buf *out, json_object *jo, const Rtrmgr__Component *c
 }
 
 static void
-render_processes(struct lc_buf *out, json_object *jo,
+render_processes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
 {
 	const Rtrmgr__ComponentList *l = (const Rtrmgr__ComponentList *)msg;
@@ -575,7 +634,7 @@ mgmt_show_processes(const struct mgmt_op *op, const char *const *w,
 }
 
 static void
-render_control(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_control(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 {
 	const Rtrmgr__Component *c = (const Rtrmgr__Component *)msg;
 
@@ -614,7 +673,7 @@ mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
 /* ---- show route summary --------------------------------------------------------- */
 
 static void
-render_summary(struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
 {
 	const Rib__SourceList *l = (const Rib__SourceList *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;

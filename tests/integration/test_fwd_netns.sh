@@ -102,9 +102,9 @@ out=$(TERN_RUNDIR=$run timeout 20 "$bin/ternsh" -c configure \
 	-c commit 2>&1)
 check "commit through tern-mgmt ($backend)" has "$out" "commit complete"
 out=$(TERN_RUNDIR=$run timeout 20 "$bin/ternsh" -c "show interfaces" 2>&1)
-check "show interfaces: rc0 on $backend ($(grep -oE 'backend [a-z-]+' <<<"$out" | head -1))" \
-	grep -qE "^rc0 .*backend $want_bk\$" <<<"$out"
-check "show interfaces: rs0 on $backend" grep -qE "^rs0 .*backend $want_bk\$" <<<"$out"
+check "show interfaces: c0 (rc0) on $backend ($(grep -oE 'backend [a-z-]+' <<<"$out" | head -1))" \
+	grep -qE "^c0 \(device rc0, .*backend $want_bk\$" <<<"$out"
+check "show interfaces: s0 (rs0) on $backend" grep -qE "^s0 \(device rs0, .*backend $want_bk\$" <<<"$out"
 ifs=$(ctl interfaces)
 check "fwd has rc0 up with its address" has "$ifs" "rc0 ifindex [0-9]* link up mtu 1500 198.18.1.1/24"
 check "fwd has rs0 up with its address" has "$ifs" "rs0 ifindex [0-9]* link up mtu 1500 198.18.2.1/24"
@@ -184,7 +184,7 @@ for step in "$other:$other_bk" "$backend:$want_bk"; do
 		-c "set interfaces s0 port-backend $bk" -c commit 2>&1)
 	check "backend switched to $bk" has "$out" "commit complete"
 	out=$(TERN_RUNDIR=$run timeout 20 "$bin/ternsh" -c "show interfaces" 2>&1)
-	check "... show interfaces says it" grep -qE "^rs0 .*backend $re\$" <<<"$out"
+	check "... show interfaces says it" grep -qE "^s0 \(device rs0, .*backend $re\$" <<<"$out"
 	out=$(cping -c 2 -i 0.2 -W 2 198.19.7.1)
 	check "... ping over the route on $bk" has "$out" " 0% packet loss"
 done

@@ -82,11 +82,15 @@ out=$(rsh "show route summary")
 check "show route summary counts static routes" grep -q "^static  *[0-9]" <<<"$out"
 check "show route summary counts connected routes" grep -q "^connected  *2 " <<<"$out"
 out=$(rsh "show interfaces")
-check "show interfaces lists the client port" grep -q "^$NETNS_RTR_C_IF " <<<"$out"
-check "show interfaces lists the server port" grep -q "^$NETNS_RTR_S_IF " <<<"$out"
+check "show interfaces lists the client port by its name" grep -q "^client (device $NETNS_RTR_C_IF, " <<<"$out"
+check "show interfaces lists the server port by its name" grep -q "^server (device $NETNS_RTR_S_IF, " <<<"$out"
 check "show interfaces has counters" grep -q "rx [0-9]* packets" <<<"$out"
 out=$(rsh "show neighbors")
 check "show neighbors has the server's MAC" grep -qi "$NETNS_SERVER_MAC" <<<"$out"
+check "show neighbors names its interface" grep -qiE "^$NETNS_SERVER_IP +$NETNS_SERVER_MAC server " <<<"$out"
+out=$(rsh "show interfaces server")
+check "show interfaces NAME takes the tern name" grep -q "^server (device $NETNS_RTR_S_IF, " <<<"$out"
+check "  ... and shows that interface only" bash -c "! grep -q '^client ' <<<'$out'"
 out=$(rsh "show ipc")
 check "show ipc: mgmt's connections" grep -q "to tern-fwd *up" <<<"$out"
 check "show ipc: rib's counters" grep -q "^tern-rib (generation" <<<"$out"
@@ -219,8 +223,8 @@ hold_pid=$!
 check "xdphold holds $NETNS_RTR_C_IF's XDP slot" wait_until 5 grep -q held "$tmp/xdphold.out"
 out=$(rsh configure "delete fwd port-backend" commit exit 2>&1)
 check "auto with the XDP slot taken: committed" grep -q "commit complete" <<<"$out"
-check "auto fell back to AF_PACKET on $NETNS_RTR_C_IF" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -qE '^$NETNS_RTR_C_IF .*backend afpacket \(auto\)\$'"
-check "and kept AF_XDP on $NETNS_RTR_S_IF" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -qE '^$NETNS_RTR_S_IF .*backend xdp-[a-z]+(/run)? \(auto\)\$'"
+check "auto fell back to AF_PACKET on $NETNS_RTR_C_IF" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -qE '^client \(device $NETNS_RTR_C_IF, .*backend afpacket \(auto\)\$'"
+check "and kept AF_XDP on $NETNS_RTR_S_IF" sh -c "TERN_RUNDIR=$tmp/run $ROUTER_BIN/ternsh -c 'show interfaces' | grep -qE '^server \(device $NETNS_RTR_S_IF, .*backend xdp-[a-z]+(/run)? \(auto\)\$'"
 check "traffic flows, one port of each" wait_until 5 reach77
 kill "$hold_pid" 2>/dev/null; wait "$hold_pid" 2>/dev/null
 # a reject route answers with host unreachable; icmp-rate-limit 0 silences it

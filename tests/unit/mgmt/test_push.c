@@ -232,6 +232,36 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg,
 	ipc_reply(req, IPC_OK, &l.base);
 }
 
+/* QUERY_INTERFACES: rc0 and rs0, or the one asked for by (device) name;
+ * the name asked is kept */
+static char ffwd_if_asked[32];
+
+static void
+h_query_interfaces(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Fwd__InterfaceQuery *q = (const Fwd__InterfaceQuery *)msg;
+	static char *names[2] = { "rc0", "rs0" };
+	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
+	Fwd__Interface f[2] = { FWD__INTERFACE__INIT, FWD__INTERFACE__INIT };
+	Fwd__Interface *v[2];
+
+	(void)arg;
+	snprintf(ffwd_if_asked, sizeof(ffwd_if_asked), "%s", q->name);
+	for (unsigned i = 0; i < 2; i++) {
+		if (q->name[0] != '\0' && strcmp(q->name, names[i]) != 0)
+			continue;
+		f[i].name = names[i];
+		f[i].ifindex = 3 + i;
+		f[i].link = FWD__LINK_STATE__LINK_UP;
+		f[i].enabled = true;
+		f[i].mtu = 1500;
+		f[i].backend = "afpacket";
+		v[l.n_interfaces++] = &f[i];
+	}
+	l.interfaces = v;
+	ipc_reply(req, IPC_OK, &l.base);
+}
+
 static void
 start_fake_fwd(void)
 {
@@ -243,6 +273,8 @@ start_fake_fwd(void)
 	ipc_server_handle(ffwd.srv, FWD__METHOD__SET_CONFIG, h_set_config, NULL);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__QUERY_NEIGHBOURS,
 	    h_query_neighbours, NULL);
+	ipc_server_handle(ffwd.srv, FWD__METHOD__QUERY_INTERFACES,
+	    h_query_interfaces, NULL);
 }
 
 static void
@@ -689,18 +721,35 @@ test_static_arp(void **state)
 	assert_string_equal(a.text,
 	    "Address          MAC               Interface       State        "
 	    "Age ms Queued\n"
-	    "198.18.1.20      02:00:5e:00:01:14 rc0             static       "
+	    "198.18.1.20      02:00:5e:00:01:14 eth0            static       "
 	    "     0 0\n"
 	    "198.18.1.7       0a:00:00:00:00:07 ifindex 3       reachable    "
 	    "  1500 0\n");
 	assert_int_equal(run_as(m, s, "run show neighbors", true, &a), MGMT_OK);
 	assert_string_equal(a.text, "{\"neighbors\":[{\"address\":"
 	    "\"198.18.1.20\",\"mac\":\"02:00:5e:00:01:14\",\"interface\":"
-	    "\"rc0\",\"ifindex\":3,"
+	    "\"eth0\",\"device\":\"rc0\",\"ifindex\":3,"
 	    "\"state\":\"static\",\"age_ms\":0,\"queued\":0},{\"address\":"
 	    "\"198.18.1.7\",\"mac\":\"0a:00:00:00:00:07\",\"interface\":"
-	    "\"\",\"ifindex\":3,"
+	    "\"\",\"device\":\"\",\"ifindex\":3,"
 	    "\"state\":\"reachable\",\"age_ms\":1500,\"queued\":0}]}");
+	/* 7. show interfaces: by the config's names; the tern name or the
+	 * device asks fwd for the device */
+	assert_int_equal(run(m, s, "run show interfaces", &a), MGMT_OK);
+	assert_string_equal(a.text,
+	    "eth0 (device rc0, ifindex 3): link up, enabled, mtu 1500, mac -, "
+	    "backend afpacket\n"
+	    "eth1 (device rs0, ifindex 4): link up, enabled, mtu 1500, mac -, "
+	    "backend afpacket\n");
+	assert_int_equal(run(m, s, "run show interfaces eth1", &a), MGMT_OK);
+	assert_string_equal(ffwd_if_asked, "rs0");
+	assert_non_null(strstr(a.text, "eth1 (device rs0, ifindex 4)"));
+	assert_null(strstr(a.text, "eth0"));
+	assert_int_equal(run(m, s, "run show interfaces rs0", &a), MGMT_OK);
+	assert_string_equal(ffwd_if_asked, "rs0");
+	assert_int_equal(run_as(m, s, "run show interfaces eth0", true, &a),
+	    MGMT_OK);
+	assert_non_null(strstr(a.text, "\"name\":\"eth0\",\"device\":\"rc0\""));
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 	mgmt_session_close(m, s);
 	mgmt_free(m);
