@@ -71,7 +71,11 @@ gz_stop(struct mgmt *m)
 	if (m->gz_pid == 0)
 		return;
 	if (waitpid(m->gz_pid, &st, WNOHANG) == 0) {
-		kill(m->gz_pid, SIGTERM);
+		/* SIGKILL: the child inherited the loop's SIGTERM watcher
+		 * (libev's handler), which would only write to a pipe nobody
+		 * reads; the wait below then lasted as long as the
+		 * compression (and forever under libFuzzer's handlers) */
+		kill(m->gz_pid, SIGKILL);
 		while (waitpid(m->gz_pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -136,6 +140,17 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() == 1)
 			_exit(3);
+		/* signals as a plain process has them: the parent's loop
+		 * watches SIGTERM and SIGINT, and its handlers mean nothing
+		 * here (a SIGTERM must end the child) */
+		{
+			sigset_t all;
+
+			(void)signal(SIGTERM, SIG_DFL);
+			(void)signal(SIGINT, SIG_DFL);
+			sigfillset(&all);
+			(void)sigprocmask(SIG_UNBLOCK, &all, NULL);
+		}
 		close(fds[0]);
 		rv = mgmt_store_commit(m->store_dir, conf);
 		if (write(fds[1], &rv, sizeof(rv)) != (ssize_t)sizeof(rv))

@@ -5,10 +5,12 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <arpa/inet.h>
 
 #include "ipc/ipc.h"
@@ -755,6 +757,47 @@ test_static_arp(void **state)
 	mgmt_free(m);
 }
 
+/*
+ * A store child still compressing older commits when the next commit or
+ * the end comes is stopped and reaped, although it inherited the loop's
+ * SIGTERM watcher as tern-mgmt's own children do (lc_loop_signals):
+ * SIGTERM left such a child running and mgmt waiting for it (the shell
+ * fuzzer hung 60 s there). The child here ignores SIGTERM the same way.
+ */
+static void
+test_compressor_stopped(void **state)
+{
+	struct mgmt *m;
+	pid_t pid;
+	int p[2];
+	char c;
+
+	assert_int_equal(lc_loop_signals(loop, NULL, NULL), 0);
+	m = mgmt_boot("system { host-name t; }\n");
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		/* a stand-in for a compressor: SIGTERM only wakes pause();
+		 * it dies with the test if the test dies */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		(void)!write(p[1], "r", 1);
+		for (;;)
+			pause();
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	kill(pid, SIGTERM);	/* shrugged off, as by the real child */
+	usleep(20000);
+	assert_int_equal(kill(pid, 0), 0);
+	m->gz_pid = pid;
+	alarm(10);		/* a hang fails the test instead of the runner */
+	mgmt_free(m);		/* mgmt_commit_fini: stop the compressor */
+	alarm(0);
+	assert_int_equal(kill(pid, 0), -1);	/* gone and reaped */
+	assert_int_equal(errno, ESRCH);
+	close(p[0]);
+	close(p[1]);
+}
+
 int
 main(void)
 {
@@ -763,6 +806,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_connect_during_commit,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_arp, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
 		    teardown),
 	};
 
