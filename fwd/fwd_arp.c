@@ -636,15 +636,21 @@ arp_evict_learned(struct fwd_arp *a)
 	return (false);
 }
 
+bool
+fwd_arp_mac_ok(const uint8_t *mac)
+{
+	static const uint8_t zero[6];
+
+	return (mac != NULL && !(mac[0] & 1) && memcmp(mac, zero, 6) != 0);
+}
+
 int
 fwd_arp_static_add(struct fwd_arp *a, uint16_t port, uint32_t ip,
     const uint8_t *mac, uint64_t now_ms, struct fwd_out *out)
 {
-	static const uint8_t zero[6];
 	struct arp_neigh *n;
 
-	if (mac == NULL || (mac[0] & 1) || memcmp(mac, zero, 6) == 0 ||
-	    port >= FWD_PORT_MAX || ip == 0)
+	if (!fwd_arp_mac_ok(mac) || port >= FWD_PORT_MAX || ip == 0)
 		return (-EINVAL);
 	if ((n = arp_find(a, port, ip)) == NULL &&
 	    (n = arp_create(a, port, ip)) == NULL &&

@@ -113,6 +113,9 @@ int fwd_arp_resolve(struct fwd_arp *, uint16_t port, uint32_t ip,
     uint16_t in_port, const uint8_t *frame, unsigned len, uint64_t now_ms,
     struct fwd_out *out);
 
+/* A MAC a static neighbour may have: unicast, not all zero. */
+bool fwd_arp_mac_ok(const uint8_t *mac);
+
 /* Static neighbour (never ages, not replaced by ARP; an entry of ip learned
  * before becomes static). A full table gives up a learned entry for it
  * (stats.evicted). 0, -ENOSPC (the table holds only static entries),

@@ -1110,6 +1110,16 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 
 /* ---- IF_CONFIG: validation, then all or nothing ---- */
 
+/* a is the network or broadcast address of its /plen (plen <= 30; a /31
+ * or /32 has neither). */
+static bool
+subnet_edge(uint32_t a, unsigned plen)
+{
+	uint32_t h = a & ~pmask(plen);
+
+	return (plen <= 30 && (h == 0 || h == ~pmask(plen)));
+}
+
 static bool
 addr_ok(uint32_t a, unsigned plen)
 {
@@ -1119,13 +1129,7 @@ addr_ok(uint32_t a, unsigned plen)
 		return (false);
 	if (top == 0 || top == 127 || top >= 224)
 		return (false);
-	if (plen <= 30) {
-		uint32_t h = a & ~pmask(plen);
-
-		if (h == 0 || h == ~pmask(plen))
-			return (false);
-	}
-	return (true);
+	return (!subnet_edge(a, plen));
 }
 
 #define ERR(...)                                                               \
@@ -1169,44 +1173,57 @@ neigh_install(struct fwd_d *d, struct fwd_iface *f, uint32_t ip,
 	}
 }
 
-/* f's static neighbours become rq's. Before the addresses change (remove):
- * the entries rq does not list leave fwd_arp; after (!remove): the new
- * ones and those with a new MAC go in, and f keeps rq's set. */
-static void
-if_neigh_update(struct fwd_d *d, struct fwd_iface *f,
-    const struct fwd_if_req *rq, bool remove)
+/* Is entry j of rq's static neighbours new to f, or with a new MAC? */
+static bool
+neigh_changed(const struct fwd_iface *f, const struct fwd_if_req *rq,
+    unsigned j)
 {
-	uint16_t id = (uint16_t)(f - d->ifs);
+	int k = neigh_find(f, rq->neigh_ip[j]);
 
-	if (remove) {
-		for (unsigned k = 0; k < f->nneigh; k++) {
-			unsigned j;
+	return (k < 0 || memcmp(f->neigh_mac[k], rq->neigh_mac[j], 6) != 0);
+}
 
-			for (j = 0; j < rq->nneigh; j++)
-				if (rq->neigh_ip[j] == f->neigh_ip[k])
-					break;
-			if (j == rq->nneigh)
-				(void)fwd_arp_static_del(d->arp, id,
-				    f->neigh_ip[k]);
-		}
-		return;
-	}
-	for (unsigned j = 0; j < rq->nneigh; j++) {
-		int k = neigh_find(f, rq->neigh_ip[j]);
-
-		if (k < 0 || memcmp(f->neigh_mac[k], rq->neigh_mac[j], 6) != 0)
-			neigh_install(d, f, rq->neigh_ip[j], rq->neigh_mac[j]);
-	}
+/* f keeps rq's set of static neighbours (its config). */
+static void
+neigh_take(struct fwd_iface *f, const struct fwd_if_req *rq)
+{
 	f->nneigh = rq->nneigh;
 	memcpy(f->neigh_ip, rq->neigh_ip, sizeof(f->neigh_ip));
 	memcpy(f->neigh_mac, rq->neigh_mac, sizeof(f->neigh_mac));
+}
+
+/* Before f's addresses change: its static neighbours that rq does not
+ * list leave fwd_arp. */
+static void
+if_neigh_drop(struct fwd_d *d, struct fwd_iface *f,
+    const struct fwd_if_req *rq)
+{
+	for (unsigned k = 0; k < f->nneigh; k++) {
+		unsigned j = 0;
+
+		while (j < rq->nneigh && rq->neigh_ip[j] != f->neigh_ip[k])
+			j++;
+		if (j == rq->nneigh)
+			(void)fwd_arp_static_del(d->arp, (uint16_t)(f - d->ifs),
+			    f->neigh_ip[k]);
+	}
+}
+
+/* After: the new ones, and those with a new MAC, go in; f keeps rq's set. */
+static void
+if_neigh_add(struct fwd_d *d, struct fwd_iface *f,
+    const struct fwd_if_req *rq)
+{
+	for (unsigned j = 0; j < rq->nneigh; j++)
+		if (neigh_changed(f, rq, j))
+			neigh_install(d, f, rq->neigh_ip[j], rq->neigh_mac[j]);
+	neigh_take(f, rq);
 }
 
 /* The static neighbours of r, checked against r's own addresses. */
 static int
 neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
 {
-	static const uint8_t zero[6];
 	char b1[INET_ADDRSTRLEN], b2[INET_ADDRSTRLEN];
 	int rv = 0;
 
@@ -1223,7 +1240,7 @@ neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
 			ERR("%s: static neighbour %s: a MAC of %u bytes "
 			    "(expected 6)",
 			    r->name, b1, r->neigh_maclen[k]);
-		if ((m[0] & 1) || memcmp(m, zero, 6) == 0)
+		if (!fwd_arp_mac_ok(m))
 			ERR("%s: static neighbour %s: "
 			    "%02x:%02x:%02x:%02x:%02x:%02x is not a unicast "
 			    "MAC",
@@ -1245,9 +1262,7 @@ neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
 			ERR("%s: static neighbour %s is on none of the "
 			    "interface's subnets",
 			    r->name, b1);
-		if (r->plen[a] <= 30 &&
-		    ((ip & ~pmask(r->plen[a])) == 0 ||
-			(ip & ~pmask(r->plen[a])) == ~pmask(r->plen[a]))) {
+		if (subnet_edge(ip, r->plen[a])) {
 			ipstr(r->addr[a] & pmask(r->plen[a]), b2, sizeof(b2));
 			ERR("%s: static neighbour %s is the network or "
 			    "broadcast address of %s/%u",
@@ -1266,12 +1281,9 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 	    f->backend != bk || f->bk_auto != bk_auto || f->naddr != rq->naddr ||
 	    f->nneigh != rq->nneigh)
 		return (false);
-	for (unsigned j = 0; j < rq->nneigh; j++) {
-		int k = neigh_find(f, rq->neigh_ip[j]);
-
-		if (k < 0 || memcmp(f->neigh_mac[k], rq->neigh_mac[j], 6) != 0)
+	for (unsigned j = 0; j < rq->nneigh; j++)
+		if (neigh_changed(f, rq, j))
 			return (false);
-	}
 	for (unsigned k = 0; k < rq->naddr; k++) {
 		unsigned j;
 
@@ -1584,9 +1596,9 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 				    (uint16_t)p->slot, f->mac, f->mtu,
 				    f->link_up);
 			}
-			if_neigh_update(d, f, r, true);
+			if_neigh_drop(d, f, r);
 			if_addrs_update(d, f, r);
-			if_neigh_update(d, f, r, false);
+			if_neigh_add(d, f, r);
 			rec_rebind_all(d);
 			out_flush(d);
 		} else {
@@ -1594,10 +1606,7 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			f->naddr = r->naddr;
 			memcpy(f->addr, r->addr, sizeof(f->addr));
 			memcpy(f->plen, r->plen, sizeof(f->plen));
-			f->nneigh = r->nneigh;
-			memcpy(f->neigh_ip, r->neigh_ip, sizeof(f->neigh_ip));
-			memcpy(f->neigh_mac, r->neigh_mac,
-			    sizeof(f->neigh_mac));
+			neigh_take(f, r);
 			if (p->open) {
 				if_attach(d, f, &p->ports);
 				p->open = false;

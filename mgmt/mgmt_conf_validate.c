@@ -111,6 +111,16 @@ validate_route(const struct mgmt_conf *conf, const struct mgmt_node *u,
 	return (0);
 }
 
+/* host is the network or broadcast address of its /len (len <= 30; a /31
+ * or /32 has neither). */
+static bool
+subnet_edge(uint32_t host, unsigned len)
+{
+	uint32_t m = lc_prefix4_mask(len);
+
+	return (len <= 30 && ((host & ~m) == 0 || (host & ~m) == ~m));
+}
+
 static const struct mgmt_node *
 addr_node(const struct mgmt_node *iface, unsigned i)
 {
@@ -200,20 +210,20 @@ validate_arp(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
 			}
 		for (unsigned i = 0; i < a->naddr; i++) {
 			const struct lc_prefix4 *p = &a->addr[i];
-			uint32_t m = lc_prefix4_mask(p->len);
 			char pb[LC_PREFIX4_STRLEN];
 
 			if (p->len >= 32 ||
 			    !lc_prefix4_contains(p, lc_ip4_from_host(ip)))
 				continue;
 			in = true;
-			if (p->len <= 30 &&
-			    ((ip & ~m) == 0 || (ip & ~m) == ~m)) {
+			if (subnet_edge(ip, p->len)) {
 				mgmt_err_node(err, c,
 				    "interface %s: arp %s: the %s address of "
 				    "subnet %s",
 				    u->value, c->value,
-				    (ip & ~m) == 0 ? "network" : "broadcast",
+				    (ip & ~lc_prefix4_mask(p->len)) == 0
+					? "network"
+					: "broadcast",
 				    lc_prefix4_str(p, pb));
 				return (-EINVAL);
 			}
@@ -252,11 +262,9 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 	mgmt_conf_iface_get(u, &a);
 	for (unsigned i = 0; i < a.naddr; i++) {
 		uint32_t host = lc_ip4_to_host(a.host[i]);
-		uint32_t m = lc_prefix4_mask(a.addr[i].len);
 
 		if (a.addr[i].len == 0 || !nh_unicast(host) ||
-		    (a.addr[i].len <= 30 &&
-			((host & ~m) == 0 || (host & ~m) == ~m))) {
+		    subnet_edge(host, a.addr[i].len)) {
 			c = addr_node(u, i);
 			mgmt_err_node(err, c,
 			    "interface %s: address %s is not "
