@@ -26,8 +26,8 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 	 */
 	t->ent = calloc(FWD_ADJ_INDEX_SPACE, sizeof(*t->ent));
 	t->used = calloc(size, 1);
-	t->grp =
-	    calloc((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1, sizeof(*t->grp));
+	t->grp = calloc((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1,
+	    sizeof(*t->grp));
 	t->grp_used = calloc(ngroups + 1, 1);
 	if (t->ent == NULL || t->used == NULL || t->grp == NULL ||
 	    t->grp_used == NULL) {
@@ -89,8 +89,9 @@ adj_set_action(struct fwd_adj *a, uint8_t act)
 static void
 adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
 {
-	const struct fwd_adj_port *p =
-	    a->port < FWD_PORT_MAX ? &t->port[a->port] : NULL;
+	const struct fwd_adj_port *p = a->port < FWD_PORT_MAX ?
+	    &t->port[a->port] :
+	    NULL;
 	uint8_t act;
 
 	switch (a->kind) {
@@ -275,8 +276,8 @@ fwd_adj_set_reject(struct fwd_adj_tbl *t, unsigned idx)
 }
 
 int
-fwd_adj_set_group(
-    struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members, unsigned n)
+fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members,
+    unsigned n)
 {
 	struct fwd_adj *a;
 	unsigned g;
@@ -320,8 +321,8 @@ fwd_adj_set_group(
 }
 
 unsigned
-fwd_adj_neigh_set(
-    struct fwd_adj_tbl *t, uint16_t port, uint32_t ip, const uint8_t *mac)
+fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
+    const uint8_t *mac)
 {
 	unsigned changed = 0;
 

@@ -73,13 +73,13 @@ struct fwd_adj_port {
  * was built with.
  */
 struct fwd_adj_tbl {
-	struct fwd_adj *ent; /* index = FIB next hop; [size, 0xffff]
-				exist and stay UNSET */
+	/* index = FIB next hop; [size, 0xffff] exist and stay UNSET */
+	struct fwd_adj *ent;
 	unsigned size;
 	uint16_t *grp; /* ngroups * FWD_ADJ_GROUP_MAX member ids */
 	unsigned ngroups;
 	uint8_t *grp_used;
-	uint8_t *used; /* allocation map for fwd_adj_alloc */
+	uint8_t *used;	   /* allocation map for fwd_adj_alloc */
 	unsigned low_free; /* every index below is used or reserved */
 	struct fwd_adj_port port[FWD_PORT_MAX];
 };
@@ -144,15 +144,15 @@ int fwd_adj_set_reject(struct fwd_adj_tbl *, unsigned idx);
  * K_NH or K_GLEAN entries. The group storage is allocated on first use.
  * 0, -EINVAL, -ENOSPC (no group slot left).
  */
-int fwd_adj_set_group(
-    struct fwd_adj_tbl *, unsigned idx, const uint16_t *members, unsigned n);
+int fwd_adj_set_group(struct fwd_adj_tbl *, unsigned idx,
+    const uint16_t *members, unsigned n);
 
 /*
  * The neighbour ip on port has MAC mac (NULL: no longer valid). Updates every
  * K_NH adjacency whose gateway it is. Returns how many changed.
  */
-unsigned fwd_adj_neigh_set(
-    struct fwd_adj_tbl *, uint16_t port, uint32_t ip, const uint8_t *mac);
+unsigned fwd_adj_neigh_set(struct fwd_adj_tbl *, uint16_t port, uint32_t ip,
+    const uint8_t *mac);
 
 /* Flow hash on the addresses and protocol (murmur3 finaliser), for ECMP. */
 static inline uint32_t
@@ -170,17 +170,15 @@ fwd_adj_flow_hash(const uint8_t *ip)
 
 /* The adjacency to use for a packet: resolves a group to its member. */
 static inline const struct fwd_adj *
-fwd_adj_select(
-    const struct fwd_adj_tbl *t, const struct fwd_adj *a, const uint8_t *ip)
+fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
+    const uint8_t *ip)
 {
 	unsigned n = __atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE);
 
 	if (n == 0)
 		return (a);
-	return (
-	    &t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
-			   (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >>
-				      32)]]);
+	return (&t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
+	    (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >> 32)]]);
 }
 
 #endif /* FWD_ADJ_H */

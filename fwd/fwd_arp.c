@@ -62,7 +62,7 @@ static unsigned
 arp_hash(const struct fwd_arp *a, uint16_t port, uint32_t ip)
 {
 	return (((ip ^ ((uint32_t)port << 24)) * 0x9e3779b1u) >> 7) &
-	       (a->nbucket - 1);
+	    (a->nbucket - 1);
 }
 
 struct fwd_arp *
@@ -347,8 +347,8 @@ arp_host_route_del(struct fwd_arp *a, struct arp_neigh *n)
 	/* Workers may still hold the index: release after a grace period. */
 	if (a->npend < ARP_PENDING_MAX) {
 		a->pend[a->npend].adj = n->host_adj;
-		a->pend[a->npend].tok =
-		    fwd_qsbr_start(fwd_fib_qsbr(a->conf.fib));
+		a->pend[a->npend].tok = fwd_qsbr_start(
+		    fwd_fib_qsbr(a->conf.fib));
 		a->npend++;
 	} else {
 		fwd_qsbr_synchronize(fwd_fib_qsbr(a->conf.fib));
@@ -371,8 +371,8 @@ arp_host_route_add(struct fwd_arp *a, struct arp_neigh *n)
 			return; /* a /32 from the RIB wins */
 		if ((idx = fwd_adj_alloc(a->adj)) < 0)
 			return;
-		if (fwd_adj_set_nh(
-			a->adj, (unsigned)idx, n->port, n->ip, n->mac) != 0) {
+		if (fwd_adj_set_nh(a->adj, (unsigned)idx, n->port, n->ip,
+			n->mac) != 0) {
 			fwd_adj_release(a->adj, (unsigned)idx);
 			return;
 		}
@@ -432,8 +432,8 @@ static void
 arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
     uint64_t now_ms, struct fwd_out *out)
 {
-	bool changed =
-	    n->state == FWD_NEIGH_INCOMPLETE || memcmp(n->mac, mac, 6) != 0;
+	bool changed = n->state == FWD_NEIGH_INCOMPLETE ||
+	    memcmp(n->mac, mac, 6) != 0;
 
 	if (n->state == FWD_NEIGH_INCOMPLETE)
 		a->st.resolved++;
@@ -461,8 +461,8 @@ arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
 }
 
 static int
-arp_request(
-    struct fwd_arp *a, struct arp_neigh *n, bool unicast, struct fwd_out *out)
+arp_request(struct fwd_arp *a, struct arp_neigh *n, bool unicast,
+    struct fwd_out *out)
 {
 	int rv = arp_emit(a, n->port, 1, unicast ? n->mac : bcast,
 	    arp_src_for(a, n->port, n->ip), NULL, n->ip, out);
@@ -606,8 +606,8 @@ fwd_arp_punt(struct fwd_arp *a, uint16_t in_port, unsigned adj_idx,
 		target = ntohl(fwd_ld32(frame + FWD_ETH_HLEN + FWD_IP_DST));
 	else
 		return (-EINVAL);
-	return (fwd_arp_resolve(
-	    a, ad->port, target, in_port, frame, len, now_ms, out));
+	return (fwd_arp_resolve(a, ad->port, target, in_port, frame, len,
+	    now_ms, out));
 }
 
 /*
@@ -619,8 +619,8 @@ fwd_arp_punt(struct fwd_arp *a, uint16_t in_port, unsigned adj_idx,
 static bool
 arp_evict_learned(struct fwd_arp *a)
 {
-	static const uint8_t order[] = { FWD_NEIGH_PROBE, FWD_NEIGH_REACHABLE,
-		FWD_NEIGH_INCOMPLETE };
+	static const uint8_t order[] = {FWD_NEIGH_PROBE, FWD_NEIGH_REACHABLE,
+	    FWD_NEIGH_INCOMPLETE};
 
 	for (unsigned k = 0; k < sizeof(order); k++)
 		for (unsigned i = 0; i < a->conf.max_neigh; i++) {

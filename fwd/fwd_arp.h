@@ -60,8 +60,8 @@ struct fwd_neigh_info {
 struct fwd_arp;
 
 /* NULL + errno EINVAL/ENOMEM. adj is not owned. */
-struct fwd_arp *fwd_arp_new(
-    const struct fwd_arp_conf *, struct fwd_adj_tbl *adj);
+struct fwd_arp *fwd_arp_new(const struct fwd_arp_conf *,
+    struct fwd_adj_tbl *adj);
 void fwd_arp_free(struct fwd_arp *);
 
 /*

@@ -52,8 +52,8 @@ settings_of(const Fwd__FwdConfig *c, struct fwd_d_settings *st, char *err,
     size_t errlen)
 {
 	st->workers = c->workers > 0 ? c->workers - 1 : 0;
-	st->icmp_rate = c->icmp_rate_limit > 0 ?
-	    (long)c->icmp_rate_limit - 1 : -1;
+	st->icmp_rate = c->icmp_rate_limit > 0 ? (long)c->icmp_rate_limit - 1 :
+						 -1;
 	if (c->workers == 1) {
 		snprintf(err, errlen, "workers 0 out of range (1..%u)",
 		    FWD_D_WORKERS_MAX);
@@ -94,7 +94,8 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 			const ProtobufCBinaryData *m = &c->neighbours[k]->mac;
 
 			r->neigh_ip[k] = ntohl(c->neighbours[k]->addr);
-			r->neigh_maclen[k] = m->len > 255 ? 255 : (uint8_t)m->len;
+			r->neigh_maclen[k] = m->len > 255 ? 255 :
+							    (uint8_t)m->len;
 			if (m->len == 6)
 				memcpy(r->neigh_mac[k], m->data, 6);
 		}
@@ -105,9 +106,9 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->naddr = (unsigned)c->n_addrs;
 		for (size_t k = 0; k < c->n_addrs; k++) {
 			r->addr[k] = ntohl(c->addrs[k]->addr);
-			r->plen[k] = c->addrs[k]->len > 32
-					 ? 0
-					 : (uint8_t)c->addrs[k]->len;
+			r->plen[k] = c->addrs[k]->len > 32 ?
+			    0 :
+			    (uint8_t)c->addrs[k]->len;
 		}
 	}
 	if (b->settings != NULL) {
@@ -153,8 +154,8 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
  * deletes when gw == NULL), failures as base + their index into fidx.
  * Returns the number applied.
  */
-#define FIB_PACKED_REC	8
-#define FIB_PF_AHEAD	8	/* records looked ahead */
+#define FIB_PACKED_REC 8
+#define FIB_PF_AHEAD   8 /* records looked ahead */
 
 /*
  * Prefetches what fwd_fib_add()/_del() of pfx/len will touch first: its
@@ -173,7 +174,9 @@ fib_prefetch(const struct fwd_fib *fib, const uint8_t *rec)
 	a = ntohl(a);
 	key = (uint64_t)a | ((uint64_t)rec[4] << 32);
 	__builtin_prefetch(&fib->ht[(size_t)((key * 0x9e3779b97f4a7c15ull) >>
-	    fib->ht_shift) & fib->ht_mask], 0, 1);
+					fib->ht_shift) &
+			       fib->ht_mask],
+	    0, 1);
 	__builtin_prefetch(&fib->tbl24[a >> 8], 1, 1);
 	__builtin_prefetch(&fib->dep24[a >> 8], 1, 1);
 }
@@ -196,7 +199,7 @@ packed_apply(struct fwd_d *d, const ProtobufCBinaryData *rec,
 		memcpy(&a, p, 4);
 		if (gw == NULL)
 			rv = fwd_d_route_del(d, ntohl(a), p[4]);
-		else if (cnt == 0)	/* the next-hop field is the kind */
+		else if (cnt == 0) /* the next-hop field is the kind */
 			rv = fwd_d_route_nonh(d, ntohl(a), p[4], first);
 		else if (first + cnt > nnh || cnt > FWD_ADJ_GROUP_MAX)
 			rv = -EINVAL;
@@ -220,8 +223,8 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	uint32_t gw[FWD_ADJ_GROUP_MAX];
 	uint32_t *fidx, *pgw = NULL, *pifx = NULL;
 	size_t npa = b->packed_add.len / FIB_PACKED_REC,
-	    npd = b->packed_del.len / FIB_PACKED_REC,
-	    nnh = b->packed_nh.len / FIB_PACKED_REC, nf = 0, ok;
+	       npd = b->packed_del.len / FIB_PACKED_REC,
+	       nnh = b->packed_nh.len / FIB_PACKED_REC, nf = 0, ok;
 
 	ack.packed_ok = true;
 	if (b->packed_nh.len % FIB_PACKED_REC != 0 || nnh > 65536 ||
@@ -234,7 +237,7 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		for (size_t i = 0; i < all; i++)
 			fidx[i] = (uint32_t)i;
 		lc_log_warnx("FIB batch %llu: packed fields of %zu/%zu/%zu "
-		    "bytes are not 8-byte records: refused",
+			     "bytes are not 8-byte records: refused",
 		    (unsigned long long)b->seq, b->packed_nh.len,
 		    b->packed_add.len, b->packed_del.len);
 		d->st.fib_batches++;
@@ -326,7 +329,7 @@ h_resync_begin(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	fwd_d_resync_begin(d);
 	ipc_server_set_state(d->srv, "resyncing");
-	ack.packed_ok = true;	/* FIB_BATCH takes packed_* fields */
+	ack.packed_ok = true; /* FIB_BATCH takes packed_* fields */
 	ack.seq = ((const Fwd__Resync *)msg)->seq;
 	ack.routes = (uint32_t)fwd_fib_count(d->fib);
 	lc_log_info("resync begins (%u routes marked stale)", ack.routes);
@@ -360,8 +363,8 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 	fwd__interface__init(x);
 	x->ifindex = f->ifindex;
 	x->name = lc_arena_strdup(d->ar, f->name);
-	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP
-					    : FWD__LINK_STATE__LINK_DOWN;
+	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP :
+					      FWD__LINK_STATE__LINK_DOWN;
 	x->enabled = f->enabled;
 	if (f->attached) {
 		x->mac.data = lc_arena_memdup(d->ar, f->mac, 6);
@@ -372,8 +375,8 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 	if (f->backend == FWD_D_BK_XDP) {
 		/* the mode the kernel granted: xdp-zerocopy, xdp-copy or
 		 * xdp-generic ("xdp" while not attached) */
-		const char *m = f->attached ? fwd_port_xdp_mode(f->wport[0])
-					    : NULL;
+		const char *m = f->attached ? fwd_port_xdp_mode(f->wport[0]) :
+					      NULL;
 
 		x->backend = (char *)(m != NULL ? m : "xdp");
 	}
@@ -413,16 +416,17 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 }
 
 static void
-list_ifaces(
-    struct fwd_d *d, const char *name, bool counters, Fwd__InterfaceList *l)
+list_ifaces(struct fwd_d *d, const char *name, bool counters,
+    Fwd__InterfaceList *l)
 {
 	fwd__interface_list__init(l);
 	l->interfaces = ar_calloc(d, FWD_PORT_MAX * sizeof(*l->interfaces));
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
 		const struct fwd_iface *f = &d->ifs[i];
 
-		if (!f->used || (name != NULL && name[0] != '\0' &&
-				    strcmp(name, f->name) != 0))
+		if (!f->used ||
+		    (name != NULL && name[0] != '\0' &&
+			strcmp(name, f->name) != 0))
 			continue;
 		l->interfaces[l->n_interfaces++] = enc_iface(d, f, counters);
 	}
@@ -464,8 +468,8 @@ fwd_ctl_if_event(struct fwd_d *d, const struct fwd_iface *f, bool deleted)
 	ev.deleted = deleted;
 	if (deleted)
 		ev.iface->link = FWD__LINK_STATE__LINK_DOWN;
-	(void)ipc_server_publish(
-	    d->srv, FWD__METHOD__EVENT_INTERFACE, &ev.base);
+	(void)ipc_server_publish(d->srv, FWD__METHOD__EVENT_INTERFACE,
+	    &ev.base);
 	lc_arena_reset(d->ar);
 }
 
@@ -532,8 +536,8 @@ h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 			uint32_t p = len ? a & (0xffffffffu << (32 - len)) : 0;
 
 			if (fwd_fib_get(d->fib, p, (unsigned)len, &nh) == 0) {
-				l.routes[l.n_routes++] =
-				    enc_route(d, p, (unsigned)len, nh);
+				l.routes[l.n_routes++] = enc_route(d, p,
+				    (unsigned)len, nh);
 				break;
 			}
 		}
@@ -541,8 +545,8 @@ h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		uint32_t p = ntohl(q->prefix);
 
 		if (q->len > 32) {
-			ipc_reply_error(
-			    req, IPC_BAD_REQUEST, "prefix length %u", q->len);
+			ipc_reply_error(req, IPC_BAD_REQUEST,
+			    "prefix length %u", q->len);
 			return;
 		}
 		if (fwd_fib_get(d->fib, p, q->len, &nh) == 0)
@@ -577,9 +581,9 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 {
 	struct neigh_walk *w = arg;
 	Fwd__Neighbour *n;
-	uint32_t ifx = ni->port < FWD_D_IF_MAX && w->d->ifs[ni->port].used
-			   ? w->d->ifs[ni->port].ifindex
-			   : 0;
+	uint32_t ifx = ni->port < FWD_D_IF_MAX && w->d->ifs[ni->port].used ?
+	    w->d->ifs[ni->port].ifindex :
+	    0;
 
 	if (w->ifindex != 0 && ifx != w->ifindex)
 		return (0);
@@ -614,9 +618,10 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 		break;
 	}
 	/* REACHABLE: ms until it is probed again */
-	n->age_ms = ni->state == FWD_NEIGH_REACHABLE && ni->expires_ms > w->now
-			? (uint32_t)(ni->expires_ms - w->now)
-			: 0;
+	n->age_ms = ni->state == FWD_NEIGH_REACHABLE &&
+		ni->expires_ms > w->now ?
+	    (uint32_t)(ni->expires_ms - w->now) :
+	    0;
 	n->queued = ni->queued;
 	w->l->neighbours[w->l->n_neighbours++] = n;
 	return (0);
@@ -660,8 +665,8 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	fwd_d_stats(d, &s, &full);
 	l.drops = ar_calloc(d, (FWD_R__COUNT + 8) * sizeof(*l.drops));
 	for (unsigned r = 1; r < FWD_R__COUNT; r++)
-		drop_add(
-		    d, &l, fwd_reason_str((enum fwd_reason)r), s.reason[r]);
+		drop_add(d, &l, fwd_reason_str((enum fwd_reason)r),
+		    s.reason[r]);
 	drop_add(d, &l, "punt_refused", s.punt_refused);
 	drop_add(d, &l, "arp_queue_drops", as->queue_drops);
 	drop_add(d, &l, "icmp_rate_limited", d->icmp.st.rate_limited);
@@ -697,11 +702,11 @@ fwd_ctl_init(struct fwd_d *d)
 	ipc_server_handle(d->srv, FWD__METHOD__FIB_BATCH, h_fib_batch, d);
 	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_BEGIN, h_resync_begin, d);
 	ipc_server_handle(d->srv, FWD__METHOD__RESYNC_END, h_resync_end, d);
-	ipc_server_handle(
-	    d->srv, FWD__METHOD__QUERY_INTERFACES, h_query_interfaces, d);
+	ipc_server_handle(d->srv, FWD__METHOD__QUERY_INTERFACES,
+	    h_query_interfaces, d);
 	ipc_server_handle(d->srv, FWD__METHOD__QUERY_FIB, h_query_fib, d);
-	ipc_server_handle(
-	    d->srv, FWD__METHOD__QUERY_NEIGHBOURS, h_query_neighbours, d);
+	ipc_server_handle(d->srv, FWD__METHOD__QUERY_NEIGHBOURS,
+	    h_query_neighbours, d);
 	ipc_server_handle(d->srv, FWD__METHOD__QUERY_DROPS, h_query_drops, d);
 	ipc_server_handle(d->srv, FWD__METHOD__SUBSCRIBE, h_subscribe, d);
 	ipc_server_set_state(d->srv, "running");

@@ -39,8 +39,8 @@ static void
 out_flush(struct fwd_d *d)
 {
 	if (d->out->n > 0)
-		d->st.out_sent +=
-		    fwd_out_send(d->out, d->ctl_ports, FWD_PORT_MAX);
+		d->st.out_sent += fwd_out_send(d->out, d->ctl_ports,
+		    FWD_PORT_MAX);
 }
 
 /* ---- interfaces by name / ifindex ---- */
@@ -619,8 +619,8 @@ fwd_d_resync_end(struct fwd_d *d)
 }
 
 unsigned
-fwd_d_nh_describe(
-    struct fwd_d *d, unsigned nh, uint32_t *gw, uint32_t *ifindex, unsigned max)
+fwd_d_nh_describe(struct fwd_d *d, unsigned nh, uint32_t *gw, uint32_t *ifindex,
+    unsigned max)
 {
 	const struct fwd_adj *a;
 
@@ -641,16 +641,16 @@ fwd_d_nh_describe(
 		unsigned n = 0;
 
 		for (unsigned i = 0; i < d->rec[nh].nm && n < max; i++)
-			n += fwd_d_nh_describe(
-			    d, d->rec[nh].m[i], gw + n, ifindex + n, max - n);
+			n += fwd_d_nh_describe(d, d->rec[nh].m[i], gw + n,
+			    ifindex + n, max - n);
 		return (n);
 	}
 	a = &d->adj->ent[nh];
 	if (a->kind == FWD_ADJ_K_NH || a->kind == FWD_ADJ_K_GLEAN) {
 		gw[0] = a->kind == FWD_ADJ_K_NH ? a->gw : 0;
-		ifindex[0] = a->port < FWD_D_IF_MAX && d->ifs[a->port].used
-				 ? d->ifs[a->port].ifindex
-				 : 0;
+		ifindex[0] = a->port < FWD_D_IF_MAX && d->ifs[a->port].used ?
+		    d->ifs[a->port].ifindex :
+		    0;
 		return (1);
 	}
 	return (0);
@@ -830,9 +830,9 @@ struct if_plan {
 
 struct if_open {
 	const char *name;
-	uint8_t backend;   /* in: the one to open; out: the one opened */
-	bool fallback;	   /* auto: AF_PACKET if AF_XDP cannot be opened */
-	bool fell_back;	   /* out: it did */
+	uint8_t backend;      /* in: the one to open; out: the one opened */
+	bool fallback;	      /* auto: AF_PACKET if AF_XDP cannot be opened */
+	bool fell_back;	      /* out: it did */
 	struct if_plan *plan; /* if set, gets backend and fell_back */
 	uint16_t id, mtu;
 	struct if_ports *ports;
@@ -894,16 +894,17 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 			j->ac.id = o[i].id;
 			j->ac.mtu = o[i].mtu;
 			j->ac.ring_frames = d->conf.ring_frames;
-			j->ac.fanout_group = d->nworkers > 1 && k >= 0
-						 ? d->fanout_base + o[i].id
-						 : 0;
+			j->ac.fanout_group = d->nworkers > 1 && k >= 0 ?
+			    d->fanout_base + o[i].id :
+			    0;
 			j->ac.flags = k < 0 ? FWD_AFP_TX_ONLY : 0;
 			j->out = k < 0 ? &o[i].ports->tx : &o[i].ports->w[k];
 		}
 	}
 	for (unsigned k = 0; k < nj; k++) {
-		if (nj > 1 && pthread_create(&jobs[k].thr, NULL, afp_job_run,
-				  &jobs[k]) == 0)
+		if (nj > 1 &&
+		    pthread_create(&jobs[k].thr, NULL, afp_job_run, &jobs[k]) ==
+			0)
 			jobs[k].started = true;
 		else
 			afp_job_run(&jobs[k]);
@@ -914,7 +915,8 @@ if_ports_open_all(struct fwd_d *d, struct if_open *o, unsigned n, unsigned *bad)
 	/* which interface failed first */
 	nj = 0;
 	for (unsigned i = 0; i < n; i++) {
-		unsigned nk = o[i].backend == FWD_D_BK_XDP ? 1 : d->nworkers + 1;
+		unsigned nk = o[i].backend == FWD_D_BK_XDP ? 1 :
+							     d->nworkers + 1;
 
 		if (o[i].workers_only)
 			nk--;
@@ -1026,8 +1028,8 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 	d->ctl_ports[id] = f->txport;
 	f->attached = true;
 	if (fwd_workers_publish(d) != 0)
-		lc_log_warnx(
-		    "%s: a worker did not take the port in 1 s", f->name);
+		lc_log_warnx("%s: a worker did not take the port in 1 s",
+		    f->name);
 	(void)fwd_adj_port_set(d->adj, id, f->mac, f->mtu, f->link_up);
 	f->glean = -1;
 	if ((g = intern_nh(d, 0, f->ifindex)) >= 0) {
@@ -1039,8 +1041,8 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct if_ports *p)
 			     "routes",
 		    f->name);
 	for (unsigned k = 0; k < f->naddr; k++) {
-		int rv = fwd_arp_addr_add(
-		    d->arp, id, f->addr[k], f->plen[k], now, d->out);
+		int rv = fwd_arp_addr_add(d->arp, id, f->addr[k], f->plen[k],
+		    now, d->out);
 
 		if (rv != 0 && rv != -EEXIST)
 			lc_log_warnx("%s: address: %s", f->name, strerror(-rv));
@@ -1066,8 +1068,8 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 		return;
 	f->attached = false;
 	if (fwd_workers_publish(d) != 0)
-		lc_log_warnx(
-		    "%s: a worker did not drop the port in 1 s", f->name);
+		lc_log_warnx("%s: a worker did not drop the port in 1 s",
+		    f->name);
 	/* what the workers punted from it is handled while it still exists
 	 * (its port id may be another interface's by the next drain) */
 	(void)fwd_d_drain(d);
@@ -1132,11 +1134,11 @@ addr_ok(uint32_t a, unsigned plen)
 	return (!subnet_edge(a, plen));
 }
 
-#define ERR(...)                                                               \
-	do {                                                                   \
-		snprintf(err, errlen, __VA_ARGS__);                            \
-		rv = -EINVAL;                                                  \
-		goto out;                                                      \
+#define ERR(...)                                    \
+	do {                                        \
+		snprintf(err, errlen, __VA_ARGS__); \
+		rv = -EINVAL;                       \
+		goto out;                           \
 	} while (0)
 
 static void
@@ -1195,8 +1197,7 @@ neigh_take(struct fwd_iface *f, const struct fwd_if_req *rq)
 /* Before f's addresses change: its static neighbours that rq does not
  * list leave fwd_arp. */
 static void
-if_neigh_drop(struct fwd_d *d, struct fwd_iface *f,
-    const struct fwd_if_req *rq)
+if_neigh_drop(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
 {
 	for (unsigned k = 0; k < f->nneigh; k++) {
 		unsigned j = 0;
@@ -1211,8 +1212,7 @@ if_neigh_drop(struct fwd_d *d, struct fwd_iface *f,
 
 /* After: the new ones, and those with a new MAC, go in; f keeps rq's set. */
 static void
-if_neigh_add(struct fwd_d *d, struct fwd_iface *f,
-    const struct fwd_if_req *rq)
+if_neigh_add(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
 {
 	for (unsigned j = 0; j < rq->nneigh; j++)
 		if (neigh_changed(f, rq, j))
@@ -1278,8 +1278,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
     bool bk_auto)
 {
 	if (f->enabled != rq->enabled || f->mtu_conf != rq->mtu ||
-	    f->backend != bk || f->bk_auto != bk_auto || f->naddr != rq->naddr ||
-	    f->nneigh != rq->nneigh)
+	    f->backend != bk || f->bk_auto != bk_auto ||
+	    f->naddr != rq->naddr || f->nneigh != rq->nneigh)
 		return (false);
 	for (unsigned j = 0; j < rq->nneigh; j++)
 		if (neigh_changed(f, rq, j))
@@ -1299,8 +1299,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 
 /* The addresses of f become those of rq (f attached): diff in place. */
 static void
-if_addrs_update(
-    struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
+if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
+    const struct fwd_if_req *rq)
 {
 	uint16_t id = (uint16_t)(f - d->ifs);
 	uint32_t oa[FWD_LOCAL_MAX];
@@ -1332,8 +1332,8 @@ if_addrs_update(
 				break;
 		if (k < on)
 			continue;
-		(void)fwd_arp_addr_add(
-		    d->arp, id, f->addr[j], f->plen[j], now, d->out);
+		(void)fwd_arp_addr_add(d->arp, id, f->addr[j], f->plen[j], now,
+		    d->out);
 		conn_add(d, f, j);
 	}
 }
@@ -1474,8 +1474,8 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 			qnm = q->rq ? q->rq->name : d->ifs[j].name;
 			for (unsigned a = 0; a < na; a++)
 				for (unsigned b = 0; b < qn; b++) {
-					unsigned l =
-					    pln[a] < qp[b] ? pln[a] : qp[b];
+					unsigned l = pln[a] < qp[b] ? pln[a] :
+								      qp[b];
 
 					if (((ad[a] ^ qa[b]) & pmask(l)) != 0)
 						continue;
@@ -1583,9 +1583,9 @@ if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 		else if (p->xdp_failed)
 			f->xdp_failed = true;
 		f->bk_auto = p->bk_auto;
-		f->ifindex = p->backend == FWD_D_BK_MEM
-				 ? FWD_D_MEM_IFINDEX + (uint32_t)p->slot
-				 : p->ifindex;
+		f->ifindex = p->backend == FWD_D_BK_MEM ?
+		    FWD_D_MEM_IFINDEX + (uint32_t)p->slot :
+		    p->ifindex;
 		f->enabled = r->enabled;
 		if (f->attached) {
 			/* same backend, still enabled: mtu and addresses */
@@ -1629,8 +1629,8 @@ int
 fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
     bool replace_all, bool dry_run, char *err, size_t errlen)
 {
-	return (if_apply(d, rq, n, replace_all, dry_run, d->nworkers, err,
-	    errlen));
+	return (
+	    if_apply(d, rq, n, replace_all, dry_run, d->nworkers, err, errlen));
 }
 
 /* ---- run-time settings ---- */
@@ -1700,7 +1700,8 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 		d->xdp_umem[k] = NULL;
 	}
 	for (unsigned k = 0; k < nw; k++)
-		if (d->w[k] == NULL && (d->w[k] = fwd_worker_new(d, k)) == NULL) {
+		if (d->w[k] == NULL &&
+		    (d->w[k] = fwd_worker_new(d, k)) == NULL) {
 			snprintf(err, errlen, "cannot create worker %u", k);
 			nw = k;
 			rv = -ENOMEM;
@@ -1715,8 +1716,8 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 			continue;
 		o[no].name = f->name;
 		/* auto: the backend nw workers can have (re-chosen) */
-		o[no].backend =
-		    f->bk_auto ? auto_backend(f->name, f, nw) : f->backend;
+		o[no].backend = f->bk_auto ? auto_backend(f->name, f, nw) :
+					     f->backend;
 		o[no].fallback = f->bk_auto;
 		o[no].id = (uint16_t)i;
 		o[no].mtu = f->mtu_conf;
@@ -1736,8 +1737,8 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 			lc_log_notice("%s: port-backend auto: %s with %u "
 				      "worker%s",
 			    f->name,
-			    o[j].backend == FWD_D_BK_XDP ? "AF_XDP"
-							 : "AF_PACKET",
+			    o[j].backend == FWD_D_BK_XDP ? "AF_XDP" :
+							   "AF_PACKET",
 			    nw, nw == 1 ? "" : "s");
 			f->backend = o[j].backend;
 		}
@@ -1776,8 +1777,8 @@ set_workers(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 			lc_log_err("workers: back to %u: %s", old, e2);
 		return (rv);
 	}
-	lc_log_notice("workers: %u -> %u (ports reopened in %llu ms)", old,
-	    nw, (unsigned long long)(fwd_d_now_ms(d) - t0));
+	lc_log_notice("workers: %u -> %u (ports reopened in %llu ms)", old, nw,
+	    (unsigned long long)(fwd_d_now_ms(d) - t0));
 	return (0);
 }
 
@@ -1798,23 +1799,27 @@ settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 		return (-EINVAL);
 	}
 	if (c->icmp_rate < -1 || c->icmp_rate > 1000000) {
-		snprintf(err, errlen, "icmp-rate-limit %ld out of range "
-		    "(0..1000000)", c->icmp_rate);
+		snprintf(err, errlen,
+		    "icmp-rate-limit %ld out of range "
+		    "(0..1000000)",
+		    c->icmp_rate);
 		return (-EINVAL);
 	}
 	if (d->conf.ncpus > 0 && nw > d->conf.ncpus) {
-		snprintf(err, errlen, "workers %u: tern-fwd pins its workers "
-		    "(--cpus) and lists %u CPU%s", nw, d->conf.ncpus,
-		    d->conf.ncpus == 1 ? "" : "s");
+		snprintf(err, errlen,
+		    "workers %u: tern-fwd pins its workers "
+		    "(--cpus) and lists %u CPU%s",
+		    nw, d->conf.ncpus, d->conf.ncpus == 1 ? "" : "s");
 		return (-EINVAL);
 	}
 	if (nw != d->nworkers && d->conf.workers == 0) {
-		snprintf(err, errlen, "workers: this tern-fwd runs without "
+		snprintf(err, errlen,
+		    "workers: this tern-fwd runs without "
 		    "worker threads (test mode)");
 		return (-EINVAL);
 	}
-	for (unsigned i = 0; i < FWD_D_IF_MAX && nw != d->nworkers &&
-	    !replace_all; i++) {
+	for (unsigned i = 0;
+	     i < FWD_D_IF_MAX && nw != d->nworkers && !replace_all; i++) {
 		const struct fwd_iface *f = &d->ifs[i];
 		bool listed = false;
 		int nq;
@@ -1828,9 +1833,11 @@ settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 		if (listed)
 			continue;
 		if ((nq = xdp_queues_short(f->name, nw)) > 0) {
-			snprintf(err, errlen, "workers %u: %s uses AF_XDP, which "
+			snprintf(err, errlen,
+			    "workers %u: %s uses AF_XDP, which "
 			    "binds a device queue per worker, and has %d "
-			    "queue%s", nw, f->name, nq, nq == 1 ? "" : "s");
+			    "queue%s",
+			    nw, f->name, nq, nq == 1 ? "" : "s");
 			return (-EINVAL);
 		}
 	}
@@ -1856,8 +1863,8 @@ settings_apply(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 }
 
 int
-fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c,
-    bool dry_run, char *err, size_t errlen)
+fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c, bool dry_run,
+    char *err, size_t errlen)
 {
 	unsigned nw = c->workers ? c->workers : d->nworkers_start;
 	int rv;
@@ -1877,9 +1884,10 @@ fwd_d_config_apply(struct fwd_d *d, const struct fwd_d_settings *c,
 	int rv;
 
 	/* everything against the state both parts make, before either */
-	if ((rv = settings_check(d, c, nw, rq, n, replace_all, err,
-	    errlen)) != 0 ||
-	    (rv = if_apply(d, rq, n, replace_all, true, nw, err, errlen)) != 0 ||
+	if ((rv = settings_check(d, c, nw, rq, n, replace_all, err, errlen)) !=
+		0 ||
+	    (rv = if_apply(d, rq, n, replace_all, true, nw, err, errlen)) !=
+		0 ||
 	    dry_run)
 		return (rv);
 	/* fewer workers first when the interfaces need them, the
@@ -1891,7 +1899,7 @@ fwd_d_config_apply(struct fwd_d *d, const struct fwd_d_settings *c,
 		    errlen));
 	}
 	if ((rv = if_apply(d, rq, n, replace_all, false, d->nworkers, err,
-	    errlen)) != 0)
+		 errlen)) != 0)
 		return (rv);
 	return (settings_apply(d, c, nw, err, errlen));
 }
@@ -1905,14 +1913,14 @@ fwd_d_stats(struct fwd_d *d, struct fwd_dp_stats *s, uint64_t *punt_full)
 	*punt_full = d->gone_punt_full;
 	for (unsigned k = 0; k < d->nworkers; k++) {
 		fwd_dp_stats_sum(s, &d->w[k]->dp);
-		*punt_full +=
-		    __atomic_load_n(&d->w[k]->punt_full, __ATOMIC_RELAXED);
+		*punt_full += __atomic_load_n(&d->w[k]->punt_full,
+		    __ATOMIC_RELAXED);
 	}
 }
 
 void
-fwd_d_if_counters(
-    struct fwd_d *d, const struct fwd_iface *f, struct fwd_port_stats *s)
+fwd_d_if_counters(struct fwd_d *d, const struct fwd_iface *f,
+    struct fwd_port_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (!f->attached)
@@ -1990,13 +1998,13 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 			    (up = if_link_up(d, f)) == f->link_up)
 				continue;
 			f->link_up = up;
-			(void)fwd_adj_port_set(
-			    d->adj, (uint16_t)i, f->mac, f->mtu, up);
+			(void)fwd_adj_port_set(d->adj, (uint16_t)i, f->mac,
+			    f->mtu, up);
 			if (up)
-				(void)fwd_arp_announce(
-				    d->arp, (uint16_t)i, d->out);
-			lc_log_notice(
-			    "%s: link %s", f->name, up ? "up" : "down");
+				(void)fwd_arp_announce(d->arp, (uint16_t)i,
+				    d->out);
+			lc_log_notice("%s: link %s", f->name,
+			    up ? "up" : "down");
 			fwd_ctl_if_event(d, f, false);
 		}
 	}

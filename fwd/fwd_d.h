@@ -23,8 +23,8 @@
 #define FWD_D_PORT_DEAD	  (FWD_PORT_MAX - 1) /* never attached: adj DOWN */
 #define FWD_D_IF_MAX	  (FWD_PORT_MAX - 1) /* interfaces: port ids 0..62 */
 #define FWD_D_NEIGH_MAX	  64 /* static neighbours per interface (config) */
-#define FWD_D_ARP_MAX	  8192 /* ARP entries: every interface's static
-				  ones, and learned ones */
+/* ARP entries: every interface's static ones, and learned ones */
+#define FWD_D_ARP_MAX	  8192
 #define FWD_D_MEM_IFINDEX 10000u /* ifindex of a "mem" port: this + id */
 #define FWD_D_PUNT_BUFS	  256	 /* per worker */
 #define FWD_D_MAX_NH	  8192	 /* default adjacency / FIB next-hop space */
@@ -38,8 +38,8 @@ struct fwd_xdp_umem;
  * interface name with port id, or the control thread's send port (w < 0).
  * NULL and errno to refuse.
  */
-typedef struct fwd_port *fwd_d_port_fn(
-    void *arg, const char *name, uint16_t id, int w);
+typedef struct fwd_port *fwd_d_port_fn(void *arg, const char *name, uint16_t id,
+    int w);
 
 struct fwd_d_conf {
 	const char *rundir;  /* IPC sockets; NULL: $TERN_RUNDIR or /run/tern */
@@ -49,12 +49,12 @@ struct fwd_d_conf {
 	 * state polled by fwd_d_poll() on the caller's thread (unit tests).
 	 */
 	unsigned workers;
-	unsigned max_nh;	 /* 0: FWD_D_MAX_NH */
-	unsigned spin_us;	 /* busy-poll this long after the last packet;
-				    0: 50 */
-	unsigned idle_ms;	 /* poll() timeout when idle; 0: 1 */
-	unsigned ring_frames;	 /* AF_PACKET ring size per socket; 0: 1024 */
-	unsigned icmp_rate;	 /* ICMP errors per second; 0: 100 */
+	unsigned max_nh; /* 0: FWD_D_MAX_NH */
+	/* busy-poll this long after the last packet; 0: 50 */
+	unsigned spin_us;
+	unsigned idle_ms;	   /* poll() timeout when idle; 0: 1 */
+	unsigned ring_frames;	   /* AF_PACKET ring size per socket; 0: 1024 */
+	unsigned icmp_rate;	   /* ICMP errors per second; 0: 100 */
 	unsigned arp_reachable_ms; /* fwd_arp_conf.reachable_ms; 0: 30000 */
 	/* worker k pinned to CPU cpus[k] (fwd_cpus_parse); ncpus 0: none */
 	unsigned ncpus;
@@ -104,10 +104,16 @@ struct fwd_iface {
 	bool enabled;
 	uint16_t mtu_conf;
 	uint8_t backend; /* FWD_D_BK_*: the one in use */
-	bool bk_auto;	 /* configured "auto": AF_XDP where the device can
-			    (a queue per worker, XDP attaches), else AF_PACKET */
-	bool xdp_failed; /* auto: AF_XDP failed to open here; not retried
-			    while the interface stays configured */
+	/*
+	 * configured "auto": AF_XDP where the device can (a queue per
+	 * worker, XDP attaches), else AF_PACKET
+	 */
+	bool bk_auto;
+	/*
+	 * auto: AF_XDP failed to open here; not retried while the interface
+	 * stays configured
+	 */
+	bool xdp_failed;
 	unsigned naddr;
 	uint32_t addr[FWD_LOCAL_MAX]; /* host order */
 	uint8_t plen[FWD_LOCAL_MAX];
@@ -121,8 +127,8 @@ struct fwd_iface {
 	int glean; /* adjacency of (0, ifindex), held while attached */
 	struct fwd_port *wport[FWD_D_WORKERS_MAX];
 	struct fwd_port *txport;
-	struct fwd_port_stats gone; /* of worker ports closed while attached
-				       (the worker count changed) */
+	/* of worker ports closed while attached (the worker count changed) */
+	struct fwd_port_stats gone;
 };
 
 enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1, FWD_D_BK_XDP = 2 };
@@ -183,8 +189,8 @@ struct fwd_d {
 	int local_adj;	/* pinned in the FIB: the router's own addresses */
 	bool resyncing;
 	/* workers */
-	unsigned nworkers; /* >= 1 (one unthreaded worker when conf 0) */
-	unsigned nworkers_start;		 /* as started (conf) */
+	unsigned nworkers;	 /* >= 1 (one unthreaded worker when conf 0) */
+	unsigned nworkers_start; /* as started (conf) */
 	unsigned icmp_rate_start, icmp_rate_cur; /* errors/s */
 	struct fwd_worker *w[FWD_D_WORKERS_MAX];
 	struct fwd_xdp_umem *xdp_umem[FWD_D_WORKERS_MAX]; /* AF_XDP ports' */
@@ -250,9 +256,9 @@ struct fwd_if_req {
 	bool too_many;
 	/* static neighbours: the interface's whole set */
 	unsigned nneigh;
-	uint32_t neigh_ip[FWD_D_NEIGH_MAX];	/* host order */
+	uint32_t neigh_ip[FWD_D_NEIGH_MAX]; /* host order */
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
-	uint8_t neigh_maclen[FWD_D_NEIGH_MAX];	/* as received: must be 6 */
+	uint8_t neigh_maclen[FWD_D_NEIGH_MAX]; /* as received: must be 6 */
 	bool neigh_too_many;
 };
 
@@ -284,8 +290,7 @@ int fwd_d_route_add(struct fwd_d *, uint32_t pfx, unsigned len,
     const uint32_t *gw, const uint32_t *ifindex, unsigned n);
 /* Add/replace a route without next hop, kind as fwd.proto RouteKind: 0 or
  * 1 blackhole (silent drop), 2 reject (ICMP host unreachable). -EINVAL. */
-int fwd_d_route_nonh(struct fwd_d *, uint32_t pfx, unsigned len,
-    unsigned kind);
+int fwd_d_route_nonh(struct fwd_d *, uint32_t pfx, unsigned len, unsigned kind);
 /* 1 for a blackhole, 2 for a reject adjacency, else 0 (fwd.proto RouteKind) */
 unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 /* 0 (also when absent), -EINVAL. */
@@ -294,13 +299,13 @@ void fwd_d_resync_begin(struct fwd_d *);
 /* Returns the number of routes swept. */
 size_t fwd_d_resync_end(struct fwd_d *);
 /* Next hops of adjacency nh as (gw, ifindex) pairs; returns how many. */
-unsigned fwd_d_nh_describe(
-    struct fwd_d *, unsigned nh, uint32_t *gw, uint32_t *ifindex, unsigned max);
+unsigned fwd_d_nh_describe(struct fwd_d *, unsigned nh, uint32_t *gw,
+    uint32_t *ifindex, unsigned max);
 /* Sum of the workers' fast-path counters. */
 void fwd_d_stats(struct fwd_d *, struct fwd_dp_stats *, uint64_t *punt_full);
 /* The interface's counters summed over the workers' and control ports. */
-void fwd_d_if_counters(
-    struct fwd_d *, const struct fwd_iface *, struct fwd_port_stats *);
+void fwd_d_if_counters(struct fwd_d *, const struct fwd_iface *,
+    struct fwd_port_stats *);
 
 /* ---- fwd_worker.c ---- */
 

@@ -257,7 +257,6 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 	return (NULL);
 }
 
-
 /*
  * The burst function, in two compiled variants: burst == true looks the
  * whole burst up first with fwd_fib_lookup_burst (prefetching the table
@@ -299,10 +298,10 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		 * IP options; a frame too short to have one asks for line 0. */
 		for (unsigned i = 0; i < n; i++) {
 			const struct fwd_pkt *p = pkts[i];
-			uint32_t d = p->len >= FWD_IPV4_MIN_FRAME
-					 ? ntohl(fwd_ld32(p->data +
-					       FWD_ETH_HLEN + FWD_IP_DST))
-					 : 0;
+			uint32_t d = p->len >= FWD_IPV4_MIN_FRAME ?
+			    ntohl(
+				fwd_ld32(p->data + FWD_ETH_HLEN + FWD_IP_DST)) :
+			    0;
 
 			__builtin_prefetch(&tb[d >> 8]);
 		}
@@ -319,9 +318,8 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		unsigned iplen, port;
 		uint32_t dst;
 
-		if (__builtin_expect(
-			!fwd_pkt_fast_ok_k(f, p->len, mac64, ck_inv,
-			    ck_lim, &dst, &iplen),
+		if (__builtin_expect(!fwd_pkt_fast_ok_k(f, p->len, mac64,
+					 ck_inv, ck_lim, &dst, &iplen),
 			0)) {
 			if (!dp_classify(dp, p, mac, drop, &ndrop))
 				continue;
@@ -335,8 +333,8 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		 */
 		a = &ent[__atomic_load_n(&tb[dst >> 8], __ATOMIC_RELAXED)];
 		/* one test: not FORWARD (fmtu 0), or over the egress MTU */
-		if (__builtin_expect(iplen > __atomic_load_n(&a->fmtu,
-						 __ATOMIC_ACQUIRE),
+		if (__builtin_expect(iplen >
+			    __atomic_load_n(&a->fmtu, __ATOMIC_ACQUIRE),
 			0) &&
 		    (a = dp_adj_slow(dp, p, a, iplen, drop, &ndrop)) == NULL)
 			continue;
@@ -356,8 +354,8 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 }
 
 unsigned
-fwd_dp_process(
-    struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts, unsigned n)
+fwd_dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
+    unsigned n)
 {
 	if (dp->conf.flags & FWD_DP_F_BURST_LOOKUP)
 		return (dp_process(dp, in_port, pkts, n, true));
@@ -435,9 +433,9 @@ fwd_dp_stats_sum(struct fwd_dp_stats *sum, const struct fwd_dp *dp)
 {
 	sum->rx += __atomic_load_n(&dp->st.rx, __ATOMIC_RELAXED);
 	sum->fwd += __atomic_load_n(&dp->st.fwd, __ATOMIC_RELAXED);
-	sum->punt_refused +=
-	    __atomic_load_n(&dp->st.punt_refused, __ATOMIC_RELAXED);
+	sum->punt_refused += __atomic_load_n(&dp->st.punt_refused,
+	    __ATOMIC_RELAXED);
 	for (unsigned r = 0; r < FWD_R__COUNT; r++)
-		sum->reason[r] +=
-		    __atomic_load_n(&dp->st.reason[r], __ATOMIC_RELAXED);
+		sum->reason[r] += __atomic_load_n(&dp->st.reason[r],
+		    __ATOMIC_RELAXED);
 }

@@ -66,13 +66,15 @@ struct fwd_dp_stats {
  * for the control thread); false leaves it to the fast path, which drops it
  * and counts punt_refused.
  */
-typedef bool fwd_dp_punt_fn(
-    void *arg, struct fwd_pkt *pkt, enum fwd_reason why, unsigned aux);
+typedef bool fwd_dp_punt_fn(void *arg, struct fwd_pkt *pkt, enum fwd_reason why,
+    unsigned aux);
 
 /* fwd_dp_conf.flags */
-#define FWD_DP_F_BURST_LOOKUP                                                  \
-	0x1 /* look a burst up at once, prefetching:                           \
-	       for full tables and many flows */
+/*
+ * look a burst up at once, prefetching:                           \
+ * for full tables and many flows
+ */
+#define FWD_DP_F_BURST_LOOKUP 0x1
 
 struct fwd_dp_conf {
 	const struct fwd_fib *fib;
@@ -94,7 +96,7 @@ struct fwd_dp {
 	struct fwd_dp_stats st;
 	uint64_t txmask;  /* packets queued (0: none) */
 	unsigned npunted; /* this burst, taken by punt */
-	uint32_t cl_dst; /* scratch of the slow classifier */
+	uint32_t cl_dst;  /* scratch of the slow classifier */
 	unsigned cl_iplen;
 	struct fwd_pkt *txq[FWD_PORT_MAX][FWD_BURST];
 };
@@ -111,8 +113,8 @@ void fwd_dp_fini(struct fwd_dp *);
  * queued, handed to the slow path, or released and counted. No port I/O.
  * Returns the number queued for sending.
  */
-unsigned fwd_dp_process(
-    struct fwd_dp *, uint16_t in_port, struct fwd_pkt **pkts, unsigned n);
+unsigned fwd_dp_process(struct fwd_dp *, uint16_t in_port,
+    struct fwd_pkt **pkts, unsigned n);
 
 /* Send every queued batch (one tx burst per port). Returns packets sent. */
 unsigned fwd_dp_flush(struct fwd_dp *);

@@ -221,7 +221,7 @@ fib_group_alloc(struct fwd_fib *fib, unsigned *g)
 		if (fib->pend_n == 0)
 			return (-ENOSPC);
 		if (fwd_qsbr_wait(fib->qsbr, fib->pend[fib->pend_head].tok,
-		    1000000000u) != 0)
+			1000000000u) != 0)
 			return (-ENOSPC);
 		fib_reclaim_poll(fib);
 	}
@@ -241,8 +241,8 @@ fib_byte(const struct fwd_fib *fib, unsigned v)
 {
 	if (v == FIB_NONE)
 		return (FWD_FIB_NH_NONE);
-	return ((uint8_t)(v < FWD_FIB_B_ESC && v < fib->max_nh ? v :
-	    FWD_FIB_B_ESC));
+	return ((
+	    uint8_t)(v < FWD_FIB_B_ESC && v < fib->max_nh ? v : FWD_FIB_B_ESC));
 }
 
 /* tbl24 first, then the byte (both release): a reader that sees the byte
@@ -314,7 +314,7 @@ fib_group_make(struct fwd_fib *fib, uint32_t i, unsigned *gp)
 		fib->tbl8[((size_t)g << 8) + e] = (uint16_t)v;
 	memset(fib->dep8 + ((size_t)g << 8), fib->dep24[i], FIB_GROUP_ENTRIES);
 	fib->glong[g] = 0;
-	fib_store24(fib, i, g);	/* release: the filled group first */
+	fib_store24(fib, i, g); /* release: the filled group first */
 	*gp = g;
 	return (0);
 }
@@ -397,9 +397,11 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	bool thp;
 	unsigned ng;
 
-	if (conf == NULL || conf->max_nh == 0 || conf->max_nh > FWD_FIB_MAX_NH ||
-	    (conf->flags & ~(FWD_FIB_F_NO_THP | FWD_FIB_F_NO_SIMD |
-	    FWD_FIB_F_MARTIAN)) != 0) {
+	if (conf == NULL || conf->max_nh == 0 ||
+	    conf->max_nh > FWD_FIB_MAX_NH ||
+	    (conf->flags &
+		~(FWD_FIB_F_NO_THP | FWD_FIB_F_NO_SIMD | FWD_FIB_F_MARTIAN)) !=
+		0) {
 		errno = EINVAL;
 		return (NULL);
 	}
@@ -418,13 +420,13 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	/* Group values are < 0x10000: one slot per value, those below max_nh
 	 * never touched, so they cost address space only. */
 	fib->tbl8 = lc_huge_map((size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES *
-	    2, thp, &fib->tbl8_map_len, &fib->tbl8_map);
+		2,
+	    thp, &fib->tbl8_map_len, &fib->tbl8_map);
 	fib->dep8 = lc_huge_map((size_t)FIB_NGROUP_VALUES * FIB_GROUP_ENTRIES,
 	    false, &fib->dep8_map_len, &fib->dep8_map);
 	fib->glong = calloc(FIB_NGROUP_VALUES, sizeof(uint16_t));
 	if (fib->tbl24 == NULL || fib->tbl24b == NULL || fib->dep24 == NULL ||
-	    fib->tbl8 == NULL ||
-	    fib->dep8 == NULL || fib->glong == NULL ||
+	    fib->tbl8 == NULL || fib->dep8 == NULL || fib->glong == NULL ||
 	    fib_ht_resize(fib, 10) != 0)
 		goto fail;
 	ng = FIB_NONE - conf->max_nh;
@@ -591,8 +593,7 @@ fwd_fib_del(struct fwd_fib *fib, uint32_t pfx, unsigned len)
 }
 
 int
-fwd_fib_get(const struct fwd_fib *fib, uint32_t pfx, unsigned len,
-    unsigned *nh)
+fwd_fib_get(const struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned *nh)
 {
 	size_t slot;
 
@@ -641,7 +642,7 @@ fwd_fib_memory(const struct fwd_fib *fib)
 
 	/* groups ever touched: entries and depths */
 	m += (size_t)(fib->g_hwm - fib->g_first) * FIB_GROUP_ENTRIES * 3;
-	m += (size_t)FIB_NGROUP_VALUES * sizeof(uint16_t);	/* glong */
+	m += (size_t)FIB_NGROUP_VALUES * sizeof(uint16_t); /* glong */
 	m += (fib->ht_mask + 1) * sizeof(uint64_t);
 	m += (size_t)fib->g_free_cap * sizeof(fib->g_free[0]);
 	m += (size_t)fib->pend_cap * sizeof(fib->pend[0]);
@@ -699,7 +700,7 @@ fwd_fib_clear(struct fwd_fib *fib)
 	fib_mark_martian(fib);
 	for (unsigned k = 0; k < fib->npin;) {
 		if (fib_pin_apply(fib, fib->pin[k].addr, fib->pin[k].nh,
-		    true) != 0)
+			true) != 0)
 			fib->pin[k] = fib->pin[--fib->npin];
 		else
 			k++;
@@ -789,7 +790,7 @@ fwd_fib_sweep_stale(struct fwd_fib *fib)
 			uint64_t *nk = realloc(keys, nc * sizeof(*nk));
 
 			if (nk == NULL)
-				break;	/* sweep what we have; call again */
+				break; /* sweep what we have; call again */
 			keys = nk;
 			cap = nc;
 		}
@@ -797,7 +798,7 @@ fwd_fib_sweep_stale(struct fwd_fib *fib)
 	}
 	for (size_t k = 0; k < n; k++)
 		if (fwd_fib_del(fib, (uint32_t)keys[k],
-		    (unsigned)(keys[k] >> 32)) == 0)
+			(unsigned)(keys[k] >> 32)) == 0)
 			done++;
 	free(keys);
 	return (done);

@@ -39,7 +39,7 @@
 
 /* The byte view's escape. tern-fwd's fast path uses a byte as an adjacency
  * index, so fwd_adj never hands out this index, nor FWD_FIB_NH_NONE. */
-#define FWD_FIB_B_ESC  0xfeu	/* read tbl24 */
+#define FWD_FIB_B_ESC 0xfeu /* read tbl24 */
 
 /* What a lookup returns when no route matches; never a next hop (add and
  * pin refuse it). Equal to the byte view's code for it, so the lookup
@@ -47,16 +47,18 @@
  * compare and a conditional move on the value every lookup waits for
  * (measured in one process, docs/fib.md: +16-21% single lookups without). */
 #define FWD_FIB_NH_NONE 0xffu
-#define FWD_FIB_T_NONE	0xffffu	/* tbl24/tbl8's "no route" (internal) */
-#define FWD_FIB_MAX_NH	0xff00u	/* largest max_nh (leaves >= 255 groups) */
+#define FWD_FIB_T_NONE	0xffffu /* tbl24/tbl8's "no route" (internal) */
+#define FWD_FIB_MAX_NH	0xff00u /* largest max_nh (leaves >= 255 groups) */
 
 /* fwd_fib_conf.flags */
-#define FWD_FIB_F_NO_THP  0x1u	/* do not ask for transparent huge pages */
-#define FWD_FIB_F_NO_SIMD 0x2u	/* scalar bursts even where AVX-512 exists */
-#define FWD_FIB_F_MARTIAN 0x4u	/* lookups in 0/8, 127/8 and 224/3 give
-				   FWD_FIB_NH_NONE whatever the routes (RFC
-				   1812 5.3.7): the fast path then needs no
-				   test of its own for them */
+#define FWD_FIB_F_NO_THP  0x1u /* do not ask for transparent huge pages */
+#define FWD_FIB_F_NO_SIMD 0x2u /* scalar bursts even where AVX-512 exists */
+/*
+ * lookups in 0/8, 127/8 and 224/3 give FWD_FIB_NH_NONE whatever the
+ * routes (RFC 1812 5.3.7): the fast path then needs no test of its
+ * own for them
+ */
+#define FWD_FIB_F_MARTIAN 0x4u
 
 /* Most /32 pins (fwd_fib_pin) a FIB holds. */
 #define FWD_FIB_PIN_MAX 256
@@ -64,27 +66,32 @@
 struct fwd_fib;
 
 struct fwd_fib_conf {
-	unsigned max_nh;	/* next-hop indices 0..max_nh-1 but 255
-				   (FWD_FIB_NH_NONE), e.g. 4096;
-				   1..FWD_FIB_MAX_NH */
-	unsigned max_tbl8;	/* cap on tbl8 groups; 0 = largest possible */
-	struct fwd_qsbr *qsbr;	/* readers' qsbr; NULL: the FIB makes its own
-				   (not owned by the FIB when given) */
-	unsigned flags;		/* FWD_FIB_F_* */
+	/*
+	 * next-hop indices 0..max_nh-1 but 255 (FWD_FIB_NH_NONE), e.g. 4096;
+	 * 1..FWD_FIB_MAX_NH
+	 */
+	unsigned max_nh;
+	unsigned max_tbl8; /* cap on tbl8 groups; 0 = largest possible */
+	/*
+	 * readers' qsbr; NULL: the FIB makes its own (not owned by the FIB
+	 * when given)
+	 */
+	struct fwd_qsbr *qsbr;
+	unsigned flags; /* FWD_FIB_F_* */
 };
 
 /* The data-plane view; the first member of struct fwd_fib. Internal to the
  * inline lookups below: do not use it elsewhere. */
 struct fwd_fib_dp {
-	const uint8_t *tbl24b;	/* 2^24 bytes: the byte view of tbl24 */
-	const uint16_t *tbl24;	/* 2^24 entries */
-	const uint16_t *tbl8;	/* group v at tbl8 + (v << 8) */
-	unsigned nh_limit;	/* == max_nh */
-	unsigned g_span;	/* 0xffff - max_nh: v is a group iff
-				   v - nh_limit < g_span (unsigned) */
-	unsigned simd;		/* use fwd_fib_lookup_burst_simd_ for
-				   bursts of 16 or more */
-	unsigned martian;	/* FWD_FIB_F_MARTIAN was given */
+	const uint8_t *tbl24b; /* 2^24 bytes: the byte view of tbl24 */
+	const uint16_t *tbl24; /* 2^24 entries */
+	const uint16_t *tbl8;  /* group v at tbl8 + (v << 8) */
+	unsigned nh_limit;     /* == max_nh */
+	/* 0xffff - max_nh: v is a group iff v - nh_limit < g_span (unsigned) */
+	unsigned g_span;
+	/* use fwd_fib_lookup_burst_simd_ for bursts of 16 or more */
+	unsigned simd;
+	unsigned martian; /* FWD_FIB_F_MARTIAN was given */
 };
 
 /* Internal: the AVX-512 burst (fwd_fib_simd.c). */
@@ -215,7 +222,7 @@ fwd_fib_lookup_dp_(const struct fwd_fib_dp *dp, uint32_t dst)
 
 	if (__builtin_expect(b == FWD_FIB_B_ESC, 0))
 		return (fwd_fib_lookup_esc_(dp, dst));
-	return (b);	/* the next hop, or FWD_FIB_NH_NONE */
+	return (b); /* the next hop, or FWD_FIB_NH_NONE */
 }
 
 /* Longest-prefix match of dst (host order): the next-hop index or
@@ -248,8 +255,8 @@ fwd_fib_lookup_burst(const struct fwd_fib *fib, const uint32_t *dst,
 {
 	const struct fwd_fib_dp *dp = (const struct fwd_fib_dp *)fib;
 	const uint8_t *t24 = dp->tbl24b;
-	unsigned i, pre = n < FWD_FIB_PREFETCH_AHEAD ? n :
-	    FWD_FIB_PREFETCH_AHEAD;
+	unsigned i,
+	    pre = n < FWD_FIB_PREFETCH_AHEAD ? n : FWD_FIB_PREFETCH_AHEAD;
 
 	if (dp->simd && n >= 16) {
 		fwd_fib_lookup_burst_simd_(fib, dst, nh, n);

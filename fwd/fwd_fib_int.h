@@ -9,10 +9,13 @@
 
 #define FIB_TBL24_ENTRIES (1u << 24)
 #define FIB_GROUP_ENTRIES 256u
-#define FIB_NONE	  FWD_FIB_T_NONE	/* no route in tbl24/tbl8, never a group */
-#define FIB_NGROUP_VALUES 0x10000u	/* tbl8/dep8 reserve one slot per value */
-#define FIB_D_PIN	  34u	/* depth of a pinned entry: above any route's
-				   (1 + 32), so no route's paint reaches it */
+#define FIB_NONE	  FWD_FIB_T_NONE /* no route in tbl24/tbl8, never a group */
+#define FIB_NGROUP_VALUES 0x10000u /* tbl8/dep8 reserve one slot per value */
+/*
+ * depth of a pinned entry: above any route's (1 + 32), so no route's
+ * paint reaches it
+ */
+#define FIB_D_PIN 34u
 
 /*
  * Control state, never read by the lookups:
@@ -37,9 +40,9 @@
  */
 
 /* hash entry: bits 0-31 prefix, 32-37 length, 38 stale, 39 used, 48-63 nh */
-#define FIB_E_USED  (1ull << 39)
-#define FIB_E_STALE (1ull << 38)
-#define FIB_E_KEYMASK 0x3fffffffffull	/* prefix and length */
+#define FIB_E_USED    (1ull << 39)
+#define FIB_E_STALE   (1ull << 38)
+#define FIB_E_KEYMASK 0x3fffffffffull /* prefix and length */
 
 struct fib_pending {
 	uint64_t tok;
@@ -47,13 +50,13 @@ struct fib_pending {
 };
 
 struct fwd_fib {
-	struct fwd_fib_dp dp;	/* must be first: the inline lookups use it */
-	uint8_t *tbl24b;	/* the byte view (fwd_fib.h), kept by
-				   fib_store24 */
+	struct fwd_fib_dp dp; /* must be first: the inline lookups use it */
+	/* the byte view (fwd_fib.h), kept by fib_store24 */
+	uint8_t *tbl24b;
 	uint16_t *tbl24;
-	uint16_t *tbl8;		/* group g at tbl8 + (g << 8), g < 0x10000 */
+	uint16_t *tbl8; /* group g at tbl8 + (g << 8), g < 0x10000 */
 	uint8_t *dep24;
-	uint8_t *dep8;		/* group g at dep8 + (g << 8) */
+	uint8_t *dep8; /* group g at dep8 + (g << 8) */
 	uint16_t *glong;
 	void *tbl24_map, *dep24_map, *tbl8_map, *dep8_map; /* lc_huge_map */
 	size_t tbl24_map_len, dep24_map_len, tbl8_map_len, dep8_map_len;
@@ -64,19 +67,19 @@ struct fwd_fib {
 
 	/* tbl8 groups: values [g_first, g_end) */
 	unsigned g_first, g_end, g_hwm;
-	uint32_t *g_free;	/* stack of reusable groups */
+	uint32_t *g_free; /* stack of reusable groups */
 	unsigned g_nfree, g_free_cap;
-	struct fib_pending *pend;	/* FIFO ring of groups in grace period */
+	struct fib_pending *pend; /* FIFO ring of groups in grace period */
 	unsigned pend_head, pend_n, pend_cap;
-	size_t g_inuse;		/* groups referenced by tbl24 */
+	size_t g_inuse; /* groups referenced by tbl24 */
 
 	/* routes */
-	uint64_t *ht;		/* lc_huge_map()ed: huge pages at 1M routes */
+	uint64_t *ht; /* lc_huge_map()ed: huge pages at 1M routes */
 	void *ht_map;
 	size_t ht_map_len;
-	size_t ht_mask;		/* capacity - 1 (power of two) */
+	size_t ht_mask; /* capacity - 1 (power of two) */
 	size_t ht_n;
-	unsigned ht_shift;	/* 64 - log2(capacity) */
+	unsigned ht_shift; /* 64 - log2(capacity) */
 	uint32_t len_count[33];
 
 	/* /32 pins (few: the router's own addresses) */

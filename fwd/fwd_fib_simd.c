@@ -41,7 +41,7 @@ fwd_fib_lookup_burst_simd_(const struct fwd_fib *fib, const uint32_t *dst,
 		ip = _mm512_loadu_si512((const void *)(dst + i));
 		i24 = _mm512_srli_epi32(ip, 8);
 		v = _mm512_i32gather_epi32(i24, (const void *)dp->tbl24b, 1);
-		v = _mm512_and_si512(v, lo8);	/* the next hop, or NONE */
+		v = _mm512_and_si512(v, lo8); /* the next hop, or NONE */
 		m = _mm512_cmpeq_epi32_mask(v, esc);
 		if (__builtin_expect(m != 0, 0)) {
 			/* as fwd_fib_esc_: tbl24 was stored first */
@@ -53,9 +53,9 @@ fwd_fib_lookup_burst_simd_(const struct fwd_fib *fib, const uint32_t *dst,
 			m &= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(v, lim),
 			    span);
 			if (m != 0) {
-				__m512i i8 = _mm512_or_si512(
-				    _mm512_slli_epi32(v, 8),
-				    _mm512_and_si512(ip, lo8));
+				__m512i i8 =
+				    _mm512_or_si512(_mm512_slli_epi32(v, 8),
+					_mm512_and_si512(ip, lo8));
 
 				v = _mm512_mask_i32gather_epi32(v, m, i8,
 				    (const void *)dp->tbl8, 2);

@@ -122,9 +122,9 @@ fwd_icmp_local(struct fwd_icmp *ic, uint16_t port, const uint8_t *frame,
 	}
 	if (ip[FWD_IP_PROTO] != FWD_IPPROTO_ICMP) {
 		uint8_t code = (ip[FWD_IP_PROTO] == FWD_IPPROTO_UDP ||
-				   ip[FWD_IP_PROTO] == FWD_IPPROTO_TCP)
-				   ? FWD_ICMP_UNREACH_PORT
-				   : FWD_ICMP_UNREACH_PROTO;
+				   ip[FWD_IP_PROTO] == FWD_IPPROTO_TCP) ?
+		    FWD_ICMP_UNREACH_PORT :
+		    FWD_ICMP_UNREACH_PROTO;
 
 		return (fwd_icmp_error(ic, FWD_ICMP_UNREACH, code, 0, port,
 		    ntohl(fwd_ld32(ip + FWD_IP_DST)), frame, len, now_ms, out));
@@ -138,8 +138,8 @@ fwd_icmp_local(struct fwd_icmp *ic, uint16_t port, const uint8_t *frame,
 	if (ip[hlen] != FWD_ICMP_ECHO || ip[hlen + 1] != 0)
 		return (-ENOTSUP);
 	/* Echo reply: same payload, options dropped. */
-	if ((o = fwd_out_push(
-		 out, port, FWD_ETH_HLEN + FWD_IPV4_HLEN + plen)) == NULL)
+	if ((o = fwd_out_push(out, port,
+		 FWD_ETH_HLEN + FWD_IPV4_HLEN + plen)) == NULL)
 		return (-ENOBUFS);
 	icmp_eth_back(o, frame);
 	icmp_ip_hdr(ic, o + FWD_ETH_HLEN, FWD_IPV4_HLEN + plen,
@@ -156,8 +156,8 @@ fwd_icmp_local(struct fwd_icmp *ic, uint16_t port, const uint8_t *frame,
 
 /* RFC 1812 4.3.2.7: when no ICMP error may be sent about a packet. */
 static bool
-icmp_error_forbidden(
-    const uint8_t *frame, const uint8_t *ip, unsigned hlen, unsigned tl)
+icmp_error_forbidden(const uint8_t *frame, const uint8_t *ip, unsigned hlen,
+    unsigned tl)
 {
 	uint32_t src = ntohl(fwd_ld32(ip + FWD_IP_SRC));
 	uint32_t dst = ntohl(fwd_ld32(ip + FWD_IP_DST));

@@ -36,9 +36,12 @@ struct fwd_icmp_stats {
 	uint64_t echo_replies;
 	uint64_t errors_sent;
 	uint64_t rate_limited; /* errors not sent: bucket empty */
-	uint64_t suppressed;   /* errors RFC 1812 forbids (about an
-				  error, a fragment, a broadcast...) */
-	uint64_t bad;	       /* malformed input */
+	/*
+	 * errors RFC 1812 forbids (about an error, a fragment, a
+	 * broadcast...)
+	 */
+	uint64_t suppressed;
+	uint64_t bad; /* malformed input */
 	uint64_t frags_sent;
 };
 

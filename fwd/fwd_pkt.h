@@ -128,8 +128,8 @@ static inline bool
 fwd_reason_is_slow(enum fwd_reason r)
 {
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
-		r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
-		r == FWD_R_MTU_FRAG || r == FWD_R_REJECT);
+	    r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
+	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT);
 }
 
 /*
@@ -195,7 +195,7 @@ fwd_ipv4_cksum_ok(const uint8_t *ip, unsigned hlen)
 
 	if (__builtin_expect(hlen == FWD_IPV4_HLEN, 1))
 		sum = (uint64_t)fwd_ld32(ip) + fwd_ld32(ip + 4) +
-		      fwd_ld32(ip + 8) + fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
+		    fwd_ld32(ip + 8) + fwd_ld32(ip + 12) + fwd_ld32(ip + 16);
 	else
 		sum = fwd_cksum_add(ip, hlen, 0);
 	return (fwd_cksum_fold(sum) == 0xffff);
@@ -294,7 +294,7 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
 		return (
 		    type == htons(FWD_ETH_P_ARP) ? FWD_R_ARP : FWD_R_ETHERTYPE);
 	if (__builtin_expect(fwd_ld32(frame) != fwd_ld32(port_mac) ||
-				 fwd_ld16(frame + 4) != fwd_ld16(port_mac + 4),
+		    fwd_ld16(frame + 4) != fwd_ld16(port_mac + 4),
 		0))
 		return (FWD_R_L2_DST);
 	vhl = ip[FWD_IP_VHL];
@@ -342,8 +342,9 @@ fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
 	if (__builtin_expect(len < FWD_IPV4_MIN_FRAME, 0))
 		return (false);
 	/* type 0x0800 and version/IHL 0x45 in one compare */
-	if (__builtin_expect(
-		(fwd_ld32(f + FWD_ETH_TYPE) & 0x00ffffffu) != 0x00450008u, 0))
+	if (__builtin_expect((fwd_ld32(f + FWD_ETH_TYPE) & 0x00ffffffu) !=
+		    0x00450008u,
+		0))
 		return (false);
 	if (__builtin_expect(((fwd_ld64(f) ^ mac64) << 16) != 0, 0))
 		return (false);
@@ -395,8 +396,8 @@ static inline bool
 fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
     unsigned *iplen)
 {
-	return (fwd_pkt_fast_ok_k(
-	    f, len, mac64, FWD_CK_INV, FWD_CK_LIM, dst, iplen));
+	return (fwd_pkt_fast_ok_k(f, len, mac64, FWD_CK_INV, FWD_CK_LIM, dst,
+	    iplen));
 }
 
 /* Write a 14-byte Ethernet header (prebuilt in an adjacency) to frame. */

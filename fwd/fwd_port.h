@@ -29,13 +29,13 @@ struct fwd_pkt {
 struct fwd_port_stats {
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t tx_pkts, tx_bytes;
-	uint64_t tx_full;	  /* not accepted: ring full */
-	uint64_t rx_kernel_drops; /* lost in the kernel before we saw them
-				     (fwd_port_kernel_drops) */
-	uint64_t rx_ring_full;	  /* of which: our receive ring was full */
-	uint64_t rx_vlan;	  /* VLAN-tagged (tag offloaded): dropped */
-	uint64_t rx_csum_partial; /* L4 checksum not filled in by a local
-				    sender: its tx offload is on */
+	uint64_t tx_full; /* not accepted: ring full */
+	/* lost in the kernel before we saw them (fwd_port_kernel_drops) */
+	uint64_t rx_kernel_drops;
+	uint64_t rx_ring_full; /* of which: our receive ring was full */
+	uint64_t rx_vlan;      /* VLAN-tagged (tag offloaded): dropped */
+	/* L4 checksum not filled in by a local sender: its tx offload is on */
+	uint64_t rx_csum_partial;
 };
 
 /*
@@ -230,7 +230,7 @@ void fwd_out_pop(struct fwd_out *);
  * same port) and empty out. Returns frames sent; frames for a missing port
  * or not accepted are dropped.
  */
-unsigned fwd_out_send(
-    struct fwd_out *, struct fwd_port *const *ports, unsigned nports);
+unsigned fwd_out_send(struct fwd_out *, struct fwd_port *const *ports,
+    unsigned nports);
 
 #endif /* FWD_PORT_H */

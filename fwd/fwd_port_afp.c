@@ -40,8 +40,11 @@ struct port_afp {
 	uint8_t *held;	      /* rx slot handed out, not released */
 	struct fwd_pkt *desc; /* one per rx slot */
 	uint64_t tx_bad;      /* frames the kernel refused */
-	uint64_t kdrops;      /* PACKET_STATISTICS tp_drops so far (they
-				 reset on read): the control thread's */
+	/*
+	 * PACKET_STATISTICS tp_drops so far (they reset on read): the
+	 * control thread's
+	 */
+	uint64_t kdrops;
 };
 
 #define PA(p) ((struct port_afp *)(void *)(p))
@@ -71,8 +74,8 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		if (!(st & TP_STATUS_USER))
 			break;
 		a->rx_head = (s + 1) & (a->nframes - 1);
-		if (__builtin_expect(
-			st & (TP_STATUS_VLAN_VALID | TP_STATUS_CSUMNOTREADY),
+		if (__builtin_expect(st &
+			    (TP_STATUS_VLAN_VALID | TP_STATUS_CSUMNOTREADY),
 			0)) {
 			/* TP_STATUS_LOSING is not a count: it stays on every
 			 * frame until PACKET_STATISTICS is read; the drops
@@ -90,9 +93,9 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		}
 		d = &a->desc[s];
 		d->data = (uint8_t *)h + h->tp_mac;
-		d->len =
-		    (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ? h->tp_snaplen
-							     : FWD_FRAME_MAX);
+		d->len = (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ?
+			h->tp_snaplen :
+			FWD_FRAME_MAX);
 		a->held[s] = 1;
 		p->stats.rx_pkts++;
 		p->stats.rx_bytes += d->len;
@@ -141,8 +144,8 @@ afp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		memcpy((uint8_t *)h + AFP_TX_DATA, pkts[i]->data, pkts[i]->len);
 		h->tp_len = pkts[i]->len;
 		h->tp_snaplen = pkts[i]->len;
-		__atomic_store_n(
-		    &h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+		    __ATOMIC_RELEASE);
 		a->tx_head = (a->tx_head + 1) & (a->nframes - 1);
 		p->stats.tx_pkts++;
 		p->stats.tx_bytes += pkts[i]->len;
@@ -161,8 +164,8 @@ afp_poll_tx(struct fwd_port *p)
 {
 	struct port_afp *a = PA(p);
 	unsigned prev = (a->tx_head - 1) & (a->nframes - 1);
-	uint32_t st = __atomic_load_n(
-	    &afp_frame(a->tx_ring, prev)->tp_status, __ATOMIC_ACQUIRE);
+	uint32_t st = __atomic_load_n(&afp_frame(a->tx_ring, prev)->tp_status,
+	    __ATOMIC_ACQUIRE);
 
 	/* Frames left from an EAGAIN: ask again. */
 	if (st == TP_STATUS_SEND_REQUEST)
@@ -280,10 +283,9 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 	if ((rv = afp_ifinfo(c->ifname, &a->port.ifindex, a->port.mac, &mtu)) !=
 	    0)
 		goto fail;
-	a->port.mtu =
-	    (uint16_t)(c->mtu ? c->mtu
-			      : (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
-							  : mtu));
+	a->port.mtu = (uint16_t)(c->mtu ?
+		c->mtu :
+		(mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18 : mtu));
 	/*
 	 * Protocol 0 receives nothing: a send-only socket for the slow path.
 	 * A receiving socket also starts with protocol 0 and gets ETH_P_ALL

@@ -80,7 +80,8 @@ struct fwd_xdp_umem {
 struct xdp_prog {
 	int ifindex;
 	int prog_fd, map_fd;
-	struct bpf_object *obj; /* xdp_port.bpf.c's, sending with BPF_PROG_RUN */
+	struct bpf_object
+	    *obj; /* xdp_port.bpf.c's, sending with BPF_PROG_RUN */
 	unsigned refs;
 	uint32_t attach_flags;
 };
@@ -108,8 +109,8 @@ struct port_xdp {
 	struct xp_queue *runq;
 	int run_slot;
 	unsigned run_n;
-	bool run_off; /* the device refused a run's frames: TX ring only */
-	uint64_t cookie;  /* the device's namespace (SO_NETNS_COOKIE) */
+	bool run_off;	 /* the device refused a run's frames: TX ring only */
+	uint64_t cookie; /* the device's namespace (SO_NETNS_COOKIE) */
 	uint32_t ref_slot;
 	uint64_t ref_seen, full_seen;
 	uint64_t runs, run_errors, run_ringed, run_refused, run_dropped;
@@ -129,9 +130,9 @@ LC_EMBED(fwd_xdp_obj, FWD_XDP_OBJ);
 static struct {
 	bool on;
 	int queues_fd, umems_fd, dev_fd, refused_fd;
-	struct xp_queue *queues;	   /* the mmap-ed xp_queues */
+	struct xp_queue *queues;	     /* the mmap-ed xp_queues */
 	volatile struct xp_refused *refused; /* and xp_refused */
-	struct bpf_object *watch;	   /* the tracepoint program's */
+	struct bpf_object *watch;	     /* the tracepoint program's */
 	struct bpf_link *watch_link[2];
 	uint8_t slot_used[XP_SLOTS];
 	uint8_t umem_used[XP_UMEMS];
@@ -162,8 +163,8 @@ umem_run_area(struct fwd_xdp_umem *u)
 	for (int i = 0; i < XP_UMEMS && id < 0; i++)
 		if (!xr.umem_used[i])
 			id = i;
-	if (id >= 0 && bpf_map_update_elem(xr.umems_fd, &id, &u->map_fd, 0) ==
-	    0) {
+	if (id >= 0 &&
+	    bpf_map_update_elem(xr.umems_fd, &id, &u->map_fd, 0) == 0) {
 		xr.umem_used[id] = 1;
 		u->run_id = id;
 	}
@@ -258,9 +259,9 @@ fwd_xdp_umem_put(struct fwd_xdp_umem *u)
 unsigned
 fwd_xdp_umem_free_frames(const struct fwd_xdp_umem *u)
 {
-	return (u != NULL
-		    ? u->nfree + __atomic_load_n(&u->nret, __ATOMIC_ACQUIRE)
-		    : 0);
+	return (u != NULL ?
+		u->nfree + __atomic_load_n(&u->nret, __ATOMIC_ACQUIRE) :
+		0);
 }
 
 /* The owner's thread: take back what freed ports returned. */
@@ -323,8 +324,8 @@ xp_open_obj(bool watch)
 	struct bpf_program *prog;
 	struct bpf_map *m;
 
-	o = bpf_object__open_mem(
-	    fwd_xdp_obj, (size_t)(fwd_xdp_obj_end - fwd_xdp_obj), &oo);
+	o = bpf_object__open_mem(fwd_xdp_obj,
+	    (size_t)(fwd_xdp_obj_end - fwd_xdp_obj), &oo);
 	if (o == NULL)
 		return (NULL);
 	for (unsigned i = 0; i < 4; i++)
@@ -362,8 +363,8 @@ prog_load_run(struct xdp_prog *g)
 		return (-errno);
 	if (bpf_object__load(g->obj) != 0)
 		return (-errno);
-	if ((prog = bpf_object__find_program_by_name(
-		 g->obj, "tern_xdp_port")) == NULL ||
+	if ((prog = bpf_object__find_program_by_name(g->obj,
+		 "tern_xdp_port")) == NULL ||
 	    (m = bpf_object__find_map_by_name(g->obj, "xsks")) == NULL)
 		return (-EINVAL);
 	g->prog_fd = bpf_program__fd(prog);
@@ -430,12 +431,12 @@ prog_get(int ifindex, bool generic, struct xdp_prog **out)
 	 * XDP. Replaces a program left by an earlier run. */
 	rv = -EOPNOTSUPP;
 	if (!generic)
-		rv = bpf_xdp_attach(
-		    ifindex, g->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
+		rv = bpf_xdp_attach(ifindex, g->prog_fd, XDP_FLAGS_DRV_MODE,
+		    NULL);
 	if (rv == 0)
 		g->attach_flags = XDP_FLAGS_DRV_MODE;
-	else if ((rv = bpf_xdp_attach(
-		      ifindex, g->prog_fd, XDP_FLAGS_SKB_MODE, NULL)) == 0)
+	else if ((rv = bpf_xdp_attach(ifindex, g->prog_fd, XDP_FLAGS_SKB_MODE,
+		      NULL)) == 0)
 		g->attach_flags = XDP_FLAGS_SKB_MODE;
 	else
 		goto fail;
@@ -485,13 +486,13 @@ fill_topup(struct port_xdp *x)
 		return; /* wait for a batch */
 	/* keep a reserve for frames copied in by tx */
 	if (want + u->nframes / 16 > u->nfree)
-		want =
-		    u->nfree > u->nframes / 16 ? u->nfree - u->nframes / 16 : 0;
+		want = u->nfree > u->nframes / 16 ? u->nfree - u->nframes / 16 :
+						    0;
 	if (want == 0 || xsk_ring_prod__reserve(&x->fill, want, &idx) != want)
 		return;
 	for (uint32_t i = 0; i < want; i++)
-		*xsk_ring_prod__fill_addr(&x->fill, idx + i) =
-		    u->free[--u->nfree];
+		*xsk_ring_prod__fill_addr(&x->fill,
+		    idx + i) = u->free[--u->nfree];
 	xsk_ring_prod__submit(&x->fill, want);
 }
 
@@ -501,8 +502,8 @@ comp_reap(struct port_xdp *x)
 	uint32_t idx, n = xsk_ring_cons__peek(&x->comp, x->comp.size, &idx);
 
 	for (uint32_t i = 0; i < n; i++)
-		umem_free_addr(
-		    x->umem, *xsk_ring_cons__comp_addr(&x->comp, idx + i));
+		umem_free_addr(x->umem,
+		    *xsk_ring_cons__comp_addr(&x->comp, idx + i));
 	if (n > 0)
 		xsk_ring_cons__release(&x->comp, n);
 }
@@ -524,13 +525,13 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 
 	got = xsk_ring_cons__peek(&x->rx, n, &idx);
 	for (uint32_t i = 0; i < got; i++) {
-		const struct xdp_desc *r =
-		    xsk_ring_cons__rx_desc(&x->rx, idx + i);
+		const struct xdp_desc *r = xsk_ring_cons__rx_desc(&x->rx,
+		    idx + i);
 		struct fwd_pkt *d = &u->desc[r->addr >> XDP_FRAME_SHIFT];
 
 		d->data = u->area + r->addr;
-		d->len =
-		    (uint16_t)(r->len < FWD_FRAME_MAX ? r->len : FWD_FRAME_MAX);
+		d->len = (uint16_t)(r->len < FWD_FRAME_MAX ? r->len :
+							     FWD_FRAME_MAX);
 		d->port = p->id;
 		d->owner = p;
 		p->stats.rx_bytes += d->len;
@@ -548,8 +549,9 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 	 * it would do nothing (the kernel fills the rx ring from the XDP
 	 * redirect, need_wakeup flag or not): no system call.
 	 */
-	if (got == 0 && (x->busy || (x->zerocopy && xsk_ring_prod__needs_wakeup(
-							&x->fill)))) {
+	if (got == 0 &&
+	    (x->busy ||
+		(x->zerocopy && xsk_ring_prod__needs_wakeup(&x->fill)))) {
 		(void)recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		x->wakeups++;
 	}
@@ -610,9 +612,9 @@ run_refused(const struct port_xdp *x)
 {
 	volatile struct xp_refused *r = &xr.refused[x->ref_slot];
 
-	return (r->cookie == x->cookie && r->ifindex == (__u32)x->port.ifindex
-		    ? r
-		    : NULL);
+	return (r->cookie == x->cookie && r->ifindex == (__u32)x->port.ifindex ?
+		r :
+		NULL);
 }
 
 /* After a run: frames the device dropped (the flush happened in the run,
@@ -631,13 +633,14 @@ run_check(struct port_xdp *x)
 	full = r->full;
 	if (full != x->full_seen) {
 		/* a slot taken over restarts at 0 */
-		x->run_dropped += full > x->full_seen ? full - x->full_seen
-						      : full;
+		x->run_dropped += full > x->full_seen ? full - x->full_seen :
+							full;
 		x->full_seen = full;
 	}
 	if (refused != x->ref_seen) {
-		x->run_refused += refused > x->ref_seen ? refused - x->ref_seen
-							: refused;
+		x->run_refused += refused > x->ref_seen ?
+		    refused - x->ref_seen :
+		    refused;
 		x->ref_seen = refused;
 		x->run_off = true;
 	}
@@ -834,26 +837,26 @@ xdp_reclaim(struct port_xdp *x)
 	/* queued for a run that will not come */
 	for (unsigned i = 0; x->runq != NULL && i < x->run_n; i++)
 		u->ret[u->nret++] = x->runq->d[i].off &
-				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+		    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	if (x->runq != NULL)
 		x->run_n = 0;
 	a = __atomic_load_n(x->fill.consumer, __ATOMIC_ACQUIRE);
 	for (b = *x->fill.producer; a != b; a++)
 		u->ret[u->nret++] = *xsk_ring_prod__fill_addr(&x->fill, a) &
-				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+		    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	a = *x->rx.consumer;
 	for (b = __atomic_load_n(x->rx.producer, __ATOMIC_ACQUIRE); a != b; a++)
 		u->ret[u->nret++] = xsk_ring_cons__rx_desc(&x->rx, a)->addr &
-				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+		    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	a = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
 	for (b = *x->tx.producer; a != b; a++)
 		u->ret[u->nret++] = xsk_ring_prod__tx_desc(&x->tx, a)->addr &
-				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+		    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	a = *x->comp.consumer;
 	for (b = __atomic_load_n(x->comp.producer, __ATOMIC_ACQUIRE); a != b;
 	     a++)
 		u->ret[u->nret++] = *xsk_ring_cons__comp_addr(&x->comp, a) &
-				    ~(uint64_t)(XDP_FRAME_SIZE - 1);
+		    ~(uint64_t)(XDP_FRAME_SIZE - 1);
 	pthread_mutex_unlock(&u->ret_mu);
 }
 
@@ -1128,10 +1131,9 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 	}
 	if ((rv = ifinfo(c->ifname, &x->port.ifindex, x->port.mac, &mtu)) != 0)
 		goto fail;
-	x->port.mtu =
-	    (uint16_t)(c->mtu ? c->mtu
-			      : (mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18
-							  : mtu));
+	x->port.mtu = (uint16_t)(c->mtu ?
+		c->mtu :
+		(mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18 : mtu));
 	if ((rv = prog_get(x->port.ifindex, (c->flags & FWD_XDP_GENERIC) != 0,
 		 &x->prog)) != 0)
 		goto fail;
@@ -1142,7 +1144,7 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 			goto fail;
 		x->zerocopy = x->umem->zerocopy;
 	} else if (!(c->flags & FWD_XDP_COPY) &&
-		   x->prog->attach_flags == XDP_FLAGS_DRV_MODE) {
+	    x->prog->attach_flags == XDP_FLAGS_DRV_MODE) {
 		rv = xdp_open(x, ring, XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP);
 		x->zerocopy = rv == 0;
 	}
@@ -1192,8 +1194,8 @@ fwd_port_xdp_mode(const struct fwd_port *p)
 	if (p == NULL || p->ops != &xdp_ops)
 		return (NULL);
 	if (x->prog->attach_flags == XDP_FLAGS_SKB_MODE)
-		return (x->runq != NULL && !x->run_off ? "xdp-generic/run"
-						       : "xdp-generic");
+		return (x->runq != NULL && !x->run_off ? "xdp-generic/run" :
+							 "xdp-generic");
 	if (x->zerocopy)
 		return ("xdp-zerocopy");
 	if (x->runq != NULL && x->run_off)
@@ -1217,8 +1219,8 @@ fwd_port_xdp_busy_poll(struct fwd_port *p, unsigned us, unsigned budget)
 	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
 		return (-errno);
 	x->busy = true;
-	if (setsockopt(
-		x->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) < 0)
+	if (setsockopt(x->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
+		sizeof(one)) < 0)
 		rv = -errno;
 	v = (int)budget;
 	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v, sizeof(v)) <
@@ -1317,9 +1319,9 @@ fwd_port_xdp_tx_run(void)
 	    (xr.umems_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
 		 "tern_xp_umems", sizeof(uint32_t), sizeof(uint32_t), XP_UMEMS,
 		 &oo)) < 0 ||
-	    (xr.queues_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY,
-		 "tern_xp_queues", sizeof(uint32_t), sizeof(struct xp_queue),
-		 XP_SLOTS, &qo)) < 0 ||
+	    (xr.queues_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tern_xp_queues",
+		 sizeof(uint32_t), sizeof(struct xp_queue), XP_SLOTS, &qo)) <
+		0 ||
 	    (xr.dev_fd = bpf_map_create(BPF_MAP_TYPE_DEVMAP, "tern_xp_dev",
 		 sizeof(uint32_t), sizeof(uint32_t), FWD_PORT_MAX, NULL)) < 0) {
 		rv = -errno;
@@ -1333,8 +1335,8 @@ fwd_port_xdp_tx_run(void)
 		goto fail;
 	}
 	if ((xr.refused_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY,
-		 "tern_xp_refused", sizeof(uint32_t),
-		 sizeof(struct xp_refused), XP_IFX, &qo)) < 0 ||
+		 "tern_xp_refused", sizeof(uint32_t), sizeof(struct xp_refused),
+		 XP_IFX, &qo)) < 0 ||
 	    (xr.refused = mmap(NULL, XP_IFX * sizeof(struct xp_refused),
 		 PROT_READ | PROT_WRITE, MAP_SHARED, xr.refused_fd, 0)) ==
 		MAP_FAILED) {
@@ -1352,8 +1354,8 @@ fwd_port_xdp_tx_run(void)
 	for (unsigned i = 0; i < 2; i++)
 		if ((xr.watch_link[i] = bpf_program__attach(
 			 bpf_object__find_program_by_name(xr.watch,
-			     i == 0 ? "tern_xp_watch"
-				    : "tern_xp_watch_redirect"))) == NULL) {
+			     i == 0 ? "tern_xp_watch" :
+				      "tern_xp_watch_redirect"))) == NULL) {
 			rv = errno ? -errno : -EINVAL;
 			goto fail;
 		}

@@ -31,8 +31,11 @@ struct fwd_port_xdp_conf {
 	uint16_t id;
 	uint16_t mtu;	/* 0: the interface's */
 	unsigned queue; /* device queue to bind */
-	unsigned ring;	/* rx/tx ring entries, power of 2; 0: 1024 (fill and
-			   completion rings get twice that) */
+	/*
+	 * rx/tx ring entries, power of 2; 0: 1024 (fill and completion rings
+	 * get twice that)
+	 */
+	unsigned ring;
 	struct fwd_xdp_umem *umem; /* NULL: a private one */
 	unsigned flags;		   /* FWD_XDP_* */
 };

@@ -9,7 +9,7 @@
 #include <time.h>
 
 struct fwd_qsbr {
-	uint64_t epoch __attribute__((aligned(64)));	/* starts at 1 */
+	uint64_t epoch __attribute__((aligned(64))); /* starts at 1 */
 	pthread_mutex_t reg_lock __attribute__((aligned(64)));
 	unsigned max_readers;
 	unsigned nreaders;
@@ -106,7 +106,8 @@ fwd_qsbr_check(struct fwd_qsbr *q, uint64_t tok)
 {
 	/* Unused slots stay at seen == 0 (offline), so scanning all is safe. */
 	for (unsigned i = 0; i < q->max_readers; i++) {
-		uint64_t s = __atomic_load_n(&q->slot[i].seen, __ATOMIC_SEQ_CST);
+		uint64_t s = __atomic_load_n(&q->slot[i].seen,
+		    __ATOMIC_SEQ_CST);
 
 		if (s != 0 && s < tok)
 			return (false);

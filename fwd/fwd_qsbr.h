@@ -32,8 +32,8 @@ struct fwd_qsbr;
 
 /* One reader's slot, on its own cache line. Owned by the qsbr. */
 struct fwd_qsbr_thread {
-	uint64_t seen;		/* epoch seen at the last quiescent point; 0 offline */
-	const uint64_t *epoch;	/* the qsbr's shared epoch */
+	uint64_t seen; /* epoch seen at the last quiescent point; 0 offline */
+	const uint64_t *epoch; /* the qsbr's shared epoch */
 	struct fwd_qsbr *q;
 	unsigned id;
 	bool used;

@@ -29,8 +29,8 @@ fwd_slow_input(struct fwd_slow *s, uint16_t in_port, enum fwd_reason why,
 		    FWD_ICMP_UNREACH_HOST, 0, in_port, src, frame, len, now_ms,
 		    out));
 	case FWD_R_RESOLVE:
-		return (fwd_arp_punt(
-		    s->arp, in_port, aux, frame, len, now_ms, out));
+		return (fwd_arp_punt(s->arp, in_port, aux, frame, len, now_ms,
+		    out));
 	case FWD_R_MTU_DF:
 		return (fwd_icmp_error(s->icmp, FWD_ICMP_UNREACH,
 		    FWD_ICMP_UNREACH_NEEDFRAG, (uint16_t)aux, in_port, src,
@@ -39,8 +39,8 @@ fwd_slow_input(struct fwd_slow *s, uint16_t in_port, enum fwd_reason why,
 		if (aux >= s->adj->size ||
 		    s->adj->ent[aux].action != FWD_ADJ_A_FORWARD)
 			return (-EINVAL);
-		return (fwd_ip_fragment(
-		    s->icmp, &s->adj->ent[aux], frame, len, out));
+		return (fwd_ip_fragment(s->icmp, &s->adj->ent[aux], frame, len,
+		    out));
 	default:
 		return (-EINVAL);
 	}

@@ -20,13 +20,13 @@
 /* Idle back-off: pauses between two empty polls, doubled after each empty
  * poll up to this (about 3-6 us on current x86), reset by a packet. */
 #define WORKER_PAUSE_MAX 128
-#define WORKER_TX_HOLD   2 /* full turns a port may hold frames back */
+#define WORKER_TX_HOLD	 2 /* full turns a port may hold frames back */
 /* A real-time (SCHED_FIFO/RR) worker that has not slept for this long
  * yields the CPU once (checked every WORKER_YIELD_POLLS polls): sharing its
  * CPU with the control thread, it would otherwise starve it (no ARP, no
  * IPC). Not under SCHED_OTHER: the scheduler shares the CPU there, and a
  * yield would hand it to any other task for a whole slice. */
-#define WORKER_YIELD_US	  1000
+#define WORKER_YIELD_US	   1000
 #define WORKER_YIELD_POLLS 256
 
 static inline void
@@ -140,8 +140,8 @@ worker_busy_poll(struct fwd_worker *w)
 
 		if (w->ports[i] == NULL || fwd_port_xdp_fd(w->ports[i]) < 0)
 			continue;
-		rv = fwd_port_xdp_busy_poll(
-		    w->ports[i], w->d->conf.busy_poll_us, FWD_BURST);
+		rv = fwd_port_xdp_busy_poll(w->ports[i],
+		    w->d->conf.busy_poll_us, FWD_BURST);
 		if (rv < 0 &&
 		    !__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
 			lc_log_warnx(
@@ -349,8 +349,9 @@ fwd_workers_publish(struct fwd_d *d)
 		struct fwd_worker *w = d->w[k];
 
 		for (unsigned i = 0; i < FWD_PORT_MAX; i++)
-			w->next_ports[i] =
-			    d->ifs[i].attached ? d->ifs[i].wport[k] : NULL;
+			w->next_ports[i] = d->ifs[i].attached ?
+			    d->ifs[i].wport[k] :
+			    NULL;
 		__atomic_store_n(&w->cfg_gen, gen, __ATOMIC_RELEASE);
 		if (!w->started)
 			fwd_worker_apply(w);
@@ -361,8 +362,8 @@ fwd_workers_publish(struct fwd_d *d)
 	do {
 		all = true;
 		for (unsigned k = 0; k < d->nworkers; k++)
-			if (__atomic_load_n(
-				&d->w[k]->cfg_ack, __ATOMIC_ACQUIRE) != gen)
+			if (__atomic_load_n(&d->w[k]->cfg_ack,
+				__ATOMIC_ACQUIRE) != gen)
 				all = false;
 		if (all)
 			return (0);

@@ -11,9 +11,8 @@
 #include "fwd_d.h"
 #include "fwd_port_xdp.h"
 
-static const char *const value_opts[] = { "--workers", "--max-nh",
-    "--spin-us", "--cpus", "--busy-poll-us", "--xdp-tx", "--arp-reachable-ms",
-    NULL };
+static const char *const value_opts[] = {"--workers", "--max-nh", "--spin-us",
+    "--cpus", "--busy-poll-us", "--xdp-tx", "--arp-reachable-ms", NULL};
 static const struct lc_daemon_info info = {
     .value_opts = value_opts,
     .name = "tern-fwd",
@@ -83,8 +82,8 @@ main(int argc, char **argv)
 			rv = fwd_cpus_parse(a + 7, fc.cpus, FWD_D_WORKERS_MAX,
 			    &fc.ncpus, err, sizeof(err));
 			if (rv == 0)
-				rv = fwd_cpus_check(
-				    fc.cpus, fc.ncpus, err, sizeof(err));
+				rv = fwd_cpus_check(fc.cpus, fc.ncpus, err,
+				    sizeof(err));
 			if (rv != 0) {
 				fprintf(stderr, "tern-fwd: --cpus: %s\n", err);
 				lc_daemon_opts_fini(&opts);
@@ -104,8 +103,8 @@ main(int argc, char **argv)
 			rv = lc_daemon_opt_uint(a, "--busy-poll-us", 1000000,
 			    &fc.busy_poll_us);
 		if (rv == 0)
-			rv = lc_daemon_opt_uint(a, "--arp-reachable-ms", 3600000,
-			    &fc.arp_reachable_ms);
+			rv = lc_daemon_opt_uint(a, "--arp-reachable-ms",
+			    3600000, &fc.arp_reachable_ms);
 		if (rv <= 0 ||
 		    (fc.workers < 1 || fc.workers > FWD_D_WORKERS_MAX) ||
 		    (fc.arp_reachable_ms != 0 && fc.arp_reachable_ms < 100)) {
@@ -127,9 +126,9 @@ main(int argc, char **argv)
 	}
 	/* process-wide, before the first port */
 	if (strcmp(xdp_tx, "ring") != 0 && (rv = fwd_port_xdp_tx_run()) != 0) {
-		const char *why = rv == -EOPNOTSUPP
-				      ? "built without clang (no BPF object)"
-				      : strerror(-rv);
+		const char *why = rv == -EOPNOTSUPP ?
+		    "built without clang (no BPF object)" :
+		    strerror(-rv);
 
 		if (strcmp(xdp_tx, "run") == 0) {
 			fprintf(stderr, "tern-fwd: --xdp-tx=run: %s\n", why);
@@ -156,8 +155,8 @@ main(int argc, char **argv)
 	    fc.workers, fc.workers == 1 ? "" : "s",
 	    fc.ncpus > 0 ? ", pinned" : "",
 	    fc.busy_poll_us > 0 ? ", busy-polling AF_XDP" : "",
-	    fwd_port_xdp_tx_running() ? ", AF_XDP sending with BPF_PROG_RUN"
-				      : "");
+	    fwd_port_xdp_tx_running() ? ", AF_XDP sending with BPF_PROG_RUN" :
+					"");
 	ev_run(loop, 0);
 	lc_log_notice("shutting down");
 	fwd_d_free(d);

@@ -32,48 +32,48 @@
  * keep.
  */
 
-#define IPC_PROTOCOL_VERSION	1
-#define IPC_FRAME_MAX_DEFAULT	(16u << 20)	/* bytes, whole frame */
-#define IPC_BATCH_MAX_DEFAULT	(64u << 10)	/* flush a frame at this size */
-#define IPC_HWM_DEFAULT		(8u << 20)	/* queued bytes before -ENOBUFS */
-#define IPC_TIMEOUT_DEFAULT_MS	5000
-#define IPC_RUNDIR_DEFAULT	"/run/tern"
+#define IPC_PROTOCOL_VERSION   1
+#define IPC_FRAME_MAX_DEFAULT  (16u << 20) /* bytes, whole frame */
+#define IPC_BATCH_MAX_DEFAULT  (64u << 10) /* flush a frame at this size */
+#define IPC_HWM_DEFAULT	       (8u << 20)  /* queued bytes before -ENOBUFS */
+#define IPC_TIMEOUT_DEFAULT_MS 5000
+#define IPC_RUNDIR_DEFAULT     "/run/tern"
 
 /* Status of a call, as seen by the caller (and put in replies by servers). */
 enum ipc_status {
 	IPC_OK = 0,
-	IPC_ERROR,		/* the handler failed; see the message */
-	IPC_TIMEOUT,		/* no reply before the deadline */
-	IPC_UNKNOWN_METHOD,	/* method id not offered by the server */
-	IPC_BAD_REQUEST,	/* payload did not decode, or a malformed frame */
-	IPC_VERSION,		/* protocol version mismatch */
-	IPC_PEER_RESTARTED,	/* connection lost / new generation: outcome unknown */
-	IPC_NO_SPACE,		/* receiver is out of room (back-pressure) */
-	IPC_DENIED,		/* admin method on the read-only socket */
-	IPC_TOO_BIG,		/* frame or payload over the peer's frame_max */
-	IPC_CANCELLED,		/* the client was freed with the call pending */
-	IPC_UNAVAILABLE,	/* the server has no handler ready (starting, shutting down) */
+	IPC_ERROR,	    /* the handler failed; see the message */
+	IPC_TIMEOUT,	    /* no reply before the deadline */
+	IPC_UNKNOWN_METHOD, /* method id not offered by the server */
+	IPC_BAD_REQUEST,    /* payload did not decode, or a malformed frame */
+	IPC_VERSION,	    /* protocol version mismatch */
+	IPC_PEER_RESTARTED, /* connection lost / new generation: outcome unknown */
+	IPC_NO_SPACE,	    /* receiver is out of room (back-pressure) */
+	IPC_DENIED,	    /* admin method on the read-only socket */
+	IPC_TOO_BIG,	    /* frame or payload over the peer's frame_max */
+	IPC_CANCELLED,	    /* the client was freed with the call pending */
+	IPC_UNAVAILABLE, /* the server has no handler ready (starting, shutting down) */
 	IPC_STATUS__COUNT
 };
 /* "OK", "TIMEOUT", ...; "?" for an unknown value. */
 const char *ipc_status_str(int status);
 
 /* Method flags, in the service tables (ipc_svc_*). */
-#define IPC_M_ADMIN	0x1	/* changes state: refused on SERVICE-ro.sock */
-#define IPC_M_EVENT	0x2	/* server -> client event, never called */
+#define IPC_M_ADMIN 0x1 /* changes state: refused on SERVICE-ro.sock */
+#define IPC_M_EVENT 0x2 /* server -> client event, never called */
 
 struct ipc_method_desc {
-	const char	*name;
-	const ProtobufCMessageDescriptor *req;	/* request / event payload */
-	const ProtobufCMessageDescriptor *rep;	/* reply payload */
-	unsigned	flags;
+	const char *name;
+	const ProtobufCMessageDescriptor *req; /* request / event payload */
+	const ProtobufCMessageDescriptor *rep; /* reply payload */
+	unsigned flags;
 };
 
 /* A service: its id (lifecycle.Service) and methods indexed by method id. */
 struct ipc_service_desc {
-	const char	*name;		/* socket name: RUNDIR/<name>.sock */
-	unsigned	id;
-	unsigned	n_methods;	/* methods[0 .. n_methods-1], [0] unused */
+	const char *name; /* socket name: RUNDIR/<name>.sock */
+	unsigned id;
+	unsigned n_methods; /* methods[0 .. n_methods-1], [0] unused */
 	const struct ipc_method_desc *methods;
 };
 
@@ -87,36 +87,37 @@ extern const struct ipc_service_desc ipc_svc_fwd;
  * Method argument of ipc_call(): a method id of the connection's service,
  * or IPC_LC(LIFECYCLE__METHOD__STATUS) for a lifecycle method.
  */
-#define IPC_LC_BIT	0x10000u
-#define IPC_LC(m)	(IPC_LC_BIT | (unsigned)(m))
+#define IPC_LC_BIT 0x10000u
+#define IPC_LC(m)  (IPC_LC_BIT | (unsigned)(m))
 
 /* Options shared by servers and clients; a zeroed struct means defaults. */
 struct ipc_opts {
-	const char	*rundir;	/* NULL: $TERN_RUNDIR, else /run/tern */
-	const char	*component;	/* our name in hello; NULL: program name */
-	uint64_t	generation;	/* 0: from the clock and pid (unique per start) */
-	uint32_t	frame_max;	/* 0: IPC_FRAME_MAX_DEFAULT */
-	uint32_t	batch_max;	/* 0: IPC_BATCH_MAX_DEFAULT */
-	uint32_t	hwm;		/* 0: IPC_HWM_DEFAULT */
-	uint32_t	timeout_ms;	/* default call timeout; 0: IPC_TIMEOUT_DEFAULT_MS */
-	uint32_t	reconnect_ms;	/* client: retry interval; 0: 100 */
-	uint32_t	work_max;	/* records handled per read turn; 0: 4096 */
+	const char *rundir;    /* NULL: $TERN_RUNDIR, else /run/tern */
+	const char *component; /* our name in hello; NULL: program name */
+	uint64_t generation; /* 0: from the clock and pid (unique per start) */
+	uint32_t frame_max;  /* 0: IPC_FRAME_MAX_DEFAULT */
+	uint32_t batch_max;  /* 0: IPC_BATCH_MAX_DEFAULT */
+	uint32_t hwm;	     /* 0: IPC_HWM_DEFAULT */
+	uint32_t
+	    timeout_ms; /* default call timeout; 0: IPC_TIMEOUT_DEFAULT_MS */
+	uint32_t reconnect_ms; /* client: retry interval; 0: 100 */
+	uint32_t work_max;     /* records handled per read turn; 0: 4096 */
 };
 
 /* Counters (ipc_server_stats / ipc_client_stats). */
 struct ipc_stats {
-	uint64_t	calls_out, calls_in, replies_out, replies_in;
-	uint64_t	events_out, events_in;
-	uint64_t	frames_out, frames_in, bytes_out, bytes_in;
-	uint64_t	drops;		/* records or frames refused (bad input) */
-	uint64_t	timeouts, errors, connects, restarts, nobufs;
+	uint64_t calls_out, calls_in, replies_out, replies_in;
+	uint64_t events_out, events_in;
+	uint64_t frames_out, frames_in, bytes_out, bytes_in;
+	uint64_t drops; /* records or frames refused (bad input) */
+	uint64_t timeouts, errors, connects, restarts, nobufs;
 };
 
 /* ---- server ------------------------------------------------------------ */
 
 struct ipc_server;
-struct ipc_req;		/* one incoming call, owned by the library until replied */
-struct ipc_peer;	/* one connected client */
+struct ipc_req;	 /* one incoming call, owned by the library until replied */
+struct ipc_peer; /* one connected client */
 
 /*
  * A handler runs for each call of its method. msg is the decoded request
@@ -124,16 +125,17 @@ struct ipc_peer;	/* one connected client */
  * ipc_reply()/ipc_reply_error(), now or later (the req stays valid until
  * then; if the peer is gone by then the reply is discarded).
  */
-typedef void	ipc_handler_fn(struct ipc_req *req, const ProtobufCMessage *msg,
-		    void *arg);
+typedef void ipc_handler_fn(struct ipc_req *req, const ProtobufCMessage *msg,
+    void *arg);
 
 struct ipc_server_cbs {
 	/* A client said hello; restarted is true when its name was seen before with another generation. */
-	void	(*on_peer)(struct ipc_server *, struct ipc_peer *, bool restarted, void *arg);
-	void	(*on_peer_gone)(struct ipc_server *, struct ipc_peer *, void *arg);
+	void (*on_peer)(struct ipc_server *, struct ipc_peer *, bool restarted,
+	    void *arg);
+	void (*on_peer_gone)(struct ipc_server *, struct ipc_peer *, void *arg);
 	/* lifecycle SHUTDOWN (admin); if unset, the call is answered IPC_UNAVAILABLE. */
-	void	(*on_shutdown)(struct ipc_server *, const char *reason, void *arg);
-	void	*arg;
+	void (*on_shutdown)(struct ipc_server *, const char *reason, void *arg);
+	void *arg;
 };
 
 /*
@@ -143,16 +145,16 @@ struct ipc_server_cbs {
  * live server owns the socket), ENOMEM, or bind/chmod errors.
  */
 struct ipc_server *ipc_server_new(struct ev_loop *loop,
-	    const struct ipc_service_desc *svc, const struct ipc_opts *opts);
+    const struct ipc_service_desc *svc, const struct ipc_opts *opts);
 /* Closes the sockets and connections (unlinks the socket files). Pending reqs are dropped: do not reply to them afterwards. Not from inside a handler. NULL is a no-op. */
-void	ipc_server_free(struct ipc_server *);
+void ipc_server_free(struct ipc_server *);
 /* Sets the handler of `method` (an id of the server's service). 0, or -EINVAL (out of range, an event id). */
-int	ipc_server_handle(struct ipc_server *, unsigned method,
-	    ipc_handler_fn *fn, void *arg);
-void	ipc_server_set_cbs(struct ipc_server *, const struct ipc_server_cbs *);
+int ipc_server_handle(struct ipc_server *, unsigned method, ipc_handler_fn *fn,
+    void *arg);
+void ipc_server_set_cbs(struct ipc_server *, const struct ipc_server_cbs *);
 /* Text shown in lifecycle STATUS replies ("running", "resyncing"). Copied. */
-void	ipc_server_set_state(struct ipc_server *, const char *state);
-void	ipc_server_stats(const struct ipc_server *, struct ipc_stats *);
+void ipc_server_set_state(struct ipc_server *, const char *state);
+void ipc_server_stats(const struct ipc_server *, struct ipc_stats *);
 uint64_t ipc_server_generation(const struct ipc_server *);
 /* Path of the read-write (ro = false) or read-only socket. */
 const char *ipc_server_path(const struct ipc_server *, bool ro);
@@ -164,18 +166,18 @@ const char *ipc_server_path(const struct ipc_server *, bool ro);
  * instead); -ENOBUFS (the peer's queue is over hwm: the caller gets
  * IPC_NO_SPACE); -ENOTCONN (the peer left; the req is released anyway).
  */
-int	ipc_reply(struct ipc_req *req, int status, const ProtobufCMessage *msg);
+int ipc_reply(struct ipc_req *req, int status, const ProtobufCMessage *msg);
 /* Answers with a non-OK status and a printf message (the caller sees it). Same returns. */
-int	ipc_reply_error(struct ipc_req *req, int status, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
+int ipc_reply_error(struct ipc_req *req, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The caller of req (valid until the reply). */
 struct ipc_peer *ipc_req_peer(const struct ipc_req *req);
 /* Subscribes the caller's connection to this server's events (ipc_server_publish). */
-void	ipc_req_subscribe(struct ipc_req *req);
+void ipc_req_subscribe(struct ipc_req *req);
 
 const char *ipc_peer_component(const struct ipc_peer *);
 uint64_t ipc_peer_generation(const struct ipc_peer *);
-bool	ipc_peer_read_only(const struct ipc_peer *);
+bool ipc_peer_read_only(const struct ipc_peer *);
 
 /*
  * Sends an event (a method flagged IPC_M_EVENT) to every subscribed peer,
@@ -183,11 +185,11 @@ bool	ipc_peer_read_only(const struct ipc_peer *);
  * peers it was queued for. A peer whose queue is over hwm misses it and
  * sees a sequence gap (on_resync): never a silent loss.
  */
-int	ipc_server_publish(struct ipc_server *, unsigned method,
-	    const ProtobufCMessage *msg);
+int ipc_server_publish(struct ipc_server *, unsigned method,
+    const ProtobufCMessage *msg);
 /* The same to one peer: 0, -EINVAL, -ENOBUFS (counted as a gap), -EMSGSIZE. */
-int	ipc_peer_send_event(struct ipc_peer *, unsigned method,
-	    const ProtobufCMessage *msg);
+int ipc_peer_send_event(struct ipc_peer *, unsigned method,
+    const ProtobufCMessage *msg);
 
 /* ---- client ------------------------------------------------------------ */
 
@@ -199,21 +201,23 @@ struct ipc_client;
  * message (errmsg never NULL, "" when none) and msg NULL. Called exactly
  * once per accepted call, never from inside ipc_call().
  */
-typedef void	ipc_reply_fn(void *arg, int status, const char *errmsg,
-		    const ProtobufCMessage *msg);
+typedef void ipc_reply_fn(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg);
 
 struct ipc_client_cbs {
 	/* The server came back with another generation: calls in flight already failed with IPC_PEER_RESTARTED; resync. */
-	void	(*on_peer_restart)(struct ipc_client *, uint64_t old_gen, uint64_t new_gen, void *arg);
+	void (*on_peer_restart)(struct ipc_client *, uint64_t old_gen,
+	    uint64_t new_gen, void *arg);
 	/* Hello done (first connect and every reconnect). */
-	void	(*on_connect)(struct ipc_client *, uint64_t peer_gen, void *arg);
+	void (*on_connect)(struct ipc_client *, uint64_t peer_gen, void *arg);
 	/* An event (method flagged IPC_M_EVENT) arrived. */
-	void	(*on_event)(struct ipc_client *, unsigned method, const ProtobufCMessage *msg, void *arg);
+	void (*on_event)(struct ipc_client *, unsigned method,
+	    const ProtobufCMessage *msg, void *arg);
 	/* Events were missed (sequence gap): resync the state they describe. */
-	void	(*on_resync)(struct ipc_client *, uint64_t missed, void *arg);
+	void (*on_resync)(struct ipc_client *, uint64_t missed, void *arg);
 	/* The queue drained below hwm after ipc_call() returned -ENOBUFS. */
-	void	(*on_writable)(struct ipc_client *, void *arg);
-	void	*arg;
+	void (*on_writable)(struct ipc_client *, void *arg);
+	void *arg;
 };
 
 /*
@@ -223,11 +227,11 @@ struct ipc_client_cbs {
  * NULL with errno: EINVAL, ENAMETOOLONG, ENOMEM.
  */
 struct ipc_client *ipc_client_new(struct ev_loop *loop,
-	    const struct ipc_service_desc *svc, const struct ipc_opts *opts,
-	    bool read_only);
+    const struct ipc_service_desc *svc, const struct ipc_opts *opts,
+    bool read_only);
 /* Fails pending calls with IPC_CANCELLED (callbacks run), closes. NULL is a no-op. Not from inside one of this client's callbacks. */
-void	ipc_client_free(struct ipc_client *);
-void	ipc_client_set_cbs(struct ipc_client *, const struct ipc_client_cbs *);
+void ipc_client_free(struct ipc_client *);
+void ipc_client_set_cbs(struct ipc_client *, const struct ipc_client_cbs *);
 
 /*
  * Queues a call of `method` (see IPC_LC) with request msg (NULL = empty).
@@ -237,29 +241,27 @@ void	ipc_client_set_cbs(struct ipc_client *, const struct ipc_client_cbs *);
  * message type), -EMSGSIZE (over the peer's frame_max), -ENOBUFS (queue
  * over hwm: back-pressure, retry from on_writable), -ENOMEM.
  */
-int	ipc_call(struct ipc_client *, unsigned method,
-	    const ProtobufCMessage *msg, ipc_reply_fn *cb, void *arg,
-	    uint32_t timeout_ms);
+int ipc_call(struct ipc_client *, unsigned method, const ProtobufCMessage *msg,
+    ipc_reply_fn *cb, void *arg, uint32_t timeout_ms);
 /* As ipc_call() with an already packed payload (len bytes copied). */
-int	ipc_call_raw(struct ipc_client *, unsigned method, const void *payload,
-	    size_t len, ipc_reply_fn *cb, void *arg, uint32_t timeout_ms);
+int ipc_call_raw(struct ipc_client *, unsigned method, const void *payload,
+    size_t len, ipc_reply_fn *cb, void *arg, uint32_t timeout_ms);
 /* Sends the batched calls now instead of at the end of the loop turn. 0 or -errno of the socket. */
-int	ipc_client_flush(struct ipc_client *);
+int ipc_client_flush(struct ipc_client *);
 /*
  * Blocking helper for tools and tests: runs the loop until the call is
  * answered. Returns the status; *reply (decoded into `arena`, which the
  * caller resets) on IPC_OK, and errbuf gets the message otherwise.
  */
 struct lc_arena;
-int	ipc_call_wait(struct ipc_client *, unsigned method,
-	    const ProtobufCMessage *msg, uint32_t timeout_ms,
-	    struct lc_arena *arena, ProtobufCMessage **reply,
-	    char *errbuf, size_t errlen);
+int ipc_call_wait(struct ipc_client *, unsigned method,
+    const ProtobufCMessage *msg, uint32_t timeout_ms, struct lc_arena *arena,
+    ProtobufCMessage **reply, char *errbuf, size_t errlen);
 
-bool	ipc_client_connected(const struct ipc_client *);
+bool ipc_client_connected(const struct ipc_client *);
 uint64_t ipc_client_peer_generation(const struct ipc_client *);
 unsigned ipc_client_inflight(const struct ipc_client *);
-void	ipc_client_stats(const struct ipc_client *, struct ipc_stats *);
+void ipc_client_stats(const struct ipc_client *, struct ipc_stats *);
 
 /* ---- misc -------------------------------------------------------------- */
 

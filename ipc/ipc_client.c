@@ -11,61 +11,61 @@
 #include "ipc_int.h"
 #include "libcommon/lc_time.h"
 
-void	ipc_opts_fill(struct ipc_opts *o, const struct ipc_opts *in);
+void ipc_opts_fill(struct ipc_opts *o, const struct ipc_opts *in);
 
-#define CALL_RAW	0x1	/* cb gets the raw payload (ipc_call_wait) */
+#define CALL_RAW 0x1 /* cb gets the raw payload (ipc_call_wait) */
 
 struct ipc_call {
-	uint32_t	id;
-	uint8_t		flags;
-	uint64_t	deadline;
+	uint32_t id;
+	uint8_t flags;
+	uint64_t deadline;
 	const ProtobufCMessageDescriptor *rep;
-	ipc_reply_fn	*cb;
-	void		*arg;
-	struct ipc_call	*prev, *next;	/* deadline order */
+	ipc_reply_fn *cb;
+	void *arg;
+	struct ipc_call *prev, *next; /* deadline order */
 };
 
 enum cstate { C_DOWN, C_UP };
 
 struct ipc_client {
-	struct ipc_conn	c;
-	struct ev_loop	*loop;
+	struct ipc_conn c;
+	struct ev_loop *loop;
 	const struct ipc_service_desc *svc;
-	struct ipc_opts	o;
-	char		component[IPC_NAME_MAX];
-	char		path[108];
-	bool		ro;
-	enum cstate	state;
-	bool		hello_done, have_gen;
-	uint64_t	peer_gen;
-	uint64_t	ev_seq;		/* last event seq seen on this connection */
-	uint32_t	next_id;
-	struct ipc_call	**tab;
-	uint32_t	tabmask;
-	unsigned	inflight;
-	struct ipc_call	*dl_head, *dl_tail;
-	ev_timer	timer;		/* earliest deadline */
-	ev_timer	retry;		/* reconnect */
-	struct lc_pool	pool;
-	struct lc_arena	*arena;
+	struct ipc_opts o;
+	char component[IPC_NAME_MAX];
+	char path[108];
+	bool ro;
+	enum cstate state;
+	bool hello_done, have_gen;
+	uint64_t peer_gen;
+	uint64_t ev_seq; /* last event seq seen on this connection */
+	uint32_t next_id;
+	struct ipc_call **tab;
+	uint32_t tabmask;
+	unsigned inflight;
+	struct ipc_call *dl_head, *dl_tail;
+	ev_timer timer; /* earliest deadline */
+	ev_timer retry; /* reconnect */
+	struct lc_pool pool;
+	struct lc_arena *arena;
 	ProtobufCAllocator alloc;
 	struct lc_loop_hook hook;
 	struct ipc_client_cbs cbs;
 	struct ipc_stats st;
 };
 
-static bool	cl_on_frame(struct ipc_conn *, const struct ipc_frame_hdr *,
-		    const uint8_t *);
-static void	cl_on_bad(struct ipc_conn *, int, const char *);
-static void	cl_on_down(struct ipc_conn *, int);
-static void	cl_on_drain(struct ipc_conn *);
-static void	cl_connect(struct ipc_client *);
+static bool cl_on_frame(struct ipc_conn *, const struct ipc_frame_hdr *,
+    const uint8_t *);
+static void cl_on_bad(struct ipc_conn *, int, const char *);
+static void cl_on_down(struct ipc_conn *, int);
+static void cl_on_drain(struct ipc_conn *);
+static void cl_connect(struct ipc_client *);
 
 static const struct ipc_conn_ops client_ops = {
-	.on_frame = cl_on_frame,
-	.on_bad = cl_on_bad,
-	.on_down = cl_on_down,
-	.on_drain = cl_on_drain,
+    .on_frame = cl_on_frame,
+    .on_bad = cl_on_bad,
+    .on_down = cl_on_down,
+    .on_drain = cl_on_drain,
 };
 
 /* ---- call table and deadlines ------------------------------------------------ */
@@ -99,7 +99,8 @@ timer_arm(struct ipc_client *cl)
 		return;
 	}
 	d = cl->dl_head->deadline > now ?
-	    (double)(cl->dl_head->deadline - now) / 1e9 : 0.0;
+	    (double)(cl->dl_head->deadline - now) / 1e9 :
+	    0.0;
 	ev_timer_stop(cl->loop, &cl->timer);
 	ev_timer_set(&cl->timer, d + 0.0005, 0.0);
 	ev_timer_start(cl->loop, &cl->timer);
@@ -221,14 +222,16 @@ call_queue(struct ipc_client *cl, unsigned method, const ProtobufCMessage *msg,
 		return (rv);
 	}
 	if ((c = lc_pool_get(&cl->pool)) == NULL)
-		return (-ENOMEM);	/* the record left already: its reply is dropped */
+		return (
+		    -ENOMEM); /* the record left already: its reply is dropped */
 	c->id = id;
 	c->flags = flags;
 	c->rep = m->rep;
 	c->cb = cb;
 	c->arg = arg;
-	c->deadline = lc_now_ns() + (uint64_t)(timeout_ms != 0 ? timeout_ms :
-	    cl->o.timeout_ms) * 1000000ULL;
+	c->deadline = lc_now_ns() +
+	    (uint64_t)(timeout_ms != 0 ? timeout_ms : cl->o.timeout_ms) *
+		1000000ULL;
 	cl->tab[id & cl->tabmask] = c;
 	cl->inflight++;
 	dl_insert(cl, c);
@@ -247,8 +250,8 @@ int
 ipc_call_raw(struct ipc_client *cl, unsigned method, const void *payload,
     size_t len, ipc_reply_fn *cb, void *arg, uint32_t timeout_ms)
 {
-	return (call_queue(cl, method, NULL, payload, len, cb, arg,
-	    timeout_ms, 0));
+	return (
+	    call_queue(cl, method, NULL, payload, len, cb, arg, timeout_ms, 0));
 }
 
 int
@@ -286,7 +289,8 @@ hello_cb(void *arg, int status, const char *err, const ProtobufCMessage *msg)
 	}
 	if (h->max_frame >= IPC_FRAME_MIN_MAX)
 		cl->c.peer_frame_max = h->max_frame < cl->o.frame_max ?
-		    h->max_frame : cl->o.frame_max;
+		    h->max_frame :
+		    cl->o.frame_max;
 	cl->hello_done = true;
 	cl->peer_gen = h->generation;
 	if (cl->have_gen && old != h->generation) {
@@ -361,7 +365,7 @@ cl_connect(struct ipc_client *cl)
 		cl->st.connects++;
 		if (send_hello(cl) == 0 && ipc_conn_flush(&cl->c) == 0)
 			return;
-		return;	/* a failed write reported on_down already */
+		return; /* a failed write reported on_down already */
 	}
 	ev_timer_stop(cl->loop, &cl->retry);
 	ev_timer_set(&cl->retry, cl->o.reconnect_ms / 1000.0, 0.0);
@@ -418,13 +422,15 @@ on_reply(struct ipc_client *cl, const struct ipc_rec *r)
 		memcpy(err, r->payload, n);
 		err[n] = '\0';
 		cl->st.drops++;
-		fail_all(cl, r->status > 0 && r->status < IPC_STATUS__COUNT ?
-		    r->status : IPC_ERROR, err);
+		fail_all(cl,
+		    r->status > 0 && r->status < IPC_STATUS__COUNT ? r->status :
+								     IPC_ERROR,
+		    err);
 		return;
 	}
 	c = cl->tab[r->id & cl->tabmask];
 	if (c == NULL || c->id != r->id) {
-		cl->st.drops++;	/* late reply of a timed-out call */
+		cl->st.drops++; /* late reply of a timed-out call */
 		return;
 	}
 	call_unlink(cl, c);
@@ -433,13 +439,19 @@ on_reply(struct ipc_client *cl, const struct ipc_rec *r)
 		n = r->len < sizeof(err) - 1 ? r->len : sizeof(err) - 1;
 		memcpy(err, r->payload, n);
 		err[n] = '\0';
-		call_done(cl, c, r->status >= 0 && r->status < IPC_STATUS__COUNT ?
-		    r->status : IPC_ERROR, err, NULL);
+		call_done(cl, c,
+		    r->status >= 0 && r->status < IPC_STATUS__COUNT ?
+			r->status :
+			IPC_ERROR,
+		    err, NULL);
 		return;
 	}
 	if (c->flags & CALL_RAW) {
 		/* ipc_call_wait: hand the bytes over, it decodes into its own arena. */
-		struct { const uint8_t *p; size_t len; } raw = { r->payload, r->len };
+		struct {
+			const uint8_t *p;
+			size_t len;
+		} raw = {r->payload, r->len};
 
 		call_done(cl, c, IPC_OK, NULL, (const ProtobufCMessage *)&raw);
 		return;
@@ -525,10 +537,9 @@ ipc_client_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	cl->svc = svc;
 	cl->ro = read_only;
 	cl->next_id = 1;
-	snprintf(cl->component, sizeof(cl->component), "%s",
-	    cl->o.component);
+	snprintf(cl->component, sizeof(cl->component), "%s", cl->o.component);
 	if ((rv = ipc_sock_path(cl->path, sizeof(cl->path),
-	    ipc_rundir(cl->o.rundir), svc->name, read_only)) != 0) {
+		 ipc_rundir(cl->o.rundir), svc->name, read_only)) != 0) {
 		free(cl);
 		errno = -rv;
 		return (NULL);
@@ -608,13 +619,13 @@ ipc_client_stats(const struct ipc_client *cl, struct ipc_stats *st)
 /* ---- blocking helper ---------------------------------------------------------------- */
 
 struct waiter {
-	bool		done;
-	int		status;
+	bool done;
+	int status;
 	const ProtobufCMessageDescriptor *rep;
-	struct lc_arena	*arena;
+	struct lc_arena *arena;
 	ProtobufCMessage *msg;
-	char		*errbuf;
-	size_t		errlen;
+	char *errbuf;
+	size_t errlen;
 };
 
 static void
@@ -622,22 +633,26 @@ wait_cb(void *arg, int status, const char *err, const ProtobufCMessage *msg)
 {
 	struct waiter *w = arg;
 	ProtobufCAllocator a;
-	const struct { const uint8_t *p; size_t len; } *raw = (const void *)msg;
+	const struct {
+		const uint8_t *p;
+		size_t len;
+	} *raw = (const void *)msg;
 
 	w->done = true;
 	w->status = status;
 	if (status == IPC_OK && raw != NULL && w->rep != NULL &&
 	    w->arena != NULL) {
 		ipc_arena_allocator(&a, w->arena);
-		w->msg = protobuf_c_message_unpack(w->rep, &a, raw->len, raw->p);
+		w->msg = protobuf_c_message_unpack(w->rep, &a, raw->len,
+		    raw->p);
 		if (w->msg == NULL) {
 			w->status = IPC_BAD_REQUEST;
 			err = "reply payload does not decode";
 		}
 	}
 	if (w->errbuf != NULL && w->errlen > 0)
-		snprintf(w->errbuf, w->errlen, "%s", w->status == IPC_OK ? "" :
-		    err);
+		snprintf(w->errbuf, w->errlen, "%s",
+		    w->status == IPC_OK ? "" : err);
 }
 
 int
@@ -663,8 +678,9 @@ ipc_call_wait(struct ipc_client *cl, unsigned method,
 	if (rv != 0) {
 		if (errbuf != NULL && errlen > 0)
 			snprintf(errbuf, errlen, "%s", strerror(-rv));
-		return (rv == -EMSGSIZE ? IPC_TOO_BIG : rv == -ENOBUFS ?
-		    IPC_NO_SPACE : IPC_ERROR);
+		return (rv == -EMSGSIZE ? IPC_TOO_BIG :
+			rv == -ENOBUFS	? IPC_NO_SPACE :
+					  IPC_ERROR);
 	}
 	(void)ipc_client_flush(cl);
 	while (!w.done)

@@ -8,9 +8,10 @@
 #include "ipc_int.h"
 #include "libcommon/lc_time.h"
 
-#define IPC_READ_CHUNK	(256u << 10)	/* bytes asked per read() */
-#define IPC_READ_TURN	(4u << 20)	/* bytes read per turn before yielding */
-#define IPC_DIRECT_MIN	(64u << 10)	/* raw payloads this big skip the copy when idle */
+#define IPC_READ_CHUNK (256u << 10) /* bytes asked per read() */
+#define IPC_READ_TURN  (4u << 20)   /* bytes read per turn before yielding */
+#define IPC_DIRECT_MIN \
+	(64u << 10) /* raw payloads this big skip the copy when idle */
 /*
  * SO_SNDBUF/SO_RCVBUF asked for; 0 keeps the kernel's default (~208 KiB).
  * 4 MiB was used until 2026-11-30: fewer wake-ups, but 4-8 MiB in flight
@@ -18,12 +19,14 @@
  * server each spent 1.5-2x the raw peer's CPU per MiB in the kernel copies
  * (docs/ipc.md).
  */
-#define IPC_SOCKBUF	0
-#define IPC_DIRECT_WAIT_NS	(10u * 1000000u)	/* budget of a direct write's waits */
-#define IPC_PACK_MAX	(4u << 20)	/* largest bound packed into without exact sizing */
+#define IPC_SOCKBUF 0
+#define IPC_DIRECT_WAIT_NS \
+	(10u * 1000000u) /* budget of a direct write's waits */
+#define IPC_PACK_MAX \
+	(4u << 20) /* largest bound packed into without exact sizing */
 
-static void	conn_read_cb(struct ev_loop *, ev_io *, int);
-static void	conn_write_cb(struct ev_loop *, ev_io *, int);
+static void conn_read_cb(struct ev_loop *, ev_io *, int);
+static void conn_write_cb(struct ev_loop *, ev_io *, int);
 
 void
 ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
@@ -162,7 +165,7 @@ conn_write(struct ipc_conn *c)
 				q->frame_rel -= n;
 		}
 		if ((size_t)w < wn + bn)
-			break;	/* the socket is full */
+			break; /* the socket is full */
 	}
 	if (ipc_txq_ready(q) > 0) {
 		if (!ev_is_active(&c->wio))
@@ -211,8 +214,8 @@ ipc_conn_room(struct ipc_conn *c, size_t plen)
 		return (-ENOBUFS);
 	}
 	open = ipc_txq_open_size(&c->tx);
-	if (open > 0 && (open + rec > c->peer_frame_max ||
-	    open + rec > c->batch_max))
+	if (open > 0 &&
+	    (open + rec > c->peer_frame_max || open + rec > c->batch_max))
 		(void)ipc_conn_flush(c);
 	return (0);
 }
@@ -236,9 +239,8 @@ ipc_conn_appended(struct ipc_conn *c)
  * nothing is copied in user space. 1 when done this way.
  */
 static int
-conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
-    uint8_t kind, uint16_t method, int32_t status, const void *raw,
-    size_t rawlen)
+conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
+    uint16_t method, int32_t status, const void *raw, size_t rawlen)
 {
 	uint8_t hdr[IPC_FRAME_HDR + IPC_REC_HDR];
 	const uint8_t *pl = raw;
@@ -283,14 +285,15 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
 		now = lc_time_mono_ns();
 		if (give_up == 0)
 			give_up = now + IPC_DIRECT_WAIT_NS;
-		if (now >= give_up || c->tp->wait_writable(c->fd,
-		    (int)((give_up - now + 999999) / 1000000)) <= 0)
+		if (now >= give_up ||
+		    c->tp->wait_writable(c->fd,
+			(int)((give_up - now + 999999) / 1000000)) <= 0)
 			break;
 	}
 	c->st->bytes_out += done;
 	c->st->frames_out++;
-	if (done < sizeof(hdr) && lc_buf_append(&c->tx.w, hdr + done,
-	    sizeof(hdr) - done) != 0)
+	if (done < sizeof(hdr) &&
+	    lc_buf_append(&c->tx.w, hdr + done, sizeof(hdr) - done) != 0)
 		return (-ENOMEM);
 	at = done > sizeof(hdr) ? done - sizeof(hdr) : 0;
 	if (done < total && lc_buf_append(&c->tx.w, pl + at, rawlen - at) != 0)
@@ -309,8 +312,8 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service,
  * sizes exactly.
  */
 static int
-conn_put_bound(struct ipc_conn *c, uint32_t id, uint8_t service,
-    uint8_t kind, uint16_t method, int32_t status, const ProtobufCMessage *msg)
+conn_put_bound(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
+    uint16_t method, int32_t status, const ProtobufCMessage *msg)
 {
 	size_t bound = ipc_pb_bound(msg), n;
 	uint8_t *p;
@@ -341,8 +344,9 @@ ipc_conn_put(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 	uint8_t *p;
 	int rv;
 
-	if (msg != NULL && (rv = conn_put_bound(c, id, service, kind, method,
-	    status, msg)) != 0)
+	if (msg != NULL &&
+	    (rv = conn_put_bound(c, id, service, kind, method, status, msg)) !=
+		0)
 		return (rv < 0 ? rv : 0);
 	plen = msg != NULL ? protobuf_c_message_get_packed_size(msg) : rawlen;
 
@@ -350,8 +354,9 @@ ipc_conn_put(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 		return (-EMSGSIZE);
 	if ((rv = ipc_conn_room(c, plen)) != 0)
 		return (rv);
-	if (msg == NULL && (rv = conn_put_direct(c, id, service, kind, method,
-	    status, raw, rawlen)) != 0)
+	if (msg == NULL &&
+	    (rv = conn_put_direct(c, id, service, kind, method, status, raw,
+		 rawlen)) != 0)
 		return (rv < 0 ? rv : 0);
 	p = ipc_txq_rec(&c->tx, id, service, kind, method, status,
 	    (uint32_t)plen);
@@ -412,8 +417,8 @@ conn_parse(struct ipc_conn *c)
 		}
 		if (avail - IPC_FRAME_HDR < h.length) {
 			/* Make room for the whole frame so one read can finish it. */
-			if (lc_buf_reserve(&c->rx, h.length + IPC_FRAME_HDR -
-			    avail) != 0) {
+			if (lc_buf_reserve(&c->rx,
+				h.length + IPC_FRAME_HDR - avail) != 0) {
 				conn_down(c, ENOMEM);
 				return (false);
 			}
@@ -459,7 +464,8 @@ conn_read_want(const struct ipc_conn *c)
 	/* No bigger than a chunk: a read past the end of a frame leaves a partial one to move. */
 	if (c->rx.cap - c->rx.len >= IPC_READ_CHUNK / 4)
 		return (c->rx.cap - c->rx.len < IPC_READ_CHUNK ?
-		    c->rx.cap - c->rx.len : IPC_READ_CHUNK);
+			c->rx.cap - c->rx.len :
+			IPC_READ_CHUNK);
 	return (IPC_READ_CHUNK);
 }
 

@@ -79,11 +79,11 @@ ipc_frame_parse_all(const uint8_t *p, size_t len, uint32_t frame_max,
 	while (pos < len) {
 		rv = ipc_frame_hdr_parse(p + pos, len - pos, frame_max, &h);
 		if (rv == -EAGAIN)
-			return (-EBADMSG);	/* truncated header */
+			return (-EBADMSG); /* truncated header */
 		if (rv != 0)
 			return (rv);
 		if (h.length > len - pos - IPC_FRAME_HDR)
-			return (-EBADMSG);	/* truncated body */
+			return (-EBADMSG); /* truncated body */
 		pos += IPC_FRAME_HDR;
 		if ((rv = ipc_frame_body_check(&h, p + pos)) != 0)
 			return (rv);

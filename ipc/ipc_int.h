@@ -26,11 +26,11 @@
  *  16 u64 generation of the sender   16 payload: protobuf, or the error text
  *                                       when status != IPC_OK
  */
-#define IPC_MAGIC		0x43504954u	/* "TIPC" in memory on LE */
-#define IPC_FRAME_VERSION	1
-#define IPC_FRAME_HDR		24u
-#define IPC_REC_HDR		16u
-#define IPC_FRAME_MIN_MAX	4096u		/* smallest frame_max accepted */
+#define IPC_MAGIC	  0x43504954u /* "TIPC" in memory on LE */
+#define IPC_FRAME_VERSION 1
+#define IPC_FRAME_HDR	  24u
+#define IPC_REC_HDR	  16u
+#define IPC_FRAME_MIN_MAX 4096u /* smallest frame_max accepted */
 /*
  * After handling a request with at least this many payload bytes, a server
  * sends the replies it has queued to that peer at once instead of at the end
@@ -38,33 +38,28 @@
  * one more writev, and the client can reuse the window at once (a turn that
  * read four 1 MiB calls otherwise acks none until the fourth is read).
  */
-#define IPC_FLUSH_REC		(16u << 10)
+#define IPC_FLUSH_REC (16u << 10)
 
-enum ipc_kind {
-	IPC_K_REQ = 0,
-	IPC_K_REP = 1,
-	IPC_K_EVENT = 2,
-	IPC_K__COUNT
-};
+enum ipc_kind { IPC_K_REQ = 0, IPC_K_REP = 1, IPC_K_EVENT = 2, IPC_K__COUNT };
 
 struct ipc_frame_hdr {
-	uint32_t	magic;
-	uint8_t		version;
-	uint8_t		flags;
-	uint16_t	hdr_len;
-	uint32_t	count;
-	uint32_t	length;
-	uint64_t	generation;
+	uint32_t magic;
+	uint8_t version;
+	uint8_t flags;
+	uint16_t hdr_len;
+	uint32_t count;
+	uint32_t length;
+	uint64_t generation;
 };
 
 struct ipc_rec {
-	uint32_t	id;
-	uint8_t		service;
-	uint8_t		kind;
-	uint16_t	method;
-	int32_t		status;
-	uint32_t	len;
-	const uint8_t	*payload;
+	uint32_t id;
+	uint8_t service;
+	uint8_t kind;
+	uint16_t method;
+	int32_t status;
+	uint32_t len;
+	const uint8_t *payload;
 };
 
 /*
@@ -73,28 +68,28 @@ struct ipc_rec {
  * the stream cannot be trusted); -EPROTONOSUPPORT (other version: h->length
  * is still usable to skip it); -EMSGSIZE (length over frame_max; h filled).
  */
-int	ipc_frame_hdr_parse(const uint8_t *p, size_t avail, uint32_t frame_max,
-	    struct ipc_frame_hdr *h);
+int ipc_frame_hdr_parse(const uint8_t *p, size_t avail, uint32_t frame_max,
+    struct ipc_frame_hdr *h);
 /*
  * Validates a whole frame body (the `length` bytes after the header): count
  * records whose lengths add up exactly, kinds in range. 0 or -EBADMSG.
  */
-int	ipc_frame_body_check(const struct ipc_frame_hdr *h, const uint8_t *body);
+int ipc_frame_body_check(const struct ipc_frame_hdr *h, const uint8_t *body);
 /* Reads the record at *off of a checked body and advances *off. */
-void	ipc_frame_rec_read(const uint8_t *body, size_t *off, struct ipc_rec *r);
+void ipc_frame_rec_read(const uint8_t *body, size_t *off, struct ipc_rec *r);
 /*
  * Parses a buffer holding whole frames (the fuzz entry point): calls fn for
  * every record of every valid frame. Returns frames accepted, or -errno of
  * the first bad frame (the rest is not looked at).
  */
-int	ipc_frame_parse_all(const uint8_t *p, size_t len, uint32_t frame_max,
-	    void (*fn)(const struct ipc_rec *, void *), void *arg);
+int ipc_frame_parse_all(const uint8_t *p, size_t len, uint32_t frame_max,
+    void (*fn)(const struct ipc_rec *, void *), void *arg);
 
 /* Header writers (the layout above). */
-void	ipc_frame_hdr_write(uint8_t *p, uint32_t count, uint32_t length,
-	    uint64_t generation);
-void	ipc_rec_hdr_write(uint8_t *p, uint32_t id, uint8_t service,
-	    uint8_t kind, uint16_t method, int32_t status, uint32_t len);
+void ipc_frame_hdr_write(uint8_t *p, uint32_t count, uint32_t length,
+    uint64_t generation);
+void ipc_rec_hdr_write(uint8_t *p, uint32_t id, uint8_t service, uint8_t kind,
+    uint16_t method, int32_t status, uint32_t len);
 
 /* ---- outgoing queue: frames being built and bytes waiting to be written --- */
 
@@ -105,34 +100,33 @@ void	ipc_rec_hdr_write(uint8_t *p, uint32_t id, uint8_t service,
  * which bounds any compaction to one open frame (<= batch_max).
  */
 struct ipc_txq {
-	struct lc_buf	b;		/* [off, len): frames being built / not yet written */
-	struct lc_buf	w;		/* closed frames being written */
-	size_t		frame_rel;	/* open frame header at head + frame_rel */
-	uint32_t	frame_count;	/* records in the open frame */
-	bool		open;
-	uint64_t	generation;	/* written in every header */
+	struct lc_buf b;  /* [off, len): frames being built / not yet written */
+	struct lc_buf w;  /* closed frames being written */
+	size_t frame_rel; /* open frame header at head + frame_rel */
+	uint32_t frame_count; /* records in the open frame */
+	bool open;
+	uint64_t generation; /* written in every header */
 };
 
-void	ipc_txq_init(struct ipc_txq *, uint64_t generation);
-void	ipc_txq_fini(struct ipc_txq *);
+void ipc_txq_init(struct ipc_txq *, uint64_t generation);
+void ipc_txq_fini(struct ipc_txq *);
 /* Forgets everything queued (connection lost). */
-void	ipc_txq_reset(struct ipc_txq *);
+void ipc_txq_reset(struct ipc_txq *);
 /* Closes the open frame (fills count and length); drops it if empty. */
-void	ipc_txq_close(struct ipc_txq *);
+void ipc_txq_close(struct ipc_txq *);
 /* Bytes of the open frame, header included (0 when none). */
-size_t	ipc_txq_open_size(const struct ipc_txq *);
+size_t ipc_txq_open_size(const struct ipc_txq *);
 /*
  * Appends a record header + room for plen payload bytes to the open frame
  * (opening one), and returns where the payload goes. NULL on ENOMEM.
  */
-uint8_t	*ipc_txq_rec(struct ipc_txq *, uint32_t id, uint8_t service,
-	    uint8_t kind, uint16_t method, int32_t status, uint32_t plen);
+uint8_t *ipc_txq_rec(struct ipc_txq *, uint32_t id, uint8_t service,
+    uint8_t kind, uint16_t method, int32_t status, uint32_t plen);
 /*
  * Gives back the last `unused` bytes of the record just appended (payload
  * at p, room asked for by ipc_txq_rec: a bound), fixing its length.
  */
-void	ipc_txq_trim(struct ipc_txq *, uint8_t *p, uint32_t plen,
-	    uint32_t unused);
+void ipc_txq_trim(struct ipc_txq *, uint8_t *p, uint32_t plen, uint32_t unused);
 /* Bytes of b ready to write (closed frames only). */
 static inline size_t
 ipc_txq_ready_b(const struct ipc_txq *q)
@@ -157,16 +151,16 @@ ipc_txq_ready(const struct ipc_txq *q)
  */
 struct iovec;
 struct ipc_transport {
-	const char	*name;
-	int		(*listen)(const char *path, unsigned mode);
-	int		(*accept)(int lfd);
-	int		(*connect)(const char *path);
-	void		(*tune)(int fd, int bufsz);
-	ssize_t		(*read)(int fd, void *buf, size_t len);
-	ssize_t		(*writev)(int fd, const struct iovec *iov, int cnt);
+	const char *name;
+	int (*listen)(const char *path, unsigned mode);
+	int (*accept)(int lfd);
+	int (*connect)(const char *path);
+	void (*tune)(int fd, int bufsz);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	ssize_t (*writev)(int fd, const struct iovec *iov, int cnt);
 	/* Waits up to timeout_ms for room to write: 1 writable, 0 not yet, -errno. */
-	int		(*wait_writable)(int fd, int timeout_ms);
-	void		(*close)(int fd);
+	int (*wait_writable)(int fd, int timeout_ms);
+	void (*close)(int fd);
 };
 extern const struct ipc_transport ipc_transport_unix;
 
@@ -175,57 +169,57 @@ extern const struct ipc_transport ipc_transport_unix;
 struct ipc_conn;
 struct ipc_conn_ops {
 	/* A whole, header-checked frame (body validated). Return false to stop reading (conn closing). */
-	bool	(*on_frame)(struct ipc_conn *, const struct ipc_frame_hdr *,
-		    const uint8_t *body);
+	bool (*on_frame)(struct ipc_conn *, const struct ipc_frame_hdr *,
+	    const uint8_t *body);
 	/* Bad input (frame refused): status + text for an error reply to id 0. */
-	void	(*on_bad)(struct ipc_conn *, int status, const char *what);
+	void (*on_bad)(struct ipc_conn *, int status, const char *what);
 	/* EOF or a socket error: the owner closes the connection. */
-	void	(*on_down)(struct ipc_conn *, int err);
+	void (*on_down)(struct ipc_conn *, int err);
 	/* Queue drained below hwm/2 after an -ENOBUFS. */
-	void	(*on_drain)(struct ipc_conn *);
+	void (*on_drain)(struct ipc_conn *);
 };
 
 struct ipc_conn {
 	const struct ipc_transport *tp;
-	int		fd;
-	struct ev_loop	*loop;
-	ev_io		rio, wio;
-	struct ipc_txq	tx;
-	struct lc_buf	rx;
-	uint64_t	discard;	/* bytes of a refused frame still to skip */
-	uint32_t	frame_max;	/* largest frame we accept */
-	uint32_t	peer_frame_max;	/* largest the peer accepts */
-	uint32_t	batch_max, hwm, work_max;
-	bool		want_drain;	/* someone got -ENOBUFS */
-	bool		down;		/* on_down already reported */
+	int fd;
+	struct ev_loop *loop;
+	ev_io rio, wio;
+	struct ipc_txq tx;
+	struct lc_buf rx;
+	uint64_t discard;	 /* bytes of a refused frame still to skip */
+	uint32_t frame_max;	 /* largest frame we accept */
+	uint32_t peer_frame_max; /* largest the peer accepts */
+	uint32_t batch_max, hwm, work_max;
+	bool want_drain; /* someone got -ENOBUFS */
+	bool down;	 /* on_down already reported */
 	const struct ipc_conn_ops *ops;
 	struct ipc_stats *st;
-	void		*owner;
+	void *owner;
 };
 
-void	ipc_conn_init(struct ipc_conn *, struct ev_loop *,
-	    const struct ipc_conn_ops *, void *owner, struct ipc_stats *,
-	    const struct ipc_opts *, uint64_t generation);
+void ipc_conn_init(struct ipc_conn *, struct ev_loop *,
+    const struct ipc_conn_ops *, void *owner, struct ipc_stats *,
+    const struct ipc_opts *, uint64_t generation);
 /* Takes ownership of fd (non-blocking) and starts reading. */
-void	ipc_conn_attach(struct ipc_conn *, int fd);
+void ipc_conn_attach(struct ipc_conn *, int fd);
 /* Stops watchers, closes the fd, forgets queued bytes (buffers kept for reuse). */
-void	ipc_conn_detach(struct ipc_conn *);
-void	ipc_conn_fini(struct ipc_conn *);
+void ipc_conn_detach(struct ipc_conn *);
+void ipc_conn_fini(struct ipc_conn *);
 /*
  * Room check before appending a record of plen payload bytes: 0, -ENOBUFS
  * (over hwm; want_drain set), -EMSGSIZE (a frame with it would exceed
  * peer_frame_max). Closes and flushes the open frame first if the record
  * would push it over batch_max or peer_frame_max.
  */
-int	ipc_conn_room(struct ipc_conn *, size_t plen);
+int ipc_conn_room(struct ipc_conn *, size_t plen);
 /* After appending: flushes when the open frame reached batch_max. */
-void	ipc_conn_appended(struct ipc_conn *);
+void ipc_conn_appended(struct ipc_conn *);
 /* Closes the open frame and writes what the socket takes. 0, or -errno (connection down, reported). */
-int	ipc_conn_flush(struct ipc_conn *);
+int ipc_conn_flush(struct ipc_conn *);
 /* Packs msg (or copies raw) as one record. Returns 0 or -errno as ipc_conn_room, -ENOMEM. */
-int	ipc_conn_put(struct ipc_conn *, uint32_t id, uint8_t service,
-	    uint8_t kind, uint16_t method, int32_t status,
-	    const ProtobufCMessage *msg, const void *raw, size_t rawlen);
+int ipc_conn_put(struct ipc_conn *, uint32_t id, uint8_t service, uint8_t kind,
+    uint16_t method, int32_t status, const ProtobufCMessage *msg,
+    const void *raw, size_t rawlen);
 /* Queued bytes (open frame included). */
 static inline size_t
 ipc_conn_queued(const struct ipc_conn *c)
@@ -239,9 +233,9 @@ ipc_conn_queued(const struct ipc_conn *c)
  * Upper bound of protobuf_c_message_get_packed_size(m), much cheaper to
  * compute (ipc_pbsize.c); SIZE_MAX when not known (use the exact size).
  */
-size_t	ipc_pb_bound(const ProtobufCMessage *m);
+size_t ipc_pb_bound(const ProtobufCMessage *m);
 /* protobuf-c allocator that takes from an arena (free is a no-op). */
-void	ipc_arena_allocator(ProtobufCAllocator *, struct lc_arena *);
+void ipc_arena_allocator(ProtobufCAllocator *, struct lc_arena *);
 /*
  * After a record: resets the decode arena; when decoding it took more than
  * the arena's first chunk (which is all a reset keeps), replaces the arena
@@ -249,75 +243,76 @@ void	ipc_arena_allocator(ProtobufCAllocator *, struct lc_arena *);
  * large messages in steady state allocate nothing either. *ap and alloc's
  * data change then.
  */
-#define IPC_ARENA_MAX	(1u << 20)
-void	ipc_arena_recycle(struct lc_arena **ap, ProtobufCAllocator *alloc);
+#define IPC_ARENA_MAX (1u << 20)
+void ipc_arena_recycle(struct lc_arena **ap, ProtobufCAllocator *alloc);
 /* Method descriptor for (service, method) of svc or lifecycle; NULL when out of range or unnamed. */
-const struct ipc_method_desc *ipc_method_lookup(const struct ipc_service_desc *svc,
-	    unsigned service, unsigned method);
+const struct ipc_method_desc *ipc_method_lookup(const struct ipc_service_desc
+						    *svc,
+    unsigned service, unsigned method);
 /* RUNDIR/<name>[-ro].sock into buf. 0 or -ENAMETOOLONG. */
-int	ipc_sock_path(char *buf, size_t len, const char *rundir,
-	    const char *name, bool ro);
+int ipc_sock_path(char *buf, size_t len, const char *rundir, const char *name,
+    bool ro);
 const char *ipc_default_component(void);
 
 /* ---- server and client state ------------------------------------------- */
 
-#define IPC_NAME_MAX	64
+#define IPC_NAME_MAX 64
 
 struct ipc_peer {
-	struct ipc_conn	c;
+	struct ipc_conn c;
 	struct ipc_server *srv;
-	struct ipc_peer	*next, *prev;
-	char		component[IPC_NAME_MAX];
-	uint64_t	generation;
-	uint64_t	ev_seq;		/* last event sequence number used */
-	unsigned	refs;		/* reqs not yet answered + 1 while connected */
-	bool		ro, hello, subscribed, closed, bad_version;
+	struct ipc_peer *next, *prev;
+	char component[IPC_NAME_MAX];
+	uint64_t generation;
+	uint64_t ev_seq; /* last event sequence number used */
+	unsigned refs;	 /* reqs not yet answered + 1 while connected */
+	bool ro, hello, subscribed, closed, bad_version;
 };
 
 struct ipc_req {
-	struct ipc_peer	*peer;
-	uint32_t	id;
-	uint16_t	method;
-	uint8_t		service;
+	struct ipc_peer *peer;
+	uint32_t id;
+	uint16_t method;
+	uint8_t service;
 };
 
 struct ipc_listener {
 	struct ipc_server *srv;
-	int		fd;
-	ev_io		w;
-	bool		ro;
-	char		path[108];
+	int fd;
+	ev_io w;
+	bool ro;
+	char path[108];
 };
 
 struct ipc_handler {
-	ipc_handler_fn	*fn;
-	void		*arg;
+	ipc_handler_fn *fn;
+	void *arg;
 };
 
 struct ipc_known {
-	char		component[IPC_NAME_MAX];
-	uint64_t	generation;
+	char component[IPC_NAME_MAX];
+	uint64_t generation;
 };
-#define IPC_KNOWN_MAX	64
+#define IPC_KNOWN_MAX 64
 
 struct ipc_server {
-	struct ev_loop	*loop;
+	struct ev_loop *loop;
 	const struct ipc_service_desc *svc;
-	struct ipc_opts	o;
-	char		component[IPC_NAME_MAX];
-	char		state[32];
-	uint64_t	generation, start_ns;
+	struct ipc_opts o;
+	char component[IPC_NAME_MAX];
+	char state[32];
+	uint64_t generation, start_ns;
 	struct ipc_listener l[2];
 	struct ipc_handler *handlers;
-	struct ipc_peer	*peers;
+	struct ipc_peer *peers;
 	struct lc_loop_hook hook;
-	struct lc_arena	*arena;
+	struct lc_arena *arena;
 	ProtobufCAllocator alloc;
-	struct lc_pool	reqs;
+	struct lc_pool reqs;
 	struct ipc_server_cbs cbs;
 	struct ipc_stats st;
 	struct ipc_known known[IPC_KNOWN_MAX];
-	unsigned	n_known;
+	unsigned n_known;
 };
 
 #endif /* IPC_INT_H */

@@ -20,15 +20,15 @@
  * gets SIZE_MAX and the caller falls back to the exact size.
  */
 
-#define SHAPES		128		/* message types per thread */
-#define VARS		2048		/* variable fields over all types */
-#define VARINT_MAX	10u
-#define LEN_MAX		10u		/* a length prefix, at its widest */
+#define SHAPES	   128	/* message types per thread */
+#define VARS	   2048 /* variable fields over all types */
+#define VARINT_MAX 10u
+#define LEN_MAX	   10u /* a length prefix, at its widest */
 
 struct shape {
 	const ProtobufCMessageDescriptor *d;
-	size_t		fixed;
-	uint16_t	var0, nvar;	/* field indices at vars[var0 ...] */
+	size_t fixed;
+	uint16_t var0, nvar; /* field indices at vars[var0 ...] */
 };
 
 static __thread struct shape shapes[SHAPES];
@@ -71,7 +71,7 @@ scalar_max(ProtobufCType t)
 	case PROTOBUF_C_TYPE_BYTES:
 	case PROTOBUF_C_TYPE_MESSAGE:
 		return (0);
-	default:	/* int32 (negative: 10 bytes), int64, uint64, sint64, enum */
+	default: /* int32 (negative: 10 bytes), int64, uint64, sint64, enum */
 		return (VARINT_MAX);
 	}
 }
@@ -86,8 +86,8 @@ is_scalar(ProtobufCType t)
 static const struct shape *
 shape_of(const ProtobufCMessageDescriptor *d)
 {
-	unsigned h = (unsigned)(((uintptr_t)d >> 4) * 2654435761u) % SHAPES,
-	    i, k, nv = 0;
+	unsigned h = (unsigned)(((uintptr_t)d >> 4) * 2654435761u) % SHAPES, i,
+		 k, nv = 0;
 	struct shape *s;
 	size_t fixed = 0;
 
@@ -116,7 +116,7 @@ shape_of(const ProtobufCMessageDescriptor *d)
 	return (s);
 }
 
-static size_t	bound_msg(const ProtobufCMessage *m, const struct shape *s);
+static size_t bound_msg(const ProtobufCMessage *m, const struct shape *s);
 
 /* One length-delimited value (string, bytes, sub-message) of field f at member. */
 static size_t
@@ -134,7 +134,8 @@ bound_one(const ProtobufCFieldDescriptor *f, const void *member,
 	case PROTOBUF_C_TYPE_BYTES:
 		return (t + ((const ProtobufCBinaryData *)member)->len);
 	default: {
-		const ProtobufCMessage *m = *(const ProtobufCMessage *const *)member;
+		const ProtobufCMessage *m = *(
+		    const ProtobufCMessage *const *)member;
 
 		if (m == NULL)
 			return (t);
@@ -155,7 +156,8 @@ bound_msg(const ProtobufCMessage *m, const struct shape *s)
 	unsigned v;
 
 	for (v = 0; v < s->nvar; v++) {
-		const ProtobufCFieldDescriptor *f = &d->fields[vars[s->var0 + v]];
+		const ProtobufCFieldDescriptor *f =
+		    &d->fields[vars[s->var0 + v]];
 		const char *member = (const char *)m + f->offset;
 		const char *qmember = (const char *)m + f->quantifier_offset;
 
@@ -175,15 +177,19 @@ bound_msg(const ProtobufCMessage *m, const struct shape *s)
 				continue;
 			if (is_scalar(f->type)) {
 				/* packed (tag, length, values) or not (tag per value) */
-				b = n * (tag_size(f->id) + scalar_max(f->type)) +
+				b = n *
+					(tag_size(f->id) +
+					    scalar_max(f->type)) +
 				    tag_size(f->id) + LEN_MAX;
 			} else {
 				const char *arr = *(const char *const *)member;
 
 				step = f->type == PROTOBUF_C_TYPE_BYTES ?
-				    sizeof(ProtobufCBinaryData) : sizeof(void *);
+				    sizeof(ProtobufCBinaryData) :
+				    sizeof(void *);
 				for (b = 0, i = 0; i < n; i++) {
-					size_t e = bound_one(f, arr + i * step, sub);
+					size_t e = bound_one(f, arr + i * step,
+					    sub);
 
 					if (e == SIZE_MAX)
 						return (e);

@@ -13,16 +13,16 @@
 #include "ipc_int.h"
 #include "libcommon/lc_time.h"
 
-static bool	peer_on_frame(struct ipc_conn *, const struct ipc_frame_hdr *,
-		    const uint8_t *);
-static void	peer_on_bad(struct ipc_conn *, int, const char *);
-static void	peer_on_down(struct ipc_conn *, int);
+static bool peer_on_frame(struct ipc_conn *, const struct ipc_frame_hdr *,
+    const uint8_t *);
+static void peer_on_bad(struct ipc_conn *, int, const char *);
+static void peer_on_down(struct ipc_conn *, int);
 
 static const struct ipc_conn_ops peer_ops = {
-	.on_frame = peer_on_frame,
-	.on_bad = peer_on_bad,
-	.on_down = peer_on_down,
-	.on_drain = NULL,
+    .on_frame = peer_on_frame,
+    .on_bad = peer_on_bad,
+    .on_down = peer_on_down,
+    .on_drain = NULL,
 };
 
 static void
@@ -43,7 +43,8 @@ opts_fill(struct ipc_opts *o, const struct ipc_opts *in)
 	if (o->hwm == 0)
 		o->hwm = IPC_HWM_DEFAULT;
 	if (o->hwm < o->frame_max)
-		o->hwm = o->frame_max;	/* one frame of the biggest size must fit */
+		o->hwm =
+		    o->frame_max; /* one frame of the biggest size must fit */
 	if (o->timeout_ms == 0)
 		o->timeout_ms = IPC_TIMEOUT_DEFAULT_MS;
 	if (o->reconnect_ms == 0)
@@ -57,7 +58,7 @@ opts_fill(struct ipc_opts *o, const struct ipc_opts *in)
 }
 
 /* Shared with ipc_client.c. */
-void	ipc_opts_fill(struct ipc_opts *o, const struct ipc_opts *in);
+void ipc_opts_fill(struct ipc_opts *o, const struct ipc_opts *in);
 void
 ipc_opts_fill(struct ipc_opts *o, const struct ipc_opts *in)
 {
@@ -123,7 +124,7 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	for (n = 0; n < 64; n++) {
 		fd = ipc_transport_unix.accept(l->fd);
 		if (fd < 0)
-			return;	/* EAGAIN, or out of fds: retried when readable */
+			return; /* EAGAIN, or out of fds: retried when readable */
 		if ((p = calloc(1, sizeof(*p))) == NULL) {
 			close(fd);
 			return;
@@ -360,7 +361,8 @@ lc_hello(struct ipc_peer *p, const struct ipc_rec *r, const Lifecycle__Hello *h)
 	p->generation = h->generation;
 	if (h->max_frame >= IPC_FRAME_MIN_MAX)
 		p->c.peer_frame_max = h->max_frame < s->o.frame_max ?
-		    h->max_frame : s->o.frame_max;
+		    h->max_frame :
+		    s->o.frame_max;
 	me.component = s->component;
 	me.generation = s->generation;
 	me.protocol_version = IPC_PROTOCOL_VERSION;
@@ -383,9 +385,9 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	struct ipc_server *s = p->srv;
 	Lifecycle__Status st = LIFECYCLE__STATUS__INIT;
 	Lifecycle__Counter c[8], *cp[8];
-	static const char *const names[8] = { "calls_in", "replies_out",
-		"events_out", "frames_in", "frames_out", "drops", "errors",
-		"peers" };
+	static const char *const names[8] = {"calls_in", "replies_out",
+	    "events_out", "frames_in", "frames_out", "drops", "errors",
+	    "peers"};
 	uint64_t v[8];
 	struct ipc_peer *q;
 	unsigned i, npeers = 0;
@@ -438,8 +440,8 @@ dispatch(struct ipc_peer *p, const struct ipc_rec *r)
 		    IPC_UNKNOWN_METHOD, NULL, unk, sizeof(unk) - 1);
 		return;
 	}
-	if (p->bad_version && !(r->service == 0 &&
-	    r->method == LIFECYCLE__METHOD__HELLO)) {
+	if (p->bad_version &&
+	    !(r->service == 0 && r->method == LIFECYCLE__METHOD__HELLO)) {
 		static const char v[] = "protocol version mismatch (see hello)";
 
 		(void)peer_reply(p, r->id, r->service, r->method, IPC_VERSION,
@@ -462,8 +464,9 @@ dispatch(struct ipc_peer *p, const struct ipc_rec *r)
 		    r->payload, r->len);
 		return;
 	}
-	if (r->service == 0 && (r->method == LIFECYCLE__METHOD__PING ||
-	    r->method == LIFECYCLE__METHOD__SINK)) {
+	if (r->service == 0 &&
+	    (r->method == LIFECYCLE__METHOD__PING ||
+		r->method == LIFECYCLE__METHOD__SINK)) {
 		(void)peer_reply(p, r->id, 0, r->method, IPC_OK, NULL, NULL, 0);
 		return;
 	}
@@ -560,8 +563,8 @@ listen_on(struct ipc_server *s, struct ipc_listener *l, const char *rundir,
 	l->srv = s;
 	l->ro = ro;
 	l->fd = -1;
-	if ((rv = ipc_sock_path(l->path, sizeof(l->path), rundir,
-	    s->svc->name, ro)) != 0)
+	if ((rv = ipc_sock_path(l->path, sizeof(l->path), rundir, s->svc->name,
+		 ro)) != 0)
 		return (rv);
 	if ((fd = ipc_transport_unix.listen(l->path, 0660)) < 0)
 		return (fd);
@@ -595,9 +598,10 @@ ipc_server_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	snprintf(s->state, sizeof(s->state), "running");
 	s->l[0].fd = s->l[1].fd = -1;
 	rundir = ipc_rundir(s->o.rundir);
-	s->o.rundir = NULL;	/* not kept: the caller's string */
+	s->o.rundir = NULL; /* not kept: the caller's string */
 	if ((s->handlers = calloc(svc->n_methods, sizeof(*s->handlers))) ==
-	    NULL || (s->arena = lc_arena_new(0)) == NULL ||
+		NULL ||
+	    (s->arena = lc_arena_new(0)) == NULL ||
 	    lc_pool_init(&s->reqs, sizeof(struct ipc_req), 256) != 0) {
 		rv = -ENOMEM;
 		goto fail;
@@ -627,7 +631,7 @@ ipc_server_free(struct ipc_server *s)
 		return;
 	lc_loop_hook_stop(s->loop, &s->hook);
 	while (s->peers != NULL) {
-		s->peers->hello = false;	/* no on_peer_gone while freeing */
+		s->peers->hello = false; /* no on_peer_gone while freeing */
 		peer_close(s->peers);
 	}
 	for (i = 0; i < 2; i++) {

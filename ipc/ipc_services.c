@@ -14,69 +14,104 @@
 #include "ipc_int.h"
 #include "libcommon/lc_time.h"
 
-#define M(id, n, rq, rp, fl) [id] = { n, &rq##__descriptor, &rp##__descriptor, fl }
+#define M(id, n, rq, rp, fl) \
+	[id] = {n, &rq##__descriptor, &rp##__descriptor, fl}
 
 static const struct ipc_method_desc lc_methods[] = {
-	M(LIFECYCLE__METHOD__HELLO, "hello", lifecycle__hello, lifecycle__hello, 0),
-	M(LIFECYCLE__METHOD__STATUS, "status", lifecycle__empty, lifecycle__status, 0),
-	M(LIFECYCLE__METHOD__SHUTDOWN, "shutdown", lifecycle__shutdown_request, lifecycle__empty, IPC_M_ADMIN),
-	M(LIFECYCLE__METHOD__PING, "ping", lifecycle__empty, lifecycle__empty, 0),
-	M(LIFECYCLE__METHOD__ECHO, "echo", lifecycle__blob, lifecycle__blob, 0),
-	M(LIFECYCLE__METHOD__SINK, "sink", lifecycle__blob, lifecycle__empty, 0),
+    M(LIFECYCLE__METHOD__HELLO, "hello", lifecycle__hello, lifecycle__hello, 0),
+    M(LIFECYCLE__METHOD__STATUS, "status", lifecycle__empty, lifecycle__status,
+	0),
+    M(LIFECYCLE__METHOD__SHUTDOWN, "shutdown", lifecycle__shutdown_request,
+	lifecycle__empty, IPC_M_ADMIN),
+    M(LIFECYCLE__METHOD__PING, "ping", lifecycle__empty, lifecycle__empty, 0),
+    M(LIFECYCLE__METHOD__ECHO, "echo", lifecycle__blob, lifecycle__blob, 0),
+    M(LIFECYCLE__METHOD__SINK, "sink", lifecycle__blob, lifecycle__empty, 0),
 };
 
 static const struct ipc_method_desc rtrmgr_methods[] = {
-	M(RTRMGR__METHOD__LIST, "list", lifecycle__empty, rtrmgr__component_list, 0),
-	M(RTRMGR__METHOD__COMPONENT_STATUS, "component-status", rtrmgr__component_request, rtrmgr__component, 0),
-	M(RTRMGR__METHOD__RESTART, "restart", rtrmgr__component_request, rtrmgr__component, IPC_M_ADMIN),
-	M(RTRMGR__METHOD__STOP, "stop", rtrmgr__component_request, rtrmgr__component, IPC_M_ADMIN),
-	M(RTRMGR__METHOD__START, "start", rtrmgr__component_request, rtrmgr__component, IPC_M_ADMIN),
-	M(RTRMGR__METHOD__SUBSCRIBE, "subscribe", lifecycle__empty, rtrmgr__component_list, 0),
-	M(RTRMGR__METHOD__EVENT_COMPONENT, "component-event", rtrmgr__component_event, lifecycle__empty, IPC_M_EVENT),
-	M(RTRMGR__METHOD__REGISTER, "register", rtrmgr__register_request, rtrmgr__component, IPC_M_ADMIN),
+    M(RTRMGR__METHOD__LIST, "list", lifecycle__empty, rtrmgr__component_list,
+	0),
+    M(RTRMGR__METHOD__COMPONENT_STATUS, "component-status",
+	rtrmgr__component_request, rtrmgr__component, 0),
+    M(RTRMGR__METHOD__RESTART, "restart", rtrmgr__component_request,
+	rtrmgr__component, IPC_M_ADMIN),
+    M(RTRMGR__METHOD__STOP, "stop", rtrmgr__component_request,
+	rtrmgr__component, IPC_M_ADMIN),
+    M(RTRMGR__METHOD__START, "start", rtrmgr__component_request,
+	rtrmgr__component, IPC_M_ADMIN),
+    M(RTRMGR__METHOD__SUBSCRIBE, "subscribe", lifecycle__empty,
+	rtrmgr__component_list, 0),
+    M(RTRMGR__METHOD__EVENT_COMPONENT, "component-event",
+	rtrmgr__component_event, lifecycle__empty, IPC_M_EVENT),
+    M(RTRMGR__METHOD__REGISTER, "register", rtrmgr__register_request,
+	rtrmgr__component, IPC_M_ADMIN),
 };
 
 /* EXECUTE/REQUEST are not flagged admin: mgmt itself refuses configuration lines from a read-only peer (ipc_peer_read_only). */
 static const struct ipc_method_desc mgmt_methods[] = {
-	M(MGMT__METHOD__EXECUTE, "execute", mgmt__execute_request, mgmt__reply, 0),
-	M(MGMT__METHOD__REQUEST, "request", mgmt__request, mgmt__reply, 0),
-	M(MGMT__METHOD__COMPLETE, "complete", mgmt__complete_request, mgmt__complete_reply, 0),
-	M(MGMT__METHOD__SESSION_OPEN, "session-open", mgmt__session_open, mgmt__reply, 0),
-	M(MGMT__METHOD__SESSION_CLOSE, "session-close", mgmt__session_request, mgmt__reply, 0),
+    M(MGMT__METHOD__EXECUTE, "execute", mgmt__execute_request, mgmt__reply, 0),
+    M(MGMT__METHOD__REQUEST, "request", mgmt__request, mgmt__reply, 0),
+    M(MGMT__METHOD__COMPLETE, "complete", mgmt__complete_request,
+	mgmt__complete_reply, 0),
+    M(MGMT__METHOD__SESSION_OPEN, "session-open", mgmt__session_open,
+	mgmt__reply, 0),
+    M(MGMT__METHOD__SESSION_CLOSE, "session-close", mgmt__session_request,
+	mgmt__reply, 0),
 };
 
 static const struct ipc_method_desc rib_methods[] = {
-	M(RIB__METHOD__ROUTE_BATCH, "route-batch", rib__route_batch, rib__route_batch_ack, IPC_M_ADMIN),
-	M(RIB__METHOD__RESYNC_BEGIN, "resync-begin", rib__resync, rib__route_batch_ack, IPC_M_ADMIN),
-	M(RIB__METHOD__RESYNC_END, "resync-end", rib__resync, rib__route_batch_ack, IPC_M_ADMIN),
-	M(RIB__METHOD__QUERY, "query", rib__query, rib__query_reply, 0),
-	M(RIB__METHOD__FIB_STATUS, "fib-status", lifecycle__empty, rib__fib_status, 0),
-	M(RIB__METHOD__SOURCES, "sources", lifecycle__empty, rib__source_list, 0),
-	M(RIB__METHOD__SET_CONFIG, "set-config", rib__rib_config, rib__route_batch_ack, IPC_M_ADMIN),
+    M(RIB__METHOD__ROUTE_BATCH, "route-batch", rib__route_batch,
+	rib__route_batch_ack, IPC_M_ADMIN),
+    M(RIB__METHOD__RESYNC_BEGIN, "resync-begin", rib__resync,
+	rib__route_batch_ack, IPC_M_ADMIN),
+    M(RIB__METHOD__RESYNC_END, "resync-end", rib__resync, rib__route_batch_ack,
+	IPC_M_ADMIN),
+    M(RIB__METHOD__QUERY, "query", rib__query, rib__query_reply, 0),
+    M(RIB__METHOD__FIB_STATUS, "fib-status", lifecycle__empty, rib__fib_status,
+	0),
+    M(RIB__METHOD__SOURCES, "sources", lifecycle__empty, rib__source_list, 0),
+    M(RIB__METHOD__SET_CONFIG, "set-config", rib__rib_config,
+	rib__route_batch_ack, IPC_M_ADMIN),
 };
 
 static const struct ipc_method_desc fwd_methods[] = {
-	M(FWD__METHOD__IF_CONFIG, "if-config", fwd__if_config_batch, fwd__if_config_ack, IPC_M_ADMIN),
-	M(FWD__METHOD__FIB_BATCH, "fib-batch", fwd__fib_batch, fwd__fib_ack, IPC_M_ADMIN),
-	M(FWD__METHOD__RESYNC_BEGIN, "resync-begin", fwd__resync, fwd__fib_ack, IPC_M_ADMIN),
-	M(FWD__METHOD__RESYNC_END, "resync-end", fwd__resync, fwd__fib_ack, IPC_M_ADMIN),
-	M(FWD__METHOD__QUERY_INTERFACES, "query-interfaces", fwd__interface_query, fwd__interface_list, 0),
-	M(FWD__METHOD__QUERY_FIB, "query-fib", fwd__fib_query, fwd__fib_list, 0),
-	M(FWD__METHOD__QUERY_NEIGHBOURS, "query-neighbours", fwd__neighbour_query, fwd__neighbour_list, 0),
-	M(FWD__METHOD__QUERY_DROPS, "query-drops", lifecycle__empty, fwd__drop_list, 0),
-	M(FWD__METHOD__SUBSCRIBE, "subscribe", fwd__subscribe, fwd__interface_list, 0),
-	M(FWD__METHOD__EVENT_INTERFACE, "interface-event", fwd__interface_event, lifecycle__empty, IPC_M_EVENT),
-	M(FWD__METHOD__EVENT_NEIGHBOUR, "neighbour-event", fwd__neighbour_event, lifecycle__empty, IPC_M_EVENT),
-	M(FWD__METHOD__SET_CONFIG, "set-config", fwd__fwd_config, fwd__if_config_ack, IPC_M_ADMIN),
+    M(FWD__METHOD__IF_CONFIG, "if-config", fwd__if_config_batch,
+	fwd__if_config_ack, IPC_M_ADMIN),
+    M(FWD__METHOD__FIB_BATCH, "fib-batch", fwd__fib_batch, fwd__fib_ack,
+	IPC_M_ADMIN),
+    M(FWD__METHOD__RESYNC_BEGIN, "resync-begin", fwd__resync, fwd__fib_ack,
+	IPC_M_ADMIN),
+    M(FWD__METHOD__RESYNC_END, "resync-end", fwd__resync, fwd__fib_ack,
+	IPC_M_ADMIN),
+    M(FWD__METHOD__QUERY_INTERFACES, "query-interfaces", fwd__interface_query,
+	fwd__interface_list, 0),
+    M(FWD__METHOD__QUERY_FIB, "query-fib", fwd__fib_query, fwd__fib_list, 0),
+    M(FWD__METHOD__QUERY_NEIGHBOURS, "query-neighbours", fwd__neighbour_query,
+	fwd__neighbour_list, 0),
+    M(FWD__METHOD__QUERY_DROPS, "query-drops", lifecycle__empty, fwd__drop_list,
+	0),
+    M(FWD__METHOD__SUBSCRIBE, "subscribe", fwd__subscribe, fwd__interface_list,
+	0),
+    M(FWD__METHOD__EVENT_INTERFACE, "interface-event", fwd__interface_event,
+	lifecycle__empty, IPC_M_EVENT),
+    M(FWD__METHOD__EVENT_NEIGHBOUR, "neighbour-event", fwd__neighbour_event,
+	lifecycle__empty, IPC_M_EVENT),
+    M(FWD__METHOD__SET_CONFIG, "set-config", fwd__fwd_config,
+	fwd__if_config_ack, IPC_M_ADMIN),
 };
 
-#define N(a)	((unsigned)(sizeof(a) / sizeof((a)[0])))
+#define N(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
-const struct ipc_service_desc ipc_svc_lifecycle = { "lifecycle", LIFECYCLE__SERVICE__SERVICE_LIFECYCLE, N(lc_methods), lc_methods };
-const struct ipc_service_desc ipc_svc_rtrmgr = { "rtrmgr", LIFECYCLE__SERVICE__SERVICE_RTRMGR, N(rtrmgr_methods), rtrmgr_methods };
-const struct ipc_service_desc ipc_svc_mgmt = { "mgmt", LIFECYCLE__SERVICE__SERVICE_MGMT, N(mgmt_methods), mgmt_methods };
-const struct ipc_service_desc ipc_svc_rib = { "rib", LIFECYCLE__SERVICE__SERVICE_RIB, N(rib_methods), rib_methods };
-const struct ipc_service_desc ipc_svc_fwd = { "fwd", LIFECYCLE__SERVICE__SERVICE_FWD, N(fwd_methods), fwd_methods };
+const struct ipc_service_desc ipc_svc_lifecycle = {"lifecycle",
+    LIFECYCLE__SERVICE__SERVICE_LIFECYCLE, N(lc_methods), lc_methods};
+const struct ipc_service_desc ipc_svc_rtrmgr = {"rtrmgr",
+    LIFECYCLE__SERVICE__SERVICE_RTRMGR, N(rtrmgr_methods), rtrmgr_methods};
+const struct ipc_service_desc ipc_svc_mgmt = {"mgmt",
+    LIFECYCLE__SERVICE__SERVICE_MGMT, N(mgmt_methods), mgmt_methods};
+const struct ipc_service_desc ipc_svc_rib = {"rib",
+    LIFECYCLE__SERVICE__SERVICE_RIB, N(rib_methods), rib_methods};
+const struct ipc_service_desc ipc_svc_fwd = {"fwd",
+    LIFECYCLE__SERVICE__SERVICE_FWD, N(fwd_methods), fwd_methods};
 
 const struct ipc_method_desc *
 ipc_method_lookup(const struct ipc_service_desc *svc, unsigned service,
@@ -95,18 +130,18 @@ ipc_method_lookup(const struct ipc_service_desc *svc, unsigned service,
 }
 
 static const char *const status_names[IPC_STATUS__COUNT] = {
-	[IPC_OK] = "OK",
-	[IPC_ERROR] = "ERROR",
-	[IPC_TIMEOUT] = "TIMEOUT",
-	[IPC_UNKNOWN_METHOD] = "UNKNOWN_METHOD",
-	[IPC_BAD_REQUEST] = "BAD_REQUEST",
-	[IPC_VERSION] = "VERSION",
-	[IPC_PEER_RESTARTED] = "PEER_RESTARTED",
-	[IPC_NO_SPACE] = "NO_SPACE",
-	[IPC_DENIED] = "DENIED",
-	[IPC_TOO_BIG] = "TOO_BIG",
-	[IPC_CANCELLED] = "CANCELLED",
-	[IPC_UNAVAILABLE] = "UNAVAILABLE",
+    [IPC_OK] = "OK",
+    [IPC_ERROR] = "ERROR",
+    [IPC_TIMEOUT] = "TIMEOUT",
+    [IPC_UNKNOWN_METHOD] = "UNKNOWN_METHOD",
+    [IPC_BAD_REQUEST] = "BAD_REQUEST",
+    [IPC_VERSION] = "VERSION",
+    [IPC_PEER_RESTARTED] = "PEER_RESTARTED",
+    [IPC_NO_SPACE] = "NO_SPACE",
+    [IPC_DENIED] = "DENIED",
+    [IPC_TOO_BIG] = "TOO_BIG",
+    [IPC_CANCELLED] = "CANCELLED",
+    [IPC_UNAVAILABLE] = "UNAVAILABLE",
 };
 
 const char *

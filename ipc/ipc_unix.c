@@ -103,8 +103,8 @@ unix_read(int fd, void *buf, size_t len)
 static ssize_t
 unix_writev(int fd, const struct iovec *iov, int cnt)
 {
-	struct msghdr mh = { .msg_iov = (struct iovec *)iov,
-	    .msg_iovlen = (size_t)cnt };
+	struct msghdr mh = {.msg_iov = (struct iovec *)iov,
+	    .msg_iovlen = (size_t)cnt};
 	ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 
 	return (n >= 0 ? n : -errno);
@@ -113,7 +113,7 @@ unix_writev(int fd, const struct iovec *iov, int cnt)
 static int
 unix_wait_writable(int fd, int timeout_ms)
 {
-	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	int n = poll(&pf, 1, timeout_ms);
 
 	if (n < 0)
@@ -128,13 +128,13 @@ unix_close(int fd)
 }
 
 const struct ipc_transport ipc_transport_unix = {
-	.name = "unix",
-	.listen = unix_listen,
-	.accept = unix_accept,
-	.connect = unix_connect,
-	.tune = unix_tune,
-	.read = unix_read,
-	.writev = unix_writev,
-	.wait_writable = unix_wait_writable,
-	.close = unix_close,
+    .name = "unix",
+    .listen = unix_listen,
+    .accept = unix_accept,
+    .connect = unix_connect,
+    .tune = unix_tune,
+    .read = unix_read,
+    .writev = unix_writev,
+    .wait_writable = unix_wait_writable,
+    .close = unix_close,
 };

@@ -84,8 +84,8 @@ lc_prefix_split(const char *s, unsigned maxlen, size_t *alen, unsigned *plen)
 }
 
 static int
-lc_prefix4_parse_common(
-    const char *s, struct lc_prefix4 *out, struct lc_ip4 *host, int loose)
+lc_prefix4_parse_common(const char *s, struct lc_prefix4 *out,
+    struct lc_ip4 *host, int loose)
 {
 	size_t alen;
 	unsigned len;
@@ -110,8 +110,8 @@ lc_prefix4_parse(const char *s, struct lc_prefix4 *out)
 }
 
 int
-lc_prefix4_parse_loose(
-    const char *s, struct lc_prefix4 *out, struct lc_ip4 *host)
+lc_prefix4_parse_loose(const char *s, struct lc_prefix4 *out,
+    struct lc_ip4 *host)
 {
 	return (lc_prefix4_parse_common(s, out, host, 1));
 }
@@ -172,8 +172,8 @@ lc_ip6_mask(struct lc_ip6 *a, unsigned len)
 }
 
 static int
-lc_prefix6_parse_common(
-    const char *s, struct lc_prefix6 *out, struct lc_ip6 *host, int loose)
+lc_prefix6_parse_common(const char *s, struct lc_prefix6 *out,
+    struct lc_ip6 *host, int loose)
 {
 	struct lc_ip6 v, h;
 	size_t alen;
@@ -199,8 +199,8 @@ lc_prefix6_parse(const char *s, struct lc_prefix6 *out)
 }
 
 int
-lc_prefix6_parse_loose(
-    const char *s, struct lc_prefix6 *out, struct lc_ip6 *host)
+lc_prefix6_parse_loose(const char *s, struct lc_prefix6 *out,
+    struct lc_ip6 *host)
 {
 	return (lc_prefix6_parse_common(s, out, host, 1));
 }

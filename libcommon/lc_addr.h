@@ -44,16 +44,16 @@ int lc_prefix4_parse(const char *s, struct lc_prefix4 *out);
  * An interface address "198.18.0.1/24": *out gets the masked prefix
  * (198.18.0.0/24), *host (if not NULL) the address as written.
  */
-int lc_prefix4_parse_loose(
-    const char *s, struct lc_prefix4 *out, struct lc_ip4 *host);
+int lc_prefix4_parse_loose(const char *s, struct lc_prefix4 *out,
+    struct lc_ip4 *host);
 /* IPv6 via inet_pton after a character check: only hex digits, ':' and '.'
  * (embedded IPv4). */
 int lc_ip6_parse(const char *s, struct lc_ip6 *out);
 /* host bits set -> -EINVAL. */
 int lc_prefix6_parse(const char *s, struct lc_prefix6 *out);
 /* As lc_prefix4_parse_loose for IPv6. */
-int lc_prefix6_parse_loose(
-    const char *s, struct lc_prefix6 *out, struct lc_ip6 *host);
+int lc_prefix6_parse_loose(const char *s, struct lc_prefix6 *out,
+    struct lc_ip6 *host);
 
 /*
  * Printing into the caller's buffer (LC_IP4_STRLEN, LC_PREFIX4_STRLEN,

@@ -25,7 +25,7 @@
 #define LC_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define LC_ALIGN_UP(n)                                                         \
+#define LC_ALIGN_UP(n) \
 	(((n) + LC_ARENA_ALIGN - 1) & ~(size_t)(LC_ARENA_ALIGN - 1))
 
 _Static_assert(_Alignof(max_align_t) >= LC_ARENA_ALIGN,

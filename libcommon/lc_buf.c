@@ -92,8 +92,8 @@ lc_buf_printf(struct lc_buf *b, const char *fmt, ...)
 
 	room = b->cap - b->len;
 	va_start(ap, fmt);
-	n = vsnprintf(
-	    room > 0 ? (char *)b->data + b->len : NULL, room, fmt, ap);
+	n = vsnprintf(room > 0 ? (char *)b->data + b->len : NULL, room, fmt,
+	    ap);
 	va_end(ap);
 	if (n < 0)
 		return (-EINVAL);

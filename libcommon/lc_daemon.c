@@ -42,7 +42,8 @@ opt_is(const char *arg, const char *name)
 {
 	size_t n = strlen(name);
 
-	return (strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '='));
+	return (
+	    strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '='));
 }
 
 static int
@@ -64,7 +65,8 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 
 	memset(out, 0, sizeof(*out));
 	env = getenv("TERN_RUNDIR");
-	out->rundir = (env != NULL && env[0] != '\0') ? env : TERN_RUNDIR_DEFAULT;
+	out->rundir = (env != NULL && env[0] != '\0') ? env :
+							TERN_RUNDIR_DEFAULT;
 	out->log_level = LC_LOG_INFO;
 	out->rest_argv = calloc((size_t)argc + 1, sizeof(char *));
 	out->owned = calloc((size_t)argc + 1, sizeof(char *));
@@ -84,26 +86,33 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 		} else if (strcmp(a, "--syslog") == 0) {
 			out->syslog = true;
 		} else if (opt_is(a, "--rundir")) {
-			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL || *v == '\0')
-				return (bad_usage(info, "missing directory for", a));
+			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
+			    *v == '\0')
+				return (bad_usage(info, "missing directory for",
+				    a));
 			out->rundir = v;
 		} else if (opt_is(a, "--config")) {
-			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL || *v == '\0')
+			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
+			    *v == '\0')
 				return (bad_usage(info, "missing file for", a));
 			out->config = v;
 		} else if (opt_is(a, "--log-level")) {
 			if ((v = opt_value(argc, argv, &i, a, 11)) == NULL)
-				return (bad_usage(info, "missing level for", a));
+				return (
+				    bad_usage(info, "missing level for", a));
 			if (lc_log_level_parse(v, &out->log_level) != 0)
-				return (bad_usage(info, "unknown log level", v));
+				return (
+				    bad_usage(info, "unknown log level", v));
 		} else if (opt_is(a, "--generation")) {
 			if ((v = opt_value(argc, argv, &i, a, 12)) == NULL)
-				return (bad_usage(info, "missing number for", a));
+				return (
+				    bad_usage(info, "missing number for", a));
 			errno = 0;
 			n = strtoul(v, &end, 10);
-			if (errno != 0 || *v < '0' || *v > '9' || *end != '\0' ||
-			    n > 0xffffffffUL)
-				return (bad_usage(info, "invalid generation", v));
+			if (errno != 0 || *v < '0' || *v > '9' ||
+			    *end != '\0' || n > 0xffffffffUL)
+				return (
+				    bad_usage(info, "invalid generation", v));
 			out->generation = (unsigned)n;
 		} else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
 			const char *const *vo = info->value_opts;
@@ -115,8 +124,10 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 				char *joined;
 
 				if (i + 1 >= argc || argv[i + 1][0] == '\0')
-					return (bad_usage(info, "missing value for", a));
-				if (asprintf(&joined, "%s=%s", a, argv[++i]) < 0)
+					return (bad_usage(info,
+					    "missing value for", a));
+				if (asprintf(&joined, "%s=%s", a, argv[++i]) <
+				    0)
 					return (-ENOMEM);
 				out->owned[out->nowned++] = joined;
 				out->rest_argv[out->rest_argc++] = joined;

@@ -107,8 +107,8 @@ lc_log_set_hook(lc_log_hook_fn *fn, void *arg)
 /* Formats and emits one line; suffix (may be NULL) is appended as ": suffix".
  */
 static void
-lc_log_emit(
-    enum lc_log_level level, const char *suffix, const char *fmt, va_list ap)
+lc_log_emit(enum lc_log_level level, const char *suffix, const char *fmt,
+    va_list ap)
 {
 	char line[LC_LOG_LINE_MAX];
 	size_t stamp, start, msg, n;
@@ -225,14 +225,14 @@ lc_log_ratelimit_check(struct lc_log_ratelimit *rl, uint64_t now_ns,
 	uint64_t start, interval = (uint64_t)interval_s * 1000000000ULL;
 	unsigned long supp;
 
-	start = atomic_load_explicit(
-	    RL_ATOMIC(&rl->window_start_ns), memory_order_acquire);
+	start = atomic_load_explicit(RL_ATOMIC(&rl->window_start_ns),
+	    memory_order_acquire);
 	if (start == 0 || now_ns - start >= interval || now_ns < start) {
 		/* The window (re)opens: one thread wins and reports the drops.
 		 */
-		if (atomic_compare_exchange_strong(
-			RL_ATOMIC(&rl->window_start_ns), &start,
-			now_ns == 0 ? 1 : now_ns)) {
+		if (atomic_compare_exchange_strong(RL_ATOMIC(
+						       &rl->window_start_ns),
+			&start, now_ns == 0 ? 1 : now_ns)) {
 			supp = atomic_exchange(RL_ATOMIC(&rl->suppressed), 0UL);
 			atomic_store(RL_ATOMIC(&rl->count), 0U);
 			if (supp > 0)

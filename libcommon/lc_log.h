@@ -64,15 +64,15 @@ lc_log_enabled(enum lc_log_level level)
 #define lc_log_warnx(...)  lc_log(LC_LOG_WARNING, __VA_ARGS__)
 #define lc_log_warn(...)   lc_log_errno(LC_LOG_WARNING, __VA_ARGS__)
 #define lc_log_notice(...) lc_log(LC_LOG_NOTICE, __VA_ARGS__)
-#define lc_log_info(...)                                                       \
-	do {                                                                   \
-		if (lc_log_enabled(LC_LOG_INFO))                               \
-			lc_log(LC_LOG_INFO, __VA_ARGS__);                      \
+#define lc_log_info(...)                                  \
+	do {                                              \
+		if (lc_log_enabled(LC_LOG_INFO))          \
+			lc_log(LC_LOG_INFO, __VA_ARGS__); \
 	} while (0)
-#define lc_log_debug(...)                                                      \
-	do {                                                                   \
-		if (lc_log_enabled(LC_LOG_DEBUG))                              \
-			lc_log(LC_LOG_DEBUG, __VA_ARGS__);                     \
+#define lc_log_debug(...)                                  \
+	do {                                               \
+		if (lc_log_enabled(LC_LOG_DEBUG))          \
+			lc_log(LC_LOG_DEBUG, __VA_ARGS__); \
 	} while (0)
 
 /*
@@ -101,13 +101,13 @@ struct lc_log_ratelimit {
 bool lc_log_ratelimit_check(struct lc_log_ratelimit *, uint64_t now_ns,
     unsigned interval_s, unsigned burst, enum lc_log_level);
 
-#define LC_LOG_RATELIMIT(level, interval_s, burst, ...)                        \
-	do {                                                                   \
-		static struct lc_log_ratelimit lc__rl;                         \
-		if (lc_log_enabled(level) &&                                   \
-		    lc_log_ratelimit_check(&lc__rl, lc_time_mono_ns(),         \
-			(interval_s), (burst), (level)))                       \
-			lc_log((level), __VA_ARGS__);                          \
+#define LC_LOG_RATELIMIT(level, interval_s, burst, ...)                \
+	do {                                                           \
+		static struct lc_log_ratelimit lc__rl;                 \
+		if (lc_log_enabled(level) &&                           \
+		    lc_log_ratelimit_check(&lc__rl, lc_time_mono_ns(), \
+			(interval_s), (burst), (level)))               \
+			lc_log((level), __VA_ARGS__);                  \
 	} while (0)
 
 #endif /* LC_LOG_H */

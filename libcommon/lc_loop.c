@@ -197,8 +197,8 @@ lc_loop_hook_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 }
 
 void
-lc_loop_hook_start(
-    struct ev_loop *loop, struct lc_loop_hook *h, void (*fn)(void *), void *arg)
+lc_loop_hook_start(struct ev_loop *loop, struct lc_loop_hook *h,
+    void (*fn)(void *), void *arg)
 {
 	struct lc_loop *st;
 

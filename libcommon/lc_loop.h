@@ -44,8 +44,8 @@ struct lc_loop_hook {
 };
 /* Starting an already started hook restarts it with the new fn/arg at the end
  * of the order. */
-void lc_loop_hook_start(
-    struct ev_loop *, struct lc_loop_hook *, void (*fn)(void *), void *arg);
+void lc_loop_hook_start(struct ev_loop *, struct lc_loop_hook *,
+    void (*fn)(void *), void *arg);
 /* Stopping a stopped (or zeroed) hook is a no-op. loop may be NULL (the
  * hook remembers its loop). */
 void lc_loop_hook_stop(struct ev_loop *, struct lc_loop_hook *);

@@ -47,10 +47,10 @@ lc_ring_capacity(const struct lc_ring *r)
 static inline unsigned
 lc_ring_count(const struct lc_ring *r)
 {
-	unsigned t = atomic_load_explicit(
-	    &((struct lc_ring *)r)->tail, memory_order_acquire);
-	unsigned h = atomic_load_explicit(
-	    &((struct lc_ring *)r)->head, memory_order_acquire);
+	unsigned t = atomic_load_explicit(&((struct lc_ring *)r)->tail,
+	    memory_order_acquire);
+	unsigned h = atomic_load_explicit(&((struct lc_ring *)r)->head,
+	    memory_order_acquire);
 
 	return (h - t);
 }
@@ -70,8 +70,8 @@ lc_ring_enqueue_burst(struct lc_ring *r, void *const *objs, unsigned n)
 	unsigned room = r->capacity - (h - r->tail_cache);
 
 	if (room < n) {
-		r->tail_cache =
-		    atomic_load_explicit(&r->tail, memory_order_acquire);
+		r->tail_cache = atomic_load_explicit(&r->tail,
+		    memory_order_acquire);
 		room = r->capacity - (h - r->tail_cache);
 		if (n > room)
 			n = room;
@@ -90,8 +90,8 @@ lc_ring_dequeue_burst(struct lc_ring *r, void **objs, unsigned n)
 	unsigned avail = r->head_cache - t;
 
 	if (avail < n) {
-		r->head_cache =
-		    atomic_load_explicit(&r->head, memory_order_acquire);
+		r->head_cache = atomic_load_explicit(&r->head,
+		    memory_order_acquire);
 		avail = r->head_cache - t;
 		if (n > avail)
 			n = avail;

@@ -9,26 +9,28 @@
 #include "libcommon/lc_loop.h"
 #include "mgmt/mgmt.h"
 
-static const char *const value_opts[] = { "--store", NULL };
+static const char *const value_opts[] = {"--store", NULL};
 static const struct lc_daemon_info info = {
-	.value_opts = value_opts,
-	.name = "tern-mgmt",
-	.summary = "The tern configuration manager: candidate and running config,\n"
-	    "commit, commit confirmed, rollback, and the front door for ternsh.",
-	.usage_extra =
-	    "  --store DIR        commit history; the newest is the running config\n"
-	    "                     (default /var/lib/tern/config)\n"
-	    "  (--config FILE is loaded as the first commit when DIR is empty)\n",
-	.status = "works: sessions, commit transactions to tern-fwd and tern-rib,\n"
-	    "commit confirmed, rollback, storage, and show commands forwarded to\n"
-	    "the components that answer them.",
+    .value_opts = value_opts,
+    .name = "tern-mgmt",
+    .summary =
+	"The tern configuration manager: candidate and running config,\n"
+	"commit, commit confirmed, rollback, and the front door for ternsh.",
+    .usage_extra =
+	"  --store DIR        commit history; the newest is the running config\n"
+	"                     (default /var/lib/tern/config)\n"
+	"  (--config FILE is loaded as the first commit when DIR is empty)\n",
+    .status =
+	"works: sessions, commit transactions to tern-fwd and tern-rib,\n"
+	"commit confirmed, rollback, storage, and show commands forwarded to\n"
+	"the components that answer them.",
 };
 
 int
 main(int argc, char **argv)
 {
 	struct lc_daemon_opts opts;
-	struct mgmt_opts mo = { 0 };
+	struct mgmt_opts mo = {0};
 	struct ev_loop *loop;
 	struct mgmt *m;
 	int rv;
@@ -44,8 +46,10 @@ main(int argc, char **argv)
 		if (strncmp(opts.rest_argv[i], "--store=", 8) == 0) {
 			mo.store_dir = opts.rest_argv[i] + 8;
 		} else {
-			fprintf(stderr, "tern-mgmt: unknown option '%s'\n"
-			    "Try 'tern-mgmt --help'.\n", opts.rest_argv[i]);
+			fprintf(stderr,
+			    "tern-mgmt: unknown option '%s'\n"
+			    "Try 'tern-mgmt --help'.\n",
+			    opts.rest_argv[i]);
 			lc_daemon_opts_fini(&opts);
 			return (2);
 		}

@@ -11,11 +11,12 @@
 #include "libcommon/lc_buf.h"
 
 struct mgmt_opts {
-	const char	*rundir;	/* NULL: $TERN_RUNDIR or /run/tern */
-	const char	*store_dir;	/* commit history (running = newest); required */
-	const char	*boot_config;	/* loaded when the store is empty; may be NULL */
-	uint64_t	 generation;	/* 0: a new one */
-	bool		 no_server;	/* tests: no IPC sockets */
+	const char *rundir;    /* NULL: $TERN_RUNDIR or /run/tern */
+	const char *store_dir; /* commit history (running = newest); required */
+	const char
+	    *boot_config;    /* loaded when the store is empty; may be NULL */
+	uint64_t generation; /* 0: a new one */
+	bool no_server;	     /* tests: no IPC sockets */
 };
 
 struct mgmt;
@@ -28,28 +29,36 @@ struct mgmt_session;
  * reason is logged; or the errors of ipc_server_new()).
  */
 struct mgmt *mgmt_new(struct ev_loop *, const struct mgmt_opts *);
-void	mgmt_free(struct mgmt *);
+void mgmt_free(struct mgmt *);
 
 /* Sessions (one per shell). read_only sessions may only run operational
  * commands that change nothing. NULL with errno ENOMEM. */
 struct mgmt_session *mgmt_session_open(struct mgmt *, const char *user,
-	    bool read_only);
+    bool read_only);
 /* Leaves configure mode (dropping the candidate and the lock) and frees. */
-void	mgmt_session_close(struct mgmt *, struct mgmt_session *);
+void mgmt_session_close(struct mgmt *, struct mgmt_session *);
 uint64_t mgmt_session_id(const struct mgmt_session *);
 
 /* Result codes: the values of mgmt.Code in ipc/proto/mgmt.proto. */
 enum mgmt_code {
-	MGMT_OK = 0, MGMT_E_SYNTAX, MGMT_E_UNKNOWN_COMMAND, MGMT_E_INVALID,
-	MGMT_E_NOT_FOUND, MGMT_E_COMMIT_FAILED, MGMT_E_LOCKED, MGMT_E_DENIED,
-	MGMT_E_UNAVAILABLE, MGMT_E_INTERNAL, MGMT_E_CONFLICT,
+	MGMT_OK = 0,
+	MGMT_E_SYNTAX,
+	MGMT_E_UNKNOWN_COMMAND,
+	MGMT_E_INVALID,
+	MGMT_E_NOT_FOUND,
+	MGMT_E_COMMIT_FAILED,
+	MGMT_E_LOCKED,
+	MGMT_E_DENIED,
+	MGMT_E_UNAVAILABLE,
+	MGMT_E_INTERNAL,
+	MGMT_E_CONFLICT,
 };
 
 /* A command that finishes later (commit waits for the components). s is
  * NULL when the session ended meanwhile. */
-#define MGMT_PENDING	1000
-typedef void	mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
-		    int code, const char *text, const char *err);
+#define MGMT_PENDING 1000
+typedef void mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
+    int code, const char *text, const char *err);
 
 /*
  * Runs one command line (no shell pipes, but "show | compare" and
@@ -58,24 +67,24 @@ typedef void	mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
  * or MGMT_PENDING when the answer will come through later(later_arg, ...)
  * exactly once (possibly before this returns).
  */
-int	mgmt_cmd_exec(struct mgmt *, struct mgmt_session *, const char *line,
-	    bool json, struct lc_buf *out, char *err, size_t errlen,
-	    mgmt_reply_fn *later, void *later_arg);
+int mgmt_cmd_exec(struct mgmt *, struct mgmt_session *, const char *line,
+    bool json, struct lc_buf *out, char *err, size_t errlen,
+    mgmt_reply_fn *later, void *later_arg);
 /* The prompt for the session's mode ("user@host> " or "user@host# "). */
-const char *mgmt_session_prompt(struct mgmt *, struct mgmt_session *,
-	    char *buf, size_t len);
-bool	mgmt_session_configuring(const struct mgmt_session *);
+const char *mgmt_session_prompt(struct mgmt *, struct mgmt_session *, char *buf,
+    size_t len);
+bool mgmt_session_configuring(const struct mgmt_session *);
 
 /* Completions of line[0..cursor): writes up to max words (and help texts)
  * and returns how many; common gets their longest common prefix. */
 struct mgmt_cand {
-	char		 word[64];
-	const char	*help;
+	char word[64];
+	const char *help;
 };
-int	mgmt_cmd_complete(struct mgmt *, struct mgmt_session *, const char *line,
-	    size_t cursor, struct mgmt_cand *out, unsigned max);
+int mgmt_cmd_complete(struct mgmt *, struct mgmt_session *, const char *line,
+    size_t cursor, struct mgmt_cand *out, unsigned max);
 
 /* The running config's commit count, for tests and `show system commit`. */
-int	mgmt_commit_count(const struct mgmt *);
+int mgmt_commit_count(const struct mgmt *);
 
 #endif

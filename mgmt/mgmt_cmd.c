@@ -9,36 +9,35 @@
 
 #include "libcommon/lc_daemon.h"
 
-#define CMD_MAXWORDS	64
+#define CMD_MAXWORDS 64
 
 enum { OPER = 0x1, CONF = 0x2, BOTH = OPER | CONF };
 
 struct cmd_ctx {
-	struct mgmt		*m;
-	struct mgmt_session	*s;
-	const char *const	*w;	/* words after the command's own */
-	unsigned		 nw;
-	bool			 json;
-	struct lc_buf		*out;
-	char			*err;
-	size_t			 errlen;
-	mgmt_reply_fn		*later;
-	void			*later_arg;
+	struct mgmt *m;
+	struct mgmt_session *s;
+	const char *const *w; /* words after the command's own */
+	unsigned nw;
+	bool json;
+	struct lc_buf *out;
+	char *err;
+	size_t errlen;
+	mgmt_reply_fn *later;
+	void *later_arg;
 };
 
-typedef int	cmd_fn(struct cmd_ctx *);
+typedef int cmd_fn(struct cmd_ctx *);
 
 struct cmd {
-	const char	*words[3];	/* the command, e.g. {"show", "configuration"} */
-	unsigned	 modes;
-	bool		 writes;	/* changes configuration: not read-only */
-	cmd_fn		*fn;
-	const char	*help;
-	const char	*args;		/* what follows, for "?" and errors */
+	const char *words[3]; /* the command, e.g. {"show", "configuration"} */
+	unsigned modes;
+	bool writes; /* changes configuration: not read-only */
+	cmd_fn *fn;
+	const char *help;
+	const char *args; /* what follows, for "?" and errors */
 };
 
-static int
-fail(struct cmd_ctx *c, int code, const char *fmt, ...)
+static int fail(struct cmd_ctx *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int
@@ -104,11 +103,13 @@ show_modifier(struct cmd_ctx *c, unsigned *nw, bool *compare, bool *setform)
 		*nw = i;
 		if (i + 2 == c->nw && strcmp(c->w[i + 1], "compare") == 0)
 			*compare = true;
-		else if (i + 3 == c->nw && strcmp(c->w[i + 1], "display") == 0 &&
+		else if (i + 3 == c->nw &&
+		    strcmp(c->w[i + 1], "display") == 0 &&
 		    strcmp(c->w[i + 2], "set") == 0)
 			*setform = true;
 		else
-			return (fail(c, MGMT_E_SYNTAX, "after '|': expected "
+			return (fail(c, MGMT_E_SYNTAX,
+			    "after '|': expected "
 			    "'compare' or 'display set'"));
 		return (MGMT_OK);
 	}
@@ -130,14 +131,16 @@ show_conf(struct cmd_ctx *c, const struct mgmt_conf *conf)
 	if (compare) {
 		if (nw > 0) {
 			lc_buf_fini(&b);
-			return (fail(c, MGMT_E_SYNTAX, "show | compare: compares "
+			return (fail(c, MGMT_E_SYNTAX,
+			    "show | compare: compares "
 			    "the whole configuration; no path before '|'"));
 		}
 		mgmt_conf_compare(c->m->running, conf, &b);
 	} else if (setform) {
 		if (nw > 0) {
 			lc_buf_fini(&b);
-			return (fail(c, MGMT_E_SYNTAX, "show | display set: no "
+			return (fail(c, MGMT_E_SYNTAX,
+			    "show | display set: no "
 			    "path before '|'"));
 		}
 		mgmt_conf_print_set(conf, &b);
@@ -149,8 +152,9 @@ show_conf(struct cmd_ctx *c, const struct mgmt_conf *conf)
 		return (MGMT_OK);
 	} else if ((rv = mgmt_conf_show(conf, c->w, nw, &b, &err)) != 0) {
 		lc_buf_fini(&b);
-		return (fail(c, rv == -ENOENT ? MGMT_E_NOT_FOUND :
-		    MGMT_E_INVALID, "%s", err.msg));
+		return (
+		    fail(c, rv == -ENOENT ? MGMT_E_NOT_FOUND : MGMT_E_INVALID,
+			"%s", err.msg));
 	}
 	emit_buf(c, &b);
 	lc_buf_fini(&b);
@@ -205,10 +209,12 @@ c_configure(struct cmd_ctx *c)
 	if ((rv = no_args(c, "configure")) != MGMT_OK)
 		return (rv);
 	if (c->s->read_only)
-		return (fail(c, MGMT_E_DENIED, "configure: this session is "
+		return (fail(c, MGMT_E_DENIED,
+		    "configure: this session is "
 		    "read-only (no access to the admin socket)"));
 	if (l != NULL && l != c->s)
-		return (fail(c, MGMT_E_LOCKED, "configure: the configuration is "
+		return (fail(c, MGMT_E_LOCKED,
+		    "configure: the configuration is "
 		    "being edited by %s (session %llu); try again when they exit",
 		    l->user, (unsigned long long)l->id));
 	c->m->lock = c->s;
@@ -220,17 +226,16 @@ c_configure(struct cmd_ctx *c)
 }
 
 /* Commands another component answers (mgmt_show.c). */
-#define REMOTE(fn, impl)						\
-static int								\
-fn(struct cmd_ctx *c)							\
-{									\
-	struct mgmt_op op = { c->m, c->s->id, c->json, c->later,	\
-	    c->later_arg };						\
-									\
-	if (c->later == NULL)						\
-		return (fail(c, MGMT_E_INTERNAL, "no way to answer"));	\
-	return (impl(&op, c->w, c->nw, c->err, c->errlen));		\
-}
+#define REMOTE(fn, impl)                                                       \
+	static int fn(struct cmd_ctx *c)                                       \
+	{                                                                      \
+		struct mgmt_op op = {c->m, c->s->id, c->json, c->later,        \
+		    c->later_arg};                                             \
+                                                                               \
+		if (c->later == NULL)                                          \
+			return (fail(c, MGMT_E_INTERNAL, "no way to answer")); \
+		return (impl(&op, c->w, c->nw, c->err, c->errlen));            \
+	}
 REMOTE(c_show_route, mgmt_show_route)
 REMOTE(c_show_interfaces, mgmt_show_interfaces)
 REMOTE(c_show_fib, mgmt_show_fib)
@@ -239,15 +244,27 @@ REMOTE(c_show_processes, mgmt_show_processes)
 static int
 control(struct cmd_ctx *c, const char *verb)
 {
-	struct mgmt_op op = { c->m, c->s->id, c->json, c->later, c->later_arg };
+	struct mgmt_op op = {c->m, c->s->id, c->json, c->later, c->later_arg};
 
 	if (c->later == NULL)
 		return (fail(c, MGMT_E_INTERNAL, "no way to answer"));
 	return (mgmt_control(&op, verb, c->w, c->nw, c->err, c->errlen));
 }
-static int c_restart(struct cmd_ctx *c) { return (control(c, "restart")); }
-static int c_stop(struct cmd_ctx *c) { return (control(c, "stop")); }
-static int c_start(struct cmd_ctx *c) { return (control(c, "start")); }
+static int
+c_restart(struct cmd_ctx *c)
+{
+	return (control(c, "restart"));
+}
+static int
+c_stop(struct cmd_ctx *c)
+{
+	return (control(c, "stop"));
+}
+static int
+c_start(struct cmd_ctx *c)
+{
+	return (control(c, "start"));
+}
 REMOTE(c_show_ipc, mgmt_show_ipc)
 
 /* ---- configuration commands ------------------------------------------------------ */
@@ -258,7 +275,8 @@ c_set(struct cmd_ctx *c)
 	struct mgmt_err err;
 
 	if (c->nw == 0)
-		return (fail(c, MGMT_E_SYNTAX, "set: expected a path and a value "
+		return (fail(c, MGMT_E_SYNTAX,
+		    "set: expected a path and a value "
 		    "(try 'set ?')"));
 	if (mgmt_conf_set(c->s->candidate, c->w, c->nw, &err) != 0)
 		return (fail(c, MGMT_E_INVALID, "%s", err.msg));
@@ -272,11 +290,13 @@ c_delete(struct cmd_ctx *c)
 	int rv;
 
 	if (c->nw == 0)
-		return (fail(c, MGMT_E_SYNTAX, "delete: expected a path (to "
+		return (fail(c, MGMT_E_SYNTAX,
+		    "delete: expected a path (to "
 		    "delete everything, use 'load replace' with an empty file)"));
 	if ((rv = mgmt_conf_delete(c->s->candidate, c->w, c->nw, &err)) != 0)
-		return (fail(c, rv == -ENOENT ? MGMT_E_NOT_FOUND :
-		    MGMT_E_INVALID, "%s", err.msg));
+		return (
+		    fail(c, rv == -ENOENT ? MGMT_E_NOT_FOUND : MGMT_E_INVALID,
+			"%s", err.msg));
 	return (MGMT_OK);
 }
 
@@ -304,13 +324,13 @@ parse_uint(const char *s, unsigned max, unsigned *out)
 
 /* A commit waiting for the components. */
 struct commit_wait {
-	struct mgmt		*m;
-	uint64_t		 sid;
-	bool			 check;
-	unsigned		 minutes;
-	struct mgmt_conf	*prev;		/* commit confirmed: what to go back to */
-	mgmt_reply_fn		*later;
-	void			*arg;
+	struct mgmt *m;
+	uint64_t sid;
+	bool check;
+	unsigned minutes;
+	struct mgmt_conf *prev; /* commit confirmed: what to go back to */
+	mgmt_reply_fn *later;
+	void *arg;
 };
 
 static void
@@ -324,18 +344,19 @@ commit_done(void *arg, int rv, const char *err)
 			snprintf(text, sizeof(text),
 			    "configuration check succeeds\n");
 		} else if (w->minutes > 0) {
-			snprintf(text, sizeof(text), "commit confirmed will be "
+			snprintf(text, sizeof(text),
+			    "commit confirmed will be "
 			    "automatically rolled back in %u minute%s unless "
-			    "confirmed\ncommit complete\n", w->minutes,
-			    w->minutes == 1 ? "" : "s");
+			    "confirmed\ncommit complete\n",
+			    w->minutes, w->minutes == 1 ? "" : "s");
 			mgmt_commit_confirm_arm(w->m, w->prev, w->minutes);
 			w->prev = NULL;
 		} else {
 			snprintf(text, sizeof(text), "commit complete\n");
 		}
 		if (err != NULL && err[0] != '\0')
-			snprintf(text + strlen(text), sizeof(text) - strlen(text),
-			    "%s\n", err);
+			snprintf(text + strlen(text),
+			    sizeof(text) - strlen(text), "%s\n", err);
 	}
 	if (w->prev != NULL)
 		mgmt_conf_free(w->prev);
@@ -355,13 +376,18 @@ c_commit(struct cmd_ctx *c)
 		check = true;
 	} else if (c->nw >= 1 && strcmp(c->w[0], "confirmed") == 0) {
 		minutes = 10;
-		if (c->nw > 2 || (c->nw == 2 &&
-		    parse_uint(c->w[1], 65535, &minutes) != 0) || minutes == 0)
-			return (fail(c, MGMT_E_SYNTAX, "commit confirmed: "
-			    "expected minutes 1..65535, got '%s'", c->w[1]));
+		if (c->nw > 2 ||
+		    (c->nw == 2 && parse_uint(c->w[1], 65535, &minutes) != 0) ||
+		    minutes == 0)
+			return (fail(c, MGMT_E_SYNTAX,
+			    "commit confirmed: "
+			    "expected minutes 1..65535, got '%s'",
+			    c->w[1]));
 	} else if (c->nw > 0) {
-		return (fail(c, MGMT_E_SYNTAX, "commit: unexpected '%s' "
-		    "(expected check or confirmed [MINUTES])", c->w[0]));
+		return (fail(c, MGMT_E_SYNTAX,
+		    "commit: unexpected '%s' "
+		    "(expected check or confirmed [MINUTES])",
+		    c->w[0]));
 	}
 	if (c->later == NULL)
 		return (fail(c, MGMT_E_INTERNAL, "commit: no way to answer"));
@@ -386,10 +412,12 @@ c_rollback(struct cmd_ctx *c)
 	struct mgmt_err err;
 	unsigned n = 0;
 
-	if (c->nw > 1 || (c->nw == 1 &&
-	    parse_uint(c->w[0], MGMT_STORE_KEEP - 1, &n) != 0))
-		return (fail(c, MGMT_E_SYNTAX, "rollback: expected a number "
-		    "0..%d", MGMT_STORE_KEEP - 1));
+	if (c->nw > 1 ||
+	    (c->nw == 1 && parse_uint(c->w[0], MGMT_STORE_KEEP - 1, &n) != 0))
+		return (fail(c, MGMT_E_SYNTAX,
+		    "rollback: expected a number "
+		    "0..%d",
+		    MGMT_STORE_KEEP - 1));
 	if (mgmt_store_rollback(c->m->store_dir, n, &conf, &err) != 0) {
 		if (n == 0 && mgmt_store_count(c->m->store_dir) == 0)
 			conf = mgmt_conf_dup(c->m->running);
@@ -398,8 +426,10 @@ c_rollback(struct cmd_ctx *c)
 	}
 	mgmt_conf_free(c->s->candidate);
 	c->s->candidate = conf;
-	lc_buf_printf(c->out, "load complete (rollback %u into the candidate; "
-	    "commit to apply)\n", n);
+	lc_buf_printf(c->out,
+	    "load complete (rollback %u into the candidate; "
+	    "commit to apply)\n",
+	    n);
 	return (MGMT_OK);
 }
 
@@ -435,9 +465,10 @@ c_load(struct cmd_ctx *c)
 	struct mgmt_err err;
 	enum mgmt_load_mode mode;
 
-	if (c->nw != 2 || (strcmp(c->w[0], "merge") != 0 &&
-	    strcmp(c->w[0], "replace") != 0))
-		return (fail(c, MGMT_E_SYNTAX, "load: expected 'merge FILE' or "
+	if (c->nw != 2 ||
+	    (strcmp(c->w[0], "merge") != 0 && strcmp(c->w[0], "replace") != 0))
+		return (fail(c, MGMT_E_SYNTAX,
+		    "load: expected 'merge FILE' or "
 		    "'replace FILE'"));
 	mode = c->w[0][0] == 'm' ? MGMT_LOAD_MERGE : MGMT_LOAD_REPLACE;
 	if (mgmt_conf_load(c->s->candidate, c->w[1], mode, &err) != 0)
@@ -452,10 +483,13 @@ c_exit(struct cmd_ctx *c)
 	bool discard = c->nw == 1 && strcmp(c->w[0], "discard") == 0;
 
 	if (c->nw > 0 && !discard)
-		return (fail(c, MGMT_E_SYNTAX, "exit: unexpected '%s' (expected "
-		    "'discard')", c->w[0]));
+		return (fail(c, MGMT_E_SYNTAX,
+		    "exit: unexpected '%s' (expected "
+		    "'discard')",
+		    c->w[0]));
 	if (!discard && !mgmt_conf_equal(c->s->candidate, c->m->running))
-		return (fail(c, MGMT_E_CONFLICT, "exit: the candidate has "
+		return (fail(c, MGMT_E_CONFLICT,
+		    "exit: the candidate has "
 		    "uncommitted changes: commit them, or 'exit discard'"));
 	mgmt_conf_free(c->s->candidate);
 	c->s->candidate = NULL;
@@ -469,32 +503,48 @@ c_exit(struct cmd_ctx *c)
 static int c_run(struct cmd_ctx *c);
 
 static const struct cmd cmds[] = {
-	{ { "show", "configuration" }, OPER, false, c_show_configuration,
-	    "show the running configuration", "[PATH] [| compare | display set]" },
-	{ { "show", "route" }, BOTH, false, c_show_route, "show routes", "[PREFIX [longer] | ADDRESS | summary] [active] [source S]" },
-	{ { "show", "interfaces" }, BOTH, false, c_show_interfaces, "show interfaces", "[NAME]" },
-	{ { "show", "fib" }, BOTH, false, c_show_fib, "show the forwarding table", "[PREFIX]" },
-	{ { "show", "neighbors" }, BOTH, false, c_show_neighbors, "show ARP neighbours", NULL },
-	{ { "show", "processes" }, BOTH, false, c_show_processes, "show tern's processes", NULL },
-	{ { "show", "ipc" }, BOTH, false, c_show_ipc, "show IPC counters of every component", NULL },
-	{ { "show", "version" }, BOTH, false, c_show_version, "show the version", NULL },
-	{ { "show", "system", "commit" }, BOTH, false, c_show_commits, "show the commit history", NULL },
-	{ { "configure" }, OPER, false, c_configure, "enter configuration mode", NULL },
-	{ { "restart" }, OPER, true, c_restart, "restart a component", "COMPONENT" },
-	{ { "stop" }, OPER, true, c_stop, "stop a component (it stays stopped)", "COMPONENT" },
-	{ { "start" }, OPER, true, c_start, "start a stopped or failed component", "COMPONENT" },
-	{ { "set" }, CONF, true, c_set, "set a value in the candidate", "PATH VALUE" },
-	{ { "delete" }, CONF, true, c_delete, "delete a path from the candidate", "PATH" },
-	{ { "show" }, CONF, false, c_show_candidate, "show the candidate", "[PATH] [| compare | display set]" },
-	{ { "commit" }, CONF, true, c_commit, "make the candidate running", "[check | confirmed [MINUTES]]" },
-	{ { "rollback" }, CONF, true, c_rollback, "load an earlier commit into the candidate", "[0..49]" },
-	{ { "discard" }, CONF, true, c_discard, "throw the candidate's changes away", NULL },
-	{ { "save" }, CONF, false, c_save, "write the candidate to a file", "FILE" },
-	{ { "load" }, CONF, true, c_load, "load a file into the candidate", "merge|replace FILE" },
-	{ { "exit" }, CONF, false, c_exit, "leave configuration mode", "[discard]" },
-	{ { "run" }, CONF, false, c_run, "run an operational command", "COMMAND" },
+    {{"show", "configuration"}, OPER, false, c_show_configuration,
+	"show the running configuration", "[PATH] [| compare | display set]"},
+    {{"show", "route"}, BOTH, false, c_show_route, "show routes",
+	"[PREFIX [longer] | ADDRESS | summary] [active] [source S]"},
+    {{"show", "interfaces"}, BOTH, false, c_show_interfaces, "show interfaces",
+	"[NAME]"},
+    {{"show", "fib"}, BOTH, false, c_show_fib, "show the forwarding table",
+	"[PREFIX]"},
+    {{"show", "neighbors"}, BOTH, false, c_show_neighbors,
+	"show ARP neighbours", NULL},
+    {{"show", "processes"}, BOTH, false, c_show_processes,
+	"show tern's processes", NULL},
+    {{"show", "ipc"}, BOTH, false, c_show_ipc,
+	"show IPC counters of every component", NULL},
+    {{"show", "version"}, BOTH, false, c_show_version, "show the version",
+	NULL},
+    {{"show", "system", "commit"}, BOTH, false, c_show_commits,
+	"show the commit history", NULL},
+    {{"configure"}, OPER, false, c_configure, "enter configuration mode", NULL},
+    {{"restart"}, OPER, true, c_restart, "restart a component", "COMPONENT"},
+    {{"stop"}, OPER, true, c_stop, "stop a component (it stays stopped)",
+	"COMPONENT"},
+    {{"start"}, OPER, true, c_start, "start a stopped or failed component",
+	"COMPONENT"},
+    {{"set"}, CONF, true, c_set, "set a value in the candidate", "PATH VALUE"},
+    {{"delete"}, CONF, true, c_delete, "delete a path from the candidate",
+	"PATH"},
+    {{"show"}, CONF, false, c_show_candidate, "show the candidate",
+	"[PATH] [| compare | display set]"},
+    {{"commit"}, CONF, true, c_commit, "make the candidate running",
+	"[check | confirmed [MINUTES]]"},
+    {{"rollback"}, CONF, true, c_rollback,
+	"load an earlier commit into the candidate", "[0..49]"},
+    {{"discard"}, CONF, true, c_discard, "throw the candidate's changes away",
+	NULL},
+    {{"save"}, CONF, false, c_save, "write the candidate to a file", "FILE"},
+    {{"load"}, CONF, true, c_load, "load a file into the candidate",
+	"merge|replace FILE"},
+    {{"exit"}, CONF, false, c_exit, "leave configuration mode", "[discard]"},
+    {{"run"}, CONF, false, c_run, "run an operational command", "COMMAND"},
 };
-#define NCMDS	(sizeof(cmds) / sizeof(cmds[0]))
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 static unsigned
 cmd_nwords(const struct cmd *cmd)
@@ -553,24 +603,29 @@ unknown(struct cmd_ctx *c, unsigned mode, const char *const *words,
 	}
 	if (b.len > 0) {
 		lc_buf_append(&b, "", 1);
-		fail(c, MGMT_E_UNKNOWN_COMMAND, "unknown command '%s %s': after "
-		    "'%s' expected one of: %s", words[0], words[1], words[0],
-		    (char *)lc_buf_head(&b));
+		fail(c, MGMT_E_UNKNOWN_COMMAND,
+		    "unknown command '%s %s': after "
+		    "'%s' expected one of: %s",
+		    words[0], words[1], words[0], (char *)lc_buf_head(&b));
 	} else {
 		for (size_t i = 0; i < NCMDS; i++) {
 			if (!(cmds[i].modes & mode) ||
 			    strcmp(prev, cmds[i].words[0]) == 0 ||
-			    strstr((char *)lc_buf_head(&b) ? (char *)lc_buf_head(&b) : "",
-			    cmds[i].words[0]) != NULL)
+			    strstr((char *)lc_buf_head(&b) ?
+				    (char *)lc_buf_head(&b) :
+				    "",
+				cmds[i].words[0]) != NULL)
 				continue;
 			lc_buf_printf(&b, "%s%s", b.len ? ", " : "",
 			    cmds[i].words[0]);
 			prev = cmds[i].words[0];
 		}
 		lc_buf_append(&b, "", 1);
-		fail(c, MGMT_E_UNKNOWN_COMMAND, "unknown command '%s' in %s "
-		    "mode: expected one of: %s", words[0], mode == CONF ?
-		    "configuration" : "operational", (char *)lc_buf_head(&b));
+		fail(c, MGMT_E_UNKNOWN_COMMAND,
+		    "unknown command '%s' in %s "
+		    "mode: expected one of: %s",
+		    words[0], mode == CONF ? "configuration" : "operational",
+		    (char *)lc_buf_head(&b));
 	}
 	lc_buf_fini(&b);
 	return (MGMT_E_UNKNOWN_COMMAND);
@@ -598,10 +653,12 @@ static int
 c_run(struct cmd_ctx *c)
 {
 	if (c->nw == 0)
-		return (fail(c, MGMT_E_SYNTAX, "run: expected an operational "
+		return (fail(c, MGMT_E_SYNTAX,
+		    "run: expected an operational "
 		    "command"));
 	if (strcmp(c->w[0], "configure") == 0)
-		return (fail(c, MGMT_E_SYNTAX, "run configure: already in "
+		return (fail(c, MGMT_E_SYNTAX,
+		    "run configure: already in "
 		    "configuration mode"));
 	return (dispatch(c, OPER, c->w, c->nw));
 }
@@ -611,9 +668,14 @@ mgmt_cmd_exec(struct mgmt *m, struct mgmt_session *s, const char *line,
     bool json, struct lc_buf *out, char *err, size_t errlen,
     mgmt_reply_fn *later, void *later_arg)
 {
-	struct cmd_ctx c = { .m = m, .s = s, .json = json, .out = out,
-	    .err = err, .errlen = errlen, .later = later,
-	    .later_arg = later_arg };
+	struct cmd_ctx c = {.m = m,
+	    .s = s,
+	    .json = json,
+	    .out = out,
+	    .err = err,
+	    .errlen = errlen,
+	    .later = later,
+	    .later_arg = later_arg};
 	const char *words[CMD_MAXWORDS];
 	char buf[8192];
 	int n, rv;
@@ -621,15 +683,16 @@ mgmt_cmd_exec(struct mgmt *m, struct mgmt_session *s, const char *line,
 	err[0] = '\0';
 	n = mgmt_conf_split(line, buf, sizeof(buf), words, CMD_MAXWORDS);
 	if (n < 0) {
-		rv = fail(&c, MGMT_E_SYNTAX, n == -EINVAL ? "unterminated quote" :
-		    "line too long or too many words");
+		rv = fail(&c, MGMT_E_SYNTAX,
+		    n == -EINVAL ? "unterminated quote" :
+				   "line too long or too many words");
 	} else if (n == 0) {
-		rv = MGMT_OK;	/* an empty line: the shell asks for the prompt */
+		rv = MGMT_OK; /* an empty line: the shell asks for the prompt */
 	} else {
 		rv = dispatch(&c, s->configure ? CONF : OPER, words,
 		    (unsigned)n);
 	}
-	lc_buf_append(out, "", 1);	/* NUL-terminated for the reply */
+	lc_buf_append(out, "", 1); /* NUL-terminated for the reply */
 	out->len--;
 	return (rv);
 }
@@ -664,8 +727,8 @@ mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
 		return (0);
 	memcpy(text, line, cursor);
 	text[cursor] = '\0';
-	if ((n = mgmt_conf_split(text, buf, sizeof(buf), words,
-	    CMD_MAXWORDS)) < 0)
+	if ((n = mgmt_conf_split(text, buf, sizeof(buf), words, CMD_MAXWORDS)) <
+	    0)
 		return (0);
 	/* the word under the cursor is partial unless a blank ends the text */
 	if (n > 0 && cursor > 0 && text[cursor - 1] != ' ' &&
@@ -690,15 +753,16 @@ mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
 			continue;
 		for (j = 0; j < nw && strcmp(c->words[j], words[j]) == 0; j++)
 			;
-		if (j == nw && strncmp(c->words[nw], partial,
-		    strlen(partial)) == 0)
+		if (j == nw &&
+		    strncmp(c->words[nw], partial, strlen(partial)) == 0)
 			k = add_cand(out, max, k, c->words[nw],
 			    nw + 1 == cn ? c->help : NULL);
 	}
 	/* paths after set/delete/show in configuration mode */
 	cmd = nw > 0 ? cmd_find(mode, words, nw) : NULL;
-	if (cmd != NULL && mode == CONF && (cmd->fn == c_set ||
-	    cmd->fn == c_delete || cmd->fn == c_show_candidate)) {
+	if (cmd != NULL && mode == CONF &&
+	    (cmd->fn == c_set || cmd->fn == c_delete ||
+		cmd->fn == c_show_candidate)) {
 		struct mgmt_compl cc[128];
 		struct mgmt_err err;
 		int r;

@@ -93,7 +93,7 @@ store_child_done(struct ev_loop *loop, ev_io *w, int revents)
 	int rv = -EIO, st;
 
 	if (read(w->fd, &rv, sizeof(rv)) != (ssize_t)sizeof(rv))
-		rv = -EIO;	/* the child died before it could say */
+		rv = -EIO; /* the child died before it could say */
 	ev_io_stop(loop, w);
 	close(w->fd);
 	/* it may go on compressing the commit before (reaped later) */
@@ -201,7 +201,8 @@ confirm_expired(struct ev_loop *loop, ev_timer *w, int revents)
 	struct mgmt *m = w->data;
 
 	m->confirm_pending = false;
-	lc_log_notice("commit confirmed was not confirmed in time: rolling back");
+	lc_log_notice(
+	    "commit confirmed was not confirmed in time: rolling back");
 	mgmt_commit_start(m, m->confirm_prev, false, rollback_done, m);
 }
 
@@ -212,8 +213,8 @@ mgmt_commit_confirm_arm(struct mgmt *m, struct mgmt_conf *prev,
 	mgmt_commit_confirm_cancel(m);
 	m->confirm_prev = prev;
 	m->confirm_pending = true;
-	ev_timer_init(&m->confirm_timer, confirm_expired,
-	    minute_s() * minutes, 0.);
+	ev_timer_init(&m->confirm_timer, confirm_expired, minute_s() * minutes,
+	    0.);
 	m->confirm_timer.data = m;
 	ev_timer_start(m->loop, &m->confirm_timer);
 }

@@ -144,8 +144,8 @@ int mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 /* Checks one value against a leaf or list-key schema node. 0 or -EINVAL (err
  * says what was expected). canon (optional, >= 64 bytes) gets the canonical
  * form. */
-int mgmt_schema_check_value(
-    enum mgmt_sid sid, const char *value, char *canon, struct mgmt_err *err);
+int mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
+    struct mgmt_err *err);
 
 /* Component mask to send a change of this unit to. */
 unsigned mgmt_schema_comp(enum mgmt_sid sid);
@@ -174,8 +174,8 @@ int mgmt_conf_parse(const char *text, size_t len, const char *fname,
     struct mgmt_conf **out, struct mgmt_err *err);
 /* mgmt_conf_parse of a file, then mgmt_conf_validate. -errno of open/read
  * (err says so) or -EINVAL. */
-int mgmt_conf_load_file(
-    const char *path, struct mgmt_conf **out, struct mgmt_err *err);
+int mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
+    struct mgmt_err *err);
 
 enum mgmt_load_mode { MGMT_LOAD_MERGE, MGMT_LOAD_REPLACE };
 /* `load merge|replace FILE` into a candidate: parses the file (syntax, type,
@@ -279,8 +279,8 @@ int mgmt_conf_validate_changes(const struct mgmt_conf *new,
 
 /* Text of a unit's path for messages: "interfaces eth0",
  * "protocols static route 10.0.0.0/8", "rib". Returns buf. */
-const char *mgmt_change_path(
-    const struct mgmt_change *c, char *buf, size_t bufsz);
+const char *mgmt_change_path(const struct mgmt_change *c, char *buf,
+    size_t bufsz);
 
 /*
  * Per-session candidates ("configure private"): cand was made from base (a
@@ -314,7 +314,8 @@ enum mgmt_port_backend {
 	MGMT_BACKEND_DEFAULT = -1, /* interface: use fwd port-backend */
 	MGMT_BACKEND_AF_PACKET = 0,
 	MGMT_BACKEND_AF_XDP = 1,
-	MGMT_BACKEND_AUTO = 2, /* fwd picks: AF_XDP where it can, else AF_PACKET */
+	MGMT_BACKEND_AUTO =
+	    2, /* fwd picks: AF_XDP where it can, else AF_PACKET */
 };
 
 struct mgmt_iface_conf {
@@ -353,8 +354,8 @@ struct mgmt_fwd_conf {
 	unsigned workers;
 	enum mgmt_port_backend backend;
 	unsigned icmp_rate_limit; /* ICMP errors/s, 0 = none sent */
-	bool workers_set, icmp_set; /* given in the config (else tern-fwd
-				       keeps what it was started with) */
+	/* given in the config (else tern-fwd keeps what it was started with) */
+	bool workers_set, icmp_set;
 };
 
 struct mgmt_system_conf {
@@ -401,8 +402,8 @@ int mgmt_conf_save(const struct mgmt_conf *conf, const char *path);
 int mgmt_store_commit(const char *dir, const struct mgmt_conf *conf);
 /* Loads `rollback N` (0 = newest = running; 1 = the commit before...).
  * -ENOENT if there is no such commit (err says how many there are). */
-int mgmt_store_rollback(
-    const char *dir, unsigned n, struct mgmt_conf **out, struct mgmt_err *err);
+int mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
+    struct mgmt_err *err);
 /* Number of commits stored in dir (0..MGMT_STORE_KEEP). */
 int mgmt_store_count(const char *dir);
 /* Path of commit N (0 = newest) into buf. 0 or -ENOENT. */

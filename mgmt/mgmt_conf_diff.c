@@ -53,8 +53,8 @@ node_cmp(const struct mgmt_node *a, const struct mgmt_node *b)
 	return (mgmt_key_cmp(&k, b));
 }
 
-typedef bool (*pair_fn)(
-    void *arg, const struct mgmt_node *a, const struct mgmt_node *b);
+typedef bool (
+    *pair_fn)(void *arg, const struct mgmt_node *a, const struct mgmt_node *b);
 
 /* Calls fn(a, NULL) for entries only in a, fn(NULL, b) for entries only in b,
  * fn(a, b) for same-key entries that are different objects. Stops when fn
@@ -176,9 +176,9 @@ cs_pair(void *arg, const struct mgmt_node *a, const struct mgmt_node *b)
 		if (a && b && eq_pair(NULL, a, b))
 			return (true);
 		record(out,
-		    !a	 ? MGMT_CHG_ADD
-		    : !b ? MGMT_CHG_DEL
-			 : MGMT_CHG_MOD,
+		    !a	   ? MGMT_CHG_ADD :
+			!b ? MGMT_CHG_DEL :
+			     MGMT_CHG_MOD,
 		    a, b);
 		return (true);
 	}
@@ -218,8 +218,8 @@ mgmt_changes_invert(struct mgmt_changes *c)
 		x->old = x->new;
 		x->new = t;
 		if (x->op != MGMT_CHG_MOD)
-			x->op =
-			    x->op == MGMT_CHG_ADD ? MGMT_CHG_DEL : MGMT_CHG_ADD;
+			x->op = x->op == MGMT_CHG_ADD ? MGMT_CHG_DEL :
+							MGMT_CHG_ADD;
 	}
 	c->iface_deleted = false;
 	for (size_t i = 0; i < c->n; i++)
@@ -384,8 +384,8 @@ mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
 	mgmt_conf_diff(base, cand, &chg);
 	for (i = 0; i < chg.n; i++) {
 		const struct mgmt_change *c = &chg.v[i];
-		const struct mgmt_node *r =
-		    unit_find(running, c->old ? c->old : c->new);
+		const struct mgmt_node *r = unit_find(running,
+		    c->old ? c->old : c->new);
 
 		if (!unit_eq(r, c->old) && !unit_eq(r, c->new)) {
 			mgmt_err_set(err,

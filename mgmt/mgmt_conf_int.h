@@ -58,7 +58,7 @@ static inline bool
 mgmt_schema_keyed(unsigned sid) /* LIST or LEAFLIST */
 {
 	return (mgmt_schema[sid].kind == MGMT_SK_LIST ||
-		mgmt_schema[sid].kind == MGMT_SK_LEAFLIST);
+	    mgmt_schema[sid].kind == MGMT_SK_LEAFLIST);
 }
 /* Child of parent sid with this keyword, -1 if none. */
 int mgmt_schema_child(unsigned parent, const char *word);
@@ -80,16 +80,16 @@ void mgmt_node_unref(struct mgmt_node *);
 int mgmt_key_cmp(const struct mgmt_key *k, const struct mgmt_node *n);
 void mgmt_node_key(const struct mgmt_node *n, struct mgmt_key *k);
 /* Lookup among the children of parent. */
-const struct mgmt_node *mgmt_node_find(
-    const struct mgmt_node *parent, const struct mgmt_key *k);
-const struct mgmt_node *mgmt_node_find_sid(
-    const struct mgmt_node *parent, unsigned sid);
+const struct mgmt_node *mgmt_node_find(const struct mgmt_node *parent,
+    const struct mgmt_key *k);
+const struct mgmt_node *mgmt_node_find_sid(const struct mgmt_node *parent,
+    unsigned sid);
 /* Makes *slot exclusively owned (copy if shared). */
 void mgmt_node_own(struct mgmt_node **slot);
 /* Returns the owned child with key k of owned parent p, creating it as
  * mgmt_node_new(k) if absent (*created set). */
-struct mgmt_node *mgmt_node_child(
-    struct mgmt_node *p, const struct mgmt_key *k, bool create, bool *created);
+struct mgmt_node *mgmt_node_child(struct mgmt_node *p, const struct mgmt_key *k,
+    bool create, bool *created);
 /* Inserts n (owned by caller, reference passed, links cleared) as a child of
  * owned p, replacing a child with the same key (whose reference is dropped). */
 void mgmt_node_put(struct mgmt_node *p, struct mgmt_node *n);
@@ -119,8 +119,8 @@ void mgmt_buf_word(struct lc_buf *b, const char *s);
 /* validation of one unit (shared by whole-tree and incremental) */
 int mgmt_validate_unit(const struct mgmt_conf *conf,
     const struct mgmt_node *unit, struct mgmt_err *err);
-int mgmt_validate_iface_refs(
-    const struct mgmt_conf *conf, struct mgmt_err *err);
+int mgmt_validate_iface_refs(const struct mgmt_conf *conf,
+    struct mgmt_err *err);
 
 void *mgmt_xmalloc(size_t);
 void *mgmt_xrealloc(void *, size_t);

@@ -91,13 +91,13 @@ bulk_add(struct parser *P, struct mgmt_node *n)
 
 	if (P->bulk.n == P->bulk.cap) {
 		P->bulk.cap = P->bulk.cap ? P->bulk.cap * 2 : 1024;
-		P->bulk.v =
-		    mgmt_xrealloc(P->bulk.v, P->bulk.cap * sizeof(*P->bulk.v));
+		P->bulk.v = mgmt_xrealloc(P->bulk.v,
+		    P->bulk.cap * sizeof(*P->bulk.v));
 		/* a table of twice the capacity: load <= 1/2 */
 		free(P->bulk.slot);
 		P->bulk.mask = P->bulk.cap * 2 - 1;
-		P->bulk.slot =
-		    mgmt_xmalloc((P->bulk.mask + 1) * sizeof(uint32_t));
+		P->bulk.slot = mgmt_xmalloc(
+		    (P->bulk.mask + 1) * sizeof(uint32_t));
 		memset(P->bulk.slot, 0, (P->bulk.mask + 1) * sizeof(uint32_t));
 		for (size_t j = 0; j < P->bulk.n; j++) {
 			for (i = bulk_hash(P->bulk.v[j].k, P->bulk.mask);
@@ -152,11 +152,11 @@ bulk_finish(struct parser *P, bool ok)
 			if (P->bulk.v[i - 1].k > P->bulk.v[i].k)
 				break;
 		if (i < P->bulk.n) /* not already in order */
-			qsort(
-			    P->bulk.v, P->bulk.n, sizeof(*P->bulk.v), bulk_cmp);
+			qsort(P->bulk.v, P->bulk.n, sizeof(*P->bulk.v),
+			    bulk_cmp);
 		if (P->bulk.parent->kids == NULL)
-			P->bulk.parent->kids =
-			    bulk_build(P->bulk.v, 0, P->bulk.n);
+			P->bulk.parent->kids = bulk_build(P->bulk.v, 0,
+			    P->bulk.n);
 		else
 			for (i = 0; i < P->bulk.n; i++)
 				mgmt_node_put(P->bulk.parent, P->bulk.v[i].n);
@@ -273,8 +273,9 @@ next(struct parser *P)
 	const char *s;
 
 	for (;;) {
-		while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' ||
-					    *P->p == '\r' || *P->p == '\n')) {
+		while (P->p < P->end &&
+		    (*P->p == ' ' || *P->p == '\t' || *P->p == '\r' ||
+			*P->p == '\n')) {
 			if (*P->p == '\n')
 				newline(P, P->p + 1);
 			P->p++;
@@ -291,7 +292,7 @@ next(struct parser *P)
 
 			P->p += 2;
 			while (P->p + 1 < P->end &&
-			       !(P->p[0] == '*' && P->p[1] == '/')) {
+			    !(P->p[0] == '*' && P->p[1] == '/')) {
 				if (*P->p == '\n')
 					newline(P, P->p + 1);
 				P->p++;
@@ -382,7 +383,7 @@ next(struct parser *P)
 		return;
 	}
 	while (P->p < P->end && word_char(*P->p) &&
-	       !(P->p[0] == '/' && P->p + 1 < P->end && P->p[1] == '*'))
+	    !(P->p[0] == '/' && P->p + 1 < P->end && P->p[1] == '*'))
 		P->p++;
 	if ((size_t)(P->p - s) > WORD_MAX) {
 		P->t = T_ERR;
@@ -418,8 +419,8 @@ locate(struct parser *P, struct mgmt_node *n, const struct word *w)
 	n->src = P->src;
 }
 
-static int parse_block(
-    struct parser *P, struct mgmt_node *n, unsigned cur, int depth);
+static int parse_block(struct parser *P, struct mgmt_node *n, unsigned cur,
+    int depth);
 
 static int
 dup_err(struct parser *P, const struct word *w, const struct mgmt_node *old,
@@ -495,8 +496,8 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 				return (perr(P, w[kw].line, w[kw].col,
 				    "expected %s after '%s'", s->tname,
 				    s->name));
-			if (mgmt_value_parse(
-				(unsigned)ch, w[i].s, canon, &k.kbin, &e2) != 0)
+			if (mgmt_value_parse((unsigned)ch, w[i].s, canon,
+				&k.kbin, &e2) != 0)
 				return (
 				    perr(P, w[i].line, w[i].col, "%s", e2.msg));
 			k.str = canon;
@@ -517,8 +518,8 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 			    (P->bulk.parent == NULL || P->bulk.parent == n)) {
 				P->bulk.parent = n;
 				if (old == NULL) {
-					c = mgmt_node_new(
-					    (unsigned)ch, k.kbin, canon);
+					c = mgmt_node_new((unsigned)ch, k.kbin,
+					    canon);
 					locate(P, c, &w[kw]);
 					bulk_add(P, c);
 					n = c;
@@ -572,11 +573,11 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 					snprintf(what, sizeof(what), "%s%s%s",
 					    s->name,
 					    s->kind == MGMT_SK_LEAF ? "" : " ",
-					    s->kind == MGMT_SK_LEAF ? ""
-								    : canon);
+					    s->kind == MGMT_SK_LEAF ? "" :
+								      canon);
 					return (dup_err(P,
-					    s->kind == MGMT_SK_LEAF ? &w[kw]
-								    : &vv[j],
+					    s->kind == MGMT_SK_LEAF ? &w[kw] :
+								      &vv[j],
 					    old, what));
 				}
 				c = mgmt_node_new((unsigned)ch, k.kbin, canon);
@@ -602,9 +603,9 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 			return (rv);
 		/* empty containers are as if absent (printing drops them) */
 		while (nchain > 1 && chain[nchain - 1]->kids == NULL &&
-		       chain[nchain - 1] != P->bulk.parent &&
-		       mgmt_schema[chain[nchain - 1]->sid].kind ==
-			   MGMT_SK_CONTAINER) {
+		    chain[nchain - 1] != P->bulk.parent &&
+		    mgmt_schema[chain[nchain - 1]->sid].kind ==
+			MGMT_SK_CONTAINER) {
 			mgmt_node_key(chain[nchain - 1], &k);
 			mgmt_node_remove(chain[nchain - 2], &k);
 			nchain--;
@@ -756,31 +757,33 @@ gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 	for (;;) {
 		if (cap - out < 2) {
 			if (cap >= GUNZIP_MAX) {
-				zr = Z_MEM_ERROR;	/* too big */
+				zr = Z_MEM_ERROR; /* too big */
 				break;
 			}
 			cap *= 2;
 			o = mgmt_xrealloc(o, cap);
 		}
 		z.next_out = (Bytef *)o + out;
-		z.avail_out = (uInt)(cap - out - 1 > (1u << 30) ? (1u << 30) :
-		    cap - out - 1);
+		z.avail_out = (uInt)(cap - out - 1 > (1u << 30) ?
+			(1u << 30) :
+			cap - out - 1);
 		zr = inflate(&z, Z_NO_FLUSH);
 		out = (size_t)((char *)z.next_out - o);
 		if (zr == Z_STREAM_END)
 			break;
 		if ((zr != Z_OK && zr != Z_BUF_ERROR) ||
 		    (z.avail_in == 0 && z.avail_out > 0))
-			break;	/* corrupt, or the input ended early */
+			break; /* corrupt, or the input ended early */
 	}
 	inflateEnd(&z);
 	if (zr != Z_STREAM_END) {
 		free(o);
-		free(*buf);	/* on error the caller has nothing to free */
+		free(*buf); /* on error the caller has nothing to free */
 		*buf = NULL;
 		mgmt_err_set(err, "%s: not a valid gzip file (%s)", path,
-		    zr == Z_MEM_ERROR ? "over 2 GiB" : z.msg != NULL ? z.msg :
-		    "truncated");
+		    zr == Z_MEM_ERROR ? "over 2 GiB" :
+			z.msg != NULL ? z.msg :
+					"truncated");
 		return (-EINVAL);
 	}
 	o[out] = '\0';
@@ -828,14 +831,15 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 	(*buf)[off] = '\0';
 	*len = off;
 	/* a compressed commit of the history (or any gzip file) */
-	if (off >= 2 && (uint8_t)(*buf)[0] == 0x1f && (uint8_t)(*buf)[1] == 0x8b)
+	if (off >= 2 && (uint8_t)(*buf)[0] == 0x1f &&
+	    (uint8_t)(*buf)[1] == 0x8b)
 		return (gunzip_buf(path, buf, len, err));
 	return (0);
 }
 
 int
-mgmt_conf_load_file(
-    const char *path, struct mgmt_conf **out, struct mgmt_err *err)
+mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
+    struct mgmt_err *err)
 {
 	struct mgmt_conf *c;
 	char *buf;
@@ -908,7 +912,7 @@ mgmt_conf_split(const char *line, char *buf, size_t bufsz, const char **words,
 			p++;
 		} else {
 			while (*p != '\0' && *p != ' ' && *p != '\t' &&
-			       *p != '\n' && *p != '\r') {
+			    *p != '\n' && *p != '\r') {
 				if (o + 1 >= bufsz)
 					return (-E2BIG);
 				buf[o++] = *p++;

@@ -96,8 +96,8 @@ stmt_head(struct lc_buf *b, const struct mgmt_node *n)
 }
 
 void
-mgmt_print_node(
-    struct lc_buf *b, const struct mgmt_node *n, int indent, const char *prefix)
+mgmt_print_node(struct lc_buf *b, const struct mgmt_node *n, int indent,
+    const char *prefix)
 {
 	enum mgmt_skind kind = mgmt_schema[n->sid].kind;
 	struct mgmt_iter it;
@@ -225,17 +225,17 @@ json_members(struct lc_buf *b, const struct mgmt_node *n)
 	mgmt_iter_init(&it, n);
 	while ((c = mgmt_iter_next(&it)) != NULL) {
 		const struct mgmt_schema_node *s = &mgmt_schema[c->sid];
-		bool group =
-		    s->kind == MGMT_SK_LIST || s->kind == MGMT_SK_LEAFLIST;
+		bool group = s->kind == MGMT_SK_LIST ||
+		    s->kind == MGMT_SK_LEAFLIST;
 
 		if (c->sid != last) {
 			/* close the previous group */
 			if (last >= 0 && mgmt_schema_keyed((unsigned)last) &&
 			    mgmt_schema[last].name != NULL)
-				mgmt_buf_puts(
-				    b, mgmt_schema[last].kind == MGMT_SK_LIST
-					   ? "}"
-					   : "]");
+				mgmt_buf_puts(b,
+				    mgmt_schema[last].kind == MGMT_SK_LIST ?
+					"}" :
+					"]");
 			if (!first)
 				mgmt_buf_puts(b, ",");
 			first = false;
@@ -244,9 +244,9 @@ json_members(struct lc_buf *b, const struct mgmt_node *n)
 				json_str(b, s->name);
 				mgmt_buf_puts(b, ":");
 				if (group)
-					mgmt_buf_puts(b, s->kind == MGMT_SK_LIST
-							     ? "{"
-							     : "[");
+					mgmt_buf_puts(b,
+					    s->kind == MGMT_SK_LIST ? "{" :
+								      "[");
 			}
 			last = c->sid;
 		} else if (group)
@@ -274,8 +274,8 @@ json_members(struct lc_buf *b, const struct mgmt_node *n)
 	}
 	if (last >= 0 && mgmt_schema_keyed((unsigned)last) &&
 	    mgmt_schema[last].name != NULL)
-		mgmt_buf_puts(
-		    b, mgmt_schema[last].kind == MGMT_SK_LIST ? "}" : "]");
+		mgmt_buf_puts(b,
+		    mgmt_schema[last].kind == MGMT_SK_LIST ? "}" : "]");
 }
 
 int

@@ -245,8 +245,8 @@ compress_one(const char *dir, unsigned long seq)
 		return (-ENAMETOOLONG);
 	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0)
 		return (-errno);
-	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0) {
+	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
+	    0) {
 		rv = -errno;
 		goto done;
 	}
@@ -299,9 +299,10 @@ mgmt_store_compress(const char *dir)
 	if (n < 0)
 		return (n);
 	for (int i = 1; i < n; i++) {
-		if (snprintf(path, sizeof(path), "%s/commit.%lu", dir, seq[i]) >=
-		    (int)sizeof(path) || access(path, F_OK) != 0)
-			continue;	/* compressed already */
+		if (snprintf(path, sizeof(path), "%s/commit.%lu", dir,
+			seq[i]) >= (int)sizeof(path) ||
+		    access(path, F_OK) != 0)
+			continue; /* compressed already */
 		if ((rv = compress_one(dir, seq[i])) != 0 && rv != -ENOENT)
 			return (rv);
 		done += rv == 0;
@@ -310,8 +311,8 @@ mgmt_store_compress(const char *dir)
 }
 
 int
-mgmt_store_rollback(
-    const char *dir, unsigned n, struct mgmt_conf **out, struct mgmt_err *err)
+mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
+    struct mgmt_err *err)
 {
 	char path[PATH_MAX];
 	int c = mgmt_store_count(dir), rv;

@@ -75,8 +75,8 @@ mgmt_src_name(uint16_t src)
 }
 
 void
-mgmt_err_node(
-    struct mgmt_err *err, const struct mgmt_node *n, const char *fmt, ...)
+mgmt_err_node(struct mgmt_err *err, const struct mgmt_node *n, const char *fmt,
+    ...)
 {
 	va_list ap;
 	size_t off = 0;
@@ -306,8 +306,8 @@ avl_own_slot(struct mgmt_node **slot, const struct mgmt_key *k)
 }
 
 static void
-avl_insert(
-    struct mgmt_node **slot, struct mgmt_node *n, const struct mgmt_key *k)
+avl_insert(struct mgmt_node **slot, struct mgmt_node *n,
+    const struct mgmt_key *k)
 {
 	if (*slot == NULL) {
 		*slot = n;
@@ -427,8 +427,8 @@ avl_get(struct mgmt_node **slot, const struct mgmt_key *k, bool *created,
 }
 
 struct mgmt_node *
-mgmt_node_child(
-    struct mgmt_node *p, const struct mgmt_key *k, bool create, bool *created)
+mgmt_node_child(struct mgmt_node *p, const struct mgmt_key *k, bool create,
+    bool *created)
 {
 	bool cr = false, grew = false;
 	struct mgmt_node *n;
@@ -582,13 +582,13 @@ path_text(const char *const *w, unsigned upto, char *buf, size_t sz)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < upto && off < sz; i++)
-		off += (size_t)snprintf(
-		    buf + off, sz - off, "%s%.64s", i ? " " : "", w[i]);
+		off += (size_t)snprintf(buf + off, sz - off, "%s%.64s",
+		    i ? " " : "", w[i]);
 }
 
 static int
-path_err(
-    struct mgmt_err *err, const char *const *w, unsigned upto, const char *msg)
+path_err(struct mgmt_err *err, const char *const *w, unsigned upto,
+    const char *msg)
 {
 	char p[256];
 
@@ -654,8 +654,8 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 		if (i == nw) {
 			/* keyword without key or value */
 			if (partial_ok) {
-				p->kind =
-				    s->kind == MGMT_SK_LEAF ? ST_NODE : ST_ALL;
+				p->kind = s->kind == MGMT_SK_LEAF ? ST_NODE :
+								    ST_ALL;
 				return (ns);
 			}
 			snprintf(exp, sizeof(exp), "missing value, expected %s",
@@ -671,8 +671,8 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 			}
 			return (path_err(err, w, i, exp));
 		}
-		if (mgmt_value_parse(
-			(unsigned)ch, w[i], p->canon, &p->k.kbin, &e2) != 0)
+		if (mgmt_value_parse((unsigned)ch, w[i], p->canon, &p->k.kbin,
+			&e2) != 0)
 			return (path_err(err, w, i, e2.msg));
 		p->k.str = p->canon;
 		i++;
@@ -692,8 +692,9 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 		}
 		cur = (unsigned)ch; /* list entry */
 	}
-	if (!partial_ok && (ns == 0 || mgmt_schema[st[ns - 1].k.sid].kind ==
-					   MGMT_SK_CONTAINER)) {
+	if (!partial_ok &&
+	    (ns == 0 ||
+		mgmt_schema[st[ns - 1].k.sid].kind == MGMT_SK_CONTAINER)) {
 		char m[400];
 
 		mgmt_schema_expected(cur, exp, sizeof(exp));
@@ -709,10 +710,10 @@ apply_set(struct mgmt_node *n, const struct step *st, int ns)
 {
 	for (int i = 0; i < ns; i++) {
 		if (st[i].kind == ST_LEAF) {
-			struct mgmt_node *leaf = mgmt_node_new(
-			    st[i].k.sid, st[i].k.kbin, st[i].canon);
-			const struct mgmt_node *old =
-			    mgmt_node_find(n, &st[i].k);
+			struct mgmt_node *leaf = mgmt_node_new(st[i].k.sid,
+			    st[i].k.kbin, st[i].canon);
+			const struct mgmt_node *old = mgmt_node_find(n,
+			    &st[i].k);
 
 			if (old == NULL || strcmp(old->value, st[i].canon) != 0)
 				mgmt_node_put(n, leaf);
@@ -801,17 +802,14 @@ walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
 	for (int i = 0; i < ns; i++) {
 		const struct mgmt_node *c;
 		char p[256];
-		unsigned upto =
-		    i + 1 < ns
-			? st[i + 1].word
-			: st[i].word + 1 +
-			      (st[i].kind != ST_ALL &&
-				  mgmt_schema[st[i].k.sid].name != NULL &&
-				  mgmt_schema[st[i].k.sid].kind !=
-				      MGMT_SK_CONTAINER &&
-				  mgmt_schema[st[i].k.sid].kind !=
-				      MGMT_SK_FLAG &&
-				  st[i].canon[0] != '\0');
+		unsigned upto = i + 1 < ns ? st[i + 1].word :
+					     st[i].word + 1 +
+			(st[i].kind != ST_ALL &&
+			    mgmt_schema[st[i].k.sid].name != NULL &&
+			    mgmt_schema[st[i].k.sid].kind !=
+				MGMT_SK_CONTAINER &&
+			    mgmt_schema[st[i].k.sid].kind != MGMT_SK_FLAG &&
+			    st[i].canon[0] != '\0');
 
 		if (st[i].kind == ST_ALL)
 			c = mgmt_node_find_sid(n, st[i].k.sid);
@@ -1069,8 +1067,8 @@ mgmt_conf_route_get(const struct mgmt_node *n, struct mgmt_route_conf *o)
 		switch (c->sid) {
 		case MGMT_S_ROUTE_NH:
 			if (o->nnh < MGMT_MAX_NH)
-				o->nh[o->nnh++] =
-				    lc_ip4_from_host((uint32_t)c->kbin);
+				o->nh[o->nnh++] = lc_ip4_from_host(
+				    (uint32_t)c->kbin);
 			break;
 		case MGMT_S_ROUTE_IFACE:
 			snprintf(o->ifname, sizeof(o->ifname), "%s", c->value);
@@ -1117,22 +1115,20 @@ mgmt_conf_fwd_node_get(const struct mgmt_node *f, struct mgmt_fwd_conf *o)
 	o->icmp_rate_limit = leaf_uint(f, MGMT_S_FWD_ICMP_RATE);
 	o->workers_set = mgmt_node_find_sid(f, MGMT_S_FWD_WORKERS) != NULL;
 	o->icmp_set = mgmt_node_find_sid(f, MGMT_S_FWD_ICMP_RATE) != NULL;
-	o->backend =
-	    b ? (enum mgmt_port_backend)b->kbin : MGMT_BACKEND_AUTO;
+	o->backend = b ? (enum mgmt_port_backend)b->kbin : MGMT_BACKEND_AUTO;
 }
 
 void
 mgmt_conf_fwd_get(const struct mgmt_conf *conf, struct mgmt_fwd_conf *o)
 {
-	mgmt_conf_fwd_node_get(
-	    mgmt_node_find_sid(conf->root, MGMT_S_FWD), o);
+	mgmt_conf_fwd_node_get(mgmt_node_find_sid(conf->root, MGMT_S_FWD), o);
 }
 
 void
 mgmt_conf_system_get(const struct mgmt_conf *conf, struct mgmt_system_conf *o)
 {
-	const struct mgmt_node *s =
-	    mgmt_node_find_sid(conf->root, MGMT_S_SYSTEM);
+	const struct mgmt_node *s = mgmt_node_find_sid(conf->root,
+	    MGMT_S_SYSTEM);
 	const struct mgmt_node *hn = mgmt_node_find_sid(s, MGMT_S_SYS_HOSTNAME);
 	const struct mgmt_node *ll = mgmt_node_find_sid(s, MGMT_S_SYS_LOGLEVEL);
 

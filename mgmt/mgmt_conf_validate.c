@@ -35,8 +35,8 @@ iface_names(const struct mgmt_conf *conf, char *buf, size_t sz)
 			snprintf(buf + off, sz - off, ", ...");
 			return;
 		}
-		off += (size_t)snprintf(
-		    buf + off, sz - off, "%s%s", n++ ? ", " : "", c->value);
+		off += (size_t)snprintf(buf + off, sz - off, "%s%s",
+		    n++ ? ", " : "", c->value);
 	}
 	if (n == 0)
 		snprintf(buf, sz, "none");
@@ -156,8 +156,8 @@ subnet_names(const struct mgmt_iface_conf *a, char *buf, size_t sz)
 	}
 	if (off == start)
 		snprintf(buf, sz, "%s",
-		    a->naddr == 0 ? "the interface has no address"
-				  : "the interface has only /32 addresses");
+		    a->naddr == 0 ? "the interface has no address" :
+				    "the interface has only /32 addresses");
 }
 
 /*
@@ -221,9 +221,9 @@ validate_arp(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
 				    "interface %s: arp %s: the %s address of "
 				    "subnet %s",
 				    u->value, c->value,
-				    (ip & ~lc_prefix4_mask(p->len)) == 0
-					? "network"
-					: "broadcast",
+				    (ip & ~lc_prefix4_mask(p->len)) == 0 ?
+					"network" :
+					"broadcast",
 				    lc_prefix4_str(p, pb));
 				return (-EINVAL);
 			}
@@ -329,8 +329,9 @@ mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
 int
 mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
 {
-	const struct mgmt_node *st = mgmt_node_find_sid(
-	    mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS), MGMT_S_STATIC);
+	const struct mgmt_node *st =
+	    mgmt_node_find_sid(mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS),
+		MGMT_S_STATIC);
 	const struct mgmt_node *r, *i;
 	struct mgmt_iter it;
 	char names[200];
@@ -352,18 +353,17 @@ mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
 }
 
 static int
-validate_list(
-    const struct mgmt_conf *conf, enum mgmt_sid list, struct mgmt_err *err)
+validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
+    struct mgmt_err *err)
 {
 	const struct mgmt_node *p, *c;
 	struct mgmt_iter it;
 	int rv;
 
-	p = list == MGMT_S_IFACE
-		? ifaces_of(conf)
-		: mgmt_node_find_sid(
-		      mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS),
-		      MGMT_S_STATIC);
+	p = list == MGMT_S_IFACE ?
+	    ifaces_of(conf) :
+	    mgmt_node_find_sid(mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS),
+		MGMT_S_STATIC);
 	mgmt_iter_init(&it, p);
 	while ((c = mgmt_iter_next(&it)) != NULL)
 		if ((rv = mgmt_validate_unit(conf, c, err)) != 0)

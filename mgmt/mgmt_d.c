@@ -61,8 +61,8 @@ mgmt_session_find(struct mgmt *m, uint64_t id)
 	struct mgmt_session *s;
 
 	LIST_FOREACH(s, &m->sessions, link)
-		if (s->id == id)
-			return (s);
+	if (s->id == id)
+		return (s);
 	return (NULL);
 }
 
@@ -90,15 +90,15 @@ reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
 	if (s != NULL) {
 		r.session = s->id;
 		r.mode = s->configure ? MGMT__MODE__CONFIGURE :
-		    MGMT__MODE__OPERATIONAL;
+					MGMT__MODE__OPERATIONAL;
 		r.prompt = (char *)mgmt_session_prompt(m, s, prompt,
 		    sizeof(prompt));
 	} else {
 		r.prompt = (char *)"";
 	}
 	if (ipc_reply(req, IPC_OK, &r.base) != 0)
-		lc_log_warnx("reply to %s dropped", ipc_peer_component(
-		    ipc_req_peer(req)));
+		lc_log_warnx("reply to %s dropped",
+		    ipc_peer_component(ipc_req_peer(req)));
 }
 
 static void
@@ -171,8 +171,8 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	    e->format == MGMT__FORMAT__JSON, &out, err, sizeof(err),
 	    execute_later, req);
 	if (code != MGMT_PENDING)
-		reply_code(req, m, s, code, out.len > 0 ?
-		    (char *)lc_buf_head(&out) : "", err);
+		reply_code(req, m, s, code,
+		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err);
 	lc_buf_fini(&out);
 }
 
@@ -202,7 +202,8 @@ h_complete(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		else {
 			size_t k = 0;
 
-			while (common[k] != '\0' && common[k] == cand[i].word[k])
+			while (
+			    common[k] != '\0' && common[k] == cand[i].word[k])
 				k++;
 			common[k] = '\0';
 		}
@@ -234,7 +235,8 @@ on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 	for (s = LIST_FIRST(&m->sessions); s != NULL; s = next) {
 		next = LIST_NEXT(s, link);
 		if (s->peer == peer) {
-			lc_log_info("session %llu of %s ended with its connection",
+			lc_log_info(
+			    "session %llu of %s ended with its connection",
 			    (unsigned long long)s->id, s->user);
 			mgmt_session_close(m, s);
 		}
@@ -257,7 +259,7 @@ remove_stale_temps(const char *dir)
 		if (strncmp(e->d_name, "commit.", 7) == 0 &&
 		    strstr(e->d_name, ".tmp.") != NULL &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
-		    (int)sizeof(path))
+			(int)sizeof(path))
 			(void)unlink(path);
 	closedir(d);
 }
@@ -273,7 +275,7 @@ load_running(struct mgmt *m)
 
 	if (n > 0) {
 		if ((rv = mgmt_store_rollback(m->store_dir, 0, &m->running,
-		    &err)) != 0) {
+			 &err)) != 0) {
 			lc_log_err("running config in %s: %s", m->store_dir,
 			    err.msg);
 			return (rv);
@@ -284,7 +286,7 @@ load_running(struct mgmt *m)
 	}
 	if (m->opts.boot_config != NULL) {
 		if ((rv = mgmt_conf_load_file(m->opts.boot_config, &m->running,
-		    &err)) != 0) {
+			 &err)) != 0) {
 			lc_log_err("%s", err.msg);
 			return (rv);
 		}
@@ -316,7 +318,7 @@ struct mgmt *
 mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 {
 	struct mgmt *m;
-	struct ipc_opts io = { 0 };
+	struct ipc_opts io = {0};
 	int rv;
 
 	if (opts->store_dir == NULL || opts->store_dir[0] == '\0') {
@@ -357,20 +359,21 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 		return (NULL);
 	}
 	{
-		struct ipc_server_cbs cbs = { .on_peer_gone = on_peer_gone,
-		    .arg = m };
+		struct ipc_server_cbs cbs = {.on_peer_gone = on_peer_gone,
+		    .arg = m};
 
 		ipc_server_set_cbs(m->server, &cbs);
 	}
-	ipc_server_handle(m->server, MGMT__METHOD__SESSION_OPEN,
-	    h_session_open, m);
+	ipc_server_handle(m->server, MGMT__METHOD__SESSION_OPEN, h_session_open,
+	    m);
 	ipc_server_handle(m->server, MGMT__METHOD__SESSION_CLOSE,
 	    h_session_close, m);
 	ipc_server_handle(m->server, MGMT__METHOD__EXECUTE, h_execute, m);
 	ipc_server_handle(m->server, MGMT__METHOD__COMPLETE, h_complete, m);
 	ipc_server_handle(m->server, MGMT__METHOD__REQUEST, h_request, m);
 	if ((rv = mgmt_push_init(m)) != 0) {
-		lc_log_err("clients of tern-fwd and tern-rib: %s", strerror(-rv));
+		lc_log_err("clients of tern-fwd and tern-rib: %s",
+		    strerror(-rv));
 		mgmt_free(m);
 		errno = -rv;
 		return (NULL);

@@ -13,41 +13,41 @@ struct ipc_req;
 struct mgmt_txn;
 
 /* A commit finished: rv 0, or -errno with the reason in err. */
-typedef void	mgmt_commit_done_fn(void *arg, int rv, const char *err);
+typedef void mgmt_commit_done_fn(void *arg, int rv, const char *err);
 
 struct mgmt_session {
 	LIST_ENTRY(mgmt_session) link;
-	uint64_t		 id;
-	char			 user[32];
-	bool			 read_only;
-	bool			 configure;	/* in configuration mode */
-	struct mgmt_conf	*candidate;	/* in configure mode */
-	struct ipc_peer		*peer;		/* the shell's connection, or NULL */
+	uint64_t id;
+	char user[32];
+	bool read_only;
+	bool configure;		     /* in configuration mode */
+	struct mgmt_conf *candidate; /* in configure mode */
+	struct ipc_peer *peer;	     /* the shell's connection, or NULL */
 };
 
 struct mgmt {
-	struct ev_loop		*loop;
-	struct ipc_server	*server;
-	struct mgmt_opts	 opts;
-	char			 store_dir[4096];
-	struct mgmt_conf	*running;
+	struct ev_loop *loop;
+	struct ipc_server *server;
+	struct mgmt_opts opts;
+	char store_dir[4096];
+	struct mgmt_conf *running;
 	LIST_HEAD(, mgmt_session) sessions;
-	uint64_t		 next_session;
-	struct mgmt_session	*lock;		/* the session in configure mode */
+	uint64_t next_session;
+	struct mgmt_session *lock; /* the session in configure mode */
 	/* commit confirmed: rolled back when the timer fires */
-	ev_timer		 confirm_timer;
-	bool			 confirm_pending;
-	struct mgmt_conf	*confirm_prev;	/* what to go back to */
-	char			 host_name[64];
-	struct mgmt_txn		*txn;		/* the commit in flight */
+	ev_timer confirm_timer;
+	bool confirm_pending;
+	struct mgmt_conf *confirm_prev; /* what to go back to */
+	char host_name[64];
+	struct mgmt_txn *txn; /* the commit in flight */
 	/* the commit being written by a child process (mgmt_commit_store) */
-	ev_io			 store_w;
-	pid_t			 store_pid;
-	pid_t			 gz_pid;	/* a store child still compressing
-						   older commits after it reported */
-	struct mgmt_conf	*store_conf;
-	void			(*store_done)(void *, int, const char *);
-	void			*store_arg;
+	ev_io store_w;
+	pid_t store_pid;
+	/* a store child still compressing older commits after it reported */
+	pid_t gz_pid;
+	struct mgmt_conf *store_conf;
+	void (*store_done)(void *, int, const char *);
+	void *store_arg;
 };
 
 /*
@@ -58,12 +58,12 @@ struct mgmt {
  * and running stays. done() runs exactly once, maybe before this returns.
  * One commit at a time: a second gets -EBUSY.
  */
-int	mgmt_commit_start(struct mgmt *, const struct mgmt_conf *conf,
-	    bool check_only, mgmt_commit_done_fn *done, void *arg);
+int mgmt_commit_start(struct mgmt *, const struct mgmt_conf *conf,
+    bool check_only, mgmt_commit_done_fn *done, void *arg);
 /* Clients of tern-fwd and tern-rib; they get the whole running config
  * every time they (re)connect. */
-int	mgmt_push_init(struct mgmt *);
-void	mgmt_push_fini(struct mgmt *);
+int mgmt_push_init(struct mgmt *);
+void mgmt_push_fini(struct mgmt *);
 /* mgmt's clients of the other components (NULL in tests without server). */
 enum mgmt_peer { MGMT_PEER_FWD, MGMT_PEER_RIB, MGMT_PEER_RTRMGR };
 struct ipc_client *mgmt_peer_client(struct mgmt *, enum mgmt_peer);
@@ -72,50 +72,49 @@ const char *mgmt_peer_name(enum mgmt_peer);
 /* mgmt_show.c: operational commands answered by another component. They
  * return MGMT_PENDING and answer through later(), or an error code. */
 struct mgmt_op {
-	struct mgmt	*m;
-	uint64_t	 sid;
-	bool		 json;
-	mgmt_reply_fn	*later;
-	void		*arg;
+	struct mgmt *m;
+	uint64_t sid;
+	bool json;
+	mgmt_reply_fn *later;
+	void *arg;
 };
-int	mgmt_show_route(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
-int	mgmt_show_interfaces(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
-int	mgmt_show_fib(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
-int	mgmt_show_neighbors(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
-int	mgmt_show_processes(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
+int mgmt_show_route(const struct mgmt_op *, const char *const *w, unsigned nw,
+    char *err, size_t errlen);
+int mgmt_show_interfaces(const struct mgmt_op *, const char *const *w,
+    unsigned nw, char *err, size_t errlen);
+int mgmt_show_fib(const struct mgmt_op *, const char *const *w, unsigned nw,
+    char *err, size_t errlen);
+int mgmt_show_neighbors(const struct mgmt_op *, const char *const *w,
+    unsigned nw, char *err, size_t errlen);
+int mgmt_show_processes(const struct mgmt_op *, const char *const *w,
+    unsigned nw, char *err, size_t errlen);
 /* verb: "restart", "stop" or "start" */
-int	mgmt_control(const struct mgmt_op *, const char *verb,
-	    const char *const *w, unsigned nw, char *err, size_t errlen);
-int	mgmt_show_route_summary(const struct mgmt_op *, char *err,
-	    size_t errlen);
-int	mgmt_show_ipc(const struct mgmt_op *, const char *const *w,
-	    unsigned nw, char *err, size_t errlen);
+int mgmt_control(const struct mgmt_op *, const char *verb, const char *const *w,
+    unsigned nw, char *err, size_t errlen);
+int mgmt_show_route_summary(const struct mgmt_op *, char *err, size_t errlen);
+int mgmt_show_ipc(const struct mgmt_op *, const char *const *w, unsigned nw,
+    char *err, size_t errlen);
 /* mgmt_d.c: our server's counters; -ENOENT without a server. */
 struct ipc_stats;
-int	mgmt_server_stats(struct mgmt *, struct ipc_stats *);
+int mgmt_server_stats(struct mgmt *, struct ipc_stats *);
 struct mgmt_session *mgmt_session_find(struct mgmt *, uint64_t id);
 
 /* mgmt_commit.c: stores conf and makes it running (after the components
  * accepted). 0, or -errno with err set; running unchanged on error. */
-int	mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf,
-	    char *err, size_t errlen);
+int mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf, char *err,
+    size_t errlen);
 /*
  * The same, without blocking the loop: a child process prints, writes and
  * fsyncs the commit (about 0.8 s at 1M routes) while mgmt keeps answering;
  * then conf becomes running and done(arg, rv, err) runs once. 0 when
  * started; -errno when no child could be made (call mgmt_commit_local).
  */
-int	mgmt_commit_store(struct mgmt *, const struct mgmt_conf *conf,
-	    void (*done)(void *, int, const char *), void *arg);
+int mgmt_commit_store(struct mgmt *, const struct mgmt_conf *conf,
+    void (*done)(void *, int, const char *), void *arg);
 /* commit confirmed: remember prev, roll back to it after minutes. */
-void	mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
-	    unsigned minutes);
-void	mgmt_commit_confirm_cancel(struct mgmt *);
-void	mgmt_commit_fini(struct mgmt *);
+void mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
+    unsigned minutes);
+void mgmt_commit_confirm_cancel(struct mgmt *);
+void mgmt_commit_fini(struct mgmt *);
 
 #endif

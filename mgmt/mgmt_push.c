@@ -11,28 +11,32 @@
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_log.h"
 
-#define PUSH_TIMEOUT_MS	10000
-#define PUSH_CHUNK	1000	/* routes per RouteBatch in a full resync */
+#define PUSH_TIMEOUT_MS 10000
+#define PUSH_CHUNK	1000 /* routes per RouteBatch in a full resync */
 
-enum { C_FWD = MGMT_PEER_FWD, C_RIB = MGMT_PEER_RIB, C_RTRMGR = MGMT_PEER_RTRMGR,
-    C__COUNT };
-static const char *const comp_name[C__COUNT] = { "tern-fwd", "tern-rib",
-    "tern-rtrmgr" };
+enum {
+	C_FWD = MGMT_PEER_FWD,
+	C_RIB = MGMT_PEER_RIB,
+	C_RTRMGR = MGMT_PEER_RTRMGR,
+	C__COUNT
+};
+static const char *const comp_name[C__COUNT] = {"tern-fwd", "tern-rib",
+    "tern-rtrmgr"};
 
 /* ---- encoding one part ----------------------------------------------------------- */
 
 /* Scratch for encoding one message; freed in one go. */
 struct enc {
-	void	**ptrs;
-	size_t	  n, cap;
+	void **ptrs;
+	size_t n, cap;
 	/* tern interface name -> Linux device, for static routes via an
 	 * interface (rib and fwd know devices) */
 	const struct mgmt_conf *conf;
 };
 
 struct dev_find {
-	const char	*name;
-	char		*device;	/* MGMT_NAME_MAX */
+	const char *name;
+	char *device; /* MGMT_NAME_MAX */
 };
 
 static int
@@ -52,7 +56,7 @@ dev_find_cb(const struct mgmt_node *n, void *arg)
 static void
 iface_device(const struct mgmt_conf *conf, const char *name, char *device)
 {
-	struct dev_find f = { name, device };
+	struct dev_find f = {name, device};
 
 	snprintf(device, MGMT_NAME_MAX, "%s", name);
 	if (conf != NULL)
@@ -110,11 +114,12 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 	ic->mtu = c.mtu;
 	{
 		enum mgmt_port_backend b = c.backend == MGMT_BACKEND_DEFAULT ?
-		    fc->backend : c.backend;
+		    fc->backend :
+		    c.backend;
 
-		ic->backend = (char *)(b == MGMT_BACKEND_AF_XDP ? "xdp"
-		    : b == MGMT_BACKEND_AUTO			 ? "auto"
-								 : "afpacket");
+		ic->backend = (char *)(b == MGMT_BACKEND_AF_XDP ? "xdp" :
+			b == MGMT_BACKEND_AUTO			? "auto" :
+								  "afpacket");
 	}
 	ic->n_addrs = c.naddr;
 	ic->addrs = enc_alloc(e, sizeof(*ic->addrs) * (c.naddr + 1));
@@ -157,7 +162,8 @@ enc_route(struct enc *e, const struct mgmt_node *n)
 	r->len = c.prefix.len;
 	r->distance = c.distance;
 	r->type = c.blackhole ? RIB__ROUTE_TYPE__BLACKHOLE :
-	    c.reject ? RIB__ROUTE_TYPE__REJECT : RIB__ROUTE_TYPE__UNICAST;
+	    c.reject	      ? RIB__ROUTE_TYPE__REJECT :
+				RIB__ROUTE_TYPE__UNICAST;
 	nn = c.nnh > 0 ? c.nnh : (c.ifname[0] != '\0' ? 1 : 0);
 	r->n_nh_addr = r->n_nh_ifindex = r->n_nh_ifname = nn;
 	r->nh_addr = enc_alloc(e, sizeof(uint32_t) * (nn + 1));
@@ -202,9 +208,9 @@ fwd_backend_changed(const struct mgmt_changes *chg)
 }
 
 struct dflt_ifaces {
-	struct enc			*e;
-	Fwd__IfConfigBatch		*b;
-	const struct mgmt_fwd_conf	*fc;
+	struct enc *e;
+	Fwd__IfConfigBatch *b;
+	const struct mgmt_fwd_conf *fc;
 };
 
 static int
@@ -228,7 +234,7 @@ dflt_iface(const struct mgmt_node *n, void *arg)
 	for (size_t i = 0; i < di->b->n_interfaces; i++)
 		if (!di->b->interfaces[i]->deleted &&
 		    strcmp(di->b->interfaces[i]->name, c.device) == 0)
-			return (0);	/* already in the batch */
+			return (0); /* already in the batch */
 	di->b->interfaces[di->b->n_interfaces++] = enc_iface(di->e, n, NULL,
 	    di->fc);
 	return (0);
@@ -276,7 +282,7 @@ enc_fwd_part(struct enc *e, const struct mgmt_changes *chg,
 	}
 	/* a new default port backend: the interfaces that use it */
 	if (fwd_backend_changed(chg)) {
-		struct dflt_ifaces di = { .e = e, .b = b, .fc = &fc };
+		struct dflt_ifaces di = {.e = e, .b = b, .fc = &fc};
 		Fwd__IfConfig **v;
 		size_t cnt = 0;
 
@@ -327,7 +333,7 @@ enc_rib_part(struct enc *e, const struct mgmt_changes *chg, uint64_t seq,
 		if (c->op == MGMT_CHG_DEL)
 			b->del[nd++] = enc_prefix(e, c->old);
 		else
-			b->add[na++] = enc_route(e, c->new);	/* add replaces */
+			b->add[na++] = enc_route(e, c->new); /* add replaces */
 	}
 	b->n_add = na;
 	b->n_del = nd;
@@ -359,29 +365,29 @@ chg_has(const struct mgmt_changes *chg, enum mgmt_sid unit)
 /* ---- the transaction ------------------------------------------------------------- */
 
 struct mgmt_txn {
-	struct mgmt		*m;
-	struct mgmt_conf	*target;	/* what becomes running */
-	struct mgmt_changes	 chg;		/* running -> target */
-	bool			 check_only;
-	unsigned		 pending;	/* parts not answered yet */
-	unsigned		 accepted;	/* bit per component */
-	bool			 failed;
-	bool			 undoing;	/* the rollback of accepted parts */
-	bool			 stored;	/* the store step has run */
-	int			 store_rv;
-	char			 err[512];
-	mgmt_commit_done_fn	*done;
-	void			*arg;
+	struct mgmt *m;
+	struct mgmt_conf *target; /* what becomes running */
+	struct mgmt_changes chg;  /* running -> target */
+	bool check_only;
+	unsigned pending;  /* parts not answered yet */
+	unsigned accepted; /* bit per component */
+	bool failed;
+	bool undoing; /* the rollback of accepted parts */
+	bool stored;  /* the store step has run */
+	int store_rv;
+	char err[512];
+	mgmt_commit_done_fn *done;
+	void *arg;
 };
 
 struct mgmt_comp {
-	struct ipc_client	*cl;
-	uint64_t		 seq;
-	bool			 resync_due;	/* (re)connected during a commit:
-						   resync when it ends */
+	struct ipc_client *cl;
+	uint64_t seq;
+	/* (re)connected during a commit: resync when it ends */
+	bool resync_due;
 };
 
-static struct mgmt_comp comps[C__COUNT];	/* one mgmt per process */
+static struct mgmt_comp comps[C__COUNT]; /* one mgmt per process */
 
 static void txn_part_done(struct mgmt_txn *t, int comp, bool ok,
     const char *why);
@@ -389,7 +395,8 @@ static void fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 static void rib_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 
 static void
-fwd_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
+fwd_reply(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
 {
 	const Fwd__IfConfigAck *a = (const Fwd__IfConfigAck *)msg;
 	char why[400];
@@ -403,7 +410,8 @@ fwd_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg
 }
 
 static void
-rib_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
+rib_reply(void *arg, int status, const char *errmsg,
+    const ProtobufCMessage *msg)
 {
 	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)msg;
 	char why[400];
@@ -413,8 +421,9 @@ rib_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg
 		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
 		    errmsg[0] ? ": " : "", errmsg);
 	else if (!ok)
-		snprintf(why, sizeof(why), "%s", a->n_errors > 0 ?
-		    a->errors[0]->message : "routes rejected");
+		snprintf(why, sizeof(why), "%s",
+		    a->n_errors > 0 ? a->errors[0]->message :
+				      "routes rejected");
 	txn_part_done(arg, C_RIB, ok, why);
 }
 
@@ -430,7 +439,8 @@ txn_call(struct mgmt_txn *t, int c, unsigned method,
     const ProtobufCMessage *msg, ipc_reply_fn *reply, const char *what,
     unsigned *sent)
 {
-	if (ipc_call(comps[c].cl, method, msg, reply, t, PUSH_TIMEOUT_MS) != 0) {
+	if (ipc_call(comps[c].cl, method, msg, reply, t, PUSH_TIMEOUT_MS) !=
+	    0) {
 		snprintf(t->err, sizeof(t->err), "%s: could not send %s",
 		    comp_name[c], what);
 		t->failed = true;
@@ -446,7 +456,7 @@ static unsigned
 txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
     const struct mgmt_conf *new, bool dry)
 {
-	struct enc e = { .conf = new };
+	struct enc e = {.conf = new};
 	Fwd__FwdConfig fc;
 	Fwd__IfConfigBatch fb;
 	Rib__RouteBatch rb;
@@ -469,16 +479,18 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 			    dry, &fc);
 		if (set && ifs)
 			fb.settings = &fc;
-		else if (set && !txn_call(t, C_FWD, FWD__METHOD__SET_CONFIG,
-		    &fc.base, fwd_reply, "its settings", &sent))
+		else if (set &&
+		    !txn_call(t, C_FWD, FWD__METHOD__SET_CONFIG, &fc.base,
+			fwd_reply, "its settings", &sent))
 			goto out;
-		if (ifs && !txn_call(t, C_FWD, FWD__METHOD__IF_CONFIG, &fb.base,
-		    fwd_reply, "its part", &sent))
+		if (ifs &&
+		    !txn_call(t, C_FWD, FWD__METHOD__IF_CONFIG, &fb.base,
+			fwd_reply, "its part", &sent))
 			goto out;
 	}
 	if (rib && enc_rib_part(&e, chg, ++comps[C_RIB].seq, &rb) &&
 	    !txn_call(t, C_RIB, RIB__METHOD__ROUTE_BATCH, &rb.base, rib_reply,
-	    "its part", &sent))
+		"its part", &sent))
 		goto out;
 	/* the rib block: its own call in the same transaction */
 	if (rib && chg_has(chg, MGMT_S_RIB)) {
@@ -513,7 +525,7 @@ txn_finish(struct mgmt_txn *t)
 	if (!t->failed && !t->check_only && !t->stored) {
 		t->stored = true;
 		if (mgmt_commit_store(m, t->target, txn_stored, t) == 0)
-			return;		/* txn_stored() comes back here */
+			return; /* txn_stored() comes back here */
 		t->store_rv = mgmt_commit_local(m, t->target, t->err,
 		    sizeof(t->err));
 	}
@@ -538,7 +550,8 @@ txn_finish(struct mgmt_txn *t)
 			continue;
 		comps[c].resync_due = false;
 		if (comp_up(c))
-			(c == C_FWD ? fwd_connected : rib_connected)(comps[c].cl,
+			(c == C_FWD ? fwd_connected :
+				      rib_connected)(comps[c].cl,
 			    ipc_client_peer_generation(comps[c].cl), m);
 	}
 	t->done(t->arg, t->failed || rv != 0 ? -EIO : 0, t->err);
@@ -553,19 +566,22 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 	if (t->undoing) {
 		if (!ok)
 			lc_log_err("commit rollback: %s refused to go back: %s "
-			    "(it will be resynced)", comp_name[comp], why);
+				   "(it will be resynced)",
+			    comp_name[comp], why);
 	} else if (ok) {
 		t->accepted |= 1u << comp;
 	} else if (!t->failed) {
 		t->failed = true;
-		snprintf(t->err, sizeof(t->err), "commit failed: %s refused its "
-		    "part: %s", comp_name[comp], why);
+		snprintf(t->err, sizeof(t->err),
+		    "commit failed: %s refused its "
+		    "part: %s",
+		    comp_name[comp], why);
 	}
 	if (--t->pending > 0)
 		return;
 	if (t->failed && !t->undoing && t->accepted != 0 && !t->check_only) {
 		/* undo what the others accepted: running -> old again */
-		struct mgmt_changes back = { 0 };
+		struct mgmt_changes back = {0};
 		unsigned acc = t->accepted;
 
 		t->undoing = true;
@@ -575,9 +591,9 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 			enum mgmt_sid u = back.v[i].unit;
 
 			if ((!(acc & (1u << C_FWD)) &&
-			    (u == MGMT_S_IFACE || u == MGMT_S_FWD)) ||
+				(u == MGMT_S_IFACE || u == MGMT_S_FWD)) ||
 			    (!(acc & (1u << C_RIB)) &&
-			    (u == MGMT_S_ROUTE || u == MGMT_S_RIB)))
+				(u == MGMT_S_ROUTE || u == MGMT_S_RIB)))
 				back.v[i].unit = MGMT_S__COUNT;
 		}
 		if (txn_send(t, &back, t->m->running, false) > 0) {
@@ -590,14 +606,15 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 }
 
 int
-mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf,
-    bool check_only, mgmt_commit_done_fn *done, void *arg)
+mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
+    mgmt_commit_done_fn *done, void *arg)
 {
 	struct mgmt_txn *t;
 	struct mgmt_err merr;
 
 	if (m->txn != NULL) {
-		done(arg, -EBUSY, "commit failed: another commit is in progress");
+		done(arg, -EBUSY,
+		    "commit failed: another commit is in progress");
 		return (0);
 	}
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
@@ -629,9 +646,9 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf,
 /* ---- full resync on (re)connect ------------------------------------------------ */
 
 struct resync_ctx {
-	struct enc		 e;
-	Rib__RouteBatch		 b;
-	size_t			 n;
+	struct enc e;
+	Rib__RouteBatch b;
+	size_t n;
 };
 
 static void
@@ -641,8 +658,8 @@ resync_reply(void *arg, int status, const char *errmsg,
 	const char *what = arg;
 
 	if (status != IPC_OK)
-		lc_log_warnx("resync of %s: %s %s", what, ipc_status_str(status),
-		    errmsg);
+		lc_log_warnx("resync of %s: %s %s", what,
+		    ipc_status_str(status), errmsg);
 }
 
 /* fwd answers both with an IfConfigAck: a refusal is logged too */
@@ -668,8 +685,8 @@ resync_route(const struct mgmt_node *n, void *arg)
 	if (r->b.n_add == PUSH_CHUNK) {
 		r->b.seq = ++comps[C_RIB].seq;
 		if (ipc_call(comps[C_RIB].cl, RIB__METHOD__ROUTE_BATCH,
-		    &r->b.base, resync_reply, (void *)"static routes",
-		    PUSH_TIMEOUT_MS) != 0)
+			&r->b.base, resync_reply, (void *)"static routes",
+			PUSH_TIMEOUT_MS) != 0)
 			return (-ENOBUFS);
 		{
 			const struct mgmt_conf *conf = r->e.conf;
@@ -691,7 +708,7 @@ static void
 rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 {
 	struct mgmt *m = arg;
-	struct resync_ctx r = { 0 };
+	struct resync_ctx r = {0};
 	Rib__Resync rs = RIB__RESYNC__INIT;
 	int rv;
 
@@ -699,7 +716,8 @@ rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 		/* running changes when the commit ends: resync then */
 		comps[C_RIB].resync_due = true;
 		lc_log_info("tern-rib (generation %llu) connected during a "
-		    "commit: resync when it ends", (unsigned long long)gen);
+			    "commit: resync when it ends",
+		    (unsigned long long)gen);
 		return;
 	}
 	r.e.conf = m->running;
@@ -740,9 +758,9 @@ rib_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 }
 
 struct if_resync {
-	struct enc			 e;
-	Fwd__IfConfigBatch		 b;
-	struct mgmt_fwd_conf		 fc;
+	struct enc e;
+	Fwd__IfConfigBatch b;
+	struct mgmt_fwd_conf fc;
 };
 
 static int
@@ -751,8 +769,8 @@ resync_iface(const struct mgmt_node *n, void *arg)
 	struct if_resync *r = arg;
 
 	if (r->b.n_interfaces < 4096)
-		r->b.interfaces[r->b.n_interfaces++] = enc_iface(&r->e, n,
-		    NULL, &r->fc);
+		r->b.interfaces[r->b.n_interfaces++] = enc_iface(&r->e, n, NULL,
+		    &r->fc);
 	return (0);
 }
 
@@ -762,14 +780,15 @@ static void
 fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 {
 	struct mgmt *m = arg;
-	struct if_resync r = { 0 };
+	struct if_resync r = {0};
 	Fwd__FwdConfig fc;
 
 	if (m->txn != NULL) {
 		/* running changes when the commit ends: resync then */
 		comps[C_FWD].resync_due = true;
 		lc_log_info("tern-fwd (generation %llu) connected during a "
-		    "commit: resync when it ends", (unsigned long long)gen);
+			    "commit: resync when it ends",
+		    (unsigned long long)gen);
 		return;
 	}
 	/* settings first: the interfaces are checked against them */
@@ -792,20 +811,21 @@ fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 int
 mgmt_push_init(struct mgmt *m)
 {
-	struct ipc_opts io = { 0 };
-	struct ipc_client_cbs fcb = { .on_connect = fwd_connected, .arg = m };
-	struct ipc_client_cbs rcb = { .on_connect = rib_connected, .arg = m };
+	struct ipc_opts io = {0};
+	struct ipc_client_cbs fcb = {.on_connect = fwd_connected, .arg = m};
+	struct ipc_client_cbs rcb = {.on_connect = rib_connected, .arg = m};
 
 	io.rundir = m->opts.rundir;
 	io.component = "mgmt";
 	io.generation = m->opts.generation;
-	io.reconnect_ms = 20;	/* a restarted peer is back within a turn or two */
+	io.reconnect_ms =
+	    20; /* a restarted peer is back within a turn or two */
 	if ((comps[C_FWD].cl = ipc_client_new(m->loop, &ipc_svc_fwd, &io,
-	    false)) == NULL ||
+		 false)) == NULL ||
 	    (comps[C_RIB].cl = ipc_client_new(m->loop, &ipc_svc_rib, &io,
-	    false)) == NULL ||
+		 false)) == NULL ||
 	    (comps[C_RTRMGR].cl = ipc_client_new(m->loop, &ipc_svc_rtrmgr, &io,
-	    false)) == NULL) {
+		 false)) == NULL) {
 		mgmt_push_fini(m);
 		return (-errno);
 	}

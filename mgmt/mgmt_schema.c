@@ -7,10 +7,10 @@
 
 #include "mgmt/mgmt_conf_int.h"
 
-static const char *const backend_words[] = {
-    "af_packet", "af_xdp", "auto", NULL};
-static const char *const loglevel_words[] = {
-    "err", "warning", "notice", "info", "debug", NULL};
+static const char *const backend_words[] = {"af_packet", "af_xdp", "auto",
+    NULL};
+static const char *const loglevel_words[] = {"err", "warning", "notice", "info",
+    "debug", NULL};
 
 #define C    MGMT_SK_CONTAINER
 #define L    MGMT_SK_LEAF
@@ -214,8 +214,8 @@ type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
 		snprintf(buf, sz, "an IPv4 address a.b.c.d");
 		break;
 	case MGMT_T_PREFIX4:
-		snprintf(
-		    buf, sz, "an IPv4 prefix a.b.c.d/len without host bits");
+		snprintf(buf, sz,
+		    "an IPv4 prefix a.b.c.d/len without host bits");
 		break;
 	case MGMT_T_ADDR4:
 		snprintf(buf, sz, "an IPv4 address with length a.b.c.d/len");
@@ -270,9 +270,9 @@ parse_uint(const char *v, uint32_t *out)
 static uint64_t
 hex_val(char c)
 {
-	return ((uint64_t)(isdigit((unsigned char)c)
-			       ? c - '0'
-			       : tolower((unsigned char)c) - 'a' + 10));
+	return ((uint64_t)(isdigit((unsigned char)c) ?
+		c - '0' :
+		tolower((unsigned char)c) - 'a' + 10));
 }
 
 /* xx:xx:xx:xx:xx:xx, exactly two hex digits per octet, either case. */
@@ -433,8 +433,8 @@ bad:
 }
 
 int
-mgmt_schema_check_value(
-    enum mgmt_sid sid, const char *value, char *canon, struct mgmt_err *err)
+mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
+    struct mgmt_err *err)
 {
 	char tmp[64];
 	uint64_t kbin;
@@ -442,9 +442,9 @@ mgmt_schema_check_value(
 	if ((unsigned)sid >= MGMT_S__COUNT ||
 	    mgmt_schema[sid].type == MGMT_T_NONE) {
 		mgmt_err_set(err, "%s takes no value",
-		    (unsigned)sid < MGMT_S__COUNT && mgmt_schema[sid].name
-			? mgmt_schema[sid].name
-			: "node");
+		    (unsigned)sid < MGMT_S__COUNT && mgmt_schema[sid].name ?
+			mgmt_schema[sid].name :
+			"node");
 		return (-EINVAL);
 	}
 	return (mgmt_value_parse(sid, value, canon ? canon : tmp, &kbin, err));
@@ -541,15 +541,15 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 
 		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
 			mgmt_schema_expected(cur, exp, sizeof(exp));
-			mgmt_err_set(
-			    err, "unknown word '%.64s': expected %s", w, exp);
+			mgmt_err_set(err, "unknown word '%.64s': expected %s",
+			    w, exp);
 			return (-EINVAL);
 		}
 		s = &mgmt_schema[ch];
 		switch (s->kind) {
 		case MGMT_SK_CONTAINER:
-			node = node ? mgmt_node_find_sid(node, (unsigned)ch)
-				    : NULL;
+			node = node ? mgmt_node_find_sid(node, (unsigned)ch) :
+				      NULL;
 			cur = (unsigned)ch;
 			i++;
 			continue;
@@ -558,8 +558,8 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 				compl_value(&c, node, (unsigned)ch);
 				return ((int)c.n);
 			}
-			if (mgmt_value_parse(
-				(unsigned)ch, words[i], canon, &kbin, err) != 0)
+			if (mgmt_value_parse((unsigned)ch, words[i], canon,
+				&kbin, err) != 0)
 				return (-EINVAL);
 			k.sid = (uint16_t)ch;
 			k.kbin = kbin;
@@ -574,8 +574,8 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 				compl_value(&c, node, (unsigned)ch);
 				return ((int)c.n);
 			}
-			if (mgmt_value_parse(
-				(unsigned)ch, words[i], canon, &kbin, err) != 0)
+			if (mgmt_value_parse((unsigned)ch, words[i], canon,
+				&kbin, err) != 0)
 				return (-EINVAL);
 			if (++i < nwords)
 				goto extra;

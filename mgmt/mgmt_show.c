@@ -14,24 +14,24 @@
 #include "ipc/proto/rtrmgr.pb-c.h"
 #include "libcommon/lc_addr.h"
 
-#define SHOW_TIMEOUT_MS	5000
-#define SHOW_LIMIT	10000	/* routes shown by one command */
+#define SHOW_TIMEOUT_MS 5000
+#define SHOW_LIMIT	10000 /* routes shown by one command */
 
 /* m: the running config names interfaces (fwd knows their devices) */
-typedef void	render_fn(const struct mgmt *m, struct lc_buf *out,
-		    json_object *jo, const ProtobufCMessage *msg);
+typedef void render_fn(const struct mgmt *m, struct lc_buf *out,
+    json_object *jo, const ProtobufCMessage *msg);
 
 /* One query in flight: who asked and how to print the answer. */
 struct show_wait {
-	struct mgmt_op	 op;
-	enum mgmt_peer	 peer;
-	render_fn	*render;
+	struct mgmt_op op;
+	enum mgmt_peer peer;
+	render_fn *render;
 };
 
 static const char *
 ip4(uint32_t nbo)
 {
-	struct lc_ip4 a = { nbo };
+	struct lc_ip4 a = {nbo};
 
 	return (lc_ip4_ntoa(a));
 }
@@ -39,7 +39,7 @@ ip4(uint32_t nbo)
 static const char *
 pfx4(uint32_t nbo, unsigned len)
 {
-	struct lc_prefix4 p = { { nbo }, (uint8_t)len };
+	struct lc_prefix4 p = {{nbo}, (uint8_t)len};
 
 	return (lc_prefix4_ntoa(&p));
 }
@@ -60,14 +60,17 @@ show_reply(void *arg, int status, const char *errmsg,
 			jo = json_object_new_object();
 		w->render(w->op.m, &out, jo, msg);
 		if (jo != NULL) {
-			lc_buf_printf(&out, "%s", json_object_to_json_string_ext(jo,
-			    JSON_C_TO_STRING_PLAIN));
+			lc_buf_printf(&out, "%s",
+			    json_object_to_json_string_ext(jo,
+				JSON_C_TO_STRING_PLAIN));
 			json_object_put(jo);
 		}
 	} else {
-		code = status == IPC_DENIED ? MGMT_E_DENIED : MGMT_E_UNAVAILABLE;
-		snprintf(err, sizeof(err), "%s: %s%s%s", mgmt_peer_name(w->peer),
-		    ipc_status_str(status), errmsg[0] ? ": " : "", errmsg);
+		code = status == IPC_DENIED ? MGMT_E_DENIED :
+					      MGMT_E_UNAVAILABLE;
+		snprintf(err, sizeof(err), "%s: %s%s%s",
+		    mgmt_peer_name(w->peer), ipc_status_str(status),
+		    errmsg[0] ? ": " : "", errmsg);
 	}
 	lc_buf_append(&out, "", 1);
 	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
@@ -86,8 +89,10 @@ ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	int rv;
 
 	if (cl == NULL || !ipc_client_connected(cl)) {
-		snprintf(err, errlen, "%s is not running (no connection to its "
-		    "socket)", mgmt_peer_name(peer));
+		snprintf(err, errlen,
+		    "%s is not running (no connection to its "
+		    "socket)",
+		    mgmt_peer_name(peer));
 		return (MGMT_E_UNAVAILABLE);
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
@@ -97,7 +102,8 @@ ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	w->op = *op;
 	w->peer = peer;
 	w->render = render;
-	if ((rv = ipc_call(cl, method, req, show_reply, w, SHOW_TIMEOUT_MS)) != 0) {
+	if ((rv = ipc_call(cl, method, req, show_reply, w, SHOW_TIMEOUT_MS)) !=
+	    0) {
 		free(w);
 		snprintf(err, errlen, "%s: cannot send the query: %s",
 		    mgmt_peer_name(peer), strerror(-rv));
@@ -123,15 +129,20 @@ source_name(const Rib__RouteEntry *e)
 	if (e->source_name != NULL && e->source_name[0] != '\0')
 		return (e->source_name);
 	switch (e->source) {
-	case RIB__SOURCE__CONNECTED: return ("connected");
-	case RIB__SOURCE__STATIC: return ("static");
-	case RIB__SOURCE__KERNEL: return ("kernel");
-	default: return ("protocol");
+	case RIB__SOURCE__CONNECTED:
+		return ("connected");
+	case RIB__SOURCE__STATIC:
+		return ("static");
+	case RIB__SOURCE__KERNEL:
+		return ("kernel");
+	default:
+		return ("protocol");
 	}
 }
 
 static void
-render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
 {
 	const Rib__QueryReply *r = (const Rib__QueryReply *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
@@ -142,16 +153,18 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo, const P
 	for (size_t i = 0; i < r->n_routes; i++) {
 		const Rib__RouteEntry *e = r->routes[i];
 		const Rib__Route *rt = e->route;
-		const char *state = e->best ? "best" : e->active ? "active" :
-		    e->loop ? "loop" : "inactive";
+		const char *state = e->best ? "best" :
+		    e->active		    ? "active" :
+		    e->loop		    ? "loop" :
+					      "inactive";
 
 		if (rt == NULL)
 			continue;
 		if (jo != NULL) {
 			json_object *o = json_object_new_object(), *nhs;
 
-			json_object_object_add(o, "prefix", json_object_new_string(
-			    pfx4(rt->prefix, rt->len)));
+			json_object_object_add(o, "prefix",
+			    json_object_new_string(pfx4(rt->prefix, rt->len)));
 			json_object_object_add(o, "source",
 			    json_object_new_string(source_name(e)));
 			json_object_object_add(o, "distance",
@@ -163,41 +176,56 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo, const P
 				json_object *nh = json_object_new_object();
 
 				json_object_object_add(nh, "address",
-				    json_object_new_string(ip4(rt->nh_addr[k])));
+				    json_object_new_string(
+					ip4(rt->nh_addr[k])));
 				if (k < rt->n_nh_ifindex)
 					json_object_object_add(nh, "ifindex",
-					    json_object_new_int((int)rt->nh_ifindex[k]));
+					    json_object_new_int(
+						(int)rt->nh_ifindex[k]));
 				json_object_array_add(nhs, nh);
 			}
 			json_object_object_add(o, "next_hops", nhs);
-			json_object_object_add(o, "best", json_object_new_boolean(e->best));
-			json_object_object_add(o, "active", json_object_new_boolean(e->active));
-			json_object_object_add(o, "stale", json_object_new_boolean(e->stale));
+			json_object_object_add(o, "best",
+			    json_object_new_boolean(e->best));
+			json_object_object_add(o, "active",
+			    json_object_new_boolean(e->active));
+			json_object_object_add(o, "stale",
+			    json_object_new_boolean(e->stale));
 			json_object_array_add(arr, o);
 			continue;
 		}
 		for (size_t k = 0; k == 0 || k < rt->n_nh_addr; k++) {
 			char dm[24];
 
-			snprintf(dm, sizeof(dm), "%u/%u", rt->distance, rt->metric);
+			snprintf(dm, sizeof(dm), "%u/%u", rt->distance,
+			    rt->metric);
 			lc_buf_printf(out, "%-19s %-10s %-9s %-16s %-7s %s%s\n",
 			    k == 0 ? pfx4(rt->prefix, rt->len) : "",
 			    k == 0 ? source_name(e) : "", k == 0 ? dm : "",
 			    k < rt->n_nh_addr ? ip4(rt->nh_addr[k]) :
-			    rt->type == RIB__ROUTE_TYPE__BLACKHOLE ? "blackhole" :
-			    rt->type == RIB__ROUTE_TYPE__REJECT ? "reject" : "-",
+				rt->type == RIB__ROUTE_TYPE__BLACKHOLE ?
+						"blackhole" :
+				rt->type == RIB__ROUTE_TYPE__REJECT ? "reject" :
+								      "-",
 			    k < rt->n_nh_ifindex && rt->nh_ifindex[k] != 0 ?
-			    (snprintf(dm, sizeof(dm), "%u", rt->nh_ifindex[k]), dm) : "-",
-			    k == 0 ? state : "", k == 0 && e->stale ? " stale" : "");
+				(snprintf(dm, sizeof(dm), "%u",
+				     rt->nh_ifindex[k]),
+				    dm) :
+				"-",
+			    k == 0 ? state : "",
+			    k == 0 && e->stale ? " stale" : "");
 		}
 	}
 	if (jo != NULL) {
 		json_object_object_add(jo, "routes", arr);
-		json_object_object_add(jo, "total", json_object_new_int64(r->total));
-		json_object_object_add(jo, "more", json_object_new_boolean(r->more));
+		json_object_object_add(jo, "total",
+		    json_object_new_int64(r->total));
+		json_object_object_add(jo, "more",
+		    json_object_new_boolean(r->more));
 	} else {
-		lc_buf_printf(out, "%u route%s%s\n", r->total, r->total == 1 ?
-		    "" : "s", r->more ? " (more not shown)" : "");
+		lc_buf_printf(out, "%u route%s%s\n", r->total,
+		    r->total == 1 ? "" : "s",
+		    r->more ? " (more not shown)" : "");
 	}
 }
 
@@ -240,7 +268,8 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 				q.source_name = (char *)s;
 			}
 		} else {
-			return (bad_args(err, errlen, "show route", "a.b.c.d/len "
+			return (bad_args(err, errlen, "show route",
+			    "a.b.c.d/len "
 			    "[longer], a.b.c.d, active, source NAME or summary",
 			    w[i]));
 		}
@@ -254,14 +283,15 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 static const char *
 link_str(Fwd__LinkState l)
 {
-	return (l == FWD__LINK_STATE__LINK_UP ? "up" :
-	    l == FWD__LINK_STATE__LINK_DOWN ? "down" : "unknown");
+	return (l == FWD__LINK_STATE__LINK_UP	? "up" :
+		l == FWD__LINK_STATE__LINK_DOWN ? "down" :
+						  "unknown");
 }
 
 /* Interfaces by tern name (the config's) and by device (fwd's). */
 struct if_map {
-	const char *key;	/* what is looked for */
-	bool by_dev;		/* key is a device: find the name */
+	const char *key; /* what is looked for */
+	bool by_dev;	 /* key is a device: find the name */
 	char *out;
 	size_t n;
 };
@@ -283,7 +313,7 @@ if_map_cb(const struct mgmt_node *node, void *arg)
 static const char *
 if_name_of(const struct mgmt *m, const char *dev, char *buf, size_t n)
 {
-	struct if_map im = { dev, true, buf, n };
+	struct if_map im = {dev, true, buf, n};
 
 	if (m == NULL || dev == NULL || dev[0] == '\0' ||
 	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) == 0)
@@ -295,7 +325,7 @@ if_name_of(const struct mgmt *m, const char *dev, char *buf, size_t n)
 static const char *
 if_device_of(const struct mgmt *m, const char *name, char *buf, size_t n)
 {
-	struct if_map im = { name, false, buf, n };
+	struct if_map im = {name, false, buf, n};
 
 	if (m == NULL ||
 	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) == 0)
@@ -317,36 +347,61 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		if_name_of(m, f->name, nm, sizeof(nm));
 
 		if (f->mac.len == 6)
-			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
-			    f->mac.data[0], f->mac.data[1], f->mac.data[2],
-			    f->mac.data[3], f->mac.data[4], f->mac.data[5]);
+			snprintf(mac, sizeof(mac),
+			    "%02x:%02x:%02x:%02x:%02x:%02x", f->mac.data[0],
+			    f->mac.data[1], f->mac.data[2], f->mac.data[3],
+			    f->mac.data[4], f->mac.data[5]);
 		if (jo != NULL) {
 			json_object *o = json_object_new_object(), *as;
 
-			json_object_object_add(o, "name", json_object_new_string(nm));
-			json_object_object_add(o, "device", json_object_new_string(f->name));
-			json_object_object_add(o, "ifindex", json_object_new_int((int)f->ifindex));
-			json_object_object_add(o, "link", json_object_new_string(link_str(f->link)));
-			json_object_object_add(o, "enabled", json_object_new_boolean(f->enabled));
-			json_object_object_add(o, "mtu", json_object_new_int((int)f->mtu));
-			json_object_object_add(o, "mac", json_object_new_string(mac));
-			json_object_object_add(o, "backend", json_object_new_string(
-			    f->backend != NULL ? f->backend : ""));
+			json_object_object_add(o, "name",
+			    json_object_new_string(nm));
+			json_object_object_add(o, "device",
+			    json_object_new_string(f->name));
+			json_object_object_add(o, "ifindex",
+			    json_object_new_int((int)f->ifindex));
+			json_object_object_add(o, "link",
+			    json_object_new_string(link_str(f->link)));
+			json_object_object_add(o, "enabled",
+			    json_object_new_boolean(f->enabled));
+			json_object_object_add(o, "mtu",
+			    json_object_new_int((int)f->mtu));
+			json_object_object_add(o, "mac",
+			    json_object_new_string(mac));
+			json_object_object_add(o, "backend",
+			    json_object_new_string(
+				f->backend != NULL ? f->backend : ""));
 			as = json_object_new_array();
 			for (size_t k = 0; k < f->n_addrs; k++)
-				json_object_array_add(as, json_object_new_string(
-				    pfx4(f->addrs[k]->addr, f->addrs[k]->len)));
+				json_object_array_add(as,
+				    json_object_new_string(
+					pfx4(f->addrs[k]->addr,
+					    f->addrs[k]->len)));
 			json_object_object_add(o, "addresses", as);
 			if (f->counters != NULL) {
 				json_object *c = json_object_new_object();
 
-				json_object_object_add(c, "rx_packets", json_object_new_int64((int64_t)f->counters->rx_packets));
-				json_object_object_add(c, "tx_packets", json_object_new_int64((int64_t)f->counters->tx_packets));
-				json_object_object_add(c, "rx_bytes", json_object_new_int64((int64_t)f->counters->rx_bytes));
-				json_object_object_add(c, "tx_bytes", json_object_new_int64((int64_t)f->counters->tx_bytes));
-				json_object_object_add(c, "rx_drops", json_object_new_int64((int64_t)f->counters->rx_drops));
-				json_object_object_add(c, "tx_drops", json_object_new_int64((int64_t)f->counters->tx_drops));
-				json_object_object_add(c, "rx_ring_full", json_object_new_int64((int64_t)f->counters->rx_ring_full));
+				json_object_object_add(c, "rx_packets",
+				    json_object_new_int64(
+					(int64_t)f->counters->rx_packets));
+				json_object_object_add(c, "tx_packets",
+				    json_object_new_int64(
+					(int64_t)f->counters->tx_packets));
+				json_object_object_add(c, "rx_bytes",
+				    json_object_new_int64(
+					(int64_t)f->counters->rx_bytes));
+				json_object_object_add(c, "tx_bytes",
+				    json_object_new_int64(
+					(int64_t)f->counters->tx_bytes));
+				json_object_object_add(c, "rx_drops",
+				    json_object_new_int64(
+					(int64_t)f->counters->rx_drops));
+				json_object_object_add(c, "tx_drops",
+				    json_object_new_int64(
+					(int64_t)f->counters->tx_drops));
+				json_object_object_add(c, "rx_ring_full",
+				    json_object_new_int64(
+					(int64_t)f->counters->rx_ring_full));
 				json_object_object_add(o, "counters", c);
 			}
 			json_object_array_add(arr, o);
@@ -357,15 +412,18 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			    f->name, f->ifindex);
 		else
 			lc_buf_printf(out, "%s (ifindex %u): ", nm, f->ifindex);
-		lc_buf_printf(out, "link %s, %s, mtu %u, mac %s, "
-		    "backend %s\n", link_str(f->link),
-		    f->enabled ? "enabled" : "disabled", f->mtu, mac,
+		lc_buf_printf(out,
+		    "link %s, %s, mtu %u, mac %s, "
+		    "backend %s\n",
+		    link_str(f->link), f->enabled ? "enabled" : "disabled",
+		    f->mtu, mac,
 		    f->backend != NULL && f->backend[0] ? f->backend : "-");
 		for (size_t k = 0; k < f->n_addrs; k++)
-			lc_buf_printf(out, "  address %s\n", pfx4(f->addrs[k]->addr,
-			    f->addrs[k]->len));
+			lc_buf_printf(out, "  address %s\n",
+			    pfx4(f->addrs[k]->addr, f->addrs[k]->len));
 		if (f->counters != NULL)
-			lc_buf_printf(out, "  rx %llu packets %llu bytes %llu drops "
+			lc_buf_printf(out,
+			    "  rx %llu packets %llu bytes %llu drops "
 			    "(%llu ring full); tx %llu packets %llu bytes %llu "
 			    "drops\n",
 			    (unsigned long long)f->counters->rx_packets,
@@ -390,11 +448,12 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 	char dev[MGMT_NAME_MAX];
 
 	if (nw > 1)
-		return (bad_args(err, errlen, "show interfaces", "at most a name",
-		    w[1]));
+		return (bad_args(err, errlen, "show interfaces",
+		    "at most a name", w[1]));
 	/* the tern name or the device: fwd knows the device */
-	q.name = (char *)(nw == 1 ? if_device_of(op->m, w[0], dev, sizeof(dev))
-				  : "");
+	q.name = (char *)(nw == 1 ?
+		if_device_of(op->m, w[0], dev, sizeof(dev)) :
+		"");
 	q.counters = true;
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES, &q.base,
 	    render_interfaces, err, errlen));
@@ -408,12 +467,13 @@ fib_kind(const Fwd__FibRoute *r)
 {
 	if (r->n_nh_addr > 0)
 		return ("unicast");
-	return (r->kind == FWD__ROUTE_KIND__ROUTE_REJECT ? "reject" :
-	    "blackhole");
+	return (
+	    r->kind == FWD__ROUTE_KIND__ROUTE_REJECT ? "reject" : "blackhole");
 }
 
 static void
-render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
 {
 	const Fwd__FibList *l = (const Fwd__FibList *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
@@ -427,8 +487,8 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo, const Prot
 		if (jo != NULL) {
 			json_object *o = json_object_new_object(), *nhs;
 
-			json_object_object_add(o, "prefix", json_object_new_string(
-			    pfx4(r->prefix, r->len)));
+			json_object_object_add(o, "prefix",
+			    json_object_new_string(pfx4(r->prefix, r->len)));
 			nhs = json_object_new_array();
 			for (size_t k = 0; k < r->n_nh_addr; k++) {
 				json_object *nh = json_object_new_object();
@@ -437,28 +497,33 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo, const Prot
 				    json_object_new_string(ip4(r->nh_addr[k])));
 				if (k < r->n_nh_ifindex)
 					json_object_object_add(nh, "ifindex",
-					    json_object_new_int((int)r->nh_ifindex[k]));
+					    json_object_new_int(
+						(int)r->nh_ifindex[k]));
 				json_object_array_add(nhs, nh);
 			}
 			json_object_object_add(o, "next_hops", nhs);
-			json_object_object_add(o, "type", json_object_new_string(
-			    fib_kind(r)));
+			json_object_object_add(o, "type",
+			    json_object_new_string(fib_kind(r)));
 			json_object_array_add(arr, o);
 			continue;
 		}
 		for (size_t k = 0; k == 0 || k < r->n_nh_addr; k++)
 			lc_buf_printf(out, "%-19s %-16s %u\n",
 			    k == 0 ? pfx4(r->prefix, r->len) : "",
-			    k < r->n_nh_addr ? (r->nh_addr[k] ? ip4(r->nh_addr[k]) :
-			    "attached") : fib_kind(r),
+			    k < r->n_nh_addr ?
+				(r->nh_addr[k] ? ip4(r->nh_addr[k]) :
+						 "attached") :
+				fib_kind(r),
 			    k < r->n_nh_ifindex ? r->nh_ifindex[k] : 0);
 	}
 	if (jo != NULL) {
 		json_object_object_add(jo, "routes", arr);
-		json_object_object_add(jo, "total", json_object_new_int64(l->total));
+		json_object_object_add(jo, "total",
+		    json_object_new_int64(l->total));
 	} else {
 		lc_buf_printf(out, "%u route%s in the FIB%s\n", l->total,
-		    l->total == 1 ? "" : "s", l->more ? " (more not shown)" : "");
+		    l->total == 1 ? "" : "s",
+		    l->more ? " (more not shown)" : "");
 	}
 }
 
@@ -472,8 +537,10 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 	q.limit = SHOW_LIMIT;
 	if (nw > 1)
-		return (bad_args(err, errlen, "show fib", "at most a.b.c.d/len or "
-		    "a.b.c.d", w[1]));
+		return (bad_args(err, errlen, "show fib",
+		    "at most a.b.c.d/len or "
+		    "a.b.c.d",
+		    w[1]));
 	if (nw == 1) {
 		if (lc_prefix4_parse(w[0], &p) == 0) {
 			q.prefix = p.addr.s_addr;
@@ -483,8 +550,10 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			q.lookup = a.s_addr;
 			q.use_lookup = true;
 		} else {
-			return (bad_args(err, errlen, "show fib", "a.b.c.d/len or "
-			    "a.b.c.d", w[0]));
+			return (bad_args(err, errlen, "show fib",
+			    "a.b.c.d/len or "
+			    "a.b.c.d",
+			    w[0]));
 		}
 	}
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
@@ -497,12 +566,18 @@ static const char *
 neigh_state(Fwd__NeighbourState s)
 {
 	switch (s) {
-	case FWD__NEIGHBOUR_STATE__INCOMPLETE: return ("incomplete");
-	case FWD__NEIGHBOUR_STATE__REACHABLE: return ("reachable");
-	case FWD__NEIGHBOUR_STATE__STALE: return ("stale");
-	case FWD__NEIGHBOUR_STATE__FAILED: return ("failed");
-	case FWD__NEIGHBOUR_STATE__STATIC: return ("static");
-	default: return ("none");
+	case FWD__NEIGHBOUR_STATE__INCOMPLETE:
+		return ("incomplete");
+	case FWD__NEIGHBOUR_STATE__REACHABLE:
+		return ("reachable");
+	case FWD__NEIGHBOUR_STATE__STALE:
+		return ("stale");
+	case FWD__NEIGHBOUR_STATE__FAILED:
+		return ("failed");
+	case FWD__NEIGHBOUR_STATE__STATIC:
+		return ("static");
+	default:
+		return ("none");
 	}
 }
 
@@ -514,28 +589,37 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
 
 	if (jo == NULL)
-		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8s %s\n", "Address",
-		    "MAC", "Interface", "State", "Age ms", "Queued");
+		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8s %s\n",
+		    "Address", "MAC", "Interface", "State", "Age ms", "Queued");
 	for (size_t i = 0; i < l->n_neighbours; i++) {
 		const Fwd__Neighbour *n = l->neighbours[i];
 		char mac[18] = "-", ifn[24];
 
 		if (n->mac.len == 6)
-			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
-			    n->mac.data[0], n->mac.data[1], n->mac.data[2],
-			    n->mac.data[3], n->mac.data[4], n->mac.data[5]);
+			snprintf(mac, sizeof(mac),
+			    "%02x:%02x:%02x:%02x:%02x:%02x", n->mac.data[0],
+			    n->mac.data[1], n->mac.data[2], n->mac.data[3],
+			    n->mac.data[4], n->mac.data[5]);
 		if (jo != NULL) {
 			json_object *o = json_object_new_object();
 
-			json_object_object_add(o, "address", json_object_new_string(ip4(n->addr)));
-			json_object_object_add(o, "mac", json_object_new_string(mac));
-			json_object_object_add(o, "interface", json_object_new_string(
-			    if_name_of(m, n->ifname, ifn, sizeof(ifn))));
-			json_object_object_add(o, "device", json_object_new_string(n->ifname));
-			json_object_object_add(o, "ifindex", json_object_new_int((int)n->ifindex));
-			json_object_object_add(o, "state", json_object_new_string(neigh_state(n->state)));
-			json_object_object_add(o, "age_ms", json_object_new_int64(n->age_ms));
-			json_object_object_add(o, "queued", json_object_new_int((int)n->queued));
+			json_object_object_add(o, "address",
+			    json_object_new_string(ip4(n->addr)));
+			json_object_object_add(o, "mac",
+			    json_object_new_string(mac));
+			json_object_object_add(o, "interface",
+			    json_object_new_string(
+				if_name_of(m, n->ifname, ifn, sizeof(ifn))));
+			json_object_object_add(o, "device",
+			    json_object_new_string(n->ifname));
+			json_object_object_add(o, "ifindex",
+			    json_object_new_int((int)n->ifindex));
+			json_object_object_add(o, "state",
+			    json_object_new_string(neigh_state(n->state)));
+			json_object_object_add(o, "age_ms",
+			    json_object_new_int64(n->age_ms));
+			json_object_object_add(o, "queued",
+			    json_object_new_int((int)n->queued));
 			json_object_array_add(arr, o);
 			continue;
 		}
@@ -543,21 +627,23 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			if_name_of(m, n->ifname, ifn, sizeof(ifn));
 		else
 			snprintf(ifn, sizeof(ifn), "ifindex %u", n->ifindex);
-		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8u %u\n", ip4(n->addr),
-		    mac, ifn, neigh_state(n->state), n->age_ms, n->queued);
+		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8u %u\n",
+		    ip4(n->addr), mac, ifn, neigh_state(n->state), n->age_ms,
+		    n->queued);
 	}
 	if (jo != NULL)
 		json_object_object_add(jo, "neighbors", arr);
 }
 
 int
-mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w,
-    unsigned nw, char *err, size_t errlen)
+mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w, unsigned nw,
+    char *err, size_t errlen)
 {
 	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
 
 	if (nw > 0)
-		return (bad_args(err, errlen, "show neighbors", "nothing", w[0]));
+		return (
+		    bad_args(err, errlen, "show neighbors", "nothing", w[0]));
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS, &q.base,
 	    render_neighbors, err, errlen));
 }
@@ -568,39 +654,54 @@ static const char *
 proc_state(Rtrmgr__State s)
 {
 	switch (s) {
-	case RTRMGR__STATE__STOPPED: return ("stopped");
-	case RTRMGR__STATE__STARTING: return ("starting");
-	case RTRMGR__STATE__RUNNING: return ("running");
-	case RTRMGR__STATE__STOPPING: return ("stopping");
-	case RTRMGR__STATE__BACKOFF: return ("backoff");
-	case RTRMGR__STATE__FAILED: return ("failed");
-	default: return ("unknown");
+	case RTRMGR__STATE__STOPPED:
+		return ("stopped");
+	case RTRMGR__STATE__STARTING:
+		return ("starting");
+	case RTRMGR__STATE__RUNNING:
+		return ("running");
+	case RTRMGR__STATE__STOPPING:
+		return ("stopping");
+	case RTRMGR__STATE__BACKOFF:
+		return ("backoff");
+	case RTRMGR__STATE__FAILED:
+		return ("failed");
+	default:
+		return ("unknown");
 	}
 }
 
 static void
-render_component(struct lc_buf *out, json_object *jo, const Rtrmgr__Component *c,
-    json_object *arr)
+render_component(struct lc_buf *out, json_object *jo,
+    const Rtrmgr__Component *c, json_object *arr)
 {
 	if (jo != NULL) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "component", json_object_new_string(c->name));
-		json_object_object_add(o, "pid", json_object_new_int((int)c->pid));
-		json_object_object_add(o, "state", json_object_new_string(proc_state(c->state)));
-		json_object_object_add(o, "uptime_ms", json_object_new_int64((int64_t)c->uptime_ms));
-		json_object_object_add(o, "restarts", json_object_new_int((int)c->restarts));
-		json_object_object_add(o, "generation", json_object_new_int64((int64_t)c->generation));
-		json_object_object_add(o, "last_exit", json_object_new_int(c->last_exit));
-		json_object_object_add(o, "last_error", json_object_new_string(
-		    c->last_error != NULL ? c->last_error : ""));
+		json_object_object_add(o, "component",
+		    json_object_new_string(c->name));
+		json_object_object_add(o, "pid",
+		    json_object_new_int((int)c->pid));
+		json_object_object_add(o, "state",
+		    json_object_new_string(proc_state(c->state)));
+		json_object_object_add(o, "uptime_ms",
+		    json_object_new_int64((int64_t)c->uptime_ms));
+		json_object_object_add(o, "restarts",
+		    json_object_new_int((int)c->restarts));
+		json_object_object_add(o, "generation",
+		    json_object_new_int64((int64_t)c->generation));
+		json_object_object_add(o, "last_exit",
+		    json_object_new_int(c->last_exit));
+		json_object_object_add(o, "last_error",
+		    json_object_new_string(
+			c->last_error != NULL ? c->last_error : ""));
 		json_object_array_add(arr, o);
 		return;
 	}
-	lc_buf_printf(out, "%-9s %7u %-9s %10.1f %8u %20llu %s\n", c->name, c->pid,
-	    proc_state(c->state), (double)c->uptime_ms / 1000.0, c->restarts,
-	    (unsigned long long)c->generation, c->last_error != NULL ?
-	    c->last_error : "");
+	lc_buf_printf(out, "%-9s %7u %-9s %10.1f %8u %20llu %s\n", c->name,
+	    c->pid, proc_state(c->state), (double)c->uptime_ms / 1000.0,
+	    c->restarts, (unsigned long long)c->generation,
+	    c->last_error != NULL ? c->last_error : "");
 }
 
 static void
@@ -611,8 +712,9 @@ render_processes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
 
 	if (jo == NULL)
-		lc_buf_printf(out, "%-9s %7s %-9s %10s %8s %20s %s\n", "Component",
-		    "PID", "State", "Uptime s", "Restarts", "Generation", "Last error");
+		lc_buf_printf(out, "%-9s %7s %-9s %10s %8s %20s %s\n",
+		    "Component", "PID", "State", "Uptime s", "Restarts",
+		    "Generation", "Last error");
 	for (size_t i = 0; i < l->n_components; i++)
 		render_component(out, jo, l->components[i], arr);
 	if (jo != NULL)
@@ -620,21 +722,24 @@ render_processes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 }
 
 int
-mgmt_show_processes(const struct mgmt_op *op, const char *const *w,
-    unsigned nw, char *err, size_t errlen)
+mgmt_show_processes(const struct mgmt_op *op, const char *const *w, unsigned nw,
+    char *err, size_t errlen)
 {
-	static const ProtobufCMessageDescriptor *d = &lifecycle__empty__descriptor;
+	static const ProtobufCMessageDescriptor *d =
+	    &lifecycle__empty__descriptor;
 	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 
 	(void)d;
 	if (nw > 0)
-		return (bad_args(err, errlen, "show processes", "nothing", w[0]));
+		return (
+		    bad_args(err, errlen, "show processes", "nothing", w[0]));
 	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__LIST, &e.base,
 	    render_processes, err, errlen));
 }
 
 static void
-render_control(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_control(const struct mgmt *m, struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
 {
 	const Rtrmgr__Component *c = (const Rtrmgr__Component *)msg;
 
@@ -658,13 +763,15 @@ mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
 	unsigned method;
 
 	if (nw != 1) {
-		snprintf(err, errlen, "%s: expected one component (fwd, rib or "
-		    "mgmt)", verb);
+		snprintf(err, errlen,
+		    "%s: expected one component (fwd, rib or "
+		    "mgmt)",
+		    verb);
 		return (MGMT_E_SYNTAX);
 	}
 	method = strcmp(verb, "stop") == 0 ? RTRMGR__METHOD__STOP :
-	    strcmp(verb, "start") == 0 ? RTRMGR__METHOD__START :
-	    RTRMGR__METHOD__RESTART;
+	    strcmp(verb, "start") == 0	   ? RTRMGR__METHOD__START :
+					     RTRMGR__METHOD__RESTART;
 	q.name = (char *)w[0];
 	return (ask(op, MGMT_PEER_RTRMGR, method, &q.base, render_control, err,
 	    errlen));
@@ -673,7 +780,8 @@ mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
 /* ---- show route summary --------------------------------------------------------- */
 
 static void
-render_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo, const ProtobufCMessage *msg)
+render_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
 {
 	const Rib__SourceList *l = (const Rib__SourceList *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
@@ -681,26 +789,35 @@ render_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo, const 
 
 	if (jo == NULL)
 		lc_buf_printf(out, "%-12s %9s %9s %9s %9s %8s %s\n", "Source",
-		    "Routes", "Active", "Inactive", "Stale", "Distance", "Peer");
+		    "Routes", "Active", "Inactive", "Stale", "Distance",
+		    "Peer");
 	for (size_t i = 0; i < l->n_sources; i++) {
 		const Rib__SourceInfo *s = l->sources[i];
 		const char *name = s->source_name != NULL && s->source_name[0] ?
-		    s->source_name : s->source == RIB__SOURCE__CONNECTED ?
-		    "connected" : s->source == RIB__SOURCE__STATIC ? "static" :
-		    "protocol";
+		    s->source_name :
+		    s->source == RIB__SOURCE__CONNECTED ? "connected" :
+		    s->source == RIB__SOURCE__STATIC	? "static" :
+							  "protocol";
 
 		total += s->routes;
 		active += s->active;
 		if (jo != NULL) {
 			json_object *o = json_object_new_object();
 
-			json_object_object_add(o, "source", json_object_new_string(name));
-			json_object_object_add(o, "routes", json_object_new_int64(s->routes));
-			json_object_object_add(o, "active", json_object_new_int64(s->active));
-			json_object_object_add(o, "inactive", json_object_new_int64(s->inactive));
-			json_object_object_add(o, "stale", json_object_new_int64(s->stale));
-			json_object_object_add(o, "distance", json_object_new_int((int)s->distance));
-			json_object_object_add(o, "connected", json_object_new_boolean(s->connected));
+			json_object_object_add(o, "source",
+			    json_object_new_string(name));
+			json_object_object_add(o, "routes",
+			    json_object_new_int64(s->routes));
+			json_object_object_add(o, "active",
+			    json_object_new_int64(s->active));
+			json_object_object_add(o, "inactive",
+			    json_object_new_int64(s->inactive));
+			json_object_object_add(o, "stale",
+			    json_object_new_int64(s->stale));
+			json_object_object_add(o, "distance",
+			    json_object_new_int((int)s->distance));
+			json_object_object_add(o, "connected",
+			    json_object_new_boolean(s->connected));
 			json_object_array_add(arr, o);
 			continue;
 		}
@@ -710,8 +827,10 @@ render_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo, const 
 	}
 	if (jo != NULL) {
 		json_object_object_add(jo, "sources", arr);
-		json_object_object_add(jo, "routes", json_object_new_int64((int64_t)total));
-		json_object_object_add(jo, "active", json_object_new_int64((int64_t)active));
+		json_object_object_add(jo, "routes",
+		    json_object_new_int64((int64_t)total));
+		json_object_object_add(jo, "active",
+		    json_object_new_int64((int64_t)active));
 	} else {
 		lc_buf_printf(out, "%llu routes, %llu active\n", total, active);
 	}
@@ -730,10 +849,10 @@ mgmt_show_route_summary(const struct mgmt_op *op, char *err, size_t errlen)
 
 /* mgmt's own connections now, then each component's STATUS counters. */
 struct ipc_wait {
-	struct mgmt_op	 op;
-	unsigned	 pending;
-	struct lc_buf	 text;
-	json_object	*jo;
+	struct mgmt_op op;
+	unsigned pending;
+	struct lc_buf text;
+	json_object *jo;
 };
 
 static void
@@ -743,25 +862,44 @@ stats_out(struct ipc_wait *w, const char *conn, const struct ipc_stats *st,
 	if (w->jo != NULL) {
 		json_object *o = json_object_new_object();
 
-#define J(f) json_object_object_add(o, #f, json_object_new_int64((int64_t)st->f))
-		json_object_object_add(o, "connection", json_object_new_string(conn));
-		json_object_object_add(o, "connected", json_object_new_boolean(connected));
-		J(calls_out); J(calls_in); J(replies_out); J(replies_in);
-		J(events_out); J(events_in); J(frames_out); J(frames_in);
-		J(bytes_out); J(bytes_in); J(drops); J(timeouts); J(errors);
-		J(connects); J(restarts); J(nobufs);
+#define J(f) \
+	json_object_object_add(o, #f, json_object_new_int64((int64_t)st->f))
+		json_object_object_add(o, "connection",
+		    json_object_new_string(conn));
+		json_object_object_add(o, "connected",
+		    json_object_new_boolean(connected));
+		J(calls_out);
+		J(calls_in);
+		J(replies_out);
+		J(replies_in);
+		J(events_out);
+		J(events_in);
+		J(frames_out);
+		J(frames_in);
+		J(bytes_out);
+		J(bytes_in);
+		J(drops);
+		J(timeouts);
+		J(errors);
+		J(connects);
+		J(restarts);
+		J(nobufs);
 #undef J
 		json_object_array_add(json_object_object_get(w->jo, "mgmt"), o);
 		return;
 	}
-	lc_buf_printf(&w->text, "  %-16s %-4s calls %llu/%llu replies %llu/%llu "
+	lc_buf_printf(&w->text,
+	    "  %-16s %-4s calls %llu/%llu replies %llu/%llu "
 	    "events %llu/%llu frames %llu/%llu bytes %llu/%llu drops %llu "
-	    "timeouts %llu errors %llu restarts %llu\n", conn,
-	    connected ? "up" : "down",
-	    (unsigned long long)st->calls_out, (unsigned long long)st->calls_in,
-	    (unsigned long long)st->replies_out, (unsigned long long)st->replies_in,
-	    (unsigned long long)st->events_out, (unsigned long long)st->events_in,
-	    (unsigned long long)st->frames_out, (unsigned long long)st->frames_in,
+	    "timeouts %llu errors %llu restarts %llu\n",
+	    conn, connected ? "up" : "down", (unsigned long long)st->calls_out,
+	    (unsigned long long)st->calls_in,
+	    (unsigned long long)st->replies_out,
+	    (unsigned long long)st->replies_in,
+	    (unsigned long long)st->events_out,
+	    (unsigned long long)st->events_in,
+	    (unsigned long long)st->frames_out,
+	    (unsigned long long)st->frames_in,
 	    (unsigned long long)st->bytes_out, (unsigned long long)st->bytes_in,
 	    (unsigned long long)st->drops, (unsigned long long)st->timeouts,
 	    (unsigned long long)st->errors, (unsigned long long)st->restarts);
@@ -773,8 +911,9 @@ ipc_wait_done(struct ipc_wait *w)
 	if (--w->pending > 0)
 		return;
 	if (w->jo != NULL) {
-		lc_buf_printf(&w->text, "%s", json_object_to_json_string_ext(w->jo,
-		    JSON_C_TO_STRING_PLAIN));
+		lc_buf_printf(&w->text, "%s",
+		    json_object_to_json_string_ext(w->jo,
+			JSON_C_TO_STRING_PLAIN));
 		json_object_put(w->jo);
 	}
 	lc_buf_append(&w->text, "", 1);
@@ -785,8 +924,8 @@ ipc_wait_done(struct ipc_wait *w)
 }
 
 struct ipc_status_call {
-	struct ipc_wait	*w;
-	enum mgmt_peer	 peer;
+	struct ipc_wait *w;
+	enum mgmt_peer peer;
 };
 
 static void
@@ -804,18 +943,21 @@ status_reply(void *arg, int status, const char *errmsg,
 		if (status == IPC_OK && st != NULL)
 			for (size_t i = 0; i < st->n_counters; i++)
 				json_object_object_add(o, st->counters[i]->name,
-				    json_object_new_int64((int64_t)st->counters[i]->value));
+				    json_object_new_int64(
+					(int64_t)st->counters[i]->value));
 		else
 			json_object_object_add(o, "error",
 			    json_object_new_string(ipc_status_str(status)));
 		json_object_object_add(json_object_object_get(w->jo,
-		    "components"), name, o);
+					   "components"),
+		    name, o);
 	} else if (status == IPC_OK && st != NULL) {
 		lc_buf_printf(&w->text, "%s (generation %llu, %s):", name,
 		    (unsigned long long)st->generation,
 		    st->state != NULL && st->state[0] ? st->state : "-");
 		for (size_t i = 0; i < st->n_counters; i++)
-			lc_buf_printf(&w->text, " %s %llu", st->counters[i]->name,
+			lc_buf_printf(&w->text, " %s %llu",
+			    st->counters[i]->name,
 			    (unsigned long long)st->counters[i]->value);
 		lc_buf_printf(&w->text, "\n");
 	} else {
@@ -830,8 +972,8 @@ int
 mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
     char *err, size_t errlen)
 {
-	static const enum mgmt_peer peers[] = { MGMT_PEER_FWD, MGMT_PEER_RIB,
-	    MGMT_PEER_RTRMGR };
+	static const enum mgmt_peer peers[] = {MGMT_PEER_FWD, MGMT_PEER_RIB,
+	    MGMT_PEER_RTRMGR};
 	struct ipc_wait *w;
 	struct ipc_stats st;
 
@@ -842,12 +984,13 @@ mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 		return (MGMT_E_INTERNAL);
 	}
 	w->op = *op;
-	w->pending = 1;		/* ours, released at the end */
+	w->pending = 1; /* ours, released at the end */
 	lc_buf_init(&w->text);
 	if (op->json) {
 		w->jo = json_object_new_object();
 		json_object_object_add(w->jo, "mgmt", json_object_new_array());
-		json_object_object_add(w->jo, "components", json_object_new_object());
+		json_object_object_add(w->jo, "components",
+		    json_object_new_object());
 	} else {
 		lc_buf_printf(&w->text, "tern-mgmt connections (out/in):\n");
 	}
@@ -869,11 +1012,11 @@ mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 		c->w = w;
 		c->peer = peers[i];
 		if (ipc_call(cl, IPC_LC(LIFECYCLE__METHOD__STATUS), NULL,
-		    status_reply, c, SHOW_TIMEOUT_MS) == 0)
+			status_reply, c, SHOW_TIMEOUT_MS) == 0)
 			w->pending++;
 		else
 			free(c);
 	}
-	ipc_wait_done(w);	/* answers now if nobody else is asked */
+	ipc_wait_done(w); /* answers now if nobody else is asked */
 	return (MGMT_PENDING);
 }

@@ -9,29 +9,31 @@
 #include "libcommon/lc_loop.h"
 #include "rib_d.h"
 
-static const char *const value_opts[] = { "--hold-ms", "--grace-ms",
-    "--ecmp", "--fib-batch", "--fib-window", NULL };
+static const char *const value_opts[] = {"--hold-ms", "--grace-ms", "--ecmp",
+    "--fib-batch", "--fib-window", NULL};
 static const struct lc_daemon_info info = {
     .value_opts = value_opts,
-	.name = "tern-rib",
-	.summary = "The tern routing information base: route sources, best path, FIB download.",
-	.usage_extra =
-	    "  --hold-ms=N        after a start, wait up to N ms for mgmt's static\n"
-	    "                     resync before pushing the FIB (default 3000)\n"
-	    "  --grace-ms=N       grace of protocol sources that do not ask (30000)\n"
-	    "  --ecmp=N           widest ECMP set, 1..64 (default 8)\n"
-	    "  --fib-batch=N      routes per FIB batch to tern-fwd (1024)\n"
-	    "  --fib-window=N     FIB routes in flight, unacked (262144)\n",
-	.status = "serves rib.sock (route batches, resync, show route queries,\n"
-	    "FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
-	    "resync, and learns connected routes from tern-fwd's interfaces.",
+    .name = "tern-rib",
+    .summary =
+	"The tern routing information base: route sources, best path, FIB download.",
+    .usage_extra =
+	"  --hold-ms=N        after a start, wait up to N ms for mgmt's static\n"
+	"                     resync before pushing the FIB (default 3000)\n"
+	"  --grace-ms=N       grace of protocol sources that do not ask (30000)\n"
+	"  --ecmp=N           widest ECMP set, 1..64 (default 8)\n"
+	"  --fib-batch=N      routes per FIB batch to tern-fwd (1024)\n"
+	"  --fib-window=N     FIB routes in flight, unacked (262144)\n",
+    .status =
+	"serves rib.sock (route batches, resync, show route queries,\n"
+	"FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
+	"resync, and learns connected routes from tern-fwd's interfaces.",
 };
 
 int
 main(int argc, char **argv)
 {
 	struct lc_daemon_opts opts;
-	struct rib_d_opts ro = { 0 };
+	struct rib_d_opts ro = {0};
 	struct rib_conf conf;
 	struct ev_loop *loop;
 	struct rib_d *d;
@@ -51,23 +53,26 @@ main(int argc, char **argv)
 
 		if ((r = lc_daemon_opt_uint(a, "--hold-ms", ~0u, &v)) == 1) {
 			ro.hold_ms = v ? v : 1;
-		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--grace-ms",
-		    ~0u, &v)) == 1) {
+		} else if (r == 0 &&
+		    (r = lc_daemon_opt_uint(a, "--grace-ms", ~0u, &v)) == 1) {
 			ro.grace_ms = v ? v : 1;
-		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--ecmp",
-		    RIB_NH_MAX, &v)) == 1) {
+		} else if (r == 0 &&
+		    (r = lc_daemon_opt_uint(a, "--ecmp", RIB_NH_MAX, &v)) ==
+			1) {
 			conf.ecmp_width = v;
-		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--fib-batch",
-		    ~0u, &v)) == 1) {
+		} else if (r == 0 &&
+		    (r = lc_daemon_opt_uint(a, "--fib-batch", ~0u, &v)) == 1) {
 			conf.fib_batch_max = v;
-		} else if (r == 0 && (r = lc_daemon_opt_uint(a, "--fib-window",
-		    ~0u, &v)) == 1) {
+		} else if (r == 0 &&
+		    (r = lc_daemon_opt_uint(a, "--fib-window", ~0u, &v)) == 1) {
 			conf.fib_high_water = v;
 			conf.fib_low_water = v / 4;
 		}
 		if (r != 1) {
-			fprintf(stderr, "tern-rib: bad option '%s'\n"
-			    "Try 'tern-rib --help'.\n", a);
+			fprintf(stderr,
+			    "tern-rib: bad option '%s'\n"
+			    "Try 'tern-rib --help'.\n",
+			    a);
 			lc_daemon_opts_fini(&opts);
 			return (2);
 		}

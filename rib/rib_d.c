@@ -17,110 +17,110 @@
 
 #include "rib_d.h"
 
-#define RD_IF_ADDRS	16		/* addresses per interface kept */
-#define RD_IFNAME_MAX	32
-#define RD_IF_UNKNOWN	RIB_IFINDEX_MAX	/* a name fwd has not told: down */
-#define RD_NOINDEX	0xffffffffu	/* RouteError.index of a whole batch */
-#define RD_PUSH_EARLY	1024		/* a batch this big is pushed at once */
+#define RD_IF_ADDRS   16 /* addresses per interface kept */
+#define RD_IFNAME_MAX 32
+#define RD_IF_UNKNOWN RIB_IFINDEX_MAX /* a name fwd has not told: down */
+#define RD_NOINDEX    0xffffffffu     /* RouteError.index of a whole batch */
+#define RD_PUSH_EARLY 1024	      /* a batch this big is pushed at once */
 
 struct rd_src {
-	struct ipc_peer	*peer;		/* owner while connected (protocols) */
-	uint64_t	seq;		/* last batch seq */
-	ev_timer	grace;
-	bool		grace_on;
-	bool		used;
+	struct ipc_peer *peer; /* owner while connected (protocols) */
+	uint64_t seq;	       /* last batch seq */
+	ev_timer grace;
+	bool grace_on;
+	bool used;
 };
 
 struct rd_if {
-	uint32_t	ifindex;
-	char		name[RD_IFNAME_MAX];
-	bool		up;
-	bool		seen;
-	unsigned	naddr;
+	uint32_t ifindex;
+	char name[RD_IFNAME_MAX];
+	bool up;
+	bool seen;
+	unsigned naddr;
 	struct lc_prefix4 addr[RD_IF_ADDRS];
 };
 
 /* A (prefix, ifindex) pair of a connected route. */
 struct rd_conn {
 	struct lc_prefix4 pfx;
-	uint32_t	ifindex;
+	uint32_t ifindex;
 };
 
 /* A static route with next hops given by interface name. */
 struct rd_named {
 	struct lc_prefix4 pfx;
-	uint8_t		type;
-	int16_t		distance;
-	uint32_t	metric;
-	unsigned	n;
-	struct lc_ip4	addr[RIB_NH_MAX];
-	char		name[RIB_NH_MAX][RD_IFNAME_MAX];	/* "" = none */
-	uint32_t	ifindex[RIB_NH_MAX];	/* as resolved when added */
+	uint8_t type;
+	int16_t distance;
+	uint32_t metric;
+	unsigned n;
+	struct lc_ip4 addr[RIB_NH_MAX];
+	char name[RIB_NH_MAX][RD_IFNAME_MAX]; /* "" = none */
+	uint32_t ifindex[RIB_NH_MAX];	      /* as resolved when added */
 };
 
 /* One FIB_BATCH in flight: the seq we sent (acked even if fwd's FibAck
  * does not echo it). */
 struct rd_call {
-	struct rib_d	*d;
-	uint64_t	seq;
-	struct rd_call	*next;
+	struct rib_d *d;
+	uint64_t seq;
+	struct rd_call *next;
 };
 
-#define RD_FB_SLOTS	4096u	/* pointer -> run cache, a power of 2 */
+#define RD_FB_SLOTS 4096u /* pointer -> run cache, a power of 2 */
 
 struct rd_fbslot {
 	const struct rib_nexthop *nh;
-	uint32_t	first;
-	uint32_t	n;
-	uint64_t	gen;
+	uint32_t first;
+	uint32_t n;
+	uint64_t gen;
 };
 
 struct rib_d {
-	struct ev_loop	*loop;
-	struct rib	*rib;
+	struct ev_loop *loop;
+	struct rib *rib;
 	struct ipc_server *srv;
 	struct ipc_client *fwd;
 	struct lc_loop_hook hook;
-	struct lc_arena	*arena;		/* query replies */
-	uint32_t	hold_ms, grace_ms;
+	struct lc_arena *arena; /* query replies */
+	uint32_t hold_ms, grace_ms;
 
-	struct rd_src	src[RIB_SOURCE_MAX];
+	struct rd_src src[RIB_SOURCE_MAX];
 
 	/* fwd session */
 	enum rib_d_fwd_state fs;
-	bool		fwd_blocked;	/* ipc_call said -ENOBUFS */
-	bool		fwd_redo;	/* an error: start the session again */
-	bool		ifs_synced;	/* SUBSCRIBE answered in this session */
-	bool		begin_done;	/* RESYNC_BEGIN answered */
-	bool		fwd_packed;	/* fwd's FibAck said packed_ok */
-	bool		static_synced;	/* mgmt ended a static resync */
-	bool		hold_over;	/* the start hold timer expired */
-	unsigned	hold_extended;	/* times, while mgmt is resyncing */
-	struct ipc_peer	*static_peer;	/* began a static resync, not ended */
-	ev_timer	hold;
-	uint64_t	session;	/* counts fwd sessions */
-	const char	*state;
+	bool fwd_blocked;	      /* ipc_call said -ENOBUFS */
+	bool fwd_redo;		      /* an error: start the session again */
+	bool ifs_synced;	      /* SUBSCRIBE answered in this session */
+	bool begin_done;	      /* RESYNC_BEGIN answered */
+	bool fwd_packed;	      /* fwd's FibAck said packed_ok */
+	bool static_synced;	      /* mgmt ended a static resync */
+	bool hold_over;		      /* the start hold timer expired */
+	unsigned hold_extended;	      /* times, while mgmt is resyncing */
+	struct ipc_peer *static_peer; /* began a static resync, not ended */
+	ev_timer hold;
+	uint64_t session; /* counts fwd sessions */
+	const char *state;
 
 	/* interfaces and connected routes */
-	struct rd_if	*ifs;
-	size_t		nifs, capifs;
-	struct rd_conn	*conn;		/* installed, sorted */
-	size_t		nconn;
-	struct rd_named	**named;
-	size_t		nnamed, capnamed;
+	struct rd_if *ifs;
+	size_t nifs, capifs;
+	struct rd_conn *conn; /* installed, sorted */
+	size_t nconn;
+	struct rd_named **named;
+	size_t nnamed, capnamed;
 
 	/* scratch */
 	struct rib_route_upd *upd;
-	size_t		capupd;
+	size_t capupd;
 	struct rib_nexthop *nh;
-	size_t		capnh;
-	void		*fb;		/* FIB batch encoding */
-	size_t		capfb;
-	uint8_t		*pk;		/* packed FIB batch records */
-	size_t		cappk;
-	struct rd_fbslot *fbslot;	/* hop array -> packed_nh run */
-	uint64_t	fbgen;		/* batch of the valid slots */
-	struct rd_call	*calls;		/* free FIB call contexts */
+	size_t capnh;
+	void *fb; /* FIB batch encoding */
+	size_t capfb;
+	uint8_t *pk; /* packed FIB batch records */
+	size_t cappk;
+	struct rd_fbslot *fbslot; /* hop array -> packed_nh run */
+	uint64_t fbgen;		  /* batch of the valid slots */
+	struct rd_call *calls;	  /* free FIB call contexts */
 };
 
 static void rd_fwd_session(struct rib_d *);
@@ -251,7 +251,8 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 	}
 	switch (source) {
 	case RIB__SOURCE__CONNECTED:
-		err_set(err, -EPERM, -1, "connected routes come from tern-fwd's "
+		err_set(err, -EPERM, -1,
+		    "connected routes come from tern-fwd's "
 		    "interface state, not from a client");
 		return (-EPERM);
 	case RIB__SOURCE__STATIC:
@@ -261,7 +262,8 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 	case RIB__SOURCE__PROTOCOL:
 		if (name[0] == '\0') {
 			if (source == RIB__SOURCE__PROTOCOL) {
-				err_set(err, -EINVAL, -1, "a protocol source "
+				err_set(err, -EINVAL, -1,
+				    "a protocol source "
 				    "needs a source_name");
 				return (-EINVAL);
 			}
@@ -269,14 +271,14 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 		}
 		id = rib_source_find(d->rib, name);
 		if (id == RIB_SRC_CONNECTED || id == RIB_SRC_STATIC) {
-			err_set(err, -EINVAL, -1, "source name '%s' is reserved",
-			    name);
+			err_set(err, -EINVAL, -1,
+			    "source name '%s' is reserved", name);
 			return (-EINVAL);
 		}
 		if (id < 0) {
-			struct rib_source_conf sc = { name,
+			struct rib_source_conf sc = {name,
 			    distance ? (int)distance : -1,
-			    grace_ms ? grace_ms : d->grace_ms };
+			    grace_ms ? grace_ms : d->grace_ms};
 			unsigned nid;
 
 			if ((rv = rib_source_add(d->rib, &sc, &nid, err)) != 0)
@@ -314,9 +316,9 @@ src_update(struct rib_d *d, unsigned id, uint32_t distance, uint32_t grace_ms)
 	if ((distance != 0 || grace_ms != 0) &&
 	    rib_source_info(d->rib, id, &si) == 0 &&
 	    ((distance != 0 && distance != si.distance) ||
-	    (grace_ms != 0 && grace_ms != si.grace_ms)) &&
+		(grace_ms != 0 && grace_ms != si.grace_ms)) &&
 	    rib_source_set(d->rib, id, distance ? (int)distance : -1,
-	    grace_ms ? grace_ms : si.grace_ms, &err) != 0)
+		grace_ms ? grace_ms : si.grace_ms, &err) != 0)
 		lc_log_warnx("source %u: %s", id, err.msg);
 }
 
@@ -344,14 +346,14 @@ named_forget(struct rib_d *d, const struct lc_prefix4 *p)
 }
 
 static int
-named_keep(struct rib_d *d, const struct rib_route_upd *u,
-    const Rib__Route *r)
+named_keep(struct rib_d *d, const struct rib_route_upd *u, const Rib__Route *r)
 {
 	struct rd_named *n;
 
 	named_forget(d, &u->pfx);
 	if (grow((void **)&d->named, &d->capnamed, d->nnamed + 1,
-	    sizeof(*d->named)) != 0 || (n = calloc(1, sizeof(*n))) == NULL)
+		sizeof(*d->named)) != 0 ||
+	    (n = calloc(1, sizeof(*n))) == NULL)
 		return (-ENOMEM);
 	n->pfx = u->pfx;
 	n->type = u->type;
@@ -384,28 +386,38 @@ route_conv(struct rib_d *d, const Rib__Route *r, size_t idx,
 	if ((r->n_nh_addr != 0 && r->n_nh_addr != n) ||
 	    (r->n_nh_ifindex != 0 && r->n_nh_ifindex != n) ||
 	    (r->n_nh_ifname != 0 && r->n_nh_ifname != n)) {
-		err_set(err, -EINVAL, (long)idx, "entry %zu: nh_addr, "
-		    "nh_ifindex and nh_ifname must be parallel arrays", idx);
+		err_set(err, -EINVAL, (long)idx,
+		    "entry %zu: nh_addr, "
+		    "nh_ifindex and nh_ifname must be parallel arrays",
+		    idx);
 		return (-EINVAL);
 	}
 	if (n > RIB_NH_MAX) {
-		err_set(err, -EINVAL, (long)idx, "entry %zu: %zu next hops "
-		    "(at most %u)", idx, n, RIB_NH_MAX);
+		err_set(err, -EINVAL, (long)idx,
+		    "entry %zu: %zu next hops "
+		    "(at most %u)",
+		    idx, n, RIB_NH_MAX);
 		return (-EINVAL);
 	}
 	if (r->type > RIB__ROUTE_TYPE__REJECT) {
-		err_set(err, -EINVAL, (long)idx, "entry %zu: unknown route "
-		    "type %d", idx, (int)r->type);
+		err_set(err, -EINVAL, (long)idx,
+		    "entry %zu: unknown route "
+		    "type %d",
+		    idx, (int)r->type);
 		return (-EINVAL);
 	}
 	if (r->len > 32) {
-		err_set(err, -EINVAL, (long)idx, "entry %zu: prefix length %u "
-		    "is over 32", idx, r->len);
+		err_set(err, -EINVAL, (long)idx,
+		    "entry %zu: prefix length %u "
+		    "is over 32",
+		    idx, r->len);
 		return (-EINVAL);
 	}
 	if (r->distance > 255) {
-		err_set(err, -EINVAL, (long)idx, "entry %zu: distance %u is "
-		    "over 255", idx, r->distance);
+		err_set(err, -EINVAL, (long)idx,
+		    "entry %zu: distance %u is "
+		    "over 255",
+		    idx, r->distance);
 		return (-EINVAL);
 	}
 	*named = false;
@@ -461,7 +473,7 @@ reply_ack(struct ipc_req *req, uint64_t seq, size_t accepted,
  * each route's next hops point into that table. base = the index of the
  * first record in the batch (for errors).
  */
-#define RD_PACKED_REC	8
+#define RD_PACKED_REC	 8
 #define RD_PACKED_NH_MAX 65536u
 
 static int
@@ -471,8 +483,10 @@ packed_nh_conv(const ProtobufCBinaryData *t, struct rib_nexthop *nh,
 	size_t n = t->len / RD_PACKED_REC;
 
 	if (t->len % RD_PACKED_REC != 0 || n > RD_PACKED_NH_MAX) {
-		err_set(err, -EINVAL, -1, "packed_nh: %zu bytes is not a table "
-		    "of at most %u 8-byte next hops", t->len, RD_PACKED_NH_MAX);
+		err_set(err, -EINVAL, -1,
+		    "packed_nh: %zu bytes is not a table "
+		    "of at most %u 8-byte next hops",
+		    t->len, RD_PACKED_NH_MAX);
 		return (-EINVAL);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -514,16 +528,18 @@ packed_conv(const ProtobufCBinaryData *rec, uint8_t op,
 			if (first + cnt > nnh) {
 				err_set(err, -EINVAL, (long)(base + i),
 				    "entry %zu: next hops %u..%u are beyond the "
-				    "%zu of packed_nh", base + i, first,
-				    first + cnt, nnh);
+				    "%zu of packed_nh",
+				    base + i, first, first + cnt, nnh);
 				return (-EINVAL);
 			}
 			u[i].n_nh = cnt;
 			u[i].nh = nh + first;
 		}
 		if (p[4] > 32) {
-			err_set(err, -EINVAL, (long)(base + i), "entry %zu: "
-			    "prefix length %u is over 32", base + i, p[4]);
+			err_set(err, -EINVAL, (long)(base + i),
+			    "entry %zu: "
+			    "prefix length %u is over 32",
+			    base + i, p[4]);
 			return (-EINVAL);
 		}
 	}
@@ -536,9 +552,10 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct rib_d *d = arg;
 	const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
 	size_t npa = b->packed_add.len / RD_PACKED_REC,
-	    npd = b->packed_del.len / RD_PACKED_REC, nnh = 0;
-	size_t nm = b->n_add + b->n_replace;	/* message adds + replaces */
-	size_t n = b->n_add + npa + b->n_replace + b->n_del + npd, nh = 0, k = 0;
+	       npd = b->packed_del.len / RD_PACKED_REC, nnh = 0;
+	size_t nm = b->n_add + b->n_replace; /* message adds + replaces */
+	size_t n = b->n_add + npa + b->n_replace + b->n_del + npd, nh = 0,
+	       k = 0;
 	struct rib_err err;
 	bool created = false, *isnamed = NULL;
 	int id, rv;
@@ -546,18 +563,21 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	memset(&err, 0, sizeof(err));
 	if (b->packed_add.len % RD_PACKED_REC != 0 ||
 	    b->packed_del.len % RD_PACKED_REC != 0) {
-		err_set(&err, -EINVAL, -1, "packed_add/packed_del of %zu/%zu "
-		    "bytes: not 8-byte records", b->packed_add.len,
-		    b->packed_del.len);
+		err_set(&err, -EINVAL, -1,
+		    "packed_add/packed_del of %zu/%zu "
+		    "bytes: not 8-byte records",
+		    b->packed_add.len, b->packed_del.len);
 		goto refuse;
 	}
 	if (n > RIB_BATCH_MAX) {
-		err_set(&err, -E2BIG, -1, "batch of %zu routes is over the "
-		    "limit of %u", n, RIB_BATCH_MAX);
+		err_set(&err, -E2BIG, -1,
+		    "batch of %zu routes is over the "
+		    "limit of %u",
+		    n, RIB_BATCH_MAX);
 		goto refuse;
 	}
-	id = src_resolve(d, b->source, b->source_name, b->distance,
-	    b->grace_ms, &created, &err);
+	id = src_resolve(d, b->source, b->source_name, b->distance, b->grace_ms,
+	    &created, &err);
 	if (id < 0)
 		goto refuse;
 	for (size_t i = 0; i < b->n_add; i++)
@@ -579,31 +599,33 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	nh = nnh;
 	for (size_t i = 0; i < nm; i++, k++) {
 		const Rib__Route *r = i < b->n_add ? b->add[i] :
-		    b->replace[i - b->n_add];
+						     b->replace[i - b->n_add];
 
 		if (i == b->n_add) {
 			/* the packed adds go after the message adds */
 			if (packed_conv(&b->packed_add, RIB_OP_ADD, d->nh, nnh,
-			    k, d->upd + k, &err) != 0)
+				k, d->upd + k, &err) != 0)
 				goto undo;
 			k += npa;
 		}
 		if (route_conv(d, r, k, &d->upd[k], d->nh + nh, &isnamed[k],
-		    &err) != 0)
+			&err) != 0)
 			goto undo;
 		d->upd[k].op = i < b->n_add ? RIB_OP_ADD : RIB_OP_REPLACE;
 		nh += d->upd[k].n_nh;
 	}
 	if (b->n_add == nm) {
 		if (packed_conv(&b->packed_add, RIB_OP_ADD, d->nh, nnh, k,
-		    d->upd + k, &err) != 0)
+			d->upd + k, &err) != 0)
 			goto undo;
 		k += npa;
 	}
 	for (size_t i = 0; i < b->n_del; i++, k++) {
 		if (b->del[i]->len > 32) {
-			err_set(&err, -EINVAL, (long)k, "entry %zu: prefix "
-			    "length %u is over 32", k, b->del[i]->len);
+			err_set(&err, -EINVAL, (long)k,
+			    "entry %zu: prefix "
+			    "length %u is over 32",
+			    k, b->del[i]->len);
 			goto undo;
 		}
 		memset(&d->upd[k], 0, sizeof(d->upd[k]));
@@ -613,7 +635,7 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		d->upd[k].distance = -1;
 	}
 	if (packed_conv(&b->packed_del, RIB_OP_DELETE, d->nh, nnh, k,
-	    d->upd + k, &err) != 0)
+		d->upd + k, &err) != 0)
 		goto undo;
 	if ((rv = rib_route_batch(d->rib, (unsigned)id, d->upd, n, &err)) != 0)
 		goto undo;
@@ -622,16 +644,18 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	 * and upd[n_add + npa .. n_add + npa + n_replace) */
 	if (id == RIB_SRC_STATIC) {
 		for (k = 0; k < n; k++) {
-			size_t mi = k < b->n_add ? k : k < b->n_add + npa ?
-			    nm : k - npa;
+			size_t mi = k < b->n_add ? k :
+			    k < b->n_add + npa	 ? nm :
+						   k - npa;
 
 			if (isnamed[k] && mi < nm) {
 				const Rib__Route *r = mi < b->n_add ?
-				    b->add[mi] : b->replace[mi - b->n_add];
+				    b->add[mi] :
+				    b->replace[mi - b->n_add];
 
 				if (named_keep(d, &d->upd[k], r) != 0)
 					lc_log_warnx("out of memory keeping a "
-					    "route by interface name");
+						     "route by interface name");
 			} else {
 				named_forget(d, &d->upd[k].pfx);
 			}
@@ -655,8 +679,8 @@ undo:
 		(void)rib_source_del(d->rib, (unsigned)id, NULL);
 refuse:
 	lc_log_info("batch %llu from %s refused: %s",
-	    (unsigned long long)b->seq,
-	    ipc_peer_component(ipc_req_peer(req)), err.msg);
+	    (unsigned long long)b->seq, ipc_peer_component(ipc_req_peer(req)),
+	    err.msg);
 	reply_ack(req, b->seq, 0, &err, n, 0);
 }
 
@@ -669,16 +693,15 @@ q_count(void *arg, const struct rib_route_info *ri)
 }
 
 static void
-h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d,
-    bool begin)
+h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d, bool begin)
 {
 	struct rib_err err;
 	bool created;
 	int id, n;
 
 	memset(&err, 0, sizeof(err));
-	id = src_resolve(d, r->source, r->source_name, r->distance,
-	    r->grace_ms, &created, &err);
+	id = src_resolve(d, r->source, r->source_name, r->distance, r->grace_ms,
+	    &created, &err);
 	if (id < 0) {
 		reply_ack(req, r->seq, 0, &err, 0, 0);
 		return;
@@ -703,10 +726,12 @@ h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d,
 	if (id == RIB_SRC_STATIC) {
 		/* swept statics no longer need their names */
 		for (size_t i = 0; i < d->nnamed;) {
-			struct rib_query q = { .match = RIB_MATCH_EXACT,
-			    .pfx = d->named[i]->pfx, .src = RIB_SRC_STATIC };
+			struct rib_query q = {.match = RIB_MATCH_EXACT,
+			    .pfx = d->named[i]->pfx,
+			    .src = RIB_SRC_STATIC};
 
-			if (rib_route_walk(d->rib, &q, q_count, NULL, NULL) == 0)
+			if (rib_route_walk(d->rib, &q, q_count, NULL, NULL) ==
+			    0)
 				named_forget(d, &d->named[i]->pfx);
 			else
 				i++;
@@ -740,7 +765,7 @@ on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 
 	(void)srv;
 	if (d->static_peer == peer)
-		d->static_peer = NULL;	/* its static resync will not end */
+		d->static_peer = NULL; /* its static resync will not end */
 	for (unsigned id = RIB_SRC_STATIC + 1; id < RIB_SOURCE_MAX; id++) {
 		if (d->src[id].peer != peer)
 			continue;
@@ -770,9 +795,9 @@ on_shutdown(struct ipc_server *srv, const char *reason, void *arg)
 /* ---- queries --------------------------------------------------------------- */
 
 struct qctx {
-	struct rib_d	*d;
-	Rib__QueryReply	*rep;
-	size_t		offset, limit, seen;
+	struct rib_d *d;
+	Rib__QueryReply *rep;
+	size_t offset, limit, seen;
 };
 
 static int
@@ -802,10 +827,10 @@ q_route(void *arg, const struct rib_route_info *ri)
 	r->nh_ifindex = lc_arena_alloc(a, sizeof(uint32_t) * (ri->n_nh + 1));
 	r->nh_ifname = lc_arena_alloc(a, sizeof(char *) * (ri->n_nh + 1));
 	e->n_resolved_addr = e->n_resolved_ifindex = ri->n_res;
-	e->resolved_addr = lc_arena_alloc(a, sizeof(uint32_t) *
-	    (ri->n_res + 1));
-	e->resolved_ifindex = lc_arena_alloc(a, sizeof(uint32_t) *
-	    (ri->n_res + 1));
+	e->resolved_addr = lc_arena_alloc(a,
+	    sizeof(uint32_t) * (ri->n_res + 1));
+	e->resolved_ifindex = lc_arena_alloc(a,
+	    sizeof(uint32_t) * (ri->n_res + 1));
 	if (r->nh_addr == NULL || r->nh_ifindex == NULL ||
 	    r->nh_ifname == NULL || e->resolved_addr == NULL ||
 	    e->resolved_ifindex == NULL)
@@ -814,7 +839,7 @@ q_route(void *arg, const struct rib_route_info *ri)
 		r->nh_addr[i] = ri->nh[i].addr.s_addr;
 		r->nh_ifindex[i] = ri->nh[i].ifindex;
 		f = ri->nh[i].ifindex ? if_by_index(q->d, ri->nh[i].ifindex) :
-		    NULL;
+					NULL;
 		r->nh_ifname[i] = f != NULL ? f->name : (char *)"";
 	}
 	for (unsigned i = 0; i < ri->n_res; i++) {
@@ -822,9 +847,9 @@ q_route(void *arg, const struct rib_route_info *ri)
 		e->resolved_ifindex[i] = ri->res[i].ifindex;
 	}
 	e->source = ri->src == RIB_SRC_CONNECTED ? RIB__SOURCE__CONNECTED :
-	    ri->src == RIB_SRC_STATIC ? RIB__SOURCE__STATIC :
-	    strcmp(ri->src_name, "kernel") == 0 ? RIB__SOURCE__KERNEL :
-	    RIB__SOURCE__PROTOCOL;
+	    ri->src == RIB_SRC_STATIC		 ? RIB__SOURCE__STATIC :
+	    strcmp(ri->src_name, "kernel") == 0	 ? RIB__SOURCE__KERNEL :
+						   RIB__SOURCE__PROTOCOL;
 	e->source_name = lc_arena_strdup(a, ri->src_name);
 	e->active = (ri->flags & RIB_RI_USABLE) != 0;
 	e->best = (ri->flags & RIB_RI_ACTIVE) != 0;
@@ -842,8 +867,8 @@ q_route(void *arg, const struct rib_route_info *ri)
  * routes by exact lookups.
  */
 struct qkeys {
-	uint64_t	*k;
-	size_t		n, cap;
+	uint64_t *k;
+	size_t n, cap;
 };
 
 static int
@@ -851,8 +876,8 @@ q_key(void *arg, const struct rib_route_info *ri)
 {
 	struct qkeys *kc = arg;
 
-	if (kc->n == kc->cap && grow((void **)&kc->k, &kc->cap, kc->n + 1,
-	    sizeof(*kc->k)) != 0)
+	if (kc->n == kc->cap &&
+	    grow((void **)&kc->k, &kc->cap, kc->n + 1, sizeof(*kc->k)) != 0)
 		return (-ENOMEM);
 	kc->k[kc->n++] = (uint64_t)ntohl(ri->pfx.addr.s_addr) << 32 |
 	    (uint64_t)ri->pfx.len << 8 | ri->src;
@@ -878,8 +903,8 @@ u64_select(uint64_t *v, size_t n, size_t k)
 		uint64_t a = v[lo], b = v[m], c = v[hi - 1], p, t;
 
 		p = a < b ? (b < c ? b : (a < c ? c : a)) :
-		    (a < c ? a : (b < c ? c : b));
-		for (;;) {	/* Hoare: [lo, j] <= p <= [j + 1, hi) */
+			    (a < c ? a : (b < c ? c : b));
+		for (;;) { /* Hoare: [lo, j] <= p <= [j + 1, hi) */
 			while (v[i] < p)
 				i++;
 			while (v[j] > p)
@@ -903,7 +928,7 @@ q_big(struct rib_d *d, const struct rib_query *q0, struct qctx *c,
     struct rib_err *err)
 {
 	struct rib_query q = *q0;
-	struct qkeys kc = { NULL, 0, 0 };
+	struct qkeys kc = {NULL, 0, 0};
 	size_t lo, hi;
 	long rv;
 
@@ -922,8 +947,8 @@ q_big(struct rib_d *d, const struct rib_query *q0, struct qctx *c,
 		qsort(kc.k + lo, hi - lo, sizeof(*kc.k), u64_cmp);
 	c->offset = 0;
 	for (size_t i = lo; i < hi; i++) {
-		struct rib_query e = { .match = RIB_MATCH_EXACT,
-		    .active_only = q.active_only };
+		struct rib_query e = {.match = RIB_MATCH_EXACT,
+		    .active_only = q.active_only};
 
 		e.pfx.addr.s_addr = htonl((uint32_t)(kc.k[i] >> 32));
 		e.pfx.len = (uint8_t)(kc.k[i] >> 8);
@@ -945,7 +970,7 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	Rib__QueryReply rep = RIB__QUERY_REPLY__INIT;
 	struct rib_query q;
 	struct rib_err err;
-	struct qctx c = { d, &rep, m->offset, m->limit, 0 };
+	struct qctx c = {d, &rep, m->offset, m->limit, 0};
 	long rv;
 
 	memset(&q, 0, sizeof(q));
@@ -965,23 +990,29 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		q.match = RIB_MATCH_ALL;
 	}
 	if (m->len > 32) {
-		ipc_reply_error(req, IPC_BAD_REQUEST, "prefix length %u is "
-		    "over 32", m->len);
+		ipc_reply_error(req, IPC_BAD_REQUEST,
+		    "prefix length %u is "
+		    "over 32",
+		    m->len);
 		return;
 	}
 	q.pfx.addr.s_addr = m->prefix;
 	q.pfx.len = (uint8_t)m->len;
 	q.active_only = m->active_only;
 	q.sorted = true;
-	if (m->source != RIB__SOURCE__SOURCE_NONE || (m->source_name != NULL &&
-	    m->source_name[0] != '\0')) {
+	if (m->source != RIB__SOURCE__SOURCE_NONE ||
+	    (m->source_name != NULL && m->source_name[0] != '\0')) {
 		const char *name = m->source_name ? m->source_name : "";
 		int id;
 
-		id = m->source == RIB__SOURCE__CONNECTED ? RIB_SRC_CONNECTED :
-		    m->source == RIB__SOURCE__STATIC ? RIB_SRC_STATIC :
-		    rib_source_find(d->rib, m->source == RIB__SOURCE__KERNEL &&
-		    name[0] == '\0' ? "kernel" : name);
+		id = m->source == RIB__SOURCE__CONNECTED ?
+		    RIB_SRC_CONNECTED :
+		    m->source == RIB__SOURCE__STATIC ?
+		    RIB_SRC_STATIC :
+		    rib_source_find(d->rib,
+			m->source == RIB__SOURCE__KERNEL && name[0] == '\0' ?
+			    "kernel" :
+			    name);
 		if (id < 0) {
 			ipc_reply_error(req, IPC_ERROR, "unknown source '%s'",
 			    name);
@@ -990,12 +1021,12 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		q.src = (unsigned)id;
 	}
 	lc_arena_reset(d->arena);
-	rep.routes = lc_arena_alloc(d->arena, sizeof(*rep.routes) *
-	    (c.limit < 4096 ? c.limit : 4096));
+	rep.routes = lc_arena_alloc(d->arena,
+	    sizeof(*rep.routes) * (c.limit < 4096 ? c.limit : 4096));
 	/* grow in place would need a vector: size for the limit lazily */
 	if (c.limit > 4096)
-		rep.routes = lc_arena_alloc(d->arena, sizeof(*rep.routes) *
-		    c.limit);
+		rep.routes = lc_arena_alloc(d->arena,
+		    sizeof(*rep.routes) * c.limit);
 	if (rep.routes == NULL) {
 		ipc_reply_error(req, IPC_ERROR, "out of memory");
 		return;
@@ -1005,8 +1036,8 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	else
 		rv = rib_route_walk(d->rib, &q, q_route, &c, &err);
 	if (rv < 0) {
-		ipc_reply_error(req, IPC_ERROR, "%s", err.msg[0] ? err.msg :
-		    strerror((int)-rv));
+		ipc_reply_error(req, IPC_ERROR, "%s",
+		    err.msg[0] ? err.msg : strerror((int)-rv));
 		return;
 	}
 	rep.total = (uint32_t)c.seen;
@@ -1027,7 +1058,8 @@ h_fib_status(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	st.sent_seq = fs.seq_sent;
 	st.acked_seq = fs.seq_acked;
 	st.fwd_generation = ipc_client_connected(d->fwd) ?
-	    ipc_client_peer_generation(d->fwd) : 0;
+	    ipc_client_peer_generation(d->fwd) :
+	    0;
 	st.routes = (uint32_t)fs.want;
 	st.pending = (uint32_t)(fs.queued + fs.inflight);
 	st.resyncing = d->fs != RIB_D_FWD_UP;
@@ -1056,9 +1088,9 @@ h_sources(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		memcpy(names[l.n_sources], si.name, sizeof(si.name));
 		s->source_name = names[l.n_sources];
 		s->source = id == RIB_SRC_CONNECTED ? RIB__SOURCE__CONNECTED :
-		    id == RIB_SRC_STATIC ? RIB__SOURCE__STATIC :
-		    strcmp(si.name, "kernel") == 0 ? RIB__SOURCE__KERNEL :
-		    RIB__SOURCE__PROTOCOL;
+		    id == RIB_SRC_STATIC	    ? RIB__SOURCE__STATIC :
+		    strcmp(si.name, "kernel") == 0  ? RIB__SOURCE__KERNEL :
+						      RIB__SOURCE__PROTOCOL;
 		s->seq = d->src[id].seq;
 		s->routes = (uint32_t)si.routes;
 		s->distance = si.distance;
@@ -1083,26 +1115,31 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct rib_d *d = arg;
 	const Rib__RibConfig *c = (const Rib__RibConfig *)msg;
 	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
-	struct rib_err err = { 0 };
+	struct rib_err err = {0};
 
-	if ((c->ecmp_width != 0 && (c->ecmp_width < 1 ||
-	    c->ecmp_width > RIB_NH_MAX)) || c->distance_connected > 256 ||
-	    c->distance_static > 256) {
-		ipc_reply_error(req, IPC_BAD_REQUEST, "rib settings out of range "
-		    "(ECMP width 1..%u, distances 0..255)", (unsigned)RIB_NH_MAX);
+	if ((c->ecmp_width != 0 &&
+		(c->ecmp_width < 1 || c->ecmp_width > RIB_NH_MAX)) ||
+	    c->distance_connected > 256 || c->distance_static > 256) {
+		ipc_reply_error(req, IPC_BAD_REQUEST,
+		    "rib settings out of range "
+		    "(ECMP width 1..%u, distances 0..255)",
+		    (unsigned)RIB_NH_MAX);
 		return;
 	}
 	if ((c->ecmp_width != 0 &&
-	    rib_set_ecmp_width(d->rib, c->ecmp_width, &err) != 0) ||
-	    (c->distance_connected != 0 && rib_source_set(d->rib,
-	    RIB_SRC_CONNECTED, (int)c->distance_connected - 1, 0, &err) != 0) ||
-	    (c->distance_static != 0 && rib_source_set(d->rib, RIB_SRC_STATIC,
-	    (int)c->distance_static - 1, 0, &err) != 0)) {
+		rib_set_ecmp_width(d->rib, c->ecmp_width, &err) != 0) ||
+	    (c->distance_connected != 0 &&
+		rib_source_set(d->rib, RIB_SRC_CONNECTED,
+		    (int)c->distance_connected - 1, 0, &err) != 0) ||
+	    (c->distance_static != 0 &&
+		rib_source_set(d->rib, RIB_SRC_STATIC,
+		    (int)c->distance_static - 1, 0, &err) != 0)) {
 		ipc_reply_error(req, IPC_ERROR, "%s", err.msg);
 		return;
 	}
 	lc_log_info("settings from mgmt: ecmp-width %u, distances connected %d "
-	    "static %d", c->ecmp_width, (int)c->distance_connected - 1,
+		    "static %d",
+	    c->ecmp_width, (int)c->distance_connected - 1,
 	    (int)c->distance_static - 1);
 	a.accepted = 1;
 	(void)ipc_reply(req, IPC_OK, &a.base);
@@ -1149,7 +1186,7 @@ conn_update(struct rib_d *d)
 		}
 	if (n > 1)
 		qsort(nw, n, sizeof(*nw), conn_cmp);
-	if (n > 0) {	/* dedup (the same prefix twice on one interface) */
+	if (n > 0) { /* dedup (the same prefix twice on one interface) */
 		size_t w = 1;
 
 		for (size_t k = 1; k < n; k++)
@@ -1158,8 +1195,8 @@ conn_update(struct rib_d *d)
 		n = w;
 	}
 	if (grow((void **)&d->upd, &d->capupd, n + d->nconn + 1,
-	    sizeof(*d->upd)) != 0 || grow((void **)&d->nh, &d->capnh,
-	    n + 1, sizeof(*d->nh)) != 0)
+		sizeof(*d->upd)) != 0 ||
+	    grow((void **)&d->nh, &d->capnh, n + 1, sizeof(*d->nh)) != 0)
 		goto nomem;
 	while (i < n || j < d->nconn) {
 		struct rd_conn *p = i < n ? &nw[i] : &d->conn[j];
@@ -1167,8 +1204,8 @@ conn_update(struct rib_d *d)
 		int c;
 
 		if (i < n && j < d->nconn) {
-			c = conn_cmp(&(struct rd_conn){ nw[i].pfx, 0 },
-			    &(struct rd_conn){ d->conn[j].pfx, 0 });
+			c = conn_cmp(&(struct rd_conn){nw[i].pfx, 0},
+			    &(struct rd_conn){d->conn[j].pfx, 0});
 			p = c <= 0 ? &nw[i] : &d->conn[j];
 		}
 		while (i < n && conn_same_pfx(&nw[i], p))
@@ -1179,7 +1216,8 @@ conn_update(struct rib_d *d)
 			bool same = true;
 
 			for (size_t k = 0; k < i - i0; k++)
-				if (nw[i0 + k].ifindex != d->conn[j0 + k].ifindex)
+				if (nw[i0 + k].ifindex !=
+				    d->conn[j0 + k].ifindex)
 					same = false;
 			if (same)
 				continue;
@@ -1201,8 +1239,8 @@ conn_update(struct rib_d *d)
 		}
 		nu++;
 	}
-	if (nu > 0 && rib_route_batch(d->rib, RIB_SRC_CONNECTED, d->upd, nu,
-	    &err) != 0) {
+	if (nu > 0 &&
+	    rib_route_batch(d->rib, RIB_SRC_CONNECTED, d->upd, nu, &err) != 0) {
 		lc_log_warnx("connected routes refused: %s", err.msg);
 		free(nw);
 		return;
@@ -1273,7 +1311,7 @@ if_apply(struct rib_d *d, const Fwd__Interface *fi, bool deleted)
 	}
 	if (f == NULL) {
 		if (grow((void **)&d->ifs, &d->capifs, d->nifs + 1,
-		    sizeof(*d->ifs)) != 0) {
+			sizeof(*d->ifs)) != 0) {
 			lc_log_warnx("out of memory for interface %u",
 			    fi->ifindex);
 			return;
@@ -1318,7 +1356,7 @@ subscribe_cb(void *arg, int status, const char *errmsg,
 	if (status == IPC_CANCELLED || d->fs == RIB_D_FWD_DOWN)
 		return;
 	if (status == IPC_PEER_RESTARTED)
-		return;	/* the next connection subscribes again */
+		return; /* the next connection subscribes again */
 	if (status != IPC_OK) {
 		lc_log_warnx("fwd SUBSCRIBE: %s %s (no interface state)",
 		    ipc_status_str(status), errmsg);
@@ -1352,7 +1390,7 @@ fwd_subscribe(struct rib_d *d)
 
 	s.interfaces = true;
 	if ((rv = ipc_call(d->fwd, FWD__METHOD__SUBSCRIBE, &s.base,
-	    subscribe_cb, d, 0)) != 0) {
+		 subscribe_cb, d, 0)) != 0) {
 		lc_log_warnx("fwd SUBSCRIBE: %s", strerror(-rv));
 		d->ifs_synced = true;
 	}
@@ -1397,7 +1435,7 @@ fib_ack_cb(void *arg, int status, const char *errmsg,
 	c->next = d->calls;
 	d->calls = c;
 	if (status == IPC_CANCELLED || status == IPC_PEER_RESTARTED)
-		return;	/* a new connection pushes everything again */
+		return; /* a new connection pushes everything again */
 	if (status != IPC_OK || a == NULL) {
 		lc_log_warnx("fwd FIB_BATCH: %s %s: pushing the FIB again",
 		    ipc_status_str(status), errmsg);
@@ -1440,8 +1478,8 @@ fib_pack(struct rib_d *d, Fwd__FibBatch *b, const struct rib_fib_delta *dl,
 		nt += dl[i].n_nh;
 	if (nt > RD_PACKED_NH_MAX)
 		nt = RD_PACKED_NH_MAX;
-	if (grow((void **)&d->pk, &d->cappk, (nt + 2 * (size_t)n) *
-	    RD_PACKED_REC, 1) != 0)
+	if (grow((void **)&d->pk, &d->cappk,
+		(nt + 2 * (size_t)n) * RD_PACKED_REC, 1) != 0)
 		return (-ENOMEM);
 	if (d->fbslot == NULL &&
 	    (d->fbslot = calloc(RD_FB_SLOTS, sizeof(*d->fbslot))) == NULL)
@@ -1466,7 +1504,8 @@ fib_pack(struct rib_d *d, Fwd__FibBatch *b, const struct rib_fib_delta *dl,
 		}
 		if (e->n_nh > 0) {
 			uintptr_t h = ((uintptr_t)e->nh >> 3) * 0x9e3779b1u;
-			struct rd_fbslot *sl = &slot[(h >> 7) & (RD_FB_SLOTS - 1)];
+			struct rd_fbslot *sl =
+			    &slot[(h >> 7) & (RD_FB_SLOTS - 1)];
 
 			if (sl->gen == d->fbgen && sl->nh == e->nh &&
 			    sl->n == e->n_nh)
@@ -1557,7 +1596,7 @@ fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
 	if (d->fwd_packed) {
 		if (fib_pack(d, &b, dl, n, fr, frp, u32) != 0)
 			return (-ENOMEM);
-		n = 0;	/* all packed (or in b.add) */
+		n = 0; /* all packed (or in b.add) */
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (dl[i].op == RIB_FIB_DELETE) {
@@ -1660,10 +1699,10 @@ rd_fwd_session(struct rib_d *d)
 	d->fwd_redo = false;
 	d->fwd_blocked = false;
 	d->begin_done = false;
-	d->fwd_packed = false;	/* until this fwd's RESYNC_BEGIN ack says so */
+	d->fwd_packed = false; /* until this fwd's RESYNC_BEGIN ack says so */
 	rs.seq = d->session;
 	if ((rv = ipc_call(d->fwd, FWD__METHOD__RESYNC_BEGIN, &rs.base,
-	    resync_begin_cb, d, 0)) != 0) {
+		 resync_begin_cb, d, 0)) != 0) {
 		lc_log_warnx("fwd RESYNC_BEGIN: %s", strerror(-rv));
 		d->begin_done = true;
 	}
@@ -1712,7 +1751,7 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		 * give it another hold while it is connected */
 		if (d->hold_extended++ == 0)
 			lc_log_notice("static resync from mgmt still going: "
-			    "holding the FIB push");
+				      "holding the FIB push");
 		ev_timer_set(&d->hold, d->hold_ms / 1000.0, 0.0);
 		ev_timer_start(loop, &d->hold);
 		return;
@@ -1721,7 +1760,8 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	set_state(d);
 	if (!d->static_synced)
 		lc_log_notice("no static resync from mgmt in %u ms: going on "
-		    "without it", d->hold_ms);
+			      "without it",
+		    d->hold_ms);
 }
 
 /* Sends what the FIB queue holds to fwd, up to the window. */
@@ -1766,7 +1806,7 @@ rd_hook(void *arg)
 			rs.seq = d->session;
 			d->fs = RIB_D_FWD_END;
 			if (ipc_call(d->fwd, FWD__METHOD__RESYNC_END, &rs.base,
-			    resync_end_cb, d, 0) != 0)
+				resync_end_cb, d, 0) != 0)
 				d->fwd_redo = true;
 		}
 	}
@@ -1781,8 +1821,8 @@ struct rib_d *
 rib_d_new(struct ev_loop *loop, const struct rib_d_opts *o)
 {
 	static const struct rib_d_opts zero;
-	struct ipc_server_cbs scbs = { 0 };
-	struct ipc_client_cbs ccbs = { 0 };
+	struct ipc_server_cbs scbs = {0};
+	struct ipc_client_cbs ccbs = {0};
 	struct ipc_opts io;
 	struct rib_d *d;
 	int e;
@@ -1826,7 +1866,7 @@ rib_d_new(struct ev_loop *loop, const struct rib_d_opts *o)
 	scbs.arg = d;
 	ipc_server_set_cbs(d->srv, &scbs);
 
-	io.generation = ipc_server_generation(d->srv);	/* fwd sees it */
+	io.generation = ipc_server_generation(d->srv); /* fwd sees it */
 	if ((d->fwd = ipc_client_new(loop, &ipc_svc_fwd, &io, false)) == NULL)
 		goto fail;
 	ccbs.on_connect = on_connect;

@@ -15,7 +15,7 @@
  * group it set until the ack of its batch moves it into acked.
  */
 
-#define RIB_QUEUE_KEEP	65536	/* queue capacity kept when it empties */
+#define RIB_QUEUE_KEEP 65536 /* queue capacity kept when it empties */
 
 void
 rib_fib_enqueue(struct rib *rib, uint32_t di)
@@ -90,8 +90,8 @@ rib_fb_push(struct rib *rib, uint64_t seq, uint32_t n)
 }
 
 static void
-rib_fib_delta_fill(const struct rib *rib, const struct rib_dest *d,
-    uint32_t fg, struct rib_fib_delta *o)
+rib_fib_delta_fill(const struct rib *rib, const struct rib_dest *d, uint32_t fg,
+    struct rib_fib_delta *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->pfx = rib_dest_pfx(d);
@@ -116,9 +116,9 @@ rib_fib_takeback(struct rib *rib, unsigned k)
 		struct rib_fentry *e = &rib->fe[rib->fe_n - k + j];
 		struct rib_dest *d = rib_dest(rib, e->dest);
 
-		rib_fg_unref(rib, d->sent);	/* the sent reference */
-		rib_fg_unref(rib, e->fg);	/* the entry's */
-		d->sent = rib->oscratch[j];	/* keeps its reference */
+		rib_fg_unref(rib, d->sent); /* the sent reference */
+		rib_fg_unref(rib, e->fg);   /* the entry's */
+		d->sent = rib->oscratch[j]; /* keeps its reference */
 		d->inflight--;
 		rib_fib_enqueue(rib, e->dest);
 	}
@@ -146,24 +146,24 @@ rib_fib_flush(struct rib *rib)
 			struct rib_dest *d = rib_dest(rib, di);
 
 			if (d->want != d->sent && d->inflight == UINT16_MAX)
-				break;	/* wait for acks */
+				break; /* wait for acks */
 			if (d->want != d->sent &&
 			    rib_fe_push(rib, di, d->want) != 0)
-				break;	/* ENOMEM: try again next flush */
+				break; /* ENOMEM: try again next flush */
 			q->head++;
 			d->flags &= ~RIB_DF_QUEUED;
 			if (d->want == d->sent) {
 				rib_dest_gc(rib, di);
 				continue;
 			}
-			rib_fg_ref(rib, d->want);	/* the entry's */
-			rib_fib_delta_fill(rib, d, d->want,
-			    &rib->dscratch[k]);
+			rib_fg_ref(rib, d->want); /* the entry's */
+			rib_fib_delta_fill(rib, d, d->want, &rib->dscratch[k]);
 			rib->dscratch[k].op = d->sent == RIB_FG_NONE ?
-			    RIB_FIB_ADD : d->want == RIB_FG_NONE ?
-			    RIB_FIB_DELETE : RIB_FIB_REPLACE;
+			    RIB_FIB_ADD :
+			    d->want == RIB_FG_NONE ? RIB_FIB_DELETE :
+						     RIB_FIB_REPLACE;
 			rib->oscratch[k] = d->sent;
-			rib_fg_ref(rib, d->want);	/* sent's */
+			rib_fg_ref(rib, d->want); /* sent's */
 			d->sent = d->want;
 			d->inflight++;
 			k++;
@@ -207,7 +207,7 @@ rib_dest_set_acked(struct rib *rib, struct rib_dest *d, uint32_t fg)
 	else if (d->acked != RIB_FG_NONE && fg == RIB_FG_NONE)
 		rib->n_acked--;
 	rib_fg_unref(rib, d->acked);
-	d->acked = fg;		/* takes the caller's reference */
+	d->acked = fg; /* takes the caller's reference */
 }
 
 int
@@ -261,9 +261,9 @@ rib_fib_reset(struct rib *rib, bool requeue)
 	rib->fb_head = rib->fb_n = 0;
 	rib->inflight = 0;
 	rib->blocked = false;
-	rib->seq_acked = rib->seq_sent;	/* late acks of the old fwd: no-ops */
+	rib->seq_acked = rib->seq_sent; /* late acks of the old fwd: no-ops */
 	for (uint32_t di = rib_ipool_next(&rib->dests, 0); di != RIB_NIL;
-	    di = rib_ipool_next(&rib->dests, di)) {
+	     di = rib_ipool_next(&rib->dests, di)) {
 		struct rib_dest *d = rib_dest(rib, di);
 
 		rib_fg_unref(rib, d->sent);
@@ -313,8 +313,8 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 			    lc_ip4_ntoa(e[i].pfx.addr), e[i].pfx.len));
 		if (e[i].type > RIB_RT_REJECT ||
 		    (e[i].type == RIB_RT_UNICAST &&
-		    (e[i].n_nh == 0 || e[i].n_nh > RIB_NH_MAX ||
-		    e[i].nh == NULL)) ||
+			(e[i].n_nh == 0 || e[i].n_nh > RIB_NH_MAX ||
+			    e[i].nh == NULL)) ||
 		    (e[i].type != RIB_RT_UNICAST && e[i].n_nh != 0))
 			return (rib_errf(err, -EINVAL, (long)i,
 			    "entry %zu: bad type or next hops", i));
@@ -339,8 +339,8 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 		fg = rib_fg_intern(rib, e[i].type, h, e[i].n_nh, RIB_NH_MAX);
 		if (fg == RIB_FG_NONE && e[i].type == RIB_RT_UNICAST) {
 			rib_dest_gc(rib, di);
-			return (rib_errf(err, -ENOMEM, (long)i,
-			    "out of memory"));
+			return (
+			    rib_errf(err, -ENOMEM, (long)i, "out of memory"));
 		}
 		rib_fg_unref(rib, d->sent);
 		d->sent = fg;
@@ -357,7 +357,7 @@ rib_fib_sync_end(struct rib *rib)
 
 	rib->syncing = false;
 	for (uint32_t di = rib_ipool_next(&rib->dests, 0); di != RIB_NIL;
-	    di = rib_ipool_next(&rib->dests, di)) {
+	     di = rib_ipool_next(&rib->dests, di)) {
 		struct rib_dest *d = rib_dest(rib, di);
 
 		if (d->want != d->sent) {
@@ -386,15 +386,15 @@ rib_fib_stats(const struct rib *rib, struct rib_fib_stats *s)
 }
 
 long
-rib_fib_walk(const struct rib *rib, enum rib_fib_view view,
-    rib_fib_entry_fn fn, void *arg)
+rib_fib_walk(const struct rib *rib, enum rib_fib_view view, rib_fib_entry_fn fn,
+    void *arg)
 {
 	struct rib_fib_delta e;
 	long n = 0;
 	int rv;
 
 	for (uint32_t di = rib_ipool_next(&rib->dests, 0); di != RIB_NIL;
-	    di = rib_ipool_next(&rib->dests, di)) {
+	     di = rib_ipool_next(&rib->dests, di)) {
 		const struct rib_dest *d = rib_dest(rib, di);
 		uint32_t fg = view == RIB_FIB_ACKED ? d->acked : d->want;
 

@@ -72,7 +72,8 @@ rib_hops_hash(uint8_t type, const struct rib_nexthop *h, unsigned n)
 
 	for (unsigned i = 0; i < n; i++)
 		x = (x ^ (((uint64_t)h[i].addr.s_addr << 32) | h[i].ifindex)) *
-		    0x100000001b3ULL + (x >> 29);
+			0x100000001b3ULL +
+		    (x >> 29);
 	return (rib_hash32(x ^ n));
 }
 
@@ -118,7 +119,7 @@ rib_fg_intern(struct rib *rib, uint8_t type, struct rib_nexthop *h, unsigned n,
 	if (n == 0)
 		return (RIB_FG_NONE);
 	if (n > cap)
-		n = cap;	/* the lowest addresses win */
+		n = cap; /* the lowest addresses win */
 	hash = rib_hops_hash(type, h, n);
 	for (id = rib_otab_first(&rib->fgs, hash); id != 0;) {
 		struct rib_fibgrp *fg = rib_fg(rib, id);
@@ -156,8 +157,8 @@ rib_fg_merge(struct rib *rib, const uint32_t *ids, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		const struct rib_fibgrp *fg = rib_fg(rib, ids[i]);
 
-		for (unsigned j = 0; j < fg->n &&
-		    k < RIB_NH_MAX * RIB_NH_MAX; j++)
+		for (unsigned j = 0; j < fg->n && k < RIB_NH_MAX * RIB_NH_MAX;
+		     j++)
 			h[k++] = fg->hop[j];
 	}
 	return (rib_fg_get(rib, RIB_RT_UNICAST, h, k));
@@ -225,7 +226,7 @@ rib_rnh_remove(struct rib *rib, uint32_t id)
 
 #define RIB_CHAIN_LOOP	(-1)
 #define RIB_CHAIN_DEEP	(-2)
-#define RIB_TDEPTH_BUSY	0xff
+#define RIB_TDEPTH_BUSY 0xff
 
 /*
  * Height of the resolution chain below dest di (0: its selected routes use
@@ -233,8 +234,7 @@ rib_rnh_remove(struct rib *rib, uint32_t id)
  * next hops; RIB_CHAIN_LOOP if it reaches nh self (or any cycle).
  */
 static int
-rib_chain(struct rib *rib, uint32_t di, uint32_t self, unsigned level,
-    bool any)
+rib_chain(struct rib *rib, uint32_t di, uint32_t self, unsigned level, bool any)
 {
 	const struct rib_dest *d = rib_dest(rib, di);
 	uint64_t best = UINT64_MAX;
@@ -259,9 +259,10 @@ rib_chain(struct rib *rib, uint32_t di, uint32_t self, unsigned level,
 		const struct rib_route *r = rib_route(rib, ri);
 
 		ri = r->next;
-		if (r->grp == 0 || (!any && !(r->flags & RIB_RF_ACTIVE) &&
-		    ((r->flags & RIB_RF_USABLE) ||
-		    rib_route_key(rib, r) > best)))
+		if (r->grp == 0 ||
+		    (!any && !(r->flags & RIB_RF_ACTIVE) &&
+			((r->flags & RIB_RF_USABLE) ||
+			    rib_route_key(rib, r) > best)))
 			continue;
 		const struct rib_grp *g = rib_grp(rib, r->grp);
 		for (uint32_t i = 0; i < g->n; i++) {
@@ -314,8 +315,8 @@ rib_nh_resolve(struct rib *rib, uint32_t id, uint32_t *res, uint32_t *via,
 	*loop = false;
 	if (!(n->flags & RIB_NHF_RECURSIVE)) {
 		if (rib_if_up_int(rib, n->ifindex)) {
-			struct rib_nexthop hop = { lc_ip4_from_host(n->addr),
-			    n->ifindex };
+			struct rib_nexthop hop = {lc_ip4_from_host(n->addr),
+			    n->ifindex};
 
 			*res = rib_fg_get(rib, RIB_RT_UNICAST, &hop, 1);
 		}
@@ -449,7 +450,7 @@ rib_grp_compute(struct rib *rib, const struct rib_grp *g)
 			continue;
 		fg = rib_fg(rib, n->res);
 		for (unsigned j = 0; j < fg->n && k < RIB_NH_MAX * RIB_NH_MAX;
-		    j++)
+		     j++)
 			h[k++] = fg->hop[j];
 	}
 	return (rib_fg_get(rib, RIB_RT_UNICAST, h, k));
@@ -537,7 +538,7 @@ rib_nh_mark_dirty(struct rib *rib, uint32_t id)
 	if (n->flags & (RIB_NHF_DIRTY | RIB_NHF_FROZEN))
 		return;
 	if (rib_vec_push(&rib->dirty_nh, id) != 0)
-		return;		/* see rib_process: ENOMEM leaves it stale */
+		return; /* see rib_process: ENOMEM leaves it stale */
 	n->flags |= RIB_NHF_DIRTY;
 }
 
@@ -548,10 +549,9 @@ rib_nh_dest_changed(struct rib *rib, const struct rib_dest *d, uint32_t di)
 	bool has = d->routes != RIB_NIL;
 
 	if (d->len == 0 && !rib->conf.resolve_via_default)
-		has = false;	/* can never be a via */
+		has = false; /* can never be a via */
 	/* most prefixes cover no recursive next hop: skip the search */
-	if (rib->n_rnh == 0 ||
-	    rib_nh(rib, rib->rnh[0])->addr > last ||
+	if (rib->n_rnh == 0 || rib_nh(rib, rib->rnh[0])->addr > last ||
 	    rib_nh(rib, rib->rnh[rib->n_rnh - 1])->addr < d->addr)
 		return;
 	for (uint32_t i = rib_rnh_lower(rib, d->addr); i < rib->n_rnh; i++) {
@@ -562,10 +562,10 @@ rib_nh_dest_changed(struct rib *rib, const struct rib_dest *d, uint32_t di)
 			break;
 		if (n->via == di) {
 			if (d->routes == RIB_NIL)
-				n->via = RIB_NIL;	/* di may be freed */
+				n->via = RIB_NIL; /* di may be freed */
 			rib_nh_mark_dirty(rib, id);
-		} else if (has && (n->via == RIB_NIL ||
-		    rib_dest(rib, n->via)->len < d->len))
+		} else if (has &&
+		    (n->via == RIB_NIL || rib_dest(rib, n->via)->len < d->len))
 			rib_nh_mark_dirty(rib, id);
 	}
 }
@@ -657,8 +657,8 @@ rib_nh_init(struct rib *rib)
 	if (rib_otab_init(&rib->nhs) != 0 || rib_otab_init(&rib->grps) != 0 ||
 	    rib_otab_init(&rib->fgs) != 0)
 		return (-ENOMEM);
-	rib->hscratch = malloc(RIB_NH_MAX * RIB_NH_MAX *
-	    sizeof(*rib->hscratch));
+	rib->hscratch = malloc(
+	    RIB_NH_MAX * RIB_NH_MAX * sizeof(*rib->hscratch));
 	if (rib->hscratch == NULL)
 		return (-ENOMEM);
 	/* ids 1 and 2: the permanent blackhole and reject sets */

@@ -87,8 +87,8 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 	if (q == NULL || fn == NULL || q->match > RIB_MATCH_LONGER)
 		return (rib_errf(err, -EINVAL, -1, "bad query"));
 	if (q->src != 0 && (q->src >= RIB_SOURCE_MAX || !rib->src[q->src].used))
-		return (rib_errf(err, -ENOENT, -1, "unknown source %u",
-		    q->src));
+		return (
+		    rib_errf(err, -ENOENT, -1, "unknown source %u", q->src));
 	paddr = ntohl(q->pfx.addr.s_addr);
 	if ((q->match == RIB_MATCH_EXACT || q->match == RIB_MATCH_LONGER) &&
 	    (q->pfx.len > 32 || (paddr & ~lc_prefix4_mask(q->pfx.len))))
@@ -104,9 +104,10 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 	}
 	/* ALL and LONGER scan the table: O(prefixes) */
 	last = q->match == RIB_MATCH_LONGER ?
-	    paddr | ~lc_prefix4_mask(q->pfx.len) : 0xffffffffu;
+	    paddr | ~lc_prefix4_mask(q->pfx.len) :
+	    0xffffffffu;
 	for (di = rib_ipool_next(&rib->dests, 0); di != RIB_NIL;
-	    di = rib_ipool_next(&rib->dests, di)) {
+	     di = rib_ipool_next(&rib->dests, di)) {
 		const struct rib_dest *d = rib_dest(rib, di);
 
 		if (d->routes == RIB_NIL)
@@ -115,8 +116,8 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 		    (d->len < q->pfx.len || d->addr < paddr || d->addr > last))
 			continue;
 		if (!q->sorted) {
-			if ((rv = rib_walk_dest(rib, di, q, fn, arg,
-			    &count)) != 0)
+			if ((rv = rib_walk_dest(rib, di, q, fn, arg, &count)) !=
+			    0)
 				return (rv);
 			continue;
 		}
@@ -162,9 +163,9 @@ rib_mem_stats(const struct rib *rib, struct rib_mem_stats *s)
 	s->bytes = malloc_usable_size((void *)rib) +
 	    rib_ipool_bytes(&rib->dests) + rib_ipool_bytes(&rib->routes) +
 	    ((size_t)rib->hmask + 1) * sizeof(*rib->htab) +
-	    rib_otab_bytes(&rib->nhs) +
-	    rib_otab_bytes(&rib->grps) + rib_otab_bytes(&rib->fgs) +
-	    malloc_usable_size(rib->rnh) + malloc_usable_size(rib->ifup) +
+	    rib_otab_bytes(&rib->nhs) + rib_otab_bytes(&rib->grps) +
+	    rib_otab_bytes(&rib->fgs) + malloc_usable_size(rib->rnh) +
+	    malloc_usable_size(rib->ifup) +
 	    malloc_usable_size(rib->dirty_dest.v) +
 	    malloc_usable_size(rib->dirty_nh.v) +
 	    malloc_usable_size(rib->touched_nh.v) +

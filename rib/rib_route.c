@@ -61,9 +61,9 @@ rib_new(const struct rib_conf *conf)
 	}
 	if (rib_table_init(rib) != 0 || rib_nh_init(rib) != 0 ||
 	    (rib->dscratch = calloc(rib->conf.fib_batch_max,
-	    sizeof(*rib->dscratch))) == NULL ||
+		 sizeof(*rib->dscratch))) == NULL ||
 	    (rib->oscratch = calloc(rib->conf.fib_batch_max,
-	    sizeof(*rib->oscratch))) == NULL) {
+		 sizeof(*rib->oscratch))) == NULL) {
 		rib_free(rib);
 		errno = ENOMEM;
 		return (NULL);
@@ -97,7 +97,7 @@ uint8_t
 rib_route_distance(const struct rib *rib, const struct rib_route *r)
 {
 	return ((r->flags & RIB_RF_DEFDIST) ? rib->src[r->src].distance :
-	    r->distance);
+					      r->distance);
 }
 
 /* ---- selection ----------------------------------------------------------- */
@@ -163,10 +163,12 @@ rib_dest_select(struct rib *rib, uint32_t di)
 		uint8_t dist = rib_route_distance(rib, r);
 
 		ri = r->next;
-		flagsum |= r->flags ^ (uint8_t)((r->flags & ~RIB_RF_USABLE) |
-		    (usable ? RIB_RF_USABLE : 0));
-		rib_route_set_flags(rib, r, (uint8_t)((r->flags &
-		    ~RIB_RF_USABLE) | (usable ? RIB_RF_USABLE : 0)));
+		flagsum |= r->flags ^
+		    (uint8_t)((r->flags & ~RIB_RF_USABLE) |
+			(usable ? RIB_RF_USABLE : 0));
+		rib_route_set_flags(rib, r,
+		    (uint8_t)((r->flags & ~RIB_RF_USABLE) |
+			(usable ? RIB_RF_USABLE : 0)));
 		if (!usable)
 			continue;
 		if (best == NULL || dist < bdist ||
@@ -177,7 +179,7 @@ rib_dest_select(struct rib *rib, uint32_t di)
 	}
 	if (best != NULL && best->type != RIB_RT_UNICAST)
 		want = best->type == RIB_RT_BLACKHOLE ? RIB_FG_BLACKHOLE :
-		    RIB_FG_REJECT;
+							RIB_FG_REJECT;
 	for (uint32_t ri = d->routes; ri != RIB_NIL;) {
 		struct rib_route *r = rib_route(rib, ri);
 		bool act;
@@ -194,9 +196,11 @@ rib_dest_select(struct rib *rib, uint32_t di)
 			    r->metric == best->metric;
 		if (act && r->type == RIB_RT_UNICAST)
 			fibs[nf++] = rib_grp(rib, r->grp)->fib;
-		flagsum |= (r->flags & RIB_RF_ACTIVE) ^ (act ? RIB_RF_ACTIVE : 0);
-		rib_route_set_flags(rib, r, (uint8_t)((r->flags &
-		    ~RIB_RF_ACTIVE) | (act ? RIB_RF_ACTIVE : 0)));
+		flagsum |= (r->flags & RIB_RF_ACTIVE) ^
+		    (act ? RIB_RF_ACTIVE : 0);
+		rib_route_set_flags(rib, r,
+		    (uint8_t)((r->flags & ~RIB_RF_ACTIVE) |
+			(act ? RIB_RF_ACTIVE : 0)));
 	}
 	if (nf == 1) {
 		want = fibs[0];
@@ -269,15 +273,14 @@ rib_source_name_ok(const char *name)
 {
 	size_t n;
 
-	if (name == NULL || (n = strlen(name)) == 0 ||
-	    n >= RIB_SOURCE_NAME_MAX)
+	if (name == NULL || (n = strlen(name)) == 0 || n >= RIB_SOURCE_NAME_MAX)
 		return (false);
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-		    c == ':' || c == '-'))
+			(c >= '0' && c <= '9') || c == '_' || c == '.' ||
+			c == ':' || c == '-'))
 			return (false);
 	}
 	return (true);
@@ -301,8 +304,8 @@ rib_source_find(const struct rib *rib, const char *name)
 }
 
 int
-rib_source_add(struct rib *rib, const struct rib_source_conf *c,
-    unsigned *idp, struct rib_err *err)
+rib_source_add(struct rib *rib, const struct rib_source_conf *c, unsigned *idp,
+    struct rib_err *err)
 {
 	int distance;
 
@@ -315,8 +318,8 @@ rib_source_add(struct rib *rib, const struct rib_source_conf *c,
 		    "source %s: distance %d out of 0..255", c->name,
 		    c->distance));
 	if (rib_source_find(rib, c->name) > 0)
-		return (rib_errf(err, -EEXIST, -1, "source %s exists",
-		    c->name));
+		return (
+		    rib_errf(err, -EEXIST, -1, "source %s exists", c->name));
 	for (unsigned id = 1; id < RIB_SOURCE_MAX; id++)
 		if (!rib->src[id].used) {
 			rib_source_setup(rib, id, c->name, (uint8_t)distance,
@@ -338,15 +341,15 @@ rib_source_set(struct rib *rib, unsigned id, int distance, uint32_t grace_ms,
 	if (!rib_src_ok(rib, id))
 		return (rib_errf(err, -ENOENT, -1, "unknown source %u", id));
 	if (distance > 255 || distance < -1)
-		return (rib_errf(err, -EINVAL, -1,
-		    "distance %d out of 0..255", distance));
+		return (rib_errf(err, -EINVAL, -1, "distance %d out of 0..255",
+		    distance));
 	s = &rib->src[id];
 	s->grace_ms = grace_ms;
 	if (distance < 0 || distance == s->distance)
 		return (0);
 	s->distance = (uint8_t)distance;
 	for (uint32_t ri = rib_ipool_next(&rib->routes, 0); ri != RIB_NIL;
-	    ri = rib_ipool_next(&rib->routes, ri)) {
+	     ri = rib_ipool_next(&rib->routes, ri)) {
 		const struct rib_route *r = rib_route(rib, ri);
 
 		if (r->src == id && (r->flags & RIB_RF_DEFDIST))
@@ -367,7 +370,7 @@ rib_set_ecmp_width(struct rib *rib, unsigned width, struct rib_err *err)
 	rib->conf.ecmp_width = width;
 	rib_grp_recompute_all(rib);
 	for (uint32_t ri = rib_ipool_next(&rib->routes, 0); ri != RIB_NIL;
-	    ri = rib_ipool_next(&rib->routes, ri))
+	     ri = rib_ipool_next(&rib->routes, ri))
 		rib_dest_mark_dirty(rib, rib_route(rib, ri)->dest);
 	rib_process(rib);
 	return (0);
@@ -396,7 +399,7 @@ rib_route_remove(struct rib *rib, uint32_t di, uint32_t ri)
 			rib_route(rib, r->gnext)->gprev = r->gprev;
 		rib_grp_unref(rib, r->grp);
 	}
-	rib_route_set_flags(rib, r, RIB_RF_USABLE);	/* uncount */
+	rib_route_set_flags(rib, r, RIB_RF_USABLE); /* uncount */
 	s->routes--;
 	rib_ipool_put(&rib->routes, ri);
 	rib_dest_mark_dirty(rib, di);
@@ -409,7 +412,7 @@ rib_source_purge(struct rib *rib, unsigned id, bool stale_only)
 	long n = 0;
 
 	for (uint32_t ri = rib_ipool_next(&rib->routes, 0); ri != RIB_NIL;
-	    ri = rib_ipool_next(&rib->routes, ri)) {
+	     ri = rib_ipool_next(&rib->routes, ri)) {
 		const struct rib_route *r = rib_route(rib, ri);
 
 		if (r->src != id || (stale_only && !(r->flags & RIB_RF_STALE)))
@@ -427,8 +430,8 @@ rib_source_del(struct rib *rib, unsigned id, struct rib_err *err)
 	if (!rib_src_ok(rib, id))
 		return (rib_errf(err, -ENOENT, -1, "unknown source %u", id));
 	if (id == RIB_SRC_CONNECTED || id == RIB_SRC_STATIC)
-		return (rib_errf(err, -EPERM, -1,
-		    "source %s cannot be deleted", rib->src[id].name));
+		return (rib_errf(err, -EPERM, -1, "source %s cannot be deleted",
+		    rib->src[id].name));
 	rib_source_purge(rib, id, false);
 	memset(&rib->src[id], 0, sizeof(rib->src[id]));
 	return (0);
@@ -442,7 +445,7 @@ rib_source_stale(struct rib *rib, unsigned id)
 	if (!rib_src_ok(rib, id))
 		return (-ENOENT);
 	for (uint32_t ri = rib_ipool_next(&rib->routes, 0); ri != RIB_NIL;
-	    ri = rib_ipool_next(&rib->routes, ri)) {
+	     ri = rib_ipool_next(&rib->routes, ri)) {
 		struct rib_route *r = rib_route(rib, ri);
 
 		if (r->src == id && !(r->flags & RIB_RF_STALE)) {
@@ -526,7 +529,7 @@ rib_if_up(const struct rib *rib, uint32_t ifindex)
 
 /* ---- route batches ------------------------------------------------------- */
 
-#define RIB_PROCESS_CHUNK 256	/* power of 2 */
+#define RIB_PROCESS_CHUNK 256 /* power of 2 */
 
 static bool
 rib_nh_addr_ok(uint32_t a)
@@ -567,7 +570,7 @@ rib_upd_check(const struct rib *rib, unsigned src,
 
 		for (j = 0; j < u->n_nh; j++)
 			if ((u->nh[j].addr.s_addr == 0 &&
-			    u->nh[j].ifindex == 0) ||
+				u->nh[j].ifindex == 0) ||
 			    !rib_nh_addr_ok(ntohl(u->nh[j].addr.s_addr)) ||
 			    u->nh[j].ifindex > RIB_IFINDEX_MAX)
 				break;
@@ -621,8 +624,7 @@ rib_upd_check(const struct rib *rib, unsigned src,
 }
 
 static uint32_t
-rib_route_find(const struct rib *rib, uint32_t di, unsigned src,
-    uint32_t **ppp)
+rib_route_find(const struct rib *rib, uint32_t di, unsigned src, uint32_t **ppp)
 {
 	uint32_t *pp = &rib_dest(rib, di)->routes;
 
@@ -649,17 +651,17 @@ rib_upd_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 			rib_route_remove(rib, di, ri);
 		return;
 	}
-	di = rib_dest_get(rib, addr, u->pfx.len);	/* reserved */
+	di = rib_dest_get(rib, addr, u->pfx.len); /* reserved */
 	ri = rib_route_find(rib, di, src, &pp);
 	if (ri == RIB_NIL) {
-		ri = rib_ipool_get(&rib->routes);	/* reserved */
+		ri = rib_ipool_get(&rib->routes); /* reserved */
 		r = rib_route(rib, ri);
 		r->next = *pp;
 		*pp = ri;
 		r->src = (uint8_t)src;
 		r->dest = di;
 		rib->src[src].routes++;
-		rib->src[src].inactive++;	/* until selected usable */
+		rib->src[src].inactive++; /* until selected usable */
 	} else {
 		r = rib_route(rib, ri);
 		rib_route_set_flags(rib, r, r->flags & ~RIB_RF_STALE);
@@ -700,22 +702,23 @@ rib_upd_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 static bool
 rib_upd_same_nh(const struct rib_route_upd *a, const struct rib_route_upd *b)
 {
-	return (a->n_nh == b->n_nh && (a->nh == b->nh ||
-	    memcmp(a->nh, b->nh, a->n_nh * sizeof(*a->nh)) == 0));
+	return (a->n_nh == b->n_nh &&
+	    (a->nh == b->nh ||
+		memcmp(a->nh, b->nh, a->n_nh * sizeof(*a->nh)) == 0));
 }
 
-#define RIB_PF_FAR	16	/* look-ahead: the hash slot */
-#define RIB_PF_NEAR	8	/* look-ahead: the dest in that slot */
-#define RIB_GC_SLOTS	256	/* next-hop array -> group, per batch */
-#define RIB_GC_MIN	64	/* batches this big use that cache */
+#define RIB_PF_FAR   16	 /* look-ahead: the hash slot */
+#define RIB_PF_NEAR  8	 /* look-ahead: the dest in that slot */
+#define RIB_GC_SLOTS 256 /* next-hop array -> group, per batch */
+#define RIB_GC_MIN   64	 /* batches this big use that cache */
 
 /* A batch's next-hop arrays shared by several routes (the packed encoding
  * points every route with the same next hops at one array): the group is
  * interned once per array, not once per route. */
 struct rib_gcache {
 	const struct rib_nexthop *nh;
-	uint32_t	n;
-	uint32_t	gid;
+	uint32_t n;
+	uint32_t gid;
 };
 
 int
@@ -788,7 +791,7 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 			rib->bgrp[i] = rib->bgrp[last];
 			rib_grp(rib, rib->bgrp[i])->refcnt++;
 		} else if ((rib->bgrp[i] = rib_grp_get(rib, u[i].nh,
-		    u[i].n_nh)) == 0) {
+				u[i].n_nh)) == 0) {
 			while (i-- > 0)
 				rib_grp_unref(rib, rib->bgrp[i]);
 			return (rib_errf(err, -ENOMEM, -1, "out of memory"));
@@ -802,11 +805,13 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 	}
 	for (i = 0; i < n; i++) {
 		if (i + RIB_PF_FAR < n)
-			rib_dest_prefetch(rib, ntohl(u[i + RIB_PF_FAR].pfx.addr.
-			    s_addr), u[i + RIB_PF_FAR].pfx.len, false);
+			rib_dest_prefetch(rib,
+			    ntohl(u[i + RIB_PF_FAR].pfx.addr.s_addr),
+			    u[i + RIB_PF_FAR].pfx.len, false);
 		if (i + RIB_PF_NEAR < n)
-			rib_dest_prefetch(rib, ntohl(u[i + RIB_PF_NEAR].pfx.addr.
-			    s_addr), u[i + RIB_PF_NEAR].pfx.len, true);
+			rib_dest_prefetch(rib,
+			    ntohl(u[i + RIB_PF_NEAR].pfx.addr.s_addr),
+			    u[i + RIB_PF_NEAR].pfx.len, true);
 		rib_upd_apply(rib, src, &u[i], rib->bgrp[i]);
 		/* select while the prefixes are still in cache */
 		if ((i & (RIB_PROCESS_CHUNK - 1)) == RIB_PROCESS_CHUNK - 1)

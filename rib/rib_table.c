@@ -14,7 +14,7 @@
  * used for next-hop resolution and queries, not per route.
  */
 
-#define RIB_HTAB_MIN	1024u
+#define RIB_HTAB_MIN 1024u
 
 struct rib_dest *
 rib_dest(const struct rib *rib, uint32_t idx)
@@ -57,9 +57,9 @@ rib_table_fini(struct rib *rib)
 	rib->htab_map = NULL;
 }
 
-#define SLOT_IDX(x)	((uint32_t)(x))
-#define SLOT_HASH(x)	((uint32_t)((x) >> 32))
-#define SLOT(h, i)	(((uint64_t)(h) << 32) | (i))
+#define SLOT_IDX(x)  ((uint32_t)(x))
+#define SLOT_HASH(x) ((uint32_t)((x) >> 32))
+#define SLOT(h, i)   (((uint64_t)(h) << 32) | (i))
 
 /*
  * The table is mapped (zeroed; 2 MiB aligned on huge pages once it is that
@@ -169,8 +169,7 @@ rib_dest_get(struct rib *rib, uint32_t addr, uint8_t len)
  * is cached by an earlier shallow call): batches look ahead with it, since
  * 1M random prefixes miss the cache on every probe. */
 void
-rib_dest_prefetch(const struct rib *rib, uint32_t addr, uint8_t len,
-    bool deep)
+rib_dest_prefetch(const struct rib *rib, uint32_t addr, uint8_t len, bool deep)
 {
 	uint32_t h = rib_pfx_hash(addr, len), s = h & rib->hmask;
 	uint64_t x;

@@ -15,7 +15,7 @@ rib_ipool_init(struct rib_ipool *p, size_t esz)
 {
 	memset(p, 0, sizeof(*p));
 	p->esz = esz;
-	p->hwm = 1;		/* index 0 is RIB_NIL */
+	p->hwm = 1; /* index 0 is RIB_NIL */
 }
 
 void
@@ -52,7 +52,7 @@ rib_ipool_grow(struct rib_ipool *p)
 	if ((p->slab[p->nslab] = malloc(RIB_SLAB_SIZE * p->esz)) == NULL)
 		return (-ENOMEM);
 	if ((p->used[p->nslab] = calloc(RIB_SLAB_SIZE / 64,
-	    sizeof(uint64_t))) == NULL) {
+		 sizeof(uint64_t))) == NULL) {
 		free(p->slab[p->nslab]);
 		return (-ENOMEM);
 	}
@@ -91,8 +91,8 @@ rib_ipool_get(struct rib_ipool *p)
 		i = p->hwm++;
 	}
 	memset(rib_ipool_at(p, i), 0, p->esz);
-	p->used[i >> RIB_SLAB_SHIFT][(i & RIB_SLAB_MASK) >> 6] |=
-	    1ULL << (i & 63);
+	p->used[i >> RIB_SLAB_SHIFT][(i & RIB_SLAB_MASK) >> 6] |= 1ULL
+	    << (i & 63);
 	p->inuse++;
 	return (i);
 }
@@ -100,8 +100,8 @@ rib_ipool_get(struct rib_ipool *p)
 void
 rib_ipool_put(struct rib_ipool *p, uint32_t i)
 {
-	p->used[i >> RIB_SLAB_SHIFT][(i & RIB_SLAB_MASK) >> 6] &=
-	    ~(1ULL << (i & 63));
+	p->used[i >> RIB_SLAB_SHIFT][(i & RIB_SLAB_MASK) >> 6] &= ~(
+	    1ULL << (i & 63));
 	memcpy(rib_ipool_at(p, i), &p->free_head, sizeof(uint32_t));
 	p->free_head = i;
 	p->inuse--;
@@ -110,9 +110,10 @@ rib_ipool_put(struct rib_ipool *p, uint32_t i)
 uint32_t
 rib_ipool_next(const struct rib_ipool *p, uint32_t i)
 {
-	for (i++; i < p->hwm; ) {
-		uint64_t w = p->used[i >> RIB_SLAB_SHIFT]
-		    [(i & RIB_SLAB_MASK) >> 6] >> (i & 63);
+	for (i++; i < p->hwm;) {
+		uint64_t w =
+		    p->used[i >> RIB_SLAB_SHIFT][(i & RIB_SLAB_MASK) >> 6] >>
+		    (i & 63);
 
 		if (w != 0)
 			return (i + (uint32_t)__builtin_ctzll(w));
@@ -201,7 +202,7 @@ rib_otab_rehash(struct rib_otab *t)
 	uint32_t *nb = calloc(nm + 1, sizeof(*nb));
 
 	if (nb == NULL)
-		return;		/* longer chains, still correct */
+		return; /* longer chains, still correct */
 	for (uint32_t i = 1; i < t->n; i++) {
 		struct rib_hobj *o = t->obj[i];
 

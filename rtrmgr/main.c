@@ -67,9 +67,9 @@ main(int argc, char **argv)
 	}
 	lc_log_init(info.name, opts.log_level,
 	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
-	if ((cfg = rtm_config_load(
-		 opts.config ? opts.config : RTM_CONFIG_DEFAULT, &err)) ==
-	    NULL) {
+	if ((cfg = rtm_config_load(opts.config ? opts.config :
+						 RTM_CONFIG_DEFAULT,
+		 &err)) == NULL) {
 		lc_log_err("%s (nothing started)", err.msg);
 		return (1);
 	}
@@ -84,8 +84,8 @@ main(int argc, char **argv)
 	/* rundir and lock, then the IPC front end, then adoption and boot */
 	if ((rv = rtm_open(rtm)) == 0 &&
 	    (ri = rtm_ipc_new(rtm, loop)) == NULL) {
-		lc_log_errno(
-		    LC_LOG_ERR, "cannot serve %s/rtrmgr.sock", rtm_rundir(rtm));
+		lc_log_errno(LC_LOG_ERR, "cannot serve %s/rtrmgr.sock",
+		    rtm_rundir(rtm));
 		rv = -1;
 	}
 	if (rv != 0 || rtm_start(rtm) != 0) {

@@ -48,8 +48,8 @@ struct rtm_cfgerr {
  */
 struct rtm_config *rtm_config_load(const char *path, struct rtm_cfgerr *err);
 /* The same from memory; `name` is used in messages. */
-struct rtm_config *rtm_config_parse(
-    const char *name, const char *text, size_t len, struct rtm_cfgerr *err);
+struct rtm_config *rtm_config_parse(const char *name, const char *text,
+    size_t len, struct rtm_cfgerr *err);
 void rtm_config_free(struct rtm_config *);
 
 /* ---- the supervisor --------------------------------------------------------
@@ -113,8 +113,8 @@ void rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg);
  * Returns NULL with errno set (ENOMEM; ENAMETOOLONG: rundir not absolute or
  * RTM_RUNDIR_MAX long, logged).
  */
-struct rtm *rtm_new(
-    struct ev_loop *loop, struct rtm_config *cfg, const struct rtm_opts *opts);
+struct rtm *rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
+    const struct rtm_opts *opts);
 /* Set before rtm_start(); fn NULL disables. rtm_new sets rtm_health_file
  * for `health-check file`; for `health-check ipc` the IPC layer sets its
  * lifecycle STATUS checker here. */
@@ -174,8 +174,8 @@ int rtm_comp_restart(struct rtm *, const char *name);
  * and generation match the current instance. 0; -ENOENT; -ESTALE when pid
  * or generation do not match (an old instance).
  */
-int rtm_comp_ready(
-    struct rtm *, const char *name, pid_t pid, uint64_t generation);
+int rtm_comp_ready(struct rtm *, const char *name, pid_t pid,
+    uint64_t generation);
 
 /* Lookup and listing. Component handles live as long as the rtm. */
 struct rtm_comp *rtm_comp_find(struct rtm *, const char *name);

@@ -90,7 +90,7 @@ static bool
 is_word_char(unsigned char c)
 {
 	return (c > ' ' && c < 0x7f && c != '{' && c != '}' && c != ';' &&
-		c != '"' && c != '#');
+	    c != '"' && c != '#');
 }
 
 /* Reads the next token; 0 or -EINVAL (message set). */
@@ -101,8 +101,9 @@ next(struct parser *ps, struct tok *t)
 	size_t n = 0;
 
 	for (;;) {
-		while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
-					      *ps->p == '\n' || *ps->p == '\r'))
+		while (ps->p < ps->end &&
+		    (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
+			*ps->p == '\r'))
 			advance(ps);
 		if (ps->p < ps->end && *ps->p == '#') {
 			while (ps->p < ps->end && *ps->p != '\n')
@@ -215,8 +216,8 @@ parse_uint(struct parser *ps, const struct tok *t, unsigned min, unsigned max,
 bad:
 	return (perr(ps, t->line, t->col, "'%s' is not a number", t->text));
 range:
-	return (perr(
-	    ps, t->line, t->col, "%s out of range %u..%u", t->text, min, max));
+	return (perr(ps, t->line, t->col, "%s out of range %u..%u", t->text,
+	    min, max));
 }
 
 /* "250ms", "2s", "1m": a unit is required; result in ms within min..max. */
@@ -258,8 +259,8 @@ range:
 }
 
 static int
-parse_choice(
-    struct parser *ps, const struct tok *t, const char *const *names, int *out)
+parse_choice(struct parser *ps, const struct tok *t, const char *const *names,
+    int *out)
 {
 	char list[128] = "";
 
@@ -355,8 +356,8 @@ read_stmt(struct parser *ps, struct stmt *st)
 }
 
 static int
-want_values(
-    struct parser *ps, const struct stmt *st, unsigned min, unsigned max)
+want_values(struct parser *ps, const struct stmt *st, unsigned min,
+    unsigned max)
 {
 	if (st->end.kind == T_LBRACE)
 		return (perr(ps, st->end.line, st->end.col,
@@ -375,8 +376,8 @@ static const char *const outputs[] = {"file", "inherit", NULL};
 static const char *const health_kinds[] = {"none", "file", "ipc", NULL};
 static const char *const privileges[] = {"user", "root", NULL};
 static const char *const onoff[] = {"off", "on", NULL};
-static const char *const log_levels[] = {
-    "err", "warning", "notice", "info", "debug", NULL};
+static const char *const log_levels[] = {"err", "warning", "notice", "info",
+    "debug", NULL};
 
 static int
 comp_stmt(struct parser *ps, struct rtm_comp_cfg *c, const struct stmt *st,
@@ -454,8 +455,8 @@ comp_stmt(struct parser *ps, struct rtm_comp_cfg *c, const struct stmt *st,
 	default:
 		if ((rv = want_values(ps, st, 1, 1)) != 0)
 			return (rv);
-		return (parse_duration(
-		    ps, &st->v[0], 1, 600000, &c->stop_grace_ms));
+		return (parse_duration(ps, &st->v[0], 1, 600000,
+		    &c->stop_grace_ms));
 	}
 }
 
@@ -502,8 +503,8 @@ component_block(struct parser *ps, const struct stmt *head)
 		if (st.key.kind != T_WORD)
 			return (perr(ps, st.key.line, st.key.col,
 			    "expected a setting name, found %s",
-			    tok_desc(&st.key) ? tok_desc(&st.key)
-					      : "a string"));
+			    tok_desc(&st.key) ? tok_desc(&st.key) :
+						"a string"));
 		if ((rv = read_stmt(ps, &st)) != 0 ||
 		    (rv = comp_stmt(ps, c, &st, seen)) != 0)
 			return (rv);
@@ -560,8 +561,8 @@ global_stmt(struct parser *ps, const struct stmt *st)
 		if (strcmp(k, gkeys[i]) == 0)
 			idx = i;
 	if (idx < 0)
-		return (perr(
-		    ps, st->key.line, st->key.col, "unknown setting '%s'", k));
+		return (perr(ps, st->key.line, st->key.col,
+		    "unknown setting '%s'", k));
 	if (ps->seen_line[idx] != 0)
 		return (perr(ps, st->key.line, st->key.col,
 		    "'%s' set twice (first at line %u)", k,
@@ -593,8 +594,8 @@ global_stmt(struct parser *ps, const struct stmt *st)
 		cfg->output = (enum rtm_output)choice;
 		return (0);
 	case G_BINIT:
-		return (parse_duration(
-		    ps, v, 1, 3600000, &cfg->backoff_initial_ms));
+		return (parse_duration(ps, v, 1, 3600000,
+		    &cfg->backoff_initial_ms));
 	case G_BMAX:
 		return (
 		    parse_duration(ps, v, 1, 3600000, &cfg->backoff_max_ms));
@@ -606,16 +607,16 @@ global_stmt(struct parser *ps, const struct stmt *st)
 		cfg->failure_limit = n;
 		return (0);
 	case G_FWINDOW:
-		return (parse_duration(
-		    ps, v, 1, 86400000, &cfg->failure_window_ms));
+		return (parse_duration(ps, v, 1, 86400000,
+		    &cfg->failure_window_ms));
 	case G_HCHECK:
 		if ((rv = parse_choice(ps, v, health_kinds, &choice)) != 0)
 			return (rv);
 		cfg->health_kind = (enum rtm_health_kind)choice;
 		return (0);
 	case G_HINTERVAL:
-		return (parse_duration(
-		    ps, v, 10, 3600000, &cfg->health_interval_ms));
+		return (parse_duration(ps, v, 10, 3600000,
+		    &cfg->health_interval_ms));
 	case G_HTIMEOUT:
 		return (
 		    parse_duration(ps, v, 1, 3600000, &cfg->health_timeout_ms));
@@ -666,8 +667,8 @@ parse_all(struct parser *ps)
 		if (st.key.kind != T_WORD)
 			return (perr(ps, st.key.line, st.key.col,
 			    "expected a setting or 'component', found %s",
-			    tok_desc(&st.key) ? tok_desc(&st.key)
-					      : "a string"));
+			    tok_desc(&st.key) ? tok_desc(&st.key) :
+						"a string"));
 		if ((rv = read_stmt(ps, &st)) != 0)
 			return (rv);
 		if (strcmp(st.key.text, "component") == 0) {
@@ -685,19 +686,19 @@ parse_all(struct parser *ps)
 		return (
 		    perr(ps, st.key.line, st.key.col, "no component declared"));
 	if (cfg->backoff_initial_ms > cfg->backoff_max_ms) {
-		unsigned i = ps->seen_line[G_BINIT] > ps->seen_line[G_BMAX]
-				 ? G_BINIT
-				 : G_BMAX;
+		unsigned i = ps->seen_line[G_BINIT] > ps->seen_line[G_BMAX] ?
+		    G_BINIT :
+		    G_BMAX;
 
 		return (perr(ps, ps->seen_line[i], ps->seen_col[i],
 		    "backoff-initial (%ums) is above backoff-max (%ums)",
 		    cfg->backoff_initial_ms, cfg->backoff_max_ms));
 	}
 	if (cfg->health_timeout_ms > cfg->health_interval_ms) {
-		unsigned i =
-		    ps->seen_line[G_HTIMEOUT] > ps->seen_line[G_HINTERVAL]
-			? G_HTIMEOUT
-			: G_HINTERVAL;
+		unsigned i = ps->seen_line[G_HTIMEOUT] >
+			ps->seen_line[G_HINTERVAL] ?
+		    G_HTIMEOUT :
+		    G_HINTERVAL;
 
 		return (perr(ps, ps->seen_line[i], ps->seen_col[i],
 		    "health-timeout (%ums) is above health-interval (%ums)",
@@ -707,8 +708,8 @@ parse_all(struct parser *ps)
 }
 
 struct rtm_config *
-rtm_config_parse(
-    const char *name, const char *text, size_t len, struct rtm_cfgerr *err)
+rtm_config_parse(const char *name, const char *text, size_t len,
+    struct rtm_cfgerr *err)
 {
 	struct rtm_config *cfg;
 	struct parser ps;
@@ -766,8 +767,8 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		e = errno;
-		snprintf(
-		    err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
+		    strerror(e));
 		errno = e;
 		return (NULL);
 	}
@@ -787,7 +788,7 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 		return (NULL);
 	}
 	while (len < (size_t)sb.st_size &&
-	       (n = read(fd, buf + len, (size_t)sb.st_size - len)) != 0) {
+	    (n = read(fd, buf + len, (size_t)sb.st_size - len)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -76,8 +76,8 @@ gid_t rtm_sock_gid(const struct rtm *);
  * Delay before restart number `consecutive` (1 = first restart after a
  * failure): initial * 2^(consecutive-1), capped at max. consecutive 0 -> 0.
  */
-uint64_t rtm_backoff_delay_ms(
-    uint32_t initial_ms, uint32_t max_ms, unsigned consecutive);
+uint64_t rtm_backoff_delay_ms(uint32_t initial_ms, uint32_t max_ms,
+    unsigned consecutive);
 
 /* The last failure_limit failure times, to answer "N failures in T?". */
 #define RTM_FAILWIN_MAX 64
@@ -93,11 +93,11 @@ void rtm_failwin_reset(struct rtm_failwin *);
  * `limit` failures is at most window_ms before now). limit 0 never trips;
  * limits above RTM_FAILWIN_MAX are clamped.
  */
-bool rtm_failwin_add(
-    struct rtm_failwin *, uint64_t now_ms, unsigned limit, uint64_t window_ms);
+bool rtm_failwin_add(struct rtm_failwin *, uint64_t now_ms, unsigned limit,
+    uint64_t window_ms);
 /* Failures recorded within window_ms before now_ms. */
-unsigned rtm_failwin_count(
-    const struct rtm_failwin *, uint64_t now_ms, uint64_t window_ms);
+unsigned rtm_failwin_count(const struct rtm_failwin *, uint64_t now_ms,
+    uint64_t window_ms);
 
 /* ---- processes
  * ------------------------------------------------------------------ */
@@ -126,8 +126,8 @@ struct rtm_spawn {
  * child, returns the child's -errno (the child has been reaped) and writes
  * what failed into err. -errno for fork/pidfd failures.
  */
-int rtm_spawn(
-    const struct rtm_spawn *, pid_t *pid, int *pidfd, char *err, size_t errlen);
+int rtm_spawn(const struct rtm_spawn *, pid_t *pid, int *pidfd, char *err,
+    size_t errlen);
 
 /* /proc/PID/stat field 22 (start time in clock ticks since boot); 0 if gone. */
 uint64_t rtm_proc_starttime(pid_t);

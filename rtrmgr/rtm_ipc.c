@@ -51,10 +51,10 @@ comp_pb(struct rtm_comp *c, Rtrmgr__Component *pb)
 	pb->pid = (uint32_t)ci.pid;
 	pb->generation = ci.generation;
 	pb->restarts = ci.restarts;
-	pb->last_exit =
-	    (ci.last_exit == RTM_EXIT_NONE || ci.last_exit == RTM_EXIT_UNKNOWN)
-		? 0
-		: ci.last_exit;
+	pb->last_exit = (ci.last_exit == RTM_EXIT_NONE ||
+			    ci.last_exit == RTM_EXIT_UNKNOWN) ?
+	    0 :
+	    ci.last_exit;
 	pb->uptime_ms = ci.uptime_ms;
 	pb->backoff_ms = ci.backoff_ms;
 	pb->last_error = (char *)ci.last_error;
@@ -106,8 +106,8 @@ h_status(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct rtm_comp *c = rtm_comp_find(ri->rtm, r->name);
 
 	if (c == NULL) {
-		(void)ipc_reply_error(
-		    req, IPC_ERROR, "no component '%s'", r->name);
+		(void)ipc_reply_error(req, IPC_ERROR, "no component '%s'",
+		    r->name);
 		return;
 	}
 	reply_comp(req, c);
@@ -127,12 +127,12 @@ h_action(struct ipc_req *req, const ProtobufCMessage *msg, struct rtm_ipc *ri,
 		reply_comp(req, rtm_comp_find(ri->rtm, r->name));
 		return;
 	case -ENOENT:
-		(void)ipc_reply_error(
-		    req, IPC_ERROR, "no component '%s'", r->name);
+		(void)ipc_reply_error(req, IPC_ERROR, "no component '%s'",
+		    r->name);
 		return;
 	case -ESHUTDOWN:
-		(void)ipc_reply_error(
-		    req, IPC_UNAVAILABLE, "tern-rtrmgr is shutting down");
+		(void)ipc_reply_error(req, IPC_UNAVAILABLE,
+		    "tern-rtrmgr is shutting down");
 		return;
 	default:
 		c = rtm_comp_find(ri->rtm, r->name);
@@ -170,8 +170,8 @@ h_register(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	rv = rtm_comp_ready(ri->rtm, r->name, (pid_t)r->pid, r->generation);
 	if (rv == -ENOENT)
-		(void)ipc_reply_error(
-		    req, IPC_ERROR, "no component '%s'", r->name);
+		(void)ipc_reply_error(req, IPC_ERROR, "no component '%s'",
+		    r->name);
 	else if (rv != 0)
 		(void)ipc_reply_error(req, IPC_ERROR,
 		    "%s: pid %u generation "
@@ -192,12 +192,12 @@ on_event(const struct rtm_event *e, void *arg)
 	ev.generation = e->generation;
 	ev.previous_generation = e->prev_generation;
 	ev.pid = (uint32_t)e->pid;
-	ev.exit = (e->exit == RTM_EXIT_NONE || e->exit == RTM_EXIT_UNKNOWN)
-		      ? 0
-		      : e->exit;
+	ev.exit = (e->exit == RTM_EXIT_NONE || e->exit == RTM_EXIT_UNKNOWN) ?
+	    0 :
+	    e->exit;
 	if (ri->srv != NULL)
-		(void)ipc_server_publish(
-		    ri->srv, RTRMGR__METHOD__EVENT_COMPONENT, &ev.base);
+		(void)ipc_server_publish(ri->srv,
+		    RTRMGR__METHOD__EVENT_COMPONENT, &ev.base);
 }
 
 static void
@@ -329,8 +329,8 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 		return (NULL);
 	}
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
-		(void)ipc_server_handle(
-		    ri->srv, handlers[i].method, handlers[i].fn, ri);
+		(void)ipc_server_handle(ri->srv, handlers[i].method,
+		    handlers[i].fn, ri);
 	memset(&cbs, 0, sizeof(cbs));
 	cbs.on_shutdown = on_shutdown;
 	cbs.arg = ri;
@@ -341,8 +341,8 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 		for (int ro = 0; ro <= 1; ro++)
 			if (chown(ipc_server_path(ri->srv, ro), (uid_t)-1,
 				gid) != 0)
-				lc_log_warn(
-				    "chown %s", ipc_server_path(ri->srv, ro));
+				lc_log_warn("chown %s",
+				    ipc_server_path(ri->srv, ro));
 	for (unsigned i = 0; i < rtm_comp_count(rtm); i++) {
 		ri->peers[i].ri = ri;
 		ri->peers[i].c = rtm_comp_at(rtm, i);

@@ -27,8 +27,8 @@ rtm_failwin_reset(struct rtm_failwin *w)
 }
 
 bool
-rtm_failwin_add(
-    struct rtm_failwin *w, uint64_t now_ms, unsigned limit, uint64_t window_ms)
+rtm_failwin_add(struct rtm_failwin *w, uint64_t now_ms, unsigned limit,
+    uint64_t window_ms)
 {
 	unsigned oldest;
 
@@ -53,14 +53,14 @@ rtm_failwin_add(
 }
 
 unsigned
-rtm_failwin_count(
-    const struct rtm_failwin *w, uint64_t now_ms, uint64_t window_ms)
+rtm_failwin_count(const struct rtm_failwin *w, uint64_t now_ms,
+    uint64_t window_ms)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < w->count; i++) {
-		unsigned k =
-		    (w->head + RTM_FAILWIN_MAX - 1 - i) % RTM_FAILWIN_MAX;
+		unsigned k = (w->head + RTM_FAILWIN_MAX - 1 - i) %
+		    RTM_FAILWIN_MAX;
 
 		if (now_ms - w->t_ms[k] <= window_ms)
 			n++;

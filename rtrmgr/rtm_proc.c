@@ -58,8 +58,8 @@ child_privileges(int errfd, const struct rtm_spawn *sp)
 		child_fail(errfd, EPERM, "cannot set the bounding set");
 	rc = capng_change_id((int)id->uid, (int)id->gid, CAPNG_DROP_SUPP_GRP);
 	if (rc != 0)
-		child_fail(
-		    errfd, EPERM, "cannot change uid/gid (capng_change_id)");
+		child_fail(errfd, EPERM,
+		    "cannot change uid/gid (capng_change_id)");
 	if (sp->ncaps > 0 && capng_apply(CAPNG_SELECT_AMBIENT) != 0)
 		child_fail(errfd, EPERM, "cannot raise ambient capabilities");
 	if (getuid() != id->uid || geteuid() != id->uid || getgid() != id->gid)

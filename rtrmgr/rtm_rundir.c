@@ -83,8 +83,8 @@ rtm_state_write(const char *dir, const struct rtm_state_rec *r, unsigned n)
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, RTM_STATE_FILE) >=
 		(int)sizeof(tmp))
 		return (-ENAMETOOLONG);
-	fd = open(
-	    tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    0640);
 	if (fd < 0)
 		return (-errno);
 	if ((f = fdopen(fd, "w")) == NULL) {

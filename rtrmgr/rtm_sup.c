@@ -121,8 +121,8 @@ state_save(struct rtm *rtm)
 	for (unsigned i = 0; i < rtm->n; i++) {
 		struct rtm_comp *c = &rtm->comps[i];
 
-		snprintf(
-		    recs[i].name, sizeof(recs[i].name), "%s", c->cfg->name);
+		snprintf(recs[i].name, sizeof(recs[i].name), "%s",
+		    c->cfg->name);
 		recs[i].generation = c->generation;
 		recs[i].held = c->held;
 		if (c->pid > 0) {
@@ -168,7 +168,7 @@ static bool
 health_on(const struct rtm_comp *c)
 {
 	return (c->rtm->h_fn != NULL && c->cfg->health &&
-		c->rtm->cfg->health_kind != RTM_HEALTH_NONE);
+	    c->rtm->cfg->health_kind != RTM_HEALTH_NONE);
 }
 
 static void
@@ -301,17 +301,17 @@ rtm_health_file(struct rtm_comp *c, uint64_t token, void *arg)
 	uint64_t mtime_ms, now = lc_time_real_ns() / LC_NS_PER_MSEC;
 	bool ok = false;
 
-	snprintf(
-	    path, sizeof(path), "%s/%s.alive", c->rtm->rundir, c->cfg->name);
+	snprintf(path, sizeof(path), "%s/%s.alive", c->rtm->rundir,
+	    c->cfg->name);
 	if (stat(path, &sb) == 0) {
 		mtime_ms = (uint64_t)sb.st_mtim.tv_sec * 1000 +
-			   (uint64_t)sb.st_mtim.tv_nsec / 1000000;
+		    (uint64_t)sb.st_mtim.tv_nsec / 1000000;
 		ok = mtime_ms + c->rtm->cfg->health_interval_ms >= now;
 	}
 	rtm_health_done(c, token, ok);
 }
 
-#define RTM_STARTING_CHECK_S	0.05	/* health checks while starting */
+#define RTM_STARTING_CHECK_S 0.05 /* health checks while starting */
 
 static void
 health_start(struct rtm_comp *c)
@@ -370,8 +370,8 @@ comp_failure(struct rtm_comp *c, int exit_code, double uptime)
 		set_state(c, RTM_FAILED, exit_code);
 		return;
 	}
-	c->backoff_ms = rtm_backoff_delay_ms(
-	    cfg->backoff_initial_ms, cfg->backoff_max_ms, c->consecutive);
+	c->backoff_ms = rtm_backoff_delay_ms(cfg->backoff_initial_ms,
+	    cfg->backoff_max_ms, c->consecutive);
 	lc_log_notice("%s: restart %u in %" PRIu64 " ms", c->cfg->name,
 	    c->consecutive, c->backoff_ms);
 	/* Count the delay from now, not from the start of this loop turn
@@ -504,8 +504,8 @@ comp_launch(struct rtm_comp *c)
 	envp[3] = NULL;
 
 	if (rtm->cfg->output == RTM_OUT_FILE) {
-		snprintf(
-		    path, sizeof(path), "%s/%s.log", rtm->rundir, cc->name);
+		snprintf(path, sizeof(path), "%s/%s.log", rtm->rundir,
+		    cc->name);
 		outfd = open(path,
 		    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
 		    0640);
@@ -548,8 +548,8 @@ comp_launch(struct rtm_comp *c)
 	state_save(rtm);
 	health_start(c);
 	if (health_on(c)) {
-		ev_timer_set(
-		    &c->timer, rtm->cfg->start_timeout_ms / 1000.0, 0.);
+		ev_timer_set(&c->timer, rtm->cfg->start_timeout_ms / 1000.0,
+		    0.);
 		ev_set_cb(&c->timer, start_timeout_cb);
 		ev_timer_start(rtm->loop, &c->timer);
 		set_state(c, RTM_STARTING, RTM_EXIT_NONE);
@@ -566,8 +566,8 @@ static void
 comp_terminate(struct rtm_comp *c)
 {
 	struct rtm *rtm = c->rtm;
-	uint32_t grace = c->cfg->stop_grace_ms ? c->cfg->stop_grace_ms
-					       : rtm->cfg->stop_grace_ms;
+	uint32_t grace = c->cfg->stop_grace_ms ? c->cfg->stop_grace_ms :
+						 rtm->cfg->stop_grace_ms;
 
 	health_stop(c);
 	ev_timer_stop(rtm->loop, &c->timer);
@@ -765,8 +765,8 @@ rtm_comp_restart(struct rtm *rtm, const char *name)
 }
 
 int
-rtm_comp_ready(
-    struct rtm *rtm, const char *name, pid_t pid, uint64_t generation)
+rtm_comp_ready(struct rtm *rtm, const char *name, pid_t pid,
+    uint64_t generation)
 {
 	struct rtm_comp *c = rtm_comp_find(rtm, name);
 
@@ -859,8 +859,8 @@ rtm_comp_get_info(const struct rtm_comp *c, struct rtm_comp_info *ci)
  * ------------------------------------------------------- */
 
 struct rtm *
-rtm_new(
-    struct ev_loop *loop, struct rtm_config *cfg, const struct rtm_opts *opts)
+rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
+    const struct rtm_opts *opts)
 {
 	const char *rundir, *env;
 	struct rtm *rtm;
@@ -895,8 +895,8 @@ rtm_new(
 	}
 	snprintf(rtm->rundir, sizeof(rtm->rundir), "%s", rundir);
 	snprintf(rtm->log_level, sizeof(rtm->log_level), "%s",
-	    opts != NULL && opts->log_level != NULL ? opts->log_level
-						    : cfg->log_level);
+	    opts != NULL && opts->log_level != NULL ? opts->log_level :
+						      cfg->log_level);
 	rtm->n = cfg->ncomps;
 	for (unsigned i = 0; i < rtm->n; i++) {
 		struct rtm_comp *c = &rtm->comps[i];
@@ -968,8 +968,8 @@ resolve_user(struct rtm *rtm)
 		return (-ENOENT);
 	}
 	if (pw->pw_uid == 0) {
-		lc_log_err(
-		    "user '%s' is root: pick an unprivileged user", cfg->user);
+		lc_log_err("user '%s' is root: pick an unprivileged user",
+		    cfg->user);
 		return (-EINVAL);
 	}
 	rtm->ident.uid = pw->pw_uid;
@@ -1043,11 +1043,10 @@ adopt(struct rtm *rtm)
 		c->adopted = true;
 		c->starttime = r->starttime;
 		c->started_ms = r->started_ms;
-		c->started_at =
-		    ev_now(rtm->loop) -
-		    (realnow > r->started_ms
-			    ? (double)(realnow - r->started_ms) / 1000.0
-			    : 0.0);
+		c->started_at = ev_now(rtm->loop) -
+		    (realnow > r->started_ms ?
+			    (double)(realnow - r->started_ms) / 1000.0 :
+			    0.0);
 		c->prev_generation = c->generation;
 		c->last_exit = RTM_EXIT_NONE;
 		ev_io_set(&c->io, pidfd, EV_READ);
@@ -1071,8 +1070,8 @@ rtm_open(struct rtm *rtm)
 		return (0);
 	if ((rv = resolve_user(rtm)) != 0)
 		return (rv);
-	if ((rv = rtm_rundir_prepare(
-		 rtm->rundir, rtm->ident.uid, rtm->ident.gid)) != 0) {
+	if ((rv = rtm_rundir_prepare(rtm->rundir, rtm->ident.uid,
+		 rtm->ident.gid)) != 0) {
 		lc_log_err("rundir %s: %s", rtm->rundir, strerror(-rv));
 		return (rv);
 	}
@@ -1082,8 +1081,8 @@ rtm_open(struct rtm *rtm)
 				   "(pid %d)",
 			    rtm->rundir, (int)holder);
 		else
-			lc_log_err(
-			    "rundir %s: lock: %s", rtm->rundir, strerror(-rv));
+			lc_log_err("rundir %s: lock: %s", rtm->rundir,
+			    strerror(-rv));
 		return (rv);
 	}
 	rtm->lockfd = rv;

@@ -46,7 +46,7 @@ static inline __u32
 xp_slot(__u64 cookie, __u32 ifx)
 {
 	return ((ifx * 2654435761u ^ (__u32)cookie ^ (__u32)(cookie >> 32)) &
-		(XP_IFX - 1));
+	    (XP_IFX - 1));
 }
 
 #endif /* FWD_BPF_XDP_PORT_H */

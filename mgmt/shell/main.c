@@ -72,23 +72,28 @@ main(int argc, char **argv)
 
 			timeout_ms = (unsigned)strtoul(argv[++i], &end, 10);
 			if (*end != '\0' || timeout_ms == 0) {
-				fprintf(stderr, "ternsh: invalid timeout '%s'\n", argv[i]);
+				fprintf(stderr,
+				    "ternsh: invalid timeout '%s'\n", argv[i]);
 				return (2);
 			}
 		} else if (strcmp(a, "-c") == 0 && i + 1 < argc) {
 			if (ncmds == sizeof(cmds) / sizeof(cmds[0])) {
-				fprintf(stderr, "ternsh: too many -c commands\n");
+				fprintf(stderr,
+				    "ternsh: too many -c commands\n");
 				return (2);
 			}
 			cmds[ncmds++] = argv[++i];
 		} else {
-			fprintf(stderr, "ternsh: unexpected argument '%s'\n"
-			    "Try 'ternsh --help'.\n", a);
+			fprintf(stderr,
+			    "ternsh: unexpected argument '%s'\n"
+			    "Try 'ternsh --help'.\n",
+			    a);
 			return (2);
 		}
 	}
 
-	if ((s = sh_session_new(rundir, timeout_ms, err, sizeof(err))) == NULL) {
+	if ((s = sh_session_new(rundir, timeout_ms, err, sizeof(err))) ==
+	    NULL) {
 		fprintf(stderr, "ternsh: %s\n", err);
 		return (1);
 	}

@@ -9,14 +9,14 @@
 
 /* ---- pipes: "show route | match 198.18 | count" ------------------------ */
 
-#define SH_PIPE_MAX	8
+#define SH_PIPE_MAX 8
 
 enum sh_stage_kind {
-	SH_STAGE_MATCH,		/* keep lines matching REGEX (POSIX extended) */
-	SH_STAGE_EXCEPT,	/* drop lines matching REGEX */
-	SH_STAGE_COUNT,		/* replace the output by "Count: N lines" */
-	SH_STAGE_JSON,		/* ask mgmt for JSON; pretty-printed */
-	SH_STAGE_NOMORE,	/* no pager (accepted for habit; we never page) */
+	SH_STAGE_MATCH,	 /* keep lines matching REGEX (POSIX extended) */
+	SH_STAGE_EXCEPT, /* drop lines matching REGEX */
+	SH_STAGE_COUNT,	 /* replace the output by "Count: N lines" */
+	SH_STAGE_JSON,	 /* ask mgmt for JSON; pretty-printed */
+	SH_STAGE_NOMORE, /* no pager (accepted for habit; we never page) */
 };
 
 /* "| compare" and "| display set" change what mgmt prints, so they stay
@@ -24,16 +24,19 @@ enum sh_stage_kind {
 
 struct sh_stage {
 	enum sh_stage_kind kind;
-	regex_t		re;
-	bool		has_re;
+	regex_t re;
+	bool has_re;
 };
 
 struct sh_pipeline {
-	char		*command;	/* what is sent to mgmt (owned): the text
-					   before the first local '|' stage */
-	unsigned	 n;
-	struct sh_stage	 stages[SH_PIPE_MAX];
-	bool		 json;		/* a json stage is present */
+	/*
+	 * what is sent to mgmt (owned): the text before the first local '|'
+	 * stage
+	 */
+	char *command;
+	unsigned n;
+	struct sh_stage stages[SH_PIPE_MAX];
+	bool json; /* a json stage is present */
 };
 
 /*
@@ -42,12 +45,12 @@ struct sh_pipeline {
  * unknown stage, a missing or bad regex, too many stages); -ENOMEM.
  * On error nothing needs freeing.
  */
-int	sh_pipeline_parse(const char *line, struct sh_pipeline *out,
-	    char *err, size_t errlen);
-void	sh_pipeline_fini(struct sh_pipeline *);
+int sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
+    size_t errlen);
+void sh_pipeline_fini(struct sh_pipeline *);
 /* Writes text through the stages to f. JSON text is pretty-printed first
  * when the pipeline asked for JSON (invalid JSON is written as it is). */
-void	sh_pipeline_output(const struct sh_pipeline *, const char *text, FILE *f);
+void sh_pipeline_output(const struct sh_pipeline *, const char *text, FILE *f);
 
 /* ---- the session with tern-mgmt ---------------------------------------- */
 
@@ -56,11 +59,11 @@ struct sh_session;
 /* Result of one command. text/error point into the session (valid until
  * the next call). */
 struct sh_result {
-	int		 code;		/* mgmt.Code: 0 OK */
-	const char	*text;
-	const char	*error;
-	const char	*prompt;	/* the prompt mgmt wants next */
-	bool		 configure;	/* the session is in configuration mode */
+	int code; /* mgmt.Code: 0 OK */
+	const char *text;
+	const char *error;
+	const char *prompt; /* the prompt mgmt wants next */
+	bool configure;	    /* the session is in configuration mode */
 };
 
 /*
@@ -69,31 +72,31 @@ struct sh_result {
  * read-only one. NULL with a reason in err when mgmt cannot be reached.
  */
 struct sh_session *sh_session_new(const char *rundir, unsigned timeout_ms,
-	    char *err, size_t errlen);
-void	sh_session_free(struct sh_session *);
-bool	sh_session_read_only(const struct sh_session *);
+    char *err, size_t errlen);
+void sh_session_free(struct sh_session *);
+bool sh_session_read_only(const struct sh_session *);
 /* Runs one command line (no pipes) in text or JSON. 0 with *res filled,
  * or -errno when mgmt could not be asked (res->error says why). */
-int	sh_session_exec(struct sh_session *, const char *line, bool json,
-	    struct sh_result *res);
+int sh_session_exec(struct sh_session *, const char *line, bool json,
+    struct sh_result *res);
 /* Completions for line[0..cursor): candidates (and help texts when help),
  * NUL-separated in the returned arrays, valid until the next call. */
 struct sh_completion {
-	unsigned	  n;
-	const char	**cand;
-	const char	**help;		/* NULL entries when not asked */
-	const char	 *common;	/* longest common prefix of the word */
+	unsigned n;
+	const char **cand;
+	const char **help;  /* NULL entries when not asked */
+	const char *common; /* longest common prefix of the word */
 };
-int	sh_session_complete(struct sh_session *, const char *line,
-	    size_t cursor, bool help, struct sh_completion *out);
+int sh_session_complete(struct sh_session *, const char *line, size_t cursor,
+    bool help, struct sh_completion *out);
 
 /* ---- running lines ------------------------------------------------------ */
 
 /* Runs one full line (with pipes) and prints its output; returns 0 when
  * the command succeeded, 1 when it failed (the error was printed). */
-int	sh_run_line(struct sh_session *, const char *line, FILE *out, FILE *err);
+int sh_run_line(struct sh_session *, const char *line, FILE *out, FILE *err);
 /* Interactive loop with libedit (history in $TERNSH_HISTORY or
  * ~/.ternsh_history). Returns the exit status. */
-int	sh_interactive(struct sh_session *);
+int sh_interactive(struct sh_session *);
 
 #endif

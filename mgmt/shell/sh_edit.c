@@ -7,7 +7,7 @@
 
 static struct sh_session *edit_session;
 static char prompt_buf[256] = "tern> ";
-static bool in_configure;	/* "exit" leaves configuration mode first */
+static bool in_configure; /* "exit" leaves configuration mode first */
 
 static char *
 prompt_fn(EditLine *el)
@@ -55,7 +55,8 @@ complete_fn(EditLine *el, int ch)
 
 	if ((line = line_to_cursor(el)) == NULL)
 		return (CC_ERROR);
-	if (sh_session_complete(edit_session, line, strlen(line), false, &c) != 0) {
+	if (sh_session_complete(edit_session, line, strlen(line), false, &c) !=
+	    0) {
 		free(line);
 		return (CC_ERROR);
 	}
@@ -89,7 +90,8 @@ help_fn(EditLine *el, int ch)
 
 	if ((line = line_to_cursor(el)) == NULL)
 		return (CC_ERROR);
-	if (sh_session_complete(edit_session, line, strlen(line), true, &c) != 0) {
+	if (sh_session_complete(edit_session, line, strlen(line), true, &c) !=
+	    0) {
 		free(line);
 		return (CC_ERROR);
 	}
@@ -149,7 +151,7 @@ sh_interactive(struct sh_session *s)
 	el_set(el, EL_ADDFN, "ternsh-help", "show what may come next", help_fn);
 	el_set(el, EL_BIND, "^I", "ternsh-complete", NULL);
 	el_set(el, EL_BIND, "?", "ternsh-help", NULL);
-	el_source(el, NULL);	/* ~/.editrc, as editline users expect */
+	el_source(el, NULL); /* ~/.editrc, as editline users expect */
 
 	/* the first prompt comes from mgmt: an empty command returns it */
 	if (sh_session_exec(s, "", false, &res) == 0)

@@ -8,8 +8,8 @@
 
 /* One '|'-separated piece of the line, with quotes kept as typed. */
 struct piece {
-	const char	*s;
-	size_t		 len;
+	const char *s;
+	size_t len;
 };
 
 static const char *
@@ -63,24 +63,28 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 
 	memset(st, 0, sizeof(*st));
 	if ((rv = next_word(&s, end, word, sizeof(word))) != 0) {
-		snprintf(err, errlen, rv == -ENOENT ?
-		    "empty pipe stage: expected match, except, count, json or no-more" :
-		    "bad pipe stage");
+		snprintf(err, errlen,
+		    rv == -ENOENT ?
+			"empty pipe stage: expected match, except, count, json or no-more" :
+			"bad pipe stage");
 		return (-EINVAL);
 	}
 	if (strcmp(word, "match") == 0 || strcmp(word, "except") == 0) {
 		st->kind = word[0] == 'm' ? SH_STAGE_MATCH : SH_STAGE_EXCEPT;
 		rv = next_word(&s, end, re, sizeof(re));
 		if (rv == -ENOENT) {
-			snprintf(err, errlen, "'| %s' needs a regular expression", word);
+			snprintf(err, errlen,
+			    "'| %s' needs a regular expression", word);
 			return (-EINVAL);
 		}
 		if (rv != 0) {
-			snprintf(err, errlen, "'| %s': %s", word, rv == -EINVAL ?
-			    "unterminated quote" : "expression too long");
+			snprintf(err, errlen, "'| %s': %s", word,
+			    rv == -EINVAL ? "unterminated quote" :
+					    "expression too long");
 			return (-EINVAL);
 		}
-		if ((rv = regcomp(&st->re, re, REG_EXTENDED | REG_NOSUB)) != 0) {
+		if ((rv = regcomp(&st->re, re, REG_EXTENDED | REG_NOSUB)) !=
+		    0) {
 			char msg[128];
 
 			regerror(rv, &st->re, msg, sizeof(msg));
@@ -96,14 +100,17 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 	} else if (strcmp(word, "no-more") == 0) {
 		st->kind = SH_STAGE_NOMORE;
 	} else {
-		snprintf(err, errlen, "unknown pipe command '%s': expected match, "
-		    "except, count, json or no-more", word);
+		snprintf(err, errlen,
+		    "unknown pipe command '%s': expected match, "
+		    "except, count, json or no-more",
+		    word);
 		return (-EINVAL);
 	}
 	if (skip_space(s, end) != end) {
 		if (st->has_re)
 			regfree(&st->re);
-		snprintf(err, errlen, "unexpected '%.*s' after '| %s' (quote a "
+		snprintf(err, errlen,
+		    "unexpected '%.*s' after '| %s' (quote a "
 		    "regular expression that has spaces)",
 		    (int)(end - skip_space(s, end)), skip_space(s, end), word);
 		return (-EINVAL);
@@ -157,8 +164,10 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 		}
 		if (*s == '|' || *s == '\0') {
 			if (np == SH_PIPE_MAX + 1) {
-				snprintf(err, errlen, "too many pipe stages "
-				    "(at most %d)", SH_PIPE_MAX);
+				snprintf(err, errlen,
+				    "too many pipe stages "
+				    "(at most %d)",
+				    SH_PIPE_MAX);
 				return (-EINVAL);
 			}
 			pieces[np].s = start;
@@ -181,8 +190,9 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 	/* the command, without surrounding blanks */
 	s = skip_space(pieces[0].s, pieces[0].s + pieces[0].len);
 	start = pieces[0].s + pieces[0].len;
-	while (start > s && (start[-1] == ' ' || start[-1] == '\t' ||
-	    start[-1] == '\n' || start[-1] == '\r'))
+	while (start > s &&
+	    (start[-1] == ' ' || start[-1] == '\t' || start[-1] == '\n' ||
+		start[-1] == '\r'))
 		start--;
 	if (start == s && np > 1) {
 		snprintf(err, errlen, "a pipe needs a command before '|'");
@@ -192,13 +202,15 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 		return (-ENOMEM);
 	for (unsigned i = first; i < np; i++) {
 		if (server_stage(pieces[i])) {
-			snprintf(err, errlen, "'|%.*s' must come right after "
-			    "the command", (int)pieces[i].len, pieces[i].s);
+			snprintf(err, errlen,
+			    "'|%.*s' must come right after "
+			    "the command",
+			    (int)pieces[i].len, pieces[i].s);
 			sh_pipeline_fini(out);
 			return (-EINVAL);
 		}
 		if ((rv = stage_parse(pieces[i], &out->stages[out->n],
-		    &out->json, err, errlen)) != 0) {
+			 &out->json, err, errlen)) != 0) {
 			sh_pipeline_fini(out);
 			return (rv);
 		}

@@ -13,15 +13,15 @@
 #include "libcommon/lc_loop.h"
 
 struct sh_session {
-	struct ev_loop		*loop;
-	struct ipc_client	*client;
-	struct lc_arena		*arena;		/* replies; reset per call */
-	uint64_t		 id;		/* mgmt's session id */
-	bool			 read_only;
-	unsigned		 timeout_ms;
-	const char		*cand[512];
-	const char		*help[512];
-	char			 errbuf[512];
+	struct ev_loop *loop;
+	struct ipc_client *client;
+	struct lc_arena *arena; /* replies; reset per call */
+	uint64_t id;		/* mgmt's session id */
+	bool read_only;
+	unsigned timeout_ms;
+	const char *cand[512];
+	const char *help[512];
+	char errbuf[512];
 };
 
 bool
@@ -43,7 +43,7 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
     size_t errlen)
 {
 	struct sh_session *s;
-	struct ipc_opts opts = { 0 };
+	struct ipc_opts opts = {0};
 	Mgmt__SessionOpen req = MGMT__SESSION_OPEN__INIT;
 	ProtobufCMessage *rep = NULL;
 	char path[4096];
@@ -60,9 +60,11 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	/* The admin socket when we may write it; else read-only access. */
 	snprintf(path, sizeof(path), "%s/mgmt.sock", opts.rundir);
 	if (access(path, F_OK) != 0 && errno == ENOENT) {
-		snprintf(err, errlen, "no tern-mgmt socket at %s (is the router "
+		snprintf(err, errlen,
+		    "no tern-mgmt socket at %s (is the router "
 		    "running? start it with 'make run' or tern-rtrmgr; set "
-		    "--rundir or TERN_RUNDIR if it uses another directory)", path);
+		    "--rundir or TERN_RUNDIR if it uses another directory)",
+		    path);
 		free(s);
 		return (NULL);
 	}
@@ -70,9 +72,11 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	if ((s->loop = lc_loop_new()) == NULL ||
 	    (s->arena = lc_arena_new(0)) == NULL ||
 	    (s->client = ipc_client_new(s->loop, &ipc_svc_mgmt, &opts,
-	    s->read_only)) == NULL) {
-		snprintf(err, errlen, "cannot set up a connection to tern-mgmt "
-		    "in %s: %s", opts.rundir, strerror(errno));
+		 s->read_only)) == NULL) {
+		snprintf(err, errlen,
+		    "cannot set up a connection to tern-mgmt "
+		    "in %s: %s",
+		    opts.rundir, strerror(errno));
 		sh_session_free(s);
 		return (NULL);
 	}
@@ -81,10 +85,12 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
 	    timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
 	if (st != IPC_OK) {
-		snprintf(err, errlen, "cannot reach tern-mgmt at %s/mgmt%s.sock: "
+		snprintf(err, errlen,
+		    "cannot reach tern-mgmt at %s/mgmt%s.sock: "
 		    "%s%s%s (is the router running? start it with 'make run' or "
-		    "tern-rtrmgr)", opts.rundir, s->read_only ? "-ro" : "",
-		    ipc_status_str(st), s->errbuf[0] ? ": " : "", s->errbuf);
+		    "tern-rtrmgr)",
+		    opts.rundir, s->read_only ? "-ro" : "", ipc_status_str(st),
+		    s->errbuf[0] ? ": " : "", s->errbuf);
 		sh_session_free(s);
 		return (NULL);
 	}
@@ -205,8 +211,9 @@ sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 	if (rv != 0 || res.code != 0) {
 		if (res.text != NULL && res.text[0] != '\0')
 			sh_pipeline_output(&p, res.text, out);
-		fprintf(err, "error: %s\n", res.error != NULL && res.error[0] ?
-		    res.error : "command failed");
+		fprintf(err, "error: %s\n",
+		    res.error != NULL && res.error[0] ? res.error :
+							"command failed");
 		sh_pipeline_fini(&p);
 		return (1);
 	}

@@ -26,17 +26,17 @@
  *   kernel's notification of that route with the new gateway.
  */
 
-#define KTABLE	100
+#define KTABLE 100
 
 static struct br B;
 static struct tt_prefixset ps;
 static size_t nroutes = TT_PFX_FULL;
 static unsigned rounds = 3, ncommits = 100, npeer_commits = 10;
 static bool quick, use_peer = true;
-static long commit_gap_ms = -1;	/* pause between commits; -1: by size */
+static long commit_gap_ms = -1; /* pause between commits; -1: by size */
 static char bird_bin[PATH_MAX], birdc_bin[PATH_MAX];
-static uint16_t *cur_nh;	/* next hop index of each route now */
-static long fib_base;		/* routes fwd holds besides the statics */
+static uint16_t *cur_nh; /* next hop index of each route now */
+static long fib_base;	 /* routes fwd holds besides the statics */
 
 /* ---- ours -------------------------------------------------------------------- */
 
@@ -51,11 +51,12 @@ conf_path(char *buf, size_t len, const char *name)
 static int
 measure_base(void)
 {
-	struct tt_prefixset empty = { 0 };
+	struct tt_prefixset empty = {0};
 	char p[PATH_MAX];
 
 	if (br_write_tern_conf(conf_path(p, sizeof(p), "boot.conf"), &empty,
-	    NULL) != 0 || br_start(&B) != 0)
+		NULL) != 0 ||
+	    br_start(&B) != 0)
 		return (-1);
 	/* wait for the interfaces' routes to settle */
 	for (int i = 0; i < 100; i++) {
@@ -109,7 +110,8 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 	*mgmt_s = (double)(lc_time_mono_ns() - t0) / 1e9;
 	t1 = br_wait_fib(&B, (long)ps.n + fib_base, 600, 20000, &tf);
 	if (t1 == 0) {
-		fprintf(stderr, "bench: fwd holds %ld of %zu routes after 600 s\n",
+		fprintf(stderr,
+		    "bench: fwd holds %ld of %zu routes after 600 s\n",
 		    br_fib_total(&B, 1000), ps.n + (size_t)fib_base);
 		return (-1);
 	}
@@ -129,14 +131,18 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 		int f;
 
 		br_ip(ps.p[k].addr, a);
-		snprintf(line, sizeof(line), "delete protocols static route "
-		    "%s/%u", a, ps.p[k].len);
+		snprintf(line, sizeof(line),
+		    "delete protocols static route "
+		    "%s/%u",
+		    a, ps.p[k].len);
 		if (br_exec(&B, line, NULL, 0, 5000) != 0) {
 			fprintf(stderr, "bench: %s: %s\n", line, B.err);
 			return (-1);
 		}
-		snprintf(line, sizeof(line), "set protocols static route %s/%u "
-		    "next-hop %s", a, ps.p[k].len, br_ip(want, h));
+		snprintf(line, sizeof(line),
+		    "set protocols static route %s/%u "
+		    "next-hop %s",
+		    a, ps.p[k].len, br_ip(want, h));
 		if (br_exec(&B, line, NULL, 0, 5000) != 0) {
 			fprintf(stderr, "bench: %s: %s\n", line, B.err);
 			return (-1);
@@ -146,13 +152,14 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 		r.line = (char *)"commit";
 		t0 = lc_time_mono_ns();
 		if (ipc_call(B.mgmt, MGMT__METHOD__EXECUTE, &r.base, commit_cb,
-		    NULL, 60000) != 0)
+			NULL, 60000) != 0)
 			return (-1);
 		ipc_client_flush(B.mgmt);
 		end = t0 + 30000000000ull;
 		t1 = 0;
 		while (lc_time_mono_ns() < end) {
-			f = br_fib_get(&B, ps.p[k].addr, ps.p[k].len, &got, 5000);
+			f = br_fib_get(&B, ps.p[k].addr, ps.p[k].len, &got,
+			    5000);
 			if (f == 1 && got == want) {
 				t1 = lc_time_mono_ns();
 				break;
@@ -164,8 +171,10 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 		while (!cw.done && lc_time_mono_ns() < end + 30000000000ull)
 			ev_run(B.loop, EVRUN_ONCE);
 		if (t1 == 0 || !cw.done) {
-			fprintf(stderr, "bench: commit %u of %s/%u: fwd never "
-			    "held next hop %s\n", c, a, ps.p[k].len, h);
+			fprintf(stderr,
+			    "bench: commit %u of %s/%u: fwd never "
+			    "held next hop %s\n",
+			    c, a, ps.p[k].len, h);
 			return (-1);
 		}
 		cur_nh[k] = (uint16_t)nnh;
@@ -186,7 +195,7 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 
 static pid_t bird_pid;
 static int nl_mon = -1;
-static long nl_count;		/* routes in KTABLE by notifications */
+static long nl_count; /* routes in KTABLE by notifications */
 static bool nl_overrun;
 
 static int
@@ -197,13 +206,15 @@ bird_conf(const char *path)
 
 	if (f == NULL)
 		return (-1);
-	fprintf(f, "# bench-config peer: %zu static routes to kernel table %d\n"
+	fprintf(f,
+	    "# bench-config peer: %zu static routes to kernel table %d\n"
 	    "log \"%s/state/bird.log\" { warning, error, fatal, bug };\n"
 	    "router id 198.18.2.1;\n"
 	    "protocol device { scan time 10; }\n"
 	    "protocol kernel {\n\tipv4 { import none; export all; };\n"
 	    "\tkernel table %d;\n\tlearn off;\n\tscan time 3600;\n}\n"
-	    "protocol static {\n\tipv4;\n", ps.n, KTABLE, B.dir, KTABLE);
+	    "protocol static {\n\tipv4;\n",
+	    ps.n, KTABLE, B.dir, KTABLE);
 	for (size_t i = 0; i < ps.n; i++)
 		fprintf(f, "\troute %s/%u via %s;\n", br_ip(ps.p[i].addr, a),
 		    ps.p[i].len, br_ip(br_nh(cur_nh[i]), h));
@@ -218,7 +229,7 @@ nl_open_in_ns(unsigned groups)
 {
 	char name[64];
 	int self, s, sz = 512 << 20;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = groups};
 
 	snprintf(name, sizeof(name), "tern-b-%s", B.suffix);
 	if ((self = tt_netns_enter(name)) < 0)
@@ -251,7 +262,7 @@ rt_table(struct nlmsghdr *h, uint32_t *dst, unsigned *dlen, uint32_t *gw)
 	*dst = 0;
 	*gw = 0;
 	for (struct rtattr *a = RTM_RTA(rt); RTA_OK(a, len);
-	    a = RTA_NEXT(a, len)) {
+	     a = RTA_NEXT(a, len)) {
 		if (a->rta_type == RTA_TABLE)
 			table = *(uint32_t *)RTA_DATA(a);
 		else if (a->rta_type == RTA_DST)
@@ -272,14 +283,14 @@ nl_drain(uint32_t watch, unsigned watch_len, uint32_t watch_gw)
 	int hit = 0;
 	ssize_t n;
 
-	while ((n = recv(nl_mon, buf, sizeof(buf), 0)) > 0 || (n < 0 &&
-	    errno == ENOBUFS)) {
+	while ((n = recv(nl_mon, buf, sizeof(buf), 0)) > 0 ||
+	    (n < 0 && errno == ENOBUFS)) {
 		if (n < 0) {
 			nl_overrun = true;
 			continue;
 		}
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf;
-		    NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+		     NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
 			uint32_t dst, gw;
 			unsigned dlen;
 
@@ -308,9 +319,11 @@ nl_dump_count(void)
 	struct {
 		struct nlmsghdr h;
 		struct rtmsg r;
-	} req = { .h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETROUTE,
-	    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
-	    .r = { .rtm_family = AF_INET } };
+	} req = {.h = {.nlmsg_len = sizeof(req),
+		     .nlmsg_type = RTM_GETROUTE,
+		     .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		     .nlmsg_seq = 1},
+	    .r = {.rtm_family = AF_INET}};
 	int s = nl_open_in_ns(0);
 	long count = 0;
 	bool done = false;
@@ -322,7 +335,7 @@ nl_dump_count(void)
 		return (-1);
 	}
 	while (!done) {
-		struct pollfd pf = { .fd = s, .events = POLLIN };
+		struct pollfd pf = {.fd = s, .events = POLLIN};
 		ssize_t n;
 
 		if (poll(&pf, 1, 5000) <= 0)
@@ -330,7 +343,7 @@ nl_dump_count(void)
 		if ((n = recv(s, buf, sizeof(buf), 0)) <= 0)
 			break;
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf;
-		    NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+		     NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
 			uint32_t dst, gw;
 			unsigned dlen;
 
@@ -351,8 +364,10 @@ nl_dump_count(void)
 static int
 birdc_configure(void)
 {
-	return (br_sh("'%s' -s '%s/state/bird.ctl' configure >'%s/state/birdc.out' "
-	    "2>&1", birdc_bin, B.dir, B.dir));
+	return (
+	    br_sh("'%s' -s '%s/state/bird.ctl' configure >'%s/state/birdc.out' "
+		  "2>&1",
+		birdc_bin, B.dir, B.dir));
 }
 
 static void
@@ -369,7 +384,8 @@ bird_stop(void)
 	/* flushed first: a namespace deleted with 1M routes is cleaned up
 	 * by the kernel in the background for seconds, into the next round */
 	br_sh("ip -n tern-b-%s route flush table %d 2>/dev/null; "
-	    "ip netns del tern-b-%s 2>/dev/null", B.suffix, KTABLE, B.suffix);
+	      "ip netns del tern-b-%s 2>/dev/null",
+	    B.suffix, KTABLE, B.suffix);
 }
 
 static int
@@ -400,11 +416,12 @@ peer_round(struct tt_rng *rng, double *load_s, double *ms, double *rep_ms)
 	}
 	end = t0 + 600000000000ull;
 	while (lc_time_mono_ns() < end) {
-		struct pollfd pf = { .fd = nl_mon, .events = POLLIN };
+		struct pollfd pf = {.fd = nl_mon, .events = POLLIN};
 
 		if (waitpid(bird_pid, NULL, WNOHANG) == bird_pid) {
 			bird_pid = 0;
-			fprintf(stderr, "bench: bird exited (see %s/state/bird.log)\n",
+			fprintf(stderr,
+			    "bench: bird exited (see %s/state/bird.log)\n",
 			    B.dir);
 			return (-1);
 		}
@@ -429,14 +446,18 @@ peer_round(struct tt_rng *rng, double *load_s, double *ms, double *rep_ms)
 	*load_s = (double)(t1 - t0) / 1e9;
 	dumped = nl_dump_count();
 	printf("# peer: BIRD's kernel table %d holds %ld routes (dump)%s; "
-	    "bird pid %d cpu %d\n", KTABLE, dumped,
+	       "bird pid %d cpu %d\n",
+	    KTABLE, dumped,
 	    nl_overrun ? " (notifications overran: counted by dumps)" : "",
 	    (int)bird_pid, br_pid_cpu(bird_pid));
 	if (dumped < (long)ps.n)
 		return (-1);
 	/* wait until birdc answers */
-	for (int i = 0; i < 100 && br_sh("'%s' -s '%s' show status >/dev/null "
-	    "2>&1", birdc_bin, ctl) != 0; i++)
+	for (int i = 0; i < 100 &&
+	     br_sh("'%s' -s '%s' show status >/dev/null "
+		   "2>&1",
+		 birdc_bin, ctl) != 0;
+	     i++)
 		usleep(100000);
 	for (unsigned c = 0; c < npeer_commits; c++) {
 		size_t k = tt_rng_below(rng, ps.n);
@@ -451,15 +472,17 @@ peer_round(struct tt_rng *rng, double *load_s, double *ms, double *rep_ms)
 		(void)nl_drain(0, 0, 0);
 		t0 = lc_time_mono_ns();
 		if (birdc_configure() != 0) {
-			fprintf(stderr, "bench: birdc configure failed (see "
-			    "%s/state/birdc.out)\n", B.dir);
+			fprintf(stderr,
+			    "bench: birdc configure failed (see "
+			    "%s/state/birdc.out)\n",
+			    B.dir);
 			return (-1);
 		}
 		tr = lc_time_mono_ns();
 		end = t0 + 120000000000ull;
 		t1 = 0;
 		while (lc_time_mono_ns() < end) {
-			struct pollfd pf = { .fd = nl_mon, .events = POLLIN };
+			struct pollfd pf = {.fd = nl_mon, .events = POLLIN};
 
 			if (nl_drain(ps.p[k].addr, ps.p[k].len, want)) {
 				hit = 1;
@@ -471,7 +494,8 @@ peer_round(struct tt_rng *rng, double *load_s, double *ms, double *rep_ms)
 		 * when we saw it */
 		t1 = lc_time_mono_ns();
 		if (!hit) {
-			fprintf(stderr, "bench: the kernel never got the "
+			fprintf(stderr,
+			    "bench: the kernel never got the "
 			    "changed route from BIRD\n");
 			return (-1);
 		}
@@ -487,7 +511,8 @@ peer_round(struct tt_rng *rng, double *load_s, double *ms, double *rep_ms)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench-config [--quick] [--routes=N] [--rounds=N] "
+	fprintf(stderr,
+	    "usage: bench-config [--quick] [--routes=N] [--rounds=N] "
 	    "[--commits=N] [--peer-commits=N] [--commit-gap-ms=N] [--no-peer]\n");
 	exit(2);
 }
@@ -507,8 +532,8 @@ row(const char *what, const double *v, size_t n, const double *pv, size_t pn)
 static bool
 find_prog(const char *name, char *out, size_t len)
 {
-	static const char *const dirs[] = { "/usr/sbin", "/usr/bin",
-	    "/usr/local/sbin", "/usr/local/bin", "/sbin", "/bin" };
+	static const char *const dirs[] = {"/usr/sbin", "/usr/bin",
+	    "/usr/local/sbin", "/usr/local/bin", "/sbin", "/bin"};
 
 	for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(out, len, "%s/%s", dirs[i], name);
@@ -521,8 +546,8 @@ find_prog(const char *name, char *out, size_t len)
 int
 main(int argc, char **argv)
 {
-	double *load, *peer_load, *mgmt_up, *fwd_up, *p50, *p99, *rp50, *pp50, *pp99,
-	    *prp50, *ms, *rep;
+	double *load, *peer_load, *mgmt_up, *fwd_up, *p50, *p99, *rp50, *pp50,
+	    *pp99, *prp50, *ms, *rep;
 	struct tt_rng rng, prng;
 	bool peer;
 	unsigned ok = 0, pok = 0;
@@ -538,7 +563,8 @@ main(int argc, char **argv)
 		else if (strncmp(argv[i], "--commits=", 10) == 0)
 			ncommits = (unsigned)strtoul(argv[i] + 10, NULL, 10);
 		else if (strncmp(argv[i], "--peer-commits=", 15) == 0)
-			npeer_commits = (unsigned)strtoul(argv[i] + 15, NULL, 10);
+			npeer_commits = (unsigned)strtoul(argv[i] + 15, NULL,
+			    10);
 		else if (strncmp(argv[i], "--commit-gap-ms=", 16) == 0)
 			commit_gap_ms = strtol(argv[i] + 16, NULL, 10);
 		else if (strcmp(argv[i], "--no-peer") == 0)
@@ -560,14 +586,17 @@ main(int argc, char **argv)
 	 * load or a run of commits. Measured here is the config path, so the
 	 * checks are made lenient, at the default interval (rtrmgr starts the
 	 * next component after one): the output says so. */
-	setenv("LIB_ROUTER_RTRMGR_EXTRA", "health-interval 1s; "
-	    "health-timeout 1s; health-failures 10;", 0);
+	setenv("LIB_ROUTER_RTRMGR_EXTRA",
+	    "health-interval 1s; "
+	    "health-timeout 1s; health-failures 10;",
+	    0);
 	if (lc_build_bench_check("bench-config") != 0)
 		return (2);
 	if (nroutes == 0 || rounds == 0 || ncommits == 0 || npeer_commits == 0)
 		usage();
 	if (geteuid() != 0) {
-		printf("bench-config: skipped: needs root (network namespaces)\n");
+		printf(
+		    "bench-config: skipped: needs root (network namespaces)\n");
 		return (0);
 	}
 	peer = use_peer && find_prog("bird", bird_bin, sizeof(bird_bin)) &&
@@ -582,27 +611,32 @@ main(int argc, char **argv)
 		return (1);
 	}
 	printf("bench-config: %zu static routes (the standard set, seed %#llx, "
-	    "next hops 198.18.2.2-254), %u rounds alternating tern and %s\n",
+	       "next hops 198.18.2.2-254), %u rounds alternating tern and %s\n",
 	    ps.n, (unsigned long long)TT_PFX_SEED, rounds,
 	    peer ? "BIRD 2" : "no peer");
 	if (!peer)
-		printf("# peer: none: %s\n", use_peer ? "bird/birdc not found "
-		    "(Debian bird2 is not in scripts/deps.sh)" : "--no-peer");
-	printf("# topology: client ns -- router ns (tern-fwd on veth, afpacket) "
+		printf("# peer: none: %s\n",
+		    use_peer ? "bird/birdc not found "
+			       "(Debian bird2 is not in scripts/deps.sh)" :
+			       "--no-peer");
+	printf(
+	    "# topology: client ns -- router ns (tern-fwd on veth, afpacket) "
 	    "-- server ns (tests/lib/netns.sh); routes via the server subnet\n"
 	    "# load: exec of tern-rtrmgr (boot config with the routes) until "
 	    "tern-fwd's FIB holds them all (QUERY_FIB total, polled 20 ms)\n"
 	    "# commit: `commit` of one route's changed next hop sent to mgmt "
 	    "until fwd's FIB has it (exact QUERY_FIB polled 100 us); %u per "
 	    "round, %ld ms apart (after the reply)\n# rtrmgr: %s (mgmt blocks "
-	    "its loop while loading and storing 1M routes)\n", ncommits,
-	    commit_gap_ms, getenv("LIB_ROUTER_RTRMGR_EXTRA"));
+	    "its loop while loading and storing 1M routes)\n",
+	    ncommits, commit_gap_ms, getenv("LIB_ROUTER_RTRMGR_EXTRA"));
 	if (peer)
-		printf("# peer load: exec of bird -f until kernel table %d of a "
+		printf(
+		    "# peer load: exec of bird -f until kernel table %d of a "
 		    "fresh namespace holds them (netlink notifications)\n"
 		    "# peer commit: config file with one line changed, exec of "
 		    "birdc configure until the kernel notifies that route with "
-		    "the new gateway; %u per round\n", KTABLE, npeer_commits);
+		    "the new gateway; %u per round\n",
+		    KTABLE, npeer_commits);
 	if (br_lib(&B, "topo", false, NULL) != 0) {
 		fprintf(stderr, "bench-config: topology failed\n");
 		return (1);
@@ -610,12 +644,13 @@ main(int argc, char **argv)
 	if (measure_base() != 0) {
 		fprintf(stderr, "bench-config: router did not start (see %s)\n",
 		    B.dir);
-		br_cleanup_me = NULL;	/* keep the logs */
+		br_cleanup_me = NULL; /* keep the logs */
 		br_lib(&B, "cleanup", true, NULL);
 		return (1);
 	}
 	printf("# fwd holds %ld routes of its own (connected) besides the "
-	    "statics\n", fib_base);
+	       "statics\n",
+	    fib_base);
 	{
 		char p[PATH_MAX];
 
@@ -636,14 +671,17 @@ main(int argc, char **argv)
 	ms = calloc(ncommits + npeer_commits, sizeof(double));
 	rep = calloc(ncommits + npeer_commits, sizeof(double));
 	tt_rng_seed(&rng, 42);
-	tt_rng_seed(&prng, 42);	/* the same routes changed in the same order */
+	tt_rng_seed(&prng, 42); /* the same routes changed in the same order */
 	printf("\n%-6s %-6s %10s %12s %12s %12s\n", "round", "who", "load_s",
 	    "commit_p50", "commit_p99", "reply_p50");
 	for (unsigned r = 0; r < rounds; r++) {
 		tt_rng_seed(&rng, 42 + r);
-		if (ours_round(&rng, &load[ok], &mgmt_up[ok], &fwd_up[ok], ms, rep) != 0) {
-			fprintf(stderr, "bench-config: round %u of tern failed "
-			    "(logs in %s/run)\n", r, B.dir);
+		if (ours_round(&rng, &load[ok], &mgmt_up[ok], &fwd_up[ok], ms,
+			rep) != 0) {
+			fprintf(stderr,
+			    "bench-config: round %u of tern failed "
+			    "(logs in %s/run)\n",
+			    r, B.dir);
 			br_cleanup_me = NULL;
 			br_stop(&B);
 			br_lib(&B, "cleanup", false, NULL);
@@ -652,15 +690,15 @@ main(int argc, char **argv)
 		p50[ok] = br_pct(ms, ncommits, 50);
 		p99[ok] = br_pct(ms, ncommits, 99);
 		rp50[ok] = br_pct(rep, ncommits, 50);
-		printf("%-6u %-6s %10.2f %10.2fms %10.2fms %10.2fms\n", r, "tern",
-		    load[ok], p50[ok], p99[ok], rp50[ok]);
+		printf("%-6u %-6s %10.2f %10.2fms %10.2fms %10.2fms\n", r,
+		    "tern", load[ok], p50[ok], p99[ok], rp50[ok]);
 		ok++;
 		if (!peer)
 			continue;
 		tt_rng_seed(&prng, 42 + r);
 		if (peer_round(&prng, &peer_load[pok], ms, rep) != 0) {
-			fprintf(stderr, "bench-config: round %u of BIRD failed\n",
-			    r);
+			fprintf(stderr,
+			    "bench-config: round %u of BIRD failed\n", r);
 			bird_stop();
 			peer = false;
 			continue;
@@ -668,8 +706,8 @@ main(int argc, char **argv)
 		pp50[pok] = br_pct(ms, npeer_commits, 50);
 		pp99[pok] = br_pct(ms, npeer_commits, 99);
 		prp50[pok] = br_pct(rep, npeer_commits, 50);
-		printf("%-6u %-6s %10.2f %10.2fms %10.2fms %10.2fms\n", r, "bird",
-		    peer_load[pok], pp50[pok], pp99[pok], prp50[pok]);
+		printf("%-6u %-6s %10.2f %10.2fms %10.2fms %10.2fms\n", r,
+		    "bird", peer_load[pok], pp50[pok], pp99[pok], prp50[pok]);
 		pok++;
 	}
 	printf("\n%-24s %10s %21s %10s %21s\n", "figure (median)", "tern",
@@ -681,23 +719,26 @@ main(int argc, char **argv)
 	row("commit p99 (ms)", p99, ok, pp99, pok);
 	row("commit reply p50 (ms)", rp50, ok, prp50, pok);
 	printf("targets: one change committed to fwd <= 50 ms at 1M routes "
-	    "(tern p99 %.2f ms: %s); load in seconds\n", br_median(p99, ok),
-	    br_median(p99, ok) <= 50 ? "met" : "NOT met");
+	       "(tern p99 %.2f ms: %s); load in seconds\n",
+	    br_median(p99, ok), br_median(p99, ok) <= 50 ? "met" : "NOT met");
 	printf("\n");
 	const char *cl = quick ? "load_10k_quick" : "load_1M";
 	const char *cc = quick ? "commit_one_change_10k_quick" :
-	    "commit_one_change_1M";
+				 "commit_one_change_1M";
 	if (!quick && ps.n != TT_PFX_FULL) {
 		cl = "load";
 		cc = "commit_one_change";
 	}
-	snprintf(extra, sizeof(extra), "\"routes\":%zu,\"mgmt_up_s\":%.3g,"
-	    "\"fwd_up_s\":%.3g", ps.n, br_median(mgmt_up, ok),
-	    br_median(fwd_up, ok));
+	snprintf(extra, sizeof(extra),
+	    "\"routes\":%zu,\"mgmt_up_s\":%.3g,"
+	    "\"fwd_up_s\":%.3g",
+	    ps.n, br_median(mgmt_up, ok), br_median(fwd_up, ok));
 	br_bench_line("config", cl, "load_s", "s", load, ok,
 	    pok ? "bird2" : NULL, peer_load, pok, "lower", extra);
-	snprintf(extra, sizeof(extra), "\"routes\":%zu,\"commits\":%u,"
-	    "\"peer_commits\":%u", ps.n, ncommits, pok ? npeer_commits : 0);
+	snprintf(extra, sizeof(extra),
+	    "\"routes\":%zu,\"commits\":%u,"
+	    "\"peer_commits\":%u",
+	    ps.n, ncommits, pok ? npeer_commits : 0);
 	br_bench_line("config", cc, "p50_ms", "ms", p50, ok,
 	    pok ? "bird2" : NULL, pp50, pok, "lower", extra);
 	br_bench_line("config", cc, "p99_ms", "ms", p99, ok,

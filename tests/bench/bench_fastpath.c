@@ -48,7 +48,7 @@ struct bench {
 	uint16_t *lens;
 	unsigned nflows;
 	double build_s;
-	uint16_t adj_of[NNH];	/* the prefix set's next hop -> adjacency */
+	uint16_t adj_of[NNH]; /* the prefix set's next hop -> adjacency */
 };
 
 static const uint8_t in_mac[6] = {0x02, 0x74, 0, 0, 0, 1};
@@ -100,10 +100,11 @@ adj_of(struct bench *b, unsigned nh)
  * three next hops met take the byte view's escape to tbl24.
  */
 static void
-bench_setup(
-    struct bench *b, const struct bcase *c, unsigned nflows, unsigned flags)
+bench_setup(struct bench *b, const struct bcase *c, unsigned nflows,
+    unsigned flags)
 {
-	struct fwd_fib_conf fc = {.max_nh = NNH + 3, .flags = FWD_FIB_F_MARTIAN};
+	struct fwd_fib_conf fc = {.max_nh = NNH + 3,
+	    .flags = FWD_FIB_F_MARTIAN};
 	struct fwd_dp_conf dc;
 	uint32_t *dst;
 	double t0;
@@ -115,8 +116,8 @@ bench_setup(
 	if ((b->adj = fwd_adj_tbl_new(NNH + 3, 0)) == NULL)
 		die("fwd_adj_tbl_new", errno);
 	for (unsigned i = 0; i <= NPORTS_OUT; i++) {
-		struct fwd_port_mem_conf pc = {
-		    .id = (uint16_t)i, .nbufs = 4 * FWD_BURST};
+		struct fwd_port_mem_conf pc = {.id = (uint16_t)i,
+		    .nbufs = 4 * FWD_BURST};
 
 		memcpy(pc.mac, in_mac, 6);
 		pc.mac[4] = (uint8_t)i;
@@ -140,8 +141,8 @@ bench_setup(
 		if ((rv = fwd_fib_add(b->fib, 0, 0, adj_of(b, 7))) != 0)
 			die("fwd_fib_add", -rv);
 	} else {
-		if ((rv = tt_prefixset_gen(
-			 &b->ps, c->routes, TT_PFX_SEED, 0)) != 0)
+		if ((rv = tt_prefixset_gen(&b->ps, c->routes, TT_PFX_SEED,
+			 0)) != 0)
 			die("tt_prefixset_gen", -rv);
 		t0 = now_s();
 		for (size_t i = 0; i < b->ps.n; i++)
@@ -300,16 +301,16 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
     unsigned rounds, double round_s, bool quick, bool vg)
 {
 	const struct bcase *c = &cases[ci];
-	const char *variant =
-	    flags & FWD_DP_F_BURST_LOOKUP ? "burst_lookup" : "per_packet";
+	const char *variant = flags & FWD_DP_F_BURST_LOOKUP ? "burst_lookup" :
+							      "per_packet";
 	struct bench b;
 	double pps[16], ipp = -1;
 	uint64_t chunk = 1u << 16;
 	char vfield[64] = "";
 
 	if (flags != 0)
-		snprintf(
-		    vfield, sizeof(vfield), ",\"variant\":\"%s\"", variant);
+		snprintf(vfield, sizeof(vfield), ",\"variant\":\"%s\"",
+		    variant);
 	bench_setup(&b, c, nflows, flags);
 	run_pkts(&b, chunk); /* warm up */
 	for (unsigned r = 0; r < rounds; r++) {
@@ -333,8 +334,8 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
 	/* In --quick, callgrind only for the small tables (the 1M build
 	 * under valgrind takes a while). */
 	if (vg && (!quick || c->routes < 1000))
-		ipp = instr_per_pkt(
-		    self, ci, nflows, quick ? 4096 : 65536, flags);
+		ipp = instr_per_pkt(self, ci, nflows, quick ? 4096 : 65536,
+		    flags);
 	printf("%-16s %-12s %9zu %8.3f %12.4g %12.4g %12.4g ", c->name, variant,
 	    c->routes, b.build_s, pps[rounds / 2], pps[0], pps[rounds - 1]);
 	if (ipp >= 0)
@@ -403,8 +404,8 @@ main(int argc, char **argv)
 	printf("instr_per_pkt: %s\n",
 	    vg ? "callgrind Ir inside "
 		 "fwd_dp_process (parse + lookup + rewrite + queue; port I/O "
-		 "excluded); exact, one run"
-	       : "valgrind not found: not measured");
+		 "excluded); exact, one run" :
+		 "valgrind not found: not measured");
 	printf(
 	    "variants: per_packet (default: one lookup per packet) and "
 	    "burst_lookup (FWD_DP_F_BURST_LOOKUP: whole burst looked up first "

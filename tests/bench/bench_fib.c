@@ -21,21 +21,21 @@
 #include "libcommon/lc_build.h"
 #include "tests/lib/prefixset.h"
 
-#define MAX_ROUNDS 15
-#define BURST	   32
-#define FIB_DEFAULT_NH 0x7fffu	/* rte_fib 2-byte entries: nh < 2^15 */
+#define MAX_ROUNDS     15
+#define BURST	       32
+#define FIB_DEFAULT_NH 0x7fffu /* rte_fib 2-byte entries: nh < 2^15 */
 
 static struct {
 	bool quick;
 	int rounds;
-	size_t n;		/* prefixes in the standard set */
-	size_t nlookups;	/* per lookup measurement */
-	size_t nupdates;	/* prefixes deleted then re-added per round */
+	size_t n;	 /* prefixes in the standard set */
+	size_t nlookups; /* per lookup measurement */
+	size_t nupdates; /* prefixes deleted then re-added per round */
 	bool lpm;
-	bool no_thp;		/* ours without transparent huge pages */
-	bool no_simd;		/* ours with scalar bursts only */
-	double rib_factor;	/* rte_fib max_routes = factor * prefixes */
-	const char *suffix;	/* "1M" or e.g. "50k" in --quick */
+	bool no_thp;	    /* ours without transparent huge pages */
+	bool no_simd;	    /* ours with scalar bursts only */
+	double rib_factor;  /* rte_fib max_routes = factor * prefixes */
+	const char *suffix; /* "1M" or e.g. "50k" in --quick */
 } opt;
 
 static volatile uint64_t sink;
@@ -203,9 +203,9 @@ report(const char *cas, const char *metric, const char *unit,
 static struct fwd_fib *
 ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
 {
-	struct fwd_fib_conf c = { .max_nh = TT_PFX_FIB_NNH,
-		.flags = (opt.no_thp ? FWD_FIB_F_NO_THP : 0) |
-		    (opt.no_simd ? FWD_FIB_F_NO_SIMD : 0) };
+	struct fwd_fib_conf c = {.max_nh = TT_PFX_FIB_NNH,
+	    .flags = (opt.no_thp ? FWD_FIB_F_NO_THP : 0) |
+		(opt.no_simd ? FWD_FIB_F_NO_SIMD : 0)};
 	struct fwd_fib *f;
 	double t0 = now_s();
 
@@ -216,8 +216,8 @@ ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
 		exit(1);
 	}
 	for (size_t k = 0; k < ps->n; k++)
-		if (fwd_fib_add(f, ps->p[k].addr, ps->p[k].len,
-		    ps->p[k].nh) != 0)
+		if (fwd_fib_add(f, ps->p[k].addr, ps->p[k].len, ps->p[k].nh) !=
+		    0)
 			(*rejected)++;
 	*secs = now_s() - t0;
 	return (f);
@@ -242,17 +242,18 @@ dfib_build(const struct tt_prefixset *ps, double rib_factor, size_t *rejected,
 	c.max_routes = (int)((double)ps->n * rib_factor);
 	c.rib_ext_sz = 0;
 	c.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
-	c.dir24_8.num_tbl8 = (1u << 15) - 1;	/* the most 2-byte entries allow */
+	c.dir24_8.num_tbl8 = (1u << 15) - 1; /* the most 2-byte entries allow */
 	snprintf(name, sizeof(name), "fib%u", fib_seq++);
 	*rejected = 0;
 	f = rte_fib_create(name, SOCKET_ID_ANY, &c);
 	if (f == NULL) {
-		fprintf(stderr, "rte_fib_create: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "rte_fib_create: %s\n",
+		    rte_strerror(rte_errno));
 		exit(1);
 	}
 	for (size_t k = 0; k < ps->n; k++)
-		if (rte_fib_add(f, ps->p[k].addr, ps->p[k].len,
-		    ps->p[k].nh) != 0)
+		if (rte_fib_add(f, ps->p[k].addr, ps->p[k].len, ps->p[k].nh) !=
+		    0)
 			(*rejected)++;
 	*secs = now_s() - t0;
 	if (heap != NULL)
@@ -265,8 +266,8 @@ lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
     size_t *heap)
 {
 	struct rte_lpm_config c = {
-		.max_rules = (uint32_t)ps->n,
-		.number_tbl8s = 1u << 16,
+	    .max_rules = (uint32_t)ps->n,
+	    .number_tbl8s = 1u << 16,
 	};
 	struct rte_lpm *l;
 	size_t h0 = dpdk_heap_bytes();
@@ -275,12 +276,13 @@ lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
 	*rejected = 0;
 	l = rte_lpm_create("lpm", SOCKET_ID_ANY, &c);
 	if (l == NULL) {
-		fprintf(stderr, "rte_lpm_create: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "rte_lpm_create: %s\n",
+		    rte_strerror(rte_errno));
 		exit(1);
 	}
 	for (size_t k = 0; k < ps->n; k++)
-		if (rte_lpm_add(l, ps->p[k].addr, ps->p[k].len,
-		    ps->p[k].nh) != 0)
+		if (rte_lpm_add(l, ps->p[k].addr, ps->p[k].len, ps->p[k].nh) !=
+		    0)
 			(*rejected)++;
 	*secs = now_s() - t0;
 	*heap = dpdk_heap_bytes() - h0;
@@ -290,9 +292,9 @@ lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
 /* ---- lookups ---- */
 
 enum impl { OURS, DFIB, LPM, DFIB512, NIMPL };
-static const char *impl_peer[NIMPL] = { "ours", "dpdk_rte_fib", "dpdk_rte_lpm",
-	"dpdk_rte_fib_avx512" };
-static bool have_avx512;	/* rte_fib's AVX512 lookup is selectable */
+static const char *impl_peer[NIMPL] = {"ours", "dpdk_rte_fib", "dpdk_rte_lpm",
+    "dpdk_rte_fib_avx512"};
+static bool have_avx512; /* rte_fib's AVX512 lookup is selectable */
 
 struct tables {
 	struct fwd_fib *ours;
@@ -302,8 +304,8 @@ struct tables {
 
 /* lookups/s over the whole stream (repeated to nlookups) */
 static double
-run_lookups(const struct tables *t, enum impl im, bool burst,
-    const uint32_t *a, size_t m)
+run_lookups(const struct tables *t, enum impl im, bool burst, const uint32_t *a,
+    size_t m)
 {
 	size_t reps = opt.nlookups / m ? opt.nlookups / m : 1;
 	uint64_t sum = 0;
@@ -415,8 +417,8 @@ run_updates(const struct tables *t, enum impl im, const struct tt_prefixset *ps,
 	for (size_t k = 0; k < u; k++) {
 		const struct tt_prefix *p = &ps->p[idx[k]];
 		int rv = im == OURS ? fwd_fib_del(t->ours, p->addr, p->len) :
-		    im == DFIB ? rte_fib_delete(t->dfib, p->addr, p->len) :
-		    rte_lpm_delete(t->lpm, p->addr, p->len);
+		    im == DFIB	    ? rte_fib_delete(t->dfib, p->addr, p->len) :
+				      rte_lpm_delete(t->lpm, p->addr, p->len);
 
 		*errs += rv != 0;
 	}
@@ -425,7 +427,7 @@ run_updates(const struct tables *t, enum impl im, const struct tt_prefixset *ps,
 		int rv = im == OURS ?
 		    fwd_fib_add(t->ours, p->addr, p->len, p->nh) :
 		    im == DFIB ? rte_fib_add(t->dfib, p->addr, p->len, p->nh) :
-		    rte_lpm_add(t->lpm, p->addr, p->len, p->nh);
+				 rte_lpm_add(t->lpm, p->addr, p->len, p->nh);
 
 		*errs += rv != 0;
 	}
@@ -437,7 +439,8 @@ run_updates(const struct tables *t, enum impl im, const struct tt_prefixset *ps,
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench-fib [--quick] [--rounds N] [--n PREFIXES] "
+	fprintf(stderr,
+	    "usage: bench-fib [--quick] [--rounds N] [--n PREFIXES] "
 	    "[--no-lpm] [--no-thp] [--no-simd] [--wall] [--rib-factor F]\n");
 	exit(2);
 }
@@ -445,12 +448,12 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	char *eal_argv[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf",
-		"--no-telemetry", "-m", "3072", "--log-level=3",
-		"--force-max-simd-bitwidth=512", NULL };
+	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf",
+	    "--no-telemetry", "-m", "3072", "--log-level=3",
+	    "--force-max-simd-bitwidth=512", NULL};
 	int eal_argc = (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1;
 	struct tt_prefixset ps, pl;
-	struct tables t = { 0 };
+	struct tables t = {0};
 	cpu_set_t all;
 	char cas[64];
 	size_t rej, rej2, heap_fib = 0, heap_lpm = 0, m;
@@ -486,13 +489,14 @@ main(int argc, char **argv)
 	if (lc_build_bench_check("bench-fib") != 0)
 		return (2);
 #ifndef __OPTIMIZE__
-	fprintf(stderr, "bench-fib: this file was built without optimisation\n");
+	fprintf(stderr,
+	    "bench-fib: this file was built without optimisation\n");
 	return (2);
 #endif
 	if (opt.quick && opt.n == TT_PFX_FULL)
 		opt.n = 50000;
 	opt.suffix = opt.n == TT_PFX_FULL ? "1M" : NULL;
-	m = opt.quick ? 1u << 16 : 1u << 20;	/* addresses per stream */
+	m = opt.quick ? 1u << 16 : 1u << 20; /* addresses per stream */
 	opt.nlookups = opt.quick ? 1u << 21 : 1u << 25;
 	opt.nupdates = opt.quick ? 5000 : 50000;
 	if (opt.nupdates > opt.n / 2)
@@ -509,18 +513,20 @@ main(int argc, char **argv)
 	rte_log_set_global_level(RTE_LOG_ERR);
 
 	printf("bench-fib: %s mode, %zu prefixes (standard set, seed %#" PRIx64
-	    "), %d rounds alternating ours/peers, %zu lookups per figure, "
-	    "%d-address bursts, cpu %d, timed on the %s clock\n", opt.quick ? "quick" : "full", opt.n,
-	    (uint64_t)TT_PFX_SEED, opt.rounds, opt.nlookups, BURST,
-	    sched_getcpu(), bench_clock == CLOCK_MONOTONIC ? "wall" :
-	    "thread CPU");
-	printf("peers: %s rte_fib DIR24_8 2-byte entries (num_tbl8 32767, "
+	       "), %d rounds alternating ours/peers, %zu lookups per figure, "
+	       "%d-address bursts, cpu %d, timed on the %s clock\n",
+	    opt.quick ? "quick" : "full", opt.n, (uint64_t)TT_PFX_SEED,
+	    opt.rounds, opt.nlookups, BURST, sched_getcpu(),
+	    bench_clock == CLOCK_MONOTONIC ? "wall" : "thread CPU");
+	printf(
+	    "peers: %s rte_fib DIR24_8 2-byte entries (num_tbl8 32767, "
 	    "max_routes %.2f x prefixes (standard set), scalar lookup: what DEFAULT picks without "
 	    "--force-max-simd-bitwidth=512) and rte_lpm, EAL --no-huge (4 KiB pages); ours "
-	    "%s, %s bursts\n", rte_version(), opt.rib_factor,
+	    "%s, %s bursts\n",
+	    rte_version(), opt.rib_factor,
 	    opt.no_thp ? "on 4 KiB pages (--no-thp)" :
-	    "with transparent huge pages (madvise)", opt.no_simd ? "scalar" :
-	    "AVX-512 (where the CPU has it)");
+			 "with transparent huge pages (madvise)",
+	    opt.no_simd ? "scalar" : "AVX-512 (where the CPU has it)");
 
 	if (tt_prefixset_gen(&ps, opt.n, TT_PFX_SEED, 0) != 0 ||
 	    tt_prefixset_gen(&pl, opt.n, TT_PFX_SEED, TT_PFX_LONG) != 0) {
@@ -531,28 +537,31 @@ main(int argc, char **argv)
 	tt_prefixset_fib_nh(&ps);
 	tt_prefixset_fib_nh(&pl);
 	printf("prefix set: %zu prefixes, %zu nested (%.1f%%); long variant "
-	    "%zu (+%zu of /25-/32)\n", ps.n, ps.nested,
-	    100.0 * (double)ps.nested / (double)ps.n, pl.n, pl.nlong);
+	       "%zu (+%zu of /25-/32)\n",
+	    ps.n, ps.nested, 100.0 * (double)ps.nested / (double)ps.n, pl.n,
+	    pl.nlong);
 	for (int k = 0; k < 3; k++) {
 		streams[k] = malloc(m * sizeof(uint32_t));
 		if (streams[k] == NULL ||
 		    tt_addrs_gen(&ps, (enum tt_addr_kind)k, streams[k], m,
-		    TT_PFX_SEED + (uint64_t)k) != 0)
+			TT_PFX_SEED + (uint64_t)k) != 0)
 			return (1);
 	}
 
-#define CASE(base)                                                     \
-	(opt.suffix ? snprintf(cas, sizeof(cas), "%s_%s", base, opt.suffix) \
-		    : snprintf(cas, sizeof(cas), "%s_%zuk", base, opt.n / 1000), \
+#define CASE(base)                                                         \
+	(opt.suffix ?                                                      \
+		snprintf(cas, sizeof(cas), "%s_%s", base, opt.suffix) :    \
+		snprintf(cas, sizeof(cas), "%s_%zuk", base, opt.n / 1000), \
 	    cas)
 
 	/* ---- build: alternate, keep the last table of each ---- */
 	{
-		struct series sb_o = { 0 }, sb_f = { 0 }, mem_o = { 0 },
-			      mem_f = { 0 }, rss_o = { 0 }, thp_o = { 0 };
+		struct series sb_o = {0}, sb_f = {0}, mem_o = {0}, mem_f = {0},
+			      rss_o = {0}, thp_o = {0};
 
 		printf("\nbuild (%zu adds in random order from empty, table "
-		    "creation included)\n", ps.n);
+		       "creation included)\n",
+		    ps.n);
 		for (int r = 0; r < opt.rounds; r++) {
 			size_t r0, h0;
 
@@ -578,25 +587,30 @@ main(int argc, char **argv)
 		    &sb_f, false);
 		report(CASE("memory"), "bytes", "B", &mem_o, "dpdk_rte_fib",
 		    &mem_f, false);
-		printf("  (memory: ours = fwd_fib_memory(): tbl24, dep24, tbl8 "
+		printf(
+		    "  (memory: ours = fwd_fib_memory(): tbl24, dep24, tbl8 "
 		    "and dep8 of groups touched, route hash table; RSS growth over our build "
 		    "%.1f MiB; rte_fib = DPDK heap bytes allocated by "
 		    "rte_fib_create+adds: tbl24, tbl8 pool, rte_rib mempool of "
-		    "max_routes nodes)\n", med(&rss_o) / 1048576.0);
-		printf("  ours: %zu routes, %zu tbl8 groups in use; %.1f MiB of "
+		    "max_routes nodes)\n",
+		    med(&rss_o) / 1048576.0);
+		printf(
+		    "  ours: %zu routes, %zu tbl8 groups in use; %.1f MiB of "
 		    "the build's RSS growth on transparent huge pages%s\n",
 		    fwd_fib_count(t.ours), fwd_fib_tbl8_used(t.ours),
 		    med(&thp_o) / 1048576.0,
-		    opt.no_thp ? " (--no-thp)" : med(&thp_o) < 16.0 * 1048576
-			? " (FEWER THAN THE BYTE VIEW'S 16 MiB: lookups pay TLB "
-			  "misses, the host is short of free 2 MiB pages)"
-			: "");
+		    opt.no_thp ?
+			" (--no-thp)" :
+			med(&thp_o) < 16.0 * 1048576 ?
+			" (FEWER THAN THE BYTE VIEW'S 16 MiB: lookups pay TLB "
+			"misses, the host is short of free 2 MiB pages)" :
+			"");
 	}
 	if (opt.lpm) {
-		struct series sb_l = { 0 }, mem_l = { 0 };
+		struct series sb_l = {0}, mem_l = {0};
 
 		printf("\nrte_lpm build: once per process (its rule table "
-		    "insert is O(n), a 1M build takes minutes)\n");
+		       "insert is O(n), a 1M build takes minutes)\n");
 		fflush(stdout);
 		t.lpm = lpm_build(&ps, &rej, &secs, &heap_lpm);
 		add(&sb_l, secs);
@@ -612,11 +626,13 @@ main(int argc, char **argv)
 	/* rte_fib's AVX512 bulk lookup, where the CPU has it: an extra peer
 	 * for bursts (the default selection stays the scalar one) */
 	have_avx512 = rte_fib_select_lookup(t.dfib,
-	    RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) == 0;
+			  RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) == 0;
 	rte_fib_select_lookup(t.dfib, RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO);
-	printf("rte_fib AVX512 lookup: %s\n", have_avx512 ? "available, "
-	    "measured as the extra peer dpdk_rte_fib_avx512 (bursts)" :
-	    "not available");
+	printf("rte_fib AVX512 lookup: %s\n",
+	    have_avx512 ?
+		"available, "
+		"measured as the extra peer dpdk_rte_fib_avx512 (bursts)" :
+		"not available");
 
 	/* ---- correctness across the three ---- */
 	for (int k = 0; k < 3; k++) {
@@ -632,23 +648,25 @@ main(int argc, char **argv)
 
 	/* ---- lookups ---- */
 	printf("\nlookups (lookups/s; single = one call per address, burst = "
-	    "%d per call)\n", BURST);
+	       "%d per call)\n",
+	    BURST);
 	for (int k = 0; k < 3; k++) {
-		static const char *cname[3] = { "lookup_match",
-			"lookup_uniform", "lookup_hot128" };
+		static const char *cname[3] = {"lookup_match", "lookup_uniform",
+		    "lookup_hot128"};
 
 		for (int b = 0; b < 2; b++) {
-			struct series s[NIMPL] = { { { 0 }, 0 } };
+			struct series s[NIMPL] = {{{0}, 0}};
 			char base[48];
 
 			for (int r = 0; r < opt.rounds; r++)
 				for (int im = 0; im < NIMPL; im++) {
 					if ((im == LPM && t.lpm == NULL) ||
-					    (im == DFIB512 && (!have_avx512 ||
-					    !b)))
+					    (im == DFIB512 &&
+						(!have_avx512 || !b)))
 						continue;
-					add(&s[im], run_lookups(&t,
-					    (enum impl)im, b, streams[k], m));
+					add(&s[im],
+					    run_lookups(&t, (enum impl)im, b,
+						streams[k], m));
 				}
 			/* the issue's case names are single-address calls;
 			 * _burst are 32 addresses per call (fwd's way) */
@@ -668,7 +686,7 @@ main(int argc, char **argv)
 
 	/* ---- updates on the full table ---- */
 	{
-		struct series su_o = { 0 }, su_f = { 0 };
+		struct series su_o = {0}, su_f = {0};
 		size_t *idx = malloc(opt.nupdates * sizeof(*idx)), e_o = 0,
 		       e_f = 0;
 		struct tt_rng rng;
@@ -689,13 +707,15 @@ main(int argc, char **argv)
 		}
 		free(perm);
 		printf("\nupdates on the full table (%zu deletes then %zu "
-		    "adds of random table prefixes per round)\n",
+		       "adds of random table prefixes per round)\n",
 		    opt.nupdates, opt.nupdates);
 		for (int r = 0; r < opt.rounds; r++) {
-			add(&su_o, run_updates(&t, OURS, &ps, idx,
-			    opt.nupdates, &e_o));
-			add(&su_f, run_updates(&t, DFIB, &ps, idx,
-			    opt.nupdates, &e_f));
+			add(&su_o,
+			    run_updates(&t, OURS, &ps, idx, opt.nupdates,
+				&e_o));
+			add(&su_f,
+			    run_updates(&t, DFIB, &ps, idx, opt.nupdates,
+				&e_f));
 		}
 		if (e_o || e_f)
 			printf("  errors: ours %zu rte_fib %zu\n", e_o, e_f);
@@ -703,12 +723,13 @@ main(int argc, char **argv)
 		    "dpdk_rte_fib", &su_f, true);
 		if (t.lpm != NULL && !opt.quick) {
 			/* rte_lpm: a few hundred only, it takes ~ms each */
-			struct series su_l = { 0 };
+			struct series su_l = {0};
 			size_t e_l = 0, few = 200;
 
 			add(&su_l, run_updates(&t, LPM, &ps, idx, few, &e_l));
 			printf("  rte_lpm: %.0f updates/s (%zu deletes + adds, "
-			    "one run)\n", su_l.v[0], few);
+			       "one run)\n",
+			    su_l.v[0], few);
 			report(CASE("update_full"), "updates_per_s", "1/s",
 			    &su_o, "dpdk_rte_lpm", &su_l, true);
 		}
@@ -722,13 +743,14 @@ main(int argc, char **argv)
 
 	/* ---- the long variant: routes rejected ---- */
 	{
-		struct series rj_o = { 0 }, rj_f = { 0 }, sb_o = { 0 },
-			      sb_f = { 0 }, mem_o = { 0 }, mem_f = { 0 };
-		struct tables tl = { 0 };
+		struct series rj_o = {0}, rj_f = {0}, sb_o = {0}, sb_f = {0},
+			      mem_o = {0}, mem_f = {0};
+		struct tables tl = {0};
 
 		printf("\nlong variant (%zu prefixes, %zu of /25-/32): "
-		    "rejected routes (rte_fib max_routes 2 x prefixes, so "
-		    "only its tbl8 pool can refuse)\n", pl.n, pl.nlong);
+		       "rejected routes (rte_fib max_routes 2 x prefixes, so "
+		       "only its tbl8 pool can refuse)\n",
+		    pl.n, pl.nlong);
 		fwd_fib_free(t.ours);
 		rte_fib_free(t.dfib);
 		t.ours = NULL;

@@ -42,7 +42,7 @@
 #define BF_SEQ_MAX   (1u << 24)
 #define BF_LAT_MAX   (1u << 21)
 #define BF_BATCH     32
-#define BF_PLOFF     42 /* eth 14 + ip 20 + udp 8 */
+#define BF_PLOFF     42	 /* eth 14 + ip 20 + udp 8 */
 #define BF_GEN_BATCH 256 /* XDP generator: frames per BPF_PROG_RUN call */
 
 /* The XDP generator's object (forward_gen.bpf.c, built by
@@ -106,18 +106,18 @@ struct tres {		  /* one trial */
 	 * ring, and those it refused (ring full); sent - both = lost before
 	 * the veth (no NAPI on the router's side) */
 	uint64_t gen_xmit, gen_xmit_err;
-	double p50, p99;		   /* RTT us (request/reply) */
+	double p50, p99; /* RTT us (request/reply) */
 };
 
 static struct {
 	struct br b;
 	bool quick;
 	int rounds;
-	int nice; /* of the generator and tern-fwd */
-	bool rt;  /* tern-fwd SCHED_FIFO (like the kernel's softirq) */
+	int nice;      /* of the generator and tern-fwd */
+	bool rt;       /* tern-fwd SCHED_FIFO (like the kernel's softirq) */
 	bool gen_only; /* --gen-only: the generators' own rates, no router */
-	double tdur; /* s per trial */
-	int steps;   /* binary search steps */
+	double tdur;   /* s per trial */
+	int steps;     /* binary search steps */
 	pid_t fwd_pid;
 	int guard_fd;
 	struct ring tx, srx, crx, stx;
@@ -140,7 +140,8 @@ static struct {
 		struct bf_gen_state *st;
 		uint8_t tmpl[BF_FRAME]; /* flow 0's frame, the data_in */
 		int nstats;		/* of the client's eth0 */
-		int *ix_xmit, *ix_err; /* indices of tx_queue_N_xdp_xmit[_errors] */
+		int *ix_xmit,
+		    *ix_err; /* indices of tx_queue_N_xdp_xmit[_errors] */
 		int nxmit;
 		double call_us; /* one call of gen_batch frames, no receiver */
 	} X;
@@ -220,10 +221,10 @@ bf_guardian(void)
 		(void)br_sh("f='%s/fwd.pid'; [ -f \"$f\" ] && kill -9 "
 			    "$(cat \"$f\") 2>/dev/null; sleep 0.2",
 		    G.b.dir);
-		(void)br_sh(
-		    "cat '%s/fwd.log' >>'%s/build/bench/forward-fwd.log'"
-		    " 2>/dev/null",
-		    G.b.dir, G.b.root);
+		(void)
+		    br_sh("cat '%s/fwd.log' >>'%s/build/bench/forward-fwd.log'"
+			  " 2>/dev/null",
+			G.b.dir, G.b.root);
 		(void)br_lib(&G.b, "cleanup", true, NULL);
 		if (strncmp(G.b.dir, "/tmp/tern-", 10) == 0)
 			(void)br_sh("rm -rf '%s'", G.b.dir);
@@ -355,8 +356,8 @@ bf_ring_open(struct ring *r, const char *ns, const char *ifname, bool tx)
 	if (setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) != 0)
 		return (-1);
 	if (tx)
-		(void)setsockopt(
-		    r->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+		(void)setsockopt(r->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+		    sizeof(one));
 	else
 		(void)setsockopt(r->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING,
 		    &one, sizeof(one));
@@ -512,8 +513,8 @@ bf_srv_rx(struct tres *r, bool rr)
 				    (unsigned)(d[34] << 8 | d[35]) - BF_SPORT,
 				    r);
 			else {
-				struct tpacket2_hdr *t =
-				    bf_slot(&G.stx, G.stx.i);
+				struct tpacket2_hdr *t = bf_slot(&G.stx,
+				    G.stx.i);
 
 				if (t->tp_status != TP_STATUS_AVAILABLE)
 					r->refl_drop++;
@@ -537,8 +538,8 @@ bf_srv_rx(struct tres *r, bool rr)
 				}
 			}
 		}
-		__atomic_store_n(
-		    &h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+		    __ATOMIC_RELEASE);
 		G.srx.i = (G.srx.i + 1) % G.srx.nframes;
 		if (++n == 256)
 			break;
@@ -571,13 +572,13 @@ bf_cli_rx(struct tres *r)
 			memcpy(&seq, d + BF_PLOFF + 4, 4);
 			memcpy(&ts, d + BF_PLOFF + 8, 8);
 			r->cli_rx++;
-			bf_mark(
-			    seq, (unsigned)(d[36] << 8 | d[37]) - BF_SPORT, r);
+			bf_mark(seq, (unsigned)(d[36] << 8 | d[37]) - BF_SPORT,
+			    r);
 			if (G.nlat < BF_LAT_MAX && t > ts)
 				G.lat[G.nlat++] = (double)(t - ts) / 1000.0;
 		}
-		__atomic_store_n(
-		    &h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+		    __ATOMIC_RELEASE);
 		G.crx.i = (G.crx.i + 1) % G.crx.nframes;
 		if (++n == 256)
 			break;
@@ -671,8 +672,7 @@ bf_gen_stats_init(void)
 	if (ioctl(G.X.eth_fd, SIOCETHTOOL, &ifr) != 0 || di.n_stats == 0)
 		return (-1);
 	n = (int)di.n_stats;
-	if ((gs = calloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN)) ==
-	    NULL)
+	if ((gs = calloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN)) == NULL)
 		return (-1);
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = ETH_SS_STATS;
@@ -798,8 +798,8 @@ bf_gen_xdp_open(char *why, size_t whylen)
 		snprintf(why, whylen, "devmap of the client's eth0: %s",
 		    strerror(errno));
 	else if ((ifx = if_nametoindex("xdpgen0")) == 0 ||
-		 (rv = bpf_xdp_attach((int)ifx, G.X.prog_fd,
-		      XDP_FLAGS_DRV_MODE, NULL)) != 0)
+	    (rv = bpf_xdp_attach((int)ifx, G.X.prog_fd, XDP_FLAGS_DRV_MODE,
+		 NULL)) != 0)
 		snprintf(why, whylen,
 		    "native XDP attach to xdpgen0 (dispatcher): %s",
 		    strerror(rv < 0 ? -rv : errno));
@@ -821,8 +821,7 @@ bf_gen_xdp_open(char *why, size_t whylen)
 
 		if ((rv = bf_gen_run(G.gen_batch)) != 0) {
 			snprintf(why, whylen,
-			    "BPF_PROG_RUN with live frames: %s",
-			    strerror(-rv));
+			    "BPF_PROG_RUN with live frames: %s", strerror(-rv));
 			return (-1);
 		}
 		G.X.call_us = (double)(now_ns() - t) / 1e3;
@@ -885,8 +884,9 @@ bf_sink_open(char *why, size_t whylen)
 	G.S.lat = bf_bpf_map(G.S.obj, "sink_lat", (size_t)BF_LAT_MAX * 8);
 	if (srv == NULL || cli == NULL || G.S.st == NULL || G.S.seen == NULL ||
 	    G.S.lat == NULL) {
-		snprintf(why, whylen, "BPF object lacks a program or a map, or "
-				      "mmap failed");
+		snprintf(why, whylen,
+		    "BPF object lacks a program or a map, or "
+		    "mmap failed");
 		return (-1);
 	}
 	memset(G.S.st, 0, sizeof(*G.S.st)); /* magic 0: nothing is ours */
@@ -921,7 +921,7 @@ static uint64_t
 bf_sink_count(void)
 {
 	return (__atomic_load_n(&G.S.st->srv_rx, __ATOMIC_RELAXED) +
-		__atomic_load_n(&G.S.st->cli_rx, __ATOMIC_RELAXED));
+	    __atomic_load_n(&G.S.st->cli_rx, __ATOMIC_RELAXED));
 }
 
 /* The trial's counts, per-flow counts and round-trip times, as the
@@ -992,15 +992,14 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 
 		now = now_ns();
 		if (now < tend) {
-			uint64_t target =
-			    rate <= 0
-				? UINT64_MAX
-				: (uint64_t)(rate * (double)(now - t0) / 1e9) +
-				      1;
+			uint64_t target = rate <= 0 ?
+			    UINT64_MAX :
+			    (uint64_t)(rate * (double)(now - t0) / 1e9) + 1;
 			unsigned n = 0;
 
 			if (xdp) {
-				uint64_t due = target > sent ? target - sent : 0;
+				uint64_t due = target > sent ? target - sent :
+							       0;
 
 				if (due > G.gen_batch)
 					due = G.gen_batch;
@@ -1010,18 +1009,18 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 				 * interrupted run sent part of it) */
 				if (due > 0)
 					(void)bf_gen_run((unsigned)due);
-				sent = __atomic_load_n(
-				    &G.X.st->seq, __ATOMIC_ACQUIRE);
+				sent = __atomic_load_n(&G.X.st->seq,
+				    __ATOMIC_ACQUIRE);
 			}
 			while (!xdp && sent < target && n < BF_BATCH &&
-			       sent < BF_SEQ_MAX) {
+			    sent < BF_SEQ_MAX) {
 				struct tpacket2_hdr *h = bf_slot(&G.tx, G.tx.i);
 				uint8_t *d;
 				uint32_t m = BF_MAGIC | G.trial,
 					 s = (uint32_t)sent;
 
-				if (__atomic_load_n(
-					&h->tp_status, __ATOMIC_ACQUIRE) !=
+				if (__atomic_load_n(&h->tp_status,
+					__ATOMIC_ACQUIRE) !=
 				    TP_STATUS_AVAILABLE)
 					break;
 				d = bf_txdata(h);
@@ -1083,17 +1082,17 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 	r->offered = (double)sent / dur;
 	if (rr) {
 		r->delivered = (double)r->cli_rx / dur;
-		r->loss =
-		    sent ? 1.0 - (double)(r->cli_rx - r->dup) / (double)sent
-			 : 0;
+		r->loss = sent ?
+		    1.0 - (double)(r->cli_rx - r->dup) / (double)sent :
+		    0;
 		r->router_pkts = r->srv_rx + r->cli_rx;
 		r->p50 = br_pct(G.lat, G.nlat, 50);
 		r->p99 = br_pct(G.lat, G.nlat, 99);
 	} else {
 		r->delivered = (double)(r->srv_rx - r->dup) / dur;
-		r->loss =
-		    sent ? 1.0 - (double)(r->srv_rx - r->dup) / (double)sent
-			 : 0;
+		r->loss = sent ?
+		    1.0 - (double)(r->srv_rx - r->dup) / (double)sent :
+		    0;
 		r->router_pkts = r->srv_rx;
 	}
 	r->fwd_ns = c1 - c0;
@@ -1155,8 +1154,9 @@ bf_gen_napi(void)
 		return (0);
 	if (br_sh("bash '%s/tests/bench/lib_forward.sh' napi %s", G.b.root,
 		G.b.suffix) != 0) {
-		fprintf(stderr, "bench-forward: no NAPI on the router's rc0 "
-				"for the XDP generator\n");
+		fprintf(stderr,
+		    "bench-forward: no NAPI on the router's rc0 "
+		    "for the XDP generator\n");
 		return (-1);
 	}
 	return (0);
@@ -1166,8 +1166,8 @@ static int
 bf_fwd_call(unsigned method, const ProtobufCMessage *m, ProtobufCMessage **rep,
     unsigned ms)
 {
-	int st = ipc_call_wait(
-	    G.b.fwd, method, m, ms, G.b.ar, rep, G.b.err, sizeof(G.b.err));
+	int st = ipc_call_wait(G.b.fwd, method, m, ms, G.b.ar, rep, G.b.err,
+	    sizeof(G.b.err));
 
 	if (st != IPC_OK) {
 		fprintf(stderr, "bench-forward: fwd: %s %s\n",
@@ -1180,8 +1180,8 @@ bf_fwd_call(unsigned method, const ProtobufCMessage *m, ProtobufCMessage **rep,
 /* Starts tern-fwd in the router ns on CPU 1 with its two ports on backend
  * ("afpacket" or "xdp") and the routes. 0 or -1. */
 static int
-bf_fwd_start(
-    const struct tt_prefixset *ps, const char *backend, const char *fwd_args)
+bf_fwd_start(const struct tt_prefixset *ps, const char *backend,
+    const char *fwd_args)
 {
 	Fwd__IfConfigBatch ib = FWD__IF_CONFIG_BATCH__INIT;
 	Fwd__IfConfig ic[2], *icp[2];
@@ -1332,13 +1332,12 @@ bf_kernel_routes(const struct tt_prefixset *ps)
  * sending with BPF_PROG_RUN (--xdp-tx=run, the hosts' eth0 taking XDP
  * frames for that router only), the kernel */
 enum { R_AFP, R_XDP, R_XRUN, R_KERN, NR };
-static const char *const rname[NR] = {
-    "fwd-afp", "fwd-xdp", "fwd-xrun", "kernel"};
+static const char *const rname[NR] = {"fwd-afp", "fwd-xdp", "fwd-xrun",
+    "kernel"};
 /* per tern router: the IF_CONFIG backend, the --backends item, the BENCH
  * "backend" and "xdp_tx" */
 static const char *const rbackend[R_KERN] = {"afpacket", "xdp", "xdp"};
-static const char *const ritem[R_KERN] = {
-    "af_packet", "af_xdp", "af_xdp_run"};
+static const char *const ritem[R_KERN] = {"af_packet", "af_xdp", "af_xdp_run"};
 static const char *const rbench[R_KERN] = {"af_packet", "af_xdp", "af_xdp"};
 static const char *const rtx[R_KERN] = {"", "ring", "run"};
 
@@ -1364,23 +1363,25 @@ bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
 	double rp = r->router_pkts ? (double)r->router_pkts : 1;
 	/* XDP generator: frames lost before the router's veth ring (no NAPI
 	 * there), and refused by it (full: the router's input queue) */
-	uint64_t glost = G.gen == GEN_XDP && r->sent > r->gen_xmit + r->gen_xmit_err
-			     ? r->sent - r->gen_xmit - r->gen_xmit_err
-			     : 0;
+	uint64_t glost = G.gen == GEN_XDP &&
+		r->sent > r->gen_xmit + r->gen_xmit_err ?
+	    r->sent - r->gen_xmit - r->gen_xmit_err :
+	    0;
 
 	printf("  %-8s fib %-4s %-5s %-6s r%d %-9s offered %9.0f delivered "
 	       "%9.0f loss %7.4f%% fwd %6.0f softirq %6.0f ns/pkt%s",
 	    rname[router], fib_name[fi], size_name[si], rr ? "rr" : "oneway",
 	    round, what, r->offered, r->delivered, r->loss * 100,
 	    r->fwd_ns / rp, r->sirq_ns / rp,
-	    r->reord || r->dup || r->rxq_drop || r->refl_drop || glost ? " !"
-									: "");
+	    r->reord || r->dup || r->rxq_drop || r->refl_drop || glost ? " !" :
+									 "");
 	if (r->reord || r->dup || r->rxq_drop || r->refl_drop || glost)
 		printf(" reord %llu dup %llu gen-rx-drop %llu refl-drop %llu "
 		       "gen-lost %llu",
 		    (unsigned long long)r->reord, (unsigned long long)r->dup,
 		    (unsigned long long)r->rxq_drop,
-		    (unsigned long long)r->refl_drop, (unsigned long long)glost);
+		    (unsigned long long)r->refl_drop,
+		    (unsigned long long)glost);
 	if (r->gen_xmit_err > 0)
 		printf(" veth-ring-full %llu",
 		    (unsigned long long)r->gen_xmit_err);
@@ -1459,8 +1460,8 @@ bf_latency(int router, int fi, int si, int round)
 	/* no zero-loss rate found: at 10,000 requests/s (flagged) */
 	bf_warm(true);
 	bf_trial(zl > 0 ? zl / 2 : 10000, G.tdur * 2, true, &t);
-	bf_log_trial(
-	    router, fi, si, true, round, zl > 0 ? "latency" : "lat@10k", &t);
+	bf_log_trial(router, fi, si, true, round,
+	    zl > 0 ? "latency" : "lat@10k", &t);
 	G.gen = gen;
 	if (bf_gen_napi() != 0)
 		printf("# rc0 NAPI for the XDP generator failed\n");
@@ -1502,8 +1503,8 @@ bf_cell(int router, int fi, int si, bool rr, int round)
 				double mid = (lo + hi) / 2;
 
 				bf_trial(mid, G.tdur, rr, &t);
-				bf_log_trial(
-				    router, fi, si, rr, round, "search", &t);
+				bf_log_trial(router, fi, si, rr, round,
+				    "search", &t);
 				if (t.loss < 0.001) {
 					lo = mid;
 					ok_rate = t.offered;
@@ -1548,15 +1549,17 @@ bf_measured(void)
 		for (int si = 0; si < NSZ; si++)
 			for (int rr = 0; rr < 2; rr++)
 				for (int ro = 0; ro < NR; ro++) {
-					const struct cell *c = &C[fi][si][rr][ro];
+					const struct cell *c =
+					    &C[fi][si][rr][ro];
 					double best = 0;
 
 					for (int k = 0; k < c->n; k++)
 						if (c->maxdel[k] > best)
 							best = c->maxdel[k];
 					if (c->n > 0 && best <= 0) {
-						printf("bench-forward: %s fib %s %s "
-						       "%s delivered nothing\n",
+						printf(
+						    "bench-forward: %s fib %s %s "
+						    "%s delivered nothing\n",
 						    rname[ro], fib_name[fi],
 						    size_name[si],
 						    rr ? "rr" : "oneway");
@@ -1653,17 +1656,22 @@ bf_report(void)
 		for (int si = 0; si < NSZ; si++)
 			for (int rr = 0; rr < 2; rr++)
 				for (int ro = R_AFP; ro < R_KERN; ro++) {
-					const struct cell *c = &C[fi][si][rr][ro],
-							  *k = &C[fi][si][rr][R_KERN];
+					const struct cell
+					    *c = &C[fi][si][rr][ro],
+					    *k = &C[fi][si][rr][R_KERN];
 
 					if (c->n == 0 || k->n == 0)
 						continue;
-					printf("%-6s %-5s %-6s %-8s", fib_name[fi],
-					    size_name[si], rr ? "rr" : "oneway",
-					    rname[ro]);
-					for (int i = 0; i < c->n && i < k->n; i++)
-						printf(" %5.2f", k->ns_max[i] > 0
-						    ? c->ns_max[i] / k->ns_max[i] : 0);
+					printf("%-6s %-5s %-6s %-8s",
+					    fib_name[fi], size_name[si],
+					    rr ? "rr" : "oneway", rname[ro]);
+					for (int i = 0; i < c->n && i < k->n;
+					     i++)
+						printf(" %5.2f",
+						    k->ns_max[i] > 0 ?
+							c->ns_max[i] /
+							    k->ns_max[i] :
+							0);
 					printf("\n");
 				}
 	for (int fi = 0; fi < NFIB; fi++)
@@ -1755,10 +1763,11 @@ bf_gen_only(const char *szs)
 				    r.offered, r.sirq_ns / rp,
 				    (unsigned long long)r.gen_xmit_err,
 				    (unsigned long long)(G.gen == GEN_XDP &&
-					    r.sent > r.gen_xmit +
-						r.gen_xmit_err
-					? r.sent - r.gen_xmit - r.gen_xmit_err
-					: 0),
+						r.sent > r.gen_xmit +
+							r.gen_xmit_err ?
+					    r.sent - r.gen_xmit -
+						r.gen_xmit_err :
+					    0),
 				    bf_loadavg());
 			}
 		}
@@ -1795,19 +1804,20 @@ usage(void)
 /* Every comma-separated item of list is one of names (or the list is
  * empty, for "none"): else the bad item is printed and false. */
 static bool
-bf_list_ok(const char *opt, const char *list, const char *const *names,
-    int n)
+bf_list_ok(const char *opt, const char *list, const char *const *names, int n)
 {
 	for (const char *p = list; *p != '\0';) {
 		size_t l = strcspn(p, ",");
 		bool ok = false;
 
 		for (int k = 0; k < n; k++)
-			if (strlen(names[k]) == l && strncmp(p, names[k], l) == 0)
+			if (strlen(names[k]) == l &&
+			    strncmp(p, names[k], l) == 0)
 				ok = true;
 		if (!ok) {
-			fprintf(stderr, "bench-forward: %s: '%.*s' is not one of",
-			    opt, (int)l, p);
+			fprintf(stderr,
+			    "bench-forward: %s: '%.*s' is not one of", opt,
+			    (int)l, p);
 			for (int k = 0; k < n; k++)
 				fprintf(stderr, " %s", names[k]);
 			fprintf(stderr, "\n");
@@ -1838,8 +1848,8 @@ int
 main(int argc, char **argv)
 {
 	static const char *const szn[] = {"64", "1500"};
-	static const char *const ben[] = {
-	    "af_packet", "af_xdp", "af_xdp_run", "none"};
+	static const char *const ben[] = {"af_packet", "af_xdp", "af_xdp_run",
+	    "none"};
 	const char *fibs = "1,128,1M", *szs = "64,1500", *fwd_args = "";
 	const char *replot = NULL, *backends = "af_packet,af_xdp,af_xdp_run";
 	const char *lat_args = "";
@@ -1978,14 +1988,16 @@ main(int argc, char **argv)
 	/* no CAP_SYS_NICE or no real-time budget (containers, cgroups) */
 	if (G.rt && br_sh("chrt -f 10 true >/dev/null 2>&1") != 0) {
 		G.rt = false;
-		printf("# chrt -f 10 refused here: tern-fwd runs SCHED_OTHER\n");
+		printf(
+		    "# chrt -f 10 refused here: tern-fwd runs SCHED_OTHER\n");
 	}
 	if (G.sink == SINK_TC) {
 		char why[256] = "";
 
 		if (bf_sink_open(why, sizeof(why)) != 0) {
-			printf("# tc sink unavailable (%s): falling back to the "
-			       "AF_PACKET rings on the hosts\n",
+			printf(
+			    "# tc sink unavailable (%s): falling back to the "
+			    "AF_PACKET rings on the hosts\n",
 			    why);
 			G.sink = SINK_AFP;
 		}
@@ -2003,8 +2015,9 @@ main(int argc, char **argv)
 		char why[256] = "";
 
 		if (bf_gen_xdp_open(why, sizeof(why)) != 0) {
-			printf("# XDP generator unavailable (%s): falling back to "
-			       "the AF_PACKET generator\n",
+			printf(
+			    "# XDP generator unavailable (%s): falling back to "
+			    "the AF_PACKET generator\n",
 			    why);
 			G.X.st = NULL;
 			G.gen = GEN_AFP;
@@ -2054,8 +2067,8 @@ main(int argc, char **argv)
 	       "tern-fwd %s; load average at start: %s\n",
 	    G.sink == SINK_AFP ? "+receiver+reflector" : "", (int)getpid(),
 	    G.nice,
-	    G.rt ? "SCHED_FIFO 10 (chrt: ahead of other tasks, as softirq is)"
-		 : "SCHED_OTHER",
+	    G.rt ? "SCHED_FIFO 10 (chrt: ahead of other tasks, as softirq is)" :
+		   "SCHED_OTHER",
 	    bf_loadavg());
 	if (G.gen_only) {
 		bf_gen_only(szs);
@@ -2093,8 +2106,8 @@ main(int argc, char **argv)
 
 			/* 128 distinct addresses inside table prefixes (the
 			 * standard "match" stream, first 128 distinct) */
-			if (tt_prefixset_gen(
-				&ps[fi], fib_n[fi], TT_PFX_SEED, 0) != 0 ||
+			if (tt_prefixset_gen(&ps[fi], fib_n[fi], TT_PFX_SEED,
+				0) != 0 ||
 			    tt_addrs_gen(&ps[fi], TT_ADDR_MATCH, cand, 4096,
 				TT_PFX_SEED + 1) != 0)
 				return (1);
@@ -2126,11 +2139,10 @@ main(int argc, char **argv)
 					continue;
 				snprintf(args, sizeof(args), "%s %s %s %s",
 				    lat ? "" : "--spin-us=1",
-				    ro == R_XRUN  ? "--xdp-tx=run"
-				    : ro == R_XDP ? "--xdp-tx=ring"
-						  : "",
-				    fwd_args,
-				    lat ? lat_args : "");
+				    ro == R_XRUN    ? "--xdp-tx=run" :
+					ro == R_XDP ? "--xdp-tx=ring" :
+						      "",
+				    fwd_args, lat ? lat_args : "");
 				/* veth takes XDP frames only on a queue with
 				 * NAPI: the hosts' eth0 for --xdp-tx=run
 				 * (GRO on), as netns.sh leaves them for the
@@ -2139,8 +2151,9 @@ main(int argc, char **argv)
 					  "hosts-napi %s %s",
 					G.b.root, G.b.suffix,
 					ro == R_XRUN ? "on" : "off") != 0) {
-					fprintf(stderr, "bench-forward: the "
-							"hosts' NAPI\n");
+					fprintf(stderr,
+					    "bench-forward: the "
+					    "hosts' NAPI\n");
 					br_cleanup();
 					return (1);
 				}
@@ -2217,13 +2230,14 @@ main(int argc, char **argv)
 					    G.b.bin, G.b.rundir);
 					/* where the rest went: the veths' own
 					 * counters (XDP drops, ring full) */
-					(void)br_sh("for i in rc0 rs0; do printf "
-						    "'# %%s:' $i; ip netns exec "
-						    "%s ethtool -S $i 2>/dev/null"
-						    " | awk '/drop|full|err/ "
-						    "&& $2 > 0 {printf \" %%s "
-						    "%%s\", $1, $2}'; echo; done",
-					    ns_router());
+					(void)
+					    br_sh("for i in rc0 rs0; do printf "
+						  "'# %%s:' $i; ip netns exec "
+						  "%s ethtool -S $i 2>/dev/null"
+						  " | awk '/drop|full|err/ "
+						  "&& $2 > 0 {printf \" %%s "
+						  "%%s\", $1, $2}'; echo; done",
+						ns_router());
 					printf(
 					    "# tern-fwd threads' last CPUs:");
 					(void)br_sh(
@@ -2234,8 +2248,8 @@ main(int argc, char **argv)
 					bf_fwd_stop();
 				}
 			}
-		(void)br_sh(
-		    "ip -n %s route flush proto boot 2>/dev/null", ns_router());
+		(void)br_sh("ip -n %s route flush proto boot 2>/dev/null",
+		    ns_router());
 	}
 	printf("# load average at the end: %s\n", bf_loadavg());
 	bf_report();

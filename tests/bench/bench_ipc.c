@@ -28,16 +28,17 @@
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
 
-#define ROUNDS		3
-#define ROUTE_PAIRS	3	/* route streams per implementation per round */
-#define BULK_INFLIGHT	(4u << 20)	/* bytes in flight for bulk, ours and the peer alike */
-#define MAXR		(ROUNDS * ROUTE_PAIRS)	/* samples per figure */
+#define ROUNDS	    3
+#define ROUTE_PAIRS 3 /* route streams per implementation per round */
+#define BULK_INFLIGHT \
+	(4u << 20) /* bytes in flight for bulk, ours and the peer alike */
+#define MAXR (ROUNDS * ROUTE_PAIRS) /* samples per figure */
 
 static bool quick;
 static char rundir[128];
 
 struct sizes {
-	unsigned	rtt_n, pipe_n, batch_n, route_batches, bulk_mib;
+	unsigned rtt_n, pipe_n, batch_n, route_batches, bulk_mib;
 } S;
 
 static double
@@ -121,7 +122,7 @@ sock_path(char *buf, size_t len, const char *name)
 static int
 unix_listen(const char *name)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	sock_path(sa.sun_path, sizeof(sa.sun_path), name);
@@ -135,7 +136,7 @@ unix_listen(const char *name)
 static int
 unix_connect(const char *name)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	sock_path(sa.sun_path, sizeof(sa.sun_path), name);
@@ -207,7 +208,7 @@ static void
 srv_ours(int rfd, void *arg)
 {
 	struct ev_loop *loop = lc_loop_new();
-	struct ipc_opts o = { .rundir = rundir, .component = "bench-srv" };
+	struct ipc_opts o = {.rundir = rundir, .component = "bench-srv"};
 	struct ipc_server *s;
 
 	(void)arg;
@@ -254,7 +255,7 @@ srv_nn_pull(int rfd, void *arg)
 	for (;;) {
 		if ((n = nn_recv(s, &m, NN_MSG, 0)) < 0)
 			continue;
-		if (n == 16) {	/* start: stamp + expected records */
+		if (n == 16) { /* start: stamp + expected records */
 			memcpy(&t0, m, 8);
 			memcpy(&want, m + 8, 8);
 			recs = 0;
@@ -272,9 +273,9 @@ srv_nn_pull(int rfd, void *arg)
 
 /* raw AF_UNIX: mode 0 = ping-pong echo of 64B; 1 = length-prefixed messages, 8-byte ack each, RouteBatch unpacked when arg says so. */
 struct unix_srv {
-	const char	*name;
-	int		mode;
-	bool		unpack;
+	const char *name;
+	int mode;
+	bool unpack;
 };
 
 static void *
@@ -297,8 +298,9 @@ srv_unix(int rfd, void *arg)
 	int l = unix_listen(u->name), fd;
 	static uint8_t buf[64 << 20];
 	struct lc_arena *a = lc_arena_new(0);
-	ProtobufCAllocator al = { .alloc = arena_alloc, .free = arena_free,
-		.allocator_data = a };
+	ProtobufCAllocator al = {.alloc = arena_alloc,
+	    .free = arena_free,
+	    .allocator_data = a};
 	uint32_t len;
 	uint64_t seq;
 
@@ -318,7 +320,8 @@ srv_unix(int rfd, void *arg)
 					/* the same decoding ours does: protobuf-c into an arena */
 					Rib__RouteBatch *b;
 
-					b = rib__route_batch__unpack(&al, len, buf);
+					b = rib__route_batch__unpack(&al, len,
+					    buf);
 					if (b != NULL)
 						seq = b->seq;
 					lc_arena_reset(a);
@@ -356,7 +359,7 @@ static struct ipc_client *the_client;
 static struct ipc_client *
 ours_client(void)
 {
-	struct ipc_opts o = { .rundir = rundir, .component = "bench" };
+	struct ipc_opts o = {.rundir = rundir, .component = "bench"};
 	struct ipc_client *c;
 
 	if (the_client != NULL)
@@ -370,7 +373,7 @@ ours_client(void)
 	if ((c = ipc_client_new(cloop, &ipc_svc_rib, &o, false)) == NULL)
 		die("ipc_client_new");
 	if (ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__PING), NULL, 5000, a,
-	    NULL, err, sizeof(err)) != IPC_OK) {
+		NULL, err, sizeof(err)) != IPC_OK) {
 		fprintf(stderr, "bench-ipc: ping: %s\n", err);
 		exit(1);
 	}
@@ -410,7 +413,7 @@ rtt_ours(double *p50, double *p99)
 {
 	struct ipc_client *c = ours_client();
 	uint8_t pl[128];
-	size_t plen = blob_pack(pl, 64 - 3);	/* 64-byte payload on the wire */
+	size_t plen = blob_pack(pl, 64 - 3); /* 64-byte payload on the wire */
 	uint64_t *lat = calloc(S.rtt_n, sizeof(*lat)), t;
 	unsigned i;
 
@@ -419,7 +422,7 @@ rtt_ours(double *p50, double *p99)
 
 		t = lc_time_mono_ns();
 		if (ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__ECHO), pl, plen,
-		    count_cb, NULL, 0) != 0)
+			count_cb, NULL, 0) != 0)
 			die("ipc_call");
 		while (c_done < want)
 			ev_run(cloop, EVRUN_ONCE);
@@ -435,11 +438,11 @@ static void
 rtt_nn(double *p50, double *p99)
 {
 	int s = nn_sock(NN_REQ, "nnrep.sock", false);
-	uint8_t buf[64] = { 0 }, in[64];
+	uint8_t buf[64] = {0}, in[64];
 	uint64_t *lat = calloc(S.rtt_n, sizeof(*lat)), t;
 	unsigned i;
 
-	for (i = 0; i < 100; i++)	/* connect is asynchronous: warm up */
+	for (i = 0; i < 100; i++) /* connect is asynchronous: warm up */
 		if (nn_send(s, buf, 64, 0) != 64 || nn_recv(s, in, 64, 0) != 64)
 			die("nn req");
 	for (i = 0; i < S.rtt_n; i++) {
@@ -459,7 +462,7 @@ static void
 rtt_unix(double *p50, double *p99)
 {
 	int fd = unix_connect("rawpp.sock");
-	uint8_t buf[64] = { 0 };
+	uint8_t buf[64] = {0};
 	uint64_t *lat = calloc(S.rtt_n, sizeof(*lat)), t;
 	unsigned i;
 
@@ -479,9 +482,9 @@ rtt_unix(double *p50, double *p99)
 /* pipelined: a window of 64 calls, each reply issues the next */
 struct pipe_st {
 	struct ipc_client *c;
-	uint8_t		pl[128];
-	size_t		plen;
-	unsigned long	issued, n;
+	uint8_t pl[128];
+	size_t plen;
+	unsigned long issued, n;
 };
 
 static void
@@ -493,7 +496,7 @@ pipe_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
 	if (p->issued < p->n) {
 		p->issued++;
 		if (ipc_call_raw(p->c, IPC_LC(LIFECYCLE__METHOD__ECHO), p->pl,
-		    p->plen, pipe_cb, p, 0) != 0)
+			p->plen, pipe_cb, p, 0) != 0)
 			die("ipc_call");
 	}
 }
@@ -501,7 +504,7 @@ pipe_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
 static double
 pipelined_ours(void)
 {
-	struct pipe_st p = { .n = S.pipe_n };
+	struct pipe_st p = {.n = S.pipe_n};
 	unsigned long start = c_done;
 	double t;
 	unsigned i;
@@ -524,7 +527,7 @@ static double
 pipelined_pair(void)
 {
 	int s = nn_sock(NN_PAIR, "nnpair.sock", false);
-	uint8_t buf[64] = { 0 };
+	uint8_t buf[64] = {0};
 	unsigned long sent = 0, got = 0;
 	double t;
 	unsigned i;
@@ -562,7 +565,7 @@ batched_ours(pid_t srv, double *cpu_ns_per_call)
 	while (c_done - start < n) {
 		while (issued < n && issued - (c_done - start) < 16384) {
 			if (ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK), pl,
-			    plen, count_cb, NULL, 0) != 0)
+				plen, count_cb, NULL, 0) != 0)
 				break;
 			issued++;
 		}
@@ -583,7 +586,7 @@ batched_push(pid_t srv, double *cpu_ns_per_rec)
 	uint64_t hdr[2], out[2], s0, c0, s1, c1;
 	unsigned long msgs = S.batch_n / 64, i;
 
-	usleep(20000);	/* connect is asynchronous */
+	usleep(20000); /* connect is asynchronous */
 	s0 = proc_cpu_ns(srv);
 	c0 = proc_cpu_ns(getpid());
 	hdr[0] = lc_time_mono_ns();
@@ -628,7 +631,7 @@ route_batch_build(void)
 }
 
 static pid_t raw_routes_pid;
-static double route_cpu;	/* ns of CPU (client + server) per route, last run */
+static double route_cpu; /* ns of CPU (client + server) per route, last run */
 
 static double
 route_ours(void)
@@ -642,15 +645,16 @@ route_ours(void)
 		while (issued < n && issued - (c_done - start) < 8) {
 			rb.seq = issued;
 			if (ipc_call(c, RIB__METHOD__ROUTE_BATCH, &rb.base,
-			    count_cb, NULL, 0) != 0)
+				count_cb, NULL, 0) != 0)
 				break;
 			issued++;
 		}
 		ev_run(cloop, EVRUN_ONCE);
 	}
 	t = now_s() - t;
-	route_cpu = (double)(proc_cpu_ns(ours_pid) - s0 + proc_cpu_ns(getpid()) -
-	    c0) / ((double)n * 1000);
+	route_cpu = (double)(proc_cpu_ns(ours_pid) - s0 +
+			proc_cpu_ns(getpid()) - c0) /
+	    ((double)n * 1000);
 	return ((double)n * 1000 / t);
 }
 
@@ -699,14 +703,15 @@ stream_unix(const char *name, size_t len, unsigned long n, unsigned window,
 	t = now_s() - t;
 	if (routes)
 		route_cpu = (double)(proc_cpu_ns(raw_routes_pid) - s0 +
-		    proc_cpu_ns(getpid()) - c0) / ((double)n * 1000);
+				proc_cpu_ns(getpid()) - c0) /
+		    ((double)n * 1000);
 	close(fd);
 	free(buf);
 	return ((double)n / t);
 }
 
 static pid_t raw_stream_pid;
-static double bulk_cpu;		/* us of CPU (client + server) per MiB, last run */
+static double bulk_cpu; /* us of CPU (client + server) per MiB, last run */
 
 static double
 bulk_ours(size_t size)
@@ -728,21 +733,24 @@ bulk_ours(size_t size)
 	while (c_done - start < n) {
 		while (issued < n && issued - (c_done - start) < window) {
 			if (ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK), pl,
-			    plen, count_cb, NULL, 0) != 0)
+				plen, count_cb, NULL, 0) != 0)
 				break;
 			issued++;
 		}
 		ev_run(cloop, EVRUN_ONCE);
 	}
 	t = now_s() - t;
-	bulk_cpu = (double)(proc_cpu_ns(ours_pid) - sc0 + proc_cpu_ns(getpid()) -
-	    cc0) / ((double)n * (double)size / (1 << 20)) / 1e3;
+	bulk_cpu = (double)(proc_cpu_ns(ours_pid) - sc0 +
+		       proc_cpu_ns(getpid()) - cc0) /
+	    ((double)n * (double)size / (1 << 20)) / 1e3;
 	if (getenv("BENCH_IPC_DEBUG"))
-		fprintf(stderr, "bulk ours %zu: %.3f s, server cpu %.1f us/MiB, client cpu %.1f us/MiB\n",
-		    size, t, (double)(proc_cpu_ns(ours_pid) - sc0) / 1e3 /
-		    ((double)n * (double)size / (1 << 20)),
+		fprintf(stderr,
+		    "bulk ours %zu: %.3f s, server cpu %.1f us/MiB, client cpu %.1f us/MiB\n",
+		    size, t,
+		    (double)(proc_cpu_ns(ours_pid) - sc0) / 1e3 /
+			((double)n * (double)size / (1 << 20)),
 		    (double)(proc_cpu_ns(getpid()) - cc0) / 1e3 /
-		    ((double)n * (double)size / (1 << 20)));
+			((double)n * (double)size / (1 << 20)));
 	free(pl);
 	return ((double)n * (double)size / t / 1e6);
 }
@@ -760,24 +768,28 @@ bulk_unix(size_t size)
 		window = 128;
 	uint64_t s0 = proc_cpu_ns(raw_stream_pid), c0 = proc_cpu_ns(getpid());
 	double rate = stream_unix("rawstream.sock", size, n, (unsigned)window,
-	    false) * (double)size / 1e6;
+			  false) *
+	    (double)size / 1e6;
 
 	bulk_cpu = (double)(proc_cpu_ns(raw_stream_pid) - s0 +
-	    proc_cpu_ns(getpid()) - c0) / ((double)n * (double)size / (1 << 20)) / 1e3;
+		       proc_cpu_ns(getpid()) - c0) /
+	    ((double)n * (double)size / (1 << 20)) / 1e3;
 	if (getenv("BENCH_IPC_DEBUG"))
-		fprintf(stderr, "bulk raw %zu: server cpu %.1f us/MiB, client cpu %.1f us/MiB\n",
-		    size, (double)(proc_cpu_ns(raw_stream_pid) - s0) / 1e3 /
-		    ((double)n * (double)size / (1 << 20)),
+		fprintf(stderr,
+		    "bulk raw %zu: server cpu %.1f us/MiB, client cpu %.1f us/MiB\n",
+		    size,
+		    (double)(proc_cpu_ns(raw_stream_pid) - s0) / 1e3 /
+			((double)n * (double)size / (1 << 20)),
 		    (double)(proc_cpu_ns(getpid()) - c0) / 1e3 /
-		    ((double)n * (double)size / (1 << 20)));
+			((double)n * (double)size / (1 << 20)));
 	return (rate);
 }
 
 /* ---- statistics and output --------------------------------------------------------- */
 
 struct fig {
-	double	v[MAXR];
-	int	n;
+	double v[MAXR];
+	int n;
 };
 
 static int
@@ -816,8 +828,8 @@ emit(const char *cse, const char *metric, const char *unit, struct fig *ours,
 		    peer, pv, pmn, pmx, v / pv, higher ? "higher" : "lower");
 	printf("\n");
 	printf("BENCH {\"bench\":\"ipc\",\"case\":\"%s\",\"metric\":\"%s\","
-	    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g", cse,
-	    metric, unit, v, mn, mx);
+	       "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g",
+	    cse, metric, unit, v, mn, mx);
 	if (pf != NULL)
 		printf(",\"peer\":\"%s\",\"peer_value\":%.6g,\"ratio\":%.4f",
 		    peer, pv, v / pv);
@@ -828,23 +840,24 @@ emit(const char *cse, const char *metric, const char *unit, struct fig *ours,
 int
 main(int argc, char **argv)
 {
-	struct unix_srv pp = { "rawpp.sock", 0, false };
-	struct unix_srv rs = { "rawroutes.sock", 1, true };
-	struct unix_srv bs = { "rawstream.sock", 1, false };
+	struct unix_srv pp = {"rawpp.sock", 0, false};
+	struct unix_srv rs = {"rawroutes.sock", 1, true};
+	struct unix_srv bs = {"rawstream.sock", 1, false};
 	pid_t p_ours, p_rep, p_pair, p_pull, p_pp, p_rs, p_bs;
-	struct fig o50 = { .n = 0 }, o99 = { .n = 0 }, n50 = { .n = 0 },
-	    n99 = { .n = 0 }, u50 = { .n = 0 }, u99 = { .n = 0 };
-	struct fig opipe = { .n = 0 }, ppair = { .n = 0 }, obat = { .n = 0 },
-	    ppush = { .n = 0 }, ocpu = { .n = 0 }, pcpu = { .n = 0 },
-	    oroute = { .n = 0 }, uroute = { .n = 0 }, orcpu = { .n = 0 },
-	    urcpu = { .n = 0 };
+	struct fig o50 = {.n = 0}, o99 = {.n = 0}, n50 = {.n = 0},
+		   n99 = {.n = 0}, u50 = {.n = 0}, u99 = {.n = 0};
+	struct fig opipe = {.n = 0}, ppair = {.n = 0}, obat = {.n = 0},
+		   ppush = {.n = 0}, ocpu = {.n = 0}, pcpu = {.n = 0},
+		   oroute = {.n = 0}, uroute = {.n = 0}, orcpu = {.n = 0},
+		   urcpu = {.n = 0};
 	struct fig obulk[3], ubulk[3], obcpu[3], ubcpu[3];
-	static const size_t bulk_sz[3] = { 4096, 1u << 20, 4u << 20 };
-	static const char *const bulk_name[3] = { "bulk_4KiB", "bulk_1MiB",
-		"bulk_4MiB" };
+	static const size_t bulk_sz[3] = {4096, 1u << 20, 4u << 20};
+	static const char *const bulk_name[3] = {"bulk_4KiB", "bulk_1MiB",
+	    "bulk_4MiB"};
 	int r, i;
 	char cmd[200];
-	const char *only = getenv("BENCH_IPC_ONLY");	/* "bulk": only the bulk cases (profiling) */
+	const char *only = getenv(
+	    "BENCH_IPC_ONLY"); /* "bulk": only the bulk cases (profiling) */
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0)
@@ -862,11 +875,12 @@ main(int argc, char **argv)
 	memset(obcpu, 0, sizeof(obcpu));
 	memset(ubcpu, 0, sizeof(ubcpu));
 	if (quick)
-		S = (struct sizes){ 2000, 20000, 200000, 50, 32 };
+		S = (struct sizes){2000, 20000, 200000, 50, 32};
 	else
-		S = (struct sizes){ 20000, 300000, 3000000, 1000, 512 };
+		S = (struct sizes){20000, 300000, 3000000, 1000, 512};
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(rundir, sizeof(rundir), "/tmp/tern-bench-ipc.%d", (int)getpid());
+	snprintf(rundir, sizeof(rundir), "/tmp/tern-bench-ipc.%d",
+	    (int)getpid());
 	if (mkdir(rundir, 0750) != 0)
 		die("mkdir");
 	if (pipe(pull_report) != 0)
@@ -874,10 +888,13 @@ main(int argc, char **argv)
 	route_batch_build();
 	cloop = lc_loop_new();
 
-	printf("bench-ipc: servers are forked processes (one per implementation), "
+	printf(
+	    "bench-ipc: servers are forked processes (one per implementation), "
 	    "clients run in this process; %d rounds, ours and peers alternated; "
-	    "%s run\n", ROUNDS, quick ? "quick" : "full");
-	printf("sizes: rtt %u calls, pipelined %u, batched %u, routes %u x 1000,"
+	    "%s run\n",
+	    ROUNDS, quick ? "quick" : "full");
+	printf(
+	    "sizes: rtt %u calls, pipelined %u, batched %u, routes %u x 1000,"
 	    " bulk %u MiB per run; ours = libtern-ipc on Unix stream sockets\n",
 	    S.rtt_n, S.pipe_n, S.batch_n, S.route_batches, S.bulk_mib);
 
@@ -917,7 +934,7 @@ main(int argc, char **argv)
 		ppush.v[ppush.n++] = batched_push(p_pull, &b);
 		pcpu.v[pcpu.n++] = b;
 
-route:
+	route:
 		/*
 		 * Three pairs per round, the order alternating (A B, B A, ...):
 		 * a stream takes ~0.3 s, so one scheduling hiccup on the shared
@@ -928,24 +945,26 @@ route:
 			bool raw_first = (r * ROUTE_PAIRS + i) % 2 == 1;
 
 			if (raw_first) {
-				uroute.v[uroute.n++] = stream_unix(
-				    "rawroutes.sock", 0, S.route_batches, 8,
-				    true) * 1000;
+				uroute.v[uroute.n++] =
+				    stream_unix("rawroutes.sock", 0,
+					S.route_batches, 8, true) *
+				    1000;
 				urcpu.v[urcpu.n++] = route_cpu;
 			}
 			oroute.v[oroute.n++] = route_ours();
 			orcpu.v[orcpu.n++] = route_cpu;
 			if (!raw_first) {
-				uroute.v[uroute.n++] = stream_unix(
-				    "rawroutes.sock", 0, S.route_batches, 8,
-				    true) * 1000;
+				uroute.v[uroute.n++] =
+				    stream_unix("rawroutes.sock", 0,
+					S.route_batches, 8, true) *
+				    1000;
 				urcpu.v[urcpu.n++] = route_cpu;
 			}
 		}
 		if (only != NULL && strcmp(only, "route") == 0)
 			continue;
 
-bulk:
+	bulk:
 		/*
 		 * Bulk runs on a connection of its own, as bulk transfers should
 		 * (docs/ipc.md: a slowdown seen once on the shared connection did
@@ -958,13 +977,15 @@ bulk:
 		/* Every other round the peer goes first: load that drifts during a round hits both alike. */
 		for (i = 0; i < 3; i++) {
 			if (r % 2 == 1) {
-				ubulk[i].v[ubulk[i].n++] = bulk_unix(bulk_sz[i]);
+				ubulk[i].v[ubulk[i].n++] = bulk_unix(
+				    bulk_sz[i]);
 				ubcpu[i].v[ubcpu[i].n++] = bulk_cpu;
 			}
 			obulk[i].v[obulk[i].n++] = bulk_ours(bulk_sz[i]);
 			obcpu[i].v[obcpu[i].n++] = bulk_cpu;
 			if (r % 2 == 0) {
-				ubulk[i].v[ubulk[i].n++] = bulk_unix(bulk_sz[i]);
+				ubulk[i].v[ubulk[i].n++] = bulk_unix(
+				    bulk_sz[i]);
 				ubcpu[i].v[ubcpu[i].n++] = bulk_cpu;
 			}
 		}
@@ -994,12 +1015,12 @@ bulk:
 		    "raw_unix_stream", &ubcpu[i], false);
 	}
 	{
-		struct fig add = { .n = ocpu.n };
+		struct fig add = {.n = ocpu.n};
 
 		for (i = 0; i < ocpu.n; i++)
 			add.v[i] = ocpu.v[i] - pcpu.v[i];
-		emit("batched_64B", "cpu_added_per_call", "ns", &add, NULL, NULL,
-		    false);
+		emit("batched_64B", "cpu_added_per_call", "ns", &add, NULL,
+		    NULL, false);
 	}
 
 	reap(p_ours);

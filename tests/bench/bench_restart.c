@@ -35,16 +35,16 @@
  *   per resolved neighbour (up to 254 here), which this cannot tell apart.
  */
 
-#define PORT		47017
-#define NDST		16
-#define CASE_MAX_S	120.0
+#define PORT	   47017
+#define NDST	   16
+#define CASE_MAX_S 120.0
 
 struct shm {
-	volatile int	stop_tx, stop_rx, ready_tx, ready_rx;
+	volatile int stop_tx, stop_rx, ready_tx, ready_rx;
 	volatile uint64_t nsent, nrecv, dup, bad;
-	uint64_t	cap;
-	uint64_t	*send_ns;	/* [cap] */
-	uint64_t	*recv_ns;	/* [cap] */
+	uint64_t cap;
+	uint64_t *send_ns; /* [cap] */
+	uint64_t *recv_ns; /* [cap] */
 };
 
 static struct br B;
@@ -78,16 +78,15 @@ rx_main(void)
 {
 	char ns[64];
 	int s, one = 1, sz = 64 << 20;
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-	    .sin_port = htons(PORT) };
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+	    .sin_port = htons(PORT)};
 	struct mmsghdr msgs[64];
 	struct iovec iov[64];
 	static uint64_t bufs[64][16];
 
 	snprintf(ns, sizeof(ns), "tern-s-%s", B.suffix);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (enter_ns(ns) != 0 ||
-	    (s = socket(AF_INET, SOCK_DGRAM, 0)) < 0)
+	if (enter_ns(ns) != 0 || (s = socket(AF_INET, SOCK_DGRAM, 0)) < 0)
 		_exit(1);
 	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
@@ -102,7 +101,7 @@ rx_main(void)
 	}
 	sh->ready_rx = 1;
 	while (!sh->stop_rx) {
-		struct pollfd pf = { .fd = s, .events = POLLIN };
+		struct pollfd pf = {.fd = s, .events = POLLIN};
 		int n;
 
 		if (poll(&pf, 1, 20) <= 0)
@@ -114,8 +113,8 @@ rx_main(void)
 		for (int i = 0; i < n; i++) {
 			uint64_t seq = bufs[i][0];
 
-			if (msgs[i].msg_len < 16 || bufs[i][1] != 0x7465726eull ||
-			    seq >= sh->cap) {
+			if (msgs[i].msg_len < 16 ||
+			    bufs[i][1] != 0x7465726eull || seq >= sh->cap) {
 				sh->bad++;
 				continue;
 			}
@@ -135,7 +134,7 @@ tx_main(void)
 {
 	char ns[64];
 	int s, sz = 4 << 20;
-	uint64_t pkt[8] = { 0, 0x7465726eull };
+	uint64_t pkt[8] = {0, 0x7465726eull};
 	struct sockaddr_in sa[NDST];
 	struct timespec ts;
 	uint64_t t0, seq = 0;
@@ -167,7 +166,7 @@ tx_main(void)
 			seq++;
 			sh->nsent = seq;
 		}
-		ts.tv_nsec += 500000;	/* ticks of 0.5 ms */
+		ts.tv_nsec += 500000; /* ticks of 0.5 ms */
 		if (ts.tv_nsec >= 1000000000) {
 			ts.tv_nsec -= 1000000000;
 			ts.tv_sec++;
@@ -203,7 +202,7 @@ traffic_stop(void)
 	if (tx_pid > 0)
 		waitpid(tx_pid, NULL, 0);
 	tx_pid = 0;
-	usleep(300000);		/* what is in flight arrives */
+	usleep(300000); /* what is in flight arrives */
 	sh->stop_rx = 1;
 	if (rx_pid > 0)
 		waitpid(rx_pid, NULL, 0);
@@ -222,7 +221,7 @@ rib_fib_status(Rib__FibStatus *out, unsigned timeout_ms)
 	if (!ipc_client_connected(B.rib))
 		return (-1);
 	if (ipc_call_wait(B.rib, RIB__METHOD__FIB_STATUS, &e.base, timeout_ms,
-	    B.ar, &rep, B.err, sizeof(B.err)) == IPC_OK) {
+		B.ar, &rep, B.err, sizeof(B.err)) == IPC_OK) {
 		*out = *(Rib__FibStatus *)rep;
 		rv = 0;
 	}
@@ -243,7 +242,7 @@ rib_static_source(unsigned *routes, unsigned *stale, bool *connected,
 	if (!ipc_client_connected(B.rib))
 		return (-1);
 	if (ipc_call_wait(B.rib, RIB__METHOD__SOURCES, &e.base, timeout_ms,
-	    B.ar, &rep, B.err, sizeof(B.err)) == IPC_OK) {
+		B.ar, &rep, B.err, sizeof(B.err)) == IPC_OK) {
 		const Rib__SourceList *l = (const Rib__SourceList *)rep;
 
 		for (size_t i = 0; i < l->n_sources; i++)
@@ -279,7 +278,7 @@ session_open(void)
 
 	so.user = (char *)"bench";
 	if (ipc_call_wait(B.mgmt, MGMT__METHOD__SESSION_OPEN, &so.base, 2000,
-	    B.ar, &rep, B.err, sizeof(B.err)) != IPC_OK) {
+		B.ar, &rep, B.err, sizeof(B.err)) != IPC_OK) {
 		lc_arena_reset(B.ar);
 		return (-1);
 	}
@@ -334,17 +333,21 @@ run_case(const char *comp, struct result *res)
 
 	memset(res, 0, sizeof(*res));
 	if (wait_whole(120) != 0) {
-		fprintf(stderr, "bench-restart: the router is not whole before "
-		    "killing %s\n", comp);
+		fprintf(stderr,
+		    "bench-restart: the router is not whole before "
+		    "killing %s\n",
+		    comp);
 		return (-1);
 	}
 	if ((pid = comp_pid(comp)) <= 0)
 		return (-1);
 	watch = strcmp(comp, "fwd") == 0 ? B.fwd :
-	    strcmp(comp, "rib") == 0 ? B.rib : B.mgmt;
+	    strcmp(comp, "rib") == 0	 ? B.rib :
+					   B.mgmt;
 	old_gen = ipc_client_peer_generation(watch);
 	if (traffic_start() != 0) {
-		fprintf(stderr, "bench-restart: traffic generator did not start\n");
+		fprintf(stderr,
+		    "bench-restart: traffic generator did not start\n");
 		return (-1);
 	}
 	/* warm up: at least 1 s, and until every datagram sent between 0.6
@@ -369,9 +372,10 @@ run_case(const char *comp, struct result *res)
 		}
 		res->warmup_s = (double)(lc_time_mono_ns() - ts) / 1e9;
 		if (!clean)
-			fprintf(stderr, "bench-restart: %s: traffic still "
-			    "losing after %.0f s of warm-up\n", comp,
-			    res->warmup_s);
+			fprintf(stderr,
+			    "bench-restart: %s: traffic still "
+			    "losing after %.0f s of warm-up\n",
+			    comp, res->warmup_s);
 	}
 	t_kill = lc_time_mono_ns();
 	kill(pid, SIGKILL);
@@ -388,8 +392,9 @@ run_case(const char *comp, struct result *res)
 			bool done = false;
 
 			if (strcmp(comp, "fwd") == 0) {
-				done = n >= expected && rib_settled(
-				    ipc_client_peer_generation(watch));
+				done = n >= expected &&
+				    rib_settled(
+					ipc_client_peer_generation(watch));
 			} else if (strcmp(comp, "rib") == 0) {
 				done = rib_settled(0);
 			} else {
@@ -397,8 +402,9 @@ run_case(const char *comp, struct result *res)
 				bool conn = false;
 
 				done = rib_static_source(&routes, &stale, &conn,
-				    200) == 0 && conn && stale == 0 &&
-				    routes >= ps.n && rib_settled(0);
+					   200) == 0 &&
+				    conn && stale == 0 && routes >= ps.n &&
+				    rib_settled(0);
 			}
 			if (done) {
 				t_done = lc_time_mono_ns();
@@ -410,9 +416,10 @@ run_case(const char *comp, struct result *res)
 	usleep(500000);
 	traffic_stop();
 	if (t_done == 0) {
-		fprintf(stderr, "bench-restart: %s: not complete %.0f s after "
-		    "the kill (fwd FIB %ld of %ld)\n", comp, CASE_MAX_S,
-		    br_fib_total(&B, 1000), expected);
+		fprintf(stderr,
+		    "bench-restart: %s: not complete %.0f s after "
+		    "the kill (fwd FIB %ld of %ld)\n",
+		    comp, CASE_MAX_S, br_fib_total(&B, 1000), expected);
 		return (-1);
 	}
 	/* the figures, from the shared arrays */
@@ -422,7 +429,7 @@ run_case(const char *comp, struct result *res)
 	for (uint64_t s = 0; s < nsent; s++) {
 		if (sh->recv_ns[s] == 0) {
 			if (sh->send_ns[s] + 500000000ull < t_kill) {
-				res->lost_before++;	/* in the warm-up */
+				res->lost_before++; /* in the warm-up */
 				continue;
 			}
 			res->lost++;
@@ -438,8 +445,8 @@ run_case(const char *comp, struct result *res)
 			continue;
 		if (first_lost != UINT64_MAX && s > first_lost && resume == 0)
 			resume = r;
-		if (prev != 0 && r > prev && sh->send_ns[s] + 500000000ull >
-		    t_kill && r - prev > gap)
+		if (prev != 0 && r > prev &&
+		    sh->send_ns[s] + 500000000ull > t_kill && r - prev > gap)
 			gap = r - prev;
 		if (r > prev)
 			prev = r;
@@ -464,22 +471,26 @@ run_case(const char *comp, struct result *res)
 				l = sh->send_ns[s];
 			}
 			printf("#   %s dst %-15s lost before %4llu after %4llu "
-			    "(%.3f-%.3f s after the kill)\n", comp, br_ip(dst[d], ab),
-			    (unsigned long long)lb, (unsigned long long)la,
+			       "(%.3f-%.3f s after the kill)\n",
+			    comp, br_ip(dst[d], ab), (unsigned long long)lb,
+			    (unsigned long long)la,
 			    f ? (double)(f - t_kill) / 1e9 : 0,
 			    l ? (double)(l - t_kill) / 1e9 : 0);
 		}
 	}
 	res->sent = (double)nsent;
-	res->resume_s = res->lost == 0 || resume < t_kill ? 0 :
+	res->resume_s = res->lost == 0 || resume < t_kill ?
+	    0 :
 	    (double)(resume - t_kill) / 1e9;
 	res->all_flows_s = res->lost == 0 || sh->send_ns[last_lost] < t_kill ?
-	    0 : (double)(sh->send_ns[last_lost] - t_kill) / 1e9 + 1.0 / rate;
+	    0 :
+	    (double)(sh->send_ns[last_lost] - t_kill) / 1e9 + 1.0 / rate;
 	res->max_gap_ms = (double)gap / 1e6;
 	res->fib_complete_s = (double)(t_done - t_kill) / 1e9;
 	res->fib_min = fib_min == LONG_MAX ? 0 : (double)fib_min;
-	res->sent_window = (double)(nsent - (uint64_t)((double)(t_kill -
-	    500000000ull - sh->send_ns[0]) * rate / 1e9));
+	res->sent_window = (double)(nsent -
+	    (uint64_t)((double)(t_kill - 500000000ull - sh->send_ns[0]) * rate /
+		1e9));
 	return (0);
 }
 
@@ -488,7 +499,8 @@ run_case(const char *comp, struct result *res)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench-restart [--quick] [--routes=N] [--rounds=N] "
+	fprintf(stderr,
+	    "usage: bench-restart [--quick] [--routes=N] [--rounds=N] "
 	    "[--rate=PPS]\n");
 	exit(2);
 }
@@ -496,9 +508,9 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	static const char *const comps[] = { "rib", "mgmt", "fwd" };
+	static const char *const comps[] = {"rib", "mgmt", "fwd"};
 	double *v[3][8];
-	unsigned nok[3] = { 0 };
+	unsigned nok[3] = {0};
 	char p[PATH_MAX], args[4096], a[16];
 	size_t off = 0;
 	struct tt_rng rng;
@@ -526,7 +538,8 @@ main(int argc, char **argv)
 	if (nroutes == 0 || rounds == 0 || rate == 0 || rate > 1000000)
 		usage();
 	if (geteuid() != 0) {
-		printf("bench-restart: skipped: needs root (network namespaces)\n");
+		printf(
+		    "bench-restart: skipped: needs root (network namespaces)\n");
 		return (0);
 	}
 	if (br_init(&B, "br") != 0) {
@@ -563,8 +576,8 @@ main(int argc, char **argv)
 		uint64_t cap = (uint64_t)rate * (uint64_t)(CASE_MAX_S + 30);
 
 		shm_len = sizeof(*sh) + 2 * cap * sizeof(uint64_t);
-		sh = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED |
-		    MAP_ANONYMOUS, -1, 0);
+		sh = mmap(NULL, shm_len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (sh == MAP_FAILED) {
 			perror("bench-restart: mmap");
 			return (1);
@@ -573,12 +586,14 @@ main(int argc, char **argv)
 		sh->send_ns = (uint64_t *)(sh + 1);
 		sh->recv_ns = sh->send_ns + cap;
 	}
-	printf("bench-restart: %zu static routes (the standard set, seed %#llx, "
+	printf(
+	    "bench-restart: %zu static routes (the standard set, seed %#llx, "
 	    "next hops 198.18.2.2-254, all owned by the server), %u rounds of "
 	    "kill -9 of rib, mgmt, fwd; no peer (none comparable: a router "
 	    "that keeps forwarding through its control plane's restarts)\n",
 	    ps.n, (unsigned long long)TT_PFX_SEED, rounds);
-	printf("# topology: client ns -- router ns (tern-fwd on veth, afpacket) "
+	printf(
+	    "# topology: client ns -- router ns (tern-fwd on veth, afpacket) "
 	    "-- server ns (tests/lib/netns.sh)\n"
 	    "# traffic: UDP, 64-byte payload, %u datagrams/s from the client "
 	    "round robin to %u addresses in %u /24 routes of the set, counted "
@@ -594,7 +609,8 @@ main(int argc, char **argv)
 	    "settled\n"
 	    "# rtrmgr: default backoff (100 ms first restart) and health checks "
 	    "(1 s); routes_withdrawn = all - the smallest FIB fwd reported "
-	    "(polled 2 ms)\n", rate, ndst, ndst);
+	    "(polled 2 ms)\n",
+	    rate, ndst, ndst);
 	if (br_lib(&B, "topo", false, NULL) != 0 ||
 	    br_lib(&B, "srv-addrs", false, args) != 0) {
 		fprintf(stderr, "bench-restart: topology failed\n");
@@ -606,23 +622,26 @@ main(int argc, char **argv)
 	t0 = lc_time_mono_ns();
 	if (br_start(&B) != 0 ||
 	    (t1 = br_wait_fib(&B, (long)ps.n, 600, 20000, NULL)) == 0) {
-		fprintf(stderr, "bench-restart: the router did not load the "
-		    "routes (logs in %s/run)\n", B.dir);
+		fprintf(stderr,
+		    "bench-restart: the router did not load the "
+		    "routes (logs in %s/run)\n",
+		    B.dir);
 		return (1);
 	}
-	expected = (long)ps.n + 2;	/* and the two connected subnets */
+	expected = (long)ps.n + 2; /* and the two connected subnets */
 	if (wait_whole(120) != 0) {
 		fprintf(stderr, "bench-restart: the router did not settle\n");
 		return (1);
 	}
 	printf("# loaded in %.2f s; fwd holds %ld routes (%zu static, 2 "
-	    "connected, the rest /32s of resolved neighbours)\n",
+	       "connected, the rest /32s of resolved neighbours)\n",
 	    (double)(t1 - t0) / 1e9, br_fib_total(&B, 2000), ps.n);
 	br_print_cpus(&B);
 	for (unsigned c = 0; c < 3; c++)
 		for (unsigned m = 0; m < 8; m++)
 			v[c][m] = calloc(rounds, sizeof(double));
-	printf("# per case: lost, resume_s, fib_full_s (fib_complete_s), routes "
+	printf(
+	    "# per case: lost, resume_s, fib_full_s (fib_complete_s), routes "
 	    "withdrawn, allflows_s (kill to the send time of the last lost "
 	    "datagram), maxgap_ms (longest time without arrivals), sent (in "
 	    "the counted window), warmup (datagrams lost in the warm-up)\n");
@@ -635,25 +654,28 @@ main(int argc, char **argv)
 			unsigned k = nok[c];
 
 			if (run_case(comps[c], &res) != 0) {
-				fprintf(stderr, "bench-restart: round %u, %s "
-				    "failed (logs in %s/run)\n", r, comps[c],
-				    B.dir);
+				fprintf(stderr,
+				    "bench-restart: round %u, %s "
+				    "failed (logs in %s/run)\n",
+				    r, comps[c], B.dir);
 				continue;
 			}
 			v[c][0][k] = res.lost;
 			v[c][1][k] = res.resume_s;
 			v[c][2][k] = res.fib_complete_s;
-			v[c][3][k] = res.fib_min >= (double)expected ? 0 :
+			v[c][3][k] = res.fib_min >= (double)expected ?
+			    0 :
 			    (double)expected - res.fib_min;
 			v[c][4][k] = res.all_flows_s;
 			v[c][5][k] = res.max_gap_ms;
 			v[c][6][k] = res.lost_before;
 			nok[c]++;
-			printf("%-6u %-5s %9.0f %9.3f %10.3f %9.0f %10.3f %9.1f "
-			    "%8.0f %8.0f\n", r, comps[c], res.lost, res.resume_s,
-			    res.fib_complete_s, v[c][3][k],
-			    res.all_flows_s, res.max_gap_ms, res.sent_window,
-			    res.lost_before);
+			printf(
+			    "%-6u %-5s %9.0f %9.3f %10.3f %9.0f %10.3f %9.1f "
+			    "%8.0f %8.0f\n",
+			    r, comps[c], res.lost, res.resume_s,
+			    res.fib_complete_s, v[c][3][k], res.all_flows_s,
+			    res.max_gap_ms, res.sent_window, res.lost_before);
 			v[c][7][k] = res.warmup_s;
 		}
 	}
@@ -661,29 +683,32 @@ main(int argc, char **argv)
 	    "resume_s", "fib_complete_s", "routes withdrawn");
 	for (unsigned c = 0; c < 3; c++)
 		printf("%-6s %8.0f %6.0f-%-6.0f %8.3f %6.3f-%-7.3f %9.3f "
-		    "%6.3f-%-8.3f %7.0f (max %.0f)\n", comps[c],
-		    br_median(v[c][0], nok[c]), br_min(v[c][0], nok[c]),
-		    br_max(v[c][0], nok[c]), br_median(v[c][1], nok[c]),
-		    br_min(v[c][1], nok[c]), br_max(v[c][1], nok[c]),
-		    br_median(v[c][2], nok[c]), br_min(v[c][2], nok[c]),
-		    br_max(v[c][2], nok[c]), br_median(v[c][3], nok[c]),
-		    br_max(v[c][3], nok[c]));
-	printf("targets: kill -9 rib or mgmt: 0 lost, 0 withdrawn; kill -9 fwd "
+		       "%6.3f-%-8.3f %7.0f (max %.0f)\n",
+		    comps[c], br_median(v[c][0], nok[c]),
+		    br_min(v[c][0], nok[c]), br_max(v[c][0], nok[c]),
+		    br_median(v[c][1], nok[c]), br_min(v[c][1], nok[c]),
+		    br_max(v[c][1], nok[c]), br_median(v[c][2], nok[c]),
+		    br_min(v[c][2], nok[c]), br_max(v[c][2], nok[c]),
+		    br_median(v[c][3], nok[c]), br_max(v[c][3], nok[c]));
+	printf(
+	    "targets: kill -9 rib or mgmt: 0 lost, 0 withdrawn; kill -9 fwd "
 	    "with 1M routes: forwarding within 1 s, full FIB within 2 s\n\n");
 	for (unsigned c = 0; c < 3; c++) {
 		char cas[32], extra[256];
 
 		snprintf(cas, sizeof(cas), "restart_%s", comps[c]);
-		snprintf(extra, sizeof(extra), "\"routes\":%zu,\"fib_routes\":%ld,"
+		snprintf(extra, sizeof(extra),
+		    "\"routes\":%zu,\"fib_routes\":%ld,"
 		    "\"rate_pps\":%u,\"flows\":%u,\"routes_withdrawn_max\":%.0f,"
-		    "\"all_flows_s\":%.4g,\"max_gap_ms\":%.4g%s", ps.n, expected,
-		    rate, ndst, c == 2 ? (double)expected : br_max(v[c][3], nok[c]),
+		    "\"all_flows_s\":%.4g,\"max_gap_ms\":%.4g%s",
+		    ps.n, expected, rate, ndst,
+		    c == 2 ? (double)expected : br_max(v[c][3], nok[c]),
 		    br_median(v[c][4], nok[c]), br_median(v[c][5], nok[c]),
 		    quick ? ",\"quick\":true" : "");
 		if (nok[c] == 0)
 			continue;
-		br_bench_line("restart", cas, "lost_packets", "packets", v[c][0],
-		    nok[c], NULL, NULL, 0, "lower", extra);
+		br_bench_line("restart", cas, "lost_packets", "packets",
+		    v[c][0], nok[c], NULL, NULL, 0, "lower", extra);
 		br_bench_line("restart", cas, "resume_s", "s", v[c][1], nok[c],
 		    NULL, NULL, 0, "lower", extra);
 		br_bench_line("restart", cas, "fib_complete_s", "s", v[c][2],

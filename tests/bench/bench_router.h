@@ -32,7 +32,7 @@
 
 /* The next hop of the standard set's next hop index: 253 addresses on the
  * server subnet of tests/lib/netns.sh (198.18.2.2-254). */
-#define BR_NH_BASE	0xc6120200u	/* 198.18.2.0, host order */
+#define BR_NH_BASE 0xc6120200u /* 198.18.2.0, host order */
 static __attribute__((unused)) inline uint32_t
 br_nh(unsigned nh)
 {
@@ -50,17 +50,17 @@ br_ip(uint32_t host, char *buf)
 /* ---- the router in namespaces -------------------------------------------- */
 
 struct br {
-	char	root[PATH_MAX];		/* tree root (for tests/...) */
-	char	bin[PATH_MAX];		/* build/bin */
-	char	dir[PATH_MAX];		/* our temp dir: state/, run/ */
-	char	rundir[PATH_MAX];
-	char	suffix[32];
+	char root[PATH_MAX]; /* tree root (for tests/...) */
+	char bin[PATH_MAX];  /* build/bin */
+	char dir[PATH_MAX];  /* our temp dir: state/, run/ */
+	char rundir[PATH_MAX];
+	char suffix[32];
 	struct ev_loop *loop;
 	struct lc_arena *ar;
 	struct ipc_client *mgmt, *fwd, *rib;
 	uint64_t session;
-	bool	started;
-	char	err[512];
+	bool started;
+	char err[512];
 };
 
 static struct br *br_cleanup_me;
@@ -127,7 +127,7 @@ br_init(struct br *b, const char *tag)
 	snprintf(b->dir, sizeof(b->dir), "/tmp/tern-%s.XXXXXX", b->suffix);
 	if (mkdtemp(b->dir) == NULL)
 		return (-1);
-	chmod(b->dir, 0755);	/* the components run as nobody */
+	chmod(b->dir, 0755); /* the components run as nobody */
 	snprintf(exe, sizeof(exe), "%s/state", b->dir);
 	mkdir(exe, 0755);
 	snprintf(b->rundir, sizeof(b->rundir), "%s/run", b->dir);
@@ -170,8 +170,9 @@ br_cleanup(void)
 static __attribute__((unused)) struct ipc_client *
 br_client(struct br *b, const struct ipc_service_desc *svc, bool ro)
 {
-	struct ipc_opts o = { .rundir = b->rundir, .component = "bench",
-	    .reconnect_ms = 5 };
+	struct ipc_opts o = {.rundir = b->rundir,
+	    .component = "bench",
+	    .reconnect_ms = 5};
 
 	return (ipc_client_new(b->loop, svc, &o, ro));
 }
@@ -265,11 +266,11 @@ br_fib_total(struct br *b, unsigned timeout_ms)
 		if (!ipc_client_connected(b->fwd))
 			return (-1);
 	}
-	q.prefix = htonl(0xffffffffu);	/* an exact get of a route never set */
+	q.prefix = htonl(0xffffffffu); /* an exact get of a route never set */
 	q.len = 32;
 	q.exact = true;
 	if (ipc_call_wait(b->fwd, FWD__METHOD__QUERY_FIB, &q.base, timeout_ms,
-	    b->ar, &rep, b->err, sizeof(b->err)) == IPC_OK)
+		b->ar, &rep, b->err, sizeof(b->err)) == IPC_OK)
 		n = ((Fwd__FibList *)rep)->total;
 	lc_arena_reset(b->ar);
 	return (n);
@@ -290,13 +291,14 @@ br_fib_get(struct br *b, uint32_t prefix, unsigned len, uint32_t *nh,
 	q.len = len;
 	q.exact = true;
 	if (ipc_call_wait(b->fwd, FWD__METHOD__QUERY_FIB, &q.base, timeout_ms,
-	    b->ar, &rep, b->err, sizeof(b->err)) == IPC_OK) {
+		b->ar, &rep, b->err, sizeof(b->err)) == IPC_OK) {
 		l = (const Fwd__FibList *)rep;
 		rv = 0;
 		if (l->n_routes > 0) {
 			rv = 1;
 			*nh = l->routes[0]->n_nh_addr > 0 ?
-			    ntohl(l->routes[0]->nh_addr[0]) : 0;
+			    ntohl(l->routes[0]->nh_addr[0]) :
+			    0;
 		}
 	}
 	lc_arena_reset(b->ar);
@@ -340,12 +342,14 @@ br_write_tern_conf(const char *path, const struct tt_prefixset *ps,
 
 	if (f == NULL)
 		return (-1);
-	fprintf(f, "/* bench: %zu static routes of the standard set */\n"
+	fprintf(f,
+	    "/* bench: %zu static routes of the standard set */\n"
 	    "system { host-name tern-bench; log-level notice; }\n"
 	    "interfaces {\n"
 	    "    client { device rc0; address 198.18.1.1/24; }\n"
 	    "    server { device rs0; address 198.18.2.1/24; }\n"
-	    "}\nprotocols {\n    static {\n", ps->n);
+	    "}\nprotocols {\n    static {\n",
+	    ps->n);
 	for (size_t i = 0; i < ps->n; i++)
 		fprintf(f, "        route %s/%u next-hop %s;\n",
 		    br_ip(ps->p[i].addr, a), ps->p[i].len,
@@ -435,14 +439,14 @@ br_bench_line(const char *bench, const char *cas, const char *metric,
 	double med = br_median(v, n);
 
 	printf("BENCH {\"bench\":\"%s\",\"case\":\"%s\",\"metric\":\"%s\","
-	    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g",
+	       "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g",
 	    bench, cas, metric, unit, med, br_min(v, n), br_max(v, n));
 	if (peer != NULL && pn > 0) {
 		double pm = br_median(pv, pn);
 
 		printf(",\"peer\":\"%s\",\"peer_value\":%.6g,\"peer_min\":%.6g,"
-		    "\"peer_max\":%.6g", peer, pm, br_min(pv, pn),
-		    br_max(pv, pn));
+		       "\"peer_max\":%.6g",
+		    peer, pm, br_min(pv, pn), br_max(pv, pn));
 		if (pm > 0)
 			printf(",\"ratio\":%.4g", med / pm);
 	}
@@ -464,7 +468,8 @@ br_pid_cpu(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return (-1);
-	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL) {
+	if (fgets(buf, sizeof(buf), f) != NULL &&
+	    (p = strrchr(buf, ')')) != NULL) {
 		for (p += 2, field = 3; *p && field < 39; p++)
 			if (*p == ' ')
 				field++;
@@ -487,7 +492,7 @@ br_component_pid(struct br *b, const char *name)
 	if (br_exec(b, "show processes", out, sizeof(out), 5000) != 0)
 		return (0);
 	for (line = strtok_r(out, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save))
+	     line = strtok_r(NULL, "\n", &save))
 		if (sscanf(line, "%63s %d %63s", n, &pid, state) == 3 &&
 		    strcmp(n, name) == 0)
 			return (strcmp(state, "running") == 0 ? pid : 0);
@@ -498,7 +503,7 @@ br_component_pid(struct br *b, const char *name)
 static __attribute__((unused)) void
 br_print_cpus(struct br *b)
 {
-	static const char *const comps[] = { "mgmt", "rib", "fwd" };
+	static const char *const comps[] = {"mgmt", "rib", "fwd"};
 
 	printf("# processes:");
 	for (unsigned i = 0; i < 3; i++) {

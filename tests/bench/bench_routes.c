@@ -43,38 +43,39 @@
  *   FIB (a dummy interface carrying the /16).
  */
 
-#define CHUNK_MAX	65536
-static size_t CHUNK = CHUNK_MAX;	/* routes per RouteBatch (--chunk=N) */
+#define CHUNK_MAX 65536
+static size_t CHUNK = CHUNK_MAX; /* routes per RouteBatch (--chunk=N) */
 
 static struct ev_loop *loop;
 static char rundir[PATH_MAX], ribbin[PATH_MAX];
 static struct tt_prefixset ps;
-static const char *ribopt[4];	/* --rib-opt=X: extra tern-rib options */
-static bool real_fwd;
-static bool msg_enc;		/* --encoding=message: one Route message
-				   per route instead of packed_add records */
-static bool show_slow;		/* --show-slow: changes over 0.5 ms */		/* the tern-fwd daemon, not the in-process FIB */
+static const char *ribopt[4]; /* --rib-opt=X: extra tern-rib options */
+static bool real_fwd;	      /* the tern-fwd daemon, not the in-process FIB */
+/* --encoding=message: one Route message per route instead of packed_add
+ * records */
+static bool msg_enc;
+static bool show_slow; /* --show-slow: changes over 0.5 ms */
 static char fwdbin[PATH_MAX], fwdns[64];
 static pid_t fwd_pid;
-static volatile pid_t rib_pid, bird_pid;	/* for the signal cleanup */
+static volatile pid_t rib_pid, bird_pid; /* for the signal cleanup */
 static char basedir[PATH_MAX];
 static struct ipc_client *ribc, *fwdc;
-static struct lc_arena *par;	/* replies of polls */
+static struct lc_arena *par; /* replies of polls */
 static unsigned nribopt;
 
 /* ---- the fwd peer: real fwd FIB behind fwd.proto ---- */
 
 static struct {
 	struct ipc_server *srv;
-	struct fwd_fib	*fib;
-	uint32_t	nhaddr[1024], nhif[1024];
-	unsigned	nnh;
-	size_t		target;
-	uint64_t	t_done;
-	uint32_t	watch_pfx, watch_nh;
-	uint8_t		watch_len;
-	uint64_t	t_watch;
-	uint64_t	batches, failed;
+	struct fwd_fib *fib;
+	uint32_t nhaddr[1024], nhif[1024];
+	unsigned nnh;
+	size_t target;
+	uint64_t t_done;
+	uint32_t watch_pfx, watch_nh;
+	uint8_t watch_len;
+	uint64_t t_watch;
+	uint64_t batches, failed;
 } fw;
 
 static unsigned
@@ -100,8 +101,9 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	fw.batches++;
 	for (size_t i = 0; i < b->n_add; i++) {
 		const Fwd__FibRoute *r = b->add[i];
-		unsigned nh = r->n_nh_addr > 0 ? nh_index(r->nh_addr[0],
-		    r->nh_ifindex[0]) : 0;
+		unsigned nh = r->n_nh_addr > 0 ?
+		    nh_index(r->nh_addr[0], r->nh_ifindex[0]) :
+		    0;
 
 		if (fwd_fib_add(fw.fib, ntohl(r->prefix), r->len, nh) != 0)
 			fw.failed++;
@@ -134,7 +136,8 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 		uint32_t a;
 
 		memcpy(&a, b->packed_del.data + i * 8, 4);
-		(void)fwd_fib_del(fw.fib, ntohl(a), b->packed_del.data[i * 8 + 4]);
+		(void)fwd_fib_del(fw.fib, ntohl(a),
+		    b->packed_del.data[i * 8 + 4]);
 	}
 	if (fw.t_done == 0 && fwd_fib_count(fw.fib) >= fw.target)
 		fw.t_done = lc_time_mono_ns();
@@ -174,7 +177,7 @@ fw_subscribe(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	f.name = (char *)"bench0";
 	f.enabled = true;
 	f.link = FWD__LINK_STATE__LINK_UP;
-	a.addr = htonl(0xc6120001u);	/* 198.18.0.1/16 */
+	a.addr = htonl(0xc6120001u); /* 198.18.0.1/16 */
 	a.len = 16;
 	f.n_addrs = 1;
 	f.addrs = &ap;
@@ -186,8 +189,8 @@ fw_subscribe(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 static int
 fw_start(void)
 {
-	struct fwd_fib_conf fc = { .max_nh = 4096 };
-	struct ipc_opts o = { .rundir = rundir, .component = "fwd" };
+	struct fwd_fib_conf fc = {.max_nh = 4096};
+	struct ipc_opts o = {.rundir = rundir, .component = "fwd"};
 
 	memset(&fw, 0, sizeof(fw));
 	if ((fw.fib = fwd_fib_new(&fc)) == NULL)
@@ -227,7 +230,7 @@ static bool run_until(bool (*pred)(void *), void *arg, double secs);
 static int
 real_fwd_start(void)
 {
-	struct ipc_opts o = { .rundir = rundir, .component = "bench" };
+	struct ipc_opts o = {.rundir = rundir, .component = "bench"};
 	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
 	Fwd__IfConfig ic = FWD__IF_CONFIG__INIT, *icp = &ic;
 	Fwd__IfAddr a = FWD__IF_ADDR__INIT, *ap = &a;
@@ -238,8 +241,8 @@ real_fwd_start(void)
 	memset(&fw, 0, sizeof(fw));
 	snprintf(fwdns, sizeof(fwdns), "ternbfwd%d", (int)getpid());
 	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 "
-	    "&& ip -n %s link set d0 up && ip -n %s link set d1 up", fwdns,
-	    fwdns, fwdns, fwdns) != 0)
+	       "&& ip -n %s link set d0 up && ip -n %s link set d1 up",
+		fwdns, fwdns, fwdns, fwdns) != 0)
 		return (-1);
 	snprintf(rd, sizeof(rd), "--rundir=%s", rundir);
 	if ((fwd_pid = fork()) == 0) {
@@ -264,8 +267,9 @@ real_fwd_start(void)
 	    &rep, err, sizeof(err));
 	if (st != IPC_OK || rep == NULL || !((Fwd__IfConfigAck *)rep)->ok) {
 		fprintf(stderr, "tern-fwd IF_CONFIG: %s %s\n",
-		    ipc_status_str(st), st == IPC_OK && rep ?
-		    ((Fwd__IfConfigAck *)rep)->error : err);
+		    ipc_status_str(st),
+		    st == IPC_OK && rep ? ((Fwd__IfConfigAck *)rep)->error :
+					  err);
 		return (-1);
 	}
 	lc_arena_reset(par);
@@ -297,7 +301,7 @@ rib_all_acked(void)
 	bool ok = false;
 
 	if (ipc_call_wait(ribc, RIB__METHOD__FIB_STATUS, &e.base, 1000, par,
-	    &rep, err, sizeof(err)) == IPC_OK) {
+		&rep, err, sizeof(err)) == IPC_OK) {
 		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
 
 		ok = s->routes >= fw.target && s->pending == 0 &&
@@ -320,7 +324,7 @@ fwd_has_watch(void)
 	q.len = fw.watch_len;
 	q.exact = true;
 	if (ipc_call_wait(fwdc, FWD__METHOD__QUERY_FIB, &q.base, 1000, par,
-	    &rep, err, sizeof(err)) == IPC_OK) {
+		&rep, err, sizeof(err)) == IPC_OK) {
 		const Fwd__FibList *l = (const Fwd__FibList *)rep;
 
 		ok = l->n_routes > 0 && l->routes[0]->n_nh_addr > 0 &&
@@ -341,8 +345,8 @@ rib_spawn(void)
 		char rd[PATH_MAX + 16];
 
 		snprintf(rd, sizeof(rd), "--rundir=%s", rundir);
-		const char *av[12] = { "tern-rib", rd, "--hold-ms=1",
-		    "--log-level=warning" };
+		const char *av[12] = {"tern-rib", rd, "--hold-ms=1",
+		    "--log-level=warning"};
 
 		for (unsigned i = 0; i < nribopt; i++)
 			av[4 + i] = ribopt[i];
@@ -381,8 +385,10 @@ cpu_ms(pid_t pid)
 	if ((f = fopen(path, "r")) == NULL)
 		return (0);
 	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')))
-		(void)sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-		    "%*u %lu %lu", &ut, &st);
+		(void)sscanf(p + 2,
+		    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %lu %lu",
+		    &ut, &st);
 	fclose(f);
 	return ((ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK));
 }
@@ -421,9 +427,9 @@ rib_ready(void *arg)
 	char err[128];
 	bool ok = false;
 
-	if (ipc_client_connected(c) && ipc_call_wait(c,
-	    RIB__METHOD__FIB_STATUS, &e.base, 1000, a, &rep, err,
-	    sizeof(err)) == IPC_OK) {
+	if (ipc_client_connected(c) &&
+	    ipc_call_wait(c, RIB__METHOD__FIB_STATUS, &e.base, 1000, a, &rep,
+		err, sizeof(err)) == IPC_OK) {
 		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
 
 		ok = s->fwd_connected && !s->resyncing && s->pending == 0;
@@ -444,14 +450,16 @@ ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
 
 	(void)arg;
 	if (status == IPC_CANCELLED)
-		return;		/* the client closed with change acks due */
+		return; /* the client closed with change acks due */
 	if (++acks == acks_want)
 		t_acked = lc_time_mono_ns();
 	if (status != IPC_OK || a == NULL || a->rejected != 0) {
 		rejected++;
-		fprintf(stderr, "batch refused: %s %s\n", ipc_status_str(status),
+		fprintf(stderr, "batch refused: %s %s\n",
+		    ipc_status_str(status),
 		    status == IPC_OK && a && a->n_errors ?
-		    a->errors[0]->message : errmsg);
+			a->errors[0]->message :
+			errmsg);
 	}
 }
 
@@ -494,10 +502,10 @@ cmp_double(const void *a, const void *b)
 
 struct ours {
 	double routes_per_s, rib_bpr, fwd_bpr, p50_ms, p99_ms;
+	/* client sent, rib acked all batches, fwd holds all */
 	double t_sent_ms, t_acked_ms, t_done_ms, rib_cpu_ms, own_cpu_ms;
-	double query_ms;	/* one QUERY page of 100 in the middle */
-	double fwd_cpu_ms;	/* tern-fwd's CPU during the load (real fwd) */	/* client sent, rib acked
-						   all batches, fwd holds all */
+	double query_ms;   /* one QUERY page of 100 in the middle */
+	double fwd_cpu_ms; /* tern-fwd's CPU during the load (real fwd) */
 };
 
 static int
@@ -506,7 +514,7 @@ call_retry(struct ipc_client *c, const Rib__RouteBatch *b)
 	int rv;
 
 	while ((rv = ipc_call(c, RIB__METHOD__ROUTE_BATCH, &b->base, ack_cb,
-	    NULL, 60000)) == -ENOBUFS)
+		    NULL, 60000)) == -ENOBUFS)
 		ev_run(loop, EVRUN_ONCE);
 	return (rv);
 }
@@ -514,9 +522,9 @@ call_retry(struct ipc_client *c, const Rib__RouteBatch *b)
 static int
 run_ours(size_t n, unsigned changes, struct ours *o)
 {
-	struct ipc_opts io = { .rundir = rundir, .component = "bench" };
-	Rib__Route *rt = calloc(CHUNK_MAX, sizeof(*rt)), **rp =
-	    calloc(CHUNK_MAX, sizeof(*rp));
+	struct ipc_opts io = {.rundir = rundir, .component = "bench"};
+	Rib__Route *rt = calloc(CHUNK_MAX, sizeof(*rt)),
+		   **rp = calloc(CHUNK_MAX, sizeof(*rp));
 	uint32_t *nha = calloc(CHUNK_MAX, sizeof(uint32_t));
 	uint8_t *pk = calloc(CHUNK_MAX, 8), pnh[TT_PFX_NNH * 8];
 	uint32_t nh0 = 0;
@@ -537,7 +545,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		return (-1);
 	}
 	c = ribc = ipc_client_new(loop, &ipc_svc_rib, &io, false);
-	fw.target = n + 1;	/* and the connected /16 */
+	fw.target = n + 1; /* and the connected /16 */
 	if (!run_until(rib_ready, c, 10)) {
 		fprintf(stderr, "tern-rib did not come up with the fwd peer\n");
 		goto out;
@@ -555,7 +563,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		uint32_t g = gw_of(i, 0);
 
 		memcpy(pnh + i * 8, &g, 4);
-		memset(pnh + i * 8 + 4, 0, 4);	/* ifindex 0: recursive */
+		memset(pnh + i * 8 + 4, 0, 4); /* ifindex 0: recursive */
 	}
 	t0 = lc_time_mono_ns();
 	for (size_t off = 0; off < n; off += CHUNK) {
@@ -622,7 +630,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	rss1 = rss_kb(pid);
 	o->rib_bpr = (rss1 - rss0) * 1024.0 / n;
 	o->fwd_bpr = real_fwd ? (rss_kb(fwd_pid) - frss0) * 1024.0 / n :
-	    (double)fwd_fib_memory(fw.fib) / n;
+				(double)fwd_fib_memory(fw.fib) / n;
 	if (rejected || fw.failed) {
 		fprintf(stderr, "%u batches refused, %llu FIB adds failed\n",
 		    rejected, (unsigned long long)fw.failed);
@@ -638,7 +646,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		q.limit = 100;
 		q.offset = (uint32_t)(n / 2);
 		if (ipc_call_wait(c, RIB__METHOD__QUERY, &q.base, 30000, par,
-		    &rep, err, sizeof(err)) == IPC_OK)
+			&rep, err, sizeof(err)) == IPC_OK)
 			o->query_ms = (lc_time_mono_ns() - q0) / 1e6;
 		lc_arena_reset(par);
 	}
@@ -673,13 +681,13 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		lat[i] = (fw.t_watch - t0) / 1e6;
 		if (show_slow && lat[i] > 0.5)
 			printf("       slow change %u: %s/%u %.3f ms\n", i,
-			    lc_ip4_ntoa((struct lc_ip4){ rt[0].prefix }),
-			    p->len, lat[i]);
+			    lc_ip4_ntoa((struct lc_ip4){rt[0].prefix}), p->len,
+			    lat[i]);
 	}
 	qsort(lat, changes, sizeof(*lat), cmp_double);
 	o->p50_ms = lat[changes / 2];
 	o->p99_ms = lat[(changes * 99) / 100 < changes ? (changes * 99) / 100 :
-	    changes - 1];
+							 changes - 1];
 	rv = 0;
 out:
 	ipc_client_free(c);
@@ -711,7 +719,7 @@ write_ip_batch(size_t n)
 		return (-errno);
 	for (size_t i = 0; i < n; i++) {
 		const struct tt_prefix *p = &ps.p[i];
-		struct in_addr a = { htonl(p->addr) }, g = { gw_of(p->nh, 0) };
+		struct in_addr a = {htonl(p->addr)}, g = {gw_of(p->nh, 0)};
 		char as[16], gs[16];
 
 		inet_ntop(AF_INET, &a, as, sizeof(as));
@@ -721,8 +729,7 @@ write_ip_batch(size_t n)
 	return (fclose(f) == 0 ? 0 : -errno);
 }
 
-static int
-sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int
 sh(const char *fmt, ...)
@@ -745,8 +752,9 @@ run_kernel(size_t n)
 
 	snprintf(ns, sizeof(ns), "ternbench%d", (int)getpid());
 	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 && "
-	    "ip -n %s addr add 198.18.0.1/16 dev d0 && "
-	    "ip -n %s link set d0 up && ip -n %s link set d1 up", ns, ns, ns, ns, ns) != 0) {
+	       "ip -n %s addr add 198.18.0.1/16 dev d0 && "
+	       "ip -n %s link set d0 up && ip -n %s link set d1 up",
+		ns, ns, ns, ns, ns) != 0) {
 		(void)sh("ip netns del %s 2>/dev/null", ns);
 		return (-1);
 	}
@@ -769,12 +777,13 @@ write_bird_conf(size_t n)
 
 	if (f == NULL)
 		return (-errno);
-	fprintf(f, "router id 198.18.0.1;\nprotocol device { }\n"
+	fprintf(f,
+	    "router id 198.18.0.1;\nprotocol device { }\n"
 	    "protocol kernel k4 { ipv4 { export all; import none; }; "
 	    "learn off; scan time 3600; }\nprotocol static s4 { ipv4;\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct tt_prefix *p = &ps.p[i];
-		struct in_addr a = { htonl(p->addr) }, g = { gw_of(p->nh, 0) };
+		struct in_addr a = {htonl(p->addr)}, g = {gw_of(p->nh, 0)};
 		char as[16], gs[16];
 
 		inet_ntop(AF_INET, &a, as, sizeof(as));
@@ -793,8 +802,10 @@ ns_prefixes(const char *ns)
 	long v = -1;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "ip netns exec %s awk '/^Main:/ { m = 1 } "
-	    "m && /Prefixes:/ { print $2; exit }' /proc/net/fib_triestat", ns);
+	snprintf(cmd, sizeof(cmd),
+	    "ip netns exec %s awk '/^Main:/ { m = 1 } "
+	    "m && /Prefixes:/ { print $2; exit }' /proc/net/fib_triestat",
+	    ns);
 	if ((f = popen(cmd, "r")) == NULL)
 		return (-1);
 	if (fgets(line, sizeof(line), f) != NULL)
@@ -816,8 +827,11 @@ bird_table_bytes(const char *ctl)
 		return (-1);
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (sscanf(line, "Routing tables: %lf %7s", &x, unit) == 2)
-			v = x * (unit[0] == 'k' ? 1024.0 : unit[0] == 'M' ?
-			    1048576.0 : unit[0] == 'G' ? 1073741824.0 : 1.0);
+			v = x *
+			    (unit[0] == 'k'	   ? 1024.0 :
+				    unit[0] == 'M' ? 1048576.0 :
+				    unit[0] == 'G' ? 1073741824.0 :
+						     1.0);
 	pclose(f);
 	return (v);
 }
@@ -836,15 +850,16 @@ run_bird(size_t n, double *table_bpr)
 	snprintf(ctl, sizeof(ctl), "%s.ctl", birdconf);
 	snprintf(pidf, sizeof(pidf), "%s.pid", birdconf);
 	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 "
-	    "&& ip -n %s addr add 198.18.0.1/16 dev d0 && "
-	    "ip -n %s link set d0 up && ip -n %s link set d1 up", ns, ns, ns,
-	    ns, ns) != 0 || (base = ns_prefixes(ns)) < 0) {
+	       "&& ip -n %s addr add 198.18.0.1/16 dev d0 && "
+	       "ip -n %s link set d0 up && ip -n %s link set d1 up",
+		ns, ns, ns, ns, ns) != 0 ||
+	    (base = ns_prefixes(ns)) < 0) {
 		(void)sh("ip netns del %s 2>/dev/null", ns);
 		return (-1);
 	}
 	t0 = lc_time_mono_ns();
 	if (sh("ip netns exec %s bird -c %s -s %s -P %s", ns, birdconf, ctl,
-	    pidf) == 0) {
+		pidf) == 0) {
 		end = t0 + 300ULL * 1000000000ULL;
 		while ((c = ns_prefixes(ns)) >= 0 && c < base + (long)n &&
 		    lc_time_mono_ns() < end)
@@ -887,7 +902,8 @@ on_signal(int sig)
 		kill(fwd_pid, SIGKILL);
 	if (bird_pid > 0)
 		kill(bird_pid, SIGKILL);
-	snprintf(cmd, sizeof(cmd), "ip netns del ternbfwd%d 2>/dev/null; "
+	snprintf(cmd, sizeof(cmd),
+	    "ip netns del ternbfwd%d 2>/dev/null; "
 	    "ip netns del ternbench%d 2>/dev/null; kill $(cat %s/bird.conf.pid) "
 	    "2>/dev/null; ip netns del ternbird%d 2>/dev/null; rm -rf '%s'",
 	    pid, pid, basedir, pid, basedir);
@@ -912,8 +928,8 @@ bench_line(const char *cas, const char *metric, const char *unit, double *v,
 	double mn, mx, med = median(v, n, &mn, &mx), pmn, pmx, pmed;
 
 	printf("BENCH {\"bench\":\"routes\",\"case\":\"%s\",\"metric\":\"%s\","
-	    "\"unit\":\"%s\",\"value\":%.4g,\"min\":%.4g,\"max\":%.4g", cas,
-	    metric, unit, med, mn, mx);
+	       "\"unit\":\"%s\",\"value\":%.4g,\"min\":%.4g,\"max\":%.4g",
+	    cas, metric, unit, med, mn, mx);
 	if (peer != NULL && pn > 0) {
 		pmed = median(pv, pn, &pmn, &pmx);
 		printf(",\"peer\":\"%s\",\"peer_value\":%.4g,\"ratio\":%.3g",
@@ -926,7 +942,7 @@ int
 main(int argc, char **argv)
 {
 	bool quick = false, no_peer = false;
-	int fwd_mode = 0;	/* 0: real when possible, 1: inproc, 2: real */
+	int fwd_mode = 0; /* 0: real when possible, 1: inproc, 2: real */
 	size_t n = TT_PFX_FULL;
 	unsigned rounds = 3, changes = 1000, nk = 0;
 	struct ours o[8];
@@ -964,10 +980,12 @@ main(int argc, char **argv)
 		else if (strncmp(argv[i], "--rounds=", 9) == 0)
 			rounds = (unsigned)strtoul(argv[i] + 9, NULL, 10);
 		else {
-			fprintf(stderr, "usage: %s [--quick] [--no-peer] "
+			fprintf(stderr,
+			    "usage: %s [--quick] [--no-peer] "
 			    "[--routes=N] [--rounds=N] [--fwd=real|inproc] "
 			    "[--rib-opt=OPT]... [--show-slow] [--chunk=N] "
-			    "[--encoding=packed|message]\n", argv[0]);
+			    "[--encoding=packed|message]\n",
+			    argv[0]);
 			return (2);
 		}
 	}
@@ -983,8 +1001,9 @@ main(int argc, char **argv)
 	lc_log_init("bench-routes", LC_LOG_WARNING, LC_LOG_STDERR);
 	snprintf(ribbin, sizeof(ribbin), "%s", argv[0]);
 	slash = strrchr(ribbin, '/');
-	snprintf(slash ? slash + 1 : ribbin, sizeof(ribbin) -
-	    (size_t)(slash ? slash + 1 - ribbin : 0), "tern-rib");
+	snprintf(slash ? slash + 1 : ribbin,
+	    sizeof(ribbin) - (size_t)(slash ? slash + 1 - ribbin : 0),
+	    "tern-rib");
 	if (access(ribbin, X_OK) != 0) {
 		fprintf(stderr, "no %s: build it first (make)\n", ribbin);
 		if (quick) {
@@ -995,14 +1014,15 @@ main(int argc, char **argv)
 	}
 	snprintf(fwdbin, sizeof(fwdbin), "%.*s/tern-fwd",
 	    (int)(slash ? slash - ribbin : 1), slash ? ribbin : ".");
-	real_fwd = fwd_mode == 2 || (fwd_mode == 0 && getuid() == 0 &&
-	    access(fwdbin, X_OK) == 0);
+	real_fwd = fwd_mode == 2 ||
+	    (fwd_mode == 0 && getuid() == 0 && access(fwdbin, X_OK) == 0);
 	if (real_fwd && (getuid() != 0 || access(fwdbin, X_OK) != 0)) {
 		fprintf(stderr, "--fwd=real needs root (a namespace) and %s\n",
 		    fwdbin);
 		return (2);
 	}
-	snprintf(base, sizeof(base), "/tmp/tern-bench-routes.%d", (int)getpid());
+	snprintf(base, sizeof(base), "/tmp/tern-bench-routes.%d",
+	    (int)getpid());
 	snprintf(basedir, sizeof(basedir), "%s", base);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1014,16 +1034,22 @@ main(int argc, char **argv)
 		return (1);
 	if (!no_peer && (getuid() != 0 || write_ip_batch(n) != 0))
 		no_peer = true;
-	have_bird = !no_peer && system("command -v bird >/dev/null 2>&1 && "
-	    "command -v birdc >/dev/null 2>&1") == 0 && write_bird_conf(n) == 0;
+	have_bird = !no_peer &&
+	    system("command -v bird >/dev/null 2>&1 && "
+		   "command -v birdc >/dev/null 2>&1") == 0 &&
+	    write_bird_conf(n) == 0;
 	loop = lc_loop_new();
 	par = lc_arena_new(1 << 16);
-	printf("bench-routes: %zu routes (standard set), %u rounds, %u changes; "
-	    "tern-rib -> %s; peers: %s%s\n", n, rounds, changes, real_fwd ?
-	    "tern-fwd (afpacket port on a veth in a namespace; done = rib has "
-	    "fwd's acks for all, change = in fwd's QUERY_FIB)" :
-	    "in-process fwd FIB over fwd.proto (fwd_fib; fwd memory = "
-	    "fwd_fib_memory)", no_peer ? "none" : "kernel ip -batch",
+	printf(
+	    "bench-routes: %zu routes (standard set), %u rounds, %u changes; "
+	    "tern-rib -> %s; peers: %s%s\n",
+	    n, rounds, changes,
+	    real_fwd ?
+		"tern-fwd (afpacket port on a veth in a namespace; done = rib has "
+		"fwd's acks for all, change = in fwd's QUERY_FIB)" :
+		"in-process fwd FIB over fwd.proto (fwd_fib; fwd memory = "
+		"fwd_fib_memory)",
+	    no_peer ? "none" : "kernel ip -batch",
 	    have_bird ? ", BIRD static -> kernel" : "");
 	printf("%-6s %12s %12s %12s %10s %10s %12s %12s %12s\n", "round",
 	    "ours rt/s", "rib B/rt", "fwd B/rt", "chg p50ms", "chg p99ms",
@@ -1045,20 +1071,24 @@ main(int argc, char **argv)
 		birdmem[nb] = -1;
 		bird[nb] = have_bird ? run_bird(n, &birdmem[nb]) : -1;
 		printf("%-6u %12.0f %12.1f %12.1f %10.3f %10.3f %12.0f %12.0f "
-		    "%12.1f\n", r, rps[r], rib[r], fwdm[r], p50[r], p99[r],
-		    kern[r], bird[nb], birdmem[nb]);
+		       "%12.1f\n",
+		    r, rps[r], rib[r], fwdm[r], p50[r], p99[r], kern[r],
+		    bird[nb], birdmem[nb]);
 		if (bird[nb] > 0 && birdmem[nb] > 0)
 			nb++;
-		printf("       (client sent all at %.0f ms, rib accepted all at "
+		printf(
+		    "       (client sent all at %.0f ms, rib accepted all at "
 		    "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
 		    "tern-fwd %.0f ms, bench process %.0f ms; a show-route page "
-		    "of 100 at offset n/2: %.0f ms)\n", o[r].t_sent_ms,
-		    o[r].t_acked_ms, o[r].t_done_ms, o[r].rib_cpu_ms,
-		    o[r].fwd_cpu_ms, o[r].own_cpu_ms, o[r].query_ms);
+		    "of 100 at offset n/2: %.0f ms)\n",
+		    o[r].t_sent_ms, o[r].t_acked_ms, o[r].t_done_ms,
+		    o[r].rib_cpu_ms, o[r].fwd_cpu_ms, o[r].own_cpu_ms,
+		    o[r].query_ms);
 		fflush(stdout);
 	}
 	sfx = n == TT_PFX_FULL ? (real_fwd ? "1M" : "1M_inproc_fwd") :
-	    quick ? (real_fwd ? "100k" : "100k_inproc_fwd") : "n";
+	    quick	       ? (real_fwd ? "100k" : "100k_inproc_fwd") :
+				 "n";
 	snprintf(cas[0], sizeof(cas[0]), "routes_%s", sfx);
 	snprintf(cas[1], sizeof(cas[1]), "rib_memory_%s", sfx);
 	snprintf(cas[2], sizeof(cas[2]), "fwd_memory_%s", sfx);

@@ -27,12 +27,12 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
-#define SINK_FLOWS   128	   /* = BF_FLOWS of bench_forward.c */
-#define SINK_SEQ_MAX (1u << 24)	   /* = BF_SEQ_MAX */
-#define SINK_LAT_MAX (1u << 21)	   /* = BF_LAT_MAX */
-#define SINK_DPORT   7777	   /* = BF_DPORT */
-#define SINK_SPORT   10000	   /* = BF_SPORT */
-#define SINK_PLOFF   42		   /* eth 14 + ip 20 + udp 8 */
+#define SINK_FLOWS   128	/* = BF_FLOWS of bench_forward.c */
+#define SINK_SEQ_MAX (1u << 24) /* = BF_SEQ_MAX */
+#define SINK_LAT_MAX (1u << 21) /* = BF_LAT_MAX */
+#define SINK_DPORT   7777	/* = BF_DPORT */
+#define SINK_SPORT   10000	/* = BF_SPORT */
+#define SINK_PLOFF   42		/* eth 14 + ip 20 + udp 8 */
 
 /* Shared with bench_forward.c (struct bf_sink_state there): keep in step.
  * The bench zeroes it and then sets magic for each trial. */
@@ -67,8 +67,11 @@ struct {
 	__uint(max_entries, SINK_LAT_MAX);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u64); /* an array's values are 8-byte aligned in its
-				 mmap: __u64, so the bench reads them as such */
+	/*
+	 * an array's values are 8-byte aligned in its mmap: __u64, so the
+	 * bench reads them as such
+	 */
+	__type(value, __u64);
 } sink_lat SEC(".maps");
 
 static __always_inline __u16
@@ -98,12 +101,11 @@ sink_ours(struct __sk_buff *skb, unsigned char **d, unsigned port_off)
 		if (p + SINK_PLOFF + 16 > end)
 			return (0);
 	}
-	if (p[12] != 0x08 || p[13] != 0 || p[23] != 17 ||
-	    (p[14] & 0xf) != 5 || rd16(p + port_off) != SINK_DPORT)
+	if (p[12] != 0x08 || p[13] != 0 || p[23] != 17 || (p[14] & 0xf) != 5 ||
+	    rd16(p + port_off) != SINK_DPORT)
 		return (0);
 	s = bpf_map_lookup_elem(&sink_state, &k);
-	if (s == 0 || s->magic == 0 ||
-	    *(__u32 *)(p + SINK_PLOFF) != s->magic)
+	if (s == 0 || s->magic == 0 || *(__u32 *)(p + SINK_PLOFF) != s->magic)
 		return (0);
 	*d = p;
 	return (s);
@@ -117,8 +119,8 @@ sink_mark(struct sink_state *s, __u32 seq, __u32 flow)
 	__u32 w = seq >> 6;
 	__u64 bit = 1ull << (seq & 63), *word;
 
-	if (seq >= SINK_SEQ_MAX || (word = bpf_map_lookup_elem(&sink_seen,
-					 &w)) == 0)
+	if (seq >= SINK_SEQ_MAX ||
+	    (word = bpf_map_lookup_elem(&sink_seen, &w)) == 0)
 		return;
 	if (__sync_fetch_and_or(word, bit) & bit) {
 		__sync_fetch_and_add(&s->dup, 1);

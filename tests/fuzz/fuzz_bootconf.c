@@ -14,7 +14,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&err, 0, sizeof(err));
 	c = rtm_config_parse("fuzz.conf", (const char *)data, size, &err);
 	if (c == NULL && err.msg[0] == '\0')
-		abort();	/* every refusal says why */
+		abort(); /* every refusal says why */
 	rtm_config_free(c);
 	return (0);
 }

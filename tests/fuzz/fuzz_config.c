@@ -31,14 +31,14 @@ round_trip(const struct mgmt_conf *c)
 	mgmt_conf_print(c, &a);
 	if (mgmt_conf_parse(a.data ? (char *)a.data : "", a.len, "printed", &re,
 		&err) != 0) {
-		fprintf(
-		    stderr, "%.*s\n%s\n", (int)a.len, (char *)a.data, err.msg);
+		fprintf(stderr, "%.*s\n%s\n", (int)a.len, (char *)a.data,
+		    err.msg);
 		check(false, "printed config does not parse");
 	}
 	check(mgmt_conf_equal(c, re), "reparsed tree differs");
 	mgmt_conf_print(re, &b);
 	check(a.len == b.len &&
-		  (a.len == 0 || memcmp(a.data, b.data, a.len) == 0),
+		(a.len == 0 || memcmp(a.data, b.data, a.len) == 0),
 	    "second print differs");
 	mgmt_conf_diff(c, re, &chg);
 	check(chg.n == 0, "diff of equal trees not empty");

@@ -13,8 +13,8 @@ static ProtobufCAllocator alloc;
 static void
 on_rec(const struct ipc_rec *r, void *arg)
 {
-	const struct ipc_service_desc *svcs[] = { &ipc_svc_rtrmgr,
-		&ipc_svc_mgmt, &ipc_svc_rib, &ipc_svc_fwd };
+	const struct ipc_service_desc *svcs[] = {&ipc_svc_rtrmgr, &ipc_svc_mgmt,
+	    &ipc_svc_rib, &ipc_svc_fwd};
 	const struct ipc_method_desc *m = NULL;
 	ProtobufCMessage *msg;
 	unsigned i;
@@ -36,7 +36,7 @@ on_rec(const struct ipc_rec *r, void *arg)
 	lc_arena_reset(arena);
 }
 
-int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -49,8 +49,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Also behind a valid header (count from the first byte), so the record checks get most of the work. */
 	if (size >= 1 && size < (1u << 16)) {
 		static uint8_t buf[IPC_FRAME_HDR + (1u << 16)];
-		uint32_t magic = IPC_MAGIC, count = data[0], length =
-		    (uint32_t)size - 1;
+		uint32_t magic = IPC_MAGIC, count = data[0],
+			 length = (uint32_t)size - 1;
 		uint16_t hl = IPC_FRAME_HDR;
 
 		memset(buf, 0, IPC_FRAME_HDR);

@@ -36,7 +36,7 @@ later(void *arg, struct mgmt *mm, struct mgmt_session *ss, int code,
 static void
 setup(void)
 {
-	struct mgmt_opts o = { 0 };
+	struct mgmt_opts o = {0};
 
 	if (mkdtemp(store) == NULL)
 		abort();
@@ -80,7 +80,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			*next++ = '\0';
 		if (sh_pipeline_parse(line, &p, err, sizeof(err)) != 0) {
 			if (err[0] == '\0')
-				abort();	/* every refusal says why */
+				abort(); /* every refusal says why */
 			continue;
 		}
 		if (skip(p.command)) {
@@ -95,14 +95,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; code == MGMT_PENDING && !done && i < 10000; i++)
 			ev_run(loop, EVRUN_ONCE);
 		if (code == MGMT_PENDING && !done)
-			abort();	/* never answered */
+			abort(); /* never answered */
 		if (code != MGMT_OK && code != MGMT_PENDING && err[0] == '\0')
-			abort();	/* every error says why */
+			abort(); /* every error says why */
 		if (out.len > 0) {
 			FILE *f = fopen("/dev/null", "w");
 
 			if (f != NULL) {
-				sh_pipeline_output(&p, (char *)lc_buf_head(&out), f);
+				sh_pipeline_output(&p,
+				    (char *)lc_buf_head(&out), f);
 				fclose(f);
 			}
 		}

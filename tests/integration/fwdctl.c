@@ -23,8 +23,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
 	char err[256];
-	int st =
-	    ipc_call_wait(cl, method, msg, 3000, ar, &rep, err, sizeof(err));
+	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
+	    sizeof(err));
 
 	if (st != IPC_OK) {
 		fprintf(stderr, "fwdctl: %s: %s\n", ipc_status_str(st), err);
@@ -118,8 +118,10 @@ load_set(size_t n, char *gws, unsigned nsample)
 			return (usage());
 	if (ngw == 0 || rt == NULL || rp == NULL || nh == NULL ||
 	    tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0) {
-		fprintf(stderr, "fwdctl: load-set: no gateway, or cannot "
-		    "make a set of %zu\n", n);
+		fprintf(stderr,
+		    "fwdctl: load-set: no gateway, or cannot "
+		    "make a set of %zu\n",
+		    n);
 		return (1);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -137,7 +139,7 @@ load_set(size_t n, char *gws, unsigned nsample)
 			nh[i] = gw[p->nh % ngw];
 			rt[i].nh_addr = &nh[i];
 			rt[i].n_nh_addr = 1;
-			rt[i].nh_ifindex = &ifx0;	/* by subnet */
+			rt[i].nh_ifindex = &ifx0; /* by subnet */
 			rt[i].n_nh_ifindex = 1;
 			rp[i] = &rt[i];
 		}
@@ -152,9 +154,10 @@ load_set(size_t n, char *gws, unsigned nsample)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("loaded %zu routes: applied %u failed %u, fwd has %u, "
-	    "%.0f ms\n", ps.n, applied, failed, routes,
+	       "%.0f ms\n",
+	    ps.n, applied, failed, routes,
 	    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	if ((addrs = calloc(nsample + 1, sizeof(*addrs))) == NULL ||
 	    tt_addrs_gen(&ps, TT_ADDR_MATCH, addrs, nsample, 0x73616d70) != 0)
 		return (1);
@@ -198,8 +201,8 @@ main(int argc, char **argv)
 		ic.backend = (char *)"afpacket";
 		for (int i = 4; i < argc && i - 4 < 16; i++) {
 			fwd__if_addr__init(&ia[i - 4]);
-			if (parse_pfx(
-				argv[i], &ia[i - 4].addr, &ia[i - 4].len) != 0)
+			if (parse_pfx(argv[i], &ia[i - 4].addr,
+				&ia[i - 4].len) != 0)
 				return (usage());
 			iap[i - 4] = &ia[i - 4];
 			ic.n_addrs++;
@@ -228,13 +231,14 @@ main(int argc, char **argv)
 			if (parse_pfx(argv[4], &r.prefix, &r.len) != 0)
 				return (usage());
 			while ((tok = strsep(&s, ",")) != NULL &&
-			       r.n_nh_addr < 16) {
+			    r.n_nh_addr < 16) {
 				uint32_t l;
 
 				if (parse_pfx(tok, &gw[r.n_nh_addr], &l) != 0)
 					return (usage());
-				ifx[r.n_nh_addr] =
-				    argc >= 7 ? (uint32_t)atoi(argv[6]) : 0;
+				ifx[r.n_nh_addr] = argc >= 7 ?
+				    (uint32_t)atoi(argv[6]) :
+				    0;
 				r.n_nh_addr++;
 			}
 			r.nh_addr = gw;
@@ -259,9 +263,9 @@ main(int argc, char **argv)
 		Fwd__Resync r = FWD__RESYNC__INIT;
 		Fwd__FibAck *a;
 
-		a = (Fwd__FibAck *)call(cmd[7] == 'b'
-					    ? FWD__METHOD__RESYNC_BEGIN
-					    : FWD__METHOD__RESYNC_END,
+		a = (Fwd__FibAck *)call(cmd[7] == 'b' ?
+			FWD__METHOD__RESYNC_BEGIN :
+			FWD__METHOD__RESYNC_END,
 		    &r.base);
 		printf("routes %u swept %u\n", a->routes, a->swept);
 		return (0);
@@ -271,8 +275,8 @@ main(int argc, char **argv)
 		Fwd__InterfaceList *l;
 
 		q.counters = true;
-		l = (Fwd__InterfaceList *)call(
-		    FWD__METHOD__QUERY_INTERFACES, &q.base);
+		l = (Fwd__InterfaceList *)call(FWD__METHOD__QUERY_INTERFACES,
+		    &q.base);
 		for (size_t i = 0; i < l->n_interfaces; i++) {
 			Fwd__Interface *x = l->interfaces[i];
 
@@ -285,11 +289,12 @@ main(int argc, char **argv)
 				    x->addrs[k]->len);
 			if (x->counters != NULL)
 				printf(" rx %llu tx %llu rx_drops %llu "
-				    "rx_ring_full %llu",
+				       "rx_ring_full %llu",
 				    (unsigned long long)x->counters->rx_packets,
 				    (unsigned long long)x->counters->tx_packets,
 				    (unsigned long long)x->counters->rx_drops,
-				    (unsigned long long)x->counters->rx_ring_full);
+				    (unsigned long long)
+					x->counters->rx_ring_full);
 			printf("\n");
 		}
 		return (0);
@@ -322,8 +327,8 @@ main(int argc, char **argv)
 		Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
 		Fwd__NeighbourList *l;
 
-		l = (Fwd__NeighbourList *)call(
-		    FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
+		l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS,
+		    &q.base);
 		for (size_t i = 0; i < l->n_neighbours; i++)
 			printf("%s if %u state %d\n",
 			    ip(l->neighbours[i]->addr),

@@ -42,7 +42,7 @@ mkroute(Rib__Route *r, uint32_t *gw, unsigned k)
 int
 main(int argc, char **argv)
 {
-	struct ipc_opts o = { 0 };
+	struct ipc_opts o = {0};
 	struct ev_loop *loop = lc_loop_new();
 
 	if (argc < 3)
@@ -53,7 +53,8 @@ main(int argc, char **argv)
 	cl = ipc_client_new(loop, &ipc_svc_rib, &o, false);
 	if (strcmp(argv[2], "add") == 0 || strcmp(argv[2], "hold") == 0) {
 		/* add FROM TO [GRACE_MS]: routes FROM..TO-1 as source bgp */
-		unsigned from = (unsigned)atoi(argv[3]), to = (unsigned)atoi(argv[4]);
+		unsigned from = (unsigned)atoi(argv[3]),
+			 to = (unsigned)atoi(argv[4]);
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		Rib__Route *rt = calloc(to - from + 1, sizeof(*rt));
 		Rib__Route **rp = calloc(to - from + 1, sizeof(*rp));
@@ -69,22 +70,23 @@ main(int argc, char **argv)
 		b.grace_ms = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
 		b.add = rp;
 		b.n_add = to - from;
-		a = (Rib__RouteBatchAck *)call(RIB__METHOD__ROUTE_BATCH, &b.base);
+		a = (Rib__RouteBatchAck *)call(RIB__METHOD__ROUTE_BATCH,
+		    &b.base);
 		if (a->rejected) {
-			fprintf(stderr, "ribctl: refused: %s\n", a->n_errors ?
-			    a->errors[0]->message : "?");
+			fprintf(stderr, "ribctl: refused: %s\n",
+			    a->n_errors ? a->errors[0]->message : "?");
 			return (1);
 		}
 		printf("accepted %u\n", a->accepted);
-		if (strcmp(argv[2], "hold") == 0) {	/* stay connected */
+		if (strcmp(argv[2], "hold") == 0) { /* stay connected */
 			fflush(stdout);
 			for (;;)
 				ev_run(loop, EVRUN_ONCE);
 		}
 	} else if (strcmp(argv[2], "status") == 0) {
 		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
-		Rib__FibStatus *s = (Rib__FibStatus *)call(
-		    RIB__METHOD__FIB_STATUS, &e.base);
+		Rib__FibStatus *s = (Rib__FibStatus *)
+		    call(RIB__METHOD__FIB_STATUS, &e.base);
 
 		printf("routes %u pending %u resyncing %d fwd %d\n", s->routes,
 		    s->pending, s->resyncing, s->fwd_connected);

@@ -24,7 +24,8 @@ main(int argc, char **argv)
 {
 	/* r0 = XDP_PASS; exit */
 	struct bpf_insn insn[2] = {
-	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K,
+		.dst_reg = BPF_REG_0,
 		.imm = XDP_PASS},
 	    {.code = BPF_JMP | BPF_EXIT},
 	};

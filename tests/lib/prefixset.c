@@ -60,9 +60,14 @@ static const struct {
 	uint32_t a;
 	unsigned len;
 } bogons[] = {
-	{ 0x00000000, 8 }, { 0x0a000000, 8 }, { 0x7f000000, 8 },
-	{ 0xa9fe0000, 16 }, { 0xac100000, 12 }, { 0xc0a80000, 16 },
-	{ 0xc6120000, 15 }, { 0xe0000000, 3 },
+    {0x00000000, 8},
+    {0x0a000000, 8},
+    {0x7f000000, 8},
+    {0xa9fe0000, 16},
+    {0xac100000, 12},
+    {0xc0a80000, 16},
+    {0xc6120000, 15},
+    {0xe0000000, 3},
 };
 
 static inline uint32_t
@@ -89,12 +94,11 @@ static const struct {
 	unsigned len;
 	unsigned ppm;
 } mix[] = {
-	/* /8-/15: 0.48%, split roughly like a 2025 table */
-	{ 8, 16 }, { 9, 13 }, { 10, 35 }, { 11, 100 }, { 12, 300 },
-	{ 13, 600 }, { 14, 1100 }, { 15, 2636 },
-	{ 16, 13600 }, { 17, 7900 }, { 18, 13500 }, { 19, 24500 },
-	{ 20, 43500 }, { 21, 50500 }, { 22, 126000 }, { 23, 104000 },
-	/* /24 takes the rest (61.2%) */
+    /* /8-/15: 0.48%, split roughly like a 2025 table */
+    {8, 16}, {9, 13}, {10, 35}, {11, 100}, {12, 300}, {13, 600}, {14, 1100},
+    {15, 2636}, {16, 13600}, {17, 7900}, {18, 13500}, {19, 24500}, {20, 43500},
+    {21, 50500}, {22, 126000}, {23, 104000},
+    /* /24 takes the rest (61.2%) */
 };
 
 /* ---- duplicate detection ---- */
@@ -250,8 +254,9 @@ tt_prefixset_gen(struct tt_prefixset *ps, size_t n, uint64_t seed,
 				const struct tt_prefix *par =
 				    &ps->p[tt_rng_below(&rng, len_start)];
 
-				a = par->addr | ((uint32_t)tt_rng_next(&rng) &
-				    ~pmask(par->len));
+				a = par->addr |
+				    ((uint32_t)tt_rng_next(&rng) &
+					~pmask(par->len));
 			} else {
 				/* not nested: outside every shorter prefix */
 				a = (uint32_t)tt_rng_next(&rng) & pmask(len);
@@ -267,7 +272,7 @@ tt_prefixset_gen(struct tt_prefixset *ps, size_t n, uint64_t seed,
 		ps->p[k].len = (uint8_t)len;
 		if (len <= 24)
 			for (uint32_t b = a >> 8, e = b + (1u << (24 - len));
-			    b < e; b++)
+			     b < e; b++)
 				cov[b >> 3] |= (uint8_t)(1u << (b & 7));
 		ps->p[k].nh = (uint16_t)tt_rng_below(&rng, TT_PFX_NNH);
 	}
@@ -305,8 +310,8 @@ tt_prefixset_write(const struct tt_prefixset *ps, FILE *f)
 		uint32_t a = ps->p[k].addr;
 
 		if (fprintf(f, "%u.%u.%u.%u/%u %u\n", a >> 24, (a >> 16) & 0xff,
-		    (a >> 8) & 0xff, a & 0xff, ps->p[k].len,
-		    ps->p[k].nh) < 0)
+			(a >> 8) & 0xff, a & 0xff, ps->p[k].len,
+			ps->p[k].nh) < 0)
 			return (errno ? -errno : -EIO);
 	}
 	if (fflush(f) != 0)
@@ -348,7 +353,8 @@ tt_addrs_gen(const struct tt_prefixset *ps, enum tt_addr_kind kind,
 	for (size_t k = 0; k < 128; k++) {
 		const struct tt_prefix *p = &ps->p[tt_rng_below(&rng, ps->n)];
 
-		hot[k] = p->addr | ((uint32_t)tt_rng_next(&rng) & ~pmask(p->len));
+		hot[k] = p->addr |
+		    ((uint32_t)tt_rng_next(&rng) & ~pmask(p->len));
 	}
 	for (size_t k = 0; k < n; k++)
 		out[k] = hot[tt_rng_next(&rng) & 127];

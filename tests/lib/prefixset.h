@@ -20,8 +20,8 @@
  * lengths; half nested, like the others): n * 1.05 prefixes in all.
  */
 
-#define TT_PFX_SEED 0x7465726e2d666962ull	/* the standard seed */
-#define TT_PFX_FULL 1000000			/* the standard size */
+#define TT_PFX_SEED 0x7465726e2d666962ull /* the standard seed */
+#define TT_PFX_FULL 1000000		  /* the standard size */
 #define TT_PFX_NNH  256
 /* fwd's FIB keeps next-hop index 255 for "no route" (FWD_FIB_NH_NONE):
  * tt_prefixset_fib_nh renumbers a set's next hop 255 to TT_PFX_NNH, so a
@@ -29,19 +29,19 @@
  * them, 254 and 256, above the FIB's byte view). */
 #define TT_PFX_FIB_NNH (TT_PFX_NNH + 1)
 
-#define TT_PFX_LONG 0x1u	/* flags: the "long" variant */
+#define TT_PFX_LONG 0x1u /* flags: the "long" variant */
 
 struct tt_prefix {
-	uint32_t addr;		/* host order, host bits clear */
+	uint32_t addr; /* host order, host bits clear */
 	uint8_t len;
-	uint16_t nh;		/* 0..TT_PFX_NNH-1 */
+	uint16_t nh; /* 0..TT_PFX_NNH-1 */
 };
 
 struct tt_prefixset {
-	struct tt_prefix *p;	/* n prefixes */
+	struct tt_prefix *p; /* n prefixes */
 	size_t n;
-	size_t nested;		/* how many lie inside another of the set */
-	size_t nlong;		/* how many are longer than /24 */
+	size_t nested; /* how many lie inside another of the set */
+	size_t nlong;  /* how many are longer than /24 */
 	uint64_t seed;
 	unsigned flags;
 };
@@ -68,16 +68,16 @@ int tt_prefixset_write(const struct tt_prefixset *, FILE *);
 int tt_prefix_is_bogon(uint32_t addr, unsigned len);
 
 enum tt_addr_kind {
-	TT_ADDR_MATCH,		/* random address inside a random table prefix */
-	TT_ADDR_UNIFORM,	/* uniform random 32-bit */
-	TT_ADDR_HOT128,		/* 128 addresses (inside table prefixes),
-				   drawn at random */
+	TT_ADDR_MATCH,	 /* random address inside a random table prefix */
+	TT_ADDR_UNIFORM, /* uniform random 32-bit */
+	/* 128 addresses (inside table prefixes), drawn at random */
+	TT_ADDR_HOT128,
 };
 
 /* Fill out[0..n) with the stream (host order). 0, -EINVAL (MATCH or HOT128
  * on an empty set, unknown kind). */
-int tt_addrs_gen(const struct tt_prefixset *, enum tt_addr_kind,
-    uint32_t *out, size_t n, uint64_t seed);
+int tt_addrs_gen(const struct tt_prefixset *, enum tt_addr_kind, uint32_t *out,
+    size_t n, uint64_t seed);
 const char *tt_addr_kind_name(enum tt_addr_kind);
 void tt_prefixset_fib_nh(struct tt_prefixset *);
 

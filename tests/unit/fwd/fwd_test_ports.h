@@ -20,10 +20,10 @@
 static const uint8_t cmac[6] = {0x02, 0x74, 0, 0, 1, 2}; /* netns.sh */
 static const uint8_t rmac[6] = {0x02, 0x74, 0, 0, 1, 1};
 
-#define SKIP_UNLESS_NS()                                                       \
-	do {                                                                   \
-		if (suffix[0] == '\0')                                         \
-			skip();                                                \
+#define SKIP_UNLESS_NS()               \
+	do {                           \
+		if (suffix[0] == '\0') \
+			skip();        \
 	} while (0)
 
 /* A raw socket on a host's eth0 (the far end of the router's rc0/rs0);
@@ -79,8 +79,8 @@ send_frames(int fd, unsigned n, unsigned len)
 static unsigned
 rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
 {
-	int fd = fwd_port_afp_fd(p) >= 0 ? fwd_port_afp_fd(p)
-					 : fwd_port_xdp_fd(p);
+	int fd = fwd_port_afp_fd(p) >= 0 ? fwd_port_afp_fd(p) :
+					   fwd_port_xdp_fd(p);
 	struct timespec t0, t;
 	unsigned got = 0;
 

@@ -29,7 +29,6 @@
 
 #define PUNTQ 64
 
-
 struct router {
 	struct fwd_fib *fib;
 	struct fwd_adj_tbl *adj;
@@ -122,8 +121,9 @@ setup(void **st)
 
 	(void)st;
 	if (geteuid() != 0 || system("ping -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "test_afp_forward: not root or no ping, "
-				"skipping\n");
+		fprintf(stderr,
+		    "test_afp_forward: not root or no ping, "
+		    "skipping\n");
 		return (0);
 	}
 	if (tn_create('f') != 0)
@@ -160,10 +160,12 @@ setup(void **st)
 	r->arp = fwd_arp_new(&ac, r->adj);
 	assert_non_null(r->arp);
 	assert_int_equal(fwd_icmp_init(&r->icmp, &ic), 0);
-	assert_int_equal(
-	    fwd_arp_addr_add(r->arp, 0, TF_IP(1, 1), 24, 0, &r->out), 0);
-	assert_int_equal(
-	    fwd_arp_addr_add(r->arp, 1, TF_IP(2, 1), 24, 0, &r->out), 0);
+	assert_int_equal(fwd_arp_addr_add(r->arp, 0, TF_IP(1, 1), 24, 0,
+			     &r->out),
+	    0);
+	assert_int_equal(fwd_arp_addr_add(r->arp, 1, TF_IP(2, 1), 24, 0,
+			     &r->out),
+	    0);
 	r->slow.arp = r->arp;
 	r->slow.icmp = &r->icmp;
 	r->slow.adj = r->adj;
@@ -202,10 +204,10 @@ teardown(void **st)
 	return (0);
 }
 
-#define SKIP_UNLESS_NS()                                                       \
-	do {                                                                   \
-		if (suffix[0] == '\0' || R == NULL)                            \
-			skip();                                                \
+#define SKIP_UNLESS_NS()                            \
+	do {                                        \
+		if (suffix[0] == '\0' || R == NULL) \
+			skip();                     \
 	} while (0)
 
 /* Run a command in the client namespace; returns its exit status and
@@ -269,8 +271,8 @@ test_ping_through(void **st)
 	if (client("ping -c 3 -i 0.2 -W 2 198.18.2.2", NULL, NULL) != 0 ||
 	    getenv("FWD_TEST_DUMP") != NULL)
 		dump();
-	assert_int_equal(
-	    client("ping -c 3 -i 0.2 -W 2 198.18.2.2", NULL, NULL), 0);
+	assert_int_equal(client("ping -c 3 -i 0.2 -W 2 198.18.2.2", NULL, NULL),
+	    0);
 	assert_true(R->dp.st.fwd >= 6);
 	assert_int_equal(fwd_arp_get(R->arp, 1, TF_IP(2, 2), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
@@ -283,11 +285,12 @@ test_ping_router(void **st)
 {
 	(void)st;
 	SKIP_UNLESS_NS();
-	assert_int_equal(
-	    client("ping -c 2 -i 0.2 -W 2 198.18.1.1", NULL, NULL), 0);
+	assert_int_equal(client("ping -c 2 -i 0.2 -W 2 198.18.1.1", NULL, NULL),
+	    0);
 	/* the router's far address, a TTL-1 ping to it included */
-	assert_int_equal(
-	    client("ping -c 2 -i 0.2 -W 2 -t 1 198.18.2.1", NULL, NULL), 0);
+	assert_int_equal(client("ping -c 2 -i 0.2 -W 2 -t 1 198.18.2.1", NULL,
+			     NULL),
+	    0);
 	assert_true(R->icmp.st.echo_replies >= 4);
 }
 
@@ -304,13 +307,15 @@ test_icmp_errors(void **st)
 	    0);
 	assert_true(found);
 	assert_int_equal(R->dp.st.reason[FWD_R_TTL], ttl0 + 1);
-	assert_int_not_equal(
-	    client("ping -c 1 -W 2 198.19.5.5", "Unreachable", &found), 0);
+	assert_int_not_equal(client("ping -c 1 -W 2 198.19.5.5", "Unreachable",
+				 &found),
+	    0);
 	assert_true(found);
 	/* DF over the egress MTU: frag-needed with the MTU; no DF: fragmented
 	 */
-	assert_int_equal(
-	    fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1000, true), 0);
+	assert_int_equal(fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1000,
+			     true),
+	    0);
 	/* (no DF first: after a frag-needed the client would fragment) */
 	assert_int_equal(client("ping -c 2 -i 0.2 -W 2 -M dont -s 1200 "
 				"198.18.2.2",
@@ -321,8 +326,9 @@ test_icmp_errors(void **st)
 				 "mtu = 1000", &found),
 	    0);
 	assert_true(found);
-	assert_int_equal(
-	    fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1500, true), 0);
+	assert_int_equal(fwd_adj_port_set(R->adj, 1, R->port[1]->mac, 1500,
+			     true),
+	    0);
 }
 
 int

@@ -56,10 +56,12 @@ setup(void **st)
 	assert_non_null(e->arp);
 	assert_int_equal(fwd_icmp_init(&e->icmp, &ic), 0);
 	/* 198.18.1.1/24 on port 0, 198.18.2.1/24 on port 1 */
-	assert_int_equal(
-	    fwd_arp_addr_add(e->arp, 0, TF_IP(1, 1), 24, 0, &e->out), 0);
-	assert_int_equal(
-	    fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_addr_add(e->arp, 0, TF_IP(1, 1), 24, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(e->out.n, 2); /* gratuitous ARPs */
 	e->out.n = 0;
 	/* routes: 198.18.9.0/24 via 2.254 (adj 1); connected 2.0/24 (adj 2) */
@@ -107,11 +109,12 @@ test_garp_and_local(void **st)
 	assert_true(fwd_local_has(&e->local, TF_IP(1, 1)));
 	assert_true(fwd_local_has(&e->local, TF_IP(2, 1)));
 	assert_int_equal(fwd_arp_addr_get(e->arp, 1), TF_IP(2, 1));
-	assert_int_equal(
-	    fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0, &e->out), -EEXIST);
+	assert_int_equal(fwd_arp_addr_add(e->arp, 1, TF_IP(2, 1), 24, 0,
+			     &e->out),
+	    -EEXIST);
 	assert_int_equal(fwd_arp_announce(e->arp, 1, &e->out), 1);
-	check_arp(
-	    &e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1), TF_IP(2, 1));
+	check_arp(&e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1),
+	    TF_IP(2, 1));
 	assert_int_equal(fwd_arp_addr_del(e->arp, 1, TF_IP(2, 1)), 0);
 	assert_false(fwd_local_has(&e->local, TF_IP(2, 1)));
 	assert_int_equal(fwd_arp_addr_del(e->arp, 1, TF_IP(2, 1)), -ENOENT);
@@ -125,8 +128,8 @@ test_reply(void **st)
 	struct fwd_neigh_info ni;
 	unsigned len;
 
-	len = tf_arp(
-	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
+	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
+	    TF_IP(1, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), 0);
 	assert_int_equal(e->out.n, 1);
 	check_arp(&e->out.pkt[0], 0, 2, hmac, mac0, TF_IP(1, 1), TF_IP(1, 2));
@@ -136,35 +139,35 @@ test_reply(void **st)
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
 	assert_memory_equal(ni.mac, hmac, 6);
 	/* our address, but asked on the wrong port: not answered */
-	len = tf_arp(
-	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 3), NULL, TF_IP(2, 1));
-	assert_int_equal(
-	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -ENOENT);
+	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 3), NULL,
+	    TF_IP(2, 1));
+	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
+	    -ENOENT);
 	/* for someone else: ignored, not learned */
-	len = tf_arp(
-	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 4), NULL, TF_IP(1, 9));
-	assert_int_equal(
-	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -ENOENT);
+	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 4), NULL,
+	    TF_IP(1, 9));
+	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
+	    -ENOENT);
 	assert_int_equal(fwd_arp_get(e->arp, 0, TF_IP(1, 4), &ni), -ENOENT);
 	assert_int_equal(e->out.n, 1);
 	/* malformed */
-	assert_int_equal(
-	    fwd_arp_input(e->arp, 0, e->f, 41, 5, &e->out), -EINVAL);
+	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, 41, 5, &e->out),
+	    -EINVAL);
 	e->f[15] = 6; /* htype */
-	assert_int_equal(
-	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -EINVAL);
+	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
+	    -EINVAL);
 	len = tf_arp(e->f, 1, tf_bcast, hmac, tf_bcast, TF_IP(1, 2), NULL,
 	    TF_IP(1, 1)); /* bcast sha */
-	assert_int_equal(
-	    fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out), -EINVAL);
+	assert_int_equal(fwd_arp_input(e->arp, 0, e->f, len, 5, &e->out),
+	    -EINVAL);
 	assert_int_equal(fwd_arp_stats(e->arp)->rx_bad, 3);
 }
 
 static unsigned
 pkt(struct env *e, uint32_t dst, uint8_t seq)
 {
-	unsigned len =
-	    tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), dst, 64, 17, 26, 0);
+	unsigned len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), dst, 64, 17, 26,
+	    0);
 
 	e->f[34] = seq; /* tag (payload is not checksummed here) */
 	return (len);
@@ -179,17 +182,18 @@ test_resolve_queue(void **st)
 
 	/* first packet: broadcast request for the gateway from 2.1 */
 	len = pkt(e, TF_IP(9, 5), 0);
-	assert_int_equal(
-	    fwd_arp_punt(e->arp, 0, 1, e->f, len, 100, &e->out), 0);
+	assert_int_equal(fwd_arp_punt(e->arp, 0, 1, e->f, len, 100, &e->out),
+	    0);
 	assert_int_equal(e->out.n, 1);
-	check_arp(
-	    &e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1), TF_IP(2, 254));
+	check_arp(&e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1),
+	    TF_IP(2, 254));
 	e->out.n = 0;
 	/* 6 more: one request only, queue bounded at 4 (oldest dropped) */
 	for (uint8_t s = 1; s <= 6; s++) {
 		len = pkt(e, TF_IP(9, 5), s);
-		assert_int_equal(
-		    fwd_arp_punt(e->arp, 0, 1, e->f, len, 100, &e->out), 0);
+		assert_int_equal(fwd_arp_punt(e->arp, 0, 1, e->f, len, 100,
+				     &e->out),
+		    0);
 	}
 	assert_int_equal(e->out.n, 0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 254), &ni), 0);
@@ -198,8 +202,8 @@ test_resolve_queue(void **st)
 	assert_int_equal(fwd_arp_stats(e->arp)->queue_drops, 3);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_RESOLVE);
 	/* the reply: adjacency forwards, the 4 newest packets go out */
-	len = tf_arp(
-	    e->f, 2, mac1, gwmac, gwmac, TF_IP(2, 254), mac1, TF_IP(2, 1));
+	len = tf_arp(e->f, 2, mac1, gwmac, gwmac, TF_IP(2, 254), mac1,
+	    TF_IP(2, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 200, &e->out), 0);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_FORWARD);
 	assert_memory_equal(e->adj->ent[1].eth, gwmac, 6);
@@ -220,15 +224,15 @@ test_resolve_queue(void **st)
 	/* a late punt (worker raced the update) is sent at once */
 	e->out.n = 0;
 	len = pkt(e, TF_IP(9, 5), 9);
-	assert_int_equal(
-	    fwd_arp_punt(e->arp, 0, 1, e->f, len, 300, &e->out), 0);
+	assert_int_equal(fwd_arp_punt(e->arp, 0, 1, e->f, len, 300, &e->out),
+	    0);
 	assert_int_equal(e->out.n, 1);
 	assert_memory_equal(e->out.pkt[0].data, gwmac, 6);
 	/* bad arguments */
 	assert_int_equal(fwd_arp_punt(e->arp, 0, 63, e->f, len, 300, &e->out),
 	    -EINVAL); /* not an NH/glean adjacency */
-	assert_int_equal(
-	    fwd_arp_resolve(e->arp, 1, TF_IP(2, 1), 0, e->f, len, 300, &e->out),
+	assert_int_equal(fwd_arp_resolve(e->arp, 1, TF_IP(2, 1), 0, e->f, len,
+			     300, &e->out),
 	    -EHOSTUNREACH); /* ourselves */
 }
 
@@ -241,11 +245,11 @@ test_glean_aging(void **st)
 
 	len = pkt(e, TF_IP(2, 7), 1);
 	assert_int_equal(fwd_arp_punt(e->arp, 0, 2, e->f, len, 0, &e->out), 0);
-	check_arp(
-	    &e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1), TF_IP(2, 7));
+	check_arp(&e->out.pkt[0], 1, 1, tf_bcast, mac1, TF_IP(2, 1),
+	    TF_IP(2, 7));
 	e->out.n = 0;
-	len =
-	    tf_arp(e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 7), mac1, TF_IP(2, 1));
+	len = tf_arp(e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 7), mac1,
+	    TF_IP(2, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 10, &e->out), 0);
 	assert_int_equal(e->out.n, 1); /* the queued packet */
 	assert_memory_equal(e->out.pkt[0].data, h7mac, 6);
@@ -268,8 +272,8 @@ test_glean_aging(void **st)
 	assert_int_equal(ni.state, FWD_NEIGH_PROBE);
 	assert_int_equal(e->adj->ent[nh].action, FWD_ADJ_A_FORWARD);
 	/* answered: reachable again */
-	assert_int_equal(
-	    fwd_arp_input(e->arp, 1, e->f, len, 30100, &e->out), 0);
+	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 30100, &e->out),
+	    0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 7), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
 	/* aged again and never answered: deleted after 3 probes */
@@ -316,20 +320,21 @@ test_static(void **st)
 	struct fwd_neigh_info ni;
 	unsigned len;
 
-	assert_int_equal(
-	    fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), gwmac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), gwmac, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_FORWARD);
 	/* ARP cannot override it */
-	len = tf_arp(
-	    e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 254), mac1, TF_IP(2, 1));
+	len = tf_arp(e->f, 2, mac1, h7mac, h7mac, TF_IP(2, 254), mac1,
+	    TF_IP(2, 1));
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 10, &e->out), 0);
 	assert_memory_equal(e->adj->ent[1].eth, gwmac, 6);
 	/* and it never ages */
 	assert_int_equal(fwd_arp_tick(e->arp, 1000000, NULL, &e->out), 0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 254), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_STATIC);
-	assert_int_equal(
-	    fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), tf_bcast, 0, &e->out),
+	assert_int_equal(fwd_arp_static_add(e->arp, 1, TF_IP(2, 254), tf_bcast,
+			     0, &e->out),
 	    -EINVAL);
 	assert_int_equal(fwd_arp_static_del(e->arp, 1, TF_IP(2, 254)), 0);
 	assert_int_equal(e->adj->ent[1].action, FWD_ADJ_A_RESOLVE);
@@ -345,18 +350,21 @@ test_table_full_and_flush(void **st)
 	unsigned len = pkt(e, TF_IP(2, 9), 0);
 
 	assert_non_null(a);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, e->f, len, 0, &e->out), 0);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0, &e->out), 0);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0, &e->out),
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0,
+			     &e->out),
 	    -ENOSPC);
 	fwd_arp_port_flush(a, 1);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0, &e->out), 0);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 9, TF_IP(2, 11), 0, NULL, 0, 0, &e->out),
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(fwd_arp_resolve(a, 9, TF_IP(2, 11), 0, NULL, 0, 0,
+			     &e->out),
 	    -EINVAL); /* unknown port */
 	fwd_arp_free(a);
 }
@@ -373,32 +381,39 @@ test_static_table_full(void **st)
 	struct fwd_neigh_info ni;
 
 	assert_non_null(a);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, NULL, 0, 0, &e->out), 0);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0, &e->out), 0);
-	assert_int_equal(
-	    fwd_arp_static_add(a, 1, TF_IP(2, 20), gwmac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 9), 0, NULL, 0, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 10), 0, NULL, 0, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(fwd_arp_static_add(a, 1, TF_IP(2, 20), gwmac, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(fwd_arp_stats(a)->evicted, 1);
 	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 20), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_STATIC);
-	assert_int_equal(
-	    fwd_arp_static_add(a, 1, TF_IP(2, 21), gwmac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_static_add(a, 1, TF_IP(2, 21), gwmac, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(fwd_arp_stats(a)->evicted, 2);
 	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 9), &ni), -ENOENT);
 	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 10), &ni), -ENOENT);
-	assert_int_equal(
-	    fwd_arp_static_add(a, 1, TF_IP(2, 22), gwmac, 0, &e->out), -ENOSPC);
-	assert_int_equal(
-	    fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0, &e->out),
+	assert_int_equal(fwd_arp_static_add(a, 1, TF_IP(2, 22), gwmac, 0,
+			     &e->out),
+	    -ENOSPC);
+	assert_int_equal(fwd_arp_resolve(a, 1, TF_IP(2, 11), 0, NULL, 0, 0,
+			     &e->out),
 	    -ENOSPC);
 	/* replacing the MAC of a static entry needs no room */
-	assert_int_equal(
-	    fwd_arp_static_add(a, 1, TF_IP(2, 21), h7mac, 0, &e->out), 0);
+	assert_int_equal(fwd_arp_static_add(a, 1, TF_IP(2, 21), h7mac, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(fwd_arp_get(a, 1, TF_IP(2, 21), &ni), 0);
 	assert_memory_equal(ni.mac, h7mac, 6);
-	assert_int_equal(
-	    fwd_arp_static_add(a, 1, TF_IP(2, 21), zero, 0, &e->out), -EINVAL);
+	assert_int_equal(fwd_arp_static_add(a, 1, TF_IP(2, 21), zero, 0,
+			     &e->out),
+	    -EINVAL);
 	fwd_arp_free(a);
 }
 
@@ -410,27 +425,30 @@ test_slow_dispatch(void **st)
 	unsigned len;
 
 	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(9, 5), 1, 17, 26, 0);
-	assert_int_equal(
-	    fwd_slow_input(&s, 0, FWD_R_TTL, 0, e->f, len, 0, &e->out), 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_TTL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(e->out.pkt[0].data[34], FWD_ICMP_TIMXCEED);
 	assert_int_equal(ntohl(fwd_ld32(e->out.pkt[0].data + 26)), TF_IP(1, 1));
-	assert_int_equal(
-	    fwd_slow_input(&s, 0, FWD_R_NO_ROUTE, 0, e->f, len, 0, &e->out), 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_NO_ROUTE, 0, e->f, len, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(e->out.pkt[1].data[35], FWD_ICMP_UNREACH_NET);
-	assert_int_equal(
-	    fwd_slow_input(&s, 0, FWD_R_MTU_DF, 1400, e->f, len, 0, &e->out),
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_MTU_DF, 1400, e->f, len, 0,
+			     &e->out),
 	    0);
 	assert_int_equal(ntohs(fwd_ld16(e->out.pkt[2].data + 40)), 1400);
-	len = tf_arp(
-	    e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
-	assert_int_equal(
-	    fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0, &e->out), 0);
+	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
+	    TF_IP(1, 1));
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0,
+			     &e->out),
+	    0);
 	assert_int_equal(e->out.n, 4);
-	assert_int_equal(
-	    fwd_slow_input(&s, 0, FWD_R_CKSUM, 0, e->f, len, 0, &e->out),
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_CKSUM, 0, e->f, len, 0,
+			     &e->out),
 	    -EINVAL);
-	assert_int_equal(
-	    fwd_slow_input(&s, 0, FWD_R_MTU_FRAG, 1, e->f, len, 0, &e->out),
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_MTU_FRAG, 1, e->f, len, 0,
+			     &e->out),
 	    -EINVAL); /* adj 1 not resolved */
 }
 
@@ -438,20 +456,20 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(
-		test_garp_and_local, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_garp_and_local, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_reply, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_resolve_queue, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_resolve_queue, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_glean_aging, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fail_icmp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_static, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_table_full_and_flush, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_static_table_full, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_slow_dispatch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_table_full_and_flush, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_static_table_full, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_slow_dispatch, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -93,8 +93,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
 	char err[256];
-	int st =
-	    ipc_call_wait(cl, method, msg, 3000, ar, &rep, err, sizeof(err));
+	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
+	    sizeof(err));
 
 	if (st != IPC_OK)
 		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
@@ -106,10 +106,10 @@ struct ifspec {
 	const char *backend;
 	bool enabled, deleted;
 	unsigned mtu;
-	const char *addr[4]; /* "a.b.c.d/len" */
-	const char *neigh[4]; /* static: "a.b.c.d aa:bb:cc:dd:ee:ff" */
-	unsigned neigh_maclen;	/* 0: 6 */
-	unsigned nneigh_extra;	/* that many more, 198.18.2.100 + i */
+	const char *addr[4];   /* "a.b.c.d/len" */
+	const char *neigh[4];  /* static: "a.b.c.d aa:bb:cc:dd:ee:ff" */
+	unsigned neigh_maclen; /* 0: 6 */
+	unsigned nneigh_extra; /* that many more, 198.18.2.100 + i */
 };
 
 /* Settings sent with the next if_config (one commit's both parts) */
@@ -159,9 +159,12 @@ if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
 			fwd__static_neighbour__init(&sn[i][k]);
 			if (k < 4) {
 				assert_int_equal(sscanf(s[i].neigh[k],
-				    "%19s %x:%x:%x:%x:%x:%x", buf, &m[0],
-				    &m[1], &m[2], &m[3], &m[4], &m[5]), 7);
-				assert_int_equal(inet_pton(AF_INET, buf, &a), 1);
+						     "%19s %x:%x:%x:%x:%x:%x",
+						     buf, &m[0], &m[1], &m[2],
+						     &m[3], &m[4], &m[5]),
+				    7);
+				assert_int_equal(inet_pton(AF_INET, buf, &a),
+				    1);
 			} else {
 				a.s_addr = htonl(TF_IP(2, 100) + k);
 				m[0] = 2;
@@ -172,8 +175,9 @@ if_config(const struct ifspec *s, unsigned n, bool replace_all, bool dry)
 				mac[i][k][j] = (uint8_t)m[j];
 			sn[i][k].addr = a.s_addr;
 			sn[i][k].mac.data = mac[i][k];
-			sn[i][k].mac.len = s[i].neigh_maclen ? s[i].neigh_maclen
-							    : 6;
+			sn[i][k].mac.len = s[i].neigh_maclen ?
+			    s[i].neigh_maclen :
+			    6;
 			snp[i][ic[i].n_neighbours++] = &sn[i][k];
 		}
 		icp[i] = &ic[i];
@@ -301,8 +305,8 @@ static uint64_t
 drops(const char *reason)
 {
 	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
-	Fwd__DropList *l =
-	    (Fwd__DropList *)call(FWD__METHOD__QUERY_DROPS, &e.base);
+	Fwd__DropList *l = (Fwd__DropList *)call(FWD__METHOD__QUERY_DROPS,
+	    &e.base);
 
 	for (size_t i = 0; i < l->n_drops; i++)
 		if (strcmp(l->drops[i]->reason, reason) == 0)
@@ -469,18 +473,20 @@ test_if_refused(void **st)
 	    {.name = "m2", .backend = "dpdk", .enabled = true}};
 	static const struct ifspec netaddr[] = {
 	    {.name = "m2", .enabled = true, .addr = {"198.18.3.0/24"}}};
-	static const struct ifspec overlap[] = {
-	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	static const struct ifspec overlap[] = {{.name = "m0",
+						    .enabled = true,
+						    .addr = {"198.18.1.1/24"}},
 	    {.name = "m2", .enabled = true, .addr = {"198.18.1.9/16"}}};
 	static const struct ifspec mtu[] = {
 	    {.name = "m2", .enabled = true, .mtu = 20}};
 	static const struct ifspec nodev[] = {
 	    {.name = "nosuchdev9", .backend = "afpacket", .enabled = true}};
-	static const struct ifspec dup[] = {
-	    {.name = "m2", .enabled = true}, {.name = "m2", .enabled = true}};
+	static const struct ifspec dup[] = {{.name = "m2", .enabled = true},
+	    {.name = "m2", .enabled = true}};
 	/* a good item and a bad one: all or nothing */
-	static const struct ifspec mixed[] = {
-	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}},
+	static const struct ifspec mixed[] = {{.name = "m2",
+						  .enabled = true,
+						  .addr = {"198.18.3.1/24"}},
 	    {.name = "m0", .enabled = true, .addr = {"127.0.0.1/8"}}};
 	static const struct {
 		const struct ifspec *s;
@@ -573,8 +579,8 @@ test_if_dry_run_and_replace(void **st)
 	assert_false(fwd_d_if_find(D, "m0")->attached);
 	assert_int_equal(fwd_fib_count(D->fib), 0);
 	assert_false(fwd_local_has(&D->local, TF_IP(1, 1)));
-	assert_int_equal(
-	    if_query()->interfaces[0]->link, FWD__LINK_STATE__LINK_DOWN);
+	assert_int_equal(if_query()->interfaces[0]->link,
+	    FWD__LINK_STATE__LINK_DOWN);
 	/* deleted */
 	assert_true(
 	    if_config((const struct ifspec[]){{.name = "m0", .deleted = true}},
@@ -626,8 +632,8 @@ test_fib_batch(void **st)
 	m1 = ifindex_of("m1");
 	/* 200 routes through one gateway: one adjacency */
 	for (unsigned i = 0; i < 200; i++)
-		add[i] = (struct rt){
-		    (0xc6130000u | i << 8), 24, 1, {TF_IP(2, 3)}, {m1}};
+		add[i] = (struct rt){(0xc6130000u | i << 8), 24, 1,
+		    {TF_IP(2, 3)}, {m1}};
 	a = fib_batch(1, add, 200, NULL, 0);
 	assert_int_equal(a->applied, 200);
 	assert_int_equal(a->failed, 0);
@@ -717,8 +723,8 @@ test_ecmp_blackhole(void **st)
 	m0 = ifindex_of("m0");
 	m1 = ifindex_of("m1");
 	/* ECMP over a gateway on each side (ifindex 0: found by subnet) */
-	r[0] = (struct rt){
-	    0xc6130000u, 16, 2, {TF_IP(1, 5), TF_IP(2, 3)}, {0, m1}};
+	r[0] = (struct rt){0xc6130000u, 16, 2, {TF_IP(1, 5), TF_IP(2, 3)},
+	    {0, m1}};
 	r[1] = (struct rt){0xc6140000u, 16, 0, {0}, {0}}; /* blackhole */
 	assert_int_equal(fib_batch(1, r, 2, NULL, 0)->applied, 2);
 	assert_int_equal(fwd_fib_get(D->fib, 0xc6130000u, 16, &nh), 0);
@@ -729,7 +735,7 @@ test_ecmp_blackhole(void **st)
 
 		assert_int_equal(fl->routes[0]->n_nh_addr, 2);
 		assert_true(fl->routes[0]->nh_ifindex[0] == m0 ||
-			    fl->routes[0]->nh_ifindex[1] == m0);
+		    fl->routes[0]->nh_ifindex[1] == m0);
 	}
 	send_arp_reply("m1", gw3_mac, TF_IP(2, 3), TF_IP(2, 1));
 	send_arp_reply("m0", host2_mac, TF_IP(1, 5), TF_IP(1, 1));
@@ -746,8 +752,8 @@ test_ecmp_blackhole(void **st)
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
 	assert_int_equal(drops("blackhole"), 1);
 	/* the same group for another prefix is the same adjacency */
-	r[1] = (struct rt){
-	    0xc6150000u, 16, 2, {TF_IP(2, 3), TF_IP(1, 5)}, {m1, m0}};
+	r[1] = (struct rt){0xc6150000u, 16, 2, {TF_IP(2, 3), TF_IP(1, 5)},
+	    {m1, m0}};
 	assert_int_equal(fib_batch(2, &r[1], 1, NULL, 0)->applied, 1);
 	{
 		unsigned nh2;
@@ -786,8 +792,8 @@ test_resync(void **st)
 	assert_int_equal(k->seq, 10);
 	assert_int_equal(k->routes, 5);
 	{
-		Lifecycle__Status *s = (Lifecycle__Status *)call(
-		    IPC_LC(LIFECYCLE__METHOD__STATUS), NULL);
+		Lifecycle__Status *s = (Lifecycle__Status *)
+		    call(IPC_LC(LIFECYCLE__METHOD__STATUS), NULL);
 
 		assert_string_equal(s->state, "resyncing");
 		assert_int_equal(s->generation, 7);
@@ -812,9 +818,10 @@ test_resync(void **st)
 	fwd_d_tick(D, fwd_d_now_ms(D));
 	assert_int_equal(D->rec[nhb].kind, FWD_REC_NONE);
 	assert_int_equal(D->rec[fwd_d_if_find(D, "m1")->glean].routes, 1);
-	assert_string_equal(
-	    ((Lifecycle__Status *)call(IPC_LC(LIFECYCLE__METHOD__STATUS), NULL))
-		->state,
+	assert_string_equal(((Lifecycle__Status *)
+				    call(IPC_LC(LIFECYCLE__METHOD__STATUS),
+					NULL))
+				->state,
 	    "running");
 	/* END without BEGIN sweeps nothing */
 	assert_int_equal(resync(FWD__METHOD__RESYNC_END, 13)->swept, 0);
@@ -834,8 +841,8 @@ test_neighbours_drops(void **st)
 	l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
 	assert_int_equal(l->n_neighbours, 1);
 	assert_int_equal(ntohl(l->neighbours[0]->addr), TF_IP(2, 3));
-	assert_int_equal(
-	    l->neighbours[0]->state, FWD__NEIGHBOUR_STATE__REACHABLE);
+	assert_int_equal(l->neighbours[0]->state,
+	    FWD__NEIGHBOUR_STATE__REACHABLE);
 	assert_memory_equal(l->neighbours[0]->mac.data, gw3_mac, 6);
 	assert_int_equal(l->neighbours[0]->ifindex, ifindex_of("m1"));
 	q.ifindex = ifindex_of("m0");
@@ -869,8 +876,8 @@ static Fwd__Neighbour *
 neigh_query(uint32_t ip, size_t *n)
 {
 	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
-	Fwd__NeighbourList *l =
-	    (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
+	Fwd__NeighbourList *l = (Fwd__NeighbourList *)
+	    call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
 
 	if (n != NULL)
 		*n = l->n_neighbours;
@@ -918,7 +925,9 @@ test_static_neighbours(void **st)
 	static const uint8_t other[6] = {0x02, 0x99, 0x99, 0x99, 0x99, 0x99};
 	struct ifspec c[2] = {
 	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
-	    {.name = "m1", .enabled = true, .addr = {"198.18.2.1/24"},
+	    {.name = "m1",
+		.enabled = true,
+		.addr = {"198.18.2.1/24"},
 		.neigh = {"198.18.2.7 02:5e:00:00:02:07",
 		    "198.18.2.8 02:5e:00:00:02:08"}},
 	};
@@ -1043,7 +1052,8 @@ test_static_neighbours(void **st)
 	(void)neigh_query(0, &cnt);
 	assert_int_equal(cnt, 0);
 	{
-		struct ifspec m2 = {.name = "m2", .enabled = true,
+		struct ifspec m2 = {.name = "m2",
+		    .enabled = true,
 		    .addr = {"198.18.2.1/24"}};
 
 		assert_true(if_config(&m2, 1, false, false)->ok);
@@ -1091,8 +1101,9 @@ check_refcounts(void)
 static void
 test_refcount_random(void **st)
 {
-	static const struct ifspec with2[] = {
-	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	static const struct ifspec with2[] = {{.name = "m0",
+						  .enabled = true,
+						  .addr = {"198.18.1.1/24"}},
 	    {.name = "m1", .enabled = true, .addr = {"198.18.2.1/24"}},
 	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}}};
 	struct rt add[32], del[32];
@@ -1109,33 +1120,31 @@ test_refcount_random(void **st)
 			if (nlive > 0 && random() % 3 == 0) {
 				unsigned k = (unsigned)random() % nlive;
 
-				del[nd++] = (struct rt){
-				    .pfx = live[k][0], .len = live[k][1]};
+				del[nd++] = (struct rt){.pfx = live[k][0],
+				    .len = live[k][1]};
 				live[k][0] = live[nlive - 1][0];
 				live[k][1] = live[--nlive][1];
 				continue;
 			}
 			{
 				unsigned len = 16 + (unsigned)(random() % 17);
-				uint32_t a =
-				    0xc6130000u | (uint32_t)(random() & 0xffff);
+				uint32_t a = 0xc6130000u |
+				    (uint32_t)(random() & 0xffff);
 				struct rt *r = &add[na++];
 
 				r->pfx = a & (0xffffffffu << (32 - len));
 				r->len = len;
 				r->n = (unsigned)(random() % 4);
 				for (unsigned k = 0; k < r->n; k++) {
-					unsigned side =
-					    1 + (unsigned)(random() % 3);
+					unsigned side = 1 +
+					    (unsigned)(random() % 3);
 
-					r->gw[k] = random() % 5 == 0
-						       ? 0
-						       : TF_IP(side,
-							     10 + random() % 6);
-					r->ifx[k] =
-					    random() % 2
-						? FWD_D_MEM_IFINDEX + side - 1
-						: 0;
+					r->gw[k] = random() % 5 == 0 ?
+					    0 :
+					    TF_IP(side, 10 + random() % 6);
+					r->ifx[k] = random() % 2 ?
+					    FWD_D_MEM_IFINDEX + side - 1 :
+					    0;
 				}
 				if (random() % 10 == 0)
 					r->pfx |= 1; /* host bits: fails */
@@ -1231,8 +1240,8 @@ test_route_before_interface(void **st)
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6130101u, 64, 17);
 	assert_int_equal(drops("adj_down"), 1);
 	assert_true(if_config(add2, 1, false, false)->ok);
-	assert_int_equal(
-	    fwd_d_if_find(D, "m2")->ifindex, FWD_D_MEM_IFINDEX + 2);
+	assert_int_equal(fwd_d_if_find(D, "m2")->ifindex,
+	    FWD_D_MEM_IFINDEX + 2);
 	assert_int_equal(D->adj->ent[nh0].port, 2);
 	assert_int_equal(D->adj->ent[nh1].port, 2);
 	assert_int_equal(D->adj->ent[nh0].action, FWD_ADJ_A_RESOLVE);
@@ -1265,8 +1274,8 @@ test_fib_bulk(void **st)
 	config_two();
 	m1 = ifindex_of("m1");
 	for (unsigned i = 0; i < N; i++)
-		r[i] = (struct rt){
-		    0xc6130000u + i, 32, 1, {TF_IP(2, 10 + i % 4)}, {m1}};
+		r[i] = (struct rt){0xc6130000u + i, 32, 1,
+		    {TF_IP(2, 10 + i % 4)}, {m1}};
 	t0 = fwd_d_now_ms(D);
 	for (unsigned i = 0; i < N; i += B)
 		assert_int_equal(fib_batch(i, r + i, B, NULL, 0)->applied, B);
@@ -1282,8 +1291,9 @@ test_fib_bulk(void **st)
 	assert_int_equal(nrec, 4);
 	resync(FWD__METHOD__RESYNC_BEGIN, 100);
 	for (unsigned i = 0; i < N / 2; i += B / 2)
-		assert_int_equal(
-		    fib_batch(200 + i, r + i, B / 2, NULL, 0)->applied, B / 2);
+		assert_int_equal(fib_batch(200 + i, r + i, B / 2, NULL, 0)
+				     ->applied,
+		    B / 2);
 	a = resync(FWD__METHOD__RESYNC_END, 300);
 	assert_int_equal(a->swept, N / 2);
 	assert_int_equal(a->routes, N / 2 + 2);
@@ -1318,8 +1328,8 @@ pk_rec(uint8_t *r, uint32_t pfx, unsigned len, unsigned cnt, unsigned first)
 }
 
 static Fwd__FibAck *
-fib_packed(uint64_t seq, const uint8_t *nh, size_t nh_bytes,
-    const uint8_t *add, size_t add_bytes, const uint8_t *del, size_t del_bytes,
+fib_packed(uint64_t seq, const uint8_t *nh, size_t nh_bytes, const uint8_t *add,
+    size_t add_bytes, const uint8_t *del, size_t del_bytes,
     const struct rt *madd, unsigned nmadd)
 {
 	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
@@ -1375,21 +1385,21 @@ test_fib_packed(void **st)
 	assert_true(resync(FWD__METHOD__RESYNC_BEGIN, 5)->packed_ok);
 	assert_true(resync(FWD__METHOD__RESYNC_END, 6)->packed_ok);
 	pk_nh(nh, TF_IP(2, 3), m1);
-	pk_nh(nh + 8, TF_IP(1, 5), 0);		/* ifindex 0: by subnet */
+	pk_nh(nh + 8, TF_IP(1, 5), 0); /* ifindex 0: by subnet */
 	pk_nh(nh + 16, TF_IP(2, 4), m1);
 	pk_rec(add, 0xc6130000u, 24, 1, 0);
 	pk_rec(add + 8, 0xc6130100u, 24, 1, 0);
-	pk_rec(add + 16, 0xc6140000u, 16, 2, 1);	/* ECMP: nh 1, 2 */
-	pk_rec(add + 24, 0xc6150000u, 16, 0, 0);	/* blackhole */
-	pk_rec(add + 32, 0xc6160001u, 24, 1, 0);	/* host bits: fails */
-	pk_rec(add + 40, 0xc6160000u, 33, 1, 0);	/* length: fails */
-	pk_rec(add + 48, 0xc6160000u, 24, 2, 2);	/* beyond the table */
+	pk_rec(add + 16, 0xc6140000u, 16, 2, 1); /* ECMP: nh 1, 2 */
+	pk_rec(add + 24, 0xc6150000u, 16, 0, 0); /* blackhole */
+	pk_rec(add + 32, 0xc6160001u, 24, 1, 0); /* host bits: fails */
+	pk_rec(add + 40, 0xc6160000u, 33, 1, 0); /* length: fails */
+	pk_rec(add + 48, 0xc6160000u, 24, 2, 2); /* beyond the table */
 	n0 = fwd_fib_count(D->fib);
 	a = fib_packed(1, nh, sizeof(nh), add, sizeof(add), NULL, 0, &m, 1);
 	assert_int_equal(a->applied, 5);
 	assert_int_equal(a->failed, 3);
 	assert_int_equal(a->n_failed_index, 3);
-	assert_int_equal(a->failed_index[0], 5);	/* 1 message + 4 */
+	assert_int_equal(a->failed_index[0], 5); /* 1 message + 4 */
 	assert_int_equal(a->failed_index[1], 6);
 	assert_int_equal(a->failed_index[2], 7);
 	assert_int_equal(fwd_fib_count(D->fib), n0 + 5);
@@ -1580,9 +1590,13 @@ test_reject(void **st)
 	(void)st;
 	config_two();
 	assert_int_equal(fib_kind(1, 0xc6140000u, 16,
-	    FWD__ROUTE_KIND__ROUTE_REJECT, 0)->applied, 1);
+			     FWD__ROUTE_KIND__ROUTE_REJECT, 0)
+			     ->applied,
+	    1);
 	assert_int_equal(fib_kind(2, 0xc6150000u, 16,
-	    FWD__ROUTE_KIND__ROUTE_BLACKHOLE, 0)->applied, 1);
+			     FWD__ROUTE_KIND__ROUTE_BLACKHOLE, 0)
+			     ->applied,
+	    1);
 	flush_all();
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
 	assert_int_equal(drops("reject"), 1);
@@ -1607,12 +1621,14 @@ test_reject(void **st)
 	/* packed: count 0, the next-hop field holds the kind; 3 is bad */
 	assert_true(resync(FWD__METHOD__RESYNC_BEGIN, 5)->packed_ok);
 	assert_true(resync(FWD__METHOD__RESYNC_END, 6)->packed_ok);
-	pk_rec(add, 0xc6150000u, 16, 0, 2);	/* blackhole -> reject */
+	pk_rec(add, 0xc6150000u, 16, 0, 2); /* blackhole -> reject */
 	pk_rec(add + 8, 0xc6170000u, 16, 0, 3);
 	a = fib_packed(7, NULL, 0, add, sizeof(add), NULL, 0, NULL, 0);
 	assert_int_equal(a->applied, 1);
 	assert_int_equal(a->failed, 1);
-	assert_int_equal(fib_query(0xc6150000u, 16, true, false)->routes[0]->kind,
+	assert_int_equal(fib_query(0xc6150000u, 16, true, false)
+			     ->routes[0]
+			     ->kind,
 	    FWD__ROUTE_KIND__ROUTE_REJECT);
 	assert_int_equal(fib_query(0xc6170000u, 16, true, false)->n_routes, 0);
 	flush_all();
@@ -1631,9 +1647,11 @@ test_set_config(void **st)
 	(void)st;
 	config_two();
 	assert_int_equal(fib_kind(1, 0xc6140000u, 16,
-	    FWD__ROUTE_KIND__ROUTE_REJECT, 0)->applied, 1);
+			     FWD__ROUTE_KIND__ROUTE_REJECT, 0)
+			     ->applied,
+	    1);
 	flush_all();
-	a = set_config(0, 0 + 1, false);	/* icmp-rate-limit 0 */
+	a = set_config(0, 0 + 1, false); /* icmp-rate-limit 0 */
 	assert_true(a->ok);
 	assert_int_equal(a->txn, 5);
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
@@ -1653,9 +1671,9 @@ test_set_config(void **st)
 	a = set_config(0, 1000002, false);
 	assert_false(a->ok);
 	assert_non_null(strstr(a->error, "icmp-rate-limit"));
-	a = set_config(1, 0, false);		/* workers 0 */
+	a = set_config(1, 0, false); /* workers 0 */
 	assert_false(a->ok);
-	a = set_config(3 + 1, 7, false);	/* unthreaded test daemon */
+	a = set_config(3 + 1, 7, false); /* unthreaded test daemon */
 	assert_false(a->ok);
 	assert_non_null(strstr(a->error, "worker threads"));
 	assert_int_equal(D->icmp_rate_cur, 100);
@@ -1730,30 +1748,30 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_interfaces, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_if_refused, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_static_neighbours, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_if_dry_run_and_replace, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_address_change, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_static_neighbours, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_if_dry_run_and_replace, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_address_change, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_batch, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_ecmp_blackhole, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ecmp_blackhole, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_config, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_settings_with_interfaces, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_neighbours_drops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_settings_with_interfaces,
+		setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_neighbours_drops, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_route_before_interface, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_route_before_interface, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_bulk, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_packed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_refcount_random, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refcount_random, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -66,7 +66,7 @@ chk_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		if ((dst >= HALF_B ? 'b' : 'a') != c->side)
 			__atomic_add_fetch(&c->wrong_port, 1, __ATOMIC_RELAXED);
 		else if (f[1] != (c->side == 'a' ? 0xaa : 0xbb) ||
-			 memcmp(f + 6, p->mac, 6) != 0)
+		    memcmp(f + 6, p->mac, 6) != 0)
 			__atomic_add_fetch(&c->wrong_mac, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_add_fetch(&c->ok, 1, __ATOMIC_RELAXED);
@@ -89,8 +89,10 @@ chk_free(struct fwd_port *p)
 	(void)p; /* static storage, read after the daemon is gone */
 }
 
-static const struct fwd_port_ops chk_ops = {
-    .rx = chk_rx, .tx = chk_tx, .release = chk_release, .free = chk_free};
+static const struct fwd_port_ops chk_ops = {.rx = chk_rx,
+    .tx = chk_tx,
+    .release = chk_release,
+    .free = chk_free};
 
 /* [port id][0 worker 0, 1 control, 1 + k worker k] */
 #define NCP (FWD_D_WORKERS_MAX + 1)
@@ -145,8 +147,8 @@ call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
 	char err[256];
-	int st =
-	    ipc_call_wait(cl, method, msg, 5000, ar, &rep, err, sizeof(err));
+	int st = ipc_call_wait(cl, method, msg, 5000, ar, &rep, err,
+	    sizeof(err));
 
 	if (st != IPC_OK)
 		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
@@ -259,16 +261,16 @@ rand_route(Fwd__FibRoute *r, uint32_t *gw, uint32_t *ifx, bool cover)
 {
 	bool b = random() & 1;
 	unsigned len = cover ? 17 : 18 + (unsigned)(random() % 13);
-	uint32_t a =
-	    0xc6130000u | (b ? 0x8000u : 0) | (uint32_t)(random() & 0x7fff);
+	uint32_t a = 0xc6130000u | (b ? 0x8000u : 0) |
+	    (uint32_t)(random() & 0x7fff);
 	unsigned n = 1 + (unsigned)(random() % 4);
 
 	fwd__fib_route__init(r);
 	r->prefix = htonl(a & (0xffffffffu << (32 - len)));
 	r->len = len;
 	for (unsigned k = 0; k < n; k++) {
-		gw[k] = htonl(b ? TF_IP(2, 10 + random() % NGW)
-				: TF_IP(1, 10 + random() % NGW));
+		gw[k] = htonl(b ? TF_IP(2, 10 + random() % NGW) :
+				  TF_IP(1, 10 + random() % NGW));
 		/* by ifindex, or found by subnet */
 		ifx[k] = (random() & 1) ? D->ifs[b ? 2 : 1].ifindex : 0;
 	}
@@ -305,9 +307,9 @@ test_churn(void **st)
 		b.add = rp;
 		b.n_add = 1;
 		b.seq = ++seq;
-		assert_int_equal(
-		    ((Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base))
-			->applied,
+		assert_int_equal(((Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH,
+				      &b.base))
+				     ->applied,
 		    1);
 	}
 	/* (before the covers, the replayed traffic had no route) */
@@ -321,8 +323,8 @@ test_churn(void **st)
 		unsigned na = 0, nd = 0;
 
 		for (unsigned i = 0; i < BATCH; i++) {
-			bool del =
-			    nlive > 2048 || (nlive > 0 && random() % 3 == 0);
+			bool del = nlive > 2048 ||
+			    (nlive > 0 && random() % 3 == 0);
 
 			if (del) {
 				unsigned k = (unsigned)random() % nlive;
@@ -355,11 +357,12 @@ test_churn(void **st)
 			    "%u routes failed, first %u of %u adds: "
 			    "len %u, %zu next hops; %u adjacencies pending",
 			    a->failed, a->failed_index[0], na,
-			    a->failed_index[0] < na ? r[a->failed_index[0]].len
-						    : 0,
-			    a->failed_index[0] < na
-				? r[a->failed_index[0]].n_nh_addr
-				: 0,
+			    a->failed_index[0] < na ?
+				r[a->failed_index[0]].len :
+				0,
+			    a->failed_index[0] < na ?
+				r[a->failed_index[0]].n_nh_addr :
+				0,
 			    D->npend);
 		ops += na + nd;
 		lc_arena_reset(ar);
@@ -367,8 +370,8 @@ test_churn(void **st)
 		fwd_d_tick(D, fwd_d_now_ms(D));
 	}
 	for (unsigned i = 0; i < NFRAMES; i++) {
-		uint32_t dst =
-		    ntohl(fwd_ld32(frames[i] + FWD_ETH_HLEN + FWD_IP_DST));
+		uint32_t dst = ntohl(
+		    fwd_ld32(frames[i] + FWD_ETH_HLEN + FWD_IP_DST));
 
 		if (fwd_fib_lookup(D->fib, dst) == FWD_FIB_NH_NONE)
 			fail_msg("no route to %08x after the churn", dst);
@@ -379,10 +382,10 @@ test_churn(void **st)
 	ok = CP[1][0].ok + CP[2][0].ok + CP[1][1].ok + CP[2][1].ok;
 	for (int i = 1; i <= 2; i++)
 		for (int k = 0; k < 2; k++) {
-			wp += __atomic_load_n(
-			    &CP[i][k].wrong_port, __ATOMIC_RELAXED);
-			wm += __atomic_load_n(
-			    &CP[i][k].wrong_mac, __ATOMIC_RELAXED);
+			wp += __atomic_load_n(&CP[i][k].wrong_port,
+			    __ATOMIC_RELAXED);
+			wm += __atomic_load_n(&CP[i][k].wrong_mac,
+			    __ATOMIC_RELAXED);
 		}
 	fprintf(stderr,
 	    "churn: %lu route ops in %.2f s (%.0f/s) while forwarding "
@@ -476,8 +479,8 @@ add_halves(void)
 	fb.add = rp;
 	fb.n_add = 2;
 	fb.seq = 1;
-	assert_int_equal(
-	    ((Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &fb.base))->applied,
+	assert_int_equal(((Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &fb.base))
+			     ->applied,
 	    2);
 }
 
@@ -506,8 +509,8 @@ test_iface_churn(void **st)
 			->ok);
 		if (ic.enabled) /* static neighbours went with the port */
 			for (unsigned i = 0; i < NGW; i++) {
-				uint8_t mb[6] = {
-				    0x02, 0xbb, 0, 0, 0, (uint8_t)i};
+				uint8_t mb[6] = {0x02, 0xbb, 0, 0, 0,
+				    (uint8_t)i};
 
 				(void)fwd_arp_static_add(D->arp, 2,
 				    TF_IP(2, 10 + i), mb, fwd_d_now_ms(D),
@@ -521,10 +524,10 @@ test_iface_churn(void **st)
 	fwd_d_stats(D, &s, &full);
 	for (int i = 1; i <= 2; i++)
 		for (int k = 0; k < 2; k++)
-			wp += __atomic_load_n(
-				  &CP[i][k].wrong_port, __ATOMIC_RELAXED) +
-			      __atomic_load_n(
-				  &CP[i][k].wrong_mac, __ATOMIC_RELAXED);
+			wp += __atomic_load_n(&CP[i][k].wrong_port,
+				  __ATOMIC_RELAXED) +
+			    __atomic_load_n(&CP[i][k].wrong_mac,
+				__ATOMIC_RELAXED);
 	fprintf(stderr,
 	    "iface churn: 20 disable/enable rounds, adj_down %lu, "
 	    "b forwarding again: %lu packets in 50 ms\n",
@@ -542,7 +545,8 @@ cp_sum(size_t off)
 
 	for (int i = 1; i <= 2; i++)
 		for (int k = 0; k < NCP; k++)
-			n += __atomic_load_n((uint64_t *)((char *)&CP[i][k] + off),
+			n += __atomic_load_n((uint64_t *)((char *)&CP[i][k] +
+						 off),
 			    __ATOMIC_RELAXED);
 	return (n);
 }
@@ -594,13 +598,16 @@ test_workers_change(void **st)
 			assert_true(D->w[k]->dp.st.fwd > 0);
 		assert_true(ok1 > ok0);
 		fwd_d_stats(D, &s, &full);
-		assert_true(s.rx >= rx0);	/* counters carry over */
+		assert_true(s.rx >= rx0); /* counters carry over */
 		rx0 = s.rx;
-		fprintf(stderr, "workers %u: %lu packets forwarded since the "
-		    "change\n", want, (unsigned long)(ok1 - ok0));
+		fprintf(stderr,
+		    "workers %u: %lu packets forwarded since the "
+		    "change\n",
+		    want, (unsigned long)(ok1 - ok0));
 	}
 	assert_int_equal(cp_sum(offsetof(struct check_port, wrong_port)) +
-	    cp_sum(offsetof(struct check_port, wrong_mac)), 0);
+		cp_sum(offsetof(struct check_port, wrong_mac)),
+	    0);
 	/* out of range: refused, nothing changes */
 	assert_false(set_workers(FWD_D_WORKERS_MAX + 2)->ok);
 	assert_false(set_workers(1)->ok);
@@ -626,8 +633,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_churn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_idle_backoff, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_iface_churn, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_workers_change, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_workers_change, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -92,12 +92,12 @@ setup(void **st)
 		    0);
 	}
 	assert_int_equal(fwd_adj_set_nh(e->adj, 1, 1, TF_IP(2, 254), NULL), 0);
-	assert_int_equal(
-	    fwd_adj_neigh_set(e->adj, 1, TF_IP(2, 254), gw1mac), 1);
+	assert_int_equal(fwd_adj_neigh_set(e->adj, 1, TF_IP(2, 254), gw1mac),
+	    1);
 	assert_int_equal(fwd_adj_set_nh(e->adj, 2, 2, TF_IP(3, 254), NULL), 0);
 	assert_int_equal(fwd_adj_set_drop(e->adj, 3), 0);
-	assert_int_equal(
-	    fwd_adj_set_nh(e->adj, 4, 2, TF_IP(5, 254), gw2mac), 0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 4, 2, TF_IP(5, 254), gw2mac),
+	    0);
 	assert_int_equal(fwd_adj_set_group(e->adj, 5, grp, 2), 0);
 	assert_int_equal(fwd_adj_set_glean(e->adj, 6, 2), 0);
 	assert_int_equal(fwd_adj_set_local(e->adj, 7), 0);
@@ -169,8 +169,8 @@ test_forward(void **st)
 	run1(e, f, len);
 	assert_int_equal(e->dp.st.fwd, 1);
 	assert_int_equal(fwd_port_mem_pending(e->port[1]), 1);
-	assert_int_equal(
-	    fwd_port_mem_take(e->port[1], out, sizeof(out)), (int)len);
+	assert_int_equal(fwd_port_mem_take(e->port[1], out, sizeof(out)),
+	    (int)len);
 	assert_memory_equal(out, gw1mac, 6);   /* neighbour */
 	assert_memory_equal(out + 6, mac1, 6); /* egress port */
 	assert_int_equal(out[12], 0x08);
@@ -200,9 +200,9 @@ test_burst_mixed(void **st)
 
 	/* 32 packets alternating between two egress ports, in one burst */
 	for (unsigned i = 0; i < 32; i++) {
-		unsigned len =
-		    udp(f, i & 1 ? TF_IP(5, (uint8_t)i) : TF_IP(2, (uint8_t)i),
-			64, 40, 0);
+		unsigned len = udp(f,
+		    i & 1 ? TF_IP(5, (uint8_t)i) : TF_IP(2, (uint8_t)i), 64, 40,
+		    0);
 
 		assert_int_equal(fwd_port_mem_inject(e->port[0], f, len), 0);
 	}
@@ -212,14 +212,14 @@ test_burst_mixed(void **st)
 	for (unsigned i = 0; i < 16; i++) {
 		uint8_t o[200];
 
-		assert_int_equal(
-		    fwd_port_mem_take(e->port[2], o, sizeof(o)), 74);
+		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
+		    74);
 		assert_memory_equal(o, gw2mac, 6);
 		assert_memory_equal(o + 6, mac2, 6);
 		/* order kept within a port */
 		assert_int_equal(o[14 + 19], 2 * i + 1);
-		assert_int_equal(
-		    fwd_port_mem_take(e->port[1], o, sizeof(o)), 74);
+		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
+		    74);
 		assert_int_equal(o[14 + 19], 2 * i);
 	}
 	assert_int_equal(e->dp.st.fwd, 32);
@@ -282,8 +282,8 @@ test_drops(void **st)
 	expect(e, f, len, FWD_R_LOCAL);
 	len = udp(f, TF_IP(8, 8), 64, 26, 0); /* local via FIB */
 	expect(e, f, len, FWD_R_LOCAL);
-	len =
-	    tf_arp(f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
+	len = tf_arp(f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
+	    TF_IP(1, 1));
 	expect(e, f, len, FWD_R_ARP);
 	len = udp(f, TF_IP(5, 9), 64, 600, FWD_IP_DF); /* 620 > 576 */
 	expect(e, f, len, FWD_R_MTU_DF);
@@ -382,8 +382,8 @@ test_changes(void **st)
 	run1(e, f, len);
 	assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)), 60);
 	/* next-hop change is one adjacency write: adj 1 now via port 2 */
-	assert_int_equal(
-	    fwd_adj_set_nh(e->adj, 1, 2, TF_IP(5, 254), gw2mac), 0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 1, 2, TF_IP(5, 254), gw2mac),
+	    0);
 	run1(e, f, len);
 	assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
 	assert_memory_equal(o, gw2mac, 6);
@@ -392,27 +392,29 @@ test_changes(void **st)
 	 * one tbl24 read): its addresses leave by its adjacency (4, port 2),
 	 * the rest of the /24 still by adj 1 */
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(2, 0), 28, 4), 0);
-	run1(e, f, len);	/* 198.18.2.7: in the /28 */
+	run1(e, f, len); /* 198.18.2.7: in the /28 */
 	assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
 	assert_memory_equal(o, gw2mac, 6);
 	{
 		uint8_t g[128];
 		unsigned gl = udp(g, TF_IP(2, 77), 64, 26, 0);
 
-		run1(e, g, gl);	/* 198.18.2.77: the /24's adj 1, port 2 */
+		run1(e, g, gl); /* 198.18.2.77: the /24's adj 1, port 2 */
 		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
 		    60);
 		assert_memory_equal(o, gw2mac, 6);
 		assert_int_equal(fwd_adj_set_nh(e->adj, 1, 1, TF_IP(2, 254),
-		    gw1mac), 0);
-		run1(e, g, gl);	/* adj 1 moved back to port 1 */
+				     gw1mac),
+		    0);
+		run1(e, g, gl); /* adj 1 moved back to port 1 */
 		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
 		    60);
-		run1(e, f, len);	/* the /28 did not move */
+		run1(e, f, len); /* the /28 did not move */
 		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
 		    60);
 		assert_int_equal(fwd_adj_set_nh(e->adj, 1, 2, TF_IP(5, 254),
-		    gw2mac), 0);
+				     gw2mac),
+		    0);
 	}
 	assert_int_equal(fwd_fib_del(e->fib, TF_IP(2, 0), 28), 0);
 	/* neighbour MAC lost: back to resolution */
@@ -444,8 +446,8 @@ test_fib_decides(void **st)
 	struct env *e = *st;
 	uint8_t f[128], o[128];
 	unsigned len;
-	static const uint32_t martian[] = {0x00010203, 0x7f000001,
-	    0x7fffffff, 0xe0000005, 0xefffffff, 0xf0000001, 0xffffffff};
+	static const uint32_t martian[] = {0x00010203, 0x7f000001, 0x7fffffff,
+	    0xe0000005, 0xefffffff, 0xf0000001, 0xffffffff};
 
 	/* routes over the local 198.18.1.1: a /24, a /30, the /32 itself */
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(1, 0), 24, 1), 0);
@@ -514,12 +516,12 @@ test_byte_view(void **st)
 	unsigned len;
 	int idx;
 
-	assert_int_equal(
-	    fwd_adj_set_nh(e->adj, 300, 1, TF_IP(2, 254), gw1mac), 0);
-	assert_int_equal(
-	    fwd_adj_set_nh(e->adj, 301, 2, TF_IP(5, 254), gw2mac), 0);
-	assert_int_equal(fwd_adj_set_nh(e->adj, 253, 2, TF_IP(5, 254),
-			     gw2mac), 0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 300, 1, TF_IP(2, 254), gw1mac),
+	    0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 301, 2, TF_IP(5, 254), gw2mac),
+	    0);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 253, 2, TF_IP(5, 254), gw2mac),
+	    0);
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(10, 0), 24, 300), 0);
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(11, 0), 24, 253), 0);
 	assert_int_equal(fwd_fib_add(e->fib, TF_IP(11, 128), 25, 301), 0);
@@ -527,18 +529,18 @@ test_byte_view(void **st)
 		e->dp.conf.flags = v ? FWD_DP_F_BURST_LOOKUP : 0;
 		len = udp(f, TF_IP(10, 9), 64, 26, 0);
 		run1(e, f, len);
-		assert_int_equal(
-		    fwd_port_mem_take(e->port[1], o, sizeof(o)), 60);
+		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
+		    60);
 		assert_memory_equal(o, gw1mac, 6);
-		len = udp(f, TF_IP(11, 9), 64, 26, 0);	/* 253: direct */
+		len = udp(f, TF_IP(11, 9), 64, 26, 0); /* 253: direct */
 		run1(e, f, len);
-		assert_int_equal(
-		    fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
+		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
+		    60);
 		assert_memory_equal(o, gw2mac, 6);
 		len = udp(f, TF_IP(11, 200), 64, 26, 0); /* the /25 */
 		run1(e, f, len);
-		assert_int_equal(
-		    fwd_port_mem_take(e->port[2], o, sizeof(o)), 60);
+		assert_int_equal(fwd_port_mem_take(e->port[2], o, sizeof(o)),
+		    60);
 		/* no route under the byte view's NONE */
 		len = udp(f, TF_IP(12, 1), 64, 26, 0);
 		expect(e, f, len, FWD_R_NO_ROUTE);
@@ -615,8 +617,8 @@ test_api_errors(void **st)
 	assert_int_equal(fwd_adj_set_drop(e->adj, FWD_FIB_NH_NONE), -EINVAL);
 	assert_int_equal(fwd_adj_set_group(e->adj, FWD_FIB_B_ESC, m, 2),
 	    -EINVAL);
-	assert_int_equal(
-	    fwd_adj_set_nh(e->adj, 1, FWD_PORT_MAX, 1, NULL), -EINVAL);
+	assert_int_equal(fwd_adj_set_nh(e->adj, 1, FWD_PORT_MAX, 1, NULL),
+	    -EINVAL);
 	assert_int_equal(fwd_adj_port_set(e->adj, 0, mac0, 10, true), -EINVAL);
 	assert_null(fwd_adj_tbl_new(0, 0));
 	assert_null(fwd_adj_tbl_new(0x10000, 0));
@@ -642,8 +644,8 @@ main(void)
 	int rv;
 
 	dp_flags = 0;
-	rv =
-	    cmocka_run_group_tests_name("per-packet lookup", tests, NULL, NULL);
+	rv = cmocka_run_group_tests_name("per-packet lookup", tests, NULL,
+	    NULL);
 	dp_flags = FWD_DP_F_BURST_LOOKUP;
 	rv |= cmocka_run_group_tests_name("burst lookup", tests, NULL, NULL);
 	return (rv);

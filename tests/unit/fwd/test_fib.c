@@ -19,7 +19,7 @@
 
 struct ref_node {
 	struct ref_node *child[2];
-	int nh;			/* -1: no route here */
+	int nh; /* -1: no route here */
 };
 
 struct ref {
@@ -128,13 +128,14 @@ mask(unsigned len)
 	return (len == 0 ? 0 : ~(uint32_t)0 << (32 - len));
 }
 
-static unsigned fib_flags;	/* FWD_FIB_F_* for the next fib_make */
+static unsigned fib_flags; /* FWD_FIB_F_* for the next fib_make */
 
 static struct fwd_fib *
 fib_make(unsigned max_nh, unsigned max_tbl8)
 {
-	struct fwd_fib_conf c = { .max_nh = max_nh, .max_tbl8 = max_tbl8,
-		.flags = fib_flags };
+	struct fwd_fib_conf c = {.max_nh = max_nh,
+	    .max_tbl8 = max_tbl8,
+	    .flags = fib_flags};
 	struct fwd_fib *f = fwd_fib_new(&c);
 
 	assert_non_null(f);
@@ -170,7 +171,7 @@ pick_nh(unsigned max)
 
 	do
 		v = (unsigned)(rnd() & 1 ? rnd() % (max < 256 ? max : 256) :
-		    rnd() % max);
+					   rnd() % max);
 	while (v == FWD_FIB_NH_NONE);
 	return (v);
 }
@@ -183,9 +184,9 @@ struct route {
 static unsigned
 pick_len(void)
 {
-	static const unsigned lens[] = { 7, 8, 9, 12, 15, 16, 17, 19,
-		20, 21, 22, 23, 24, 24, 24, 24, 25, 26, 27, 28, 29, 30, 31, 32,
-		32, 24, 23, 25, 32 };
+	static const unsigned lens[] = {7, 8, 9, 12, 15, 16, 17, 19, 20, 21, 22,
+	    23, 24, 24, 24, 24, 25, 26, 27, 28, 29, 30, 31, 32, 32, 24, 23, 25,
+	    32};
 
 	/* /0-/2 rarely: each add or delete rewrites up to 16M entries */
 	if (rnd() % 256 == 0)
@@ -197,8 +198,8 @@ pick_len(void)
 static struct route
 pick_route(void)
 {
-	static const uint32_t bases[] = { 0xc6120000, 0x0b000000, 0xfe000000,
-		0x01020000, 0x80000000, 0x00000000 };
+	static const uint32_t bases[] = {0xc6120000, 0x0b000000, 0xfe000000,
+	    0x01020000, 0x80000000, 0x00000000};
 	struct route r;
 	uint32_t a = bases[rnd() % 6] | (uint32_t)(rnd() & 0x0001ffff);
 
@@ -237,8 +238,8 @@ static unsigned want_pin_nh[FWD_FIB_PIN_MAX], want_npin;
 static unsigned
 ref_want(const struct ref *r, uint32_t a)
 {
-	if (want_martian && ((a >> 24) == 0 || (a >> 24) == 127 ||
-	    a >= 0xe0000000u))
+	if (want_martian &&
+	    ((a >> 24) == 0 || (a >> 24) == 127 || a >= 0xe0000000u))
 		return (FWD_FIB_NH_NONE);
 	for (unsigned k = 0; k < want_npin; k++)
 		if (want_pin_addr[k] == a)
@@ -247,8 +248,8 @@ ref_want(const struct ref *r, uint32_t a)
 }
 
 static void
-check_all(const struct fwd_fib *f, const struct ref *r,
-    const struct route *rt, size_t n, unsigned nrandom)
+check_all(const struct fwd_fib *f, const struct ref *r, const struct route *rt,
+    size_t n, unsigned nrandom)
 {
 	uint32_t addrs[64];
 	uint16_t out[64];
@@ -257,23 +258,23 @@ check_all(const struct fwd_fib *f, const struct ref *r,
 	assert_int_equal(fwd_fib_count(f), r->count);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t lo = rt[k].pfx, hi = lo | ~mask(rt[k].len);
-		uint32_t probe[4] = { lo, hi, lo - 1, hi + 1 };
+		uint32_t probe[4] = {lo, hi, lo - 1, hi + 1};
 
 		for (int j = 0; j < 4; j++) {
 			unsigned want = ref_want(r, probe[j]);
 			unsigned got = fwd_fib_lookup(f, probe[j]);
 
 			if (want != got)
-				fail_msg("addr %08x: fib %u ref %u",
-				    probe[j], got, want);
+				fail_msg("addr %08x: fib %u ref %u", probe[j],
+				    got, want);
 		}
 	}
 	for (unsigned k = 0; k < nrandom; k++) {
 		uint32_t a = (uint32_t)rnd();
 
-		if (k & 1)	/* near the clusters */
-			a = (a & 0x0003ffff) | (n ? rt[rnd() % n].pfx &
-			    0xfffc0000 : 0);
+		if (k & 1) /* near the clusters */
+			a = (a & 0x0003ffff) |
+			    (n ? rt[rnd() % n].pfx & 0xfffc0000 : 0);
 		addrs[na++] = a;
 		if (na == 64 || k + 1 == nrandom) {
 			fwd_fib_lookup_burst(f, addrs, out, na);
@@ -348,9 +349,9 @@ test_lpm_random(void **state)
 	}
 }
 
-#define A(a, b, c, d) \
-	(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | \
-	    (uint32_t)(d))
+#define A(a, b, c, d)                                    \
+	(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | \
+	    ((uint32_t)(c) << 8) | (uint32_t)(d))
 
 /*
  * Pins and the martian ranges against the reference, on random tables that
@@ -368,7 +369,8 @@ test_pins_random(void **state)
 		size_t n = sizeof(rt) / sizeof(rt[0]);
 		unsigned nh;
 
-		fib_flags = FWD_FIB_F_MARTIAN | (seed % 2 ? FWD_FIB_F_NO_SIMD : 0);
+		fib_flags = FWD_FIB_F_MARTIAN |
+		    (seed % 2 ? FWD_FIB_F_NO_SIMD : 0);
 		f = fib_make(4096, 0);
 		fib_flags = 0;
 		want_martian = true;
@@ -381,10 +383,11 @@ test_pins_random(void **state)
 			both_add(f, &r, rt[k], nh);
 			if (k % 20 == 0 && want_npin < 80) {
 				/* a pin on a route's edge, its /32 or anywhere */
-				uint32_t a = k % 60 == 0 ? (uint32_t)rnd()
-							 : rt[rnd() % (k + 1)].pfx;
-				bool mart = (a >> 24) == 0 || (a >> 24) == 127 ||
-				    a >= 0xe0000000u;
+				uint32_t a = k % 60 == 0 ?
+				    (uint32_t)rnd() :
+				    rt[rnd() % (k + 1)].pfx;
+				bool mart = (a >> 24) == 0 ||
+				    (a >> 24) == 127 || a >= 0xe0000000u;
 				int rv;
 
 				nh = pick_nh(4096);
@@ -396,7 +399,8 @@ test_pins_random(void **state)
 
 					assert_int_equal(rv, 0);
 					for (q = 0; q < want_npin &&
-					     want_pin_addr[q] != a; q++)
+					     want_pin_addr[q] != a;
+					     q++)
 						;
 					want_pin_addr[q] = a;
 					want_pin_nh[q] = nh;
@@ -418,10 +422,12 @@ test_pins_random(void **state)
 			} else if (op == 2 && want_npin > 0 && k % 8 == 0) {
 				unsigned q = (unsigned)(rnd() % want_npin);
 
-				assert_int_equal(
-				    fwd_fib_unpin(f, want_pin_addr[q]), 0);
-				assert_int_equal(
-				    fwd_fib_unpin(f, want_pin_addr[q]), -ENOENT);
+				assert_int_equal(fwd_fib_unpin(f,
+						     want_pin_addr[q]),
+				    0);
+				assert_int_equal(fwd_fib_unpin(f,
+						     want_pin_addr[q]),
+				    -ENOENT);
 				want_pin_addr[q] = want_pin_addr[--want_npin];
 				want_pin_nh[q] = want_pin_nh[want_npin];
 			}
@@ -435,8 +441,9 @@ test_pins_random(void **state)
 		ref_init(&r);
 		check_all(f, &r, rt, 0, 20000);
 		for (unsigned q = 0; q < want_npin; q++) {
-			assert_int_equal(
-			    fwd_fib_pin_get(f, want_pin_addr[q], &nh), 0);
+			assert_int_equal(fwd_fib_pin_get(f, want_pin_addr[q],
+					     &nh),
+			    0);
 			assert_int_equal(nh, want_pin_nh[q]);
 		}
 		/* a default route does not reach the martian ranges */
@@ -446,8 +453,9 @@ test_pins_random(void **state)
 		assert_int_equal(fwd_fib_del(f, 0, 0), 0);
 		ref_del(&r, 0, 0);
 		while (want_npin > 0)
-			assert_int_equal(
-			    fwd_fib_unpin(f, want_pin_addr[--want_npin]), 0);
+			assert_int_equal(fwd_fib_unpin(f,
+					     want_pin_addr[--want_npin]),
+			    0);
 		check_all(f, &r, rt, 0, 2000);
 		assert_int_equal(fwd_fib_tbl8_used(f), 0);
 		want_martian = false;
@@ -467,7 +475,8 @@ test_pins(void **state)
 	fib_flags = FWD_FIB_F_MARTIAN;
 	f = fib_make(16, 0);
 	fib_flags = 0;
-	assert_int_equal(fwd_fib_add(f, 0xc6120000, 24, 1), 0); /* 198.18.0/24 */
+	assert_int_equal(fwd_fib_add(f, 0xc6120000, 24, 1),
+	    0); /* 198.18.0/24 */
 	assert_int_equal(fwd_fib_pin(f, 0xc6120001, 9), 0);
 	assert_int_equal(fwd_fib_lookup(f, 0xc6120001), 9);
 	assert_int_equal(fwd_fib_lookup(f, 0xc6120002), 1);
@@ -522,9 +531,11 @@ test_pins(void **state)
 		for (uint32_t a = 0; a < 256; a++) {
 			uint32_t lo = a << 24, hi = lo | 0xffffff;
 
-			assert_int_equal(fwd_fib_lookup(f, lo) == FWD_FIB_NH_NONE,
+			assert_int_equal(fwd_fib_lookup(f, lo) ==
+				FWD_FIB_NH_NONE,
 			    fwd_ipv4_dst_martian(lo));
-			assert_int_equal(fwd_fib_lookup(f, hi) == FWD_FIB_NH_NONE,
+			assert_int_equal(fwd_fib_lookup(f, hi) ==
+				FWD_FIB_NH_NONE,
 			    fwd_ipv4_dst_martian(hi));
 		}
 		for (unsigned k = 0; k < 100000; k++) {
@@ -533,7 +544,8 @@ test_pins(void **state)
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			a = (uint32_t)x;
 			/* the 198.18/16 routes above are not martian */
-			assert_int_equal(fwd_fib_lookup(f, a) == FWD_FIB_NH_NONE,
+			assert_int_equal(fwd_fib_lookup(f, a) ==
+				FWD_FIB_NH_NONE,
 			    fwd_ipv4_dst_martian(a));
 		}
 	}
@@ -635,22 +647,29 @@ test_collapse_and_reuse(void **state)
 	for (int round = 0; round < 50; round++) {
 		for (unsigned k = 0; k < 100; k++)
 			assert_int_equal(fwd_fib_add(f,
-			    A(11, 0, k, 16 * (k % 16)), 28, 2 + k % 200), 0);
+					     A(11, 0, k, 16 * (k % 16)), 28,
+					     2 + k % 200),
+			    0);
 		assert_int_equal(fwd_fib_tbl8_used(f), 100);
 		for (unsigned k = 0; k < 100; k++) {
 			assert_int_equal(fwd_fib_lookup(f,
-			    A(11, 0, k, 16 * (k % 16) + 3)), 2 + k % 200);
+					     A(11, 0, k, 16 * (k % 16) + 3)),
+			    2 + k % 200);
 			assert_int_equal(fwd_fib_lookup(f,
-			    A(11, 0, k, (16 * (k % 16) + 16) & 0xff)), 1);
+					     A(11, 0, k,
+						 (16 * (k % 16) + 16) & 0xff)),
+			    1);
 		}
 		for (unsigned k = 0; k < 100; k++)
 			assert_int_equal(fwd_fib_del(f,
-			    A(11, 0, k, 16 * (k % 16)), 28), 0);
+					     A(11, 0, k, 16 * (k % 16)), 28),
+			    0);
 		assert_int_equal(fwd_fib_tbl8_used(f), 0);
 		assert_int_equal(fwd_fib_reclaim(f), 0);
 		for (unsigned k = 0; k < 100; k++)
 			assert_int_equal(fwd_fib_lookup(f,
-			    A(11, 0, k, 16 * (k % 16) + 3)), 1);
+					     A(11, 0, k, 16 * (k % 16) + 3)),
+			    1);
 	}
 	/* groups were reused: 100 touched, not 5000 */
 	assert_true(fwd_fib_memory(f) <= mem + 101 * 512 + 65536);
@@ -681,8 +700,8 @@ static void
 test_errors(void **state)
 {
 	struct fwd_fib *f = fib_make(16, 2);
-	struct fwd_fib_conf bad = { .max_nh = 0 };
-	uint64_t before[2] = { 0 }, after[2] = { 0 };
+	struct fwd_fib_conf bad = {.max_nh = 0};
+	uint64_t before[2] = {0}, after[2] = {0};
 	unsigned nh = 99;
 
 	(void)state;
@@ -786,7 +805,7 @@ test_walk(void **state)
 {
 	struct fwd_fib *f = fib_make(4096, 0);
 	struct ref r;
-	struct walk_state w = { &r, 0 };
+	struct walk_state w = {&r, 0};
 	size_t n;
 
 	(void)state;
@@ -809,8 +828,9 @@ test_walk(void **state)
 	w.r = &r;
 	fwd_fib_clear(f);
 	for (int k = 0; k < 20; k++)
-		assert_int_equal(fwd_fib_add(f, 0x0b000000u + ((uint32_t)k << 8),
-		    24, 1), 0);
+		assert_int_equal(fwd_fib_add(f,
+				     0x0b000000u + ((uint32_t)k << 8), 24, 1),
+		    0);
 	for (int k = 0; k < 20; k++)
 		ref_add(&r, 0x0b000000u + ((uint32_t)k << 8), 24, 1);
 	assert_int_equal(fwd_fib_walk(f, walk_cb, &w), 42);
@@ -879,8 +899,8 @@ test_stale(void **state)
  * group read too early, a torn update or a half-filled group shows up as a
  * next hop of a route that does not cover a, or as NONE.
  */
-#define UNIV 200
-#define REGION 0x3fffu	/* 198.18.0.0-198.18.63.255: 64 /24s */
+#define UNIV	200
+#define REGION	0x3fffu /* 198.18.0.0-198.18.63.255: 64 /24s */
 #define BASE_NH 1000
 
 struct mt {
@@ -934,7 +954,7 @@ static void
 test_concurrent(void **state)
 {
 	struct mt *m = calloc(1, sizeof(*m));
-	bool in[UNIV] = { false };
+	bool in[UNIV] = {false};
 	pthread_t th;
 
 	(void)state;
@@ -942,7 +962,7 @@ test_concurrent(void **state)
 	m->fib = fib_make(1024, 0);
 	rng_state = 4242;
 	for (int k = 0; k < UNIV; k++) {
-		unsigned len = 20 + (unsigned)(rnd() % 13);	/* 20..32 */
+		unsigned len = 20 + (unsigned)(rnd() % 13); /* 20..32 */
 
 		if (len < 22)
 			len = 25 + (unsigned)(rnd() % 8);
@@ -979,8 +999,8 @@ test_concurrent(void **state)
 	pthread_join(th, NULL);
 	if (m->bad != 0)
 		fail_msg("%lu of %lu lookups saw an invalid next hop "
-		    "(e.g. %08x -> %u)", m->bad, m->lookups, m->bad_addr,
-		    m->bad_nh);
+			 "(e.g. %08x -> %u)",
+		    m->bad, m->lookups, m->bad_addr, m->bad_nh);
 	assert_true(m->lookups > 0);
 	fib_done(m->fib);
 	free(m);
@@ -990,15 +1010,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sequence),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_collapse_and_reuse),
-		cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_lpm_random),
-		cmocka_unit_test(test_pins),
-		cmocka_unit_test(test_pins_random),
-		cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_concurrent),
+	    cmocka_unit_test(test_sequence),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_collapse_and_reuse),
+	    cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_lpm_random),
+	    cmocka_unit_test(test_pins),
+	    cmocka_unit_test(test_pins_random),
+	    cmocka_unit_test(test_stale),
+	    cmocka_unit_test(test_concurrent),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -41,7 +41,7 @@ static void
 test_standard(void **state)
 {
 	struct tt_prefixset a, b, c;
-	size_t cnt[33] = { 0 };
+	size_t cnt[33] = {0};
 	uint64_t *keys;
 	double sum = 0;
 
@@ -59,8 +59,9 @@ test_standard(void **state)
 		const struct tt_prefix *p = &a.p[k];
 
 		assert_true(p->len >= 8 && p->len <= 24);
-		assert_int_equal(p->addr & ~(p->len ? ~0u << (32 - p->len) :
-		    0u), 0);
+		assert_int_equal(p->addr &
+			~(p->len ? ~0u << (32 - p->len) : 0u),
+		    0);
 		assert_false(tt_prefix_is_bogon(p->addr, p->len));
 		assert_true(p->nh < TT_PFX_NNH);
 		cnt[p->len]++;
@@ -83,7 +84,8 @@ test_standard(void **state)
 	assert_int_equal(cnt[18], 1350);
 	assert_int_equal(cnt[17], 790);
 	assert_in_range(cnt[8] + cnt[9] + cnt[10] + cnt[11] + cnt[12] +
-	    cnt[13] + cnt[14] + cnt[15], 475, 485);
+		cnt[13] + cnt[14] + cnt[15],
+	    475, 485);
 	assert_true(cnt[8] < cnt[12] && cnt[12] < cnt[15]);
 	assert_true(sum / (double)a.n > 22.8 && sum / (double)a.n < 23.0);
 	/* about half nested */
@@ -108,8 +110,8 @@ test_long(void **state)
 	for (size_t k = 0; k < a.n; k++)
 		if (a.p[k].len > 24) {
 			assert_true(a.p[k].len <= 32);
-			assert_false(tt_prefix_is_bogon(a.p[k].addr,
-			    a.p[k].len));
+			assert_false(
+			    tt_prefix_is_bogon(a.p[k].addr, a.p[k].len));
 			nlong++;
 		}
 	assert_int_equal(nlong, N / 20);
@@ -121,7 +123,7 @@ static void
 test_streams_and_text(void **state)
 {
 	struct tt_prefixset a;
-	struct fwd_fib_conf fc = { .max_nh = TT_PFX_FIB_NNH };
+	struct fwd_fib_conf fc = {.max_nh = TT_PFX_FIB_NNH};
 	struct fwd_fib *f = fwd_fib_new(&fc);
 	uint32_t *s = malloc(65536 * sizeof(*s)), hot[128];
 	size_t nhot = 0, nomatch = 0;
@@ -136,7 +138,8 @@ test_streams_and_text(void **state)
 	tt_prefixset_fib_nh(&a);
 	for (size_t k = 0; k < a.n; k++)
 		assert_int_equal(fwd_fib_add(f, a.p[k].addr, a.p[k].len,
-		    a.p[k].nh), 0);
+				     a.p[k].nh),
+		    0);
 	/* match: every address is under a table prefix */
 	assert_int_equal(tt_addrs_gen(&a, TT_ADDR_MATCH, s, 65536, 5), 0);
 	for (size_t k = 0; k < 65536; k++)
@@ -174,7 +177,8 @@ test_streams_and_text(void **state)
 			int used;
 
 			assert_int_equal(sscanf(p, "%u.%u.%u.%u/%u %u\n%n", &b0,
-			    &b1, &b2, &b3, &len, &nh, &used), 6);
+					     &b1, &b2, &b3, &len, &nh, &used),
+			    6);
 			assert_int_equal((b0 << 24 | b1 << 16 | b2 << 8 | b3),
 			    a.p[k].addr);
 			assert_int_equal(len, a.p[k].len);
@@ -193,9 +197,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_standard),
-		cmocka_unit_test(test_long),
-		cmocka_unit_test(test_streams_and_text),
+	    cmocka_unit_test(test_standard),
+	    cmocka_unit_test(test_long),
+	    cmocka_unit_test(test_streams_and_text),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

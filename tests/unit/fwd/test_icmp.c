@@ -45,8 +45,8 @@ teardown(void **st)
 static unsigned
 echo(uint8_t *f, uint32_t dst, unsigned datalen)
 {
-	unsigned len = tf_ipv4(
-	    f, rmac, hmac, HIP, dst, 64, FWD_IPPROTO_ICMP, 8 + datalen, 0);
+	unsigned len = tf_ipv4(f, rmac, hmac, HIP, dst, 64, FWD_IPPROTO_ICMP,
+	    8 + datalen, 0);
 	uint8_t *ic = f + 34;
 
 	ic[0] = FWD_ICMP_ECHO;
@@ -72,8 +72,8 @@ check_ip(const uint8_t *o, unsigned len, uint32_t src, uint32_t dst)
 	assert_int_equal(ntohl(fwd_ld32(ip + 12)), src);
 	assert_int_equal(ntohl(fwd_ld32(ip + 16)), dst);
 	/* ICMP checksum over the ICMP message */
-	assert_int_equal(
-	    fwd_cksum_fold(fwd_cksum_add(ip + 20, len - 34, 0)), 0xffff);
+	assert_int_equal(fwd_cksum_fold(fwd_cksum_add(ip + 20, len - 34, 0)),
+	    0xffff);
 	/* back to the sender's MAC from the MAC it used */
 	assert_memory_equal(o, hmac, 6);
 	assert_memory_equal(o + 6, rmac, 6);
@@ -93,30 +93,31 @@ test_echo(void **st)
 	assert_int_equal(p->len, len);
 	check_ip(p->data, p->len, RIP, HIP);
 	assert_int_equal(p->data[34], FWD_ICMP_ECHOREPLY);
-	assert_memory_equal(
-	    p->data + 38, e->f + 38, 4 + 56); /* id, seq, data */
+	assert_memory_equal(p->data + 38, e->f + 38,
+	    4 + 56); /* id, seq, data */
 	assert_int_equal(e->ic.st.echo_replies, 1);
 	/* not rate-limited */
 	for (int i = 0; i < 20; i++)
-		assert_int_equal(
-		    fwd_icmp_local(&e->ic, 3, e->f, len, 0, &e->out), 0);
+		assert_int_equal(fwd_icmp_local(&e->ic, 3, e->f, len, 0,
+				     &e->out),
+		    0);
 	/* bad ICMP checksum */
 	e->out.n = 0;
 	e->f[40] ^= 1;
-	assert_int_equal(
-	    fwd_icmp_local(&e->ic, 3, e->f, len, 0, &e->out), -EINVAL);
+	assert_int_equal(fwd_icmp_local(&e->ic, 3, e->f, len, 0, &e->out),
+	    -EINVAL);
 	assert_int_equal(e->out.n, 0);
 	/* an echo reply to us is not answered */
 	len = echo(e->f, RIP, 8);
 	e->f[34] = FWD_ICMP_ECHOREPLY;
 	fwd_st16(e->f + 36, 0);
 	fwd_st16(e->f + 36, fwd_cksum(e->f + 34, 16));
-	assert_int_equal(
-	    fwd_icmp_local(&e->ic, 3, e->f, len, 0, &e->out), -ENOTSUP);
+	assert_int_equal(fwd_icmp_local(&e->ic, 3, e->f, len, 0, &e->out),
+	    -ENOTSUP);
 	assert_int_equal(e->out.n, 0);
 	/* malformed IP */
-	assert_int_equal(
-	    fwd_icmp_local(&e->ic, 3, e->f, 30, 0, &e->out), -EINVAL);
+	assert_int_equal(fwd_icmp_local(&e->ic, 3, e->f, 30, 0, &e->out),
+	    -EINVAL);
 }
 
 static void
@@ -144,8 +145,8 @@ static void
 test_errors(void **st)
 {
 	struct env *e = *st;
-	unsigned len =
-	    tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 1, 17, 1400, 0);
+	unsigned len = tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 1, 17, 1400,
+	    0);
 	const struct fwd_pkt *p;
 
 	assert_int_equal(fwd_icmp_error(&e->ic, FWD_ICMP_TIMXCEED, 0, 0, 2, RIP,
@@ -160,11 +161,11 @@ test_errors(void **st)
 	assert_int_equal(p->data[35], 0);
 	assert_memory_equal(p->data + 42, e->f + 14, 548);
 	/* frag-needed carries the MTU */
-	len =
-	    tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 6, 600, FWD_IP_DF);
-	assert_int_equal(
-	    fwd_icmp_error(&e->ic, FWD_ICMP_UNREACH, FWD_ICMP_UNREACH_NEEDFRAG,
-		576, 0, RIP, e->f, len, 0, &e->out),
+	len = tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 6, 600,
+	    FWD_IP_DF);
+	assert_int_equal(fwd_icmp_error(&e->ic, FWD_ICMP_UNREACH,
+			     FWD_ICMP_UNREACH_NEEDFRAG, 576, 0, RIP, e->f, len,
+			     0, &e->out),
 	    0);
 	p = &e->out.pkt[1];
 	assert_int_equal(p->data[34], 3);
@@ -219,8 +220,8 @@ static void
 test_rate_limit(void **st)
 {
 	struct env *e = *st;
-	unsigned len =
-	    tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 1, 17, 36, 0);
+	unsigned len = tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 1, 17, 36,
+	    0);
 	int ok = 0;
 
 	/* burst 5 at t=1000, rate 10/s */
@@ -256,8 +257,8 @@ test_fragment(void **st)
 	    .mtu = 576,
 	    .action = FWD_ADJ_A_FORWARD,
 	    .kind = FWD_ADJ_K_NH};
-	unsigned len =
-	    tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 17, 1380, 0);
+	unsigned len = tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 17, 1380,
+	    0);
 	uint8_t re[1400];
 	unsigned got = 0;
 
@@ -286,15 +287,15 @@ test_fragment(void **st)
 	assert_int_equal(got, 1380);
 	assert_memory_equal(re, e->f + 34, 1380);
 	/* DF set: not ours to fragment */
-	len = tf_ipv4(
-	    e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 17, 1380, FWD_IP_DF);
-	assert_int_equal(
-	    fwd_ip_fragment(&e->ic, &a, e->f, len, &e->out), -EINVAL);
+	len = tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 17, 1380,
+	    FWD_IP_DF);
+	assert_int_equal(fwd_ip_fragment(&e->ic, &a, e->f, len, &e->out),
+	    -EINVAL);
 	/* all or nothing when out is nearly full */
 	e->out.n = FWD_OUT_MAX - 1;
 	len = tf_ipv4(e->f, rmac, hmac, HIP, TF_IP(9, 9), 64, 17, 1380, 0);
-	assert_int_equal(
-	    fwd_ip_fragment(&e->ic, &a, e->f, len, &e->out), -ENOBUFS);
+	assert_int_equal(fwd_ip_fragment(&e->ic, &a, e->f, len, &e->out),
+	    -ENOBUFS);
 	assert_int_equal(e->out.n, FWD_OUT_MAX - 1);
 }
 

@@ -20,8 +20,8 @@ static uint8_t bufmem[2048 + 2] __attribute__((aligned(64)));
 static unsigned
 good(void)
 {
-	return (tf_ipv4(
-	    FR, rmac, hmac, TF_IP(1, 2), TF_IP(2, 3), 64, 17, 26, FWD_IP_DF));
+	return (tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), TF_IP(2, 3), 64, 17, 26,
+	    FWD_IP_DF));
 }
 
 static enum fwd_reason
@@ -73,8 +73,8 @@ test_parse_ethertype(void **st)
 	FR[12] = 0x81;
 	FR[13] = 0x00; /* VLAN */
 	assert_int_equal(parse(len, &m), FWD_R_ETHERTYPE);
-	len =
-	    tf_arp(FR, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL, TF_IP(1, 1));
+	len = tf_arp(FR, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
+	    TF_IP(1, 1));
 	assert_int_equal(parse(len, &m), FWD_R_ARP);
 }
 
@@ -174,13 +174,13 @@ static void
 test_parse_martian(void **st)
 {
 	struct fwd_pkt_meta m;
-	static const uint32_t bad[] = {
-	    0x00000001, 0xe0000001, 0xefffffff, 0xf0000001, 0xffffffff};
+	static const uint32_t bad[] = {0x00000001, 0xe0000001, 0xefffffff,
+	    0xf0000001, 0xffffffff};
 
 	(void)st;
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		unsigned len =
-		    tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), bad[i], 64, 17, 26, 0);
+		unsigned len = tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), bad[i], 64,
+		    17, 26, 0);
 
 		assert_int_equal(parse(len, &m), FWD_R_MARTIAN);
 	}
@@ -245,10 +245,10 @@ test_cksum_random(void **st)
 			uint16_t ck = ntohs(fwd_ld16(ip + 10));
 
 			fwd_st16(ip + 4, htons(new));
-			fwd_st16(
-			    ip + 10, htons(fwd_cksum_update16(ck, old, new)));
-			assert_int_equal(
-			    fwd_ld16(ip + 10), ref_cksum(ip, hlen));
+			fwd_st16(ip + 10,
+			    htons(fwd_cksum_update16(ck, old, new)));
+			assert_int_equal(fwd_ld16(ip + 10),
+			    ref_cksum(ip, hlen));
 		}
 	}
 }
@@ -292,8 +292,8 @@ test_cksum_odd(void **st)
 static void
 test_rewrite(void **st)
 {
-	static const uint8_t hdr[14] = {
-	    0x02, 0, 0, 0, 0, 0x42, 0x02, 0, 0, 0, 0, 0x07, 0x08, 0x00};
+	static const uint8_t hdr[14] = {0x02, 0, 0, 0, 0, 0x42, 0x02, 0, 0, 0,
+	    0, 0x07, 0x08, 0x00};
 	unsigned len = good();
 	uint8_t ip0[20];
 

@@ -53,8 +53,9 @@ teardown(void **st)
 static void
 test_afp_rx(void **st)
 {
-	struct fwd_port_afp_conf c = {
-	    .ifname = "rc0", .id = 3, .ring_frames = 64};
+	struct fwd_port_afp_conf c = {.ifname = "rc0",
+	    .id = 3,
+	    .ring_frames = 64};
 	static uint8_t seen[100][256];
 	unsigned lens[100];
 	uint8_t f[256];
@@ -77,8 +78,8 @@ test_afp_rx(void **st)
 
 		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
 		if (s % 32 == 31) {
-			unsigned got =
-			    rx_wait(p, seen + s - 31, 32, lens + s - 31);
+			unsigned got = rx_wait(p, seen + s - 31, 32,
+			    lens + s - 31);
 
 			assert_int_equal(got, 32);
 		}
@@ -97,8 +98,9 @@ test_afp_rx(void **st)
 static void
 test_afp_tx(void **st)
 {
-	struct fwd_port_afp_conf c = {
-	    .ifname = "rc0", .id = 1, .ring_frames = 32};
+	struct fwd_port_afp_conf c = {.ifname = "rc0",
+	    .id = 1,
+	    .ring_frames = 32};
 	struct fwd_port_afp_conf ct = {.ifname = "rc0",
 	    .id = 1,
 	    .ring_frames = 16,
@@ -179,8 +181,10 @@ test_afp_tx(void **st)
 static void
 test_afp_fanout(void **st)
 {
-	struct fwd_port_afp_conf c = {
-	    .ifname = "rc0", .id = 0, .ring_frames = 64, .fanout_group = 4242};
+	struct fwd_port_afp_conf c = {.ifname = "rc0",
+	    .id = 0,
+	    .ring_frames = 64,
+	    .fanout_group = 4242};
 	struct fwd_port *p[2];
 	unsigned total = 0, per[2] = {0, 0};
 	struct timespec t0, t;
@@ -233,8 +237,9 @@ test_afp_fanout(void **st)
 static void
 test_afp_kernel_drops(void **st)
 {
-	struct fwd_port_afp_conf c = {
-	    .ifname = "rc0", .id = 4, .ring_frames = 64};
+	struct fwd_port_afp_conf c = {.ifname = "rc0",
+	    .id = 4,
+	    .ring_frames = 64};
 	static uint8_t seen[64][256];
 	unsigned lens[64];
 	uint64_t drops, full;
@@ -273,8 +278,9 @@ test_afp_kernel_drops(void **st)
 static void
 test_afp_vlan(void **st)
 {
-	struct fwd_port_afp_conf c = {
-	    .ifname = "rc0", .id = 2, .ring_frames = 32};
+	struct fwd_port_afp_conf c = {.ifname = "rc0",
+	    .id = 2,
+	    .ring_frames = 32};
 	static uint8_t seen[1][256];
 	unsigned lens[1];
 	uint8_t f[128];
@@ -304,12 +310,14 @@ test_afp_vlan(void **st)
 	f[16] = TEST_ETHERTYPE >> 8;
 	f[17] = TEST_ETHERTYPE & 0xff;
 	memset(f + 18, 0x5a, 60);
-	assert_int_equal(
-	    sendto(fd, f, 78, 0, (struct sockaddr *)&sll, sizeof(sll)), 78);
+	assert_int_equal(sendto(fd, f, 78, 0, (struct sockaddr *)&sll,
+			     sizeof(sll)),
+	    78);
 	/* then an untagged one, which must arrive */
 	mkframe(f, rmac, cmac, 99, 64);
-	assert_int_equal(
-	    sendto(fd, f, 64, 0, (struct sockaddr *)&sll, sizeof(sll)), 64);
+	assert_int_equal(sendto(fd, f, 64, 0, (struct sockaddr *)&sll,
+			     sizeof(sll)),
+	    64);
 	assert_int_equal(rx_wait(p, seen, 1, lens), 1);
 	assert_int_equal(lens[0], 64);
 	assert_int_equal(p->stats.rx_vlan, 1);

@@ -57,8 +57,8 @@ test_inject_rx_release(void **st)
 	assert_int_equal(p->stats.rx_pkts, 4);
 	assert_int_equal(p->stats.rx_bytes, 60 + 61 + 62 + 63);
 	assert_int_equal(fwd_port_mem_inject(p, f, 0), -EMSGSIZE);
-	assert_int_equal(
-	    fwd_port_mem_inject(p, f, FWD_FRAME_MAX + 1), -EMSGSIZE);
+	assert_int_equal(fwd_port_mem_inject(p, f, FWD_FRAME_MAX + 1),
+	    -EMSGSIZE);
 	fwd_port_free(p);
 }
 

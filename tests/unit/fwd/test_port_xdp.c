@@ -107,8 +107,9 @@ test_xdp_rx(void **st)
 
 		assert_int_equal(send(cfd, f, len, 0), (ssize_t)len);
 		if (s % 32 == 31)
-			assert_int_equal(
-			    rx_wait(p, seen + s - 31, 32, lens + s - 31), 32);
+			assert_int_equal(rx_wait(p, seen + s - 31, 32,
+					     lens + s - 31),
+			    32);
 	}
 	assert_int_equal(rx_wait(p, seen + 288, 12, lens + 288), 12);
 	for (uint32_t s = 0; s < 300; s++) {
@@ -335,8 +336,9 @@ test_xdp_forward_shared_umem(void **st)
 static void
 test_xdp_modes(void **st)
 {
-	struct fwd_port_xdp_conf c = {
-	    .ifname = "rc0", .id = 0, .flags = FWD_XDP_COPY};
+	struct fwd_port_xdp_conf c = {.ifname = "rc0",
+	    .id = 0,
+	    .flags = FWD_XDP_COPY};
 	struct fwd_port *p;
 
 	(void)st;

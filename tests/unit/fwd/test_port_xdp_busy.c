@@ -203,8 +203,10 @@ test_three_ports_share(void **st)
 	u = fwd_xdp_umem_new(256);
 	assert_non_null(u);
 	for (unsigned i = 0; i < 3; i++) {
-		struct fwd_port_xdp_conf c = {
-		    .ifname = ifs[i], .id = (uint16_t)i, .ring = 64, .umem = u};
+		struct fwd_port_xdp_conf c = {.ifname = ifs[i],
+		    .id = (uint16_t)i,
+		    .ring = 64,
+		    .umem = u};
 
 		p[i] = fwd_port_xdp_new(&c);
 		assert_non_null(p[i]);
@@ -230,8 +232,8 @@ test_three_ports_share(void **st)
 		unsigned k = fwd_port_rx(p[2], pk, FWD_BURST);
 
 		for (unsigned i = 0; i < k; i++)
-			got +=
-			    pk[i]->data[12] == 0x88 && pk[i]->data[13] == 0xb5;
+			got += pk[i]->data[12] == 0x88 &&
+			    pk[i]->data[13] == 0xb5;
 		fwd_pkt_release(pk, k);
 		usleep(5000);
 	}

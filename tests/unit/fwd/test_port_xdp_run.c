@@ -95,8 +95,9 @@ big_rcvbuf(int fd)
 {
 	int v = 8 << 20;
 
-	assert_int_equal(
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)), 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v,
+			     sizeof(v)),
+	    0);
 }
 
 /* n frames of 100 bytes, seq first.., from the client to the router. */
@@ -144,8 +145,8 @@ send_copies(struct fwd_port *p, uint32_t first, unsigned n, unsigned len)
 		uint32_t s = first + i;
 
 		pk[i] = (struct fwd_pkt){.data = buf[i], .owner = NULL};
-		pk[i].len = (uint16_t)mkframe(
-		    buf[i], cmac, rmac, s, len ? len : 64 + s % 200);
+		pk[i].len = (uint16_t)mkframe(buf[i], cmac, rmac, s,
+		    len ? len : 64 + s % 200);
 		v[i] = &pk[i];
 	}
 	assert_int_equal(fwd_port_tx(p, v, n), n);
@@ -290,8 +291,9 @@ test_run_refused(void **st)
 
 		send_copies(p, 1000 * r, n, 100);
 		if (r != 1)
-			assert_int_equal(
-			    host_recv(cfd, cmac, rmac, 1000 * r, n, 100), n);
+			assert_int_equal(host_recv(cfd, cmac, rmac, 1000 * r, n,
+					     100),
+			    n);
 	}
 	assert_int_equal(fwd_port_xdp_stats(p, &xs), 0);
 	assert_int_equal(xs.runs, 1);

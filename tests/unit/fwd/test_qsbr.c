@@ -67,7 +67,7 @@ test_rule(void **state)
 	fwd_qsbr_quiescent(b);
 	tok2 = fwd_qsbr_start(q);
 	assert_false(fwd_qsbr_check(q, tok2));
-	assert_true(fwd_qsbr_check(q, tok));	/* older tokens stay done */
+	assert_true(fwd_qsbr_check(q, tok)); /* older tokens stay done */
 	/* an offline reader does not hold anything up */
 	fwd_qsbr_offline(a);
 	fwd_qsbr_quiescent(b);
@@ -134,7 +134,7 @@ reader(void *arg)
 		}
 		n++;
 		fwd_qsbr_quiescent(t);
-		if ((n & 1023) == 0) {	/* sometimes sleep, as workers do */
+		if ((n & 1023) == 0) { /* sometimes sleep, as workers do */
 			fwd_qsbr_offline(t);
 			sched_yield();
 			fwd_qsbr_online(t);
@@ -148,7 +148,7 @@ reader(void *arg)
 static void
 test_threads(void **state)
 {
-	struct shared s = { 0 };
+	struct shared s = {0};
 	struct obj objs[NOBJ];
 	pthread_t th[2];
 	unsigned next = 1;
@@ -175,7 +175,8 @@ test_threads(void **state)
 		__atomic_store_n(&s.cur, nw, __ATOMIC_RELEASE);
 		/* unpublished: reuse only after the grace period */
 		assert_int_equal(fwd_qsbr_wait(s.q, fwd_qsbr_start(s.q),
-		    2000000000u), 0);
+				     2000000000u),
+		    0);
 		old->magic = OBJ_DEAD;
 	}
 	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
@@ -196,9 +197,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registration),
-		cmocka_unit_test(test_rule),
-		cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_registration),
+	    cmocka_unit_test(test_rule),
+	    cmocka_unit_test(test_threads),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -28,8 +28,8 @@ parse_ok(const char *s, const uint16_t *want, unsigned nwant)
 	char err[160] = "";
 	unsigned n = 99;
 
-	assert_int_equal(
-	    fwd_cpus_parse(s, cpus, FWD_D_WORKERS_MAX, &n, err, sizeof(err)),
+	assert_int_equal(fwd_cpus_parse(s, cpus, FWD_D_WORKERS_MAX, &n, err,
+			     sizeof(err)),
 	    0);
 	assert_int_equal(n, nwant);
 	for (unsigned i = 0; i < nwant; i++)
@@ -48,8 +48,8 @@ test_parse_good(void **st)
 	parse_ok("4-4", (const uint16_t[]){4}, 1);
 	parse_ok("1023", (const uint16_t[]){1023}, 1);
 	parse_ok("0-15",
-	    (const uint16_t[]){
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+	    (const uint16_t[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+		15},
 	    16);
 }
 
@@ -61,8 +61,8 @@ parse_bad(const char *s, unsigned max, int rv, const char *msg)
 	char err[160] = "";
 	unsigned n = 99;
 
-	assert_int_equal(
-	    fwd_cpus_parse(s, cpus, max, &n, err, sizeof(err)), rv);
+	assert_int_equal(fwd_cpus_parse(s, cpus, max, &n, err, sizeof(err)),
+	    rv);
 	if (strstr(err, msg) == NULL)
 		fail_msg("'%s': message '%s' lacks '%s'", s ? s : "(null)", err,
 		    msg);
@@ -109,8 +109,8 @@ test_check(void **st)
 	assert_int_equal(sched_getaffinity(0, sizeof(cs), &cs), 0);
 	if (CPU_ISSET(far, &cs))
 		skip(); /* a machine with 1024 CPUs */
-	assert_int_equal(
-	    fwd_cpus_check((const uint16_t[]){cpu, far}, 2, err, sizeof(err)),
+	assert_int_equal(fwd_cpus_check((const uint16_t[]){cpu, far}, 2, err,
+			     sizeof(err)),
 	    -EINVAL);
 	assert_non_null(
 	    strstr(err, "CPU 1023 is not in this process's allowed set"));
@@ -182,8 +182,8 @@ test_pinned_workers(void **st)
 			cpu_set_t cs;
 
 			assert_true(d->w[k]->started);
-			assert_int_equal(pthread_getaffinity_np(
-					     d->w[k]->thr, sizeof(cs), &cs),
+			assert_int_equal(pthread_getaffinity_np(d->w[k]->thr,
+					     sizeof(cs), &cs),
 			    0);
 			if (pinned) {
 				assert_int_equal(CPU_COUNT(&cs), 1);
@@ -191,15 +191,15 @@ test_pinned_workers(void **st)
 			} else
 				assert_int_equal(CPU_COUNT(&cs), (int)n);
 			cpu0[k] = thread_cpu_ms(d->w[k]->thr);
-			sleeps0[k] =
-			    __atomic_load_n(&d->w[k]->sleeps, __ATOMIC_RELAXED);
+			sleeps0[k] = __atomic_load_n(&d->w[k]->sleeps,
+			    __ATOMIC_RELAXED);
 		}
 		usleep(300000);
 		for (unsigned k = 0; k < n; k++) {
 			double ms = thread_cpu_ms(d->w[k]->thr) - cpu0[k];
-			uint64_t sl = __atomic_load_n(
-					  &d->w[k]->sleeps, __ATOMIC_RELAXED) -
-				      sleeps0[k];
+			uint64_t sl = __atomic_load_n(&d->w[k]->sleeps,
+					  __ATOMIC_RELAXED) -
+			    sleeps0[k];
 
 			fprintf(stderr,
 			    "worker %u (%s): idle 300 ms: %llu sleeps, "
@@ -267,12 +267,13 @@ test_rt_worker_yields(void **st)
 			usleep(2000);
 			clock_gettime(CLOCK_MONOTONIC, &b);
 			ms = (int)((b.tv_sec - a.tv_sec) * 1000 +
-				   (b.tv_nsec - a.tv_nsec) / 1000000);
+			    (b.tv_nsec - a.tv_nsec) / 1000000);
 			if (ms > worst)
 				worst = ms;
 		}
-		fprintf(stderr, "control thread beside a spinning SCHED_FIFO "
-				"worker: 50 sleeps of 2 ms, longest %d ms\n",
+		fprintf(stderr,
+		    "control thread beside a spinning SCHED_FIFO "
+		    "worker: 50 sleeps of 2 ms, longest %d ms\n",
 		    worst);
 		fwd_d_free(d);
 		lc_loop_free(loop);

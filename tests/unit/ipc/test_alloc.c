@@ -16,9 +16,9 @@
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
 
-void	*__real_malloc(size_t);
-void	*__real_calloc(size_t, size_t);
-void	*__real_realloc(void *, size_t);
+void *__real_malloc(size_t);
+void *__real_calloc(size_t, size_t);
+void *__real_realloc(void *, size_t);
 
 static unsigned long allocs;
 
@@ -74,8 +74,8 @@ run_calls(struct ev_loop *loop, struct ipc_client *c, unsigned turns,
     unsigned per_turn)
 {
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
-	Rib__Route rt[2], *rts[2] = { &rt[0], &rt[1] };
-	uint32_t nh[2] = { 0x010012c6, 0x020012c6 }, ifx[2] = { 2, 3 };
+	Rib__Route rt[2], *rts[2] = {&rt[0], &rt[1]};
+	uint32_t nh[2] = {0x010012c6, 0x020012c6}, ifx[2] = {2, 3};
 	unsigned t, i, want;
 	uint64_t end;
 
@@ -96,7 +96,8 @@ run_calls(struct ev_loop *loop, struct ipc_client *c, unsigned turns,
 		for (i = 0; i < per_turn; i++) {
 			b.seq = t * per_turn + i;
 			assert_int_equal(ipc_call(c, RIB__METHOD__ROUTE_BATCH,
-			    &b.base, cb, NULL, 0), 0);
+					     &b.base, cb, NULL, 0),
+			    0);
 		}
 		end = lc_time_mono_ns() + 2000000000ULL;
 		while (done < want && lc_time_mono_ns() < end)
@@ -116,7 +117,8 @@ test_no_malloc_steady_state(void **state)
 	unsigned long before;
 
 	(void)state;
-	snprintf(parent, sizeof(parent), "/tmp/tern-ipc-alloc.%d", (int)getpid());
+	snprintf(parent, sizeof(parent), "/tmp/tern-ipc-alloc.%d",
+	    (int)getpid());
 	(void)mkdir(parent, 0755);
 	snprintf(rundir, sizeof(rundir), "%s/run", parent);
 	memset(&o, 0, sizeof(o));
@@ -125,7 +127,8 @@ test_no_malloc_steady_state(void **state)
 	s = ipc_server_new(loop, &ipc_svc_rib, &o);
 	assert_non_null(s);
 	assert_int_equal(ipc_server_handle(s, RIB__METHOD__ROUTE_BATCH, h_batch,
-	    NULL), 0);
+			     NULL),
+	    0);
 	o.component = "test";
 	c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
 	assert_non_null(c);
@@ -155,7 +158,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_malloc_steady_state),
+	    cmocka_unit_test(test_no_malloc_steady_state),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -24,7 +24,8 @@
 
 static char rundir[128];
 static struct ev_loop *loop;
-static pid_t children[4];	/* forked servers, killed by teardown if a test failed */
+static pid_t
+    children[4]; /* forked servers, killed by teardown if a test failed */
 
 static void
 rm_rundir(void)
@@ -60,7 +61,7 @@ teardown(void **state)
 	}
 	lc_loop_free(loop);
 	slash = strrchr(rundir, '/');
-	*slash = '\0';	/* remove the parent too */
+	*slash = '\0'; /* remove the parent too */
 	rm_rundir();
 	return (0);
 }
@@ -136,11 +137,14 @@ rib_server(uint64_t gen)
 	s = ipc_server_new(loop, &ipc_svc_rib, &o);
 	assert_non_null(s);
 	assert_int_equal(ipc_server_handle(s, RIB__METHOD__ROUTE_BATCH, h_batch,
-	    NULL), 0);
+			     NULL),
+	    0);
 	assert_int_equal(ipc_server_handle(s, RIB__METHOD__RESYNC_BEGIN, h_hold,
-	    NULL), 0);
+			     NULL),
+	    0);
 	assert_int_equal(ipc_server_handle(s, RIB__METHOD__QUERY, h_query_err,
-	    NULL), 0);
+			     NULL),
+	    0);
 	return (s);
 }
 
@@ -190,10 +194,10 @@ kill_wait(pid_t pid)
 /* ---- client side helpers ---- */
 
 struct result {
-	unsigned	done, ok, status_count[IPC_STATUS__COUNT];
-	int		last_status;
-	char		last_err[256];
-	uint64_t	last_seq;
+	unsigned done, ok, status_count[IPC_STATUS__COUNT];
+	int last_status;
+	char last_err[256];
+	uint64_t last_seq;
 };
 
 static void
@@ -207,7 +211,8 @@ res_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
 	snprintf(r->last_err, sizeof(r->last_err), "%s", err);
 	if (status == IPC_OK) {
 		r->ok++;
-		if (m != NULL && m->descriptor == &rib__route_batch_ack__descriptor)
+		if (m != NULL &&
+		    m->descriptor == &rib__route_batch_ack__descriptor)
 			r->last_seq = ((const Rib__RouteBatchAck *)m)->seq;
 	}
 }
@@ -218,7 +223,8 @@ run_until(unsigned *counter, unsigned want, double max_s)
 	uint64_t end = lc_time_mono_ns() + (uint64_t)(max_s * 1e9);
 
 	while (*counter < want && lc_time_mono_ns() < end)
-		ev_run(loop, EVRUN_ONCE | EVRUN_NOWAIT), usleep(*counter < want ? 200 : 0);
+		ev_run(loop, EVRUN_ONCE | EVRUN_NOWAIT),
+		    usleep(*counter < want ? 200 : 0);
 }
 
 static void
@@ -237,7 +243,7 @@ batch_call(struct ipc_client *c, uint64_t seq, struct result *r,
     uint32_t timeout_ms)
 {
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
-	Rib__Route rt = RIB__ROUTE__INIT, *rts[1] = { &rt };
+	Rib__Route rt = RIB__ROUTE__INIT, *rts[1] = {&rt};
 	uint32_t nh = 0x010012c6, ifx = 2;
 
 	rt.prefix = 0x000012c6;
@@ -262,7 +268,7 @@ test_one_call(void **state)
 	struct ipc_server *s = rib_server(11);
 	struct ipc_opts o = opts("test", 1);
 	struct ipc_client *c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
-	struct result r = { 0 };
+	struct result r = {0};
 	struct lc_arena *a = lc_arena_new(0);
 	ProtobufCMessage *rep;
 	char err[128];
@@ -270,7 +276,7 @@ test_one_call(void **state)
 	(void)state;
 	assert_non_null(c);
 	assert_int_equal(batch_call(c, 42, &r, 0), 0);
-	assert_int_equal(r.done, 0);	/* never from inside ipc_call */
+	assert_int_equal(r.done, 0); /* never from inside ipc_call */
 	run_until(&r.done, 1, 2.0);
 	assert_int_equal(r.last_status, IPC_OK);
 	assert_int_equal(r.last_seq, 42);
@@ -278,13 +284,15 @@ test_one_call(void **state)
 	assert_int_equal(ipc_client_peer_generation(c), 11);
 
 	/* error status with the server's message */
-	assert_int_equal(ipc_call(c, RIB__METHOD__QUERY, NULL, res_cb, &r, 0), 0);
+	assert_int_equal(ipc_call(c, RIB__METHOD__QUERY, NULL, res_cb, &r, 0),
+	    0);
 	run_until(&r.done, 2, 2.0);
 	assert_int_equal(r.last_status, IPC_ERROR);
 	assert_string_equal(r.last_err, "no route to 198.18.0.1");
 
 	/* method the server does not serve, and one out of range */
-	assert_int_equal(ipc_call(c, RIB__METHOD__SOURCES, NULL, res_cb, &r, 0), 0);
+	assert_int_equal(ipc_call(c, RIB__METHOD__SOURCES, NULL, res_cb, &r, 0),
+	    0);
 	run_until(&r.done, 3, 2.0);
 	assert_int_equal(r.last_status, IPC_UNKNOWN_METHOD);
 	assert_int_equal(ipc_call(c, 200, NULL, res_cb, &r, 0), -EINVAL);
@@ -292,18 +300,21 @@ test_one_call(void **state)
 	{
 		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 		assert_int_equal(ipc_call(c, RIB__METHOD__ROUTE_BATCH, &e.base,
-		    res_cb, &r, 0), -EINVAL);
+				     res_cb, &r, 0),
+		    -EINVAL);
 	}
 
 	/* lifecycle status through the blocking helper */
 	assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__STATUS),
-	    NULL, 1000, a, &rep, err, sizeof(err)), IPC_OK);
+			     NULL, 1000, a, &rep, err, sizeof(err)),
+	    IPC_OK);
 	assert_non_null(rep);
 	assert_string_equal(((Lifecycle__Status *)rep)->component, "rib");
 	assert_int_equal(((Lifecycle__Status *)rep)->generation, 11);
 	/* shutdown without a handler is refused, with a reason */
 	assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__SHUTDOWN),
-	    NULL, 1000, a, &rep, err, sizeof(err)), IPC_UNAVAILABLE);
+			     NULL, 1000, a, &rep, err, sizeof(err)),
+	    IPC_UNAVAILABLE);
 	assert_string_equal(err, "no shutdown handler");
 
 	/* large payloads: the direct-write path (idle queue) and the queued path, both intact */
@@ -311,7 +322,7 @@ test_one_call(void **state)
 		static uint8_t data[3][300000], packed[3][300100];
 		Lifecycle__Blob b = LIFECYCLE__BLOB__INIT;
 		size_t plen[3];
-		struct result rr = { 0 };
+		struct result rr = {0};
 		int k;
 
 		for (k = 0; k < 3; k++) {
@@ -321,19 +332,26 @@ test_one_call(void **state)
 			b.data.len = sizeof(data[k]) - (size_t)k;
 			plen[k] = lifecycle__blob__pack(&b, packed[k]);
 		}
-		assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__ECHO),
-		    &b.base, 2000, a, &rep, err, sizeof(err)), IPC_OK);
-		assert_int_equal(((Lifecycle__Blob *)rep)->data.len, b.data.len);
-		assert_memory_equal(((Lifecycle__Blob *)rep)->data.data, data[2],
+		assert_int_equal(ipc_call_wait(c,
+				     IPC_LC(LIFECYCLE__METHOD__ECHO), &b.base,
+				     2000, a, &rep, err, sizeof(err)),
+		    IPC_OK);
+		assert_int_equal(((Lifecycle__Blob *)rep)->data.len,
 		    b.data.len);
+		assert_memory_equal(((Lifecycle__Blob *)rep)->data.data,
+		    data[2], b.data.len);
 		for (k = 0; k < 3; k++)
 			assert_int_equal(ipc_call_raw(c,
-			    IPC_LC(LIFECYCLE__METHOD__SINK), packed[k], plen[k],
-			    res_cb, &rr, 2000), 0);
+					     IPC_LC(LIFECYCLE__METHOD__SINK),
+					     packed[k], plen[k], res_cb, &rr,
+					     2000),
+			    0);
 		run_until(&rr.done, 3, 2.0);
 		assert_int_equal(rr.ok, 3);
-		assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__ECHO),
-		    packed[1], plen[1], res_cb, &rr, 2000), 0);
+		assert_int_equal(ipc_call_raw(c,
+				     IPC_LC(LIFECYCLE__METHOD__ECHO), packed[1],
+				     plen[1], res_cb, &rr, 2000),
+		    0);
 		run_until(&rr.done, 4, 2.0);
 		assert_int_equal(rr.ok, 4);
 	}
@@ -349,7 +367,7 @@ test_many_in_flight(void **state)
 	struct ipc_server *s = rib_server(12);
 	struct ipc_opts o = opts("test", 2);
 	struct ipc_client *c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
-	struct result r = { 0 };
+	struct result r = {0};
 	unsigned i;
 
 	(void)state;
@@ -371,7 +389,7 @@ test_batch_boundaries(void **state)
 	struct ipc_opts o = opts("test", 3);
 	struct ipc_client *c;
 	struct ipc_stats cs, ss0, ss;
-	struct result r = { 0 };
+	struct result r = {0};
 	unsigned i;
 
 	(void)state;
@@ -382,7 +400,7 @@ test_batch_boundaries(void **state)
 	run_until(&r.done, 1, 2.0);
 	ipc_client_stats(c, &cs);
 	ipc_server_stats(s, &ss0);
-	assert_int_equal(cs.frames_out, 2);	/* hello, then the first call */
+	assert_int_equal(cs.frames_out, 2); /* hello, then the first call */
 
 	/* 100 calls in one loop turn leave as one frame */
 	for (i = 0; i < 100; i++)
@@ -392,13 +410,15 @@ test_batch_boundaries(void **state)
 	ipc_server_stats(s, &ss);
 	assert_int_equal(cs.frames_out, 3);
 	assert_int_equal(ss.frames_in - ss0.frames_in, 1);
-	assert_int_equal(ss.frames_out - ss0.frames_out, 1);	/* one reply frame */
+	assert_int_equal(ss.frames_out - ss0.frames_out,
+	    1); /* one reply frame */
 
 	/* the size bound splits a large turn: ~45-byte records, 64 KiB frames */
 	for (i = 0; i < 5000; i++)
 		assert_int_equal(batch_call(c, i, &r, 0), 0);
 	ipc_client_stats(c, &cs);
-	assert_true(cs.frames_out >= 3 + 2);	/* flushed at the bound, before the turn ended */
+	assert_true(cs.frames_out >=
+	    3 + 2); /* flushed at the bound, before the turn ended */
 	run_until(&r.done, 5101, 5.0);
 	assert_int_equal(r.ok, 5101);
 	ipc_client_free(c);
@@ -417,7 +437,7 @@ test_large_replied_at_once(void **state)
 	struct ipc_opts o = opts("test", 4);
 	struct ipc_client *c;
 	struct ipc_stats cs0, cs, ss0, ss;
-	struct result r = { 0 };
+	struct result r = {0};
 	static uint8_t big[20 << 10];
 	unsigned i;
 
@@ -428,8 +448,10 @@ test_large_replied_at_once(void **state)
 	ipc_client_stats(c, &cs0);
 	ipc_server_stats(s, &ss0);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK),
-		    big, sizeof(big), res_cb, &r, 0), 0);
+		assert_int_equal(ipc_call_raw(c,
+				     IPC_LC(LIFECYCLE__METHOD__SINK), big,
+				     sizeof(big), res_cb, &r, 0),
+		    0);
 	run_until(&r.done, 4, 2.0);
 	assert_int_equal(r.status_count[IPC_OK], 4);
 	ipc_client_stats(c, &cs);
@@ -455,7 +477,7 @@ test_large_direct(void **state)
 	struct ipc_client *c;
 	struct ipc_server *s;
 	struct ipc_stats cs;
-	struct result r = { 0 };
+	struct result r = {0};
 	static uint8_t big[4 << 20];
 	uint64_t t0;
 	unsigned i;
@@ -469,8 +491,10 @@ test_large_direct(void **state)
 	assert_int_equal(batch_call(c, 0, &r, 0), 0);
 	run_until(&r.done, 1, 2.0);
 	for (i = 0; i < 4; i++)
-		assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK),
-		    big, sizeof(big), res_cb, &r, 0), 0);
+		assert_int_equal(ipc_call_raw(c,
+				     IPC_LC(LIFECYCLE__METHOD__SINK), big,
+				     sizeof(big), res_cb, &r, 0),
+		    0);
 	run_until(&r.done, 5, 10.0);
 	assert_int_equal(r.status_count[IPC_OK], 5);
 	ipc_client_stats(c, &cs);
@@ -491,7 +515,8 @@ test_large_direct(void **state)
 	run_until(&r.done, 1, 2.0);
 	t0 = lc_time_mono_ns();
 	assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__SINK), big,
-	    sizeof(big), res_cb, &r, 0), 0);
+			     sizeof(big), res_cb, &r, 0),
+	    0);
 	/* returned within the wait budget (10 ms), with the rest queued */
 	assert_true(lc_time_mono_ns() - t0 < 500 * 1000000ULL);
 	run_until(&r.done, 2, 10.0);
@@ -506,19 +531,21 @@ test_timeout(void **state)
 	struct ipc_server *s = rib_server(14);
 	struct ipc_opts o = opts("test", 4);
 	struct ipc_client *c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
-	struct result r = { 0 }, r2 = { 0 };
+	struct result r = {0}, r2 = {0};
 	Rib__Resync rs = RIB__RESYNC__INIT;
 	uint64_t t0 = lc_time_mono_ns(), dt;
 
 	(void)state;
 	nheld = 0;
 	assert_int_equal(ipc_call(c, RIB__METHOD__RESYNC_BEGIN, &rs.base,
-	    res_cb, &r, 50), 0);
+			     res_cb, &r, 50),
+	    0);
 	/* 1.2 s apart: a loaded machine (ASan, load 3-4) once took 290 ms
 	 * to deliver the 50 ms timeout, past a second one at 300 ms */
 	assert_int_equal(ipc_call(c, RIB__METHOD__RESYNC_BEGIN, &rs.base,
-	    res_cb, &r2, 1250), 0);
-	assert_int_equal(batch_call(c, 7, &r, 0), 0);	/* answered meanwhile */
+			     res_cb, &r2, 1250),
+	    0);
+	assert_int_equal(batch_call(c, 7, &r, 0), 0); /* answered meanwhile */
 	run_until(&r.done, 2, 2.0);
 	dt = lc_time_mono_ns() - t0;
 	assert_int_equal(r.status_count[IPC_TIMEOUT], 1);
@@ -561,8 +588,8 @@ test_backpressure(void **state)
 	pid_t pid = rib_server_fork(15);
 	struct ipc_opts o = opts("test", 5);
 	struct ipc_client *c;
-	struct ipc_client_cbs cbs = { .on_writable = on_writable };
-	struct result r = { 0 };
+	struct ipc_client_cbs cbs = {.on_writable = on_writable};
+	struct result r = {0};
 	static uint8_t payload[32 << 10], data[(32 << 10) - 16];
 	Lifecycle__Blob blob = LIFECYCLE__BLOB__INIT;
 	size_t plen;
@@ -582,7 +609,7 @@ test_backpressure(void **state)
 	run_until(&r.done, 0, 0.0);
 	spin(0.05);
 	assert_true(ipc_client_connected(c));
-	kill(pid, SIGSTOP);	/* the server stops reading */
+	kill(pid, SIGSTOP); /* the server stops reading */
 	while (sent < 10000) {
 		rv = ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__ECHO), payload,
 		    plen, res_cb, &r, 10000);
@@ -590,7 +617,8 @@ test_backpressure(void **state)
 			break;
 		sent++;
 		if (sent % 8 == 0)
-			ev_run(loop, EVRUN_NOWAIT);	/* let it flush and hit EAGAIN */
+			ev_run(loop,
+			    EVRUN_NOWAIT); /* let it flush and hit EAGAIN */
 	}
 	assert_int_equal(rv, -ENOBUFS);
 	/* the kernel buffers plus our hwm: well below 10000 x 32 KiB */
@@ -600,13 +628,14 @@ test_backpressure(void **state)
 	if (r.done != 0)
 		fprintf(stderr, "done %u ok %u last %s %s\n", r.done, r.ok,
 		    ipc_status_str(r.last_status), r.last_err);
-	assert_int_equal(r.done, 0);	/* nothing failed, nothing dropped */
+	assert_int_equal(r.done, 0); /* nothing failed, nothing dropped */
 	kill(pid, SIGCONT);
 	run_until(&writable_calls, 1, 5.0);
 	assert_int_equal(writable_calls, 1);
 	/* it recovers: new calls are accepted and everything is answered */
 	assert_int_equal(ipc_call_raw(c, IPC_LC(LIFECYCLE__METHOD__ECHO),
-	    payload, plen, res_cb, &r, 10000), 0);
+			     payload, plen, res_cb, &r, 10000),
+	    0);
 	run_until(&r.done, sent + 1, 10.0);
 	if (r.ok != sent + 1)
 		fprintf(stderr, "done %u ok %u last %s %s\n", r.done, r.ok,
@@ -635,8 +664,8 @@ test_peer_restart(void **state)
 	pid_t pid = rib_server_fork(1001);
 	struct ipc_opts o = opts("test", 6);
 	struct ipc_client *c;
-	struct ipc_client_cbs cbs = { .on_peer_restart = on_restart };
-	struct result r = { 0 }, held_r = { 0 };
+	struct ipc_client_cbs cbs = {.on_peer_restart = on_restart};
+	struct result r = {0}, held_r = {0};
 	Rib__Resync rs = RIB__RESYNC__INIT;
 	unsigned i;
 
@@ -649,8 +678,9 @@ test_peer_restart(void **state)
 	assert_int_equal(ipc_client_peer_generation(c), 1001);
 	/* calls the server holds: in flight when it dies */
 	for (i = 0; i < 5; i++)
-		assert_int_equal(ipc_call(c, RIB__METHOD__RESYNC_BEGIN, &rs.base,
-		    res_cb, &held_r, 5000), 0);
+		assert_int_equal(ipc_call(c, RIB__METHOD__RESYNC_BEGIN,
+				     &rs.base, res_cb, &held_r, 5000),
+		    0);
 	spin(0.05);
 	assert_int_equal(held_r.done, 0);
 	kill_wait(pid);
@@ -712,9 +742,9 @@ test_events_gap(void **state)
 	struct ipc_opts so = opts("fwd", 77), o = opts("test", 7);
 	struct ipc_server *s;
 	struct ipc_client *c;
-	struct ipc_client_cbs cbs = { .on_event = on_event,
-		.on_resync = on_resync };
-	struct result r = { 0 };
+	struct ipc_client_cbs cbs = {.on_event = on_event,
+	    .on_resync = on_resync};
+	struct result r = {0};
 	Fwd__Subscribe sub = FWD__SUBSCRIBE__INIT;
 	Fwd__InterfaceEvent ev = FWD__INTERFACE_EVENT__INIT;
 	Fwd__Interface ifc = FWD__INTERFACE__INIT;
@@ -729,11 +759,13 @@ test_events_gap(void **state)
 	s = ipc_server_new(loop, &ipc_svc_fwd, &so);
 	assert_non_null(s);
 	assert_int_equal(ipc_server_handle(s, FWD__METHOD__SUBSCRIBE,
-	    h_subscribe, NULL), 0);
+			     h_subscribe, NULL),
+	    0);
 	c = ipc_client_new(loop, &ipc_svc_fwd, &o, false);
 	ipc_client_set_cbs(c, &cbs);
 	assert_int_equal(ipc_call(c, FWD__METHOD__SUBSCRIBE, &sub.base, res_cb,
-	    &r, 0), 0);
+			     &r, 0),
+	    0);
 	run_until(&r.done, 1, 2.0);
 	assert_int_equal(r.ok, 1);
 
@@ -744,18 +776,21 @@ test_events_gap(void **state)
 	ev.iface = &ifc;
 	/* a few events arrive in order, no resync */
 	for (i = 0; i < 10; i++)
-		assert_int_equal(ipc_server_publish(s, FWD__METHOD__EVENT_INTERFACE,
-		    &ev.base), 1);
+		assert_int_equal(ipc_server_publish(s,
+				     FWD__METHOD__EVENT_INTERFACE, &ev.base),
+		    1);
 	run_until(&events_seen, 10, 2.0);
 	assert_int_equal(events_seen, 10);
 	assert_int_equal(resyncs, 0);
 	/* not an event method: refused */
-	assert_int_equal(ipc_server_publish(s, FWD__METHOD__QUERY_FIB, &ev.base),
+	assert_int_equal(ipc_server_publish(s, FWD__METHOD__QUERY_FIB,
+			     &ev.base),
 	    -EINVAL);
 
 	/* the subscriber does not read while 5000 x 1 KiB are published: the queue fills */
 	for (i = 0; i < 5000; i++) {
-		rv = ipc_server_publish(s, FWD__METHOD__EVENT_INTERFACE, &ev.base);
+		rv = ipc_server_publish(s, FWD__METHOD__EVENT_INTERFACE,
+		    &ev.base);
 		if (rv == 1)
 			queued++;
 		else
@@ -765,7 +800,8 @@ test_events_gap(void **state)
 	/* one more after it drained: its sequence number shows the gap */
 	spin(0.2);
 	assert_int_equal(ipc_server_publish(s, FWD__METHOD__EVENT_INTERFACE,
-	    &ev.base), 1);
+			     &ev.base),
+	    1);
 	run_until(&events_seen, 10 + queued + 1, 3.0);
 	assert_int_equal(events_seen, 10 + queued + 1);
 	assert_true(resyncs >= 1);
@@ -782,7 +818,7 @@ test_permissions(void **state)
 	struct ipc_server *s = rib_server(16);
 	struct ipc_opts o = opts("shell", 8);
 	struct ipc_client *ro = ipc_client_new(loop, &ipc_svc_rib, &o, true);
-	struct result r = { 0 };
+	struct result r = {0};
 	struct stat st;
 	char path[128];
 
@@ -807,9 +843,11 @@ test_permissions(void **state)
 		unsigned before = batches_seen;
 
 		assert_int_equal(ipc_call(ro, RIB__METHOD__QUERY, NULL, res_cb,
-		    &r, 0), 0);
+				     &r, 0),
+		    0);
 		run_until(&r.done, 2, 2.0);
-		assert_int_equal(r.last_status, IPC_ERROR);	/* the handler ran */
+		assert_int_equal(r.last_status,
+		    IPC_ERROR); /* the handler ran */
 		assert_int_equal(batches_seen, before);
 	}
 	/* a second server on the same live socket is refused */
@@ -829,18 +867,19 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_one_call, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_many_in_flight, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_batch_boundaries, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_large_replied_at_once, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_large_direct, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_peer_restart, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_events_gap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_one_call, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_many_in_flight, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_batch_boundaries, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_large_replied_at_once, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_large_direct, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_peer_restart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events_gap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -23,8 +23,8 @@
 /* ---- building frames by hand ---- */
 
 struct fb {
-	uint8_t	b[1 << 16];
-	size_t	len, hdr;
+	uint8_t b[1 << 16];
+	size_t len, hdr;
 	uint32_t count;
 };
 
@@ -90,8 +90,8 @@ collect(const struct ipc_rec *r, void *arg)
 static void
 test_decoder(void **state)
 {
-	struct fb f = { .len = 0 };
-	uint8_t pl[8] = { 0 };
+	struct fb f = {.len = 0};
+	uint8_t pl[8] = {0};
 	size_t cut;
 	uint32_t bad;
 
@@ -101,7 +101,9 @@ test_decoder(void **state)
 	fb_rec(&f, 2, 3, IPC_K_REQ, 4, pl, 0);
 	fb_end(&f);
 	nrec = 0;
-	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, collect, NULL), 1);
+	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, collect,
+			     NULL),
+	    1);
 	assert_int_equal(nrec, 2);
 	assert_int_equal(last[0].id, 1);
 	assert_int_equal(last[0].len, 4);
@@ -110,7 +112,8 @@ test_decoder(void **state)
 	/* every truncation is refused, never read past the end */
 	for (cut = 0; cut < f.len; cut++)
 		assert_int_equal(ipc_frame_parse_all(f.b, cut, 1 << 20, NULL,
-		    NULL), cut == 0 ? 0 : -EBADMSG);
+				     NULL),
+		    cut == 0 ? 0 : -EBADMSG);
 	/* oversized against frame_max */
 	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 40, NULL, NULL),
 	    -EMSGSIZE);
@@ -135,7 +138,7 @@ test_decoder(void **state)
 	memcpy(f.b + 8, &bad, 4);
 	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, NULL, NULL),
 	    -EBADMSG);
-	bad = 0xffffffffu;	/* count overflow guard */
+	bad = 0xffffffffu; /* count overflow guard */
 	memcpy(f.b + 8, &bad, 4);
 	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, NULL, NULL),
 	    -EBADMSG);
@@ -146,7 +149,8 @@ test_decoder(void **state)
 	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, NULL, NULL),
 	    -EBADMSG);
 	f.b[IPC_FRAME_HDR + 5] = IPC_K_REQ;
-	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, NULL, NULL), 1);
+	assert_int_equal(ipc_frame_parse_all(f.b, f.len, 1 << 20, NULL, NULL),
+	    1);
 }
 
 /* ---- a live server ---- */
@@ -174,7 +178,8 @@ setup(void **state)
 	char parent[128];
 
 	(void)state;
-	snprintf(parent, sizeof(parent), "/tmp/tern-ipc-frame.%d", (int)getpid());
+	snprintf(parent, sizeof(parent), "/tmp/tern-ipc-frame.%d",
+	    (int)getpid());
 	(void)mkdir(parent, 0755);
 	snprintf(rundir, sizeof(rundir), "%s/run", parent);
 	loop = lc_loop_new();
@@ -185,7 +190,8 @@ setup(void **state)
 	srv = ipc_server_new(loop, &ipc_svc_rib, &o);
 	assert_non_null(srv);
 	assert_int_equal(ipc_server_handle(srv, RIB__METHOD__ROUTE_BATCH,
-	    h_batch, NULL), 0);
+			     h_batch, NULL),
+	    0);
 	return (0);
 }
 
@@ -197,7 +203,8 @@ teardown(void **state)
 	(void)state;
 	ipc_server_free(srv);
 	lc_loop_free(loop);
-	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/tern-ipc-frame.%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/tern-ipc-frame.%d",
+	    (int)getpid());
 	(void)system(cmd);
 	return (0);
 }
@@ -205,7 +212,7 @@ teardown(void **state)
 static int
 raw_connect(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s",
@@ -244,7 +251,7 @@ exchange(int fd, const void *p, size_t len, uint8_t *in, size_t inlen)
 static void
 good_call(int fd, uint32_t id)
 {
-	struct fb f = { .len = 0 };
+	struct fb f = {.len = 0};
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 	uint8_t pl[64], in[4096];
 	size_t plen;
@@ -260,7 +267,8 @@ good_call(int fd, uint32_t id)
 	assert_true(n > 0);
 	nrec = 0;
 	assert_int_equal(ipc_frame_parse_all(in, (size_t)n, 1 << 20, collect,
-	    NULL), 1);
+			     NULL),
+	    1);
 	assert_int_equal(nrec, 1);
 	assert_int_equal(last[0].id, id);
 	assert_int_equal(last[0].status, IPC_OK);
@@ -272,8 +280,8 @@ expect_error(const uint8_t *in, ssize_t n, uint32_t id, int status,
 {
 	assert_true(n > 0);
 	nrec = 0;
-	assert_true(ipc_frame_parse_all(in, (size_t)n, 1 << 20, collect,
-	    NULL) >= 1);
+	assert_true(
+	    ipc_frame_parse_all(in, (size_t)n, 1 << 20, collect, NULL) >= 1);
 	assert_int_equal(last[0].kind, IPC_K_REP);
 	assert_int_equal(last[0].id, id);
 	assert_int_equal(last[0].status, status);
@@ -286,7 +294,7 @@ expect_error(const uint8_t *in, ssize_t n, uint32_t id, int status,
 static void
 test_malformed(void **state)
 {
-	struct fb f = { .len = 0 };
+	struct fb f = {.len = 0};
 	uint8_t in[4096], junk[64];
 	struct ipc_stats st0, st;
 	uint32_t big;
@@ -373,7 +381,7 @@ test_malformed(void **state)
 	n = exchange(fd, junk, 32, in, sizeof(in));
 	expect_error(in, n, 0, IPC_BAD_REQUEST, "bad frame header");
 	spin(0.02);
-	assert_int_equal(read(fd, in, sizeof(in)), 0);	/* EOF */
+	assert_int_equal(read(fd, in, sizeof(in)), 0); /* EOF */
 	close(fd);
 
 	ipc_server_stats(srv, &st);
@@ -388,8 +396,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decoder),
-		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+	    cmocka_unit_test(test_decoder),
+	    cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

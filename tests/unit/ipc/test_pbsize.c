@@ -42,8 +42,8 @@ rnd_val(void)
 	}
 }
 
-static void	fill(ProtobufCMessage *m, const ProtobufCMessageDescriptor *d,
-		    int depth);
+static void fill(ProtobufCMessage *m, const ProtobufCMessageDescriptor *d,
+    int depth);
 
 static size_t
 elem_size(ProtobufCType t)
@@ -108,7 +108,8 @@ fill_one(const ProtobufCFieldDescriptor *f, void *p, int depth, bool rep)
 	case PROTOBUF_C_TYPE_ENUM: {
 		const ProtobufCEnumDescriptor *e = f->descriptor;
 
-		*(int32_t *)p = e->n_values > 0 ? e->values[rnd() % e->n_values].value :
+		*(int32_t *)p = e->n_values > 0 ?
+		    e->values[rnd() % e->n_values].value :
 		    0;
 		break;
 	}
@@ -137,8 +138,10 @@ fill(ProtobufCMessage *m, const ProtobufCMessageDescriptor *d, int depth)
 		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
 			char *arr;
 
-			n = rnd() % 4 == 0 || (depth >= 3 &&
-			    f->type == PROTOBUF_C_TYPE_MESSAGE) ? 0 :
+			n = rnd() % 4 == 0 ||
+				(depth >= 3 &&
+				    f->type == PROTOBUF_C_TYPE_MESSAGE) ?
+			    0 :
 			    rnd() % (depth == 0 ? 200 : 8);
 			arr = lc_arena_calloc(ar, (n + 1) * elem_size(f->type));
 			for (k = 0; k < n; k++)
@@ -157,8 +160,8 @@ fill(ProtobufCMessage *m, const ProtobufCMessageDescriptor *d, int depth)
 	if (rnd() % 4 == 0) {
 		/* unknown fields, as a decoder keeps them */
 		m->n_unknown_fields = 1 + rnd() % 3;
-		m->unknown_fields = lc_arena_calloc(ar, m->n_unknown_fields *
-		    sizeof(*m->unknown_fields));
+		m->unknown_fields = lc_arena_calloc(ar,
+		    m->n_unknown_fields * sizeof(*m->unknown_fields));
 		for (k = 0; k < m->n_unknown_fields; k++) {
 			m->unknown_fields[k].tag = 1000 + (uint32_t)k;
 			m->unknown_fields[k].wire_type =
@@ -234,7 +237,7 @@ test_bound_covers_every_message(void **state)
 static void
 test_record_exact_length(void **state)
 {
-	struct ipc_opts o = { .frame_max = 1 << 20 };
+	struct ipc_opts o = {.frame_max = 1 << 20};
 	struct ipc_conn c;
 	struct ipc_stats st;
 	struct ipc_frame_hdr h;
@@ -267,11 +270,13 @@ test_record_exact_length(void **state)
 	b.seq = 42;
 	for (i = 0; i < 3; i++)
 		assert_int_equal(ipc_conn_put(&c, 10 + i, 2, IPC_K_REQ, 1, 0,
-		    &b.base, NULL, 0), 0);
+				     &b.base, NULL, 0),
+		    0);
 	ipc_txq_close(&c.tx);
 	p = lc_buf_head(&c.tx.b);
 	assert_int_equal(ipc_frame_hdr_parse(p, lc_buf_avail(&c.tx.b), 1 << 20,
-	    &h), 0);
+			     &h),
+	    0);
 	assert_int_equal(h.count, 3);
 	assert_int_equal(h.length + IPC_FRAME_HDR, lc_buf_avail(&c.tx.b));
 	assert_int_equal(ipc_frame_body_check(&h, p + IPC_FRAME_HDR), 0);
@@ -293,8 +298,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bound_covers_every_message),
-		cmocka_unit_test(test_record_exact_length),
+	    cmocka_unit_test(test_bound_covers_every_message),
+	    cmocka_unit_test(test_record_exact_length),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -113,8 +113,8 @@ test_prefix4_good(void **state)
 	}
 	/* longest possible string fits the buffer */
 	assert_int_equal(lc_prefix4_parse("255.255.255.255/32", &p), 0);
-	assert_int_equal(
-	    strlen(lc_prefix4_str(&p, buf)) + 1, LC_PREFIX4_STRLEN);
+	assert_int_equal(strlen(lc_prefix4_str(&p, buf)) + 1,
+	    LC_PREFIX4_STRLEN);
 }
 
 static void
@@ -180,12 +180,12 @@ test_prefix4_loose(void **state)
 	/* still strict about syntax */
 	p = sent;
 	host = SENT4;
-	assert_int_equal(
-	    lc_prefix4_parse_loose("198.18.0.1/33", &p, &host), -EINVAL);
-	assert_int_equal(
-	    lc_prefix4_parse_loose("198.18.0.1", &p, &host), -EINVAL);
-	assert_int_equal(
-	    lc_prefix4_parse_loose("198.18.0.1/24x", &p, &host), -EINVAL);
+	assert_int_equal(lc_prefix4_parse_loose("198.18.0.1/33", &p, &host),
+	    -EINVAL);
+	assert_int_equal(lc_prefix4_parse_loose("198.18.0.1", &p, &host),
+	    -EINVAL);
+	assert_int_equal(lc_prefix4_parse_loose("198.18.0.1/24x", &p, &host),
+	    -EINVAL);
 	assert_int_equal(lc_prefix4_parse_loose(NULL, &p, &host), -EINVAL);
 	assert_memory_equal(&p, &sent, sizeof(p));
 	assert_int_equal(host.s_addr, SENT4.s_addr);
@@ -321,10 +321,11 @@ test_prefix6(void **state)
 	assert_int_equal(lc_prefix6_parse_loose("2001:2::1/64", &p, &host), 0);
 	assert_string_equal(lc_prefix6_ntoa(&p), "2001:2::/64");
 	assert_string_equal(lc_ip6_ntoa(&host), "2001:2::1");
-	assert_int_equal(
-	    lc_prefix6_parse("2001:2:ffff:ffff::/63", &p), -EINVAL);
-	assert_int_equal(
-	    lc_prefix6_parse_loose("2001:2:ffff:ffff::/63", &p, NULL), 0);
+	assert_int_equal(lc_prefix6_parse("2001:2:ffff:ffff::/63", &p),
+	    -EINVAL);
+	assert_int_equal(lc_prefix6_parse_loose("2001:2:ffff:ffff::/63", &p,
+			     NULL),
+	    0);
 	assert_string_equal(lc_prefix6_ntoa(&p), "2001:2:ffff:fffe::/63");
 	/* the longest form fits */
 	assert_int_equal(
@@ -349,8 +350,8 @@ test_roundtrip_all_lengths(void **state)
 		x = x * 1103515245u + 12345u;
 		p.len = (uint8_t)(n % 33);
 		p.addr.s_addr = htonl(x & lc_prefix4_mask(p.len));
-		assert_int_equal(
-		    lc_prefix4_parse(lc_prefix4_str(&p, buf), &q), 0);
+		assert_int_equal(lc_prefix4_parse(lc_prefix4_str(&p, buf), &q),
+		    0);
 		assert_true(lc_prefix4_eq(&p, &q));
 		ip.s_addr = htonl(x);
 		assert_int_equal(lc_ip4_parse(lc_ip4_ntoa(ip), &ip2), 0);

@@ -30,8 +30,8 @@ test_append_consume(void **state)
 		while (lc_buf_avail(&b) >= 333) {
 			memcpy(out, lc_buf_head(&b), 333);
 			for (size_t i = 0; i < 333; i++)
-				assert_int_equal(
-				    out[i], (uint8_t)(((got + i) % 1000) * 31));
+				assert_int_equal(out[i],
+				    (uint8_t)(((got + i) % 1000) * 31));
 			lc_buf_consume(&b, 333);
 			got += 333;
 		}

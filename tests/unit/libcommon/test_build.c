@@ -93,8 +93,8 @@ test_bench_check(void **state)
 
 	(void)state;
 	rv = run_check(out, sizeof(out), err, sizeof(err));
-	snprintf(
-	    want, sizeof(want), "bench-x: build flags: %s\n", lc_build_flags());
+	snprintf(want, sizeof(want), "bench-x: build flags: %s\n",
+	    lc_build_flags());
 	assert_string_equal(out, want);
 	if (lc_build_optimized()) {
 		assert_int_equal(rv, 0);

@@ -10,10 +10,12 @@
 
 #include "libcommon/lc_daemon.h"
 
-static const char *const value_opts[] = { "--store", NULL };
+static const char *const value_opts[] = {"--store", NULL};
 static const struct lc_daemon_info info = {
-	.name = "tern-test", .summary = "test", .status = "test",
-	.value_opts = value_opts,
+    .name = "tern-test",
+    .summary = "test",
+    .status = "test",
+    .value_opts = value_opts,
 };
 
 static int
@@ -63,8 +65,9 @@ test_values(void **state)
 	struct lc_daemon_opts o;
 
 	assert_int_equal(parse(&o, "--rundir=/tmp/r", "--config", "c.conf",
-	    "--log-level", "debug", "--generation=42", "--syslog", "--workers=2",
-	    NULL), 0);
+			     "--log-level", "debug", "--generation=42",
+			     "--syslog", "--workers=2", NULL),
+	    0);
 	assert_string_equal(o.rundir, "/tmp/r");
 	assert_string_equal(o.config, "c.conf");
 	assert_int_equal(o.log_level, LC_LOG_DEBUG);
@@ -98,18 +101,31 @@ test_opt_uint(void **state)
 {
 	unsigned v = 7;
 
-	assert_int_equal(lc_daemon_opt_uint("--workers=4", "--workers", 16, &v), 1);
+	assert_int_equal(lc_daemon_opt_uint("--workers=4", "--workers", 16, &v),
+	    1);
 	assert_int_equal(v, 4);
-	assert_int_equal(lc_daemon_opt_uint("--max-nh=4", "--workers", 16, &v), 0);
-	assert_int_equal(lc_daemon_opt_uint("--workersx=4", "--workers", 16, &v), 0);
-	assert_int_equal(lc_daemon_opt_uint("--workers", "--workers", 16, &v), 0);
-	assert_int_equal(lc_daemon_opt_uint("--workers=", "--workers", 16, &v), -EINVAL);
-	assert_int_equal(lc_daemon_opt_uint("--workers=-1", "--workers", 16, &v), -EINVAL);
-	assert_int_equal(lc_daemon_opt_uint("--workers=17", "--workers", 16, &v), -EINVAL);
-	assert_int_equal(lc_daemon_opt_uint("--workers=3x", "--workers", 16, &v), -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--max-nh=4", "--workers", 16, &v),
+	    0);
+	assert_int_equal(lc_daemon_opt_uint("--workersx=4", "--workers", 16,
+			     &v),
+	    0);
+	assert_int_equal(lc_daemon_opt_uint("--workers", "--workers", 16, &v),
+	    0);
+	assert_int_equal(lc_daemon_opt_uint("--workers=", "--workers", 16, &v),
+	    -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=-1", "--workers", 16,
+			     &v),
+	    -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=17", "--workers", 16,
+			     &v),
+	    -EINVAL);
+	assert_int_equal(lc_daemon_opt_uint("--workers=3x", "--workers", 16,
+			     &v),
+	    -EINVAL);
 	assert_int_equal(lc_daemon_opt_uint("--workers=99999999999999999999",
-	    "--workers", ~0u, &v), -EINVAL);
-	assert_int_equal(v, 4);		/* unchanged by the refusals */
+			     "--workers", ~0u, &v),
+	    -EINVAL);
+	assert_int_equal(v, 4); /* unchanged by the refusals */
 }
 
 static void
@@ -121,7 +137,8 @@ test_bad(void **state)
 	lc_daemon_opts_fini(&o);
 	assert_int_equal(parse(&o, "--generation", "-1", NULL), -EINVAL);
 	lc_daemon_opts_fini(&o);
-	assert_int_equal(parse(&o, "--generation", "4294967296", NULL), -EINVAL);
+	assert_int_equal(parse(&o, "--generation", "4294967296", NULL),
+	    -EINVAL);
 	lc_daemon_opts_fini(&o);
 	assert_int_equal(parse(&o, "--generation", "12x", NULL), -EINVAL);
 	lc_daemon_opts_fini(&o);
@@ -150,12 +167,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_value_opts),
-		cmocka_unit_test(test_opt_uint),
-		cmocka_unit_test(test_help_version),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_value_opts),
+	    cmocka_unit_test(test_opt_uint),
+	    cmocka_unit_test(test_help_version),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

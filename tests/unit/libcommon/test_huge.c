@@ -52,15 +52,15 @@ test_small(void **state)
 	assert_ptr_equal(t, base);
 	check_table(t, len);
 	lc_huge_unmap(base, ml);
-	lc_huge_unmap(NULL, 0);	/* nothing mapped: a no-op */
+	lc_huge_unmap(NULL, 0); /* nothing mapped: a no-op */
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_huge),
-		cmocka_unit_test(test_small),
+	    cmocka_unit_test(test_huge),
+	    cmocka_unit_test(test_small),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

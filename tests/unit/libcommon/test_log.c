@@ -56,8 +56,8 @@ teardown(void **state)
 static void
 test_level_parse(void **state)
 {
-	static const char *const names[] = {
-	    "err", "warning", "notice", "info", "debug"};
+	static const char *const names[] = {"err", "warning", "notice", "info",
+	    "debug"};
 	enum lc_log_level l;
 
 	(void)state;
@@ -78,8 +78,8 @@ test_level_parse(void **state)
 	assert_int_equal(lc_log_level_parse("3", &l), -EINVAL);
 	assert_int_equal(lc_log_level_parse(NULL, &l), -EINVAL);
 	assert_int_equal(l, LC_LOG_NOTICE); /* unchanged */
-	assert_string_equal(
-	    lc_log_level_name((enum lc_log_level)42), "unknown");
+	assert_string_equal(lc_log_level_name((enum lc_log_level)42),
+	    "unknown");
 }
 
 static void
@@ -240,26 +240,26 @@ test_ratelimit_check(void **state)
 
 	(void)state;
 	for (int i = 0; i < 10; i++)
-		ok += lc_log_ratelimit_check(
-		    &rl, t0 + (uint64_t)i, 2, 3, LC_LOG_WARNING);
+		ok += lc_log_ratelimit_check(&rl, t0 + (uint64_t)i, 2, 3,
+		    LC_LOG_WARNING);
 	assert_int_equal(ok, 3);
 	assert_int_equal(cap.n, 0); /* nothing reported yet */
 	/* still inside the 2 s window */
-	assert_false(lc_log_ratelimit_check(
-	    &rl, t0 + 2 * LC_NS_PER_SEC - 1, 2, 3, LC_LOG_WARNING));
+	assert_false(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC - 1, 2,
+	    3, LC_LOG_WARNING));
 	assert_int_equal(cap.n, 0);
 	/* the window reopens: the 8 drops are reported once, then allowed */
-	assert_true(lc_log_ratelimit_check(
-	    &rl, t0 + 2 * LC_NS_PER_SEC, 2, 3, LC_LOG_WARNING));
+	assert_true(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC, 2, 3,
+	    LC_LOG_WARNING));
 	assert_int_equal(cap.n, 1);
 	assert_int_equal(cap.level[0], LC_LOG_WARNING);
 	assert_non_null(
 	    strstr(cap.line[0], ": warning: 8 messages suppressed"));
-	assert_true(lc_log_ratelimit_check(
-	    &rl, t0 + 2 * LC_NS_PER_SEC + 1, 2, 3, LC_LOG_WARNING));
+	assert_true(lc_log_ratelimit_check(&rl, t0 + 2 * LC_NS_PER_SEC + 1, 2,
+	    3, LC_LOG_WARNING));
 	/* a quiet window reports nothing */
-	assert_true(lc_log_ratelimit_check(
-	    &rl, t0 + 10 * LC_NS_PER_SEC, 2, 3, LC_LOG_WARNING));
+	assert_true(lc_log_ratelimit_check(&rl, t0 + 10 * LC_NS_PER_SEC, 2, 3,
+	    LC_LOG_WARNING));
 	assert_int_equal(cap.n, 1);
 }
 
@@ -267,8 +267,8 @@ static void
 spam(unsigned n, int *evaluated)
 {
 	for (unsigned i = 0; i < n; i++)
-		LC_LOG_RATELIMIT(
-		    LC_LOG_NOTICE, 1, 5, "flood %u %d", i, ++*evaluated);
+		LC_LOG_RATELIMIT(LC_LOG_NOTICE, 1, 5, "flood %u %d", i,
+		    ++*evaluated);
 }
 
 /* The macro with the real clock: per call site state, formatting only when
@@ -335,8 +335,8 @@ test_ratelimit_threads(void **state)
 	atomic_store(&mt_lines, 0);
 	lc_log_set_hook(mt_hook, NULL);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(
-		    pthread_create(&t[i], NULL, mt_thread, NULL), 0);
+		assert_int_equal(pthread_create(&t[i], NULL, mt_thread, NULL),
+		    0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 	assert_int_equal(atomic_load(&mt_lines), 10);
@@ -347,19 +347,19 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_level_parse, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_format_and_filter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_format_and_filter, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_errno_suffix, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stderr_line, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_both_destinations, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_ratelimit_check, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_ratelimit_macro, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_ratelimit_threads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_both_destinations, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_ratelimit_check, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_ratelimit_macro, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_ratelimit_threads, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

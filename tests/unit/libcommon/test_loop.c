@@ -166,11 +166,11 @@ test_hook_order(void **state)
 	memset(&ord, 0, sizeof(ord));
 	/* registration order, not libev's LIFO order */
 	for (int i = 0; i < 4; i++)
-		lc_loop_hook_start(
-		    loop, &ord.h[i], order_hook, (void *)(intptr_t)i);
+		lc_loop_hook_start(loop, &ord.h[i], order_hook,
+		    (void *)(intptr_t)i);
 	ev_run(loop, EVRUN_NOWAIT);
-	assert_string_equal(
-	    ord.log, "ACD"); /* B stopped by A in the same pass */
+	assert_string_equal(ord.log,
+	    "ACD"); /* B stopped by A in the same pass */
 	ev_run(loop, EVRUN_NOWAIT);
 	assert_string_equal(ord.log, "ACDAD");
 	/* restarting moves a hook to the end */
@@ -355,8 +355,8 @@ run_signal(int signo)
 	struct sigaction sa;
 
 	assert_int_equal(lc_loop_signals(loop, on_stop, &s), 0);
-	assert_int_equal(
-	    lc_loop_signals(loop, on_stop, &s), 0); /* idempotent */
+	assert_int_equal(lc_loop_signals(loop, on_stop, &s),
+	    0); /* idempotent */
 	ev_timer_init(&s.raiser, raiser_cb, 0.005, 0.);
 	s.raiser.data = &s;
 	ev_timer_start(loop, &s.raiser);

@@ -86,8 +86,8 @@ test_wrap_and_bursts(void **state)
 		next_in += n;
 		assert_int_equal(lc_ring_count(r), before + n);
 
-		m = lc_ring_dequeue_burst(
-		    r, out, 1 + (unsigned)(round * 5) % 13);
+		m = lc_ring_dequeue_burst(r, out,
+		    1 + (unsigned)(round * 5) % 13);
 		for (unsigned i = 0; i < m; i++)
 			assert_int_equal(U(out[i]), next_out + i);
 		next_out += m;
@@ -165,8 +165,8 @@ test_spsc_threads(void **state)
 	assert_non_null(r);
 	assert_int_equal(pthread_create(&t, NULL, producer, r), 0);
 	while (expect <= SPSC_ITEMS) {
-		unsigned n =
-		    lc_ring_dequeue_burst(r, out, (unsigned)(expect % 64) + 1);
+		unsigned n = lc_ring_dequeue_burst(r, out,
+		    (unsigned)(expect % 64) + 1);
 
 		if (n == 0) {
 			empty++;

@@ -57,8 +57,8 @@ golden(const char *name)
 		fail_msg("%s: printed\n%s\nexpected\n%s", name,
 		    (char *)out.data, want);
 	/* the printed form parses back to the same tree and prints the same */
-	if (mgmt_conf_parse(
-		(char *)out.data, out.len - 1, "printed", &re, &err) != 0)
+	if (mgmt_conf_parse((char *)out.data, out.len - 1, "printed", &re,
+		&err) != 0)
 		fail_msg("%s: reparse: %s", name, err.msg);
 	assert_true(mgmt_conf_equal(c, re));
 	assert_true(mgmt_conf_equal(re, c));
@@ -132,20 +132,25 @@ test_syntax_errors(void **s)
 	    "t.conf:1:20: unterminated string (strings end on the same line)");
 	bad("system { host-name \"abc", "t.conf:1:20: unterminated string");
 	bad("; system", "t.conf:1:1: expected a statement, got ';'");
-	bad("routing { }", "t.conf:1:1: unknown word 'routing', expected "
-			   "interfaces, protocols, rib, fwd, system");
+	bad("routing { }",
+	    "t.conf:1:1: unknown word 'routing', expected "
+	    "interfaces, protocols, rib, fwd, system");
 	bad("interfaces { eth0 { speed 10; } }",
 	    "t.conf:1:21: unknown word "
 	    "'speed', expected device, address, mtu, disable, port-backend, "
 	    "arp");
-	bad("rib;", "t.conf:1:1: incomplete statement 'rib': expected '{' or "
-		    "one of ecmp-width, distance");
-	bad("rib { ecmp-width; }", "t.conf:1:7: expected <1..64> after "
-				   "'ecmp-width'");
-	bad("rib { ecmp-width 4 5; }", "t.conf:1:20: expected ';' after the "
-				       "value of 'ecmp-width'");
-	bad("rib { ecmp-width 4 { } }", "t.conf:1:7: expected ';' after the "
-					"value of 'ecmp-width', got '{'");
+	bad("rib;",
+	    "t.conf:1:1: incomplete statement 'rib': expected '{' or "
+	    "one of ecmp-width, distance");
+	bad("rib { ecmp-width; }",
+	    "t.conf:1:7: expected <1..64> after "
+	    "'ecmp-width'");
+	bad("rib { ecmp-width 4 5; }",
+	    "t.conf:1:20: expected ';' after the "
+	    "value of 'ecmp-width'");
+	bad("rib { ecmp-width 4 { } }",
+	    "t.conf:1:7: expected ';' after the "
+	    "value of 'ecmp-width', got '{'");
 	bad("protocols static route 10.0.0.0/8 blackhole now;",
 	    "t.conf:1:45: unexpected 'now': 'blackhole' takes no value");
 	bad("system { host-name a\001b; }",
@@ -176,10 +181,12 @@ test_type_errors(void **s)
 	bad("fwd { port-backend dpdk; }",
 	    "t.conf:1:20: invalid port-backend "
 	    "'dpdk': expected one of af_packet, af_xdp, auto");
-	bad("fwd { workers -1; }", "t.conf:1:15: invalid workers '-1': "
-				   "expected a number in 1..16");
-	bad("fwd { workers 08; }", "t.conf:1:15: invalid workers '08': "
-				   "expected a number in 1..16");
+	bad("fwd { workers -1; }",
+	    "t.conf:1:15: invalid workers '-1': "
+	    "expected a number in 1..16");
+	bad("fwd { workers 08; }",
+	    "t.conf:1:15: invalid workers '08': "
+	    "expected a number in 1..16");
 	bad("interfaces { -eth0 { mtu 1500; } }",
 	    "t.conf:1:14: invalid "
 	    "interface name '-eth0': expected a name of 1..15 letters, "
@@ -314,15 +321,15 @@ bad_mac(const char *v, const char *msg)
 	    "t.conf:1:41: ", msg);
 }
 
-#define MAC_EXPECTED                                                           \
+#define MAC_EXPECTED \
 	"expected a MAC address xx:xx:xx:xx:xx:xx (six pairs of hex digits)"
 
 static void
 test_mac_errors(void **s)
 {
 	(void)s;
-	bad_mac(
-	    "02:00:5e:00:01", "invalid mac '02:00:5e:00:01': " MAC_EXPECTED);
+	bad_mac("02:00:5e:00:01",
+	    "invalid mac '02:00:5e:00:01': " MAC_EXPECTED);
 	bad_mac("02:00:5e:00:01:0a:0b",
 	    "invalid mac '02:00:5e:00:01:0a:0b': " MAC_EXPECTED);
 	bad_mac("02:00:5e:00:01:0a:",
@@ -334,8 +341,8 @@ test_mac_errors(void **s)
 	    "invalid mac '02:00:5e:00:01:0g': " MAC_EXPECTED);
 	bad_mac("02:00:5e:00:001:a",
 	    "invalid mac '02:00:5e:00:001:a': " MAC_EXPECTED);
-	bad_mac(
-	    "0200.5e00.010a", "invalid mac '0200.5e00.010a': " MAC_EXPECTED);
+	bad_mac("0200.5e00.010a",
+	    "invalid mac '0200.5e00.010a': " MAC_EXPECTED);
 	bad_mac("\"\"", "invalid mac '': " MAC_EXPECTED);
 	bad_mac("01:00:5e:00:00:01",
 	    "invalid mac '01:00:5e:00:00:01': a group (multicast) address, "
@@ -402,8 +409,8 @@ arp_entries(struct lc_buf *t, unsigned n)
 	lc_buf_reset(t);
 	lc_buf_printf(t, "interfaces { eth1 { address 198.18.0.1/16;\n");
 	for (unsigned i = 1; i <= n; i++)
-		lc_buf_printf(
-		    t, "arp 198.18.1.%u mac 02:00:00:00:01:%02x;\n", i, i);
+		lc_buf_printf(t, "arp 198.18.1.%u mac 02:00:00:00:01:%02x;\n",
+		    i, i);
 	lc_buf_printf(t, "} }\n");
 	lc_buf_append(t, "", 1);
 	return ((const char *)t->data);
@@ -512,11 +519,13 @@ test_arp_typed_view(void **s)
 	} col = {ic, 0};
 
 	(void)s;
-	assert_int_equal(
-	    mgmt_conf_parse(text, strlen(text), "v.conf", &c, &err), 0);
+	assert_int_equal(mgmt_conf_parse(text, strlen(text), "v.conf", &c,
+			     &err),
+	    0);
 	assert_int_equal(mgmt_conf_validate(c, &err), 0);
-	assert_int_equal(
-	    mgmt_conf_foreach(c, MGMT_S_IFACE, collect_iface, &col), 0);
+	assert_int_equal(mgmt_conf_foreach(c, MGMT_S_IFACE, collect_iface,
+			     &col),
+	    0);
 	assert_int_equal(col.n, 3);
 	assert_int_equal(ic[0].narp, 2);
 	assert_string_equal(lc_ip4_ntoa(ic[0].arp_ip[0]), "198.18.0.20");
@@ -597,21 +606,23 @@ test_route_order(void **s)
 		(void)k;
 	}
 	for (unsigned i = 0; i < n; i += 7)
-		lc_buf_printf(
-		    &rev, "route 11.%u.%u.0/24 distance 9;\n", i >> 8, i & 255);
+		lc_buf_printf(&rev, "route 11.%u.%u.0/24 distance 9;\n", i >> 8,
+		    i & 255);
 	lc_buf_printf(&fwd, "}\n");
 	lc_buf_printf(&rev, "}\n");
-	assert_int_equal(
-	    mgmt_conf_parse((char *)fwd.data, fwd.len, "f", &a, &err), 0);
-	assert_int_equal(
-	    mgmt_conf_parse((char *)rev.data, rev.len, "r", &b, &err), 0);
+	assert_int_equal(mgmt_conf_parse((char *)fwd.data, fwd.len, "f", &a,
+			     &err),
+	    0);
+	assert_int_equal(mgmt_conf_parse((char *)rev.data, rev.len, "r", &b,
+			     &err),
+	    0);
 	assert_int_equal(mgmt_conf_count(a, MGMT_S_ROUTE), n);
 	assert_int_equal(mgmt_conf_count(b, MGMT_S_ROUTE), n);
 	assert_false(mgmt_conf_equal(a, b)); /* the distances */
 	for (unsigned i = 0; i < n; i += 7) {
 		char pfx[32];
-		const char *w[5] = {
-		    "protocols", "static", "route", pfx, "distance"};
+		const char *w[5] = {"protocols", "static", "route", pfx,
+		    "distance"};
 
 		snprintf(pfx, sizeof(pfx), "11.%u.%u.0/24", i >> 8, i & 255);
 		assert_int_equal(mgmt_conf_delete(b, w, 5, &err), 0);
@@ -623,8 +634,9 @@ test_route_order(void **s)
 	assert_memory_equal(p1.data, p2.data, p1.len);
 	/* an error after many routes: nothing returned, nothing leaked */
 	lc_buf_printf(&rev, "route 11.0.0.0/24 blackhole;\n");
-	assert_int_equal(
-	    mgmt_conf_parse((char *)rev.data, rev.len, "r", &c, &err), -22);
+	assert_int_equal(mgmt_conf_parse((char *)rev.data, rev.len, "r", &c,
+			     &err),
+	    -22);
 	assert_non_null(strstr(err.msg, "r:5718:1: unknown word 'route'"));
 	lc_buf_fini(&fwd);
 	lc_buf_fini(&rev);

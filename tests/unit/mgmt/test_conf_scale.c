@@ -121,20 +121,22 @@ test_scale(void **state)
 		for (unsigned k = 0; k < 100; k++) {
 			struct mgmt_conf *cd;
 
-			route_text(
-			    (k * 7919) % nroutes, line, sizeof(line), 1000 + k);
+			route_text((k * 7919) % nroutes, line, sizeof(line),
+			    1000 + k);
 			line[strlen(line) - 2] = '\0';
 			snprintf(words_buf, sizeof(words_buf),
 			    "protocols static %s", line);
-			nw = mgmt_conf_split(
-			    words_buf, line, sizeof(line), w, 16);
+			nw = mgmt_conf_split(words_buf, line, sizeof(line), w,
+			    16);
 			t0 = lc_time_mono_ns();
 			cd = mgmt_conf_dup(run);
-			assert_int_equal(
-			    mgmt_conf_set(cd, w, (unsigned)nw, &err), 0);
+			assert_int_equal(mgmt_conf_set(cd, w, (unsigned)nw,
+					     &err),
+			    0);
 			mgmt_conf_diff(run, cd, &chg);
-			assert_int_equal(
-			    mgmt_conf_validate_changes(cd, &chg, &err), 0);
+			assert_int_equal(mgmt_conf_validate_changes(cd, &chg,
+					     &err),
+			    0);
 			mgmt_conf_assign(run, cd);
 			t[k] = ms_since(t0);
 			assert_int_equal(chg.n, 1);
@@ -196,8 +198,8 @@ test_scale(void **state)
 	t0 = lc_time_mono_ns();
 	mgmt_conf_print(cand, &out);
 	t_print = ms_since(t0);
-	assert_int_equal(
-	    mgmt_conf_parse((char *)out.data, out.len, "re.conf", &re, &err),
+	assert_int_equal(mgmt_conf_parse((char *)out.data, out.len, "re.conf",
+			     &re, &err),
 	    0);
 	t0 = lc_time_mono_ns();
 	assert_true(mgmt_conf_equal(re, cand));
@@ -229,8 +231,8 @@ main(void)
 	};
 	const char *e = getenv("TERN_CONF_SCALE_ROUTES");
 
-	nroutes = e	      ? (unsigned)strtoul(e, NULL, 10)
-		  : SANITIZED ? 100000
-			      : 1000000;
+	nroutes = e   ? (unsigned)strtoul(e, NULL, 10) :
+	    SANITIZED ? 100000 :
+			1000000;
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

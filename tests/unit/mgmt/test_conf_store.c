@@ -80,8 +80,8 @@ test_write_atomic(void **s)
 	assert_string_equal(buf, "two\n");
 	assert_int_equal(count_entries(dir, "a.conf.tmp"), 0);
 	/* an unwritable place: error, nothing left behind */
-	assert_int_equal(
-	    mgmt_store_write_atomic("/nonexistent/dir/x", "x", 1), -ENOENT);
+	assert_int_equal(mgmt_store_write_atomic("/nonexistent/dir/x", "x", 1),
+	    -ENOENT);
 }
 
 static void
@@ -97,8 +97,9 @@ test_commit_history(void **s)
 	snprintf(hist, sizeof(hist), "%s/commits", dir);
 	assert_int_equal(mgmt_store_count(hist), 0);
 	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), -ENOENT);
-	assert_string_equal(err.msg, "rollback 0: no such commit (0 stored: "
-				     "0..-1)");
+	assert_string_equal(err.msg,
+	    "rollback 0: no such commit (0 stored: "
+	    "0..-1)");
 	/* 55 commits with ecmp-width 1..55 (wrapping at 64 not reached) */
 	for (unsigned i = 1; i <= 55; i++) {
 		snprintf(w2, sizeof(w2), "%u", i);
@@ -115,8 +116,9 @@ test_commit_history(void **s)
 		mgmt_conf_free(r);
 	}
 	assert_int_equal(mgmt_store_rollback(hist, 50, &r, &err), -ENOENT);
-	assert_string_equal(err.msg, "rollback 50: no such commit (50 stored: "
-				     "0..49)");
+	assert_string_equal(err.msg,
+	    "rollback 50: no such commit (50 stored: "
+	    "0..49)");
 	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), 0);
 	assert_true(mgmt_conf_equal(r, c));
 	mgmt_conf_free(r);
@@ -144,10 +146,10 @@ test_compressed_history(void **s)
 		assert_int_equal(mgmt_conf_set(c, w, 3, &err), 0);
 		assert_int_equal(mgmt_store_commit(hist, c), 0);
 	}
-	assert_int_equal(mgmt_store_compress(hist), 3);	/* all but the newest */
-	assert_int_equal(mgmt_store_compress(hist), 0);	/* nothing left */
+	assert_int_equal(mgmt_store_compress(hist), 3); /* all but the newest */
+	assert_int_equal(mgmt_store_compress(hist), 0); /* nothing left */
 	snprintf(path, sizeof(path), "%s/commit.4", hist);
-	assert_int_equal(stat(path, &st), 0);		/* newest: plain */
+	assert_int_equal(stat(path, &st), 0); /* newest: plain */
 	for (unsigned k = 1; k <= 3; k++) {
 		snprintf(path, sizeof(path), "%s/commit.%u.gz", hist, k);
 		assert_int_equal(stat(path, &st), 0);
@@ -170,8 +172,10 @@ test_compressed_history(void **s)
 	assert_int_equal(rc.ecmp_width, 22);
 	mgmt_conf_free(r);
 	/* `load` of a gzip file */
-	snprintf(cmd, sizeof(cmd), "gzip -c %s/commit.2 > %s/x.conf.gz && "
-	    "rm %s/commit.2", hist, dir, hist);
+	snprintf(cmd, sizeof(cmd),
+	    "gzip -c %s/commit.2 > %s/x.conf.gz && "
+	    "rm %s/commit.2",
+	    hist, dir, hist);
 	assert_int_equal(system(cmd), 0);
 	snprintf(path, sizeof(path), "%s/x.conf.gz", dir);
 	r = mgmt_conf_new();
@@ -180,8 +184,10 @@ test_compressed_history(void **s)
 	assert_int_equal(rc.ecmp_width, 22);
 	mgmt_conf_free(r);
 	/* a truncated .gz: a clear error, nothing loaded */
-	snprintf(cmd, sizeof(cmd), "head -c 30 %s/commit.3.gz > %s/t && "
-	    "mv %s/t %s/commit.3.gz", hist, hist, hist, hist);
+	snprintf(cmd, sizeof(cmd),
+	    "head -c 30 %s/commit.3.gz > %s/t && "
+	    "mv %s/t %s/commit.3.gz",
+	    hist, hist, hist, hist);
 	assert_int_equal(system(cmd), 0);
 	r = (struct mgmt_conf *)0x1;
 	assert_int_equal(mgmt_store_rollback(hist, 1, &r, &err), -EINVAL);
@@ -217,8 +223,9 @@ test_rollback_of_broken_file_fails(void **s)
 	write_file(path, "rib { ecmp-width 99; }\n");
 	assert_int_equal(mgmt_store_rollback(hist, 0, &r, &err), -EINVAL);
 	assert_ptr_equal(r, (struct mgmt_conf *)0x1);
-	assert_non_null(strstr(err.msg, "commit.7:1:18: ecmp-width 99 out of "
-					"range"));
+	assert_non_null(strstr(err.msg,
+	    "commit.7:1:18: ecmp-width 99 out of "
+	    "range"));
 }
 
 static void
@@ -257,21 +264,23 @@ test_save_and_load(void **s)
 	write_file(bad, "rib { ecmp-width 2; ecmp-width 3; }\n");
 	assert_int_equal(mgmt_conf_load(c, bad, MGMT_LOAD_MERGE, &err), -22);
 	assert_non_null(strstr(err.msg, "bad.conf:1:21: duplicate ecmp-width"));
-	assert_int_equal(
-	    mgmt_conf_load(c, "/nonexistent.conf", MGMT_LOAD_MERGE, &err),
+	assert_int_equal(mgmt_conf_load(c, "/nonexistent.conf", MGMT_LOAD_MERGE,
+			     &err),
 	    -ENOENT);
 	assert_true(mgmt_conf_equal(before, c));
 	mgmt_conf_print(c, &b);
 	lc_buf_append(&b, "", 1);
-	assert_non_null(strstr((char *)b.data, "route 10.0.0.0/8 interface "
-					       "eth0;"));
+	assert_non_null(strstr((char *)b.data,
+	    "route 10.0.0.0/8 interface "
+	    "eth0;"));
 	/* reference errors: load (parse) succeeds, validation refuses */
-	write_file(refbad, "protocols static route 10.0.0.0/8 interface "
-			   "eth5;\n");
+	write_file(refbad,
+	    "protocols static route 10.0.0.0/8 interface "
+	    "eth5;\n");
 	assert_int_equal(mgmt_conf_load_file(refbad, &l, &err), -22);
-	assert_non_null(
-	    strstr(err.msg, "ref.conf:1:35: static route "
-			    "10.0.0.0/8: interface eth5 is not configured"));
+	assert_non_null(strstr(err.msg,
+	    "ref.conf:1:35: static route "
+	    "10.0.0.0/8: interface eth5 is not configured"));
 	assert_int_equal(mgmt_conf_load(c, refbad, MGMT_LOAD_REPLACE, &err), 0);
 	assert_int_equal(mgmt_conf_validate(c, &err), -22);
 	assert_int_equal(mgmt_conf_count(c, MGMT_S_IFACE), 0);
@@ -336,8 +345,8 @@ test_crash_during_commits(void **s)
 			if (mgmt_store_rollback(hist, (unsigned)n, &r, &err))
 				fail_msg("round %u rollback %d: %s", round, n,
 				    err.msg);
-			assert_int_equal(
-			    mgmt_conf_count(r, MGMT_S_ROUTE), 20000);
+			assert_int_equal(mgmt_conf_count(r, MGMT_S_ROUTE),
+			    20000);
 			mgmt_conf_free(r);
 		}
 	}

@@ -111,8 +111,8 @@ test_set_delete(void **s)
 			     "blackhole",
 			     &err),
 	    0);
-	assert_int_equal(
-	    cmd(c, "set system host-name \"lab router\"", &err), 0);
+	assert_int_equal(cmd(c, "set system host-name \"lab router\"", &err),
+	    0);
 	assert_int_equal(cmd(c, "set interfaces eth2", &err), 0);
 	assert_int_equal(cmd(c, "delete rib ecmp-width", &err), 0);
 	assert_int_equal(cmd(c,
@@ -122,27 +122,28 @@ test_set_delete(void **s)
 	    0);
 	assert_int_equal(mgmt_conf_validate(c, &err), 0);
 	p = printed(c);
-	assert_string_equal(p, "interfaces {\n"
-			       "    eth0 device veth0;\n"
-			       "    eth1 {\n"
-			       "        address 198.18.1.1/24;\n"
-			       "        mtu 1400;\n"
-			       "    }\n"
-			       "    eth2;\n"
-			       "}\n"
-			       "protocols {\n"
-			       "    static {\n"
-			       "        route 10.0.0.0/8 {\n"
-			       "            next-hop 198.18.0.2;\n"
-			       "            next-hop 198.18.0.3;\n"
-			       "        }\n"
-			       "        route 10.1.0.0/16 interface eth1;\n"
-			       "        route 10.2.0.0/16 blackhole;\n"
-			       "    }\n"
-			       "}\n"
-			       "system {\n"
-			       "    host-name \"lab router\";\n"
-			       "}\n");
+	assert_string_equal(p,
+	    "interfaces {\n"
+	    "    eth0 device veth0;\n"
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        mtu 1400;\n"
+	    "    }\n"
+	    "    eth2;\n"
+	    "}\n"
+	    "protocols {\n"
+	    "    static {\n"
+	    "        route 10.0.0.0/8 {\n"
+	    "            next-hop 198.18.0.2;\n"
+	    "            next-hop 198.18.0.3;\n"
+	    "        }\n"
+	    "        route 10.1.0.0/16 interface eth1;\n"
+	    "        route 10.2.0.0/16 blackhole;\n"
+	    "    }\n"
+	    "}\n"
+	    "system {\n"
+	    "    host-name \"lab router\";\n"
+	    "}\n");
 	free(p);
 	/* all next hops at once; then the whole static block */
 	assert_int_equal(cmd(c,
@@ -196,8 +197,8 @@ test_set_errors_change_nothing(void **s)
 	set_fails(c, "set fwd workers 4 5", -22,
 	    "fwd workers 4: unexpected "
 	    "'5' after the value of workers");
-	set_fails(
-	    c, "delete interfaces eth7", -2, "interfaces eth7: not configured");
+	set_fails(c, "delete interfaces eth7", -2,
+	    "interfaces eth7: not configured");
 	set_fails(c, "delete interfaces eth0 mtu", -2,
 	    "interfaces eth0 mtu: not configured");
 	set_fails(c, "delete rib ecmp-width 5", -2,
@@ -326,8 +327,7 @@ test_change_sets(void **s)
 	assert_int_equal(chg.n, 6);
 	assert_int_equal(chg.comp, MGMT_COMP_ALL);
 	assert_true(chg.v[0].op == MGMT_CHG_MOD &&
-		    chg.v[0].unit == MGMT_S_IFACE &&
-		    chg.v[0].comp == MGMT_COMP_FWD);
+	    chg.v[0].unit == MGMT_S_IFACE && chg.v[0].comp == MGMT_COMP_FWD);
 	assert_int_equal(mgmt_conf_iface_get(chg.v[0].new, &ic), 0);
 	assert_string_equal(ic.name, "eth1");
 	assert_string_equal(ic.device, "eth1");
@@ -340,8 +340,7 @@ test_change_sets(void **s)
 	assert_string_equal(lc_ip4_ntoa(ic.host[0]), "198.18.3.1");
 	assert_string_equal(lc_prefix4_ntoa(&ic.addr[0]), "198.18.3.0/24");
 	assert_true(chg.v[2].op == MGMT_CHG_MOD &&
-		    chg.v[2].unit == MGMT_S_ROUTE &&
-		    chg.v[2].comp == MGMT_COMP_RIB);
+	    chg.v[2].unit == MGMT_S_ROUTE && chg.v[2].comp == MGMT_COMP_RIB);
 	assert_int_equal(mgmt_conf_route_get(chg.v[2].new, &r), 0);
 	assert_string_equal(lc_prefix4_ntoa(&r.prefix), "10.0.0.0/8");
 	assert_int_equal(r.nnh, 2);
@@ -351,8 +350,7 @@ test_change_sets(void **s)
 	assert_string_equal(r.ifname, "eth1");
 	assert_true(chg.v[4].op == MGMT_CHG_ADD);
 	assert_true(chg.v[5].op == MGMT_CHG_ADD &&
-		    chg.v[5].unit == MGMT_S_SYSTEM &&
-		    chg.v[5].comp == MGMT_COMP_ALL);
+	    chg.v[5].unit == MGMT_S_SYSTEM && chg.v[5].comp == MGMT_COMP_ALL);
 	assert_int_equal(mgmt_conf_route_get(chg.v[0].new, &r), -22);
 	mgmt_changes_fini(&chg);
 }
@@ -393,8 +391,9 @@ test_validate_changes(void **s)
 	assert_int_equal(cmd(cand, "set interfaces x device veth0", &err), 0);
 	mgmt_conf_diff(run, cand, &chg);
 	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -22);
-	assert_string_equal(err.msg, "interface x: duplicate device veth0 "
-				     "(also used by interface eth0)");
+	assert_string_equal(err.msg,
+	    "interface x: duplicate device veth0 "
+	    "(also used by interface eth0)");
 	mgmt_changes_fini(&chg);
 	mgmt_conf_free(run);
 	mgmt_conf_free(cand);
@@ -420,16 +419,17 @@ test_merge(void **s)
 	assert_int_equal(rc.ecmp_width, 2);
 	assert_int_equal(rc.distance_static, 1);
 	p = printed(c);
-	assert_non_null(strstr(p, "            next-hop 198.18.0.2;\n"
-				  "            next-hop 198.18.0.7;\n"));
-	assert_non_null(
-	    strstr(p, "        address 198.18.1.1/24;\n"
-		      "        address 198.18.5.1/24;\n        mtu 9000;\n"));
+	assert_non_null(strstr(p,
+	    "            next-hop 198.18.0.2;\n"
+	    "            next-hop 198.18.0.7;\n"));
+	assert_non_null(strstr(p,
+	    "        address 198.18.1.1/24;\n"
+	    "        address 198.18.5.1/24;\n        mtu 9000;\n"));
 	free(p);
-	assert_int_equal(
-	    mgmt_conf_foreach(c, MGMT_S_IFACE,
-		(int (*)(const struct mgmt_node *, void *))mgmt_conf_iface_get,
-		&ic),
+	assert_int_equal(mgmt_conf_foreach(c, MGMT_S_IFACE,
+			     (int (*)(const struct mgmt_node *,
+				 void *))mgmt_conf_iface_get,
+			     &ic),
 	    0);
 	assert_string_equal(ic.name, "eth1"); /* the last one */
 	mgmt_conf_free(m);
@@ -480,8 +480,8 @@ test_show(void **s)
 	(void)s;
 	assert_int_equal(mgmt_conf_show(c, w1, 2, &b, &err), 0);
 	lc_buf_append(&b, "", 1);
-	assert_string_equal(
-	    (char *)b.data, "device veth0;\naddress 198.18.0.1/24;\n");
+	assert_string_equal((char *)b.data,
+	    "device veth0;\naddress 198.18.0.1/24;\n");
 	lc_buf_reset(&b);
 	assert_int_equal(mgmt_conf_show(c, w2, 3, &b, &err), 0);
 	lc_buf_append(&b, "", 1);
@@ -585,24 +585,27 @@ test_schema_table(void **s)
 		assert_true(n->parent >= 0 && (unsigned)n->parent < i);
 		assert_non_null(n->help);
 		assert_true(n->comp != 0);
-		if (n->dflt != NULL && mgmt_schema_check_value((enum mgmt_sid)i,
-					   n->dflt, canon, &err) != 0)
+		if (n->dflt != NULL &&
+		    mgmt_schema_check_value((enum mgmt_sid)i, n->dflt, canon,
+			&err) != 0)
 			fail_msg("default of %s: %s", n->name, err.msg);
 		if (n->kind == MGMT_SK_LIST || n->kind == MGMT_SK_LEAF ||
 		    n->kind == MGMT_SK_LEAFLIST)
 			assert_true(n->type != MGMT_T_NONE);
 	}
-	assert_int_equal(
-	    mgmt_schema_check_value(MGMT_S_ROUTE, "10.0.0.0/8", canon, &err),
+	assert_int_equal(mgmt_schema_check_value(MGMT_S_ROUTE, "10.0.0.0/8",
+			     canon, &err),
 	    0);
 	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ADDRESS,
 			     "198.18.0.1/24", canon, &err),
 	    0);
 	assert_string_equal(canon, "198.18.0.1/24");
-	assert_int_equal(
-	    mgmt_schema_check_value(MGMT_S_SYS_HOSTNAME, "", canon, &err), -22);
-	assert_int_equal(
-	    mgmt_schema_check_value(MGMT_S_STATIC, "x", canon, &err), -22);
+	assert_int_equal(mgmt_schema_check_value(MGMT_S_SYS_HOSTNAME, "", canon,
+			     &err),
+	    -22);
+	assert_int_equal(mgmt_schema_check_value(MGMT_S_STATIC, "x", canon,
+			     &err),
+	    -22);
 	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ARP_MAC,
 			     "0A:1b:2C:3d:4E:5f", canon, &err),
 	    0);
@@ -618,8 +621,8 @@ test_schema_table(void **s)
 	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ARP_MAC,
 			     "01:00:00:00:00:00", canon, &err),
 	    -22);
-	assert_int_equal(mgmt_schema_check_value(
-			     MGMT_S_IFACE_ARP, "198.18.1.10", canon, &err),
+	assert_int_equal(mgmt_schema_check_value(MGMT_S_IFACE_ARP,
+			     "198.18.1.10", canon, &err),
 	    0);
 	assert_int_equal(mgmt_schema_comp(MGMT_S_IFACE_ARP), MGMT_COMP_FWD);
 	assert_int_equal(mgmt_schema_comp(MGMT_S_ROUTE), MGMT_COMP_RIB);
@@ -657,8 +660,9 @@ test_rebase(void **s)
 	(void)s;
 	/* session A commits first */
 	assert_int_equal(cmd(a, "set interfaces eth1 mtu 9000", &err), 0);
-	assert_int_equal(
-	    cmd(a, "delete protocols static route 10.0.0.0/8", &err), 0);
+	assert_int_equal(cmd(a, "delete protocols static route 10.0.0.0/8",
+			     &err),
+	    0);
 	run = mgmt_conf_dup(a);
 	/* session B, made from the old running, changes other units */
 	assert_int_equal(cmd(b,
@@ -666,32 +670,34 @@ test_rebase(void **s)
 			     "blackhole",
 			     &err),
 	    0);
-	assert_int_equal(
-	    cmd(b, "delete protocols static route 10.1.0.0/16", &err), 0);
+	assert_int_equal(cmd(b, "delete protocols static route 10.1.0.0/16",
+			     &err),
+	    0);
 	assert_int_equal(cmd(b, "set fwd workers 2", &err), 0);
 	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
 	p = printed(b);
-	assert_string_equal(p, "interfaces {\n"
-			       "    eth0 {\n"
-			       "        device veth0;\n"
-			       "        address 198.18.0.1/24;\n"
-			       "    }\n"
-			       "    eth1 {\n"
-			       "        address 198.18.1.1/24;\n"
-			       "        mtu 9000;\n"
-			       "    }\n"
-			       "}\n"
-			       "protocols {\n"
-			       "    static {\n"
-			       "        route 10.5.0.0/16 blackhole;\n"
-			       "    }\n"
-			       "}\n"
-			       "rib {\n"
-			       "    ecmp-width 4;\n"
-			       "}\n"
-			       "fwd {\n"
-			       "    workers 2;\n"
-			       "}\n");
+	assert_string_equal(p,
+	    "interfaces {\n"
+	    "    eth0 {\n"
+	    "        device veth0;\n"
+	    "        address 198.18.0.1/24;\n"
+	    "    }\n"
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        mtu 9000;\n"
+	    "    }\n"
+	    "}\n"
+	    "protocols {\n"
+	    "    static {\n"
+	    "        route 10.5.0.0/16 blackhole;\n"
+	    "    }\n"
+	    "}\n"
+	    "rib {\n"
+	    "    ecmp-width 4;\n"
+	    "}\n"
+	    "fwd {\n"
+	    "    workers 2;\n"
+	    "}\n");
 	free(p);
 	/* a unit both changed: conflict, candidate unchanged */
 	mgmt_conf_assign(b, b0);
@@ -717,8 +723,8 @@ test_json(void **s)
 
 	(void)s;
 	assert_int_equal(cmd(c, "set interfaces eth0 disable", &err), 0);
-	assert_int_equal(
-	    cmd(c, "set system host-name \"a \\\"q\\\"\"", &err), 0);
+	assert_int_equal(cmd(c, "set system host-name \"a \\\"q\\\"\"", &err),
+	    0);
 	mgmt_conf_print_json(c, &b);
 	lc_buf_append(&b, "", 1);
 	assert_string_equal((char *)b.data,
@@ -839,8 +845,8 @@ test_random_ops_and_snapshots(void **s)
 			    "delete protocols static "
 			    "route 11.%u.%u.0/24",
 			    key >> 8, key & 255);
-			assert_int_equal(
-			    cmd(c, line, &err), ref.nh[key] ? 0 : -2);
+			assert_int_equal(cmd(c, line, &err),
+			    ref.nh[key] ? 0 : -2);
 			ref.nh[key] = 0;
 		} else {
 			if (ref.nh[key] != 0) {
@@ -908,8 +914,8 @@ test_parsed_avl(void **s)
 		lc_buf_printf(&t, "route 11.%u.%u.0/24 blackhole;\n",
 		    ((i * 7) % 3000) >> 8, ((i * 7) % 3000) & 255);
 	lc_buf_printf(&t, "}\n");
-	assert_int_equal(
-	    mgmt_conf_parse((char *)t.data, t.len, "p", &c, &err), 0);
+	assert_int_equal(mgmt_conf_parse((char *)t.data, t.len, "p", &c, &err),
+	    0);
 	check_avl(c->root->kids, &p);
 	for (unsigned k = 0; k < 2000; k++) {
 		unsigned key;
@@ -975,8 +981,9 @@ test_arp_round_trip(void **s)
 	char *p, *line, *save;
 
 	(void)s;
-	assert_int_equal(
-	    mgmt_conf_parse(arp_block, strlen(arp_block), "arp", &c, &err), 0);
+	assert_int_equal(mgmt_conf_parse(arp_block, strlen(arp_block), "arp",
+			     &c, &err),
+	    0);
 	assert_int_equal(mgmt_conf_validate(c, &err), 0);
 	p = printed(c);
 	assert_string_equal(p,
@@ -986,24 +993,26 @@ test_arp_round_trip(void **s)
 	    "        arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n"
 	    "    }\n"
 	    "}\n");
-	assert_int_equal(
-	    mgmt_conf_parse(p, strlen(p), "printed", &re, &err), 0);
+	assert_int_equal(mgmt_conf_parse(p, strlen(p), "printed", &re, &err),
+	    0);
 	assert_true(mgmt_conf_equal(c, re));
 	mgmt_conf_free(re);
 	free(p);
 	p = printed_as(c, mgmt_conf_print_set);
-	assert_string_equal(p, "set interfaces eth1 address 198.18.1.1/24\n"
-			       "set interfaces eth1 arp 198.18.1.10 mac "
-			       "02:00:5e:00:01:0a\n");
+	assert_string_equal(p,
+	    "set interfaces eth1 address 198.18.1.1/24\n"
+	    "set interfaces eth1 arp 198.18.1.10 mac "
+	    "02:00:5e:00:01:0a\n");
 	for (line = strtok_r(p, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save))
 		assert_int_equal(cmd(fromset, line, &err), 0);
 	assert_true(mgmt_conf_equal(c, fromset));
 	free(p);
 	p = printed_as(c, mgmt_conf_print_json);
-	assert_string_equal(p, "{\"interfaces\":{\"eth1\":{\"address\":"
-			       "[\"198.18.1.1/24\"],\"arp\":{\"198.18.1.10\":"
-			       "{\"mac\":\"02:00:5e:00:01:0a\"}}}}}");
+	assert_string_equal(p,
+	    "{\"interfaces\":{\"eth1\":{\"address\":"
+	    "[\"198.18.1.1/24\"],\"arp\":{\"198.18.1.10\":"
+	    "{\"mac\":\"02:00:5e:00:01:0a\"}}}}}");
 	j = json_tokener_parse(p);
 	assert_non_null(j);
 	assert_true(json_object_object_get_ex(j, "interfaces", &v));
@@ -1059,14 +1068,15 @@ test_arp_set_delete(void **s)
 	    "}\n");
 	free(p);
 	p = printed_as(c, mgmt_conf_print_set);
-	assert_non_null(strstr(p, "set interfaces eth0 address 198.18.0.1/24\n"
-				  "set interfaces eth0 arp 198.18.0.77 mac "
-				  "0a:0b:0c:0d:0e:0f\n"
-				  "set interfaces eth1 address 198.18.1.1/24\n"
-				  "set interfaces eth1 arp 198.18.1.9 mac "
-				  "02:00:5e:00:01:09\n"
-				  "set interfaces eth1 arp 198.18.1.10 mac "
-				  "02:00:5e:00:01:0a\n"));
+	assert_non_null(strstr(p,
+	    "set interfaces eth0 address 198.18.0.1/24\n"
+	    "set interfaces eth0 arp 198.18.0.77 mac "
+	    "0a:0b:0c:0d:0e:0f\n"
+	    "set interfaces eth1 address 198.18.1.1/24\n"
+	    "set interfaces eth1 arp 198.18.1.9 mac "
+	    "02:00:5e:00:01:09\n"
+	    "set interfaces eth1 arp 198.18.1.10 mac "
+	    "02:00:5e:00:01:0a\n"));
 	free(p);
 	/* the typed view, in address order */
 	assert_int_equal(mgmt_conf_iface_get(iface_node(c, "eth1"), &ic), 0);
@@ -1092,8 +1102,8 @@ test_arp_set_delete(void **s)
 	assert_true(ic.arp_nomac[2]);
 	assert_false(ic.arp_nomac[0] || ic.arp_nomac[1]);
 	assert_int_equal(mgmt_conf_validate(c, &err), -22);
-	assert_string_equal(
-	    err.msg, "interface eth1: arp 198.18.1.11: expected mac");
+	assert_string_equal(err.msg,
+	    "interface eth1: arp 198.18.1.11: expected mac");
 	/* delete one entry; one that is not there */
 	ok(c, "delete interfaces eth1 arp 198.18.1.11");
 	assert_int_equal(mgmt_conf_validate(c, &err), 0);
@@ -1122,7 +1132,7 @@ test_arp_set_delete(void **s)
 	mgmt_conf_free(c);
 }
 
-#define MAC_EXPECTED                                                           \
+#define MAC_EXPECTED \
 	"expected a MAC address xx:xx:xx:xx:xx:xx (six pairs of hex digits)"
 
 #define UNICAST_EXPECTED "expected a unicast MAC address"
@@ -1134,8 +1144,8 @@ mac_fails(struct mgmt_conf *c, const char *ip, const char *v, const char *why)
 {
 	char line[200], msg[400];
 
-	snprintf(
-	    line, sizeof(line), "set interfaces eth1 arp %s mac %s", ip, v);
+	snprintf(line, sizeof(line), "set interfaces eth1 arp %s mac %s", ip,
+	    v);
 	snprintf(msg, sizeof(msg),
 	    "interfaces eth1 arp %s mac: invalid mac '%s': %s", ip, v, why);
 	set_fails(c, line, -22, msg);
@@ -1184,8 +1194,8 @@ test_arp_set_errors(void **s)
 /* A change to an entry is a MOD of its interface; compare shows where. */
 /* show | compare of old -> new is exactly want */
 static void
-compare_is(
-    const struct mgmt_conf *old, const struct mgmt_conf *new, const char *want)
+compare_is(const struct mgmt_conf *old, const struct mgmt_conf *new,
+    const char *want)
 {
 	struct lc_buf b = {0};
 
@@ -1211,8 +1221,7 @@ test_arp_changes(void **s)
 	mgmt_conf_diff(run, cand, &chg);
 	assert_int_equal(chg.n, 1);
 	assert_true(chg.v[0].op == MGMT_CHG_MOD &&
-		    chg.v[0].unit == MGMT_S_IFACE &&
-		    chg.v[0].comp == MGMT_COMP_FWD);
+	    chg.v[0].unit == MGMT_S_IFACE && chg.v[0].comp == MGMT_COMP_FWD);
 	assert_int_equal(mgmt_conf_iface_get(chg.v[0].new, &ic), 0);
 	assert_string_equal(ic.name, "eth1");
 	assert_int_equal(ic.narp, 2);
@@ -1287,13 +1296,13 @@ test_arp_merge_rebase(void **s)
 	assert_int_equal(mgmt_conf_parse(t, strlen(t), "m", &m, &err), 0);
 	mgmt_conf_merge(c, m);
 	p = printed(c);
-	assert_non_null(
-	    strstr(p, "    eth1 {\n"
-		      "        address 198.18.1.1/24;\n"
-		      "        arp 198.18.1.9 mac 02:00:00:00:00:09;\n"
-		      "        arp 198.18.1.10 mac 02:00:00:00:00:0b;\n"
-		      "        arp 198.18.1.11 mac 02:00:00:00:00:0c;\n"
-		      "    }\n"));
+	assert_non_null(strstr(p,
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        arp 198.18.1.9 mac 02:00:00:00:00:09;\n"
+	    "        arp 198.18.1.10 mac 02:00:00:00:00:0b;\n"
+	    "        arp 198.18.1.11 mac 02:00:00:00:00:0c;\n"
+	    "    }\n"));
 	free(p);
 	mgmt_conf_free(m);
 	mgmt_conf_free(c);
@@ -1307,12 +1316,12 @@ test_arp_merge_rebase(void **s)
 	assert_int_equal(mgmt_conf_rebase(b, b0, run, &err), 0);
 	p = printed(b);
 	assert_non_null(strstr(p, "        mtu 9000;\n"));
-	assert_non_null(
-	    strstr(p, "    eth1 {\n"
-		      "        address 198.18.1.1/24;\n"
-		      "        arp 198.18.1.10 mac 02:00:00:00:00:0a;\n"
-		      "        arp 198.18.1.12 mac 02:00:00:00:00:12;\n"
-		      "    }\n"));
+	assert_non_null(strstr(p,
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        arp 198.18.1.10 mac 02:00:00:00:00:0a;\n"
+	    "        arp 198.18.1.12 mac 02:00:00:00:00:12;\n"
+	    "    }\n"));
 	free(p);
 	/* B's entry change on the interface A changed: conflict */
 	mgmt_conf_assign(b, b0);
@@ -1366,20 +1375,20 @@ test_arp_complete_show(void **s)
 	assert_false(v[5].is_value || v[5].is_leaf);
 	compl_is(c, w, 2, "a", v, "address", "arp", NULL);
 	/* the keys: existing ones in address order, then the placeholder */
-	compl_is(
-	    c, w, 3, "", v, "198.18.1.9", "198.18.1.10", "<a.b.c.d>", NULL);
+	compl_is(c, w, 3, "", v, "198.18.1.9", "198.18.1.10", "<a.b.c.d>",
+	    NULL);
 	assert_true(v[2].is_value && !v[0].is_value);
 	compl_is(c, w, 3, "198.18.1.1", v, "198.18.1.10", "<a.b.c.d>", NULL);
 	/* inside an entry: mac */
 	compl_is(c, w, 4, "", v, "mac", NULL);
-	assert_string_equal(
-	    v[0].help, "Link-layer address of the neighbour (unicast)");
+	assert_string_equal(v[0].help,
+	    "Link-layer address of the neighbour (unicast)");
 	/* the value: the current one and the placeholder */
-	compl_is(
-	    c, w, 5, "", v, "02:00:5e:00:01:0a", "<xx:xx:xx:xx:xx:xx>", NULL);
+	compl_is(c, w, 5, "", v, "02:00:5e:00:01:0a", "<xx:xx:xx:xx:xx:xx>",
+	    NULL);
 	assert_true(v[1].is_value && v[1].is_leaf);
-	assert_string_equal(
-	    v[1].help, "Link-layer address of the neighbour (unicast)");
+	assert_string_equal(v[1].help,
+	    "Link-layer address of the neighbour (unicast)");
 	/* a new entry: no value to offer but the placeholder */
 	w[3] = "198.18.1.77";
 	compl_is(c, w, 5, "", v, "<xx:xx:xx:xx:xx:xx>", NULL);
@@ -1406,8 +1415,9 @@ test_arp_complete_show(void **s)
 	assert_string_equal((char *)b.data, "mac 02:00:5e:00:01:0a;\n");
 	w[3] = "198.18.1.99";
 	assert_int_equal(mgmt_conf_show(c, w, 4, &b, &err), -2);
-	assert_string_equal(err.msg, "interfaces eth1 arp 198.18.1.99: not "
-				     "configured");
+	assert_string_equal(err.msg,
+	    "interfaces eth1 arp 198.18.1.99: not "
+	    "configured");
 	lc_buf_fini(&b);
 	mgmt_conf_free(c);
 }

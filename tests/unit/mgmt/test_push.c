@@ -24,32 +24,32 @@
 
 /* What the fake components saw. */
 struct fake {
-	struct ipc_server	*srv;
-	unsigned		 if_batches, if_replace_all, if_dry;
-	unsigned		 if_items, if_deleted;
-	char			 last_if[32];
-	unsigned		 rt_batches, rt_add, rt_del;
-	unsigned		 resync_begin, resync_end;
-	bool			 reject;	/* refuse the next part */
-	unsigned		 cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
-	unsigned		 cfg_in_if;	/* settings inside IF_CONFIG */
-	bool			 hold;		/* keep the next IF_CONFIG's
-						   reply (held_req) */
-	struct ipc_req		*held_req;
-	uint64_t		 held_txn;
-	unsigned		 if_xdp;	/* items with backend xdp */
-	uint32_t		 last_nh;
-	char			 last_ifname[32];
+	struct ipc_server *srv;
+	unsigned if_batches, if_replace_all, if_dry;
+	unsigned if_items, if_deleted;
+	char last_if[32];
+	unsigned rt_batches, rt_add, rt_del;
+	unsigned resync_begin, resync_end;
+	bool reject; /* refuse the next part */
+	unsigned cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
+	unsigned cfg_in_if; /* settings inside IF_CONFIG */
+	/* keep the next IF_CONFIG's reply (held_req) */
+	bool hold;
+	struct ipc_req *held_req;
+	uint64_t held_txn;
+	unsigned if_xdp; /* items with backend xdp */
+	uint32_t last_nh;
+	char last_ifname[32];
 	/* the static ARP entries of the last IfConfig of each port */
 	struct fake_port {
-		char		 name[16];
-		unsigned	 seen;		/* IfConfigs for it */
-		unsigned	 n;
-		uint8_t		 addr[64][4];	/* as on the wire */
-		uint8_t		 mac[64][6];
-		size_t		 maclen[64];
-	}			 ports[4];
-	unsigned		 nports;
+		char name[16];
+		unsigned seen; /* IfConfigs for it */
+		unsigned n;
+		uint8_t addr[64][4]; /* as on the wire */
+		uint8_t mac[64][6];
+		size_t maclen[64];
+	} ports[4];
+	unsigned nports;
 };
 
 static struct fake ffwd, frib;
@@ -208,22 +208,21 @@ h_resync(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 /* fwd's answer: one static and one learnt neighbour */
 static void
-h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg,
-    void *arg)
+h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
-	static uint8_t m1[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x14 };
-	static uint8_t m2[6] = { 0x0a, 0x00, 0x00, 0x00, 0x00, 0x07 };
+	static uint8_t m1[6] = {0x02, 0x00, 0x5e, 0x00, 0x01, 0x14};
+	static uint8_t m2[6] = {0x0a, 0x00, 0x00, 0x00, 0x00, 0x07};
 	Fwd__NeighbourList l = FWD__NEIGHBOUR_LIST__INIT;
 	Fwd__Neighbour n1 = FWD__NEIGHBOUR__INIT, n2 = FWD__NEIGHBOUR__INIT;
-	Fwd__Neighbour *v[2] = { &n1, &n2 };
+	Fwd__Neighbour *v[2] = {&n1, &n2};
 
-	n1.addr = htonl(0xc6120114);	/* 198.18.1.20 */
+	n1.addr = htonl(0xc6120114); /* 198.18.1.20 */
 	n1.mac.data = m1;
 	n1.mac.len = 6;
 	n1.ifindex = 3;
 	n1.ifname = "rc0";
 	n1.state = FWD__NEIGHBOUR_STATE__STATIC;
-	n2.addr = htonl(0xc6120107);	/* 198.18.1.7 */
+	n2.addr = htonl(0xc6120107); /* 198.18.1.7 */
 	n2.mac.data = m2;
 	n2.mac.len = 6;
 	n2.ifindex = 3;
@@ -242,9 +241,9 @@ static void
 h_query_interfaces(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	const Fwd__InterfaceQuery *q = (const Fwd__InterfaceQuery *)msg;
-	static char *names[2] = { "rc0", "rs0" };
+	static char *names[2] = {"rc0", "rs0"};
 	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
-	Fwd__Interface f[2] = { FWD__INTERFACE__INIT, FWD__INTERFACE__INIT };
+	Fwd__Interface f[2] = {FWD__INTERFACE__INIT, FWD__INTERFACE__INIT};
 	Fwd__Interface *v[2];
 
 	(void)arg;
@@ -267,12 +266,13 @@ h_query_interfaces(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 static void
 start_fake_fwd(void)
 {
-	struct ipc_opts o = { .rundir = rundir, .component = "fake" };
+	struct ipc_opts o = {.rundir = rundir, .component = "fake"};
 
 	ffwd.srv = ipc_server_new(loop, &ipc_svc_fwd, &o);
 	assert_non_null(ffwd.srv);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__IF_CONFIG, h_if_config, NULL);
-	ipc_server_handle(ffwd.srv, FWD__METHOD__SET_CONFIG, h_set_config, NULL);
+	ipc_server_handle(ffwd.srv, FWD__METHOD__SET_CONFIG, h_set_config,
+	    NULL);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__QUERY_NEIGHBOURS,
 	    h_query_neighbours, NULL);
 	ipc_server_handle(ffwd.srv, FWD__METHOD__QUERY_INTERFACES,
@@ -282,13 +282,16 @@ start_fake_fwd(void)
 static void
 start_fake_rib(void)
 {
-	struct ipc_opts o = { .rundir = rundir, .component = "fake" };
+	struct ipc_opts o = {.rundir = rundir, .component = "fake"};
 
 	frib.srv = ipc_server_new(loop, &ipc_svc_rib, &o);
 	assert_non_null(frib.srv);
-	ipc_server_handle(frib.srv, RIB__METHOD__ROUTE_BATCH, h_route_batch, NULL);
-	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_BEGIN, h_resync, (void *)1);
-	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_END, h_resync, (void *)2);
+	ipc_server_handle(frib.srv, RIB__METHOD__ROUTE_BATCH, h_route_batch,
+	    NULL);
+	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_BEGIN, h_resync,
+	    (void *)1);
+	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_END, h_resync,
+	    (void *)2);
 }
 
 static void
@@ -315,9 +318,9 @@ run_until(bool *flag, unsigned *counter, unsigned want)
 }
 
 struct answer {
-	bool	done;
-	int	code;
-	char	text[512], err[512];
+	bool done;
+	int code;
+	char text[512], err[512];
 };
 
 static void
@@ -355,8 +358,7 @@ run_as(struct mgmt *m, struct mgmt_session *s, const char *line, bool json,
 }
 
 static int
-run(struct mgmt *m, struct mgmt_session *s, const char *line,
-    struct answer *a)
+run(struct mgmt *m, struct mgmt_session *s, const char *line, struct answer *a)
 {
 	return (run_as(m, s, line, false, a));
 }
@@ -394,8 +396,9 @@ static struct mgmt *
 mgmt_boot(const char *text)
 {
 	static char boot[256];
-	struct mgmt_opts o = { .rundir = rundir, .store_dir = store,
-	    .boot_config = boot };
+	struct mgmt_opts o = {.rundir = rundir,
+	    .store_dir = store,
+	    .boot_config = boot};
 	struct mgmt *m;
 	FILE *f;
 
@@ -417,7 +420,8 @@ test_transaction(void **state)
 
 	/* a boot config with one interface and one route */
 	start_fakes();
-	m = mgmt_boot("interfaces { eth0 { device rc0; address 198.18.1.1/24; } }\n"
+	m = mgmt_boot(
+	    "interfaces { eth0 { device rc0; address 198.18.1.1/24; } }\n"
 	    "protocols { static { route 198.19.0.0/16 { next-hop 198.18.1.2; } } }\n");
 
 	/* 1. on connect, each component gets the whole running config */
@@ -428,23 +432,27 @@ test_transaction(void **state)
 	assert_string_equal(ffwd.last_if, "rc0");
 	assert_int_equal(frib.resync_begin, 1);
 	assert_int_equal(frib.rt_add, 1);
-	assert_int_equal(frib.last_nh, htonl(0xc6120102));	/* 198.18.1.2 */
+	assert_int_equal(frib.last_nh, htonl(0xc6120102)); /* 198.18.1.2 */
 
 	s = mgmt_session_open(m, "tester", false);
 	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
 
 	/* 2. a commit sends each component its part only */
-	assert_int_equal(run(m, s, "set protocols static route 198.20.0.0/16 "
-	    "next-hop 198.18.1.3", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.20.0.0/16 "
+			     "next-hop 198.18.1.3",
+			     &a),
+	    MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_string_equal(a.text, "commit complete\n");
 	assert_int_equal(frib.rt_batches, 2);
 	assert_int_equal(frib.rt_add, 2);
-	assert_int_equal(ffwd.if_batches, 1);	/* no interface changed */
+	assert_int_equal(ffwd.if_batches, 1); /* no interface changed */
 	assert_int_equal(mgmt_commit_count(m), 2);
 
 	/* 3. commit check: fwd validates (dry run), rib is not asked */
-	assert_int_equal(run(m, s, "set interfaces eth1 device rs0", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth1 device rs0", &a),
+	    MGMT_OK);
 	assert_int_equal(run(m, s, "commit check", &a), MGMT_OK);
 	assert_int_equal(ffwd.if_dry, 1);
 	assert_int_equal(frib.rt_batches, 2);
@@ -453,25 +461,34 @@ test_transaction(void **state)
 	/* 4. fwd refuses: the commit fails, nothing is stored */
 	ffwd.reject = true;
 	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
-	assert_non_null(strstr(a.err, "tern-fwd refused its part: device frob0"));
+	assert_non_null(
+	    strstr(a.err, "tern-fwd refused its part: device frob0"));
 	assert_int_equal(mgmt_commit_count(m), 2);
 
 	/* 5. rib refuses after fwd accepted: fwd is sent the reverse */
-	assert_int_equal(run(m, s, "set protocols static route 198.21.0.0/16 "
-	    "next-hop 198.18.1.4", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.21.0.0/16 "
+			     "next-hop 198.18.1.4",
+			     &a),
+	    MGMT_OK);
 	frib.reject = true;
 	ffwd.if_deleted = 0;
 	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
-	assert_non_null(strstr(a.err, "tern-rib refused its part: next hop unusable"));
-	assert_int_equal(ffwd.if_deleted, 1);	/* rs0 taken back */
+	assert_non_null(
+	    strstr(a.err, "tern-rib refused its part: next hop unusable"));
+	assert_int_equal(ffwd.if_deleted, 1); /* rs0 taken back */
 	assert_string_equal(ffwd.last_if, "rs0");
 	assert_int_equal(mgmt_commit_count(m), 2);
 	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
-	assert_non_null(strstr(a.text, "198.21.0.0/16"));	/* still only in the candidate */
+	assert_non_null(
+	    strstr(a.text, "198.21.0.0/16")); /* still only in the candidate */
 
 	/* 6. a route via an interface names the Linux device to rib */
-	assert_int_equal(run(m, s, "set protocols static route 198.22.0.0/16 "
-	    "interface eth0", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.22.0.0/16 "
+			     "interface eth0",
+			     &a),
+	    MGMT_OK);
 
 	/* 7. then all accept */
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
@@ -479,21 +496,25 @@ test_transaction(void **state)
 	assert_string_equal(frib.last_ifname, "rc0");
 
 	/* 8. fwd refuses after rib accepted: rib is sent the reverse */
-	assert_int_equal(run(m, s, "set protocols static route 198.23.0.0/16 "
-	    "next-hop 198.18.1.5", &a), MGMT_OK);
-	assert_int_equal(run(m, s, "set interfaces eth1 mtu 1400", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.23.0.0/16 "
+			     "next-hop 198.18.1.5",
+			     &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth1 mtu 1400", &a),
+	    MGMT_OK);
 	ffwd.reject = true;
 	frib.rt_del = 0;
 	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
 	assert_non_null(strstr(a.err, "tern-fwd refused its part"));
-	assert_int_equal(frib.rt_del, 1);	/* 198.23.0.0/16 taken back */
+	assert_int_equal(frib.rt_del, 1); /* 198.23.0.0/16 taken back */
 	assert_int_equal(mgmt_commit_count(m), 3);
 	assert_int_equal(run(m, s, "discard", &a), MGMT_OK);
 
 	/* 9. the fwd block: settings as value + 1 (0: unset), dry run on
 	 * commit check; a new default backend re-sends the interfaces that
 	 * use it */
-	assert_int_equal(ffwd.cfg_calls, 1);	/* the resync on connect */
+	assert_int_equal(ffwd.cfg_calls, 1); /* the resync on connect */
 	assert_int_equal(ffwd.cfg_workers, 0);
 	assert_int_equal(run(m, s, "set fwd workers 3", &a), MGMT_OK);
 	assert_int_equal(run(m, s, "set fwd icmp-rate-limit 0", &a), MGMT_OK);
@@ -503,20 +524,20 @@ test_transaction(void **state)
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(ffwd.cfg_workers, 4);
 	assert_int_equal(ffwd.cfg_icmp, 1);
-	assert_int_equal(ffwd.cfg_in_if, 0);	/* no interface changed */
+	assert_int_equal(ffwd.cfg_in_if, 0); /* no interface changed */
 	ffwd.if_xdp = 0;
 	assert_int_equal(run(m, s, "set fwd port-backend af_xdp", &a), MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
-	assert_int_equal(ffwd.if_xdp, 2);	/* eth0 and eth1 */
+	assert_int_equal(ffwd.if_xdp, 2); /* eth0 and eth1 */
 	/* settings and interfaces both: one IF_CONFIG carries both (fwd
 	 * checks a worker count against the AF_XDP ports with them) */
 	ffwd.cfg_calls = ffwd.cfg_in_if = ffwd.cfg_dry = 0;
 	assert_int_equal(run(m, s, "delete fwd", &a), MGMT_OK);
 	assert_int_equal(run(m, s, "commit check", &a), MGMT_OK);
 	assert_int_equal(ffwd.cfg_dry, 1);
-	assert_int_equal(ffwd.cfg_workers, 4);	/* a dry run applied nothing */
+	assert_int_equal(ffwd.cfg_workers, 4); /* a dry run applied nothing */
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
-	assert_int_equal(ffwd.cfg_calls, 0);	/* no SET_CONFIG of its own */
+	assert_int_equal(ffwd.cfg_calls, 0); /* no SET_CONFIG of its own */
 	assert_int_equal(ffwd.cfg_in_if, 2);
 	assert_int_equal(ffwd.cfg_workers, 0);
 	assert_int_equal(ffwd.cfg_icmp, 0);
@@ -535,7 +556,7 @@ test_transaction(void **state)
 static void
 test_connect_during_commit(void **state)
 {
-	struct mgmt_opts o = { .rundir = rundir, .store_dir = store };
+	struct mgmt_opts o = {.rundir = rundir, .store_dir = store};
 	struct mgmt_session *s;
 	struct mgmt *m;
 	struct answer a, c;
@@ -543,7 +564,7 @@ test_connect_during_commit(void **state)
 	int code;
 
 	(void)state;
-	start_fake_fwd();	/* rib is not there yet */
+	start_fake_fwd(); /* rib is not there yet */
 	m = mgmt_new(loop, &o);
 	assert_non_null(m);
 	assert_true(run_until(NULL, &ffwd.if_batches, 1));
@@ -551,16 +572,22 @@ test_connect_during_commit(void **state)
 	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
 	assert_int_equal(run(m, s, "set interfaces eth0 device rc0", &a),
 	    MGMT_OK);
-	assert_int_equal(run(m, s, "set interfaces eth0 address "
-	    "198.18.1.1/24", &a), MGMT_OK);
-	assert_int_equal(run(m, s, "set protocols static route 198.20.0.0/16 "
-	    "next-hop 198.18.1.7", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set interfaces eth0 address "
+			     "198.18.1.1/24",
+			     &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.20.0.0/16 "
+			     "next-hop 198.18.1.7",
+			     &a),
+	    MGMT_OK);
 	/* the commit goes to fwd only (rib is down); fwd holds its answer */
 	ffwd.hold = true;
 	memset(&c, 0, sizeof(c));
 	lc_buf_init(&out);
-	code = mgmt_cmd_exec(m, s, "commit", false, &out, c.err,
-	    sizeof(c.err), later, &c);
+	code = mgmt_cmd_exec(m, s, "commit", false, &out, c.err, sizeof(c.err),
+	    later, &c);
 	lc_buf_fini(&out);
 	assert_int_equal(code, MGMT_PENDING);
 	assert_true(run_until(NULL, &ffwd.if_batches, 2));
@@ -570,8 +597,9 @@ test_connect_during_commit(void **state)
 	{
 		uint64_t end = lc_time_mono_ns() + 5000000000ull;
 
-		while (!ipc_client_connected(mgmt_peer_client(m, MGMT_PEER_RIB))
-		    && lc_time_mono_ns() < end) {
+		while (
+		    !ipc_client_connected(mgmt_peer_client(m, MGMT_PEER_RIB)) &&
+		    lc_time_mono_ns() < end) {
 			ev_run(loop, EVRUN_NOWAIT);
 			usleep(200);
 		}
@@ -581,7 +609,7 @@ test_connect_during_commit(void **state)
 		ev_run(loop, EVRUN_NOWAIT);
 		usleep(200);
 	}
-	assert_int_equal(frib.resync_begin, 0);	/* not from the old running */
+	assert_int_equal(frib.resync_begin, 0); /* not from the old running */
 	release_held();
 	assert_true(run_until(&c.done, NULL, 0));
 	assert_int_equal(c.code, MGMT_OK);
@@ -589,7 +617,7 @@ test_connect_during_commit(void **state)
 	assert_true(run_until(NULL, &frib.resync_end, 1));
 	assert_int_equal(frib.resync_begin, 1);
 	assert_int_equal(frib.rt_add, 1);
-	assert_int_equal(frib.last_nh, htonl(0xc6120107));	/* 198.18.1.7 */
+	assert_int_equal(frib.last_nh, htonl(0xc6120107)); /* 198.18.1.7 */
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 	mgmt_session_close(m, s);
 	mgmt_free(m);
@@ -616,12 +644,11 @@ assert_neigh(const char *name, unsigned n)
 static void
 test_static_arp(void **state)
 {
-	static const uint8_t a3[4] = { 198, 18, 1, 3 }, a20[4] = { 198, 18, 1,
-	    20 };
-	static const uint8_t m3[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x03 },
-	    m20[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x14 },
-	    m20b[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0xff },
-	    m9[6] = { 0x0a, 0x00, 0x00, 0x00, 0x00, 0x09 };
+	static const uint8_t a3[4] = {198, 18, 1, 3}, a20[4] = {198, 18, 1, 20};
+	static const uint8_t m3[6] = {0x02, 0x00, 0x5e, 0x00, 0x01, 0x03},
+			     m20[6] = {0x02, 0x00, 0x5e, 0x00, 0x01, 0x14},
+			     m20b[6] = {0x02, 0x00, 0x5e, 0x00, 0x01, 0xff},
+			     m9[6] = {0x0a, 0x00, 0x00, 0x00, 0x00, 0x09};
 	struct mgmt_session *s;
 	struct mgmt *m;
 	struct answer a;
@@ -630,11 +657,11 @@ test_static_arp(void **state)
 	(void)state;
 	start_fakes();
 	m = mgmt_boot("interfaces {\n"
-	    "  eth0 { device rc0; address 198.18.1.1/24;\n"
-	    "    arp 198.18.1.20 mac 02:00:5E:00:01:14;\n"
-	    "    arp 198.18.1.3 { mac 02:00:5e:00:01:03; } }\n"
-	    "  eth1 { device rs0; address 198.18.2.1/24; }\n"
-	    "}\n");
+		      "  eth0 { device rc0; address 198.18.1.1/24;\n"
+		      "    arp 198.18.1.20 mac 02:00:5E:00:01:14;\n"
+		      "    arp 198.18.1.3 { mac 02:00:5e:00:01:03; } }\n"
+		      "  eth1 { device rs0; address 198.18.2.1/24; }\n"
+		      "}\n");
 
 	/* 1. the resync on connect carries them, in address order */
 	assert_true(run_until(NULL, &ffwd.if_batches, 1));
@@ -652,8 +679,11 @@ test_static_arp(void **state)
 
 	/* 2. one entry's mac changes: that interface alone, the whole set */
 	items = ffwd.if_items;
-	assert_int_equal(run(m, s, "set interfaces eth0 arp 198.18.1.20 mac "
-	    "02:00:5e:00:01:ff", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set interfaces eth0 arp 198.18.1.20 mac "
+			     "02:00:5e:00:01:ff",
+			     &a),
+	    MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(ffwd.if_batches, 2);
 	assert_int_equal(ffwd.if_items, items + 1);
@@ -663,30 +693,40 @@ test_static_arp(void **state)
 	assert_memory_equal(fake_port("rc0")->mac[0], m3, 6);
 	assert_memory_equal(fake_port("rc0")->addr[1], a20, 4);
 	assert_memory_equal(fake_port("rc0")->mac[1], m20b, 6);
-	assert_int_equal(fake_port("rs0")->seen, 1);	/* not re-sent */
+	assert_int_equal(fake_port("rs0")->seen, 1); /* not re-sent */
 
 	/* 3. bad entries: the commit is refused before fwd is asked, the
 	 * candidate keeps them */
 	batches = ffwd.if_batches;
-	assert_int_equal(run(m, s, "set interfaces eth0 arp 198.18.9.9 mac "
-	    "02:00:00:00:00:01", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set interfaces eth0 arp 198.18.9.9 mac "
+			     "02:00:00:00:00:01",
+			     &a),
+	    MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
-	assert_string_equal(a.err, "commit failed: interface eth0: arp "
+	assert_string_equal(a.err,
+	    "commit failed: interface eth0: arp "
 	    "198.18.9.9: not in a subnet of the interface (subnets: "
 	    "198.18.1.0/24)");
 	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
-	assert_string_equal(a.text, "[edit interfaces eth0]\n"
+	assert_string_equal(a.text,
+	    "[edit interfaces eth0]\n"
 	    "+    arp 198.18.9.9 mac 02:00:00:00:00:01;\n");
 	assert_int_equal(run(m, s, "delete interfaces eth0 arp 198.18.9.9", &a),
 	    MGMT_OK);
 	assert_int_equal(run(m, s, "set interfaces eth1 arp 198.18.2.7", &a),
 	    MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
-	assert_string_equal(a.err, "commit failed: interface eth1: arp "
+	assert_string_equal(a.err,
+	    "commit failed: interface eth1: arp "
 	    "198.18.2.7: expected mac");
-	assert_int_equal(run(m, s, "set interfaces eth1 arp 198.18.2.7 mac "
-	    "01:00:5e:00:00:01", &a), MGMT_E_INVALID);
-	assert_non_null(strstr(a.err, "invalid mac '01:00:5e:00:00:01': a "
+	assert_int_equal(run(m, s,
+			     "set interfaces eth1 arp 198.18.2.7 mac "
+			     "01:00:5e:00:00:01",
+			     &a),
+	    MGMT_E_INVALID);
+	assert_non_null(strstr(a.err,
+	    "invalid mac '01:00:5e:00:00:01': a "
 	    "group (multicast) address"));
 	assert_int_equal(ffwd.if_batches, batches);
 	assert_int_equal(mgmt_commit_count(m), 2);
@@ -704,15 +744,18 @@ test_static_arp(void **state)
 	/* 5. entries on a second interface; all of the first removed: fwd
 	 * gets an empty set for it */
 	items = ffwd.if_items;
-	assert_int_equal(run(m, s, "set interfaces eth1 arp 198.18.2.9 mac "
-	    "0a:00:00:00:00:09", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set interfaces eth1 arp 198.18.2.9 mac "
+			     "0a:00:00:00:00:09",
+			     &a),
+	    MGMT_OK);
 	assert_int_equal(run(m, s, "delete interfaces eth0 arp", &a), MGMT_OK);
 	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
 	assert_int_equal(ffwd.if_items, items + 2);
 	assert_neigh("rc0", 0);
 	assert_neigh("rs0", 1);
 	{
-		static const uint8_t a29[4] = { 198, 18, 2, 9 };
+		static const uint8_t a29[4] = {198, 18, 2, 9};
 
 		assert_memory_equal(fake_port("rs0")->addr[0], a29, 4);
 		assert_memory_equal(fake_port("rs0")->mac[0], m9, 6);
@@ -728,7 +771,8 @@ test_static_arp(void **state)
 	    "198.18.1.7       0a:00:00:00:00:07 ifindex 3       reachable    "
 	    "  1500 0\n");
 	assert_int_equal(run_as(m, s, "run show neighbors", true, &a), MGMT_OK);
-	assert_string_equal(a.text, "{\"neighbors\":[{\"address\":"
+	assert_string_equal(a.text,
+	    "{\"neighbors\":[{\"address\":"
 	    "\"198.18.1.20\",\"mac\":\"02:00:5e:00:01:14\",\"interface\":"
 	    "\"eth0\",\"device\":\"rc0\",\"ifindex\":3,"
 	    "\"state\":\"static\",\"age_ms\":0,\"queued\":0},{\"address\":"
@@ -785,14 +829,14 @@ test_compressor_stopped(void **state)
 	}
 	assert_true(pid > 0);
 	assert_int_equal(read(p[0], &c, 1), 1);
-	kill(pid, SIGTERM);	/* shrugged off, as by the real child */
+	kill(pid, SIGTERM); /* shrugged off, as by the real child */
 	usleep(20000);
 	assert_int_equal(kill(pid, 0), 0);
 	m->gz_pid = pid;
-	alarm(10);		/* a hang fails the test instead of the runner */
-	mgmt_free(m);		/* mgmt_commit_fini: stop the compressor */
+	alarm(10);    /* a hang fails the test instead of the runner */
+	mgmt_free(m); /* mgmt_commit_fini: stop the compressor */
 	alarm(0);
-	assert_int_equal(kill(pid, 0), -1);	/* gone and reaped */
+	assert_int_equal(kill(pid, 0), -1); /* gone and reaped */
 	assert_int_equal(errno, ESRCH);
 	close(p[0]);
 	close(p[1]);
@@ -802,13 +846,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_during_commit,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_static_arp, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
-		    teardown),
+	    cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_during_commit, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_static_arp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

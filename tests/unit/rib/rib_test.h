@@ -16,8 +16,7 @@
 #include "rib/rib.h"
 
 static inline struct lc_prefix4
-P(const char *s)
-{
+P(const char *s) {
 	struct lc_prefix4 p;
 
 	if (lc_prefix4_parse(s, &p) != 0)
@@ -26,8 +25,7 @@ P(const char *s)
 }
 
 static inline struct lc_ip4
-IP(const char *s)
-{
+IP(const char *s) {
 	struct lc_ip4 a;
 
 	if (lc_ip4_parse(s, &a) != 0)
@@ -37,9 +35,8 @@ IP(const char *s)
 
 /* "198.18.0.1%2" (ifindex 2), "198.18.0.1" (recursive), "%3" (attached) */
 static inline struct rib_nexthop
-NH(const char *s)
-{
-	struct rib_nexthop h = { { 0 }, 0 };
+NH(const char *s) {
+	struct rib_nexthop h = {{0}, 0};
 	char buf[32];
 	const char *pct = strchr(s, '%');
 	size_t n = pct ? (size_t)(pct - s) : strlen(s);
@@ -69,7 +66,7 @@ hops_str(const struct rib_nexthop *h, unsigned n, char *out, size_t len)
 static inline void
 delta_str(const struct rib_fib_delta *d, char *out, size_t len)
 {
-	static const char *ops[] = { "add", "replace", "delete" };
+	static const char *ops[] = {"add", "replace", "delete"};
 	char hs[512];
 
 	if (d->op == RIB_FIB_DELETE)
@@ -90,13 +87,13 @@ delta_str(const struct rib_fib_delta *d, char *out, size_t len)
 /* ---- FIB recorder -------------------------------------------------------- */
 #define REC_MAX 4096
 struct rec {
-	char		line[REC_MAX][128];
-	unsigned	n;
-	unsigned	nbatch;
-	uint64_t	seq[REC_MAX];
-	unsigned	bsize[REC_MAX];
-	int		fail;		/* return this from the callback */
-	unsigned	calls;
+	char line[REC_MAX][128];
+	unsigned n;
+	unsigned nbatch;
+	uint64_t seq[REC_MAX];
+	unsigned bsize[REC_MAX];
+	int fail; /* return this from the callback */
+	unsigned calls;
 };
 
 static inline int
@@ -155,8 +152,8 @@ rec_expect(struct rec *r, const char *const *want)
 /* ---- wanted FIB state of one prefix -------------------------------------- */
 struct want_q {
 	struct lc_prefix4 pfx;
-	char		out[512];
-	int		found;
+	char out[512];
+	int found;
 };
 
 static inline int
@@ -177,8 +174,8 @@ want_cb(void *arg, const struct rib_fib_delta *d)
 }
 
 static inline const char *
-fib_state(struct rib *rib, enum rib_fib_view v, const char *pfx,
-    char *buf, size_t len)
+fib_state(struct rib *rib, enum rib_fib_view v, const char *pfx, char *buf,
+    size_t len)
 {
 	struct want_q q;
 
@@ -191,10 +188,10 @@ fib_state(struct rib *rib, enum rib_fib_view v, const char *pfx,
 
 /* ---- one route's state --------------------------------------------------- */
 struct route_q {
-	unsigned	src;
-	int		found;
+	unsigned src;
+	int found;
 	struct rib_route_info info;
-	char		res[512];
+	char res[512];
 };
 
 static inline int
@@ -266,7 +263,7 @@ script_run(struct rib *rib, const char *const *steps)
 
 		snprintf(line, sizeof(line), "%s", steps[s]);
 		for (char *t = strtok_r(line, " ", &sp); t && nt < 64;
-		    t = strtok_r(NULL, " ", &sp))
+		     t = strtok_r(NULL, " ", &sp))
 			tok[nt++] = t;
 		if (nt == 0)
 			continue;
@@ -276,10 +273,10 @@ script_run(struct rib *rib, const char *const *steps)
 			    "%s%s", i > 3 ? " " : "", tok[i]);
 		if (strcmp(tok[0], "if") == 0) {
 			if (rib_if_set(rib, (uint32_t)atoi(tok[1]),
-			    strcmp(tok[2], "up") == 0) != 0)
+				strcmp(tok[2], "up") == 0) != 0)
 				fail_msg("step %u '%s' failed", s, steps[s]);
 		} else if (strcmp(tok[0], "src") == 0) {
-			struct rib_source_conf c = { tok[1], atoi(tok[2]), 0 };
+			struct rib_source_conf c = {tok[1], atoi(tok[2]), 0};
 
 			if (rib_source_add(rib, &c, NULL, NULL) != 0)
 				fail_msg("step %u '%s' failed", s, steps[s]);
@@ -307,7 +304,7 @@ script_run(struct rib *rib, const char *const *steps)
 			}
 			u.nh = h;
 			if (rib_route_batch(rib, script_src(rib, tok[1]), &u, 1,
-			    &err) != 0)
+				&err) != 0)
 				fail_msg("step %u '%s': %s", s, steps[s],
 				    err.msg);
 		} else if (strcmp(tok[0], "want") == 0) {

@@ -33,30 +33,30 @@ static struct lc_arena *arena;
 #define FF_NH 8
 struct ff_route {
 	struct lc_prefix4 p;
-	unsigned	n;
-	uint32_t	a[FF_NH], i[FF_NH];
-	bool		stale;
+	unsigned n;
+	uint32_t a[FF_NH], i[FF_NH];
+	bool stale;
 };
 
 static struct {
 	struct ipc_server *srv;
-	struct ff_route	*r;
-	size_t		n, cap;
-	unsigned	batches, adds, changes, dels, swept, begins, ends;
-	unsigned	subscribes;
-	struct lc_prefix4 withdrawn[4096];	/* dels and sweeps */
-	unsigned	nwithdrawn;
-	Fwd__Interface	ifs[16];
-	Fwd__IfAddr	addrs[16], *addrp[16];
-	char		names[16][16];
-	unsigned	nifs;
-	bool		hold_acks;	/* answer FIB_BATCH later (ff_release) */
-	struct ipc_req	*held[256];
-	uint64_t	heldseq[256];
-	unsigned	nheld, inflight_max, fail_next;
-	bool		no_seq;		/* FibAck without the seq */
-	bool		packed;		/* say packed_ok; take packed_* fields */
-	unsigned	packed_batches;	/* batches that had packed records */
+	struct ff_route *r;
+	size_t n, cap;
+	unsigned batches, adds, changes, dels, swept, begins, ends;
+	unsigned subscribes;
+	struct lc_prefix4 withdrawn[4096]; /* dels and sweeps */
+	unsigned nwithdrawn;
+	Fwd__Interface ifs[16];
+	Fwd__IfAddr addrs[16], *addrp[16];
+	char names[16][16];
+	unsigned nifs;
+	bool hold_acks; /* answer FIB_BATCH later (ff_release) */
+	struct ipc_req *held[256];
+	uint64_t heldseq[256];
+	unsigned nheld, inflight_max, fail_next;
+	bool no_seq;		 /* FibAck without the seq */
+	bool packed;		 /* say packed_ok; take packed_* fields */
+	unsigned packed_batches; /* batches that had packed records */
 } ff;
 
 static struct ff_route *
@@ -140,12 +140,13 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	ff.batches++;
 	for (size_t i = 0; i < b->n_add; i++) {
 		const Fwd__FibRoute *fr = b->add[i];
-		struct lc_prefix4 p = { { fr->prefix }, (uint8_t)fr->len };
+		struct lc_prefix4 p = {{fr->prefix}, (uint8_t)fr->len};
 		struct ff_route nr;
 
 		memset(&nr, 0, sizeof(nr));
 		nr.p = p;
-		nr.n = (unsigned)(fr->n_nh_addr < FF_NH ? fr->n_nh_addr : FF_NH);
+		nr.n = (unsigned)(fr->n_nh_addr < FF_NH ? fr->n_nh_addr :
+							  FF_NH);
 		for (unsigned k = 0; k < nr.n; k++) {
 			nr.a[k] = fr->nh_addr[k];
 			nr.i[k] = fr->nh_ifindex[k];
@@ -157,8 +158,8 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	else
 		assert_int_equal(b->packed_add.len + b->packed_del.len, 0);
 	for (size_t i = 0; i < b->n_del; i++) {
-		struct lc_prefix4 p = { { b->del[i]->prefix },
-		    (uint8_t)b->del[i]->len };
+		struct lc_prefix4 p = {{b->del[i]->prefix},
+		    (uint8_t)b->del[i]->len};
 
 		ff_del(p);
 	}
@@ -199,7 +200,7 @@ ff_put(const struct ff_route *nrp)
 			if (r->n != nr.n || memcmp(r->a, nr.a, sizeof(nr.a)) ||
 			    memcmp(r->i, nr.i, sizeof(nr.i)))
 				ff.changes++;
-			*r = nr;	/* refreshed: no longer stale */
+			*r = nr; /* refreshed: no longer stale */
 		}
 	}
 }
@@ -223,7 +224,7 @@ ff_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 
 	(void)m;
 	ack.packed_ok = ff.packed;
-	if (arg != NULL) {	/* begin */
+	if (arg != NULL) { /* begin */
 		ff.begins++;
 		for (size_t i = 0; i < ff.n; i++)
 			ff.r[i].stale = true;
@@ -288,7 +289,7 @@ ff_publish(unsigned k)
 
 	ev.iface = &ff.ifs[k];
 	assert_true(ipc_server_publish(ff.srv, FWD__METHOD__EVENT_INTERFACE,
-	    &ev.base) >= 1);
+			&ev.base) >= 1);
 }
 
 static void
@@ -427,7 +428,7 @@ mkroute(const char *pfx, const char *nh1, uint32_t if1, const char *nh2,
 		n = 2;
 	rib__route__init(r);
 	assert_int_equal(lc_prefix4_parse_loose(pfx, &p, &a), 0);
-	r->prefix = a.s_addr;	/* as written: host bits are kept */
+	r->prefix = a.s_addr; /* as written: host bits are kept */
 	r->len = p.len;
 	r->n_nh_addr = r->n_nh_ifindex = n;
 	r->nh_addr = lc_arena_calloc(arena, 2 * sizeof(uint32_t));
@@ -486,9 +487,9 @@ resync(struct ipc_client *c, int source, const char *name, bool begin)
 	r.source = source;
 	r.source_name = (char *)name;
 	r.grace_ms = 2000;
-	st = ipc_call_wait(c, begin ? RIB__METHOD__RESYNC_BEGIN :
-	    RIB__METHOD__RESYNC_END, &r.base, 5000, arena, &rep, err,
-	    sizeof(err));
+	st = ipc_call_wait(c,
+	    begin ? RIB__METHOD__RESYNC_BEGIN : RIB__METHOD__RESYNC_END,
+	    &r.base, 5000, arena, &rep, err, sizeof(err));
 	assert_int_equal(st, IPC_OK);
 	return ((Rib__RouteBatchAck *)rep);
 }
@@ -556,7 +557,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	signal(SIGPIPE, SIG_IGN);	/* as lc_loop_signals() does in daemons */
+	signal(SIGPIPE, SIG_IGN); /* as lc_loop_signals() does in daemons */
 	lc_log_init("test_daemon", LC_LOG_WARNING, LC_LOG_STDERR);
 	snprintf(base, sizeof(base), "/tmp/tern-rib-test.%d.%ld", (int)getpid(),
 	    (long)(lc_time_mono_ns() % 1000000000));
@@ -600,7 +601,8 @@ boot(struct ipc_client **mgmt_out)
 	rd = rib_start(5000);
 	mgmt = rib_client("mgmt", false);
 	assert_int_equal(resync(mgmt, RIB__SOURCE__STATIC, "static", true)
-	    ->n_errors, 0);
+			     ->n_errors,
+	    0);
 	st[0] = mkroute("198.18.100.0/24", "198.18.1.2", 0, NULL, NULL);
 	st[1] = mkroute("198.18.101.0/24", NULL, 0, NULL, "eth2");
 	st[2] = mkroute("198.18.102.0/24", "198.18.9.2", 0, NULL, "eth9");
@@ -646,7 +648,7 @@ test_routes_to_fib(void **state)
 	assert_non_null(f = ff_find(pf("198.18.101.0/24")));
 	assert_int_equal(f->a[0], 0);
 	assert_int_equal(f->i[0], 2);
-	assert_null(ff_find(pf("198.18.102.0/24")));	/* eth9 unknown */
+	assert_null(ff_find(pf("198.18.102.0/24"))); /* eth9 unknown */
 	assert_int_equal(ff.n, 4);
 
 	/* a protocol source: ECMP over two recursive next hops */
@@ -655,7 +657,9 @@ test_routes_to_fib(void **state)
 	r[1] = mkroute("198.18.80.0/24", "198.18.2.7", 0, NULL, NULL);
 	r[2] = mkroute("198.18.100.0/24", "198.18.2.8", 0, NULL, NULL);
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 3, NULL,
-	    0)->accepted, 3);
+			     0)
+			     ->accepted,
+	    3);
 	assert_true(run_until(fwd_up, rd, 1000));
 	run_for(20);
 	assert_non_null(f = ff_find(pf("198.18.64.0/20")));
@@ -686,7 +690,7 @@ test_routes_to_fib(void **state)
 	assert_int_equal(ff.batches, b0 + 1);
 	assert_null(ff_find(pf("198.18.1.0/24")));
 	assert_int_equal(ff_find(pf("198.18.100.0/24"))->a[0],
-	    ip("198.18.2.8"));	/* static inactive: bgp takes over */
+	    ip("198.18.2.8")); /* static inactive: bgp takes over */
 	assert_int_equal(ff_find(pf("198.18.64.0/20"))->n, 1);
 	assert_fib_matches(rd);
 	ff_if(0, true);
@@ -723,7 +727,7 @@ test_routes_to_fib(void **state)
 	q.len = 16;
 	q.longer = true;
 	qr = query(ro, &q);
-	assert_int_equal(qr->total, 9);	/* 3 connected, 3 static, 3 bgp */
+	assert_int_equal(qr->total, 9); /* 3 connected, 3 static, 3 bgp */
 	assert_false(qr->more);
 	q.limit = 4;
 	q.offset = 8;
@@ -739,7 +743,7 @@ test_routes_to_fib(void **state)
 	q.offset = 0;
 	q.active_only = true;
 	qr = query(ro, &q);
-	assert_int_equal(qr->total, 8);	/* bgp's 198.18.100/24 loses */
+	assert_int_equal(qr->total, 8); /* bgp's 198.18.100/24 loses */
 	q.active_only = false;
 	q.source = RIB__SOURCE__PROTOCOL;
 	q.source_name = (char *)"bgp";
@@ -751,7 +755,8 @@ test_routes_to_fib(void **state)
 		char err[128];
 
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__QUERY, &q.base,
-		    5000, arena, &rep, err, sizeof(err)), IPC_ERROR);
+				     5000, arena, &rep, err, sizeof(err)),
+		    IPC_ERROR);
 		assert_non_null(strstr(err, "unknown source"));
 	}
 	/* FIB status and sources */
@@ -763,7 +768,9 @@ test_routes_to_fib(void **state)
 		Rib__SourceList *sl;
 
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__FIB_STATUS,
-		    &e.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+				     &e.base, 5000, arena, &rep, err,
+				     sizeof(err)),
+		    IPC_OK);
 		fs = (Rib__FibStatus *)rep;
 		assert_int_equal(fs->acked_seq, fs->sent_seq);
 		assert_int_equal(fs->routes, ff.n);
@@ -771,7 +778,9 @@ test_routes_to_fib(void **state)
 		assert_true(fs->fwd_connected);
 		assert_false(fs->resyncing);
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__SOURCES,
-		    &e.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+				     &e.base, 5000, arena, &rep, err,
+				     sizeof(err)),
+		    IPC_OK);
 		sl = (Rib__SourceList *)rep;
 		assert_int_equal(sl->n_sources, 3);
 		assert_string_equal(sl->sources[2]->source_name, "bgp");
@@ -782,8 +791,10 @@ test_routes_to_fib(void **state)
 		assert_int_equal(sl->sources[1]->routes, 3);
 		/* the read-only socket refuses changes */
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__ROUTE_BATCH,
-		    &(Rib__RouteBatch)RIB__ROUTE_BATCH__INIT.base, 5000, arena,
-		    &rep, err, sizeof(err)), IPC_DENIED);
+				     &(Rib__RouteBatch)
+					  RIB__ROUTE_BATCH__INIT.base,
+				     5000, arena, &rep, err, sizeof(err)),
+		    IPC_DENIED);
 	}
 	ipc_client_free(ro);
 	ipc_client_free(bgp);
@@ -794,8 +805,7 @@ test_routes_to_fib(void **state)
 
 /* one 8-byte record: prefix as written (host bits kept), flags, first */
 static void
-prec(uint8_t *r, const char *pfx, unsigned len, unsigned flags,
-    unsigned first)
+prec(uint8_t *r, const char *pfx, unsigned len, unsigned flags, unsigned first)
 {
 	uint32_t a = ip(pfx);
 
@@ -817,9 +827,9 @@ pnh(uint8_t *r, const char *addr, uint32_t ifindex)
 
 /* A packed batch (and message adds): returns the ack (in arena). */
 static Rib__RouteBatchAck *
-pbatch(struct ipc_client *c, const uint8_t *nh, size_t nnh,
-    const uint8_t *add, size_t nadd_bytes, const uint8_t *del, size_t ndel,
-    Rib__Route **madd, size_t nmadd)
+pbatch(struct ipc_client *c, const uint8_t *nh, size_t nnh, const uint8_t *add,
+    size_t nadd_bytes, const uint8_t *del, size_t ndel, Rib__Route **madd,
+    size_t nmadd)
 {
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 	ProtobufCMessage *rep = NULL;
@@ -837,7 +847,8 @@ pbatch(struct ipc_client *c, const uint8_t *nh, size_t nnh,
 	b.add = madd;
 	b.n_add = nmadd;
 	assert_int_equal(ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base,
-	    5000, arena, &rep, err, sizeof(err)), IPC_OK);
+			     5000, arena, &rep, err, sizeof(err)),
+	    IPC_OK);
 	assert_non_null(rep);
 	return ((Rib__RouteBatchAck *)rep);
 }
@@ -862,7 +873,7 @@ test_packed(void **state)
 	struct ipc_client *mgmt, *bgp;
 	struct rib_fib_stats st;
 	struct lc_prefix4 ecmp = pf("203.0.114.0/24"),
-	    gone = pf("203.0.113.0/24");
+			  gone = pf("203.0.113.0/24");
 	uint8_t nh[3 * 8], add[4 * 8], del[8], bad[8 * 2];
 	Rib__Route *m[1];
 	Rib__RouteBatchAck *a;
@@ -876,14 +887,14 @@ test_packed(void **state)
 		int code;
 		const char *msg;
 	} cases[] = {
-		{ "203.0.120.1", 24, 1, 0, 16, -EINVAL, "host bits" },
-		{ "203.0.120.0", 33, 1, 0, 16, -EINVAL, "over 32" },
-		{ "203.0.120.0", 24, 2, 2, 16, -EINVAL, "beyond" },
-		{ "203.0.120.0", 24, 1, 0, 15, -EINVAL, "8-byte records" },
+	    {"203.0.120.1", 24, 1, 0, 16, -EINVAL, "host bits"},
+	    {"203.0.120.0", 33, 1, 0, 16, -EINVAL, "over 32"},
+	    {"203.0.120.0", 24, 2, 2, 16, -EINVAL, "beyond"},
+	    {"203.0.120.0", 24, 1, 0, 15, -EINVAL, "8-byte records"},
 	};
 
 	(void)state;
-	ff.packed = true;	/* this fwd takes packed FibBatch fields */
+	ff.packed = true; /* this fwd takes packed FibBatch fields */
 	boot(&mgmt);
 	bgp = rib_client("bgpd", false);
 	/* next hops: two gateways on eth1, one on eth2 (resolved through the
@@ -892,8 +903,8 @@ test_packed(void **state)
 	pnh(nh + 8, "198.18.2.2", 0);
 	pnh(nh + 16, "198.18.1.3", 0);
 	prec(add, "203.0.113.0", 24, 1, 0);
-	prec(add + 8, "203.0.114.0", 24, 2, 1);		/* ECMP: nh 1, 2 */
-	prec(add + 16, "203.0.115.0", 24, 1 << 6, 0);	/* blackhole */
+	prec(add + 8, "203.0.114.0", 24, 2, 1);	      /* ECMP: nh 1, 2 */
+	prec(add + 16, "203.0.115.0", 24, 1 << 6, 0); /* blackhole */
 	prec(add + 24, "203.0.0.0", 16, 1, 2);
 	m[0] = mkroute("203.0.116.0/24", "198.18.2.2", 0, NULL, NULL);
 	a = pbatch(bgp, nh, 3, add, sizeof(add), NULL, 0, m, 1);
@@ -929,7 +940,7 @@ test_packed(void **state)
 	f0 = ff.n;
 	b0 = ff.batches;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		prec(bad, "203.0.121.0", 24, 1, 0);	/* a good one first */
+		prec(bad, "203.0.121.0", 24, 1, 0); /* a good one first */
 		prec(bad + 8, cases[i].pfx, cases[i].len, cases[i].flags,
 		    cases[i].first);
 		m[0] = mkroute("203.0.122.0/24", "198.18.2.2", 0, NULL, NULL);
@@ -945,7 +956,7 @@ test_packed(void **state)
 	}
 	/* a next-hop table that is not 8-byte records */
 	a = pbatch(bgp, nh, 3, add, 8, NULL, 0, NULL, 0);
-	assert_int_equal(a->accepted, 1);	/* (the same route again) */
+	assert_int_equal(a->accepted, 1); /* (the same route again) */
 	{
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		ProtobufCMessage *rep = NULL;
@@ -959,10 +970,13 @@ test_packed(void **state)
 		b.packed_add.len = 8;
 		prec(bad, "203.0.123.0", 24, 1, 0);
 		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
-		    &b.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+				     &b.base, 5000, arena, &rep, err,
+				     sizeof(err)),
+		    IPC_OK);
 		assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted, 0);
-		assert_non_null(strstr(((Rib__RouteBatchAck *)rep)->errors[0]->
-		    message, "packed_nh"));
+		assert_non_null(
+		    strstr(((Rib__RouteBatchAck *)rep)->errors[0]->message,
+			"packed_nh"));
 	}
 	run_for(30);
 	rib_fib_stats(rib_d_rib(rd), &st);
@@ -971,7 +985,7 @@ test_packed(void **state)
 	assert_null(ff_find(pf("203.0.121.0/24")));
 	assert_null(ff_find(pf("203.0.122.0/24")));
 	assert_null(ff_find(pf("203.0.123.0/24")));
-	assert_true(ff.batches == b0);	/* nothing to send: no change */
+	assert_true(ff.batches == b0); /* nothing to send: no change */
 	assert_fib_matches(rd);
 	ipc_client_free(bgp);
 	ipc_client_free(mgmt);
@@ -989,21 +1003,20 @@ test_bad_batches(void **state)
 	unsigned b0;
 	size_t n0;
 	struct {
-		int		source;
-		const char	*name;
-		Rib__Route	*bad;
-		int		code;
-		const char	*msg;
+		int source;
+		const char *name;
+		Rib__Route *bad;
+		int code;
+		const char *msg;
 	} cases[] = {
-		{ RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "host bits" },
-		{ RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "over 32" },
-		{ RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "0.0.0.0" },
-		{ RIB__SOURCE__SOURCE_NONE, "nosuch", NULL, -ENOENT,
-		    "unknown source" },
-		{ RIB__SOURCE__CONNECTED, "", NULL, -EPERM, "tern-fwd" },
-		{ RIB__SOURCE__PROTOCOL, "newproto", NULL, -EINVAL,
-		    "host bits" },
-		{ 77, "", NULL, -ENOENT, "unknown source" },
+	    {RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "host bits"},
+	    {RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "over 32"},
+	    {RIB__SOURCE__PROTOCOL, "bgp", NULL, -EINVAL, "0.0.0.0"},
+	    {RIB__SOURCE__SOURCE_NONE, "nosuch", NULL, -ENOENT,
+		"unknown source"},
+	    {RIB__SOURCE__CONNECTED, "", NULL, -EPERM, "tern-fwd"},
+	    {RIB__SOURCE__PROTOCOL, "newproto", NULL, -EINVAL, "host bits"},
+	    {77, "", NULL, -ENOENT, "unknown source"},
 	};
 
 	(void)state;
@@ -1011,7 +1024,9 @@ test_bad_batches(void **state)
 	bgp = rib_client("bgpd", false);
 	r[0] = mkroute("198.18.64.0/20", "198.18.2.7", 0, NULL, NULL);
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL,
-	    0)->accepted, 1);
+			     0)
+			     ->accepted,
+	    1);
 	run_for(30);
 	cases[0].bad = mkroute("198.18.65.1/24", "198.18.2.7", 0, NULL, NULL);
 	cases[1].bad = mkroute("198.18.65.0/24", "198.18.2.7", 0, NULL, NULL);
@@ -1027,7 +1042,8 @@ test_bad_batches(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		r[0] = mkroute("198.18.70.0/24", "198.18.2.7", 0, NULL, NULL);
 		r[1] = cases[i].bad;
-		a = batch(bgp, cases[i].source, cases[i].name, 0, r, 2, NULL, 0);
+		a = batch(bgp, cases[i].source, cases[i].name, 0, r, 2, NULL,
+		    0);
 		assert_int_equal(a->accepted, 0);
 		assert_int_equal(a->rejected, 2);
 		assert_int_equal(a->n_errors, 1);
@@ -1066,7 +1082,9 @@ test_bad_batches(void **state)
 		b.add = r;
 		b.n_add = 1;
 		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
-		    &b.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+				     &b.base, 5000, arena, &rep, err,
+				     sizeof(err)),
+		    IPC_OK);
 		assert_int_equal(((Rib__RouteBatchAck *)rep)->rejected, 1);
 		assert_int_equal(rib_source_info(rib_d_rib(rd), 3, &si), 0);
 		assert_int_equal(si.distance, RIB_DISTANCE_PROTO);
@@ -1074,12 +1092,15 @@ test_bad_batches(void **state)
 		b.distance = 256;
 		r[0] = mkroute("198.18.71.0/24", "198.18.2.7", 0, NULL, NULL);
 		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
-		    &b.base, 5000, arena, &rep, err, sizeof(err)), IPC_OK);
+				     &b.base, 5000, arena, &rep, err,
+				     sizeof(err)),
+		    IPC_OK);
 		assert_int_equal(((Rib__RouteBatchAck *)rep)->errors[0]->code,
 		    -EINVAL);
 		/* an accepted one (deleting an absent route) sets them */
 		{
-			Lifecycle__Prefix dp = LIFECYCLE__PREFIX__INIT, *dpp = &dp;
+			Lifecycle__Prefix dp = LIFECYCLE__PREFIX__INIT,
+					  *dpp = &dp;
 
 			dp.prefix = ip("198.18.99.0");
 			dp.len = 24;
@@ -1088,8 +1109,10 @@ test_bad_batches(void **state)
 			b.del = &dpp;
 			b.n_del = 1;
 			assert_int_equal(ipc_call_wait(bgp,
-			    RIB__METHOD__ROUTE_BATCH, &b.base, 5000, arena,
-			    &rep, err, sizeof(err)), IPC_OK);
+					     RIB__METHOD__ROUTE_BATCH, &b.base,
+					     5000, arena, &rep, err,
+					     sizeof(err)),
+			    IPC_OK);
 			assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted,
 			    1);
 			assert_int_equal(rib_source_info(rib_d_rib(rd), 3, &si),
@@ -1139,7 +1162,9 @@ test_grace(void **state)
 		r[i] = mkroute(pfx, "198.18.2.7", 0, NULL, NULL);
 	}
 	assert_int_equal(batch(p, RIB__SOURCE__PROTOCOL, "ospf", 300, r, 10,
-	    NULL, 0)->accepted, 10);
+			     NULL, 0)
+			     ->accepted,
+	    10);
 	run_for(30);
 	assert_non_null(ff_find(last));
 	d0 = ff.dels;
@@ -1151,7 +1176,7 @@ test_grace(void **state)
 	assert_int_equal(qr->total, 10);
 	assert_true(qr->routes[0]->stale);
 	assert_true(qr->routes[0]->best);
-	assert_int_equal(ff.dels, d0);	/* still forwarding */
+	assert_int_equal(ff.dels, d0); /* still forwarding */
 	assert_true(run_until(gone, &last, 2000));
 	assert_true(lc_time_mono_ns() - t0 >= 300000000ULL);
 	assert_int_equal(ff.dels, d0 + 10);
@@ -1162,7 +1187,9 @@ test_grace(void **state)
 	 * route it did not re-learn */
 	p = rib_client("ospfd", false);
 	assert_int_equal(batch(p, RIB__SOURCE__PROTOCOL, "ospf", 2000, r, 10,
-	    NULL, 0)->accepted, 10);
+			     NULL, 0)
+			     ->accepted,
+	    10);
 	run_for(30);
 	ipc_client_free(p);
 	run_for(50);
@@ -1170,7 +1197,9 @@ test_grace(void **state)
 	p = rib_client("ospfd", false);
 	resync(p, RIB__SOURCE__PROTOCOL, "ospf", true);
 	assert_int_equal(batch(p, RIB__SOURCE__PROTOCOL, "ospf", 0, r, 9, NULL,
-	    0)->accepted, 9);
+			     0)
+			     ->accepted,
+	    9);
 	assert_int_equal(resync(p, RIB__SOURCE__PROTOCOL, "ospf", false)->swept,
 	    1);
 	run_for(50);
@@ -1187,7 +1216,7 @@ test_grace(void **state)
 }
 
 struct walkrec {
-	unsigned	off, lim, seen, n;
+	unsigned off, lim, seen, n;
 	struct lc_prefix4 r[100];
 };
 
@@ -1221,7 +1250,9 @@ test_fwd_restart(void **state)
 		    NULL, NULL);
 	}
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 3000,
-	    NULL, 0)->accepted, 3000);
+			     NULL, 0)
+			     ->accepted,
+	    3000);
 	assert_true(run_until(fwd_up, rd, 1000));
 	run_for(50);
 	assert_fib_matches(rd);
@@ -1231,14 +1262,14 @@ test_fwd_restart(void **state)
 	/* paging a big walk matches the core's sorted walk, page by page */
 	{
 		struct ipc_client *ro = rib_client("ternsh", true);
-		static const uint32_t offs[] = { 0, 1, 1500, 2950, 3001, 3100 };
+		static const uint32_t offs[] = {0, 1, 1500, 2950, 3001, 3100};
 
 		for (unsigned t = 0; t < 6; t++) {
 			Rib__Query q = RIB__QUERY__INIT;
 			Rib__QueryReply *qr;
 			struct walkrec w;
-			struct rib_query rq = { .match = RIB_MATCH_ALL,
-			    .sorted = true };
+			struct rib_query rq = {.match = RIB_MATCH_ALL,
+			    .sorted = true};
 
 			memset(&w, 0, sizeof(w));
 			w.off = offs[t];
@@ -1248,7 +1279,8 @@ test_fwd_restart(void **state)
 			qr = query(ro, &q);
 			assert_int_equal(qr->total, 3005);
 			assert_int_equal(rib_route_walk(rib_d_rib(rd), &rq,
-			    walk_rec, &w, NULL), 3005);
+					     walk_rec, &w, NULL),
+			    3005);
 			assert_int_equal(qr->n_routes, w.n);
 			assert_int_equal(qr->more, offs[t] + w.n < 3005);
 			for (unsigned i = 0; i < w.n; i++) {
@@ -1268,14 +1300,14 @@ test_fwd_restart(void **state)
 	ff_counters_reset();
 	assert_true(run_until(fwd_down, rd, 2000));
 	t0 = lc_time_mono_ns();
-	ff.no_seq = true;	/* rib acks by call, not by what fwd echoes */
+	ff.no_seq = true; /* rib acks by call, not by what fwd echoes */
 	ff_start(200);
 	assert_true(run_until(fwd_up, rd, 3000));
 	print_message("fwd restart: %zu routes back in fwd in %.1f ms\n", ff.n,
 	    (lc_time_mono_ns() - t0) / 1e6);
 	assert_int_equal(ff.n, n);
 	assert_int_equal(ff.adds, n);
-	assert_true(ff.batches >= 3);	/* 1,024 deltas per batch */
+	assert_true(ff.batches >= 3); /* 1,024 deltas per batch */
 	assert_int_equal(ff.subscribes, 1);
 	assert_fib_matches(rd);
 	{
@@ -1307,7 +1339,9 @@ test_rib_restart(void **state)
 		r[i] = mkroute(pfx, "198.18.2.7", 0, NULL, NULL);
 	}
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 2000,
-	    NULL, 0)->accepted, 2000);
+			     NULL, 0)
+			     ->accepted,
+	    2000);
 	assert_true(run_until(fwd_up, rd, 1000));
 	run_for(50);
 	n = ff.n;
@@ -1320,17 +1354,21 @@ test_rib_restart(void **state)
 	run_for(100);
 	assert_int_equal(rib_d_fwd_state(rd), RIB_D_FWD_SYNC);
 	assert_int_equal(ff.begins, 1);
-	assert_int_equal(ff.batches, 0);	/* waits for the statics */
+	assert_int_equal(ff.batches, 0); /* waits for the statics */
 	assert_int_equal(ff.n, n);
 	/* the protocol re-learns; mgmt re-pushes statics: one changed
 	 * (198.18.100/24 via another gateway), one gone (198.18.101/24) */
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 2000,
-	    NULL, 0)->accepted, 2000);
+			     NULL, 0)
+			     ->accepted,
+	    2000);
 	resync(mgmt, RIB__SOURCE__STATIC, "static", true);
 	st[0] = mkroute("198.18.100.0/24", "198.18.2.2", 0, NULL, NULL);
 	st[1] = mkroute("198.18.102.0/24", "198.18.9.2", 0, NULL, "eth9");
 	assert_int_equal(batch(mgmt, RIB__SOURCE__STATIC, "static", 0, st, 2,
-	    NULL, 0)->accepted, 2);
+			     NULL, 0)
+			     ->accepted,
+	    2);
 	resync(mgmt, RIB__SOURCE__STATIC, "static", false);
 	assert_true(run_until(fwd_up, rd, 3000));
 	assert_int_equal(ff.ends, 1);
@@ -1339,7 +1377,7 @@ test_rib_restart(void **state)
 	assert_true(ff_withdrew(pf("198.18.101.0/24")));
 	assert_int_equal(ff.swept, 1);
 	assert_int_equal(ff.dels, 0);
-	assert_int_equal(ff.changes, 1);	/* 198.18.100/24 */
+	assert_int_equal(ff.changes, 1); /* 198.18.100/24 */
 	assert_int_equal(ff_find(pf("198.18.100.0/24"))->a[0],
 	    ip("198.18.2.2"));
 	assert_int_equal(ff.n, n - 1);
@@ -1360,7 +1398,9 @@ test_no_fwd_and_hold(void **state)
 	bgp = rib_client("bgpd", false);
 	r[0] = mkroute("198.18.64.0/20", NULL, 1, NULL, NULL);
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL,
-	    0)->accepted, 1);
+			     0)
+			     ->accepted,
+	    1);
 	assert_string_equal(rib_d_state(rd), "resyncing");
 	run_for(300);
 	assert_string_equal(rib_d_state(rd), "running");
@@ -1389,8 +1429,10 @@ test_hold_and_static_resync(void **state)
 	resync(mgmt, RIB__SOURCE__STATIC, "static", true);
 	st[0] = mkroute("198.18.100.0/24", "198.18.1.2", 0, NULL, NULL);
 	assert_int_equal(batch(mgmt, RIB__SOURCE__STATIC, "static", 0, st, 1,
-	    NULL, 0)->accepted, 1);
-	run_for(400);		/* well past the hold */
+			     NULL, 0)
+			     ->accepted,
+	    1);
+	run_for(400); /* well past the hold */
 	assert_int_equal(ff.batches, 0);
 	assert_int_equal(rib_d_fwd_state(rd), RIB_D_FWD_SYNC);
 	assert_string_equal(rib_d_state(rd), "resyncing");
@@ -1402,11 +1444,11 @@ test_hold_and_static_resync(void **state)
 	rib_d_free(rd);
 	ff_counters_reset();
 	rd = rib_start(150);
-	run_for(60);		/* mgmt's client reconnects */
+	run_for(60); /* mgmt's client reconnects */
 	resync(mgmt, RIB__SOURCE__STATIC, "static", true);
 	ipc_client_free(mgmt);
 	assert_true(run_until(fwd_up, rd, 2000));
-	assert_int_equal(ff.nwithdrawn, 1);	/* the static it never re-sent */
+	assert_int_equal(ff.nwithdrawn, 1); /* the static it never re-sent */
 	assert_string_equal(rib_d_state(rd), "running");
 }
 
@@ -1452,9 +1494,11 @@ test_water_marks_and_errors(void **state)
 	ff_counters_reset();
 	ff.hold_acks = true;
 	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 500,
-	    NULL, 0)->accepted, 500);
+			     NULL, 0)
+			     ->accepted,
+	    500);
 	run_for(100);
-	assert_int_equal(ff.adds, 64);	/* the high water mark */
+	assert_int_equal(ff.adds, 64); /* the high water mark */
 	assert_int_equal(ff.batches, 4);
 	seen = ff.adds;
 	/* acks bring it under the low mark: more goes, never over 64 */
@@ -1473,8 +1517,10 @@ test_water_marks_and_errors(void **state)
 	ff_counters_reset();
 	ff.fail_next = 1;
 	r[0] = mkroute("198.19.200.0/24", "198.18.1.7", 0, NULL, NULL);
-	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1,
-	    NULL, 0)->accepted, 1);
+	assert_int_equal(batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL,
+			     0)
+			     ->accepted,
+	    1);
 	run_for(50);
 	assert_true(run_until(fwd_up, rd, 2000));
 	assert_int_equal(ff.begins, 1);
@@ -1490,22 +1536,19 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_routes_to_fib, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_packed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_batches, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_grace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fwd_restart, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_rib_restart, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_no_fwd_and_hold, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_water_marks_and_errors,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hold_and_static_resync,
-		    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_routes_to_fib, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_packed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_batches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_grace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fwd_restart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rib_restart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_fwd_and_hold, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_water_marks_and_errors, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_hold_and_static_resync, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -3,8 +3,8 @@
 
 /* the whole observable state as text */
 struct snap {
-	char	*text;
-	size_t	len, cap;
+	char *text;
+	size_t len, cap;
 };
 
 static void
@@ -49,8 +49,8 @@ snap_fib(void *arg, const struct rib_fib_delta *d)
 static char *
 snapshot(struct rib *rib)
 {
-	struct snap s = { NULL, 0, 0 };
-	struct rib_query q = { .match = RIB_MATCH_ALL, .sorted = true };
+	struct snap s = {NULL, 0, 0};
+	struct rib_query q = {.match = RIB_MATCH_ALL, .sorted = true};
 	struct rib_fib_stats fs;
 	struct rib_mem_stats ms;
 	struct rib_source_info si;
@@ -64,11 +64,12 @@ snapshot(struct rib *rib)
 	rib_fib_walk(rib, RIB_FIB_ACKED, snap_fib, &s);
 	rib_fib_stats(rib, &fs);
 	rib_mem_stats(rib, &ms);
-	snprintf(line, sizeof(line), "fib %lu %lu %zu %zu %zu %zu; mem %zu %zu "
-	    "%zu %zu %zu", (unsigned long)fs.seq_sent,
-	    (unsigned long)fs.seq_acked, fs.inflight, fs.queued, fs.want,
-	    fs.acked, ms.prefixes, ms.routes, ms.nexthops, ms.groups,
-	    ms.fibgroups);
+	snprintf(line, sizeof(line),
+	    "fib %lu %lu %zu %zu %zu %zu; mem %zu %zu "
+	    "%zu %zu %zu",
+	    (unsigned long)fs.seq_sent, (unsigned long)fs.seq_acked,
+	    fs.inflight, fs.queued, fs.want, fs.acked, ms.prefixes, ms.routes,
+	    ms.nexthops, ms.groups, ms.fibgroups);
 	snap_add(&s, line);
 	for (unsigned id = 1; id < RIB_SOURCE_MAX; id++)
 		if (rib_source_info(rib, id, &si) == 0) {
@@ -81,78 +82,81 @@ snapshot(struct rib *rib)
 }
 
 struct bad {
-	const char	*name;
-	unsigned	src;
-	int		code;
-	long		index;
-	const char	*msg;		/* a part of the message */
-	struct rib_route_upd bad;	/* appended after the good entries */
+	const char *name;
+	unsigned src;
+	int code;
+	long index;
+	const char *msg;	  /* a part of the message */
+	struct rib_route_upd bad; /* appended after the good entries */
 };
 
-static const struct rib_nexthop nh_ok = { { 0 }, 2 };
-static const struct rib_nexthop nh_gw_if[1] = { { { 0x010012c6 }, 2 } };
-static const struct rib_nexthop nh_zero = { { 0 }, 0 };
-static const struct rib_nexthop nh_lo = { { 0x0100007f }, 0 };
-static const struct rib_nexthop nh_mc = { { 0x010000e0 }, 0 };
-static const struct rib_nexthop nh_bc = { { 0xffffffff }, 0 };
-static const struct rib_nexthop nh_gw = { { 0x090012c6 }, 0 };
+static const struct rib_nexthop nh_ok = {{0}, 2};
+static const struct rib_nexthop nh_gw_if[1] = {{{0x010012c6}, 2}};
+static const struct rib_nexthop nh_zero = {{0}, 0};
+static const struct rib_nexthop nh_lo = {{0x0100007f}, 0};
+static const struct rib_nexthop nh_mc = {{0x010000e0}, 0};
+static const struct rib_nexthop nh_bc = {{0xffffffff}, 0};
+static const struct rib_nexthop nh_gw = {{0x090012c6}, 0};
 static struct rib_nexthop nh_many[RIB_NH_MAX + 1];
 
-#define PFX(a, b, c, d, l) { { htonl(((uint32_t)(a) << 24) | ((b) << 16) | \
-	((c) << 8) | (d)) }, l }
+#define PFX(a, b, c, d, l)                                                    \
+	{                                                                     \
+		{htonl(                                                       \
+		    ((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))}, \
+		    l                                                         \
+	}
 
 static void
 test_bad_batches_change_nothing(void **state)
 {
 	const struct bad bads[] = {
-	    { "host bits", RIB_SRC_STATIC, -EINVAL, 3, "host bits set",
-		{ PFX(198, 18, 7, 1, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok } },
-	    { "host bits on delete", RIB_SRC_STATIC, -EINVAL, 3,
+	    {"host bits", RIB_SRC_STATIC, -EINVAL, 3, "host bits set",
+		{PFX(198, 18, 7, 1, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok}},
+	    {"host bits on delete", RIB_SRC_STATIC, -EINVAL, 3,
 		"198.18.7.1/24 has host bits set",
-		{ PFX(198, 18, 7, 1, 24), RIB_OP_DELETE, 0, -1, 0, 0, NULL } },
-	    { "/33", RIB_SRC_STATIC, -EINVAL, 3, "prefix length 33 > 32",
-		{ PFX(198, 18, 7, 0, 33), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok } },
-	    { "0.0.0.0 without interface", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 1, 24), RIB_OP_DELETE, 0, -1, 0, 0, NULL}},
+	    {"/33", RIB_SRC_STATIC, -EINVAL, 3, "prefix length 33 > 32",
+		{PFX(198, 18, 7, 0, 33), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok}},
+	    {"0.0.0.0 without interface", RIB_SRC_STATIC, -EINVAL, 3,
 		"next hop 0.0.0.0 without interface",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_zero } },
-	    { "loopback next hop", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_zero}},
+	    {"loopback next hop", RIB_SRC_STATIC, -EINVAL, 3,
 		"invalid next-hop address 127.0.0.1",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_lo } },
-	    { "multicast next hop", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_lo}},
+	    {"multicast next hop", RIB_SRC_STATIC, -EINVAL, 3,
 		"invalid next-hop address 224.0.0.1",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_mc } },
-	    { "broadcast next hop", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_mc}},
+	    {"broadcast next hop", RIB_SRC_STATIC, -EINVAL, 3,
 		"invalid next-hop address 255.255.255.255",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_bc } },
-	    { "no next hop", RIB_SRC_STATIC, -EINVAL, 3, "no next hop",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 0, NULL } },
-	    { "too many next hops", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_bc}},
+	    {"no next hop", RIB_SRC_STATIC, -EINVAL, 3, "no next hop",
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 0, NULL}},
+	    {"too many next hops", RIB_SRC_STATIC, -EINVAL, 3,
 		"65 next hops > 64",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, RIB_NH_MAX + 1,
-		nh_many } },
-	    { "blackhole with next hops", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, RIB_NH_MAX + 1,
+		    nh_many}},
+	    {"blackhole with next hops", RIB_SRC_STATIC, -EINVAL, 3,
 		"blackhole/reject route with next hops",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, RIB_RT_BLACKHOLE, -1, 0,
-		1, &nh_ok } },
-	    { "bad type", RIB_SRC_STATIC, -EINVAL, 3, "bad type 7",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 7, -1, 0, 1, &nh_ok } },
-	    { "bad op", RIB_SRC_STATIC, -EINVAL, 3, "bad op 9",
-		{ PFX(198, 18, 7, 0, 24), 9, 0, -1, 0, 1, &nh_ok } },
-	    { "distance 256", RIB_SRC_STATIC, -EINVAL, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, RIB_RT_BLACKHOLE, -1, 0, 1,
+		    &nh_ok}},
+	    {"bad type", RIB_SRC_STATIC, -EINVAL, 3, "bad type 7",
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 7, -1, 0, 1, &nh_ok}},
+	    {"bad op", RIB_SRC_STATIC, -EINVAL, 3, "bad op 9",
+		{PFX(198, 18, 7, 0, 24), 9, 0, -1, 0, 1, &nh_ok}},
+	    {"distance 256", RIB_SRC_STATIC, -EINVAL, 3,
 		"distance 256 out of 0..255",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, 256, 0, 1, &nh_ok } },
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, 256, 0, 1, &nh_ok}},
 	    /* entry 1 (a recursive next hop) is already bad for connected */
-	    { "connected without interface", RIB_SRC_CONNECTED, -EINVAL, 1,
+	    {"connected without interface", RIB_SRC_CONNECTED, -EINVAL, 1,
 		"connected route without interface",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_gw } },
-	    { "replace of a missing route", RIB_SRC_STATIC, -ENOENT, 3,
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_gw}},
+	    {"replace of a missing route", RIB_SRC_STATIC, -ENOENT, 3,
 		"replace of 198.18.99.0/24: no such route",
-		{ PFX(198, 18, 99, 0, 24), RIB_OP_REPLACE, 0, -1, 0, 1,
-		&nh_ok } },
-	    { "unknown source", 77, -ENOENT, -1, "unknown source 77",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok } },
-	    { "source 0", 0, -ENOENT, -1, "unknown source 0",
-		{ PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok } },
+		{PFX(198, 18, 99, 0, 24), RIB_OP_REPLACE, 0, -1, 0, 1, &nh_ok}},
+	    {"unknown source", 77, -ENOENT, -1, "unknown source 77",
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok}},
+	    {"source 0", 0, -ENOENT, -1, "unknown source 0",
+		{PFX(198, 18, 7, 0, 24), RIB_OP_ADD, 0, -1, 0, 1, &nh_ok}},
 	};
 	struct rib *rib = rib_new(NULL);
 	struct rec *r = calloc(1, sizeof(*r));
@@ -161,14 +165,15 @@ test_bad_batches_change_nothing(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i <= RIB_NH_MAX; i++)
-		nh_many[i] = (struct rib_nexthop){ lc_ip4_from_host(
-		    0xc6120001u + i), 2 };
+		nh_many[i] = (struct rib_nexthop){lc_ip4_from_host(
+						      0xc6120001u + i),
+		    2};
 	rib_fib_set_cb(rib, rec_cb, r);
-	script_run(rib, (const char *const[]){ "if 2 up",
-	    "add connected 198.18.0.0/24 %2",
-	    "add static 198.18.1.0/24 198.18.0.1",
-	    "add static 198.18.2.0/24 198.18.0.2%2",
-	    "add static 198.18.3.0/24 blackhole", NULL });
+	script_run(rib,
+	    (const char *const[]){"if 2 up", "add connected 198.18.0.0/24 %2",
+		"add static 198.18.1.0/24 198.18.0.1",
+		"add static 198.18.2.0/24 198.18.0.2%2",
+		"add static 198.18.3.0/24 blackhole", NULL});
 	assert_int_equal(rib_fib_flush(rib), 4);
 	assert_int_equal(rib_fib_ack(rib, 1), 0);
 	before = snapshot(rib);
@@ -181,12 +186,12 @@ test_bad_batches_change_nothing(void **state)
 		/* good entries first: a new route (recursive, so it would
 		 * create a next hop), a replace, a delete */
 		memset(u, 0, sizeof(u));
-		u[0] = (struct rib_route_upd){ PFX(198, 18, 5, 0, 24),
-		    RIB_OP_ADD, 0, -1, 0, 1, nh_gw_if };
-		u[1] = (struct rib_route_upd){ PFX(198, 18, 2, 0, 24),
-		    RIB_OP_REPLACE, 0, 5, 7, 1, &nh_gw };
-		u[2] = (struct rib_route_upd){ PFX(198, 18, 1, 0, 24),
-		    RIB_OP_DELETE, 0, 0, 0, 0, NULL };
+		u[0] = (struct rib_route_upd){PFX(198, 18, 5, 0, 24),
+		    RIB_OP_ADD, 0, -1, 0, 1, nh_gw_if};
+		u[1] = (struct rib_route_upd){PFX(198, 18, 2, 0, 24),
+		    RIB_OP_REPLACE, 0, 5, 7, 1, &nh_gw};
+		u[2] = (struct rib_route_upd){PFX(198, 18, 1, 0, 24),
+		    RIB_OP_DELETE, 0, 0, 0, 0, NULL};
 		u[3] = bads[i].bad;
 		memset(&err, 0, sizeof(err));
 		rv = rib_route_batch(rib, bads[i].src, u, 4, &err);
@@ -211,8 +216,10 @@ test_bad_batches_change_nothing(void **state)
 		struct rib_err err;
 
 		assert_int_equal(rib_route_batch(rib, RIB_SRC_STATIC, big,
-		    RIB_BATCH_MAX + 1, &err), -E2BIG);
-		assert_non_null(strstr(err.msg, "batch of 65537 routes > 65536"));
+				     RIB_BATCH_MAX + 1, &err),
+		    -E2BIG);
+		assert_non_null(
+		    strstr(err.msg, "batch of 65537 routes > 65536"));
 		free(big);
 	}
 	/* a NULL err is fine */
@@ -228,10 +235,10 @@ test_bad_batches_change_nothing(void **state)
 	free(after);
 	rec_reset(r);
 	assert_int_equal(rib_fib_flush(rib), 3);
-	rec_expect(r, (const char *const[]){
-	    "add 198.18.5.0/24 198.18.0.1%2",
-	    "delete 198.18.1.0/24",
-	    "replace 198.18.2.0/24 198.18.0.9%2", NULL });
+	rec_expect(r,
+	    (const char *const[]){"add 198.18.5.0/24 198.18.0.1%2",
+		"delete 198.18.1.0/24", "replace 198.18.2.0/24 198.18.0.9%2",
+		NULL});
 	free(before);
 	rib_free(rib);
 	free(r);
@@ -275,8 +282,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_batches_change_nothing),
-		cmocka_unit_test(test_bad_other_calls),
+	    cmocka_unit_test(test_bad_batches_change_nothing),
+	    cmocka_unit_test(test_bad_other_calls),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

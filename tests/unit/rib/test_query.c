@@ -2,9 +2,9 @@
 #include "rib_test.h"
 
 struct lines {
-	char	l[64][160];
+	char l[64][160];
 	unsigned n;
-	unsigned stop_after;	/* 0: never */
+	unsigned stop_after; /* 0: never */
 };
 
 static int
@@ -49,15 +49,15 @@ setup(void)
 {
 	struct rib *rib = rib_new(NULL);
 
-	script_run(rib, (const char *const[]){ "if 2 up", "src bgp 20",
-	    "add connected 198.18.0.0/24 %2",
-	    "add static 198.18.0.0/16 198.18.0.1",
-	    "add bgp 198.18.0.0/16 m=3 198.18.0.2",
-	    "add bgp 198.18.4.0/22 198.18.0.3",
-	    "add bgp 198.18.5.0/24 198.18.0.4",
-	    "add bgp 198.18.5.128/25 198.19.1.1",		/* unusable */
-	    "add static 198.19.0.0/16 blackhole",
-	    NULL });
+	script_run(rib,
+	    (const char *const[]){"if 2 up", "src bgp 20",
+		"add connected 198.18.0.0/24 %2",
+		"add static 198.18.0.0/16 198.18.0.1",
+		"add bgp 198.18.0.0/16 m=3 198.18.0.2",
+		"add bgp 198.18.4.0/22 198.18.0.3",
+		"add bgp 198.18.5.0/24 198.18.0.4",
+		"add bgp 198.18.5.128/25 198.19.1.1", /* unusable */
+		"add static 198.19.0.0/16 blackhole", NULL});
 	return (rib);
 }
 
@@ -71,36 +71,42 @@ test_query_exact_longest(void **state)
 	memset(&q, 0, sizeof(q));
 	q.match = RIB_MATCH_EXACT;
 	q.pfx = P("198.18.0.0/16");
-	expect(rib, &q, (const char *const[]){
-	    "198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
-	    "198.18.0.0/16 bgp d20 m3 198.18.0.2%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
+		"198.18.0.0/16 bgp d20 m3 198.18.0.2%2", NULL});
 	q.active_only = true;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.0.0/16 static d1 m0 * 198.18.0.1%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
+		NULL});
 	q.active_only = false;
 	q.src = 3;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.0.0/16 bgp d20 m3 198.18.0.2%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.0.0/16 bgp d20 m3 198.18.0.2%2",
+		NULL});
 	q.src = 0;
 	q.pfx = P("198.18.6.0/24");
-	expect(rib, &q, (const char *const[]){ NULL });
+	expect(rib, &q, (const char *const[]){NULL});
 
 	q.match = RIB_MATCH_LONGEST;
 	q.addr = IP("198.18.5.200");
-	expect(rib, &q, (const char *const[]){
-	    "198.18.5.128/25 bgp d20 m0 unusable ", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.5.128/25 bgp d20 m0 unusable ",
+		NULL});
 	q.addr = IP("198.18.5.1");
-	expect(rib, &q, (const char *const[]){
-	    "198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2",
+		NULL});
 	q.addr = IP("198.18.7.1");
-	expect(rib, &q, (const char *const[]){
-	    "198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
+		NULL});
 	q.addr = IP("198.18.200.1");
 	q.active_only = true;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.0.0/16 static d1 m0 * 198.18.0.1%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
+		NULL});
 	q.addr = IP("198.20.0.1");
-	expect(rib, &q, (const char *const[]){ NULL });
+	expect(rib, &q, (const char *const[]){NULL});
 	rib_free(rib);
 }
 
@@ -116,29 +122,29 @@ test_query_longer_sorted(void **state)
 	q.match = RIB_MATCH_LONGER;
 	q.pfx = P("198.18.4.0/22");
 	q.sorted = true;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
-	    "198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2",
-	    "198.18.5.128/25 bgp d20 m0 unusable ", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
+		"198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2",
+		"198.18.5.128/25 bgp d20 m0 unusable ", NULL});
 	q.active_only = true;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
-	    "198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
+		"198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2", NULL});
 	q.active_only = false;
 	q.match = RIB_MATCH_ALL;
 	q.src = RIB_SRC_STATIC;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
-	    "198.19.0.0/16 static d1 m0 * ", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
+		"198.19.0.0/16 static d1 m0 * ", NULL});
 	q.src = 0;
-	expect(rib, &q, (const char *const[]){
-	    "198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
-	    "198.18.0.0/16 bgp d20 m3 198.18.0.2%2",
-	    "198.18.0.0/24 connected d0 m0 * 0.0.0.0%2",
-	    "198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
-	    "198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2",
-	    "198.18.5.128/25 bgp d20 m0 unusable ",
-	    "198.19.0.0/16 static d1 m0 * ", NULL });
+	expect(rib, &q,
+	    (const char *const[]){"198.18.0.0/16 static d1 m0 * 198.18.0.1%2",
+		"198.18.0.0/16 bgp d20 m3 198.18.0.2%2",
+		"198.18.0.0/24 connected d0 m0 * 0.0.0.0%2",
+		"198.18.4.0/22 bgp d20 m0 * 198.18.0.3%2",
+		"198.18.5.0/24 bgp d20 m0 * 198.18.0.4%2",
+		"198.18.5.128/25 bgp d20 m0 unusable ",
+		"198.19.0.0/16 static d1 m0 * ", NULL});
 	/* unsorted: same set */
 	q.sorted = false;
 	memset(&c, 0, sizeof(c));
@@ -159,8 +165,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_query_exact_longest),
-		cmocka_unit_test(test_query_longer_sorted),
+	    cmocka_unit_test(test_query_exact_longest),
+	    cmocka_unit_test(test_query_longer_sorted),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

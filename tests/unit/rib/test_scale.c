@@ -13,13 +13,14 @@
  * and checks correctness only (its allocator pads everything).
  */
 #if defined(__SANITIZE_ADDRESS__)
-#define SCALE_N		200000
-#define SCALE_SAN	1
+#define SCALE_N	  200000
+#define SCALE_SAN 1
 #else
-#define SCALE_N		(getenv("RIB_SCALE_N") ? atoi(getenv("RIB_SCALE_N")) : TT_PFX_FULL)
-#define SCALE_SAN	0
+#define SCALE_N \
+	(getenv("RIB_SCALE_N") ? atoi(getenv("RIB_SCALE_N")) : TT_PFX_FULL)
+#define SCALE_SAN 0
 #endif
-#define CHUNK		RIB_BATCH_MAX
+#define CHUNK RIB_BATCH_MAX
 
 static size_t
 rss_bytes(void)
@@ -40,13 +41,14 @@ now_s(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);	/* CPU time: the machine is shared */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID,
+	    &ts); /* CPU time: the machine is shared */
 	return (ts.tv_sec + ts.tv_nsec / 1e9);
 }
 
 struct sink {
-	uint64_t	last;
-	size_t		deltas;
+	uint64_t last;
+	size_t deltas;
 };
 
 static int
@@ -100,10 +102,10 @@ test_scale_1m(void **state)
 	struct rib_nexthop gw[TT_PFX_NNH];
 	struct tt_prefixset ps;
 	struct rib_route_upd *u = calloc(CHUNK, sizeof(*u));
-	struct rib_source_conf sc = { "bgp", 20, 1000 };
+	struct rib_source_conf sc = {"bgp", 20, 1000};
 	struct rib_mem_stats m0, m1, m2;
 	struct rib_fib_stats fs;
-	struct sink sink = { 0, 0 };
+	struct sink sink = {0, 0};
 	struct rib *rib;
 	size_t rss0, rss1;
 	double t_add, t_flush, t_del, bpr, bpr_peak, bpr_rss;
@@ -120,13 +122,14 @@ test_scale_1m(void **state)
 	assert_non_null(rib = rib_new(NULL));
 	assert_int_equal(rib_source_add(rib, &sc, &sid, NULL), 0);
 	assert_int_equal(sid, 3);
-	script_run(rib, (const char *const[]){ "if 1 up",
-	    "add connected 198.19.0.0/23 %1", NULL });
+	script_run(rib,
+	    (const char *const[]){"if 1 up", "add connected 198.19.0.0/23 %1",
+		NULL});
 	rib_mem_stats(rib, &m0);
 
 	t_add = load(rib, &ps, u, gw, RIB_OP_ADD);
 	if (getenv("RIB_SCALE_ADD_ONLY") != NULL)
-		exit(0);	/* for profiling the add path */
+		exit(0); /* for profiling the add path */
 	rib_mem_stats(rib, &m1);
 	rss1 = rss_bytes();
 	assert_int_equal(m1.routes, SCALE_N + 1);
@@ -142,7 +145,7 @@ test_scale_1m(void **state)
 		assert_int_equal(rib_fib_ack(rib, sink.last), 0);
 	}
 	t_flush = now_s() - t_flush;
-	rib_mem_stats(rib, &m2);	/* steady state: queue drained */
+	rib_mem_stats(rib, &m2); /* steady state: queue drained */
 	assert_int_equal(sink.deltas, SCALE_N + 1);
 	rib_fib_stats(rib, &fs);
 	assert_int_equal(fs.acked, SCALE_N + 1);
@@ -151,22 +154,27 @@ test_scale_1m(void **state)
 	bpr_peak = (double)(m1.bytes - m0.bytes) / SCALE_N;
 	bpr_rss = (double)(rss1 - rss0) / SCALE_N;
 	print_message("rib scale: %d routes (standard set, 1 source, %d next "
-	    "hops, recursive)\n", SCALE_N, TT_PFX_NNH);
+		      "hops, recursive)\n",
+	    SCALE_N, TT_PFX_NNH);
 	print_message("  add: %.3f s = %.2f M routes/s; FIB download to a "
-	    "null sink: %.3f s = %.2f M deltas/s\n", t_add,
-	    SCALE_N / t_add / 1e6, t_flush, SCALE_N / t_flush / 1e6);
-	print_message("  memory: accounted %.1f bytes/route (%zu bytes; %.1f "
+		      "null sink: %.3f s = %.2f M deltas/s\n",
+	    t_add, SCALE_N / t_add / 1e6, t_flush, SCALE_N / t_flush / 1e6);
+	print_message(
+	    "  memory: accounted %.1f bytes/route (%zu bytes; %.1f "
 	    "while 1M prefixes wait in the FIB queue), RSS delta %.1f "
-	    "bytes/route\n", bpr, m2.bytes - m0.bytes, bpr_peak, bpr_rss);
+	    "bytes/route\n",
+	    bpr, m2.bytes - m0.bytes, bpr_peak, bpr_rss);
 	print_message("  sizeof dest %zu, route %zu; %zu prefixes, %zu "
-	    "routes, %zu next hops, %zu groups, %zu fib groups\n",
+		      "routes, %zu next hops, %zu groups, %zu fib groups\n",
 	    sizeof(struct rib_dest), sizeof(struct rib_route), m2.prefixes,
 	    m2.routes, m2.nexthops, m2.groups, m2.fibgroups);
-	print_message("RIBSCALE {\"routes\":%d,\"add_s\":%.3f,"
+	print_message(
+	    "RIBSCALE {\"routes\":%d,\"add_s\":%.3f,"
 	    "\"routes_per_s\":%.0f,\"flush_s\":%.3f,\"bytes_per_route\":%.1f,"
 	    "\"peak_bytes_per_route\":%.1f,\"rss_bytes_per_route\":%.1f,"
-	    "\"sanitizer\":%d}\n", SCALE_N, t_add, SCALE_N / t_add, t_flush, bpr,
-	    bpr_peak, bpr_rss, SCALE_SAN);
+	    "\"sanitizer\":%d}\n",
+	    SCALE_N, t_add, SCALE_N / t_add, t_flush, bpr, bpr_peak, bpr_rss,
+	    SCALE_SAN);
 	if (!SCALE_SAN)
 		assert_true(bpr_peak <= 92.0);
 
@@ -198,8 +206,8 @@ test_scale_1m(void **state)
 		}
 		qsort(lat, 1000, sizeof(lat[0]), cmp_double);
 		print_message("  one change with the table present, API to "
-		    "FIB callback: p50 %.2f us, p99 %.2f us (wall)\n", lat[500],
-		    lat[990]);
+			      "FIB callback: p50 %.2f us, p99 %.2f us (wall)\n",
+		    lat[500], lat[990]);
 	}
 
 	/* an interface flap reaches every route, all of it resolves again */
@@ -230,7 +238,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scale_1m),
+	    cmocka_unit_test(test_scale_1m),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

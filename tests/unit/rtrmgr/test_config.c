@@ -264,8 +264,8 @@ test_too_many_components(void **state)
 		strcat(text, line);
 	}
 	assert_null(parse(text, &err));
-	assert_string_equal(
-	    err.msg, "t.conf:17:1: too many components (at most 16)");
+	assert_string_equal(err.msg,
+	    "t.conf:17:1: too many components (at most 16)");
 }
 
 static void
@@ -280,8 +280,8 @@ test_load(void **state)
 	(void)state;
 	assert_null(rtm_config_load("/nonexistent/tern.conf", &err));
 	assert_int_equal(errno, ENOENT);
-	assert_string_equal(
-	    err.msg, "/nonexistent/tern.conf: No such file or directory");
+	assert_string_equal(err.msg,
+	    "/nonexistent/tern.conf: No such file or directory");
 	assert_null(rtm_config_load("/tmp", &err));
 	assert_string_equal(err.msg, "/tmp: not a regular file");
 

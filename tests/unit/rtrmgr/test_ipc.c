@@ -41,12 +41,13 @@ child_main(int argc, char **argv)
 	const char *mode = argv[2], *name = getenv("TERN_COMPONENT");
 	const char *rundir = getenv("TERN_RUNDIR");
 	uint64_t gen = strtoull(getenv("TERN_GENERATION"), NULL, 10);
-	const struct ipc_service_desc *svc =
-	    strcmp(name, "mgmt") == 0  ? &ipc_svc_mgmt
-	    : strcmp(name, "fwd") == 0 ? &ipc_svc_fwd
-				       : &ipc_svc_rib;
-	struct ipc_opts o = {
-	    .rundir = rundir, .component = name, .generation = gen};
+	const struct ipc_service_desc *svc = strcmp(name, "mgmt") == 0 ?
+	    &ipc_svc_mgmt :
+	    strcmp(name, "fwd") == 0 ? &ipc_svc_fwd :
+				       &ipc_svc_rib;
+	struct ipc_opts o = {.rundir = rundir,
+	    .component = name,
+	    .generation = gen};
 	struct ev_loop *loop = lc_loop_new();
 	struct ipc_server *s;
 	struct ipc_client *cl = NULL;
@@ -162,8 +163,8 @@ tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 static bool
-wait_state(
-    struct h *h, const char *name, enum rtm_state st, uint64_t gen, unsigned ms)
+wait_state(struct h *h, const char *name, enum rtm_state st, uint64_t gen,
+    unsigned ms)
 {
 	uint64_t end = lc_time_mono_ns() + ms * LC_NS_PER_MSEC;
 	struct rtm_comp_info ci;
@@ -289,11 +290,11 @@ test_list_restart_events(void **state)
 			if (strcmp(h->ev[i].name, "rib") != 0)
 				continue;
 			stopping |= h->ev[i].state == RTRMGR__STATE__STOPPING &&
-				    h->ev[i].gen == 1;
+			    h->ev[i].gen == 1;
 			starting |= h->ev[i].state == RTRMGR__STATE__STARTING &&
-				    h->ev[i].gen == 2 && h->ev[i].prev == 1;
+			    h->ev[i].gen == 2 && h->ev[i].prev == 1;
 			running |= h->ev[i].state == RTRMGR__STATE__RUNNING &&
-				   h->ev[i].gen == 2 && h->ev[i].prev == 1;
+			    h->ev[i].gen == 2 && h->ev[i].prev == 1;
 		}
 		assert_true(stopping && starting && running);
 	}
@@ -307,11 +308,11 @@ test_list_restart_events(void **state)
 			     sizeof(err)),
 	    IPC_ERROR);
 	assert_string_equal(err, "cannot start rib: it is running");
-	assert_int_equal(
-	    call(h, h->ro, RTRMGR__METHOD__STOP, "rib", &rep, err, sizeof(err)),
+	assert_int_equal(call(h, h->ro, RTRMGR__METHOD__STOP, "rib", &rep, err,
+			     sizeof(err)),
 	    IPC_DENIED);
-	assert_int_equal(
-	    call(h, h->ro, RTRMGR__METHOD__LIST, NULL, &rep, err, sizeof(err)),
+	assert_int_equal(call(h, h->ro, RTRMGR__METHOD__LIST, NULL, &rep, err,
+			     sizeof(err)),
 	    IPC_OK);
 	lc_arena_reset(h->arena);
 
@@ -341,9 +342,9 @@ test_shutdown_over_ipc(void **state)
 	pm = rtm_comp_pid(rtm_comp_find(h->rtm, "mgmt"));
 	pr = rtm_comp_pid(rtm_comp_find(h->rtm, "rib"));
 	r.reason = "test";
-	assert_int_equal(
-	    ipc_call_wait(h->cl, IPC_LC(LIFECYCLE__METHOD__SHUTDOWN), &r.base,
-		2000, h->arena, &rep, err, sizeof(err)),
+	assert_int_equal(ipc_call_wait(h->cl,
+			     IPC_LC(LIFECYCLE__METHOD__SHUTDOWN), &r.base, 2000,
+			     h->arena, &rep, err, sizeof(err)),
 	    IPC_OK);
 	for (uint64_t end = lc_time_mono_ns() + 3 * LC_NS_PER_SEC;
 	     !rtm_is_down(h->rtm) && lc_time_mono_ns() < end;)
@@ -389,7 +390,7 @@ test_hung_loop(void **state)
 		ev_run(loop, EVRUN_ONCE);
 		rtm_comp_get_info(rtm_comp_find(rtm, "rib"), &ci);
 	} while (!(ci.generation >= 2 && ci.state == RTM_RUNNING) &&
-		 lc_time_mono_ns() < end);
+	    lc_time_mono_ns() < end);
 	assert_int_equal(ci.generation, 2);
 	assert_int_equal(ci.state, RTM_RUNNING);
 	assert_int_equal(ci.restarts, 1);
@@ -411,12 +412,12 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(
-		test_status_health_and_register, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_list_restart_events, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_shutdown_over_ipc, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_status_health_and_register,
+		setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_restart_events, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_shutdown_over_ipc, setup,
+		teardown),
 	    cmocka_unit_test(test_hung_loop),
 	};
 	ssize_t n;

@@ -19,8 +19,8 @@ test_backoff_schedule(void **state)
 		assert_int_equal(rtm_backoff_delay_ms(100, 30000, k), want[k]);
 	/* no overflow however long the streak */
 	assert_int_equal(rtm_backoff_delay_ms(100, 30000, 1000000), 30000);
-	assert_int_equal(
-	    rtm_backoff_delay_ms(0xffffffffu, 0xffffffffu, 70), 0xffffffffu);
+	assert_int_equal(rtm_backoff_delay_ms(0xffffffffu, 0xffffffffu, 70),
+	    0xffffffffu);
 	/* a cap below the start wins */
 	assert_int_equal(rtm_backoff_delay_ms(500, 300, 1), 300);
 	/* not a power of two */

@@ -126,7 +126,7 @@ status_field(pid_t pid, const char *key, char *out, size_t len)
 			char *p = line + kl + 1, *o = out;
 
 			while (*p != '\0' && *p != '\n' &&
-			       (size_t)(o - out) + 1 < len) {
+			    (size_t)(o - out) + 1 < len) {
 				if (*p == '\t' || *p == ' ') {
 					if (o != out && o[-1] != ' ')
 						*o++ = ' ';

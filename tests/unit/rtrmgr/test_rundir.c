@@ -65,16 +65,16 @@ test_prepare(void **state)
 	/* a symlink or a file is refused, and left alone */
 	snprintf(path, sizeof(path), "%s/link", dir);
 	assert_int_equal(symlink(run, path), 0);
-	assert_int_equal(
-	    rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ELOOP);
+	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1),
+	    -ELOOP);
 	put("file", "x");
 	snprintf(path, sizeof(path), "%s/file", dir);
-	assert_int_equal(
-	    rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ENOTDIR);
+	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1),
+	    -ENOTDIR);
 	/* one level only */
 	snprintf(path, sizeof(path), "%s/a/b", dir);
-	assert_int_equal(
-	    rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1), -ENOENT);
+	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1),
+	    -ENOENT);
 }
 
 static void
@@ -160,8 +160,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_prepare, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_state_roundtrip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state_roundtrip, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_state_bad, setup, teardown),
 	};
 

@@ -48,20 +48,22 @@ struct h {
 static const char *const scripts[][2] = {
     /* runs, touches its heartbeat, records argv and its SIGTERM */
     /* (the args file appears once the trap is set) */
-    {"ok.sh", "#!/bin/sh\n"
-	      "trap 'echo \"$TERN_COMPONENT\" >> \"$TERN_RUNDIR/../order\"; "
-	      "exit 0' TERM\n"
-	      "echo \"$@\" > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\n"
-	      "while :; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep "
-	      "0.02; done\n"},
+    {"ok.sh",
+	"#!/bin/sh\n"
+	"trap 'echo \"$TERN_COMPONENT\" >> \"$TERN_RUNDIR/../order\"; "
+	"exit 0' TERM\n"
+	"echo \"$@\" > \"$TERN_RUNDIR/../$TERN_COMPONENT.args\"\n"
+	"while :; do touch \"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep "
+	"0.02; done\n"},
     {"fail.sh", "#!/bin/sh\nexit 3\n"},
     /* up for a while, then fails */
     {"late.sh", "#!/bin/sh\nsleep 0.25\nexit 4\n"},
     /* alive for a while, then hangs (still running, no heartbeat) */
-    {"hang.sh", "#!/bin/sh\n"
-		"for i in 1 2 3; do touch "
-		"\"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep 0.05; done\n"
-		"exec sleep 30\n"},
+    {"hang.sh",
+	"#!/bin/sh\n"
+	"for i in 1 2 3; do touch "
+	"\"$TERN_RUNDIR/$TERN_COMPONENT.alive\"; sleep 0.05; done\n"
+	"exec sleep 30\n"},
     /* never says it is alive */
     {"never.sh", "#!/bin/sh\nexec sleep 30\n"},
     /* ignores SIGTERM (the ignore survives exec) */
@@ -345,8 +347,8 @@ static const char FAST[] =
 static void
 test_boot_order_args_and_shutdown(void **state)
 {
-	static const char *const comps[] = {
-	    "mgmt:ok.sh", "rib:ok.sh", "fwd:ok.sh", NULL};
+	static const char *const comps[] = {"mgmt:ok.sh", "rib:ok.sh",
+	    "fwd:ok.sh", NULL};
 	char path[160], buf[512], want[256];
 	struct rtm_comp_info ci;
 	pid_t pids[3];
@@ -374,8 +376,8 @@ test_boot_order_args_and_shutdown(void **state)
 
 				for (unsigned j = 0; j < i; j++)
 					seen |= hp->ev[j].st == RTM_RUNNING &&
-						strcmp(hp->ev[j].name,
-						    order[k - 1]) == 0;
+					    strcmp(hp->ev[j].name,
+						order[k - 1]) == 0;
 				assert_true(seen);
 			}
 			k++;
@@ -418,8 +420,8 @@ test_boot_order_args_and_shutdown(void **state)
 		assert_int_equal(hp->nev, 6);
 		for (int i = 0; i < 6; i++) {
 			assert_string_equal(hp->ev[i].name, seq[i][0]);
-			assert_string_equal(
-			    rtm_state_name(hp->ev[i].st), seq[i][1]);
+			assert_string_equal(rtm_state_name(hp->ev[i].st),
+			    seq[i][1]);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/order", hp->dir);
@@ -670,8 +672,8 @@ test_stop_start_restart(void **state)
 static void
 test_grace_then_sigkill(void **state)
 {
-	static const char *const comps[] = {
-	    "fwd:noterm.sh:stop-grace 200ms;", NULL};
+	static const char *const comps[] = {"fwd:noterm.sh:stop-grace 200ms;",
+	    NULL};
 	struct rtm_comp_info ci;
 	uint64_t t0, ms;
 	pid_t pid;
@@ -787,8 +789,8 @@ test_operator_stop_survives_supervisor_loss(void **state)
 	assert_int_equal(rtm_start(hp->rtm), 0);
 	run_for(hp, 100);
 	info(hp, "rib", &ci);
-	assert_int_equal(
-	    ci.state, RTM_STOPPED); /* still as the operator left it */
+	assert_int_equal(ci.state,
+	    RTM_STOPPED); /* still as the operator left it */
 	assert_int_equal(ci.generation, 1);
 	info(hp, "mgmt", &ci);
 	assert_int_equal(ci.pid, pm);
@@ -813,8 +815,8 @@ test_adopt_refuses_other_process(void **state)
 	struct h *hp = *state;
 
 	/* a state file naming a live process that is not mgmt */
-	assert_int_equal(
-	    rtm_rundir_prepare(hp->rundir, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(rtm_rundir_prepare(hp->rundir, (uid_t)-1, (gid_t)-1),
+	    0);
 	if ((imp = fork()) == 0) {
 		execl("/bin/sleep", "sleep", "30", (char *)NULL);
 		_exit(127);
@@ -942,8 +944,8 @@ test_ready_call(void **state)
 	assert_int_equal(ci.state, RTM_STARTING);
 	assert_int_equal(rtm_comp_ready(hp->rtm, "nope", ci.pid, 1), -ENOENT);
 	assert_int_equal(rtm_comp_ready(hp->rtm, "mgmt", ci.pid, 2), -ESTALE);
-	assert_int_equal(
-	    rtm_comp_ready(hp->rtm, "mgmt", ci.pid + 1, 1), -ESTALE);
+	assert_int_equal(rtm_comp_ready(hp->rtm, "mgmt", ci.pid + 1, 1),
+	    -ESTALE);
 	info(hp, "mgmt", &ci);
 	assert_int_equal(ci.state, RTM_STARTING);
 	assert_int_equal(rtm_comp_ready(hp->rtm, "mgmt", ci.pid, 1), 0);
@@ -956,35 +958,35 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(
-		test_boot_order_args_and_shutdown, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_crash_backoff_grows, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_stable_resets_backoff, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_exit_noticed_at_once, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_crash_loop_failed, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_hang_killed_and_restarted, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_start_timeout, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_stop_start_restart, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_grace_then_sigkill, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_generation_persists_and_lock, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_adopt_after_supervisor_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_boot_order_args_and_shutdown,
+		setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_crash_backoff_grows, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_stable_resets_backoff, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_exit_noticed_at_once, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_crash_loop_failed, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_hang_killed_and_restarted,
+		setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_start_timeout, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_start_restart, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_grace_then_sigkill, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_generation_persists_and_lock,
+		setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_adopt_after_supervisor_loss,
+		setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_operator_stop_survives_supervisor_loss, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_adopt_refuses_other_process, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_adopt_refuses_other_process,
+		setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exec_failure, setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		test_health_plugin, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_health_plugin, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_ready_call, setup, teardown),
 	};
 

@@ -35,14 +35,17 @@ test_split(void **state)
 	struct sh_pipeline p;
 	char err[256];
 
-	assert_int_equal(sh_pipeline_parse("  show route  ", &p, err, sizeof(err)), 0);
+	assert_int_equal(sh_pipeline_parse("  show route  ", &p, err,
+			     sizeof(err)),
+	    0);
 	assert_string_equal(p.command, "show route");
 	assert_int_equal(p.n, 0);
 	assert_false(p.json);
 	sh_pipeline_fini(&p);
 
 	assert_int_equal(sh_pipeline_parse("show route | match 198.18 | count",
-	    &p, err, sizeof(err)), 0);
+			     &p, err, sizeof(err)),
+	    0);
 	assert_string_equal(p.command, "show route");
 	assert_int_equal(p.n, 2);
 	assert_int_equal(p.stages[0].kind, SH_STAGE_MATCH);
@@ -50,27 +53,32 @@ test_split(void **state)
 	sh_pipeline_fini(&p);
 
 	/* a '|' inside quotes belongs to the command */
-	assert_int_equal(sh_pipeline_parse("set system host-name \"a|b\" | json",
-	    &p, err, sizeof(err)), 0);
+	assert_int_equal(
+	    sh_pipeline_parse("set system host-name \"a|b\" | json", &p, err,
+		sizeof(err)),
+	    0);
 	assert_string_equal(p.command, "set system host-name \"a|b\"");
 	assert_true(p.json);
 	sh_pipeline_fini(&p);
 
 	/* a quoted regex with a blank and a '|' in it */
 	assert_int_equal(sh_pipeline_parse("show x | match \"up|down now\"", &p,
-	    err, sizeof(err)), 0);
+			     err, sizeof(err)),
+	    0);
 	assert_int_equal(p.n, 1);
 	sh_pipeline_fini(&p);
 
 	/* mgmt's own stages stay in the command; local ones follow */
 	assert_int_equal(sh_pipeline_parse("show | compare | match route", &p,
-	    err, sizeof(err)), 0);
+			     err, sizeof(err)),
+	    0);
 	assert_string_equal(p.command, "show | compare");
 	assert_int_equal(p.n, 1);
 	assert_int_equal(p.stages[0].kind, SH_STAGE_MATCH);
 	sh_pipeline_fini(&p);
 	assert_int_equal(sh_pipeline_parse("show configuration | display set",
-	    &p, err, sizeof(err)), 0);
+			     &p, err, sizeof(err)),
+	    0);
 	assert_string_equal(p.command, "show configuration | display set");
 	assert_int_equal(p.n, 0);
 	sh_pipeline_fini(&p);
@@ -86,7 +94,8 @@ expect_error(const char *line, const char *msg)
 	struct sh_pipeline p;
 	char err[256] = "";
 
-	assert_int_equal(sh_pipeline_parse(line, &p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sh_pipeline_parse(line, &p, err, sizeof(err)),
+	    -EINVAL);
 	if (strstr(err, msg) == NULL)
 		fail_msg("'%s': error '%s' lacks '%s'", line, err, msg);
 }
@@ -105,14 +114,15 @@ test_errors(void **state)
 	expect_error("s|count|count|count|count|count|count|count|count|count",
 	    "too many pipe stages");
 	expect_error(NULL, "no command");
-	expect_error("show | count | compare", "must come right after the command");
+	expect_error("show | count | compare",
+	    "must come right after the command");
 }
 
 static void
 test_filter(void **state)
 {
 	const char *text = "eth0 up 198.18.0.1\neth1 down 198.18.1.1\n"
-	    "eth2 up 198.19.0.1\n";
+			   "eth2 up 198.19.0.1\n";
 	char *out;
 
 	out = filter("show | match up", text);
@@ -146,7 +156,7 @@ test_json(void **state)
 
 	out = filter("show | json", "{\"a\":1,\"b\":[1,2]}");
 	assert_non_null(strstr(out, "\"a\":1"));
-	assert_non_null(strchr(out, '\n'));	/* pretty-printed: several lines */
+	assert_non_null(strchr(out, '\n')); /* pretty-printed: several lines */
 	assert_true(strchr(out, '\n') != out + strlen(out) - 1);
 	free(out);
 	out = filter("show | json | match \"b\"", "{\"a\":1,\"b\":2}");
@@ -162,10 +172,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_split),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_filter),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_filter),
+	    cmocka_unit_test(test_json),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
