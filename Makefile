@@ -207,7 +207,8 @@ FUZZ_SECONDS ?= 8
 
 # ---- top-level targets ----------------------------------------------------------------
 .PHONY: all deps check check-build check-unit check-san check-fuzz \
-	check-integration check-bench run stop bench install clean fuzz
+	check-integration check-bench check-format format run stop bench \
+	install clean fuzz
 
 all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
@@ -218,7 +219,7 @@ deps:
 # pkg-config and the compilers are looked up after the install.
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) check-build
-	@$(MAKE) --no-print-directory check-unit check-san check-fuzz check-integration check-bench
+	@$(MAKE) --no-print-directory check-format check-unit check-san check-fuzz check-integration check-bench
 	@echo "make check: all stages passed"
 
 check-build: all $(UNIT_SAN_BINS) $(FUZZ_BINS)
@@ -238,6 +239,13 @@ check-integration: $(ALL_BINS) $(TOOL_BINS)
 
 check-bench: $(BENCH_BINS)
 	@./scripts/run-tests.sh bench-smoke $(BENCH_BINS)
+
+# .clang-format (KNF): check-format fails on a file that drifts, format fixes it.
+check-format:
+	@./scripts/check-format.sh
+
+format:
+	@./scripts/check-format.sh --fix
 
 fuzz: $(FUZZ_BINS)
 	@./scripts/run-fuzz.sh 300 $(FUZZ_BINS)

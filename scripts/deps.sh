@@ -7,7 +7,7 @@ PKGS=(
 	build-essential pkg-config
 	libnanomsg-dev libprotobuf-c-dev protobuf-c-compiler libev-dev
 	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev zlib1g-dev
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev clang-format
 	libdpdk-dev
 	libxdp-dev libbpf-dev
 	iproute2 iputils-ping traceroute ethtool procps psmisc tmux valgrind
