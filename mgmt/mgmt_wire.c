@@ -72,7 +72,9 @@ row_path(const struct mgmt_schema_node *tab, unsigned sid, char *buf, size_t sz)
 	return (buf);
 }
 
-/* The unit above sid (the nearest MGMT_SF_UNIT), the path below it. */
+/* The unit above sid (the nearest MGMT_SF_UNIT), the path below it; -1
+ * when there is none, or a list between them (its entries are many, the
+ * field one). */
 static int
 row_unit(const struct mgmt_schema_node *tab, unsigned sid, struct wire_leaf *l)
 {
@@ -80,7 +82,7 @@ row_unit(const struct mgmt_schema_node *tab, unsigned sid, struct wire_leaf *l)
 	int s = (int)sid;
 
 	for (; s > 0 && !(tab[s].flags & MGMT_SF_UNIT); s = tab[s].parent) {
-		if (n == WIRE_DEPTH)
+		if (n == WIRE_DEPTH || tab[s].kind == MGMT_SK_LIST)
 			return (-1);
 		up[n++] = (unsigned)s;
 	}
@@ -139,7 +141,7 @@ row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct mgmt_err *err)
 	if ((unit = row_unit(tab, sid, &l)) < 0 || (mi = msg_of(unit)) < 0) {
 		mgmt_err_set(err,
 		    "schema row %s: wire field '%s' but no unit with a "
-		    "message above it",
+		    "message right above it",
 		    path, r->wire);
 		return (-EINVAL);
 	}

@@ -306,7 +306,10 @@ test_bad_rows_refused(void **st)
 	    "not sent to the component of fwd.FwdConfig");
 	bad_row(MGMT_S_SYS_HOSTNAME, "host_name", 0, 0, NULL, 0, no,
 	    "system host-name: wire field 'host_name' but no unit with a "
-	    "message above it");
+	    "message right above it");
+	/* an ARP entry's mac: one of many entries, not one field */
+	bad_row(MGMT_S_IFACE_ARP_MAC, "mtu", 0, 0, NULL, 0, no,
+	    "interfaces <name> arp mac: wire field 'mtu' but no unit");
 	/* IfConfig.mtu is plain proto3: unset and 0 look the same */
 	bad_row(MGMT_S_IFACE_MTU, "mtu", 0, MGMT_SF_WIRE_DFLT, NULL, 0, 0,
 	    "0 is a value and the field has no presence");
