@@ -45,16 +45,15 @@ reply_config_ack(struct ipc_req *req, uint64_t txn, int rv, char *err,
 	ipc_reply(req, IPC_OK, &ack.base);
 }
 
-/* FwdConfig's values (value + 1, 0 for unset) as settings; -EINVAL and err
- * for workers 0. */
+/* FwdConfig's values (absent: unset) as settings; -EINVAL and err for
+ * workers 0. */
 static int
 settings_of(const Fwd__FwdConfig *c, struct fwd_d_settings *st, char *err,
     size_t errlen)
 {
-	st->workers = c->workers > 0 ? c->workers - 1 : 0;
-	st->icmp_rate = c->icmp_rate_limit > 0 ? (long)c->icmp_rate_limit - 1 :
-						 -1;
-	if (c->workers == 1) {
+	st->workers = c->has_workers ? c->workers : 0;
+	st->icmp_rate = c->has_icmp_rate_limit ? (long)c->icmp_rate_limit : -1;
+	if (c->has_workers && c->workers == 0) {
 		snprintf(err, errlen, "workers 0 out of range (1..%u)",
 		    FWD_D_WORKERS_MAX);
 		return (-EINVAL);

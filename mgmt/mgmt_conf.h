@@ -59,6 +59,9 @@ enum mgmt_stype {
 /* Schema flags. */
 #define MGMT_SF_UNIT   0x1u /* a unit of change: diffs report it whole */
 #define MGMT_SF_HIDDEN 0x2u /* not offered by completion */
+/* wire leaf not configured: its default is sent (without the flag it is
+ * sent unset and the component goes back to its own start-up value) */
+#define MGMT_SF_WIRE_DFLT 0x4u
 
 struct mgmt_schema_node {
 	const char *name; /* keyword; NULL: anonymous list (key only) */
@@ -72,6 +75,10 @@ struct mgmt_schema_node {
 	unsigned comp;	   /* MGMT_COMP_* */
 	unsigned flags;	   /* MGMT_SF_* */
 	const char *tname; /* value placeholder for help: "<a.b.c.d/len>" */
+	/* the field of its unit's message that carries this leaf to the
+	 * component (mgmt_wire.c: fwd.FwdConfig, fwd.IfConfig,
+	 * rib.RibConfig, rib.Route), NULL if the leaf is not sent as is */
+	const char *wire;
 };
 
 /* Indices into mgmt_schema[]; order == print order among siblings. */

@@ -319,6 +319,7 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 {
 	struct mgmt *m;
 	struct ipc_opts io = {0};
+	struct mgmt_err merr;
 	int rv;
 
 	if (opts->store_dir == NULL || opts->store_dir[0] == '\0') {
@@ -371,6 +372,14 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 	ipc_server_handle(m->server, MGMT__METHOD__EXECUTE, h_execute, m);
 	ipc_server_handle(m->server, MGMT__METHOD__COMPLETE, h_complete, m);
 	ipc_server_handle(m->server, MGMT__METHOD__REQUEST, h_request, m);
+	/* the schema's leaves to their fields, once: a row that names no
+	 * usable field stops mgmt here, not at the first commit */
+	if (mgmt_wire_init(mgmt_schema, &merr) != 0) {
+		lc_log_err("%s", merr.msg);
+		mgmt_free(m);
+		errno = EINVAL;
+		return (NULL);
+	}
 	if ((rv = mgmt_push_init(m)) != 0) {
 		lc_log_err("clients of tern-fwd and tern-rib: %s",
 		    strerror(-rv));

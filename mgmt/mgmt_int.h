@@ -64,6 +64,26 @@ int mgmt_commit_start(struct mgmt *, const struct mgmt_conf *conf,
  * every time they (re)connect. */
 int mgmt_push_init(struct mgmt *);
 void mgmt_push_fini(struct mgmt *);
+/*
+ * mgmt_wire.c: each schema row with a wire column goes in one field of its
+ * unit's message (interfaces: fwd.IfConfig, the fwd block: fwd.FwdConfig,
+ * static routes: rib.Route, the rib block: rib.RibConfig). init binds the
+ * rows of tab (MGMT_S__COUNT of them; mgmt_schema but in tests) to the
+ * fields by name and checks each: 0, or -EINVAL with err naming the row.
+ * fill sets the leaves of unit node n (NULL: not configured) in msg, a
+ * message of the unit's type: a leaf that is there as its value (an enum
+ * as its index, a flag as true), one that is not as its default when the
+ * row has MGMT_SF_WIRE_DFLT, else not at all (unset). fill_conf does it
+ * for a container unit (the fwd or rib block) of conf.
+ */
+struct ProtobufCMessage;
+struct ProtobufCMessageDescriptor;
+int mgmt_wire_init(const struct mgmt_schema_node *tab, struct mgmt_err *err);
+const struct ProtobufCMessageDescriptor *mgmt_wire_desc(enum mgmt_sid unit);
+void mgmt_wire_fill(enum mgmt_sid unit, const struct mgmt_node *n,
+    struct ProtobufCMessage *msg);
+void mgmt_wire_fill_conf(const struct mgmt_conf *conf, enum mgmt_sid unit,
+    struct ProtobufCMessage *msg);
 /* mgmt's clients of the other components (NULL in tests without server). */
 enum mgmt_peer { MGMT_PEER_FWD, MGMT_PEER_RIB, MGMT_PEER_RTRMGR };
 struct ipc_client *mgmt_peer_client(struct mgmt *, enum mgmt_peer);

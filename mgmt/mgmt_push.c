@@ -111,7 +111,7 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 	/* fwd knows ports by their Linux device name */
 	snprintf(ic->name, MGMT_NAME_MAX, "%s", c.device);
 	ic->enabled = !c.disable;
-	ic->mtu = c.mtu;
+	mgmt_wire_fill(MGMT_S_IFACE, n, &ic->base); /* the table's (mtu) */
 	{
 		enum mgmt_port_backend b = c.backend == MGMT_BACKEND_DEFAULT ?
 		    fc->backend :
@@ -160,7 +160,7 @@ enc_route(struct enc *e, const struct mgmt_node *n)
 	mgmt_conf_route_get(n, &c);
 	r->prefix = c.prefix.addr.s_addr;
 	r->len = c.prefix.len;
-	r->distance = c.distance;
+	mgmt_wire_fill(MGMT_S_ROUTE, n, &r->base); /* the table's (distance) */
 	r->type = c.blackhole ? RIB__ROUTE_TYPE__BLACKHOLE :
 	    c.reject	      ? RIB__ROUTE_TYPE__REJECT :
 				RIB__ROUTE_TYPE__UNICAST;
@@ -298,19 +298,15 @@ enc_fwd_part(struct enc *e, const struct mgmt_changes *chg,
 	return (k > 0);
 }
 
-/* fwd's run-time settings from conf (values + 1: 0 means unset) */
+/* fwd's run-time settings from conf (a leaf not configured goes unset) */
 static void
 enc_fwd_config(const struct mgmt_conf *conf, uint64_t txn, bool dry,
     Fwd__FwdConfig *c)
 {
-	struct mgmt_fwd_conf fc;
-
-	mgmt_conf_fwd_get(conf, &fc);
 	fwd__fwd_config__init(c);
 	c->txn = txn;
 	c->dry_run = dry;
-	c->workers = fc.workers_set ? fc.workers + 1 : 0;
-	c->icmp_rate_limit = fc.icmp_set ? fc.icmp_rate_limit + 1 : 0;
+	mgmt_wire_fill_conf(conf, MGMT_S_FWD, &c->base);
 }
 
 static bool
@@ -340,17 +336,12 @@ enc_rib_part(struct enc *e, const struct mgmt_changes *chg, uint64_t seq,
 	return (na + nd > 0);
 }
 
-/* rib's settings from conf (distances sent as value + 1: 0 means unset) */
+/* rib's settings from conf (every leaf, its default if not configured) */
 static void
 enc_rib_config(const struct mgmt_conf *conf, Rib__RibConfig *rc)
 {
-	struct mgmt_rib_conf c;
-
-	mgmt_conf_rib_get(conf, &c);
 	rib__rib_config__init(rc);
-	rc->ecmp_width = c.ecmp_width;
-	rc->distance_connected = c.distance_connected + 1;
-	rc->distance_static = c.distance_static + 1;
+	mgmt_wire_fill_conf(conf, MGMT_S_RIB, &rc->base);
 }
 
 static bool

@@ -20,95 +20,103 @@ static const char *const loglevel_words[] = {"err", "warning", "notice", "info",
 #define RIB  MGMT_COMP_RIB
 #define FWD  MGMT_COMP_FWD
 #define MGMT MGMT_COMP_MGMT
+#define WD   MGMT_SF_WIRE_DFLT
 
 /*
  * The schema. Everything that completes, helps, validates, prints or diffs a
  * config reads this table; adding a knob is adding a row (and an enum
- * mgmt_sid entry, in the same place: siblings print in table order).
+ * mgmt_sid entry, in the same place: siblings print in table order). The
+ * last column names the field of the component's message that carries the
+ * leaf (mgmt_wire.c sets it from the row; WD: sent as its default when not
+ * configured, else sent unset); docs/config.md, "Adding a config leaf".
  */
 const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
     [MGMT_S_ROOT] = {"", -1, C, MGMT_T_NONE, 0, 0, NULL, "Configuration root",
-	NULL, MGMT_COMP_ALL, 0, NULL},
+	NULL, MGMT_COMP_ALL, 0, NULL, NULL},
 
     [MGMT_S_INTERFACES] = {"interfaces", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
-	NULL, "Interfaces of the forwarding plane", NULL, FWD, 0, NULL},
+	NULL, "Interfaces of the forwarding plane", NULL, FWD, 0, NULL, NULL},
     [MGMT_S_IFACE] = {NULL, MGMT_S_INTERFACES, LIST, MGMT_T_IFNAME, 1, 15, NULL,
-	"Tern interface name", NULL, FWD, MGMT_SF_UNIT, "<name>"},
+	"Tern interface name", NULL, FWD, MGMT_SF_UNIT, "<name>", NULL},
     [MGMT_S_IFACE_DEVICE] = {"device", MGMT_S_IFACE, L, MGMT_T_IFNAME, 1, 15,
 	NULL, "Linux interface to attach (default: the tern name)", NULL, FWD,
-	0, "<ifname>"},
+	0, "<ifname>", NULL},
     [MGMT_S_IFACE_ADDRESS] = {"address", MGMT_S_IFACE, LL, MGMT_T_ADDR4, 0, 0,
 	NULL, "IPv4 address with prefix length (repeatable)", NULL, FWD, 0,
-	"<a.b.c.d/len>"},
+	"<a.b.c.d/len>", NULL},
     [MGMT_S_IFACE_MTU] = {"mtu", MGMT_S_IFACE, L, MGMT_T_UINT, 68, 9216, NULL,
-	"IP MTU in bytes", "1500", FWD, 0, "<68..9216>"},
+	"IP MTU in bytes", "1500", FWD, WD, "<68..9216>", "mtu"},
     [MGMT_S_IFACE_DISABLE] = {"disable", MGMT_S_IFACE, F, MGMT_T_NONE, 0, 0,
-	NULL, "Administratively down", NULL, FWD, 0, NULL},
+	NULL, "Administratively down", NULL, FWD, 0, NULL, NULL},
     [MGMT_S_IFACE_BACKEND] = {"port-backend", MGMT_S_IFACE, L, MGMT_T_ENUM, 0,
 	0, backend_words,
 	"Packet I/O for this interface (default: fwd port-backend)", NULL, FWD,
-	0, NULL},
+	0, NULL, NULL},
     [MGMT_S_IFACE_ARP] = {"arp", MGMT_S_IFACE, LIST, MGMT_T_IP4, 0, 0, NULL,
 	"Static ARP entry: neighbour address on this interface's subnet", NULL,
-	FWD, 0, "<a.b.c.d>"},
+	FWD, 0, "<a.b.c.d>", NULL},
     [MGMT_S_IFACE_ARP_MAC] = {"mac", MGMT_S_IFACE_ARP, L, MGMT_T_MAC, 0, 0,
 	NULL, "Link-layer address of the neighbour (unicast)", NULL, FWD, 0,
-	"<xx:xx:xx:xx:xx:xx>"},
+	"<xx:xx:xx:xx:xx:xx>", NULL},
 
     [MGMT_S_PROTOCOLS] = {"protocols", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	"Routing protocols", NULL, RIB, 0, NULL},
+	"Routing protocols", NULL, RIB, 0, NULL, NULL},
     [MGMT_S_STATIC] = {"static", MGMT_S_PROTOCOLS, C, MGMT_T_NONE, 0, 0, NULL,
-	"Static routes", NULL, RIB, 0, NULL},
+	"Static routes", NULL, RIB, 0, NULL, NULL},
     [MGMT_S_ROUTE] = {"route", MGMT_S_STATIC, LIST, MGMT_T_PREFIX4, 0, 0, NULL,
 	"Static route to a destination prefix", NULL, RIB, MGMT_SF_UNIT,
-	"<a.b.c.d/len>"},
+	"<a.b.c.d/len>", NULL},
     [MGMT_S_ROUTE_NH] = {"next-hop", MGMT_S_ROUTE, LL, MGMT_T_IP4, 0, 0, NULL,
-	"Next-hop address (repeatable: ECMP)", NULL, RIB, 0, "<a.b.c.d>"},
+	"Next-hop address (repeatable: ECMP)", NULL, RIB, 0, "<a.b.c.d>", NULL},
     [MGMT_S_ROUTE_IFACE] = {"interface", MGMT_S_ROUTE, L, MGMT_T_IFNAME, 1, 15,
 	NULL, "Outgoing interface (a configured tern interface)", NULL, RIB, 0,
-	"<name>"},
+	"<name>", NULL},
     [MGMT_S_ROUTE_DISTANCE] = {"distance", MGMT_S_ROUTE, L, MGMT_T_UINT, 1, 255,
 	NULL,
 	"Administrative distance (default: rib distance "
 	"static)",
-	NULL, RIB, 0, "<1..255>"},
+	NULL, RIB, 0, "<1..255>", "distance"},
     [MGMT_S_ROUTE_BLACKHOLE] = {"blackhole", MGMT_S_ROUTE, F, MGMT_T_NONE, 0, 0,
-	NULL, "Silently drop matching packets", NULL, RIB, 0, NULL},
+	NULL, "Silently drop matching packets", NULL, RIB, 0, NULL, NULL},
     [MGMT_S_ROUTE_REJECT] = {"reject", MGMT_S_ROUTE, F, MGMT_T_NONE, 0, 0, NULL,
-	"Drop matching packets with ICMP unreachable", NULL, RIB, 0, NULL},
+	"Drop matching packets with ICMP unreachable", NULL, RIB, 0, NULL,
+	NULL},
 
     [MGMT_S_RIB] = {"rib", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	"Routing information base settings", NULL, RIB, MGMT_SF_UNIT, NULL},
+	"Routing information base settings", NULL, RIB, MGMT_SF_UNIT, NULL,
+	NULL},
     [MGMT_S_RIB_ECMP] = {"ecmp-width", MGMT_S_RIB, L, MGMT_T_UINT, 1, 64, NULL,
-	"Maximum equal-cost paths per prefix", "8", RIB, 0, "<1..64>"},
+	"Maximum equal-cost paths per prefix", "8", RIB, WD, "<1..64>",
+	"ecmp_width"},
     [MGMT_S_RIB_DISTANCE] = {"distance", MGMT_S_RIB, C, MGMT_T_NONE, 0, 0, NULL,
-	"Administrative distance per route source", NULL, RIB, 0, NULL},
+	"Administrative distance per route source", NULL, RIB, 0, NULL, NULL},
     [MGMT_S_RIB_DIST_CONNECTED] = {"connected", MGMT_S_RIB_DISTANCE, L,
-	MGMT_T_UINT, 0, 255, NULL, "Distance of connected routes", "0", RIB, 0,
-	"<0..255>"},
+	MGMT_T_UINT, 0, 255, NULL, "Distance of connected routes", "0", RIB, WD,
+	"<0..255>", "distance_connected"},
     [MGMT_S_RIB_DIST_STATIC] = {"static", MGMT_S_RIB_DISTANCE, L, MGMT_T_UINT,
-	1, 255, NULL, "Distance of static routes", "1", RIB, 0, "<1..255>"},
+	1, 255, NULL, "Distance of static routes", "1", RIB, WD, "<1..255>",
+	"distance_static"},
 
     [MGMT_S_FWD] = {"fwd", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	"Forwarding plane settings", NULL, FWD, MGMT_SF_UNIT, NULL},
+	"Forwarding plane settings", NULL, FWD, MGMT_SF_UNIT, NULL, NULL},
     [MGMT_S_FWD_WORKERS] = {"workers", MGMT_S_FWD, L, MGMT_T_UINT, 1, 16, NULL,
 	"Forwarding threads (default: tern-fwd --workers)", "1", FWD, 0,
-	"<1..16>"},
+	"<1..16>", "workers"},
     [MGMT_S_FWD_BACKEND] = {"port-backend", MGMT_S_FWD, L, MGMT_T_ENUM, 0, 0,
 	backend_words, "Default packet I/O for interfaces", "auto", FWD, 0,
-	NULL},
+	NULL, NULL},
     [MGMT_S_FWD_ICMP_RATE] = {"icmp-rate-limit", MGMT_S_FWD, L, MGMT_T_UINT, 0,
 	1000000, NULL, "ICMP errors sent per second (0: none)", "100", FWD, 0,
-	"<0..1000000>"},
+	"<0..1000000>", "icmp_rate_limit"},
 
     [MGMT_S_SYSTEM] = {"system", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
-	"System settings", NULL, MGMT_COMP_ALL, MGMT_SF_UNIT, NULL},
+	"System settings", NULL, MGMT_COMP_ALL, MGMT_SF_UNIT, NULL, NULL},
     [MGMT_S_SYS_HOSTNAME] = {"host-name", MGMT_S_SYSTEM, L, MGMT_T_STRING, 1,
 	63, NULL, "Name of this router (prompt, logs)", "tern", MGMT, 0,
-	"<text>"},
+	"<text>", NULL},
     [MGMT_S_SYS_LOGLEVEL] = {"log-level", MGMT_S_SYSTEM, L, MGMT_T_ENUM, 0, 0,
 	loglevel_words, "Log level of every component", "notice", MGMT_COMP_ALL,
-	0, NULL},
+	0, NULL, NULL},
 };
 
 #undef C
@@ -119,6 +127,7 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 #undef RIB
 #undef FWD
 #undef MGMT
+#undef WD
 
 unsigned
 mgmt_schema_comp(enum mgmt_sid sid)

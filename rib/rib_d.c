@@ -1117,30 +1117,32 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
 	struct rib_err err = {0};
 
-	if ((c->ecmp_width != 0 &&
+	if ((c->has_ecmp_width &&
 		(c->ecmp_width < 1 || c->ecmp_width > RIB_NH_MAX)) ||
-	    c->distance_connected > 256 || c->distance_static > 256) {
+	    (c->has_distance_connected && c->distance_connected > 255) ||
+	    (c->has_distance_static && c->distance_static > 255)) {
 		ipc_reply_error(req, IPC_BAD_REQUEST,
 		    "rib settings out of range "
 		    "(ECMP width 1..%u, distances 0..255)",
 		    (unsigned)RIB_NH_MAX);
 		return;
 	}
-	if ((c->ecmp_width != 0 &&
+	if ((c->has_ecmp_width &&
 		rib_set_ecmp_width(d->rib, c->ecmp_width, &err) != 0) ||
-	    (c->distance_connected != 0 &&
+	    (c->has_distance_connected &&
 		rib_source_set(d->rib, RIB_SRC_CONNECTED,
-		    (int)c->distance_connected - 1, 0, &err) != 0) ||
-	    (c->distance_static != 0 &&
-		rib_source_set(d->rib, RIB_SRC_STATIC,
-		    (int)c->distance_static - 1, 0, &err) != 0)) {
+		    (int)c->distance_connected, 0, &err) != 0) ||
+	    (c->has_distance_static &&
+		rib_source_set(d->rib, RIB_SRC_STATIC, (int)c->distance_static,
+		    0, &err) != 0)) {
 		ipc_reply_error(req, IPC_ERROR, "%s", err.msg);
 		return;
 	}
 	lc_log_info("settings from mgmt: ecmp-width %u, distances connected %d "
 		    "static %d",
-	    c->ecmp_width, (int)c->distance_connected - 1,
-	    (int)c->distance_static - 1);
+	    c->ecmp_width,
+	    c->has_distance_connected ? (int)c->distance_connected : -1,
+	    c->has_distance_static ? (int)c->distance_static : -1);
 	a.accepted = 1;
 	(void)ipc_reply(req, IPC_OK, &a.base);
 }

@@ -1526,15 +1526,19 @@ test_events(void **st)
 	ipc_client_free(sub);
 }
 
-/* FwdConfig: values + 1, 0 unset */
+#define UNSET (-1) /* a setting not sent: back to the start value */
+
+/* FwdConfig: each value or UNSET */
 static Fwd__IfConfigAck *
-set_config(unsigned workers1, unsigned icmp1, bool dry)
+set_config(long workers, long icmp, bool dry)
 {
 	Fwd__FwdConfig c = FWD__FWD_CONFIG__INIT;
 
 	c.txn = 5;
-	c.workers = workers1;
-	c.icmp_rate_limit = icmp1;
+	c.has_workers = workers != UNSET;
+	c.workers = workers != UNSET ? (uint32_t)workers : 0;
+	c.has_icmp_rate_limit = icmp != UNSET;
+	c.icmp_rate_limit = icmp != UNSET ? (uint32_t)icmp : 0;
 	c.dry_run = dry;
 	return ((Fwd__IfConfigAck *)call(FWD__METHOD__SET_CONFIG, &c.base));
 }
@@ -1651,34 +1655,34 @@ test_set_config(void **st)
 			     ->applied,
 	    1);
 	flush_all();
-	a = set_config(0, 0 + 1, false); /* icmp-rate-limit 0 */
+	a = set_config(UNSET, 0, false); /* icmp-rate-limit 0 */
 	assert_true(a->ok);
 	assert_int_equal(a->txn, 5);
 	send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
 	assert_int_equal(icmp_back("m0"), -1);
 	assert_int_equal(D->icmp.st.rate_limited, 1);
 	/* 2 per second: a burst of 2, then limited */
-	assert_true(set_config(0, 2 + 1, false)->ok);
+	assert_true(set_config(UNSET, 2, false)->ok);
 	for (unsigned i = 0; i < 5; i++)
 		send_ip("m0", host1_mac, TF_IP(1, 2), 0xc6140101u, 64, 17);
 	assert_int_equal(icmp_back("m0"), 3 << 8 | 1);
 	assert_int_equal(icmp_back("m0"), 3 << 8 | 1);
 	assert_int_equal(icmp_back("m0"), -1);
 	/* unset: the start value (100/s, burst 50) */
-	assert_true(set_config(0, 0, false)->ok);
+	assert_true(set_config(UNSET, UNSET, false)->ok);
 	assert_int_equal(D->icmp_rate_cur, 100);
 	/* refused, nothing changed */
-	a = set_config(0, 1000002, false);
+	a = set_config(UNSET, 1000001, false);
 	assert_false(a->ok);
 	assert_non_null(strstr(a->error, "icmp-rate-limit"));
-	a = set_config(1, 0, false); /* workers 0 */
+	a = set_config(0, UNSET, false); /* workers 0 */
 	assert_false(a->ok);
-	a = set_config(3 + 1, 7, false); /* unthreaded test daemon */
+	a = set_config(3, 6, false); /* unthreaded test daemon */
 	assert_false(a->ok);
 	assert_non_null(strstr(a->error, "worker threads"));
 	assert_int_equal(D->icmp_rate_cur, 100);
 	/* dry run: validated, not applied */
-	assert_true(set_config(0, 7 + 1, true)->ok);
+	assert_true(set_config(UNSET, 7, true)->ok);
 	assert_int_equal(D->icmp_rate_cur, 100);
 	assert_int_equal(D->nworkers, 1);
 }
@@ -1697,7 +1701,8 @@ test_settings_with_interfaces(void **st)
 	config_two();
 	m0.mtu = 1400;
 	/* dry run: checked, nothing applied */
-	c.icmp_rate_limit = 7 + 1;
+	c.has_icmp_rate_limit = true;
+	c.icmp_rate_limit = 7;
 	c.txn = 1234; /* ignored: the batch's */
 	if_settings = &c;
 	a = if_config(&m0, 1, false, true);
@@ -1712,21 +1717,23 @@ test_settings_with_interfaces(void **st)
 	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1400);
 	/* a bad setting refuses the interfaces too */
 	m0.mtu = 1300;
-	c.icmp_rate_limit = 1000002;
+	c.icmp_rate_limit = 1000001;
 	if_settings = &c;
 	a = if_config(&m0, 1, false, false);
 	assert_false(a->ok);
 	assert_non_null(strstr(a->error, "icmp-rate-limit"));
 	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1400);
 	/* workers 0, the same */
-	c.icmp_rate_limit = 0;
-	c.workers = 1;
+	c.has_icmp_rate_limit = false;
+	c.has_workers = true;
+	c.workers = 0;
 	if_settings = &c;
 	assert_false(if_config(&m0, 1, false, false)->ok);
 	assert_int_equal(fwd_d_if_find(D, "m0")->mtu, 1400);
 	/* a bad interface refuses the settings too */
-	c.workers = 0;
-	c.icmp_rate_limit = 9 + 1;
+	c.has_workers = false;
+	c.has_icmp_rate_limit = true;
+	c.icmp_rate_limit = 9;
 	bad.backend = "nosuch";
 	if_settings = &c;
 	a = if_config(&bad, 1, false, false);
@@ -1734,7 +1741,7 @@ test_settings_with_interfaces(void **st)
 	assert_non_null(strstr(a->error, "nosuch"));
 	assert_int_equal(D->icmp_rate_cur, 7);
 	/* unset: the start values back, with the interface */
-	c.icmp_rate_limit = 0;
+	c.has_icmp_rate_limit = false;
 	if_settings = &c;
 	assert_true(if_config(&m0, 1, false, false)->ok);
 	assert_int_equal(D->icmp_rate_cur, 100);

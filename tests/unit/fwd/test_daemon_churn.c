@@ -551,12 +551,15 @@ cp_sum(size_t off)
 	return (n);
 }
 
+#define UNSET (-1) /* a setting not sent: back to the start value */
+
 static Fwd__IfConfigAck *
-set_workers(unsigned n1)
+set_workers(int n)
 {
 	Fwd__FwdConfig c = FWD__FWD_CONFIG__INIT;
 
-	c.workers = n1; /* workers + 1; 0: as started */
+	c.has_workers = n != UNSET;
+	c.workers = n != UNSET ? (unsigned)n : 0;
 	return ((Fwd__IfConfigAck *)call(FWD__METHOD__SET_CONFIG, &c.base));
 }
 
@@ -574,7 +577,7 @@ test_workers_change(void **st)
 	add_halves();
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
 		unsigned want = seq[i] ? seq[i] : 1;
-		Fwd__IfConfigAck *a = set_workers(seq[i] ? seq[i] + 1 : 0);
+		Fwd__IfConfigAck *a = set_workers(seq[i] ? (int)seq[i] : UNSET);
 		uint64_t ok0, ok1;
 
 		assert_true(a->ok);
@@ -609,15 +612,15 @@ test_workers_change(void **st)
 		cp_sum(offsetof(struct check_port, wrong_mac)),
 	    0);
 	/* out of range: refused, nothing changes */
-	assert_false(set_workers(FWD_D_WORKERS_MAX + 2)->ok);
-	assert_false(set_workers(1)->ok);
+	assert_false(set_workers(FWD_D_WORKERS_MAX + 1)->ok);
+	assert_false(set_workers(0)->ok);
 	assert_int_equal(D->nworkers, 1);
 	/* pinned (--cpus=0,1): no more workers than listed CPUs */
 	D->conf.ncpus = 2;
 	D->conf.cpus[0] = 0;
 	D->conf.cpus[1] = 1;
 	{
-		Fwd__IfConfigAck *a = set_workers(3 + 1);
+		Fwd__IfConfigAck *a = set_workers(3);
 
 		assert_false(a->ok);
 		assert_non_null(strstr(a->error, "lists 2 CPUs"));

@@ -31,6 +31,7 @@ struct fake {
 	unsigned rt_batches, rt_add, rt_del;
 	unsigned resync_begin, resync_end;
 	bool reject; /* refuse the next part */
+	/* cfg_workers, cfg_icmp: the value + 1 when set, 0 when unset */
 	unsigned cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
 	unsigned cfg_in_if; /* settings inside IF_CONFIG */
 	/* keep the next IF_CONFIG's reply (held_req) */
@@ -88,6 +89,14 @@ record_neighbours(const Fwd__IfConfig *ic)
 	}
 }
 
+/* The settings fwd was sent, as value + 1 (0: unset) */
+static void
+cfg_record(const Fwd__FwdConfig *c)
+{
+	ffwd.cfg_workers = c->has_workers ? c->workers + 1 : 0;
+	ffwd.cfg_icmp = c->has_icmp_rate_limit ? c->icmp_rate_limit + 1 : 0;
+}
+
 static void
 h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
@@ -103,8 +112,7 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		ffwd.cfg_in_if++;
 		ffwd.cfg_dry += b->dry_run;
 		if (!b->dry_run) {
-			ffwd.cfg_workers = b->settings->workers;
-			ffwd.cfg_icmp = b->settings->icmp_rate_limit;
+			cfg_record(b->settings);
 		}
 	}
 	for (size_t i = 0; i < b->n_interfaces; i++) {
@@ -155,8 +163,7 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ffwd.cfg_calls++;
 	ffwd.cfg_dry += c->dry_run;
 	if (!c->dry_run) {
-		ffwd.cfg_workers = c->workers;
-		ffwd.cfg_icmp = c->icmp_rate_limit;
+		cfg_record(c);
 	}
 	a.txn = c->txn;
 	a.ok = true;
@@ -511,7 +518,7 @@ test_transaction(void **state)
 	assert_int_equal(mgmt_commit_count(m), 3);
 	assert_int_equal(run(m, s, "discard", &a), MGMT_OK);
 
-	/* 9. the fwd block: settings as value + 1 (0: unset), dry run on
+	/* 9. the fwd block: settings (recorded as value + 1, 0: unset), dry run on
 	 * commit check; a new default backend re-sends the interfaces that
 	 * use it */
 	assert_int_equal(ffwd.cfg_calls, 1); /* the resync on connect */

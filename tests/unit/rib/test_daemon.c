@@ -1532,6 +1532,69 @@ test_water_marks_and_errors(void **state)
 	ipc_client_free(mgmt);
 }
 
+#define UNSET (-1) /* a RibConfig leaf not sent */
+
+/* SET_CONFIG with each leaf a value or UNSET; the status (err if not OK) */
+static int
+set_config(struct ipc_client *c, long ecmp, long connected, long stat,
+    char *err, size_t errlen)
+{
+	Rib__RibConfig rc = RIB__RIB_CONFIG__INIT;
+	ProtobufCMessage *rep = NULL;
+
+	rc.has_ecmp_width = ecmp != UNSET;
+	rc.ecmp_width = ecmp != UNSET ? (uint32_t)ecmp : 0;
+	rc.has_distance_connected = connected != UNSET;
+	rc.distance_connected = connected != UNSET ? (uint32_t)connected : 0;
+	rc.has_distance_static = stat != UNSET;
+	rc.distance_static = stat != UNSET ? (uint32_t)stat : 0;
+	return (ipc_call_wait(c, RIB__METHOD__SET_CONFIG, &rc.base, 5000, arena,
+	    &rep, err, errlen));
+}
+
+static unsigned
+distance_of(unsigned source)
+{
+	struct rib_source_info si;
+
+	assert_int_equal(rib_source_info(rib_d_rib(rd), source, &si), 0);
+	return (si.distance);
+}
+
+/* mgmt's rib block: a leaf that is there is set (0 is a distance), one
+ * that is not stays as it is; out of range refuses the whole message. */
+static void
+test_settings(void **state)
+{
+	struct ipc_client *mgmt;
+	char err[256];
+
+	(void)state;
+	boot(&mgmt);
+	assert_int_equal(set_config(mgmt, 4, 0, UNSET, err, sizeof(err)),
+	    IPC_OK);
+	assert_int_equal(distance_of(RIB_SRC_CONNECTED), 0);
+	assert_int_equal(distance_of(RIB_SRC_STATIC), RIB_DISTANCE_STATIC);
+	assert_int_equal(set_config(mgmt, UNSET, 5, 250, err, sizeof(err)),
+	    IPC_OK);
+	assert_int_equal(distance_of(RIB_SRC_CONNECTED), 5);
+	assert_int_equal(distance_of(RIB_SRC_STATIC), 250);
+	assert_int_equal(set_config(mgmt, UNSET, 256, 7, err, sizeof(err)),
+	    IPC_BAD_REQUEST);
+	assert_non_null(strstr(err, "rib settings out of range"));
+	assert_int_equal(set_config(mgmt, 0, UNSET, 7, err, sizeof(err)),
+	    IPC_BAD_REQUEST);
+	assert_int_equal(set_config(mgmt, 65, UNSET, 7, err, sizeof(err)),
+	    IPC_BAD_REQUEST);
+	assert_int_equal(distance_of(RIB_SRC_STATIC), 250);
+	assert_int_equal(set_config(mgmt, UNSET, UNSET, UNSET, err,
+			     sizeof(err)),
+	    IPC_OK);
+	assert_int_equal(distance_of(RIB_SRC_CONNECTED), 5);
+	assert_int_equal(distance_of(RIB_SRC_STATIC), 250);
+	ipc_client_free(mgmt);
+}
+
 int
 main(void)
 {
@@ -1549,6 +1612,7 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_and_static_resync, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
