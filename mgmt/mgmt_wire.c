@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipc/ipc_field.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "mgmt/mgmt_conf_int.h"
@@ -29,7 +30,7 @@ static const struct wire_msg {
 
 /* A leaf of the schema bound to its field. */
 struct wire_leaf {
-	const ProtobufCFieldDescriptor *fd;
+	struct ipc_field f;
 	uint16_t path[WIRE_DEPTH]; /* sids from below the unit to the leaf */
 	uint8_t depth;
 	bool flag;	/* a flag: true when present */
@@ -96,26 +97,23 @@ row_unit(const struct mgmt_schema_node *tab, unsigned sid, struct wire_leaf *l)
 
 /* fd can carry the values of row r, and tell unset from 0 where needed. */
 static int
-field_check(const struct mgmt_schema_node *r,
-    const ProtobufCFieldDescriptor *fd, const char **why)
+field_check(const struct mgmt_schema_node *r, const struct ipc_field *f,
+    const char **why)
 {
 	bool flag = r->kind == MGMT_SK_FLAG;
 
 	*why = NULL;
 	if (r->kind != MGMT_SK_LEAF && !flag)
 		*why = "only a leaf or a flag is sent as one field";
-	else if (flag && fd->type != PROTOBUF_C_TYPE_BOOL)
+	else if (flag && f->type != IPC_FIELD_BOOL)
 		*why = "a flag needs a bool field";
 	else if (!flag && (r->type != MGMT_T_UINT && r->type != MGMT_T_ENUM))
 		*why = "only numbers, enums (their index) and flags are sent";
-	else if (!flag && fd->type != PROTOBUF_C_TYPE_UINT32)
+	else if (!flag && f->type != IPC_FIELD_UINT32)
 		*why = "a number or an enum needs a uint32 field";
-	else if ((fd->label != PROTOBUF_C_LABEL_NONE &&
-		     fd->label != PROTOBUF_C_LABEL_OPTIONAL) ||
-	    (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
+	else if (!f->single)
 		*why = "the field is repeated, required or in a oneof";
-	else if (fd->label == PROTOBUF_C_LABEL_NONE && !flag &&
-	    !(r->flags & MGMT_SF_WIRE_DFLT) &&
+	else if (!f->presence && !flag && !(r->flags & MGMT_SF_WIRE_DFLT) &&
 	    (r->min == 0 || r->type == MGMT_T_ENUM))
 		/* a plain proto3 field is not sent when 0 */
 		*why = "0 is a value and the field has no presence (make it "
@@ -152,20 +150,18 @@ row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct mgmt_err *err)
 		    wm->desc->name);
 		return (-EINVAL);
 	}
-	l.fd = protobuf_c_message_descriptor_get_field_by_name(wm->desc,
-	    r->wire);
-	if (l.fd == NULL) {
+	if (ipc_field_find(wm->desc, r->wire, &l.f) != 0) {
 		mgmt_err_set(err, "schema row %s: %s has no field '%s'", path,
 		    wm->desc->name, r->wire);
 		return (-EINVAL);
 	}
-	if (field_check(r, l.fd, &why) != 0) {
+	if (field_check(r, &l.f, &why) != 0) {
 		mgmt_err_set(err, "schema row %s: field %s of %s: %s", path,
 		    r->wire, wm->desc->name, why);
 		return (-EINVAL);
 	}
 	for (unsigned i = 0; i < wire.n[mi]; i++)
-		if (wire.leaf[mi][i].fd == l.fd) {
+		if (ipc_field_same(&wire.leaf[mi][i].f, &l.f)) {
 			mgmt_err_set(err,
 			    "schema row %s: field %s of %s carries another "
 			    "leaf already",
@@ -202,19 +198,6 @@ mgmt_wire_desc(enum mgmt_sid unit)
 	return (mi < 0 ? NULL : wire_msgs[mi].desc);
 }
 
-static void
-leaf_put(const struct wire_leaf *l, ProtobufCMessage *msg, uint64_t v)
-{
-	char *m = (char *)msg;
-
-	if (l->fd->label == PROTOBUF_C_LABEL_OPTIONAL)
-		*(protobuf_c_boolean *)(m + l->fd->quantifier_offset) = 1;
-	if (l->fd->type == PROTOBUF_C_TYPE_BOOL)
-		*(protobuf_c_boolean *)(m + l->fd->offset) = v != 0;
-	else
-		*(uint32_t *)(m + l->fd->offset) = (uint32_t)v;
-}
-
 void
 mgmt_wire_fill(enum mgmt_sid unit, const struct mgmt_node *n,
     ProtobufCMessage *msg)
@@ -232,9 +215,9 @@ mgmt_wire_fill(enum mgmt_sid unit, const struct mgmt_node *n,
 		for (unsigned d = 0; d < l->depth && v != NULL; d++)
 			v = mgmt_node_find_sid(v, l->path[d]);
 		if (v != NULL)
-			leaf_put(l, msg, l->flag ? 1 : v->kbin);
+			ipc_field_set(msg, &l->f, l->flag ? 1 : v->kbin);
 		else if (l->send_dflt)
-			leaf_put(l, msg, l->dflt);
+			ipc_field_set(msg, &l->f, l->dflt);
 	}
 }
 
