@@ -75,9 +75,25 @@ struct fwd_punt {
 	uint8_t data[FWD_FRAME_MAX];
 };
 
+/*
+ * What a worker reads of the control thread's settings: its own copy, made
+ * by the control thread when the worker is created and with every port set
+ * it publishes (fwd_workers_publish), so a worker never reads struct fwd_d.
+ */
+struct fwd_worker_conf {
+	bool threaded; /* a thread of its own (fwd_d_conf.workers > 0) */
+	int cpu;       /* pinned to this CPU; -1: not pinned */
+	unsigned spin_us, idle_ms, busy_poll_us; /* fwd_d_conf's */
+	unsigned dp_flags;			 /* FWD_DP_F_* */
+	/* the punt wake-up: ev_async_send(loop, punt) */
+	struct ev_loop *loop;
+	ev_async *punt;
+};
+
 struct fwd_worker {
-	struct fwd_d *d;
 	unsigned id;
+	struct fwd_worker_conf conf;	  /* the worker's */
+	struct fwd_worker_conf next_conf; /* written by control */
 	pthread_t thr;
 	bool started;
 	struct fwd_dp dp;
