@@ -698,3 +698,11 @@ fwd_ctl_init(struct fwd_d *d)
 	ipc_server_set_state(d->srv, "running");
 	return (0);
 }
+
+void
+fwd_ctl_fini(struct fwd_d *d)
+{
+	if (d->srv != NULL)
+		ipc_server_free(d->srv);
+	d->srv = NULL;
+}
