@@ -13,7 +13,6 @@
 #include "libcommon/lc_log.h"
 #include "fwd_d.h"
 #include "fwd_port_xdp.h"
-#include "fwd_fib_int.h"
 
 #define FIB_QUERY_LIMIT_DEFAULT 1000
 #define FIB_QUERY_LIMIT_MAX	100000
@@ -156,28 +155,15 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 #define FIB_PACKED_REC 8
 #define FIB_PF_AHEAD   8 /* records looked ahead */
 
-/*
- * Prefetches what fwd_fib_add()/_del() of pfx/len will touch first: its
- * hash slot and its tbl24/dep24 entries (1M random prefixes miss the cache
- * on each). The hash must be fwd_fib.c's fib_home(); when it changes this
- * only prefetches the wrong line. (A fwd_fib_prefetch() in fwd_fib.h would
- * be the clean way.)
- */
+/* Prefetches what fwd_fib_add()/_del() of the record's route will touch
+ * first (fwd_fib_prefetch). */
 static inline void
 fib_prefetch(const struct fwd_fib *fib, const uint8_t *rec)
 {
 	uint32_t a;
-	uint64_t key;
 
 	memcpy(&a, rec, 4);
-	a = ntohl(a);
-	key = (uint64_t)a | ((uint64_t)rec[4] << 32);
-	__builtin_prefetch(&fib->ht[(size_t)((key * 0x9e3779b97f4a7c15ull) >>
-					fib->ht_shift) &
-			       fib->ht_mask],
-	    0, 1);
-	__builtin_prefetch(&fib->tbl24[a >> 8], 1, 1);
-	__builtin_prefetch(&fib->dep24[a >> 8], 1, 1);
+	fwd_fib_prefetch(fib, ntohl(a), rec[4]);
 }
 
 static size_t
@@ -710,4 +696,12 @@ fwd_ctl_init(struct fwd_d *d)
 	ipc_server_handle(d->srv, FWD__METHOD__SUBSCRIBE, h_subscribe, d);
 	ipc_server_set_state(d->srv, "running");
 	return (0);
+}
+
+void
+fwd_ctl_fini(struct fwd_d *d)
+{
+	if (d->srv != NULL)
+		ipc_server_free(d->srv);
+	d->srv = NULL;
 }

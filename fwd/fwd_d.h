@@ -75,9 +75,25 @@ struct fwd_punt {
 	uint8_t data[FWD_FRAME_MAX];
 };
 
+/*
+ * What a worker reads of the control thread's settings: its own copy, made
+ * by the control thread when the worker is created and with every port set
+ * it publishes (fwd_workers_publish), so a worker never reads struct fwd_d.
+ */
+struct fwd_worker_conf {
+	bool threaded; /* a thread of its own (fwd_d_conf.workers > 0) */
+	int cpu;       /* pinned to this CPU; -1: not pinned */
+	unsigned spin_us, idle_ms, busy_poll_us; /* fwd_d_conf's */
+	unsigned dp_flags;			 /* FWD_DP_F_* */
+	/* the punt wake-up: ev_async_send(loop, punt) */
+	struct ev_loop *loop;
+	ev_async *punt;
+};
+
 struct fwd_worker {
-	struct fwd_d *d;
 	unsigned id;
+	struct fwd_worker_conf conf;	  /* the worker's */
+	struct fwd_worker_conf next_conf; /* written by control */
 	pthread_t thr;
 	bool started;
 	struct fwd_dp dp;
@@ -206,7 +222,11 @@ struct fwd_d {
 	struct fwd_d_stats st;
 };
 
-/* ---- fwd_d.c: the daemon ---- */
+/*
+ * ---- the daemon: fwd_d.c (life cycle, punts, timers), fwd_settings.c,
+ * fwd_if.c (interfaces), fwd_nh.c (next hops, routes, resync); what these
+ * share is in fwd_d_int.h ----
+ */
 
 /*
  * Run-time settings (fwd.proto FwdConfig). workers: forwarding threads,
@@ -301,6 +321,10 @@ size_t fwd_d_resync_end(struct fwd_d *);
 /* Next hops of adjacency nh as (gw, ifindex) pairs; returns how many. */
 unsigned fwd_d_nh_describe(struct fwd_d *, unsigned nh, uint32_t *gw,
     uint32_t *ifindex, unsigned max);
+/* Burst lookups on above this many routes, off again below half. */
+#define FWD_D_BURST_ON 4096
+/* After FIB changes: turn the workers' burst lookup on or off. */
+void fwd_d_fib_tune(struct fwd_d *);
 /* Sum of the workers' fast-path counters. */
 void fwd_d_stats(struct fwd_d *, struct fwd_dp_stats *, uint64_t *punt_full);
 /* The interface's counters summed over the workers' and control ports. */
@@ -331,14 +355,11 @@ int fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
  * 0, or -EINVAL with a message in err naming the first one that is not. */
 int fwd_cpus_check(const uint16_t *cpus, unsigned n, char *err, size_t errlen);
 
-/* Burst lookups on above this many routes, off again below half. */
-#define FWD_D_BURST_ON 4096
-/* After FIB changes: turn the workers' burst lookup on or off. */
-void fwd_d_fib_tune(struct fwd_d *);
-
 /* ---- fwd_ctl.c: the IPC service ---- */
 
 int fwd_ctl_init(struct fwd_d *);
+/* Stops the IPC server (NULL or not started is fine). */
+void fwd_ctl_fini(struct fwd_d *);
 /* EVENT_INTERFACE for ifc to subscribers (deleted: it was removed). */
 void fwd_ctl_if_event(struct fwd_d *, const struct fwd_iface *, bool deleted);
 

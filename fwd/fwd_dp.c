@@ -271,7 +271,7 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 	/* lookups read the FIB's byte view only (16 MiB: fewer cache misses
 	 * than tbl24's 32); next hops >= 254, groups and no route are
 	 * resolved in dp_adj_slow */
-	const uint8_t *tb = ((const struct fwd_fib_dp *)fib)->tbl24b;
+	const uint8_t *tb = fwd_fib_bytes(fib);
 	const struct fwd_adj *ent = dp->conf.adj->ent;
 	const uint8_t *mac;
 	uint64_t mac64;

@@ -24,6 +24,14 @@ fib_home(const struct fwd_fib *fib, uint64_t key)
 	return ((size_t)((key * 0x9e3779b97f4a7c15ull) >> fib->ht_shift));
 }
 
+void
+fwd_fib_prefetch(const struct fwd_fib *fib, uint32_t pfx, unsigned len)
+{
+	__builtin_prefetch(&fib->ht[fib_home(fib, fib_key(pfx, len))], 0, 1);
+	__builtin_prefetch(&fib->tbl24[pfx >> 8], 1, 1);
+	__builtin_prefetch(&fib->dep24[pfx >> 8], 1, 1);
+}
+
 static inline unsigned
 fib_e_nh(uint64_t e)
 {

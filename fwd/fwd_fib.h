@@ -151,6 +151,12 @@ void fwd_fib_clear(struct fwd_fib *);
 void fwd_fib_mark_stale(struct fwd_fib *);
 size_t fwd_fib_sweep_stale(struct fwd_fib *);
 
+/* Prefetch what fwd_fib_add() or fwd_fib_del() of pfx/len (host order)
+ * touches first: its hash slot and its tbl24 entries. A batch of updates
+ * calls it a few routes ahead, so the cache misses of a large table
+ * overlap (1M random prefixes miss on each). */
+void fwd_fib_prefetch(const struct fwd_fib *, uint32_t pfx, unsigned len);
+
 /* The qsbr the FIB's readers register with (conf->qsbr or its own). */
 struct fwd_qsbr *fwd_fib_qsbr(const struct fwd_fib *);
 
@@ -232,6 +238,15 @@ static inline unsigned
 fwd_fib_lookup(const struct fwd_fib *fib, uint32_t dst)
 {
 	return (fwd_fib_lookup_dp_((const struct fwd_fib_dp *)fib, dst));
+}
+
+/* The byte view of tbl24 (2^24 bytes, one per /24), for a fast path that
+ * reads the next hop of most packets itself (fwd_dp.c): a byte below
+ * FWD_FIB_B_ESC is the next hop, FWD_FIB_B_ESC needs fwd_fib_lookup. */
+static inline const uint8_t *
+fwd_fib_bytes(const struct fwd_fib *fib)
+{
+	return (((const struct fwd_fib_dp *)fib)->tbl24b);
 }
 
 #ifndef FWD_FIB_PREFETCH_AHEAD

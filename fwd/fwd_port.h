@@ -3,6 +3,7 @@
 #ifndef FWD_PORT_H
 #define FWD_PORT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,6 +59,13 @@ struct fwd_port_ops {
 	 * per packet). NULL: the backend drops nothing unseen. */
 	void (*kernel_drops)(struct fwd_port *, uint64_t *all,
 	    uint64_t *ring_full);
+	/* The socket an idle worker sleeps on in poll(). NULL: none (the
+	 * port never has anything to wait for, e.g. memory ports). */
+	int (*fd)(const struct fwd_port *);
+	/* Busy-poll the socket for us microseconds, up to budget frames per
+	 * poll, from now on (a port keeps it: set once). 0 or -errno; NULL:
+	 * the backend cannot. */
+	int (*busy_poll)(struct fwd_port *, unsigned us, unsigned budget);
 };
 
 /*
@@ -127,6 +135,23 @@ fwd_port_kernel_drops(struct fwd_port *p, struct fwd_port_stats *s)
 	p->ops->kernel_drops(p, &all, &full);
 	s->rx_kernel_drops += all;
 	s->rx_ring_full += full;
+}
+
+/* The port's socket for poll() (fwd_port_ops.fd), or -1 when it has none. */
+static inline int
+fwd_port_fd(const struct fwd_port *p)
+{
+	return (p->ops->fd != NULL ? p->ops->fd(p) : -1);
+}
+
+/* Busy-poll options on the port (fwd_port_ops.busy_poll): 0, -errno, or
+ * -EOPNOTSUPP when the backend has none. */
+static inline int
+fwd_port_busy_poll(struct fwd_port *p, unsigned us, unsigned budget)
+{
+	if (p->ops->busy_poll == NULL)
+		return (-EOPNOTSUPP);
+	return (p->ops->busy_poll(p, us, budget));
 }
 
 /* Close the port and free it; NULL is fine. */

@@ -208,6 +208,7 @@ static const struct fwd_port_ops afp_ops = {
     .poll_tx = afp_poll_tx,
     .free = afp_free,
     .kernel_drops = afp_kernel_drops,
+    .fd = fwd_port_afp_fd,
 };
 
 static int

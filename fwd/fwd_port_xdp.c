@@ -918,6 +918,8 @@ static const struct fwd_port_ops xdp_ops = {
     .poll_tx = xdp_poll_tx,
     .free = xdp_free,
     .kernel_drops = xdp_kernel_drops,
+    .fd = fwd_port_xdp_fd,
+    .busy_poll = fwd_port_xdp_busy_poll,
 };
 
 static int

@@ -15,7 +15,6 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_ring.h"
 #include "fwd_d.h"
-#include "fwd_port_xdp.h"
 
 /* Idle back-off: pauses between two empty polls, doubled after each empty
  * poll up to this (about 3-6 us on current x86), reset by a packet. */
@@ -68,6 +67,21 @@ worker_punt(void *arg, struct fwd_pkt *pkt, enum fwd_reason why, unsigned aux)
 	return (true);
 }
 
+/* Control thread: the settings worker id runs with (its snapshot). */
+static void
+worker_conf_of(struct fwd_d *d, unsigned id, struct fwd_worker_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->threaded = d->conf.workers > 0;
+	c->cpu = id < d->conf.ncpus ? d->conf.cpus[id] : -1;
+	c->spin_us = d->conf.spin_us;
+	c->idle_ms = d->conf.idle_ms;
+	c->busy_poll_us = d->conf.busy_poll_us;
+	c->dp_flags = d->dp_flags;
+	c->loop = d->loop;
+	c->punt = &d->punt_async;
+}
+
 struct fwd_worker *
 fwd_worker_new(struct fwd_d *d, unsigned id)
 {
@@ -76,8 +90,9 @@ fwd_worker_new(struct fwd_d *d, unsigned id)
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return (NULL);
-	w->d = d;
 	w->id = id;
+	worker_conf_of(d, id, &w->conf);
+	w->next_conf = w->conf;
 	w->efd = -1;
 	w->puntq = lc_ring_new(FWD_D_PUNT_BUFS);
 	w->freeq = lc_ring_new(FWD_D_PUNT_BUFS);
@@ -138,11 +153,11 @@ worker_busy_poll(struct fwd_worker *w)
 	for (unsigned i = 0; i < FWD_PORT_MAX; i++) {
 		int rv;
 
-		if (w->ports[i] == NULL || fwd_port_xdp_fd(w->ports[i]) < 0)
+		if (w->ports[i] == NULL)
 			continue;
-		rv = fwd_port_xdp_busy_poll(w->ports[i],
-		    w->d->conf.busy_poll_us, FWD_BURST);
-		if (rv < 0 &&
+		rv = fwd_port_busy_poll(w->ports[i], w->conf.busy_poll_us,
+		    FWD_BURST);
+		if (rv < 0 && rv != -EOPNOTSUPP &&
 		    !__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
 			lc_log_warnx(
 			    "%s: busy-poll socket options refused (%s): "
@@ -163,9 +178,10 @@ fwd_worker_apply(struct fwd_worker *w)
 		if (w->ports[i] != NULL)
 			n = i + 1;
 	}
+	w->conf = w->next_conf;
 	w->dp.conf.nports = n;
-	w->dp.conf.flags = w->d->dp_flags;
-	if (w->d->conf.busy_poll_us > 0)
+	w->dp.conf.flags = w->conf.dp_flags;
+	if (w->conf.busy_poll_us > 0)
 		worker_busy_poll(w);
 	w->cur_gen = gen;
 	__atomic_store_n(&w->cfg_ack, gen, __ATOMIC_RELEASE);
@@ -221,14 +237,13 @@ worker_sleep(struct fwd_worker *w)
 		if (w->ports[i] == NULL)
 			continue;
 		/* AF_PACKET or AF_XDP socket; memory ports have none */
-		if ((fd = fwd_port_afp_fd(w->ports[i])) < 0 &&
-		    (fd = fwd_port_xdp_fd(w->ports[i])) < 0)
+		if ((fd = fwd_port_fd(w->ports[i])) < 0)
 			continue;
 		pfd[np].fd = fd;
 		pfd[np++].events = POLLIN;
 	}
 	fwd_qsbr_offline(w->qs);
-	(void)poll(pfd, np, (int)w->d->conf.idle_ms);
+	(void)poll(pfd, np, (int)w->conf.idle_ms);
 	fwd_qsbr_online(w->qs);
 	if (pfd[0].revents & POLLIN)
 		(void)!read(w->efd, &v, sizeof(v));
@@ -245,7 +260,7 @@ static void *
 worker_main(void *arg)
 {
 	struct fwd_worker *w = arg;
-	uint64_t spin = (uint64_t)w->d->conf.spin_us, since = 0;
+	uint64_t spin = (uint64_t)w->conf.spin_us, since = 0;
 	uint64_t yielded = mono_us();
 	unsigned pause = 0, empty = 0, polls = 0;
 	int pol = sched_getscheduler(0);
@@ -270,7 +285,7 @@ worker_main(void *arg)
 		n = fwd_worker_poll(w);
 		if (w->punted) {
 			w->punted = false;
-			ev_async_send(w->d->loop, &w->d->punt_async);
+			ev_async_send(w->conf.loop, w->conf.punt);
 		}
 		if (n > 0) {
 			pause = empty = 0;
@@ -305,15 +320,15 @@ fwd_worker_start(struct fwd_worker *w)
 	pthread_attr_t at;
 	int rv;
 
-	if (w->d->conf.workers == 0 || w->started)
+	if (!w->conf.threaded || w->started)
 		return (0);
 	if ((rv = pthread_attr_init(&at)) != 0)
 		return (-rv);
-	if (w->id < w->d->conf.ncpus) {
+	if (w->conf.cpu >= 0) {
 		cpu_set_t cs;
 
 		CPU_ZERO(&cs);
-		CPU_SET(w->d->conf.cpus[w->id], &cs);
+		CPU_SET(w->conf.cpu, &cs);
 		rv = pthread_attr_setaffinity_np(&at, sizeof(cs), &cs);
 	}
 	if (rv == 0)
@@ -352,6 +367,7 @@ fwd_workers_publish(struct fwd_d *d)
 			w->next_ports[i] = d->ifs[i].attached ?
 			    d->ifs[i].wport[k] :
 			    NULL;
+		worker_conf_of(d, k, &w->next_conf);
 		__atomic_store_n(&w->cfg_gen, gen, __ATOMIC_RELEASE);
 		if (!w->started)
 			fwd_worker_apply(w);

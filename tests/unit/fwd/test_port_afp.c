@@ -68,6 +68,10 @@ test_afp_rx(void **st)
 	assert_int_equal(fwd_port_afp_offloads_off("rc0"), 0);
 	p = fwd_port_afp_new(&c);
 	assert_non_null(p);
+	/* the port ops a worker uses: a socket to sleep on, no busy-poll */
+	assert_true(fwd_port_fd(p) >= 0);
+	assert_int_equal(fwd_port_fd(p), fwd_port_afp_fd(p));
+	assert_int_equal(fwd_port_busy_poll(p, 50, FWD_BURST), -EOPNOTSUPP);
 	assert_memory_equal(p->mac, rmac, 6);
 	assert_int_equal(p->mtu, 1500);
 	assert_int_equal(p->id, 3);

@@ -160,6 +160,20 @@ test_errors(void **st)
 	fwd_port_free(NULL);
 }
 
+/* A memory port has nothing to sleep on and no busy-poll (port ops). */
+static void
+test_no_fd(void **st)
+{
+	struct fwd_port_mem_conf c = {.id = 1};
+	struct fwd_port *p = fwd_port_mem_new(&c);
+
+	(void)st;
+	assert_non_null(p);
+	assert_int_equal(fwd_port_fd(p), -1);
+	assert_int_equal(fwd_port_busy_poll(p, 50, FWD_BURST), -EOPNOTSUPP);
+	fwd_port_free(p);
+}
+
 int
 main(void)
 {
@@ -169,6 +183,7 @@ main(void)
 	    cmocka_unit_test(test_replay),
 	    cmocka_unit_test(test_out),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_no_fd),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -100,6 +100,9 @@ test_xdp_rx(void **st)
 	assert_int_equal(p->mtu, 1500);
 	assert_int_equal(p->id, 3);
 	assert_true(fwd_port_xdp_fd(p) >= 0);
+	/* the port ops a worker uses, whatever the backend */
+	assert_int_equal(fwd_port_fd(p), fwd_port_xdp_fd(p));
+	assert_int_equal(fwd_port_afp_fd(p), -1);
 	cfd = host_sock(ns_client);
 	/* 300 frames through 64-entry rings and a 256-frame UMEM */
 	for (uint32_t s = 0; s < 300; s++) {

@@ -1,0 +1,98 @@
+/* fwd/fwd_d_int.h: what the parts of the daemon's control thread share
+ * (fwd_d.c, fwd_nh.c, fwd_if.c, fwd_if_port.c, fwd_settings.c); not for the
+ * workers, the IPC service or tests. */
+#ifndef FWD_D_INT_H
+#define FWD_D_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fwd_d.h"
+
+static inline uint32_t
+fwd_pmask(unsigned len)
+{
+	return (len == 0 ? 0 : 0xffffffffu << (32 - len));
+}
+
+/* ---- fwd_d.c: life cycle ---- */
+
+/* Send what the slow path built (d->out) on the control thread's ports. */
+void fwd_d_out_flush(struct fwd_d *);
+
+/* ---- fwd_nh.c: next hops interned into adjacencies, routes ---- */
+
+/* The record table and the permanent drop, reject and local adjacencies
+ * (d->adj and d->fib exist). 0 or -ENOMEM. */
+int fwd_nh_init(struct fwd_d *);
+void fwd_nh_fini(struct fwd_d *);
+/* The adjacency of next hop (gw, ifindex), created when new (no reference
+ * taken). The index, or -ENOSPC. */
+int fwd_nh_intern(struct fwd_d *, uint32_t gw, uint32_t ifindex);
+/* (Re)point NH record idx at its port (force: even when unchanged). */
+void fwd_nh_bind(struct fwd_d *, uint32_t idx, bool force);
+/* Every NH record at its port, after interfaces came or went. */
+void fwd_nh_rebind_all(struct fwd_d *);
+/* Drop a hold on idx (released when nothing else holds it). */
+void fwd_nh_unhold(struct fwd_d *, uint32_t idx);
+/* Release the adjacencies whose grace period ended. */
+void fwd_nh_reclaim(struct fwd_d *);
+/* The connected route of address k of f (attached), unless one is there. */
+void fwd_conn_add(struct fwd_d *, struct fwd_iface *, unsigned k);
+/* The connected route of ip/plen, once no address of f is on it. */
+void fwd_conn_del(struct fwd_d *, struct fwd_iface *, uint32_t ip,
+    unsigned plen);
+
+/* ---- fwd_if_port.c: the ports of interfaces ---- */
+
+/* Ports of one interface, opened before anything changes. */
+struct fwd_if_ports {
+	struct fwd_port *w[FWD_D_WORKERS_MAX];
+	struct fwd_port *tx;
+};
+
+/* One interface whose ports fwd_if_ports_open opens. */
+struct fwd_if_open {
+	const char *name;
+	uint8_t backend; /* in: the one to open; out: the one opened */
+	bool fallback;	 /* auto: AF_PACKET if AF_XDP cannot be opened */
+	bool fell_back;	 /* out: it did */
+	uint16_t id, mtu;
+	struct fwd_if_ports *ports;
+	int err;
+	bool workers_only; /* not the control thread's port */
+};
+
+/*
+ * Open the ports of n interfaces: every worker's socket and the control
+ * thread's, AF_PACKET ones all at once. 0, or -errno with *bad the index of
+ * the first interface that failed; on error nothing stays open.
+ */
+int fwd_if_ports_open(struct fwd_d *, struct fwd_if_open *, unsigned n,
+    unsigned *bad);
+/* Close the ports of one interface (d->nworkers worker ports and tx). */
+void fwd_if_ports_free(struct fwd_d *, struct fwd_if_ports *);
+/* Close n ports (NULL ones skipped), AF_PACKET ones in parallel; v[] is
+ * cleared. */
+void fwd_ports_free(struct fwd_port **v, unsigned n);
+/* Add port p's counters (and its kernel drops) to *s; p NULL: nothing. */
+void fwd_if_port_stats_add(struct fwd_port_stats *, struct fwd_port *p);
+/* The device's queue count when it has fewer than nw (an AF_XDP port binds
+ * one queue per worker), else 0: enough, or the driver does not say. */
+int fwd_if_xdp_queues_short(const char *name, unsigned nw);
+/* port-backend auto: the backend name gets under nw workers (f: the
+ * interface as configured now, or NULL). */
+uint8_t fwd_if_backend_auto(const char *name, const struct fwd_iface *f,
+    unsigned nw);
+
+/* ---- fwd_if.c: interfaces and the IF_CONFIG transaction ---- */
+
+/* fwd_d_if_apply, with the batch's AF_XDP and auto interfaces checked for
+ * nw workers (the count the batch will run under). */
+int fwd_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
+    bool replace_all, bool dry_run, unsigned nw, char *err, size_t errlen);
+/* Link state of every attached interface, checked again: changes go to the
+ * adjacencies, ARP (announce) and subscribers. */
+void fwd_if_link_check(struct fwd_d *);
+
+#endif /* FWD_D_INT_H */
