@@ -174,7 +174,7 @@ build/bin/bench-$(1): build/obj/tests/bench/bench_$(1).o $(call libs_of,build,$(
 	$$(E) LD $$@
 	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,$(LIBS_all)) -Wl,--end-group $$(bench_$(1)_LDLIBS) $$(call ldlibs_of,$(LIBS_all)) $$(BASE_LDLIBS)
 .PHONY: bench-$(1)
-bench-$(1): deps
+bench-$(1): deps-bench
 	$$(MAKE) --no-print-directory -j$(NPROC) build/bin/bench-$(1) $$(ALL_BINS)
 	./build/bin/bench-$(1) $$(BENCH_ARGS)
 endef
@@ -206,7 +206,7 @@ FUZZ_BINS := $(patsubst %,build/fuzz/fuzz-%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 8
 
 # ---- top-level targets ----------------------------------------------------------------
-.PHONY: all deps check check-build check-unit check-san check-fuzz \
+.PHONY: all deps deps-bench check check-build check-unit check-san check-fuzz \
 	check-integration check-bench check-format format run stop bench \
 	install clean fuzz
 
@@ -214,6 +214,10 @@ all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
 deps:
 	@./scripts/deps.sh
+
+# The benchmarks' peers too (libdpdk-dev for bench-fib), unless DPDK=no.
+deps-bench:
+	@./scripts/deps.sh $(if $(filter no,$(DPDK)),,--bench)
 
 # check installs what is missing first, then builds in a fresh make so that
 # pkg-config and the compilers are looked up after the install.
@@ -256,7 +260,7 @@ test-%:
 	@$(MAKE) --no-print-directory -j$(NPROC) $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
 	@./scripts/run-tests.sh unit-$* $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
 
-bench: deps
+bench: deps-bench
 	@$(MAKE) --no-print-directory -j$(NPROC) $(BENCH_BINS) $(ALL_BINS)
 	@./scripts/bench-all.sh $(BENCH_BINS)
 
