@@ -208,7 +208,7 @@ FUZZ_SECONDS ?= 8
 # ---- top-level targets ----------------------------------------------------------------
 .PHONY: all deps deps-bench check check-build check-unit check-san check-fuzz \
 	check-integration check-bench check-format format run stop bench \
-	install clean fuzz
+	install clean fuzz bench-compare
 
 all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
@@ -263,6 +263,23 @@ test-%:
 bench: deps-bench
 	@$(MAKE) --no-print-directory -j$(NPROC) $(BENCH_BINS) $(ALL_BINS)
 	@./scripts/bench-all.sh $(BENCH_BINS)
+
+# Two revisions' benchmarks run alternately, each built in a git worktree of
+# its own under build/compare/ (scripts/bench-compare.py; docs/DEVELOPING.md).
+#   make bench-compare A=REV [B=REV] [BENCH=ipc,fib,fastpath]
+#       [BUILD=release|debug|release,debug] [BUILD_A=..] [BUILD_B=..]
+#       [ROUNDS=3] [QUICK=1] [KEEP=1] [BENCH_ARGS='...']
+bench-compare: deps-bench
+	@./scripts/bench-compare.py run --a '$(A)' --b '$(or $(B),HEAD)' \
+	    --bench '$(or $(BENCH),ipc,fib,fastpath)' \
+	    --build '$(or $(BUILD),release)' \
+	    $(if $(BUILD_A),--build-a '$(BUILD_A)') \
+	    $(if $(BUILD_B),--build-b '$(BUILD_B)') \
+	    --rounds '$(or $(ROUNDS),3)' -j$(NPROC) \
+	    $(if $(filter-out 0,$(QUICK)),--quick) \
+	    $(if $(filter-out 0,$(KEEP)),--keep) \
+	    $(if $(DPDK),--dpdk '$(DPDK)') \
+	    $(if $(BENCH_ARGS),--bench-args '$(BENCH_ARGS)')
 
 run: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
