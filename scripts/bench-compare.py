@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -281,15 +282,21 @@ def run_bench(side, bench, args, rnd, timeout, logdir):
     exe = os.path.join(side.dir, "build", "bin", "bench-" + bench)
     log = os.path.join(logdir, "%s-r%d-%s.txt" % (bench, rnd, side.name))
     t0 = time.time()
+    # its own process group, so that a timeout or ^C also stops what it
+    # forked (bench-ipc's servers, valgrind's child)
+    p = subprocess.Popen([exe] + args, cwd=side.dir, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         env=make_env(side.build), start_new_session=True)
     try:
-        r = subprocess.run([exe] + args, cwd=side.dir, capture_output=True,
-                           text=True, timeout=timeout,
-                           env=make_env(side.build))
-        text, rc = r.stdout + r.stderr, r.returncode
-    except subprocess.TimeoutExpired as e:
-        text = (e.stdout or b"").decode(errors="replace") if isinstance(
-            e.stdout, bytes) else (e.stdout or "")
+        text, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        text, _ = p.communicate()
         rc = "timeout after %d s" % timeout
+    except KeyboardInterrupt:
+        os.killpg(p.pid, signal.SIGKILL)
+        raise
     with open(log, "w") as f:
         f.write(text)
     figs = figures(parse_bench(text))
@@ -352,17 +359,18 @@ def cmd_run(o):
         for bench in benches:
             missing = [s for s in (a, b) if not s.has_bench(top, bench)]
             if missing:
-                print("bench-compare: skipping %s: %s has no "
+                print("bench-compare: skipping %s: %s %s no "
                       "tests/bench/bench_%s.c" % (
                           bench, " and ".join(s.label for s in missing),
-                          bench))
+                          "have" if len(missing) > 1 else "has", bench))
                 continue
             todo.append(bench)
         for s in (a, b):
             if todo:
                 worktree_add(top, s, made)
         for bench in list(todo):
-            for s in (a, b):
+            # one worktree when A and B are the same build
+            for s in {x.dir: x for x in (a, b)}.values():
                 if bench in todo and not build_bench(s, bench, o.jobs,
                                                      o.dpdk, logdir):
                     print("bench-compare: skipping %s" % bench)
