@@ -296,4 +296,5 @@ install: $(ALL_BINS)
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# (not those of bench-compare's worktrees under build/compare: other trees)
+-include $(shell find build -path build/compare -prune -o -name '*.d' -print 2>/dev/null)
