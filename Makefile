@@ -268,18 +268,20 @@ bench: deps-bench
 # its own under build/compare/ (scripts/bench-compare.py; docs/DEVELOPING.md).
 #   make bench-compare A=REV [B=REV] [BENCH=ipc,fib,fastpath]
 #       [BUILD=release|debug|release,debug] [BUILD_A=..] [BUILD_B=..]
-#       [ROUNDS=3] [QUICK=1] [KEEP=1] [BENCH_ARGS='...']
+#       [ROUNDS=3] [QUICK=1] [KEEP=1] [BENCH_ARGS='...'] [ARGS_<name>='...']
+BENCH_COMPARE := ipc,fib,fastpath
 bench-compare: deps-bench
 	@./scripts/bench-compare.py run --a '$(A)' --b '$(or $(B),HEAD)' \
-	    --bench '$(or $(BENCH),ipc,fib,fastpath)' \
+	    --bench '$(or $(BENCH),$(BENCH_COMPARE))' \
 	    --build '$(or $(BUILD),release)' \
 	    $(if $(BUILD_A),--build-a '$(BUILD_A)') \
 	    $(if $(BUILD_B),--build-b '$(BUILD_B)') \
 	    --rounds '$(or $(ROUNDS),3)' -j$(NPROC) \
 	    $(if $(filter-out 0,$(QUICK)),--quick) \
 	    $(if $(filter-out 0,$(KEEP)),--keep) \
-	    $(if $(DPDK),--dpdk '$(DPDK)') \
-	    $(if $(BENCH_ARGS),--bench-args '$(BENCH_ARGS)')
+	    $(if $(filter-out auto,$(DPDK)),--dpdk '$(DPDK)') \
+	    $(if $(BENCH_ARGS),--bench-args '$(BENCH_ARGS)') \
+	    $(foreach b,$(BENCH_NAMES),$(if $(ARGS_$(b)),--args '$(b)=$(ARGS_$(b))'))
 
 run: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all

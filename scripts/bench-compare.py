@@ -352,6 +352,10 @@ def cmd_run(o):
     os.makedirs(logdir)
     args = (["--quick"] if o.quick else []) + (o.bench_args.split()
                                                if o.bench_args else [])
+    own = {}  # bench -> its own extra arguments (ARGS_fib=...)
+    for a_ in o.args or []:
+        name, _, rest = a_.partition("=")
+        own[name] = rest.split()
     timeout = 900 if o.quick else 7200
     made = []
     try:
@@ -377,12 +381,14 @@ def cmd_run(o):
                     todo.remove(bench)
         print("bench-compare: %s, %d rounds of A B, arguments: %s" % (
             ", ".join("bench-" + x for x in todo) or "nothing to run",
-            o.rounds, " ".join(args) or "(none)"))
+            o.rounds, "; ".join("bench-%s %s" % (x, " ".join(
+                args + own.get(x, [])) or "(none)") for x in todo)))
         for rnd in range(1, o.rounds + 1):
             for bench in list(todo):
                 for s in (a, b):
-                    figs, why, refused = run_bench(s, bench, args, rnd,
-                                                   timeout, logdir)
+                    figs, why, refused = run_bench(
+                        s, bench, args + own.get(bench, []), rnd, timeout,
+                        logdir)
                     if figs is not None:
                         s.runs.setdefault(bench, []).append(figs)
                         continue
@@ -437,6 +443,8 @@ def main():
     r.add_argument("--keep", action="store_true")
     r.add_argument("--dpdk", help="DPDK=... for the worktrees' make")
     r.add_argument("--bench-args", help="more arguments for every benchmark")
+    r.add_argument("--args", action="append", metavar="NAME=ARGS",
+                   help="more arguments for bench-NAME only")
     q = sub.add_parser("report", help="the table from saved outputs")
     q.add_argument("--a-log", action="append", required=True)
     q.add_argument("--b-log", action="append", required=True)
