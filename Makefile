@@ -174,7 +174,7 @@ build/bin/bench-$(1): build/obj/tests/bench/bench_$(1).o $(call libs_of,build,$(
 	$$(E) LD $$@
 	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -Wl,--start-group $(call libs_of,build,$(LIBS_all)) -Wl,--end-group $$(bench_$(1)_LDLIBS) $$(call ldlibs_of,$(LIBS_all)) $$(BASE_LDLIBS)
 .PHONY: bench-$(1)
-bench-$(1): deps
+bench-$(1): deps-bench
 	$$(MAKE) --no-print-directory -j$(NPROC) build/bin/bench-$(1) $$(ALL_BINS)
 	./build/bin/bench-$(1) $$(BENCH_ARGS)
 endef
@@ -206,14 +206,18 @@ FUZZ_BINS := $(patsubst %,build/fuzz/fuzz-%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 8
 
 # ---- top-level targets ----------------------------------------------------------------
-.PHONY: all deps check check-build check-unit check-san check-fuzz \
+.PHONY: all deps deps-bench check check-build check-unit check-san check-fuzz \
 	check-integration check-bench check-format format run stop bench \
-	install clean fuzz
+	install clean fuzz bench-compare
 
 all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
 deps:
 	@./scripts/deps.sh
+
+# The benchmarks' peers too (libdpdk-dev for bench-fib), unless DPDK=no.
+deps-bench:
+	@./scripts/deps.sh $(if $(filter no,$(DPDK)),,--bench)
 
 # check installs what is missing first, then builds in a fresh make so that
 # pkg-config and the compilers are looked up after the install.
@@ -256,9 +260,28 @@ test-%:
 	@$(MAKE) --no-print-directory -j$(NPROC) $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
 	@./scripts/run-tests.sh unit-$* $(filter build/tests/unit/$(patsubst common,libcommon,$*)/%,$(UNIT_BINS))
 
-bench: deps
+bench: deps-bench
 	@$(MAKE) --no-print-directory -j$(NPROC) $(BENCH_BINS) $(ALL_BINS)
 	@./scripts/bench-all.sh $(BENCH_BINS)
+
+# Two revisions' benchmarks run alternately, each built in a git worktree of
+# its own under build/compare/ (scripts/bench-compare.py; docs/DEVELOPING.md).
+#   make bench-compare A=REV [B=REV] [BENCH=ipc,fib,fastpath]
+#       [BUILD=release|debug|release,debug] [BUILD_A=..] [BUILD_B=..]
+#       [ROUNDS=3] [QUICK=1] [KEEP=1] [BENCH_ARGS='...'] [ARGS_<name>='...']
+BENCH_COMPARE := ipc,fib,fastpath
+bench-compare: deps-bench
+	@./scripts/bench-compare.py run --a '$(A)' --b '$(or $(B),HEAD)' \
+	    --bench '$(or $(BENCH),$(BENCH_COMPARE))' \
+	    --build '$(or $(BUILD),release)' \
+	    $(if $(BUILD_A),--build-a '$(BUILD_A)') \
+	    $(if $(BUILD_B),--build-b '$(BUILD_B)') \
+	    --rounds '$(or $(ROUNDS),3)' -j$(NPROC) \
+	    $(if $(filter-out 0,$(QUICK)),--quick) \
+	    $(if $(filter-out 0,$(KEEP)),--keep) \
+	    $(if $(filter-out auto,$(DPDK)),--dpdk '$(DPDK)') \
+	    $(if $(BENCH_ARGS),--bench-args '$(BENCH_ARGS)') \
+	    $(foreach b,$(BENCH_NAMES),$(if $(ARGS_$(b)),--args '$(b)=$(ARGS_$(b))'))
 
 run: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
@@ -275,4 +298,5 @@ install: $(ALL_BINS)
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# (not those of bench-compare's worktrees under build/compare: other trees)
+-include $(shell find build -path build/compare -prune -o -name '*.d' -print 2>/dev/null)

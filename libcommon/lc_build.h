@@ -18,7 +18,9 @@ const char *lc_build_why_not_optimized(void);
 /*
  * For benchmarks: prints "<prog>: build flags: <flags>" to stdout. If the
  * build is not optimized, prints the reason to stderr and returns -1 (the
- * benchmark must then exit 2); else 0.
+ * benchmark must then exit 2); else 0. An unoptimised build that is not a
+ * sanitizer build is let through with a warning on stdout when the
+ * environment says TERN_BENCH_ALLOW_DEBUG=1 (make bench-compare BUILD=debug).
  */
 int lc_build_bench_check(const char *prog);
 

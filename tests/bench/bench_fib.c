@@ -1,4 +1,9 @@
 /* tests/bench/bench_fib.c: fwd's FIB against DPDK rte_fib and rte_lpm, same process, same prefixes. */
+/*
+ * The DPDK peers are compiled in when tests/bench/module.mk defines BF_DPDK
+ * (pkg-config found libdpdk at make time, and not make DPDK=no); without
+ * them the benchmark says so and reports ours alone.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -9,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef BF_DPDK
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_fib.h>
@@ -16,6 +22,7 @@
 #include <rte_lpm.h>
 #include <rte_malloc.h>
 #include <rte_version.h>
+#endif
 
 #include "fwd/fwd_fib.h"
 #include "libcommon/lc_build.h"
@@ -85,18 +92,6 @@ thp_bytes(void)
 			break;
 	fclose(f);
 	return ((size_t)kb * 1024);
-}
-
-static size_t
-dpdk_heap_bytes(void)
-{
-	struct rte_malloc_socket_stats st;
-	size_t sum = 0;
-
-	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
-		if (rte_malloc_get_socket_stats(s, &st) == 0)
-			sum += st.heap_allocsz_bytes;
-	return (sum);
 }
 
 /* ---- results ---- */
@@ -223,6 +218,37 @@ ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
 	return (f);
 }
 
+enum impl { OURS, DFIB, LPM, DFIB512, NIMPL };
+static const char *impl_peer[NIMPL] = {"ours", "dpdk_rte_fib", "dpdk_rte_lpm",
+    "dpdk_rte_fib_avx512"};
+static bool have_avx512; /* rte_fib's AVX512 lookup is selectable */
+
+/* Without DPDK the two peer pointers stay NULL (incomplete types). */
+struct rte_fib;
+struct rte_lpm;
+
+struct tables {
+	struct fwd_fib *ours;
+	struct rte_fib *dfib;
+	struct rte_lpm *lpm;
+};
+
+/* ---- the peers: DPDK's rte_fib and rte_lpm, or stubs without DPDK ---- */
+#ifdef BF_DPDK
+static const bool have_peers = true;
+
+static size_t
+dpdk_heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t sum = 0;
+
+	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return (sum);
+}
+
 static unsigned fib_seq;
 
 static struct rte_fib *
@@ -289,95 +315,115 @@ lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
 	return (l);
 }
 
-/* ---- lookups ---- */
-
-enum impl { OURS, DFIB, LPM, DFIB512, NIMPL };
-static const char *impl_peer[NIMPL] = {"ours", "dpdk_rte_fib", "dpdk_rte_lpm",
-    "dpdk_rte_fib_avx512"};
-static bool have_avx512; /* rte_fib's AVX512 lookup is selectable */
-
-struct tables {
-	struct fwd_fib *ours;
-	struct rte_fib *dfib;
-	struct rte_lpm *lpm;
-};
-
-/* lookups/s over the whole stream (repeated to nlookups) */
-static double
-run_lookups(const struct tables *t, enum impl im, bool burst, const uint32_t *a,
-    size_t m)
+/* EAL set up without taking this thread's CPUs away. */
+static int
+peers_init(char *prog)
 {
-	size_t reps = opt.nlookups / m ? opt.nlookups / m : 1;
-	uint64_t sum = 0;
-	double t0, t1;
+	char *eal_argv[] = {prog, "--no-huge", "--no-pci", "--no-shconf",
+	    "--no-telemetry", "-m", "3072", "--log-level=3",
+	    "--force-max-simd-bitwidth=512", NULL};
+	int eal_argc = (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1;
+	cpu_set_t all;
 
-	if (im == DFIB512)
-		rte_fib_select_lookup(t->dfib,
-		    RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512);
-	t0 = now_s();
-	for (size_t r = 0; r < reps; r++) {
-		switch (im * 2 + burst) {
-		case OURS * 2:
-			for (size_t i = 0; i < m; i++)
-				sum += fwd_fib_lookup(t->ours, a[i]);
-			break;
-		case OURS * 2 + 1: {
-			uint16_t nh[BURST];
-
-			for (size_t i = 0; i + BURST <= m; i += BURST) {
-				fwd_fib_lookup_burst(t->ours, a + i, nh, BURST);
-				/* keep the results alive as a caller would */
-				__asm__ volatile("" : : "r"(nh) : "memory");
-			}
-			sum += nh[0];
-			break;
-		}
-		case DFIB * 2:
-			for (size_t i = 0; i < m; i++) {
-				uint64_t nh;
-
-				rte_fib_lookup_bulk(t->dfib, (uint32_t *)&a[i],
-				    &nh, 1);
-				sum += nh;
-			}
-			break;
-		case DFIB512 * 2:
-		case DFIB512 * 2 + 1:
-		case DFIB * 2 + 1: {
-			uint64_t nh[BURST];
-
-			for (size_t i = 0; i + BURST <= m; i += BURST)
-				rte_fib_lookup_bulk(t->dfib, (uint32_t *)a + i,
-				    nh, BURST);
-			sum += nh[0];
-			break;
-		}
-		case LPM * 2:
-			for (size_t i = 0; i < m; i++) {
-				uint32_t nh = 0;
-
-				rte_lpm_lookup(t->lpm, a[i], &nh);
-				sum += nh;
-			}
-			break;
-		case LPM * 2 + 1: {
-			uint32_t nh[BURST];
-
-			for (size_t i = 0; i + BURST <= m; i += BURST) {
-				rte_lpm_lookup_bulk(t->lpm, a + i, nh, BURST);
-				__asm__ volatile("" : : "r"(nh) : "memory");
-			}
-			sum += nh[0];
-			break;
-		}
-		}
+	/* EAL pins this thread to one lcore; give the scheduler all CPUs back
+	 * (2 shared vCPUs: pinning to a busy one would skew one side). */
+	sched_getaffinity(0, sizeof(all), &all);
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return (-1);
 	}
-	t1 = now_s();
-	if (im == DFIB512)
-		rte_fib_select_lookup(t->dfib,
-		    RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO);
-	sink += sum;
-	return ((double)(reps * (m - (burst ? m % BURST : 0))) / (t1 - t0));
+	sched_setaffinity(0, sizeof(all), &all);
+	rte_log_set_global_level(RTE_LOG_ERR);
+	return (0);
+}
+
+static void
+peers_fini(void)
+{
+	rte_eal_cleanup();
+}
+
+/* The start of the header line that names the peers. */
+static void
+peers_print(void)
+{
+	printf("peers: %s rte_fib DIR24_8 2-byte entries (num_tbl8 32767, "
+	       "max_routes %.2f x prefixes (standard set), scalar lookup: "
+	       "what DEFAULT picks without --force-max-simd-bitwidth=512) and "
+	       "rte_lpm, EAL --no-huge (4 KiB pages); ",
+	    rte_version(), opt.rib_factor);
+}
+
+static void
+dfib_free(struct rte_fib *f)
+{
+	rte_fib_free(f);
+}
+
+static void
+lpm_free(struct rte_lpm *l)
+{
+	rte_lpm_free(l);
+}
+
+/* rte_fib's bulk lookup: the AVX512 one or the scalar one; false if the
+ * CPU or the build lacks the one asked for. */
+static bool
+dfib_select(struct rte_fib *f, bool avx512)
+{
+	return (rte_fib_select_lookup(f,
+		    avx512 ? RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512 :
+			     RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO) == 0);
+}
+
+/* One pass of a peer's lookups over the stream; returns a sum of the next
+ * hops so that nothing is optimised away. */
+static uint64_t
+peer_lookups(const struct tables *t, enum impl im, bool burst,
+    const uint32_t *a, size_t m)
+{
+	uint64_t sum = 0;
+
+	switch (im * 2 + burst) {
+	case DFIB * 2:
+		for (size_t i = 0; i < m; i++) {
+			uint64_t nh;
+
+			rte_fib_lookup_bulk(t->dfib, (uint32_t *)&a[i], &nh, 1);
+			sum += nh;
+		}
+		break;
+	case DFIB512 * 2:
+	case DFIB512 * 2 + 1:
+	case DFIB * 2 + 1: {
+		uint64_t nh[BURST];
+
+		for (size_t i = 0; i + BURST <= m; i += BURST)
+			rte_fib_lookup_bulk(t->dfib, (uint32_t *)a + i, nh,
+			    BURST);
+		sum += nh[0];
+		break;
+	}
+	case LPM * 2:
+		for (size_t i = 0; i < m; i++) {
+			uint32_t nh = 0;
+
+			rte_lpm_lookup(t->lpm, a[i], &nh);
+			sum += nh;
+		}
+		break;
+	case LPM * 2 + 1: {
+		uint32_t nh[BURST];
+
+		for (size_t i = 0; i + BURST <= m; i += BURST) {
+			rte_lpm_lookup_bulk(t->lpm, a + i, nh, BURST);
+			__asm__ volatile("" : : "r"(nh) : "memory");
+		}
+		sum += nh[0];
+		break;
+	}
+	}
+	return (sum);
 }
 
 /* All three agree on every address of the stream? Returns mismatches. */
@@ -406,6 +452,135 @@ verify(const struct tables *t, const uint32_t *a, size_t m)
 	return (bad);
 }
 
+static int
+peer_update(const struct tables *t, enum impl im, const struct tt_prefix *p,
+    bool del)
+{
+	if (im == DFIB)
+		return (del ? rte_fib_delete(t->dfib, p->addr, p->len) :
+			      rte_fib_add(t->dfib, p->addr, p->len, p->nh));
+	return (del ? rte_lpm_delete(t->lpm, p->addr, p->len) :
+		      rte_lpm_add(t->lpm, p->addr, p->len, p->nh));
+}
+#else
+/* Built without DPDK: main() never asks the stubs below for a table. */
+static const bool have_peers = false;
+
+static int
+peers_init(char *prog)
+{
+	return (0);
+}
+
+static void
+peers_fini(void)
+{
+}
+
+static void
+peers_print(void)
+{
+	printf("bench-fib: built without DPDK (pkg-config found no libdpdk at "
+	       "make time, or make DPDK=no): no rte_fib/rte_lpm peers, ours "
+	       "alone; make bench-fib installs libdpdk-dev and builds them "
+	       "in\n");
+	printf("peers: none; ");
+}
+
+static struct rte_fib *
+dfib_build(const struct tt_prefixset *ps, double rib_factor, size_t *rejected,
+    double *secs, size_t *heap)
+{
+	return (NULL);
+}
+
+static struct rte_lpm *
+lpm_build(const struct tt_prefixset *ps, size_t *rejected, double *secs,
+    size_t *heap)
+{
+	return (NULL);
+}
+
+static void
+dfib_free(struct rte_fib *f)
+{
+}
+
+static void
+lpm_free(struct rte_lpm *l)
+{
+}
+
+static bool
+dfib_select(struct rte_fib *f, bool avx512)
+{
+	return (false);
+}
+
+static uint64_t
+peer_lookups(const struct tables *t, enum impl im, bool burst,
+    const uint32_t *a, size_t m)
+{
+	return (0);
+}
+
+static size_t
+verify(const struct tables *t, const uint32_t *a, size_t m)
+{
+	return (0);
+}
+
+static int
+peer_update(const struct tables *t, enum impl im, const struct tt_prefix *p,
+    bool del)
+{
+	return (-ENOTSUP);
+}
+#endif
+
+/* ---- lookups ---- */
+
+/* lookups/s over the whole stream (repeated to nlookups) */
+static double
+run_lookups(const struct tables *t, enum impl im, bool burst, const uint32_t *a,
+    size_t m)
+{
+	size_t reps = opt.nlookups / m ? opt.nlookups / m : 1;
+	uint64_t sum = 0;
+	double t0, t1;
+
+	if (im == DFIB512)
+		dfib_select(t->dfib, true);
+	t0 = now_s();
+	for (size_t r = 0; r < reps; r++) {
+		switch (im * 2 + burst) {
+		case OURS * 2:
+			for (size_t i = 0; i < m; i++)
+				sum += fwd_fib_lookup(t->ours, a[i]);
+			break;
+		case OURS * 2 + 1: {
+			uint16_t nh[BURST];
+
+			for (size_t i = 0; i + BURST <= m; i += BURST) {
+				fwd_fib_lookup_burst(t->ours, a + i, nh, BURST);
+				/* keep the results alive as a caller would */
+				__asm__ volatile("" : : "r"(nh) : "memory");
+			}
+			sum += nh[0];
+			break;
+		}
+		default:
+			sum += peer_lookups(t, im, burst, a, m);
+			break;
+		}
+	}
+	t1 = now_s();
+	if (im == DFIB512)
+		dfib_select(t->dfib, false);
+	sink += sum;
+	return ((double)(reps * (m - (burst ? m % BURST : 0))) / (t1 - t0));
+}
+
 /* ---- updates ---- */
 
 static double
@@ -417,8 +592,7 @@ run_updates(const struct tables *t, enum impl im, const struct tt_prefixset *ps,
 	for (size_t k = 0; k < u; k++) {
 		const struct tt_prefix *p = &ps->p[idx[k]];
 		int rv = im == OURS ? fwd_fib_del(t->ours, p->addr, p->len) :
-		    im == DFIB	    ? rte_fib_delete(t->dfib, p->addr, p->len) :
-				      rte_lpm_delete(t->lpm, p->addr, p->len);
+				      peer_update(t, im, p, true);
 
 		*errs += rv != 0;
 	}
@@ -426,8 +600,7 @@ run_updates(const struct tables *t, enum impl im, const struct tt_prefixset *ps,
 		const struct tt_prefix *p = &ps->p[idx[k]];
 		int rv = im == OURS ?
 		    fwd_fib_add(t->ours, p->addr, p->len, p->nh) :
-		    im == DFIB ? rte_fib_add(t->dfib, p->addr, p->len, p->nh) :
-				 rte_lpm_add(t->lpm, p->addr, p->len, p->nh);
+		    peer_update(t, im, p, false);
 
 		*errs += rv != 0;
 	}
@@ -448,13 +621,8 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf",
-	    "--no-telemetry", "-m", "3072", "--log-level=3",
-	    "--force-max-simd-bitwidth=512", NULL};
-	int eal_argc = (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1;
 	struct tt_prefixset ps, pl;
 	struct tables t = {0};
-	cpu_set_t all;
 	char cas[64];
 	size_t rej, rej2, heap_fib = 0, heap_lpm = 0, m;
 	double secs;
@@ -486,13 +654,12 @@ main(int argc, char **argv)
 	}
 	if (opt.rounds < 3 || opt.rounds > MAX_ROUNDS)
 		opt.rounds = 3;
+	/* libcommon and this file share the flags (one CFLAGS, rebuilt when
+	 * they change), so libcommon's check covers this file too. */
 	if (lc_build_bench_check("bench-fib") != 0)
 		return (2);
-#ifndef __OPTIMIZE__
-	fprintf(stderr,
-	    "bench-fib: this file was built without optimisation\n");
-	return (2);
-#endif
+	if (!have_peers)
+		opt.lpm = false;
 	if (opt.quick && opt.n == TT_PFX_FULL)
 		opt.n = 50000;
 	opt.suffix = opt.n == TT_PFX_FULL ? "1M" : NULL;
@@ -502,15 +669,8 @@ main(int argc, char **argv)
 	if (opt.nupdates > opt.n / 2)
 		opt.nupdates = opt.n / 2;
 
-	/* EAL pins this thread to one lcore; give the scheduler all CPUs back
-	 * (2 shared vCPUs: pinning to a busy one would skew one side). */
-	sched_getaffinity(0, sizeof(all), &all);
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+	if (peers_init(argv[0]) != 0)
 		return (1);
-	}
-	sched_setaffinity(0, sizeof(all), &all);
-	rte_log_set_global_level(RTE_LOG_ERR);
 
 	printf("bench-fib: %s mode, %zu prefixes (standard set, seed %#" PRIx64
 	       "), %d rounds alternating ours/peers, %zu lookups per figure, "
@@ -518,12 +678,8 @@ main(int argc, char **argv)
 	    opt.quick ? "quick" : "full", opt.n, (uint64_t)TT_PFX_SEED,
 	    opt.rounds, opt.nlookups, BURST, sched_getcpu(),
 	    bench_clock == CLOCK_MONOTONIC ? "wall" : "thread CPU");
-	printf(
-	    "peers: %s rte_fib DIR24_8 2-byte entries (num_tbl8 32767, "
-	    "max_routes %.2f x prefixes (standard set), scalar lookup: what DEFAULT picks without "
-	    "--force-max-simd-bitwidth=512) and rte_lpm, EAL --no-huge (4 KiB pages); ours "
-	    "%s, %s bursts\n",
-	    rte_version(), opt.rib_factor,
+	peers_print();
+	printf("ours %s, %s bursts\n",
 	    opt.no_thp ? "on 4 KiB pages (--no-thp)" :
 			 "with transparent huge pages (madvise)",
 	    opt.no_simd ? "scalar" : "AVX-512 (where the CPU has it)");
@@ -566,7 +722,7 @@ main(int argc, char **argv)
 			size_t r0, h0;
 
 			fwd_fib_free(t.ours);
-			rte_fib_free(t.dfib);
+			dfib_free(t.dfib);
 			r0 = rss_bytes();
 			h0 = thp_bytes();
 			t.ours = ours_build(&ps, &rej, &secs);
@@ -576,6 +732,8 @@ main(int argc, char **argv)
 			add(&mem_o, (double)fwd_fib_memory(t.ours));
 			if (rej)
 				printf("  ours rejected %zu\n", rej);
+			if (!have_peers)
+				continue;
 			t.dfib = dfib_build(&ps, opt.rib_factor, &rej2, &secs,
 			    &heap_fib);
 			add(&sb_f, secs);
@@ -625,17 +783,17 @@ main(int argc, char **argv)
 
 	/* rte_fib's AVX512 bulk lookup, where the CPU has it: an extra peer
 	 * for bursts (the default selection stays the scalar one) */
-	have_avx512 = rte_fib_select_lookup(t.dfib,
-			  RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512) == 0;
-	rte_fib_select_lookup(t.dfib, RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO);
-	printf("rte_fib AVX512 lookup: %s\n",
-	    have_avx512 ?
-		"available, "
-		"measured as the extra peer dpdk_rte_fib_avx512 (bursts)" :
-		"not available");
+	if (have_peers) {
+		have_avx512 = dfib_select(t.dfib, true);
+		dfib_select(t.dfib, false);
+		printf("rte_fib AVX512 lookup: %s\n",
+		    have_avx512 ? "available, measured as the extra peer "
+				  "dpdk_rte_fib_avx512 (bursts)" :
+				  "not available");
+	}
 
 	/* ---- correctness across the three ---- */
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 3 && have_peers; k++) {
 		size_t bad = verify(&t, streams[k], m);
 
 		printf("verify %-8s: %zu addresses, %zu disagreements\n",
@@ -660,7 +818,8 @@ main(int argc, char **argv)
 
 			for (int r = 0; r < opt.rounds; r++)
 				for (int im = 0; im < NIMPL; im++) {
-					if ((im == LPM && t.lpm == NULL) ||
+					if ((im != OURS && !have_peers) ||
+					    (im == LPM && t.lpm == NULL) ||
 					    (im == DFIB512 &&
 						(!have_avx512 || !b)))
 						continue;
@@ -713,6 +872,8 @@ main(int argc, char **argv)
 			add(&su_o,
 			    run_updates(&t, OURS, &ps, idx, opt.nupdates,
 				&e_o));
+			if (!have_peers)
+				continue;
 			add(&su_f,
 			    run_updates(&t, DFIB, &ps, idx, opt.nupdates,
 				&e_f));
@@ -734,7 +895,7 @@ main(int argc, char **argv)
 			    &su_o, "dpdk_rte_lpm", &su_l, true);
 		}
 		/* the tables still hold the whole set */
-		if (verify(&t, streams[0], m) != 0) {
+		if (have_peers && verify(&t, streams[0], m) != 0) {
 			fprintf(stderr, "bench-fib: disagree after updates\n");
 			return (1);
 		}
@@ -752,7 +913,7 @@ main(int argc, char **argv)
 		       "only its tbl8 pool can refuse)\n",
 		    pl.n, pl.nlong);
 		fwd_fib_free(t.ours);
-		rte_fib_free(t.dfib);
+		dfib_free(t.dfib);
 		t.ours = NULL;
 		t.dfib = NULL;
 		tl.ours = ours_build(&pl, &rej, &secs);
@@ -760,10 +921,12 @@ main(int argc, char **argv)
 		add(&sb_o, secs);
 		add(&mem_o, (double)fwd_fib_memory(tl.ours));
 		/* a rib twice the routes: every rejection is its tbl8 pool */
-		tl.dfib = dfib_build(&pl, 2.0, &rej2, &secs, &heap_fib);
-		add(&rj_f, (double)rej2);
-		add(&sb_f, secs);
-		add(&mem_f, (double)heap_fib);
+		if (have_peers) {
+			tl.dfib = dfib_build(&pl, 2.0, &rej2, &secs, &heap_fib);
+			add(&rj_f, (double)rej2);
+			add(&sb_f, secs);
+			add(&mem_f, (double)heap_fib);
+		}
 		/* the issue's name for the 1M set; others carry their size */
 		report(opt.suffix ? "rejected_long5" : CASE("rejected_long5"),
 		    "routes", "routes", &rj_o, "dpdk_rte_fib", &rj_f, false);
@@ -774,17 +937,17 @@ main(int argc, char **argv)
 		printf("  ours: %zu routes, %zu tbl8 groups in use\n",
 		    fwd_fib_count(tl.ours), fwd_fib_tbl8_used(tl.ours));
 		fwd_fib_free(tl.ours);
-		rte_fib_free(tl.dfib);
+		dfib_free(tl.dfib);
 	}
 
 	printf("\n");
 	for (int i = 0; i < nlines; i++)
 		printf("%s\n", bench_lines[i]);
-	rte_lpm_free(t.lpm);
+	lpm_free(t.lpm);
 	for (int k = 0; k < 3; k++)
 		free(streams[k]);
 	tt_prefixset_free(&ps);
 	tt_prefixset_free(&pl);
-	rte_eal_cleanup();
+	peers_fini();
 	return (0);
 }
