@@ -1,9 +1,32 @@
-/* libcommon/lc_daemon.c: parses the options every tern daemon shares. */
+/* libcommon/lc_daemon.c: the options every tern daemon shares, a table for
+ * its own ones, and the main() around its event loop. */
 #include "libcommon/lc_daemon.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "libcommon/lc_loop.h"
+
+#define OPT_COLUMN 19 /* width of "--name=ARG" in --help */
+
+/* One table row in --help. */
+static void
+opt_usage(FILE *f, const struct lc_opt *o)
+{
+	char left[64];
+	const char *h, *nl;
+
+	snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? "=" : "",
+	    o->arg ? o->arg : "");
+	if (strlen(left) < OPT_COLUMN)
+		fprintf(f, "  %-*s", OPT_COLUMN, left);
+	else
+		fprintf(f, "  %s  ", left);
+	for (h = o->help; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, OPT_COLUMN + 2, "");
+	fprintf(f, "%s\n", h);
+}
 
 void
 lc_daemon_usage(FILE *f, const struct lc_daemon_info *info)
@@ -20,6 +43,9 @@ lc_daemon_usage(FILE *f, const struct lc_daemon_info *info)
 	    "  --help             show this text\n"
 	    "  --version          show the version\n",
 	    info->name, info->summary, TERN_RUNDIR_DEFAULT);
+	for (const struct lc_opt *o = info->opts; o != NULL && o->name != NULL;
+	     o++)
+		opt_usage(f, o);
 	if (info->usage_extra != NULL)
 		fprintf(f, "%s", info->usage_extra);
 	if (info->status != NULL)
@@ -55,13 +81,128 @@ bad_usage(const struct lc_daemon_info *info, const char *what, const char *arg)
 }
 
 int
+lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out, char *err,
+    size_t errsz)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || errno != 0 || *end != '\0' || x < min ||
+	    x > max) {
+		snprintf(err, errsz, "'%s' is not a number in %u..%u", v, min,
+		    max);
+		return (-EINVAL);
+	}
+	*out = (unsigned)x;
+	return (0);
+}
+
+static const struct lc_opt *
+opt_find(const struct lc_opt *o, const char *arg)
+{
+	for (; o != NULL && o->name != NULL; o++)
+		if (opt_is(arg, o->name))
+			return (o);
+	return (NULL);
+}
+
+/* The value v of table option o into its place; -EINVAL after saying why. */
+static int
+opt_store(const struct lc_daemon_info *info, const struct lc_opt *o,
+    const char *v)
+{
+	char err[256] = "";
+	size_t n;
+	int i;
+
+	switch (o->kind) {
+	case LC_OPT_FLAG:
+		if (o->dst != NULL)
+			*(bool *)o->dst = true;
+		return (0);
+	case LC_OPT_STRING:
+		*(const char **)o->dst = v;
+		return (0);
+	case LC_OPT_UINT:
+		if (lc_opt_uint(v, o->min, o->max, o->dst, err, sizeof(err)) ==
+		    0)
+			return (0);
+		break;
+	case LC_OPT_CHOICE:
+		for (i = 0; o->choices[i] != NULL; i++)
+			if (strcmp(v, o->choices[i]) == 0) {
+				*(const char **)o->dst = o->choices[i];
+				return (0);
+			}
+		/* "'x' is not run, ring or auto" */
+		n = (size_t)snprintf(err, sizeof(err), "'%.64s' is not", v);
+		for (i = 0; o->choices[i] != NULL && n < sizeof(err); i++)
+			n += (size_t)snprintf(err + n, sizeof(err) - n, "%s%s",
+			    i == 0			  ? " " :
+				o->choices[i + 1] == NULL ? " or " :
+							    ", ",
+			    o->choices[i]);
+		break;
+	case LC_OPT_FN:
+		if (o->fn(v, o->dst, err, sizeof(err)) == 0)
+			return (0);
+		break;
+	}
+	fprintf(stderr, "%s: %s: %s\nTry '%s --help'.\n", info->name, o->name,
+	    err, info->name);
+	return (-EINVAL);
+}
+
+/* A daemon's own option at argv[*i]: from the table, or for rest_argv. */
+static int
+own_opt(int argc, char **argv, int *i, const struct lc_daemon_info *info,
+    struct lc_daemon_opts *out)
+{
+	const char *a = argv[*i], *v;
+	const struct lc_opt *o;
+	const char *const *vo = info->value_opts;
+	char *joined;
+	size_t len;
+
+	if ((o = opt_find(info->opts, a)) != NULL) {
+		len = strlen(o->name);
+		if (o->kind == LC_OPT_FLAG && a[len] == '=')
+			return (bad_usage(info, "no value expected in", a));
+		if (o->kind == LC_OPT_FLAG)
+			v = "";
+		else if ((v = opt_value(argc, argv, i, a, len)) == NULL ||
+		    (a[len] != '=' && *v == '\0'))
+			return (bad_usage(info, "missing value for", a));
+		return (opt_store(info, o, v));
+	}
+	if (info->opts != NULL)
+		return (bad_usage(info, "unknown option", a));
+	for (; vo != NULL && *vo != NULL; vo++)
+		if (strcmp(a, *vo) == 0)
+			break;
+	if (vo == NULL || *vo == NULL) {
+		out->rest_argv[out->rest_argc++] = argv[*i];
+		return (0);
+	}
+	if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
+		return (bad_usage(info, "missing value for", a));
+	if (asprintf(&joined, "%s=%s", a, argv[++*i]) < 0)
+		return (-ENOMEM);
+	out->owned[out->nowned++] = joined;
+	out->rest_argv[out->rest_argc++] = joined;
+	return (0);
+}
+
+int
 lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
     struct lc_daemon_opts *out)
 {
 	const char *env, *v;
 	char *end;
 	unsigned long n;
-	int i;
+	int i, rv;
 
 	memset(out, 0, sizeof(*out));
 	env = getenv("TERN_RUNDIR");
@@ -91,6 +232,7 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 				return (bad_usage(info, "missing directory for",
 				    a));
 			out->rundir = v;
+			out->rundir_set = true;
 		} else if (opt_is(a, "--config")) {
 			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
 			    *v == '\0')
@@ -103,6 +245,7 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 			if (lc_log_level_parse(v, &out->log_level) != 0)
 				return (
 				    bad_usage(info, "unknown log level", v));
+			out->log_level_set = true;
 		} else if (opt_is(a, "--generation")) {
 			if ((v = opt_value(argc, argv, &i, a, 12)) == NULL)
 				return (
@@ -115,30 +258,52 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 				    bad_usage(info, "invalid generation", v));
 			out->generation = (unsigned)n;
 		} else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
-			const char *const *vo = info->value_opts;
-
-			for (; vo != NULL && *vo != NULL; vo++)
-				if (strcmp(a, *vo) == 0)
-					break;
-			if (vo != NULL && *vo != NULL) {
-				char *joined;
-
-				if (i + 1 >= argc || argv[i + 1][0] == '\0')
-					return (bad_usage(info,
-					    "missing value for", a));
-				if (asprintf(&joined, "%s=%s", a, argv[++i]) <
-				    0)
-					return (-ENOMEM);
-				out->owned[out->nowned++] = joined;
-				out->rest_argv[out->rest_argc++] = joined;
-			} else {
-				out->rest_argv[out->rest_argc++] = argv[i];
-			}
+			if ((rv = own_opt(argc, argv, &i, info, out)) != 0)
+				return (rv);
 		} else {
 			return (bad_usage(info, "unexpected argument", a));
 		}
 	}
 	out->rest_argv[out->rest_argc] = NULL;
+	return (0);
+}
+
+int
+lc_daemon_main(int argc, char **argv, const struct lc_daemon_info *info,
+    const struct lc_daemon_ops *ops)
+{
+	struct lc_daemon_opts opts;
+	struct ev_loop *loop;
+	void *d;
+	int rv;
+
+	if ((rv = lc_daemon_parse(argc, argv, info, &opts)) != 0) {
+		lc_daemon_opts_fini(&opts);
+		return (rv > 0 ? 0 : 2);
+	}
+	lc_log_init(info->name, opts.log_level,
+	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
+	if (ops->check != NULL && (rv = ops->check(&opts)) != 0) {
+		lc_daemon_opts_fini(&opts);
+		return (rv);
+	}
+	if ((loop = lc_loop_new()) == NULL ||
+	    lc_loop_signals(loop, NULL, NULL) != 0) {
+		lc_log_err("cannot create the event loop");
+		lc_loop_free(loop);
+		lc_daemon_opts_fini(&opts);
+		return (1);
+	}
+	if ((d = ops->start(loop, &opts)) == NULL) {
+		lc_loop_free(loop);
+		lc_daemon_opts_fini(&opts);
+		return (1);
+	}
+	ev_run(loop, 0); /* until SIGTERM or SIGINT */
+	lc_log_notice("shutting down");
+	ops->stop(d, loop);
+	lc_loop_free(loop);
+	lc_daemon_opts_fini(&opts);
 	return (0);
 }
 
