@@ -10,15 +10,18 @@
 
 #define OPT_COLUMN 19 /* width of "--name=ARG" in --help */
 
-/* One table row in --help. */
+/* One table row in --help ("--name=ARG", or "-n ARG" for a short one). */
 static void
 opt_usage(FILE *f, const struct lc_opt *o)
 {
 	char left[64];
 	const char *h, *nl;
 
-	snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? "=" : "",
-	    o->arg ? o->arg : "");
+	if (o->arg == NULL)
+		snprintf(left, sizeof(left), "%s", o->name);
+	else
+		snprintf(left, sizeof(left), "%s%s%s", o->name,
+		    o->name[1] == '-' ? "=" : " ", o->arg);
 	if (strlen(left) < OPT_COLUMN)
 		fprintf(f, "  %-*s", OPT_COLUMN, left);
 	else
@@ -26,6 +29,13 @@ opt_usage(FILE *f, const struct lc_opt *o)
 	for (h = o->help; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
 		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, OPT_COLUMN + 2, "");
 	fprintf(f, "%s\n", h);
+}
+
+void
+lc_opt_usage(FILE *f, const struct lc_opt *opts)
+{
+	for (const struct lc_opt *o = opts; o != NULL && o->name != NULL; o++)
+		opt_usage(f, o);
 }
 
 void
@@ -43,9 +53,7 @@ lc_daemon_usage(FILE *f, const struct lc_daemon_info *info)
 	    "  --help             show this text\n"
 	    "  --version          show the version\n",
 	    info->name, info->summary, TERN_RUNDIR_DEFAULT);
-	for (const struct lc_opt *o = info->opts; o != NULL && o->name != NULL;
-	     o++)
-		opt_usage(f, o);
+	lc_opt_usage(f, info->opts);
 	if (info->usage_extra != NULL)
 		fprintf(f, "%s", info->usage_extra);
 	if (info->status != NULL)
@@ -73,10 +81,10 @@ opt_is(const char *arg, const char *name)
 }
 
 static int
-bad_usage(const struct lc_daemon_info *info, const char *what, const char *arg)
+bad_usage(const char *prog, const char *what, const char *arg)
 {
-	fprintf(stderr, "%s: %s '%s'\n", info->name, what, arg);
-	fprintf(stderr, "Try '%s --help'.\n", info->name);
+	fprintf(stderr, "%s: %s '%s'\n", prog, what, arg);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
 	return (-EINVAL);
 }
 
@@ -110,8 +118,7 @@ opt_find(const struct lc_opt *o, const char *arg)
 
 /* The value v of table option o into its place; -EINVAL after saying why. */
 static int
-opt_store(const struct lc_daemon_info *info, const struct lc_opt *o,
-    const char *v)
+opt_store(const char *prog, const struct lc_opt *o, const char *v)
 {
 	char err[256] = "";
 	size_t n;
@@ -150,9 +157,30 @@ opt_store(const struct lc_daemon_info *info, const struct lc_opt *o,
 			return (0);
 		break;
 	}
-	fprintf(stderr, "%s: %s: %s\nTry '%s --help'.\n", info->name, o->name,
-	    err, info->name);
+	fprintf(stderr, "%s: %s: %s\nTry '%s --help'.\n", prog, o->name, err,
+	    prog);
 	return (-EINVAL);
+}
+
+int
+lc_opt_take(int argc, char **argv, int *i, const char *prog,
+    const struct lc_opt *opts)
+{
+	const char *a = argv[*i], *v;
+	const struct lc_opt *o;
+	size_t len;
+
+	if ((o = opt_find(opts, a)) == NULL)
+		return (1);
+	len = strlen(o->name);
+	if (o->kind == LC_OPT_FLAG && a[len] == '=')
+		return (bad_usage(prog, "no value expected in", a));
+	if (o->kind == LC_OPT_FLAG)
+		v = "";
+	else if ((v = opt_value(argc, argv, i, a, len)) == NULL ||
+	    (a[len] != '=' && *v == '\0'))
+		return (bad_usage(prog, "missing value for", a));
+	return (opt_store(prog, o, v));
 }
 
 /* A daemon's own option at argv[*i]: from the table, or for rest_argv. */
@@ -160,25 +188,15 @@ static int
 own_opt(int argc, char **argv, int *i, const struct lc_daemon_info *info,
     struct lc_daemon_opts *out)
 {
-	const char *a = argv[*i], *v;
-	const struct lc_opt *o;
+	const char *a = argv[*i];
 	const char *const *vo = info->value_opts;
 	char *joined;
-	size_t len;
+	int rv;
 
-	if ((o = opt_find(info->opts, a)) != NULL) {
-		len = strlen(o->name);
-		if (o->kind == LC_OPT_FLAG && a[len] == '=')
-			return (bad_usage(info, "no value expected in", a));
-		if (o->kind == LC_OPT_FLAG)
-			v = "";
-		else if ((v = opt_value(argc, argv, i, a, len)) == NULL ||
-		    (a[len] != '=' && *v == '\0'))
-			return (bad_usage(info, "missing value for", a));
-		return (opt_store(info, o, v));
-	}
+	if ((rv = lc_opt_take(argc, argv, i, info->name, info->opts)) <= 0)
+		return (rv);
 	if (info->opts != NULL)
-		return (bad_usage(info, "unknown option", a));
+		return (bad_usage(info->name, "unknown option", a));
 	for (; vo != NULL && *vo != NULL; vo++)
 		if (strcmp(a, *vo) == 0)
 			break;
@@ -187,7 +205,7 @@ own_opt(int argc, char **argv, int *i, const struct lc_daemon_info *info,
 		return (0);
 	}
 	if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
-		return (bad_usage(info, "missing value for", a));
+		return (bad_usage(info->name, "missing value for", a));
 	if (asprintf(&joined, "%s=%s", a, argv[++*i]) < 0)
 		return (-ENOMEM);
 	out->owned[out->nowned++] = joined;
@@ -229,39 +247,41 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 		} else if (opt_is(a, "--rundir")) {
 			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
 			    *v == '\0')
-				return (bad_usage(info, "missing directory for",
-				    a));
+				return (bad_usage(info->name,
+				    "missing directory for", a));
 			out->rundir = v;
 			out->rundir_set = true;
 		} else if (opt_is(a, "--config")) {
 			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
 			    *v == '\0')
-				return (bad_usage(info, "missing file for", a));
+				return (bad_usage(info->name,
+				    "missing file for", a));
 			out->config = v;
 		} else if (opt_is(a, "--log-level")) {
 			if ((v = opt_value(argc, argv, &i, a, 11)) == NULL)
-				return (
-				    bad_usage(info, "missing level for", a));
+				return (bad_usage(info->name,
+				    "missing level for", a));
 			if (lc_log_level_parse(v, &out->log_level) != 0)
-				return (
-				    bad_usage(info, "unknown log level", v));
+				return (bad_usage(info->name,
+				    "unknown log level", v));
 			out->log_level_set = true;
 		} else if (opt_is(a, "--generation")) {
 			if ((v = opt_value(argc, argv, &i, a, 12)) == NULL)
-				return (
-				    bad_usage(info, "missing number for", a));
+				return (bad_usage(info->name,
+				    "missing number for", a));
 			errno = 0;
 			n = strtoul(v, &end, 10);
 			if (errno != 0 || *v < '0' || *v > '9' ||
 			    *end != '\0' || n > 0xffffffffUL)
-				return (
-				    bad_usage(info, "invalid generation", v));
+				return (bad_usage(info->name,
+				    "invalid generation", v));
 			out->generation = (unsigned)n;
 		} else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
 			if ((rv = own_opt(argc, argv, &i, info, out)) != 0)
 				return (rv);
 		} else {
-			return (bad_usage(info, "unexpected argument", a));
+			return (
+			    bad_usage(info->name, "unexpected argument", a));
 		}
 	}
 	out->rest_argv[out->rest_argc] = NULL;

@@ -24,9 +24,9 @@ enum lc_opt_kind {
 
 /*
  * One of a daemon's own options, in a table ended by a NULL name. Values
- * come as "--name=V" or "--name V". The table also writes --help: "  " and
- * name=arg in 19 columns, then help, whose further lines ('\n') are
- * indented to the same column.
+ * come as "--name=V" or "--name V" (a short "-n" takes "-n V"). The table
+ * also writes --help: "  " and name=arg in 19 columns, then help, whose
+ * further lines ('\n') are indented to the same column.
  */
 struct lc_opt {
 	const char *name; /* "--workers" */
@@ -136,6 +136,15 @@ int lc_daemon_opt_uint(const char *arg, const char *name, unsigned max,
  */
 int lc_daemon_main(int argc, char **argv, const struct lc_daemon_info *,
     const struct lc_daemon_ops *);
+/*
+ * For a program without the shared options (ternsh): reads argv[*i] if it
+ * is one of opts (moving *i past a separate value). 0 when read; 1 when it
+ * is none of them; -EINVAL after saying why on stderr as "prog: ...".
+ */
+int lc_opt_take(int argc, char **argv, int *i, const char *prog,
+    const struct lc_opt *opts);
+/* The rows of opts as in --help. */
+void lc_opt_usage(FILE *, const struct lc_opt *opts);
 /* A decimal min..max for an LC_OPT_FN: 0, or -EINVAL with err set. */
 int lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out,
     char *err, size_t errsz);

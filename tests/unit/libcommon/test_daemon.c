@@ -363,6 +363,44 @@ test_table_help(void **state)
 	assert_int_equal(tparse(buf, sizeof(buf), "--help", NULL), 1);
 }
 
+/* A program without the shared options reads its table itself. */
+static void
+test_opt_take(void **state)
+{
+	static const char *cmd;
+	static const struct lc_opt short_table[] = {
+	    LC_OPT_ROW_STRING("-c", "CMD", &cmd, "a command"),
+	    LC_OPT_ROW_UINT("--n", "N", &t.n, 1, 16, "a count"),
+	    LC_OPT_ROW_END,
+	};
+	char *argv[] = {"prog", "-c", "show x", "--n", "4", "--rundir", "-c",
+	    NULL};
+	char buf[512];
+	FILE *f;
+	int i = 1;
+
+	(void)state;
+	assert_int_equal(lc_opt_take(7, argv, &i, "prog", short_table), 0);
+	assert_int_equal(i, 2);
+	assert_string_equal(cmd, "show x");
+	i++;
+	assert_int_equal(lc_opt_take(7, argv, &i, "prog", short_table), 0);
+	assert_int_equal(i, 4);
+	assert_int_equal(t.n, 4);
+	i++;
+	/* not in the table: the caller's */
+	assert_int_equal(lc_opt_take(7, argv, &i, "prog", short_table), 1);
+	i++;
+	assert_int_equal(lc_opt_take(7, argv, &i, "prog", short_table),
+	    -EINVAL); /* -c without its value */
+	f = fmemopen(buf, sizeof(buf), "w");
+	lc_opt_usage(f, short_table);
+	fclose(f);
+	assert_string_equal(buf,
+	    "  -c CMD             a command\n"
+	    "  --n=N              a count\n");
+}
+
 /* ---- lc_daemon_main ---- */
 
 static int started, stopped, check_rv;
@@ -454,6 +492,7 @@ main(void)
 	    cmocka_unit_test(test_table_values),
 	    cmocka_unit_test(test_table_errors),
 	    cmocka_unit_test(test_table_help),
+	    cmocka_unit_test(test_opt_take),
 	    cmocka_unit_test(test_main),
 	};
 
