@@ -1,8 +1,7 @@
-/* rtrmgr/rtm_config.c: the strict boot-config parser: braces and `key value;`
- * statements, errors as file:line:column. */
+/* rtrmgr/rtm_config.c: the strict boot-config parser: `key value;` statements
+ * and component blocks over libcommon's lexer, errors as file:line:column. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
