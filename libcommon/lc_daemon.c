@@ -1,9 +1,42 @@
-/* libcommon/lc_daemon.c: parses the options every tern daemon shares. */
+/* libcommon/lc_daemon.c: the options every tern daemon shares, a table for
+ * its own ones, and the main() around its event loop. */
 #include "libcommon/lc_daemon.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "libcommon/lc_loop.h"
+
+#define OPT_COLUMN 19 /* width of "--name=ARG" in --help */
+
+/* One table row in --help ("--name=ARG", or "-n ARG" for a short one). */
+static void
+opt_usage(FILE *f, const struct lc_opt *o)
+{
+	char left[64];
+	const char *h, *nl;
+
+	if (o->arg == NULL)
+		snprintf(left, sizeof(left), "%s", o->name);
+	else
+		snprintf(left, sizeof(left), "%s%s%s", o->name,
+		    o->name[1] == '-' ? "=" : " ", o->arg);
+	if (strlen(left) < OPT_COLUMN)
+		fprintf(f, "  %-*s", OPT_COLUMN, left);
+	else
+		fprintf(f, "  %s  ", left);
+	for (h = o->help; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, OPT_COLUMN + 2, "");
+	fprintf(f, "%s\n", h);
+}
+
+void
+lc_opt_usage(FILE *f, const struct lc_opt *opts)
+{
+	for (const struct lc_opt *o = opts; o != NULL && o->name != NULL; o++)
+		opt_usage(f, o);
+}
 
 void
 lc_daemon_usage(FILE *f, const struct lc_daemon_info *info)
@@ -20,6 +53,7 @@ lc_daemon_usage(FILE *f, const struct lc_daemon_info *info)
 	    "  --help             show this text\n"
 	    "  --version          show the version\n",
 	    info->name, info->summary, TERN_RUNDIR_DEFAULT);
+	lc_opt_usage(f, info->opts);
 	if (info->usage_extra != NULL)
 		fprintf(f, "%s", info->usage_extra);
 	if (info->status != NULL)
@@ -47,11 +81,136 @@ opt_is(const char *arg, const char *name)
 }
 
 static int
-bad_usage(const struct lc_daemon_info *info, const char *what, const char *arg)
+bad_usage(const char *prog, const char *what, const char *arg)
 {
-	fprintf(stderr, "%s: %s '%s'\n", info->name, what, arg);
-	fprintf(stderr, "Try '%s --help'.\n", info->name);
+	fprintf(stderr, "%s: %s '%s'\n", prog, what, arg);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
 	return (-EINVAL);
+}
+
+int
+lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out, char *err,
+    size_t errsz)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || errno != 0 || *end != '\0' || x < min ||
+	    x > max) {
+		snprintf(err, errsz, "'%s' is not a number in %u..%u", v, min,
+		    max);
+		return (-EINVAL);
+	}
+	*out = (unsigned)x;
+	return (0);
+}
+
+static const struct lc_opt *
+opt_find(const struct lc_opt *o, const char *arg)
+{
+	for (; o != NULL && o->name != NULL; o++)
+		if (opt_is(arg, o->name))
+			return (o);
+	return (NULL);
+}
+
+/* The value v of table option o into its place; -EINVAL after saying why. */
+static int
+opt_store(const char *prog, const struct lc_opt *o, const char *v)
+{
+	char err[256] = "";
+	size_t n;
+	int i;
+
+	switch (o->kind) {
+	case LC_OPT_FLAG:
+		if (o->dst != NULL)
+			*(bool *)o->dst = true;
+		return (0);
+	case LC_OPT_STRING:
+		*(const char **)o->dst = v;
+		return (0);
+	case LC_OPT_UINT:
+		if (lc_opt_uint(v, o->min, o->max, o->dst, err, sizeof(err)) ==
+		    0)
+			return (0);
+		break;
+	case LC_OPT_CHOICE:
+		for (i = 0; o->choices[i] != NULL; i++)
+			if (strcmp(v, o->choices[i]) == 0) {
+				*(const char **)o->dst = o->choices[i];
+				return (0);
+			}
+		/* "'x' is not run, ring or auto" */
+		n = (size_t)snprintf(err, sizeof(err), "'%.64s' is not", v);
+		for (i = 0; o->choices[i] != NULL && n < sizeof(err); i++)
+			n += (size_t)snprintf(err + n, sizeof(err) - n, "%s%s",
+			    i == 0			  ? " " :
+				o->choices[i + 1] == NULL ? " or " :
+							    ", ",
+			    o->choices[i]);
+		break;
+	case LC_OPT_FN:
+		if (o->fn(v, o->dst, err, sizeof(err)) == 0)
+			return (0);
+		break;
+	}
+	fprintf(stderr, "%s: %s: %s\nTry '%s --help'.\n", prog, o->name, err,
+	    prog);
+	return (-EINVAL);
+}
+
+int
+lc_opt_take(int argc, char **argv, int *i, const char *prog,
+    const struct lc_opt *opts)
+{
+	const char *a = argv[*i], *v;
+	const struct lc_opt *o;
+	size_t len;
+
+	if ((o = opt_find(opts, a)) == NULL)
+		return (1);
+	len = strlen(o->name);
+	if (o->kind == LC_OPT_FLAG && a[len] == '=')
+		return (bad_usage(prog, "no value expected in", a));
+	if (o->kind == LC_OPT_FLAG)
+		v = "";
+	else if ((v = opt_value(argc, argv, i, a, len)) == NULL ||
+	    (a[len] != '=' && *v == '\0'))
+		return (bad_usage(prog, "missing value for", a));
+	return (opt_store(prog, o, v));
+}
+
+/* A daemon's own option at argv[*i]: from the table, or for rest_argv. */
+static int
+own_opt(int argc, char **argv, int *i, const struct lc_daemon_info *info,
+    struct lc_daemon_opts *out)
+{
+	const char *a = argv[*i];
+	const char *const *vo = info->value_opts;
+	char *joined;
+	int rv;
+
+	if ((rv = lc_opt_take(argc, argv, i, info->name, info->opts)) <= 0)
+		return (rv);
+	if (info->opts != NULL)
+		return (bad_usage(info->name, "unknown option", a));
+	for (; vo != NULL && *vo != NULL; vo++)
+		if (strcmp(a, *vo) == 0)
+			break;
+	if (vo == NULL || *vo == NULL) {
+		out->rest_argv[out->rest_argc++] = argv[*i];
+		return (0);
+	}
+	if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
+		return (bad_usage(info->name, "missing value for", a));
+	if (asprintf(&joined, "%s=%s", a, argv[++*i]) < 0)
+		return (-ENOMEM);
+	out->owned[out->nowned++] = joined;
+	out->rest_argv[out->rest_argc++] = joined;
+	return (0);
 }
 
 int
@@ -61,7 +220,7 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 	const char *env, *v;
 	char *end;
 	unsigned long n;
-	int i;
+	int i, rv;
 
 	memset(out, 0, sizeof(*out));
 	env = getenv("TERN_RUNDIR");
@@ -88,57 +247,83 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 		} else if (opt_is(a, "--rundir")) {
 			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
 			    *v == '\0')
-				return (bad_usage(info, "missing directory for",
-				    a));
+				return (bad_usage(info->name,
+				    "missing directory for", a));
 			out->rundir = v;
+			out->rundir_set = true;
 		} else if (opt_is(a, "--config")) {
 			if ((v = opt_value(argc, argv, &i, a, 8)) == NULL ||
 			    *v == '\0')
-				return (bad_usage(info, "missing file for", a));
+				return (bad_usage(info->name,
+				    "missing file for", a));
 			out->config = v;
 		} else if (opt_is(a, "--log-level")) {
 			if ((v = opt_value(argc, argv, &i, a, 11)) == NULL)
-				return (
-				    bad_usage(info, "missing level for", a));
+				return (bad_usage(info->name,
+				    "missing level for", a));
 			if (lc_log_level_parse(v, &out->log_level) != 0)
-				return (
-				    bad_usage(info, "unknown log level", v));
+				return (bad_usage(info->name,
+				    "unknown log level", v));
+			out->log_level_set = true;
 		} else if (opt_is(a, "--generation")) {
 			if ((v = opt_value(argc, argv, &i, a, 12)) == NULL)
-				return (
-				    bad_usage(info, "missing number for", a));
+				return (bad_usage(info->name,
+				    "missing number for", a));
 			errno = 0;
 			n = strtoul(v, &end, 10);
 			if (errno != 0 || *v < '0' || *v > '9' ||
 			    *end != '\0' || n > 0xffffffffUL)
-				return (
-				    bad_usage(info, "invalid generation", v));
+				return (bad_usage(info->name,
+				    "invalid generation", v));
 			out->generation = (unsigned)n;
 		} else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
-			const char *const *vo = info->value_opts;
-
-			for (; vo != NULL && *vo != NULL; vo++)
-				if (strcmp(a, *vo) == 0)
-					break;
-			if (vo != NULL && *vo != NULL) {
-				char *joined;
-
-				if (i + 1 >= argc || argv[i + 1][0] == '\0')
-					return (bad_usage(info,
-					    "missing value for", a));
-				if (asprintf(&joined, "%s=%s", a, argv[++i]) <
-				    0)
-					return (-ENOMEM);
-				out->owned[out->nowned++] = joined;
-				out->rest_argv[out->rest_argc++] = joined;
-			} else {
-				out->rest_argv[out->rest_argc++] = argv[i];
-			}
+			if ((rv = own_opt(argc, argv, &i, info, out)) != 0)
+				return (rv);
 		} else {
-			return (bad_usage(info, "unexpected argument", a));
+			return (
+			    bad_usage(info->name, "unexpected argument", a));
 		}
 	}
 	out->rest_argv[out->rest_argc] = NULL;
+	return (0);
+}
+
+int
+lc_daemon_main(int argc, char **argv, const struct lc_daemon_info *info,
+    const struct lc_daemon_ops *ops)
+{
+	struct lc_daemon_opts opts;
+	struct ev_loop *loop;
+	void *d;
+	int rv;
+
+	if ((rv = lc_daemon_parse(argc, argv, info, &opts)) != 0) {
+		lc_daemon_opts_fini(&opts);
+		return (rv > 0 ? 0 : 2);
+	}
+	lc_log_init(info->name, opts.log_level,
+	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
+	if (ops->check != NULL && (rv = ops->check(&opts)) != 0) {
+		lc_daemon_opts_fini(&opts);
+		return (rv);
+	}
+	if ((loop = lc_loop_new()) == NULL ||
+	    lc_loop_signals(loop, NULL, NULL) != 0) {
+		lc_log_err("cannot create the event loop");
+		lc_loop_free(loop);
+		lc_daemon_opts_fini(&opts);
+		return (1);
+	}
+	if ((d = ops->start(loop, &opts)) == NULL) {
+		lc_loop_free(loop);
+		lc_daemon_opts_fini(&opts);
+		return (1);
+	}
+	ev_run(loop, 0); /* until SIGTERM or SIGINT */
+	lc_log_notice("shutting down");
+	ops->stop(d, loop);
+	lc_loop_free(loop);
+	lc_daemon_opts_fini(&opts);
 	return (0);
 }
 

@@ -9,18 +9,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "libcommon/lc_lex.h"
 #include "mgmt/mgmt_conf_int.h"
-
-enum tok {
-	T_WORD,
-	T_LBRACE,
-	T_RBRACE,
-	T_SEMI,
-	T_LBRACK,
-	T_RBRACK,
-	T_EOF,
-	T_ERR
-};
 
 #define WORD_MAX   256
 #define STMT_WORDS 24
@@ -32,17 +22,8 @@ struct word {
 };
 
 struct parser {
-	const char *p, *end;
-	const char *fname;
+	struct lc_lex lx; /* and its current token */
 	uint16_t src;
-	uint32_t line;
-	const char *lstart; /* start of the current line */
-	/* the current token */
-	enum tok t;
-	uint32_t tline, tcol;
-	char tw[WORD_MAX + 1];
-	struct mgmt_err *err;
-	int failed;
 	/* statement scratch */
 	char sbuf[(STMT_WORDS + BRACK_MAX) * (WORD_MAX + 1)];
 	size_t sused;
@@ -168,246 +149,30 @@ bulk_finish(struct parser *P, bool ok)
 	memset(&P->bulk, 0, sizeof(P->bulk));
 }
 
-static int perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt,
-    ...) __attribute__((format(printf, 4, 5)));
-
-static int
-perr(struct parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
+static inline bool
+is_word(enum lc_tok t)
 {
-	va_list ap;
-	int off;
-
-	if (P->failed)
-		return (-EINVAL);
-	P->failed = 1;
-	off = snprintf(P->err->msg, sizeof(P->err->msg), "%s:%u:%u: ", P->fname,
-	    line, col);
-	if (off > 0 && (size_t)off < sizeof(P->err->msg)) {
-		va_start(ap, fmt);
-		vsnprintf(P->err->msg + off, sizeof(P->err->msg) - (size_t)off,
-		    fmt, ap);
-		va_end(ap);
-	}
-	return (-EINVAL);
-}
-
-static const char *
-tok_name(enum tok t)
-{
-	switch (t) {
-	case T_LBRACE:
-		return ("'{'");
-	case T_RBRACE:
-		return ("'}'");
-	case T_SEMI:
-		return ("';'");
-	case T_LBRACK:
-		return ("'['");
-	case T_RBRACK:
-		return ("']'");
-	case T_EOF:
-		return ("end of input");
-	default:
-		return ("a word");
-	}
-}
-
-static inline uint32_t
-colof(struct parser *P, const char *at)
-{
-	return ((uint32_t)(at - P->lstart) + 1);
+	return (t == LC_TOK_WORD || t == LC_TOK_STRING);
 }
 
 static inline void
-newline(struct parser *P, const char *after)
-{
-	P->line++;
-	P->lstart = after;
-}
-
-/* Characters of unquoted words: printable but space and { } ; " [ ],
- * and bytes >= 0x80 (UTF-8 in strings). */
-static const uint8_t word_tab[256] = {
-    ['!'] = 1,
-    ['#'] = 1,
-    ['$'] = 1,
-    ['%'] = 1,
-    ['&'] = 1,
-    ['\''] = 1,
-    ['('] = 1,
-    [')'] = 1,
-    ['*'] = 1,
-    ['+'] = 1,
-    [','] = 1,
-    ['-'] = 1,
-    ['.'] = 1,
-    ['/'] = 1,
-    ['0' ... '9'] = 1,
-    [':'] = 1,
-    ['<'] = 1,
-    ['='] = 1,
-    ['>'] = 1,
-    ['?'] = 1,
-    ['@'] = 1,
-    ['A' ... 'Z'] = 1,
-    ['\\'] = 1,
-    ['^'] = 1,
-    ['_'] = 1,
-    ['`'] = 1,
-    ['a' ... 'z'] = 1,
-    ['|'] = 1,
-    ['~'] = 1,
-    [0x80 ... 0xff] = 1,
-};
-
-static inline bool
-word_char(char c)
-{
-	return (word_tab[(unsigned char)c] != 0);
-}
-
-/* Next token into P->t (and P->tw for words). */
-static void
 next(struct parser *P)
 {
-	const char *s;
-
-	for (;;) {
-		while (P->p < P->end &&
-		    (*P->p == ' ' || *P->p == '\t' || *P->p == '\r' ||
-			*P->p == '\n')) {
-			if (*P->p == '\n')
-				newline(P, P->p + 1);
-			P->p++;
-		}
-		if (P->p >= P->end)
-			break;
-		if (*P->p == '#') {
-			while (P->p < P->end && *P->p != '\n')
-				P->p++;
-			continue;
-		}
-		if (*P->p == '/' && P->p + 1 < P->end && P->p[1] == '*') {
-			uint32_t l = P->line, c = colof(P, P->p);
-
-			P->p += 2;
-			while (P->p + 1 < P->end &&
-			    !(P->p[0] == '*' && P->p[1] == '/')) {
-				if (*P->p == '\n')
-					newline(P, P->p + 1);
-				P->p++;
-			}
-			if (P->p + 1 >= P->end) {
-				P->t = T_ERR;
-				perr(P, l, c, "unterminated comment");
-				return;
-			}
-			P->p += 2;
-			continue;
-		}
-		break;
-	}
-	P->tline = P->line;
-	P->tcol = colof(P, P->p);
-	if (P->p >= P->end) {
-		P->t = T_EOF;
-		return;
-	}
-	s = P->p;
-	switch (*s) {
-	case '{':
-		P->t = T_LBRACE;
-		P->p++;
-		return;
-	case '}':
-		P->t = T_RBRACE;
-		P->p++;
-		return;
-	case ';':
-		P->t = T_SEMI;
-		P->p++;
-		return;
-	case '[':
-		P->t = T_LBRACK;
-		P->p++;
-		return;
-	case ']':
-		P->t = T_RBRACK;
-		P->p++;
-		return;
-	case '"': {
-		size_t n = 0;
-
-		P->p++;
-		while (P->p < P->end && *P->p != '"') {
-			char c = *P->p;
-
-			if (c == '\\' && P->p + 1 < P->end &&
-			    (P->p[1] == '"' || P->p[1] == '\\'))
-				c = *++P->p;
-			else if (c == '\n' || (unsigned char)c < 0x20) {
-				P->t = T_ERR;
-				perr(P, P->tline, P->tcol,
-				    "unterminated "
-				    "string (strings end on the same line)");
-				return;
-			}
-			if (n >= WORD_MAX) {
-				P->t = T_ERR;
-				perr(P, P->tline, P->tcol,
-				    "string longer "
-				    "than %d characters",
-				    WORD_MAX);
-				return;
-			}
-			P->tw[n++] = c;
-			P->p++;
-		}
-		if (P->p >= P->end) {
-			P->t = T_ERR;
-			perr(P, P->tline, P->tcol, "unterminated string");
-			return;
-		}
-		P->p++;
-		P->tw[n] = '\0';
-		P->t = T_WORD;
-		return;
-	}
-	default:
-		break;
-	}
-	if (!word_char(*s)) {
-		P->t = T_ERR;
-		perr(P, P->tline, P->tcol, "unexpected character 0x%02x",
-		    (unsigned char)*s);
-		return;
-	}
-	while (P->p < P->end && word_char(*P->p) &&
-	    !(P->p[0] == '/' && P->p + 1 < P->end && P->p[1] == '*'))
-		P->p++;
-	if ((size_t)(P->p - s) > WORD_MAX) {
-		P->t = T_ERR;
-		perr(P, P->tline, P->tcol, "word longer than %d characters",
-		    WORD_MAX);
-		return;
-	}
-	memcpy(P->tw, s, (size_t)(P->p - s));
-	P->tw[P->p - s] = '\0';
-	P->t = T_WORD;
+	lc_lex_next(&P->lx);
 }
 
 static bool
 save_word(struct parser *P, struct word *w)
 {
-	size_t n = strlen(P->tw) + 1;
+	size_t n = P->lx.len + 1;
 
 	if (P->sused + n > sizeof(P->sbuf))
 		return (false);
 	w->s = P->sbuf + P->sused;
-	memcpy(w->s, P->tw, n);
+	memcpy(w->s, P->lx.text, n);
 	P->sused += n;
-	w->line = P->tline;
-	w->col = P->tcol;
+	w->line = P->lx.line;
+	w->col = P->lx.col;
 	return (true);
 }
 
@@ -427,177 +192,168 @@ dup_err(struct parser *P, const struct word *w, const struct mgmt_node *old,
     const char *what)
 {
 	if (old->line != 0)
-		return (perr(P, w->line, w->col,
+		return (lc_lex_error(&P->lx, w->line, w->col,
 		    "duplicate %s (first at line "
 		    "%u, column %u)",
 		    what, old->line, old->col));
-	return (perr(P, w->line, w->col, "duplicate %s", what));
+	return (lc_lex_error(&P->lx, w->line, w->col, "duplicate %s", what));
 }
 
-/* Applies one statement: words w[0..nw) relative to block node n (schema
- * cur), vals[0..nv) from a [ ... ] list, terminated by term. */
+/* One statement as read: its words, the values of a [ list ], and the ';'
+ * or '{' that ended it. */
+struct stmt {
+	struct word w[STMT_WORDS], vals[BRACK_MAX];
+	unsigned nw, nv;
+	bool brack;
+	enum lc_tok term;
+};
+
+/* A flag, schema row ch, named by word kw of st (its value, an error,
+ * would be word i); n is its parent. */
 static int
-statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
-    unsigned nw, struct word *vals, unsigned nv, bool has_brack, enum tok term,
-    int depth)
+stmt_flag(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
+    unsigned i, const struct stmt *st)
 {
-	struct mgmt_node *chain[STMT_WORDS + 1]; /* n and the nodes walked */
-	unsigned i = 0, nchain = 0;
-	char canon[64], exp[256];
+	const struct mgmt_schema_node *s = &mgmt_schema[ch];
+	const struct word *w = st->w;
+	struct mgmt_key k = {.sid = (uint16_t)ch, .kbin = 0, .str = ""};
+	const struct mgmt_node *old;
+	struct mgmt_node *c;
+
+	if (i < st->nw)
+		return (lc_lex_error(&P->lx, w[i].line, w[i].col,
+		    "unexpected '%.64s': '%s' takes no value", w[i].s,
+		    s->name));
+	if (st->term != LC_TOK_SEMI || st->brack)
+		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
+		    "expected ';' after '%s'", s->name));
+	if ((old = mgmt_node_find(n, &k)) != NULL)
+		return (dup_err(P, &w[kw], old, s->name));
+	c = mgmt_node_new((unsigned)ch, 0, "");
+	locate(P, c, &w[kw]);
+	mgmt_node_put(n, c);
+	return (0);
+}
+
+/* The entry of list ch keyed by word i (named by word kw) under *n, found
+ * or made: *n becomes it. Static routes go to the bulk set. */
+static int
+stmt_entry(struct parser *P, struct mgmt_node **n, int ch, unsigned kw,
+    unsigned i, const struct stmt *st)
+{
+	const struct mgmt_schema_node *s = &mgmt_schema[ch];
+	const struct word *w = st->w;
+	struct mgmt_key k = {.sid = (uint16_t)ch, .kbin = 0, .str = ""};
+	bool bulk = ch == MGMT_S_ROUTE &&
+	    (P->bulk.parent == NULL || P->bulk.parent == *n);
+	const struct mgmt_node *old;
+	struct mgmt_node *c;
+	char canon[64];
+	struct mgmt_err e2;
+	bool created;
+
+	if (i == st->nw)
+		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
+		    "expected %s after '%s'", s->tname, s->name));
+	if (mgmt_value_parse((unsigned)ch, w[i].s, canon, &k.kbin, &e2) != 0)
+		return (
+		    lc_lex_error(&P->lx, w[i].line, w[i].col, "%s", e2.msg));
+	k.str = canon;
+	old = bulk ? bulk_find(P, k.kbin) : mgmt_node_find(*n, &k);
+	if (i + 1 == st->nw && old != NULL) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s%s%s",
+		    s->name ? s->name : "interface", " ", canon);
+		return (dup_err(P, &w[i], old, what));
+	}
+	if (bulk) {
+		P->bulk.parent = *n;
+		if (old == NULL) {
+			c = mgmt_node_new((unsigned)ch, k.kbin, canon);
+			locate(P, c, &w[kw]);
+			bulk_add(P, c);
+			*n = c;
+		} else
+			*n = (struct mgmt_node *)old;
+	} else {
+		*n = mgmt_node_child(*n, &k, true, &created);
+		if (created)
+			locate(P, *n, &w[kw]);
+	}
+	return (0);
+}
+
+/* A leaf or repeatable leaf ch under n, named by word kw, its value word
+ * i or the [ list ]. */
+static int
+stmt_leaf(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
+    unsigned i, const struct stmt *st)
+{
+	const struct mgmt_schema_node *s = &mgmt_schema[ch];
+	const struct word *w = st->w, *vv = &w[i];
+	struct mgmt_key k = {.sid = (uint16_t)ch, .kbin = 0, .str = ""};
+	bool leaf = s->kind == MGMT_SK_LEAF;
+	const struct mgmt_node *old;
+	struct mgmt_node *c;
+	unsigned nvv = 1, bad;
+	char canon[64];
 	struct mgmt_err e2;
 
-	chain[nchain++] = n;
-	while (i < nw) {
-		int ch = mgmt_schema_child(cur, w[i].s);
-		const struct mgmt_schema_node *s;
-		struct mgmt_key k;
-		const struct mgmt_node *old;
-		struct mgmt_node *c;
-		bool created;
-		unsigned kw = i;
-
-		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
-			mgmt_schema_expected(cur, exp, sizeof(exp));
-			return (perr(P, w[i].line, w[i].col,
-			    "unknown word "
-			    "'%.64s', expected %s",
-			    w[i].s, exp));
-		}
-		s = &mgmt_schema[ch];
-		if (s->name != NULL)
-			i++;
-		k.sid = (uint16_t)ch;
-		k.kbin = 0;
-		k.str = "";
-		switch (s->kind) {
-		case MGMT_SK_CONTAINER:
-			n = mgmt_node_child(n, &k, true, &created);
-			chain[nchain++] = n;
-			if (created)
-				locate(P, n, &w[kw]);
-			cur = (unsigned)ch;
-			continue;
-		case MGMT_SK_FLAG:
-			if (i < nw)
-				return (perr(P, w[i].line, w[i].col,
-				    "unexpected '%.64s': '%s' takes no value",
-				    w[i].s, s->name));
-			if (term != T_SEMI || has_brack)
-				return (perr(P, w[kw].line, w[kw].col,
-				    "expected ';' after '%s'", s->name));
-			if ((old = mgmt_node_find(n, &k)) != NULL)
-				return (dup_err(P, &w[kw], old, s->name));
-			c = mgmt_node_new((unsigned)ch, 0, "");
-			locate(P, c, &w[kw]);
-			mgmt_node_put(n, c);
-			return (0);
-		case MGMT_SK_LIST:
-			if (i == nw)
-				return (perr(P, w[kw].line, w[kw].col,
-				    "expected %s after '%s'", s->tname,
-				    s->name));
-			if (mgmt_value_parse((unsigned)ch, w[i].s, canon,
-				&k.kbin, &e2) != 0)
-				return (
-				    perr(P, w[i].line, w[i].col, "%s", e2.msg));
-			k.str = canon;
-			if (ch == MGMT_S_ROUTE &&
-			    (P->bulk.parent == NULL || P->bulk.parent == n))
-				old = bulk_find(P, k.kbin);
-			else
-				old = mgmt_node_find(n, &k);
-			if (i + 1 == nw && old != NULL) {
-				char what[128];
-
-				snprintf(what, sizeof(what), "%s%s%s",
-				    s->name ? s->name : "interface", " ",
-				    canon);
-				return (dup_err(P, &w[i], old, what));
-			}
-			if (ch == MGMT_S_ROUTE &&
-			    (P->bulk.parent == NULL || P->bulk.parent == n)) {
-				P->bulk.parent = n;
-				if (old == NULL) {
-					c = mgmt_node_new((unsigned)ch, k.kbin,
-					    canon);
-					locate(P, c, &w[kw]);
-					bulk_add(P, c);
-					n = c;
-				} else
-					n = (struct mgmt_node *)old;
-			} else {
-				n = mgmt_node_child(n, &k, true, &created);
-				if (created)
-					locate(P, n, &w[kw]);
-			}
-			chain[nchain++] = n;
-			cur = (unsigned)ch;
-			i++;
-			continue;
-		case MGMT_SK_LEAF:
-		case MGMT_SK_LEAFLIST: {
-			struct word *vv = &w[i];
-			unsigned nvv = 1;
-
-			if (term != T_SEMI)
-				return (perr(P, w[kw].line, w[kw].col,
-				    "expected ';' after the value of '%s', "
-				    "got %s",
-				    s->name, tok_name(term)));
-			if (i == nw && has_brack) {
-				if (s->kind != MGMT_SK_LEAFLIST)
-					return (perr(P, w[kw].line, w[kw].col,
-					    "'%s' takes one value, not a "
-					    "[ list ]",
-					    s->name));
-				vv = vals;
-				nvv = nv;
-			} else if (i == nw)
-				return (perr(P, w[kw].line, w[kw].col,
-				    "expected %s after '%s'",
-				    s->tname ? s->tname : "a value", s->name));
-			else if (i + 1 < nw || has_brack)
-				return (perr(P, w[i + 1 < nw ? i + 1 : i].line,
-				    w[i + 1 < nw ? i + 1 : i].col,
-				    "expected ';' after the value of '%s'",
-				    s->name));
-			for (unsigned j = 0; j < nvv; j++) {
-				if (mgmt_value_parse((unsigned)ch, vv[j].s,
-					canon, &k.kbin, &e2) != 0)
-					return (perr(P, vv[j].line, vv[j].col,
-					    "%s", e2.msg));
-				k.str = canon;
-				if ((old = mgmt_node_find(n, &k)) != NULL) {
-					char what[128];
-
-					snprintf(what, sizeof(what), "%s%s%s",
-					    s->name,
-					    s->kind == MGMT_SK_LEAF ? "" : " ",
-					    s->kind == MGMT_SK_LEAF ? "" :
-								      canon);
-					return (dup_err(P,
-					    s->kind == MGMT_SK_LEAF ? &w[kw] :
-								      &vv[j],
-					    old, what));
-				}
-				c = mgmt_node_new((unsigned)ch, k.kbin, canon);
-				locate(P, c, &w[kw]);
-				mgmt_node_put(n, c);
-			}
-			return (0);
-		}
-		}
+	if (st->term != LC_TOK_SEMI)
+		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
+		    "expected ';' after the value of '%s', got %s", s->name,
+		    lc_lex_tok_name(st->term)));
+	if (i == st->nw && st->brack) {
+		if (leaf)
+			return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
+			    "'%s' takes one value, not a [ list ]", s->name));
+		vv = st->vals;
+		nvv = st->nv;
+	} else if (i == st->nw)
+		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
+		    "expected %s after '%s'", s->tname ? s->tname : "a value",
+		    s->name));
+	else if (i + 1 < st->nw || st->brack) {
+		bad = i + 1 < st->nw ? i + 1 : i;
+		return (lc_lex_error(&P->lx, w[bad].line, w[bad].col,
+		    "expected ';' after the value of '%s'", s->name));
 	}
-	/* the statement names a container or a list entry */
-	if (has_brack)
-		return (perr(P, w[nw - 1].line, w[nw - 1].col,
-		    "unexpected "
-		    "'[' after '%.64s'",
-		    w[nw - 1].s));
-	if (term == T_LBRACE) {
-		struct mgmt_key k;
-		int rv;
+	for (unsigned j = 0; j < nvv; j++) {
+		if (mgmt_value_parse((unsigned)ch, vv[j].s, canon, &k.kbin,
+			&e2) != 0)
+			return (lc_lex_error(&P->lx, vv[j].line, vv[j].col,
+			    "%s", e2.msg));
+		k.str = canon;
+		if ((old = mgmt_node_find(n, &k)) != NULL) {
+			char what[128];
 
+			snprintf(what, sizeof(what), "%s%s%s", s->name,
+			    leaf ? "" : " ", leaf ? "" : canon);
+			return (dup_err(P, leaf ? &w[kw] : &vv[j], old, what));
+		}
+		c = mgmt_node_new((unsigned)ch, k.kbin, canon);
+		locate(P, c, &w[kw]);
+		mgmt_node_put(n, c);
+	}
+	return (0);
+}
+
+/* The statement named container or list entry n (schema cur), reached
+ * through chain[0..nchain): its block, or the error of a missing one. */
+static int
+stmt_block(struct parser *P, struct mgmt_node *n, unsigned cur,
+    struct mgmt_node **chain, unsigned nchain, const struct stmt *st, int depth)
+{
+	const struct word *last = &st->w[st->nw - 1];
+	struct mgmt_key k;
+	char exp[256];
+	int rv;
+
+	if (st->brack)
+		return (lc_lex_error(&P->lx, last->line, last->col,
+		    "unexpected '[' after '%.64s'", last->s));
+	if (st->term == LC_TOK_LBRACE) {
 		P->sused = 0; /* words are no longer needed */
 		if ((rv = parse_block(P, n, cur, depth + 1)) != 0)
 			return (rv);
@@ -614,90 +370,150 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur, struct word *w,
 	}
 	if (mgmt_schema[cur].kind == MGMT_SK_CONTAINER) {
 		mgmt_schema_expected(cur, exp, sizeof(exp));
-		return (perr(P, w[nw - 1].line, w[nw - 1].col,
-		    "incomplete "
-		    "statement '%.64s': expected '{' or one of %s",
-		    w[nw - 1].s, exp));
+		return (lc_lex_error(&P->lx, last->line, last->col,
+		    "incomplete statement '%.64s': expected '{' or one of %s",
+		    last->s, exp));
 	}
+	return (0);
+}
+
+/* Applies one statement relative to block node n (schema cur): its words
+ * walk containers and list entries down to a leaf, a flag or a block. */
+static int
+statement(struct parser *P, struct mgmt_node *n, unsigned cur,
+    const struct stmt *st, int depth)
+{
+	struct mgmt_node *chain[STMT_WORDS + 1]; /* n and the nodes walked */
+	const struct word *w = st->w;
+	unsigned i = 0, nchain = 0;
+	char exp[256];
+	int rv;
+
+	chain[nchain++] = n;
+	while (i < st->nw) {
+		int ch = mgmt_schema_child(cur, w[i].s);
+		struct mgmt_key k = {.kbin = 0, .str = ""};
+		unsigned kw = i;
+		bool created;
+
+		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
+			mgmt_schema_expected(cur, exp, sizeof(exp));
+			return (lc_lex_error(&P->lx, w[i].line, w[i].col,
+			    "unknown word '%.64s', expected %s", w[i].s, exp));
+		}
+		if (mgmt_schema[ch].name != NULL)
+			i++;
+		switch (mgmt_schema[ch].kind) {
+		case MGMT_SK_CONTAINER:
+			k.sid = (uint16_t)ch;
+			n = mgmt_node_child(n, &k, true, &created);
+			chain[nchain++] = n;
+			if (created)
+				locate(P, n, &w[kw]);
+			cur = (unsigned)ch;
+			continue;
+		case MGMT_SK_FLAG:
+			return (stmt_flag(P, n, ch, kw, i, st));
+		case MGMT_SK_LIST:
+			if ((rv = stmt_entry(P, &n, ch, kw, i, st)) != 0)
+				return (rv);
+			chain[nchain++] = n;
+			cur = (unsigned)ch;
+			i++;
+			continue;
+		case MGMT_SK_LEAF:
+		case MGMT_SK_LEAFLIST:
+			return (stmt_leaf(P, n, ch, kw, i, st));
+		}
+	}
+	return (stmt_block(P, n, cur, chain, nchain, st, depth));
+}
+
+/* Where a [ list ]'s values go (lc_lex_list's add). */
+struct list_ctx {
+	struct parser *P;
+	struct word *v;
+	unsigned n;
+};
+
+static int
+list_add(void *arg, const struct lc_lex *lx)
+{
+	struct list_ctx *lc = arg;
+
+	if (!save_word(lc->P, &lc->v[lc->n]))
+		return (lc_lex_error(&lc->P->lx, lx->line, lx->col,
+		    "statement too long"));
+	lc->n++;
 	return (0);
 }
 
 static int
 parse_block(struct parser *P, struct mgmt_node *n, unsigned cur, int depth)
 {
-	uint32_t oline = P->tline, ocol = P->tcol;
+	uint32_t oline = P->lx.line, ocol = P->lx.col;
 
 	for (;;) {
-		struct word w[STMT_WORDS], vals[BRACK_MAX];
-		unsigned nw = 0, nv = 0;
-		bool brack = false;
+		struct stmt st;
 		int rv;
 
 		P->sused = 0;
+		st.nw = st.nv = 0;
+		st.brack = false;
 		next(P);
-		if (P->t == T_ERR)
+		if (P->lx.tok == LC_TOK_ERR)
 			return (-EINVAL);
-		if (P->t == T_RBRACE) {
+		if (P->lx.tok == LC_TOK_RBRACE) {
 			if (depth == 0)
-				return (perr(P, P->tline, P->tcol,
-				    "unexpected '}' (no block is open)"));
+				return (
+				    lc_lex_error(&P->lx, P->lx.line, P->lx.col,
+					"unexpected '}' (no block is open)"));
 			return (0);
 		}
-		if (P->t == T_EOF) {
+		if (P->lx.tok == LC_TOK_EOF) {
 			if (depth > 0)
-				return (perr(P, P->tline, P->tcol,
+				return (lc_lex_error(&P->lx, P->lx.line,
+				    P->lx.col,
 				    "expected "
 				    "'}' before end of input (block opened at "
 				    "line %u, column %u)",
 				    oline, ocol));
 			return (0);
 		}
-		if (P->t != T_WORD)
-			return (perr(P, P->tline, P->tcol,
+		if (!is_word(P->lx.tok))
+			return (lc_lex_error(&P->lx, P->lx.line, P->lx.col,
 			    "expected a "
 			    "statement, got %s",
-			    tok_name(P->t)));
-		while (P->t == T_WORD) {
-			if (nw == STMT_WORDS || brack)
-				return (perr(P, P->tline, P->tcol,
+			    lc_lex_tok_name(P->lx.tok)));
+		while (is_word(P->lx.tok)) {
+			if (st.nw == STMT_WORDS || st.brack)
+				return (lc_lex_error(&P->lx, P->lx.line,
+				    P->lx.col,
 				    "statement too long, expected ';' or '{'"));
-			if (!save_word(P, &w[nw++]))
-				return (perr(P, P->tline, P->tcol,
-				    "statement too long"));
+			if (!save_word(P, &st.w[st.nw++]))
+				return (lc_lex_error(&P->lx, P->lx.line,
+				    P->lx.col, "statement too long"));
 			next(P);
-			if (P->t == T_LBRACK) {
-				uint32_t bl = P->tline, bc = P->tcol;
+			if (P->lx.tok == LC_TOK_LBRACK) {
+				struct list_ctx lc = {P, st.vals, 0};
 
-				brack = true;
-				for (next(P); P->t == T_WORD; next(P)) {
-					if (nv == BRACK_MAX ||
-					    !save_word(P, &vals[nv++]))
-						return (
-						    perr(P, P->tline, P->tcol,
-							"more than %d "
-							"values in [ ]",
-							BRACK_MAX));
-				}
-				if (P->t == T_ERR)
-					return (-EINVAL);
-				if (P->t != T_RBRACK)
-					return (perr(P, P->tline, P->tcol,
-					    "expected ']' (list opened at "
-					    "line %u, column %u), got %s",
-					    bl, bc, tok_name(P->t)));
-				if (nv == 0)
-					return (perr(P, bl, bc, "empty [ ]"));
+				st.brack = true;
+				if ((rv = lc_lex_list(&P->lx, BRACK_MAX,
+					 list_add, &lc)) < 0)
+					return (rv);
+				st.nv = (unsigned)rv;
 				next(P);
 			}
 		}
-		if (P->t == T_ERR)
+		if (P->lx.tok == LC_TOK_ERR)
 			return (-EINVAL);
-		if (P->t != T_SEMI && P->t != T_LBRACE)
-			return (perr(P, P->tline, P->tcol,
+		if (P->lx.tok != LC_TOK_SEMI && P->lx.tok != LC_TOK_LBRACE)
+			return (lc_lex_error(&P->lx, P->lx.line, P->lx.col,
 			    "expected ';' or "
 			    "'{' after '%.64s', got %s",
-			    w[nw - 1].s, tok_name(P->t)));
-		rv = statement(P, n, cur, w, nw, vals, nv, brack, P->t, depth);
+			    st.w[st.nw - 1].s, lc_lex_tok_name(P->lx.tok)));
+		st.term = P->lx.tok;
+		rv = statement(P, n, cur, &st, depth);
 		if (rv != 0)
 			return (rv);
 	}
@@ -714,13 +530,11 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 
 	memset(P, 0, offsetof(struct parser, sbuf));
 	memset(&P->bulk, 0, sizeof(P->bulk));
-	P->p = text;
-	P->end = text + len;
-	P->fname = fname ? fname : "<input>";
-	P->src = mgmt_src_intern(P->fname);
-	P->line = 1;
-	P->lstart = text;
-	P->err = err ? err : &dummy;
+	fname = fname ? fname : "<input>";
+	err = err ? err : &dummy;
+	lc_lex_init(&P->lx, fname, text, len, WORD_MAX, err->msg,
+	    sizeof(err->msg));
+	P->src = mgmt_src_intern(fname);
 	rv = parse_block(P, c->root, MGMT_S_ROOT, 0);
 	bulk_finish(P, rv == 0);
 	free(P);

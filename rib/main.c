@@ -1,4 +1,5 @@
-/* rib/main.c: tern-rib, the tern routing information base: route sources, best path, FIB download. */
+/* rib/main.c: tern-rib, the tern routing information base: route sources,
+ * best path, FIB download. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,92 +10,77 @@
 #include "libcommon/lc_loop.h"
 #include "rib_d.h"
 
-static const char *const value_opts[] = {"--hold-ms", "--grace-ms", "--ecmp",
-    "--fib-batch", "--fib-window", NULL};
+static struct rib_d_opts ro;
+static struct rib_conf conf;
+
+/* A time in ms where rib_d takes 0 for its default: a given 0 is 1 ms. */
+static int
+opt_ms(const char *v, void *dst, char *err, size_t errsz)
+{
+	unsigned *ms = dst;
+	int rv;
+
+	if ((rv = lc_opt_uint(v, 0, ~0u, ms, err, errsz)) == 0 && *ms == 0)
+		*ms = 1;
+	return (rv);
+}
+
+static const struct lc_opt opts[] = {
+    LC_OPT_ROW_FN("--hold-ms", "N", &ro.hold_ms, opt_ms,
+	"after a start, wait up to N ms for mgmt's static\n"
+	"resync before pushing the FIB (default 3000)"),
+    LC_OPT_ROW_FN("--grace-ms", "N", &ro.grace_ms, opt_ms,
+	"grace of protocol sources that do not ask (30000)"),
+    LC_OPT_ROW_UINT("--ecmp", "N", &conf.ecmp_width, 0, RIB_NH_MAX,
+	"widest ECMP set, 1..64 (default 8)"),
+    LC_OPT_ROW_UINT("--fib-batch", "N", &conf.fib_batch_max, 0, ~0u,
+	"routes per FIB batch to tern-fwd (1024)"),
+    LC_OPT_ROW_UINT("--fib-window", "N", &conf.fib_high_water, 0, ~0u,
+	"FIB routes in flight, unacked (262144)"),
+    LC_OPT_ROW_END,
+};
+
 static const struct lc_daemon_info info = {
-    .value_opts = value_opts,
     .name = "tern-rib",
     .summary =
 	"The tern routing information base: route sources, best path, FIB download.",
-    .usage_extra =
-	"  --hold-ms=N        after a start, wait up to N ms for mgmt's static\n"
-	"                     resync before pushing the FIB (default 3000)\n"
-	"  --grace-ms=N       grace of protocol sources that do not ask (30000)\n"
-	"  --ecmp=N           widest ECMP set, 1..64 (default 8)\n"
-	"  --fib-batch=N      routes per FIB batch to tern-fwd (1024)\n"
-	"  --fib-window=N     FIB routes in flight, unacked (262144)\n",
+    .opts = opts,
     .status =
 	"serves rib.sock (route batches, resync, show route queries,\n"
 	"FIB status, sources), downloads the FIB to tern-fwd with acks and\n"
 	"resync, and learns connected routes from tern-fwd's interfaces.",
 };
 
+static void *
+rib_start(struct ev_loop *loop, const struct lc_daemon_opts *o)
+{
+	struct rib_d *d;
+
+	/* resume sending when acks bring the window down to a quarter */
+	conf.fib_low_water = conf.fib_high_water / 4;
+	ro.rundir = o->rundir;
+	ro.generation = o->generation;
+	ro.conf = &conf;
+	if ((d = rib_d_new(loop, &ro)) == NULL) {
+		lc_log_err("cannot start: %s", strerror(errno));
+		return (NULL);
+	}
+	lc_log_notice("running in %s", o->rundir);
+	return (d);
+}
+
+static void
+rib_stop(void *d, struct ev_loop *loop)
+{
+	(void)loop;
+	rib_d_free(d);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct lc_daemon_opts opts;
-	struct rib_d_opts ro = {0};
-	struct rib_conf conf;
-	struct ev_loop *loop;
-	struct rib_d *d;
-	unsigned v;
-	int rv;
+	static const struct lc_daemon_ops ops = {NULL, rib_start, rib_stop};
 
-	if ((rv = lc_daemon_parse(argc, argv, &info, &opts)) != 0) {
-		lc_daemon_opts_fini(&opts);
-		return (rv > 0 ? 0 : 2);
-	}
-	lc_log_init(info.name, opts.log_level,
-	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
 	rib_conf_default(&conf);
-	for (int i = 1; i < opts.rest_argc; i++) {
-		const char *a = opts.rest_argv[i];
-		int r;
-
-		if ((r = lc_daemon_opt_uint(a, "--hold-ms", ~0u, &v)) == 1) {
-			ro.hold_ms = v ? v : 1;
-		} else if (r == 0 &&
-		    (r = lc_daemon_opt_uint(a, "--grace-ms", ~0u, &v)) == 1) {
-			ro.grace_ms = v ? v : 1;
-		} else if (r == 0 &&
-		    (r = lc_daemon_opt_uint(a, "--ecmp", RIB_NH_MAX, &v)) ==
-			1) {
-			conf.ecmp_width = v;
-		} else if (r == 0 &&
-		    (r = lc_daemon_opt_uint(a, "--fib-batch", ~0u, &v)) == 1) {
-			conf.fib_batch_max = v;
-		} else if (r == 0 &&
-		    (r = lc_daemon_opt_uint(a, "--fib-window", ~0u, &v)) == 1) {
-			conf.fib_high_water = v;
-			conf.fib_low_water = v / 4;
-		}
-		if (r != 1) {
-			fprintf(stderr,
-			    "tern-rib: bad option '%s'\n"
-			    "Try 'tern-rib --help'.\n",
-			    a);
-			lc_daemon_opts_fini(&opts);
-			return (2);
-		}
-	}
-	ro.rundir = opts.rundir;
-	ro.generation = opts.generation;
-	ro.conf = &conf;
-	if ((loop = lc_loop_new()) == NULL ||
-	    lc_loop_signals(loop, NULL, NULL) != 0) {
-		lc_log_err("cannot create the event loop");
-		return (1);
-	}
-	if ((d = rib_d_new(loop, &ro)) == NULL) {
-		lc_log_err("cannot start: %s", strerror(errno));
-		lc_daemon_opts_fini(&opts);
-		return (1);
-	}
-	lc_log_notice("running in %s", opts.rundir);
-	ev_run(loop, 0);
-	lc_log_notice("shutting down");
-	rib_d_free(d);
-	lc_loop_free(loop);
-	lc_daemon_opts_fini(&opts);
-	return (0);
+	return (lc_daemon_main(argc, argv, &info, &ops));
 }

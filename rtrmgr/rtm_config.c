@@ -1,8 +1,7 @@
-/* rtrmgr/rtm_config.c: the strict boot-config parser: braces and `key value;`
- * statements, errors as file:line:column. */
+/* rtrmgr/rtm_config.c: the strict boot-config parser: `key value;` statements
+ * and component blocks over libcommon's lexer, errors as file:line:column. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,182 +11,61 @@
 #include <cap-ng.h>
 
 #include "libcommon/lc_arena.h"
+#include "libcommon/lc_lex.h"
 #include "libcommon/lc_log.h"
 #include "rtm_int.h"
 
 #define RTM_CONFIG_MAX_BYTES (1024 * 1024)
 #define RTM_VALUES_MAX	     (RTM_ARGS_MAX + 1)
-#define RTM_TOKEN_MAX	     4096
-
-enum tok_kind { T_EOF, T_WORD, T_STRING, T_LBRACE, T_RBRACE, T_SEMI };
+#define RTM_TOKEN_MAX	     4096 /* with its NUL */
 
 struct tok {
-	enum tok_kind kind;
+	enum lc_tok kind;
 	char *text; /* words and strings, in the arena */
 	unsigned line, col;
 };
 
 struct parser {
-	const char *name;
-	const char *p, *end;
-	unsigned line, col;
+	struct lc_lex lx;
 	struct rtm_config *cfg;
-	struct rtm_cfgerr *err;
 	/* where each global key was set, to refuse duplicates and to place
 	   cross-key errors */
 	unsigned seen_line[32], seen_col[32];
 };
 
+#define perr(ps, ...) lc_lex_error(&(ps)->lx, __VA_ARGS__)
+
+/* The name of a token in "found X" (the boot config says "file"). */
 static const char *
 tok_desc(const struct tok *t)
 {
-	switch (t->kind) {
-	case T_EOF:
-		return ("end of file");
-	case T_LBRACE:
-		return ("'{'");
-	case T_RBRACE:
-		return ("'}'");
-	case T_SEMI:
-		return ("';'");
-	default:
-		return (NULL);
-	}
+	return (
+	    t->kind == LC_TOK_EOF ? "end of file" : lc_lex_tok_name(t->kind));
 }
 
-static int perr(struct parser *ps, unsigned line, unsigned col, const char *fmt,
-    ...) __attribute__((format(printf, 4, 5)));
-
+/* The lexer's current token as t, its text copied to the arena. */
 static int
-perr(struct parser *ps, unsigned line, unsigned col, const char *fmt, ...)
+tok_take(struct parser *ps, const struct lc_lex *lx, struct tok *t)
 {
-	va_list ap;
-	int n;
-
-	n = snprintf(ps->err->msg, sizeof(ps->err->msg), "%s:%u:%u: ", ps->name,
-	    line, col);
-	if (n < 0 || (size_t)n >= sizeof(ps->err->msg))
+	t->kind = lx->tok;
+	t->line = lx->line;
+	t->col = lx->col;
+	t->text = NULL;
+	if (t->kind == LC_TOK_ERR)
 		return (-EINVAL);
-	va_start(ap, fmt);
-	vsnprintf(ps->err->msg + n, sizeof(ps->err->msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return (-EINVAL);
+	if (t->kind == LC_TOK_WORD || t->kind == LC_TOK_STRING)
+		if ((t->text = lc_arena_strdup(ps->cfg->arena, lx->text)) ==
+		    NULL)
+			return (-ENOMEM);
+	return (0);
 }
 
-static void
-advance(struct parser *ps)
-{
-	if (*ps->p == '\n') {
-		ps->line++;
-		ps->col = 1;
-	} else {
-		ps->col++;
-	}
-	ps->p++;
-}
-
-static bool
-is_word_char(unsigned char c)
-{
-	return (c > ' ' && c < 0x7f && c != '{' && c != '}' && c != ';' &&
-	    c != '"' && c != '#');
-}
-
-/* Reads the next token; 0 or -EINVAL (message set). */
+/* Reads the next token; 0 or -EINVAL (message set) or -ENOMEM. */
 static int
 next(struct parser *ps, struct tok *t)
 {
-	char buf[RTM_TOKEN_MAX];
-	size_t n = 0;
-
-	for (;;) {
-		while (ps->p < ps->end &&
-		    (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
-			*ps->p == '\r'))
-			advance(ps);
-		if (ps->p < ps->end && *ps->p == '#') {
-			while (ps->p < ps->end && *ps->p != '\n')
-				advance(ps);
-			continue;
-		}
-		break;
-	}
-	t->line = ps->line;
-	t->col = ps->col;
-	t->text = NULL;
-	if (ps->p >= ps->end) {
-		t->kind = T_EOF;
-		return (0);
-	}
-	switch (*ps->p) {
-	case '{':
-		t->kind = T_LBRACE;
-		advance(ps);
-		return (0);
-	case '}':
-		t->kind = T_RBRACE;
-		advance(ps);
-		return (0);
-	case ';':
-		t->kind = T_SEMI;
-		advance(ps);
-		return (0);
-	case '"':
-		t->kind = T_STRING;
-		advance(ps);
-		for (;;) {
-			unsigned char c;
-
-			if (ps->p >= ps->end || *ps->p == '\n')
-				return (perr(ps, t->line, t->col,
-				    "unterminated string"));
-			c = (unsigned char)*ps->p;
-			if (c == '"') {
-				advance(ps);
-				break;
-			}
-			if (c == '\\') {
-				unsigned l = ps->line, co = ps->col;
-
-				advance(ps);
-				if (ps->p >= ps->end ||
-				    (*ps->p != '"' && *ps->p != '\\'))
-					return (perr(ps, l, co,
-					    "unknown escape in string (only "
-					    "\\\" and \\\\)"));
-				c = (unsigned char)*ps->p;
-			} else if (c < ' ' && c != '\t') {
-				return (perr(ps, ps->line, ps->col,
-				    "control character 0x%02x in string", c));
-			}
-			if (n + 1 >= sizeof(buf))
-				return (perr(ps, t->line, t->col,
-				    "string longer than %d bytes",
-				    RTM_TOKEN_MAX - 1));
-			buf[n++] = (char)c;
-			advance(ps);
-		}
-		break;
-	default:
-		if (!is_word_char((unsigned char)*ps->p))
-			return (perr(ps, t->line, t->col,
-			    "unexpected character 0x%02x",
-			    (unsigned char)*ps->p));
-		t->kind = T_WORD;
-		while (ps->p < ps->end && is_word_char((unsigned char)*ps->p)) {
-			if (n + 1 >= sizeof(buf))
-				return (perr(ps, t->line, t->col,
-				    "word longer than %d bytes",
-				    RTM_TOKEN_MAX - 1));
-			buf[n++] = *ps->p;
-			advance(ps);
-		}
-		break;
-	}
-	buf[n] = '\0';
-	if ((t->text = lc_arena_strdup(ps->cfg->arena, buf)) == NULL)
-		return (-ENOMEM);
-	return (0);
+	lc_lex_next(&ps->lx);
+	return (tok_take(ps, &ps->lx, t));
 }
 
 /* ---- values
@@ -200,7 +78,7 @@ parse_uint(struct parser *ps, const struct tok *t, unsigned min, unsigned max,
 	const char *s = t->text;
 	unsigned long v = 0;
 
-	if (t->kind != T_WORD || *s == '\0')
+	if (t->kind != LC_TOK_WORD || *s == '\0')
 		goto bad;
 	for (; *s != '\0'; s++) {
 		if (*s < '0' || *s > '9')
@@ -228,7 +106,7 @@ parse_duration(struct parser *ps, const struct tok *t, uint32_t min_ms,
 	const char *s = t->text;
 	unsigned long long v = 0, mul;
 
-	if (t->kind != T_WORD || *s < '0' || *s > '9')
+	if (t->kind != LC_TOK_WORD || *s < '0' || *s > '9')
 		goto bad;
 	while (*s >= '0' && *s <= '9') {
 		v = v * 10 + (unsigned long long)(*s - '0');
@@ -265,7 +143,7 @@ parse_choice(struct parser *ps, const struct tok *t, const char *const *names,
 	char list[128] = "";
 
 	for (int i = 0; names[i] != NULL; i++) {
-		if (t->kind == T_WORD && strcmp(t->text, names[i]) == 0) {
+		if (t->kind == LC_TOK_WORD && strcmp(t->text, names[i]) == 0) {
 			*out = i;
 			return (0);
 		}
@@ -321,29 +199,61 @@ rtm_cap_name(int cap)
 /* ---- statements
  * --------------------------------------------------------------------- */
 
-/* One statement's values, up to ';' (or '{' for blocks). */
+/* One statement's values, up to ';' (or '{' for blocks): words, or one
+ * [ list ] of them. */
 struct stmt {
 	struct tok key;
 	struct tok v[RTM_VALUES_MAX];
 	unsigned nv;
+	bool list;	/* the values came as a [ list ] */
 	struct tok end; /* the ';' or '{' */
 };
+
+struct list_ctx {
+	struct parser *ps;
+	struct stmt *st;
+};
+
+static int
+list_add(void *arg, const struct lc_lex *lx)
+{
+	struct list_ctx *lc = arg;
+
+	return (tok_take(lc->ps, lx, &lc->st->v[lc->st->nv++]));
+}
 
 static int
 read_stmt(struct parser *ps, struct stmt *st)
 {
+	struct list_ctx lc = {ps, st};
 	struct tok t;
 	int rv;
 
 	st->nv = 0;
+	st->list = false;
 	for (;;) {
 		if ((rv = next(ps, &t)) != 0)
 			return (rv);
-		if (t.kind == T_SEMI || t.kind == T_LBRACE) {
+		if (t.kind == LC_TOK_SEMI || t.kind == LC_TOK_LBRACE) {
 			st->end = t;
 			return (0);
 		}
-		if (t.kind == T_EOF || t.kind == T_RBRACE)
+		if (st->list)
+			return (perr(ps, t.line, t.col,
+			    "expected ';' after the [ list ] of '%s', found %s",
+			    st->key.text, tok_desc(&t)));
+		if (t.kind == LC_TOK_LBRACK && st->nv > 0)
+			return (perr(ps, t.line, t.col,
+			    "a [ list ] must be the only value of '%s'",
+			    st->key.text));
+		if (t.kind == LC_TOK_LBRACK) {
+			st->list = true;
+			if ((rv = lc_lex_list(&ps->lx, RTM_VALUES_MAX - 1,
+				 list_add, &lc)) < 0)
+				return (rv);
+			continue;
+		}
+		if (t.kind != LC_TOK_WORD && t.kind != LC_TOK_STRING)
 			return (perr(ps, t.line, t.col,
 			    "expected ';' after '%s', found %s", st->key.text,
 			    tok_desc(&t)));
@@ -359,9 +269,12 @@ static int
 want_values(struct parser *ps, const struct stmt *st, unsigned min,
     unsigned max)
 {
-	if (st->end.kind == T_LBRACE)
+	if (st->end.kind == LC_TOK_LBRACE)
 		return (perr(ps, st->end.line, st->end.col,
 		    "'%s' does not take a block", st->key.text));
+	if (st->list && max == 1)
+		return (perr(ps, st->key.line, st->key.col,
+		    "'%s' takes one value, not a [ list ]", st->key.text));
 	if (st->nv < min)
 		return (perr(ps, st->end.line, st->end.col,
 		    "'%s' needs a value", st->key.text));
@@ -469,6 +382,9 @@ component_block(struct parser *ps, const struct stmt *head)
 	struct stmt st;
 	int rv;
 
+	if (head->list)
+		return (perr(ps, head->key.line, head->key.col,
+		    "'component' takes one name, not a [ list ]"));
 	if (head->nv != 1)
 		return (perr(ps, head->end.line, head->end.col,
 		    "expected 'component NAME {'"));
@@ -494,17 +410,16 @@ component_block(struct parser *ps, const struct stmt *head)
 	for (;;) {
 		if ((rv = next(ps, &st.key)) != 0)
 			return (rv);
-		if (st.key.kind == T_RBRACE)
+		if (st.key.kind == LC_TOK_RBRACE)
 			break;
-		if (st.key.kind == T_EOF)
+		if (st.key.kind == LC_TOK_EOF)
 			return (perr(ps, st.key.line, st.key.col,
 			    "missing '}' for component %s opened at line %u",
 			    c->name, c->line));
-		if (st.key.kind != T_WORD)
+		if (st.key.kind != LC_TOK_WORD)
 			return (perr(ps, st.key.line, st.key.col,
 			    "expected a setting name, found %s",
-			    tok_desc(&st.key) ? tok_desc(&st.key) :
-						"a string"));
+			    tok_desc(&st.key)));
 		if ((rv = read_stmt(ps, &st)) != 0 ||
 		    (rv = comp_stmt(ps, c, &st, seen)) != 0)
 			return (rv);
@@ -662,17 +577,16 @@ parse_all(struct parser *ps)
 	for (;;) {
 		if ((rv = next(ps, &st.key)) != 0)
 			return (rv);
-		if (st.key.kind == T_EOF)
+		if (st.key.kind == LC_TOK_EOF)
 			break;
-		if (st.key.kind != T_WORD)
+		if (st.key.kind != LC_TOK_WORD)
 			return (perr(ps, st.key.line, st.key.col,
 			    "expected a setting or 'component', found %s",
-			    tok_desc(&st.key) ? tok_desc(&st.key) :
-						"a string"));
+			    tok_desc(&st.key)));
 		if ((rv = read_stmt(ps, &st)) != 0)
 			return (rv);
 		if (strcmp(st.key.text, "component") == 0) {
-			if (st.end.kind != T_LBRACE)
+			if (st.end.kind != LC_TOK_LBRACE)
 				return (perr(ps, st.end.line, st.end.col,
 				    "expected '{' after 'component NAME'"));
 			if ((rv = component_block(ps, &st)) != 0)
@@ -724,24 +638,12 @@ rtm_config_parse(const char *name, const char *text, size_t len,
 		return (NULL);
 	}
 	config_defaults(cfg);
-	memset(&ps, 0, sizeof(ps));
-	ps.name = name;
-	ps.p = text;
-	ps.end = text + len;
-	ps.line = ps.col = 1;
+	memset(ps.seen_line, 0, sizeof(ps.seen_line));
+	memset(ps.seen_col, 0, sizeof(ps.seen_col));
+	lc_lex_init(&ps.lx, name, text, len, RTM_TOKEN_MAX - 1, err->msg,
+	    sizeof(err->msg));
 	ps.cfg = cfg;
-	ps.err = err;
-	if (memchr(text, '\0', len) != NULL) {
-		/* Name the place of the NUL: a binary file, most likely. */
-		const char *z = memchr(text, '\0', len);
-
-		ps.end = z;
-		while (ps.p < z)
-			advance(&ps);
-		rv = perr(&ps, ps.line, ps.col, "NUL byte in config");
-	} else {
-		rv = parse_all(&ps);
-	}
+	rv = parse_all(&ps);
 	if (rv == 0 && (cfg->path = lc_arena_strdup(cfg->arena, name)) == NULL)
 		rv = -ENOMEM;
 	if (rv != 0) {

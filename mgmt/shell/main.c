@@ -1,4 +1,5 @@
 /* mgmt/shell/main.c: ternsh, the tern operator shell (talks only to tern-mgmt). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,36 @@
 
 #include "libcommon/lc_daemon.h"
 #include "sh.h"
+
+#define CMDS_MAX 64
+
+static const char *rundir, *cmds[CMDS_MAX];
+static unsigned ncmds, timeout_ms = 30000;
+
+/* -c COMMAND, in order. */
+static int
+opt_cmd(const char *v, void *dst, char *err, size_t errsz)
+{
+	(void)dst;
+	if (ncmds == CMDS_MAX) {
+		snprintf(err, errsz, "too many commands (at most %d)",
+		    CMDS_MAX);
+		return (-EINVAL);
+	}
+	cmds[ncmds++] = v;
+	return (0);
+}
+
+static const struct lc_opt opts[] = {
+    LC_OPT_ROW_STRING("--rundir", "DIR", &rundir,
+	"where tern-mgmt's sockets are ($TERN_RUNDIR, " TERN_RUNDIR_DEFAULT
+	")"),
+    LC_OPT_ROW_UINT("--timeout", "MS", &timeout_ms, 1, ~0u,
+	"how long one command may take (default 30000)"),
+    LC_OPT_ROW_FN("-c", "COMMAND", NULL, opt_cmd,
+	"run COMMAND; repeated, in order"),
+    LC_OPT_ROW_END,
+};
 
 static void
 usage(FILE *f)
@@ -15,10 +46,8 @@ usage(FILE *f)
 	    "The tern operator shell. Interactive on a terminal (Tab completes,\n"
 	    "'?' shows help); otherwise runs each -c COMMAND in order, or each\n"
 	    "line of standard input, and stops at the first error (exit 1).\n"
-	    "Pipes: | match REGEX, | except REGEX, | count, | json.\n"
-	    "  --rundir DIR   where tern-mgmt's sockets are ($TERN_RUNDIR, %s)\n"
-	    "  --timeout MS   how long one command may take (default 30000)\n",
-	    TERN_RUNDIR_DEFAULT);
+	    "Pipes: | match REGEX, | except REGEX, | count, | json.\n");
+	lc_opt_usage(f, opts);
 }
 
 static int
@@ -50,8 +79,6 @@ run_stream(struct sh_session *s, FILE *in)
 int
 main(int argc, char **argv)
 {
-	const char *rundir = NULL, *cmds[64];
-	unsigned ncmds = 0, timeout_ms = 30000;
 	struct sh_session *s;
 	char err[1024];
 	int rv = 0;
@@ -65,25 +92,10 @@ main(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0) {
 			printf("ternsh %s\n", TERN_VERSION);
 			return (0);
-		} else if (strcmp(a, "--rundir") == 0 && i + 1 < argc) {
-			rundir = argv[++i];
-		} else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
-			char *end;
-
-			timeout_ms = (unsigned)strtoul(argv[++i], &end, 10);
-			if (*end != '\0' || timeout_ms == 0) {
-				fprintf(stderr,
-				    "ternsh: invalid timeout '%s'\n", argv[i]);
-				return (2);
-			}
-		} else if (strcmp(a, "-c") == 0 && i + 1 < argc) {
-			if (ncmds == sizeof(cmds) / sizeof(cmds[0])) {
-				fprintf(stderr,
-				    "ternsh: too many -c commands\n");
-				return (2);
-			}
-			cmds[ncmds++] = argv[++i];
-		} else {
+		} else if ((rv = lc_opt_take(argc, argv, &i, "ternsh", opts)) <
+		    0) {
+			return (2);
+		} else if (rv == 1) {
 			fprintf(stderr,
 			    "ternsh: unexpected argument '%s'\n"
 			    "Try 'ternsh --help'.\n",

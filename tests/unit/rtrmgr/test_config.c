@@ -249,6 +249,89 @@ test_errors(void **state)
 	}
 }
 
+/* The dialect shared with the mgmt config (libcommon/lc_lex.c): block
+ * comments and [ lists ] where a setting takes several values. */
+static void
+test_comments_lists(void **state)
+{
+	static const char text[] = "/* boot config,\n"
+				   "   over lines */\n"
+				   "user nobody; /* after */ log-level debug;\n"
+				   "component fwd { /* a block */\n"
+				   "  binary /usr/sbin/tern-fwd; # and a line\n"
+				   "  capabilities [ net_admin cap_net_raw ];\n"
+				   "  args [ --workers=2\n"
+				   "         \"--cpus=1 2\" ];\n"
+				   "}\n"
+				   "component dev { binary /bin/true; }\n";
+	static const struct {
+		const char *text;
+		const char *msg; /* all of err.msg */
+	} bad[] = {
+	    {"/* open\ncomponent a { binary /bin/true; }",
+		"t.conf:1:1: unterminated comment"},
+	    {"user [ nobody ];",
+		"t.conf:1:1: 'user' takes one value, not a [ list ]"},
+	    {"component a { binary [ /bin/true ]; }",
+		"t.conf:1:15: 'binary' takes one value, not a [ list ]"},
+	    {"component [ a ] { binary /bin/true; }",
+		"t.conf:1:1: 'component' takes one name, not a [ list ]"},
+	    {"component a { binary /bin/true; args x [ y ]; }",
+		"t.conf:1:40: a [ list ] must be the only value of 'args'"},
+	    {"component a { binary /bin/true; args [ x ] y; }",
+		"t.conf:1:44: expected ';' after the [ list ] of 'args', found "
+		"a word"},
+	    {"component a { binary /bin/true; args [ ]; }",
+		"t.conf:1:38: empty [ ]"},
+	    {"component a { binary /bin/true; args [ x; }",
+		"t.conf:1:41: expected ']' (list opened at line 1, column 38), "
+		"got ';'"},
+	    {"component a { binary /bin/true; args x ]; }",
+		"t.conf:1:40: expected ';' after 'args', found ']'"},
+	    {"] x;",
+		"t.conf:1:1: expected a setting or 'component', found ']'"},
+	};
+	struct rtm_cfgerr err;
+	struct rtm_config *cfg;
+
+	(void)state;
+	cfg = parse(text, &err);
+	if (cfg == NULL)
+		fail_msg("%s", err.msg);
+	assert_string_equal(cfg->user, "nobody");
+	assert_string_equal(cfg->log_level, "debug");
+	assert_int_equal(cfg->ncomps, 2);
+	assert_int_equal(cfg->comps[0].line, 4);
+	assert_int_equal(cfg->comps[0].ncaps, 2);
+	assert_int_equal(cfg->comps[0].caps[0], CAP_NET_ADMIN);
+	assert_int_equal(cfg->comps[0].caps[1], CAP_NET_RAW);
+	assert_int_equal(cfg->comps[0].nargs, 2);
+	assert_string_equal(cfg->comps[0].args[0], "--workers=2");
+	assert_string_equal(cfg->comps[0].args[1], "--cpus=1 2");
+	/* '#' inside a word is the word's, a block comment ends it */
+	assert_null(parse("component a#b { binary /bin/true; }", &err));
+	assert_string_equal(err.msg,
+	    "t.conf:1:11: invalid component name "
+	    "'a#b' (a-z, 0-9, '-', '_'; starts with a "
+	    "letter; at most 31 characters)");
+	rtm_config_free(cfg);
+	cfg = parse("component b { binary /bin/true; args x/*y*/z; }", &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->comps[0].nargs, 2);
+	assert_string_equal(cfg->comps[0].args[0], "x");
+	assert_string_equal(cfg->comps[0].args[1], "z");
+	rtm_config_free(cfg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		if ((cfg = parse(bad[i].text, &err)) != NULL)
+			fail_msg("case %zu parsed: %s", i, bad[i].text);
+		assert_int_equal(errno, EINVAL);
+		if (strcmp(err.msg, bad[i].msg) != 0)
+			fail_msg("case %zu: got \"%s\", want \"%s\"", i,
+			    err.msg, bad[i].msg);
+	}
+}
+
 static void
 test_too_many_components(void **state)
 {
@@ -332,6 +415,7 @@ main(void)
 	    cmocka_unit_test(test_full),
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_comments_lists),
 	    cmocka_unit_test(test_too_many_components),
 	    cmocka_unit_test(test_load),
 	    cmocka_unit_test(test_shipped_config),
