@@ -119,7 +119,7 @@ show_modifier(struct cmd_ctx *c, unsigned *nw, bool *compare, bool *setform)
 static int
 show_conf(struct cmd_ctx *c, const struct mgmt_conf *conf)
 {
-	struct mgmt_err err;
+	struct lc_err err;
 	struct lc_buf b;
 	bool compare, setform;
 	unsigned nw;
@@ -272,7 +272,7 @@ REMOTE(c_show_ipc, mgmt_show_ipc)
 static int
 c_set(struct cmd_ctx *c)
 {
-	struct mgmt_err err;
+	struct lc_err err;
 
 	if (c->nw == 0)
 		return (fail(c, MGMT_E_SYNTAX,
@@ -286,7 +286,7 @@ c_set(struct cmd_ctx *c)
 static int
 c_delete(struct cmd_ctx *c)
 {
-	struct mgmt_err err;
+	struct lc_err err;
 	int rv;
 
 	if (c->nw == 0)
@@ -409,7 +409,7 @@ static int
 c_rollback(struct cmd_ctx *c)
 {
 	struct mgmt_conf *conf;
-	struct mgmt_err err;
+	struct lc_err err;
 	unsigned n = 0;
 
 	if (c->nw > 1 ||
@@ -462,7 +462,7 @@ c_save(struct cmd_ctx *c)
 static int
 c_load(struct cmd_ctx *c)
 {
-	struct mgmt_err err;
+	struct lc_err err;
 	enum mgmt_load_mode mode;
 
 	if (c->nw != 2 ||
@@ -764,7 +764,7 @@ mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
 	    (cmd->fn == c_set || cmd->fn == c_delete ||
 		cmd->fn == c_show_candidate)) {
 		struct mgmt_compl cc[128];
-		struct mgmt_err err;
+		struct lc_err err;
 		int r;
 
 		r = mgmt_schema_complete(s->candidate, words + 1, nw - 1,

@@ -9,6 +9,7 @@
 
 #include "libcommon/lc_addr.h"
 #include "libcommon/lc_buf.h"
+#include "libcommon/lc_err.h"
 
 /*
  * Model (docs/config.md has the long form):
@@ -18,7 +19,7 @@
  *   snapshot of running. set/delete copy only the path they touch, and
  *   mgmt_conf_diff()/mgmt_conf_compare() skip every subtree the two trees
  *   still share: the diff of one changed route among 1M is O(log n).
- * - Every function that can fail on input fills a struct mgmt_err with a
+ * - Every function that can fail on input fills a struct lc_err with a
  *   message naming file:line:column (files) or the path element (set/delete)
  *   and what was expected, and changes nothing.
  * - Not thread-safe: reference counts are plain integers; use a tree (and
@@ -118,11 +119,6 @@ enum mgmt_sid {
 
 extern const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT];
 
-/* Error text for the caller to show (one line, no trailing newline). */
-struct mgmt_err {
-	char msg[512];
-};
-
 /* One completion candidate. word is what to insert ("route", "af_xdp", or an
  * existing key such as "eth0"); a placeholder for free input (is_value) is
  * shown as "<a.b.c.d/len>" and must not be inserted. */
@@ -146,13 +142,13 @@ struct mgmt_conf;
  */
 int mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
     unsigned nwords, const char *partial, struct mgmt_compl *out, unsigned max,
-    struct mgmt_err *err);
+    struct lc_err *err);
 
 /* Checks one value against a leaf or list-key schema node. 0 or -EINVAL (err
  * says what was expected). canon (optional, >= 64 bytes) gets the canonical
  * form. */
 int mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
-    struct mgmt_err *err);
+    struct lc_err *err);
 
 /* Component mask to send a change of this unit to. */
 unsigned mgmt_schema_comp(enum mgmt_sid sid);
@@ -178,18 +174,18 @@ void mgmt_conf_assign(struct mgmt_conf *dst, const struct mgmt_conf *src);
  * errors: -EINVAL with "fname:line:col: ..." in err, *out untouched.
  * Does not run whole-tree validation (references): see mgmt_conf_validate. */
 int mgmt_conf_parse(const char *text, size_t len, const char *fname,
-    struct mgmt_conf **out, struct mgmt_err *err);
+    struct mgmt_conf **out, struct lc_err *err);
 /* mgmt_conf_parse of a file, then mgmt_conf_validate. -errno of open/read
  * (err says so) or -EINVAL. */
 int mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
-    struct mgmt_err *err);
+    struct lc_err *err);
 
 enum mgmt_load_mode { MGMT_LOAD_MERGE, MGMT_LOAD_REPLACE };
 /* `load merge|replace FILE` into a candidate: parses the file (syntax, type,
  * range, duplicates); on success merges it into conf (leaves override, lists
  * and leaf-lists union) or replaces conf. On error conf is unchanged. */
 int mgmt_conf_load(struct mgmt_conf *conf, const char *path,
-    enum mgmt_load_mode mode, struct mgmt_err *err);
+    enum mgmt_load_mode mode, struct lc_err *err);
 /* Merge src into dst (as load merge). */
 void mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
 
@@ -199,7 +195,7 @@ void mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
  * -EINVAL when it is not a valid path. */
 int mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out);
 int mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, struct lc_buf *out, struct mgmt_err *err);
+    unsigned nwords, struct lc_buf *out, struct lc_err *err);
 /* Prints conf as JSON (for `show configuration | json`): containers and list
  * entries are objects, a list is an object keyed by its keys, a repeatable
  * leaf an array, a flag true, numbers as numbers, the rest as strings:
@@ -214,12 +210,12 @@ int mgmt_conf_print_set(const struct mgmt_conf *conf, struct lc_buf *out);
  * distance 300: 300 out of range, expected 1..255"); conf unchanged on error.
  */
 int mgmt_conf_set(struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, struct mgmt_err *err);
+    unsigned nwords, struct lc_err *err);
 /* `delete WORDS...`: removes the node at the path (with a leaf-list value:
  * that value; without: all values). Empty containers above are removed too.
  * 0, -ENOENT (not configured), -EINVAL (bad path); unchanged on error. */
 int mgmt_conf_delete(struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, struct mgmt_err *err);
+    unsigned nwords, struct lc_err *err);
 
 /* Splits a command line into words (whitespace separated, "quoted" words,
  * backslash escapes inside quotes), writing into buf (bufsz bytes) and
@@ -242,7 +238,7 @@ size_t mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
  * interfaces), limits (addresses, ARP entries, next hops).
  * 0 or -EINVAL with the first error (with file:line:col when the node came
  * from a file, else its path). */
-int mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err);
+int mgmt_conf_validate(const struct mgmt_conf *conf, struct lc_err *err);
 
 /* ---- diff
  * ----------------------------------------------------------------------- */
@@ -282,7 +278,7 @@ void mgmt_changes_invert(struct mgmt_changes *);
  * every route's reference): the commit path. Same errors as
  * mgmt_conf_validate. new is the tree the changes lead to. */
 int mgmt_conf_validate_changes(const struct mgmt_conf *new,
-    const struct mgmt_changes *chg, struct mgmt_err *err);
+    const struct mgmt_changes *chg, struct lc_err *err);
 
 /* Text of a unit's path for messages: "interfaces eth0",
  * "protocols static route 10.0.0.0/8", "rib". Returns buf. */
@@ -298,7 +294,7 @@ const char *mgmt_change_path(const struct mgmt_change *c, char *buf,
  * unchanged. O(changes * log n).
  */
 int mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
-    const struct mgmt_conf *running, struct mgmt_err *err);
+    const struct mgmt_conf *running, struct lc_err *err);
 
 /* `show | compare`: appends the difference old -> new in Junos form:
  *   [edit protocols static]
@@ -410,7 +406,7 @@ int mgmt_store_commit(const char *dir, const struct mgmt_conf *conf);
 /* Loads `rollback N` (0 = newest = running; 1 = the commit before...).
  * -ENOENT if there is no such commit (err says how many there are). */
 int mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
-    struct mgmt_err *err);
+    struct lc_err *err);
 /* Number of commits stored in dir (0..MGMT_STORE_KEEP). */
 int mgmt_store_count(const char *dir);
 /* Path of commit N (0 = newest) into buf. 0 or -ENOENT. */

@@ -374,7 +374,7 @@ unit_apply(struct mgmt_node *p, const unsigned *sids, int i, int np,
 
 int
 mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
-    const struct mgmt_conf *running, struct mgmt_err *err)
+    const struct mgmt_conf *running, struct lc_err *err)
 {
 	struct mgmt_changes chg = {0};
 	struct mgmt_conf *out;
@@ -388,7 +388,7 @@ mgmt_conf_rebase(struct mgmt_conf *cand, const struct mgmt_conf *base,
 		    c->old ? c->old : c->new);
 
 		if (!unit_eq(r, c->old) && !unit_eq(r, c->new)) {
-			mgmt_err_set(err,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "conflict: %s was changed by another "
 			    "commit since this candidate was made",
 			    mgmt_change_path(c, path, sizeof(path)));

@@ -47,11 +47,9 @@ uint16_t mgmt_src_intern(const char *fname);
 const char *mgmt_src_name(uint16_t src);
 
 /* err helpers */
-void mgmt_err_set(struct mgmt_err *, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* "file:line:col: " prefix for a node, or "" when it came from set. */
-void mgmt_err_node(struct mgmt_err *, const struct mgmt_node *n,
-    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mgmt_err_node(struct lc_err *, const struct mgmt_node *n, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 /* schema helpers */
 static inline bool
@@ -68,7 +66,7 @@ int mgmt_schema_anon(unsigned parent);
  * (64 bytes) and the binary key into *kbin. 0 or -EINVAL with err set to
  * "invalid X 'v': expected Y". */
 int mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
-    struct mgmt_err *err);
+    struct lc_err *err);
 /* "one of: a, b, c" list of keywords allowed under parent. */
 void mgmt_schema_expected(unsigned parent, char *buf, size_t sz);
 /* Path text of schema + keys, for messages. */
@@ -118,9 +116,8 @@ void mgmt_buf_word(struct lc_buf *b, const char *s);
 
 /* validation of one unit (shared by whole-tree and incremental) */
 int mgmt_validate_unit(const struct mgmt_conf *conf,
-    const struct mgmt_node *unit, struct mgmt_err *err);
-int mgmt_validate_iface_refs(const struct mgmt_conf *conf,
-    struct mgmt_err *err);
+    const struct mgmt_node *unit, struct lc_err *err);
+int mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct lc_err *err);
 
 void *mgmt_xmalloc(size_t);
 void *mgmt_xrealloc(void *, size_t);

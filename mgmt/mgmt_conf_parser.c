@@ -249,7 +249,7 @@ stmt_entry(struct parser *P, struct mgmt_node **n, int ch, unsigned kw,
 	const struct mgmt_node *old;
 	struct mgmt_node *c;
 	char canon[64];
-	struct mgmt_err e2;
+	struct lc_err e2;
 	bool created;
 
 	if (i == st->nw)
@@ -298,7 +298,7 @@ stmt_leaf(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
 	struct mgmt_node *c;
 	unsigned nvv = 1, bad;
 	char canon[64];
-	struct mgmt_err e2;
+	struct lc_err e2;
 
 	if (st->term != LC_TOK_SEMI)
 		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
@@ -521,10 +521,10 @@ parse_block(struct parser *P, struct mgmt_node *n, unsigned cur, int depth)
 
 int
 mgmt_conf_parse(const char *text, size_t len, const char *fname,
-    struct mgmt_conf **out, struct mgmt_err *err)
+    struct mgmt_conf **out, struct lc_err *err)
 {
 	struct parser *P = mgmt_xmalloc(sizeof(*P));
-	struct mgmt_err dummy;
+	struct lc_err dummy;
 	struct mgmt_conf *c = mgmt_conf_new();
 	int rv;
 
@@ -551,7 +551,7 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 /* *buf (len bytes of gzip) replaced by what it inflates to; 0, or -errno
  * with *buf freed (as read_file leaves it on error) */
 static int
-gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
+gunzip_buf(const char *path, char **buf, size_t *len, struct lc_err *err)
 {
 	size_t cap = *len * 8 + 4096, out = 0;
 	char *o = mgmt_xmalloc(cap);
@@ -563,7 +563,8 @@ gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 		free(o);
 		free(*buf);
 		*buf = NULL;
-		mgmt_err_set(err, "%s: cannot start gzip decoding", path);
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "%s: cannot start gzip decoding", path);
 		return (-ENOMEM);
 	}
 	z.next_in = (Bytef *)*buf;
@@ -594,7 +595,8 @@ gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 		free(o);
 		free(*buf); /* on error the caller has nothing to free */
 		*buf = NULL;
-		mgmt_err_set(err, "%s: not a valid gzip file (%s)", path,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "%s: not a valid gzip file (%s)", path,
 		    zr == Z_MEM_ERROR ? "over 2 GiB" :
 			z.msg != NULL ? z.msg :
 					"truncated");
@@ -608,7 +610,7 @@ gunzip_buf(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 }
 
 static int
-read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
+read_file(const char *path, char **buf, size_t *len, struct lc_err *err)
 {
 	struct stat st;
 	size_t off = 0;
@@ -616,12 +618,13 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		e = errno;
-		mgmt_err_set(err, "%s: %s", path, strerror(e));
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", path,
+		    strerror(e));
 		return (-e);
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		e = S_ISREG(st.st_mode) ? errno : EINVAL;
-		mgmt_err_set(err, "%s: %s", path,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", path,
 		    S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
 		close(fd);
 		return (-e);
@@ -634,7 +637,8 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 			continue;
 		if (n <= 0) {
 			e = n < 0 ? errno : EIO;
-			mgmt_err_set(err, "%s: read: %s", path, strerror(e));
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: read: %s",
+			    path, strerror(e));
 			free(*buf);
 			close(fd);
 			return (-e);
@@ -653,7 +657,7 @@ read_file(const char *path, char **buf, size_t *len, struct mgmt_err *err)
 
 int
 mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	struct mgmt_conf *c;
 	char *buf;
@@ -676,7 +680,7 @@ mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
 
 int
 mgmt_conf_load(struct mgmt_conf *conf, const char *path,
-    enum mgmt_load_mode mode, struct mgmt_err *err)
+    enum mgmt_load_mode mode, struct lc_err *err)
 {
 	struct mgmt_conf *c;
 	char *buf;

@@ -312,23 +312,25 @@ mgmt_store_compress(const char *dir)
 
 int
 mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	char path[PATH_MAX];
 	int c = mgmt_store_count(dir), rv;
 
 	if (c < 0) {
-		mgmt_err_set(err, "%s: %s", dir, strerror(-c));
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", dir,
+		    strerror(-c));
 		return (c);
 	}
 	if ((rv = mgmt_store_path(dir, n, path, sizeof(path))) != 0) {
 		if (rv == -ENOENT)
-			mgmt_err_set(err,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "rollback %u: no such commit (%d "
 			    "stored: 0..%d)",
 			    n, c, c - 1);
 		else
-			mgmt_err_set(err, "rollback %u: %s", n, strerror(-rv));
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "rollback %u: %s", n, strerror(-rv));
 		return (rv);
 	}
 	return (mgmt_conf_load_file(path, out, err));

@@ -36,18 +36,6 @@ mgmt_xrealloc(void *o, size_t n)
 	return (p);
 }
 
-void
-mgmt_err_set(struct mgmt_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 /* Source names: few (one per loaded file), kept for the process lifetime. */
 static char **src_names;
 static unsigned src_n;
@@ -75,7 +63,7 @@ mgmt_src_name(uint16_t src)
 }
 
 void
-mgmt_err_node(struct mgmt_err *err, const struct mgmt_node *n, const char *fmt,
+mgmt_err_node(struct lc_err *err, const struct mgmt_node *n, const char *fmt,
     ...)
 {
 	va_list ap;
@@ -587,13 +575,14 @@ path_text(const char *const *w, unsigned upto, char *buf, size_t sz)
 }
 
 static int
-path_err(struct mgmt_err *err, const char *const *w, unsigned upto,
+path_err(struct lc_err *err, const char *const *w, unsigned upto,
     const char *msg)
 {
 	char p[256];
 
 	path_text(w, upto, p, sizeof(p));
-	mgmt_err_set(err, "%s: %s", upto ? p : "(top)", msg);
+	lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", upto ? p : "(top)",
+	    msg);
 	return (-EINVAL);
 }
 
@@ -604,12 +593,12 @@ path_err(struct mgmt_err *err, const char *const *w, unsigned upto,
  */
 static int
 resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	unsigned cur = MGMT_S_ROOT, i = 0;
 	int ns = 0;
 	char exp[256];
-	struct mgmt_err e2;
+	struct lc_err e2;
 
 	while (i < nw) {
 		int ch = mgmt_schema_child(cur, w[i]);
@@ -728,7 +717,7 @@ apply_set(struct mgmt_node *n, const struct step *st, int ns)
 
 int
 mgmt_conf_set(struct mgmt_conf *conf, const char *const *words, unsigned nwords,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	struct step st[MAX_STEPS];
 	int ns = resolve(words, nwords, false, st, err);
@@ -795,7 +784,7 @@ apply_delete(struct mgmt_node *n, const struct step *st, int i, int ns)
 /* Walks to the node the steps name; on a miss sets err and returns NULL. */
 static const struct mgmt_node *
 walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
-    int ns, struct mgmt_err *err)
+    int ns, struct lc_err *err)
 {
 	const struct mgmt_node *n = conf->root;
 
@@ -818,7 +807,7 @@ walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
 		if (c != NULL && st[i].kind == ST_LEAF &&
 		    strcmp(c->value, st[i].canon) != 0) {
 			path_text(w, upto, p, sizeof(p));
-			mgmt_err_set(err,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "%s: not configured (the value is "
 			    "%s)",
 			    p, c->value);
@@ -826,7 +815,8 @@ walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
 		}
 		if (c == NULL) {
 			path_text(w, upto, p, sizeof(p));
-			mgmt_err_set(err, "%s: not configured", p);
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "%s: not configured", p);
 			return (NULL);
 		}
 		n = c;
@@ -836,7 +826,7 @@ walk(const struct mgmt_conf *conf, const char *const *w, const struct step *st,
 
 int
 mgmt_conf_delete(struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, struct mgmt_err *err)
+    unsigned nwords, struct lc_err *err)
 {
 	struct step st[MAX_STEPS];
 	int ns = resolve(words, nwords, true, st, err);
@@ -858,7 +848,7 @@ mgmt_conf_delete(struct mgmt_conf *conf, const char *const *words,
 
 int
 mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
-    unsigned nwords, struct lc_buf *out, struct mgmt_err *err)
+    unsigned nwords, struct lc_buf *out, struct lc_err *err)
 {
 	struct step st[MAX_STEPS];
 	int ns = resolve(words, nwords, true, st, err);

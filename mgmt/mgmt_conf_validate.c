@@ -51,7 +51,7 @@ nh_unicast(uint32_t a)
 
 static int
 validate_route(const struct mgmt_conf *conf, const struct mgmt_node *u,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	struct mgmt_route_conf r;
 	const struct mgmt_node *c;
@@ -168,7 +168,7 @@ subnet_names(const struct mgmt_iface_conf *a, char *buf, size_t sz)
  */
 static int
 validate_arp(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	struct mgmt_iter it;
 	const struct mgmt_node *c;
@@ -242,7 +242,7 @@ validate_arp(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
 
 static int
 validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	struct mgmt_iface_conf a, b;
 	struct mgmt_iter it;
@@ -313,7 +313,7 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 
 int
 mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	switch (unit->sid) {
 	case MGMT_S_ROUTE:
@@ -327,7 +327,7 @@ mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
 }
 
 int
-mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
+mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct lc_err *err)
 {
 	const struct mgmt_node *st =
 	    mgmt_node_find_sid(mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS),
@@ -354,7 +354,7 @@ mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct mgmt_err *err)
 
 static int
 validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	const struct mgmt_node *p, *c;
 	struct mgmt_iter it;
@@ -372,7 +372,7 @@ validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
 }
 
 int
-mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err)
+mgmt_conf_validate(const struct mgmt_conf *conf, struct lc_err *err)
 {
 	int rv;
 
@@ -383,7 +383,7 @@ mgmt_conf_validate(const struct mgmt_conf *conf, struct mgmt_err *err)
 
 int
 mgmt_conf_validate_changes(const struct mgmt_conf *new,
-    const struct mgmt_changes *chg, struct mgmt_err *err)
+    const struct mgmt_changes *chg, struct lc_err *err)
 {
 	int rv;
 

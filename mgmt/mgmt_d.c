@@ -267,7 +267,7 @@ remove_stale_temps(const char *dir)
 static int
 load_running(struct mgmt *m)
 {
-	struct mgmt_err err;
+	struct lc_err err;
 	int rv, n;
 
 	remove_stale_temps(m->store_dir);
@@ -319,7 +319,7 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 {
 	struct mgmt *m;
 	struct ipc_opts io = {0};
-	struct mgmt_err merr;
+	struct lc_err merr;
 	int rv;
 
 	if (opts->store_dir == NULL || opts->store_dir[0] == '\0') {

@@ -78,7 +78,7 @@ void mgmt_push_fini(struct mgmt *);
  */
 struct ProtobufCMessage;
 struct ProtobufCMessageDescriptor;
-int mgmt_wire_init(const struct mgmt_schema_node *tab, struct mgmt_err *err);
+int mgmt_wire_init(const struct mgmt_schema_node *tab, struct lc_err *err);
 const struct ProtobufCMessageDescriptor *mgmt_wire_desc(enum mgmt_sid unit);
 void mgmt_wire_fill(enum mgmt_sid unit, const struct mgmt_node *n,
     struct ProtobufCMessage *msg);

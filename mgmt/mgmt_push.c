@@ -601,7 +601,7 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
     mgmt_commit_done_fn *done, void *arg)
 {
 	struct mgmt_txn *t;
-	struct mgmt_err merr;
+	struct lc_err merr;
 
 	if (m->txn != NULL) {
 		done(arg, -EBUSY,

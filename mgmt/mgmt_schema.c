@@ -320,7 +320,7 @@ ifname_ok(const char *v, unsigned max)
 
 int
 mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	const struct mgmt_schema_node *s = &mgmt_schema[sid];
 	const char *what = s->name ? s->name : "interface name";
@@ -333,8 +333,9 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		if (parse_uint(v, &u) != 0)
 			goto bad;
 		if (u < s->min || u > s->max) {
-			mgmt_err_set(err, "%s %s out of range, expected %u..%u",
-			    what, v, s->min, s->max);
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "%s %s out of range, expected %u..%u", what, v,
+			    s->min, s->max);
 			return (-EINVAL);
 		}
 		*kbin = u;
@@ -357,7 +358,7 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 			if (lc_prefix4_parse_loose(v, &p, &host) == 0) {
 				char pb[LC_PREFIX4_STRLEN];
 
-				mgmt_err_set(err,
+				lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 				    "invalid %s '%s': host bits "
 				    "set, expected %s",
 				    what, v, lc_prefix4_str(&p, pb));
@@ -411,7 +412,7 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		else if (m == 0)
 			why = "the all-zero address";
 		if (why != NULL) {
-			mgmt_err_set(err,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "invalid %s '%s': %s, expected a unicast MAC "
 			    "address",
 			    what, v, why);
@@ -436,21 +437,22 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		break;
 	}
 bad:
-	mgmt_err_set(err, "invalid %s '%.64s': expected %s", what, v,
+	lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+	    "invalid %s '%.64s': expected %s", what, v,
 	    type_expect(s, exp, sizeof(exp)));
 	return (-EINVAL);
 }
 
 int
 mgmt_schema_check_value(enum mgmt_sid sid, const char *value, char *canon,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	char tmp[64];
 	uint64_t kbin;
 
 	if ((unsigned)sid >= MGMT_S__COUNT ||
 	    mgmt_schema[sid].type == MGMT_T_NONE) {
-		mgmt_err_set(err, "%s takes no value",
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s takes no value",
 		    (unsigned)sid < MGMT_S__COUNT && mgmt_schema[sid].name ?
 			mgmt_schema[sid].name :
 			"node");
@@ -534,7 +536,7 @@ compl_value(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid)
 int
 mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
     unsigned nwords, const char *partial, struct mgmt_compl *out, unsigned max,
-    struct mgmt_err *err)
+    struct lc_err *err)
 {
 	struct compl_ctx c = {out, max, 0, partial ? partial : ""};
 	const struct mgmt_node *node = conf ? conf->root : NULL;
@@ -550,8 +552,8 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 
 		if (ch < 0 && (ch = mgmt_schema_anon(cur)) < 0) {
 			mgmt_schema_expected(cur, exp, sizeof(exp));
-			mgmt_err_set(err, "unknown word '%.64s': expected %s",
-			    w, exp);
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "unknown word '%.64s': expected %s", w, exp);
 			return (-EINVAL);
 		}
 		s = &mgmt_schema[ch];
@@ -614,7 +616,7 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 	}
 	return ((int)c.n);
 extra:
-	mgmt_err_set(err,
+	lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 	    "unexpected '%.64s' after '%.64s': expected end of "
 	    "line",
 	    words[i], words[i - 1]);

@@ -126,7 +126,7 @@ field_check(const struct mgmt_schema_node *r, const struct ipc_field *f,
 /* Binds row sid of tab to its field into wire; -EINVAL and err if it
  * cannot be. */
 static int
-row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct mgmt_err *err)
+row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct lc_err *err)
 {
 	const struct mgmt_schema_node *r = &tab[sid];
 	const struct wire_msg *wm;
@@ -137,7 +137,7 @@ row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct mgmt_err *err)
 
 	row_path(tab, sid, path, sizeof(path));
 	if ((unit = row_unit(tab, sid, &l)) < 0 || (mi = msg_of(unit)) < 0) {
-		mgmt_err_set(err,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "schema row %s: wire field '%s' but no unit with a "
 		    "message right above it",
 		    path, r->wire);
@@ -145,24 +145,26 @@ row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct mgmt_err *err)
 	}
 	wm = &wire_msgs[mi];
 	if ((r->comp & wm->comp) == 0) {
-		mgmt_err_set(err,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "schema row %s: not sent to the component of %s", path,
 		    wm->desc->name);
 		return (-EINVAL);
 	}
 	if (ipc_field_find(wm->desc, r->wire, &l.f) != 0) {
-		mgmt_err_set(err, "schema row %s: %s has no field '%s'", path,
-		    wm->desc->name, r->wire);
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "schema row %s: %s has no field '%s'", path, wm->desc->name,
+		    r->wire);
 		return (-EINVAL);
 	}
 	if (field_check(r, &l.f, &why) != 0) {
-		mgmt_err_set(err, "schema row %s: field %s of %s: %s", path,
-		    r->wire, wm->desc->name, why);
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "schema row %s: field %s of %s: %s", path, r->wire,
+		    wm->desc->name, why);
 		return (-EINVAL);
 	}
 	for (unsigned i = 0; i < wire.n[mi]; i++)
 		if (ipc_field_same(&wire.leaf[mi][i].f, &l.f)) {
-			mgmt_err_set(err,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "schema row %s: field %s of %s carries another "
 			    "leaf already",
 			    path, r->wire, wm->desc->name);
@@ -178,7 +180,7 @@ row_bind(const struct mgmt_schema_node *tab, unsigned sid, struct mgmt_err *err)
 }
 
 int
-mgmt_wire_init(const struct mgmt_schema_node *tab, struct mgmt_err *err)
+mgmt_wire_init(const struct mgmt_schema_node *tab, struct lc_err *err)
 {
 	memset(&wire, 0, sizeof(wire));
 	for (unsigned sid = 1; sid < MGMT_S__COUNT; sid++)

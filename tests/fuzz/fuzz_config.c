@@ -26,7 +26,7 @@ round_trip(const struct mgmt_conf *c)
 	struct lc_buf a = {0}, b = {0};
 	struct mgmt_conf *re;
 	struct mgmt_changes chg = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 
 	mgmt_conf_print(c, &a);
 	if (mgmt_conf_parse(a.data ? (char *)a.data : "", a.len, "printed", &re,
@@ -67,7 +67,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mgmt_conf *c, *snap;
-	struct mgmt_err err;
+	struct lc_err err;
 	char *text, *line, *save;
 
 	if (mgmt_conf_parse((const char *)data, size, "fuzz.conf", &c, &err) ==

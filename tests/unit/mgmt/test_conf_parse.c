@@ -40,7 +40,7 @@ golden(const char *name)
 {
 	char in[600], exp[600];
 	struct mgmt_conf *c, *re;
-	struct mgmt_err err;
+	struct lc_err err;
 	struct lc_buf out = {0}, out2 = {0};
 	char *want;
 	size_t wlen;
@@ -108,7 +108,7 @@ static void
 bad(const char *text, const char *msg)
 {
 	struct mgmt_conf *c = (struct mgmt_conf *)0x1;
-	struct mgmt_err err = {""};
+	struct lc_err err = {0};
 
 	if (mgmt_conf_parse(text, strlen(text), "t.conf", &c, &err) == 0)
 		fail_msg("parsed: %s", text);
@@ -253,7 +253,7 @@ static void
 invalid(const char *text, const char *msg)
 {
 	struct mgmt_conf *c;
-	struct mgmt_err err = {""};
+	struct lc_err err = {0};
 
 	if (mgmt_conf_parse(text, strlen(text), "v.conf", &c, &err) != 0)
 		fail_msg("parse: %s", err.msg);
@@ -393,7 +393,7 @@ static void
 valid(const char *text)
 {
 	struct mgmt_conf *c;
-	struct mgmt_err err = {""};
+	struct lc_err err = {0};
 
 	if (mgmt_conf_parse(text, strlen(text), "v.conf", &c, &err) != 0)
 		fail_msg("parse: %s", err.msg);
@@ -512,7 +512,7 @@ test_arp_typed_view(void **s)
 			     m3[6] = {0x02, 0x00, 0x00, 0x00, 0x02, 0x03};
 	struct mgmt_iface_conf ic[3];
 	struct mgmt_conf *c;
-	struct mgmt_err err;
+	struct lc_err err;
 	struct {
 		struct mgmt_iface_conf *v;
 		unsigned n;
@@ -552,7 +552,7 @@ test_bracket_and_oneliners(void **s)
 	    "198.18.0.2; } } }\nprotocols static route 10.0.0.0/8 next-hop "
 	    "198.18.0.1;";
 	struct mgmt_conf *ca, *cb;
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	assert_int_equal(mgmt_conf_parse(a, strlen(a), "a", &ca, &err), 0);
@@ -587,7 +587,7 @@ test_route_order(void **s)
 {
 	struct lc_buf fwd = {0}, rev = {0}, p1 = {0}, p2 = {0};
 	struct mgmt_conf *a, *b, *c;
-	struct mgmt_err err;
+	struct lc_err err;
 	const unsigned n = 5000;
 
 	(void)s;

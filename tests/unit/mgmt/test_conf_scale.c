@@ -81,7 +81,7 @@ test_scale(void **state)
 	struct lc_buf text = {0}, out = {0};
 	struct mgmt_conf *run, *cand, *re;
 	struct mgmt_changes chg = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 	char line[128], words_buf[256];
 	const char *w[16];
 	double t_parse, t_val, t_set, t_diff, t_vchg, t_print, t_cmp, t_total;

@@ -88,7 +88,7 @@ static void
 test_commit_history(void **s)
 {
 	struct mgmt_conf *c = mgmt_conf_new(), *r;
-	struct mgmt_err err;
+	struct lc_err err;
 	struct mgmt_rib_conf rc;
 	char hist[300], w2[8];
 	const char *w[3] = {"rib", "ecmp-width", w2};
@@ -133,7 +133,7 @@ static void
 test_compressed_history(void **s)
 {
 	struct mgmt_conf *c = mgmt_conf_new(), *r;
-	struct mgmt_err err;
+	struct lc_err err;
 	struct mgmt_rib_conf rc;
 	char hist[300], path[400], cmd[1400], w2[8];
 	const char *w[3] = {"rib", "ecmp-width", w2};
@@ -213,7 +213,7 @@ static void
 test_rollback_of_broken_file_fails(void **s)
 {
 	struct mgmt_conf *r = (struct mgmt_conf *)0x1;
-	struct mgmt_err err;
+	struct lc_err err;
 	char hist[300], path[400];
 
 	(void)s;
@@ -232,7 +232,7 @@ static void
 test_save_and_load(void **s)
 {
 	struct mgmt_conf *c = mgmt_conf_new(), *before, *l;
-	struct mgmt_err err;
+	struct lc_err err;
 	char path[300], bad[300], merge[300], refbad[300];
 	struct lc_buf b = {0};
 
@@ -302,7 +302,7 @@ static void
 test_crash_during_commits(void **s)
 {
 	struct mgmt_conf *c = mgmt_conf_new(), *r;
-	struct mgmt_err err;
+	struct lc_err err;
 	char hist[300], w3[32], w5[32];
 	const char *w[6] = {"protocols", "static", "route", w3, "next-hop", w5};
 	unsigned seed = 777;

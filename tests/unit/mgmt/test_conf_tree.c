@@ -26,7 +26,7 @@ static struct mgmt_conf *
 base(void)
 {
 	struct mgmt_conf *c;
-	struct mgmt_err err;
+	struct lc_err err;
 
 	if (mgmt_conf_parse(base_text, strlen(base_text), "base", &c, &err))
 		fail_msg("%s", err.msg);
@@ -35,7 +35,7 @@ base(void)
 
 /* Runs "set ..." / "delete ..." / "show ..." given as one line. */
 static int
-cmd(struct mgmt_conf *c, const char *line, struct mgmt_err *err)
+cmd(struct mgmt_conf *c, const char *line, struct lc_err *err)
 {
 	char buf[512];
 	const char *w[32];
@@ -77,7 +77,7 @@ static void
 set_fails(struct mgmt_conf *c, const char *line, int rv, const char *msg)
 {
 	struct mgmt_conf *before = mgmt_conf_dup(c);
-	struct mgmt_err err = {""};
+	struct lc_err err = {0};
 	char *p0 = printed(c), *p1;
 
 	assert_int_equal(cmd(c, line, &err), rv);
@@ -95,7 +95,7 @@ static void
 test_set_delete(void **s)
 {
 	struct mgmt_conf *c = base();
-	struct mgmt_err err;
+	struct lc_err err;
 	char *p;
 
 	(void)s;
@@ -212,7 +212,7 @@ test_noop_set_keeps_sharing(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
 	struct mgmt_changes chg = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 	struct lc_buf b = {0};
 
 	(void)s;
@@ -242,7 +242,7 @@ static void
 test_compare(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
-	struct mgmt_err err;
+	struct lc_err err;
 	struct lc_buf b = {0};
 
 	(void)s;
@@ -293,7 +293,7 @@ test_change_sets(void **s)
 	struct mgmt_changes chg = {0};
 	struct mgmt_route_conf r;
 	struct mgmt_iface_conf ic;
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	assert_int_equal(cmd(cand, "set interfaces eth1 mtu 9000", &err), 0);
@@ -360,7 +360,7 @@ test_validate_changes(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
 	struct mgmt_changes chg = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	/* deleting an interface a route uses: found by the incremental check */
@@ -409,7 +409,7 @@ test_merge(void **s)
 	    "rib ecmp-width 2;\n";
 	struct mgmt_rib_conf rc;
 	struct mgmt_iface_conf ic;
-	struct mgmt_err err;
+	struct lc_err err;
 	char *p;
 
 	(void)s;
@@ -443,7 +443,7 @@ test_defaults(void **s)
 	struct mgmt_fwd_conf f;
 	struct mgmt_rib_conf r;
 	struct mgmt_system_conf sy;
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	mgmt_conf_fwd_get(c, &f);
@@ -472,7 +472,7 @@ test_show(void **s)
 {
 	struct mgmt_conf *c = base();
 	struct lc_buf b = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 	const char *w1[] = {"interfaces", "eth0"};
 	const char *w2[] = {"protocols", "static", "route"};
 	const char *w3[] = {"interfaces", "eth5"};
@@ -508,7 +508,7 @@ test_complete(void **s)
 {
 	struct mgmt_conf *c = base();
 	struct mgmt_compl v[32];
-	struct mgmt_err err;
+	struct lc_err err;
 	const char *w[8];
 	int n, i;
 
@@ -575,7 +575,7 @@ static void
 test_schema_table(void **s)
 {
 	char canon[64];
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	for (unsigned i = 1; i < MGMT_S__COUNT; i++) {
@@ -636,7 +636,7 @@ rebase_conflicts(struct mgmt_conf *b, const struct mgmt_conf *b0,
     const struct mgmt_conf *run, const char *unit)
 {
 	struct mgmt_conf *before = mgmt_conf_dup(b);
-	struct mgmt_err err;
+	struct lc_err err;
 	char want[200];
 
 	snprintf(want, sizeof(want),
@@ -654,7 +654,7 @@ test_rebase(void **s)
 {
 	struct mgmt_conf *b0 = base(), *a = mgmt_conf_dup(b0),
 			 *b = mgmt_conf_dup(b0), *run;
-	struct mgmt_err err;
+	struct lc_err err;
 	char *p;
 
 	(void)s;
@@ -718,7 +718,7 @@ test_json(void **s)
 {
 	struct mgmt_conf *c = base();
 	struct lc_buf b = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 	struct json_object *j, *v;
 
 	(void)s;
@@ -749,7 +749,7 @@ test_invert(void **s)
 {
 	struct mgmt_conf *run = base(), *cand = mgmt_conf_dup(run);
 	struct mgmt_changes chg = {0}, back = {0};
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	assert_int_equal(cmd(cand, "delete interfaces eth1", &err), 0);
@@ -829,7 +829,7 @@ test_random_ops_and_snapshots(void **s)
 {
 	struct mgmt_conf *c = mgmt_conf_new(), *snap[40];
 	struct model ref = {{0}}, refs[40], got;
-	struct mgmt_err err;
+	struct lc_err err;
 	unsigned nsnap = 0, seed = 12345;
 	char line[128];
 
@@ -903,7 +903,7 @@ test_parsed_avl(void **s)
 {
 	struct lc_buf t = {0};
 	struct mgmt_conf *c;
-	struct mgmt_err err;
+	struct lc_err err;
 	const struct mgmt_node *p = NULL;
 	unsigned seed = 99;
 	char line[128];
@@ -955,7 +955,7 @@ static const char arp_block[] = "interfaces {\n"
 static void
 ok(struct mgmt_conf *c, const char *line)
 {
-	struct mgmt_err err = {""};
+	struct lc_err err = {0};
 
 	if (cmd(c, line, &err) != 0)
 		fail_msg("%s: %s", line, err.msg);
@@ -976,7 +976,7 @@ static void
 test_arp_round_trip(void **s)
 {
 	struct mgmt_conf *c, *re, *fromset = mgmt_conf_new();
-	struct mgmt_err err;
+	struct lc_err err;
 	struct json_object *j, *v;
 	char *p, *line, *save;
 
@@ -1035,7 +1035,7 @@ test_arp_set_delete(void **s)
 	struct mgmt_conf *c = base();
 	struct mgmt_iface_conf ic;
 	const struct mgmt_node *root;
-	struct mgmt_err err;
+	struct lc_err err;
 	char *p;
 
 	(void)s;
@@ -1211,7 +1211,7 @@ test_arp_changes(void **s)
 	struct mgmt_conf *run = base(), *cand;
 	struct mgmt_changes chg = {0};
 	struct mgmt_iface_conf ic;
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)s;
 	ok(run, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
@@ -1285,7 +1285,7 @@ test_arp_merge_rebase(void **s)
 	const char *t =
 	    "interfaces eth1 arp 198.18.1.10 mac 02:00:00:00:00:0b;\n"
 	    "interfaces eth1 arp 198.18.1.11 mac 02:00:00:00:00:0c;\n";
-	struct mgmt_err err;
+	struct lc_err err;
 	char *p;
 
 	(void)s;
@@ -1339,7 +1339,7 @@ static void
 compl_is(const struct mgmt_conf *c, const char *const *w, unsigned nw,
     const char *partial, struct mgmt_compl *v, ...)
 {
-	struct mgmt_err err = {""};
+	struct lc_err err = {0};
 	const char *want;
 	va_list ap;
 	int n = mgmt_schema_complete(c, w, nw, partial, v, 32, &err), k = 0;
@@ -1360,7 +1360,7 @@ test_arp_complete_show(void **s)
 {
 	struct mgmt_conf *c = base();
 	struct mgmt_compl v[32];
-	struct mgmt_err err;
+	struct lc_err err;
 	struct lc_buf b = {0};
 	const char *w[8] = {"interfaces", "eth1", "arp", "198.18.1.10", "mac"};
 

@@ -21,7 +21,7 @@
 static int
 setup(void **st)
 {
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)st;
 	if (mgmt_wire_init(mgmt_schema, &err) != 0)
@@ -180,7 +180,7 @@ test_every_row_reaches_its_field(void **st)
 		enum mgmt_sid unit;
 		const ProtobufCFieldDescriptor *fd;
 		struct mgmt_conf *c;
-		struct mgmt_err err;
+		struct lc_err err;
 		ProtobufCMessage *m;
 		const char *w[16];
 		char vbuf[16];
@@ -236,7 +236,7 @@ test_row_added_alone(void **st)
 	static struct mgmt_schema_node tab[MGMT_S__COUNT];
 	const char *w[] = {"interfaces", "t0", "disable"};
 	struct mgmt_conf *c = mgmt_conf_new();
-	struct mgmt_err err;
+	struct lc_err err;
 	Fwd__IfConfig *ic;
 
 	(void)st;
@@ -269,7 +269,7 @@ bad_row(enum mgmt_sid sid, const char *wire, unsigned flags_or,
     const char *want)
 {
 	static struct mgmt_schema_node tab[MGMT_S__COUNT];
-	struct mgmt_err err;
+	struct lc_err err;
 
 	memcpy(tab, mgmt_schema, sizeof(tab));
 	tab[sid].wire = wire;
@@ -289,7 +289,7 @@ static void
 test_bad_rows_refused(void **st)
 {
 	const unsigned no = (unsigned)-1;
-	struct mgmt_err err;
+	struct lc_err err;
 
 	(void)st;
 	bad_row(MGMT_S_FWD_WORKERS, "workerz", 0, 0, NULL, 0, no,
