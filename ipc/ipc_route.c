@@ -107,6 +107,26 @@ ipc_route_set_add(struct ipc_route_set *s, unsigned n_nh)
 	return (r);
 }
 
+/* An address of a packed record (rec bytes): a constant-size copy per
+ * family, so no memcpy call in the per-route loops. */
+static inline void
+addr_get(union ipc_addr *a, const uint8_t *p, size_t rec)
+{
+	if (rec == P4)
+		memcpy(&a->v4, p, 4);
+	else
+		memcpy(&a->v6, p, 16);
+}
+
+static inline void
+addr_put(uint8_t *p, const union ipc_addr *a, size_t rec)
+{
+	if (rec == P4)
+		memcpy(p, &a->v4, 4);
+	else
+		memcpy(p, &a->v6, 16);
+}
+
 /* ---- checks shared by the decoders ----------------------------------------- */
 
 static int
@@ -122,7 +142,7 @@ errf(struct ipc_route_err *err, int code, long index, const char *fmt, ...)
 	return (code);
 }
 
-static bool
+static inline bool
 host_bits4(uint32_t a, unsigned len)
 {
 	return ((ntohl(a) & ~lc_prefix4_mask(len)) != 0);
@@ -144,7 +164,7 @@ host_bits6(const struct lc_ip6 *a, unsigned len)
 
 /* A record's prefix: the length and host bits (the messages rib always gave). */
 static int
-pfx_check(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
+pfx_bad(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
 {
 	char pb[LC_IP6_STRLEN];
 
@@ -167,6 +187,16 @@ pfx_check(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
 		    "entry %zu: prefix %s/%u has host bits set", k,
 		    lc_ip6_str(&r->pfx.v6, pb), r->len));
 	return (0);
+}
+
+/* The common case without a call: an IPv4 prefix with no host bits. */
+static inline int
+pfx_check(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
+{
+	if (r->family == AF_INET && r->len <= 32 &&
+	    !host_bits4(r->pfx.v4.s_addr, r->len))
+		return (0);
+	return (pfx_bad(r, k, err));
 }
 
 /* The prefix fields of a message: IPv4, or IPv6 in prefix6. */
@@ -268,7 +298,7 @@ packed_nh(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec)
 
 		memset(h, 0, sizeof(*h));
 		h->family = rec == P4 ? AF_INET : AF_INET6;
-		memcpy(&h->addr, p, rec - 4);
+		addr_get(&h->addr, p, rec);
 		memcpy(&x, p + rec - 4, 4);
 		h->ifindex = ntohl(x);
 	}
@@ -279,7 +309,7 @@ static inline void
 packed_pfx(struct ipc_route *r, const uint8_t *p, size_t rec)
 {
 	memset(&r->pfx, 0, sizeof(r->pfx));
-	memcpy(&r->pfx, p, rec - 4);
+	addr_get(&r->pfx, p, rec);
 	r->len = p[rec - 4];
 	r->family = rec == P4 ? AF_INET : AF_INET6;
 	r->nh = 0;
@@ -652,45 +682,85 @@ struct pk {
 
 static const size_t pk_rec[2] = {P4, P6};
 
-/* Sizes the packed regions for the set's adds and deletes. */
-static int
-pk_init(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk)
-{
-	size_t nh[2] = {0, 0}, na[2] = {0, 0}, nd[2] = {0, 0}, need = 0;
-	uint8_t *p;
+/* What a set holds, counted in one pass: next hops of adds, adds and
+ * deletes per family; whether the ops are in RouteBatch order. */
+struct count {
+	size_t nh[2], na[2], nd[2];
+	bool sorted, bad;
+};
 
+static void
+count(const struct ipc_route_set *s, struct count *c)
+{
+	uint8_t last = IPC_ROUTE_ADD;
+
+	memset(c, 0, sizeof(*c));
+	c->sorted = true;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ipc_route *r = &s->rt[i];
 		unsigned f = FAM(r->family);
 
+		c->sorted &= r->op >= last;
+		last = r->op;
+		c->bad |= r->op > IPC_ROUTE_DEL;
 		if (r->op == IPC_ROUTE_DEL) {
-			nd[f]++;
+			c->nd[f]++;
 		} else {
-			na[f]++;
-			nh[f] += r->n_nh;
+			c->na[f]++;
+			c->nh[f] += r->n_nh;
 		}
 	}
+}
+
+/*
+ * Sizes the packed regions for the set's adds and deletes. A set whose
+ * next hops are all IPv4 and fit one table goes as it is (each record's
+ * first next hop its index in the set, as clients and rib wrote them);
+ * others get their runs copied as records use them (pk_run).
+ */
+static int
+pk_init(struct ipc_route_enc *e, const struct ipc_route_set *s,
+    const struct count *c, struct pk *pk)
+{
+	size_t nh[2] = {c->nh[0], c->nh[1]}, need = 0;
+	bool as_is = s->nnh <= IPC_ROUTE_PACKED_NH_MAX;
+	uint8_t *p;
+
+	for (size_t i = 0; as_is && i < s->nnh; i++)
+		as_is = s->nh[i].family == AF_INET;
+	if (as_is)
+		nh[0] = s->nnh;
 	for (unsigned f = 0; f < 2; f++) {
 		pk->cap[f] = nh[f] < IPC_ROUTE_PACKED_NH_MAX ?
 		    nh[f] :
 		    IPC_ROUTE_PACKED_NH_MAX;
-		need += (pk->cap[f] + na[f] + nd[f]) * pk_rec[f];
+		need += (pk->cap[f] + c->na[f] + c->nd[f]) * pk_rec[f];
 	}
 	if (grow((void **)&e->pk, &e->cappk, need + 1, 1) != 0 ||
 	    grow((void **)&e->map, &e->capmap, s->nnh + 1, sizeof(*e->map)) !=
 		0)
 		return (-ENOMEM);
-	memset(e->map, 0xff, s->nnh * sizeof(*e->map));
+	if (!as_is)
+		memset(e->map, 0xff, s->nnh * sizeof(*e->map));
 	p = e->pk;
 	for (unsigned f = 0; f < 2; f++) {
 		pk->t[f] = p;
 		p += pk->cap[f] * pk_rec[f];
 		pk->add[f] = p;
-		p += na[f] * pk_rec[f];
+		p += c->na[f] * pk_rec[f];
 		pk->del[f] = p;
-		p += nd[f] * pk_rec[f];
+		p += c->nd[f] * pk_rec[f];
 		pk->nt[f] = pk->na[f] = pk->nd[f] = 0;
 	}
+	for (size_t i = 0; as_is && i < s->nnh; i++) {
+		uint32_t x = htonl(s->nh[i].ifindex);
+
+		memcpy(pk->t[0] + i * P4, &s->nh[i].addr.v4, 4);
+		memcpy(pk->t[0] + i * P4 + 4, &x, 4);
+		e->map[i] = (uint32_t)i;
+	}
+	if (as_is)
+		pk->nt[0] = s->nnh;
 	return (0);
 }
 
@@ -700,7 +770,7 @@ pk_init(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk)
  * false when its next hops are not all of r's family or the table is full:
  * then r goes as a message route.
  */
-static bool
+static inline bool
 pk_run(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk,
     const struct ipc_route *r, unsigned *first)
 {
@@ -728,7 +798,7 @@ pk_run(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk,
 		uint8_t *t = pk->t[f] + pk->nt[f] * rec;
 		uint32_t x = htonl(h[j].ifindex);
 
-		memcpy(t, &h[j].addr, rec - 4);
+		addr_put(t, &h[j].addr, rec);
 		memcpy(t + rec - 4, &x, 4);
 		map[j] = (uint32_t)pk->nt[f]++;
 	}
@@ -736,7 +806,7 @@ pk_run(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk,
 }
 
 /* A packed record: prefix, length, flags (or count), first next hop. */
-static void
+static inline void
 pk_put(struct pk *pk, const struct ipc_route *r, bool del, unsigned flags,
     unsigned first)
 {
@@ -745,7 +815,7 @@ pk_put(struct pk *pk, const struct ipc_route *r, bool del, unsigned flags,
 	uint8_t *p = del ? pk->del[f] + pk->nd[f]++ * rec :
 			   pk->add[f] + pk->na[f]++ * rec;
 
-	memcpy(p, &r->pfx, rec - 4);
+	addr_put(p, &r->pfx, rec);
 	p[rec - 4] = r->len;
 	p[rec - 3] = (uint8_t)flags;
 	p[rec - 2] = (uint8_t)(first >> 8);
@@ -758,7 +828,7 @@ pk_fields(const struct pk *pk, ProtobufCBinaryData *const f[6])
 {
 	for (unsigned k = 0; k < 2; k++) {
 		f[3 * k]->data = pk->t[k];
-		f[3 * k]->len = pk->nt[k] * pk_rec[k];
+		f[3 * k]->len = pk->na[k] ? pk->nt[k] * pk_rec[k] : 0;
 		f[3 * k + 1]->data = pk->add[k];
 		f[3 * k + 1]->len = pk->na[k] * pk_rec[k];
 		f[3 * k + 2]->data = pk->del[k];
@@ -848,18 +918,16 @@ enc_del(uint8_t **p, struct pk *pk, const struct ipc_route *r,
 	del[(*n_del)++] = d;
 }
 
-/* enc->buf for n records with nh next hops in all: structures, pointer
- * arrays, next-hop arrays. */
+/* enc->buf for the set's message routes: structures, pointer arrays,
+ * next-hop arrays (sized as if all went as messages). */
 static uint8_t *
-enc_buf(struct ipc_route_enc *e, const struct ipc_route_set *s, size_t rsize)
+enc_buf(struct ipc_route_enc *e, const struct ipc_route_set *s,
+    const struct count *c, size_t rsize)
 {
-	size_t nh = 0, need;
-
-	for (size_t i = 0; i < s->n; i++)
-		nh += s->rt[i].n_nh;
-	need = s->n *
+	size_t need = s->n *
 		(rsize + sizeof(Lifecycle__Prefix) + 3 * sizeof(void *) + 64) +
-	    nh * 40 + 64;
+	    (c->nh[0] + c->nh[1]) * 40 + 64;
+
 	if (grow(&e->buf, &e->cap, need, 1) != 0)
 		return (NULL);
 	return (e->buf);
@@ -869,16 +937,16 @@ int
 ipc_route_batch_encode(struct ipc_route_enc *e, Rib__RouteBatch *b,
     const struct ipc_route_set *s, bool packed)
 {
+	struct count c;
 	struct pk pk;
 	uint8_t *p;
 	int rv;
 
-	for (size_t i = 0; i < s->n; i++)
-		if (s->rt[i].op > IPC_ROUTE_DEL ||
-		    (i > 0 && s->rt[i].op < s->rt[i - 1].op))
-			return (-EINVAL);
-	if ((p = enc_buf(e, s, sizeof(Rib__Route))) == NULL ||
-	    (packed && pk_init(e, s, &pk) != 0))
+	count(s, &c);
+	if (!c.sorted || c.bad)
+		return (-EINVAL);
+	if ((p = enc_buf(e, s, &c, sizeof(Rib__Route))) == NULL ||
+	    (packed && pk_init(e, s, &c, &pk) != 0))
 		return (-ENOMEM);
 	b->add = take(&p, s->n * sizeof(*b->add));
 	b->replace = take(&p, s->n * sizeof(*b->replace));
@@ -935,12 +1003,16 @@ int
 ipc_route_fib_encode(struct ipc_route_enc *e, Fwd__FibBatch *b,
     const struct ipc_route_set *s, bool packed)
 {
+	struct count c;
 	struct pk pk;
 	uint8_t *p;
 	int rv;
 
-	if ((p = enc_buf(e, s, sizeof(Fwd__FibRoute))) == NULL ||
-	    (packed && pk_init(e, s, &pk) != 0))
+	count(s, &c);
+	if (c.bad)
+		return (-EINVAL);
+	if ((p = enc_buf(e, s, &c, sizeof(Fwd__FibRoute))) == NULL ||
+	    (packed && pk_init(e, s, &c, &pk) != 0))
 		return (-ENOMEM);
 	b->add = take(&p, s->n * sizeof(*b->add));
 	b->del = take(&p, s->n * sizeof(*b->del));
@@ -954,8 +1026,6 @@ ipc_route_fib_encode(struct ipc_route_enc *e, Fwd__FibBatch *b,
 		Fwd__FibRoute *m;
 		unsigned first;
 
-		if (r->op == IPC_ROUTE_BAD)
-			return (-EINVAL);
 		if (r->op == IPC_ROUTE_DEL) {
 			enc_del(&p, packed ? &pk : NULL, r, b->del, &b->n_del);
 			continue;
