@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "libcommon/lc_arena.h"
@@ -146,57 +147,49 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 /* ---- FIB ---- */
 
-/*
- * The packed encoding of a FibBatch (fwd.proto packed_nh/packed_add/
- * packed_del): 8-byte records. Applies the n records at rec (adds, or
- * deletes when gw == NULL), failures as base + their index into fidx.
- * Returns the number applied.
- */
-#define FIB_PACKED_REC 8
-#define FIB_PF_AHEAD   8 /* records looked ahead */
+#define FIB_PF_AHEAD 8 /* records looked ahead */
 
-/* Prefetches what fwd_fib_add()/_del() of the record's route will touch
- * first (fwd_fib_prefetch). */
+/* Prefetches what fwd_fib_add()/_del() of r's prefix will touch first
+ * (fwd_fib_prefetch: 1M random prefixes miss the cache on each). */
 static inline void
-fib_prefetch(const struct fwd_fib *fib, const uint8_t *rec)
+fib_prefetch(const struct fwd_fib *fib, const struct ipc_route *r)
 {
-	uint32_t a;
-
-	memcpy(&a, rec, 4);
-	fwd_fib_prefetch(fib, ntohl(a), rec[4]);
+	fwd_fib_prefetch(fib, ntohl(r->pfx.v4.s_addr), r->len);
 }
 
-static size_t
-packed_apply(struct fwd_d *d, const ProtobufCBinaryData *rec,
-    const uint32_t *gw, const uint32_t *ifx, size_t nnh, size_t base,
-    uint32_t *fidx, size_t *nf)
+/*
+ * Applies the records of a decoded FibBatch (ipc/ipc_route.h: message and
+ * packed entries in one array, in the order failed_index counts), failures
+ * by index into fidx. gw/ifx: the batch's next-hop table in host order.
+ * IPv6 records fail (not forwarded yet).
+ */
+static void
+fib_apply(struct fwd_d *d, const struct ipc_route_set *s, const uint32_t *gw,
+    const uint32_t *ifx, uint32_t *fidx, size_t *nf)
 {
-	size_t n = rec->len / FIB_PACKED_REC, ok = 0;
-	const uint8_t *p = rec->data;
-
-	for (size_t i = 0; i < n; i++, p += FIB_PACKED_REC) {
-		uint32_t a;
-		unsigned cnt = p[5], first = (unsigned)p[6] << 8 | p[7];
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ipc_route *r = &s->rt[i];
+		uint32_t a = ntohl(r->pfx.v4.s_addr);
 		int rv;
 
-		if (i + FIB_PF_AHEAD < n)
-			fib_prefetch(d->fib, p + FIB_PF_AHEAD * FIB_PACKED_REC);
-		memcpy(&a, p, 4);
-		if (gw == NULL)
-			rv = fwd_d_route_del(d, ntohl(a), p[4]);
-		else if (cnt == 0) /* the next-hop field is the kind */
-			rv = fwd_d_route_nonh(d, ntohl(a), p[4], first);
-		else if (first + cnt > nnh || cnt > FWD_ADJ_GROUP_MAX)
+		if (i + FIB_PF_AHEAD < s->n)
+			fib_prefetch(d->fib, &s->rt[i + FIB_PF_AHEAD]);
+		if (r->op == IPC_ROUTE_BAD || r->family != AF_INET)
 			rv = -EINVAL;
+		else if (r->op == IPC_ROUTE_DEL)
+			rv = fwd_d_route_del(d, a, r->len);
+		else if (r->n_nh == 0) /* no next hop: the kind says */
+			rv = fwd_d_route_nonh(d, a, r->len, r->kind);
 		else
-			rv = fwd_d_route_add(d, ntohl(a), p[4], gw + first,
-			    ifx + first, cnt);
+			rv = fwd_d_route_add(d, a, r->len, gw + r->nh,
+			    ifx + r->nh, r->n_nh);
 		if (rv != 0)
-			fidx[(*nf)++] = (uint32_t)(base + i);
+			fidx[(*nf)++] = (uint32_t)i;
+		else if (r->op == IPC_ROUTE_DEL)
+			d->st.fib_dels++;
 		else
-			ok++;
+			d->st.fib_adds++;
 	}
-	return (ok);
 }
 
 static void
@@ -205,101 +198,48 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct fwd_d *d = arg;
 	const Fwd__FibBatch *b = (const Fwd__FibBatch *)msg;
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
-	uint32_t gw[FWD_ADJ_GROUP_MAX];
-	uint32_t *fidx, *pgw = NULL, *pifx = NULL;
-	size_t npa = b->packed_add.len / FIB_PACKED_REC,
-	       npd = b->packed_del.len / FIB_PACKED_REC,
-	       nnh = b->packed_nh.len / FIB_PACKED_REC, nf = 0, ok;
+	struct ipc_route_set s;
+	struct ipc_route_err err;
+	uint32_t *fidx, *gw, *ifx;
+	size_t all = ipc_route_fib_count(b), nf = 0;
+	int rv;
 
 	ack.packed_ok = true;
-	if (b->packed_nh.len % FIB_PACKED_REC != 0 || nnh > 65536 ||
-	    b->packed_add.len % FIB_PACKED_REC != 0 ||
-	    b->packed_del.len % FIB_PACKED_REC != 0) {
+	ipc_route_set_init_arena(&s, d->ar);
+	fidx = ar_calloc(d, all * sizeof(*fidx));
+	if ((rv = ipc_route_fib_decode(&s, b, &err)) == -ENOMEM)
+		abort(); /* the arena only fails when malloc does */
+	if (rv != 0) {
 		/* a malformed batch changes nothing: all of it failed */
-		size_t all = b->n_add + b->n_del + npa + npd;
-
-		fidx = ar_calloc(d, all * sizeof(*fidx));
 		for (size_t i = 0; i < all; i++)
 			fidx[i] = (uint32_t)i;
-		lc_log_warnx("FIB batch %llu: packed fields of %zu/%zu/%zu "
-			     "bytes are not 8-byte records: refused",
-		    (unsigned long long)b->seq, b->packed_nh.len,
-		    b->packed_add.len, b->packed_del.len);
-		d->st.fib_batches++;
-		d->st.fib_failed += all;
-		ack.seq = b->seq;
-		ack.failed = (uint32_t)all;
-		ack.n_failed_index = all;
-		ack.failed_index = fidx;
-		ack.routes = (uint32_t)fwd_fib_count(d->fib);
-		ipc_reply(req, IPC_OK, &ack.base);
-		lc_arena_reset(d->ar);
-		return;
-	}
-	fidx = ar_calloc(d, (b->n_add + b->n_del + npa + npd) * sizeof(*fidx));
-	if (nnh > 0) {
-		pgw = ar_calloc(d, nnh * sizeof(*pgw));
-		pifx = ar_calloc(d, nnh * sizeof(*pifx));
-		for (size_t i = 0; i < nnh; i++) {
-			uint32_t a, x;
-
-			memcpy(&a, b->packed_nh.data + i * FIB_PACKED_REC, 4);
-			memcpy(&x, b->packed_nh.data + i * FIB_PACKED_REC + 4,
-			    4);
-			pgw[i] = ntohl(a);
-			pifx[i] = ntohl(x);
-		}
-	}
-	for (size_t i = 0; i < b->n_add; i++) {
-		const Fwd__FibRoute *r = b->add[i];
-		int rv = -EINVAL;
-
-		if (r->n_nh_addr == 0 && r->n_nh_ifindex == 0)
-			rv = fwd_d_route_nonh(d, ntohl(r->prefix), r->len,
-			    (unsigned)r->kind);
-		else if (r->kind == FWD__ROUTE_KIND__ROUTE_UNICAST &&
-		    r->n_nh_addr == r->n_nh_ifindex &&
-		    r->n_nh_addr <= FWD_ADJ_GROUP_MAX) {
-			for (size_t k = 0; k < r->n_nh_addr; k++)
-				gw[k] = ntohl(r->nh_addr[k]);
-			rv = fwd_d_route_add(d, ntohl(r->prefix), r->len, gw,
-			    r->nh_ifindex, (unsigned)r->n_nh_addr);
-		}
-		if (rv != 0)
-			fidx[nf++] = (uint32_t)i;
-		else
-			d->st.fib_adds++;
-	}
-	if (npa > 0) {
-		static const uint32_t none;
-
-		ok = packed_apply(d, &b->packed_add, pgw ? pgw : &none,
-		    pifx ? pifx : &none, nnh, b->n_add, fidx, &nf);
-		d->st.fib_adds += ok;
-	}
-	for (size_t i = 0; i < b->n_del; i++) {
-		const Lifecycle__Prefix *p = b->del[i];
-
-		if (fwd_d_route_del(d, ntohl(p->prefix), p->len) != 0)
-			fidx[nf++] = (uint32_t)(b->n_add + npa + i);
-		else
-			d->st.fib_dels++;
-	}
-	if (npd > 0) {
-		ok = packed_apply(d, &b->packed_del, NULL, NULL, 0,
-		    b->n_add + npa + b->n_del, fidx, &nf);
-		d->st.fib_dels += ok;
+		nf = all;
+		lc_log_warnx("FIB batch %llu: %s: refused",
+		    (unsigned long long)b->seq, err.msg);
+	} else {
+		/* an IPv6 next hop is (0, 0) here, which fwd_d_route_add()
+		 * refuses */
+		gw = ar_calloc(d, s.nnh * sizeof(*gw));
+		ifx = ar_calloc(d, s.nnh * sizeof(*ifx));
+		for (size_t i = 0; i < s.nnh; i++)
+			if (s.nh[i].family == AF_INET) {
+				gw[i] = ntohl(s.nh[i].addr.v4.s_addr);
+				ifx[i] = s.nh[i].ifindex;
+			}
+		fib_apply(d, &s, gw, ifx, fidx, &nf);
 	}
 	d->st.fib_batches++;
 	d->st.fib_failed += nf;
 	ack.seq = b->seq;
-	ack.applied = (uint32_t)(b->n_add + b->n_del + npa + npd - nf);
+	ack.applied = (uint32_t)(all - nf);
 	ack.failed = (uint32_t)nf;
 	ack.n_failed_index = nf;
 	ack.failed_index = fidx;
 	ack.routes = (uint32_t)fwd_fib_count(d->fib);
 	ipc_reply(req, IPC_OK, &ack.base);
 	lc_arena_reset(d->ar);
+	if (rv != 0)
+		return;
 	fwd_d_fib_tune(d);
 	/* ARP requests for new gateways */
 	if (d->out->n > 0)

@@ -253,6 +253,11 @@ const struct ipc_method_desc *ipc_method_lookup(const struct ipc_service_desc
 int ipc_sock_path(char *buf, size_t len, const char *rundir, const char *name,
     bool ro);
 const char *ipc_default_component(void);
+/* ipc_route.c: grows an array of *cap elements to hold need, doubling,
+ * with realloc (ar NULL) or from the arena (the old copy stays there).
+ * 0 or -ENOMEM. */
+int ipc_route_grow(struct lc_arena *ar, void **p, size_t *cap, size_t need,
+    size_t elem);
 
 /* ---- server and client state ------------------------------------------- */
 

@@ -13,6 +13,7 @@
 
 #include "fwd/fwd_fib.h"
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
@@ -76,6 +77,7 @@ static struct {
 	uint8_t watch_len;
 	uint64_t t_watch;
 	uint64_t batches, failed;
+	struct ipc_route_set in; /* a decoded FibBatch */
 } fw;
 
 static unsigned
@@ -96,55 +98,37 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 {
 	const Fwd__FibBatch *b = (const Fwd__FibBatch *)m;
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
+	const struct ipc_route_set *s = &fw.in;
+	struct ipc_route_err err;
 
 	(void)arg;
 	fw.batches++;
-	for (size_t i = 0; i < b->n_add; i++) {
-		const Fwd__FibRoute *r = b->add[i];
-		unsigned nh = r->n_nh_addr > 0 ?
-		    nh_index(r->nh_addr[0], r->nh_ifindex[0]) :
-		    0;
+	if (ipc_route_fib_decode(&fw.in, b, &err) != 0)
+		fw.failed += ipc_route_fib_count(b);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ipc_route *r = &s->rt[i];
+		const struct ipc_route_nh *h = &s->nh[r->nh];
+		uint32_t g = r->n_nh > 0 ? h->addr.v4.s_addr : 0;
+		unsigned nh = r->n_nh > 0 ? nh_index(g, h->ifindex) : 0;
 
-		if (fwd_fib_add(fw.fib, ntohl(r->prefix), r->len, nh) != 0)
-			fw.failed++;
-		if (r->prefix == fw.watch_pfx && r->len == fw.watch_len &&
-		    r->n_nh_addr > 0 && r->nh_addr[0] == fw.watch_nh)
-			fw.t_watch = lc_time_mono_ns();
-	}
-	for (size_t i = 0; i < b->packed_add.len / 8; i++) {
-		const uint8_t *p = b->packed_add.data + i * 8, *h;
-		unsigned first = (unsigned)p[6] << 8 | p[7], nh = 0;
-		uint32_t a, g = 0, x = 0;
-
-		memcpy(&a, p, 4);
-		if (p[5] > 0 && (first + 1) * 8 <= b->packed_nh.len) {
-			h = b->packed_nh.data + first * 8;
-			memcpy(&g, h, 4);
-			memcpy(&x, h + 4, 4);
-			nh = nh_index(g, ntohl(x));
+		if (r->op == IPC_ROUTE_DEL) {
+			(void)fwd_fib_del(fw.fib, ntohl(r->pfx.v4.s_addr),
+			    r->len);
+			continue;
 		}
-		if (fwd_fib_add(fw.fib, ntohl(a), p[4], nh) != 0)
+		if (r->op == IPC_ROUTE_BAD ||
+		    fwd_fib_add(fw.fib, ntohl(r->pfx.v4.s_addr), r->len, nh) !=
+			0)
 			fw.failed++;
-		if (a == fw.watch_pfx && p[4] == fw.watch_len &&
-		    g == fw.watch_nh)
+		if (r->pfx.v4.s_addr == fw.watch_pfx &&
+		    r->len == fw.watch_len && g == fw.watch_nh)
 			fw.t_watch = lc_time_mono_ns();
-	}
-	for (size_t i = 0; i < b->n_del; i++)
-		(void)fwd_fib_del(fw.fib, ntohl(b->del[i]->prefix),
-		    b->del[i]->len);
-	for (size_t i = 0; i < b->packed_del.len / 8; i++) {
-		uint32_t a;
-
-		memcpy(&a, b->packed_del.data + i * 8, 4);
-		(void)fwd_fib_del(fw.fib, ntohl(a),
-		    b->packed_del.data[i * 8 + 4]);
 	}
 	if (fw.t_done == 0 && fwd_fib_count(fw.fib) >= fw.target)
 		fw.t_done = lc_time_mono_ns();
 	ack.seq = b->seq;
 	ack.packed_ok = true;
-	ack.applied = (uint32_t)(b->n_add + b->n_del + b->packed_add.len / 8 +
-	    b->packed_del.len / 8);
+	ack.applied = (uint32_t)ipc_route_fib_count(b);
 	ack.routes = (uint32_t)fwd_fib_count(fw.fib);
 	(void)ipc_reply(req, IPC_OK, &ack.base);
 }
@@ -193,6 +177,7 @@ fw_start(void)
 	struct ipc_opts o = {.rundir = rundir, .component = "fwd"};
 
 	memset(&fw, 0, sizeof(fw));
+	ipc_route_set_init(&fw.in);
 	if ((fw.fib = fwd_fib_new(&fc)) == NULL)
 		return (-errno);
 	if ((fw.srv = ipc_server_new(loop, &ipc_svc_fwd, &o)) == NULL)
@@ -209,6 +194,7 @@ fw_stop(void)
 {
 	ipc_server_free(fw.srv);
 	fwd_fib_free(fw.fib);
+	ipc_route_set_fini(&fw.in);
 	fw.srv = NULL;
 	fw.fib = NULL;
 }
@@ -519,14 +505,41 @@ call_retry(struct ipc_client *c, const Rib__RouteBatch *b)
 	return (rv);
 }
 
+/* Routes off..off+k-1 of the set as records: one next hop each, from a
+ * table of TT_PFX_NNH gateways (ifindex 0: resolved recursively). */
+static int
+chunk_set(struct ipc_route_set *rs, size_t off, size_t k)
+{
+	ipc_route_set_clear(rs);
+	if (ipc_route_set_reserve(rs, k, TT_PFX_NNH) != 0)
+		return (-ENOMEM);
+	for (unsigned i = 0; i < TT_PFX_NNH; i++) {
+		struct ipc_route_nh *h = &rs->nh[rs->nnh++];
+
+		memset(h, 0, sizeof(*h));
+		h->family = AF_INET;
+		h->addr.v4.s_addr = gw_of(i, 0);
+	}
+	for (size_t i = 0; i < k; i++) {
+		const struct tt_prefix *p = &ps.p[off + i];
+		struct ipc_route *r = &rs->rt[rs->n++];
+
+		memset(r, 0, sizeof(*r));
+		r->family = AF_INET;
+		r->pfx.v4.s_addr = htonl(p->addr);
+		r->len = p->len;
+		r->nh = p->nh;
+		r->n_nh = 1;
+	}
+	return (0);
+}
+
 static int
 run_ours(size_t n, unsigned changes, struct ours *o)
 {
 	struct ipc_opts io = {.rundir = rundir, .component = "bench"};
-	Rib__Route *rt = calloc(CHUNK_MAX, sizeof(*rt)),
-		   **rp = calloc(CHUNK_MAX, sizeof(*rp));
-	uint32_t *nha = calloc(CHUNK_MAX, sizeof(uint32_t));
-	uint8_t *pk = calloc(CHUNK_MAX, 8), pnh[TT_PFX_NNH * 8];
+	struct ipc_route_set rs;
+	struct ipc_route_enc re;
 	uint32_t nh0 = 0;
 	struct ipc_client *c;
 	long rss0, rss1;
@@ -537,6 +550,8 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 
 	long frss0 = 0;
 
+	ipc_route_set_init(&rs);
+	ipc_route_enc_init(&re);
 	if ((real_fwd ? real_fwd_start() : fw_start()) != 0 ||
 	    (rib_pid = pid = rib_spawn()) < 0) {
 		fprintf(stderr, "cannot start the fwd peer or tern-rib\n");
@@ -559,55 +574,23 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	acks = rejected = 0;
 	acks_want = (unsigned)((n + CHUNK - 1) / CHUNK);
 	t_acked = 0;
-	for (unsigned i = 0; i < TT_PFX_NNH; i++) {
-		uint32_t g = gw_of(i, 0);
-
-		memcpy(pnh + i * 8, &g, 4);
-		memset(pnh + i * 8 + 4, 0, 4); /* ifindex 0: recursive */
-	}
 	t0 = lc_time_mono_ns();
 	for (size_t off = 0; off < n; off += CHUNK) {
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		size_t k = n - off < CHUNK ? n - off : CHUNK;
 
 		/* packed: one 8-byte record per route (prefix, length, one
-		 * next hop from the batch's table of TT_PFX_NNH gateways) */
-		for (size_t i = 0; !msg_enc && i < k; i++) {
-			const struct tt_prefix *p = &ps.p[off + i];
-			uint32_t a = htonl(p->addr);
-			uint8_t *r = pk + i * 8;
-
-			memcpy(r, &a, 4);
-			r[4] = p->len;
-			r[5] = 1;
-			r[6] = (uint8_t)(p->nh >> 8);
-			r[7] = (uint8_t)p->nh;
-		}
-		if (!msg_enc) {
-			b.packed_nh.data = pnh;
-			b.packed_nh.len = sizeof(pnh);
-			b.packed_add.data = pk;
-			b.packed_add.len = k * 8;
-		}
-		for (size_t i = 0; msg_enc && i < k; i++) {
-			const struct tt_prefix *p = &ps.p[off + i];
-
-			rib__route__init(&rt[i]);
-			rt[i].prefix = htonl(p->addr);
-			rt[i].len = p->len;
-			nha[i] = gw_of(p->nh, 0);
-			rt[i].n_nh_addr = 1;
-			rt[i].nh_addr = &nha[i];
-			rp[i] = &rt[i];
+		 * next hop from the batch's table of TT_PFX_NNH gateways);
+		 * message: one Route each */
+		if (chunk_set(&rs, off, k) != 0 ||
+		    ipc_route_batch_encode(&re, &b, &rs, !msg_enc) != 0) {
+			fprintf(stderr, "cannot encode a RouteBatch\n");
+			goto out;
 		}
 		b.source = RIB__SOURCE__PROTOCOL;
 		b.source_name = (char *)"bench";
 		b.distance = 20;
 		b.seq = off / CHUNK + 1;
-		if (msg_enc) {
-			b.add = rp;
-			b.n_add = k;
-		}
 		if (call_retry(c, &b) != 0) {
 			fprintf(stderr, "RouteBatch call failed\n");
 			goto out;
@@ -654,19 +637,20 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	for (unsigned i = 0; i < changes; i++) {
 		const struct tt_prefix *p = &ps.p[(i * 7919u) % n];
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		struct ipc_route *r;
 
-		rib__route__init(&rt[0]);
-		rt[0].prefix = htonl(p->addr);
-		rt[0].len = p->len;
+		ipc_route_set_clear(&rs);
+		if ((r = ipc_route_set_add(&rs, 1)) == NULL)
+			goto out;
+		r->pfx.v4.s_addr = htonl(p->addr);
+		r->len = p->len;
 		nh0 = gw_of(p->nh, 1 + (i & 1));
-		rt[0].n_nh_addr = 1;
-		rt[0].nh_addr = &nh0;
-		rp[0] = &rt[0];
+		rs.nh[r->nh].addr.v4.s_addr = nh0;
+		if (ipc_route_batch_encode(&re, &b, &rs, false) != 0)
+			goto out;
 		b.source = RIB__SOURCE__PROTOCOL;
 		b.source_name = (char *)"bench";
-		b.add = rp;
-		b.n_add = 1;
-		fw.watch_pfx = rt[0].prefix;
+		fw.watch_pfx = htonl(p->addr);
 		fw.watch_len = (uint8_t)p->len;
 		fw.watch_nh = nh0;
 		fw.t_watch = 0;
@@ -681,7 +665,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		lat[i] = (fw.t_watch - t0) / 1e6;
 		if (show_slow && lat[i] > 0.5)
 			printf("       slow change %u: %s/%u %.3f ms\n", i,
-			    lc_ip4_ntoa((struct lc_ip4){rt[0].prefix}), p->len,
+			    lc_ip4_ntoa((struct lc_ip4){fw.watch_pfx}), p->len,
 			    lat[i]);
 	}
 	qsort(lat, changes, sizeof(*lat), cmp_double);
@@ -698,10 +682,8 @@ out:
 		real_fwd_stop();
 	else
 		fw_stop();
-	free(rt);
-	free(rp);
-	free(nha);
-	free(pk);
+	ipc_route_enc_fini(&re);
+	ipc_route_set_fini(&rs);
 	free(lat);
 	return (rv);
 }

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "libcommon/lc_arena.h"
@@ -106,9 +107,9 @@ load_set(size_t n, char *gws, unsigned nsample)
 	enum { CHUNK = 8192 };
 	struct tt_prefixset ps;
 	uint32_t gw[16], ngw = 0, len, applied = 0, failed = 0, routes = 0;
-	Fwd__FibRoute *rt = calloc(CHUNK, sizeof(*rt));
-	Fwd__FibRoute **rp = calloc(CHUNK, sizeof(*rp));
-	uint32_t *nh = calloc(CHUNK, sizeof(*nh)), ifx0 = 0, *addrs;
+	uint32_t *addrs;
+	struct ipc_route_set s;
+	struct ipc_route_enc e;
 	struct timespec t0, t1;
 	uint64_t seq = 1;
 	char *tok;
@@ -116,8 +117,9 @@ load_set(size_t n, char *gws, unsigned nsample)
 	while ((tok = strsep(&gws, ",")) != NULL && ngw < 16)
 		if (parse_pfx(tok, &gw[ngw++], &len) != 0 || len != 32)
 			return (usage());
-	if (ngw == 0 || rt == NULL || rp == NULL || nh == NULL ||
-	    tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0) {
+	ipc_route_set_init(&s);
+	ipc_route_enc_init(&e);
+	if (ngw == 0 || tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0) {
 		fprintf(stderr,
 		    "fwdctl: load-set: no gateway, or cannot "
 		    "make a set of %zu\n",
@@ -130,22 +132,21 @@ load_set(size_t n, char *gws, unsigned nsample)
 		size_t c = ps.n - off < CHUNK ? ps.n - off : CHUNK;
 		Fwd__FibAck *a;
 
+		ipc_route_set_clear(&s);
 		for (size_t i = 0; i < c; i++) {
 			const struct tt_prefix *p = &ps.p[off + i];
+			struct ipc_route *r = ipc_route_set_add(&s, 1);
 
-			fwd__fib_route__init(&rt[i]);
-			rt[i].prefix = htonl(p->addr);
-			rt[i].len = p->len;
-			nh[i] = gw[p->nh % ngw];
-			rt[i].nh_addr = &nh[i];
-			rt[i].n_nh_addr = 1;
-			rt[i].nh_ifindex = &ifx0; /* by subnet */
-			rt[i].n_nh_ifindex = 1;
-			rp[i] = &rt[i];
+			if (r == NULL)
+				return (1);
+			r->pfx.v4.s_addr = htonl(p->addr);
+			r->len = p->len;
+			/* ifindex 0: by subnet */
+			s.nh[r->nh].addr.v4.s_addr = gw[p->nh % ngw];
 		}
+		if (ipc_route_fib_encode(&e, &b, &s, false) != 0)
+			return (1);
 		b.seq = seq++;
-		b.add = rp;
-		b.n_add = c;
 		a = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
 		applied += a->applied;
 		failed += a->failed;
@@ -168,9 +169,8 @@ load_set(size_t n, char *gws, unsigned nsample)
 		    k < 0 ? "none" : ip(gw[ps.p[k].nh % ngw]));
 	}
 	free(addrs);
-	free(rt);
-	free(rp);
-	free(nh);
+	ipc_route_enc_fini(&e);
+	ipc_route_set_fini(&s);
 	tt_prefixset_free(&ps);
 	return (failed ? 1 : 0);
 }
@@ -219,40 +219,42 @@ main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "route") == 0 && argc >= 5) {
 		Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
-		Fwd__FibRoute r = FWD__FIB_ROUTE__INIT, *rp = &r;
-		Lifecycle__Prefix p = LIFECYCLE__PREFIX__INIT, *pp = &p;
-		uint32_t gw[16], ifx[16];
+		struct ipc_route_set s;
+		struct ipc_route_enc e;
+		struct ipc_route *r;
+		uint32_t gw[16], pfx, len, n = 0;
+		bool add = strcmp(argv[3], "add") == 0 && argc >= 6;
 		Fwd__FibAck *a;
 
-		b.seq = 1;
-		if (strcmp(argv[3], "add") == 0 && argc >= 6) {
-			char *s = argv[5], *tok;
+		if ((!add && strcmp(argv[3], "del") != 0) ||
+		    parse_pfx(argv[4], &pfx, &len) != 0)
+			return (usage());
+		if (add) {
+			char *gws = argv[5], *tok;
 
-			if (parse_pfx(argv[4], &r.prefix, &r.len) != 0)
-				return (usage());
-			while ((tok = strsep(&s, ",")) != NULL &&
-			    r.n_nh_addr < 16) {
+			while ((tok = strsep(&gws, ",")) != NULL && n < 16) {
 				uint32_t l;
 
-				if (parse_pfx(tok, &gw[r.n_nh_addr], &l) != 0)
+				if (parse_pfx(tok, &gw[n++], &l) != 0)
 					return (usage());
-				ifx[r.n_nh_addr] = argc >= 7 ?
-				    (uint32_t)atoi(argv[6]) :
-				    0;
-				r.n_nh_addr++;
 			}
-			r.nh_addr = gw;
-			r.nh_ifindex = ifx;
-			r.n_nh_ifindex = r.n_nh_addr;
-			b.add = &rp;
-			b.n_add = 1;
-		} else if (strcmp(argv[3], "del") == 0) {
-			if (parse_pfx(argv[4], &p.prefix, &p.len) != 0)
-				return (usage());
-			b.del = &pp;
-			b.n_del = 1;
-		} else
-			return (usage());
+		}
+		ipc_route_set_init(&s);
+		ipc_route_enc_init(&e);
+		if ((r = ipc_route_set_add(&s, n)) == NULL)
+			return (1);
+		r->op = add ? IPC_ROUTE_ADD : IPC_ROUTE_DEL;
+		r->pfx.v4.s_addr = pfx;
+		r->len = (uint8_t)len;
+		for (uint32_t i = 0; i < n; i++) {
+			s.nh[r->nh + i].addr.v4.s_addr = gw[i];
+			s.nh[r->nh + i].ifindex = argc >= 7 ?
+			    (uint32_t)atoi(argv[6]) :
+			    0;
+		}
+		if (ipc_route_fib_encode(&e, &b, &s, false) != 0)
+			return (1);
+		b.seq = 1;
 		a = (Fwd__FibAck *)call(FWD__METHOD__FIB_BATCH, &b.base);
 		printf("applied %u failed %u routes %u\n", a->applied,
 		    a->failed, a->routes);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_arena.h"
@@ -29,14 +30,18 @@ call(unsigned m, const ProtobufCMessage *msg)
 
 /* route k: 198.19.(k/16).((k%16)*16)/28 via 198.18.1.(k%200+1) */
 static void
-mkroute(Rib__Route *r, uint32_t *gw, unsigned k)
+mkroute(struct ipc_route_set *s, unsigned k)
 {
-	rib__route__init(r);
-	r->prefix = htonl(0xc6130000u | ((k / 16) << 8) | ((k % 16) * 16));
+	struct ipc_route *r = ipc_route_set_add(s, 1);
+
+	if (r == NULL) {
+		fprintf(stderr, "ribctl: out of memory\n");
+		exit(1);
+	}
+	r->pfx.v4.s_addr = htonl(
+	    0xc6130000u | ((k / 16) << 8) | ((k % 16) * 16));
 	r->len = 28;
-	*gw = htonl(0xc6120100u | (k % 200 + 1));
-	r->n_nh_addr = 1;
-	r->nh_addr = gw;
+	s->nh[r->nh].addr.v4.s_addr = htonl(0xc6120100u | (k % 200 + 1));
 }
 
 int
@@ -56,20 +61,19 @@ main(int argc, char **argv)
 		unsigned from = (unsigned)atoi(argv[3]),
 			 to = (unsigned)atoi(argv[4]);
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
-		Rib__Route *rt = calloc(to - from + 1, sizeof(*rt));
-		Rib__Route **rp = calloc(to - from + 1, sizeof(*rp));
-		uint32_t *gw = calloc(to - from + 1, sizeof(*gw));
+		struct ipc_route_set s;
+		struct ipc_route_enc e;
 		Rib__RouteBatchAck *a;
 
-		for (unsigned k = from; k < to; k++) {
-			mkroute(&rt[k - from], &gw[k - from], k);
-			rp[k - from] = &rt[k - from];
-		}
+		ipc_route_set_init(&s);
+		ipc_route_enc_init(&e);
+		for (unsigned k = from; k < to; k++)
+			mkroute(&s, k);
+		if (ipc_route_batch_encode(&e, &b, &s, false) != 0)
+			return (1);
 		b.source = RIB__SOURCE__PROTOCOL;
 		b.source_name = (char *)"bgp";
 		b.grace_ms = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
-		b.add = rp;
-		b.n_add = to - from;
 		a = (Rib__RouteBatchAck *)call(RIB__METHOD__ROUTE_BATCH,
 		    &b.base);
 		if (a->rejected) {
@@ -78,6 +82,8 @@ main(int argc, char **argv)
 			return (1);
 		}
 		printf("accepted %u\n", a->accepted);
+		ipc_route_enc_fini(&e);
+		ipc_route_set_fini(&s);
 		if (strcmp(argv[2], "hold") == 0) { /* stay connected */
 			fflush(stdout);
 			for (;;)
