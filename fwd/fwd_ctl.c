@@ -199,7 +199,7 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	const Fwd__FibBatch *b = (const Fwd__FibBatch *)msg;
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 	struct ipc_route_set s;
-	struct ipc_route_err err;
+	struct lc_err err;
 	uint32_t *fidx, *gw, *ifx;
 	size_t all = ipc_route_fib_count(b), nf = 0;
 	int rv;

@@ -115,19 +115,6 @@ addr_get(union ipc_addr *a, const uint8_t *p, size_t rec)
 
 /* ---- checks shared by the decoders ----------------------------------------- */
 
-static int
-errf(struct ipc_route_err *err, int code, long index, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = code;
-	err->index = index;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return (code);
-}
-
 static inline bool
 host_bits4(uint32_t a, unsigned len)
 {
@@ -150,26 +137,26 @@ host_bits6(const struct lc_ip6 *a, unsigned len)
 
 /* A record's prefix: the length and host bits (the messages rib always gave). */
 static int
-pfx_bad(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
+pfx_bad(const struct ipc_route *r, size_t k, struct lc_err *err)
 {
 	char pb[LC_IP6_STRLEN];
 
 	if (r->family == AF_INET) {
 		if (r->len > 32)
-			return (errf(err, -EINVAL, (long)k,
+			return (lc_err_set(err, -EINVAL, (long)k,
 			    "entry %zu: prefix length %u is over 32", k,
 			    r->len));
 		if (host_bits4(r->pfx.v4.s_addr, r->len))
-			return (errf(err, -EINVAL, (long)k,
+			return (lc_err_set(err, -EINVAL, (long)k,
 			    "entry %zu: prefix %s/%u has host bits set", k,
 			    lc_ip4_str(&r->pfx.v4, pb), r->len));
 		return (0);
 	}
 	if (r->len > 128)
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: prefix length %u is over 128", k, r->len));
 	if (host_bits6(&r->pfx.v6, r->len))
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: prefix %s/%u has host bits set", k,
 		    lc_ip6_str(&r->pfx.v6, pb), r->len));
 	return (0);
@@ -177,7 +164,7 @@ pfx_bad(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
 
 /* The common case without a call: an IPv4 prefix with no host bits. */
 static inline int
-pfx_check(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
+pfx_check(const struct ipc_route *r, size_t k, struct lc_err *err)
 {
 	if (r->family == AF_INET && r->len <= 32 &&
 	    !host_bits4(r->pfx.v4.s_addr, r->len))
@@ -188,12 +175,12 @@ pfx_check(const struct ipc_route *r, size_t k, struct ipc_route_err *err)
 /* The prefix fields of a message: IPv4, or IPv6 in prefix6. */
 static int
 msg_pfx(struct ipc_route *r, uint32_t prefix, uint32_t len,
-    const ProtobufCBinaryData *p6, size_t k, struct ipc_route_err *err)
+    const ProtobufCBinaryData *p6, size_t k, struct lc_err *err)
 {
 	r->family = AF_INET;
 	if (p6->len != 0) {
 		if (p6->len != 16 || prefix != 0)
-			return (errf(err, -EINVAL, (long)k,
+			return (lc_err_set(err, -EINVAL, (long)k,
 			    "entry %zu: prefix6 of %zu bytes (16, with prefix "
 			    "0)",
 			    k, p6->len));
@@ -220,7 +207,7 @@ struct nh_arrays {
 
 static int
 msg_nh(struct ipc_route_set *s, struct ipc_route *r, const struct nh_arrays *a,
-    bool strict, size_t k, struct ipc_route_err *err)
+    bool strict, size_t k, struct lc_err *err)
 {
 	size_t n = a->n_addr > a->n_addr6 ? a->n_addr : a->n_addr6;
 
@@ -229,7 +216,7 @@ msg_nh(struct ipc_route_set *s, struct ipc_route *r, const struct nh_arrays *a,
 	if (a->n_ifname > n)
 		n = a->n_ifname;
 	if (a->n_addr != 0 && a->n_addr6 != 0)
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: nh_addr and nh_addr6 together (a route's next "
 		    "hops are of one family)",
 		    k));
@@ -238,13 +225,13 @@ msg_nh(struct ipc_route_set *s, struct ipc_route *r, const struct nh_arrays *a,
 	    ((a->n_ifindex != 0 || strict) && a->n_ifindex != n) ||
 	    (a->n_ifname != 0 && a->n_ifname != n) ||
 	    (strict && n != 0 && a->n_addr + a->n_addr6 == 0))
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: nh_addr, nh_ifindex and nh_ifname must be "
 		    "parallel arrays",
 		    k));
 	if (n > UINT16_MAX)
-		return (errf(err, -EINVAL, (long)k, "entry %zu: %zu next hops",
-		    k, n));
+		return (lc_err_set(err, -EINVAL, (long)k,
+		    "entry %zu: %zu next hops", k, n));
 	r->nh = (uint32_t)s->nnh;
 	r->n_nh = (uint16_t)n;
 	for (size_t i = 0; i < n; i++) {
@@ -256,7 +243,7 @@ msg_nh(struct ipc_route_set *s, struct ipc_route *r, const struct nh_arrays *a,
 					      r->family;
 		if (a->n_addr6 != 0) {
 			if (a->addr6[i].len != 16)
-				return (errf(err, -EINVAL, (long)k,
+				return (lc_err_set(err, -EINVAL, (long)k,
 				    "entry %zu: nh_addr6 %zu of %zu bytes (16)",
 				    k, i, a->addr6[i].len));
 			memcpy(h->addr.v6.b, a->addr6[i].data, 16);
@@ -308,15 +295,15 @@ packed_pfx(struct ipc_route *r, const uint8_t *p, size_t rec)
 
 static int
 tables_check(const ProtobufCBinaryData *t4, const ProtobufCBinaryData *t6,
-    struct ipc_route_err *err)
+    struct lc_err *err)
 {
 	if (t4->len % P4 != 0 || t4->len / P4 > IPC_ROUTE_PACKED_NH_MAX)
-		return (errf(err, -EINVAL, -1,
+		return (lc_err_set(err, -EINVAL, -1,
 		    "packed_nh: %zu bytes is not a table of at most %u 8-byte "
 		    "next hops",
 		    t4->len, IPC_ROUTE_PACKED_NH_MAX));
 	if (t6->len % P6 != 0 || t6->len / P6 > IPC_ROUTE_PACKED_NH_MAX)
-		return (errf(err, -EINVAL, -1,
+		return (lc_err_set(err, -EINVAL, -1,
 		    "packed6_nh: %zu bytes is not a table of at most %u "
 		    "20-byte next hops",
 		    t6->len, IPC_ROUTE_PACKED_NH_MAX));
@@ -326,14 +313,14 @@ tables_check(const ProtobufCBinaryData *t4, const ProtobufCBinaryData *t6,
 static int
 records_check(const ProtobufCBinaryData *a4, const ProtobufCBinaryData *d4,
     const ProtobufCBinaryData *a6, const ProtobufCBinaryData *d6,
-    struct ipc_route_err *err)
+    struct lc_err *err)
 {
 	if (a4->len % P4 != 0 || d4->len % P4 != 0)
-		return (errf(err, -EINVAL, -1,
+		return (lc_err_set(err, -EINVAL, -1,
 		    "packed_add/packed_del of %zu/%zu bytes: not 8-byte records",
 		    a4->len, d4->len));
 	if (a6->len % P6 != 0 || d6->len % P6 != 0)
-		return (errf(err, -EINVAL, -1,
+		return (lc_err_set(err, -EINVAL, -1,
 		    "packed6_add/packed6_del of %zu/%zu bytes: not 20-byte "
 		    "records",
 		    a6->len, d6->len));
@@ -342,14 +329,13 @@ records_check(const ProtobufCBinaryData *a4, const ProtobufCBinaryData *d4,
 
 /* Message deletes (lifecycle.Prefix) as records. strict: the first bad one
  * fails the whole (RouteBatch); else it becomes IPC_ROUTE_BAD (FibBatch). */
-static void fib_bad(struct ipc_route *, struct ipc_route_err *,
-    const struct ipc_route_err *);
+static void fib_bad(struct ipc_route *, struct lc_err *, const struct lc_err *);
 
 static int
 msg_dels(struct ipc_route_set *s, Lifecycle__Prefix *const *del, size_t n,
-    bool strict, struct ipc_route_err *err)
+    bool strict, struct lc_err *err)
 {
-	struct ipc_route_err e;
+	struct lc_err e;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t k = s->n++;
@@ -382,7 +368,7 @@ ipc_route_batch_count(const Rib__RouteBatch *b)
 
 static int
 batch_route(struct ipc_route_set *s, const Rib__Route *m, uint8_t op,
-    struct ipc_route_err *err)
+    struct lc_err *err)
 {
 	size_t k = s->n++;
 	struct ipc_route *r = &s->rt[k];
@@ -397,17 +383,17 @@ batch_route(struct ipc_route_set *s, const Rib__Route *m, uint8_t op,
 	    (rv = msg_nh(s, r, &a, false, k, err)) != 0)
 		return (rv);
 	if (r->n_nh > IPC_ROUTE_NH_MAX)
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: %u next hops (at most %u)", k, r->n_nh,
 		    IPC_ROUTE_NH_MAX));
 	if (m->type > RIB__ROUTE_TYPE__REJECT)
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: unknown route type %d", k, (int)m->type));
 	if (r->family == AF_INET && m->len > 32)
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: prefix length %u is over 32", k, m->len));
 	if (m->distance > 255)
-		return (errf(err, -EINVAL, (long)k,
+		return (lc_err_set(err, -EINVAL, (long)k,
 		    "entry %zu: distance %u is over 255", k, m->distance));
 	r->kind = (uint8_t)m->type;
 	r->distance = (uint8_t)m->distance;
@@ -420,7 +406,7 @@ batch_route(struct ipc_route_set *s, const Rib__Route *m, uint8_t op,
  * RouteType; next hops at base + first in the set's table (of nnh). */
 static int
 batch_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
-    uint8_t op, uint32_t base, size_t nnh, struct ipc_route_err *err)
+    uint8_t op, uint32_t base, size_t nnh, struct lc_err *err)
 {
 	size_t n = t->len / rec;
 	const uint8_t *p = t->data;
@@ -435,7 +421,7 @@ batch_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
 		r->op = op;
 		if (op != IPC_ROUTE_DEL) {
 			if (first + cnt > nnh)
-				return (errf(err, -EINVAL, (long)k,
+				return (lc_err_set(err, -EINVAL, (long)k,
 				    "entry %zu: next hops %u..%u are beyond "
 				    "the %zu of %s",
 				    k, first, first + cnt, nnh,
@@ -444,7 +430,7 @@ batch_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
 			r->nh = base + first;
 			r->n_nh = (uint16_t)cnt;
 			if (r->kind > IPC_ROUTE_REJECT)
-				return (errf(err, -EINVAL, (long)k,
+				return (lc_err_set(err, -EINVAL, (long)k,
 				    "entry %zu: unknown route type %d", k,
 				    r->kind));
 		}
@@ -467,7 +453,7 @@ batch_msg_nh(Rib__Route *const *v, size_t n)
 
 int
 ipc_route_batch_decode(struct ipc_route_set *s, const Rib__RouteBatch *b,
-    size_t max, struct ipc_route_err *err)
+    size_t max, struct lc_err *err)
 {
 	size_t n = ipc_route_batch_count(b), n4 = b->packed_nh.len / P4,
 	       n6 = b->packed6_nh.len / P6;
@@ -479,14 +465,14 @@ ipc_route_batch_decode(struct ipc_route_set *s, const Rib__RouteBatch *b,
 		 &b->packed6_del, err)) != 0)
 		return (rv);
 	if (n > max)
-		return (errf(err, -E2BIG, -1,
+		return (lc_err_set(err, -E2BIG, -1,
 		    "batch of %zu routes is over the limit of %zu", n, max));
 	if ((rv = tables_check(&b->packed_nh, &b->packed6_nh, err)) != 0)
 		return (rv);
 	if (ipc_route_set_reserve(s, n,
 		n4 + n6 + batch_msg_nh(b->add, b->n_add) +
 		    batch_msg_nh(b->replace, b->n_replace)) != 0)
-		return (errf(err, -ENOMEM, -1, "out of memory"));
+		return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
 	/* the packed tables first, then each message route's next hops */
 	packed_nh(s, &b->packed_nh, P4);
 	packed_nh(s, &b->packed6_nh, P6);
@@ -523,8 +509,7 @@ ipc_route_fib_count(const Fwd__FibBatch *b)
 
 /* A bad entry: refused alone, the first one described. */
 static void
-fib_bad(struct ipc_route *r, struct ipc_route_err *err,
-    const struct ipc_route_err *e)
+fib_bad(struct ipc_route *r, struct lc_err *err, const struct lc_err *e)
 {
 	r->op = IPC_ROUTE_BAD;
 	if (err->code == 0)
@@ -532,14 +517,13 @@ fib_bad(struct ipc_route *r, struct ipc_route_err *err,
 }
 
 static void
-fib_route(struct ipc_route_set *s, const Fwd__FibRoute *m,
-    struct ipc_route_err *err)
+fib_route(struct ipc_route_set *s, const Fwd__FibRoute *m, struct lc_err *err)
 {
 	size_t k = s->n++;
 	struct ipc_route *r = &s->rt[k];
 	struct nh_arrays a = {m->n_nh_addr, m->n_nh_addr6, m->n_nh_ifindex, 0,
 	    m->nh_addr, m->nh_ifindex, m->nh_addr6, NULL};
-	struct ipc_route_err e;
+	struct lc_err e;
 
 	memset(r, 0, sizeof(*r));
 	r->op = IPC_ROUTE_ADD;
@@ -550,7 +534,7 @@ fib_route(struct ipc_route_set *s, const Fwd__FibRoute *m,
 	}
 	if ((unsigned)m->kind > IPC_ROUTE_REJECT ||
 	    (r->n_nh != 0 && m->kind != FWD__ROUTE_KIND__ROUTE_UNICAST)) {
-		errf(&e, -EINVAL, (long)k,
+		lc_err_set(&e, -EINVAL, (long)k,
 		    "entry %zu: kind %d with %u next hops", k, (int)m->kind,
 		    r->n_nh);
 		fib_bad(r, err, &e);
@@ -563,11 +547,11 @@ fib_route(struct ipc_route_set *s, const Fwd__FibRoute *m,
  * the next-hop field holds the RouteKind. */
 static void
 fib_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
-    uint8_t op, uint32_t base, size_t nnh, struct ipc_route_err *err)
+    uint8_t op, uint32_t base, size_t nnh, struct lc_err *err)
 {
 	size_t n = t->len / rec;
 	const uint8_t *p = t->data;
-	struct ipc_route_err e;
+	struct lc_err e;
 
 	for (size_t i = 0; i < n; i++, p += rec) {
 		size_t k = s->n++;
@@ -586,7 +570,7 @@ fib_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
 		if (cnt == 0 && first <= IPC_ROUTE_REJECT) {
 			r->kind = (uint8_t)first;
 		} else if (cnt == 0 || first + cnt > nnh) {
-			errf(&e, -EINVAL, (long)k,
+			lc_err_set(&e, -EINVAL, (long)k,
 			    "entry %zu: next hops %u..%u (kind) beyond the %zu "
 			    "of the table",
 			    k, first, first + cnt, nnh);
@@ -600,7 +584,7 @@ fib_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
 
 int
 ipc_route_fib_decode(struct ipc_route_set *s, const Fwd__FibBatch *b,
-    struct ipc_route_err *err)
+    struct lc_err *err)
 {
 	size_t n = ipc_route_fib_count(b), n4 = b->packed_nh.len / P4,
 	       n6 = b->packed6_nh.len / P6, nh = n4 + n6;
@@ -616,7 +600,7 @@ ipc_route_fib_decode(struct ipc_route_set *s, const Fwd__FibBatch *b,
 		nh += b->add[i]->n_nh_addr + b->add[i]->n_nh_addr6 +
 		    b->add[i]->n_nh_ifindex;
 	if (ipc_route_set_reserve(s, n, nh) != 0)
-		return (errf(err, -ENOMEM, -1, "out of memory"));
+		return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
 	packed_nh(s, &b->packed_nh, P4);
 	packed_nh(s, &b->packed6_nh, P6);
 	for (size_t i = 0; i < b->n_add; i++)

@@ -8,6 +8,7 @@
 #include <sys/socket.h> /* AF_INET, AF_INET6 */
 
 #include "ipc/proto/fwd.pb-c.h"
+#include "libcommon/lc_err.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_addr.h"
@@ -29,7 +30,6 @@
 #define IPC_ROUTE_PACKED_NH_MAX 65536 /* records of a packed next-hop table */
 #define IPC_ROUTE_PACKED4	8     /* bytes of an IPv4 packed record */
 #define IPC_ROUTE_PACKED6	20    /* bytes of an IPv6 packed record */
-#define IPC_ROUTE_ERRMSG_LEN	160
 
 enum ipc_route_op {
 	IPC_ROUTE_ADD = 0, /* add, or replace what the source has there */
@@ -83,13 +83,6 @@ struct ipc_route_set {
 	struct lc_arena *ar;
 };
 
-/* A decode error: code -errno, index the entry (apply order) or -1. */
-struct ipc_route_err {
-	int code;
-	long index;
-	char msg[IPC_ROUTE_ERRMSG_LEN];
-};
-
 /* Encoder storage (the protobuf structures and packed bytes of one batch),
  * reused between batches. */
 struct ipc_route_enc {
@@ -126,7 +119,7 @@ size_t ipc_route_fib_count(const Fwd__FibBatch *);
  * -E2BIG or -ENOMEM with *err filled. ifname pointers point into b.
  */
 int ipc_route_batch_decode(struct ipc_route_set *, const Rib__RouteBatch *b,
-    size_t max, struct ipc_route_err *err);
+    size_t max, struct lc_err *err);
 /*
  * FibBatch -> set, in apply order. A malformed packed field refuses the
  * batch (-EINVAL, index -1, the set empty); a bad entry (length, host bits,
@@ -136,7 +129,7 @@ int ipc_route_batch_decode(struct ipc_route_set *, const Rib__RouteBatch *b,
  * 0, -EINVAL, -ENOMEM.
  */
 int ipc_route_fib_decode(struct ipc_route_set *, const Fwd__FibBatch *b,
-    struct ipc_route_err *err);
+    struct lc_err *err);
 
 void ipc_route_enc_init(struct ipc_route_enc *);
 void ipc_route_enc_fini(struct ipc_route_enc *);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "libcommon/lc_addr.h"
+#include "libcommon/lc_err.h"
 
 #define RIB_SOURCE_MAX	       255 /* source ids are 1..RIB_SOURCE_MAX-1 */
 #define RIB_SRC_CONNECTED      1   /* created by rib_new(), name "connected" */
@@ -34,7 +35,6 @@
 #define RIB_RECURSION_MAX      16
 #define RIB_BATCH_MAX	       65536 /* entries per rib_route_batch() */
 #define RIB_IFINDEX_MAX	       (1u << 20)
-#define RIB_ERRMSG_LEN	       160
 #define RIB_FIB_BATCH_DEFAULT  1024   /* deltas per FIB batch */
 #define RIB_FIB_HIGH_DEFAULT   262144 /* deltas in flight: stop at high... */
 #define RIB_FIB_LOW_DEFAULT    65536  /* ...resume when acks bring it to low */
@@ -52,12 +52,6 @@ enum rib_rtype {
 	RIB_RT_UNICAST = 0, /* forward to next hops */
 	RIB_RT_BLACKHOLE,   /* drop silently */
 	RIB_RT_REJECT,	    /* drop, ICMP unreachable */
-};
-
-struct rib_err {
-	int code;   /* -errno, as returned */
-	long index; /* bad batch entry, or -1 */
-	char msg[RIB_ERRMSG_LEN];
 };
 
 struct rib_conf {
@@ -86,19 +80,19 @@ struct rib_source_conf {
 /* Registers a protocol source: 0 and *id, -EEXIST (same name; see
  * rib_source_find), -ENOSPC, -EINVAL. */
 int rib_source_add(struct rib *, const struct rib_source_conf *, unsigned *id,
-    struct rib_err *err);
+    struct lc_err *err);
 /* id > 0, or -ENOENT. */
 int rib_source_find(const struct rib *, const char *name);
 /* Changes distance (-1: keep) and grace; routes without their own
  * distance are re-selected. 0, -ENOENT, -EINVAL. */
 /* Changes the ECMP width (1..RIB_NH_MAX) at run time: every prefix is
  * selected again and the FIB deltas follow. 0 or -EINVAL (err says why). */
-int rib_set_ecmp_width(struct rib *, unsigned width, struct rib_err *);
+int rib_set_ecmp_width(struct rib *, unsigned width, struct lc_err *);
 int rib_source_set(struct rib *, unsigned id, int distance, uint32_t grace_ms,
-    struct rib_err *err);
+    struct lc_err *err);
 /* Deletes the source and all its routes now. -EPERM for connected/static
  * (use stale + sweep to flush those), -ENOENT. */
-int rib_source_del(struct rib *, unsigned id, struct rib_err *err);
+int rib_source_del(struct rib *, unsigned id, struct lc_err *err);
 /*
  * The source went away (or restarts, or is being re-learned): all its routes
  * are marked stale and keep forwarding; a route added/replaced again is fresh.
@@ -161,7 +155,7 @@ struct rib_route_upd {
  * connected route without an interface; -ENOMEM. Returns 0.
  */
 int rib_route_batch(struct rib *, unsigned src, const struct rib_route_upd *u,
-    size_t n, struct rib_err *err);
+    size_t n, struct lc_err *err);
 
 /* ---- queries (show route) ---------------------------------------------- */
 
@@ -209,7 +203,7 @@ typedef int (*rib_route_fn)(void *arg, const struct rib_route_info *);
  * count visited, fn's non-zero value, -EINVAL (bad q), -ENOENT (unknown
  * q->src), -ENOMEM (sorted). */
 long rib_route_walk(struct rib *, const struct rib_query *q, rib_route_fn fn,
-    void *arg, struct rib_err *err);
+    void *arg, struct lc_err *err);
 
 /* ---- FIB download ------------------------------------------------------- */
 
@@ -265,7 +259,7 @@ long rib_fib_repush(struct rib *);
  */
 int rib_fib_sync_begin(struct rib *);
 int rib_fib_sync_load(struct rib *, const struct rib_fib_delta *d, size_t n,
-    struct rib_err *err);
+    struct lc_err *err);
 long rib_fib_sync_end(struct rib *);
 
 struct rib_fib_stats {

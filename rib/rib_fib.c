@@ -294,21 +294,21 @@ rib_fib_sync_begin(struct rib *rib)
 
 int
 rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
-    struct rib_err *err)
+    struct lc_err *err)
 {
 	struct rib_nexthop h[RIB_NH_MAX];
 	int rv;
 
 	if (!rib->syncing)
-		return (rib_errf(err, -EINVAL, -1, "not resyncing"));
+		return (lc_err_set(err, -EINVAL, -1, "not resyncing"));
 	if (n > RIB_BATCH_MAX)
-		return (rib_errf(err, -E2BIG, -1, "%zu entries > %d", n,
+		return (lc_err_set(err, -E2BIG, -1, "%zu entries > %d", n,
 		    RIB_BATCH_MAX));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = ntohl(e[i].pfx.addr.s_addr);
 
 		if (e[i].pfx.len > 32 || (a & ~lc_prefix4_mask(e[i].pfx.len)))
-			return (rib_errf(err, -EINVAL, (long)i,
+			return (lc_err_set(err, -EINVAL, (long)i,
 			    "entry %zu: invalid prefix %s/%u", i,
 			    lc_ip4_ntoa(e[i].pfx.addr), e[i].pfx.len));
 		if (e[i].type > RIB_RT_REJECT ||
@@ -316,17 +316,17 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 			(e[i].n_nh == 0 || e[i].n_nh > RIB_NH_MAX ||
 			    e[i].nh == NULL)) ||
 		    (e[i].type != RIB_RT_UNICAST && e[i].n_nh != 0))
-			return (rib_errf(err, -EINVAL, (long)i,
+			return (lc_err_set(err, -EINVAL, (long)i,
 			    "entry %zu: bad type or next hops", i));
 		for (unsigned j = 0; j < e[i].n_nh; j++)
 			if (e[i].nh[j].ifindex == 0 ||
 			    e[i].nh[j].ifindex > RIB_IFINDEX_MAX)
-				return (rib_errf(err, -EINVAL, (long)i,
+				return (lc_err_set(err, -EINVAL, (long)i,
 				    "entry %zu: FIB next hop without interface",
 				    i));
 	}
 	if ((rv = rib_table_reserve(rib, n)) != 0)
-		return (rib_errf(err, rv, -1, "out of memory"));
+		return (lc_err_set(err, rv, -1, "out of memory"));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t di = rib_dest_get(rib, ntohl(e[i].pfx.addr.s_addr),
 		    e[i].pfx.len);
@@ -340,7 +340,7 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 		if (fg == RIB_FG_NONE && e[i].type == RIB_RT_UNICAST) {
 			rib_dest_gc(rib, di);
 			return (
-			    rib_errf(err, -ENOMEM, (long)i, "out of memory"));
+			    lc_err_set(err, -ENOMEM, (long)i, "out of memory"));
 		}
 		rib_fg_unref(rib, d->sent);
 		d->sent = fg;

@@ -69,7 +69,7 @@ conn_update(struct rib_d *d)
 {
 	struct rd_conn *nw = NULL;
 	size_t n = 0, cap = 0, i = 0, j = 0, nu = 0, nh = 0;
-	struct rib_err err;
+	struct lc_err err;
 
 	for (size_t k = 0; k < d->nifs; k++)
 		for (unsigned a = 0; a < d->ifs[k].naddr; a++) {
@@ -152,7 +152,7 @@ nomem:
 static void
 named_update(struct rib_d *d)
 {
-	struct rib_err err;
+	struct lc_err err;
 
 	for (size_t i = 0; i < d->nnamed; i++) {
 		struct rd_named *n = d->named[i];

@@ -65,7 +65,7 @@ grace_stop(struct rib_d *d, unsigned id)
  */
 static int
 src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
-    uint32_t grace_ms, bool *created, struct rib_err *err)
+    uint32_t grace_ms, bool *created, struct lc_err *err)
 {
 	int id, rv;
 
@@ -73,12 +73,13 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 	if (name == NULL)
 		name = "";
 	if (distance > 255) {
-		rib_errf(err, -EINVAL, -1, "distance %u is over 255", distance);
+		lc_err_set(err, -EINVAL, -1, "distance %u is over 255",
+		    distance);
 		return (-EINVAL);
 	}
 	switch (source) {
 	case RIB__SOURCE__CONNECTED:
-		rib_errf(err, -EPERM, -1,
+		lc_err_set(err, -EPERM, -1,
 		    "connected routes come from tern-fwd's "
 		    "interface state, not from a client");
 		return (-EPERM);
@@ -89,7 +90,7 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 	case RIB__SOURCE__PROTOCOL:
 		if (name[0] == '\0') {
 			if (source == RIB__SOURCE__PROTOCOL) {
-				rib_errf(err, -EINVAL, -1,
+				lc_err_set(err, -EINVAL, -1,
 				    "a protocol source "
 				    "needs a source_name");
 				return (-EINVAL);
@@ -98,7 +99,7 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 		}
 		id = rib_source_find(d->rib, name);
 		if (id == RIB_SRC_CONNECTED || id == RIB_SRC_STATIC) {
-			rib_errf(err, -EINVAL, -1,
+			lc_err_set(err, -EINVAL, -1,
 			    "source name '%s' is reserved", name);
 			return (-EINVAL);
 		}
@@ -121,12 +122,13 @@ src_resolve(struct rib_d *d, int source, const char *name, uint32_t distance,
 			return (src_resolve(d, RIB__SOURCE__CONNECTED, name, 0,
 			    0, created, err));
 		if (id < 0) {
-			rib_errf(err, -ENOENT, -1, "unknown source '%s'", name);
+			lc_err_set(err, -ENOENT, -1, "unknown source '%s'",
+			    name);
 			return (-ENOENT);
 		}
 		break;
 	default:
-		rib_errf(err, -ENOENT, -1, "unknown source %d", source);
+		lc_err_set(err, -ENOENT, -1, "unknown source %d", source);
 		return (-ENOENT);
 	}
 	return (id);
@@ -138,7 +140,7 @@ static void
 src_update(struct rib_d *d, unsigned id, uint32_t distance, uint32_t grace_ms)
 {
 	struct rib_source_info si;
-	struct rib_err err;
+	struct lc_err err;
 
 	if ((distance != 0 || grace_ms != 0) &&
 	    rib_source_info(d->rib, id, &si) == 0 &&
@@ -229,7 +231,7 @@ named_note(struct rib_d *d)
 
 static void
 reply_ack(struct ipc_req *req, uint64_t seq, size_t accepted,
-    const struct rib_err *err, size_t total, int swept)
+    const struct lc_err *err, size_t total, int swept)
 {
 	Rib__RouteBatchAck ack = RIB__ROUTE_BATCH_ACK__INIT;
 	Rib__RouteError re = RIB__ROUTE_ERROR__INIT, *rep = &re;
@@ -255,7 +257,7 @@ reply_ack(struct ipc_req *req, uint64_t seq, size_t accepted,
 /* The decoded batch (d->in) as the core's updates in d->upd, next hops in
  * d->nh (the records of one packed run keep sharing theirs). */
 static int
-upd_conv(struct rib_d *d, struct rib_err *err)
+upd_conv(struct rib_d *d, struct lc_err *err)
 {
 	const struct ipc_route_set *s = &d->in;
 	bool v6 = false;
@@ -264,7 +266,7 @@ upd_conv(struct rib_d *d, struct rib_err *err)
 		sizeof(*d->upd)) != 0 ||
 	    rib_d_grow((void **)&d->nh, &d->capnh, s->nnh + 1,
 		sizeof(*d->nh)) != 0) {
-		rib_errf(err, -ENOMEM, -1, "out of memory");
+		lc_err_set(err, -ENOMEM, -1, "out of memory");
 		return (-ENOMEM);
 	}
 	for (size_t i = 0; i < s->nnh; i++) {
@@ -284,7 +286,7 @@ upd_conv(struct rib_d *d, struct rib_err *err)
 		for (unsigned i = 0; v6 && i < r->n_nh; i++)
 			nh6 |= s->nh[r->nh + i].family != AF_INET;
 		if (r->family != AF_INET || nh6) {
-			rib_errf(err, -EAFNOSUPPORT, (long)k,
+			lc_err_set(err, -EAFNOSUPPORT, (long)k,
 			    "entry %zu: IPv6 routes are not supported yet", k);
 			return (-EAFNOSUPPORT);
 		}
@@ -301,7 +303,7 @@ upd_conv(struct rib_d *d, struct rib_err *err)
 }
 
 static void
-err_of(struct rib_err *err, const struct ipc_route_err *e)
+err_of(struct lc_err *err, const struct lc_err *e)
 {
 	err->code = e->code;
 	err->index = e->index;
@@ -314,8 +316,8 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct rib_d *d = arg;
 	const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
 	size_t n = ipc_route_batch_count(b);
-	struct ipc_route_err ie;
-	struct rib_err err;
+	struct lc_err ie;
+	struct lc_err err;
 	bool created = false;
 	int id, drv;
 
@@ -372,7 +374,7 @@ q_count(void *arg, const struct rib_route_info *ri)
 static void
 h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d, bool begin)
 {
-	struct rib_err err;
+	struct lc_err err;
 	bool created;
 	int id, n;
 
@@ -604,7 +606,7 @@ u64_select(uint64_t *v, size_t n, size_t k)
 
 static long
 q_big(struct rib_d *d, const struct rib_query *q0, struct qctx *c,
-    struct rib_err *err)
+    struct lc_err *err)
 {
 	struct rib_query q = *q0;
 	struct qkeys kc = {NULL, 0, 0};
@@ -648,7 +650,7 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	const Rib__Query *m = (const Rib__Query *)msg;
 	Rib__QueryReply rep = RIB__QUERY_REPLY__INIT;
 	struct rib_query q;
-	struct rib_err err;
+	struct lc_err err;
 	struct qctx c = {d, &rep, m->offset, m->limit, 0};
 	long rv;
 
@@ -794,7 +796,7 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct rib_d *d = arg;
 	const Rib__RibConfig *c = (const Rib__RibConfig *)msg;
 	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
-	struct rib_err err = {0};
+	struct lc_err err = {0};
 
 	if ((c->has_ecmp_width &&
 		(c->ecmp_width < 1 || c->ecmp_width > RIB_NH_MAX)) ||

@@ -320,8 +320,6 @@ void rib_fib_enqueue(struct rib *, uint32_t di);
 void rib_fib_fini(struct rib *);
 
 /* rib_util.c */
-int rib_errf(struct rib_err *, int code, long index, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 static inline uint32_t
 rib_hash32(uint64_t x)
 {

@@ -77,7 +77,7 @@ rib_dest_cmp(const void *a, const void *b, void *arg)
 
 long
 rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
-    void *arg, struct rib_err *err)
+    void *arg, struct lc_err *err)
 {
 	uint32_t paddr, last, di, *v = NULL;
 	size_t nv = 0, cap = 0;
@@ -85,14 +85,14 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 	int rv = 0;
 
 	if (q == NULL || fn == NULL || q->match > RIB_MATCH_LONGER)
-		return (rib_errf(err, -EINVAL, -1, "bad query"));
+		return (lc_err_set(err, -EINVAL, -1, "bad query"));
 	if (q->src != 0 && (q->src >= RIB_SOURCE_MAX || !rib->src[q->src].used))
 		return (
-		    rib_errf(err, -ENOENT, -1, "unknown source %u", q->src));
+		    lc_err_set(err, -ENOENT, -1, "unknown source %u", q->src));
 	paddr = ntohl(q->pfx.addr.s_addr);
 	if ((q->match == RIB_MATCH_EXACT || q->match == RIB_MATCH_LONGER) &&
 	    (q->pfx.len > 32 || (paddr & ~lc_prefix4_mask(q->pfx.len))))
-		return (rib_errf(err, -EINVAL, -1, "invalid prefix %s/%u",
+		return (lc_err_set(err, -EINVAL, -1, "invalid prefix %s/%u",
 		    lc_ip4_ntoa(q->pfx.addr), q->pfx.len));
 	if (q->match == RIB_MATCH_EXACT || q->match == RIB_MATCH_LONGEST) {
 		di = q->match == RIB_MATCH_EXACT ?
@@ -127,7 +127,7 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 
 			if (nn == NULL) {
 				free(v);
-				return (rib_errf(err, -ENOMEM, -1,
+				return (lc_err_set(err, -ENOMEM, -1,
 				    "out of memory"));
 			}
 			v = nn;

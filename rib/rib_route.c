@@ -305,21 +305,21 @@ rib_source_find(const struct rib *rib, const char *name)
 
 int
 rib_source_add(struct rib *rib, const struct rib_source_conf *c, unsigned *idp,
-    struct rib_err *err)
+    struct lc_err *err)
 {
 	int distance;
 
 	if (c == NULL || !rib_source_name_ok(c->name))
-		return (rib_errf(err, -EINVAL, -1, "invalid source name '%s'",
+		return (lc_err_set(err, -EINVAL, -1, "invalid source name '%s'",
 		    c != NULL && c->name != NULL ? c->name : "(null)"));
 	distance = c->distance < 0 ? RIB_DISTANCE_PROTO : c->distance;
 	if (distance > 255)
-		return (rib_errf(err, -EINVAL, -1,
+		return (lc_err_set(err, -EINVAL, -1,
 		    "source %s: distance %d out of 0..255", c->name,
 		    c->distance));
 	if (rib_source_find(rib, c->name) > 0)
 		return (
-		    rib_errf(err, -EEXIST, -1, "source %s exists", c->name));
+		    lc_err_set(err, -EEXIST, -1, "source %s exists", c->name));
 	for (unsigned id = 1; id < RIB_SOURCE_MAX; id++)
 		if (!rib->src[id].used) {
 			rib_source_setup(rib, id, c->name, (uint8_t)distance,
@@ -328,21 +328,21 @@ rib_source_add(struct rib *rib, const struct rib_source_conf *c, unsigned *idp,
 				*idp = id;
 			return (0);
 		}
-	return (rib_errf(err, -ENOSPC, -1, "source %s: all %d sources in use",
+	return (lc_err_set(err, -ENOSPC, -1, "source %s: all %d sources in use",
 	    c->name, RIB_SOURCE_MAX - 1));
 }
 
 int
 rib_source_set(struct rib *rib, unsigned id, int distance, uint32_t grace_ms,
-    struct rib_err *err)
+    struct lc_err *err)
 {
 	struct rib_source *s;
 
 	if (!rib_src_ok(rib, id))
-		return (rib_errf(err, -ENOENT, -1, "unknown source %u", id));
+		return (lc_err_set(err, -ENOENT, -1, "unknown source %u", id));
 	if (distance > 255 || distance < -1)
-		return (rib_errf(err, -EINVAL, -1, "distance %d out of 0..255",
-		    distance));
+		return (lc_err_set(err, -EINVAL, -1,
+		    "distance %d out of 0..255", distance));
 	s = &rib->src[id];
 	s->grace_ms = grace_ms;
 	if (distance < 0 || distance == s->distance)
@@ -360,11 +360,11 @@ rib_source_set(struct rib *rib, unsigned id, int distance, uint32_t grace_ms,
 }
 
 int
-rib_set_ecmp_width(struct rib *rib, unsigned width, struct rib_err *err)
+rib_set_ecmp_width(struct rib *rib, unsigned width, struct lc_err *err)
 {
 	if (width < 1 || width > RIB_NH_MAX)
-		return (rib_errf(err, -EINVAL, -1, "ECMP width %u out of 1..%u",
-		    width, (unsigned)RIB_NH_MAX));
+		return (lc_err_set(err, -EINVAL, -1,
+		    "ECMP width %u out of 1..%u", width, (unsigned)RIB_NH_MAX));
 	if (width == rib->conf.ecmp_width)
 		return (0);
 	rib->conf.ecmp_width = width;
@@ -425,13 +425,13 @@ rib_source_purge(struct rib *rib, unsigned id, bool stale_only)
 }
 
 int
-rib_source_del(struct rib *rib, unsigned id, struct rib_err *err)
+rib_source_del(struct rib *rib, unsigned id, struct lc_err *err)
 {
 	if (!rib_src_ok(rib, id))
-		return (rib_errf(err, -ENOENT, -1, "unknown source %u", id));
+		return (lc_err_set(err, -ENOENT, -1, "unknown source %u", id));
 	if (id == RIB_SRC_CONNECTED || id == RIB_SRC_STATIC)
-		return (rib_errf(err, -EPERM, -1, "source %s cannot be deleted",
-		    rib->src[id].name));
+		return (lc_err_set(err, -EPERM, -1,
+		    "source %s cannot be deleted", rib->src[id].name));
 	rib_source_purge(rib, id, false);
 	memset(&rib->src[id], 0, sizeof(rib->src[id]));
 	return (0);
@@ -545,19 +545,19 @@ rib_nh_addr_ok(uint32_t a)
 
 static int
 rib_upd_check(const struct rib *rib, unsigned src,
-    const struct rib_route_upd *u, long i, struct rib_err *err)
+    const struct rib_route_upd *u, long i, struct lc_err *err)
 {
 	char pb[LC_PREFIX4_STRLEN];
 	uint32_t a = ntohl(u->pfx.addr.s_addr);
 
 	if (u->op > RIB_OP_DELETE)
-		return (rib_errf(err, -EINVAL, i, "entry %ld: bad op %u", i,
+		return (lc_err_set(err, -EINVAL, i, "entry %ld: bad op %u", i,
 		    u->op));
 	if (u->pfx.len > 32)
-		return (rib_errf(err, -EINVAL, i,
+		return (lc_err_set(err, -EINVAL, i,
 		    "entry %ld: prefix length %u > 32", i, u->pfx.len));
 	if (a & ~lc_prefix4_mask(u->pfx.len))
-		return (rib_errf(err, -EINVAL, i,
+		return (lc_err_set(err, -EINVAL, i,
 		    "entry %ld: prefix %s/%u has host bits set", i,
 		    lc_ip4_ntoa(u->pfx.addr), u->pfx.len));
 	if (u->op == RIB_OP_DELETE)
@@ -579,43 +579,43 @@ rib_upd_check(const struct rib *rib, unsigned src,
 	}
 	lc_prefix4_str(&u->pfx, pb);
 	if (u->type > RIB_RT_REJECT)
-		return (rib_errf(err, -EINVAL, i, "entry %ld: %s: bad type %u",
-		    i, pb, u->type));
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: bad type %u", i, pb, u->type));
 	if (u->distance < -1 || u->distance > 255)
-		return (rib_errf(err, -EINVAL, i,
+		return (lc_err_set(err, -EINVAL, i,
 		    "entry %ld: %s: distance %d out of 0..255", i, pb,
 		    u->distance));
 	if (u->type != RIB_RT_UNICAST) {
 		if (u->n_nh != 0)
-			return (rib_errf(err, -EINVAL, i,
+			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: blackhole/reject route with next hops",
 			    i, pb));
 		return (0);
 	}
 	if (u->n_nh == 0 || u->nh == NULL)
-		return (rib_errf(err, -EINVAL, i, "entry %ld: %s: no next hop",
-		    i, pb));
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: no next hop", i, pb));
 	if (u->n_nh > RIB_NH_MAX)
-		return (rib_errf(err, -EINVAL, i,
+		return (lc_err_set(err, -EINVAL, i,
 		    "entry %ld: %s: %u next hops > %d", i, pb, u->n_nh,
 		    RIB_NH_MAX));
 	for (uint32_t j = 0; j < u->n_nh; j++) {
 		const struct rib_nexthop *h = &u->nh[j];
 
 		if (h->addr.s_addr == 0 && h->ifindex == 0)
-			return (rib_errf(err, -EINVAL, i,
+			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: next hop 0.0.0.0 without interface",
 			    i, pb));
 		if (!rib_nh_addr_ok(ntohl(h->addr.s_addr)))
-			return (rib_errf(err, -EINVAL, i,
+			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: invalid next-hop address %s", i, pb,
 			    lc_ip4_ntoa(h->addr)));
 		if (h->ifindex > RIB_IFINDEX_MAX)
-			return (rib_errf(err, -EINVAL, i,
+			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: interface index %u too large", i,
 			    pb, h->ifindex));
 		if (src == RIB_SRC_CONNECTED && h->ifindex == 0)
-			return (rib_errf(err, -EINVAL, i,
+			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: connected route without interface",
 			    i, pb));
 	}
@@ -723,21 +723,21 @@ struct rib_gcache {
 
 int
 rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
-    size_t n, struct rib_err *err)
+    size_t n, struct lc_err *err)
 {
 	struct rib_gcache gc[RIB_GC_SLOTS];
 	size_t i, last = (size_t)-1;
 	int rv;
 
 	if (!rib_src_ok(rib, src))
-		return (rib_errf(err, -ENOENT, -1, "unknown source %u", src));
+		return (lc_err_set(err, -ENOENT, -1, "unknown source %u", src));
 	if (n > RIB_BATCH_MAX)
-		return (rib_errf(err, -E2BIG, (long)RIB_BATCH_MAX,
+		return (lc_err_set(err, -E2BIG, (long)RIB_BATCH_MAX,
 		    "batch of %zu routes > %d", n, RIB_BATCH_MAX));
 	if (n == 0)
 		return (0);
 	if (u == NULL)
-		return (rib_errf(err, -EINVAL, -1, "no routes"));
+		return (lc_err_set(err, -EINVAL, -1, "no routes"));
 	for (i = 0; i < n; i++) {
 		if ((rv = rib_upd_check(rib, src, &u[i], (long)i, err)) != 0)
 			return (rv);
@@ -752,7 +752,7 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 				found = u[j].op == RIB_OP_ADD &&
 				    lc_prefix4_eq(&u[j].pfx, &u[i].pfx);
 			if (!found)
-				return (rib_errf(err, -ENOENT, (long)i,
+				return (lc_err_set(err, -ENOENT, (long)i,
 				    "entry %zu: replace of %s/%u: no such route",
 				    i, lc_ip4_ntoa(u[i].pfx.addr),
 				    u[i].pfx.len));
@@ -762,12 +762,12 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 		uint32_t *nb = realloc(rib->bgrp, n * sizeof(*nb));
 
 		if (nb == NULL)
-			return (rib_errf(err, -ENOMEM, -1, "out of memory"));
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
 		rib->bgrp = nb;
 		rib->bgrp_cap = n;
 	}
 	if ((rv = rib_table_reserve(rib, n)) != 0)
-		return (rib_errf(err, rv, -1, "out of memory"));
+		return (lc_err_set(err, rv, -1, "out of memory"));
 	/* intern every next-hop set first: the only step that can fail */
 	if (n >= RIB_GC_MIN)
 		memset(gc, 0, sizeof(gc));
@@ -794,7 +794,7 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 				u[i].n_nh)) == 0) {
 			while (i-- > 0)
 				rib_grp_unref(rib, rib->bgrp[i]);
-			return (rib_errf(err, -ENOMEM, -1, "out of memory"));
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
 		}
 		if (c != NULL) {
 			c->nh = u[i].nh;

@@ -263,18 +263,3 @@ rib_otab_del(struct rib_otab *t, uint32_t id)
 }
 
 /* ---- errors -------------------------------------------------------------- */
-
-int
-rib_errf(struct rib_err *err, int code, long index, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL) {
-		err->code = code;
-		err->index = index;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return (code);
-}

@@ -99,7 +99,7 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	const Fwd__FibBatch *b = (const Fwd__FibBatch *)m;
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 	const struct ipc_route_set *s = &fw.in;
-	struct ipc_route_err err;
+	struct lc_err err;
 
 	(void)arg;
 	fw.batches++;

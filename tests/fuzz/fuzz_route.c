@@ -44,7 +44,7 @@ round_trip(const struct ipc_route_set *s, bool fib, bool packed)
 {
 	ProtobufCMessage *m;
 	size_t n;
-	struct ipc_route_err err;
+	struct lc_err err;
 
 	if (fib) {
 		Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ipc_route_err err;
+	struct lc_err err;
 	ProtobufCMessage *m;
 	bool fib;
 

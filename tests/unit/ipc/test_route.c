@@ -128,7 +128,7 @@ test_batch_message(void **st)
 {
 	struct ipc_route_set s, d;
 	struct ipc_route_enc e;
-	struct ipc_route_err err;
+	struct lc_err err;
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT, *u;
 	struct ipc_route *r;
 
@@ -181,7 +181,7 @@ test_batch_packed(void **st)
 {
 	struct ipc_route_set s, d;
 	struct ipc_route_enc e;
-	struct ipc_route_err err;
+	struct lc_err err;
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT, *u;
 	struct ipc_route *r;
 	uint32_t a = ip("203.0.114.0");
@@ -257,7 +257,7 @@ static void
 assert_refused(const Rib__RouteBatch *b, int code, long index, const char *msg)
 {
 	struct ipc_route_set s;
-	struct ipc_route_err err;
+	struct lc_err err;
 
 	ipc_route_set_init(&s);
 	assert_int_equal(ipc_route_batch_decode(&s, b, 1000, &err), code);
@@ -371,7 +371,7 @@ test_batch_bad(void **st)
 	b.packed6_nh.len = 0;
 	{
 		struct ipc_route_set s;
-		struct ipc_route_err err;
+		struct lc_err err;
 
 		ipc_route_set_init(&s);
 		assert_int_equal(ipc_route_batch_decode(&s, &b, 2, &err),
@@ -392,7 +392,7 @@ test_fib_message(void **st)
 {
 	struct ipc_route_set s, d;
 	struct ipc_route_enc e;
-	struct ipc_route_err err;
+	struct lc_err err;
 	Fwd__FibBatch b = FWD__FIB_BATCH__INIT, *u;
 	struct ipc_route *r;
 
@@ -438,7 +438,7 @@ test_fib_packed(void **st)
 {
 	struct ipc_route_set s, d;
 	struct ipc_route_enc e;
-	struct ipc_route_err err;
+	struct lc_err err;
 	Fwd__FibBatch b = FWD__FIB_BATCH__INIT, *u;
 	struct ipc_route *r;
 	uint8_t want[3 * 8] = {0};
@@ -521,7 +521,7 @@ test_fib_bad(void **st)
 	uint32_t gw = ip("198.18.1.2"), ifx = 0;
 	uint8_t nh[8] = {0}, add[5 * 8];
 	struct ipc_route_set s;
-	struct ipc_route_err err;
+	struct lc_err err;
 	static const unsigned bad[] = {1, 2, 3, 5, 6, 7, 8};
 
 	(void)st;
@@ -579,7 +579,7 @@ test_ipv6(void **st)
 {
 	struct ipc_route_set s, d;
 	struct ipc_route_enc e;
-	struct ipc_route_err err;
+	struct lc_err err;
 	struct ipc_route *r;
 
 	(void)st;
@@ -640,7 +640,7 @@ test_arena_set(void **st)
 	struct lc_arena *ar = lc_arena_new(0);
 	struct ipc_route_set s, d;
 	struct ipc_route_enc e;
-	struct ipc_route_err err;
+	struct lc_err err;
 	Fwd__FibBatch b = FWD__FIB_BATCH__INIT;
 
 	(void)st;

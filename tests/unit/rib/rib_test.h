@@ -284,7 +284,7 @@ script_run(struct rib *rib, const char *const *steps)
 		    strcmp(tok[0], "del") == 0) {
 			struct rib_route_upd u;
 			struct rib_nexthop h[RIB_NH_MAX];
-			struct rib_err err;
+			struct lc_err err;
 
 			memset(&u, 0, sizeof(u));
 			u.pfx = P(tok[2]);

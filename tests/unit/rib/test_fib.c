@@ -326,7 +326,7 @@ test_fib_rib_restart(void **state)
 	struct rib *rib = rib_new(NULL);
 	struct rec *r = rec_new();
 	struct rib_fib_stats st;
-	struct rib_err err;
+	struct lc_err err;
 	char buf[256];
 
 	(void)state;

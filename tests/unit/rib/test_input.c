@@ -179,7 +179,7 @@ test_bad_batches_change_nothing(void **state)
 	before = snapshot(rib);
 
 	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
-		struct rib_err err;
+		struct lc_err err;
 		int rv;
 
 		print_message("case: %s\n", bads[i].name);
@@ -213,7 +213,7 @@ test_bad_batches_change_nothing(void **state)
 	{
 		struct rib_route_upd *big = calloc(RIB_BATCH_MAX + 1,
 		    sizeof(*big));
-		struct rib_err err;
+		struct lc_err err;
 
 		assert_int_equal(rib_route_batch(rib, RIB_SRC_STATIC, big,
 				     RIB_BATCH_MAX + 1, &err),
@@ -250,7 +250,7 @@ test_bad_other_calls(void **state)
 	struct rib_conf c;
 	struct rib *rib;
 	struct rib_query q;
-	struct rib_err err;
+	struct lc_err err;
 
 	(void)state;
 	rib_conf_default(&c);

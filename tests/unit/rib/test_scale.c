@@ -78,7 +78,7 @@ load(struct rib *rib, const struct tt_prefixset *ps, struct rib_route_upd *u,
 
 	for (size_t i = 0; i < ps->n; i += CHUNK) {
 		size_t n = ps->n - i < CHUNK ? ps->n - i : CHUNK;
-		struct rib_err err;
+		struct lc_err err;
 
 		for (size_t j = 0; j < n; j++) {
 			const struct tt_prefix *p = &ps->p[i + j];
@@ -182,7 +182,7 @@ test_scale_1m(void **state)
 	{
 		static double lat[1000];
 		struct rib_route_upd one;
-		struct rib_err err;
+		struct lc_err err;
 
 		for (unsigned i = 0; i < 1000; i++) {
 			const struct tt_prefix *p =

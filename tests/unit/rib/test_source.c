@@ -7,7 +7,7 @@ test_source_defaults_and_add(void **state)
 	struct rib *rib = rib_new(NULL);
 	struct rib_source_conf c = {"bgp", -1, 120000};
 	struct rib_source_info si;
-	struct rib_err err;
+	struct lc_err err;
 	unsigned id = 0, n;
 
 	(void)state;
@@ -127,7 +127,7 @@ test_source_del_and_distance(void **state)
 	struct rib_source_info si;
 	struct rib_route_upd u;
 	struct rib_nexthop h = NH("198.18.0.1%2");
-	struct rib_err err;
+	struct lc_err err;
 	int ospf;
 
 	(void)state;
