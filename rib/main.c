@@ -31,7 +31,7 @@ static const struct lc_opt opts[] = {
 	"resync before pushing the FIB (default 3000)"),
     LC_OPT_ROW_FN("--grace-ms", "N", &ro.grace_ms, opt_ms,
 	"grace of protocol sources that do not ask (30000)"),
-    LC_OPT_ROW_UINT("--ecmp", "N", &conf.ecmp_width, 0, RIB_NH_MAX,
+    LC_OPT_ROW_UINT("--ecmp", "N", &conf.ecmp_width, 1, RIB_NH_MAX,
 	"widest ECMP set, 1..64 (default 8)"),
     LC_OPT_ROW_UINT("--fib-batch", "N", &conf.fib_batch_max, 0, ~0u,
 	"routes per FIB batch to tern-fwd (1024)"),
