@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "rib_int.h"
 
 /*
@@ -604,8 +605,9 @@ rib_nh_process(struct rib *rib, uint32_t id)
 		rib_fg_unref(rib, res);
 		return;
 	}
-	if (n->flips++ == 0)
-		(void)rib_vec_push(&rib->touched_nh, id);
+	/* An untracked flip count is never reset: a later pass would take it for a loop. */
+	if (n->flips++ == 0 && rib_vec_push(&rib->touched_nh, id) != 0)
+		lc_oom("rib next-hop pass");
 	if (n->flips > RIB_NH_FLIP_MAX) {
 		/* resolution keeps changing: mutual recursion; stop it */
 		rib_fg_unref(rib, res);
