@@ -103,7 +103,15 @@ rib_fg_new(struct rib *rib, uint8_t type, const struct rib_nexthop *h,
 uint32_t
 rib_fg_get(struct rib *rib, uint8_t type, struct rib_nexthop *h, unsigned n)
 {
-	return (rib_fg_intern(rib, type, h, n, rib->conf.ecmp_width));
+	uint32_t id = rib_fg_intern(rib, type, h, n, rib->conf.ecmp_width);
+
+	/*
+	 * Resolution has no request to refuse: a set it could not store would
+	 * make its routes unreachable without a word.
+	 */
+	if (id == RIB_FG_NONE && n > 0)
+		lc_oom("rib resolved next-hop set");
+	return (id);
 }
 
 uint32_t
