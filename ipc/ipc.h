@@ -9,6 +9,8 @@
 #include <ev.h>
 #include <protobuf-c/protobuf-c.h>
 
+#include "libcommon/lc_err.h"
+
 /*
  * Model (details in docs/ipc.md):
  * - A server offers one service (ipc_svc_rib, ...) on RUNDIR/SERVICE.sock
@@ -57,6 +59,16 @@ enum ipc_status {
 };
 /* "OK", "TIMEOUT", ...; "?" for an unknown value. */
 const char *ipc_status_str(int status);
+/*
+ * The -errno a caller sees in its struct lc_err for a status: IPC_OK 0,
+ * IPC_ERROR -EIO, IPC_TIMEOUT -ETIMEDOUT, IPC_UNKNOWN_METHOD -ENOSYS,
+ * IPC_BAD_REQUEST -EBADMSG, IPC_VERSION -EPROTO, IPC_PEER_RESTARTED
+ * -ECONNRESET, IPC_NO_SPACE -ENOBUFS, IPC_DENIED -EPERM, IPC_TOO_BIG
+ * -EMSGSIZE, IPC_CANCELLED -ECANCELED, IPC_UNAVAILABLE -EAGAIN; -EIO for an
+ * unknown value. The wire carries the status and the text only, so a
+ * handler's own code (say -EINVAL) reaches the caller as IPC_ERROR, -EIO.
+ */
+int ipc_status_errno(int status);
 
 /* Method flags, in the service tables (ipc_svc_*). */
 #define IPC_M_ADMIN 0x1 /* changes state: refused on SERVICE-ro.sock */
@@ -170,6 +182,12 @@ int ipc_reply(struct ipc_req *req, int status, const ProtobufCMessage *msg);
 /* Answers with a non-OK status and a printf message (the caller sees it). Same returns. */
 int ipc_reply_error(struct ipc_req *req, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/*
+ * As ipc_reply_error() with err's message (a handler's struct lc_err);
+ * IPC_OK becomes IPC_ERROR. The code and index do not travel (the caller
+ * gets the status's code, see ipc_status_errno). Same returns.
+ */
+int ipc_reply_err(struct ipc_req *req, int status, const struct lc_err *err);
 /* The caller of req (valid until the reply). */
 struct ipc_peer *ipc_req_peer(const struct ipc_req *req);
 /* Subscribes the caller's connection to this server's events (ipc_server_publish). */
@@ -197,11 +215,14 @@ struct ipc_client;
 
 /*
  * Reply callback: status IPC_OK with the decoded reply (msg may be NULL if
- * the reply had no payload and no descriptor), or an error status with a
- * message (errmsg never NULL, "" when none) and msg NULL. Called exactly
- * once per accepted call, never from inside ipc_call().
+ * the reply had no payload and no descriptor), or an error status and msg
+ * NULL. err is never NULL and valid during the call only: err->code is 0 on
+ * IPC_OK, else ipc_status_errno(status); err->index is LC_ERR_NOINDEX;
+ * err->msg is the server's or the client's text ("" when none). Callers
+ * switch on status. Called exactly once per accepted call, never from
+ * inside ipc_call().
  */
-typedef void ipc_reply_fn(void *arg, int status, const char *errmsg,
+typedef void ipc_reply_fn(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg);
 
 struct ipc_client_cbs {
@@ -251,12 +272,15 @@ int ipc_client_flush(struct ipc_client *);
 /*
  * Blocking helper for tools and tests: runs the loop until the call is
  * answered. Returns the status; *reply (decoded into `arena`, which the
- * caller resets) on IPC_OK, and errbuf gets the message otherwise.
+ * caller resets) on IPC_OK. *err (NULL: not wanted) is filled as for a
+ * reply callback: cleared on IPC_OK, else the status's code and the text;
+ * a call refused before it was sent gives IPC_TOO_BIG, IPC_NO_SPACE or
+ * IPC_ERROR with ipc_call()'s -errno as the code.
  */
 struct lc_arena;
 int ipc_call_wait(struct ipc_client *, unsigned method,
     const ProtobufCMessage *msg, uint32_t timeout_ms, struct lc_arena *arena,
-    ProtobufCMessage **reply, char *errbuf, size_t errlen);
+    ProtobufCMessage **reply, struct lc_err *err);
 
 bool ipc_client_connected(const struct ipc_client *);
 uint64_t ipc_client_peer_generation(const struct ipc_client *);

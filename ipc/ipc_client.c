@@ -150,11 +150,16 @@ call_done(struct ipc_client *cl, struct ipc_call *c, int status,
 {
 	ipc_reply_fn *cb = c->cb;
 	void *arg = c->arg;
+	struct lc_err e;
 
 	lc_pool_put(&cl->pool, c);
-	if (status != IPC_OK)
+	lc_err_clear(&e);
+	if (status != IPC_OK) {
 		cl->st.errors++;
-	cb(arg, status, err != NULL ? err : "", msg);
+		(void)lc_err_set(&e, ipc_status_errno(status), LC_ERR_NOINDEX,
+		    "%s", err != NULL ? err : "");
+	}
+	cb(arg, status, &e, msg);
 }
 
 static void
@@ -274,7 +279,8 @@ client_hook(void *arg)
 /* ---- hello ---------------------------------------------------------------------- */
 
 static void
-hello_cb(void *arg, int status, const char *err, const ProtobufCMessage *msg)
+hello_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
 {
 	struct ipc_client *cl = arg;
 	const Lifecycle__Hello *h = (const Lifecycle__Hello *)msg;
@@ -283,7 +289,7 @@ hello_cb(void *arg, int status, const char *err, const ProtobufCMessage *msg)
 	if (status != IPC_OK || h == NULL) {
 		if (status == IPC_VERSION) {
 			/* Nothing will work: fail what is queued with the reason. */
-			fail_all(cl, IPC_VERSION, err);
+			fail_all(cl, IPC_VERSION, err->msg);
 		}
 		return;
 	}
@@ -624,12 +630,12 @@ struct waiter {
 	const ProtobufCMessageDescriptor *rep;
 	struct lc_arena *arena;
 	ProtobufCMessage *msg;
-	char *errbuf;
-	size_t errlen;
+	struct lc_err *err;
 };
 
 static void
-wait_cb(void *arg, int status, const char *err, const ProtobufCMessage *msg)
+wait_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
 {
 	struct waiter *w = arg;
 	ProtobufCAllocator a;
@@ -647,18 +653,19 @@ wait_cb(void *arg, int status, const char *err, const ProtobufCMessage *msg)
 		    raw->p);
 		if (w->msg == NULL) {
 			w->status = IPC_BAD_REQUEST;
-			err = "reply payload does not decode";
+			(void)lc_err_set(w->err, ipc_status_errno(w->status),
+			    LC_ERR_NOINDEX, "reply payload does not decode");
+			return;
 		}
 	}
-	if (w->errbuf != NULL && w->errlen > 0)
-		snprintf(w->errbuf, w->errlen, "%s",
-		    w->status == IPC_OK ? "" : err);
+	if (w->err != NULL)
+		*w->err = *err;
 }
 
 int
 ipc_call_wait(struct ipc_client *cl, unsigned method,
     const ProtobufCMessage *msg, uint32_t timeout_ms, struct lc_arena *arena,
-    ProtobufCMessage **reply, char *errbuf, size_t errlen)
+    ProtobufCMessage **reply, struct lc_err *err)
 {
 	const struct ipc_method_desc *m;
 	struct waiter w;
@@ -669,15 +676,14 @@ ipc_call_wait(struct ipc_client *cl, unsigned method,
 	    method & ~IPC_LC_BIT);
 	w.rep = m != NULL ? m->rep : NULL;
 	w.arena = arena;
-	w.errbuf = errbuf;
-	w.errlen = errlen;
+	w.err = err;
+	lc_err_clear(err);
 	if (reply != NULL)
 		*reply = NULL;
 	rv = call_queue(cl, method, msg, NULL, 0, wait_cb, &w, timeout_ms,
 	    CALL_RAW);
 	if (rv != 0) {
-		if (errbuf != NULL && errlen > 0)
-			snprintf(errbuf, errlen, "%s", strerror(-rv));
+		(void)lc_err_set(err, rv, LC_ERR_NOINDEX, "%s", strerror(-rv));
 		return (rv == -EMSGSIZE ? IPC_TOO_BIG :
 			rv == -ENOBUFS	? IPC_NO_SPACE :
 					  IPC_ERROR);

@@ -240,6 +240,12 @@ ipc_reply_error(struct ipc_req *r, int status, const char *fmt, ...)
 	return (rv);
 }
 
+int
+ipc_reply_err(struct ipc_req *r, int status, const struct lc_err *err)
+{
+	return (ipc_reply_error(r, status, "%s", err != NULL ? err->msg : ""));
+}
+
 struct ipc_peer *
 ipc_req_peer(const struct ipc_req *r)
 {

@@ -152,6 +152,29 @@ ipc_status_str(int status)
 	return (status_names[status]);
 }
 
+static const int status_errnos[IPC_STATUS__COUNT] = {
+    [IPC_OK] = 0,
+    [IPC_ERROR] = -EIO,
+    [IPC_TIMEOUT] = -ETIMEDOUT,
+    [IPC_UNKNOWN_METHOD] = -ENOSYS,
+    [IPC_BAD_REQUEST] = -EBADMSG,
+    [IPC_VERSION] = -EPROTO,
+    [IPC_PEER_RESTARTED] = -ECONNRESET,
+    [IPC_NO_SPACE] = -ENOBUFS,
+    [IPC_DENIED] = -EPERM,
+    [IPC_TOO_BIG] = -EMSGSIZE,
+    [IPC_CANCELLED] = -ECANCELED,
+    [IPC_UNAVAILABLE] = -EAGAIN,
+};
+
+int
+ipc_status_errno(int status)
+{
+	if (status < 0 || status >= IPC_STATUS__COUNT)
+		return (-EIO);
+	return (status_errnos[status]);
+}
+
 static void *
 arena_alloc(void *data, size_t size)
 {

@@ -386,7 +386,7 @@ static void fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 static void rib_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 
 static void
-fwd_reply(void *arg, int status, const char *errmsg,
+fwd_reply(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	const Fwd__IfConfigAck *a = (const Fwd__IfConfigAck *)msg;
@@ -394,14 +394,14 @@ fwd_reply(void *arg, int status, const char *errmsg,
 
 	if (status != IPC_OK)
 		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
-		    errmsg[0] ? ": " : "", errmsg);
+		    err->msg[0] ? ": " : "", err->msg);
 	else if (a != NULL && !a->ok)
 		snprintf(why, sizeof(why), "%s", a->error);
 	txn_part_done(arg, C_FWD, status == IPC_OK && a != NULL && a->ok, why);
 }
 
 static void
-rib_reply(void *arg, int status, const char *errmsg,
+rib_reply(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)msg;
@@ -410,7 +410,7 @@ rib_reply(void *arg, int status, const char *errmsg,
 
 	if (status != IPC_OK)
 		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
-		    errmsg[0] ? ": " : "", errmsg);
+		    err->msg[0] ? ": " : "", err->msg);
 	else if (!ok)
 		snprintf(why, sizeof(why), "%s",
 		    a->n_errors > 0 ? a->errors[0]->message :
@@ -643,19 +643,19 @@ struct resync_ctx {
 };
 
 static void
-resync_reply(void *arg, int status, const char *errmsg,
+resync_reply(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	const char *what = arg;
 
 	if (status != IPC_OK)
 		lc_log_warnx("resync of %s: %s %s", what,
-		    ipc_status_str(status), errmsg);
+		    ipc_status_str(status), err->msg);
 }
 
 /* fwd answers both with an IfConfigAck: a refusal is logged too */
 static void
-fwd_resync_reply(void *arg, int status, const char *errmsg,
+fwd_resync_reply(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	const Fwd__IfConfigAck *a = (const Fwd__IfConfigAck *)msg;
@@ -664,7 +664,7 @@ fwd_resync_reply(void *arg, int status, const char *errmsg,
 		lc_log_err("resync of tern-fwd's %s: refused: %s",
 		    (const char *)arg, a->error);
 	else
-		resync_reply(arg, status, errmsg, msg);
+		resync_reply(arg, status, err, msg);
 }
 
 static int

@@ -45,7 +45,7 @@ pfx4(uint32_t nbo, unsigned len)
 }
 
 static void
-show_reply(void *arg, int status, const char *errmsg,
+show_reply(void *arg, int status, const struct lc_err *ierr,
     const ProtobufCMessage *msg)
 {
 	struct show_wait *w = arg;
@@ -70,7 +70,7 @@ show_reply(void *arg, int status, const char *errmsg,
 					      MGMT_E_UNAVAILABLE;
 		snprintf(err, sizeof(err), "%s: %s%s%s",
 		    mgmt_peer_name(w->peer), ipc_status_str(status),
-		    errmsg[0] ? ": " : "", errmsg);
+		    ierr->msg[0] ? ": " : "", ierr->msg);
 	}
 	lc_buf_append(&out, "", 1);
 	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
@@ -929,7 +929,7 @@ struct ipc_status_call {
 };
 
 static void
-status_reply(void *arg, int status, const char *errmsg,
+status_reply(void *arg, int status, const struct lc_err *ierr,
     const ProtobufCMessage *msg)
 {
 	struct ipc_status_call *c = arg;
@@ -962,7 +962,7 @@ status_reply(void *arg, int status, const char *errmsg,
 		lc_buf_printf(&w->text, "\n");
 	} else {
 		lc_buf_printf(&w->text, "%s: %s %s\n", name,
-		    ipc_status_str(status), errmsg);
+		    ipc_status_str(status), ierr->msg);
 	}
 	free(c);
 	ipc_wait_done(w);

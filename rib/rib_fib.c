@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "rib_int.h"
 
 /*
@@ -24,8 +25,10 @@ rib_fib_enqueue(struct rib *rib, uint32_t di)
 
 	if (d->flags & RIB_DF_QUEUED)
 		return;
-	if (rib_vec_push(&rib->queue, di) == 0)
-		d->flags |= RIB_DF_QUEUED;
+	/* A dest not queued would never reach the FIB: no way to go on. */
+	if (rib_vec_push(&rib->queue, di) != 0)
+		lc_oom("rib FIB queue");
+	d->flags |= RIB_DF_QUEUED;
 }
 
 void

@@ -241,7 +241,7 @@ ifs_done(struct rib_d *d)
 }
 
 static void
-subscribe_cb(void *arg, int status, const char *errmsg,
+subscribe_cb(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	struct rib_d *d = arg;
@@ -253,7 +253,7 @@ subscribe_cb(void *arg, int status, const char *errmsg,
 		return; /* the next connection subscribes again */
 	if (status != IPC_OK) {
 		lc_log_warnx("fwd SUBSCRIBE: %s %s (no interface state)",
-		    ipc_status_str(status), errmsg);
+		    ipc_status_str(status), err->msg);
 	} else if (l != NULL) {
 		/* the full list: what is not in it is gone */
 		for (size_t i = 0; i < d->nifs; i++)
@@ -318,7 +318,7 @@ on_resync(struct ipc_client *cl, uint64_t missed, void *arg)
 /* ---- FIB download ---------------------------------------------------------- */
 
 static void
-fib_ack_cb(void *arg, int status, const char *errmsg,
+fib_ack_cb(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	struct rd_call *c = arg;
@@ -332,7 +332,7 @@ fib_ack_cb(void *arg, int status, const char *errmsg,
 		return; /* a new connection pushes everything again */
 	if (status != IPC_OK || a == NULL) {
 		lc_log_warnx("fwd FIB_BATCH: %s %s: pushing the FIB again",
-		    ipc_status_str(status), errmsg);
+		    ipc_status_str(status), err->msg);
 		d->fwd_redo = true;
 		return;
 	}
@@ -438,7 +438,7 @@ fib_send(void *arg, uint64_t seq, const struct rib_fib_delta *dl, unsigned n)
 }
 
 static void
-resync_end_cb(void *arg, int status, const char *errmsg,
+resync_end_cb(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	struct rib_d *d = arg;
@@ -454,13 +454,13 @@ resync_end_cb(void *arg, int status, const char *errmsg,
 		    a != NULL ? a->swept : 0);
 	} else {
 		lc_log_warnx("fwd RESYNC_END: %s %s", ipc_status_str(status),
-		    errmsg);
+		    err->msg);
 		d->fwd_redo = true;
 	}
 }
 
 static void
-resync_begin_cb(void *arg, int status, const char *errmsg,
+resync_begin_cb(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	struct rib_d *d = arg;
@@ -470,7 +470,7 @@ resync_begin_cb(void *arg, int status, const char *errmsg,
 		return;
 	if (status != IPC_OK && status != IPC_UNKNOWN_METHOD)
 		lc_log_warnx("fwd RESYNC_BEGIN: %s %s", ipc_status_str(status),
-		    errmsg);
+		    err->msg);
 	d->fwd_packed = status == IPC_OK && msg != NULL &&
 	    ((const Fwd__FibAck *)msg)->packed_ok;
 	d->begin_done = true;

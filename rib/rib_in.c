@@ -816,7 +816,7 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	    (c->has_distance_static &&
 		rib_source_set(d->rib, RIB_SRC_STATIC, (int)c->distance_static,
 		    0, &err) != 0)) {
-		ipc_reply_error(req, IPC_ERROR, "%s", err.msg);
+		ipc_reply_err(req, IPC_ERROR, &err);
 		return;
 	}
 	lc_log_info("settings from mgmt: ecmp-width %u, distances connected %d "

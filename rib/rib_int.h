@@ -284,10 +284,14 @@ uint32_t rib_grp_get(struct rib *, const struct rib_nexthop *, uint32_t n);
 void rib_grp_unref(struct rib *, uint32_t id);
 struct rib_grp *rib_grp(const struct rib *, uint32_t id);
 struct rib_fibgrp *rib_fg(const struct rib *, uint32_t id);
-/* intern a resolved set (sorted, deduplicated here); id with a reference */
+/*
+ * intern a resolved set (sorted, deduplicated here); id with a reference.
+ * RIB_FG_NONE only for no hops: out of memory goes to lc_oom().
+ */
 uint32_t rib_fg_get(struct rib *, uint8_t type, struct rib_nexthop *hop,
     unsigned n);
-/* as rib_fg_get, capped at cap hops instead of the ECMP width */
+/* as rib_fg_get, capped at cap hops instead of the ECMP width; RIB_FG_NONE
+ * for no hops or out of memory (the caller refuses its request) */
 uint32_t rib_fg_intern(struct rib *, uint8_t type, struct rib_nexthop *hop,
     unsigned n, unsigned cap);
 void rib_fg_ref(struct rib *, uint32_t id);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "rib_int.h"
 
 /*
@@ -102,7 +103,15 @@ rib_fg_new(struct rib *rib, uint8_t type, const struct rib_nexthop *h,
 uint32_t
 rib_fg_get(struct rib *rib, uint8_t type, struct rib_nexthop *h, unsigned n)
 {
-	return (rib_fg_intern(rib, type, h, n, rib->conf.ecmp_width));
+	uint32_t id = rib_fg_intern(rib, type, h, n, rib->conf.ecmp_width);
+
+	/*
+	 * Resolution has no request to refuse: a set it could not store would
+	 * make its routes unreachable without a word.
+	 */
+	if (id == RIB_FG_NONE && n > 0)
+		lc_oom("rib resolved next-hop set");
+	return (id);
 }
 
 uint32_t
@@ -604,8 +613,9 @@ rib_nh_process(struct rib *rib, uint32_t id)
 		rib_fg_unref(rib, res);
 		return;
 	}
-	if (n->flips++ == 0)
-		(void)rib_vec_push(&rib->touched_nh, id);
+	/* An untracked flip count is never reset: a later pass would take it for a loop. */
+	if (n->flips++ == 0 && rib_vec_push(&rib->touched_nh, id) != 0)
+		lc_oom("rib next-hop pass");
 	if (n->flips > RIB_NH_FLIP_MAX) {
 		/* resolution keeps changing: mutual recursion; stop it */
 		rib_fg_unref(rib, res);

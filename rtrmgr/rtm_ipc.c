@@ -219,7 +219,8 @@ on_shutdown(struct ipc_server *s, const char *reason, void *arg)
  * ---------------------------------------------------- */
 
 static void
-hc_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
+hc_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
 {
 	struct hc_slot *s = arg;
 	struct rtm_comp *c = s->peer->c;
@@ -234,7 +235,7 @@ hc_reply(void *arg, int status, const char *errmsg, const ProtobufCMessage *msg)
 			    rtm_comp_name(c), st->pid, (int)rtm_comp_pid(c));
 	} else {
 		lc_log_debug("%s: STATUS: %s %s", rtm_comp_name(c),
-		    ipc_status_str(status), errmsg);
+		    ipc_status_str(status), err->msg);
 	}
 	rtm_health_done(c, s->token, ok);
 }

@@ -22,6 +22,7 @@ struct sh_session {
 	const char *cand[512];
 	const char *help[512];
 	char errbuf[512];
+	struct lc_err ierr; /* of the last ipc_call_wait */
 };
 
 bool
@@ -83,14 +84,14 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	req.user = (char *)user_name();
 	req.read_only = s->read_only;
 	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
-	    timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
+	    timeout_ms, s->arena, &rep, &s->ierr);
 	if (st != IPC_OK) {
 		snprintf(err, errlen,
 		    "cannot reach tern-mgmt at %s/mgmt%s.sock: "
 		    "%s%s%s (is the router running? start it with 'make run' or "
 		    "tern-rtrmgr)",
 		    opts.rundir, s->read_only ? "-ro" : "", ipc_status_str(st),
-		    s->errbuf[0] ? ": " : "", s->errbuf);
+		    s->ierr.msg[0] ? ": " : "", s->ierr.msg);
 		sh_session_free(s);
 		return (NULL);
 	}
@@ -110,8 +111,7 @@ sh_session_free(struct sh_session *s)
 
 		req.session = s->id;
 		(void)ipc_call_wait(s->client, MGMT__METHOD__SESSION_CLOSE,
-		    &req.base, 1000, s->arena, &rep, s->errbuf,
-		    sizeof(s->errbuf));
+		    &req.base, 1000, s->arena, &rep, &s->ierr);
 	}
 	ipc_client_free(s->client);
 	if (s->arena != NULL)
@@ -136,13 +136,11 @@ sh_session_exec(struct sh_session *s, const char *line, bool json,
 	req.line = (char *)line;
 	req.format = json ? MGMT__FORMAT__JSON : MGMT__FORMAT__TEXT;
 	st = ipc_call_wait(s->client, MGMT__METHOD__EXECUTE, &req.base,
-	    s->timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
+	    s->timeout_ms, s->arena, &rep, &s->ierr);
 	if (st != IPC_OK) {
-		char msg[sizeof(s->errbuf)];
-
-		snprintf(msg, sizeof(msg), "%s", s->errbuf);
 		snprintf(s->errbuf, sizeof(s->errbuf), "tern-mgmt: %s%s%s",
-		    ipc_status_str(st), msg[0] ? ": " : "", msg);
+		    ipc_status_str(st), s->ierr.msg[0] ? ": " : "",
+		    s->ierr.msg);
 		res->code = -1;
 		res->error = s->errbuf;
 		return (st == IPC_TIMEOUT ? -ETIMEDOUT : -EIO);
@@ -173,7 +171,7 @@ sh_session_complete(struct sh_session *s, const char *line, size_t cursor,
 	req.cursor = (uint32_t)cursor;
 	req.help = help;
 	st = ipc_call_wait(s->client, MGMT__METHOD__COMPLETE, &req.base,
-	    s->timeout_ms, s->arena, &rep, s->errbuf, sizeof(s->errbuf));
+	    s->timeout_ms, s->arena, &rep, &s->ierr);
 	if (st != IPC_OK)
 		return (-EIO);
 	r = (Mgmt__CompleteReply *)rep;

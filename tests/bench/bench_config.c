@@ -78,7 +78,7 @@ static struct commit_wait {
 } cw;
 
 static void
-commit_cb(void *arg, int status, const char *errmsg,
+commit_cb(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
 	(void)arg;
@@ -88,7 +88,7 @@ commit_cb(void *arg, int status, const char *errmsg,
 	cw.code = msg != NULL ? (int)((const Mgmt__Reply *)msg)->code : -1;
 	if (status != IPC_OK || cw.code != 0)
 		fprintf(stderr, "bench: commit: %s %s %s\n",
-		    ipc_status_str(status), errmsg,
+		    ipc_status_str(status), err->msg,
 		    msg ? ((const Mgmt__Reply *)msg)->error : "");
 }
 
@@ -119,7 +119,7 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 	*fwd_s = (double)(tf - t0) / 1e9;
 	br_print_cpus(&B);
 	if (br_exec(&B, "configure", NULL, 0, 5000) != 0) {
-		fprintf(stderr, "bench: configure: %s\n", B.err);
+		fprintf(stderr, "bench: configure: %s\n", B.err.msg);
 		return (-1);
 	}
 	for (unsigned c = 0; c < ncommits; c++) {
@@ -136,7 +136,7 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 		    "%s/%u",
 		    a, ps.p[k].len);
 		if (br_exec(&B, line, NULL, 0, 5000) != 0) {
-			fprintf(stderr, "bench: %s: %s\n", line, B.err);
+			fprintf(stderr, "bench: %s: %s\n", line, B.err.msg);
 			return (-1);
 		}
 		snprintf(line, sizeof(line),
@@ -144,7 +144,7 @@ ours_round(struct tt_rng *rng, double *load_s, double *mgmt_s, double *fwd_s,
 		    "next-hop %s",
 		    a, ps.p[k].len, br_ip(want, h));
 		if (br_exec(&B, line, NULL, 0, 5000) != 0) {
-			fprintf(stderr, "bench: %s: %s\n", line, B.err);
+			fprintf(stderr, "bench: %s: %s\n", line, B.err.msg);
 			return (-1);
 		}
 		memset(&cw, 0, sizeof(cw));

@@ -1166,12 +1166,11 @@ static int
 bf_fwd_call(unsigned method, const ProtobufCMessage *m, ProtobufCMessage **rep,
     unsigned ms)
 {
-	int st = ipc_call_wait(G.b.fwd, method, m, ms, G.b.ar, rep, G.b.err,
-	    sizeof(G.b.err));
+	int st = ipc_call_wait(G.b.fwd, method, m, ms, G.b.ar, rep, &G.b.err);
 
 	if (st != IPC_OK) {
 		fprintf(stderr, "bench-forward: fwd: %s %s\n",
-		    ipc_status_str(st), G.b.err);
+		    ipc_status_str(st), G.b.err.msg);
 		return (-1);
 	}
 	return (0);

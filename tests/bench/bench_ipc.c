@@ -341,7 +341,8 @@ static pid_t ours_pid;
 static unsigned long c_done, c_ok;
 
 static void
-count_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
+count_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *m)
 {
 	(void)arg;
 	(void)m;
@@ -350,7 +351,7 @@ count_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
 		c_ok++;
 	else if (c_done - c_ok < 3)
 		fprintf(stderr, "bench-ipc: call failed: %s %s\n",
-		    ipc_status_str(status), err);
+		    ipc_status_str(status), err->msg);
 }
 
 /* One connection for the whole run, as a daemon keeps it: buffers stay warm. */
@@ -365,7 +366,7 @@ ours_client(void)
 	if (the_client != NULL)
 		return (the_client);
 	struct lc_arena *a = lc_arena_new(0);
-	char err[128];
+	struct lc_err err;
 
 	o.frame_max = 32u << 20;
 	o.hwm = 64u << 20;
@@ -373,8 +374,8 @@ ours_client(void)
 	if ((c = ipc_client_new(cloop, &ipc_svc_rib, &o, false)) == NULL)
 		die("ipc_client_new");
 	if (ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__PING), NULL, 5000, a,
-		NULL, err, sizeof(err)) != IPC_OK) {
-		fprintf(stderr, "bench-ipc: ping: %s\n", err);
+		NULL, &err) != IPC_OK) {
+		fprintf(stderr, "bench-ipc: ping: %s\n", err.msg);
 		exit(1);
 	}
 	lc_arena_free(a);
@@ -488,7 +489,8 @@ struct pipe_st {
 };
 
 static void
-pipe_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
+pipe_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *m)
 {
 	struct pipe_st *p = arg;
 

@@ -221,7 +221,7 @@ rib_fib_status(Rib__FibStatus *out, unsigned timeout_ms)
 	if (!ipc_client_connected(B.rib))
 		return (-1);
 	if (ipc_call_wait(B.rib, RIB__METHOD__FIB_STATUS, &e.base, timeout_ms,
-		B.ar, &rep, B.err, sizeof(B.err)) == IPC_OK) {
+		B.ar, &rep, &B.err) == IPC_OK) {
 		*out = *(Rib__FibStatus *)rep;
 		rv = 0;
 	}
@@ -242,7 +242,7 @@ rib_static_source(unsigned *routes, unsigned *stale, bool *connected,
 	if (!ipc_client_connected(B.rib))
 		return (-1);
 	if (ipc_call_wait(B.rib, RIB__METHOD__SOURCES, &e.base, timeout_ms,
-		B.ar, &rep, B.err, sizeof(B.err)) == IPC_OK) {
+		B.ar, &rep, &B.err) == IPC_OK) {
 		const Rib__SourceList *l = (const Rib__SourceList *)rep;
 
 		for (size_t i = 0; i < l->n_sources; i++)
@@ -278,7 +278,7 @@ session_open(void)
 
 	so.user = (char *)"bench";
 	if (ipc_call_wait(B.mgmt, MGMT__METHOD__SESSION_OPEN, &so.base, 2000,
-		B.ar, &rep, B.err, sizeof(B.err)) != IPC_OK) {
+		B.ar, &rep, &B.err) != IPC_OK) {
 		lc_arena_reset(B.ar);
 		return (-1);
 	}

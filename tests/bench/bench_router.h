@@ -60,7 +60,7 @@ struct br {
 	struct ipc_client *mgmt, *fwd, *rib;
 	uint64_t session;
 	bool started;
-	char err[512];
+	struct lc_err err;
 };
 
 static struct br *br_cleanup_me;
@@ -199,14 +199,14 @@ br_start(struct br *b)
 	/* mgmt may be busy loading and storing a large boot config */
 	for (int i = 0; i < 6; i++) {
 		st = ipc_call_wait(b->mgmt, MGMT__METHOD__SESSION_OPEN,
-		    &so.base, 10000, b->ar, &rep, b->err, sizeof(b->err));
+		    &so.base, 10000, b->ar, &rep, &b->err);
 		if (st == IPC_OK)
 			break;
 		lc_arena_reset(b->ar);
 	}
 	if (st != IPC_OK) {
 		fprintf(stderr, "bench: mgmt session: %s %s\n",
-		    ipc_status_str(st), b->err);
+		    ipc_status_str(st), b->err.msg);
 		return (-1);
 	}
 	b->session = ((Mgmt__Reply *)rep)->session;
@@ -224,7 +224,7 @@ br_stop(struct br *b)
 }
 
 /* Executes a command line in our mgmt session. 0 if mgmt said OK; else -1
- * and the message in b->err. The text of the reply into out (may be NULL). */
+ * and the message in b->err.msg. The text of the reply into out (may be NULL). */
 static __attribute__((unused)) int
 br_exec(struct br *b, const char *line, char *out, size_t outlen,
     unsigned timeout_ms)
@@ -237,7 +237,7 @@ br_exec(struct br *b, const char *line, char *out, size_t outlen,
 	r.session = b->session;
 	r.line = (char *)line;
 	st = ipc_call_wait(b->mgmt, MGMT__METHOD__EXECUTE, &r.base, timeout_ms,
-	    b->ar, &rep, b->err, sizeof(b->err));
+	    b->ar, &rep, &b->err);
 	if (st != IPC_OK) {
 		lc_arena_reset(b->ar);
 		return (-1);
@@ -247,7 +247,7 @@ br_exec(struct br *b, const char *line, char *out, size_t outlen,
 		snprintf(out, outlen, "%s", mr->text ? mr->text : "");
 	st = mr->code == MGMT__CODE__OK ? 0 : -1;
 	if (st != 0)
-		snprintf(b->err, sizeof(b->err), "%s", mr->error);
+		snprintf(b->err.msg, sizeof(b->err.msg), "%s", mr->error);
 	lc_arena_reset(b->ar);
 	return (st);
 }
@@ -270,7 +270,7 @@ br_fib_total(struct br *b, unsigned timeout_ms)
 	q.len = 32;
 	q.exact = true;
 	if (ipc_call_wait(b->fwd, FWD__METHOD__QUERY_FIB, &q.base, timeout_ms,
-		b->ar, &rep, b->err, sizeof(b->err)) == IPC_OK)
+		b->ar, &rep, &b->err) == IPC_OK)
 		n = ((Fwd__FibList *)rep)->total;
 	lc_arena_reset(b->ar);
 	return (n);
@@ -291,7 +291,7 @@ br_fib_get(struct br *b, uint32_t prefix, unsigned len, uint32_t *nh,
 	q.len = len;
 	q.exact = true;
 	if (ipc_call_wait(b->fwd, FWD__METHOD__QUERY_FIB, &q.base, timeout_ms,
-		b->ar, &rep, b->err, sizeof(b->err)) == IPC_OK) {
+		b->ar, &rep, &b->err) == IPC_OK) {
 		l = (const Fwd__FibList *)rep;
 		rv = 0;
 		if (l->n_routes > 0) {

@@ -221,7 +221,8 @@ real_fwd_start(void)
 	Fwd__IfConfig ic = FWD__IF_CONFIG__INIT, *icp = &ic;
 	Fwd__IfAddr a = FWD__IF_ADDR__INIT, *ap = &a;
 	ProtobufCMessage *rep = NULL;
-	char err[256], rd[PATH_MAX + 16];
+	struct lc_err err;
+	char rd[PATH_MAX + 16];
 	int st;
 
 	memset(&fw, 0, sizeof(fw));
@@ -250,12 +251,12 @@ real_fwd_start(void)
 	b.n_interfaces = 1;
 	b.interfaces = &icp;
 	st = ipc_call_wait(fwdc, FWD__METHOD__IF_CONFIG, &b.base, 5000, par,
-	    &rep, err, sizeof(err));
+	    &rep, &err);
 	if (st != IPC_OK || rep == NULL || !((Fwd__IfConfigAck *)rep)->ok) {
 		fprintf(stderr, "tern-fwd IF_CONFIG: %s %s\n",
 		    ipc_status_str(st),
 		    st == IPC_OK && rep ? ((Fwd__IfConfigAck *)rep)->error :
-					  err);
+					  err.msg);
 		return (-1);
 	}
 	lc_arena_reset(par);
@@ -283,11 +284,11 @@ rib_all_acked(void)
 {
 	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 	ProtobufCMessage *rep = NULL;
-	char err[128];
+	struct lc_err err;
 	bool ok = false;
 
 	if (ipc_call_wait(ribc, RIB__METHOD__FIB_STATUS, &e.base, 1000, par,
-		&rep, err, sizeof(err)) == IPC_OK) {
+		&rep, &err) == IPC_OK) {
 		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
 
 		ok = s->routes >= fw.target && s->pending == 0 &&
@@ -303,14 +304,14 @@ fwd_has_watch(void)
 {
 	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
 	ProtobufCMessage *rep = NULL;
-	char err[128];
+	struct lc_err err;
 	bool ok = false;
 
 	q.prefix = fw.watch_pfx;
 	q.len = fw.watch_len;
 	q.exact = true;
 	if (ipc_call_wait(fwdc, FWD__METHOD__QUERY_FIB, &q.base, 1000, par,
-		&rep, err, sizeof(err)) == IPC_OK) {
+		&rep, &err) == IPC_OK) {
 		const Fwd__FibList *l = (const Fwd__FibList *)rep;
 
 		ok = l->n_routes > 0 && l->routes[0]->n_nh_addr > 0 &&
@@ -410,12 +411,12 @@ rib_ready(void *arg)
 	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 	ProtobufCMessage *rep = NULL;
 	struct lc_arena *a = lc_arena_new(4096);
-	char err[128];
+	struct lc_err err;
 	bool ok = false;
 
 	if (ipc_client_connected(c) &&
 	    ipc_call_wait(c, RIB__METHOD__FIB_STATUS, &e.base, 1000, a, &rep,
-		err, sizeof(err)) == IPC_OK) {
+		&err) == IPC_OK) {
 		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
 
 		ok = s->fwd_connected && !s->resyncing && s->pending == 0;
@@ -430,7 +431,8 @@ static unsigned acks, rejected, acks_want;
 static uint64_t t_acked;
 
 static void
-ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
+ack_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *m)
 {
 	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)m;
 
@@ -445,7 +447,7 @@ ack_cb(void *arg, int status, const char *errmsg, const ProtobufCMessage *m)
 		    ipc_status_str(status),
 		    status == IPC_OK && a && a->n_errors ?
 			a->errors[0]->message :
-			errmsg);
+			err->msg);
 	}
 }
 
@@ -623,13 +625,13 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	{
 		Rib__Query q = RIB__QUERY__INIT;
 		ProtobufCMessage *rep = NULL;
-		char err[128];
+		struct lc_err err;
 		uint64_t q0 = lc_time_mono_ns();
 
 		q.limit = 100;
 		q.offset = (uint32_t)(n / 2);
 		if (ipc_call_wait(c, RIB__METHOD__QUERY, &q.base, 30000, par,
-			&rep, err, sizeof(err)) == IPC_OK)
+			&rep, &err) == IPC_OK)
 			o->query_ms = (lc_time_mono_ns() - q0) / 1e6;
 		lc_arena_reset(par);
 	}

@@ -23,12 +23,12 @@ static ProtobufCMessage *
 call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
-	char err[256];
-	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
-	    sizeof(err));
+	struct lc_err err;
+	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, &err);
 
 	if (st != IPC_OK) {
-		fprintf(stderr, "fwdctl: %s: %s\n", ipc_status_str(st), err);
+		fprintf(stderr, "fwdctl: %s: %s\n", ipc_status_str(st),
+		    err.msg);
 		exit(1);
 	}
 	return (rep);

@@ -18,11 +18,11 @@ static ProtobufCMessage *
 call(unsigned m, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
-	char err[256];
-	int st = ipc_call_wait(cl, m, msg, 5000, ar, &rep, err, sizeof(err));
+	struct lc_err err;
+	int st = ipc_call_wait(cl, m, msg, 5000, ar, &rep, &err);
 
 	if (st != IPC_OK) {
-		fprintf(stderr, "ribctl: %s %s\n", ipc_status_str(st), err);
+		fprintf(stderr, "ribctl: %s %s\n", ipc_status_str(st), err.msg);
 		exit(1);
 	}
 	return (rep);

@@ -92,12 +92,12 @@ static ProtobufCMessage *
 call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
-	char err[256];
-	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, err,
-	    sizeof(err));
+	struct lc_err err;
+	int st = ipc_call_wait(cl, method, msg, 3000, ar, &rep, &err);
 
 	if (st != IPC_OK)
-		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
+		fail_msg("call %u: %s: %s", method, ipc_status_str(st),
+		    err.msg);
 	return (rep);
 }
 
@@ -1194,7 +1194,7 @@ test_read_only(void **st)
 	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
 	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
 	ProtobufCMessage *rep;
-	char err[128];
+	struct lc_err err;
 
 	(void)st;
 	config_two();
@@ -1203,12 +1203,12 @@ test_read_only(void **st)
 	ro = ipc_client_new(loop, &ipc_svc_fwd, &o, true);
 	assert_non_null(ro);
 	assert_int_equal(ipc_call_wait(ro, FWD__METHOD__QUERY_INTERFACES,
-			     &q.base, 3000, ar, &rep, err, sizeof(err)),
+			     &q.base, 3000, ar, &rep, &err),
 	    IPC_OK);
 	assert_int_equal(((Fwd__InterfaceList *)rep)->n_interfaces, 2);
 	b.replace_all = true; /* would remove both */
 	assert_int_equal(ipc_call_wait(ro, FWD__METHOD__IF_CONFIG, &b.base,
-			     3000, ar, &rep, err, sizeof(err)),
+			     3000, ar, &rep, &err),
 	    IPC_DENIED);
 	assert_int_equal(if_query()->n_interfaces, 2);
 	ipc_client_free(ro);
@@ -1491,7 +1491,7 @@ test_events(void **st)
 	Fwd__Subscribe s = FWD__SUBSCRIBE__INIT;
 	Fwd__InterfaceList *l;
 	ProtobufCMessage *rep;
-	char err[128];
+	struct lc_err err;
 	static const struct ifspec add2[] = {
 	    {.name = "m2", .enabled = true, .addr = {"198.18.3.1/24"}}};
 	static const struct ifspec del2[] = {{.name = "m2", .deleted = true}};
@@ -1504,7 +1504,7 @@ test_events(void **st)
 	ipc_client_set_cbs(sub, &cbs);
 	s.interfaces = true;
 	assert_int_equal(ipc_call_wait(sub, FWD__METHOD__SUBSCRIBE, &s.base,
-			     3000, ar, &rep, err, sizeof(err)),
+			     3000, ar, &rep, &err),
 	    IPC_OK);
 	l = (Fwd__InterfaceList *)rep;
 	assert_int_equal(l->n_interfaces, 2);

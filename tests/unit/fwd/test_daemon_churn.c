@@ -146,12 +146,12 @@ static ProtobufCMessage *
 call(unsigned method, const ProtobufCMessage *msg)
 {
 	ProtobufCMessage *rep = NULL;
-	char err[256];
-	int st = ipc_call_wait(cl, method, msg, 5000, ar, &rep, err,
-	    sizeof(err));
+	struct lc_err err;
+	int st = ipc_call_wait(cl, method, msg, 5000, ar, &rep, &err);
 
 	if (st != IPC_OK)
-		fail_msg("call %u: %s: %s", method, ipc_status_str(st), err);
+		fail_msg("call %u: %s: %s", method, ipc_status_str(st),
+		    err.msg);
 	return (rep);
 }
 

@@ -59,7 +59,7 @@ h_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 }
 
 static void
-cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
+cb(void *arg, int status, const struct lc_err *err, const ProtobufCMessage *m)
 {
 	(void)arg;
 	(void)err;

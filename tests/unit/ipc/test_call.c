@@ -196,19 +196,24 @@ kill_wait(pid_t pid)
 struct result {
 	unsigned done, ok, status_count[IPC_STATUS__COUNT];
 	int last_status;
+	int last_code; /* err->code of the last reply */
+	long last_index;
 	char last_err[256];
 	uint64_t last_seq;
 };
 
 static void
-res_cb(void *arg, int status, const char *err, const ProtobufCMessage *m)
+res_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *m)
 {
 	struct result *r = arg;
 
 	r->done++;
 	r->last_status = status;
 	r->status_count[status]++;
-	snprintf(r->last_err, sizeof(r->last_err), "%s", err);
+	r->last_code = err->code;
+	r->last_index = err->index;
+	snprintf(r->last_err, sizeof(r->last_err), "%s", err->msg);
 	if (status == IPC_OK) {
 		r->ok++;
 		if (m != NULL &&
@@ -271,7 +276,7 @@ test_one_call(void **state)
 	struct result r = {0};
 	struct lc_arena *a = lc_arena_new(0);
 	ProtobufCMessage *rep;
-	char err[128];
+	struct lc_err err;
 
 	(void)state;
 	assert_non_null(c);
@@ -279,6 +284,8 @@ test_one_call(void **state)
 	assert_int_equal(r.done, 0); /* never from inside ipc_call */
 	run_until(&r.done, 1, 2.0);
 	assert_int_equal(r.last_status, IPC_OK);
+	assert_int_equal(r.last_code, 0);
+	assert_string_equal(r.last_err, "");
 	assert_int_equal(r.last_seq, 42);
 	assert_true(ipc_client_connected(c));
 	assert_int_equal(ipc_client_peer_generation(c), 11);
@@ -288,6 +295,8 @@ test_one_call(void **state)
 	    0);
 	run_until(&r.done, 2, 2.0);
 	assert_int_equal(r.last_status, IPC_ERROR);
+	assert_int_equal(r.last_code, -EIO);
+	assert_int_equal(r.last_index, LC_ERR_NOINDEX);
 	assert_string_equal(r.last_err, "no route to 198.18.0.1");
 
 	/* method the server does not serve, and one out of range */
@@ -295,6 +304,7 @@ test_one_call(void **state)
 	    0);
 	run_until(&r.done, 3, 2.0);
 	assert_int_equal(r.last_status, IPC_UNKNOWN_METHOD);
+	assert_int_equal(r.last_code, -ENOSYS);
 	assert_int_equal(ipc_call(c, 200, NULL, res_cb, &r, 0), -EINVAL);
 	/* a message of the wrong type is refused before it leaves */
 	{
@@ -306,16 +316,20 @@ test_one_call(void **state)
 
 	/* lifecycle status through the blocking helper */
 	assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__STATUS),
-			     NULL, 1000, a, &rep, err, sizeof(err)),
+			     NULL, 1000, a, &rep, &err),
 	    IPC_OK);
+	assert_int_equal(err.code, 0);
+	assert_string_equal(err.msg, "");
 	assert_non_null(rep);
 	assert_string_equal(((Lifecycle__Status *)rep)->component, "rib");
 	assert_int_equal(((Lifecycle__Status *)rep)->generation, 11);
 	/* shutdown without a handler is refused, with a reason */
 	assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__SHUTDOWN),
-			     NULL, 1000, a, &rep, err, sizeof(err)),
+			     NULL, 1000, a, &rep, &err),
 	    IPC_UNAVAILABLE);
-	assert_string_equal(err, "no shutdown handler");
+	assert_int_equal(err.code, -EAGAIN);
+	assert_int_equal(err.index, LC_ERR_NOINDEX);
+	assert_string_equal(err.msg, "no shutdown handler");
 
 	/* large payloads: the direct-write path (idle queue) and the queued path, both intact */
 	{
@@ -334,7 +348,7 @@ test_one_call(void **state)
 		}
 		assert_int_equal(ipc_call_wait(c,
 				     IPC_LC(LIFECYCLE__METHOD__ECHO), &b.base,
-				     2000, a, &rep, err, sizeof(err)),
+				     2000, a, &rep, &err),
 		    IPC_OK);
 		assert_int_equal(((Lifecycle__Blob *)rep)->data.len,
 		    b.data.len);
@@ -380,6 +394,27 @@ test_many_in_flight(void **state)
 	assert_int_equal(ipc_client_inflight(c), 0);
 	ipc_client_free(c);
 	ipc_server_free(s);
+}
+
+/* The -errno each status reaches a caller with (ipc.h documents the table). */
+static void
+test_status_errno(void **state)
+{
+	(void)state;
+	assert_int_equal(ipc_status_errno(IPC_OK), 0);
+	assert_int_equal(ipc_status_errno(IPC_ERROR), -EIO);
+	assert_int_equal(ipc_status_errno(IPC_TIMEOUT), -ETIMEDOUT);
+	assert_int_equal(ipc_status_errno(IPC_UNKNOWN_METHOD), -ENOSYS);
+	assert_int_equal(ipc_status_errno(IPC_BAD_REQUEST), -EBADMSG);
+	assert_int_equal(ipc_status_errno(IPC_VERSION), -EPROTO);
+	assert_int_equal(ipc_status_errno(IPC_PEER_RESTARTED), -ECONNRESET);
+	assert_int_equal(ipc_status_errno(IPC_NO_SPACE), -ENOBUFS);
+	assert_int_equal(ipc_status_errno(IPC_DENIED), -EPERM);
+	assert_int_equal(ipc_status_errno(IPC_TOO_BIG), -EMSGSIZE);
+	assert_int_equal(ipc_status_errno(IPC_CANCELLED), -ECANCELED);
+	assert_int_equal(ipc_status_errno(IPC_UNAVAILABLE), -EAGAIN);
+	assert_int_equal(ipc_status_errno(IPC_STATUS__COUNT), -EIO);
+	assert_int_equal(ipc_status_errno(-1), -EIO);
 }
 
 static void
@@ -554,6 +589,7 @@ test_timeout(void **state)
 	assert_true(dt >= 45 * 1000000ULL && dt < 1200 * 1000000ULL);
 	run_until(&r2.done, 1, 5.0);
 	assert_int_equal(r2.last_status, IPC_TIMEOUT);
+	assert_int_equal(r2.last_code, -ETIMEDOUT);
 	assert_true(lc_time_mono_ns() - t0 >= 1245 * 1000000ULL);
 	/* a late reply to a timed-out call is dropped and counted, not delivered */
 	assert_int_equal(nheld, 2);
@@ -686,6 +722,7 @@ test_peer_restart(void **state)
 	kill_wait(pid);
 	run_until(&held_r.done, 5, 2.0);
 	assert_int_equal(held_r.status_count[IPC_PEER_RESTARTED], 5);
+	assert_int_equal(held_r.last_code, -ECONNRESET);
 	assert_int_equal(restarts, 0);
 	pid = rib_server_fork(2002);
 	spin(0.1);
@@ -837,6 +874,7 @@ test_permissions(void **state)
 	assert_int_equal(batch_call(ro, 1, &r, 0), 0);
 	run_until(&r.done, 1, 2.0);
 	assert_int_equal(r.last_status, IPC_DENIED);
+	assert_int_equal(r.last_code, -EPERM);
 	assert_non_null(strstr(r.last_err, "read-only"));
 	assert_int_equal(batches_seen > 0, 1);
 	{
@@ -868,6 +906,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_one_call, setup, teardown),
+	    cmocka_unit_test(test_status_errno),
 	    cmocka_unit_test_setup_teardown(test_many_in_flight, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_batch_boundaries, setup,

@@ -457,7 +457,7 @@ batch(struct ipc_client *c, int source, const char *name, uint32_t grace_ms,
 {
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 	ProtobufCMessage *rep = NULL;
-	char err[256];
+	struct lc_err err;
 	int st;
 
 	b.source = source;
@@ -469,9 +469,9 @@ batch(struct ipc_client *c, int source, const char *name, uint32_t grace_ms,
 	b.del = del;
 	b.n_del = ndel;
 	st = ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base, 5000, arena,
-	    &rep, err, sizeof(err));
+	    &rep, &err);
 	if (st != IPC_OK)
-		fail_msg("ROUTE_BATCH: %s %s", ipc_status_str(st), err);
+		fail_msg("ROUTE_BATCH: %s %s", ipc_status_str(st), err.msg);
 	assert_non_null(rep);
 	return ((Rib__RouteBatchAck *)rep);
 }
@@ -481,7 +481,7 @@ resync(struct ipc_client *c, int source, const char *name, bool begin)
 {
 	Rib__Resync r = RIB__RESYNC__INIT;
 	ProtobufCMessage *rep = NULL;
-	char err[256];
+	struct lc_err err;
 	int st;
 
 	r.source = source;
@@ -489,7 +489,7 @@ resync(struct ipc_client *c, int source, const char *name, bool begin)
 	r.grace_ms = 2000;
 	st = ipc_call_wait(c,
 	    begin ? RIB__METHOD__RESYNC_BEGIN : RIB__METHOD__RESYNC_END,
-	    &r.base, 5000, arena, &rep, err, sizeof(err));
+	    &r.base, 5000, arena, &rep, &err);
 	assert_int_equal(st, IPC_OK);
 	return ((Rib__RouteBatchAck *)rep);
 }
@@ -498,11 +498,11 @@ static Rib__QueryReply *
 query(struct ipc_client *c, Rib__Query *q)
 {
 	ProtobufCMessage *rep = NULL;
-	char err[256];
+	struct lc_err err;
 	int st;
 
 	st = ipc_call_wait(c, RIB__METHOD__QUERY, &q->base, 5000, arena, &rep,
-	    err, sizeof(err));
+	    &err);
 	assert_int_equal(st, IPC_OK);
 	return ((Rib__QueryReply *)rep);
 }
@@ -752,24 +752,23 @@ test_routes_to_fib(void **state)
 	q.source_name = (char *)"nosuch";
 	{
 		ProtobufCMessage *rep;
-		char err[128];
+		struct lc_err err;
 
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__QUERY, &q.base,
-				     5000, arena, &rep, err, sizeof(err)),
+				     5000, arena, &rep, &err),
 		    IPC_ERROR);
-		assert_non_null(strstr(err, "unknown source"));
+		assert_non_null(strstr(err.msg, "unknown source"));
 	}
 	/* FIB status and sources */
 	{
 		ProtobufCMessage *rep;
-		char err[128];
+		struct lc_err err;
 		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 		Rib__FibStatus *fs;
 		Rib__SourceList *sl;
 
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__FIB_STATUS,
-				     &e.base, 5000, arena, &rep, err,
-				     sizeof(err)),
+				     &e.base, 5000, arena, &rep, &err),
 		    IPC_OK);
 		fs = (Rib__FibStatus *)rep;
 		assert_int_equal(fs->acked_seq, fs->sent_seq);
@@ -778,8 +777,7 @@ test_routes_to_fib(void **state)
 		assert_true(fs->fwd_connected);
 		assert_false(fs->resyncing);
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__SOURCES,
-				     &e.base, 5000, arena, &rep, err,
-				     sizeof(err)),
+				     &e.base, 5000, arena, &rep, &err),
 		    IPC_OK);
 		sl = (Rib__SourceList *)rep;
 		assert_int_equal(sl->n_sources, 3);
@@ -793,7 +791,7 @@ test_routes_to_fib(void **state)
 		assert_int_equal(ipc_call_wait(ro, RIB__METHOD__ROUTE_BATCH,
 				     &(Rib__RouteBatch)
 					  RIB__ROUTE_BATCH__INIT.base,
-				     5000, arena, &rep, err, sizeof(err)),
+				     5000, arena, &rep, &err),
 		    IPC_DENIED);
 	}
 	ipc_client_free(ro);
@@ -833,7 +831,7 @@ pbatch(struct ipc_client *c, const uint8_t *nh, size_t nnh, const uint8_t *add,
 {
 	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 	ProtobufCMessage *rep = NULL;
-	char err[256];
+	struct lc_err err;
 
 	b.source = RIB__SOURCE__PROTOCOL;
 	b.source_name = (char *)"bgp";
@@ -847,7 +845,7 @@ pbatch(struct ipc_client *c, const uint8_t *nh, size_t nnh, const uint8_t *add,
 	b.add = madd;
 	b.n_add = nmadd;
 	assert_int_equal(ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base,
-			     5000, arena, &rep, err, sizeof(err)),
+			     5000, arena, &rep, &err),
 	    IPC_OK);
 	assert_non_null(rep);
 	return ((Rib__RouteBatchAck *)rep);
@@ -960,7 +958,7 @@ test_packed(void **state)
 	{
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		ProtobufCMessage *rep = NULL;
-		char err[256];
+		struct lc_err err;
 
 		b.source = RIB__SOURCE__PROTOCOL;
 		b.source_name = (char *)"bgp";
@@ -970,8 +968,7 @@ test_packed(void **state)
 		b.packed_add.len = 8;
 		prec(bad, "203.0.123.0", 24, 1, 0);
 		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
-				     &b.base, 5000, arena, &rep, err,
-				     sizeof(err)),
+				     &b.base, 5000, arena, &rep, &err),
 		    IPC_OK);
 		assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted, 0);
 		assert_non_null(
@@ -1072,7 +1069,7 @@ test_bad_batches(void **state)
 	{
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		ProtobufCMessage *rep = NULL;
-		char err[256];
+		struct lc_err err;
 
 		r[0] = cases[0].bad;
 		b.source = RIB__SOURCE__PROTOCOL;
@@ -1082,8 +1079,7 @@ test_bad_batches(void **state)
 		b.add = r;
 		b.n_add = 1;
 		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
-				     &b.base, 5000, arena, &rep, err,
-				     sizeof(err)),
+				     &b.base, 5000, arena, &rep, &err),
 		    IPC_OK);
 		assert_int_equal(((Rib__RouteBatchAck *)rep)->rejected, 1);
 		assert_int_equal(rib_source_info(rib_d_rib(rd), 3, &si), 0);
@@ -1092,8 +1088,7 @@ test_bad_batches(void **state)
 		b.distance = 256;
 		r[0] = mkroute("198.18.71.0/24", "198.18.2.7", 0, NULL, NULL);
 		assert_int_equal(ipc_call_wait(bgp, RIB__METHOD__ROUTE_BATCH,
-				     &b.base, 5000, arena, &rep, err,
-				     sizeof(err)),
+				     &b.base, 5000, arena, &rep, &err),
 		    IPC_OK);
 		assert_int_equal(((Rib__RouteBatchAck *)rep)->errors[0]->code,
 		    -EINVAL);
@@ -1110,8 +1105,7 @@ test_bad_batches(void **state)
 			b.n_del = 1;
 			assert_int_equal(ipc_call_wait(bgp,
 					     RIB__METHOD__ROUTE_BATCH, &b.base,
-					     5000, arena, &rep, err,
-					     sizeof(err)),
+					     5000, arena, &rep, &err),
 			    IPC_OK);
 			assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted,
 			    1);
@@ -1541,6 +1535,8 @@ set_config(struct ipc_client *c, long ecmp, long connected, long stat,
 {
 	Rib__RibConfig rc = RIB__RIB_CONFIG__INIT;
 	ProtobufCMessage *rep = NULL;
+	struct lc_err e;
+	int st;
 
 	rc.has_ecmp_width = ecmp != UNSET;
 	rc.ecmp_width = ecmp != UNSET ? (uint32_t)ecmp : 0;
@@ -1548,8 +1544,10 @@ set_config(struct ipc_client *c, long ecmp, long connected, long stat,
 	rc.distance_connected = connected != UNSET ? (uint32_t)connected : 0;
 	rc.has_distance_static = stat != UNSET;
 	rc.distance_static = stat != UNSET ? (uint32_t)stat : 0;
-	return (ipc_call_wait(c, RIB__METHOD__SET_CONFIG, &rc.base, 5000, arena,
-	    &rep, err, errlen));
+	st = ipc_call_wait(c, RIB__METHOD__SET_CONFIG, &rc.base, 5000, arena,
+	    &rep, &e);
+	snprintf(err, errlen, "%s", e.msg);
+	return (st);
 }
 
 static unsigned

@@ -216,10 +216,14 @@ call(struct h *h, struct ipc_client *cl, unsigned method, const char *name,
     ProtobufCMessage **rep, char *err, size_t errlen)
 {
 	Rtrmgr__ComponentRequest r = RTRMGR__COMPONENT_REQUEST__INIT;
+	struct lc_err e;
+	int st;
 
 	r.name = (char *)name;
-	return (ipc_call_wait(cl, method, name ? &r.base : NULL, 2000, h->arena,
-	    rep, err, errlen));
+	st = ipc_call_wait(cl, method, name ? &r.base : NULL, 2000, h->arena,
+	    rep, &e);
+	snprintf(err, errlen, "%s", e.msg);
+	return (st);
 }
 
 static void
@@ -334,7 +338,7 @@ test_shutdown_over_ipc(void **state)
 	struct h *h = *state;
 	ProtobufCMessage *rep;
 	Lifecycle__ShutdownRequest r = LIFECYCLE__SHUTDOWN_REQUEST__INIT;
-	char err[256];
+	struct lc_err err;
 	pid_t pm, pr;
 
 	assert_true(wait_state(h, "rib", RTM_RUNNING, 1, 3000));
@@ -344,7 +348,7 @@ test_shutdown_over_ipc(void **state)
 	r.reason = "test";
 	assert_int_equal(ipc_call_wait(h->cl,
 			     IPC_LC(LIFECYCLE__METHOD__SHUTDOWN), &r.base, 2000,
-			     h->arena, &rep, err, sizeof(err)),
+			     h->arena, &rep, &err),
 	    IPC_OK);
 	for (uint64_t end = lc_time_mono_ns() + 3 * LC_NS_PER_SEC;
 	     !rtm_is_down(h->rtm) && lc_time_mono_ns() < end;)
