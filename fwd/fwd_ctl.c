@@ -11,6 +11,7 @@
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "libcommon/lc_arena.h"
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 #include "fwd_d.h"
 #include "fwd_port_xdp.h"
@@ -18,46 +19,50 @@
 #define FIB_QUERY_LIMIT_DEFAULT 1000
 #define FIB_QUERY_LIMIT_MAX	100000
 
+/* What the reply arena gave: it only fails when malloc does, and a reply
+ * half built has nowhere to go. */
+static void *
+ar_ok(void *p)
+{
+	if (p == NULL)
+		lc_oom("tern-fwd reply arena");
+	return (p);
+}
+
 static void *
 ar_calloc(struct fwd_d *d, size_t n)
 {
-	void *p = lc_arena_calloc(d->ar, n ? n : 1);
-
-	if (p == NULL)
-		abort(); /* the arena only fails when malloc does */
-	return (p);
+	return (ar_ok(lc_arena_calloc(d->ar, n ? n : 1)));
 }
 
 /* The answer of both configuration methods (IF_CONFIG, SET_CONFIG): the
  * transaction, and why it was refused (logged too). */
 static void
-reply_config_ack(struct ipc_req *req, uint64_t txn, int rv, char *err,
+reply_config_ack(struct ipc_req *req, uint64_t txn, int rv, struct lc_err *err,
     const char *what)
 {
 	Fwd__IfConfigAck ack = FWD__IF_CONFIG_ACK__INIT;
 
 	ack.txn = txn;
 	ack.ok = rv == 0;
-	ack.error = rv == 0 ? (char *)"" : err;
+	ack.error = rv == 0 ? (char *)"" : err->msg;
 	if (rv != 0)
 		lc_log_notice("%s %llu refused: %s", what,
-		    (unsigned long long)txn, err);
+		    (unsigned long long)txn, err->msg);
 	ipc_reply(req, IPC_OK, &ack.base);
 }
 
 /* FwdConfig's values (absent: unset) as settings; -EINVAL and err for
  * workers 0. */
 static int
-settings_of(const Fwd__FwdConfig *c, struct fwd_d_settings *st, char *err,
-    size_t errlen)
+settings_of(const Fwd__FwdConfig *c, struct fwd_d_settings *st,
+    struct lc_err *err)
 {
 	st->workers = c->has_workers ? c->workers : 0;
 	st->icmp_rate = c->has_icmp_rate_limit ? (long)c->icmp_rate_limit : -1;
-	if (c->has_workers && c->workers == 0) {
-		snprintf(err, errlen, "workers 0 out of range (1..%u)",
-		    FWD_D_WORKERS_MAX);
-		return (-EINVAL);
-	}
+	if (c->has_workers && c->workers == 0)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "workers 0 out of range (1..%u)", FWD_D_WORKERS_MAX));
 	return (0);
 }
 
@@ -69,7 +74,7 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct fwd_d *d = arg;
 	const Fwd__IfConfigBatch *b = (const Fwd__IfConfigBatch *)msg;
 	struct fwd_if_req *rq;
-	char err[300];
+	struct lc_err err;
 	int rv;
 
 	if ((rq = calloc(b->n_interfaces + 1, sizeof(*rq))) == NULL) {
@@ -114,19 +119,19 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		/* the commit's settings with it: checked and applied together */
 		struct fwd_d_settings st;
 
-		if ((rv = settings_of(b->settings, &st, err, sizeof(err))) == 0)
+		if ((rv = settings_of(b->settings, &st, &err)) == 0)
 			rv = fwd_d_config_apply(d, &st, rq,
 			    (unsigned)b->n_interfaces, b->replace_all,
-			    b->dry_run, err, sizeof(err));
+			    b->dry_run, &err);
 	} else
 		rv = fwd_d_if_apply(d, rq, (unsigned)b->n_interfaces,
-		    b->replace_all, b->dry_run, err, sizeof(err));
+		    b->replace_all, b->dry_run, &err);
 	free(rq);
 	if (rv == 0 && !b->dry_run)
 		lc_log_info("interface batch %llu applied (%zu items%s)",
 		    (unsigned long long)b->txn, b->n_interfaces,
 		    b->replace_all ? ", replace all" : "");
-	reply_config_ack(req, b->txn, rv, err, "interface batch");
+	reply_config_ack(req, b->txn, rv, &err, "interface batch");
 }
 
 /* ---- SET_CONFIG ---- */
@@ -137,12 +142,12 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct fwd_d *d = arg;
 	const Fwd__FwdConfig *c = (const Fwd__FwdConfig *)msg;
 	struct fwd_d_settings st;
-	char err[300];
+	struct lc_err err;
 	int rv;
 
-	if ((rv = settings_of(c, &st, err, sizeof(err))) == 0)
-		rv = fwd_d_set_config(d, &st, c->dry_run, err, sizeof(err));
-	reply_config_ack(req, c->txn, rv, err, "settings");
+	if ((rv = settings_of(c, &st, &err)) == 0)
+		rv = fwd_d_set_config(d, &st, c->dry_run, &err);
+	reply_config_ack(req, c->txn, rv, &err, "settings");
 }
 
 /* ---- FIB ---- */
@@ -208,7 +213,7 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_route_set_init_arena(&s, d->ar);
 	fidx = ar_calloc(d, all * sizeof(*fidx));
 	if ((rv = ipc_route_fib_decode(&s, b, &err)) == -ENOMEM)
-		abort(); /* the arena only fails when malloc does */
+		lc_oom("tern-fwd FIB batch"); /* the arena's malloc */
 	if (rv != 0) {
 		/* a malformed batch changes nothing: all of it failed */
 		for (size_t i = 0; i < all; i++)
@@ -287,12 +292,12 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 
 	fwd__interface__init(x);
 	x->ifindex = f->ifindex;
-	x->name = lc_arena_strdup(d->ar, f->name);
+	x->name = ar_ok(lc_arena_strdup(d->ar, f->name));
 	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP :
 					      FWD__LINK_STATE__LINK_DOWN;
 	x->enabled = f->enabled;
 	if (f->attached) {
-		x->mac.data = lc_arena_memdup(d->ar, f->mac, 6);
+		x->mac.data = ar_ok(lc_arena_memdup(d->ar, f->mac, 6));
 		x->mac.len = 6;
 	}
 	x->mtu = f->attached ? f->mtu : f->mtu_conf;
@@ -310,7 +315,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		char b[48];
 
 		snprintf(b, sizeof(b), "%s (auto)", x->backend);
-		x->backend = lc_arena_strdup(d->ar, b);
+		x->backend = ar_ok(lc_arena_strdup(d->ar, b));
 	}
 	x->n_addrs = f->naddr;
 	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
@@ -523,7 +528,7 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 	n = ar_calloc(w->d, sizeof(*n));
 	fwd__neighbour__init(n);
 	n->addr = htonl(ni->ip);
-	n->mac.data = lc_arena_memdup(w->d->ar, ni->mac, 6);
+	n->mac.data = ar_ok(lc_arena_memdup(w->d->ar, ni->mac, 6));
 	n->mac.len = 6;
 	n->ifindex = ifx;
 	n->ifname = ifx != 0 ? w->d->ifs[ni->port].name : (char *)"";

@@ -10,6 +10,7 @@
 #include <ev.h>
 #include <net/if.h>
 
+#include "libcommon/lc_err.h"
 #include "fwd_adj.h"
 #include "fwd_arp.h"
 #include "fwd_dp.h"
@@ -243,7 +244,7 @@ struct fwd_d_settings {
 	long icmp_rate;
 };
 int fwd_d_set_config(struct fwd_d *, const struct fwd_d_settings *,
-    bool dry_run, char *err, size_t errlen);
+    bool dry_run, struct lc_err *err);
 
 /* Builds everything and starts the workers and the IPC server on loop.
  * NULL and errno. */
@@ -284,10 +285,12 @@ struct fwd_if_req {
 
 /*
  * Validate and (unless dry_run) apply an interface batch, all or nothing.
- * 0, or -errno with a message in err.
+ * 0, or -errno with err set: code, the message, and as index the item of
+ * rq the error is about (LC_ERR_NOINDEX when it is about the batch or the
+ * set as a whole).
  */
 int fwd_d_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
-    bool replace_all, bool dry_run, char *err, size_t errlen);
+    bool replace_all, bool dry_run, struct lc_err *err);
 
 /*
  * Settings and an interface batch of one transaction (commit), checked
@@ -300,7 +303,7 @@ int fwd_d_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
  */
 int fwd_d_config_apply(struct fwd_d *, const struct fwd_d_settings *,
     const struct fwd_if_req *, unsigned n, bool replace_all, bool dry_run,
-    char *err, size_t errlen);
+    struct lc_err *err);
 
 /*
  * Route add/replace: gw[i]/ifindex[i] (gw host order, 0 = attached), n
@@ -350,10 +353,10 @@ int fwd_workers_publish(struct fwd_d *);
  * -EINVAL / -E2BIG with a message in err (cpus and *n unchanged).
  */
 int fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
-    char *err, size_t errlen);
+    struct lc_err *err);
 /* Every CPU of cpus is in this process's allowed set (sched_getaffinity):
  * 0, or -EINVAL with a message in err naming the first one that is not. */
-int fwd_cpus_check(const uint16_t *cpus, unsigned n, char *err, size_t errlen);
+int fwd_cpus_check(const uint16_t *cpus, unsigned n, struct lc_err *err);
 
 /* ---- fwd_ctl.c: the IPC service ---- */
 

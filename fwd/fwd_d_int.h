@@ -90,7 +90,7 @@ uint8_t fwd_if_backend_auto(const char *name, const struct fwd_iface *f,
 /* fwd_d_if_apply, with the batch's AF_XDP and auto interfaces checked for
  * nw workers (the count the batch will run under). */
 int fwd_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
-    bool replace_all, bool dry_run, unsigned nw, char *err, size_t errlen);
+    bool replace_all, bool dry_run, unsigned nw, struct lc_err *err);
 /* Link state of every attached interface, checked again: changes go to the
  * adjacencies, ARP (announce) and subscribers. */
 void fwd_if_link_check(struct fwd_d *);

@@ -2,7 +2,6 @@
  * and static neighbours, link state, and the IF_CONFIG transaction (checked
  * as a whole, ports opened, then applied all or nothing). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,18 +103,6 @@ addr_ok(uint32_t a, unsigned plen)
 	return (!subnet_edge(a, plen));
 }
 
-/* The message of a refused batch; -EINVAL. */
-static int __attribute__((format(printf, 3, 4)))
-if_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return (-EINVAL);
-}
-
 static void
 ipstr(uint32_t a, char *b, size_t n)
 {
@@ -195,16 +182,17 @@ if_neigh_add(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
 	neigh_take(f, rq);
 }
 
-/* The static neighbours of r, checked against r's own addresses. */
+/* The static neighbours of r (item i of the batch), checked against r's
+ * own addresses. */
 static int
-neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
+neigh_check(const struct fwd_if_req *r, long i, struct lc_err *err)
 {
 	char b1[INET_ADDRSTRLEN], b2[INET_ADDRSTRLEN];
 
 	if (r->neigh_too_many || r->nneigh > FWD_D_NEIGH_MAX)
-		return (
-		    if_err(err, errlen, "%s: more than %u static neighbours",
-			r->name, FWD_D_NEIGH_MAX));
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: more than %u static neighbours", r->name,
+		    FWD_D_NEIGH_MAX));
 	for (unsigned k = 0; k < r->nneigh; k++) {
 		uint32_t ip = r->neigh_ip[k];
 		const uint8_t *m = r->neigh_mac[k];
@@ -212,24 +200,24 @@ neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
 
 		ipstr(ip, b1, sizeof(b1));
 		if (r->neigh_maclen[k] != 6)
-			return (if_err(err, errlen,
+			return (lc_err_set(err, -EINVAL, i,
 			    "%s: static neighbour %s: a MAC of %u bytes "
 			    "(expected 6)",
 			    r->name, b1, r->neigh_maclen[k]));
 		if (!fwd_arp_mac_ok(m))
-			return (if_err(err, errlen,
+			return (lc_err_set(err, -EINVAL, i,
 			    "%s: static neighbour %s: "
 			    "%02x:%02x:%02x:%02x:%02x:%02x is not a unicast "
 			    "MAC",
 			    r->name, b1, m[0], m[1], m[2], m[3], m[4], m[5]));
 		for (unsigned j = 0; j < k; j++)
 			if (r->neigh_ip[j] == ip)
-				return (if_err(err, errlen,
+				return (lc_err_set(err, -EINVAL, i,
 				    "%s: static neighbour %s given twice",
 				    r->name, b1));
 		for (a = 0; a < r->naddr; a++)
 			if (r->addr[a] == ip)
-				return (if_err(err, errlen,
+				return (lc_err_set(err, -EINVAL, i,
 				    "%s: static neighbour %s is an address of "
 				    "the interface",
 				    r->name, b1));
@@ -238,14 +226,14 @@ neigh_check(const struct fwd_if_req *r, char *err, size_t errlen)
 			    ((r->addr[a] ^ ip) & fwd_pmask(r->plen[a])) == 0)
 				break;
 		if (a == r->naddr)
-			return (if_err(err, errlen,
+			return (lc_err_set(err, -EINVAL, i,
 			    "%s: static neighbour %s is on none of the "
 			    "interface's subnets",
 			    r->name, b1));
 		if (subnet_edge(ip, r->plen[a])) {
 			ipstr(r->addr[a] & fwd_pmask(r->plen[a]), b2,
 			    sizeof(b2));
-			return (if_err(err, errlen,
+			return (lc_err_set(err, -EINVAL, i,
 			    "%s: static neighbour %s is the network or "
 			    "broadcast address of %s/%u",
 			    r->name, b1, b2, r->plen[a]));
@@ -447,9 +435,15 @@ struct if_txn {
 	/* plans: [0, FWD_D_IF_MAX) for existing slots, then new ones */
 	struct if_plan *pl;
 	unsigned np;
-	char *err;
-	size_t errlen;
+	struct lc_err *err;
 };
+
+/* The index in the batch of item r, for the error about it. */
+static long
+if_item(const struct if_txn *t, const struct fwd_if_req *r)
+{
+	return ((long)(r - t->rq));
+}
 
 /* r's port backend into p (bk_auto for "auto"). */
 static int
@@ -468,35 +462,36 @@ if_check_backend(struct if_txn *t, const struct fwd_if_req *r,
 	} else if (strcmp(r->backend, "mem") == 0 && t->d->conf.allow_mem)
 		p->backend = FWD_D_BK_MEM;
 	else
-		return (if_err(t->err, t->errlen,
+		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
 		    "%s: unknown port backend '%s' (afpacket, xdp, "
 		    "auto)",
 		    r->name, r->backend));
 	return (0);
 }
 
-/* r's MTU and addresses. */
+/* r's MTU and addresses (r is item i of the batch). */
 static int
-if_check_addrs(const struct fwd_if_req *r, char *err, size_t errlen)
+if_check_addrs(const struct fwd_if_req *r, long i, struct lc_err *err)
 {
 	char b[INET_ADDRSTRLEN];
 
 	if (r->mtu != 0 && (r->mtu < 68 || r->mtu > FWD_FRAME_MAX - 18))
-		return (if_err(err, errlen, "%s: mtu %u out of range (68..%u)",
-		    r->name, r->mtu, FWD_FRAME_MAX - 18));
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: mtu %u out of range (68..%u)", r->name, r->mtu,
+		    FWD_FRAME_MAX - 18));
 	if (r->too_many || r->naddr > FWD_LOCAL_MAX)
-		return (if_err(err, errlen, "%s: more than %u addresses",
-		    r->name, FWD_LOCAL_MAX));
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: more than %u addresses", r->name, FWD_LOCAL_MAX));
 	for (unsigned k = 0; k < r->naddr; k++) {
 		ipstr(r->addr[k], b, sizeof(b));
 		if (!addr_ok(r->addr[k], r->plen[k]))
-			return (if_err(err, errlen,
+			return (lc_err_set(err, -EINVAL, i,
 			    "%s: address %s/%u is not a usable "
 			    "host address",
 			    r->name, b, r->plen[k]));
 		for (unsigned j = 0; j < k; j++)
 			if (r->addr[j] == r->addr[k])
-				return (if_err(err, errlen,
+				return (lc_err_set(err, -EINVAL, i,
 				    "%s: address %s given twice", r->name, b));
 	}
 	return (0);
@@ -512,11 +507,11 @@ if_check_device(struct if_txn *t, const struct fwd_if_req *r, struct if_plan *p)
 	if (p->backend == FWD_D_BK_MEM)
 		return (0);
 	if ((p->ifindex = if_nametoindex(r->name)) == 0)
-		return (if_err(t->err, t->errlen, "%s: no such network device",
-		    r->name));
+		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
+		    "%s: no such network device", r->name));
 	if (p->backend == FWD_D_BK_XDP && !p->bk_auto &&
 	    (nq = fwd_if_xdp_queues_short(r->name, t->nw)) > 0)
-		return (if_err(t->err, t->errlen,
+		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
 		    "%s: AF_XDP binds a device queue "
 		    "per worker: %u workers, %d queue%s",
 		    r->name, t->nw, nq, nq == 1 ? "" : "s"));
@@ -534,14 +529,15 @@ if_check_item(struct if_txn *t, unsigned i)
 	int rv;
 
 	if (r->name == NULL || r->name[0] == '\0')
-		return (if_err(t->err, t->errlen, "interface %u: no name", i));
+		return (
+		    lc_err_set(t->err, -EINVAL, i, "interface %u: no name", i));
 	if (strlen(r->name) >= IFNAMSIZ || strchr(r->name, '/'))
-		return (if_err(t->err, t->errlen, "%s: not a valid device name",
-		    r->name));
+		return (lc_err_set(t->err, -EINVAL, i,
+		    "%s: not a valid device name", r->name));
 	for (unsigned j = 0; j < i; j++)
 		if (strcmp(t->rq[j].name, r->name) == 0)
-			return (if_err(t->err, t->errlen, "%s: listed twice",
-			    r->name));
+			return (lc_err_set(t->err, -EINVAL, i,
+			    "%s: listed twice", r->name));
 	f = fwd_d_if_find(d, r->name);
 	p = f != NULL ? &t->pl[f - d->ifs] : &t->pl[t->np++];
 	p->rq = r;
@@ -550,8 +546,8 @@ if_check_item(struct if_txn *t, unsigned i)
 		return (0);
 	}
 	if ((rv = if_check_backend(t, r, f, p)) != 0 ||
-	    (rv = if_check_addrs(r, t->err, t->errlen)) != 0 ||
-	    (rv = neigh_check(r, t->err, t->errlen)) != 0 ||
+	    (rv = if_check_addrs(r, i, t->err)) != 0 ||
+	    (rv = neigh_check(r, i, t->err)) != 0 ||
 	    (rv = if_check_device(t, r, p)) != 0)
 		return (rv);
 	p->in = true;
@@ -603,7 +599,7 @@ if_check_overlap(const struct if_txn *t, const struct if_addrs *x,
 				continue;
 			ipstr(x->addr[a], b1, sizeof(b1));
 			ipstr(y->addr[b], b2, sizeof(b2));
-			return (if_err(t->err, t->errlen,
+			return (lc_err_set(t->err, -EINVAL, LC_ERR_NOINDEX,
 			    "%s/%u on %s overlaps %s/%u on %s", b1, x->plen[a],
 			    x->name, b2, y->plen[b], y->name));
 		}
@@ -635,10 +631,10 @@ if_check_set(struct if_txn *t)
 		}
 	}
 	if (total > FWD_D_IF_MAX)
-		return (if_err(t->err, t->errlen, "more than %u interfaces",
-		    FWD_D_IF_MAX));
+		return (lc_err_set(t->err, -EINVAL, LC_ERR_NOINDEX,
+		    "more than %u interfaces", FWD_D_IF_MAX));
 	if (naddr > FWD_LOCAL_MAX)
-		return (if_err(t->err, t->errlen,
+		return (lc_err_set(t->err, -EINVAL, LC_ERR_NOINDEX,
 		    "more than %u addresses in all", FWD_LOCAL_MAX));
 	return (0);
 }
@@ -655,8 +651,9 @@ if_check_slots(struct if_txn *t)
 		while (s < FWD_D_IF_MAX && t->d->ifs[s].used)
 			s++;
 		if (s == FWD_D_IF_MAX)
-			return (if_err(t->err, t->errlen,
-			    "no port id left for %s", t->pl[i].rq->name));
+			return (
+			    lc_err_set(t->err, -EINVAL, if_item(t, t->pl[i].rq),
+				"no port id left for %s", t->pl[i].rq->name));
 		t->pl[i].slot = (int)s++;
 	}
 	return (0);
@@ -686,10 +683,9 @@ if_open_ports(struct if_txn *t)
 	unsigned no = 0, bad;
 	int rv;
 
-	if ((o = calloc(t->np, sizeof(*o))) == NULL) {
-		snprintf(t->err, t->errlen, "out of memory");
-		return (-ENOMEM);
-	}
+	if ((o = calloc(t->np, sizeof(*o))) == NULL)
+		return (lc_err_set(t->err, -ENOMEM, LC_ERR_NOINDEX,
+		    "out of memory"));
 	for (unsigned i = 0; i < t->np; i++) {
 		struct if_plan *p = &t->pl[i];
 		bool was = i < FWD_D_IF_MAX && d->ifs[i].used;
@@ -708,8 +704,8 @@ if_open_ports(struct if_txn *t)
 		at[no++] = i;
 	}
 	if ((rv = fwd_if_ports_open(d, o, no, &bad)) != 0)
-		snprintf(t->err, t->errlen, "%s: cannot open the port: %s",
-		    o[bad].name, strerror(-rv));
+		lc_err_set(t->err, rv, if_item(t, t->pl[at[bad]].rq),
+		    "%s: cannot open the port: %s", o[bad].name, strerror(-rv));
 	for (unsigned k = 0; k < no && rv == 0; k++) {
 		t->pl[at[k]].backend = o[k].backend;
 		t->pl[at[k]].xdp_failed = o[k].fell_back;
@@ -811,27 +807,24 @@ if_commit(struct if_txn *t)
 
 int
 fwd_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
-    bool replace_all, bool dry_run, unsigned nw, char *err, size_t errlen)
+    bool replace_all, bool dry_run, unsigned nw, struct lc_err *err)
 {
 	struct if_txn t = {.d = d,
 	    .rq = rq,
 	    .n = n,
 	    .nw = nw,
 	    .np = FWD_D_IF_MAX,
-	    .err = err,
-	    .errlen = errlen};
+	    .err = err};
 	int rv;
 
-	err[0] = '\0';
-	if (n > IF_BATCH_MAX) {
-		snprintf(err, errlen, "%u interfaces in one batch (at most %u)",
-		    n, IF_BATCH_MAX);
-		return (-EINVAL);
-	}
-	if ((t.pl = calloc(FWD_D_IF_MAX + n, sizeof(*t.pl))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return (-ENOMEM);
-	}
+	lc_err_clear(err);
+	if (n > IF_BATCH_MAX)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "%u interfaces in one batch (at most %u)", n,
+		    IF_BATCH_MAX));
+	if ((t.pl = calloc(FWD_D_IF_MAX + n, sizeof(*t.pl))) == NULL)
+		return (
+		    lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory"));
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
 		t.pl[i].in = d->ifs[i].used && !replace_all;
 		t.pl[i].slot = d->ifs[i].used ? (int)i : -1;
@@ -853,10 +846,9 @@ fwd_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 
 int
 fwd_d_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
-    bool replace_all, bool dry_run, char *err, size_t errlen)
+    bool replace_all, bool dry_run, struct lc_err *err)
 {
-	return (fwd_if_apply(d, rq, n, replace_all, dry_run, d->nworkers, err,
-	    errlen));
+	return (fwd_if_apply(d, rq, n, replace_all, dry_run, d->nworkers, err));
 }
 
 /* ---- counters ---- */

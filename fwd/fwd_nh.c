@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 #include "fwd_d_int.h"
 
@@ -509,11 +510,10 @@ collect_own(uint32_t pfx, unsigned len, unsigned nh, void *arg)
 		return (0);
 	if (rv->n + 2 > rv->cap) {
 		size_t nc = rv->cap ? rv->cap * 2 : 256;
-		uint32_t *nv = realloc(rv->v, nc * sizeof(*nv));
 
-		if (nv == NULL)
-			return (0);
-		rv->v = nv;
+		/* a host route left out would be swept: no way on without */
+		rv->v = lc_xrealloc(rv->v, nc * sizeof(*rv->v),
+		    "tern-fwd resync: ARP host routes");
 		rv->cap = nc;
 	}
 	rv->v[rv->n++] = pfx;

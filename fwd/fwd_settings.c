@@ -40,7 +40,7 @@ workers_down(struct fwd_d *d)
  * cannot be opened) the interfaces concerned have no worker port.
  */
 static int
-workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
+workers_up(struct fwd_d *d, unsigned nw, struct lc_err *err)
 {
 	struct fwd_if_open o[FWD_D_IF_MAX];
 	struct fwd_if_ports p[FWD_D_IF_MAX];
@@ -60,9 +60,9 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 	for (unsigned k = 0; k < nw; k++)
 		if (d->w[k] == NULL &&
 		    (d->w[k] = fwd_worker_new(d, k)) == NULL) {
-			snprintf(err, errlen, "cannot create worker %u", k);
+			rv = lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX,
+			    "cannot create worker %u", k);
 			nw = k;
-			rv = -ENOMEM;
 			break;
 		}
 	d->nworkers = nw;
@@ -85,8 +85,9 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 		no++;
 	}
 	if (rv == 0 && (rv = fwd_if_ports_open(d, o, no, &bad)) != 0)
-		snprintf(err, errlen, "%s: cannot open the worker ports: %s",
-		    o[bad].name, strerror(-rv));
+		lc_err_set(err, rv, LC_ERR_NOINDEX,
+		    "%s: cannot open the worker ports: %s", o[bad].name,
+		    strerror(-rv));
 	for (unsigned j = 0; j < no && rv == 0; j++) {
 		struct fwd_iface *f = &d->ifs[o[j].id];
 
@@ -110,30 +111,29 @@ workers_up(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
 	for (unsigned k = 0; k < nw; k++) {
 		/* a worker stopped by workers_down() runs again */
 		__atomic_store_n(&d->w[k]->stop, 0, __ATOMIC_RELEASE);
-		if (fwd_worker_start(d->w[k]) != 0 && rv == 0) {
-			snprintf(err, errlen, "cannot start worker %u", k);
-			rv = -EAGAIN;
-		}
+		if (fwd_worker_start(d->w[k]) != 0 && rv == 0)
+			rv = lc_err_set(err, -EAGAIN, LC_ERR_NOINDEX,
+			    "cannot start worker %u", k);
 	}
 	return (rv);
 }
 
 static int
-set_workers(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
+set_workers(struct fwd_d *d, unsigned nw, struct lc_err *err)
 {
 	unsigned old = d->nworkers;
 	uint64_t t0 = fwd_d_now_ms(d);
 	int rv;
 
 	workers_down(d);
-	if ((rv = workers_up(d, nw, err, errlen)) != 0) {
-		char e2[256];
+	if ((rv = workers_up(d, nw, err)) != 0) {
+		struct lc_err e2;
 
-		lc_log_warnx("workers %u -> %u: %s; back to %u", old, nw, err,
-		    old);
+		lc_log_warnx("workers %u -> %u: %s; back to %u", old, nw,
+		    err->msg, old);
 		workers_down(d);
-		if (workers_up(d, old, e2, sizeof(e2)) != 0)
-			lc_log_err("workers: back to %u: %s", old, e2);
+		if (workers_up(d, old, &e2) != 0)
+			lc_log_err("workers: back to %u: %s", old, e2.msg);
 		return (rv);
 	}
 	lc_log_notice("workers: %u -> %u (ports reopened in %llu ms)", old, nw,
@@ -148,35 +148,28 @@ set_workers(struct fwd_d *d, unsigned nw, char *err, size_t errlen)
  */
 static int
 settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
-    const struct fwd_if_req *rq, unsigned n, bool replace_all, char *err,
-    size_t errlen)
+    const struct fwd_if_req *rq, unsigned n, bool replace_all,
+    struct lc_err *err)
 {
-	err[0] = '\0';
-	if (c->workers > FWD_D_WORKERS_MAX) {
-		snprintf(err, errlen, "workers %u out of range (1..%u)",
-		    c->workers, FWD_D_WORKERS_MAX);
-		return (-EINVAL);
-	}
-	if (c->icmp_rate < -1 || c->icmp_rate > 1000000) {
-		snprintf(err, errlen,
+	lc_err_clear(err);
+	if (c->workers > FWD_D_WORKERS_MAX)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "workers %u out of range (1..%u)", c->workers,
+		    FWD_D_WORKERS_MAX));
+	if (c->icmp_rate < -1 || c->icmp_rate > 1000000)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "icmp-rate-limit %ld out of range "
 		    "(0..1000000)",
-		    c->icmp_rate);
-		return (-EINVAL);
-	}
-	if (d->conf.ncpus > 0 && nw > d->conf.ncpus) {
-		snprintf(err, errlen,
+		    c->icmp_rate));
+	if (d->conf.ncpus > 0 && nw > d->conf.ncpus)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "workers %u: tern-fwd pins its workers "
 		    "(--cpus) and lists %u CPU%s",
-		    nw, d->conf.ncpus, d->conf.ncpus == 1 ? "" : "s");
-		return (-EINVAL);
-	}
-	if (nw != d->nworkers && d->conf.workers == 0) {
-		snprintf(err, errlen,
+		    nw, d->conf.ncpus, d->conf.ncpus == 1 ? "" : "s"));
+	if (nw != d->nworkers && d->conf.workers == 0)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "workers: this tern-fwd runs without "
-		    "worker threads (test mode)");
-		return (-EINVAL);
-	}
+		    "worker threads (test mode)"));
 	for (unsigned i = 0;
 	     i < FWD_D_IF_MAX && nw != d->nworkers && !replace_all; i++) {
 		const struct fwd_iface *f = &d->ifs[i];
@@ -191,14 +184,12 @@ settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 			    strcmp(rq[j].name, f->name) == 0;
 		if (listed)
 			continue;
-		if ((nq = fwd_if_xdp_queues_short(f->name, nw)) > 0) {
-			snprintf(err, errlen,
+		if ((nq = fwd_if_xdp_queues_short(f->name, nw)) > 0)
+			return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "workers %u: %s uses AF_XDP, which "
 			    "binds a device queue per worker, and has %d "
 			    "queue%s",
-			    nw, f->name, nq, nq == 1 ? "" : "s");
-			return (-EINVAL);
-		}
+			    nw, f->name, nq, nq == 1 ? "" : "s"));
 	}
 	return (0);
 }
@@ -206,7 +197,7 @@ settings_check(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 /* The checked settings take effect. */
 static int
 settings_apply(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	unsigned rate;
 
@@ -217,48 +208,46 @@ settings_apply(struct fwd_d *d, const struct fwd_d_settings *c, unsigned nw,
 		lc_log_notice("icmp-rate-limit: %u errors per second", rate);
 	}
 	if (nw != d->nworkers)
-		return (set_workers(d, nw, err, errlen));
+		return (set_workers(d, nw, err));
 	return (0);
 }
 
 int
 fwd_d_set_config(struct fwd_d *d, const struct fwd_d_settings *c, bool dry_run,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	unsigned nw = c->workers ? c->workers : d->nworkers_start;
 	int rv;
 
-	if ((rv = settings_check(d, c, nw, NULL, 0, false, err, errlen)) != 0 ||
+	if ((rv = settings_check(d, c, nw, NULL, 0, false, err)) != 0 ||
 	    dry_run)
 		return (rv);
-	return (settings_apply(d, c, nw, err, errlen));
+	return (settings_apply(d, c, nw, err));
 }
 
 int
 fwd_d_config_apply(struct fwd_d *d, const struct fwd_d_settings *c,
     const struct fwd_if_req *rq, unsigned n, bool replace_all, bool dry_run,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	unsigned nw = c->workers ? c->workers : d->nworkers_start;
 	int rv;
 
 	/* everything against the state both parts make, before either */
-	if ((rv = settings_check(d, c, nw, rq, n, replace_all, err, errlen)) !=
-		0 ||
-	    (rv = fwd_if_apply(d, rq, n, replace_all, true, nw, err, errlen)) !=
-		0 ||
+	if ((rv = settings_check(d, c, nw, rq, n, replace_all, err)) != 0 ||
+	    (rv = fwd_if_apply(d, rq, n, replace_all, true, nw, err)) != 0 ||
 	    dry_run)
 		return (rv);
 	/* fewer workers first when the interfaces need them, the
 	 * interfaces first when the new count needs theirs */
 	if (nw < d->nworkers) {
-		if ((rv = settings_apply(d, c, nw, err, errlen)) != 0)
+		if ((rv = settings_apply(d, c, nw, err)) != 0)
 			return (rv);
 		return (fwd_if_apply(d, rq, n, replace_all, false, d->nworkers,
-		    err, errlen));
+		    err));
 	}
-	if ((rv = fwd_if_apply(d, rq, n, replace_all, false, d->nworkers, err,
-		 errlen)) != 0)
+	if ((rv = fwd_if_apply(d, rq, n, replace_all, false, d->nworkers,
+		 err)) != 0)
 		return (rv);
-	return (settings_apply(d, c, nw, err, errlen));
+	return (settings_apply(d, c, nw, err));
 }

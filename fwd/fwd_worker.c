@@ -409,16 +409,15 @@ cpu_num(const char **s)
 
 int
 fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	uint16_t tmp[CPU_SETSIZE];
 	const char *p = s;
 	unsigned k = 0;
 
-	if (s == NULL || *s == '\0') {
-		snprintf(err, errlen, "empty CPU list");
-		return (-EINVAL);
-	}
+	if (s == NULL || *s == '\0')
+		return (
+		    lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "empty CPU list"));
 	for (;;) {
 		const char *at = p;
 		long a = cpu_num(&p), b = a;
@@ -427,35 +426,27 @@ fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
 			p++;
 			b = cpu_num(&p);
 		}
-		if (a == -2 || b == -2) {
-			snprintf(err, errlen,
+		if (a == -2 || b == -2)
+			return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "CPU list '%s': CPU number at '%s' is %d or more",
-			    s, at, CPU_SETSIZE);
-			return (-EINVAL);
-		}
-		if (a < 0 || b < 0 || (*p != ',' && *p != '\0')) {
-			snprintf(err, errlen,
-			    "CPU list '%s': expected N or N-M at '%s'", s, at);
-			return (-EINVAL);
-		}
-		if (b < a) {
-			snprintf(err, errlen,
-			    "CPU list '%s': range %ld-%ld goes down", s, a, b);
-			return (-EINVAL);
-		}
+			    s, at, CPU_SETSIZE));
+		if (a < 0 || b < 0 || (*p != ',' && *p != '\0'))
+			return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "CPU list '%s': expected N or N-M at '%s'", s, at));
+		if (b < a)
+			return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "CPU list '%s': range %ld-%ld goes down", s, a, b));
 		for (long c = a; c <= b; c++) {
 			for (unsigned j = 0; j < k; j++)
-				if (tmp[j] == c) {
-					snprintf(err, errlen,
+				if (tmp[j] == c)
+					return (lc_err_set(err, -EINVAL,
+					    LC_ERR_NOINDEX,
 					    "CPU list '%s': CPU %ld twice", s,
-					    c);
-					return (-EINVAL);
-				}
-			if (k == max || k == CPU_SETSIZE) {
-				snprintf(err, errlen,
-				    "CPU list '%s': more than %u CPUs", s, max);
-				return (-E2BIG);
-			}
+					    c));
+			if (k == max || k == CPU_SETSIZE)
+				return (lc_err_set(err, -E2BIG, LC_ERR_NOINDEX,
+				    "CPU list '%s': more than %u CPUs", s,
+				    max));
 			tmp[k++] = (uint16_t)c;
 		}
 		if (*p == '\0')
@@ -468,22 +459,19 @@ fwd_cpus_parse(const char *s, uint16_t *cpus, unsigned max, unsigned *n,
 }
 
 int
-fwd_cpus_check(const uint16_t *cpus, unsigned n, char *err, size_t errlen)
+fwd_cpus_check(const uint16_t *cpus, unsigned n, struct lc_err *err)
 {
 	cpu_set_t cs;
 
 	CPU_ZERO(&cs);
-	if (sched_getaffinity(0, sizeof(cs), &cs) != 0) {
-		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
-		return (-errno);
-	}
+	if (sched_getaffinity(0, sizeof(cs), &cs) != 0)
+		return (lc_err_set(err, -errno, LC_ERR_NOINDEX,
+		    "sched_getaffinity: %s", strerror(errno)));
 	for (unsigned i = 0; i < n; i++)
-		if (cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], &cs)) {
-			snprintf(err, errlen,
+		if (cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], &cs))
+			return (lc_err_set(err, -EINVAL, (long)i,
 			    "CPU %u is not in this process's allowed set "
 			    "(%d CPUs allowed)",
-			    cpus[i], CPU_COUNT(&cs));
-			return (-EINVAL);
-		}
+			    cpus[i], CPU_COUNT(&cs)));
 	return (0);
 }

@@ -20,11 +20,14 @@ static int
 opt_cpus(const char *v, void *dst, char *err, size_t errsz)
 {
 	struct fwd_d_conf *c = dst;
+	struct lc_err e;
 	int rv;
 
-	rv = fwd_cpus_parse(v, c->cpus, FWD_D_WORKERS_MAX, &c->ncpus, err,
-	    errsz);
-	return (rv != 0 ? rv : fwd_cpus_check(c->cpus, c->ncpus, err, errsz));
+	if ((rv = fwd_cpus_parse(v, c->cpus, FWD_D_WORKERS_MAX, &c->ncpus,
+		 &e)) != 0 ||
+	    (rv = fwd_cpus_check(c->cpus, c->ncpus, &e)) != 0)
+		snprintf(err, errsz, "%s", e.msg); /* lc_opt's own buffer */
+	return (rv);
 }
 
 /* --arp-reachable-ms=N: 100..3600000, or 0 for fwd_arp's default. */

@@ -25,16 +25,16 @@ static void
 parse_ok(const char *s, const uint16_t *want, unsigned nwant)
 {
 	uint16_t cpus[FWD_D_WORKERS_MAX];
-	char err[160] = "";
+	struct lc_err err;
 	unsigned n = 99;
 
-	assert_int_equal(fwd_cpus_parse(s, cpus, FWD_D_WORKERS_MAX, &n, err,
-			     sizeof(err)),
+	lc_err_clear(&err);
+	assert_int_equal(fwd_cpus_parse(s, cpus, FWD_D_WORKERS_MAX, &n, &err),
 	    0);
 	assert_int_equal(n, nwant);
 	for (unsigned i = 0; i < nwant; i++)
 		assert_int_equal(cpus[i], want[i]);
-	assert_string_equal(err, "");
+	assert_string_equal(err.msg, "");
 }
 
 static void
@@ -58,14 +58,14 @@ static void
 parse_bad(const char *s, unsigned max, int rv, const char *msg)
 {
 	uint16_t cpus[4] = {77, 77, 77, 77};
-	char err[160] = "";
+	struct lc_err err;
 	unsigned n = 99;
 
-	assert_int_equal(fwd_cpus_parse(s, cpus, max, &n, err, sizeof(err)),
-	    rv);
-	if (strstr(err, msg) == NULL)
-		fail_msg("'%s': message '%s' lacks '%s'", s ? s : "(null)", err,
-		    msg);
+	lc_err_clear(&err);
+	assert_int_equal(fwd_cpus_parse(s, cpus, max, &n, &err), rv);
+	if (strstr(err.msg, msg) == NULL)
+		fail_msg("'%s': message '%s' lacks '%s'", s ? s : "(null)",
+		    err.msg, msg);
 	assert_int_equal(n, 99);
 	for (unsigned i = 0; i < 4; i++)
 		assert_int_equal(cpus[i], 77);
@@ -101,19 +101,19 @@ static void
 test_check(void **st)
 {
 	uint16_t cpu = (uint16_t)sched_getcpu(), far = CPU_SETSIZE - 1;
-	char err[160] = "";
+	struct lc_err err;
 	cpu_set_t cs;
 
 	(void)st;
-	assert_int_equal(fwd_cpus_check(&cpu, 1, err, sizeof(err)), 0);
+	lc_err_clear(&err);
+	assert_int_equal(fwd_cpus_check(&cpu, 1, &err), 0);
 	assert_int_equal(sched_getaffinity(0, sizeof(cs), &cs), 0);
 	if (CPU_ISSET(far, &cs))
 		skip(); /* a machine with 1024 CPUs */
-	assert_int_equal(fwd_cpus_check((const uint16_t[]){cpu, far}, 2, err,
-			     sizeof(err)),
+	assert_int_equal(fwd_cpus_check((const uint16_t[]){cpu, far}, 2, &err),
 	    -EINVAL);
 	assert_non_null(
-	    strstr(err, "CPU 1023 is not in this process's allowed set"));
+	    strstr(err.msg, "CPU 1023 is not in this process's allowed set"));
 }
 
 /* The allowed CPUs, at most max. */
