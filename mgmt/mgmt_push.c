@@ -9,6 +9,7 @@
 #include "ipc/ipc.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 
 #define PUSH_TIMEOUT_MS 10000
@@ -70,15 +71,13 @@ enc_alloc(struct enc *e, size_t size)
 
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 64;
-		void **np = realloc(e->ptrs, cap * sizeof(*np));
+		void **np = lc_xrealloc(e->ptrs, cap * sizeof(*np),
+		    "a commit's messages");
 
-		if (np == NULL)
-			abort();
 		e->ptrs = np;
 		e->cap = cap;
 	}
-	if ((p = calloc(1, size)) == NULL)
-		abort();
+	p = lc_xcalloc(1, size, "a commit's messages");
 	e->ptrs[e->n++] = p;
 	return (p);
 }
