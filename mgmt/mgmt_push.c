@@ -516,8 +516,10 @@ txn_finish(struct mgmt_txn *t)
 		t->stored = true;
 		if (mgmt_commit_store(m, t->target, txn_stored, t) == 0)
 			return; /* txn_stored() comes back here */
-		t->store_rv = mgmt_commit_local(m, t->target, t->err,
-		    sizeof(t->err));
+		struct lc_err serr;
+
+		if ((t->store_rv = mgmt_commit_local(m, t->target, &serr)) != 0)
+			snprintf(t->err, sizeof(t->err), "%s", serr.msg);
 	}
 	if (t->stored)
 		rv = t->store_rv;

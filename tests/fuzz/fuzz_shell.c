@@ -74,6 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct sh_pipeline p;
 		struct lc_buf out;
 		char err[512];
+		struct lc_err xerr;
 		int done = 0, code;
 
 		if ((next = strchr(line, '\n')) != NULL)
@@ -88,15 +89,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		lc_buf_init(&out);
-		code = mgmt_cmd_exec(m, s, p.command, p.json, &out, err,
-		    sizeof(err), later, &done);
+		code = mgmt_cmd_exec(m, s, p.command, p.json, &out, &xerr,
+		    later, &done);
 		/* no component to ask: only a commit's store (a child
 		 * process) can make it wait, and not for long */
 		for (int i = 0; code == MGMT_PENDING && !done && i < 10000; i++)
 			ev_run(loop, EVRUN_ONCE);
 		if (code == MGMT_PENDING && !done)
 			abort(); /* never answered */
-		if (code != MGMT_OK && code != MGMT_PENDING && err[0] == '\0')
+		if (code != MGMT_OK && code != MGMT_PENDING &&
+		    xerr.msg[0] == '\0')
 			abort(); /* every error says why */
 		if (out.len > 0) {
 			FILE *f = fopen("/dev/null", "w");
