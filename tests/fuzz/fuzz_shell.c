@@ -73,14 +73,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (line = text; line != NULL; line = next) {
 		struct sh_pipeline p;
 		struct lc_buf out;
-		char err[512];
-		struct lc_err xerr;
+		struct lc_err perr, xerr;
 		int done = 0, code;
 
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if (sh_pipeline_parse(line, &p, err, sizeof(err)) != 0) {
-			if (err[0] == '\0')
+		if (sh_pipeline_parse(line, &p, &perr) != 0) {
+			if (perr.msg[0] == '\0')
 				abort(); /* every refusal says why */
 			continue;
 		}
