@@ -335,7 +335,7 @@ struct commit_wait {
 };
 
 static void
-commit_done(void *arg, int rv, const char *err)
+commit_done(void *arg, int rv, const struct lc_err *err)
 {
 	struct commit_wait *w = arg;
 	char text[768] = "";
@@ -355,14 +355,15 @@ commit_done(void *arg, int rv, const char *err)
 		} else {
 			snprintf(text, sizeof(text), "commit complete\n");
 		}
-		if (err != NULL && err[0] != '\0')
+		if (err != NULL && err->msg[0] != '\0')
 			snprintf(text + strlen(text),
-			    sizeof(text) - strlen(text), "%s\n", err);
+			    sizeof(text) - strlen(text), "%s\n", err->msg);
 	}
 	if (w->prev != NULL)
 		mgmt_conf_free(w->prev);
 	w->later(w->arg, w->m, mgmt_session_find(w->m, w->sid),
-	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text, rv == 0 ? "" : err);
+	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text,
+	    rv == 0 ? "" : err->msg);
 	free(w);
 }
 

@@ -175,7 +175,7 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 static void confirm_expired(struct ev_loop *, ev_timer *, int);
 
 static void
-rollback_done(void *arg, int rv, const char *err)
+rollback_done(void *arg, int rv, const struct lc_err *err)
 {
 	struct mgmt *m = arg;
 
@@ -187,7 +187,7 @@ rollback_done(void *arg, int rv, const char *err)
 		return;
 	}
 	if (rv != 0)
-		lc_log_err("rollback after commit confirmed: %s", err);
+		lc_log_err("rollback after commit confirmed: %s", err->msg);
 	else
 		lc_log_notice("commit confirmed: rolled back");
 	mgmt_conf_free(m->confirm_prev);

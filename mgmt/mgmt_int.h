@@ -13,7 +13,7 @@ struct ipc_req;
 struct mgmt_txn;
 
 /* A commit finished: rv 0, or -errno with the reason in err. */
-typedef void mgmt_commit_done_fn(void *arg, int rv, const char *err);
+typedef void mgmt_commit_done_fn(void *arg, int rv, const struct lc_err *err);
 
 struct mgmt_session {
 	LIST_ENTRY(mgmt_session) link;

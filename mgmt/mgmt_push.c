@@ -510,6 +510,7 @@ static void
 txn_finish(struct mgmt_txn *t)
 {
 	struct mgmt *m = t->m;
+	struct lc_err done_err;
 	int rv = 0;
 
 	if (!t->failed && !t->check_only && !t->stored) {
@@ -546,7 +547,10 @@ txn_finish(struct mgmt_txn *t)
 				      rib_connected)(comps[c].cl,
 			    ipc_client_peer_generation(comps[c].cl), m);
 	}
-	t->done(t->arg, t->failed || rv != 0 ? -EIO : 0, t->err);
+	/* a commit that succeeds may still say something (a warning) */
+	lc_err_set(&done_err, t->failed || rv != 0 ? -EIO : 0, LC_ERR_NOINDEX,
+	    "%s", t->err);
+	t->done(t->arg, done_err.code, &done_err);
 	mgmt_changes_fini(&t->chg);
 	mgmt_conf_free(t->target);
 	free(t);
@@ -605,12 +609,15 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
 	struct lc_err merr;
 
 	if (m->txn != NULL) {
-		done(arg, -EBUSY,
+		lc_err_set(&merr, -EBUSY, LC_ERR_NOINDEX,
 		    "commit failed: another commit is in progress");
+		done(arg, merr.code, &merr);
 		return (0);
 	}
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
-		done(arg, -ENOMEM, "commit failed: out of memory");
+		lc_err_set(&merr, -ENOMEM, LC_ERR_NOINDEX,
+		    "commit failed: out of memory");
+		done(arg, merr.code, &merr);
 		return (0);
 	}
 	t->m = m;
