@@ -38,7 +38,7 @@ mgmt_buf_printf(struct lc_buf *b, const char *fmt, ...)
 		return;
 	}
 	if (lc_buf_append(b, tmp, (size_t)n) != 0)
-		mgmt_xmalloc((size_t)-1);
+		lc_oom("a config text");
 }
 
 static bool
