@@ -45,7 +45,7 @@ static const uint8_t word_tab[256] = {
 
 void
 lc_lex_init(struct lc_lex *lx, const char *name, const char *text, size_t len,
-    size_t max, char *err, size_t errsz)
+    size_t max, struct lc_err *err)
 {
 	lx->tok = LC_TOK_EOF;
 	lx->line = lx->col = 1;
@@ -61,10 +61,8 @@ lc_lex_init(struct lc_lex *lx, const char *name, const char *text, size_t len,
 	lx->cur_line = 1;
 	lx->max = max < LC_LEX_TEXT_MAX ? max : LC_LEX_TEXT_MAX;
 	lx->err = err;
-	lx->errsz = errsz;
 	lx->failed = false;
-	if (err != NULL && errsz > 0)
-		err[0] = '\0';
+	lc_err_clear(err);
 }
 
 static int
@@ -76,11 +74,15 @@ lex_verror(struct lc_lex *lx, unsigned line, unsigned col, const char *fmt,
 	if (lx->failed)
 		return (-EINVAL);
 	lx->failed = true;
-	if (lx->err == NULL || lx->errsz == 0)
+	if (lx->err == NULL)
 		return (-EINVAL);
-	off = snprintf(lx->err, lx->errsz, "%s:%u:%u: ", lx->name, line, col);
-	if (off > 0 && (size_t)off < lx->errsz)
-		vsnprintf(lx->err + off, lx->errsz - (size_t)off, fmt, ap);
+	lx->err->code = -EINVAL;
+	lx->err->index = LC_ERR_NOINDEX;
+	off = snprintf(lx->err->msg, sizeof(lx->err->msg),
+	    "%s:%u:%u: ", lx->name, line, col);
+	if (off > 0 && (size_t)off < sizeof(lx->err->msg))
+		vsnprintf(lx->err->msg + off,
+		    sizeof(lx->err->msg) - (size_t)off, fmt, ap);
 	return (-EINVAL);
 }
 

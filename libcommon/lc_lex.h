@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "libcommon/lc_err.h"
 
 /*
  * The dialect, one for every file:
@@ -47,8 +48,7 @@ struct lc_lex {
 	const char *p, *end, *lstart, *nul;
 	unsigned cur_line;
 	size_t max;
-	char *err;
-	size_t errsz;
+	struct lc_err *err;
 	bool failed;
 	char buf[LC_LEX_TEXT_MAX + 1];
 };
@@ -56,10 +56,11 @@ struct lc_lex {
 /*
  * Lexes len bytes of text, named name in errors ("name:line:col: what").
  * Words and strings are at most max bytes (<= LC_LEX_TEXT_MAX). The first
- * error is written to err (errsz bytes) and later ones are dropped.
+ * error is set in err (code -EINVAL, no index; NULL for none) and later
+ * ones are dropped.
  */
 void lc_lex_init(struct lc_lex *, const char *name, const char *text,
-    size_t len, size_t max, char *err, size_t errsz);
+    size_t len, size_t max, struct lc_err *err);
 /* Moves to the next token and returns its kind (lx->tok). */
 enum lc_tok lc_lex_next(struct lc_lex *);
 /* Sets the error, unless one is set; returns -EINVAL. */

@@ -9,6 +9,7 @@
 #include <ev.h>
 
 #include "libcommon/lc_buf.h"
+#include "libcommon/lc_err.h"
 
 struct mgmt_opts {
 	const char *rundir;    /* NULL: $TERN_RUNDIR or /run/tern */
@@ -68,8 +69,8 @@ typedef void mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
  * exactly once (possibly before this returns).
  */
 int mgmt_cmd_exec(struct mgmt *, struct mgmt_session *, const char *line,
-    bool json, struct lc_buf *out, char *err, size_t errlen,
-    mgmt_reply_fn *later, void *later_arg);
+    bool json, struct lc_buf *out, struct lc_err *err, mgmt_reply_fn *later,
+    void *later_arg);
 /* The prompt for the session's mode ("user@host> " or "user@host# "). */
 const char *mgmt_session_prompt(struct mgmt *, struct mgmt_session *, char *buf,
     size_t len);

@@ -20,8 +20,7 @@ struct cmd_ctx {
 	unsigned nw;
 	bool json;
 	struct lc_buf *out;
-	char *err;
-	size_t errlen;
+	struct lc_err *err;
 	mgmt_reply_fn *later;
 	void *later_arg;
 };
@@ -46,7 +45,9 @@ fail(struct cmd_ctx *c, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->err, c->errlen, fmt, ap);
+	c->err->code = -EINVAL;
+	c->err->index = LC_ERR_NOINDEX;
+	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
 	va_end(ap);
 	return (code);
 }
@@ -234,7 +235,7 @@ c_configure(struct cmd_ctx *c)
                                                                                \
 		if (c->later == NULL)                                          \
 			return (fail(c, MGMT_E_INTERNAL, "no way to answer")); \
-		return (impl(&op, c->w, c->nw, c->err, c->errlen));            \
+		return (impl(&op, c->w, c->nw, c->err));                       \
 	}
 REMOTE(c_show_route, mgmt_show_route)
 REMOTE(c_show_interfaces, mgmt_show_interfaces)
@@ -248,7 +249,7 @@ control(struct cmd_ctx *c, const char *verb)
 
 	if (c->later == NULL)
 		return (fail(c, MGMT_E_INTERNAL, "no way to answer"));
-	return (mgmt_control(&op, verb, c->w, c->nw, c->err, c->errlen));
+	return (mgmt_control(&op, verb, c->w, c->nw, c->err));
 }
 static int
 c_restart(struct cmd_ctx *c)
@@ -334,7 +335,7 @@ struct commit_wait {
 };
 
 static void
-commit_done(void *arg, int rv, const char *err)
+commit_done(void *arg, int rv, const struct lc_err *err)
 {
 	struct commit_wait *w = arg;
 	char text[768] = "";
@@ -354,14 +355,15 @@ commit_done(void *arg, int rv, const char *err)
 		} else {
 			snprintf(text, sizeof(text), "commit complete\n");
 		}
-		if (err != NULL && err[0] != '\0')
+		if (err != NULL && err->msg[0] != '\0')
 			snprintf(text + strlen(text),
-			    sizeof(text) - strlen(text), "%s\n", err);
+			    sizeof(text) - strlen(text), "%s\n", err->msg);
 	}
 	if (w->prev != NULL)
 		mgmt_conf_free(w->prev);
 	w->later(w->arg, w->m, mgmt_session_find(w->m, w->sid),
-	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text, rv == 0 ? "" : err);
+	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text,
+	    rv == 0 ? "" : err->msg);
 	free(w);
 }
 
@@ -665,22 +667,21 @@ c_run(struct cmd_ctx *c)
 
 int
 mgmt_cmd_exec(struct mgmt *m, struct mgmt_session *s, const char *line,
-    bool json, struct lc_buf *out, char *err, size_t errlen,
-    mgmt_reply_fn *later, void *later_arg)
+    bool json, struct lc_buf *out, struct lc_err *err, mgmt_reply_fn *later,
+    void *later_arg)
 {
 	struct cmd_ctx c = {.m = m,
 	    .s = s,
 	    .json = json,
 	    .out = out,
 	    .err = err,
-	    .errlen = errlen,
 	    .later = later,
 	    .later_arg = later_arg};
 	const char *words[CMD_MAXWORDS];
 	char buf[8192];
 	int n, rv;
 
-	err[0] = '\0';
+	lc_err_clear(err);
 	n = mgmt_conf_split(line, buf, sizeof(buf), words, CMD_MAXWORDS);
 	if (n < 0) {
 		rv = fail(&c, MGMT_E_SYNTAX,

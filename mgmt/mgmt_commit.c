@@ -46,16 +46,15 @@ make_running(struct mgmt *m, const struct mgmt_conf *conf)
 }
 
 int
-mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf, char *err,
-    size_t errlen)
+mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf,
+    struct lc_err *err)
 {
 	int rv;
 
-	if ((rv = mgmt_store_commit(m->store_dir, conf)) != 0) {
-		snprintf(err, errlen, "commit failed: writing %s: %s",
-		    m->store_dir, strerror(-rv));
-		return (rv);
-	}
+	if ((rv = mgmt_store_commit(m->store_dir, conf)) != 0)
+		return (lc_err_set(err, rv, LC_ERR_NOINDEX,
+		    "commit failed: writing %s: %s", m->store_dir,
+		    strerror(-rv)));
 	(void)mgmt_store_compress(m->store_dir);
 	make_running(m, conf);
 	return (0);
@@ -176,7 +175,7 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 static void confirm_expired(struct ev_loop *, ev_timer *, int);
 
 static void
-rollback_done(void *arg, int rv, const char *err)
+rollback_done(void *arg, int rv, const struct lc_err *err)
 {
 	struct mgmt *m = arg;
 
@@ -188,7 +187,7 @@ rollback_done(void *arg, int rv, const char *err)
 		return;
 	}
 	if (rv != 0)
-		lc_log_err("rollback after commit confirmed: %s", err);
+		lc_log_err("rollback after commit confirmed: %s", err->msg);
 	else
 		lc_log_notice("commit confirmed: rolled back");
 	mgmt_conf_free(m->confirm_prev);

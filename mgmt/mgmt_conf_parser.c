@@ -532,8 +532,7 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 	memset(&P->bulk, 0, sizeof(P->bulk));
 	fname = fname ? fname : "<input>";
 	err = err ? err : &dummy;
-	lc_lex_init(&P->lx, fname, text, len, WORD_MAX, err->msg,
-	    sizeof(err->msg));
+	lc_lex_init(&P->lx, fname, text, len, WORD_MAX, err);
 	P->src = mgmt_src_intern(fname);
 	rv = parse_block(P, c->root, MGMT_S_ROOT, 0);
 	bulk_finish(P, rv == 0);

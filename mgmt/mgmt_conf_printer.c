@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "mgmt/mgmt_conf_int.h"
 
 void
 mgmt_buf_puts(struct lc_buf *b, const char *s)
 {
 	if (lc_buf_append(b, s, strlen(s)) != 0)
-		mgmt_xmalloc((size_t)-1); /* aborts: out of memory */
+		lc_oom("a config text");
 }
 
 void
@@ -37,7 +38,7 @@ mgmt_buf_printf(struct lc_buf *b, const char *fmt, ...)
 		return;
 	}
 	if (lc_buf_append(b, tmp, (size_t)n) != 0)
-		mgmt_xmalloc((size_t)-1);
+		lc_oom("a config text");
 }
 
 static bool

@@ -6,34 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 #include "mgmt/mgmt_conf_int.h"
 
 /* ---- small helpers
  * -------------------------------------------------------------- */
 
+/* A config tree half built has nothing to fall back on: OOM is fatal. */
 void *
 mgmt_xmalloc(size_t n)
 {
-	void *p = malloc(n);
-
-	if (p == NULL) {
-		fprintf(stderr, "mgmt: out of memory (%zu bytes)\n", n);
-		abort();
-	}
-	return (p);
+	return (lc_xmalloc(n, "a config tree"));
 }
 
 void *
 mgmt_xrealloc(void *o, size_t n)
 {
-	void *p = realloc(o, n);
-
-	if (p == NULL) {
-		fprintf(stderr, "mgmt: out of memory (%zu bytes)\n", n);
-		abort();
-	}
-	return (p);
+	return (lc_xrealloc(o, n, "a config tree"));
 }
 
 /* Source names: few (one per loaded file), kept for the process lifetime. */

@@ -161,18 +161,17 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct mgmt *m = arg;
 	struct mgmt_session *s;
 	struct lc_buf out;
-	char err[1024] = "";
+	struct lc_err err;
 	int code;
 
 	if ((s = req_session(m, req, e->session)) == NULL)
 		return;
 	lc_buf_init(&out);
 	code = mgmt_cmd_exec(m, s, e->line != NULL ? e->line : "",
-	    e->format == MGMT__FORMAT__JSON, &out, err, sizeof(err),
-	    execute_later, req);
+	    e->format == MGMT__FORMAT__JSON, &out, &err, execute_later, req);
 	if (code != MGMT_PENDING)
 		reply_code(req, m, s, code,
-		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err);
+		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg);
 	lc_buf_fini(&out);
 }
 

@@ -13,7 +13,7 @@ struct ipc_req;
 struct mgmt_txn;
 
 /* A commit finished: rv 0, or -errno with the reason in err. */
-typedef void mgmt_commit_done_fn(void *arg, int rv, const char *err);
+typedef void mgmt_commit_done_fn(void *arg, int rv, const struct lc_err *err);
 
 struct mgmt_session {
 	LIST_ENTRY(mgmt_session) link;
@@ -99,21 +99,21 @@ struct mgmt_op {
 	void *arg;
 };
 int mgmt_show_route(const struct mgmt_op *, const char *const *w, unsigned nw,
-    char *err, size_t errlen);
+    struct lc_err *err);
 int mgmt_show_interfaces(const struct mgmt_op *, const char *const *w,
-    unsigned nw, char *err, size_t errlen);
+    unsigned nw, struct lc_err *err);
 int mgmt_show_fib(const struct mgmt_op *, const char *const *w, unsigned nw,
-    char *err, size_t errlen);
+    struct lc_err *err);
 int mgmt_show_neighbors(const struct mgmt_op *, const char *const *w,
-    unsigned nw, char *err, size_t errlen);
+    unsigned nw, struct lc_err *err);
 int mgmt_show_processes(const struct mgmt_op *, const char *const *w,
-    unsigned nw, char *err, size_t errlen);
+    unsigned nw, struct lc_err *err);
 /* verb: "restart", "stop" or "start" */
 int mgmt_control(const struct mgmt_op *, const char *verb, const char *const *w,
-    unsigned nw, char *err, size_t errlen);
-int mgmt_show_route_summary(const struct mgmt_op *, char *err, size_t errlen);
+    unsigned nw, struct lc_err *err);
+int mgmt_show_route_summary(const struct mgmt_op *, struct lc_err *err);
 int mgmt_show_ipc(const struct mgmt_op *, const char *const *w, unsigned nw,
-    char *err, size_t errlen);
+    struct lc_err *err);
 /* mgmt_d.c: our server's counters; -ENOENT without a server. */
 struct ipc_stats;
 int mgmt_server_stats(struct mgmt *, struct ipc_stats *);
@@ -121,8 +121,8 @@ struct mgmt_session *mgmt_session_find(struct mgmt *, uint64_t id);
 
 /* mgmt_commit.c: stores conf and makes it running (after the components
  * accepted). 0, or -errno with err set; running unchanged on error. */
-int mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf, char *err,
-    size_t errlen);
+int mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf,
+    struct lc_err *err);
 /*
  * The same, without blocking the loop: a child process prints, writes and
  * fsyncs the commit (about 0.8 s at 1M routes) while mgmt keeps answering;

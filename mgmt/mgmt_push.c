@@ -9,6 +9,7 @@
 #include "ipc/ipc.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 
 #define PUSH_TIMEOUT_MS 10000
@@ -70,15 +71,13 @@ enc_alloc(struct enc *e, size_t size)
 
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 64;
-		void **np = realloc(e->ptrs, cap * sizeof(*np));
+		void **np = lc_xrealloc(e->ptrs, cap * sizeof(*np),
+		    "a commit's messages");
 
-		if (np == NULL)
-			abort();
 		e->ptrs = np;
 		e->cap = cap;
 	}
-	if ((p = calloc(1, size)) == NULL)
-		abort();
+	p = lc_xcalloc(1, size, "a commit's messages");
 	e->ptrs[e->n++] = p;
 	return (p);
 }
@@ -511,14 +510,17 @@ static void
 txn_finish(struct mgmt_txn *t)
 {
 	struct mgmt *m = t->m;
+	struct lc_err done_err;
 	int rv = 0;
 
 	if (!t->failed && !t->check_only && !t->stored) {
 		t->stored = true;
 		if (mgmt_commit_store(m, t->target, txn_stored, t) == 0)
 			return; /* txn_stored() comes back here */
-		t->store_rv = mgmt_commit_local(m, t->target, t->err,
-		    sizeof(t->err));
+		struct lc_err serr;
+
+		if ((t->store_rv = mgmt_commit_local(m, t->target, &serr)) != 0)
+			snprintf(t->err, sizeof(t->err), "%s", serr.msg);
 	}
 	if (t->stored)
 		rv = t->store_rv;
@@ -545,7 +547,10 @@ txn_finish(struct mgmt_txn *t)
 				      rib_connected)(comps[c].cl,
 			    ipc_client_peer_generation(comps[c].cl), m);
 	}
-	t->done(t->arg, t->failed || rv != 0 ? -EIO : 0, t->err);
+	/* a commit that succeeds may still say something (a warning) */
+	lc_err_set(&done_err, t->failed || rv != 0 ? -EIO : 0, LC_ERR_NOINDEX,
+	    "%s", t->err);
+	t->done(t->arg, done_err.code, &done_err);
 	mgmt_changes_fini(&t->chg);
 	mgmt_conf_free(t->target);
 	free(t);
@@ -604,12 +609,15 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
 	struct lc_err merr;
 
 	if (m->txn != NULL) {
-		done(arg, -EBUSY,
+		lc_err_set(&merr, -EBUSY, LC_ERR_NOINDEX,
 		    "commit failed: another commit is in progress");
+		done(arg, merr.code, &merr);
 		return (0);
 	}
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
-		done(arg, -ENOMEM, "commit failed: out of memory");
+		lc_err_set(&merr, -ENOMEM, LC_ERR_NOINDEX,
+		    "commit failed: out of memory");
+		done(arg, merr.code, &merr);
 		return (0);
 	}
 	t->m = m;

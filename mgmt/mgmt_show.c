@@ -82,21 +82,21 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 /* Sends the query; MGMT_PENDING, or an error when the peer is not up. */
 static int
 ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
-    const ProtobufCMessage *req, render_fn *render, char *err, size_t errlen)
+    const ProtobufCMessage *req, render_fn *render, struct lc_err *err)
 {
 	struct ipc_client *cl = mgmt_peer_client(op->m, peer);
 	struct show_wait *w;
 	int rv;
 
 	if (cl == NULL || !ipc_client_connected(cl)) {
-		snprintf(err, errlen,
+		lc_err_set(err, -ENOTCONN, LC_ERR_NOINDEX,
 		    "%s is not running (no connection to its "
 		    "socket)",
 		    mgmt_peer_name(peer));
 		return (MGMT_E_UNAVAILABLE);
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
 		return (MGMT_E_INTERNAL);
 	}
 	w->op = *op;
@@ -105,19 +105,20 @@ ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	if ((rv = ipc_call(cl, method, req, show_reply, w, SHOW_TIMEOUT_MS)) !=
 	    0) {
 		free(w);
-		snprintf(err, errlen, "%s: cannot send the query: %s",
-		    mgmt_peer_name(peer), strerror(-rv));
+		lc_err_set(err, rv, LC_ERR_NOINDEX,
+		    "%s: cannot send the query: %s", mgmt_peer_name(peer),
+		    strerror(-rv));
 		return (MGMT_E_UNAVAILABLE);
 	}
 	return (MGMT_PENDING);
 }
 
 static int
-bad_args(char *err, size_t errlen, const char *cmd, const char *expected,
+bad_args(struct lc_err *err, const char *cmd, const char *expected,
     const char *got)
 {
-	snprintf(err, errlen, "%s: unexpected '%s' (expected %s)", cmd, got,
-	    expected);
+	lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+	    "%s: unexpected '%s' (expected %s)", cmd, got, expected);
 	return (MGMT_E_SYNTAX);
 }
 
@@ -231,7 +232,7 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 
 int
 mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	Rib__Query q = RIB__QUERY__INIT;
 	struct lc_prefix4 p;
@@ -240,7 +241,7 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 	q.limit = SHOW_LIMIT;
 	if (nw == 1 && strcmp(w[0], "summary") == 0)
-		return (mgmt_show_route_summary(op, err, errlen));
+		return (mgmt_show_route_summary(op, err));
 	if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
 		q.prefix = p.addr.s_addr;
 		q.len = p.len;
@@ -268,14 +269,14 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 				q.source_name = (char *)s;
 			}
 		} else {
-			return (bad_args(err, errlen, "show route",
+			return (bad_args(err, "show route",
 			    "a.b.c.d/len "
 			    "[longer], a.b.c.d, active, source NAME or summary",
 			    w[i]));
 		}
 	}
 	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
-	    render_routes, err, errlen));
+	    render_routes, err));
 }
 
 /* ---- show interfaces ------------------------------------------------------------- */
@@ -442,21 +443,21 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 
 int
 mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
-    unsigned nw, char *err, size_t errlen)
+    unsigned nw, struct lc_err *err)
 {
 	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
 	char dev[MGMT_NAME_MAX];
 
 	if (nw > 1)
-		return (bad_args(err, errlen, "show interfaces",
-		    "at most a name", w[1]));
+		return (
+		    bad_args(err, "show interfaces", "at most a name", w[1]));
 	/* the tern name or the device: fwd knows the device */
 	q.name = (char *)(nw == 1 ?
 		if_device_of(op->m, w[0], dev, sizeof(dev)) :
 		"");
 	q.counters = true;
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES, &q.base,
-	    render_interfaces, err, errlen));
+	    render_interfaces, err));
 }
 
 /* ---- show fib ----------------------------------------------------------------------- */
@@ -529,7 +530,7 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 
 int
 mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
 	struct lc_prefix4 p;
@@ -537,7 +538,7 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 	q.limit = SHOW_LIMIT;
 	if (nw > 1)
-		return (bad_args(err, errlen, "show fib",
+		return (bad_args(err, "show fib",
 		    "at most a.b.c.d/len or "
 		    "a.b.c.d",
 		    w[1]));
@@ -550,14 +551,14 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			q.lookup = a.s_addr;
 			q.use_lookup = true;
 		} else {
-			return (bad_args(err, errlen, "show fib",
+			return (bad_args(err, "show fib",
 			    "a.b.c.d/len or "
 			    "a.b.c.d",
 			    w[0]));
 		}
 	}
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
-	    render_fib, err, errlen));
+	    render_fib, err));
 }
 
 /* ---- show neighbors ---------------------------------------------------------------- */
@@ -637,15 +638,14 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 
 int
 mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w, unsigned nw,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
 
 	if (nw > 0)
-		return (
-		    bad_args(err, errlen, "show neighbors", "nothing", w[0]));
+		return (bad_args(err, "show neighbors", "nothing", w[0]));
 	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS, &q.base,
-	    render_neighbors, err, errlen));
+	    render_neighbors, err));
 }
 
 /* ---- show processes, restart -------------------------------------------------------- */
@@ -723,7 +723,7 @@ render_processes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 
 int
 mgmt_show_processes(const struct mgmt_op *op, const char *const *w, unsigned nw,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	static const ProtobufCMessageDescriptor *d =
 	    &lifecycle__empty__descriptor;
@@ -731,10 +731,9 @@ mgmt_show_processes(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 	(void)d;
 	if (nw > 0)
-		return (
-		    bad_args(err, errlen, "show processes", "nothing", w[0]));
+		return (bad_args(err, "show processes", "nothing", w[0]));
 	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__LIST, &e.base,
-	    render_processes, err, errlen));
+	    render_processes, err));
 }
 
 static void
@@ -757,13 +756,13 @@ render_control(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 /* restart, stop or start one component through tern-rtrmgr */
 int
 mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
-    unsigned nw, char *err, size_t errlen)
+    unsigned nw, struct lc_err *err)
 {
 	Rtrmgr__ComponentRequest q = RTRMGR__COMPONENT_REQUEST__INIT;
 	unsigned method;
 
 	if (nw != 1) {
-		snprintf(err, errlen,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "%s: expected one component (fwd, rib or "
 		    "mgmt)",
 		    verb);
@@ -773,8 +772,8 @@ mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
 	    strcmp(verb, "start") == 0	   ? RTRMGR__METHOD__START :
 					     RTRMGR__METHOD__RESTART;
 	q.name = (char *)w[0];
-	return (ask(op, MGMT_PEER_RTRMGR, method, &q.base, render_control, err,
-	    errlen));
+	return (
+	    ask(op, MGMT_PEER_RTRMGR, method, &q.base, render_control, err));
 }
 
 /* ---- show route summary --------------------------------------------------------- */
@@ -837,12 +836,12 @@ render_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 }
 
 int
-mgmt_show_route_summary(const struct mgmt_op *op, char *err, size_t errlen)
+mgmt_show_route_summary(const struct mgmt_op *op, struct lc_err *err)
 {
 	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 
 	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__SOURCES, &e.base,
-	    render_summary, err, errlen));
+	    render_summary, err));
 }
 
 /* ---- show ipc ------------------------------------------------------------------------ */
@@ -970,7 +969,7 @@ status_reply(void *arg, int status, const struct lc_err *ierr,
 
 int
 mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
-    char *err, size_t errlen)
+    struct lc_err *err)
 {
 	static const enum mgmt_peer peers[] = {MGMT_PEER_FWD, MGMT_PEER_RIB,
 	    MGMT_PEER_RTRMGR};
@@ -978,9 +977,9 @@ mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 	struct ipc_stats st;
 
 	if (nw > 0)
-		return (bad_args(err, errlen, "show ipc", "nothing", w_[0]));
+		return (bad_args(err, "show ipc", "nothing", w_[0]));
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
 		return (MGMT_E_INTERNAL);
 	}
 	w->op = *op;

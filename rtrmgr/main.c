@@ -37,7 +37,7 @@ static const struct lc_daemon_info info = {
 static int
 rtm_check(const struct lc_daemon_opts *o)
 {
-	struct rtm_cfgerr err;
+	struct lc_err err;
 
 	if ((cfg = rtm_config_load(o->config ? o->config : RTM_CONFIG_DEFAULT,
 		 &err)) == NULL) {

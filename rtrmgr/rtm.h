@@ -9,6 +9,7 @@
 
 #include <ev.h>
 
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 
 #define RTM_NAME_MAX   32 /* component name, with its NUL */
@@ -35,21 +36,16 @@ const char *rtm_state_name(enum rtm_state);
 
 struct rtm_config;
 
-/* Where a config error is: "file:line:column: message". */
-struct rtm_cfgerr {
-	char msg[RTM_ERR_MAX];
-};
-
 /*
  * Parses a boot config (format in docs/rtrmgr.md). Returns a new config, or
  * NULL with errno set (EINVAL: syntax or semantic error, ENOENT/EACCES/...:
- * cannot read; ENOMEM) and err->msg "file:line:column: what" (or "file: what"
+ * cannot read; ENOMEM) and err set: that code, "file:line:column: what" (or "file: what"
  * when no position applies). Nothing else is touched on error.
  */
-struct rtm_config *rtm_config_load(const char *path, struct rtm_cfgerr *err);
+struct rtm_config *rtm_config_load(const char *path, struct lc_err *err);
 /* The same from memory; `name` is used in messages. */
 struct rtm_config *rtm_config_parse(const char *name, const char *text,
-    size_t len, struct rtm_cfgerr *err);
+    size_t len, struct lc_err *err);
 void rtm_config_free(struct rtm_config *);
 
 /* ---- the supervisor --------------------------------------------------------

@@ -623,32 +623,32 @@ parse_all(struct parser *ps)
 
 struct rtm_config *
 rtm_config_parse(const char *name, const char *text, size_t len,
-    struct rtm_cfgerr *err)
+    struct lc_err *err)
 {
 	struct rtm_config *cfg;
 	struct parser ps;
 	int rv;
 
-	err->msg[0] = '\0';
+	lc_err_clear(err);
 	if ((cfg = calloc(1, sizeof(*cfg))) == NULL ||
 	    (cfg->arena = lc_arena_new(0)) == NULL) {
 		free(cfg);
-		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", name);
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "%s: out of memory",
+		    name);
 		errno = ENOMEM;
 		return (NULL);
 	}
 	config_defaults(cfg);
 	memset(ps.seen_line, 0, sizeof(ps.seen_line));
 	memset(ps.seen_col, 0, sizeof(ps.seen_col));
-	lc_lex_init(&ps.lx, name, text, len, RTM_TOKEN_MAX - 1, err->msg,
-	    sizeof(err->msg));
+	lc_lex_init(&ps.lx, name, text, len, RTM_TOKEN_MAX - 1, err);
 	ps.cfg = cfg;
 	rv = parse_all(&ps);
 	if (rv == 0 && (cfg->path = lc_arena_strdup(cfg->arena, name)) == NULL)
 		rv = -ENOMEM;
 	if (rv != 0) {
 		if (rv == -ENOMEM)
-			snprintf(err->msg, sizeof(err->msg),
+			lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX,
 			    "%s: out of memory", name);
 		rtm_config_free(cfg);
 		errno = -rv;
@@ -658,7 +658,7 @@ rtm_config_parse(const char *name, const char *text, size_t len,
 }
 
 struct rtm_config *
-rtm_config_load(const char *path, struct rtm_cfgerr *err)
+rtm_config_load(const char *path, struct lc_err *err)
 {
 	struct rtm_config *cfg;
 	struct stat sb;
@@ -669,7 +669,7 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		e = errno;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
+		lc_err_set(err, -e, LC_ERR_NOINDEX, "%s: %s", path,
 		    strerror(e));
 		errno = e;
 		return (NULL);
@@ -677,7 +677,7 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > RTM_CONFIG_MAX_BYTES) {
 		e = S_ISREG(sb.st_mode) ? EFBIG : EINVAL;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
+		lc_err_set(err, -e, LC_ERR_NOINDEX, "%s: %s", path,
 		    e == EFBIG ? "larger than 1 MiB" : "not a regular file");
 		close(fd);
 		errno = e;
@@ -685,7 +685,8 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 	}
 	if ((buf = malloc((size_t)sb.st_size + 1)) == NULL) {
 		close(fd);
-		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "%s: out of memory",
+		    path);
 		errno = ENOMEM;
 		return (NULL);
 	}
@@ -695,7 +696,7 @@ rtm_config_load(const char *path, struct rtm_cfgerr *err)
 			if (errno == EINTR)
 				continue;
 			e = errno;
-			snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
+			lc_err_set(err, -e, LC_ERR_NOINDEX, "%s: %s", path,
 			    strerror(e));
 			free(buf);
 			close(fd);

@@ -124,10 +124,10 @@ struct rtm_spawn {
  * fork + exec. On success stores the child's pid and a pidfd (CLOEXEC) and
  * returns 0. If the exec (or the privilege change before it) fails in the
  * child, returns the child's -errno (the child has been reaped) and writes
- * what failed into err. -errno for fork/pidfd failures.
+ * what failed into err (that code). -errno for fork/pidfd failures.
  */
-int rtm_spawn(const struct rtm_spawn *, pid_t *pid, int *pidfd, char *err,
-    size_t errlen);
+int rtm_spawn(const struct rtm_spawn *, pid_t *pid, int *pidfd,
+    struct lc_err *err);
 
 /* /proc/PID/stat field 22 (start time in clock ticks since boot); 0 if gone. */
 uint64_t rtm_proc_starttime(pid_t);

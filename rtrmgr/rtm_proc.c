@@ -104,21 +104,22 @@ child(int errfd, const struct rtm_spawn *sp)
 }
 
 int
-rtm_spawn(const struct rtm_spawn *sp, pid_t *pidp, int *pidfdp, char *err,
-    size_t errlen)
+rtm_spawn(const struct rtm_spawn *sp, pid_t *pidp, int *pidfdp,
+    struct lc_err *err)
 {
 	struct spawn_err se;
 	int fds[2], pidfd, e;
 	ssize_t n;
 	pid_t pid;
 
+	lc_err_clear(err);
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return (-errno);
 	if ((pid = fork()) < 0) {
 		e = errno;
 		close(fds[0]);
 		close(fds[1]);
-		snprintf(err, errlen, "fork: %s", strerror(e));
+		lc_err_set(err, -e, LC_ERR_NOINDEX, "fork: %s", strerror(e));
 		return (-e);
 	}
 	if (pid == 0)
@@ -138,16 +139,16 @@ rtm_spawn(const struct rtm_spawn *sp, pid_t *pidp, int *pidfdp, char *err,
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		se.what[sizeof(se.what) - 1] = '\0';
-		snprintf(err, errlen, "%s %s: %s", se.what, sp->binary,
-		    strerror(se.err));
-		return (se.err > 0 ? -se.err : -EIO);
+		return (
+		    lc_err_set(err, se.err > 0 ? -se.err : -EIO, LC_ERR_NOINDEX,
+			"%s %s: %s", se.what, sp->binary, strerror(se.err)));
 	}
 	if (pidfd < 0) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		snprintf(err, errlen, "pidfd_open: %s", strerror(e));
-		return (-e);
+		return (lc_err_set(err, -e, LC_ERR_NOINDEX, "pidfd_open: %s",
+		    strerror(e)));
 	}
 	*pidp = pid;
 	*pidfdp = pidfd;

@@ -471,7 +471,8 @@ comp_launch(struct rtm_comp *c)
 	struct rtm *rtm = c->rtm;
 	const struct rtm_comp_cfg *cc = c->cfg;
 	const char *argv[RTM_ARGS_MAX + 8];
-	char gen[24], path[PATH_MAX], err[RTM_ERR_MAX];
+	char gen[24], path[PATH_MAX];
+	struct lc_err err;
 	char env_c[64], env_r[PATH_MAX + 16], env_g[48];
 	const char *envp[4];
 	struct rtm_spawn sp;
@@ -522,14 +523,13 @@ comp_launch(struct rtm_comp *c)
 	sp.ident = (rtm->ident.drop && !cc->priv_root) ? &rtm->ident : NULL;
 	sp.caps = cc->caps;
 	sp.ncaps = cc->ncaps;
-	err[0] = '\0';
-	rv = rtm_spawn(&sp, &pid, &pidfd, err, sizeof(err));
+	rv = rtm_spawn(&sp, &pid, &pidfd, &err);
 	if (outfd >= 0)
 		close(outfd);
 	c->started_at = ev_now(rtm->loop);
 	if (rv != 0) {
-		snprintf(c->last_error, sizeof(c->last_error), "%s", err);
-		lc_log_err("%s: cannot start: %s", cc->name, err);
+		snprintf(c->last_error, sizeof(c->last_error), "%s", err.msg);
+		lc_log_err("%s: cannot start: %s", cc->name, err.msg);
 		state_save(rtm);
 		comp_failure(c, 127, 0);
 		return;

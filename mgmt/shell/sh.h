@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "libcommon/lc_err.h"
+
 /* ---- pipes: "show route | match 198.18 | count" ------------------------ */
 
 #define SH_PIPE_MAX 8
@@ -41,12 +43,12 @@ struct sh_pipeline {
 
 /*
  * Splits line into the command and its pipe stages ('|' inside quotes does
- * not split). 0; -EINVAL with a message in err (an empty command, an
- * unknown stage, a missing or bad regex, too many stages); -ENOMEM.
+ * not split). 0; -EINVAL with err set (an empty command, an unknown
+ * stage, a missing or bad regex, too many stages); -ENOMEM.
  * On error nothing needs freeing.
  */
-int sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
-    size_t errlen);
+int sh_pipeline_parse(const char *line, struct sh_pipeline *out,
+    struct lc_err *err);
 void sh_pipeline_fini(struct sh_pipeline *);
 /* Writes text through the stages to f. JSON text is pretty-printed first
  * when the pipeline asked for JSON (invalid JSON is written as it is). */

@@ -54,8 +54,7 @@ next_word(const char **sp, const char *end, char *buf, size_t buflen)
 }
 
 static int
-stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
-    size_t errlen)
+stage_parse(struct piece p, struct sh_stage *st, bool *json, struct lc_err *err)
 {
 	const char *s = p.s, *end = p.s + p.len;
 	char word[256], re[1024];
@@ -63,7 +62,7 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 
 	memset(st, 0, sizeof(*st));
 	if ((rv = next_word(&s, end, word, sizeof(word))) != 0) {
-		snprintf(err, errlen,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    rv == -ENOENT ?
 			"empty pipe stage: expected match, except, count, json or no-more" :
 			"bad pipe stage");
@@ -73,12 +72,13 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 		st->kind = word[0] == 'm' ? SH_STAGE_MATCH : SH_STAGE_EXCEPT;
 		rv = next_word(&s, end, re, sizeof(re));
 		if (rv == -ENOENT) {
-			snprintf(err, errlen,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "'| %s' needs a regular expression", word);
 			return (-EINVAL);
 		}
 		if (rv != 0) {
-			snprintf(err, errlen, "'| %s': %s", word,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "'| %s': %s",
+			    word,
 			    rv == -EINVAL ? "unterminated quote" :
 					    "expression too long");
 			return (-EINVAL);
@@ -88,7 +88,8 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 			char msg[128];
 
 			regerror(rv, &st->re, msg, sizeof(msg));
-			snprintf(err, errlen, "'| %s %s': %s", word, re, msg);
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "'| %s %s': %s", word, re, msg);
 			return (-EINVAL);
 		}
 		st->has_re = true;
@@ -100,7 +101,7 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 	} else if (strcmp(word, "no-more") == 0) {
 		st->kind = SH_STAGE_NOMORE;
 	} else {
-		snprintf(err, errlen,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "unknown pipe command '%s': expected match, "
 		    "except, count, json or no-more",
 		    word);
@@ -109,7 +110,7 @@ stage_parse(struct piece p, struct sh_stage *st, bool *json, char *err,
 	if (skip_space(s, end) != end) {
 		if (st->has_re)
 			regfree(&st->re);
-		snprintf(err, errlen,
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "unexpected '%.*s' after '| %s' (quote a "
 		    "regular expression that has spaces)",
 		    (int)(end - skip_space(s, end)), skip_space(s, end), word);
@@ -134,8 +135,7 @@ server_stage(struct piece p)
 }
 
 int
-sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
-    size_t errlen)
+sh_pipeline_parse(const char *line, struct sh_pipeline *out, struct lc_err *err)
 {
 	struct piece pieces[SH_PIPE_MAX + 2];
 	unsigned np = 0, first;
@@ -145,7 +145,7 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 
 	memset(out, 0, sizeof(*out));
 	if (line == NULL) {
-		snprintf(err, errlen, "no command");
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "no command");
 		return (-EINVAL);
 	}
 	for (s = start = line;; s++) {
@@ -153,7 +153,8 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 			if (*s == q)
 				q = 0;
 			else if (*s == '\0') {
-				snprintf(err, errlen, "unterminated quote");
+				lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+				    "unterminated quote");
 				return (-EINVAL);
 			}
 			continue;
@@ -164,7 +165,7 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 		}
 		if (*s == '|' || *s == '\0') {
 			if (np == SH_PIPE_MAX + 1) {
-				snprintf(err, errlen,
+				lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 				    "too many pipe stages "
 				    "(at most %d)",
 				    SH_PIPE_MAX);
@@ -195,14 +196,16 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 		start[-1] == '\r'))
 		start--;
 	if (start == s && np > 1) {
-		snprintf(err, errlen, "a pipe needs a command before '|'");
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "a pipe needs a command before '|'");
 		return (-EINVAL);
 	}
 	if ((out->command = strndup(s, (size_t)(start - s))) == NULL)
-		return (-ENOMEM);
+		return (
+		    lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory"));
 	for (unsigned i = first; i < np; i++) {
 		if (server_stage(pieces[i])) {
-			snprintf(err, errlen,
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 			    "'|%.*s' must come right after "
 			    "the command",
 			    (int)pieces[i].len, pieces[i].s);
@@ -210,7 +213,7 @@ sh_pipeline_parse(const char *line, struct sh_pipeline *out, char *err,
 			return (-EINVAL);
 		}
 		if ((rv = stage_parse(pieces[i], &out->stages[out->n],
-			 &out->json, err, errlen)) != 0) {
+			 &out->json, err)) != 0) {
 			sh_pipeline_fini(out);
 			return (rv);
 		}

@@ -194,11 +194,11 @@ sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 {
 	struct sh_pipeline p;
 	struct sh_result res;
-	char msg[512];
+	struct lc_err msg;
 	int rv;
 
-	if (sh_pipeline_parse(line, &p, msg, sizeof(msg)) != 0) {
-		fprintf(err, "error: %s\n", msg);
+	if (sh_pipeline_parse(line, &p, &msg) != 0) {
+		fprintf(err, "error: %s\n", msg.msg);
 		return (1);
 	}
 	if (p.command[0] == '\0') {

@@ -8,7 +8,7 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *c;
 
 	memset(&err, 0, sizeof(err));

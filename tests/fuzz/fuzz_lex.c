@@ -32,13 +32,12 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct lc_lex lx;
-	char err[256];
+	struct lc_err err;
 	unsigned line = 1, col = 1, n;
 	size_t max = size > 0 ? 1 + data[0] % 64 : 8;
 	int rv;
 
-	lc_lex_init(&lx, "fuzz.conf", (const char *)data, size, max, err,
-	    sizeof(err));
+	lc_lex_init(&lx, "fuzz.conf", (const char *)data, size, max, &err);
 	for (;;) {
 		enum lc_tok t = lc_lex_next(&lx);
 
@@ -66,7 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    "a list that did not end on ']'");
 		}
 	}
-	check(strncmp(err, "fuzz.conf:", 10) == 0, "an error without place");
+	check(strncmp(err.msg, "fuzz.conf:", 10) == 0,
+	    "an error without place");
 	check(lc_lex_next(&lx) == LC_TOK_ERR, "an error that did not stick");
 	return (0);
 }

@@ -73,13 +73,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (line = text; line != NULL; line = next) {
 		struct sh_pipeline p;
 		struct lc_buf out;
-		char err[512];
+		struct lc_err perr, xerr;
 		int done = 0, code;
 
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if (sh_pipeline_parse(line, &p, err, sizeof(err)) != 0) {
-			if (err[0] == '\0')
+		if (sh_pipeline_parse(line, &p, &perr) != 0) {
+			if (perr.msg[0] == '\0')
 				abort(); /* every refusal says why */
 			continue;
 		}
@@ -88,15 +88,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		lc_buf_init(&out);
-		code = mgmt_cmd_exec(m, s, p.command, p.json, &out, err,
-		    sizeof(err), later, &done);
+		code = mgmt_cmd_exec(m, s, p.command, p.json, &out, &xerr,
+		    later, &done);
 		/* no component to ask: only a commit's store (a child
 		 * process) can make it wait, and not for long */
 		for (int i = 0; code == MGMT_PENDING && !done && i < 10000; i++)
 			ev_run(loop, EVRUN_ONCE);
 		if (code == MGMT_PENDING && !done)
 			abort(); /* never answered */
-		if (code != MGMT_OK && code != MGMT_PENDING && err[0] == '\0')
+		if (code != MGMT_OK && code != MGMT_PENDING &&
+		    xerr.msg[0] == '\0')
 			abort(); /* every error says why */
 		if (out.len > 0) {
 			FILE *f = fopen("/dev/null", "w");

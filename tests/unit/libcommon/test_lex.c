@@ -13,12 +13,12 @@
 #include "libcommon/lc_lex.h"
 
 static struct lc_lex lx;
-static char err[256];
+static struct lc_err err;
 
 static void
 start(const char *text, size_t max)
 {
-	lc_lex_init(&lx, "t.conf", text, strlen(text), max, err, sizeof(err));
+	lc_lex_init(&lx, "t.conf", text, strlen(text), max, &err);
 }
 
 /* The next token is t at line:col (with text, for words and strings). */
@@ -29,7 +29,7 @@ want(enum lc_tok t, unsigned line, unsigned col, const char *text)
 
 	if (got != t || lx.tok != t)
 		fail_msg("token %d at %u:%u, want %d (%s)", got, lx.line,
-		    lx.col, t, err);
+		    lx.col, t, err.msg);
 	assert_int_equal(lx.line, line);
 	assert_int_equal(lx.col, col);
 	if (text != NULL) {
@@ -42,12 +42,12 @@ want(enum lc_tok t, unsigned line, unsigned col, const char *text)
 static void
 bad(const char *text, size_t len, const char *msg)
 {
-	lc_lex_init(&lx, "t.conf", text, len, 256, err, sizeof(err));
+	lc_lex_init(&lx, "t.conf", text, len, 256, &err);
 	while (lc_lex_next(&lx) != LC_TOK_ERR)
 		if (lx.tok == LC_TOK_EOF)
 			fail_msg("lexed: %s", text);
-	if (strcmp(err, msg) != 0)
-		fail_msg("for %s\n got: %s\nwant: %s", text, err, msg);
+	if (strcmp(err.msg, msg) != 0)
+		fail_msg("for %s\n got: %s\nwant: %s", text, err.msg, msg);
 	/* an error sticks */
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_ERR);
 }
@@ -80,7 +80,7 @@ test_tokens(void **state)
 
 	start("", 256);
 	want(LC_TOK_EOF, 1, 1, NULL);
-	assert_string_equal(err, "");
+	assert_string_equal(err.msg, "");
 }
 
 static void
@@ -174,21 +174,19 @@ test_lengths_max(void **state)
 	static char text[LC_LEX_TEXT_MAX + 8];
 
 	(void)state;
-	lc_lex_init(&lx, "t.conf", "wwwwwwwww", 9, 8, err, sizeof(err));
+	lc_lex_init(&lx, "t.conf", "wwwwwwwww", 9, 8, &err);
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_ERR);
-	assert_string_equal(err, "t.conf:1:1: word longer than 8 bytes");
-	lc_lex_init(&lx, "t.conf", " \"123456789\"", 12, 8, err, sizeof(err));
+	assert_string_equal(err.msg, "t.conf:1:1: word longer than 8 bytes");
+	lc_lex_init(&lx, "t.conf", " \"123456789\"", 12, 8, &err);
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_ERR);
-	assert_string_equal(err, "t.conf:1:2: string longer than 8 bytes");
+	assert_string_equal(err.msg, "t.conf:1:2: string longer than 8 bytes");
 	/* the ceiling is LC_LEX_TEXT_MAX, whatever is asked */
 	memset(text, 'w', LC_LEX_TEXT_MAX);
-	lc_lex_init(&lx, "t.conf", text, LC_LEX_TEXT_MAX, 100000, err,
-	    sizeof(err));
+	lc_lex_init(&lx, "t.conf", text, LC_LEX_TEXT_MAX, 100000, &err);
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_WORD);
 	assert_int_equal(lx.len, LC_LEX_TEXT_MAX);
 	text[LC_LEX_TEXT_MAX] = 'w';
-	lc_lex_init(&lx, "t.conf", text, LC_LEX_TEXT_MAX + 1, 100000, err,
-	    sizeof(err));
+	lc_lex_init(&lx, "t.conf", text, LC_LEX_TEXT_MAX + 1, 100000, &err);
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_ERR);
 }
 
@@ -234,31 +232,31 @@ test_lists(void **state)
 	assert_int_equal(lx.col, 13); /* the ']' */
 
 	assert_int_equal(list("[ ]", out), -EINVAL);
-	assert_string_equal(err, "t.conf:1:1: empty [ ]");
+	assert_string_equal(err.msg, "t.conf:1:1: empty [ ]");
 	assert_int_equal(list("[ a b c d ]", out), -EINVAL);
-	assert_string_equal(err, "t.conf:1:9: more than 3 values in [ ]");
+	assert_string_equal(err.msg, "t.conf:1:9: more than 3 values in [ ]");
 	assert_int_equal(list("  [ a;", out), -EINVAL);
-	assert_string_equal(err,
+	assert_string_equal(err.msg,
 	    "t.conf:1:6: expected ']' (list opened at line 1, column 3), got "
 	    "';'");
 	assert_int_equal(list("[ a", out), -EINVAL);
-	assert_string_equal(err,
+	assert_string_equal(err.msg,
 	    "t.conf:1:4: expected ']' (list opened at line 1, column 1), got "
 	    "end of input");
 	/* lists do not nest */
 	assert_int_equal(list("[ a [ b ] ]", out), -EINVAL);
-	assert_string_equal(err,
+	assert_string_equal(err.msg,
 	    "t.conf:1:5: expected ']' (list opened at line 1, column 1), got "
 	    "'['");
 	assert_int_equal(list("[ a { ]", out), -EINVAL);
-	assert_string_equal(err,
+	assert_string_equal(err.msg,
 	    "t.conf:1:5: expected ']' (list opened at line 1, column 1), got "
 	    "'{'");
 	/* a lexical error inside, and the callback's own */
 	assert_int_equal(list("[ a \"b ]", out), -EINVAL);
-	assert_string_equal(err, "t.conf:1:5: unterminated string");
+	assert_string_equal(err.msg, "t.conf:1:5: unterminated string");
 	assert_int_equal(list("[ a fail ]", out), -EINVAL);
-	assert_string_equal(err, "t.conf:1:5: no 'fail' here");
+	assert_string_equal(err.msg, "t.conf:1:5: no 'fail' here");
 }
 
 /* Blocks and lists inside blocks: the lexer keeps no depth, every token
@@ -292,10 +290,10 @@ test_error_first_wins(void **state)
 	start("a", 256);
 	assert_int_equal(lc_lex_error(&lx, 3, 4, "first %d", 1), -EINVAL);
 	assert_int_equal(lc_lex_error(&lx, 5, 6, "second"), -EINVAL);
-	assert_string_equal(err, "t.conf:3:4: first 1");
+	assert_string_equal(err.msg, "t.conf:3:4: first 1");
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_ERR);
 	/* no buffer: still fails, writes nothing */
-	lc_lex_init(&lx, "t.conf", "\"", 1, 256, NULL, 0);
+	lc_lex_init(&lx, "t.conf", "\"", 1, 256, NULL);
 	assert_int_equal(lc_lex_next(&lx), LC_TOK_ERR);
 	assert_string_equal(lc_lex_tok_name(LC_TOK_EOF), "end of input");
 	assert_string_equal(lc_lex_tok_name(LC_TOK_STRING), "a string");

@@ -347,12 +347,14 @@ run_as(struct mgmt *m, struct mgmt_session *s, const char *line, bool json,
     struct answer *a)
 {
 	struct lc_buf out;
+	struct lc_err err;
 	int code;
 
 	memset(a, 0, sizeof(*a));
 	lc_buf_init(&out);
-	code = mgmt_cmd_exec(m, s, line, json, &out, a->err, sizeof(a->err),
-	    later, a);
+	code = mgmt_cmd_exec(m, s, line, json, &out, &err, later, a);
+	if (code != MGMT_PENDING)
+		snprintf(a->err, sizeof(a->err), "%s", err.msg);
 	if (code == MGMT_PENDING) {
 		assert_true(run_until(&a->done, NULL, 0));
 		code = a->code;
@@ -568,6 +570,7 @@ test_connect_during_commit(void **state)
 	struct mgmt *m;
 	struct answer a, c;
 	struct lc_buf out;
+	struct lc_err cerr;
 	int code;
 
 	(void)state;
@@ -593,8 +596,7 @@ test_connect_during_commit(void **state)
 	ffwd.hold = true;
 	memset(&c, 0, sizeof(c));
 	lc_buf_init(&out);
-	code = mgmt_cmd_exec(m, s, "commit", false, &out, c.err, sizeof(c.err),
-	    later, &c);
+	code = mgmt_cmd_exec(m, s, "commit", false, &out, &cerr, later, &c);
 	lc_buf_fini(&out);
 	assert_int_equal(code, MGMT_PENDING);
 	assert_true(run_until(NULL, &ffwd.if_batches, 2));

@@ -16,7 +16,7 @@
 #include "rtrmgr/rtm_int.h"
 
 static struct rtm_config *
-parse(const char *text, struct rtm_cfgerr *err)
+parse(const char *text, struct lc_err *err)
 {
 	return (rtm_config_parse("t.conf", text, strlen(text), err));
 }
@@ -51,7 +51,7 @@ test_full(void **state)
 	    "  stop-grace 2s;\n"
 	    "}\n"
 	    "component dev { binary /bin/true; privileges root; }\n";
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 
 	(void)state;
@@ -100,7 +100,7 @@ test_full(void **state)
 static void
 test_defaults(void **state)
 {
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 
 	(void)state;
@@ -226,7 +226,7 @@ test_errors(void **state)
 		"t.conf:1:1: ",
 		"health-timeout (2000ms) is above health-interval (1000ms)"},
 	};
-	struct rtm_cfgerr err;
+	struct lc_err err;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -291,7 +291,7 @@ test_comments_lists(void **state)
 	    {"] x;",
 		"t.conf:1:1: expected a setting or 'component', found ']'"},
 	};
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 
 	(void)state;
@@ -336,7 +336,7 @@ static void
 test_too_many_components(void **state)
 {
 	char text[4096] = "";
-	struct rtm_cfgerr err;
+	struct lc_err err;
 
 	(void)state;
 	for (int i = 0; i <= RTM_COMP_MAX; i++) {
@@ -355,7 +355,7 @@ static void
 test_load(void **state)
 {
 	char path[] = "/tmp/test_rtm_config.XXXXXX";
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 	FILE *f;
 	int fd;
@@ -389,7 +389,7 @@ test_load(void **state)
 static void
 test_shipped_config(void **state)
 {
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 
 	(void)state;

@@ -120,7 +120,7 @@ setup(void **state)
 	struct h *h = calloc(1, sizeof(*h));
 	struct ipc_client_cbs cbs = {.on_event = on_event};
 	struct ipc_opts o = {.component = "test"};
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 	char text[1024];
 
@@ -362,7 +362,7 @@ test_shutdown_over_ipc(void **state)
 static void
 test_hung_loop(void **state)
 {
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 	struct rtm_comp_info ci;
 	struct ev_loop *loop;

@@ -93,7 +93,7 @@ static struct rtm *
 make_rtm(struct h *h, const char *user)
 {
 	char text[1024];
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 
 	snprintf(text, sizeof(text),

@@ -122,7 +122,7 @@ static struct rtm *
 h_rtm(struct h *h, const char *global, const char *const *comps)
 {
 	char text[4096], *p = text;
-	struct rtm_cfgerr err;
+	struct lc_err err;
 	struct rtm_config *cfg;
 	struct rtm *rtm;
 

@@ -16,11 +16,12 @@ static char *
 filter(const char *line, const char *text)
 {
 	struct sh_pipeline p;
-	char err[256], *buf = NULL;
+	struct lc_err err;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	assert_int_equal(sh_pipeline_parse(line, &p, err, sizeof(err)), 0);
+	assert_int_equal(sh_pipeline_parse(line, &p, &err), 0);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	sh_pipeline_output(&p, text, f);
@@ -33,18 +34,16 @@ static void
 test_split(void **state)
 {
 	struct sh_pipeline p;
-	char err[256];
+	struct lc_err err;
 
-	assert_int_equal(sh_pipeline_parse("  show route  ", &p, err,
-			     sizeof(err)),
-	    0);
+	assert_int_equal(sh_pipeline_parse("  show route  ", &p, &err), 0);
 	assert_string_equal(p.command, "show route");
 	assert_int_equal(p.n, 0);
 	assert_false(p.json);
 	sh_pipeline_fini(&p);
 
 	assert_int_equal(sh_pipeline_parse("show route | match 198.18 | count",
-			     &p, err, sizeof(err)),
+			     &p, &err),
 	    0);
 	assert_string_equal(p.command, "show route");
 	assert_int_equal(p.n, 2);
@@ -54,8 +53,7 @@ test_split(void **state)
 
 	/* a '|' inside quotes belongs to the command */
 	assert_int_equal(
-	    sh_pipeline_parse("set system host-name \"a|b\" | json", &p, err,
-		sizeof(err)),
+	    sh_pipeline_parse("set system host-name \"a|b\" | json", &p, &err),
 	    0);
 	assert_string_equal(p.command, "set system host-name \"a|b\"");
 	assert_true(p.json);
@@ -63,27 +61,27 @@ test_split(void **state)
 
 	/* a quoted regex with a blank and a '|' in it */
 	assert_int_equal(sh_pipeline_parse("show x | match \"up|down now\"", &p,
-			     err, sizeof(err)),
+			     &err),
 	    0);
 	assert_int_equal(p.n, 1);
 	sh_pipeline_fini(&p);
 
 	/* mgmt's own stages stay in the command; local ones follow */
 	assert_int_equal(sh_pipeline_parse("show | compare | match route", &p,
-			     err, sizeof(err)),
+			     &err),
 	    0);
 	assert_string_equal(p.command, "show | compare");
 	assert_int_equal(p.n, 1);
 	assert_int_equal(p.stages[0].kind, SH_STAGE_MATCH);
 	sh_pipeline_fini(&p);
 	assert_int_equal(sh_pipeline_parse("show configuration | display set",
-			     &p, err, sizeof(err)),
+			     &p, &err),
 	    0);
 	assert_string_equal(p.command, "show configuration | display set");
 	assert_int_equal(p.n, 0);
 	sh_pipeline_fini(&p);
 
-	assert_int_equal(sh_pipeline_parse("", &p, err, sizeof(err)), 0);
+	assert_int_equal(sh_pipeline_parse("", &p, &err), 0);
 	assert_string_equal(p.command, "");
 	sh_pipeline_fini(&p);
 }
@@ -92,12 +90,11 @@ static void
 expect_error(const char *line, const char *msg)
 {
 	struct sh_pipeline p;
-	char err[256] = "";
+	struct lc_err err;
 
-	assert_int_equal(sh_pipeline_parse(line, &p, err, sizeof(err)),
-	    -EINVAL);
-	if (strstr(err, msg) == NULL)
-		fail_msg("'%s': error '%s' lacks '%s'", line, err, msg);
+	assert_int_equal(sh_pipeline_parse(line, &p, &err), -EINVAL);
+	if (strstr(err.msg, msg) == NULL)
+		fail_msg("'%s': error '%s' lacks '%s'", line, err.msg, msg);
 }
 
 static void
