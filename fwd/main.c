@@ -17,30 +17,26 @@ static const char *const xdp_tx_modes[] = {"run", "ring", "auto", NULL};
 
 /* --cpus=LIST: one CPU per worker, each online and ours to use. */
 static int
-opt_cpus(const char *v, void *dst, char *err, size_t errsz)
+opt_cpus(const char *v, void *dst, struct lc_err *err)
 {
 	struct fwd_d_conf *c = dst;
-	struct lc_err e;
 	int rv;
 
 	if ((rv = fwd_cpus_parse(v, c->cpus, FWD_D_WORKERS_MAX, &c->ncpus,
-		 &e)) != 0 ||
-	    (rv = fwd_cpus_check(c->cpus, c->ncpus, &e)) != 0)
-		snprintf(err, errsz, "%s", e.msg); /* lc_opt's own buffer */
-	return (rv);
+		 err)) != 0)
+		return (rv);
+	return (fwd_cpus_check(c->cpus, c->ncpus, err));
 }
 
 /* --arp-reachable-ms=N: 100..3600000, or 0 for fwd_arp's default. */
 static int
-opt_reachable(const char *v, void *dst, char *err, size_t errsz)
+opt_reachable(const char *v, void *dst, struct lc_err *err)
 {
 	unsigned ms;
 
-	if (lc_opt_uint(v, 0, 3600000, &ms, err, errsz) != 0 ||
-	    (ms != 0 && ms < 100)) {
-		snprintf(err, errsz, "'%s' is not a number in 100..3600000", v);
-		return (-EINVAL);
-	}
+	if (lc_opt_uint(v, 0, 3600000, &ms, err) != 0 || (ms != 0 && ms < 100))
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "'%s' is not a number in 100..3600000", v));
 	*(unsigned *)dst = ms;
 	return (0);
 }

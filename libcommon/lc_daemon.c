@@ -89,8 +89,8 @@ bad_usage(const char *prog, const char *what, const char *arg)
 }
 
 int
-lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out, char *err,
-    size_t errsz)
+lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out,
+    struct lc_err *err)
 {
 	char *end;
 	unsigned long x;
@@ -99,9 +99,8 @@ lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out, char *err,
 	x = strtoul(v, &end, 10);
 	if (*v < '0' || *v > '9' || errno != 0 || *end != '\0' || x < min ||
 	    x > max) {
-		snprintf(err, errsz, "'%s' is not a number in %u..%u", v, min,
-		    max);
-		return (-EINVAL);
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "'%s' is not a number in %u..%u", v, min, max));
 	}
 	*out = (unsigned)x;
 	return (0);
@@ -120,7 +119,8 @@ opt_find(const struct lc_opt *o, const char *arg)
 static int
 opt_store(const char *prog, const struct lc_opt *o, const char *v)
 {
-	char err[256] = "";
+	struct lc_err e = {0};
+	char *err = e.msg;
 	size_t n;
 	int i;
 
@@ -133,8 +133,7 @@ opt_store(const char *prog, const struct lc_opt *o, const char *v)
 		*(const char **)o->dst = v;
 		return (0);
 	case LC_OPT_UINT:
-		if (lc_opt_uint(v, o->min, o->max, o->dst, err, sizeof(err)) ==
-		    0)
+		if (lc_opt_uint(v, o->min, o->max, o->dst, &e) == 0)
 			return (0);
 		break;
 	case LC_OPT_CHOICE:
@@ -144,16 +143,17 @@ opt_store(const char *prog, const struct lc_opt *o, const char *v)
 				return (0);
 			}
 		/* "'x' is not run, ring or auto" */
-		n = (size_t)snprintf(err, sizeof(err), "'%.64s' is not", v);
-		for (i = 0; o->choices[i] != NULL && n < sizeof(err); i++)
-			n += (size_t)snprintf(err + n, sizeof(err) - n, "%s%s",
+		n = (size_t)snprintf(err, sizeof(e.msg), "'%.64s' is not", v);
+		for (i = 0; o->choices[i] != NULL && n < sizeof(e.msg); i++)
+			n += (size_t)snprintf(err + n, sizeof(e.msg) - n,
+			    "%s%s",
 			    i == 0			  ? " " :
 				o->choices[i + 1] == NULL ? " or " :
 							    ", ",
 			    o->choices[i]);
 		break;
 	case LC_OPT_FN:
-		if (o->fn(v, o->dst, err, sizeof(err)) == 0)
+		if (o->fn(v, o->dst, &e) == 0)
 			return (0);
 		break;
 	}

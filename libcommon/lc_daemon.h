@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 
 #define TERN_VERSION	    "0.1.0"
@@ -38,7 +39,7 @@ struct lc_opt {
 	const char *const *choices; /* LC_OPT_CHOICE, NULL-terminated */
 	/* LC_OPT_FN: 0, or -EINVAL with the reason in err (without the
 	 * option's name: "'x' is not a CPU list") */
-	int (*fn)(const char *v, void *dst, char *err, size_t errsz);
+	int (*fn)(const char *v, void *dst, struct lc_err *err);
 };
 
 /* Table rows, one line each (help last: it is the long one). */
@@ -147,7 +148,7 @@ int lc_opt_take(int argc, char **argv, int *i, const char *prog,
 void lc_opt_usage(FILE *, const struct lc_opt *opts);
 /* A decimal min..max for an LC_OPT_FN: 0, or -EINVAL with err set. */
 int lc_opt_uint(const char *v, unsigned min, unsigned max, unsigned *out,
-    char *err, size_t errsz);
+    struct lc_err *err);
 /* Frees what lc_daemon_parse() allocated; safe after any of its returns. */
 void lc_daemon_opts_fini(struct lc_daemon_opts *);
 void lc_daemon_usage(FILE *, const struct lc_daemon_info *);

@@ -15,12 +15,12 @@ static struct rib_conf conf;
 
 /* A time in ms where rib_d takes 0 for its default: a given 0 is 1 ms. */
 static int
-opt_ms(const char *v, void *dst, char *err, size_t errsz)
+opt_ms(const char *v, void *dst, struct lc_err *err)
 {
 	unsigned *ms = dst;
 	int rv;
 
-	if ((rv = lc_opt_uint(v, 0, ~0u, ms, err, errsz)) == 0 && *ms == 0)
+	if ((rv = lc_opt_uint(v, 0, ~0u, ms, err)) == 0 && *ms == 0)
 		*ms = 1;
 	return (rv);
 }

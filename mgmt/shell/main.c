@@ -15,13 +15,12 @@ static unsigned ncmds, timeout_ms = 30000;
 
 /* -c COMMAND, in order. */
 static int
-opt_cmd(const char *v, void *dst, char *err, size_t errsz)
+opt_cmd(const char *v, void *dst, struct lc_err *err)
 {
 	(void)dst;
 	if (ncmds == CMDS_MAX) {
-		snprintf(err, errsz, "too many commands (at most %d)",
-		    CMDS_MAX);
-		return (-EINVAL);
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "too many commands (at most %d)", CMDS_MAX));
 	}
 	cmds[ncmds++] = v;
 	return (0);

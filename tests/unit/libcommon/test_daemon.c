@@ -200,15 +200,15 @@ static struct {
 static const char *const modes[] = {"run", "ring", "auto", NULL};
 
 static int
-even(const char *v, void *dst, char *err, size_t errsz)
+even(const char *v, void *dst, struct lc_err *err)
 {
 	unsigned x;
 
-	if (lc_opt_uint(v, 0, 100, &x, err, errsz) != 0)
+	if (lc_opt_uint(v, 0, 100, &x, err) != 0)
 		return (-EINVAL);
 	if (x % 2 != 0) {
-		snprintf(err, errsz, "'%s' is odd", v);
-		return (-EINVAL);
+		return (
+		    lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "'%s' is odd", v));
 	}
 	*(unsigned *)dst = x;
 	return (0);
