@@ -58,8 +58,9 @@ enum mgmt_code {
 /* A command that finishes later (commit waits for the components). s is
  * NULL when the session ended meanwhile. */
 #define MGMT_PENDING 1000
+/* err: code 0 and "" on success, else the reason (never NULL). */
 typedef void mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
-    int code, const char *text, const char *err);
+    int code, const char *text, const struct lc_err *err);
 
 /*
  * Runs one command line (no shell pipes, but "show | compare" and

@@ -361,9 +361,13 @@ commit_done(void *arg, int rv, const struct lc_err *err)
 	}
 	if (w->prev != NULL)
 		mgmt_conf_free(w->prev);
-	w->later(w->arg, w->m, mgmt_session_find(w->m, w->sid),
-	    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text,
-	    rv == 0 ? "" : err->msg);
+	{
+		struct lc_err none = {0};
+
+		w->later(w->arg, w->m, mgmt_session_find(w->m, w->sid),
+		    rv == 0 ? MGMT_OK : MGMT_E_COMMIT_FAILED, text,
+		    rv == 0 ? &none : err);
+	}
 	free(w);
 }
 

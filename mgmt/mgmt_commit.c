@@ -87,8 +87,8 @@ store_child_done(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct mgmt *m = w->data;
 	struct mgmt_conf *conf = m->store_conf;
-	void (*done)(void *, int, const char *) = m->store_done;
-	char err[512] = "";
+	mgmt_commit_done_fn *done = m->store_done;
+	struct lc_err err = {0};
 	int rv = -EIO, st;
 
 	if (read(w->fd, &rv, sizeof(rv)) != (ssize_t)sizeof(rv))
@@ -103,15 +103,16 @@ store_child_done(struct ev_loop *loop, ev_io *w, int revents)
 	if (rv == 0)
 		make_running(m, conf);
 	else
-		snprintf(err, sizeof(err), "commit failed: writing %s: %s",
-		    m->store_dir, strerror(-rv));
+		lc_err_set(&err, rv, LC_ERR_NOINDEX,
+		    "commit failed: writing %s: %s", m->store_dir,
+		    strerror(-rv));
 	mgmt_conf_free(conf);
-	done(m->store_arg, rv, err);
+	done(m->store_arg, rv, &err);
 }
 
 int
 mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
-    void (*done)(void *, int, const char *), void *arg)
+    mgmt_commit_done_fn *done, void *arg)
 {
 	int fds[2], rv;
 	pid_t pid;

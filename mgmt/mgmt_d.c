@@ -149,9 +149,9 @@ h_session_close(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 static void
 execute_later(void *arg, struct mgmt *m, struct mgmt_session *s, int code,
-    const char *text, const char *err)
+    const char *text, const struct lc_err *err)
 {
-	reply_code(arg, m, s, code, text, err);
+	reply_code(arg, m, s, code, text, err->msg);
 }
 
 static void

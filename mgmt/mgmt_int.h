@@ -46,7 +46,7 @@ struct mgmt {
 	/* a store child still compressing older commits after it reported */
 	pid_t gz_pid;
 	struct mgmt_conf *store_conf;
-	void (*store_done)(void *, int, const char *);
+	mgmt_commit_done_fn *store_done;
 	void *store_arg;
 };
 
@@ -130,7 +130,7 @@ int mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf,
  * started; -errno when no child could be made (call mgmt_commit_local).
  */
 int mgmt_commit_store(struct mgmt *, const struct mgmt_conf *conf,
-    void (*done)(void *, int, const char *), void *arg);
+    mgmt_commit_done_fn *done, void *arg);
 /* commit confirmed: remember prev, roll back to it after minutes. */
 void mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
     unsigned minutes);

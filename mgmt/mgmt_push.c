@@ -496,13 +496,13 @@ out:
 static void txn_finish(struct mgmt_txn *t);
 
 static void
-txn_stored(void *arg, int rv, const char *err)
+txn_stored(void *arg, int rv, const struct lc_err *err)
 {
 	struct mgmt_txn *t = arg;
 
 	t->store_rv = rv;
 	if (rv != 0)
-		snprintf(t->err, sizeof(t->err), "%s", err);
+		snprintf(t->err, sizeof(t->err), "%s", err->msg);
 	txn_finish(t);
 }
 

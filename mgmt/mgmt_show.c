@@ -51,7 +51,7 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 	struct show_wait *w = arg;
 	struct lc_buf out;
 	json_object *jo = NULL;
-	char err[512] = "";
+	struct lc_err err = {0};
 	int code = MGMT_OK;
 
 	lc_buf_init(&out);
@@ -68,13 +68,14 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 	} else {
 		code = status == IPC_DENIED ? MGMT_E_DENIED :
 					      MGMT_E_UNAVAILABLE;
-		snprintf(err, sizeof(err), "%s: %s%s%s",
-		    mgmt_peer_name(w->peer), ipc_status_str(status),
-		    ierr->msg[0] ? ": " : "", ierr->msg);
+		lc_err_set(&err, ierr->code != 0 ? ierr->code : -EIO,
+		    LC_ERR_NOINDEX, "%s: %s%s%s", mgmt_peer_name(w->peer),
+		    ipc_status_str(status), ierr->msg[0] ? ": " : "",
+		    ierr->msg);
 	}
 	lc_buf_append(&out, "", 1);
 	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
-	    code, (char *)lc_buf_head(&out), err);
+	    code, (char *)lc_buf_head(&out), &err);
 	lc_buf_fini(&out);
 	free(w);
 }
@@ -907,6 +908,8 @@ stats_out(struct ipc_wait *w, const char *conn, const struct ipc_stats *st,
 static void
 ipc_wait_done(struct ipc_wait *w)
 {
+	struct lc_err none = {0};
+
 	if (--w->pending > 0)
 		return;
 	if (w->jo != NULL) {
@@ -917,7 +920,7 @@ ipc_wait_done(struct ipc_wait *w)
 	}
 	lc_buf_append(&w->text, "", 1);
 	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
-	    MGMT_OK, (char *)lc_buf_head(&w->text), "");
+	    MGMT_OK, (char *)lc_buf_head(&w->text), &none);
 	lc_buf_fini(&w->text);
 	free(w);
 }

@@ -79,7 +79,7 @@ int
 main(int argc, char **argv)
 {
 	struct sh_session *s;
-	char err[1024];
+	struct lc_err err = {0};
 	int rv = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -103,9 +103,8 @@ main(int argc, char **argv)
 		}
 	}
 
-	if ((s = sh_session_new(rundir, timeout_ms, err, sizeof(err))) ==
-	    NULL) {
-		fprintf(stderr, "ternsh: %s\n", err);
+	if ((s = sh_session_new(rundir, timeout_ms, &err)) == NULL) {
+		fprintf(stderr, "ternsh: %s\n", err.msg);
 		return (1);
 	}
 	if (ncmds > 0) {

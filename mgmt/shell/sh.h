@@ -74,7 +74,7 @@ struct sh_result {
  * read-only one. NULL with a reason in err when mgmt cannot be reached.
  */
 struct sh_session *sh_session_new(const char *rundir, unsigned timeout_ms,
-    char *err, size_t errlen);
+    struct lc_err *err);
 void sh_session_free(struct sh_session *);
 bool sh_session_read_only(const struct sh_session *);
 /* Runs one command line (no pipes) in text or JSON. 0 with *res filled,

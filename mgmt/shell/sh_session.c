@@ -40,8 +40,7 @@ user_name(void)
 }
 
 struct sh_session *
-sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
-    size_t errlen)
+sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 {
 	struct sh_session *s;
 	struct ipc_opts opts = {0};
@@ -51,7 +50,7 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	int st;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
 		return (NULL);
 	}
 	s->timeout_ms = timeout_ms;
@@ -61,7 +60,7 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	/* The admin socket when we may write it; else read-only access. */
 	snprintf(path, sizeof(path), "%s/mgmt.sock", opts.rundir);
 	if (access(path, F_OK) != 0 && errno == ENOENT) {
-		snprintf(err, errlen,
+		lc_err_set(err, -ENOENT, LC_ERR_NOINDEX,
 		    "no tern-mgmt socket at %s (is the router "
 		    "running? start it with 'make run' or tern-rtrmgr; set "
 		    "--rundir or TERN_RUNDIR if it uses another directory)",
@@ -74,7 +73,7 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	    (s->arena = lc_arena_new(0)) == NULL ||
 	    (s->client = ipc_client_new(s->loop, &ipc_svc_mgmt, &opts,
 		 s->read_only)) == NULL) {
-		snprintf(err, errlen,
+		lc_err_set(err, -errno, LC_ERR_NOINDEX,
 		    "cannot set up a connection to tern-mgmt "
 		    "in %s: %s",
 		    opts.rundir, strerror(errno));
@@ -86,7 +85,8 @@ sh_session_new(const char *rundir, unsigned timeout_ms, char *err,
 	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
 	    timeout_ms, s->arena, &rep, &s->ierr);
 	if (st != IPC_OK) {
-		snprintf(err, errlen,
+		lc_err_set(err, s->ierr.code != 0 ? s->ierr.code : -EIO,
+		    LC_ERR_NOINDEX,
 		    "cannot reach tern-mgmt at %s/mgmt%s.sock: "
 		    "%s%s%s (is the router running? start it with 'make run' or "
 		    "tern-rtrmgr)",

@@ -332,14 +332,14 @@ struct answer {
 
 static void
 later(void *arg, struct mgmt *m, struct mgmt_session *s, int code,
-    const char *text, const char *err)
+    const char *text, const struct lc_err *err)
 {
 	struct answer *a = arg;
 
 	a->done = true;
 	a->code = code;
 	snprintf(a->text, sizeof(a->text), "%s", text);
-	snprintf(a->err, sizeof(a->err), "%s", err);
+	snprintf(a->err, sizeof(a->err), "%s", err->msg);
 }
 
 static int
