@@ -28,7 +28,7 @@ remove_store(void)
 
 static void
 later(void *arg, struct mgmt *mm, struct mgmt_session *ss, int code,
-    const char *text, const char *err)
+    const char *text, const struct lc_err *err)
 {
 	*(int *)arg = 1;
 }
