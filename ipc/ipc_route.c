@@ -8,6 +8,7 @@
 
 #include "ipc/ipc_int.h"
 #include "ipc/ipc_route.h"
+#include "libcommon/lc_buf.h"
 
 #define P4 IPC_ROUTE_PACKED4
 #define P6 IPC_ROUTE_PACKED6
@@ -21,16 +22,16 @@ ipc_route_grow(struct lc_arena *ar, void **p, size_t *cap, size_t need,
 	size_t nc = *cap ? *cap : 64;
 	void *np;
 
+	if (ar == NULL)
+		return (lc_array_grow(p, cap, need, elem));
 	if (need <= *cap)
 		return (0);
 	while (nc < need)
 		nc *= 2;
-	if (ar == NULL)
-		np = realloc(*p, nc * elem);
-	else if ((np = lc_arena_alloc(ar, nc * elem)) != NULL && *cap != 0)
-		memcpy(np, *p, *cap * elem);
-	if (np == NULL)
+	if ((np = lc_arena_alloc(ar, nc * elem)) == NULL)
 		return (-ENOMEM);
+	if (*cap != 0)
+		memcpy(np, *p, *cap * elem);
 	*p = np;
 	*cap = nc;
 	return (0);

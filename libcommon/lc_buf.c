@@ -153,3 +153,22 @@ lc_buf_reset(struct lc_buf *b)
 {
 	b->len = b->off = 0;
 }
+
+int
+lc_array_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return (0);
+	if (elem == 0 || need > SIZE_MAX / 2 / elem)
+		return (-ENOMEM); /* nc * elem would overflow */
+	while (nc < need)
+		nc *= 2;
+	if ((np = realloc(*p, nc * elem)) == NULL)
+		return (-ENOMEM);
+	*p = np;
+	*cap = nc;
+	return (0);
+}

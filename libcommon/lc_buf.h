@@ -55,4 +55,11 @@ lc_buf_head(const struct lc_buf *b)
 	return (b->data != NULL ? b->data + b->off : NULL);
 }
 
+/*
+ * Makes room for need elements of elem bytes in the malloc'ed array *p of
+ * *cap elements (doubling from 64; contents kept). 0, or -ENOMEM with *p
+ * and *cap unchanged.
+ */
+int lc_array_grow(void **p, size_t *cap, size_t need, size_t elem);
+
 #endif /* LC_BUF_H */

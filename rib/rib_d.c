@@ -8,23 +8,6 @@
 
 #include "rib_d_int.h"
 
-int
-rib_d_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return (0);
-	while (nc < need)
-		nc *= 2;
-	if ((np = realloc(*p, nc * elem)) == NULL)
-		return (-ENOMEM);
-	*p = np;
-	*cap = nc;
-	return (0);
-}
-
 void
 rib_d_set_state(struct rib_d *d)
 {

@@ -7,6 +7,7 @@
 
 #include "ipc/ipc.h"
 #include "ipc/ipc_route.h"
+#include "libcommon/lc_buf.h"
 #include "libcommon/lc_loop.h"
 
 #include "rib_d.h"
@@ -115,8 +116,6 @@ struct rib_d {
 	struct rd_call *calls;	  /* free FIB call contexts */
 };
 
-/* rib_d.c */
-int rib_d_grow(void **p, size_t *cap, size_t need, size_t elem);
 /* The lifecycle STATUS state from the fwd session and the static resync. */
 void rib_d_set_state(struct rib_d *);
 

@@ -73,7 +73,7 @@ conn_update(struct rib_d *d)
 
 	for (size_t k = 0; k < d->nifs; k++)
 		for (unsigned a = 0; a < d->ifs[k].naddr; a++) {
-			if (rib_d_grow((void **)&nw, &cap, n + 1,
+			if (lc_array_grow((void **)&nw, &cap, n + 1,
 				sizeof(*nw)) != 0)
 				goto nomem;
 			nw[n].pfx = d->ifs[k].addr[a];
@@ -89,9 +89,10 @@ conn_update(struct rib_d *d)
 				nw[w++] = nw[k];
 		n = w;
 	}
-	if (rib_d_grow((void **)&d->upd, &d->capupd, n + d->nconn + 1,
+	if (lc_array_grow((void **)&d->upd, &d->capupd, n + d->nconn + 1,
 		sizeof(*d->upd)) != 0 ||
-	    rib_d_grow((void **)&d->nh, &d->capnh, n + 1, sizeof(*d->nh)) != 0)
+	    lc_array_grow((void **)&d->nh, &d->capnh, n + 1, sizeof(*d->nh)) !=
+		0)
 		goto nomem;
 	while (i < n || j < d->nconn) {
 		struct rd_conn *p = i < n ? &nw[i] : &d->conn[j];
@@ -204,7 +205,7 @@ if_apply(struct rib_d *d, const Fwd__Interface *fi, bool deleted)
 		return;
 	}
 	if (f == NULL) {
-		if (rib_d_grow((void **)&d->ifs, &d->capifs, d->nifs + 1,
+		if (lc_array_grow((void **)&d->ifs, &d->capifs, d->nifs + 1,
 			sizeof(*d->ifs)) != 0) {
 			lc_log_warnx("out of memory for interface %u",
 			    fi->ifindex);

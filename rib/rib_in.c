@@ -181,7 +181,7 @@ named_keep(struct rib_d *d, const struct rib_route_upd *u,
 	struct rd_named *n;
 
 	named_forget(d, &u->pfx);
-	if (rib_d_grow((void **)&d->named, &d->capnamed, d->nnamed + 1,
+	if (lc_array_grow((void **)&d->named, &d->capnamed, d->nnamed + 1,
 		sizeof(*d->named)) != 0 ||
 	    (n = calloc(1, sizeof(*n))) == NULL)
 		return (-ENOMEM);
@@ -262,9 +262,9 @@ upd_conv(struct rib_d *d, struct lc_err *err)
 	const struct ipc_route_set *s = &d->in;
 	bool v6 = false;
 
-	if (rib_d_grow((void **)&d->upd, &d->capupd, s->n + 1,
+	if (lc_array_grow((void **)&d->upd, &d->capupd, s->n + 1,
 		sizeof(*d->upd)) != 0 ||
-	    rib_d_grow((void **)&d->nh, &d->capnh, s->nnh + 1,
+	    lc_array_grow((void **)&d->nh, &d->capnh, s->nnh + 1,
 		sizeof(*d->nh)) != 0) {
 		lc_err_set(err, -ENOMEM, -1, "out of memory");
 		return (-ENOMEM);
@@ -557,8 +557,8 @@ q_key(void *arg, const struct rib_route_info *ri)
 	struct qkeys *kc = arg;
 
 	if (kc->n == kc->cap &&
-	    rib_d_grow((void **)&kc->k, &kc->cap, kc->n + 1, sizeof(*kc->k)) !=
-		0)
+	    lc_array_grow((void **)&kc->k, &kc->cap, kc->n + 1,
+		sizeof(*kc->k)) != 0)
 		return (-ENOMEM);
 	kc->k[kc->n++] = (uint64_t)ntohl(ri->pfx.addr.s_addr) << 32 |
 	    (uint64_t)ri->pfx.len << 8 | ri->src;

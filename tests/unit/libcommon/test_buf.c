@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -139,6 +140,31 @@ test_enomem_unchanged(void **state)
 	lc_buf_fini(&b);
 }
 
+static void
+test_array_grow(void **state)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(lc_array_grow((void **)&v, &cap, 1, sizeof(*v)), 0);
+	assert_int_equal(cap, 64);
+	v[0] = 7;
+	assert_int_equal(lc_array_grow((void **)&v, &cap, 64, sizeof(*v)), 0);
+	assert_int_equal(cap, 64); /* room already */
+	assert_int_equal(lc_array_grow((void **)&v, &cap, 300, sizeof(*v)), 0);
+	assert_int_equal(cap, 512);
+	assert_int_equal(v[0], 7); /* contents kept */
+	v[299] = 1;
+	/* a size whose bytes overflow: refused, array and capacity unchanged */
+	assert_int_equal(lc_array_grow((void **)&v, &cap, SIZE_MAX / 2,
+			     sizeof(*v)),
+	    -ENOMEM);
+	assert_int_equal(cap, 512);
+	assert_int_equal(v[0], 7);
+	free(v);
+}
+
 int
 main(void)
 {
@@ -148,6 +174,7 @@ main(void)
 	    cmocka_unit_test(test_reserve_compacts),
 	    cmocka_unit_test(test_printf),
 	    cmocka_unit_test(test_enomem_unchanged),
+	    cmocka_unit_test(test_array_grow),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
