@@ -90,6 +90,8 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->deleted = c->deleted;
 		r->mtu = c->mtu > 0xffff ? 1 : (uint16_t)c->mtu;
 		r->backend = c->backend;
+		/* an unknown value is refused by the batch's check */
+		r->host_path = (unsigned)c->host_path;
 		if (c->n_neighbours > FWD_D_NEIGH_MAX)
 			r->neigh_too_many = true;
 		else
@@ -341,6 +343,30 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		c->tx_drops = s.tx_full;
 		c->rx_ring_full = s.rx_ring_full;
 		x->counters = c;
+	}
+	x->host_path = f->host_conf;
+	x->host_ifname = (char *)"";
+	if (f->host.open)
+		x->host_ifname = ar_ok(lc_arena_strdup(d->ar, f->host.name));
+	if (counters && f->host_conf) {
+		const struct fwd_host_stats *hs = &f->host.st;
+		Fwd__HostPathCounters *h = ar_calloc(d, sizeof(*h));
+
+		fwd__host_path_counters__init(h);
+		h->up_packets = hs->up_pkts;
+		h->up_bytes = hs->up_bytes;
+		h->down_packets = hs->down_pkts;
+		h->down_bytes = hs->down_bytes;
+		h->up_full = hs->up_full;
+		h->up_error = hs->up_error;
+		h->up_dropped = hs->up_full + hs->up_error;
+		h->down_port_down = hs->down_port_down;
+		h->down_not_ip = hs->down_not_ip;
+		h->down_bad = hs->down_bad;
+		h->down_tx_full = hs->down_tx_full;
+		h->down_dropped = hs->down_port_down + hs->down_not_ip +
+		    hs->down_bad + hs->down_tx_full;
+		x->host = h;
 	}
 	return (x);
 }

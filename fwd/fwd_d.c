@@ -48,18 +48,21 @@ fwd_d_stats(struct fwd_d *d, struct fwd_dp_stats *s, uint64_t *punt_full)
 
 /* ---- punts, timers ---- */
 
-unsigned
-fwd_d_drain(struct fwd_d *d)
+/* What the workers punted, at most budget frames per worker; true when a
+ * ring was left with frames in it. */
+static bool
+drain(struct fwd_d *d, unsigned budget, unsigned *total_out)
 {
 	uint64_t now = fwd_d_now_ms(d);
 	unsigned total = 0;
+	bool more = false;
 
 	for (unsigned k = 0; k < d->nworkers; k++) {
 		struct fwd_worker *w = d->w[k];
 		struct fwd_punt *b[32];
-		unsigned n;
+		unsigned n, done = 0;
 
-		while (
+		while (done < budget &&
 		    (n = lc_ring_dequeue_burst(w->puntq, (void **)b, 32)) > 0) {
 			for (unsigned i = 0; i < n; i++) {
 				if (fwd_slow_input(&d->slow, b[i]->port,
@@ -72,10 +75,23 @@ fwd_d_drain(struct fwd_d *d)
 			}
 			(void)lc_ring_enqueue_burst(w->freeq, (void **)b, n);
 			total += n;
+			done += n;
 		}
+		if (done >= budget)
+			more = true;
 	}
 	d->st.punts += total;
 	fwd_d_out_flush(d);
+	*total_out = total;
+	return (more);
+}
+
+unsigned
+fwd_d_drain(struct fwd_d *d)
+{
+	unsigned total;
+
+	(void)drain(d, ~0u, &total);
 	return (total);
 }
 
@@ -110,12 +126,20 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 	fwd_d_out_flush(d);
 }
 
+/*
+ * A flood to the router's address (up the host path, or answered) takes
+ * one punt ring's worth per worker per loop turn: IPC, timers and the host
+ * interfaces get theirs in between, and what the rings cannot hold is
+ * refused by the workers (punt_full), never waited for.
+ */
 static void
 on_punt(struct ev_loop *loop, ev_async *w, int revents)
 {
-	(void)loop;
+	unsigned total;
+
 	(void)revents;
-	fwd_d_drain(w->data);
+	if (drain(w->data, FWD_D_PUNT_BUFS, &total))
+		ev_async_send(loop, w);
 }
 
 static void
@@ -148,6 +172,7 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	d->conf = *c;
 	d->loop = loop;
 	d->ioctl_fd = -1;
+	d->host_prog = -1;
 	if (d->conf.max_nh == 0)
 		d->conf.max_nh = FWD_D_MAX_NH;
 	if (d->conf.max_nh < 64 || d->conf.max_nh > FWD_FIB_MAX_NH) {
@@ -187,6 +212,8 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	d->slow.arp = d->arp;
 	d->slow.icmp = &d->icmp;
 	d->slow.adj = d->adj;
+	if (fwd_host_init(d) != 0)
+		goto fail;
 	if ((d->out = calloc(1, sizeof(*d->out))) == NULL ||
 	    (d->ar = lc_arena_new(64 << 10)) == NULL)
 		goto fail;
@@ -230,6 +257,7 @@ fwd_d_free(struct fwd_d *d)
 		if (d->w[k] != NULL)
 			fwd_worker_stop(d->w[k]);
 	fwd_ctl_fini(d);
+	fwd_host_fini(d);
 	if (d->loop != NULL) {
 		ev_async_stop(d->loop, &d->punt_async);
 		ev_timer_stop(d->loop, &d->tick);

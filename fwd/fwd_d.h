@@ -15,6 +15,7 @@
 #include "fwd_arp.h"
 #include "fwd_dp.h"
 #include "fwd_fib.h"
+#include "fwd_host.h"
 #include "fwd_icmp.h"
 #include "fwd_port.h"
 #include "fwd_qsbr.h"
@@ -33,6 +34,7 @@
 struct fwd_d;
 struct fwd_worker;
 struct fwd_xdp_umem;
+struct fwd_nl;
 
 /*
  * Port factory for the "mem" backend (tests): the port of worker w (0..) for
@@ -146,6 +148,9 @@ struct fwd_iface {
 	struct fwd_port *txport;
 	/* of worker ports closed while attached (the worker count changed) */
 	struct fwd_port_stats gone;
+	/* the host path (fwd_host.c): configured on, and its TAP */
+	bool host_conf;
+	struct fwd_host_if host;
 };
 
 enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1, FWD_D_BK_XDP = 2 };
@@ -221,6 +226,13 @@ struct fwd_d {
 	int ioctl_fd;
 	uint64_t last_link_ms;
 	struct fwd_d_stats st;
+	/* the host path (fwd_host.c) */
+	struct fwd_nl *nl;    /* NULL: no host path (netlink failed) */
+	int host_prog;	      /* the ports' tc ingress drop program; -1 */
+	struct fwd_out *hout; /* frames the kernel sent, being sent */
+	bool host_swept;      /* leftovers dealt with (first full set) */
+	unsigned nleft;	      /* leftovers of an earlier tern-fwd */
+	char left[FWD_PORT_MAX][IFNAMSIZ];
 };
 
 /*
@@ -265,6 +277,9 @@ struct fwd_iface *fwd_d_if_by_ifindex(struct fwd_d *, uint32_t ifindex);
 /* Worker w's port for interface name (tests); NULL when none. */
 struct fwd_port *fwd_d_port(struct fwd_d *, const char *name, unsigned w);
 
+/* fwd_if_req.host_path: fwd.proto HostPath */
+enum { FWD_HOST_PATH_DEFAULT = 0, FWD_HOST_PATH_ON = 1, FWD_HOST_PATH_OFF = 2 };
+
 /* One interface item of a batch, decoded (addresses host order). */
 struct fwd_if_req {
 	const char *name;
@@ -281,6 +296,7 @@ struct fwd_if_req {
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
 	uint8_t neigh_maclen[FWD_D_NEIGH_MAX]; /* as received: must be 6 */
 	bool neigh_too_many;
+	unsigned host_path; /* fwd.proto HostPath: 0 (default) or 1 on, 2 off */
 };
 
 /*

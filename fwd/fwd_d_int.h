@@ -95,4 +95,29 @@ int fwd_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
  * adjacencies, ARP (announce) and subscribers. */
 void fwd_if_link_check(struct fwd_d *);
 
+/* ---- fwd_host.c: the host path (docs/hostpath.md) ---- */
+
+/* Netlink, the ports' tc drop program, and the list of host interfaces an
+ * earlier tern-fwd left; sets d->slow's host hook. Without netlink there
+ * is no host path (logged). 0 or -ENOMEM. */
+int fwd_host_init(struct fwd_d *);
+/* Every host interface removed (a clean exit), the rest freed. */
+void fwd_host_fini(struct fwd_d *);
+/* f attached with host_conf: its TAP created, or adopted when an earlier
+ * tern-fwd left it, and mirrored; nothing for memory ports. 0 or -errno
+ * (logged; the port forwards without a host path). */
+int fwd_host_attach(struct fwd_d *, struct fwd_iface *);
+/* f's TAP removed (with the port's tc drop). */
+void fwd_host_detach(struct fwd_d *, struct fwd_iface *);
+/* After a change of f (host_conf, MTU, addresses): the TAP made, removed
+ * or mirrored again. */
+void fwd_host_sync(struct fwd_d *, struct fwd_iface *);
+/* f's link state to its TAP's carrier. */
+void fwd_host_carrier(struct fwd_d *, struct fwd_iface *);
+/* Leftovers of an earlier tern-fwd that the first full interface set did
+ * not adopt (and no process holds): removed. Once. */
+void fwd_host_sweep(struct fwd_d *);
+/* fwd_slow_host_fn: arg is the fwd_d. */
+int fwd_host_up(void *arg, uint16_t port, const uint8_t *frame, unsigned len);
+
 #endif /* FWD_D_INT_H */

@@ -27,6 +27,7 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_TX_FULL] = "tx_full",
     [FWD_R_PUNT_FULL] = "punt_full",
     [FWD_R_REJECT] = "reject",
+    [FWD_R_MCAST] = "mcast_local",
 };
 
 const char *
@@ -149,7 +150,9 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
 	enum fwd_reason r;
 
 	r = fwd_pkt_parse(p->data, p->len, mac, &m);
-	if (r == FWD_R_OK &&
+	if (r == FWD_R_L2_DST && fwd_pkt_ll_mcast(p->data, p->len))
+		r = FWD_R_MCAST;
+	else if (r == FWD_R_OK &&
 	    fwd_fib_lookup(dp->conf.fib, m.dst) == dp->conf.local->nh)
 		r = FWD_R_LOCAL;
 	else if (r == FWD_R_OK && m.ip[FWD_IP_TTL] <= 1)

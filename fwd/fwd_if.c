@@ -72,6 +72,7 @@ fwd_if_link_check(struct fwd_d *d)
 			continue;
 		f->link_up = up;
 		(void)fwd_adj_port_set(d->adj, (uint16_t)i, f->mac, f->mtu, up);
+		fwd_host_carrier(d, f);
 		if (up)
 			(void)fwd_arp_announce(d->arp, (uint16_t)i, d->out);
 		lc_log_notice("%s: link %s", f->name, up ? "up" : "down");
@@ -248,7 +249,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 {
 	if (f->enabled != rq->enabled || f->mtu_conf != rq->mtu ||
 	    f->backend != bk || f->bk_auto != bk_auto ||
-	    f->naddr != rq->naddr || f->nneigh != rq->nneigh)
+	    f->naddr != rq->naddr || f->nneigh != rq->nneigh ||
+	    f->host_conf != (rq->host_path != FWD_HOST_PATH_OFF))
 		return (false);
 	for (unsigned j = 0; j < rq->nneigh; j++)
 		if (neigh_changed(f, rq, j))
@@ -357,6 +359,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	fwd_d_out_flush(d);
 	lc_log_info("%s: attached as port %u, ifindex %u, mtu %u, link %s",
 	    f->name, id, f->ifindex, f->mtu, f->link_up ? "up" : "down");
+	(void)fwd_host_attach(d, f);
 }
 
 static void
@@ -374,6 +377,7 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 	/* what the workers punted from it is handled while it still exists
 	 * (its port id may be another interface's by the next drain) */
 	(void)fwd_d_drain(d);
+	fwd_host_detach(d, f);
 	d->ctl_ports[id] = NULL;
 	/* addresses and their connected routes */
 	f->naddr = 0;
@@ -545,6 +549,16 @@ if_check_item(struct if_txn *t, unsigned i)
 		p->in = false;
 		return (0);
 	}
+	if (r->host_path > FWD_HOST_PATH_OFF)
+		return (lc_err_set(t->err, -EINVAL, i,
+		    "%s: host path: unknown setting %u", r->name,
+		    r->host_path));
+	for (unsigned j = 0; j < FWD_D_IF_MAX; j++)
+		if (d->ifs[j].host.open &&
+		    strcmp(d->ifs[j].host.name, r->name) == 0)
+			return (lc_err_set(t->err, -EINVAL, i,
+			    "%s: the host interface of %s, not a port", r->name,
+			    d->ifs[j].name));
 	if ((rv = if_check_backend(t, r, f, p)) != 0 ||
 	    (rv = if_check_addrs(r, i, t->err)) != 0 ||
 	    (rv = neigh_check(r, i, t->err)) != 0 ||
@@ -749,6 +763,8 @@ if_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *r)
 	if_neigh_add(d, f, r);
 	fwd_nh_rebind_all(d);
 	fwd_d_out_flush(d);
+	f->host_conf = r->host_path != FWD_HOST_PATH_OFF;
+	fwd_host_sync(d, f);
 }
 
 /* Plan p (in the new set, listed) takes effect on its interface. */
@@ -782,6 +798,7 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 	if (f->attached)
 		if_diff(d, f, r);
 	else {
+		f->host_conf = r->host_path != FWD_HOST_PATH_OFF;
 		f->mtu_conf = r->mtu;
 		f->naddr = r->naddr;
 		memcpy(f->addr, r->addr, sizeof(f->addr));
@@ -830,8 +847,13 @@ fwd_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 		t.pl[i].slot = d->ifs[i].used ? (int)i : -1;
 	}
 	if ((rv = if_check(&t)) == 0 && !dry_run &&
-	    (rv = if_open_ports(&t)) == 0)
+	    (rv = if_open_ports(&t)) == 0) {
 		if_commit(&t);
+		/* the whole set is known: what an earlier tern-fwd left and
+		 * this one did not adopt goes */
+		if (replace_all)
+			fwd_host_sweep(d);
+	}
 	/* ports opened and not attached (an interface that turned out
 	 * unchanged); a refused batch left none open */
 	for (unsigned i = 0; i < t.np; i++)

@@ -117,6 +117,9 @@ enum fwd_reason {
 	FWD_R_TX_FULL,	 /* egress ring full */
 	FWD_R_PUNT_FULL, /* slow path queue full or no slow path */
 	FWD_R_REJECT,	 /* slow: reject route, ICMP host unreachable */
+	/* slow: to a link-local multicast group (224.0.0.0/24), for the host
+	 * path (its kernel keeps the groups it joined) */
+	FWD_R_MCAST,
 	FWD_R__COUNT
 };
 
@@ -129,7 +132,7 @@ fwd_reason_is_slow(enum fwd_reason r)
 {
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
 	    r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
-	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT);
+	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT || r == FWD_R_MCAST);
 }
 
 /*
@@ -257,6 +260,23 @@ fwd_ipv4_dst_martian(uint32_t dst_host)
 {
 	return ((dst_host >> 24) == 0 || (dst_host >> 24) == 127 ||
 	    dst_host >= 0xe0000000u);
+}
+
+/*
+ * An IPv4 frame to a link-local multicast group (224.0.0.0/24, RFC 5771:
+ * OSPF, VRRP, RIPv2...) on the group's MAC (01:00:5e:...): what the host
+ * path takes up of the frames not to our MAC. Not the fast path's test.
+ */
+static inline bool
+fwd_pkt_ll_mcast(const uint8_t *f, unsigned len)
+{
+	if (len < FWD_IPV4_MIN_FRAME || f[0] != 0x01 || f[1] != 0x00 ||
+	    f[2] != 0x5e ||
+	    fwd_ld16(f + FWD_ETH_TYPE) != htons(FWD_ETH_P_IPV4) ||
+	    (f[FWD_ETH_HLEN + FWD_IP_VHL] >> 4) != 4)
+		return (false);
+	return ((ntohl(fwd_ld32(f + FWD_ETH_HLEN + FWD_IP_DST)) &
+		    0xffffff00u) == 0xe0000000u);
 }
 
 /* Result of fwd_pkt_parse(): pointers into the receive buffer. */

@@ -3,6 +3,28 @@
 
 #include "fwd_slow.h"
 
+/* An ICMP echo request, not a fragment: fwd answers it itself (frame
+ * passed fwd_pkt_parse: the IPv4 header is in it). */
+static bool
+slow_is_echo(const uint8_t *frame, unsigned len)
+{
+	const uint8_t *ip = frame + FWD_ETH_HLEN;
+	unsigned hlen = (ip[FWD_IP_VHL] & 0xfu) * 4;
+
+	if (ip[FWD_IP_PROTO] != FWD_IPPROTO_ICMP ||
+	    (ntohs(fwd_ld16(ip + FWD_IP_OFF)) & (FWD_IP_MF | FWD_IP_OFFMASK)) ||
+	    len < FWD_ETH_HLEN + hlen + 1)
+		return (false);
+	return (ip[hlen] == FWD_ICMP_ECHO);
+}
+
+/* An ARP reply (fwd_arp_input checked the rest). */
+static bool
+slow_is_arp_reply(const uint8_t *frame, unsigned len)
+{
+	return (len >= 22 && fwd_ld16(frame + 20) == htons(2));
+}
+
 int
 fwd_slow_input(struct fwd_slow *s, uint16_t in_port, enum fwd_reason why,
     unsigned aux, const uint8_t *frame, unsigned len, uint64_t now_ms,
@@ -11,12 +33,31 @@ fwd_slow_input(struct fwd_slow *s, uint16_t in_port, enum fwd_reason why,
 	uint32_t src = fwd_arp_addr_get(s->arp, in_port);
 
 	switch (why) {
-	case FWD_R_ARP:
-		return (
-		    fwd_arp_input(s->arp, in_port, frame, len, now_ms, out));
+	case FWD_R_ARP: {
+		int rv = fwd_arp_input(s->arp, in_port, frame, len, now_ms,
+		    out);
+
+		/* also a reply to an address of ours on another port (the
+		 * kernel's weak host model asks from any of them) */
+		if ((rv == 0 || rv == -ENOENT) && s->host_up != NULL &&
+		    slow_is_arp_reply(frame, len))
+			(void)s->host_up(s->host_arg, in_port, frame, len);
+		return (rv);
+	}
 	case FWD_R_LOCAL:
+		if (s->host_up != NULL && len >= FWD_IPV4_MIN_FRAME &&
+		    !slow_is_echo(frame, len)) {
+			int rv = s->host_up(s->host_arg, in_port, frame, len);
+
+			if (rv != -ENOENT)
+				return (rv);
+		}
 		return (
 		    fwd_icmp_local(s->icmp, in_port, frame, len, now_ms, out));
+	case FWD_R_MCAST:
+		return (s->host_up != NULL ?
+			s->host_up(s->host_arg, in_port, frame, len) :
+			-ENOENT);
 	case FWD_R_TTL:
 		return (fwd_icmp_error(s->icmp, FWD_ICMP_TIMXCEED, 0, 0,
 		    in_port, src, frame, len, now_ms, out));

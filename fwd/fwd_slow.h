@@ -11,11 +11,22 @@
 #include "fwd_pkt.h"
 #include "fwd_port.h"
 
+/*
+ * The host path's way up (fwd_host.c): write a frame that came in on port
+ * to that port's host interface. 0, -ENOENT when the port has none (the
+ * slow path then handles the frame as without a host path), or another
+ * -errno (dropped, counted by the host path).
+ */
+typedef int fwd_slow_host_fn(void *arg, uint16_t port, const uint8_t *frame,
+    unsigned len);
+
 /* What the control thread owns; the dispatcher owns none of it. */
 struct fwd_slow {
 	struct fwd_arp *arp;
 	struct fwd_icmp *icmp;
 	struct fwd_adj_tbl *adj;
+	fwd_slow_host_fn *host_up; /* NULL: no host path */
+	void *host_arg;
 };
 
 /*
@@ -25,8 +36,12 @@ struct fwd_slow {
  * FWD_R_TTL -> time exceeded; FWD_R_NO_ROUTE -> net unreachable;
  * FWD_R_RESOLVE -> fwd_arp_punt (queue and resolve); FWD_R_MTU_DF ->
  * fragmentation needed with the next-hop MTU; FWD_R_MTU_FRAG ->
- * fwd_ip_fragment through the adjacency. Frames to send are appended to
- * out. Returns what the handler returned (0 or -errno; a non-zero value
+ * fwd_ip_fragment through the adjacency. With a host path on in_port
+ * (docs/hostpath.md): FWD_R_LOCAL but an ICMP echo request goes up to it
+ * instead (TCP, UDP, other protocols, fragments, ICMP other than echo);
+ * an ARP reply for us goes up too, after fwd_arp_input learnt from it (the
+ * kernel resolves its own neighbours); FWD_R_MCAST goes up (dropped,
+ * -ENOENT, without one). Frames to send are appended to out. Returns what the handler returned (0 or -errno; a non-zero value
  * means the packet was dropped, already counted by the handler).
  */
 int fwd_slow_input(struct fwd_slow *, uint16_t in_port, enum fwd_reason why,

@@ -6,6 +6,8 @@
 # is empty: auto sends through the sockets' TX rings with the redirect
 # program built at run time from a few instructions, run is refused.
 FWD_LDLIBS += -lxdp -lbpf
+# the host path (fwd_nl.c): rtnetlink with libmnl (Debian libmnl-dev)
+FWD_LDLIBS += -lmnl
 FWD_XDP_OBJ := build/obj/fwd/bpf/xdp_port.bpf.o
 $(FWD_XDP_OBJ): fwd/bpf/xdp_port.bpf.c fwd/bpf/xdp_port.h
 	$(BPF_RECIPE)

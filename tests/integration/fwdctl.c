@@ -69,7 +69,9 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: fwdctl RUNDIR CMD...\n"
-	    "  if NAME [ADDR/LEN...]       IF_CONFIG (enabled, afpacket)\n"
+	    "  if NAME [ADDR/LEN...] [host-path on|off] [backend B]\n"
+	    "                              IF_CONFIG (enabled; afpacket\n"
+	    "                              unless B)\n"
 	    "  route add PFX/LEN GW[,GW..] [IFINDEX]  FIB_BATCH add (GW 0: "
 	    "attached)\n"
 	    "  route del PFX/LEN           FIB_BATCH del\n"
@@ -199,12 +201,30 @@ main(int argc, char **argv)
 		ic.name = argv[3];
 		ic.enabled = true;
 		ic.backend = (char *)"afpacket";
-		for (int i = 4; i < argc && i - 4 < 16; i++) {
-			fwd__if_addr__init(&ia[i - 4]);
-			if (parse_pfx(argv[i], &ia[i - 4].addr,
-				&ia[i - 4].len) != 0)
+		for (int i = 4; i < argc; i++) {
+			if (strcmp(argv[i], "host-path") == 0 && i + 1 < argc) {
+				i++;
+				if (strcmp(argv[i], "on") == 0)
+					ic.host_path =
+					    FWD__HOST_PATH__HOST_PATH_ENABLE;
+				else if (strcmp(argv[i], "off") == 0)
+					ic.host_path =
+					    FWD__HOST_PATH__HOST_PATH_DISABLE;
+				else
+					return (usage());
+				continue;
+			}
+			if (strcmp(argv[i], "backend") == 0 && i + 1 < argc) {
+				ic.backend = argv[++i];
+				continue;
+			}
+			if (ic.n_addrs == 16)
 				return (usage());
-			iap[i - 4] = &ia[i - 4];
+			fwd__if_addr__init(&ia[ic.n_addrs]);
+			if (parse_pfx(argv[i], &ia[ic.n_addrs].addr,
+				&ia[ic.n_addrs].len) != 0)
+				return (usage());
+			iap[ic.n_addrs] = &ia[ic.n_addrs];
 			ic.n_addrs++;
 		}
 		ic.addrs = iap;
@@ -297,6 +317,18 @@ main(int argc, char **argv)
 				    (unsigned long long)x->counters->rx_drops,
 				    (unsigned long long)
 					x->counters->rx_ring_full);
+			if (!x->host_path)
+				printf(" host off");
+			else if (x->host != NULL)
+				printf(" host %s up %llu/%llu down %llu/%llu "
+				       "up_drop %llu down_drop %llu",
+				    x->host_ifname[0] ? x->host_ifname : "-",
+				    (unsigned long long)x->host->up_packets,
+				    (unsigned long long)x->host->up_bytes,
+				    (unsigned long long)x->host->down_packets,
+				    (unsigned long long)x->host->down_bytes,
+				    (unsigned long long)x->host->up_dropped,
+				    (unsigned long long)x->host->down_dropped);
 			printf("\n");
 		}
 		return (0);

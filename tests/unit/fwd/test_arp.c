@@ -1,6 +1,6 @@
 /* tests/unit/fwd/test_arp.c: ARP replies, resolution with bounded queues, glean
  * host routes, aging/refresh/expiry, failure with ICMP, static entries,
- * gratuitous ARP, the slow-path dispatcher. */
+ * gratuitous ARP, the slow-path dispatcher (with and without a host path). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -421,7 +421,7 @@ static void
 test_slow_dispatch(void **st)
 {
 	struct env *e = *st;
-	struct fwd_slow s = {e->arp, &e->icmp, e->adj};
+	struct fwd_slow s = {.arp = e->arp, .icmp = &e->icmp, .adj = e->adj};
 	unsigned len;
 
 	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(9, 5), 1, 17, 26, 0);
@@ -452,6 +452,159 @@ test_slow_dispatch(void **st)
 	    -EINVAL); /* adj 1 not resolved */
 }
 
+/* A host path that records what went up; port 1 has none. */
+struct host_rec {
+	unsigned n;
+	uint16_t port[8];
+	unsigned len[8];
+	uint8_t first[8]; /* byte 23 (IP protocol) or 21 (ARP op) */
+	int rv;		  /* returned for port 0 */
+};
+
+static int
+host_up_rec(void *arg, uint16_t port, const uint8_t *frame, unsigned len)
+{
+	struct host_rec *h = arg;
+
+	if (port != 0)
+		return (-ENOENT);
+	if (h->n < 8) {
+		h->port[h->n] = port;
+		h->len[h->n] = len;
+		h->first[h->n] = frame[12] == 0x08 && frame[13] == 0x06 ?
+		    frame[21] :
+		    frame[23];
+	}
+	h->n++;
+	return (h->rv);
+}
+
+/* ICMP echo request to us (type 8) or another ICMP type, with a valid
+ * ICMP checksum. */
+static unsigned
+icmp_frame(uint8_t *f, uint32_t dst, uint8_t type, uint16_t off)
+{
+	unsigned len = tf_ipv4(f, mac0, hmac, TF_IP(1, 2), dst, 64,
+	    FWD_IPPROTO_ICMP, 16, off);
+	uint8_t *icmp = f + FWD_IPV4_MIN_FRAME;
+
+	icmp[0] = type;
+	icmp[1] = 0;
+	fwd_st16(icmp + 2, 0);
+	fwd_st16(icmp + 2, fwd_cksum(icmp, 16));
+	return (len);
+}
+
+static void
+test_slow_host_path(void **st)
+{
+	struct env *e = *st;
+	struct host_rec h = {0};
+	struct fwd_slow s = {.arp = e->arp,
+	    .icmp = &e->icmp,
+	    .adj = e->adj,
+	    .host_up = host_up_rec,
+	    .host_arg = &h};
+	unsigned len;
+
+	/* TCP and UDP to us: up, nothing answered by fwd */
+	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(1, 1), 64,
+	    FWD_IPPROTO_TCP, 40, 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(1, 1), 64,
+	    FWD_IPPROTO_UDP, 26, 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(h.n, 2);
+	assert_int_equal(h.first[0], FWD_IPPROTO_TCP);
+	assert_int_equal(h.first[1], FWD_IPPROTO_UDP);
+	assert_int_equal(h.len[1], len);
+	assert_int_equal(e->out.n, 0);
+	/* an echo request stays fwd's: answered, not up */
+	len = icmp_frame(e->f, TF_IP(1, 1), FWD_ICMP_ECHO, 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(h.n, 2);
+	assert_int_equal(e->out.n, 1);
+	assert_int_equal(e->out.pkt[0].data[34], FWD_ICMP_ECHOREPLY);
+	e->out.n = 0;
+	/* an echo reply (the kernel's own ping) and a fragment of an echo
+	 * request (fwd does not reassemble) go up */
+	len = icmp_frame(e->f, TF_IP(1, 1), FWD_ICMP_ECHOREPLY, 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	len = icmp_frame(e->f, TF_IP(1, 1), FWD_ICMP_ECHO, FWD_IP_MF);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(h.n, 4);
+	assert_int_equal(e->out.n, 0);
+	/* a port without a host path: as before, port unreachable */
+	len = tf_ipv4(e->f, mac1, hmac, TF_IP(2, 2), TF_IP(2, 1), 64,
+	    FWD_IPPROTO_UDP, 26, 0);
+	assert_int_equal(fwd_slow_input(&s, 1, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(h.n, 4);
+	assert_int_equal(e->out.n, 1);
+	assert_int_equal(e->out.pkt[0].data[34], FWD_ICMP_UNREACH);
+	assert_int_equal(e->out.pkt[0].data[35], FWD_ICMP_UNREACH_PORT);
+	e->out.n = 0;
+	/* ARP: a request is answered by fwd and not up (the kernel would
+	 * answer it again); a reply is learnt and goes up, also one to our
+	 * address of another port (the kernel asked from it) */
+	len = tf_arp(e->f, 1, tf_bcast, hmac, hmac, TF_IP(1, 2), NULL,
+	    TF_IP(1, 1));
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(h.n, 4);
+	assert_int_equal(e->out.n, 1);
+	e->out.n = 0;
+	len = tf_arp(e->f, 2, mac0, h7mac, h7mac, TF_IP(1, 7), mac0,
+	    TF_IP(1, 1));
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	len = tf_arp(e->f, 2, mac0, h7mac, h7mac, TF_IP(1, 7), mac0,
+	    TF_IP(2, 1));
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_ARP, 0, e->f, len, 0,
+			     &e->out),
+	    -ENOENT);
+	assert_int_equal(h.n, 6);
+	assert_int_equal(h.first[4], 2);
+	assert_int_equal(h.first[5], 2);
+	assert_int_equal(e->out.n, 0);
+	/* link-local multicast: up, or dropped without a host path */
+	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), 0xe0000005u, 1, 89, 40, 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_MCAST, 0, e->f, len, 0,
+			     &e->out),
+	    0);
+	assert_int_equal(h.n, 7);
+	assert_int_equal(h.first[6], 89);
+	assert_int_equal(fwd_slow_input(&s, 1, FWD_R_MCAST, 0, e->f, len, 0,
+			     &e->out),
+	    -ENOENT);
+	s.host_up = NULL;
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_MCAST, 0, e->f, len, 0,
+			     &e->out),
+	    -ENOENT);
+	s.host_up = host_up_rec;
+	/* the host path's own failure is the result (counted there) */
+	h.rv = -EAGAIN;
+	len = tf_ipv4(e->f, mac0, hmac, TF_IP(1, 2), TF_IP(1, 1), 64,
+	    FWD_IPPROTO_TCP, 40, 0);
+	assert_int_equal(fwd_slow_input(&s, 0, FWD_R_LOCAL, 0, e->f, len, 0,
+			     &e->out),
+	    -EAGAIN);
+	assert_int_equal(e->out.n, 0);
+}
+
 int
 main(void)
 {
@@ -469,6 +622,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_static_table_full, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_slow_dispatch, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_slow_host_path, setup,
 		teardown),
 	};
 

@@ -320,6 +320,37 @@ test_drops(void **st)
 	assert_string_equal(fwd_reason_str(FWD_R__COUNT), "unknown");
 }
 
+/* Link-local multicast on its group MAC goes to the slow path (the host
+ * path) as FWD_R_MCAST; other multicast groups stay l2_dst drops, and a
+ * group address to our unicast MAC stays martian. */
+static void
+test_mcast(void **st)
+{
+	struct env *e = *st;
+	static const uint8_t ospf_mac[6] = {0x01, 0x00, 0x5e, 0, 0, 5};
+	static const uint8_t glob_mac[6] = {0x01, 0x00, 0x5e, 1, 2, 3};
+	uint8_t f[256];
+	unsigned len;
+
+	len = tf_ipv4(f, ospf_mac, hmac, TF_IP(1, 2), 0xe0000005u, 1, 89, 40,
+	    0);
+	expect(e, f, len, FWD_R_MCAST);
+	assert_int_equal(e->npunt, 1);
+	assert_int_equal(e->punt_why[0], FWD_R_MCAST);
+	assert_int_equal(e->punt_len[0], len);
+	len = tf_ipv4(f, glob_mac, hmac, TF_IP(1, 2), 0xef010203u, 8, 17, 26,
+	    0);
+	expect(e, f, len, FWD_R_L2_DST);
+	len = tf_ipv4(f, mac0, hmac, TF_IP(1, 2), 0xe0000005u, 1, 89, 40, 0);
+	expect(e, f, len, FWD_R_MARTIAN);
+	/* ARP on a multicast MAC is not IPv4: not taken as a group */
+	len = tf_arp(f, 1, ospf_mac, hmac, hmac, TF_IP(1, 2), NULL,
+	    TF_IP(1, 1));
+	expect(e, f, len, FWD_R_ARP);
+	assert_int_equal(e->npunt, 2);
+	assert_string_equal(fwd_reason_str(FWD_R_MCAST), "mcast_local");
+}
+
 static void
 test_punt_refused(void **st)
 {
@@ -635,6 +666,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_byte_view, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_burst_mixed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_drops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mcast, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_punt_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ecmp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_changes, setup, teardown),
