@@ -43,3 +43,7 @@ bench_forward_LDLIBS := -lbpf
 $(BF_BPF_OBJS): build/obj/tests/bench/%.bpf.o: tests/bench/%.bpf.c
 	$(BPF_RECIPE)
 build/obj/tests/bench/bench_forward.o: $(BF_BPF_OBJS)
+# bench-hostpath: tern-fwd's host path against the kernel (shell steps in
+# tests/bench/lib_hostpath.sh); its server-side sink is a two-instruction
+# tc program loaded with libbpf.
+bench_hostpath_LDLIBS := -lbpf
