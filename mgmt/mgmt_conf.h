@@ -92,6 +92,7 @@ enum mgmt_sid {
 	MGMT_S_IFACE_MTU,
 	MGMT_S_IFACE_DISABLE,
 	MGMT_S_IFACE_BACKEND,
+	MGMT_S_IFACE_HOST_PATH,
 	MGMT_S_IFACE_ARP, /* interfaces NAME arp A.B.C.D */
 	MGMT_S_IFACE_ARP_MAC,
 	MGMT_S_PROTOCOLS,
@@ -330,6 +331,9 @@ struct mgmt_iface_conf {
 	unsigned mtu;
 	bool disable;
 	enum mgmt_port_backend backend;
+	/* host-path enable (the default): fwd mirrors the port in a TAP of
+	 * the kernel, for the router's own sockets (docs/hostpath.md) */
+	bool host_path;
 	/* static ARP entries in address order (the first MGMT_MAX_ARP;
 	 * validation refuses more); arp_nomac[i]: the entry has no mac yet
 	 * (validation refuses it, arp_mac[i] is zero) */

@@ -995,6 +995,7 @@ mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 	snprintf(o->device, sizeof(o->device), "%s", n->value);
 	o->mtu = uint_dflt(MGMT_S_IFACE_MTU);
 	o->backend = MGMT_BACKEND_DEFAULT;
+	o->host_path = true;
 	mgmt_iter_init(&it, n);
 	while ((c = mgmt_iter_next(&it)) != NULL) {
 		switch (c->sid) {
@@ -1021,6 +1022,9 @@ mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 			break;
 		case MGMT_S_IFACE_BACKEND:
 			o->backend = (enum mgmt_port_backend)c->kbin;
+			break;
+		case MGMT_S_IFACE_HOST_PATH:
+			o->host_path = c->kbin == 0; /* enable, disable */
 			break;
 		case MGMT_S_IFACE_ARP:
 			if (o->narp < MGMT_MAX_ARP)

@@ -120,6 +120,10 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 			b == MGMT_BACKEND_AUTO			? "auto" :
 								  "afpacket");
 	}
+	/* always explicit: DEFAULT would leave the choice to fwd's idea of
+	 * the default, and the config says what it is */
+	ic->host_path = c.host_path ? FWD__HOST_PATH__HOST_PATH_ENABLE :
+				      FWD__HOST_PATH__HOST_PATH_DISABLE;
 	ic->n_addrs = c.naddr;
 	ic->addrs = enc_alloc(e, sizeof(*ic->addrs) * (c.naddr + 1));
 	for (unsigned i = 0; i < c.naddr; i++) {

@@ -9,6 +9,8 @@
 
 static const char *const backend_words[] = {"af_packet", "af_xdp", "auto",
     NULL};
+/* in the order of their index, the node's kbin */
+static const char *const host_path_words[] = {"enable", "disable", NULL};
 static const char *const loglevel_words[] = {"err", "warning", "notice", "info",
     "debug", NULL};
 
@@ -52,6 +54,12 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 	0, backend_words,
 	"Packet I/O for this interface (default: fwd port-backend)", NULL, FWD,
 	0, NULL, NULL},
+    /* no wire column: IfConfig.host_path is a proto enum whose values are
+     * the index + 1 (0 is DEFAULT); mgmt_push.c sends ENABLE or DISABLE */
+    [MGMT_S_IFACE_HOST_PATH] = {"host-path", MGMT_S_IFACE, L, MGMT_T_ENUM, 0, 0,
+	host_path_words,
+	"Mirror the port in a kernel interface for the router's own sockets",
+	"enable", FWD, 0, NULL, NULL},
     [MGMT_S_IFACE_ARP] = {"arp", MGMT_S_IFACE, LIST, MGMT_T_IP4, 0, 0, NULL,
 	"Static ARP entry: neighbour address on this interface's subnet", NULL,
 	FWD, 0, "<a.b.c.d>", NULL},

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,92 @@ if_device_of(const struct mgmt *m, const char *name, char *buf, size_t n)
 	return (buf);
 }
 
+/* The host path's counters by name: JSON keys, and the text's drop
+ * reasons (those not zero) */
+#define HC(f) offsetof(Fwd__HostPathCounters, f)
+static const struct {
+	const char *name;
+	size_t off;
+	bool drop; /* a reason, counted in up_dropped or down_dropped */
+} host_ctrs[] = {
+    {"up_packets", HC(up_packets), false},
+    {"up_bytes", HC(up_bytes), false},
+    {"down_packets", HC(down_packets), false},
+    {"down_bytes", HC(down_bytes), false},
+    {"up_dropped", HC(up_dropped), false},
+    {"down_dropped", HC(down_dropped), false},
+    {"up_full", HC(up_full), true},
+    {"up_error", HC(up_error), true},
+    {"down_port_down", HC(down_port_down), true},
+    {"down_not_ip", HC(down_not_ip), true},
+    {"down_bad", HC(down_bad), true},
+    {"down_tx_full", HC(down_tx_full), true},
+};
+#undef HC
+#define HOST_NCTRS (sizeof(host_ctrs) / sizeof(host_ctrs[0]))
+
+static uint64_t
+host_ctr(const Fwd__HostPathCounters *h, unsigned i)
+{
+	return (*(const uint64_t *)((const char *)h + host_ctrs[i].off));
+}
+
+/* "host_path": {"enabled", "ifname", and with counters every counter} */
+static json_object *
+host_path_json(const Fwd__Interface *f)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "enabled",
+	    json_object_new_boolean(f->host_path));
+	json_object_object_add(o, "ifname",
+	    json_object_new_string(
+		f->host_ifname != NULL ? f->host_ifname : ""));
+	for (unsigned i = 0; f->host != NULL && i < HOST_NCTRS; i++)
+		json_object_object_add(o, host_ctrs[i].name,
+		    json_object_new_int64((int64_t)host_ctr(f->host, i)));
+	return (o);
+}
+
+/*
+ * "  host path: enabled, host interface h-rc0" (or disabled), then, when fwd
+ * sent counters, one line of "  host path: up 12 packets (1534 bytes), down
+ * 10 packets (980 bytes), dropped up 1 down 0 (up_full 1)": the reasons
+ * that are not zero, by their counters' names
+ */
+static void
+host_path_text(struct lc_buf *out, const Fwd__Interface *f)
+{
+	const Fwd__HostPathCounters *h = f->host;
+	const char *sep = " (";
+
+	if (!f->host_path)
+		lc_buf_printf(out, "  host path: disabled\n");
+	else if (f->host_ifname != NULL && f->host_ifname[0] != '\0')
+		lc_buf_printf(out, "  host path: enabled, host interface %s\n",
+		    f->host_ifname);
+	else
+		lc_buf_printf(out, "  host path: enabled, no host interface\n");
+	if (h == NULL)
+		return;
+	lc_buf_printf(out,
+	    "  host path: up %llu packets (%llu bytes), down %llu packets "
+	    "(%llu bytes), dropped up %llu down %llu",
+	    (unsigned long long)h->up_packets, (unsigned long long)h->up_bytes,
+	    (unsigned long long)h->down_packets,
+	    (unsigned long long)h->down_bytes,
+	    (unsigned long long)h->up_dropped,
+	    (unsigned long long)h->down_dropped);
+	for (unsigned i = 0; i < HOST_NCTRS; i++) {
+		if (!host_ctrs[i].drop || host_ctr(h, i) == 0)
+			continue;
+		lc_buf_printf(out, "%s%s %llu", sep, host_ctrs[i].name,
+		    (unsigned long long)host_ctr(h, i));
+		sep = ", ";
+	}
+	lc_buf_printf(out, "%s\n", sep[0] == ',' ? ")" : "");
+}
+
 static void
 render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
@@ -406,6 +493,8 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 					(int64_t)f->counters->rx_ring_full));
 				json_object_object_add(o, "counters", c);
 			}
+			json_object_object_add(o, "host_path",
+			    host_path_json(f));
 			json_object_array_add(arr, o);
 			continue;
 		}
@@ -435,6 +524,7 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			    (unsigned long long)f->counters->tx_packets,
 			    (unsigned long long)f->counters->tx_bytes,
 			    (unsigned long long)f->counters->tx_drops);
+		host_path_text(out, f);
 	}
 	if (jo != NULL)
 		json_object_object_add(jo, "interfaces", arr);

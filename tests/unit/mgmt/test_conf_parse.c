@@ -138,7 +138,7 @@ test_syntax_errors(void **s)
 	bad("interfaces { eth0 { speed 10; } }",
 	    "t.conf:1:21: unknown word "
 	    "'speed', expected device, address, mtu, disable, port-backend, "
-	    "arp");
+	    "host-path, arp");
 	bad("rib;",
 	    "t.conf:1:1: incomplete statement 'rib': expected '{' or "
 	    "one of ecmp-width, distance");
@@ -181,6 +181,11 @@ test_type_errors(void **s)
 	bad("fwd { port-backend dpdk; }",
 	    "t.conf:1:20: invalid port-backend "
 	    "'dpdk': expected one of af_packet, af_xdp, auto");
+	bad("interfaces { eth0 { host-path off; } }",
+	    "t.conf:1:31: invalid host-path 'off': expected one of enable, "
+	    "disable");
+	bad("interfaces { eth0 { host-path [ enable ]; } }",
+	    "t.conf:1:21: 'host-path' takes one value, not a [ list ]");
 	bad("fwd { workers -1; }",
 	    "t.conf:1:15: invalid workers '-1': "
 	    "expected a number in 1..16");
@@ -233,6 +238,8 @@ test_duplicate_errors(void **s)
 	    "198.18.0.1 ];",
 	    "t.conf:1:57: duplicate next-hop 198.18.0.1 "
 	    "(first at line 1, column 35)");
+	bad("interfaces { eth0 { host-path enable;\n host-path disable; } }",
+	    "t.conf:2:2: duplicate host-path (first at line 1, column 21)");
 	bad("protocols static route 10.0.0.0/8 { blackhole; blackhole; }",
 	    "t.conf:1:48: duplicate blackhole (first at line 1, column 37)");
 }
@@ -542,6 +549,38 @@ test_arp_typed_view(void **s)
 	mgmt_conf_free(c);
 }
 
+/* host-path: enable unless the interface says disable */
+static void
+test_host_path_typed_view(void **s)
+{
+	const char *text = "interfaces {\n"
+			   "    eth0 { address 198.18.0.1/24; }\n"
+			   "    eth1 { host-path disable; }\n"
+			   "    eth2 { host-path enable; }\n"
+			   "}\n";
+	struct mgmt_iface_conf ic[3];
+	struct mgmt_conf *c;
+	struct lc_err err;
+	struct {
+		struct mgmt_iface_conf *v;
+		unsigned n;
+	} col = {ic, 0};
+
+	(void)s;
+	assert_int_equal(mgmt_conf_parse(text, strlen(text), "v.conf", &c,
+			     &err),
+	    0);
+	assert_int_equal(mgmt_conf_validate(c, &err), 0);
+	assert_int_equal(mgmt_conf_foreach(c, MGMT_S_IFACE, collect_iface,
+			     &col),
+	    0);
+	assert_int_equal(col.n, 3);
+	assert_true(ic[0].host_path);
+	assert_false(ic[1].host_path);
+	assert_true(ic[2].host_path);
+	mgmt_conf_free(c);
+}
+
 static void
 test_bracket_and_oneliners(void **s)
 {
@@ -658,6 +697,7 @@ main(void)
 	    cmocka_unit_test(test_mac_errors),
 	    cmocka_unit_test(test_arp_validation),
 	    cmocka_unit_test(test_arp_typed_view),
+	    cmocka_unit_test(test_host_path_typed_view),
 	    cmocka_unit_test(test_syntax_errors),
 	    cmocka_unit_test(test_type_errors),
 	    cmocka_unit_test(test_range_errors),

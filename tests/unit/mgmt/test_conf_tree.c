@@ -175,7 +175,7 @@ test_set_errors_change_nothing(void **s)
 	    "interfaces eth0 mtu: missing value, expected <68..9216>");
 	set_fails(c, "set interfaces eth0 speed 10", -22,
 	    "interfaces eth0: unknown word 'speed', expected device, address, "
-	    "mtu, disable, port-backend, arp");
+	    "mtu, disable, port-backend, host-path, arp");
 	set_fails(c, "set protocols static route 10.0.0.1/8 blackhole", -22,
 	    "protocols static route: invalid route '10.0.0.1/8': host bits "
 	    "set, expected 10.0.0.0/8");
@@ -529,7 +529,7 @@ test_complete(void **s)
 	assert_true(v[2].is_value);
 	w[1] = "eth0";
 	n = mgmt_schema_complete(c, w, 2, "", v, 32, &err);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	assert_true((i = find(v, n, "disable")) >= 0 && v[i].is_leaf);
 	assert_true(find(v, n, "mtu") >= 0);
 	/* enum values */
@@ -560,7 +560,7 @@ test_complete(void **s)
 	assert_int_equal(mgmt_schema_complete(c, w, 3, "", v, 32, &err), -22);
 	assert_string_equal(err.msg,
 	    "unknown word 'colour': expected device, "
-	    "address, mtu, disable, port-backend, arp");
+	    "address, mtu, disable, port-backend, host-path, arp");
 	w[2] = "mtu";
 	w[3] = "12";
 	assert_int_equal(mgmt_schema_complete(c, w, 4, "", v, 32, &err), -22);
@@ -1369,10 +1369,10 @@ test_arp_complete_show(void **s)
 	ok(c, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
 	/* the keyword, with its help, after the other leaves */
 	compl_is(c, w, 2, "", v, "device", "address", "mtu", "disable",
-	    "port-backend", "arp", NULL);
-	assert_string_equal(v[5].help,
+	    "port-backend", "host-path", "arp", NULL);
+	assert_string_equal(v[6].help,
 	    "Static ARP entry: neighbour address on this interface's subnet");
-	assert_false(v[5].is_value || v[5].is_leaf);
+	assert_false(v[6].is_value || v[6].is_leaf);
 	compl_is(c, w, 2, "a", v, "address", "arp", NULL);
 	/* the keys: existing ones in address order, then the placeholder */
 	compl_is(c, w, 3, "", v, "198.18.1.9", "198.18.1.10", "<a.b.c.d>",
@@ -1422,6 +1422,105 @@ test_arp_complete_show(void **s)
 	mgmt_conf_free(c);
 }
 
+/*
+ * host-path enable|disable: an enum leaf of the interface (default
+ * enable), set and deleted, refused with the words it takes, printed in
+ * each form, a MOD of its interface, completed with its values.
+ */
+static void
+test_host_path(void **s)
+{
+	struct mgmt_conf *run = base(), *cand, *re;
+	struct mgmt_changes chg = {0};
+	struct mgmt_iface_conf ic;
+	struct mgmt_compl v[32];
+	const char *w[4] = {"interfaces", "eth1", "host-path"};
+	struct lc_err err;
+	char *p;
+
+	(void)s;
+	/* the default, and each value */
+	assert_int_equal(mgmt_conf_iface_get(iface_node(run, "eth1"), &ic), 0);
+	assert_true(ic.host_path);
+	cand = mgmt_conf_dup(run);
+	ok(cand, "set interfaces eth1 host-path disable");
+	assert_int_equal(mgmt_conf_iface_get(iface_node(cand, "eth1"), &ic), 0);
+	assert_false(ic.host_path);
+	assert_int_equal(mgmt_conf_iface_get(iface_node(cand, "eth0"), &ic), 0);
+	assert_true(ic.host_path);
+	/* bad values change nothing and name the words */
+	set_fails(cand, "set interfaces eth1 host-path off", -22,
+	    "interfaces eth1 host-path: invalid host-path 'off': expected one "
+	    "of enable, disable");
+	set_fails(cand, "set interfaces eth1 host-path", -22,
+	    "interfaces eth1 host-path: missing value, expected one of "
+	    "enable, disable");
+	set_fails(cand, "set interfaces eth1 host-path disable now", -22,
+	    "interfaces eth1 host-path disable: unexpected 'now' after the "
+	    "value of host-path");
+	/* printed after port-backend, before arp, in all three forms */
+	ok(cand, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a");
+	p = printed(cand);
+	assert_non_null(strstr(p,
+	    "    eth1 {\n"
+	    "        address 198.18.1.1/24;\n"
+	    "        host-path disable;\n"
+	    "        arp 198.18.1.10 mac 02:00:5e:00:01:0a;\n"
+	    "    }\n"));
+	assert_int_equal(mgmt_conf_parse(p, strlen(p), "printed", &re, &err),
+	    0);
+	assert_true(mgmt_conf_equal(cand, re));
+	mgmt_conf_free(re);
+	free(p);
+	p = printed_as(cand, mgmt_conf_print_set);
+	assert_non_null(strstr(p,
+	    "set interfaces eth1 address 198.18.1.1/24\n"
+	    "set interfaces eth1 host-path disable\n"
+	    "set interfaces eth1 arp 198.18.1.10"));
+	free(p);
+	p = printed_as(cand, mgmt_conf_print_json);
+	assert_non_null(strstr(p,
+	    "\"eth1\":{\"address\":[\"198.18.1.1/24\"],\"host-path\":"
+	    "\"disable\",\"arp\":"));
+	free(p);
+	ok(cand, "delete interfaces eth1 arp");
+	/* one MOD of the interface, sent to fwd; compare says what */
+	mgmt_conf_diff(run, cand, &chg);
+	assert_int_equal(chg.n, 1);
+	assert_true(chg.v[0].op == MGMT_CHG_MOD &&
+	    chg.v[0].unit == MGMT_S_IFACE && chg.v[0].comp == MGMT_COMP_FWD);
+	assert_int_equal(mgmt_conf_iface_get(chg.v[0].old, &ic), 0);
+	assert_true(ic.host_path);
+	assert_int_equal(mgmt_conf_iface_get(chg.v[0].new, &ic), 0);
+	assert_false(ic.host_path);
+	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), 0);
+	mgmt_changes_fini(&chg);
+	compare_is(run, cand,
+	    "[edit interfaces eth1]\n"
+	    "+    host-path disable;\n");
+	ok(cand, "set interfaces eth1 host-path enable");
+	compare_is(run, cand,
+	    "[edit interfaces eth1]\n"
+	    "+    host-path enable;\n");
+	/* enable written out is a change of the config (fwd gets ENABLE
+	 * again); deleting it is none */
+	assert_int_equal(mgmt_conf_iface_get(iface_node(cand, "eth1"), &ic), 0);
+	assert_true(ic.host_path);
+	ok(cand, "delete interfaces eth1 host-path");
+	assert_true(mgmt_conf_equal(run, cand));
+	/* completion: the keyword with its help, then the values */
+	compl_is(cand, w, 2, "h", v, "host-path", NULL);
+	assert_string_equal(v[0].help,
+	    "Mirror the port in a kernel interface for the router's own "
+	    "sockets");
+	assert_string_equal(v[0].dflt, "enable");
+	compl_is(cand, w, 3, "", v, "enable", "disable", NULL);
+	assert_true(v[1].is_leaf && !v[1].is_value);
+	compl_is(cand, w, 3, "d", v, "disable", NULL);
+	mgmt_conf_free(run);
+	mgmt_conf_free(cand);
+}
+
 int
 main(void)
 {
@@ -1448,6 +1547,7 @@ main(void)
 	    cmocka_unit_test(test_arp_changes),
 	    cmocka_unit_test(test_arp_merge_rebase),
 	    cmocka_unit_test(test_arp_complete_show),
+	    cmocka_unit_test(test_host_path),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -38,13 +38,15 @@ struct fake {
 	bool hold;
 	struct ipc_req *held_req;
 	uint64_t held_txn;
-	unsigned if_xdp; /* items with backend xdp */
+	unsigned if_xdp;	/* items with backend xdp */
+	unsigned if_hp_default; /* items (not deleted) with HOST_PATH_DEFAULT */
 	uint32_t last_nh;
 	char last_ifname[32];
 	/* the static ARP entries of the last IfConfig of each port */
 	struct fake_port {
 		char name[16];
 		unsigned seen; /* IfConfigs for it */
+		Fwd__HostPath host_path;
 		unsigned n;
 		uint8_t addr[64][4]; /* as on the wire */
 		uint8_t mac[64][6];
@@ -77,6 +79,7 @@ record_neighbours(const Fwd__IfConfig *ic)
 		return;
 	p = fake_port(ic->name);
 	p->seen++;
+	p->host_path = ic->host_path;
 	p->n = (unsigned)ic->n_neighbours;
 	assert_true(p->n <= 64);
 	for (unsigned i = 0; i < p->n; i++) {
@@ -118,6 +121,9 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	for (size_t i = 0; i < b->n_interfaces; i++) {
 		ffwd.if_items++;
 		ffwd.if_deleted += b->interfaces[i]->deleted;
+		ffwd.if_hp_default += !b->interfaces[i]->deleted &&
+		    b->interfaces[i]->host_path ==
+			FWD__HOST_PATH__HOST_PATH_DEFAULT;
 		if (b->interfaces[i]->backend != NULL &&
 		    strcmp(b->interfaces[i]->backend, "xdp") == 0)
 			ffwd.if_xdp++;
@@ -240,8 +246,9 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_reply(req, IPC_OK, &l.base);
 }
 
-/* QUERY_INTERFACES: rc0 and rs0, or the one asked for by (device) name;
- * the name asked is kept */
+/* QUERY_INTERFACES: rc0 (host path h-rc0, with counters) and rs0 (host
+ * path disabled), or the one asked for by (device) name; the name asked
+ * is kept */
 static char ffwd_if_asked[32];
 
 static void
@@ -252,8 +259,18 @@ h_query_interfaces(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
 	Fwd__Interface f[2] = {FWD__INTERFACE__INIT, FWD__INTERFACE__INIT};
 	Fwd__Interface *v[2];
+	Fwd__HostPathCounters h = FWD__HOST_PATH_COUNTERS__INIT;
 
 	(void)arg;
+	h.up_packets = 12;
+	h.up_bytes = 1534;
+	h.down_packets = 10;
+	h.down_bytes = 980;
+	h.up_dropped = h.up_full = 3;
+	h.down_dropped = h.down_not_ip = 2;
+	f[0].host_path = true;
+	f[0].host_ifname = "h-rc0";
+	f[0].host = q->counters ? &h : NULL;
 	snprintf(ffwd_if_asked, sizeof(ffwd_if_asked), "%s", q->name);
 	for (unsigned i = 0; i < 2; i++) {
 		if (q->name[0] != '\0' && strcmp(q->name, names[i]) != 0)
@@ -327,7 +344,7 @@ run_until(bool *flag, unsigned *counter, unsigned want)
 struct answer {
 	bool done;
 	int code;
-	char text[512], err[512];
+	char text[2048], err[512];
 };
 
 static void
@@ -550,6 +567,8 @@ test_transaction(void **state)
 	assert_int_equal(ffwd.cfg_in_if, 2);
 	assert_int_equal(ffwd.cfg_workers, 0);
 	assert_int_equal(ffwd.cfg_icmp, 0);
+	/* every IfConfig said what the host path is */
+	assert_int_equal(ffwd.if_hp_default, 0);
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 
 	mgmt_session_close(m, s);
@@ -794,8 +813,12 @@ test_static_arp(void **state)
 	assert_string_equal(a.text,
 	    "eth0 (device rc0, ifindex 3): link up, enabled, mtu 1500, mac -, "
 	    "backend afpacket\n"
+	    "  host path: enabled, host interface h-rc0\n"
+	    "  host path: up 12 packets (1534 bytes), down 10 packets (980 "
+	    "bytes), dropped up 3 down 2 (up_full 3, down_not_ip 2)\n"
 	    "eth1 (device rs0, ifindex 4): link up, enabled, mtu 1500, mac -, "
-	    "backend afpacket\n");
+	    "backend afpacket\n"
+	    "  host path: disabled\n");
 	assert_int_equal(run(m, s, "run show interfaces eth1", &a), MGMT_OK);
 	assert_string_equal(ffwd_if_asked, "rs0");
 	assert_non_null(strstr(a.text, "eth1 (device rs0, ifindex 4)"));
@@ -805,6 +828,116 @@ test_static_arp(void **state)
 	assert_int_equal(run_as(m, s, "run show interfaces eth0", true, &a),
 	    MGMT_OK);
 	assert_non_null(strstr(a.text, "\"name\":\"eth0\",\"device\":\"rc0\""));
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
+/* The host path each port's last IfConfig asked for */
+static Fwd__HostPath
+host_path_of(const char *port)
+{
+	struct fake_port *p = fake_port(port);
+
+	assert_true(p->seen > 0);
+	return (p->host_path);
+}
+
+/*
+ * host-path reaches fwd in every IfConfig of its interface as ENABLE or
+ * DISABLE, never DEFAULT (the config, not fwd, says what the default is):
+ * on connect, in a commit that changes it, when a new default port
+ * backend re-sends the interfaces, and on reconnect. show interfaces
+ * renders fwd's host path fields, text and JSON.
+ */
+static void
+test_host_path(void **state)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	unsigned items;
+
+	(void)state;
+	start_fakes();
+	m = mgmt_boot("interfaces {\n"
+		      "  eth0 { device rc0; address 198.18.1.1/24; }\n"
+		      "  eth1 { device rs0; address 198.18.2.1/24;\n"
+		      "    host-path disable; }\n"
+		      "}\n");
+
+	/* 1. the resync on connect: the default is sent as ENABLE */
+	assert_true(run_until(NULL, &ffwd.if_batches, 1));
+	assert_int_equal(ffwd.if_items, 2);
+	assert_int_equal(host_path_of("rc0"), FWD__HOST_PATH__HOST_PATH_ENABLE);
+	assert_int_equal(host_path_of("rs0"),
+	    FWD__HOST_PATH__HOST_PATH_DISABLE);
+
+	/* 2. a commit that disables it: that interface alone */
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "set interfaces eth0 host-path bad", &a),
+	    MGMT_E_INVALID);
+	assert_non_null(strstr(a.err,
+	    "invalid host-path 'bad': expected one of enable, disable"));
+	items = ffwd.if_items;
+	assert_int_equal(run(m, s, "set interfaces eth0 host-path disable", &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
+	assert_string_equal(a.text,
+	    "[edit interfaces eth0]\n"
+	    "+    host-path disable;\n");
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.if_items, items + 1);
+	assert_string_equal(ffwd.last_if, "rc0");
+	assert_int_equal(host_path_of("rc0"),
+	    FWD__HOST_PATH__HOST_PATH_DISABLE);
+	assert_int_equal(fake_port("rs0")->seen, 1);
+
+	/* 3. back to the default by delete: ENABLE (a dry run first) */
+	assert_int_equal(run(m, s, "delete interfaces eth1 host-path", &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "commit check", &a), MGMT_OK);
+	assert_int_equal(host_path_of("rs0"),
+	    FWD__HOST_PATH__HOST_PATH_DISABLE);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(host_path_of("rs0"), FWD__HOST_PATH__HOST_PATH_ENABLE);
+
+	/* 4. a new default backend re-sends both, each with its own */
+	items = ffwd.if_items;
+	assert_int_equal(run(m, s, "set fwd port-backend af_xdp", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(ffwd.if_items, items + 2);
+	assert_int_equal(host_path_of("rc0"),
+	    FWD__HOST_PATH__HOST_PATH_DISABLE);
+	assert_int_equal(host_path_of("rs0"), FWD__HOST_PATH__HOST_PATH_ENABLE);
+
+	/* 5. fwd reconnects: the resync has the committed values */
+	ipc_server_free(ffwd.srv);
+	ffwd.srv = NULL;
+	start_fake_fwd();
+	assert_true(run_until(NULL, &ffwd.if_replace_all, 2));
+	assert_int_equal(host_path_of("rc0"),
+	    FWD__HOST_PATH__HOST_PATH_DISABLE);
+	assert_int_equal(host_path_of("rs0"), FWD__HOST_PATH__HOST_PATH_ENABLE);
+	assert_int_equal(ffwd.if_hp_default, 0);
+
+	/* 6. show interfaces in JSON: every field and counter of fwd's */
+	assert_int_equal(run_as(m, s, "run show interfaces eth0", true, &a),
+	    MGMT_OK);
+	assert_string_equal(a.text,
+	    "{\"interfaces\":[{\"name\":\"eth0\",\"device\":\"rc0\","
+	    "\"ifindex\":3,\"link\":\"up\",\"enabled\":true,\"mtu\":1500,"
+	    "\"mac\":\"-\",\"backend\":\"afpacket\",\"addresses\":[],"
+	    "\"host_path\":{\"enabled\":true,\"ifname\":\"h-rc0\","
+	    "\"up_packets\":12,\"up_bytes\":1534,\"down_packets\":10,"
+	    "\"down_bytes\":980,\"up_dropped\":3,\"down_dropped\":2,"
+	    "\"up_full\":3,\"up_error\":0,\"down_port_down\":0,"
+	    "\"down_not_ip\":2,\"down_bad\":0,\"down_tx_full\":0}}]}");
+	assert_int_equal(run_as(m, s, "run show interfaces eth1", true, &a),
+	    MGMT_OK);
+	assert_non_null(strstr(a.text,
+	    "\"host_path\":{\"enabled\":false,\"ifname\":\"\"}}]}"));
 	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 	mgmt_session_close(m, s);
 	mgmt_free(m);
@@ -859,6 +992,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_connect_during_commit, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_static_arp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_host_path, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
 		teardown),
 	};
