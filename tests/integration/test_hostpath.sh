@@ -6,12 +6,13 @@
 # routes; TCP and UDP to and from the router namespace's own sockets
 # through fwd's ports; the kernel's ping through the host path while fwd
 # still answers pings of its addresses; an eBGP session between BIRD 2 in
-# the router ns and BIRD 2 in the client ns carrying 1,000 routes; host-path
-# off and on for one interface; kill -9 of fwd: the TAPs stay, the next fwd
-# adopts them (one per port), a TCP connection to the router and the BGP
-# session survive; the host-path counters count; a clean exit removes the
-# TAPs and the tc drop. FWD_BACKEND=af_xdp runs it over AF_XDP ports
-# (test_hostpath_xdp.sh); default af_packet.
+# the router ns and BIRD 2 in the client ns carrying 1,000 routes; kill -9
+# of fwd: the TAPs stay, the next fwd adopts them (one per port), a TCP
+# connection to the router and the BGP session survive; host path off and
+# on for one interface through ternsh (`interfaces NAME host-path
+# disable|enable`) and through fwd's IPC (fwdctl); the host-path counters
+# count; a clean exit removes the TAPs and the tc drop. FWD_BACKEND=af_xdp
+# runs it over AF_XDP ports (test_hostpath_xdp.sh); default af_packet.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -284,21 +285,33 @@ read -r up3 down3 <<<"$(host_ctr rc0)"
 check "the new fwd counts its host path (up ${up3:-?}, down ${down3:-?})" \
 	test "${up3:-0}" -gt 0 -a "${down3:-0}" -gt 0
 
-# ---- (g) host-path off and on for one interface
-check "fwdctl if rc0 ... host-path off: accepted" ctl if "$NETNS_RTR_C_IF" "$NETNS_RTR_C_IP/24" host-path off backend "$bk_ipc"
+# ---- (g) host-path disable and enable for one interface, as an operator
+out=$(tsh -c "show interfaces c0")
+check "show interfaces: c0's host path h-rc0" has "$out" "^  host path: enabled, host interface h-rc0$"
+check "show interfaces: c0's host path counters" grep -qE "^  host path: up [1-9][0-9]* packets .*down [1-9][0-9]* packets" <<<"$out"
+out=$(tsh -c configure -c "set interfaces c0 host-path disable" -c commit)
+check "commit: c0 host-path disable" has "$out" "commit complete"
 no_tap() { [[ -z $(tap h-rc0) ]]; }
 check "h-rc0 is gone" wait_until 3 no_tap
 check "h-rs0 stays" test -n "$(tap h-rs0)"
 check "fwdctl interfaces: rc0 host off" has "$(ctl interfaces)" "^rc0 .* host off"
+check "show interfaces: c0 host path disabled" has "$(tsh -c "show interfaces c0")" "^  host path: disabled$"
 out=$(ip netns exec "$C" timeout 10 python3 "$echo_py" send tcp "$NETNS_RTR_C_IP" 7001 x 3 2>&1)
-check "TCP to $NETNS_RTR_C_IP fails ($out)" has "$out" "refused"
+check "TCP to $NETNS_RTR_C_IP refused by fwd ($out)" has "$out" "refused"
 out=$(ip netns exec "$C" timeout 10 ping -c 2 -i 0.2 -W 2 "$NETNS_RTR_C_IP" 2>&1)
 check "... while fwd still answers its pings" has "$out" " 0% packet loss"
 check "TCP through rs0 still reaches the router" echoed "$S" tcp "$NETNS_RTR_S_IP" 7001 rs0-still
-check "fwdctl if rc0 ... host-path on: accepted" ctl if "$NETNS_RTR_C_IF" "$NETNS_RTR_C_IP/24" host-path on backend "$bk_ipc"
+out=$(tsh -c configure -c "set interfaces c0 host-path enable" -c commit)
+check "commit: c0 host-path enable" has "$out" "commit complete"
 check "h-rc0 is back" wait_until 3 have_taps
 check "... with its address" has "$(ip -n "$R" -o -4 addr show dev h-rc0)" "inet $NETNS_RTR_C_IP/24 "
 check "TCP to $NETNS_RTR_C_IP works again" wait_until 5 echoed "$C" tcp "$NETNS_RTR_C_IP" 7001 back-again
+# the same through fwd's API (IF_CONFIG host_path), as rib or a test would
+check "fwdctl if rc0 ... host-path off: accepted" ctl if "$NETNS_RTR_C_IF" "$NETNS_RTR_C_IP/24" host-path off backend "$bk_ipc"
+check "... h-rc0 is gone" wait_until 3 no_tap
+check "fwdctl if rc0 ... host-path on: accepted" ctl if "$NETNS_RTR_C_IF" "$NETNS_RTR_C_IP/24" host-path on backend "$bk_ipc"
+check "... h-rc0 is back" wait_until 3 have_taps
+check "... TCP works" wait_until 5 echoed "$C" tcp "$NETNS_RTR_C_IP" 7001 back-again2
 if [[ -n $have_bird ]]; then
 	check "BGP Established again after host-path on" wait_until 40 established
 	check "... with the 1,000 routes" wait_until 20 routes_1000
