@@ -50,6 +50,15 @@ cleanup() {
 	fi
 	# (bash would report each job killed here)
 	exec 2>/dev/null
+	# mgmt by SIGTERM first: it reaps its commit store's child, which a
+	# kill -9 would leave to init (a zombie in our process group where
+	# init does not reap at once)
+	if [[ -n $mgmt_pid ]] && kill "$mgmt_pid" 2>/dev/null; then
+		for _ in $(seq 60); do # until it is a zombie (ours to reap) or gone
+			[[ $(ps -o stat= -p "$mgmt_pid") == @(Z*|) ]] && break
+			sleep 0.05
+		done
+	fi
 	for p in $fwd_pid $mgmt_pid "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	for p in "$tmp"/bird-*.pid; do
 		[[ -f $p ]] && kill -9 "$(cat "$p")" 2>/dev/null
