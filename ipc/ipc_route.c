@@ -404,8 +404,10 @@ batch_route(struct ipc_route_set *s, const Rib__Route *m, uint8_t op,
 }
 
 /* Packed RouteBatch records: flags bits 0-5 the next-hop count, 6-7 the
- * RouteType; next hops at base + first in the set's table (of nnh). */
-static int
+ * RouteType; next hops at base + first in the set's table (of nnh). Inlined
+ * at each call, so rec is a constant there (one out-of-line copy for both
+ * sizes cost rib 16 instructions a route). */
+static inline __attribute__((always_inline)) int
 batch_packed(struct ipc_route_set *s, const ProtobufCBinaryData *t, size_t rec,
     uint8_t op, uint32_t base, size_t nnh, struct lc_err *err)
 {

@@ -152,9 +152,10 @@ pk_init(struct ipc_route_enc *e, const struct ipc_route_set *s,
  * The packed table index of r's next hops: a run written before is used
  * again (the records of one fib group share one run), else it is appended.
  * false when its next hops are not all of r's family or the table is full:
- * then r goes as a message route.
+ * then r goes as a message route. Inlined into the per-record loops, as
+ * pk_put is (GCC left it out of line once pk_put grew).
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 pk_run(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk,
     const struct ipc_route *r, unsigned *first)
 {
@@ -166,6 +167,11 @@ pk_run(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk,
 	*first = 0;
 	if (r->n_nh == 0)
 		return (true);
+	/* one next hop already in the table: most records (no loops) */
+	if (r->n_nh == 1 && at != NONE && h->family == r->family) {
+		*first = at;
+		return (true);
+	}
 	for (j = 0; j < r->n_nh; j++)
 		if (h[j].family != r->family)
 			return (false);
@@ -189,13 +195,12 @@ pk_run(struct ipc_route_enc *e, const struct ipc_route_set *s, struct pk *pk,
 	return (true);
 }
 
-/* A packed record: prefix, length, flags (or count), first next hop. */
-static inline void
-pk_put(struct pk *pk, const struct ipc_route *r, bool del, unsigned flags,
-    unsigned first)
+/* A packed record of family index f (rec bytes): prefix, length, flags (or
+ * count), first next hop. Inlined with f and rec constant. */
+static inline __attribute__((always_inline)) void
+pk_put_rec(struct pk *pk, unsigned f, size_t rec, const struct ipc_route *r,
+    bool del, unsigned flags, unsigned first)
 {
-	unsigned f = FAM(r->family);
-	size_t rec = pk_rec[f];
 	uint8_t *p = del ? pk->del[f] + pk->nd[f]++ * rec :
 			   pk->add[f] + pk->na[f]++ * rec;
 
@@ -204,6 +209,16 @@ pk_put(struct pk *pk, const struct ipc_route *r, bool del, unsigned flags,
 	p[rec - 3] = (uint8_t)flags;
 	p[rec - 2] = (uint8_t)(first >> 8);
 	p[rec - 1] = (uint8_t)first;
+}
+
+static inline void
+pk_put(struct pk *pk, const struct ipc_route *r, bool del, unsigned flags,
+    unsigned first)
+{
+	if (r->family == AF_INET)
+		pk_put_rec(pk, 0, P4, r, del, flags, first);
+	else
+		pk_put_rec(pk, 1, P6, r, del, flags, first);
 }
 
 /* The packed fields: IPv4 table, adds, deletes, then the same for IPv6. */
