@@ -359,6 +359,8 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		h->down_bytes = hs->down_bytes;
 		h->up_full = hs->up_full;
 		h->up_error = hs->up_error;
+		h->up_coalesced = hs->up_coalesced;
+		h->up_gso_writes = hs->up_gso;
 		h->up_dropped = hs->up_full + hs->up_error;
 		h->down_port_down = hs->down_port_down;
 		h->down_not_ip = hs->down_not_ip;

@@ -81,6 +81,7 @@ drain(struct fwd_d *d, unsigned budget, unsigned *total_out)
 			more = true;
 	}
 	d->st.punts += total;
+	fwd_host_flush(d);
 	fwd_d_out_flush(d);
 	*total_out = total;
 	return (more);

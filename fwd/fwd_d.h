@@ -35,6 +35,7 @@ struct fwd_d;
 struct fwd_worker;
 struct fwd_xdp_umem;
 struct fwd_nl;
+struct fwd_gro;
 
 /*
  * Port factory for the "mem" backend (tests): the port of worker w (0..) for
@@ -230,6 +231,7 @@ struct fwd_d {
 	struct fwd_nl *nl;    /* NULL: no host path (netlink failed) */
 	int host_prog;	      /* the ports' tc ingress drop program; -1 */
 	struct fwd_out *hout; /* frames the kernel sent, being sent */
+	struct fwd_gro *gro;  /* TCP segments being merged, going up */
 	bool host_swept;      /* leftovers dealt with (first full set) */
 	unsigned nleft;	      /* leftovers of an earlier tern-fwd */
 	char left[FWD_PORT_MAX][IFNAMSIZ];

@@ -119,5 +119,7 @@ void fwd_host_carrier(struct fwd_d *, struct fwd_iface *);
 void fwd_host_sweep(struct fwd_d *);
 /* fwd_slow_host_fn: arg is the fwd_d. */
 int fwd_host_up(void *arg, uint16_t port, const uint8_t *frame, unsigned len);
+/* Write what fwd_host_up holds (the end of a drain). */
+void fwd_host_flush(struct fwd_d *);
 
 #endif /* FWD_D_INT_H */

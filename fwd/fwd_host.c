@@ -14,12 +14,14 @@
 #include <linux/if_tun.h>
 #include <linux/pkt_cls.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "libcommon/lc_log.h"
 #include "fwd_d_int.h"
+#include "fwd_host_gro.h"
 #include "fwd_nl.h"
 
 /* frames read from one TAP per callback: the loop's other watchers get
@@ -52,9 +54,13 @@ tap_open(const char *name, int *fd)
 	if ((s = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return (-errno);
 	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	/* each frame after a virtio-net header: GSO up (fwd_host_gro.h);
+	 * no offloads down (the kernel segments and checksums for us) */
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(s, TUNSETIFF, &ifr) != 0) {
+	if (ioctl(s, TUNSETIFF, &ifr) != 0 ||
+	    ioctl(s, TUNSETVNETHDRSZ, &(int){FWD_GRO_VNET_LEN}) != 0 ||
+	    ioctl(s, TUNSETOFFLOAD, 0UL) != 0) {
 		e = errno;
 		close(s);
 		return (-e);
@@ -210,8 +216,12 @@ fwd_host_init(struct fwd_d *d)
 	int rv;
 
 	d->host_prog = -1;
-	if ((d->hout = calloc(1, sizeof(*d->hout))) == NULL)
+	if ((d->hout = calloc(1, sizeof(*d->hout))) == NULL ||
+	    (d->gro = calloc(1, sizeof(*d->gro))) == NULL) {
+		free(d->hout);
+		d->hout = NULL;
 		return (-ENOMEM);
+	}
 	d->slow.host_up = fwd_host_up;
 	d->slow.host_arg = d;
 	if ((d->nl = fwd_nl_new()) == NULL) {
@@ -246,6 +256,8 @@ fwd_host_fini(struct fwd_d *d)
 	d->nl = NULL;
 	free(d->hout);
 	d->hout = NULL;
+	free(d->gro);
+	d->gro = NULL;
 }
 
 /* ---- down: what the kernel sends on a TAP goes out its port ---- */
@@ -267,16 +279,23 @@ on_host_rx(struct ev_loop *loop, ev_io *w, int revents)
 	o->n = 0;
 	for (unsigned i = 0; i < HOST_RX_BUDGET; i++) {
 		uint8_t *b = fwd_out_push(o, id, FWD_FRAME_MAX);
+		struct virtio_net_hdr v;
+		struct iovec iov[2] = {{&v, sizeof(v)}, {b, FWD_FRAME_MAX}};
 		ssize_t r;
 		uint16_t type;
 
 		if (b == NULL)
 			break;
-		if ((r = read(h->fd, b, FWD_FRAME_MAX)) <= 0) {
+		if ((r = readv(h->fd, iov, 2)) <= 0) {
 			fwd_out_pop(o); /* EAGAIN: all read */
 			break;
 		}
-		if (r < FWD_ETH_HLEN || r > (ssize_t)f->mtu + FWD_ETH_HLEN) {
+		/* with no offloads the kernel hands us whole frames with
+		 * their checksums done: a header asking for more is bad */
+		r -= (ssize_t)sizeof(v);
+		if (r < FWD_ETH_HLEN || r > (ssize_t)f->mtu + FWD_ETH_HLEN ||
+		    v.gso_type != VIRTIO_NET_HDR_GSO_NONE ||
+		    (v.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
 			h->st.down_bad++;
 			fwd_out_pop(o);
 			continue;
@@ -307,26 +326,70 @@ on_host_rx(struct ev_loop *loop, ev_io *w, int revents)
 
 /* ---- up: frames for the router's sockets ---- */
 
+/* Write one frame (vnet header first) that stands for segs frames of
+ * bytes bytes up h, counted. 0 or -errno. */
+static int
+host_write(struct fwd_host_if *h, const struct iovec *iov, int niov, size_t len,
+    unsigned segs, unsigned bytes)
+{
+	ssize_t r;
+
+	if ((r = writev(h->fd, iov, niov)) == (ssize_t)len) {
+		h->st.up_pkts += segs;
+		h->st.up_bytes += bytes;
+		if (segs > 1) {
+			h->st.up_coalesced += segs;
+			h->st.up_gso++;
+		}
+		return (0);
+	}
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		h->st.up_full += segs;
+		return (-EAGAIN);
+	}
+	h->st.up_error += segs;
+	return (r < 0 ? -errno : -EIO);
+}
+
+void
+fwd_host_flush(struct fwd_d *d)
+{
+	struct fwd_gro *g = d->gro;
+	struct fwd_host_if *h;
+	unsigned segs, bytes, n;
+	uint16_t port;
+
+	if (g == NULL || g->len == 0)
+		return;
+	port = g->port;
+	segs = g->segs;
+	bytes = g->bytes;
+	n = fwd_gro_finish(g);
+	h = &d->ifs[port].host;
+	if (h->open)
+		(void)host_write(h, &(struct iovec){g->buf, n}, 1, n, segs,
+		    bytes);
+}
+
+/* Up: TCP segments are held to be merged with those that follow in this
+ * drain (fwd_host_gro.h; the drain's end sends them, fwd_host_flush);
+ * anything else is written as it comes, after what is held. */
 int
 fwd_host_up(void *arg, uint16_t port, const uint8_t *frame, unsigned len)
 {
 	struct fwd_d *d = arg;
 	struct fwd_host_if *h;
-	ssize_t r;
+	struct virtio_net_hdr v = {0};
+	struct iovec iov[2] = {{&v, sizeof(v)}, {(void *)frame, len}};
 
 	if (port >= FWD_D_IF_MAX || !(h = &d->ifs[port].host)->open)
 		return (-ENOENT);
-	if ((r = write(h->fd, frame, len)) == (ssize_t)len) {
-		h->st.up_pkts++;
-		h->st.up_bytes += len;
+	if (fwd_gro_offer(d->gro, port, frame, len))
 		return (0);
-	}
-	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		h->st.up_full++;
-		return (-EAGAIN);
-	}
-	h->st.up_error++;
-	return (r < 0 ? -errno : -EIO);
+	fwd_host_flush(d);
+	if (fwd_gro_offer(d->gro, port, frame, len))
+		return (0);
+	return (host_write(h, iov, 2, sizeof(v) + len, 1, len));
 }
 
 /* ---- interfaces ---- */
@@ -413,6 +476,7 @@ fwd_host_detach(struct fwd_d *d, struct fwd_iface *f)
 
 	if (!h->open)
 		return;
+	fwd_host_flush(d); /* what it holds for this TAP, before it goes */
 	ev_io_stop(d->loop, &h->io);
 	if (f->backend != FWD_D_BK_MEM &&
 	    (rv = tc_drop(d, f->ifindex, false)) != 0)

@@ -15,6 +15,8 @@ struct fwd_host_stats {
 	uint64_t up_pkts, up_bytes, down_pkts, down_bytes;
 	uint64_t up_full;	 /* the TAP's queue was full (EAGAIN) */
 	uint64_t up_error;	 /* write failed otherwise */
+	uint64_t up_coalesced;	 /* of up_pkts: sent merged (fwd_host_gro.h) */
+	uint64_t up_gso;	 /* the merged writes */
 	uint64_t down_port_down; /* the port is down or not attached */
 	uint64_t down_not_ip;  /* neither IPv4 nor ARP (IPv6 until it lands) */
 	uint64_t down_bad;     /* shorter than Ethernet or over the MTU */

@@ -321,14 +321,17 @@ main(int argc, char **argv)
 				printf(" host off");
 			else if (x->host != NULL)
 				printf(" host %s up %llu/%llu down %llu/%llu "
-				       "up_drop %llu down_drop %llu",
+				       "up_drop %llu down_drop %llu "
+				       "coalesced %llu/%llu",
 				    x->host_ifname[0] ? x->host_ifname : "-",
 				    (unsigned long long)x->host->up_packets,
 				    (unsigned long long)x->host->up_bytes,
 				    (unsigned long long)x->host->down_packets,
 				    (unsigned long long)x->host->down_bytes,
 				    (unsigned long long)x->host->up_dropped,
-				    (unsigned long long)x->host->down_dropped);
+				    (unsigned long long)x->host->down_dropped,
+				    (unsigned long long)x->host->up_coalesced,
+				    (unsigned long long)x->host->up_gso_writes);
 			printf("\n");
 		}
 		return (0);

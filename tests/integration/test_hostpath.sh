@@ -190,6 +190,16 @@ out=$(ip netns exec "$C" timeout 10 ping -c 3 -i 0.2 -W 2 "$NETNS_RTR_C_IP" 2>&1
 check "the client pings the router's address" has "$out" " 0% packet loss"
 check "... answered by fwd, not the kernel (InEchos $e0 -> $(icmp_in_echos))" test "$(icmp_in_echos)" = "$e0"
 
+# ---- (b') bulk TCP both ways through the host path: 8 MB echoed intact,
+# with the up path merging segments (fwd/fwd_host_gro.c)
+coalesced() { ctl interfaces | sed -n 's/^rc0 .* coalesced \([0-9]*\)\/.*/\1/p'; }
+co0=$(coalesced)
+out=$(ip netns exec "$C" timeout 40 python3 "$echo_py" bulk "$NETNS_RTR_C_IP" 7001 8000000 30 2>&1)
+check "bulk TCP: 8 MB to the router ns and back ($out)" has "$out" "echoed intact"
+co1=$(coalesced)
+check "... segments went up merged (coalesced ${co0:-?} -> ${co1:-?})" \
+	test "${co1:-0}" -gt "${co0:-0}"
+
 # ---- (i) the counters count
 read -r up1 down1 <<<"$(host_ctr rc0)"
 check "rc0 host path counted up ${up1:-?} and down ${down1:-?} packets" \

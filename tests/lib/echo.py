@@ -12,8 +12,15 @@ tests (tests/integration/test_hostpath.sh), run inside namespaces.
                                               second echo on the same
                                               connection; 0 when both came
                                               back (S: for all, default 60)
+  echo.py bulk ADDR PORT BYTES [S]            BYTES of a pseudo-random
+                                              stream to a TCP echo server,
+                                              read back while sending; 0
+                                              when every byte came back
+                                              in order (S: default 30)
 """
+import hashlib
 import os
+import random
 import socket
 import sys
 import threading
@@ -93,6 +100,38 @@ def hold(addr, port, go, tmo):
     return 0
 
 
+def bulk(addr, port, nbytes, tmo):
+    data = random.Random(20).randbytes(nbytes)
+    s = socket.create_connection((addr, port), timeout=tmo)
+    err = []
+
+    def tx():
+        try:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            err.append(e)
+
+    t = threading.Thread(target=tx, daemon=True)
+    t.start()
+    h = hashlib.sha256()
+    got = 0
+    while got < nbytes:
+        b = s.recv(1 << 20)
+        if not b:
+            break
+        h.update(b)
+        got += len(b)
+    t.join(tmo)
+    if err or got != nbytes or h.digest() != hashlib.sha256(data).digest():
+        print("bulk: %d of %d bytes back%s%s" % (
+            got, nbytes, ", not the bytes sent" if got == nbytes else "",
+            ", send: %s" % err[0] if err else ""))
+        return 1
+    print("bulk: %d bytes echoed intact" % nbytes)
+    return 0
+
+
 def main(a):
     try:
         if len(a) == 5 and a[0] == "serve":
@@ -103,6 +142,9 @@ def main(a):
         elif len(a) in (4, 5) and a[0] == "hold":
             return hold(a[1], int(a[2]), a[3],
                         float(a[4]) if len(a) == 5 else 60.0)
+        elif len(a) in (4, 5) and a[0] == "bulk":
+            return bulk(a[1], int(a[2]), int(a[3]),
+                        float(a[4]) if len(a) == 5 else 30.0)
     except OSError as e:
         print("echo.py: %s" % e)
         return 1
