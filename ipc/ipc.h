@@ -94,6 +94,7 @@ extern const struct ipc_service_desc ipc_svc_rtrmgr;
 extern const struct ipc_service_desc ipc_svc_mgmt;
 extern const struct ipc_service_desc ipc_svc_rib;
 extern const struct ipc_service_desc ipc_svc_fwd;
+extern const struct ipc_service_desc ipc_svc_bgp;
 
 /*
  * Method argument of ipc_call(): a method id of the connection's service,

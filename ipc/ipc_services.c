@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc/proto/mgmt.pb-c.h"
@@ -74,6 +75,15 @@ static const struct ipc_method_desc rib_methods[] = {
 	rib__route_batch_ack, IPC_M_ADMIN),
 };
 
+static const struct ipc_method_desc bgp_methods[] = {
+    M(BGP__METHOD__SET_CONFIG, "set-config", bgp__bgp_config, bgp__config_ack,
+	IPC_M_ADMIN),
+    M(BGP__METHOD__QUERY_NEIGHBORS, "query-neighbors", bgp__neighbor_query,
+	bgp__neighbor_list, 0),
+    M(BGP__METHOD__CLEAR_NEIGHBOR, "clear-neighbor", bgp__clear_neighbor,
+	bgp__config_ack, IPC_M_ADMIN),
+};
+
 static const struct ipc_method_desc fwd_methods[] = {
     M(FWD__METHOD__IF_CONFIG, "if-config", fwd__if_config_batch,
 	fwd__if_config_ack, IPC_M_ADMIN),
@@ -112,6 +122,8 @@ const struct ipc_service_desc ipc_svc_rib = {"rib",
     LIFECYCLE__SERVICE__SERVICE_RIB, N(rib_methods), rib_methods};
 const struct ipc_service_desc ipc_svc_fwd = {"fwd",
     LIFECYCLE__SERVICE__SERVICE_FWD, N(fwd_methods), fwd_methods};
+const struct ipc_service_desc ipc_svc_bgp = {"bgp",
+    LIFECYCLE__SERVICE__SERVICE_BGP, N(bgp_methods), bgp_methods};
 
 const struct ipc_method_desc *
 ipc_method_lookup(const struct ipc_service_desc *svc, unsigned service,
