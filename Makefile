@@ -47,8 +47,9 @@ SRCS_rib      := $(filter-out rib/main.c,$(wildcard rib/*.c))
 SRCS_mgmt     := $(filter-out mgmt/main.c,$(wildcard mgmt/*.c))
 SRCS_shell    := $(filter-out mgmt/shell/main.c,$(wildcard mgmt/shell/*.c))
 SRCS_rtrmgr   := $(filter-out rtrmgr/main.c,$(wildcard rtrmgr/*.c))
+SRCS_bgp      := $(filter-out bgp/main.c,$(wildcard bgp/*.c))
 SRCS_terntest := $(wildcard tests/lib/*.c)
-LIBNAMES := common ipc fwd rib mgmt shell rtrmgr terntest
+LIBNAMES := common ipc fwd rib mgmt shell rtrmgr bgp terntest
 
 # Which libraries a component (and its unit tests) link, in link order.
 LIBS_libcommon := common
@@ -59,15 +60,18 @@ LIBS_rib       := rib ipc common
 LIBS_mgmt      := mgmt ipc common
 LIBS_shell     := shell mgmt ipc common
 LIBS_rtrmgr    := rtrmgr ipc common
-LIBS_all       := terntest fwd rib shell mgmt rtrmgr ipc common
+LIBS_bgp       := bgp ipc common
+LIBS_all       := terntest fwd rib shell mgmt rtrmgr bgp ipc common
 
 # binary name -> module whose main.c it is
-BINS := tern-fwd:fwd tern-rib:rib tern-mgmt:mgmt ternsh:shell tern-rtrmgr:rtrmgr
+BINS := tern-fwd:fwd tern-rib:rib tern-mgmt:mgmt ternsh:shell tern-rtrmgr:rtrmgr \
+	tern-bgp:bgp
 MAINDIR_fwd := fwd
 MAINDIR_rib := rib
 MAINDIR_mgmt := mgmt
 MAINDIR_shell := mgmt/shell
 MAINDIR_rtrmgr := rtrmgr
+MAINDIR_bgp := bgp
 
 UNIT_SRCS  := $(sort $(wildcard tests/unit/*/test_*.c))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))

@@ -75,14 +75,6 @@ echo_py=$root/tests/lib/echo.py
 ctl() { timeout 10 "$tools/fwdctl" "$run" "$@"; }
 tsh() { TERN_RUNDIR=$run timeout 20 "$bin/ternsh" "$@" 2>&1; }
 R=$NS_ROUTER C=$NS_CLIENT S=$NS_SERVER
-wait_until() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		((SECONDS < end)) || return 1
-		sleep 0.1
-	done
-}
 
 timeout 30 bash -c "source '$root/tests/lib/netns.sh'; netns_init hp$$; netns_topo_create" ||
 	{ echo "cannot create the namespaces"; nok "namespaces"; check_summary "$name"; exit 1; }

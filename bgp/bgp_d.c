@@ -1,0 +1,470 @@
+/* bgp/bgp_d.c: the tern-bgp daemon's life cycle and bgp.sock: mgmt's
+ * configuration (all or nothing, diffed against what runs), the neighbour
+ * queries of `show bgp`, `clear bgp neighbor`, and the listening socket
+ * that hands accepted connections to their neighbour (docs/bgp.md). */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "ipc/proto/bgp.pb-c.h"
+#include "libcommon/lc_arena.h"
+#include "libcommon/lc_log.h"
+
+#include "bgp_int.h"
+
+#define CEASE_DECONFIGURED 3 /* RFC 4486 */
+#define CEASE_SHUTDOWN	   2
+
+struct bgp_peer *
+bgp_d_peer_find(struct bgp_d *d, uint32_t addr)
+{
+	for (unsigned i = 0; i < d->npeers; i++)
+		if (d->peers[i]->c.addr == addr)
+			return (d->peers[i]);
+	return (NULL);
+}
+
+/* The configured router id, else the highest IPv4 address of the
+ * namespace's interfaces (the host path's TAPs hold the ports' addresses),
+ * chosen once and kept while it runs. */
+uint32_t
+bgp_d_router_id(struct bgp_d *d)
+{
+	struct ifaddrs *ifa, *i;
+	uint32_t best = 0;
+
+	if (d->router_id != 0 || getifaddrs(&ifa) != 0)
+		return (d->router_id);
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		uint32_t a;
+
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+		if ((ntohl(a) >> 24) != 127 && ntohl(a) > ntohl(best))
+			best = a;
+	}
+	freeifaddrs(ifa);
+	if (best != 0)
+		lc_log_notice("router id %s (the highest interface address; "
+			      "set protocols bgp router-id to choose)",
+		    inet_ntoa((struct in_addr){best}));
+	d->router_id = best;
+	return (best);
+}
+
+/* ---- listening ---- */
+
+static void
+on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct bgp_d *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	for (int n = 0; n < 16; n++) {
+		struct sockaddr_in sin;
+		socklen_t sl = sizeof(sin);
+		struct bgp_peer *p;
+		int fd = accept4(d->lfd, (struct sockaddr *)&sin, &sl,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		if (sin.sin_family != AF_INET ||
+		    (p = bgp_d_peer_find(d, sin.sin_addr.s_addr)) == NULL) {
+			lc_log_info("connection from %s refused: not a "
+				    "configured neighbor",
+			    inet_ntoa(sin.sin_addr));
+			close(fd);
+			continue;
+		}
+		bgp_peer_accept(p, fd);
+	}
+}
+
+static int
+listen_start(struct bgp_d *d)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	int one = 1, e;
+
+	if (d->lfd >= 0)
+		return (0);
+	if ((d->lfd = socket(AF_INET,
+		 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	(void)setsockopt(d->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sin.sin_port = htons((uint16_t)d->port);
+	if (bind(d->lfd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    listen(d->lfd, 64) != 0) {
+		e = errno;
+		close(d->lfd);
+		d->lfd = -1;
+		return (-e);
+	}
+	ev_io_init(&d->lio, on_accept, d->lfd, EV_READ);
+	d->lio.data = d;
+	ev_io_start(d->loop, &d->lio);
+	lc_log_info("listening on TCP port %u", d->port);
+	return (0);
+}
+
+static void
+listen_stop(struct bgp_d *d)
+{
+	if (d->lfd < 0)
+		return;
+	ev_io_stop(d->loop, &d->lio);
+	close(d->lfd);
+	d->lfd = -1;
+}
+
+/* ---- configuration ---- */
+
+static void
+peers_clear(struct bgp_d *d, unsigned cease)
+{
+	for (unsigned i = 0; i < d->npeers; i++)
+		bgp_peer_free(d->peers[i], cease);
+	d->npeers = 0;
+}
+
+/* Decode and check one neighbour; 0 or -EINVAL with err. */
+static int
+nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
+    long i)
+{
+	char a[INET_ADDRSTRLEN];
+
+	memset(c, 0, sizeof(*c));
+	inet_ntop(AF_INET, &n->address, a, sizeof(a));
+	if (n->address == 0 || (ntohl(n->address) >> 28) >= 14)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: not a unicast address", a));
+	if (n->remote_as == 0)
+		return (lc_err_set(err, -EINVAL, i, "neighbor %s: no remote-as",
+		    a));
+	if (n->hold_time == 1 || n->hold_time == 2 || n->hold_time > 65535)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: hold-time %u: 0 or 3..65535", a,
+		    n->hold_time));
+	if (n->multihop_ttl == 1 || n->multihop_ttl > 255)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: multihop %u: 2..255", a, n->multihop_ttl));
+	if (n->md5_password != NULL && strlen(n->md5_password) > 80)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: authentication-key longer than 80 bytes", a));
+	/* RFC 8212 defaults hold until there are policies to name */
+	if ((n->import_policy != NULL && n->import_policy[0] != '\0') ||
+	    (n->export_policy != NULL && n->export_policy[0] != '\0'))
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: policies are not supported yet", a));
+	c->addr = n->address;
+	c->remote_as = n->remote_as;
+	c->local_as = n->local_as;
+	snprintf(c->descr, sizeof(c->descr), "%s",
+	    n->description ? n->description : "");
+	c->passive = n->passive;
+	c->next_hop_self = n->next_hop_self;
+	c->gr = n->graceful_restart;
+	c->shutdown = n->shutdown;
+	c->hold = n->hold_time;
+	c->retry = n->connect_retry;
+	c->ttl = n->multihop_ttl;
+	c->local_addr = n->local_address;
+	snprintf(c->md5, sizeof(c->md5), "%s",
+	    n->md5_password ? n->md5_password : "");
+	return (0);
+}
+
+static int
+config_check(const Bgp__BgpConfig *bc, struct bgp_nconf *nc, struct lc_err *err)
+{
+	if (!bc->enabled)
+		return (0);
+	if (bc->n_neighbors > BGP_PEERS_MAX)
+		return (
+		    lc_err_set(err, -EINVAL, -1, "%zu neighbors: at most %d",
+			bc->n_neighbors, BGP_PEERS_MAX));
+	if (bc->local_as == 0 && bc->n_neighbors > 0)
+		return (lc_err_set(err, -EINVAL, -1, "no local-as"));
+	for (size_t i = 0; i < bc->n_neighbors; i++) {
+		int rv = nconf_of(bc->neighbors[i], &nc[i], err, (long)i);
+
+		if (rv != 0)
+			return (rv);
+		for (size_t j = 0; j < i; j++)
+			if (nc[j].addr == nc[i].addr)
+				return (lc_err_set(err, -EINVAL, (long)i,
+				    "neighbor %s twice",
+				    inet_ntoa((struct in_addr){nc[i].addr})));
+	}
+	return (0);
+}
+
+static void
+config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
+    const struct bgp_nconf *nc)
+{
+	bool reset_all = d->enabled &&
+	    (bc->local_as != d->local_as ||
+		(bc->router_id != 0 && bc->router_id != d->router_id));
+	unsigned keep = 0;
+
+	if (!bc->enabled) {
+		peers_clear(d, CEASE_SHUTDOWN);
+		listen_stop(d);
+		d->enabled = false;
+		return;
+	}
+	if (reset_all)
+		peers_clear(d,
+		    CEASE_DECONFIGURED + 3); /* other config change */
+	d->enabled = true;
+	d->local_as = bc->local_as;
+	d->router_id_conf = bc->router_id != 0;
+	if (bc->router_id != 0)
+		d->router_id = bc->router_id;
+	d->gr_time = bc->graceful_restart_time ? bc->graceful_restart_time :
+						 120;
+	if (bc->n_neighbors > 0) {
+		int rv = listen_start(d);
+
+		if (rv != 0)
+			lc_log_err("cannot listen on TCP port %u: %s: only "
+				   "outbound sessions",
+			    d->port, strerror(-rv));
+	}
+	for (unsigned i = 0; i < d->npeers; i++)
+		d->peers[i]->configured = false;
+	for (size_t i = 0; i < bc->n_neighbors; i++) {
+		struct bgp_peer *p = bgp_d_peer_find(d, nc[i].addr);
+
+		if (d->lfd >= 0 && (p == NULL || strcmp(p->c.md5, nc[i].md5)))
+			(void)bgp_md5_set(d->lfd, nc[i].addr, nc[i].md5);
+		if (p != NULL) {
+			bgp_peer_reconf(p, &nc[i]);
+		} else if ((p = bgp_peer_new(d, &nc[i])) == NULL) {
+			lc_log_err("neighbor %s: out of memory",
+			    inet_ntoa((struct in_addr){nc[i].addr}));
+			continue;
+		} else {
+			d->peers[d->npeers++] = p;
+		}
+		p->configured = true;
+	}
+	for (unsigned i = 0; i < d->npeers; i++) {
+		struct bgp_peer *p = d->peers[i];
+
+		if (p->configured) {
+			d->peers[keep++] = p;
+			continue;
+		}
+		if (d->lfd >= 0 && p->c.md5[0] != '\0')
+			(void)bgp_md5_set(d->lfd, p->c.addr, "");
+		bgp_peer_free(p, CEASE_DECONFIGURED);
+	}
+	d->npeers = keep;
+	if (bc->n_neighbors == 0)
+		listen_stop(d);
+}
+
+static void
+h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct bgp_d *d = arg;
+	const Bgp__BgpConfig *bc = (const Bgp__BgpConfig *)msg;
+	Bgp__ConfigAck ack = BGP__CONFIG_ACK__INIT;
+	struct bgp_nconf *nc = NULL;
+	struct lc_err err;
+
+	memset(&err, 0, sizeof(err));
+	if (bc->n_neighbors > 0 &&
+	    (nc = calloc(bc->n_neighbors, sizeof(*nc))) == NULL) {
+		(void)ipc_reply_error(req, IPC_ERROR, "out of memory");
+		return;
+	}
+	if (config_check(bc, nc, &err) != 0) {
+		ack.ok = false;
+		ack.error = err.msg;
+	} else {
+		ack.ok = true;
+		if (!bc->dry_run) {
+			config_apply(d, bc, nc);
+			d->config_txn = bc->txn;
+		}
+	}
+	(void)ipc_reply(req, IPC_OK, &ack.base);
+	free(nc);
+}
+
+/* ---- queries ---- */
+
+static void
+neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
+    Bgp__NeighborState *s)
+{
+	const struct bgp_conn *c = NULL;
+	const char *caps[4];
+	size_t nc = 0;
+
+	bgp__neighbor_state__init(s);
+	s->address = p->c.addr;
+	s->remote_as = p->c.remote_as;
+	s->state = (Bgp__State)p->state;
+	s->state_ms = (uint64_t)((ev_now(d->loop) - p->state_since) * 1000);
+	s->description = lc_arena_strdup(ar, p->c.descr);
+	s->remote_id = p->remote_id;
+	s->hold_time = p->hold_neg;
+	s->keepalive = p->keep_neg;
+	if (p->state >= BGP_OPEN_CONFIRM) {
+		if (p->cap_as4)
+			caps[nc++] = "as4";
+		if (p->cap_mp4)
+			caps[nc++] = "mp-ipv4-unicast";
+		if (p->cap_rr)
+			caps[nc++] = "route-refresh";
+		if (p->cap_gr)
+			caps[nc++] = "graceful-restart";
+		s->capabilities = lc_arena_memdup(ar, caps, nc * sizeof(*caps));
+		s->n_capabilities = nc;
+	}
+	s->msgs_in = p->msgs_in;
+	s->msgs_out = p->msgs_out;
+	s->updates_in = p->updates_in;
+	s->updates_out = p->updates_out;
+	s->prefixes_received = p->pfx_rcvd;
+	s->prefixes_accepted = p->pfx_acc;
+	s->prefixes_advertised = p->pfx_adv;
+	s->last_error = lc_arena_strdup(ar, p->last_error);
+	s->flaps = p->flaps;
+	s->passive = p->c.passive;
+	for (int i = 0; i < 2; i++)
+		if (p->conn[i].fd >= 0 &&
+		    (c == NULL || p->conn[i].state > c->state))
+			c = &p->conn[i];
+	if (c != NULL) {
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+
+		if (getsockname(c->fd, (struct sockaddr *)&a, &al) == 0) {
+			s->local_address = a.sin_addr.s_addr;
+			s->local_port = ntohs(a.sin_port);
+		}
+		al = sizeof(a);
+		if (getpeername(c->fd, (struct sockaddr *)&a, &al) == 0)
+			s->remote_port = ntohs(a.sin_port);
+	}
+	if (p->c.remote_as != (p->c.local_as ? p->c.local_as : d->local_as))
+		s->policy_note = "no import or export policy: nothing "
+				 "imported or exported (RFC 8212)";
+}
+
+static void
+h_query_neighbors(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct bgp_d *d = arg;
+	const Bgp__NeighborQuery *q = (const Bgp__NeighborQuery *)msg;
+	Bgp__NeighborList l = BGP__NEIGHBOR_LIST__INIT;
+	struct lc_arena *ar = lc_arena_new(16 << 10);
+	Bgp__NeighborState **sp;
+
+	if (ar == NULL ||
+	    (sp = lc_arena_calloc(ar, (d->npeers + 1) * sizeof(*sp))) == NULL) {
+		(void)ipc_reply_error(req, IPC_ERROR, "out of memory");
+		lc_arena_free(ar);
+		return;
+	}
+	l.local_as = d->local_as;
+	l.router_id = d->enabled ? bgp_d_router_id(d) : 0;
+	for (unsigned i = 0; i < d->npeers; i++) {
+		const struct bgp_peer *p = d->peers[i];
+
+		if (q->address != 0 && p->c.addr != q->address)
+			continue;
+		sp[l.n_neighbors] = lc_arena_calloc(ar, sizeof(**sp));
+		if (sp[l.n_neighbors] == NULL)
+			break;
+		neighbor_state(d, ar, p, sp[l.n_neighbors]);
+		l.n_neighbors++;
+	}
+	l.neighbors = sp;
+	if (q->address != 0 && l.n_neighbors == 0)
+		(void)ipc_reply_error(req, IPC_ERROR, "no neighbor %s",
+		    inet_ntoa((struct in_addr){q->address}));
+	else
+		(void)ipc_reply(req, IPC_OK, &l.base);
+	lc_arena_free(ar);
+}
+
+static void
+h_clear_neighbor(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct bgp_d *d = arg;
+	const Bgp__ClearNeighbor *cn = (const Bgp__ClearNeighbor *)msg;
+	Bgp__ConfigAck ack = BGP__CONFIG_ACK__INIT;
+	struct bgp_peer *p = bgp_d_peer_find(d, cn->address);
+
+	if (p == NULL) {
+		ack.error = "no such neighbor";
+	} else if (cn->soft) {
+		ack.error = "soft clear needs the RIB side (not yet)";
+	} else {
+		bgp_peer_clear(p);
+		ack.ok = true;
+	}
+	(void)ipc_reply(req, IPC_OK, &ack.base);
+}
+
+/* ---- life cycle ---- */
+
+struct bgp_d *
+bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
+{
+	struct ipc_opts io;
+	struct bgp_d *d;
+	int e;
+
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return (NULL);
+	d->loop = loop;
+	d->lfd = -1;
+	d->port = o != NULL && o->port ? o->port : BGP_PORT;
+	d->gr_time = 120;
+	memset(&io, 0, sizeof(io));
+	io.rundir = o != NULL ? o->rundir : NULL;
+	io.component = "bgp";
+	io.generation = o != NULL ? o->generation : 0;
+	if ((d->srv = ipc_server_new(loop, &ipc_svc_bgp, &io)) == NULL) {
+		e = errno ? errno : ENOMEM;
+		free(d);
+		errno = e;
+		return (NULL);
+	}
+	ipc_server_handle(d->srv, BGP__METHOD__SET_CONFIG, h_set_config, d);
+	ipc_server_handle(d->srv, BGP__METHOD__QUERY_NEIGHBORS,
+	    h_query_neighbors, d);
+	ipc_server_handle(d->srv, BGP__METHOD__CLEAR_NEIGHBOR, h_clear_neighbor,
+	    d);
+	ipc_server_set_state(d->srv, "running");
+	return (d);
+}
+
+void
+bgp_d_free(struct bgp_d *d)
+{
+	if (d == NULL)
+		return;
+	peers_clear(d, CEASE_SHUTDOWN);
+	listen_stop(d);
+	ipc_server_free(d->srv);
+	free(d);
+}

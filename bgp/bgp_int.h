@@ -1,0 +1,125 @@
+/* bgp/bgp_int.h: tern-bgp's daemon state (docs/bgp.md): the configuration it
+ * runs, its neighbours with their sessions (bgp_peer.c: the RFC 4271 FSM
+ * over kernel TCP sockets), and the IPC it serves (bgp_d.c). */
+#ifndef BGP_INT_H
+#define BGP_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+
+#include "ipc/ipc.h"
+#include "libcommon/lc_err.h"
+
+#include "bgp_d.h"
+
+#define BGP_PORT	     179
+#define BGP_PEERS_MAX	     1024
+#define BGP_HOLD_DEFAULT     90	   /* s */
+#define BGP_RETRY_DEFAULT    30	   /* s: ConnectRetryTime, the backoff's cap */
+#define BGP_RETRY_FIRST_MS   1000  /* the first retry; doubled up to the cap */
+#define BGP_OPEN_HOLD	     240   /* s: the hold timer in OpenSent (8.2.2) */
+#define BGP_IDLE_HOLD_MAX_MS 60000 /* damping of a flapping session */
+#define BGP_MSG_MAX	     4096
+#define BGP_RX_BUF	     (BGP_MSG_MAX * 16)
+#define BGP_TX_BUF	     (BGP_MSG_MAX * 64)
+#define BGP_ERR_MAX	     160
+
+/* RFC 4271 8.2.2 */
+enum bgp_state {
+	BGP_IDLE,
+	BGP_CONNECT,
+	BGP_ACTIVE,
+	BGP_OPEN_SENT,
+	BGP_OPEN_CONFIRM,
+	BGP_ESTABLISHED,
+};
+
+/* A neighbour as configured (bgp.proto Neighbor, decoded). */
+struct bgp_nconf {
+	uint32_t addr; /* network order */
+	uint32_t remote_as, local_as;
+	char descr[128];
+	bool passive, next_hop_self, gr, shutdown;
+	unsigned hold, retry; /* s */
+	unsigned ttl;	      /* multihop TTL; 0: directly connected */
+	uint32_t local_addr;  /* network order, 0: any */
+	char md5[81];	      /* TCP MD5 keys are at most 80 bytes */
+	char import[64], export[64];
+};
+
+/* One TCP connection of a neighbour: ours (connect) or theirs (accept). Two
+ * can exist at once until the collision is resolved (RFC 4271 6.8). */
+struct bgp_conn {
+	struct bgp_peer *p;
+	int fd; /* -1: none */
+	bool inbound;
+	enum bgp_state state; /* CONNECT .. ESTABLISHED */
+	ev_io rio, wio;
+	uint8_t *rx, *tx; /* BGP_RX_BUF, BGP_TX_BUF */
+	unsigned rlen, toff, tlen;
+	uint32_t remote_id; /* from its OPEN, network order */
+	bool open_seen;
+};
+
+struct bgp_peer {
+	struct bgp_d *d;
+	struct bgp_nconf c;
+	bool configured;	 /* in the running config (a sweep mark) */
+	enum bgp_state state;	 /* the best of its connections' */
+	struct bgp_conn conn[2]; /* [0] outbound, [1] inbound */
+	ev_timer retry;		 /* ConnectRetry / IdleHold */
+	ev_timer hold, keep;
+	unsigned retry_ms;     /* next connect retry (backoff) */
+	unsigned idle_hold_ms; /* damping after a flap; 0: none */
+	ev_tstamp state_since;
+	/* negotiated (Established) */
+	unsigned hold_neg, keep_neg;
+	uint32_t remote_id;
+	bool cap_as4, cap_mp4, cap_rr, cap_gr;
+	/* counters */
+	uint64_t msgs_in, msgs_out, updates_in, updates_out;
+	uint64_t pfx_rcvd, pfx_acc, pfx_adv;
+	unsigned flaps;
+	char last_error[BGP_ERR_MAX];
+	bool err_sent;	/* last_error is a NOTIFICATION just sent */
+	bool err_notif; /* last_error is a NOTIFICATION */
+};
+
+struct bgp_d {
+	struct ev_loop *loop;
+	struct ipc_server *srv;
+	unsigned port;
+	bool enabled;
+	uint32_t local_as;
+	uint32_t router_id;  /* network order; 0: not known yet */
+	bool router_id_conf; /* configured, not chosen */
+	unsigned gr_time;    /* s */
+	int lfd;	     /* listening socket; -1 */
+	ev_io lio;
+	struct bgp_peer *peers[BGP_PEERS_MAX];
+	unsigned npeers;
+	uint64_t config_txn;
+};
+
+/* bgp_peer.c */
+struct bgp_peer *bgp_peer_new(struct bgp_d *, const struct bgp_nconf *);
+/* Closed with a Cease (subcode: RFC 4486) if up, and freed. */
+void bgp_peer_free(struct bgp_peer *, unsigned cease_subcode);
+/* A changed configuration: applied; the session is reset when what it
+ * negotiated or how it connects changed. */
+void bgp_peer_reconf(struct bgp_peer *, const struct bgp_nconf *);
+/* An accepted connection from the peer's address. */
+void bgp_peer_accept(struct bgp_peer *, int fd);
+/* Reset the session (Cease, administrative reset) and start again. */
+void bgp_peer_clear(struct bgp_peer *);
+const char *bgp_state_name(enum bgp_state);
+/* TCP MD5 key for addr on fd (empty key: removed). 0 or -errno. */
+int bgp_md5_set(int fd, uint32_t addr, const char *key);
+
+/* bgp_d.c */
+struct bgp_peer *bgp_d_peer_find(struct bgp_d *, uint32_t addr);
+uint32_t bgp_d_router_id(struct bgp_d *);
+
+#endif /* BGP_INT_H */

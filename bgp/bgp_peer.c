@@ -1,0 +1,977 @@
+/* bgp/bgp_peer.c: one neighbour's sessions, the RFC 4271 finite state
+ * machine (section 8) over non-blocking kernel TCP sockets on libev: connect
+ * with a backed-off retry, accept, collision detection (6.8), the OPEN
+ * exchange, hold and keepalive timers, NOTIFICATIONs (docs/bgp.md).
+ *
+ * The message layer used here is the least the FSM needs (header, OPEN,
+ * KEEPALIVE, NOTIFICATION): UPDATEs are counted, and go to the RIB side
+ * once bgp_msg.c (the full parser, RFC 7606) lands beside this file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "libcommon/lc_log.h"
+
+#include "bgp_int.h"
+
+/* message types, NOTIFICATION codes (RFC 4271 4.1, 4.5; RFC 2918) */
+enum {
+	MSG_OPEN = 1,
+	MSG_UPDATE = 2,
+	MSG_NOTIFICATION = 3,
+	MSG_KEEPALIVE = 4,
+	MSG_ROUTE_REFRESH = 5,
+};
+enum {
+	ERR_HEADER = 1,
+	ERR_OPEN = 2,
+	ERR_UPDATE = 3,
+	ERR_HOLD = 4,
+	ERR_FSM = 5,
+	ERR_CEASE = 6,
+};
+#define HDR_LEN		  19
+#define AS_TRANS	  23456
+#define CEASE_ADMIN_RESET 4 /* RFC 4486 */
+#define CEASE_COLLISION	  7
+
+static const char *const state_names[] = {"Idle", "Connect", "Active",
+    "OpenSent", "OpenConfirm", "Established"};
+
+const char *
+bgp_state_name(enum bgp_state s)
+{
+	return ((unsigned)s < 6 ? state_names[s] : "?");
+}
+
+static void conn_close(struct bgp_conn *c, const char *why);
+static void peer_start(struct bgp_peer *p, unsigned delay_ms);
+
+/* ---- the peer's state: the most advanced of its connections' ---- */
+
+static void
+peer_state(struct bgp_peer *p)
+{
+	enum bgp_state s = p->c.shutdown ? BGP_IDLE : BGP_ACTIVE;
+
+	for (int i = 0; i < 2; i++)
+		if (p->conn[i].fd >= 0 && p->conn[i].state > s)
+			s = p->conn[i].state;
+	if (s == BGP_ACTIVE && p->conn[0].fd >= 0)
+		s = BGP_CONNECT;
+	if (s != p->state) {
+		lc_log_info("neighbor %s: %s -> %s",
+		    inet_ntoa((struct in_addr){p->c.addr}),
+		    bgp_state_name(p->state), bgp_state_name(s));
+		p->state = s;
+		p->state_since = ev_now(p->d->loop);
+	}
+}
+
+static void
+conn_state(struct bgp_conn *c, enum bgp_state s)
+{
+	c->state = s;
+	peer_state(c->p);
+}
+
+/* ---- sending ---- */
+
+static void
+conn_flush(struct bgp_conn *c)
+{
+	while (c->toff < c->tlen) {
+		ssize_t w = send(c->fd, c->tx + c->toff, c->tlen - c->toff,
+		    MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			conn_close(c, strerror(errno));
+			return;
+		}
+		c->toff += (unsigned)w;
+	}
+	if (c->toff == c->tlen) {
+		c->toff = c->tlen = 0;
+		ev_io_stop(c->p->d->loop, &c->wio);
+	} else {
+		ev_io_start(c->p->d->loop, &c->wio);
+	}
+}
+
+/* Room for len bytes at the end of the send buffer, or NULL (the peer does
+ * not read: the session is closed). */
+static uint8_t *
+conn_reserve(struct bgp_conn *c, unsigned len)
+{
+	if (c->tlen + len > BGP_TX_BUF && c->toff > 0) {
+		memmove(c->tx, c->tx + c->toff, c->tlen - c->toff);
+		c->tlen -= c->toff;
+		c->toff = 0;
+	}
+	if (c->tlen + len > BGP_TX_BUF)
+		return (NULL);
+	return (c->tx + c->tlen);
+}
+
+static uint8_t *
+msg_start(struct bgp_conn *c, unsigned type, unsigned len)
+{
+	uint8_t *m = conn_reserve(c, HDR_LEN + len);
+
+	if (m == NULL)
+		return (NULL);
+	memset(m, 0xff, 16);
+	m[16] = (uint8_t)((HDR_LEN + len) >> 8);
+	m[17] = (uint8_t)(HDR_LEN + len);
+	m[18] = (uint8_t)type;
+	return (m + HDR_LEN);
+}
+
+static void
+msg_done(struct bgp_conn *c, unsigned len)
+{
+	c->tlen += HDR_LEN + len;
+	c->p->msgs_out++;
+	conn_flush(c);
+}
+
+/* RFC 4271 4.5 and 6, RFC 4486 (Cease), RFC 7313 (route refresh) */
+static const char *
+notif_name(unsigned code, unsigned sub)
+{
+	static const char *const hdr[] = {"message header error",
+	    "connection not synchronized", "bad message length",
+	    "bad message type"};
+	static const char *const open[] = {"OPEN message error",
+	    "unsupported version number", "bad peer AS", "bad BGP identifier",
+	    "unsupported optional parameter", NULL, "unacceptable hold time",
+	    "unsupported capability"};
+	static const char *const upd[] = {"UPDATE message error",
+	    "malformed attribute list", "unrecognized well-known attribute",
+	    "missing well-known attribute", "attribute flags error",
+	    "attribute length error", "invalid ORIGIN attribute", NULL,
+	    "invalid NEXT_HOP attribute", "optional attribute error",
+	    "invalid network field", "malformed AS_PATH"};
+	static const char *const fsm[] = {"finite state machine error",
+	    "unexpected message in OpenSent",
+	    "unexpected message in OpenConfirm",
+	    "unexpected message in Established"};
+	static const char *const cease[] = {"cease",
+	    "maximum number of prefixes reached", "administrative shutdown",
+	    "peer de-configured", "administrative reset", "connection rejected",
+	    "other configuration change", "connection collision resolution",
+	    "out of resources", "hard reset"};
+	const char *const *t = NULL;
+	unsigned n = 0;
+
+	switch (code) {
+	case ERR_HEADER:
+		t = hdr, n = 4;
+		break;
+	case ERR_OPEN:
+		t = open, n = 8;
+		break;
+	case ERR_UPDATE:
+		t = upd, n = 12;
+		break;
+	case ERR_HOLD:
+		return ("hold timer expired");
+	case ERR_FSM:
+		t = fsm, n = 4;
+		break;
+	case ERR_CEASE:
+		t = cease, n = 10;
+		break;
+	default:
+		return ("unknown error code");
+	}
+	if (sub < n && t[sub] != NULL)
+		return (t[sub]);
+	return (t[0]);
+}
+
+static void
+send_keepalive(struct bgp_conn *c)
+{
+	if (msg_start(c, MSG_KEEPALIVE, 0) != NULL)
+		msg_done(c, 0);
+}
+
+static void
+send_notification(struct bgp_conn *c, unsigned code, unsigned sub,
+    const uint8_t *data, unsigned dlen)
+{
+	uint8_t *b = msg_start(c, MSG_NOTIFICATION, 2 + dlen);
+
+	if (b == NULL)
+		return;
+	b[0] = (uint8_t)code;
+	b[1] = (uint8_t)sub;
+	if (dlen > 0)
+		memcpy(b + 2, data, dlen);
+	msg_done(c, 2 + dlen);
+	snprintf(c->p->last_error, sizeof(c->p->last_error),
+	    "sent NOTIFICATION %u/%u (%s)", code, sub, notif_name(code, sub));
+	c->p->err_sent = true;
+}
+
+static unsigned
+put16(uint8_t *b, unsigned v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+	return (2);
+}
+
+static unsigned
+put32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+	return (4);
+}
+
+static uint32_t
+get32(const uint8_t *b)
+{
+	return ((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	    (uint32_t)b[2] << 8 | b[3]);
+}
+
+static void
+send_open(struct bgp_conn *c)
+{
+	struct bgp_peer *p = c->p;
+	uint32_t las = p->c.local_as ? p->c.local_as : p->d->local_as;
+	unsigned hold = p->c.hold ? p->c.hold : BGP_HOLD_DEFAULT;
+	uint8_t caps[64], *b;
+	unsigned n = 0, len;
+
+	/* capabilities (RFC 5492), each its own parameter's entry */
+	caps[n++] = 1; /* multiprotocol: IPv4 unicast (RFC 4760) */
+	caps[n++] = 4;
+	n += put16(caps + n, 1);
+	caps[n++] = 0;
+	caps[n++] = 1;
+	caps[n++] = 2; /* route refresh (RFC 2918) */
+	caps[n++] = 0;
+	caps[n++] = 65; /* 4-octet AS (RFC 6793) */
+	caps[n++] = 4;
+	n += put32(caps + n, las);
+	if (p->c.gr) { /* graceful restart (RFC 4724): helper, no state */
+		caps[n++] = 64;
+		caps[n++] = 6;
+		n += put16(caps + n, p->d->gr_time & 0x0fff);
+		n += put16(caps + n, 1);
+		caps[n++] = 1;
+		caps[n++] = 0; /* forwarding state not kept (yet) */
+	}
+	len = 10 + 2 + n;
+	if ((b = msg_start(c, MSG_OPEN, len)) == NULL)
+		return;
+	b[0] = 4;
+	put16(b + 1, las > 0xffff ? AS_TRANS : las);
+	put16(b + 3, hold);
+	memcpy(b + 5, &(uint32_t){bgp_d_router_id(p->d)}, 4);
+	b[9] = (uint8_t)(2 + n);
+	b[10] = 2; /* capabilities */
+	b[11] = (uint8_t)n;
+	memcpy(b + 12, caps, n);
+	msg_done(c, len);
+}
+
+/* ---- timers ---- */
+
+static void
+timer_arm(struct bgp_peer *p, ev_timer *t, double s)
+{
+	ev_timer_stop(p->d->loop, t);
+	if (s > 0) {
+		ev_timer_set(t, s, 0.0);
+		ev_timer_start(p->d->loop, t);
+	}
+}
+
+static struct bgp_conn *
+timer_conn(struct bgp_peer *p)
+{
+	/* hold and keepalive run for the connection that is furthest on */
+	struct bgp_conn *a = &p->conn[0], *b = &p->conn[1];
+
+	if (a->fd < 0)
+		return (b->fd >= 0 ? b : NULL);
+	if (b->fd < 0)
+		return (a);
+	return (b->state > a->state ? b : a);
+}
+
+static void
+hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct bgp_peer *p = w->data;
+	struct bgp_conn *c = timer_conn(p);
+
+	(void)loop;
+	(void)revents;
+	if (c == NULL)
+		return;
+	send_notification(c, ERR_HOLD, 0, NULL, 0);
+	conn_close(c, "no message from the peer within the hold time");
+}
+
+static void
+keep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct bgp_peer *p = w->data;
+	struct bgp_conn *c = timer_conn(p);
+
+	(void)loop;
+	(void)revents;
+	if (c == NULL || c->state < BGP_OPEN_CONFIRM || p->keep_neg == 0)
+		return;
+	send_keepalive(c);
+	timer_arm(p, &p->keep, p->keep_neg);
+}
+
+/* ---- connections ---- */
+
+static int
+conn_alloc(struct bgp_conn *c, int fd, bool inbound)
+{
+	if ((c->rx = malloc(BGP_RX_BUF)) == NULL ||
+	    (c->tx = malloc(BGP_TX_BUF)) == NULL) {
+		free(c->rx);
+		c->rx = NULL;
+		return (-ENOMEM);
+	}
+	c->fd = fd;
+	c->inbound = inbound;
+	c->rlen = c->toff = c->tlen = 0;
+	c->open_seen = false;
+	c->remote_id = 0;
+	return (0);
+}
+
+/* A session that was up went down: counted, damped, started again. */
+static void
+peer_down(struct bgp_peer *p)
+{
+	p->flaps++;
+	p->hold_neg = p->keep_neg = 0;
+	/* RFC 4271 8.1.1 DampPeerOscillations: each flap doubles the wait
+	 * before the next try, up to a minute; a session up for longer than
+	 * that starts from nothing again (peer_established) */
+	p->idle_hold_ms = p->idle_hold_ms ?
+	    (p->idle_hold_ms * 2 > BGP_IDLE_HOLD_MAX_MS ? BGP_IDLE_HOLD_MAX_MS :
+							  p->idle_hold_ms * 2) :
+	    1000;
+}
+
+static void
+conn_close(struct bgp_conn *c, const char *why)
+{
+	struct bgp_peer *p = c->p;
+	enum bgp_state was = c->state;
+	bool was_up = was == BGP_ESTABLISHED;
+
+	if (c->fd < 0)
+		return;
+	ev_io_stop(p->d->loop, &c->rio);
+	ev_io_stop(p->d->loop, &c->wio);
+	close(c->fd);
+	c->fd = -1;
+	free(c->rx);
+	free(c->tx);
+	c->rx = c->tx = NULL;
+	c->state = BGP_IDLE;
+	/* the last error, as Junos keeps it: the last NOTIFICATION sent (with
+	 * why) or received; a closed socket or a refused connect only while
+	 * there was none, so that they do not hide it */
+	if (p->err_sent && why != NULL) {
+		size_t l = strlen(p->last_error);
+
+		snprintf(p->last_error + l, sizeof(p->last_error) - l, ": %s",
+		    why);
+		p->err_notif = true;
+	} else if (why != NULL &&
+	    strncmp(why, "received NOTIFICATION", 21) == 0) {
+		snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+		p->err_notif = true;
+	} else if (why != NULL && !p->err_notif &&
+	    (was > BGP_CONNECT || !p->last_error[0])) {
+		snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+	}
+	p->err_sent = false;
+	lc_log_info("neighbor %s: %s connection closed: %s",
+	    inet_ntoa((struct in_addr){p->c.addr}),
+	    c->inbound ? "inbound" : "outbound", why ? why : "");
+	if (timer_conn(p) == NULL) {
+		ev_timer_stop(p->d->loop, &p->hold);
+		ev_timer_stop(p->d->loop, &p->keep);
+	}
+	if (was_up)
+		peer_down(p);
+	peer_state(p);
+	if (p->conn[0].fd < 0 && p->conn[1].fd < 0 && !p->c.shutdown)
+		peer_start(p, was_up ? p->idle_hold_ms : p->retry_ms);
+}
+
+/* ---- receiving ---- */
+
+static void
+conn_error(struct bgp_conn *c, unsigned code, unsigned sub, const uint8_t *data,
+    unsigned dlen, const char *why)
+{
+	send_notification(c, code, sub, data, dlen);
+	conn_close(c, why);
+}
+
+/* Collision detection (RFC 4271 6.8) once c has the peer's identifier:
+ * false when c was the one closed. */
+static bool
+collision(struct bgp_conn *c)
+{
+	struct bgp_peer *p = c->p;
+	struct bgp_conn *o = &p->conn[c == &p->conn[0] ? 1 : 0];
+	struct bgp_conn *loser;
+
+	if (o->fd < 0 || o->state < BGP_OPEN_SENT)
+		return (true);
+	if (o->state == BGP_ESTABLISHED) {
+		loser = c;
+	} else if (o->state == BGP_OPEN_CONFIRM || o->open_seen) {
+		/* the connection the higher identifier opened stays */
+		bool keep_inbound = ntohl(bgp_d_router_id(p->d)) <
+		    ntohl(c->remote_id);
+
+		loser = (c->inbound == keep_inbound) ? o : c;
+	} else {
+		return (true); /* o's OPEN not seen yet: decided then */
+	}
+	send_notification(loser, ERR_CEASE, CEASE_COLLISION, NULL, 0);
+	conn_close(loser, "connection collision resolved");
+	return (loser != c);
+}
+
+/* The peer's OPEN (RFC 4271 4.2, 6.2; RFC 5492, 6793). */
+static void
+rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
+{
+	struct bgp_peer *p = c->p;
+	uint32_t as, id, las = p->c.local_as ? p->c.local_as : p->d->local_as;
+	unsigned hold, plen, i, myhold;
+	bool as4 = false, mp4 = false, rr = false, gr = false;
+	uint32_t as4v = 0;
+
+	if (c->state != BGP_OPEN_SENT) {
+		conn_error(c, ERR_FSM, c->state == BGP_OPEN_CONFIRM ? 2 : 3,
+		    NULL, 0, "OPEN in the wrong state");
+		return;
+	}
+	if (len < 10 || (plen = b[9]) != len - 10) {
+		conn_error(c, ERR_HEADER, 2, NULL, 0, "bad OPEN length");
+		return;
+	}
+	if (b[0] != 4) {
+		uint8_t v[2] = {0, 4};
+
+		conn_error(c, ERR_OPEN, 1, v, 2, "unsupported version");
+		return;
+	}
+	as = (uint32_t)b[1] << 8 | b[2];
+	hold = (unsigned)b[3] << 8 | b[4];
+	memcpy(&id, b + 5, 4);
+	for (i = 10; i < len;) {
+		unsigned ptype, pl, j;
+
+		if (i + 2 > len || i + 2 + (pl = b[i + 1]) > len) {
+			conn_error(c, ERR_OPEN, 0, NULL, 0,
+			    "malformed optional parameters");
+			return;
+		}
+		ptype = b[i];
+		if (ptype != 2) {
+			conn_error(c, ERR_OPEN, 4, NULL, 0,
+			    "unsupported optional parameter");
+			return;
+		}
+		for (j = i + 2; j < i + 2 + pl;) {
+			unsigned code, cl;
+
+			if (j + 2 > i + 2 + pl ||
+			    j + 2 + (cl = b[j + 1]) > i + 2 + pl) {
+				conn_error(c, ERR_OPEN, 0, NULL, 0,
+				    "malformed capability");
+				return;
+			}
+			code = b[j];
+			if (code == 1 && cl == 4 && b[j + 2] == 0 &&
+			    b[j + 3] == 1 && b[j + 5] == 1)
+				mp4 = true;
+			else if (code == 2 || code == 128)
+				rr = true;
+			else if (code == 64)
+				gr = true;
+			else if (code == 65 && cl == 4) {
+				as4 = true;
+				as4v = get32(b + j + 2);
+			}
+			j += 2 + cl;
+		}
+		i += 2 + pl;
+	}
+	if (as4)
+		as = as4v;
+	if (as != p->c.remote_as) {
+		uint8_t d[2] = {b[1], b[2]};
+		char why[64];
+
+		snprintf(why, sizeof(why), "its AS is %u, configured %u", as,
+		    p->c.remote_as);
+		conn_error(c, ERR_OPEN, 2, d, 2, why);
+		return;
+	}
+	if (hold == 1 || hold == 2) {
+		conn_error(c, ERR_OPEN, 6, NULL, 0, "unacceptable hold time");
+		return;
+	}
+	/* RFC 6286: the identifier must be non-zero, and differ from ours
+	 * within an AS */
+	if (id == 0 || (as == las && id == bgp_d_router_id(p->d))) {
+		conn_error(c, ERR_OPEN, 3, NULL, 0, "bad BGP identifier");
+		return;
+	}
+	c->remote_id = id;
+	c->open_seen = true;
+	if (!collision(c))
+		return;
+	myhold = p->c.hold ? p->c.hold : BGP_HOLD_DEFAULT;
+	p->hold_neg = hold < myhold ? hold : myhold;
+	p->keep_neg = p->hold_neg / 3;
+	p->remote_id = id;
+	p->cap_as4 = as4;
+	p->cap_mp4 = mp4;
+	p->cap_rr = rr;
+	p->cap_gr = gr;
+	send_keepalive(c);
+	if (c->fd < 0)
+		return;
+	conn_state(c, BGP_OPEN_CONFIRM);
+	timer_arm(p, &p->hold, p->hold_neg);
+	timer_arm(p, &p->keep, p->keep_neg);
+}
+
+static void
+peer_established(struct bgp_conn *c)
+{
+	struct bgp_peer *p = c->p;
+	struct bgp_conn *o = &p->conn[c == &p->conn[0] ? 1 : 0];
+
+	if (o->fd >= 0) {
+		send_notification(o, ERR_CEASE, CEASE_COLLISION, NULL, 0);
+		conn_close(o, "connection collision resolved");
+	}
+	conn_state(c, BGP_ESTABLISHED);
+	p->retry_ms = BGP_RETRY_FIRST_MS;
+	ev_timer_stop(p->d->loop, &p->retry);
+	/* End-of-RIB (RFC 4724 2): nothing to advertise yet, so at once */
+	{
+		uint8_t *b = msg_start(c, MSG_UPDATE, 4);
+
+		if (b != NULL) {
+			memset(b, 0, 4);
+			msg_done(c, 4);
+		}
+	}
+}
+
+/* One whole message (header checked) of type with its body. */
+static void
+rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
+{
+	struct bgp_peer *p = c->p;
+
+	p->msgs_in++;
+	switch (type) {
+	case MSG_OPEN:
+		rx_open(c, b, len);
+		return;
+	case MSG_KEEPALIVE:
+		if (len != 0) {
+			uint8_t d[2] = {0, (uint8_t)(HDR_LEN + len)};
+
+			conn_error(c, ERR_HEADER, 2, d, 2,
+			    "KEEPALIVE with a body");
+			return;
+		}
+		if (c->state == BGP_OPEN_CONFIRM)
+			peer_established(c);
+		else if (c->state != BGP_ESTABLISHED) {
+			conn_error(c, ERR_FSM, 1, NULL, 0,
+			    "KEEPALIVE in OpenSent");
+			return;
+		}
+		break;
+	case MSG_UPDATE:
+		if (c->state != BGP_ESTABLISHED) {
+			conn_error(c, ERR_FSM,
+			    c->state == BGP_OPEN_SENT ? 1 : 2, NULL, 0,
+			    "UPDATE before Established");
+			return;
+		}
+		p->updates_in++;
+		break;
+	case MSG_ROUTE_REFRESH:
+		if (c->state != BGP_ESTABLISHED)
+			return;
+		break;
+	case MSG_NOTIFICATION: {
+		char why[BGP_ERR_MAX];
+
+		snprintf(why, sizeof(why), "received NOTIFICATION %u/%u (%s)",
+		    len > 0 ? b[0] : 0, len > 1 ? b[1] : 0,
+		    notif_name(len > 0 ? b[0] : 0, len > 1 ? b[1] : 0));
+		p->err_sent = false;
+		conn_close(c, why);
+		return;
+	}
+	}
+	if (c->state >= BGP_OPEN_CONFIRM && c == timer_conn(p))
+		timer_arm(p, &p->hold, p->hold_neg);
+}
+
+static void
+conn_read(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct bgp_conn *c = w->data;
+	unsigned off = 0;
+	ssize_t r;
+
+	(void)loop;
+	(void)revents;
+	r = recv(c->fd, c->rx + c->rlen, BGP_RX_BUF - c->rlen, 0);
+	if (r == 0) {
+		conn_close(c, "connection closed by the peer");
+		return;
+	}
+	if (r < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			conn_close(c, strerror(errno));
+		return;
+	}
+	c->rlen += (unsigned)r;
+	/* every whole message in the buffer, in order; c may close midway */
+	while (c->fd >= 0 && c->rlen - off >= HDR_LEN) {
+		const uint8_t *m = c->rx + off;
+		unsigned len = (unsigned)m[16] << 8 | m[17], type = m[18];
+		static const uint8_t ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff,
+		    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		    0xff};
+
+		if (memcmp(m, ones, 16) != 0) {
+			conn_error(c, ERR_HEADER, 1, NULL, 0,
+			    "connection not synchronised");
+			return;
+		}
+		if (len < HDR_LEN || len > BGP_MSG_MAX) {
+			conn_error(c, ERR_HEADER, 2, m + 16, 2,
+			    "bad message length");
+			return;
+		}
+		if (type < MSG_OPEN || type > MSG_ROUTE_REFRESH) {
+			conn_error(c, ERR_HEADER, 3, m + 18, 1,
+			    "bad message type");
+			return;
+		}
+		if (c->rlen - off < len)
+			break;
+		rx_msg(c, type, m + HDR_LEN, len - HDR_LEN);
+		off += len;
+	}
+	if (c->fd >= 0 && off > 0) {
+		memmove(c->rx, c->rx + off, c->rlen - off);
+		c->rlen -= off;
+	}
+}
+
+static void
+conn_write(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct bgp_conn *c = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (c->state == BGP_CONNECT) { /* the connect finished */
+		int e = 0;
+		socklen_t l = sizeof(e);
+
+		ev_io_stop(loop, &c->wio);
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &l) != 0)
+			e = errno;
+		if (e != 0) {
+			char why[BGP_ERR_MAX];
+
+			snprintf(why, sizeof(why), "connect: %s", strerror(e));
+			conn_close(c, why);
+			return;
+		}
+		ev_io_start(loop, &c->rio);
+		conn_state(c, BGP_OPEN_SENT);
+		timer_arm(c->p, &c->p->hold, BGP_OPEN_HOLD);
+		send_open(c);
+		return;
+	}
+	conn_flush(c);
+}
+
+static void
+conn_watch(struct bgp_conn *c)
+{
+	ev_io_init(&c->rio, conn_read, c->fd, EV_READ);
+	c->rio.data = c;
+	ev_io_init(&c->wio, conn_write, c->fd, EV_WRITE);
+	c->wio.data = c;
+}
+
+/* TTL and MD5 of a session socket (RFC 4271 eBGP single hop: TTL 1). */
+static int
+sock_opts(struct bgp_peer *p, int fd)
+{
+	uint32_t las = p->c.local_as ? p->c.local_as : p->d->local_as;
+	int ttl = p->c.ttl ? (int)p->c.ttl : p->c.remote_as == las ? 64 : 1;
+	int one = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl)) != 0)
+		return (-errno);
+	if (p->c.md5[0] != '\0')
+		return (bgp_md5_set(fd, p->c.addr, p->c.md5));
+	return (0);
+}
+
+int
+bgp_md5_set(int fd, uint32_t addr, const char *key)
+{
+	struct tcp_md5sig m;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&m.tcpm_addr;
+	size_t kl = strlen(key);
+
+	if (kl > TCP_MD5SIG_MAXKEYLEN)
+		return (-EINVAL);
+	memset(&m, 0, sizeof(m));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = addr;
+	m.tcpm_keylen = (uint16_t)kl;
+	memcpy(m.tcpm_key, key, kl);
+	if (setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, &m, sizeof(m)) != 0)
+		return (-errno);
+	return (0);
+}
+
+static void
+connect_start(struct bgp_peer *p)
+{
+	struct bgp_conn *c = &p->conn[0];
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	int fd, rv;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		 0)) < 0) {
+		snprintf(p->last_error, sizeof(p->last_error), "socket: %s",
+		    strerror(errno));
+		return;
+	}
+	if ((rv = sock_opts(p, fd)) != 0) {
+		snprintf(p->last_error, sizeof(p->last_error),
+		    "socket options: %s", strerror(-rv));
+		close(fd);
+		return;
+	}
+	if (p->c.local_addr != 0) {
+		sin.sin_addr.s_addr = p->c.local_addr;
+		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0) {
+			snprintf(p->last_error, sizeof(p->last_error),
+			    "bind %s: %s", inet_ntoa(sin.sin_addr),
+			    strerror(errno));
+			close(fd);
+			return;
+		}
+	}
+	sin.sin_addr.s_addr = p->c.addr;
+	sin.sin_port = htons((uint16_t)p->d->port);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 &&
+	    errno != EINPROGRESS) {
+		snprintf(p->last_error, sizeof(p->last_error), "connect: %s",
+		    strerror(errno));
+		close(fd);
+		return;
+	}
+	if (conn_alloc(c, fd, false) != 0) {
+		close(fd);
+		return;
+	}
+	conn_watch(c);
+	conn_state(c, BGP_CONNECT);
+	ev_io_start(p->d->loop, &c->wio);
+}
+
+static void
+retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct bgp_peer *p = w->data;
+	unsigned cap;
+
+	(void)loop;
+	(void)revents;
+	if (p->c.shutdown || p->c.passive || p->state >= BGP_OPEN_SENT)
+		return;
+	if (p->conn[0].fd >= 0) /* a connect still pending: give up on it */
+		conn_close(&p->conn[0], "connect timed out");
+	if (p->conn[0].fd < 0)
+		connect_start(p);
+	/* ConnectRetry with back-off: 1 s, 2 s, 4 s ... up to the configured
+	 * connect-retry, with RFC 4271 10's jitter (0.75 .. 1) */
+	cap = (p->c.retry ? p->c.retry : BGP_RETRY_DEFAULT) * 1000;
+	p->retry_ms = p->retry_ms * 2 > cap ? cap : p->retry_ms * 2;
+	timer_arm(p, &p->retry,
+	    p->retry_ms * (0.75 + 0.25 * (double)random() / RAND_MAX) / 1000.0);
+}
+
+static void
+peer_start(struct bgp_peer *p, unsigned delay_ms)
+{
+	peer_state(p);
+	if (p->c.shutdown || p->c.passive) {
+		ev_timer_stop(p->d->loop, &p->retry);
+		return;
+	}
+	timer_arm(p, &p->retry, delay_ms / 1000.0 + 0.001);
+}
+
+/* ---- the neighbour's life ---- */
+
+struct bgp_peer *
+bgp_peer_new(struct bgp_d *d, const struct bgp_nconf *nc)
+{
+	struct bgp_peer *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (NULL);
+	p->d = d;
+	p->c = *nc;
+	p->state = BGP_IDLE;
+	p->state_since = ev_now(d->loop);
+	p->retry_ms = BGP_RETRY_FIRST_MS;
+	for (int i = 0; i < 2; i++) {
+		p->conn[i].p = p;
+		p->conn[i].fd = -1;
+	}
+	ev_timer_init(&p->retry, retry_cb, 0.0, 0.0);
+	p->retry.data = p;
+	ev_timer_init(&p->hold, hold_cb, 0.0, 0.0);
+	p->hold.data = p;
+	ev_timer_init(&p->keep, keep_cb, 0.0, 0.0);
+	p->keep.data = p;
+	peer_start(p, 0);
+	return (p);
+}
+
+static void
+peer_stop(struct bgp_peer *p, unsigned cease_subcode, const char *why)
+{
+	ev_timer_stop(p->d->loop, &p->retry);
+	for (int i = 0; i < 2; i++) {
+		struct bgp_conn *c = &p->conn[i];
+
+		if (c->fd < 0)
+			continue;
+		if (c->state >= BGP_OPEN_SENT)
+			send_notification(c, ERR_CEASE, cease_subcode, NULL, 0);
+		conn_close(c, why);
+	}
+	ev_timer_stop(p->d->loop, &p->retry);
+}
+
+void
+bgp_peer_free(struct bgp_peer *p, unsigned cease_subcode)
+{
+	if (p == NULL)
+		return;
+	p->c.shutdown = true; /* no restart from conn_close */
+	peer_stop(p, cease_subcode, "neighbor removed");
+	ev_timer_stop(p->d->loop, &p->hold);
+	ev_timer_stop(p->d->loop, &p->keep);
+	free(p);
+}
+
+void
+bgp_peer_reconf(struct bgp_peer *p, const struct bgp_nconf *nc)
+{
+	struct bgp_nconf old = p->c;
+	bool reset = old.remote_as != nc->remote_as ||
+	    old.local_as != nc->local_as || old.hold != nc->hold ||
+	    old.ttl != nc->ttl || old.local_addr != nc->local_addr ||
+	    strcmp(old.md5, nc->md5) != 0 || old.gr != nc->gr ||
+	    (nc->shutdown && !old.shutdown);
+
+	p->c = *nc;
+	if (reset) {
+		p->c.shutdown = true;
+		peer_stop(p, nc->shutdown ? 2 : 6, "configuration changed");
+		p->c.shutdown = nc->shutdown;
+	}
+	if (p->conn[0].fd < 0 && p->conn[1].fd < 0)
+		peer_start(p, 0);
+	else
+		peer_state(p);
+}
+
+void
+bgp_peer_clear(struct bgp_peer *p)
+{
+	bool sd = p->c.shutdown;
+
+	p->c.shutdown = true;
+	peer_stop(p, CEASE_ADMIN_RESET, "cleared by the operator");
+	p->c.shutdown = sd;
+	p->retry_ms = BGP_RETRY_FIRST_MS;
+	p->idle_hold_ms = 0;
+	peer_start(p, 0);
+}
+
+void
+bgp_peer_accept(struct bgp_peer *p, int fd)
+{
+	struct bgp_conn *c = &p->conn[1];
+	int rv;
+
+	if (p->c.shutdown || c->fd >= 0 || p->state == BGP_ESTABLISHED) {
+		/* one pending inbound connection at a time; an established
+		 * session keeps its connection (6.8) */
+		close(fd);
+		return;
+	}
+	if ((rv = sock_opts(p, fd)) != 0 || conn_alloc(c, fd, true) != 0) {
+		close(fd);
+		return;
+	}
+	conn_watch(c);
+	ev_io_start(p->d->loop, &c->rio);
+	conn_state(c, BGP_OPEN_SENT);
+	if (timer_conn(p) == c)
+		timer_arm(p, &p->hold, BGP_OPEN_HOLD);
+	send_open(c);
+}
