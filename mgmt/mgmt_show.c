@@ -198,7 +198,9 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			continue;
 		}
 		for (size_t k = 0; k == 0 || k < rt->n_nh_addr; k++) {
-			char dm[24];
+			/* one buffer each: the ifindex was once printed into
+			 * dm while dm was still an argument (issue 23) */
+			char dm[24], ifx[12];
 
 			snprintf(dm, sizeof(dm), "%u/%u", rt->distance,
 			    rt->metric);
@@ -211,9 +213,9 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 				rt->type == RIB__ROUTE_TYPE__REJECT ? "reject" :
 								      "-",
 			    k < rt->n_nh_ifindex && rt->nh_ifindex[k] != 0 ?
-				(snprintf(dm, sizeof(dm), "%u",
+				(snprintf(ifx, sizeof(ifx), "%u",
 				     rt->nh_ifindex[k]),
-				    dm) :
+				    ifx) :
 				"-",
 			    k == 0 ? state : "",
 			    k == 0 && e->stale ? " stale" : "");

@@ -246,6 +246,42 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_reply(req, IPC_OK, &l.base);
 }
 
+/* rib's answer to QUERY: a connected route (no next-hop address, the
+ * interface's ifindex 3) and a static one through 198.18.1.2 on it */
+static void
+h_query_routes(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	static uint32_t ifx = 3, gw = 0x020112c6; /* 198.18.1.2 */
+	Rib__QueryReply r = RIB__QUERY_REPLY__INIT;
+	Rib__RouteEntry e[2] = {RIB__ROUTE_ENTRY__INIT, RIB__ROUTE_ENTRY__INIT};
+	Rib__RouteEntry *v[2] = {&e[0], &e[1]};
+	Rib__Route rt[2] = {RIB__ROUTE__INIT, RIB__ROUTE__INIT};
+
+	(void)msg;
+	(void)arg;
+	rt[0].prefix = htonl(0xc6120100); /* 198.18.1.0/24 */
+	rt[0].len = 24;
+	rt[0].n_nh_ifindex = 1;
+	rt[0].nh_ifindex = &ifx;
+	e[0].source = RIB__SOURCE__CONNECTED;
+	rt[1].prefix = htonl(0xc6130000); /* 198.19.0.0/16 */
+	rt[1].len = 16;
+	rt[1].distance = 1;
+	rt[1].n_nh_addr = 1;
+	rt[1].nh_addr = &gw;
+	rt[1].n_nh_ifindex = 1;
+	rt[1].nh_ifindex = &ifx;
+	e[1].source = RIB__SOURCE__STATIC;
+	for (unsigned i = 0; i < 2; i++) {
+		e[i].route = &rt[i];
+		e[i].best = e[i].active = true;
+	}
+	r.routes = v;
+	r.n_routes = 2;
+	r.total = 2;
+	ipc_reply(req, IPC_OK, &r.base);
+}
+
 /* QUERY_INTERFACES: rc0 (host path h-rc0, with counters) and rs0 (host
  * path disabled), or the one asked for by (device) name; the name asked
  * is kept */
@@ -316,6 +352,7 @@ start_fake_rib(void)
 	    (void *)1);
 	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_END, h_resync,
 	    (void *)2);
+	ipc_server_handle(frib.srv, RIB__METHOD__QUERY, h_query_routes, NULL);
 }
 
 static void
@@ -833,6 +870,37 @@ test_static_arp(void **state)
 	mgmt_free(m);
 }
 
+/*
+ * show route: the Dist/Met column of a connected route says its distance
+ * and metric, the Ifindex column its interface (issue 23: both showed the
+ * ifindex, printed into one buffer used for the two).
+ */
+static void
+test_show_route(void **state)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+
+	(void)state;
+	start_fakes();
+	m = mgmt_boot("interfaces { eth0 { device rc0; address "
+		      "198.18.1.1/24; } }\n");
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "show route", &a), MGMT_OK);
+	assert_string_equal(a.text,
+	    "Prefix              Source     Dist/Met  Next hop         "
+	    "Ifindex State\n"
+	    "198.18.1.0/24       connected  0/0       -                3  "
+	    "     best\n"
+	    "198.19.0.0/16       static     1/0       198.18.1.2       3  "
+	    "     best\n"
+	    "2 routes\n");
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
 /* The host path each port's last IfConfig asked for */
 static Fwd__HostPath
 host_path_of(const char *port)
@@ -993,6 +1061,7 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_static_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_host_path, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_show_route, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
 		teardown),
 	};
