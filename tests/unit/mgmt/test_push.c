@@ -901,6 +901,73 @@ test_show_route(void **state)
 	mgmt_free(m);
 }
 
+/*
+ * A commit confirmed that expires is told to every session, and the
+ * candidate that held the change is reset with running: a plain commit
+ * afterwards does not apply it again (issue 23: it rolled back silently
+ * and the next commit brought the change back).
+ */
+static void
+test_confirm_expiry(void **state)
+{
+	struct mgmt_session *s, *s2;
+	struct mgmt *m;
+	struct answer a;
+	uint64_t end;
+	unsigned batches;
+
+	(void)state;
+	setenv("TERN_MGMT_MINUTE_MS", "100", 1);
+	start_fakes();
+	m = mgmt_boot("system { host-name before; }\n"
+		      "interfaces { eth0 { device rc0; address "
+		      "198.18.1.1/24; } }\n");
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	s = mgmt_session_open(m, "tester", false);
+	s2 = mgmt_session_open(m, "watcher", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.21.0.0/16 "
+			     "next-hop 198.18.1.4",
+			     &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "set system host-name during", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit confirmed 1", &a), MGMT_OK);
+	assert_string_equal(m->host_name, "during");
+	assert_string_equal(mgmt_session_notices(s), "");
+	batches = frib.rt_batches;
+	/* the timer fires after 100 ms: rolled back, both sessions told */
+	end = lc_time_mono_ns() + 5 * LC_NS_PER_SEC;
+	while (mgmt_session_notices(s2)[0] == '\0' && lc_time_mono_ns() < end) {
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(1000);
+	}
+	assert_string_equal(m->host_name, "before");
+	assert_int_equal(frib.rt_batches, batches + 1); /* route withdrawn */
+	assert_string_equal(mgmt_session_notices(s2),
+	    "commit confirmed was not confirmed within 1 minute: rolled back "
+	    "to the configuration before it\n");
+	assert_string_equal(mgmt_session_notices(s),
+	    "commit confirmed was not confirmed within 1 minute: rolled back "
+	    "to the configuration before it; your candidate was reset to it "
+	    "(uncommitted changes discarded)\n");
+	/* the candidate is running again: nothing to compare, nothing that a
+	 * commit would bring back */
+	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
+	assert_null(strstr(a.text, "198.21.0.0/16"));
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_string_equal(m->host_name, "before");
+	assert_int_equal(run(m, s, "show", &a), MGMT_OK);
+	assert_null(strstr(a.text, "198.21.0.0/16"));
+	mgmt_session_notices_clear(s);
+	assert_string_equal(mgmt_session_notices(s), "");
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s2);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+	unsetenv("TERN_MGMT_MINUTE_MS");
+}
+
 /* The host path each port's last IfConfig asked for */
 static Fwd__HostPath
 host_path_of(const char *port)
@@ -1062,6 +1129,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_static_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_host_path, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_show_route, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_confirm_expiry, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
 		teardown),
 	};
