@@ -21,6 +21,7 @@ struct arp_neigh {
 	uint8_t qn;
 	uint16_t host_adj; /* FWD_FIB_NH_NONE: no host route */
 	uint64_t t_next;   /* expiry or next retransmission */
+	uint64_t t_conf;   /* last confirmed (a reply, config), or created */
 	uint32_t next;	   /* hash chain, ARP_NONE ends */
 	uint16_t qslot[ARP_QMAX];
 	uint16_t qin[ARP_QMAX]; /* ingress port of each queued frame */
@@ -438,6 +439,7 @@ arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
 	if (n->state == FWD_NEIGH_INCOMPLETE)
 		a->st.resolved++;
 	memcpy(n->mac, mac, 6);
+	n->t_conf = now_ms;
 	if (n->state != FWD_NEIGH_STATIC) {
 		n->state = FWD_NEIGH_REACHABLE;
 		n->t_next = now_ms + a->conf.reachable_ms;
@@ -537,6 +539,7 @@ fwd_arp_resolve(struct fwd_arp *a, uint16_t port, uint32_t ip, uint16_t in_port,
 		if ((n = arp_create(a, port, ip)) == NULL)
 			return (-ENOSPC);
 		n->state = FWD_NEIGH_INCOMPLETE;
+		n->t_conf = now_ms;
 		fresh = true;
 	}
 	if (n->state != FWD_NEIGH_INCOMPLETE) {
@@ -774,6 +777,7 @@ arp_info(const struct arp_neigh *n, struct fwd_neigh_info *info)
 	info->state = n->state;
 	info->queued = n->qn;
 	info->expires_ms = n->t_next;
+	info->confirmed_ms = n->t_conf;
 }
 
 int

@@ -55,6 +55,9 @@ struct fwd_neigh_info {
 	uint8_t state; /* enum fwd_neigh_state */
 	uint8_t queued;
 	uint64_t expires_ms; /* REACHABLE: when it turns PROBE */
+	/* when a reply (or the config) last gave its MAC; INCOMPLETE: when
+	 * it was first asked for */
+	uint64_t confirmed_ms;
 };
 
 struct fwd_arp;

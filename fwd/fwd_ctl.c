@@ -542,6 +542,7 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 	uint32_t ifx = ni->port < FWD_D_IF_MAX && w->d->ifs[ni->port].used ?
 	    w->d->ifs[ni->port].ifindex :
 	    0;
+	uint64_t age;
 
 	if (w->ifindex != 0 && ifx != w->ifindex)
 		return (0);
@@ -575,8 +576,13 @@ neigh_collect(const struct fwd_neigh_info *ni, void *arg)
 		n->state = FWD__NEIGHBOUR_STATE__REACHABLE;
 		break;
 	}
-	/* REACHABLE: ms until it is probed again */
-	n->age_ms = ni->state == FWD_NEIGH_REACHABLE &&
+	/* the age counts up from the last confirmation; the time to the
+	 * next probe (what age_ms once was, counting down) has its field */
+	age = ni->state != FWD_NEIGH_STATIC && w->now > ni->confirmed_ms ?
+	    w->now - ni->confirmed_ms :
+	    0; /* config's entries do not age */
+	n->age_ms = age < UINT32_MAX ? (uint32_t)age : UINT32_MAX;
+	n->next_probe_ms = ni->state == FWD_NEIGH_REACHABLE &&
 		ni->expires_ms > w->now ?
 	    (uint32_t)(ni->expires_ms - w->now) :
 	    0;

@@ -258,7 +258,10 @@ void ipc_client_set_cbs(struct ipc_client *, const struct ipc_client_cbs *);
 /*
  * Queues a call of `method` (see IPC_LC) with request msg (NULL = empty).
  * cb(arg, ...) runs exactly once when it is answered, fails or times out.
- * timeout_ms 0 = the client's default.
+ * timeout_ms 0 = the client's default. The deadline counts from
+ * lc_now_ns(), the start of this loop turn: a caller outside the loop that
+ * may have blocked since the last turn calls lc_now_update() and
+ * ev_now_update() first (ipc_call_wait does).
  * Returns 0 (accepted), -EINVAL (unknown method, event method, wrong
  * message type), -EMSGSIZE (over the peer's frame_max), -ENOBUFS (queue
  * over hwm: back-pressure, retry from on_writable), -ENOMEM.
@@ -272,7 +275,9 @@ int ipc_call_raw(struct ipc_client *, unsigned method, const void *payload,
 int ipc_client_flush(struct ipc_client *);
 /*
  * Blocking helper for tools and tests: runs the loop until the call is
- * answered. Returns the status; *reply (decoded into `arena`, which the
+ * answered. Called from outside the loop: the deadline counts from the
+ * moment of the call, however long the caller blocked since the loop last
+ * ran (the cached clocks are refreshed first). Returns the status; *reply (decoded into `arena`, which the
  * caller resets) on IPC_OK. *err (NULL: not wanted) is filled as for a
  * reply callback: cleared on IPC_OK, else the status's code and the text;
  * a call refused before it was sent gives IPC_TOO_BIG, IPC_NO_SPACE or

@@ -691,6 +691,17 @@ ipc_call_wait(struct ipc_client *cl, unsigned method,
 	int rv;
 
 	memset(&w, 0, sizeof(w));
+	/*
+	 * We are called from outside the loop, maybe after the caller
+	 * blocked for minutes (ternsh in its line editor): both cached
+	 * clocks, lc_now_ns() and libev's ev_now(), still hold the time of
+	 * the last loop turn. A deadline counted from there was already past
+	 * after an idle spell longer than the timeout, and the call was
+	 * failed with IPC_TIMEOUT although the server carried it out (issue
+	 * 23). Count it from now.
+	 */
+	lc_now_update();
+	ev_now_update(cl->loop);
 	m = ipc_method_lookup(cl->svc, (method & IPC_LC_BIT) ? 0 : cl->svc->id,
 	    method & ~IPC_LC_BIT);
 	w.rep = m != NULL ? m->rep : NULL;

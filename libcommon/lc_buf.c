@@ -172,3 +172,24 @@ lc_array_grow(void **p, size_t *cap, size_t need, size_t elem)
 	*cap = nc;
 	return (0);
 }
+
+int
+lc_str_addline(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+	int n;
+
+	if (len + 1 >= size)
+		return (-ENOSPC);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n + 1 >= size - len) {
+		buf[len] = '\0'; /* it did not fit whole, with its '\n' */
+		return (-ENOSPC);
+	}
+	buf[len + (size_t)n] = '\n';
+	buf[len + (size_t)n + 1] = '\0';
+	return (0);
+}

@@ -42,6 +42,14 @@ void lc_buf_consume(struct lc_buf *, size_t n);
 /* len = off = 0; keeps the memory. */
 void lc_buf_reset(struct lc_buf *);
 
+/*
+ * Appends a printf'ed line and '\n' to the C string in buf[size] when the
+ * whole line fits (a cut line would say half a thing: notices kept for
+ * later keep the first ones). 0, or -ENOSPC with buf unchanged.
+ */
+int lc_str_addline(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Unconsumed bytes. */
 static inline size_t
 lc_buf_avail(const struct lc_buf *b)

@@ -76,6 +76,14 @@ int mgmt_cmd_exec(struct mgmt *, struct mgmt_session *, const char *line,
 const char *mgmt_session_prompt(struct mgmt *, struct mgmt_session *, char *buf,
     size_t len);
 bool mgmt_session_configuring(const struct mgmt_session *);
+/*
+ * What happened to the session that it was not asked about (a commit
+ * confirmed rolled back by its timer): lines ending in '\n', "" when none.
+ * They ride on the session's next reply (Reply.notices), which clears
+ * them.
+ */
+const char *mgmt_session_notices(const struct mgmt_session *);
+void mgmt_session_notices_clear(struct mgmt_session *);
 
 /* Completions of line[0..cursor): writes up to max words (and help texts)
  * and returns how many; common gets their longest common prefix. */

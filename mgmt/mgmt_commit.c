@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libcommon/lc_buf.h"
 #include "libcommon/lc_log.h"
 
 /*
@@ -175,6 +176,42 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 
 static void confirm_expired(struct ev_loop *, ev_timer *, int);
 
+/*
+ * The rollback is done (rv 0) or failed: every session is told, and a
+ * candidate holding the rolled-back change goes back to running with it,
+ * or a plain `commit` would apply the change again (issue 23). Uncommitted
+ * edits made since are dropped with it: the notice says so.
+ */
+static void
+rollback_tell(struct mgmt *m, int rv, const struct lc_err *err)
+{
+	struct mgmt_session *s;
+	bool reset;
+
+	LIST_FOREACH(s, &m->sessions, link)
+	{
+		if (rv != 0) {
+			(void)lc_str_addline(s->notices, sizeof(s->notices),
+			    "commit confirmed was not confirmed within %u "
+			    "minute%s, and rolling it back failed: %s",
+			    m->confirm_minutes,
+			    m->confirm_minutes == 1 ? "" : "s", err->msg);
+			continue;
+		}
+		reset = s->candidate != NULL &&
+		    !mgmt_conf_equal(s->candidate, m->running);
+		if (reset)
+			mgmt_conf_assign(s->candidate, m->running);
+		(void)lc_str_addline(s->notices, sizeof(s->notices),
+		    "commit confirmed was not confirmed within %u minute%s: "
+		    "rolled back to the configuration before it%s",
+		    m->confirm_minutes, m->confirm_minutes == 1 ? "" : "s",
+		    reset ? "; your candidate was reset to it (uncommitted "
+			    "changes discarded)" :
+			    "");
+	}
+}
+
 static void
 rollback_done(void *arg, int rv, const struct lc_err *err)
 {
@@ -191,6 +228,7 @@ rollback_done(void *arg, int rv, const struct lc_err *err)
 		lc_log_err("rollback after commit confirmed: %s", err->msg);
 	else
 		lc_log_notice("commit confirmed: rolled back");
+	rollback_tell(m, rv, err);
 	mgmt_conf_free(m->confirm_prev);
 	m->confirm_prev = NULL;
 }
@@ -213,6 +251,7 @@ mgmt_commit_confirm_arm(struct mgmt *m, struct mgmt_conf *prev,
 	mgmt_commit_confirm_cancel(m);
 	m->confirm_prev = prev;
 	m->confirm_pending = true;
+	m->confirm_minutes = minutes;
 	ev_timer_init(&m->confirm_timer, confirm_expired, minute_s() * minutes,
 	    0.);
 	m->confirm_timer.data = m;

@@ -67,6 +67,18 @@ mgmt_session_find(struct mgmt *m, uint64_t id)
 }
 
 const char *
+mgmt_session_notices(const struct mgmt_session *s)
+{
+	return (s->notices);
+}
+
+void
+mgmt_session_notices_clear(struct mgmt_session *s)
+{
+	s->notices[0] = '\0';
+}
+
+const char *
 mgmt_session_prompt(struct mgmt *m, struct mgmt_session *s, char *buf,
     size_t len)
 {
@@ -82,7 +94,7 @@ reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
     int code, const char *text, const char *error)
 {
 	Mgmt__Reply r = MGMT__REPLY__INIT;
-	char prompt[128];
+	char prompt[128], *notices[1];
 
 	r.code = (Mgmt__Code)code;
 	r.text = (char *)(text != NULL ? text : "");
@@ -93,12 +105,19 @@ reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
 					MGMT__MODE__OPERATIONAL;
 		r.prompt = (char *)mgmt_session_prompt(m, s, prompt,
 		    sizeof(prompt));
+		if (s->notices[0] != '\0') {
+			notices[0] = s->notices;
+			r.notices = notices;
+			r.n_notices = 1;
+		}
 	} else {
 		r.prompt = (char *)"";
 	}
 	if (ipc_reply(req, IPC_OK, &r.base) != 0)
 		lc_log_warnx("reply to %s dropped",
 		    ipc_peer_component(ipc_req_peer(req)));
+	else if (s != NULL)
+		mgmt_session_notices_clear(s); /* told */
 }
 
 static void

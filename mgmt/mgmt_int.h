@@ -12,6 +12,8 @@ struct ipc_peer;
 struct ipc_req;
 struct mgmt_txn;
 
+#define MGMT_NOTICES_MAX 1024 /* a session's untold notices, bytes */
+
 /* A commit finished: rv 0, or -errno with the reason in err. */
 typedef void mgmt_commit_done_fn(void *arg, int rv, const struct lc_err *err);
 
@@ -20,9 +22,10 @@ struct mgmt_session {
 	uint64_t id;
 	char user[32];
 	bool read_only;
-	bool configure;		     /* in configuration mode */
-	struct mgmt_conf *candidate; /* in configure mode */
-	struct ipc_peer *peer;	     /* the shell's connection, or NULL */
+	bool configure;			/* in configuration mode */
+	struct mgmt_conf *candidate;	/* in configure mode */
+	struct ipc_peer *peer;		/* the shell's connection, or NULL */
+	char notices[MGMT_NOTICES_MAX]; /* mgmt_session_notices() */
 };
 
 struct mgmt {
@@ -37,6 +40,7 @@ struct mgmt {
 	/* commit confirmed: rolled back when the timer fires */
 	ev_timer confirm_timer;
 	bool confirm_pending;
+	unsigned confirm_minutes;
 	struct mgmt_conf *confirm_prev; /* what to go back to */
 	char host_name[64];
 	struct mgmt_txn *txn; /* the commit in flight */

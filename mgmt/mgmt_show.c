@@ -14,9 +14,11 @@
 #include "ipc/proto/rib.pb-c.h"
 #include "ipc/proto/rtrmgr.pb-c.h"
 #include "libcommon/lc_addr.h"
+#include "libcommon/lc_time.h"
 
 #define SHOW_TIMEOUT_MS 5000
 #define SHOW_LIMIT	10000 /* routes shown by one command */
+#define SHOW_END_MAX	384   /* a component's last exit, as text */
 
 /* m: the running config names interfaces (fwd knows their devices) */
 typedef void render_fn(const struct mgmt *m, struct lc_buf *out,
@@ -198,7 +200,9 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			continue;
 		}
 		for (size_t k = 0; k == 0 || k < rt->n_nh_addr; k++) {
-			char dm[24];
+			/* one buffer each: the ifindex was once printed into
+			 * dm while dm was still an argument (issue 23) */
+			char dm[24], ifx[12];
 
 			snprintf(dm, sizeof(dm), "%u/%u", rt->distance,
 			    rt->metric);
@@ -211,9 +215,9 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 				rt->type == RIB__ROUTE_TYPE__REJECT ? "reject" :
 								      "-",
 			    k < rt->n_nh_ifindex && rt->nh_ifindex[k] != 0 ?
-				(snprintf(dm, sizeof(dm), "%u",
+				(snprintf(ifx, sizeof(ifx), "%u",
 				     rt->nh_ifindex[k]),
-				    dm) :
+				    ifx) :
 				"-",
 			    k == 0 ? state : "",
 			    k == 0 && e->stale ? " stale" : "");
@@ -762,10 +766,62 @@ proc_state(Rtrmgr__State s)
 	}
 }
 
+/* ms since the component's last instance ended (rtrmgr's realtime). */
+static uint64_t
+end_ago_ms(const Rtrmgr__Component *c)
+{
+	uint64_t now = lc_time_real_ns() / LC_NS_PER_MSEC;
+
+	return (now > c->end_ms ? now - c->end_ms : 0);
+}
+
+/*
+ * The "Last exit" column: the current instance's error (hung, failed,
+ * cannot start), else how the last instance ended, which rtrmgr keeps
+ * across the restart (a kill -9 once left this empty: issue 23).
+ */
+static const char *
+end_text(const Rtrmgr__Component *c, char *buf, size_t len)
+{
+	if (c->last_error != NULL && c->last_error[0] != '\0')
+		return (c->last_error);
+	if (c->end_ms == 0)
+		return ("");
+	snprintf(buf, len, "generation %llu %s, %llu s ago",
+	    (unsigned long long)c->end_generation,
+	    c->end_reason != NULL ? c->end_reason : "ended",
+	    (unsigned long long)(end_ago_ms(c) / 1000));
+	return (buf);
+}
+
+static json_object *
+end_json(const Rtrmgr__Component *c)
+{
+	json_object *o;
+
+	if (c->end_ms == 0)
+		return (NULL);
+	o = json_object_new_object();
+	json_object_object_add(o, "generation",
+	    json_object_new_int64((int64_t)c->end_generation));
+	json_object_object_add(o, "exit", json_object_new_int(c->end_exit));
+	json_object_object_add(o, "signal",
+	    json_object_new_int(c->end_exit < 0 ? -c->end_exit : 0));
+	json_object_object_add(o, "reason",
+	    json_object_new_string(c->end_reason != NULL ? c->end_reason : ""));
+	json_object_object_add(o, "at_ms",
+	    json_object_new_int64((int64_t)c->end_ms));
+	json_object_object_add(o, "ago_ms",
+	    json_object_new_int64((int64_t)end_ago_ms(c)));
+	return (o);
+}
+
 static void
 render_component(struct lc_buf *out, json_object *jo,
     const Rtrmgr__Component *c, json_object *arr)
 {
+	char end[SHOW_END_MAX];
+
 	if (jo != NULL) {
 		json_object *o = json_object_new_object();
 
@@ -781,18 +837,22 @@ render_component(struct lc_buf *out, json_object *jo,
 		    json_object_new_int((int)c->restarts));
 		json_object_object_add(o, "generation",
 		    json_object_new_int64((int64_t)c->generation));
+		/* the exit of the last instance that ended, not the running
+		 * one's 0 */
 		json_object_object_add(o, "last_exit",
-		    json_object_new_int(c->last_exit));
+		    json_object_new_int(
+			c->end_ms != 0 ? c->end_exit : c->last_exit));
 		json_object_object_add(o, "last_error",
 		    json_object_new_string(
 			c->last_error != NULL ? c->last_error : ""));
+		json_object_object_add(o, "last_end", end_json(c));
 		json_object_array_add(arr, o);
 		return;
 	}
 	lc_buf_printf(out, "%-9s %7u %-9s %10.1f %8u %20llu %s\n", c->name,
 	    c->pid, proc_state(c->state), (double)c->uptime_ms / 1000.0,
 	    c->restarts, (unsigned long long)c->generation,
-	    c->last_error != NULL ? c->last_error : "");
+	    end_text(c, end, sizeof(end)));
 }
 
 static void
@@ -805,7 +865,7 @@ render_processes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	if (jo == NULL)
 		lc_buf_printf(out, "%-9s %7s %-9s %10s %8s %20s %s\n",
 		    "Component", "PID", "State", "Uptime s", "Restarts",
-		    "Generation", "Last error");
+		    "Generation", "Last exit");
 	for (size_t i = 0; i < l->n_components; i++)
 		render_component(out, jo, l->components[i], arr);
 	if (jo != NULL)

@@ -72,6 +72,18 @@ struct rtm_comp_info {
 	uint64_t backoff_ms; /* delay before the next start, in BACKOFF */
 	bool adopted;	     /* re-adopted from a previous rtrmgr */
 	const char *last_error; /* "" when none */
+	/*
+	 * The last instance that ended (crash, hang, exit, requested stop)
+	 * since this rtrmgr started, kept across restarts (last_exit and
+	 * last_error describe the current instance only): end_ms (realtime)
+	 * 0 when none has; end_exit as last_exit; end_reason "killed by
+	 * signal 9 (Killed)", "hung: ...; killed by signal 9 (Killed)",
+	 * "stopped on request: exited with status 0", "cannot start: ...".
+	 */
+	int end_exit;
+	uint64_t end_ms;
+	uint64_t end_generation;
+	const char *end_reason;
 };
 #define RTM_EXIT_NONE	 0x7fffffff /* has not exited */
 #define RTM_EXIT_UNKNOWN 0x7ffffffe /* adopted process: status not visible */

@@ -58,6 +58,13 @@ comp_pb(struct rtm_comp *c, Rtrmgr__Component *pb)
 	pb->uptime_ms = ci.uptime_ms;
 	pb->backoff_ms = ci.backoff_ms;
 	pb->last_error = (char *)ci.last_error;
+	if (ci.end_ms != 0) {
+		pb->end_exit = ci.end_exit == RTM_EXIT_UNKNOWN ? 0 :
+								 ci.end_exit;
+		pb->end_ms = ci.end_ms;
+		pb->end_generation = ci.end_generation;
+		pb->end_reason = (char *)ci.end_reason;
+	}
 }
 
 static void

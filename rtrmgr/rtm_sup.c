@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,13 @@ struct rtm_comp {
 	int last_exit;
 	uint64_t backoff_ms;
 	char last_error[RTM_ERR_MAX];
+	/* how the last instance that ended did: kept across the restarts
+	 * that clear last_exit and last_error, so `show processes` can still
+	 * say why a component died once it is back (issue 23) */
+	int end_exit;
+	uint64_t end_ms; /* realtime; 0: none has ended */
+	uint64_t end_generation;
+	char end_reason[RTM_ERR_MAX];
 	struct rtm_failwin fw;
 	ev_io io;	/* pidfd readable: the process ended */
 	ev_timer timer; /* backoff, stop grace, start timeout */
@@ -395,6 +403,35 @@ exit_str(int code, char *buf, size_t len)
 		snprintf(buf, len, "exited with status %d", code);
 }
 
+/*
+ * Remembers how this instance ended, for after the next start: the exit
+ * (code or -signal), and a reason: how, behind what made us kill it (a
+ * hang) or that it was asked to stop.
+ */
+static void __attribute__((format(printf, 3, 4)))
+end_note(struct rtm_comp *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->end_exit = code;
+	c->end_ms = lc_time_real_ns() / LC_NS_PER_MSEC;
+	c->end_generation = c->generation;
+	va_start(ap, fmt);
+	vsnprintf(c->end_reason, sizeof(c->end_reason), fmt, ap);
+	va_end(ap);
+}
+
+static void
+comp_ended(struct rtm_comp *c, int code, const char *how)
+{
+	if (c->state == RTM_STOPPING)
+		end_note(c, code, "stopped on request: %s", how);
+	else if (c->hung)
+		end_note(c, code, "%.200s; %s", c->last_error, how);
+	else
+		end_note(c, code, "%s", how);
+}
+
 static void
 pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -421,6 +458,7 @@ pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
 	lc_log(c->state == RTM_STOPPING ? LC_LOG_INFO : LC_LOG_WARNING,
 	    "%s: pid %d generation %" PRIu64 " %s after %.3f s", c->cfg->name,
 	    (int)c->pid, c->generation, how, uptime);
+	comp_ended(c, code, how); /* before proc_release clears hung */
 	proc_release(c);
 	c->last_exit = code;
 	if (c->state == RTM_STOPPING) {
@@ -530,6 +568,7 @@ comp_launch(struct rtm_comp *c)
 	if (rv != 0) {
 		snprintf(c->last_error, sizeof(c->last_error), "%s", err.msg);
 		lc_log_err("%s: cannot start: %s", cc->name, err.msg);
+		end_note(c, 127, "cannot start: %.200s", err.msg);
 		state_save(rtm);
 		comp_failure(c, 127, 0);
 		return;
@@ -853,6 +892,10 @@ rtm_comp_get_info(const struct rtm_comp *c, struct rtm_comp_info *ci)
 	ci->backoff_ms = c->state == RTM_BACKOFF ? c->backoff_ms : 0;
 	ci->adopted = c->adopted;
 	ci->last_error = c->last_error;
+	ci->end_exit = c->end_exit;
+	ci->end_ms = c->end_ms;
+	ci->end_generation = c->end_generation;
+	ci->end_reason = c->end_reason;
 }
 
 /* ---- life of the supervisor

@@ -77,10 +77,25 @@ struct sh_session *sh_session_new(const char *rundir, unsigned timeout_ms,
     struct lc_err *err);
 void sh_session_free(struct sh_session *);
 bool sh_session_read_only(const struct sh_session *);
-/* Runs one command line (no pipes) in text or JSON. 0 with *res filled,
- * or -errno when mgmt could not be asked (res->error says why). */
+/*
+ * Runs one command line (no pipes) in text or JSON. 0 with *res filled,
+ * or -errno when mgmt could not be asked (res->error says why).
+ * When the session went with an mgmt that stopped (restart mgmt, a crash),
+ * opens a new one first and leaves a note saying so (and that the old
+ * session's candidate is lost); a command that mgmt refused for an unknown
+ * session is sent again in the new one, a command that was in flight when
+ * the connection ended is not (-ECONNRESET: its outcome is unknown).
+ */
 int sh_session_exec(struct sh_session *, const char *line, bool json,
     struct sh_result *res);
+/*
+ * What the user should be told that no command printed: ternsh's own notes
+ * (a new session after mgmt restarted) and mgmt's notices ("notice: ...",
+ * a commit confirmed rolled back), lines ending in '\n', "" when none.
+ * Taken: valid until the next call. sh_print_notes() writes them to f.
+ */
+const char *sh_session_notes(struct sh_session *);
+void sh_print_notes(struct sh_session *, FILE *f);
 /* Completions for line[0..cursor): candidates (and help texts when help),
  * NUL-separated in the returned arrays, valid until the next call. */
 struct sh_completion {

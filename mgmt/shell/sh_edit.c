@@ -156,6 +156,7 @@ sh_interactive(struct sh_session *s)
 	/* the first prompt comes from mgmt: an empty command returns it */
 	if (sh_session_exec(s, "", false, &res) == 0)
 		set_prompt(&res);
+	sh_print_notes(s, stderr);
 	while ((line = el_gets(el, &count)) != NULL && count > 0) {
 		char *l = strndup(line, (size_t)count), *e;
 
@@ -172,9 +173,12 @@ sh_interactive(struct sh_session *s)
 		if (l[0] != '\0') {
 			history(hist, &ev, H_ENTER, l);
 			status = sh_run_line(s, l, stdout, stderr);
-			if (sh_session_exec(s, "", false, &res) == 0)
-				set_prompt(&res);
 		}
+		/* the next prompt, and (also after an empty line) what
+		 * happened meanwhile: a notice, mgmt restarted */
+		if (sh_session_exec(s, "", false, &res) == 0)
+			set_prompt(&res);
+		sh_print_notes(s, stderr);
 		free(l);
 	}
 	history(hist, &ev, H_SAVE, hpath);

@@ -2,6 +2,7 @@
 #include "sh.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "ipc/ipc.h"
 #include "ipc/proto/mgmt.pb-c.h"
 #include "libcommon/lc_arena.h"
+#include "libcommon/lc_buf.h"
 #include "libcommon/lc_loop.h"
 
 struct sh_session {
@@ -18,10 +20,15 @@ struct sh_session {
 	struct lc_arena *arena; /* replies; reset per call */
 	uint64_t id;		/* mgmt's session id */
 	bool read_only;
+	bool configure; /* mgmt said so in its last reply */
+	/* the session is gone with the mgmt that had it: a new mgmt (another
+	 * generation) answered, or our connection was lost */
+	bool lost;
 	unsigned timeout_ms;
 	const char *cand[512];
 	const char *help[512];
 	char errbuf[512];
+	char notes[2048];   /* sh_session_notes(): lines to tell the user */
 	struct lc_err ierr; /* of the last ipc_call_wait */
 };
 
@@ -39,13 +46,105 @@ user_name(void)
 	return (pw != NULL ? pw->pw_name : "unknown");
 }
 
+const char *
+sh_session_notes(struct sh_session *s)
+{
+	static char told[sizeof(s->notes)];
+
+	snprintf(told, sizeof(told), "%s", s->notes);
+	s->notes[0] = '\0';
+	return (told);
+}
+
+/* mgmt's notices of a reply, each line as "notice: LINE". */
+static void
+take_notices(struct sh_session *s, const Mgmt__Reply *r)
+{
+	for (size_t i = 0; i < r->n_notices; i++) {
+		const char *p = r->notices[i], *e;
+
+		for (; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+			e = strchr(p, '\n');
+			if (e == NULL)
+				e = p + strlen(p);
+			if (e > p)
+				(void)lc_str_addline(s->notes, sizeof(s->notes),
+				    "notice: %.*s", (int)(e - p), p);
+		}
+	}
+}
+
+static void
+on_peer_restart(struct ipc_client *cl, uint64_t old_gen, uint64_t new_gen,
+    void *arg)
+{
+	struct sh_session *s = arg;
+
+	(void)cl;
+	(void)old_gen;
+	(void)new_gen;
+	s->lost = true; /* a new mgmt does not know our session */
+}
+
+/* SESSION_OPEN: 0 with s->id set, or the IPC status. */
+static int
+session_open(struct sh_session *s)
+{
+	Mgmt__SessionOpen req = MGMT__SESSION_OPEN__INIT;
+	ProtobufCMessage *rep = NULL;
+	int st;
+
+	lc_arena_reset(s->arena);
+	req.user = (char *)user_name();
+	req.read_only = s->read_only;
+	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
+	    s->timeout_ms, s->arena, &rep, &s->ierr);
+	if (st != IPC_OK)
+		return (st);
+	s->id = ((Mgmt__Reply *)rep)->session;
+	s->configure = false;
+	s->lost = false;
+	lc_arena_reset(s->arena);
+	return (IPC_OK);
+}
+
+/*
+ * Before a call: take in what came while we were not looking (the end of
+ * the connection to an mgmt that stopped, its successor's hello), and when
+ * the session went with the old mgmt, open a new one and say so. true when
+ * there is a session to ask in.
+ */
+static bool
+session_ensure(struct sh_session *s)
+{
+	bool had_candidate = s->configure;
+	int st;
+
+	ev_run(s->loop, EVRUN_NOWAIT);
+	if (!s->lost && ipc_client_connected(s->client))
+		return (true);
+	s->lost = true;
+	if ((st = session_open(s)) != IPC_OK) {
+		snprintf(s->errbuf, sizeof(s->errbuf),
+		    "tern-mgmt: %s%s%s (the connection was lost; the command "
+		    "was not sent)",
+		    ipc_status_str(st), s->ierr.msg[0] ? ": " : "",
+		    s->ierr.msg);
+		return (false);
+	}
+	(void)lc_str_addline(s->notes, sizeof(s->notes),
+	    "ternsh: tern-mgmt restarted: reconnected in session %llu%s",
+	    (unsigned long long)s->id,
+	    had_candidate ? "; the old session's candidate is lost" : "");
+	return (true);
+}
+
 struct sh_session *
 sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 {
 	struct sh_session *s;
 	struct ipc_opts opts = {0};
-	Mgmt__SessionOpen req = MGMT__SESSION_OPEN__INIT;
-	ProtobufCMessage *rep = NULL;
+	struct ipc_client_cbs cbs = {0};
 	char path[4096];
 	int st;
 
@@ -80,11 +179,10 @@ sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 		sh_session_free(s);
 		return (NULL);
 	}
-	req.user = (char *)user_name();
-	req.read_only = s->read_only;
-	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
-	    timeout_ms, s->arena, &rep, &s->ierr);
-	if (st != IPC_OK) {
+	cbs.on_peer_restart = on_peer_restart;
+	cbs.arg = s;
+	ipc_client_set_cbs(s->client, &cbs);
+	if ((st = session_open(s)) != IPC_OK) {
 		lc_err_set(err, s->ierr.code != 0 ? s->ierr.code : -EIO,
 		    LC_ERR_NOINDEX,
 		    "cannot reach tern-mgmt at %s/mgmt%s.sock: "
@@ -92,11 +190,10 @@ sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 		    "tern-rtrmgr)",
 		    opts.rundir, s->read_only ? "-ro" : "", ipc_status_str(st),
 		    s->ierr.msg[0] ? ": " : "", s->ierr.msg);
+		s->id = 0;
 		sh_session_free(s);
 		return (NULL);
 	}
-	s->id = ((Mgmt__Reply *)rep)->session;
-	lc_arena_reset(s->arena);
 	return (s);
 }
 
@@ -105,7 +202,7 @@ sh_session_free(struct sh_session *s)
 {
 	if (s == NULL)
 		return;
-	if (s->client != NULL && s->id != 0) {
+	if (s->client != NULL && s->id != 0 && !s->lost) {
 		Mgmt__SessionRequest req = MGMT__SESSION_REQUEST__INIT;
 		ProtobufCMessage *rep;
 
@@ -121,6 +218,24 @@ sh_session_free(struct sh_session *s)
 	free(s);
 }
 
+/* mgmt refused the call for a session it does not know: nothing ran. */
+static bool
+no_session(int st, const struct lc_err *e)
+{
+	return (
+	    st == IPC_BAD_REQUEST && strncmp(e->msg, "no session ", 11) == 0);
+}
+
+/* "restart mgmt": the connection ending is the command working. */
+static bool
+is_restart_mgmt(const char *line)
+{
+	char a[16], b[16], c[2];
+
+	return (sscanf(line, "%15s %15s %1s", a, b, c) == 2 &&
+	    strcmp(a, "restart") == 0 && strcmp(b, "mgmt") == 0);
+}
+
 int
 sh_session_exec(struct sh_session *s, const char *line, bool json,
     struct sh_result *res)
@@ -128,15 +243,42 @@ sh_session_exec(struct sh_session *s, const char *line, bool json,
 	Mgmt__ExecuteRequest req = MGMT__EXECUTE_REQUEST__INIT;
 	ProtobufCMessage *rep = NULL;
 	Mgmt__Reply *r;
-	int st;
+	int st, tries = 0;
 
 	memset(res, 0, sizeof(*res));
+again:
+	if (!session_ensure(s)) {
+		res->code = -1;
+		res->error = s->errbuf;
+		return (-ENOTCONN);
+	}
 	lc_arena_reset(s->arena);
 	req.session = s->id;
 	req.line = (char *)line;
 	req.format = json ? MGMT__FORMAT__JSON : MGMT__FORMAT__TEXT;
 	st = ipc_call_wait(s->client, MGMT__METHOD__EXECUTE, &req.base,
 	    s->timeout_ms, s->arena, &rep, &s->ierr);
+	if (no_session(st, &s->ierr) && tries++ == 0) {
+		s->lost = true; /* refused, not run: once more, in a new one */
+		goto again;
+	}
+	if (st == IPC_PEER_RESTARTED) {
+		/* mgmt went away with the command: reconnect now, so that the
+		 * next prompt is the new session's */
+		s->lost = true;
+		if (is_restart_mgmt(line) && session_ensure(s)) {
+			res->text = "mgmt: restarted\n";
+			res->prompt = "";
+			return (0);
+		}
+		snprintf(s->errbuf, sizeof(s->errbuf),
+		    "tern-mgmt: the connection was lost while the command ran: "
+		    "its outcome is unknown (check with show commands)");
+		(void)session_ensure(s);
+		res->code = -1;
+		res->error = s->errbuf;
+		return (-ECONNRESET);
+	}
 	if (st != IPC_OK) {
 		snprintf(s->errbuf, sizeof(s->errbuf), "tern-mgmt: %s%s%s",
 		    ipc_status_str(st), s->ierr.msg[0] ? ": " : "",
@@ -146,11 +288,13 @@ sh_session_exec(struct sh_session *s, const char *line, bool json,
 		return (st == IPC_TIMEOUT ? -ETIMEDOUT : -EIO);
 	}
 	r = (Mgmt__Reply *)rep;
+	take_notices(s, r);
+	s->configure = r->mode == MGMT__MODE__CONFIGURE;
 	res->code = r->code;
 	res->text = r->text;
 	res->error = r->error;
 	res->prompt = r->prompt;
-	res->configure = r->mode == MGMT__MODE__CONFIGURE;
+	res->configure = s->configure;
 	return (0);
 }
 
@@ -165,6 +309,8 @@ sh_session_complete(struct sh_session *s, const char *line, size_t cursor,
 	int st;
 
 	memset(out, 0, sizeof(*out));
+	if (!session_ensure(s))
+		return (-ENOTCONN);
 	lc_arena_reset(s->arena);
 	req.session = s->id;
 	req.line = (char *)line;
@@ -172,6 +318,8 @@ sh_session_complete(struct sh_session *s, const char *line, size_t cursor,
 	req.help = help;
 	st = ipc_call_wait(s->client, MGMT__METHOD__COMPLETE, &req.base,
 	    s->timeout_ms, s->arena, &rep, &s->ierr);
+	if (no_session(st, &s->ierr) || st == IPC_PEER_RESTARTED)
+		s->lost = true; /* a new session at the next call */
 	if (st != IPC_OK)
 		return (-EIO);
 	r = (Mgmt__CompleteReply *)rep;
@@ -187,6 +335,18 @@ sh_session_complete(struct sh_session *s, const char *line, size_t cursor,
 	out->help = s->help;
 	out->common = r->common_prefix != NULL ? r->common_prefix : "";
 	return (0);
+}
+
+void
+sh_print_notes(struct sh_session *s, FILE *f)
+{
+	const char *n = sh_session_notes(s);
+
+	if (n[0] != '\0') {
+		fflush(stdout); /* after what earlier commands printed */
+		fputs(n, f);
+		fflush(f);
+	}
 }
 
 int
@@ -206,6 +366,7 @@ sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 		return (0);
 	}
 	rv = sh_session_exec(s, p.command, p.json, &res);
+	sh_print_notes(s, err);
 	if (rv != 0 || res.code != 0) {
 		if (res.text != NULL && res.text[0] != '\0')
 			sh_pipeline_output(&p, res.text, out);

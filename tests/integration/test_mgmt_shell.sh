@@ -2,8 +2,10 @@
 # tests/integration/test_mgmt_shell.sh: tern-mgmt driven by ternsh over real
 # IPC sockets: configure/set/delete/show/compare/commit/rollback/discard,
 # errors that change nothing, the configure lock, read-only access, commit
-# confirmed expiry, save/load, persistence across a restart of mgmt, and a
-# kill -9 during commits that never leaves a broken config on disk.
+# confirmed expiry (told to a connected shell, whose candidate is reset),
+# save/load, persistence across a restart of mgmt (a shell open across it
+# reconnects), and a kill -9 during commits that never leaves a broken config
+# on disk.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -14,7 +16,8 @@ export TERN_RUNDIR=$tmp/run
 store=$tmp/store
 mgmt_pid=
 start_mgmt() {
-	"$bin/tern-mgmt" --store="$store" --log-level debug "$@" >>"$tmp/mgmt.log" 2>&1 &
+	# (7>&-: not the fifo of shell_open, or its ternsh never sees the end)
+	"$bin/tern-mgmt" --store="$store" --log-level debug "$@" >>"$tmp/mgmt.log" 2>&1 7>&- &
 	mgmt_pid=$!
 	local end=$((SECONDS + 10))
 	until [[ -S $TERN_RUNDIR/mgmt.sock ]] && sh -c "timeout 2 '$bin/ternsh' -c 'show version'" >/dev/null 2>&1; do
@@ -23,9 +26,23 @@ start_mgmt() {
 	done
 }
 stop_mgmt() { [[ -n $mgmt_pid ]] && kill "$mgmt_pid" 2>/dev/null && wait "$mgmt_pid" 2>/dev/null; mgmt_pid=; }
-cleanup() { [[ -n $mgmt_pid ]] && kill -9 "$mgmt_pid" 2>/dev/null; rm -rf "$tmp"; }
+shell_pid=
+cleanup() {
+	[[ -n $shell_pid ]] && kill "$shell_pid" 2>/dev/null
+	[[ -n $mgmt_pid ]] && kill -9 "$mgmt_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
 sh_() { timeout 20 "$bin/ternsh" "$@" 2>&1; }
+# one ternsh kept open across other steps, its lines fed through a fifo
+shell_open() {
+	rm -f "$tmp/in"; mkfifo "$tmp/in"
+	timeout 30 "$bin/ternsh" <"$tmp/in" >"$tmp/out" 2>&1 &
+	shell_pid=$!
+	exec 7>"$tmp/in"
+}
+shell_say() { printf '%s\n' "$@" >&7; sleep 0.3; }
+shell_close() { exec 7>&-; wait "$shell_pid"; shell_pid=; }
 
 start_mgmt || exit 1
 
@@ -124,6 +141,17 @@ check "not confirmed: rolled back" test -z "$(sh_ -c 'show configuration' | grep
 out=$(sh_ -c configure -c "set protocols static route 198.18.128.0/17 next-hop 198.18.0.9" -c "commit confirmed 1" -c commit -c exit)
 sleep 1
 check "confirmed in time: kept" has "$(sh_ -c 'show configuration')" "198.18.128.0/17"
+# ... and a shell that stays connected is told, with its candidate reset:
+# a plain commit does not apply the rolled-back change again
+shell_open
+shell_say configure "set system host-name confirmed-x" "commit confirmed 1"
+sleep 0.8
+shell_say "show | compare" commit exit
+shell_close
+out=$(cat "$tmp/out")
+check "expiry: the session is told" has "$out" "^notice: commit confirmed was not confirmed within 1 minute: rolled back"
+check "expiry: its candidate was reset" has "$out" "your candidate was reset to it"
+check "expiry: a plain commit does not apply it again" test -z "$(sh_ -c 'show configuration' | grep confirmed-x)"
 
 # 8. save and load
 out=$(sh_ -c configure -c "save $tmp/saved.conf" -c exit)
@@ -137,8 +165,20 @@ check "load replace of the saved file: no difference" test $rc = 0
 
 # 9. persistence: running survives a restart of mgmt
 before=$(sh_ -c "show configuration")
+shell_open
+shell_say configure "set system host-name not-committed"
 stop_mgmt; start_mgmt || exit 1
 check "running config intact after restart" test "$(sh_ -c 'show configuration')" = "$before"
+# ... and a shell open across it reconnects, says so on one line (with the
+# candidate that is lost), and carries on
+shell_say "show version" "show configuration | match host-name"
+shell_close
+out=$(cat "$tmp/out")
+check "restart: the shell says it reconnected" has "$out" "^ternsh: tern-mgmt restarted: reconnected in session [0-9]"
+check "restart: ... and that the candidate is lost" has "$out" "reconnected.*candidate is lost"
+check "restart: the next command runs" has "$out" "tern 0.1.0"
+check "restart: no 'no session' error" test -z "$(grep 'no session' "$tmp/out")"
+check "restart: the lost candidate was not committed" test -z "$(grep not-committed "$tmp/out")"
 
 # 10. kill -9 during commits: the store always loads
 for i in $(seq 1 15); do

@@ -88,6 +88,15 @@ check "show interfaces has counters" grep -q "rx [0-9]* packets" <<<"$out"
 out=$(rsh "show neighbors")
 check "show neighbors has the server's MAC" grep -qi "$NETNS_SERVER_MAC" <<<"$out"
 check "show neighbors names its interface" grep -qiE "^$NETNS_SERVER_IP +$NETNS_SERVER_MAC server " <<<"$out"
+# the age counts up from the last confirmation (it once was the time to the
+# next probe, counting down); a reply in between starts it again
+age_of() {
+	rsh "show neighbors | json" | python3 -c "
+import json, sys
+print([n['age_ms'] for n in json.load(sys.stdin)['neighbors'] if n['address'] == '$NETNS_SERVER_IP'][0])"
+}
+a1=$(age_of); sleep 1.5; a2=$(age_of)
+check "show neighbors: the age counts up ($a1 -> $a2 ms)" test "${a2:-0}" -ge $((${a1:-0} + 1000)) -o "${a2:-99999}" -lt 1500
 out=$(rsh "show interfaces server")
 check "show interfaces NAME takes the tern name" grep -q "^server (device $NETNS_RTR_S_IF, " <<<"$out"
 check "  ... and shows that interface only" bash -c "! grep -q '^client ' <<<'$out'"

@@ -74,6 +74,14 @@ check "forwarding back after kill -9 fwd" wait_reach 15
 echo "     (forwarding back $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill)"
 end=$((SECONDS + 10)); until [[ $(rsh 'show fib' 2>&1) == "$fib_before" ]] || ((SECONDS > end)); do sleep 0.2; done
 check "FIB complete again after the fwd restart" test "$(rsh 'show fib' 2>&1)" = "$fib_before"
+out=$(rsh "show processes")
+check "show processes: fwd's last instance was killed by signal 9" grep -q "^fwd .*killed by signal 9" <<<"$out"
+out=$(rsh "show processes | json")
+check "show processes | json: fwd's last_exit -9, signal 9" python3 -c "
+import json, sys
+f = [p for p in json.loads(sys.stdin.read())['processes'] if p['component'] == 'fwd'][0]
+assert f['last_exit'] == -9 and f['last_end']['signal'] == 9, f
+assert 'killed by signal 9' in f['last_end']['reason'], f" <<<"$out"
 
 # 4. restart rib from the shell under traffic
 gen_before=$(rsh "show processes" | awk '$1 == "rib" { print $6 }')

@@ -2,8 +2,8 @@
 # tests/integration/test_rtrmgr_real.sh: tern-rtrmgr with the real tern-mgmt
 # (skipped while tern-mgmt is a skeleton): started as the unprivileged user,
 # found ready by the lifecycle STATUS health check over IPC, restarted with a
-# new generation after kill -9, re-adopted after kill -9 of rtrmgr, stopped
-# cleanly on SIGTERM.
+# new generation after kill -9 (and `show processes` then says so), re-adopted
+# after kill -9 of rtrmgr, stopped cleanly on SIGTERM.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bindir=${TERN_BIN:-$root/build/bin}
@@ -72,6 +72,17 @@ running2() { [[ $(nlog "mgmt: running (pid .* generation 2)") -ge 1 ]]; }
 check "kill -9 mgmt: back as generation 2, ready over IPC" wait_for 5 running2
 p2=$(st_pid mgmt)
 check "kill -9 mgmt: new pid" test -n "$p2" -a "$p2" != "$p1"
+# show processes says why the last instance ended, once it is back
+procs() { TERN_RUNDIR=$run timeout 5 "$bindir/ternsh" -c "show processes$1" 2>&1; }
+killed_shown() { procs "" | grep -q "^mgmt .*generation 1 killed by signal 9"; }
+check "show processes: mgmt's generation 1 was killed by signal 9" wait_for 5 killed_shown
+check "show processes | json: last_exit -9, signal 9 and the reason" python3 -c "
+import json, sys
+d = json.loads(sys.stdin.read())
+m = [p for p in d['processes'] if p['component'] == 'mgmt'][0]
+assert m['last_exit'] == -9 and m['last_end']['signal'] == 9, m
+assert m['last_end']['generation'] == 1, m
+assert 'killed by signal 9' in m['last_end']['reason'], m" <<<"$(procs ' | json')"
 
 kill -9 "$rtm"; wait "$rtm" 2>/dev/null
 start

@@ -2,7 +2,9 @@
 # tests/integration/test_shell_pty.sh: ternsh on a real terminal (tmux):
 # Tab completes commands and config paths from tern-mgmt, '?' lists what may
 # come next with help, the prompt follows the mode, and history recalls lines
-# (also across sessions, from the history file).
+# (also across sessions, from the history file); a command after an idle spell
+# longer than the timeout is answered; a restart of mgmt under the shell is
+# survived (reconnect, one line saying so).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -25,9 +27,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-"$bin/tern-mgmt" --store "$tmp/store" >"$tmp/mgmt.log" 2>&1 &
-mgmt_pid=$!
-for _ in $(seq 1 100); do [[ -S $TERN_RUNDIR/mgmt.sock ]] && break; sleep 0.05; done
+start_mgmt() {
+	"$bin/tern-mgmt" --store "$tmp/store" >>"$tmp/mgmt.log" 2>&1 &
+	mgmt_pid=$!
+	for _ in $(seq 1 100); do
+		[[ -S $TERN_RUNDIR/mgmt.sock ]] &&
+		    timeout 2 "$bin/ternsh" -c "show version" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+}
+start_mgmt
 
 screen() { tmux -S "$sock" capture-pane -p -t t; }
 keys() { tmux -S "$sock" send-keys -t t "$@"; }
@@ -46,9 +55,10 @@ prompt_back() {
 		sleep 0.05
 	done
 }
+# ARGS: ternsh's options
 start_shell() {
 	tmux -S "$sock" new-session -d -s t -x 120 -y 40 \
-	    "env TERN_RUNDIR=$TERN_RUNDIR TERNSH_HISTORY=$TERNSH_HISTORY HOME=$tmp $bin/ternsh"
+	    "env TERN_RUNDIR=$TERN_RUNDIR TERNSH_HISTORY=$TERNSH_HISTORY HOME=$tmp $bin/ternsh $*"
 }
 
 start_shell
@@ -85,5 +95,32 @@ start_shell
 see "@tern> *$"
 keys Up
 check "history survives the shell" see "> exit$\|> show version$"
+
+# idle for longer than the shell's timeout, then a command: answered, not
+# reported as failed (its deadline counted from the loop's last turn)
+tmux -S "$sock" kill-server 2>/dev/null
+sock=$tmp/tmux2.sock # a new server: the old one may still be going away
+start_shell --timeout 500
+see "@tern> *$"
+sleep 1
+keys C-u "show system commit" Enter
+check "after idling past the timeout a command is answered" see "commits kept"
+check "  ... and not reported as a TIMEOUT" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q TIMEOUT"
+
+# mgmt restarts under the shell while it holds a candidate: the shell
+# reconnects, says so (and that the candidate is lost), and carries on
+keys "configure" Enter
+see "@tern# *$"
+keys "set system host-name lost-one" Enter
+prompt_back "@tern# *$"
+kill "$mgmt_pid"; wait "$mgmt_pid" 2>/dev/null
+start_mgmt
+keys "show interfaces" Enter
+check "mgmt restarted: the shell says it reconnected" see "tern-mgmt restarted: reconnected in session [0-9]"
+check "  ... that the old session's candidate is lost" see "reconnected.*candidate is lost"
+check "  ... and back at the operational prompt" prompt_back "@tern> *$"
+check "  ... never 'no session'" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q 'no session'"
+keys "show system commit" Enter
+check "  ... and the next command works" prompt_back "@tern> *$"
 ((fail > 0)) && { echo "--- last screen:"; screen; }
 check_summary shell-pty

@@ -271,11 +271,15 @@ test_glean_aging(void **st)
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 7), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_PROBE);
 	assert_int_equal(e->adj->ent[nh].action, FWD_ADJ_A_FORWARD);
+	/* its age counts from the reply at 10, not down to the probe */
+	assert_int_equal(ni.confirmed_ms, 10);
 	/* answered: reachable again */
 	assert_int_equal(fwd_arp_input(e->arp, 1, e->f, len, 30100, &e->out),
 	    0);
 	assert_int_equal(fwd_arp_get(e->arp, 1, TF_IP(2, 7), &ni), 0);
 	assert_int_equal(ni.state, FWD_NEIGH_REACHABLE);
+	assert_int_equal(ni.confirmed_ms, 30100); /* confirmed again */
+	assert_int_equal(ni.expires_ms, 30100 + 30000);
 	/* aged again and never answered: deleted after 3 probes */
 	e->out.n = 0;
 	assert_int_equal(fwd_arp_tick(e->arp, 60200, NULL, &e->out), 1);

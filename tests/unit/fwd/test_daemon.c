@@ -845,6 +845,10 @@ test_neighbours_drops(void **st)
 	    FWD__NEIGHBOUR_STATE__REACHABLE);
 	assert_memory_equal(l->neighbours[0]->mac.data, gw3_mac, 6);
 	assert_int_equal(l->neighbours[0]->ifindex, ifindex_of("m1"));
+	/* just confirmed: a young entry (age counts up from the reply),
+	 * probed again in about arp reachable time (30 s) */
+	assert_true(l->neighbours[0]->age_ms < 5000);
+	assert_true(l->neighbours[0]->next_probe_ms > 25000);
 	q.ifindex = ifindex_of("m0");
 	l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS, &q.base);
 	assert_int_equal(l->n_neighbours, 0);

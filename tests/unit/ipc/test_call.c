@@ -608,6 +608,43 @@ test_timeout(void **state)
 	ipc_server_free(s);
 }
 
+/*
+ * A caller that blocked outside the loop for longer than its timeout
+ * (ternsh idle at its prompt) still gets the answer: the deadline counts
+ * from the call, not from the loop's last turn, whose cached clocks
+ * (lc_now_ns, ev_now) nothing refreshed meanwhile (issue 23: a commit
+ * after 38 s of idling was carried out but reported TIMEOUT).
+ */
+static void
+test_wait_after_idle(void **state)
+{
+	struct ipc_server *s = rib_server(15);
+	struct ipc_opts o = opts("test", 5);
+	struct ipc_client *c = ipc_client_new(loop, &ipc_svc_rib, &o, false);
+	struct lc_arena *a = lc_arena_new(0);
+	ProtobufCMessage *rep;
+	struct lc_err err;
+	struct ipc_stats st;
+
+	(void)state;
+	assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__STATUS),
+			     NULL, 200, a, &rep, &err),
+	    IPC_OK);
+	lc_arena_reset(a);
+	usleep(350 * 1000); /* blocked elsewhere, longer than the timeout */
+	assert_int_equal(ipc_call_wait(c, IPC_LC(LIFECYCLE__METHOD__STATUS),
+			     NULL, 200, a, &rep, &err),
+	    IPC_OK);
+	assert_string_equal(err.msg, "");
+	assert_non_null(rep);
+	assert_string_equal(((Lifecycle__Status *)rep)->component, "rib");
+	ipc_client_stats(c, &st);
+	assert_int_equal(st.timeouts, 0);
+	lc_arena_free(a);
+	ipc_client_free(c);
+	ipc_server_free(s);
+}
+
 static unsigned writable_calls;
 
 static void
@@ -915,6 +952,8 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_large_direct, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wait_after_idle, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_peer_restart, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events_gap, setup, teardown),

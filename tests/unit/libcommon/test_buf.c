@@ -165,6 +165,27 @@ test_array_grow(void **state)
 	free(v);
 }
 
+/* Whole lines or nothing, '\n' added, the string always terminated. */
+static void
+test_str_addline(void **state)
+{
+	char b[16] = "";
+
+	(void)state;
+	assert_int_equal(lc_str_addline(b, sizeof(b), "one %d", 1), 0);
+	assert_string_equal(b, "one 1\n");
+	assert_int_equal(lc_str_addline(b, sizeof(b), "%s", "two"), 0);
+	assert_string_equal(b, "one 1\ntwo\n");
+	/* 6 bytes left: "abcdef\n" and its NUL need 8 */
+	assert_int_equal(lc_str_addline(b, sizeof(b), "abcdef"), -ENOSPC);
+	assert_string_equal(b, "one 1\ntwo\n");
+	assert_int_equal(lc_str_addline(b, sizeof(b), "abcd"), 0);
+	assert_string_equal(b, "one 1\ntwo\nabcd\n");
+	/* full: not even an empty line */
+	assert_int_equal(lc_str_addline(b, sizeof(b), "%s", ""), -ENOSPC);
+	assert_string_equal(b, "one 1\ntwo\nabcd\n");
+}
+
 int
 main(void)
 {
@@ -175,6 +196,7 @@ main(void)
 	    cmocka_unit_test(test_printf),
 	    cmocka_unit_test(test_enomem_unchanged),
 	    cmocka_unit_test(test_array_grow),
+	    cmocka_unit_test(test_str_addline),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -246,6 +246,42 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_reply(req, IPC_OK, &l.base);
 }
 
+/* rib's answer to QUERY: a connected route (no next-hop address, the
+ * interface's ifindex 3) and a static one through 198.18.1.2 on it */
+static void
+h_query_routes(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	static uint32_t ifx = 3, gw = 0x020112c6; /* 198.18.1.2 */
+	Rib__QueryReply r = RIB__QUERY_REPLY__INIT;
+	Rib__RouteEntry e[2] = {RIB__ROUTE_ENTRY__INIT, RIB__ROUTE_ENTRY__INIT};
+	Rib__RouteEntry *v[2] = {&e[0], &e[1]};
+	Rib__Route rt[2] = {RIB__ROUTE__INIT, RIB__ROUTE__INIT};
+
+	(void)msg;
+	(void)arg;
+	rt[0].prefix = htonl(0xc6120100); /* 198.18.1.0/24 */
+	rt[0].len = 24;
+	rt[0].n_nh_ifindex = 1;
+	rt[0].nh_ifindex = &ifx;
+	e[0].source = RIB__SOURCE__CONNECTED;
+	rt[1].prefix = htonl(0xc6130000); /* 198.19.0.0/16 */
+	rt[1].len = 16;
+	rt[1].distance = 1;
+	rt[1].n_nh_addr = 1;
+	rt[1].nh_addr = &gw;
+	rt[1].n_nh_ifindex = 1;
+	rt[1].nh_ifindex = &ifx;
+	e[1].source = RIB__SOURCE__STATIC;
+	for (unsigned i = 0; i < 2; i++) {
+		e[i].route = &rt[i];
+		e[i].best = e[i].active = true;
+	}
+	r.routes = v;
+	r.n_routes = 2;
+	r.total = 2;
+	ipc_reply(req, IPC_OK, &r.base);
+}
+
 /* QUERY_INTERFACES: rc0 (host path h-rc0, with counters) and rs0 (host
  * path disabled), or the one asked for by (device) name; the name asked
  * is kept */
@@ -316,6 +352,7 @@ start_fake_rib(void)
 	    (void *)1);
 	ipc_server_handle(frib.srv, RIB__METHOD__RESYNC_END, h_resync,
 	    (void *)2);
+	ipc_server_handle(frib.srv, RIB__METHOD__QUERY, h_query_routes, NULL);
 }
 
 static void
@@ -833,6 +870,104 @@ test_static_arp(void **state)
 	mgmt_free(m);
 }
 
+/*
+ * show route: the Dist/Met column of a connected route says its distance
+ * and metric, the Ifindex column its interface (issue 23: both showed the
+ * ifindex, printed into one buffer used for the two).
+ */
+static void
+test_show_route(void **state)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+
+	(void)state;
+	start_fakes();
+	m = mgmt_boot("interfaces { eth0 { device rc0; address "
+		      "198.18.1.1/24; } }\n");
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "show route", &a), MGMT_OK);
+	assert_string_equal(a.text,
+	    "Prefix              Source     Dist/Met  Next hop         "
+	    "Ifindex State\n"
+	    "198.18.1.0/24       connected  0/0       -                3  "
+	    "     best\n"
+	    "198.19.0.0/16       static     1/0       198.18.1.2       3  "
+	    "     best\n"
+	    "2 routes\n");
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
+/*
+ * A commit confirmed that expires is told to every session, and the
+ * candidate that held the change is reset with running: a plain commit
+ * afterwards does not apply it again (issue 23: it rolled back silently
+ * and the next commit brought the change back).
+ */
+static void
+test_confirm_expiry(void **state)
+{
+	struct mgmt_session *s, *s2;
+	struct mgmt *m;
+	struct answer a;
+	uint64_t end;
+	unsigned batches;
+
+	(void)state;
+	setenv("TERN_MGMT_MINUTE_MS", "100", 1);
+	start_fakes();
+	m = mgmt_boot("system { host-name before; }\n"
+		      "interfaces { eth0 { device rc0; address "
+		      "198.18.1.1/24; } }\n");
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	s = mgmt_session_open(m, "tester", false);
+	s2 = mgmt_session_open(m, "watcher", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s,
+			     "set protocols static route 198.21.0.0/16 "
+			     "next-hop 198.18.1.4",
+			     &a),
+	    MGMT_OK);
+	assert_int_equal(run(m, s, "set system host-name during", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit confirmed 1", &a), MGMT_OK);
+	assert_string_equal(m->host_name, "during");
+	assert_string_equal(mgmt_session_notices(s), "");
+	batches = frib.rt_batches;
+	/* the timer fires after 100 ms: rolled back, both sessions told */
+	end = lc_time_mono_ns() + 5 * LC_NS_PER_SEC;
+	while (mgmt_session_notices(s2)[0] == '\0' && lc_time_mono_ns() < end) {
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(1000);
+	}
+	assert_string_equal(m->host_name, "before");
+	assert_int_equal(frib.rt_batches, batches + 1); /* route withdrawn */
+	assert_string_equal(mgmt_session_notices(s2),
+	    "commit confirmed was not confirmed within 1 minute: rolled back "
+	    "to the configuration before it\n");
+	assert_string_equal(mgmt_session_notices(s),
+	    "commit confirmed was not confirmed within 1 minute: rolled back "
+	    "to the configuration before it; your candidate was reset to it "
+	    "(uncommitted changes discarded)\n");
+	/* the candidate is running again: nothing to compare, nothing that a
+	 * commit would bring back */
+	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
+	assert_null(strstr(a.text, "198.21.0.0/16"));
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_string_equal(m->host_name, "before");
+	assert_int_equal(run(m, s, "show", &a), MGMT_OK);
+	assert_null(strstr(a.text, "198.21.0.0/16"));
+	mgmt_session_notices_clear(s);
+	assert_string_equal(mgmt_session_notices(s), "");
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s2);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+	unsetenv("TERN_MGMT_MINUTE_MS");
+}
+
 /* The host path each port's last IfConfig asked for */
 static Fwd__HostPath
 host_path_of(const char *port)
@@ -993,6 +1128,9 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_static_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_host_path, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_show_route, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_confirm_expiry, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
 		teardown),
 	};

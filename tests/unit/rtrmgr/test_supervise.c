@@ -469,6 +469,11 @@ test_crash_backoff_grows(void **state)
 	info(hp, "rib", &ci);
 	assert_int_equal(ci.restarts, 4);
 	assert_string_equal(ci.last_error, "");
+	/* the instance before says how it ended, after the restart too */
+	assert_true(ci.end_ms != 0);
+	assert_int_equal(ci.end_exit, 3);
+	assert_int_equal(ci.end_generation, ci.generation - 1);
+	assert_string_equal(ci.end_reason, "exited with status 3");
 }
 
 /* A component that stayed up stable-time starts over at backoff-initial. */
@@ -585,6 +590,12 @@ test_hang_killed_and_restarted(void **state)
 	info(hp, "rib", &ci);
 	assert_true(ci.pid != pid1);
 	assert_int_equal(ci.restarts, 1);
+	/* running again: its last_exit and last_error are the new
+	 * instance's, the end of the hung one is kept beside them */
+	assert_int_equal(ci.end_exit, -SIGKILL);
+	assert_int_equal(ci.end_generation, 1);
+	assert_non_null(strstr(ci.end_reason, "hung: 2 health checks failed"));
+	assert_non_null(strstr(ci.end_reason, "killed by signal 9"));
 }
 
 static void
