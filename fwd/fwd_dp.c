@@ -15,6 +15,7 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_CKSUM] = "ip_cksum",
     [FWD_R_LEN] = "ip_len",
     [FWD_R_MARTIAN] = "martian",
+    [FWD_R_MARTIAN_SRC] = "martian_src",
     [FWD_R_TTL] = "ttl_expired",
     [FWD_R_NO_ROUTE] = "no_route",
     [FWD_R_BLACKHOLE] = "blackhole",
@@ -28,6 +29,16 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_PUNT_FULL] = "punt_full",
     [FWD_R_REJECT] = "reject",
     [FWD_R_MCAST] = "mcast_local",
+};
+
+/* 1, and 255 for the martian sources (fwd_ipv4_src_martian): 0/8, 127/8,
+ * 224/4 and 240/4, the limited broadcast among them */
+const uint8_t fwd_ttl_floor[256] = {
+    [0] = 255,
+    [1 ... 126] = 1,
+    [127] = 255,
+    [128 ... 223] = 1,
+    [224 ... 255] = 255,
 };
 
 const char *
@@ -101,6 +112,7 @@ fwd_dp_init(struct fwd_dp *dp, const struct fwd_dp_conf *c)
 	dp->conf = *c;
 	for (unsigned p = 0; p < FWD_PORT_MAX; p++)
 		dp->txt[p] = dp->txq[p];
+	memcpy(dp->ttl_floor, fwd_ttl_floor, sizeof(dp->ttl_floor));
 	return (0);
 }
 
@@ -319,15 +331,21 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		uint8_t *f = p->data;
 		const struct fwd_adj *a;
 		unsigned iplen, port;
-		uint32_t dst;
+		uint32_t dst, w;
 
+		/* the quick test, then TTL and source in one compare (w's low
+		 * byte is the TTL; fwd_pkt_fast_ok_k) */
 		if (__builtin_expect(!fwd_pkt_fast_ok_k(f, p->len, mac64,
-					 ck_inv, ck_lim, &dst, &iplen),
+					 ck_inv, ck_lim, &dst, &iplen, &w) ||
+			    (uint8_t)w <=
+				dp->ttl_floor[f[FWD_ETH_HLEN + FWD_IP_SRC]],
 			0)) {
 			if (!dp_classify(dp, p, mac, drop, &ndrop))
 				continue;
 			dst = dp->cl_dst;
 			iplen = dp->cl_iplen;
+			/* the TTL word, which the quick test did not read */
+			w = fwd_ld32(f + FWD_ETH_HLEN + FWD_IP_TTL);
 		}
 		/*
 		 * A byte is an adjacency index; its two special values are
@@ -344,7 +362,7 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		/* < FWD_PORT_MAX (fwd_adj checks); a port this worker does
 		 * not have is dropped by fwd_dp_flush, per burst */
 		port = a->port;
-		fwd_ipv4_ttl_dec(f + FWD_ETH_HLEN);
+		fwd_ipv4_ttl_dec_w(f + FWD_ETH_HLEN, w);
 		fwd_eth_write(f, a->eth);
 		*dp->txt[port]++ = p;
 	}

@@ -658,6 +658,49 @@ test_api_errors(void **st)
 	assert_int_equal(sum.rx, 2 * e->dp.st.rx);
 }
 
+/* RFC 1812 5.3.7: a martian source is never forwarded, nor taken as for
+ * the router: dropped and counted (martian_src), in the quick test's one
+ * TTL-floor lookup; the first octets around them forward. */
+static void
+test_martian_src(void **st)
+{
+	struct env *e = *st;
+	static const uint32_t bad[] = {0x7f000001u, 0x00000000u, 0xe0000001u,
+	    0xffffffffu, 0xf0000001u, 0x00ffffffu, 0x7fffffffu, 0xefffffffu};
+	static const uint32_t good[] = {0x01000001u, 0x7effffffu, 0x80000001u,
+	    0xdfffffffu};
+	uint8_t f[100], o[100];
+	unsigned len;
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = tf_ipv4(f, mac0, hmac, bad[i], TF_IP(2, 7), 64, 17, 26,
+		    0);
+		expect(e, f, len, FWD_R_MARTIAN_SRC);
+		/* to the router's own address too, and with TTL 255 */
+		len = tf_ipv4(f, mac0, hmac, bad[i], TF_IP(1, 1), 255, 17, 26,
+		    0);
+		expect(e, f, len, FWD_R_MARTIAN_SRC);
+	}
+	assert_int_equal(e->dp.st.reason[FWD_R_MARTIAN_SRC], 16);
+	assert_int_equal(e->dp.st.reason[FWD_R_MARTIAN], 0);
+	assert_int_equal(e->npunt, 0); /* no ICMP about them */
+	for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		len = tf_ipv4(f, mac0, hmac, good[i], TF_IP(2, 7), 64, 17, 26,
+		    0);
+		run1(e, f, len);
+		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
+		    (int)len);
+		assert_int_equal(o[14 + FWD_IP_TTL], 63);
+	}
+	/* a martian destination stays martian */
+	len = tf_ipv4(f, mac0, hmac, 0x7f000001u, 0xe0000001u, 64, 17, 26, 0);
+	expect(e, f, len, FWD_R_MARTIAN);
+	for (unsigned s = 0; s < 256; s++)
+		assert_int_equal(fwd_ttl_floor[s] > 1,
+		    fwd_ipv4_src_martian(s << 24));
+	assert_string_equal(fwd_reason_str(FWD_R_MARTIAN_SRC), "martian_src");
+}
+
 int
 main(void)
 {
@@ -672,6 +715,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_changes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_decides, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_martian_src, setup, teardown),
 	};
 	int rv;
 
