@@ -268,6 +268,15 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 	return (true);
 }
 
+/* What datagrams forwarded out of f record in their IP options: its first
+ * address (f attached). */
+static void
+if_port_addr(struct fwd_d *d, const struct fwd_iface *f)
+{
+	fwd_adj_port_addr_set(d->adj, (uint16_t)(f - d->ifs),
+	    f->naddr > 0 ? htonl(f->addr[0]) : 0);
+}
+
 /* The addresses of f become those of rq (f attached): diff in place. */
 static void
 if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
@@ -307,6 +316,7 @@ if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
 		    d->out);
 		fwd_conn_add(d, f, j);
 	}
+	if_port_addr(d, f);
 }
 
 /* ---- attach, detach ---- */
@@ -351,6 +361,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 			lc_log_warnx("%s: address: %s", f->name, strerror(-rv));
 		fwd_conn_add(d, f, k);
 	}
+	if_port_addr(d, f);
 	/* after the addresses: a static neighbour on one of their subnets
 	 * gets its host route */
 	for (unsigned k = 0; k < f->nneigh; k++)

@@ -107,6 +107,9 @@ enum fwd_reason {
 	FWD_R_MARTIAN, /* dst 0/8, multicast, class E, broadcast */
 	/* src 0/8, 127/8, multicast, class E, broadcast (RFC 1812 5.3.7) */
 	FWD_R_MARTIAN_SRC,
+	/* slow: a malformed IP option, ICMP parameter problem (aux: the
+	 * pointer, RFC 792) */
+	FWD_R_IP_OPT,
 	FWD_R_TTL,	 /* slow: TTL 0/1, ICMP time exceeded */
 	FWD_R_NO_ROUTE,	 /* slow: no FIB entry, ICMP net unreachable */
 	FWD_R_BLACKHOLE, /* route to a drop adjacency */
@@ -134,7 +137,8 @@ fwd_reason_is_slow(enum fwd_reason r)
 {
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
 	    r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
-	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT || r == FWD_R_MCAST);
+	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT || r == FWD_R_MCAST ||
+	    r == FWD_R_IP_OPT);
 }
 
 /*

@@ -3,7 +3,10 @@
 # in namespaces (tests/lib/netns.sh), with hand-made datagrams on raw sockets
 # (tests/lib/rawip.py) and the interfaces committed through tern-mgmt as in
 # test_fwd_netns.sh (issue 23):
-# - martian sources (5.3.7) are not forwarded, and counted (martian_src).
+# - martian sources (5.3.7) are not forwarded, and counted (martian_src);
+# - IP options (5.3.13): Record Route and Timestamp get the outgoing
+#   interface's address, a malformed option gets Parameter Problem with its
+#   pointer (ip_options), `ping -R` shows the router both ways.
 # FWD_BACKEND=af_xdp runs it over fwd's AF_XDP ports
 # (test_fwd_rfc1812_xdp.sh); default af_packet.
 set -u
@@ -108,6 +111,34 @@ for src in 127.0.0.1 0.0.0.0 224.0.0.1 255.255.255.255 240.0.0.1; do
 	check "from $src: not forwarded" hasnt "$s12" "text=martian-$src\$"
 done
 check "martian sources counted: martian_src +5" test "$(drop martian_src)" = $((m0 + 5))
+
+# ---- 13: IP options ----
+sniff_bg "$NS_SERVER" "$tmp/s13" sniff "$NETNS_HOST_IF" 40013 3
+sniff_bg "$NS_CLIENT" "$tmp/c13" icmp "$NETNS_HOST_IF" 3
+o0=$(drop ip_options)
+# Record Route, room for 3; Timestamp with addresses (flag 1), room for 1;
+# Record Route with its pointer at 3 (malformed: octet 22)
+csend "$NETNS_CLIENT_IP" "$NETNS_SERVER_IP" 40013 rr --opts 070f04000000000000000000000000
+csend "$NETNS_CLIENT_IP" "$NETNS_SERVER_IP" 40013 ts --opts 440c05010000000000000000
+csend "$NETNS_CLIENT_IP" "$NETNS_SERVER_IP" 40013 bad --opts 07070300000000
+now_ms=$(($(date -u +%s%3N) % 86400000))
+wait "${bg_pids[-2]}" "${bg_pids[-1]}"
+s13=$(cat "$tmp/s13") c13=$(cat "$tmp/c13")
+check "Record Route: the router's outgoing address in, pointer 8, checksum right" \
+	grep -q "ttl=63 ihl=9 sum=ok opts=070f08c6120201000000000000000000 text=rr" <<<"$s13"
+check "Timestamp (flag 1): address and time in, pointer 13" \
+	grep -q "ttl=63 ihl=8 sum=ok opts=440c0d01c6120201[0-9a-f]\{8\} text=ts" <<<"$s13"
+ts=$(sed -n 's/.*opts=440c0d01c6120201\([0-9a-f]\{8\}\) text=ts.*/\1/p' <<<"$s13")
+d=$(( ${ts:+0x$ts} - now_ms )); d=${d#-}
+check "... the time is now, in ms since midnight UT (off by $d ms)" test -n "$ts" -a "$d" -lt 60000
+check "a malformed option: not forwarded" hasnt "$s13" "text=bad"
+check "... Parameter Problem from the router, pointer 22" \
+	grep -q "from=$NETNS_RTR_C_IP type=12 code=0 ptr=22 mtu=[0-9]* qsrc=$NETNS_CLIENT_IP qdst=$NETNS_SERVER_IP" <<<"$c13"
+check "... counted: ip_options +1" test "$(drop ip_options)" = $((o0 + 1))
+out=$(cping -c 1 -W 2 -R "$NETNS_SERVER_IP")
+rr=$(sed -n '/^RR:/,/^$/p' <<<"$out")
+check "ping -R: the router recorded out to the server ($NETNS_RTR_S_IP)" has "$rr" "$NETNS_RTR_S_IP"
+check "ping -R: ... and back to the client ($NETNS_RTR_C_IP)" has "$rr" "$NETNS_RTR_C_IP"
 
 check "fwd log has no error" bash -c "! grep -E ' (err|crit):' '$tmp/fwd.log'"
 echo "$pass passed, $fail failed"
