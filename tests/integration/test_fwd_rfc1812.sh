@@ -2,11 +2,15 @@
 # tests/integration/test_fwd_rfc1812.sh: RFC 1812 checks of the real tern-fwd
 # in namespaces (tests/lib/netns.sh), with hand-made datagrams on raw sockets
 # (tests/lib/rawip.py) and the interfaces committed through tern-mgmt as in
-# test_fwd_netns.sh (issue 23):
+# test_fwd_netns.sh (issue 23, points 12-14):
 # - martian sources (5.3.7) are not forwarded, and counted (martian_src);
 # - IP options (5.3.13): Record Route and Timestamp get the outgoing
 #   interface's address, a malformed option gets Parameter Problem with its
-#   pointer (ip_options), `ping -R` shows the router both ways.
+#   pointer (ip_options), `ping -R` shows the router both ways;
+# - an interface with no configured mtu takes its device's (1400 here), so a
+#   1450-byte datagram is fragmented or answered with frag-needed instead of
+#   vanishing; an mtu above the device's is refused at commit; a device whose
+#   MTU changes is followed.
 # FWD_BACKEND=af_xdp runs it over fwd's AF_XDP ports
 # (test_fwd_rfc1812_xdp.sh); default af_packet.
 set -u
@@ -75,6 +79,9 @@ csend() { timeout 5 ip netns exec "$NS_CLIENT" python3 "$raw" send "$NETNS_HOST_
 
 timeout 30 bash -c "source '$root/tests/lib/netns.sh'; netns_init r$$; netns_topo_create" ||
 	{ echo "cannot create the namespaces"; echo "0 passed, 1 failed"; exit 1; }
+# the server's link has an MTU of 1400, at both ends, before fwd starts
+ip -n "$NS_ROUTER" link set "$NETNS_RTR_S_IF" mtu 1400
+ip -n "$NS_SERVER" link set "$NETNS_HOST_IF" mtu 1400
 
 ip netns exec "$NS_ROUTER" "$bin/tern-fwd" --rundir "$run" --log-level info \
 	>>"$tmp/fwd.log" 2>&1 &
@@ -93,6 +100,9 @@ out=$(tsh -c configure \
 	-c "set interfaces s0 port-backend $backend" \
 	-c commit)
 check "commit through tern-mgmt ($backend)" has "$out" "commit complete"
+ifs=$(ctl interfaces)
+check "no mtu configured: s0 takes its device's, 1400" has "$ifs" "rs0 ifindex [0-9]* link up mtu 1400 "
+check "no mtu configured: c0 takes its device's, 1500" has "$ifs" "rc0 ifindex [0-9]* link up mtu 1500 "
 out=$(cping -c 2 -i 0.2 -W 2 "$NETNS_SERVER_IP")
 check "client pings server through fwd" has "$out" " 0% packet loss"
 
@@ -139,6 +149,38 @@ out=$(cping -c 1 -W 2 -R "$NETNS_SERVER_IP")
 rr=$(sed -n '/^RR:/,/^$/p' <<<"$out")
 check "ping -R: the router recorded out to the server ($NETNS_RTR_S_IP)" has "$rr" "$NETNS_RTR_S_IP"
 check "ping -R: ... and back to the client ($NETNS_RTR_C_IP)" has "$rr" "$NETNS_RTR_C_IP"
+
+# (last: on an fwd that does not take the device's MTU, the oversize frames
+# stop the AF_PACKET port's TX ring, and what follows would fail for that)
+# ---- 14: the device's MTU ----
+# 1450 bytes without DF first (the client has learnt no path MTU yet): fwd
+# fragments them for the 1400-byte link; the server's 1450-byte replies come
+# back as its own fragments
+ip netns exec "$NS_CLIENT" ip route flush cache
+frag0=$(drop mtu_frag)
+out=$(cping -c 3 -i 0.3 -W 2 -M dont -s 1422 "$NETNS_SERVER_IP")
+check "1450 bytes without DF over the 1400 link: fragmented, answered" has "$out" " 0% packet loss"
+check "... counted mtu_frag" test "$(drop mtu_frag)" -gt "$frag0"
+out=$(cping -c 2 -i 0.3 -W 2 -M do -s 1422 "$NETNS_SERVER_IP")
+check "1450 bytes with DF: frag-needed, mtu 1400" grep -qE "mtu ?= ?1400" <<<"$out"
+check "nothing refused by a device (tx_mtu, tx_refused 0)" \
+	test "$(drop tx_mtu) $(drop tx_refused)" = "0 0"
+out=$(tsh -c configure -c "set interfaces s0 mtu 1450" -c commit)
+check "mtu 1450 on a 1400 device: commit refused" has "$out" "rs0: mtu 1450 is above the device's MTU 1400"
+check "... nothing changed" has "$(ctl interfaces)" "rs0 ifindex [0-9]* link up mtu 1400 "
+out=$(tsh -c configure -c "set interfaces s0 mtu 1300" -c commit)
+check "mtu 1300 (below the device's): committed" has "$out" "commit complete"
+check "... in use" has "$(ctl interfaces)" "rs0 ifindex [0-9]* link up mtu 1300 "
+out=$(tsh -c configure -c "delete interfaces s0 mtu" -c commit)
+check "mtu deleted: committed" has "$out" "commit complete"
+check "... the device's again" has "$(ctl interfaces)" "rs0 ifindex [0-9]* link up mtu 1400 "
+ip -n "$NS_SERVER" link set "$NETNS_HOST_IF" mtu 1380
+ip -n "$NS_ROUTER" link set "$NETNS_RTR_S_IF" mtu 1380
+mtu_is() { has "$(ctl interfaces)" "rs0 ifindex [0-9]* link up mtu $1 "; }
+check "the device's MTU lowered to 1380: followed" wait_until 3 mtu_is 1380
+ip netns exec "$NS_CLIENT" ip route flush cache
+out=$(cping -c 2 -i 0.3 -W 2 -M dont -s 1422 "$NETNS_SERVER_IP")
+check "... 1450 bytes still get through (fragmented for 1380)" has "$out" " 0% packet loss"
 
 check "fwd log has no error" bash -c "! grep -E ' (err|crit):' '$tmp/fwd.log'"
 echo "$pass passed, $fail failed"
