@@ -188,6 +188,7 @@ fwd_adj_port_del(struct fwd_adj_tbl *t, uint16_t port)
 		return;
 	t->port[port].present = false;
 	t->port[port].up = false;
+	fwd_adj_port_addr_set(t, port, 0);
 	for (unsigned i = 0; i < t->size; i++) {
 		struct fwd_adj *a = &t->ent[i];
 

@@ -64,6 +64,9 @@ struct fwd_adj_port {
 	uint16_t mtu;
 	bool up;
 	bool present;
+	/* the interface's first address, network order, 0: none; what a
+	 * forwarded datagram's Record Route gets (fwd_ipopt). Atomic. */
+	uint32_t addr;
 };
 
 /*
@@ -118,7 +121,24 @@ void fwd_adj_release(struct fwd_adj_tbl *, unsigned idx);
 int fwd_adj_port_set(struct fwd_adj_tbl *, uint16_t port, const uint8_t *mac,
     uint16_t mtu, bool up);
 
-/* Forget a port: its adjacencies become DOWN. */
+/* The address port records in IP options (network order, 0: none). */
+static inline void
+fwd_adj_port_addr_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t addr_n)
+{
+	if (port < FWD_PORT_MAX)
+		__atomic_store_n(&t->port[port].addr, addr_n, __ATOMIC_RELAXED);
+}
+
+/* Workers: that address (0 for none or a bad id). */
+static inline uint32_t
+fwd_adj_port_addr(const struct fwd_adj_tbl *t, uint16_t port)
+{
+	return (port < FWD_PORT_MAX ?
+		__atomic_load_n(&t->port[port].addr, __ATOMIC_RELAXED) :
+		0);
+}
+
+/* Forget a port: its adjacencies become DOWN (and it has no address). */
 void fwd_adj_port_del(struct fwd_adj_tbl *, uint16_t port);
 
 /*

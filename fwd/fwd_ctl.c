@@ -627,7 +627,7 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	(void)msg;
 	fwd_d_stats(d, &s, &full);
-	l.drops = ar_calloc(d, (FWD_R__COUNT + 8) * sizeof(*l.drops));
+	l.drops = ar_calloc(d, (FWD_R__COUNT + 12) * sizeof(*l.drops));
 	for (unsigned r = 1; r < FWD_R__COUNT; r++)
 		drop_add(d, &l, fwd_reason_str((enum fwd_reason)r),
 		    s.reason[r]);
@@ -635,6 +635,21 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	drop_add(d, &l, "arp_queue_drops", as->queue_drops);
 	drop_add(d, &l, "icmp_rate_limited", d->icmp.st.rate_limited);
 	drop_add(d, &l, "slow_out_overflow", d->out->overflow);
+	/* what the devices refused, over every interface (fwd_port_stats) */
+	{
+		struct fwd_port_stats ps, sum = {0};
+
+		for (unsigned i = 0; i < FWD_D_IF_MAX; i++)
+			if (d->ifs[i].used && d->ifs[i].attached) {
+				fwd_d_if_counters(d, &d->ifs[i], &ps);
+				sum.tx_mtu += ps.tx_mtu;
+				sum.tx_refused += ps.tx_refused;
+				sum.tx_errors += ps.tx_errors;
+			}
+		drop_add(d, &l, "tx_mtu", sum.tx_mtu);
+		drop_add(d, &l, "tx_refused", sum.tx_refused);
+		drop_add(d, &l, "tx_errors", sum.tx_errors);
+	}
 	ipc_reply(req, IPC_OK, &l.base);
 	lc_arena_reset(d->ar);
 }

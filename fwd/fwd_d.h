@@ -142,7 +142,11 @@ struct fwd_iface {
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
 	/* state */
 	bool attached, link_up;
-	uint16_t mtu;
+	uint16_t
+	    mtu; /* in use: mtu_conf or the device's, at most the device's */
+	/* the device's MTU (read at attach, then with the link state); 0 for
+	 * a memory port (no device) */
+	uint16_t dev_mtu;
 	uint8_t mac[6];
 	int glean; /* adjacency of (0, ifindex), held while attached */
 	struct fwd_port *wport[FWD_D_WORKERS_MAX];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fwd_dp.h"
+#include "fwd_ipopt.h"
 
 static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_OK] = "forwarded",
@@ -15,6 +16,8 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_CKSUM] = "ip_cksum",
     [FWD_R_LEN] = "ip_len",
     [FWD_R_MARTIAN] = "martian",
+    [FWD_R_MARTIAN_SRC] = "martian_src",
+    [FWD_R_IP_OPT] = "ip_options",
     [FWD_R_TTL] = "ttl_expired",
     [FWD_R_NO_ROUTE] = "no_route",
     [FWD_R_BLACKHOLE] = "blackhole",
@@ -28,6 +31,16 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_PUNT_FULL] = "punt_full",
     [FWD_R_REJECT] = "reject",
     [FWD_R_MCAST] = "mcast_local",
+};
+
+/* 1, and 255 for the martian sources (fwd_ipv4_src_martian): 0/8, 127/8,
+ * 224/4 and 240/4, the limited broadcast among them */
+const uint8_t fwd_ttl_floor[256] = {
+    [0] = 255,
+    [1 ... 126] = 1,
+    [127] = 255,
+    [128 ... 223] = 1,
+    [224 ... 255] = 255,
 };
 
 const char *
@@ -101,6 +114,7 @@ fwd_dp_init(struct fwd_dp *dp, const struct fwd_dp_conf *c)
 	dp->conf = *c;
 	for (unsigned p = 0; p < FWD_PORT_MAX; p++)
 		dp->txt[p] = dp->txq[p];
+	memcpy(dp->ttl_floor, fwd_ttl_floor, sizeof(dp->ttl_floor));
 	return (0);
 }
 
@@ -135,12 +149,49 @@ dp_divert(struct fwd_dp *dp, struct fwd_pkt *pkt, enum fwd_reason r,
 }
 
 /*
+ * A datagram with IP options, routed to FIB next hop nh: when that is an
+ * interface it leaves by (an adjacency that forwards or resolves), its
+ * options are checked and Record Route and Timestamp filled in with that
+ * interface's address (fwd_ipopt_forward, RFC 1812 5.3.13), the checksum
+ * recomputed; the caller then forwards it as any other. Here, off the fast
+ * loop, rather than on the control thread: the egress (ECMP member, ARP,
+ * MTU) is decided in one place. Not an interface (no route, blackhole,
+ * reject, down): left to the caller's verdict. Returns FWD_R_OK, or
+ * FWD_R_IP_OPT with *aux the Parameter Problem pointer (nothing changed).
+ */
+static enum fwd_reason
+dp_options(struct fwd_dp *dp, const struct fwd_pkt_meta *m, unsigned nh,
+    unsigned *aux)
+{
+	const struct fwd_adj_tbl *at = dp->conf.adj;
+	const struct fwd_adj *a;
+	unsigned act, ptr;
+	bool changed;
+
+	if (nh >= at->size)
+		return (FWD_R_OK);
+	a = fwd_adj_select(at, &at->ent[nh], m->ip);
+	act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+	if (act != FWD_ADJ_A_FORWARD && act != FWD_ADJ_A_RESOLVE)
+		return (FWD_R_OK);
+	ptr = fwd_ipopt_forward(m->ip, m->hlen, fwd_adj_port_addr(at, a->port),
+	    fwd_ipopt_now_ms(), &changed);
+	if (ptr != 0) {
+		*aux = ptr;
+		return (FWD_R_IP_OPT);
+	}
+	if (changed)
+		fwd_ipv4_cksum_set(m->ip, m->hlen);
+	return (FWD_R_OK);
+}
+
+/*
  * A packet that failed the quick test: the full parse says why, or that it
- * is fine after all (IP options). One for the router (its address is
- * pinned in the FIB to the LOCAL adjacency) goes to the slow path before
- * the TTL test, so a TTL-1 ping to the router is answered. Returns true
- * with dp->cl_dst and cl_iplen set when it is to be routed (not through
- * pointers: the caller's variables stay in registers).
+ * is fine after all (IP options, which dp_options processes). One for the
+ * router (its address is pinned in the FIB to the LOCAL adjacency) goes to
+ * the slow path before the TTL test, so a TTL-1 ping to the router is
+ * answered. Returns true with dp->cl_dst and cl_iplen set when it is to be
+ * routed (not through pointers: the caller's variables stay in registers).
  */
 static __attribute__((noinline)) bool
 dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
@@ -148,17 +199,20 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
 {
 	struct fwd_pkt_meta m;
 	enum fwd_reason r;
+	unsigned nh = FWD_FIB_NH_NONE, aux = 0;
 
 	r = fwd_pkt_parse(p->data, p->len, mac, &m);
 	if (r == FWD_R_L2_DST && fwd_pkt_ll_mcast(p->data, p->len))
 		r = FWD_R_MCAST;
 	else if (r == FWD_R_OK &&
-	    fwd_fib_lookup(dp->conf.fib, m.dst) == dp->conf.local->nh)
+	    (nh = fwd_fib_lookup(dp->conf.fib, m.dst)) == dp->conf.local->nh)
 		r = FWD_R_LOCAL;
 	else if (r == FWD_R_OK && m.ip[FWD_IP_TTL] <= 1)
 		r = FWD_R_TTL;
+	else if (r == FWD_R_OK && m.hlen > FWD_IPV4_HLEN)
+		r = dp_options(dp, &m, nh, &aux);
 	if (r != FWD_R_OK) {
-		dp_divert(dp, p, r, 0, drop, ndrop);
+		dp_divert(dp, p, r, aux, drop, ndrop);
 		return (false);
 	}
 	dp->cl_dst = m.dst;
@@ -319,15 +373,21 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		uint8_t *f = p->data;
 		const struct fwd_adj *a;
 		unsigned iplen, port;
-		uint32_t dst;
+		uint32_t dst, w;
 
+		/* the quick test, then TTL and source in one compare (w's low
+		 * byte is the TTL; fwd_pkt_fast_ok_k) */
 		if (__builtin_expect(!fwd_pkt_fast_ok_k(f, p->len, mac64,
-					 ck_inv, ck_lim, &dst, &iplen),
+					 ck_inv, ck_lim, &dst, &iplen, &w) ||
+			    (uint8_t)w <=
+				dp->ttl_floor[f[FWD_ETH_HLEN + FWD_IP_SRC]],
 			0)) {
 			if (!dp_classify(dp, p, mac, drop, &ndrop))
 				continue;
 			dst = dp->cl_dst;
 			iplen = dp->cl_iplen;
+			/* after dp_options, which may have changed it */
+			w = fwd_ld32(f + FWD_ETH_HLEN + FWD_IP_TTL);
 		}
 		/*
 		 * A byte is an adjacency index; its two special values are
@@ -344,7 +404,7 @@ dp_process(struct fwd_dp *dp, uint16_t in_port, struct fwd_pkt **pkts,
 		/* < FWD_PORT_MAX (fwd_adj checks); a port this worker does
 		 * not have is dropped by fwd_dp_flush, per burst */
 		port = a->port;
-		fwd_ipv4_ttl_dec(f + FWD_ETH_HLEN);
+		fwd_ipv4_ttl_dec_w(f + FWD_ETH_HLEN, w);
 		fwd_eth_write(f, a->eth);
 		*dp->txt[port]++ = p;
 	}

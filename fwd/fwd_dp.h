@@ -98,6 +98,10 @@ struct fwd_dp {
 	unsigned npunted; /* this burst, taken by punt */
 	uint32_t cl_dst;  /* scratch of the slow classifier */
 	unsigned cl_iplen;
+	/* fwd_ttl_floor's copy: addressed from dp, which the fast loop has in
+	 * a register (the global's address took one, spilled: +1 instruction
+	 * per packet) */
+	uint8_t ttl_floor[256];
 	struct fwd_pkt *txq[FWD_PORT_MAX][FWD_BURST];
 };
 

@@ -222,6 +222,8 @@ fwd_icmp_error(struct fwd_icmp *ic, uint8_t type, uint8_t code, uint16_t mtu,
 	ic8[1] = code;
 	if (type == FWD_ICMP_UNREACH && code == FWD_ICMP_UNREACH_NEEDFRAG)
 		fwd_st16(ic8 + 6, htons(mtu));
+	else if (type == FWD_ICMP_PARAMPROB)
+		ic8[4] = (uint8_t)mtu; /* the pointer (RFC 792) */
 	memcpy(ic8 + 8, ip, quote);
 	fwd_st16(ic8 + 2, fwd_cksum(ic8, 8 + quote));
 	ic->st.errors_sent++;

@@ -87,7 +87,7 @@ int fwd_icmp_local(struct fwd_icmp *, uint16_t port, const uint8_t *frame,
  * port: TTL not yet decremented), from our address src (host order), sent
  * back out port to the frame's source MAC, quoting as much of the packet as
  * fits in FWD_ICMP_ERR_MAX. mtu is the next-hop MTU for frag-needed
- * (RFC 1191), else 0. 0 when queued on out; -EPERM (RFC 1812 forbids an
+ * (RFC 1191), the pointer for a parameter problem (RFC 792), else 0. 0 when queued on out; -EPERM (RFC 1812 forbids an
  * error about this packet), -EAGAIN (rate limit), -EINVAL, -ENOBUFS.
  */
 int fwd_icmp_error(struct fwd_icmp *, uint8_t type, uint8_t code, uint16_t mtu,

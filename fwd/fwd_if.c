@@ -46,6 +46,93 @@ fwd_d_port(struct fwd_d *d, const char *name, unsigned w)
 }
 /* ---- link state ---- */
 
+/* The device's MTU, 0 when it cannot be read. */
+static unsigned
+if_dev_mtu(struct fwd_d *d, const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (d->ioctl_fd < 0 || ioctl(d->ioctl_fd, SIOCGIFMTU, &ifr) != 0 ||
+	    ifr.ifr_mtu <= 0)
+		return (0);
+	return (ifr.ifr_mtu > 0xffff ? 0xffff : (unsigned)ifr.ifr_mtu);
+}
+
+/*
+ * The IP MTU f forwards with: the configured one, else the device's; never
+ * above the device's (it would refuse the frames: a configured one above it
+ * is refused at commit, but may come back in a full set after a restart, or
+ * the device's may shrink later), nor above what a frame buffer holds.
+ * f attached.
+ */
+static uint16_t
+if_mtu_eff(const struct fwd_iface *f)
+{
+	unsigned m = f->mtu_conf;
+
+	if (m == 0)
+		m = f->dev_mtu != 0 ? f->dev_mtu : f->txport->mtu;
+	if (f->dev_mtu != 0 && m > f->dev_mtu)
+		m = f->dev_mtu;
+	if (m > FWD_FRAME_MAX - 18)
+		m = FWD_FRAME_MAX - 18;
+	return ((uint16_t)(m < 68 ? 1500 : m));
+}
+
+/* f's MTU in use again (after its configured or its device's changed):
+ * adjacencies and the host interface follow. */
+static void
+if_mtu_warn(const struct fwd_iface *f)
+{
+	if (f->dev_mtu != 0 && f->mtu_conf > f->dev_mtu)
+		lc_log_warnx("%s: mtu %u is above the device's MTU %u: %u used",
+		    f->name, f->mtu_conf, f->dev_mtu, if_mtu_eff(f));
+}
+
+static void
+if_mtu_update(struct fwd_d *d, struct fwd_iface *f)
+{
+	uint16_t m = if_mtu_eff(f);
+
+	if_mtu_warn(f);
+	if (m == f->mtu)
+		return;
+	f->mtu = m;
+	(void)fwd_adj_port_set(d->adj, (uint16_t)(f - d->ifs), f->mac, f->mtu,
+	    f->link_up);
+}
+
+/* The device's MTU to f's ports (the frames they drop, tx_mtu). */
+static void
+if_dev_mtu_ports(struct fwd_d *d, struct fwd_iface *f)
+{
+	for (unsigned k = 0; k < d->nworkers; k++)
+		if (f->wport[k] != NULL)
+			fwd_port_dev_mtu_set(f->wport[k], f->dev_mtu);
+	if (f->txport != NULL)
+		fwd_port_dev_mtu_set(f->txport, f->dev_mtu);
+}
+
+/* A device whose MTU changed (ip link set mtu): f follows it. */
+static void
+if_dev_mtu_check(struct fwd_d *d, struct fwd_iface *f)
+{
+	unsigned m;
+
+	if (f->backend == FWD_D_BK_MEM || (m = if_dev_mtu(d, f->name)) == 0 ||
+	    m == f->dev_mtu)
+		return;
+	lc_log_notice("%s: the device's MTU is %u (was %u)", f->name, m,
+	    f->dev_mtu);
+	f->dev_mtu = (uint16_t)m;
+	if_dev_mtu_ports(d, f);
+	if_mtu_update(d, f);
+	fwd_host_sync(d, f);
+	fwd_ctl_if_event(d, f, false);
+}
+
 static bool
 if_link_up(struct fwd_d *d, const struct fwd_iface *f)
 {
@@ -67,8 +154,10 @@ fwd_if_link_check(struct fwd_d *d)
 		struct fwd_iface *f = &d->ifs[i];
 		bool up;
 
-		if (!f->used || !f->attached ||
-		    (up = if_link_up(d, f)) == f->link_up)
+		if (!f->used || !f->attached)
+			continue;
+		if_dev_mtu_check(d, f);
+		if ((up = if_link_up(d, f)) == f->link_up)
 			continue;
 		f->link_up = up;
 		(void)fwd_adj_port_set(d->adj, (uint16_t)i, f->mac, f->mtu, up);
@@ -268,6 +357,15 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 	return (true);
 }
 
+/* What datagrams forwarded out of f record in their IP options: its first
+ * address (f attached). */
+static void
+if_port_addr(struct fwd_d *d, const struct fwd_iface *f)
+{
+	fwd_adj_port_addr_set(d->adj, (uint16_t)(f - d->ifs),
+	    f->naddr > 0 ? htonl(f->addr[0]) : 0);
+}
+
 /* The addresses of f become those of rq (f attached): diff in place. */
 static void
 if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
@@ -307,6 +405,7 @@ if_addrs_update(struct fwd_d *d, struct fwd_iface *f,
 		    d->out);
 		fwd_conn_add(d, f, j);
 	}
+	if_port_addr(d, f);
 }
 
 /* ---- attach, detach ---- */
@@ -324,9 +423,9 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	memset(p, 0, sizeof(*p));
 	memset(&f->gone, 0, sizeof(f->gone));
 	memcpy(f->mac, f->txport->mac, 6);
-	f->mtu = f->mtu_conf ? f->mtu_conf : f->txport->mtu;
-	if (f->mtu < 68)
-		f->mtu = 1500;
+	f->dev_mtu = f->backend == FWD_D_BK_MEM ? 0 : f->txport->dev_mtu;
+	f->mtu = if_mtu_eff(f);
+	if_mtu_warn(f);
 	f->link_up = if_link_up(d, f);
 	d->ctl_ports[id] = f->txport;
 	f->attached = true;
@@ -351,6 +450,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 			lc_log_warnx("%s: address: %s", f->name, strerror(-rv));
 		fwd_conn_add(d, f, k);
 	}
+	if_port_addr(d, f);
 	/* after the addresses: a static neighbour on one of their subnets
 	 * gets its host route */
 	for (unsigned k = 0; k < f->nneigh; k++)
@@ -439,6 +539,7 @@ struct if_txn {
 	/* plans: [0, FWD_D_IF_MAX) for existing slots, then new ones */
 	struct if_plan *pl;
 	unsigned np;
+	bool replace_all; /* the full set */
 	struct lc_err *err;
 };
 
@@ -506,6 +607,7 @@ if_check_addrs(const struct fwd_if_req *r, long i, struct lc_err *err)
 static int
 if_check_device(struct if_txn *t, const struct fwd_if_req *r, struct if_plan *p)
 {
+	unsigned dm;
 	int nq;
 
 	if (p->backend == FWD_D_BK_MEM)
@@ -513,6 +615,15 @@ if_check_device(struct if_txn *t, const struct fwd_if_req *r, struct if_plan *p)
 	if ((p->ifindex = if_nametoindex(r->name)) == 0)
 		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
 		    "%s: no such network device", r->name));
+	/* the device would refuse the frames over its MTU: refused in a
+	 * change; in a full set (tern-mgmt's on connect, after a restart)
+	 * accepted, with the device's used (if_mtu_eff) */
+	if ((dm = if_dev_mtu(t->d, r->name)) != 0 && r->mtu > dm &&
+	    !t->replace_all)
+		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
+		    "%s: mtu %u is above the device's MTU %u (tern-fwd does "
+		    "not change a device's MTU: raise it first)",
+		    r->name, r->mtu, dm));
 	if (p->backend == FWD_D_BK_XDP && !p->bk_auto &&
 	    (nq = fwd_if_xdp_queues_short(r->name, t->nw)) > 0)
 		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
@@ -754,9 +865,7 @@ if_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *r)
 {
 	if (f->mtu_conf != r->mtu) {
 		f->mtu_conf = r->mtu;
-		f->mtu = r->mtu ? r->mtu : f->txport->mtu;
-		(void)fwd_adj_port_set(d->adj, (uint16_t)(f - d->ifs), f->mac,
-		    f->mtu, f->link_up);
+		if_mtu_update(d, f);
 	}
 	if_neigh_drop(d, f, r);
 	if_addrs_update(d, f, r);
@@ -831,6 +940,7 @@ fwd_if_apply(struct fwd_d *d, const struct fwd_if_req *rq, unsigned n,
 	    .n = n,
 	    .nw = nw,
 	    .np = FWD_D_IF_MAX,
+	    .replace_all = replace_all,
 	    .err = err};
 	int rv;
 

@@ -293,6 +293,9 @@ fwd_if_port_stats_add(struct fwd_port_stats *s, struct fwd_port *p)
 	ADD(tx_pkts);
 	ADD(tx_bytes);
 	ADD(tx_full);
+	ADD(tx_mtu);
+	ADD(tx_refused);
+	ADD(tx_errors);
 	ADD(rx_vlan);
 	ADD(rx_csum_partial);
 #undef ADD

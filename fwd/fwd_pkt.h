@@ -99,14 +99,19 @@ enum fwd_reason {
 	FWD_R_OK = 0,	 /* forwarded (not a drop) */
 	FWD_R_SHORT,	 /* frame shorter than Ethernet + 20 bytes */
 	FWD_R_ETHERTYPE, /* neither IPv4 nor ARP (VLAN tags included) */
-	FWD_R_L2_DST,	/* unicast to another MAC, or IPv4 to bcast/mcast MAC */
-	FWD_R_VERSION,	/* IP version != 4 */
-	FWD_R_IHL,	/* IHL < 5 or header beyond the frame */
-	FWD_R_CKSUM,	/* bad IPv4 header checksum */
-	FWD_R_LEN,	/* total length < IHL*4 or > frame */
-	FWD_R_MARTIAN,	/* dst 0/8, multicast, class E, broadcast */
-	FWD_R_TTL,	/* slow: TTL 0/1, ICMP time exceeded */
-	FWD_R_NO_ROUTE, /* slow: no FIB entry, ICMP net unreachable */
+	FWD_R_L2_DST,  /* unicast to another MAC, or IPv4 to bcast/mcast MAC */
+	FWD_R_VERSION, /* IP version != 4 */
+	FWD_R_IHL,     /* IHL < 5 or header beyond the frame */
+	FWD_R_CKSUM,   /* bad IPv4 header checksum */
+	FWD_R_LEN,     /* total length < IHL*4 or > frame */
+	FWD_R_MARTIAN, /* dst 0/8, multicast, class E, broadcast */
+	/* src 0/8, 127/8, multicast, class E, broadcast (RFC 1812 5.3.7) */
+	FWD_R_MARTIAN_SRC,
+	/* slow: a malformed IP option, ICMP parameter problem (aux: the
+	 * pointer, RFC 792) */
+	FWD_R_IP_OPT,
+	FWD_R_TTL,	 /* slow: TTL 0/1, ICMP time exceeded */
+	FWD_R_NO_ROUTE,	 /* slow: no FIB entry, ICMP net unreachable */
 	FWD_R_BLACKHOLE, /* route to a drop adjacency */
 	FWD_R_ADJ_DOWN,	 /* egress port down or adjacency unset */
 	FWD_R_LOCAL,	 /* slow: addressed to the router */
@@ -132,7 +137,8 @@ fwd_reason_is_slow(enum fwd_reason r)
 {
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
 	    r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
-	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT || r == FWD_R_MCAST);
+	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT || r == FWD_R_MCAST ||
+	    r == FWD_R_IP_OPT);
 }
 
 /*
@@ -229,12 +235,9 @@ fwd_cksum_update16(uint16_t cksum, uint16_t old, uint16_t new)
  * two wrap cases 0xfffe -> 0 and 0xffff -> 1 (never the -0 of RFC 1141).
  */
 static inline void
-fwd_ipv4_ttl_dec(uint8_t *ip)
+fwd_ipv4_ttl_dec_w(uint8_t *ip, uint32_t w /* as loaded from ip + 8 */)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* TTL, protocol and checksum as one word: ttl | proto << 8 | c << 16 */
-	uint32_t w = fwd_ld32(ip + FWD_IP_TTL);
-
 	if (__builtin_expect(w < 0xfffe0000u, 1))
 		fwd_st32(ip + FWD_IP_TTL, w + 0xffff); /* ttl - 1, c + 1 */
 	else {
@@ -246,11 +249,20 @@ fwd_ipv4_ttl_dec(uint8_t *ip)
 #else
 	uint32_t sum;
 
+	(void)w;
 	ip[FWD_IP_TTL]--;
 	sum = (uint32_t)(uint16_t)~ntohs(fwd_ld16(ip + FWD_IP_SUM)) + 0xfeff;
 	sum = (sum & 0xffff) + (sum >> 16);
 	fwd_st16(ip + FWD_IP_SUM, htons((uint16_t)~sum));
 #endif
+}
+
+/* fwd_ipv4_ttl_dec_w, loading the word itself. */
+static inline void
+fwd_ipv4_ttl_dec(uint8_t *ip)
+{
+	/* TTL, protocol and checksum as one word: ttl | proto << 8 | c << 16 */
+	fwd_ipv4_ttl_dec_w(ip, fwd_ld32(ip + FWD_IP_TTL));
 }
 
 /* Destination addresses never forwarded (RFC 1812 5.3.7): 0/8, 127/8,
@@ -261,6 +273,23 @@ fwd_ipv4_dst_martian(uint32_t dst_host)
 	return ((dst_host >> 24) == 0 || (dst_host >> 24) == 127 ||
 	    dst_host >= 0xe0000000u);
 }
+
+/* Source addresses never forwarded (RFC 1812 5.3.7, and 4.2.2.11's
+ * "this network", loopback, multicast, class E, limited broadcast): by the
+ * first octet, the same ranges as for destinations. */
+static inline bool
+fwd_ipv4_src_martian(uint32_t src_host)
+{
+	return (fwd_ipv4_dst_martian(src_host));
+}
+
+/*
+ * The fast path's TTL floor by the source's first octet: 1 (a TTL of 0 or 1
+ * is not forwarded), or 255 for a martian source, so that the TTL test
+ * sends those to the full parse too (which says why): the source check
+ * costs one table lookup, not a test of its own (fwd_pkt_fast_ok_k).
+ */
+extern const uint8_t fwd_ttl_floor[256];
 
 /*
  * An IPv4 frame to a link-local multicast group (224.0.0.0/24, RFC 5771:
@@ -290,7 +319,8 @@ struct fwd_pkt_meta {
 /*
  * Check a received frame for the fast path: Ethernet type and destination
  * MAC (our port's or, for ARP only, broadcast), IPv4 version, IHL, header
- * checksum, total length against the frame, martian destination. The TTL is
+ * checksum, total length against the frame, martian destination, then martian
+ * source (FWD_R_MARTIAN_SRC). The TTL is
  * checked by the caller after the for-us test (a TTL-1 ping to the router is
  * answered). Fills *m on FWD_R_OK. Returns FWD_R_OK, FWD_R_ARP or the drop
  * reason. Reads nothing past frame + len; IP options are accepted.
@@ -336,28 +366,38 @@ fwd_pkt_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
 	m->dst = ntohl(fwd_ld32(ip + FWD_IP_DST));
 	if (__builtin_expect(fwd_ipv4_dst_martian(m->dst), 0))
 		return (FWD_R_MARTIAN);
+	if (__builtin_expect(fwd_ipv4_src_martian(
+				 ntohl(fwd_ld32(ip + FWD_IP_SRC))),
+		0))
+		return (FWD_R_MARTIAN_SRC);
 	return (FWD_R_OK);
 }
 
 /*
  * The common case in few instructions: an untagged IPv4 frame to mac64 (our
  * MAC in the low 48 bits of a little-endian load, see fwd_port.mac), IHL 5,
- * good checksum, total length within the frame, TTL above 1. The
+ * good checksum, total length within the frame. The TTL and the source are
+ * the caller's to test, in one compare: the TTL/protocol/checksum word
+ * comes back in *ttlw (its low byte the TTL; fwd_ipv4_ttl_dec_w takes it
+ * again, so it is loaded once), and the TTL must be above
+ * fwd_ttl_floor[the source's first octet] (fwd_pkt_fast_ok, or fwd_dp.c
+ * with a copy of the table it addresses from a register it has). The
  * destination is not tested: the FIB (FWD_FIB_F_MARTIAN) has no route for
- * a martian one, and pins the router's own (fwd_local). On true *dst and
- * *iplen are set; on false nothing is known and fwd_pkt_parse() tells why
- * (it may still be a good packet with options).
+ * a martian one, and pins the router's own (fwd_local). On true *dst,
+ * *iplen and *ttlw are set; on false nothing is known and fwd_pkt_parse()
+ * tells why (it may still be a good packet with options).
  * Reads the first 34 bytes only when len >= 34.
  */
 static inline bool
 fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
-    uint64_t ck_inv, uint64_t ck_lim, uint32_t *dst, unsigned *iplen)
+    uint64_t ck_inv, uint64_t ck_lim, uint32_t *dst, unsigned *iplen,
+    uint32_t *ttlw)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint8_t *ip = f + FWD_ETH_HLEN;
 	uint64_t sum;
 	unsigned tl;
-	uint32_t d;
+	uint32_t d, w;
 
 	if (__builtin_expect(len < FWD_IPV4_MIN_FRAME, 0))
 		return (false);
@@ -390,10 +430,10 @@ fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
 	if (__builtin_expect(tl - FWD_IPV4_HLEN > len - FWD_IPV4_MIN_FRAME, 0))
 		return (false);
 	d = ntohl(fwd_ld32(ip + FWD_IP_DST));
-	if (__builtin_expect(ip[FWD_IP_TTL] <= 1, 0))
-		return (false);
+	w = fwd_ld32(ip + FWD_IP_TTL);
 	*dst = d;
 	*iplen = tl;
+	*ttlw = w;
 	return (true);
 #else
 	(void)f;
@@ -401,6 +441,7 @@ fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
 	(void)mac64;
 	(void)ck_inv;
 	(void)ck_lim;
+	(void)ttlw;
 	(void)dst;
 	(void)iplen;
 	return (false);
@@ -412,12 +453,17 @@ fwd_pkt_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
 #define FWD_CK_INV 0xfffefffefffeffffull
 #define FWD_CK_LIM 0x0001000100010001ull
 
+/* The whole quick test: fwd_pkt_fast_ok_k, and TTL above 1 from a source
+ * that is not martian. */
 static inline bool
 fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
     unsigned *iplen)
 {
+	uint32_t w;
+
 	return (fwd_pkt_fast_ok_k(f, len, mac64, FWD_CK_INV, FWD_CK_LIM, dst,
-	    iplen));
+		    iplen, &w) &&
+	    (uint8_t)w > fwd_ttl_floor[f[FWD_ETH_HLEN + FWD_IP_SRC]]);
 }
 
 /* Write a 14-byte Ethernet header (prebuilt in an adjacency) to frame. */

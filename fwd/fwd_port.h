@@ -31,6 +31,16 @@ struct fwd_port_stats {
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t tx_pkts, tx_bytes;
 	uint64_t tx_full; /* not accepted: ring full */
+	/*
+	 * Frames the device would refuse or did. tx_mtu: over its MTU
+	 * (dev_mtu), taken and dropped before the kernel sees them (an
+	 * AF_PACKET socket would skip them silently). tx_refused: taken,
+	 * then dropped by the device (AF_XDP: a copy-mode send the device
+	 * dropped, the frames of a BPF_PROG_RUN it refused or dropped).
+	 * tx_errors: send calls that failed otherwise (device down or gone,
+	 * no buffers): their frames stay queued for the next one.
+	 */
+	uint64_t tx_mtu, tx_refused, tx_errors;
 	/* lost in the kernel before we saw them (fwd_port_kernel_drops) */
 	uint64_t rx_kernel_drops;
 	uint64_t rx_ring_full; /* of which: our receive ring was full */
@@ -74,8 +84,11 @@ struct fwd_port_ops {
  */
 struct fwd_port {
 	const struct fwd_port_ops *ops;
-	uint16_t id;	/* index in the workers' port arrays */
-	uint16_t mtu;	/* IP MTU */
+	uint16_t id;  /* index in the workers' port arrays */
+	uint16_t mtu; /* IP MTU */
+	/* the device's MTU: a longer frame is dropped (tx_mtu); read at open,
+	 * then kept by the control thread (fwd_port_dev_mtu_set) */
+	uint16_t dev_mtu;
 	uint8_t mac[8]; /* 6 used; 8 so it loads as one word */
 	int ifindex;
 	char name[16];
@@ -152,6 +165,23 @@ fwd_port_busy_poll(struct fwd_port *p, unsigned us, unsigned budget)
 	if (p->ops->busy_poll == NULL)
 		return (-EOPNOTSUPP);
 	return (p->ops->busy_poll(p, us, budget));
+}
+
+/* The device's MTU changed (the control thread; the port's thread reads it
+ * on each send). */
+static inline void
+fwd_port_dev_mtu_set(struct fwd_port *p, uint16_t mtu)
+{
+	__atomic_store_n(&p->dev_mtu, mtu, __ATOMIC_RELAXED);
+}
+
+/* The longest frame the port's device takes (Ethernet header and its IP
+ * MTU; the kernel's AF_PACKET check). The port's thread. */
+static inline unsigned
+fwd_port_frame_max(const struct fwd_port *p)
+{
+	return (__atomic_load_n(&p->dev_mtu, __ATOMIC_RELAXED) +
+	    14u /* Ethernet header */);
 }
 
 /* Close the port and free it; NULL is fine. */

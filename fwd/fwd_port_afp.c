@@ -20,6 +20,9 @@
 #ifndef PACKET_QDISC_BYPASS
 #define PACKET_QDISC_BYPASS 20
 #endif
+#ifndef PACKET_LOSS
+#define PACKET_LOSS 14
+#endif
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
 #endif
@@ -121,22 +124,39 @@ afp_release(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 static void
 afp_kick(struct port_afp *a)
 {
-	/* EAGAIN/ENOBUFS leave frames queued: the next kick sends them. */
-	(void)sendto(a->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	/*
+	 * EAGAIN leaves frames queued: the next kick sends them. Any other
+	 * error is the device's (down, gone, it dropped the frame at the
+	 * ring's head: ENOBUFS); the kernel keeps that frame queued too, to
+	 * be sent again. A frame it cannot send at all (over the device's
+	 * MTU) it skips (PACKET_LOSS) instead of stopping the ring on it:
+	 * afp_tx drops those itself, counted, so they are not seen here.
+	 */
+	if (sendto(a->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		a->port.stats.tx_errors++;
 }
 
 static unsigned
 afp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 {
 	struct port_afp *a = PA(p);
-	unsigned i;
+	unsigned i, fmax = fwd_port_frame_max(p), queued = 0;
 
 	for (i = 0; i < n; i++) {
 		struct tpacket2_hdr *h = afp_frame(a->tx_ring, a->tx_head);
 		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 
+		if (__builtin_expect(pkts[i]->len > fmax, 0)) {
+			/* the kernel would refuse it (EMSGSIZE): taken and
+			 * dropped here, counted */
+			p->stats.tx_mtu++;
+			continue;
+		}
 		if (st == TP_STATUS_WRONG_FORMAT) {
+			/* (not with PACKET_LOSS, which skips such frames) */
 			a->tx_bad++;
+			p->stats.tx_refused++;
 			st = TP_STATUS_AVAILABLE;
 		}
 		if (st != TP_STATUS_AVAILABLE)
@@ -149,11 +169,12 @@ afp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		a->tx_head = (a->tx_head + 1) & (a->nframes - 1);
 		p->stats.tx_pkts++;
 		p->stats.tx_bytes += pkts[i]->len;
+		queued++;
 	}
-	if (i > 0) {
+	if (queued > 0)
 		afp_kick(a);
+	if (i > 0)
 		fwd_pkt_release(pkts, i);
-	}
 	if (i < n)
 		p->stats.tx_full += n - i;
 	return (i);
@@ -287,6 +308,7 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 	a->port.mtu = (uint16_t)(c->mtu ?
 		c->mtu :
 		(mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18 : mtu));
+	a->port.dev_mtu = (uint16_t)(mtu > 0xffff ? 0xffff : mtu);
 	/*
 	 * Protocol 0 receives nothing: a send-only socket for the slow path.
 	 * A receiving socket also starts with protocol 0 and gets ETH_P_ALL
@@ -301,6 +323,10 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 	}
 	if ((rv = afp_setint(a->fd, PACKET_VERSION, TPACKET_V2)) != 0 ||
 	    (rv = afp_setint(a->fd, PACKET_QDISC_BYPASS, 1)) != 0)
+		goto fail;
+	/* a TX frame the kernel cannot send is skipped, not left at the
+	 * ring's head where it stops every later one (before the rings) */
+	if ((rv = afp_setint(a->fd, PACKET_LOSS, 1)) != 0)
 		goto fail;
 	/* Do not see our own transmissions (kernel >= 4.20). */
 	if (!tx_only && (rv = afp_setint(a->fd, PACKET_IGNORE_OUTGOING, 1)))

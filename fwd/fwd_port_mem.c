@@ -141,6 +141,7 @@ fwd_port_mem_new(const struct fwd_port_mem_conf *c)
 	m->port.ops = &mem_ops;
 	m->port.id = c->id;
 	m->port.mtu = c->mtu ? c->mtu : 1500;
+	m->port.dev_mtu = m->port.mtu;
 	memcpy(m->port.mac, c->mac, 6);
 	m->port.ifindex = 0;
 	memcpy(m->port.name, "mem", 4);

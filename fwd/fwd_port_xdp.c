@@ -511,8 +511,20 @@ comp_reap(struct port_xdp *x)
 static void
 xdp_kick(struct port_xdp *x)
 {
-	/* EAGAIN/EBUSY/ENOBUFS leave descriptors queued: poll_tx asks again */
-	(void)sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	/*
+	 * EAGAIN/ENOBUFS leave descriptors queued: poll_tx asks again. In copy
+	 * mode EBUSY is a frame the device dropped (its descriptor completed,
+	 * not sent: NET_XMIT_DROP); another error is the device's (down,
+	 * gone), its descriptors stay queued.
+	 */
+	if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS &&
+	    errno != EINTR) {
+		if (errno == EBUSY && !x->zerocopy)
+			x->port.stats.tx_refused++;
+		else
+			x->port.stats.tx_errors++;
+	}
 	x->wakeups++;
 }
 
@@ -633,14 +645,18 @@ run_check(struct port_xdp *x)
 	full = r->full;
 	if (full != x->full_seen) {
 		/* a slot taken over restarts at 0 */
-		x->run_dropped += full > x->full_seen ? full - x->full_seen :
-							full;
+		uint64_t k = full > x->full_seen ? full - x->full_seen : full;
+
+		x->run_dropped += k;
+		x->port.stats.tx_refused += k;
 		x->full_seen = full;
 	}
 	if (refused != x->ref_seen) {
-		x->run_refused += refused > x->ref_seen ?
-		    refused - x->ref_seen :
-		    refused;
+		uint64_t k = refused > x->ref_seen ? refused - x->ref_seen :
+						     refused;
+
+		x->run_refused += k;
+		x->port.stats.tx_refused += k;
 		x->ref_seen = refused;
 		x->run_off = true;
 	}
@@ -661,8 +677,10 @@ run_send(struct port_xdp *x)
 		return;
 	q->next = 0;
 	q->umem = (uint32_t)u->run_id;
-	if (bpf_prog_test_run_opts(x->prog->prog_fd, &o) != 0)
+	if (bpf_prog_test_run_opts(x->prog->prog_fd, &o) != 0) {
 		x->run_errors += x->run_n;
+		x->port.stats.tx_refused += x->run_n;
+	}
 	x->runs++;
 	for (unsigned i = 0; i < x->run_n; i++)
 		umem_free_addr(u, q->d[i].off);
@@ -708,7 +726,7 @@ xdp_tx_run(struct port_xdp *x, struct fwd_pkt **pkts, unsigned n)
 {
 	struct fwd_port *p = &x->port;
 	struct xp_queue *q = x->runq;
-	unsigned i, want = n, ncopied = 0;
+	unsigned i, j, want = n, ncopied = 0, fmax = fwd_port_frame_max(p);
 	struct fwd_pkt *copied[FWD_BURST];
 
 	comp_reap(x); /* what run_ring sent */
@@ -716,20 +734,27 @@ xdp_tx_run(struct port_xdp *x, struct fwd_pkt **pkts, unsigned n)
 		run_send(x);
 	if (n > XP_QUEUE_MAX - x->run_n)
 		n = XP_QUEUE_MAX - x->run_n;
-	for (i = 0; i < n; i++) {
+	for (i = 0, j = 0; i < n; i++) {
 		struct fwd_pkt *k = pkts[i];
-		struct xp_desc *d = &q->d[x->run_n + i];
-		uint64_t a = tx_addr(x, k, copied, &ncopied);
+		struct xp_desc *d = &q->d[x->run_n + j];
+		uint64_t a;
 
-		if (a == UINT64_MAX)
+		if (__builtin_expect(k->len > fmax, 0)) {
+			/* the device would drop it: taken, dropped, counted */
+			p->stats.tx_mtu++;
+			fwd_pkt_release(&k, 1);
+			continue;
+		}
+		if ((a = tx_addr(x, k, copied, &ncopied)) == UINT64_MAX)
 			break;
 		d->off = (uint32_t)a;
 		d->len = k->len;
 		d->port = p->id;
 		p->stats.tx_bytes += k->len;
+		j++;
 	}
-	x->run_n += i;
-	p->stats.tx_pkts += i;
+	x->run_n += j;
+	p->stats.tx_pkts += j;
 	p->tx_held = x->run_n > 0;
 	if (ncopied > 0)
 		fwd_pkt_release(copied, ncopied);
@@ -744,7 +769,7 @@ xdp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 {
 	struct port_xdp *x = PX(p);
 	uint32_t idx, room;
-	unsigned i, want = n, ncopied = 0;
+	unsigned i, j, want = n, ncopied = 0, fmax = fwd_port_frame_max(p);
 	struct fwd_pkt *copied[FWD_BURST];
 
 	if (x->runq != NULL && !x->run_off)
@@ -756,10 +781,16 @@ xdp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		p->stats.tx_full += want;
 		return (0);
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0, j = 0; i < n; i++) {
 		struct fwd_pkt *k = pkts[i];
-		struct xdp_desc *t = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+		struct xdp_desc *t = xsk_ring_prod__tx_desc(&x->tx, idx + j);
 
+		if (__builtin_expect(k->len > fmax, 0)) {
+			/* the device would drop it: taken, dropped, counted */
+			p->stats.tx_mtu++;
+			fwd_pkt_release(&k, 1);
+			continue;
+		}
 		/* ours: the descriptor moves, the frame comes back on the
 		 * completion ring */
 		if ((t->addr = tx_addr(x, k, copied, &ncopied)) == UINT64_MAX)
@@ -767,14 +798,16 @@ xdp_tx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		t->len = k->len;
 		t->options = 0;
 		p->stats.tx_bytes += k->len;
+		j++;
 	}
-	if (i < n) {
-		/* out of frames: give the unused reservations back */
-		x->tx.cached_prod -= n - i;
+	if (j < n) {
+		/* out of frames, or some dropped: give the unused
+		 * reservations back */
+		x->tx.cached_prod -= n - j;
 	}
-	if (i > 0) {
-		xsk_ring_prod__submit(&x->tx, i);
-		p->stats.tx_pkts += i;
+	if (j > 0) {
+		xsk_ring_prod__submit(&x->tx, j);
+		p->stats.tx_pkts += j;
 		/* copy mode sends only from sendto; zero-copy when asked */
 		if (!x->zerocopy || xsk_ring_prod__needs_wakeup(&x->tx))
 			xdp_kick(x);
@@ -1136,6 +1169,7 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 	x->port.mtu = (uint16_t)(c->mtu ?
 		c->mtu :
 		(mtu > FWD_FRAME_MAX - 18 ? FWD_FRAME_MAX - 18 : mtu));
+	x->port.dev_mtu = (uint16_t)(mtu > 0xffff ? 0xffff : mtu);
 	if ((rv = prog_get(x->port.ifindex, (c->flags & FWD_XDP_GENERIC) != 0,
 		 &x->prog)) != 0)
 		goto fail;

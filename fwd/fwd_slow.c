@@ -69,6 +69,10 @@ fwd_slow_input(struct fwd_slow *s, uint16_t in_port, enum fwd_reason why,
 		return (fwd_icmp_error(s->icmp, FWD_ICMP_UNREACH,
 		    FWD_ICMP_UNREACH_HOST, 0, in_port, src, frame, len, now_ms,
 		    out));
+	case FWD_R_IP_OPT:
+		/* aux: the octet in error (dp_options) */
+		return (fwd_icmp_error(s->icmp, FWD_ICMP_PARAMPROB, 0,
+		    (uint16_t)aux, in_port, src, frame, len, now_ms, out));
 	case FWD_R_RESOLVE:
 		return (fwd_arp_punt(s->arp, in_port, aux, frame, len, now_ms,
 		    out));

@@ -36,7 +36,8 @@ struct fwd_slow {
  * FWD_R_TTL -> time exceeded; FWD_R_NO_ROUTE -> net unreachable;
  * FWD_R_RESOLVE -> fwd_arp_punt (queue and resolve); FWD_R_MTU_DF ->
  * fragmentation needed with the next-hop MTU; FWD_R_MTU_FRAG ->
- * fwd_ip_fragment through the adjacency. With a host path on in_port
+ * fwd_ip_fragment through the adjacency; FWD_R_IP_OPT -> parameter problem
+ * with aux as the pointer. With a host path on in_port
  * (docs/hostpath.md): FWD_R_LOCAL but an ICMP echo request goes up to it
  * instead (TCP, UDP, other protocols, fragments, ICMP other than echo);
  * an ARP reply for us goes up too, after fwd_arp_input learnt from it (the

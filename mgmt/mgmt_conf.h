@@ -328,7 +328,7 @@ struct mgmt_iface_conf {
 	unsigned naddr;
 	struct lc_prefix4 addr[MGMT_MAX_ADDRS]; /* subnet */
 	struct lc_ip4 host[MGMT_MAX_ADDRS];	/* our address in it */
-	unsigned mtu;
+	unsigned mtu; /* 0: not configured (fwd takes the device's) */
 	bool disable;
 	enum mgmt_port_backend backend;
 	/* host-path enable (the default): fwd mirrors the port in a TAP of

@@ -993,7 +993,7 @@ mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", n->value);
 	snprintf(o->device, sizeof(o->device), "%s", n->value);
-	o->mtu = uint_dflt(MGMT_S_IFACE_MTU);
+	o->mtu = 0; /* unset: the device's (fwd reads it) */
 	o->backend = MGMT_BACKEND_DEFAULT;
 	o->host_path = true;
 	mgmt_iter_init(&it, n);

@@ -46,8 +46,10 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
     [MGMT_S_IFACE_ADDRESS] = {"address", MGMT_S_IFACE, LL, MGMT_T_ADDR4, 0, 0,
 	NULL, "IPv4 address with prefix length (repeatable)", NULL, FWD, 0,
 	"<a.b.c.d/len>", NULL},
+    /* not sent when unset (IfConfig.mtu 0): fwd takes the device's */
     [MGMT_S_IFACE_MTU] = {"mtu", MGMT_S_IFACE, L, MGMT_T_UINT, 68, 9216, NULL,
-	"IP MTU in bytes", "1500", FWD, WD, "<68..9216>", "mtu"},
+	"IP MTU in bytes (default: the device's; not above it)", NULL, FWD, 0,
+	"<68..9216>", "mtu"},
     [MGMT_S_IFACE_DISABLE] = {"disable", MGMT_S_IFACE, F, MGMT_T_NONE, 0, 0,
 	NULL, "Administratively down", NULL, FWD, 0, NULL, NULL},
     [MGMT_S_IFACE_BACKEND] = {"port-backend", MGMT_S_IFACE, L, MGMT_T_ENUM, 0,

@@ -62,6 +62,10 @@ init(void)
 		memcpy(pc.mac, mac[i], 6);
 		port[i] = fwd_port_mem_new(&pc);
 		fwd_adj_port_set(adj, (uint16_t)i, mac[i], pc.mtu, true);
+		/* what Record Route options get (port 2: none) */
+		if (i < 2)
+			fwd_adj_port_addr_set(adj, (uint16_t)i,
+			    htonl(0xc6120101u + 0x900 * i));
 	}
 	for (int i = 0; i < 9; i++)
 		(void)fwd_adj_alloc(adj);

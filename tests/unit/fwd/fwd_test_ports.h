@@ -5,6 +5,8 @@
 #define FWD_TEST_PORTS_H
 
 #include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
@@ -110,6 +112,52 @@ rx_wait(struct fwd_port *p, uint8_t seen[][256], unsigned n, unsigned *lens)
 		}
 	}
 	return (got);
+}
+
+/* Sets the MTU of ifname in namespace ns (ip link). */
+static void
+set_mtu(const char *ns, const char *ifname, unsigned mtu)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "ip -n %s link set %s mtu %u", ns, ifname,
+	    mtu);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Sends test frames of the given lengths (seq = index) on p, one by one. */
+static void
+tx_lens(struct fwd_port *p, const unsigned *lens, unsigned n)
+{
+	static uint8_t buf[2048];
+
+	for (uint32_t s = 0; s < n; s++) {
+		struct fwd_pkt pk = {.data = buf, .owner = NULL}, *v = &pk;
+
+		pk.len = (uint16_t)mkframe(buf, cmac, rmac, s, lens[s]);
+		while (fwd_port_tx(p, &v, 1) != 1)
+			fwd_port_poll_tx(p);
+	}
+	fwd_port_poll_tx(p);
+}
+
+/* Receives on fd (a host_sock) the test frames that arrive within 500 ms of
+ * each other; their seqs in seq[] (at most max). Returns how many. */
+static unsigned
+rx_seqs(int fd, uint32_t *seq, unsigned max)
+{
+	static uint8_t buf[2048];
+	unsigned n = 0;
+
+	while (n < max) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+
+		if (poll(&pfd, 1, 500) <= 0 ||
+		    recv(fd, buf, sizeof(buf), 0) < 18)
+			break;
+		memcpy(&seq[n++], buf + 14, 4);
+	}
+	return (n);
 }
 
 /* The port's kernel drops now (fwd_port_kernel_drops), ring full in *full. */

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "fwd/fwd_dp.h"
+#include "fwd/fwd_ipopt.h"
 #include "tests/unit/fwd/fwd_test_frames.h"
 
 static const uint8_t mac0[6] = {0x02, 0, 0, 0, 0, 0x10}; /* port 0 */
@@ -658,6 +659,130 @@ test_api_errors(void **st)
 	assert_int_equal(sum.rx, 2 * e->dp.st.rx);
 }
 
+/* RFC 1812 5.3.7: a martian source is never forwarded, nor taken as for
+ * the router: dropped and counted (martian_src), in the quick test's one
+ * TTL-floor lookup; the first octets around them forward. */
+static void
+test_martian_src(void **st)
+{
+	struct env *e = *st;
+	static const uint32_t bad[] = {0x7f000001u, 0x00000000u, 0xe0000001u,
+	    0xffffffffu, 0xf0000001u, 0x00ffffffu, 0x7fffffffu, 0xefffffffu};
+	static const uint32_t good[] = {0x01000001u, 0x7effffffu, 0x80000001u,
+	    0xdfffffffu};
+	uint8_t f[100], o[100];
+	unsigned len;
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = tf_ipv4(f, mac0, hmac, bad[i], TF_IP(2, 7), 64, 17, 26,
+		    0);
+		expect(e, f, len, FWD_R_MARTIAN_SRC);
+		/* to the router's own address too, and with TTL 255 */
+		len = tf_ipv4(f, mac0, hmac, bad[i], TF_IP(1, 1), 255, 17, 26,
+		    0);
+		expect(e, f, len, FWD_R_MARTIAN_SRC);
+	}
+	assert_int_equal(e->dp.st.reason[FWD_R_MARTIAN_SRC], 16);
+	assert_int_equal(e->dp.st.reason[FWD_R_MARTIAN], 0);
+	assert_int_equal(e->npunt, 0); /* no ICMP about them */
+	for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		len = tf_ipv4(f, mac0, hmac, good[i], TF_IP(2, 7), 64, 17, 26,
+		    0);
+		run1(e, f, len);
+		assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)),
+		    (int)len);
+		assert_int_equal(o[14 + FWD_IP_TTL], 63);
+	}
+	/* a martian destination stays martian */
+	len = tf_ipv4(f, mac0, hmac, 0x7f000001u, 0xe0000001u, 64, 17, 26, 0);
+	expect(e, f, len, FWD_R_MARTIAN);
+	for (unsigned s = 0; s < 256; s++)
+		assert_int_equal(fwd_ttl_floor[s] > 1,
+		    fwd_ipv4_src_martian(s << 24));
+	assert_string_equal(fwd_reason_str(FWD_R_MARTIAN_SRC), "martian_src");
+}
+
+/* A UDP datagram to dst with the IP options opt (nopt bytes, padded). */
+static unsigned
+udp_opt(uint8_t *f, uint32_t dst, uint8_t ttl, const uint8_t *opt,
+    unsigned nopt)
+{
+	unsigned olen = (nopt + 3) & ~3u, len;
+	uint8_t *ip = f + FWD_ETH_HLEN;
+
+	len = tf_ipv4(f, mac0, hmac, TF_IP(1, 2), dst, ttl, 17, 26 + olen, 0);
+	memmove(ip + FWD_IPV4_HLEN + olen, ip + FWD_IPV4_HLEN, 26);
+	memset(ip + FWD_IPV4_HLEN, 0, olen);
+	memcpy(ip + FWD_IPV4_HLEN, opt, nopt);
+	ip[FWD_IP_VHL] = (uint8_t)(0x45 + olen / 4);
+	fwd_ipv4_cksum_set(ip, FWD_IPV4_HLEN + olen);
+	return (len);
+}
+
+/*
+ * IP options leave the quick test for the classifier: Record Route gets
+ * the egress port's address (the ECMP member's, the unresolved one's),
+ * the checksum is right; a malformed option goes to the slow path as
+ * ip_options with the pointer, unchanged; no route, a blackhole and TTL 1
+ * keep their own verdicts.
+ */
+static void
+test_options(void **st)
+{
+	struct env *e = *st;
+	static const uint8_t rr[] = {FWD_IPOPT_RR, 7, 4, 0, 0, 0, 0};
+	static const uint8_t rr_bad[] = {FWD_IPOPT_RR, 7, 3, 0, 0, 0, 0};
+	uint8_t f[200], o[200], orig[200];
+	unsigned len, n;
+
+	fwd_adj_port_addr_set(e->adj, 1, htonl(TF_IP(2, 1)));
+	fwd_adj_port_addr_set(e->adj, 2, htonl(TF_IP(5, 1)));
+	len = udp_opt(f, TF_IP(2, 7), 64, rr, sizeof(rr));
+	run1(e, f, len);
+	assert_int_equal(fwd_port_mem_take(e->port[1], o, sizeof(o)), (int)len);
+	assert_int_equal(o[14], 0x47);
+	assert_int_equal(o[14 + 22], 8);
+	assert_int_equal(ntohl(fwd_ld32(o + 14 + 23)), TF_IP(2, 1));
+	assert_int_equal(o[14 + FWD_IP_TTL], 63);
+	assert_true(fwd_ipv4_cksum_ok(o + 14, 28));
+	assert_memory_equal(o + 14 + 28, f + 14 + 28, 26); /* payload */
+	/* each ECMP member records its own port's address */
+	for (unsigned i = 0; i < 16; i++) {
+		len = udp_opt(f, TF_IP(6, (uint8_t)i), 64, rr, sizeof(rr));
+		run1(e, f, len);
+	}
+	for (unsigned p = 1; p <= 2; p++)
+		while (fwd_port_mem_take(e->port[p], o, sizeof(o)) > 0) {
+			assert_int_equal(ntohl(fwd_ld32(o + 14 + 23)),
+			    p == 1 ? TF_IP(2, 1) : TF_IP(5, 1));
+			assert_true(fwd_ipv4_cksum_ok(o + 14, 28));
+		}
+	/* unresolved: to ARP's queue already filled in */
+	len = udp_opt(f, TF_IP(3, 9), 64, rr, sizeof(rr));
+	expect(e, f, len, FWD_R_RESOLVE);
+	n = e->npunt - 1;
+	assert_int_equal(ntohl(fwd_ld32(e->punt_frame[n] + 14 + 23)),
+	    TF_IP(5, 1));
+	assert_true(fwd_ipv4_cksum_ok(e->punt_frame[n] + 14, 28));
+	/* malformed: parameter problem, pointer 22, the frame as it came */
+	len = udp_opt(f, TF_IP(2, 7), 64, rr_bad, sizeof(rr_bad));
+	memcpy(orig, f, len);
+	expect(e, f, len, FWD_R_IP_OPT);
+	n = e->npunt - 1;
+	assert_int_equal(e->punt_why[n], FWD_R_IP_OPT);
+	assert_int_equal(e->punt_aux[n], 22);
+	assert_memory_equal(e->punt_frame[n], orig, len);
+	/* other verdicts first */
+	len = udp_opt(f, 0xc6136301, 64, rr_bad, sizeof(rr_bad));
+	expect(e, f, len, FWD_R_NO_ROUTE);
+	len = udp_opt(f, TF_IP(4, 1), 64, rr_bad, sizeof(rr_bad));
+	expect(e, f, len, FWD_R_BLACKHOLE);
+	len = udp_opt(f, TF_IP(2, 7), 1, rr, sizeof(rr));
+	expect(e, f, len, FWD_R_TTL);
+	assert_int_equal(e->dp.st.reason[FWD_R_IP_OPT], 1);
+	assert_string_equal(fwd_reason_str(FWD_R_IP_OPT), "ip_options");
+}
+
 int
 main(void)
 {
@@ -672,6 +797,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_changes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_decides, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_api_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_martian_src, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_options, setup, teardown),
 	};
 	int rv;
 

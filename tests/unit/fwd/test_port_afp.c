@@ -350,6 +350,54 @@ test_afp_errors(void **st)
 	assert_int_equal(fwd_port_afp_offloads_off("nosuch0"), -ENODEV);
 }
 
+/*
+ * A frame over the device's MTU is dropped by the port, counted (tx_mtu),
+ * and the frames after it go out; one the kernel refuses itself (the port
+ * not told of a smaller MTU yet) is skipped by the kernel (PACKET_LOSS)
+ * instead of stopping the ring, where every later frame waited behind it.
+ */
+static void
+test_afp_tx_mtu(void **st)
+{
+	struct fwd_port_afp_conf c = {.ifname = "rc0",
+	    .id = 1,
+	    .ring_frames = 32};
+	static const unsigned lens[] = {100, 1415, 1414, 1500, 200};
+	uint32_t seq[8];
+	struct fwd_port *p;
+	int cfd;
+
+	(void)st;
+	SKIP_UNLESS_NS();
+	set_mtu(ns_router, "rc0", 1400);
+	assert_int_equal(enter_ns(ns_router), 0);
+	p = fwd_port_afp_new(&c);
+	assert_non_null(p);
+	assert_int_equal(p->dev_mtu, 1400);
+	assert_int_equal(p->mtu, 1400);
+	cfd = host_sock(ns_client);
+	tx_lens(p, lens, 5);
+	assert_int_equal(rx_seqs(cfd, seq, 8), 3);
+	assert_int_equal(seq[0], 0);
+	assert_int_equal(seq[1], 2); /* 1414: the largest the device takes */
+	assert_int_equal(seq[2], 4);
+	assert_int_equal(p->stats.tx_mtu, 2);
+	assert_int_equal(p->stats.tx_pkts, 3);
+	assert_int_equal(p->stats.tx_errors, 0);
+	/* the port believes 1500: the kernel refuses the 1500-byte frame,
+	 * and the ring goes on */
+	fwd_port_dev_mtu_set(p, 1500);
+	tx_lens(p, lens, 5);
+	assert_int_equal(rx_seqs(cfd, seq, 8), 3);
+	assert_int_equal(seq[2], 4);
+	tx_lens(p, lens, 1);
+	assert_int_equal(rx_seqs(cfd, seq, 8), 1);
+	assert_int_equal(p->stats.tx_mtu, 2);
+	close(cfd);
+	fwd_port_free(p);
+	set_mtu(ns_router, "rc0", 1500);
+}
+
 int
 main(void)
 {
@@ -360,6 +408,7 @@ main(void)
 	    cmocka_unit_test(test_afp_vlan),
 	    cmocka_unit_test(test_afp_kernel_drops),
 	    cmocka_unit_test(test_afp_errors),
+	    cmocka_unit_test(test_afp_tx_mtu),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));

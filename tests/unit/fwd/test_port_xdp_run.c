@@ -325,6 +325,9 @@ main(void)
 	(void)send_frames;
 	(void)rx_wait;
 	(void)kernel_drops;
+	(void)set_mtu;
+	(void)tx_lens;
+	(void)rx_seqs;
 	/* process-wide, before the first port */
 	rv = fwd_port_xdp_tx_run();
 	if (rv != 0) {

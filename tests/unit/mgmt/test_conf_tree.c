@@ -333,7 +333,7 @@ test_change_sets(void **s)
 	assert_string_equal(ic.device, "eth1");
 	assert_int_equal(ic.mtu, 9000);
 	assert_int_equal(mgmt_conf_iface_get(chg.v[0].old, &ic), 0);
-	assert_int_equal(ic.mtu, 1500);
+	assert_int_equal(ic.mtu, 0); /* not configured: the device's */
 	assert_true(chg.v[1].op == MGMT_CHG_ADD && chg.v[1].old == NULL);
 	assert_int_equal(mgmt_conf_iface_get(chg.v[1].new, &ic), 0);
 	assert_int_equal(ic.naddr, 1);
