@@ -44,12 +44,13 @@ SRCS_common   := $(wildcard libcommon/*.c)
 SRCS_ipc      := $(wildcard ipc/*.c) $(PROTO_C)
 SRCS_fwd      := $(filter-out fwd/main.c,$(wildcard fwd/*.c))
 SRCS_rib      := $(filter-out rib/main.c,$(wildcard rib/*.c))
+SRCS_bgp      := $(filter-out bgp/main.c,$(wildcard bgp/*.c))
 SRCS_mgmt     := $(filter-out mgmt/main.c,$(wildcard mgmt/*.c))
 SRCS_shell    := $(filter-out mgmt/shell/main.c,$(wildcard mgmt/shell/*.c))
 SRCS_rtrmgr   := $(filter-out rtrmgr/main.c,$(wildcard rtrmgr/*.c))
 SRCS_bgp      := $(filter-out bgp/main.c,$(wildcard bgp/*.c))
 SRCS_terntest := $(wildcard tests/lib/*.c)
-LIBNAMES := common ipc fwd rib mgmt shell rtrmgr bgp terntest
+LIBNAMES := common ipc fwd rib bgp mgmt shell rtrmgr terntest
 
 # Which libraries a component (and its unit tests) link, in link order.
 LIBS_libcommon := common
@@ -61,7 +62,7 @@ LIBS_mgmt      := mgmt ipc common
 LIBS_shell     := shell mgmt ipc common
 LIBS_rtrmgr    := rtrmgr ipc common
 LIBS_bgp       := bgp ipc common
-LIBS_all       := terntest fwd rib shell mgmt rtrmgr bgp ipc common
+LIBS_all       := terntest fwd rib bgp shell mgmt rtrmgr ipc common
 
 # binary name -> module whose main.c it is
 BINS := tern-fwd:fwd tern-rib:rib tern-mgmt:mgmt ternsh:shell tern-rtrmgr:rtrmgr \

@@ -6,3 +6,6 @@
 TERNTEST_LDLIBS :=
 # bench-ipc runs raw nanomsg as one of its peers
 bench_ipc_LDLIBS := -lnanomsg
+# the bgp message layer's tests count allocations (no malloc per message)
+test_bgp_attr_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
+test_bgp_msg_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
