@@ -18,6 +18,7 @@
 #include "libcommon/lc_log.h"
 
 #include "bgp_int.h"
+#include "bgp_msg.h"
 
 #define CEASE_DECONFIGURED 3 /* RFC 4486 */
 #define CEASE_SHUTDOWN	   2
@@ -342,7 +343,9 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 	s->updates_in = p->updates_in;
 	s->updates_out = p->updates_out;
 	s->prefixes_received = p->pfx_rcvd;
-	s->prefixes_accepted = p->pfx_acc;
+	/* RFC 8212: no policies yet, so an eBGP neighbour's routes are all
+	 * refused; an iBGP one's are accepted */
+	s->prefixes_accepted = p->codec.ebgp ? 0 : p->pfx_rcvd;
 	s->prefixes_advertised = p->pfx_adv;
 	s->last_error = lc_arena_strdup(ar, p->last_error);
 	s->flaps = p->flaps;
@@ -439,12 +442,18 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	d->lfd = -1;
 	d->port = o != NULL && o->port ? o->port : BGP_PORT;
 	d->gr_time = 120;
+	if ((d->intern = bgp_intern_new()) == NULL) {
+		free(d);
+		errno = ENOMEM;
+		return (NULL);
+	}
 	memset(&io, 0, sizeof(io));
 	io.rundir = o != NULL ? o->rundir : NULL;
 	io.component = "bgp";
 	io.generation = o != NULL ? o->generation : 0;
 	if ((d->srv = ipc_server_new(loop, &ipc_svc_bgp, &io)) == NULL) {
 		e = errno ? errno : ENOMEM;
+		bgp_intern_free(d->intern);
 		free(d);
 		errno = e;
 		return (NULL);
@@ -466,5 +475,6 @@ bgp_d_free(struct bgp_d *d)
 	peers_clear(d, CEASE_SHUTDOWN);
 	listen_stop(d);
 	ipc_server_free(d->srv);
+	bgp_intern_free(d->intern);
 	free(d);
 }

@@ -12,16 +12,17 @@
 #include "ipc/ipc.h"
 #include "libcommon/lc_err.h"
 
+#include "bgp_adj.h"
+#include "bgp_attr.h"
 #include "bgp_d.h"
 
-#define BGP_PORT	     179
 #define BGP_PEERS_MAX	     1024
 #define BGP_HOLD_DEFAULT     90	   /* s */
 #define BGP_RETRY_DEFAULT    30	   /* s: ConnectRetryTime, the backoff's cap */
 #define BGP_RETRY_FIRST_MS   1000  /* the first retry; doubled up to the cap */
 #define BGP_OPEN_HOLD	     240   /* s: the hold timer in OpenSent (8.2.2) */
 #define BGP_IDLE_HOLD_MAX_MS 60000 /* damping of a flapping session */
-#define BGP_MSG_MAX	     4096
+#define BGP_MSG_MAX	     BGP_MAX_LEN
 #define BGP_RX_BUF	     (BGP_MSG_MAX * 16)
 #define BGP_TX_BUF	     (BGP_MSG_MAX * 64)
 #define BGP_ERR_MAX	     160
@@ -78,6 +79,10 @@ struct bgp_peer {
 	unsigned hold_neg, keep_neg;
 	uint32_t remote_id;
 	bool cap_as4, cap_mp4, cap_rr, cap_gr;
+	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
+	struct bgp_adj adj;	/* Adj-RIB-In, IPv4 unicast */
+	bool eor_rcvd;		/* End-of-RIB received (RFC 4724) */
+	uint64_t upd_errors;	/* UPDATEs with an RFC 7606 outcome */
 	/* counters */
 	uint64_t msgs_in, msgs_out, updates_in, updates_out;
 	uint64_t pfx_rcvd, pfx_acc, pfx_adv;
@@ -101,6 +106,10 @@ struct bgp_d {
 	struct bgp_peer *peers[BGP_PEERS_MAX];
 	unsigned npeers;
 	uint64_t config_txn;
+	/* attribute sets shared by every neighbour's routes, stored once */
+	struct bgp_intern *intern;
+	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
+	uint8_t canon[BGP_ATTR_CANON_MAX];   /* the set being interned */
 };
 
 /* bgp_peer.c */

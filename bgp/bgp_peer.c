@@ -22,6 +22,7 @@
 #include "libcommon/lc_log.h"
 
 #include "bgp_int.h"
+#include "bgp_msg.h"
 
 /* message types, NOTIFICATION codes (RFC 4271 4.1, 4.5; RFC 2918) */
 enum {
@@ -55,6 +56,7 @@ bgp_state_name(enum bgp_state s)
 
 static void conn_close(struct bgp_conn *c, const char *why);
 static void peer_start(struct bgp_peer *p, unsigned delay_ms);
+static void codec_set(struct bgp_peer *p);
 
 /* ---- the peer's state: the most advanced of its connections' ---- */
 
@@ -371,6 +373,9 @@ peer_down(struct bgp_peer *p)
 {
 	p->flaps++;
 	p->hold_neg = p->keep_neg = 0;
+	bgp_adj_clear(&p->adj, p->d->intern);
+	p->pfx_rcvd = p->pfx_acc = 0;
+	p->eor_rcvd = false;
 	/* RFC 4271 8.1.1 DampPeerOscillations: each flap doubles the wait
 	 * before the next try, up to a minute; a session up for longer than
 	 * that starts from nothing again (peer_established) */
@@ -566,6 +571,7 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	p->cap_mp4 = mp4;
 	p->cap_rr = rr;
 	p->cap_gr = gr;
+	codec_set(p);
 	send_keepalive(c);
 	if (c->fd < 0)
 		return;
@@ -596,6 +602,107 @@ peer_established(struct bgp_conn *c)
 			msg_done(c, 4);
 		}
 	}
+}
+
+/* The session's codec once both OPENs are known (IPv4 unicast only). */
+static void
+codec_set(struct bgp_peer *p)
+{
+	uint32_t las = p->c.local_as ? p->c.local_as : p->d->local_as;
+	bool ebgp = p->c.remote_as != las;
+
+	memset(&p->codec, 0, sizeof(p->codec));
+	p->codec.as4 = p->cap_as4; /* we always send the capability */
+	p->codec.ebgp = ebgp;
+	p->codec.afs = (uint8_t)BGP_AF_BIT(BGP_AF_IPV4);
+	p->codec.first_as = ebgp ? p->c.remote_as : 0;
+}
+
+/* An UPDATE (msg: the whole message) into the Adj-RIB-In: withdrawn
+ * prefixes first, then the announced ones with their interned attributes
+ * (RFC 4271 9; RFC 7606: the parser has moved treat-as-withdraw's
+ * prefixes to unreach, and a reset comes back as its NOTIFICATION). */
+static void
+rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
+{
+	struct bgp_peer *p = c->p;
+	struct bgp_d *d = p->d;
+	struct bgp_update u;
+	struct bgp_err err;
+	struct bgp_aset *set = NULL;
+	struct lc_prefix4 pf;
+
+	if (bgp_update_parse(msg, len, &p->codec, d->scratch, &u, &err) != 0) {
+		/* the error's data points into the receive buffer: sent first */
+		uint8_t *b = conn_reserve(c, BGP_MAX_LEN);
+		int n = b != NULL ? bgp_err_encode(b, BGP_MAX_LEN, &err) : -1;
+
+		if (n > 0) {
+			c->tlen += (unsigned)n;
+			p->msgs_out++;
+			conn_flush(c);
+		}
+		snprintf(p->last_error, sizeof(p->last_error),
+		    "sent NOTIFICATION %u/%u (%s)", err.code, err.subcode,
+		    notif_name(err.code, err.subcode));
+		p->err_sent = true;
+		conn_close(c, err.reason ? err.reason : "malformed UPDATE");
+		return;
+	}
+	if (u.a.outcome != BGP_OUT_OK) {
+		p->upd_errors++;
+		lc_log_info("neighbor %s: UPDATE %s: %s",
+		    inet_ntoa((struct in_addr){p->c.addr}),
+		    u.a.outcome == BGP_OUT_WITHDRAW ? "treated as withdraw" :
+						      "attribute discarded",
+		    u.a.why ? u.a.why : "");
+	}
+	for (unsigned i = 0; i < u.n_unreach; i++) {
+		struct bgp_nlri_iter it;
+
+		if (u.unreach[i].af != BGP_AF_IPV4)
+			continue;
+		bgp_nlri_iter_init(&it, &u.unreach[i]);
+		while (bgp_nlri_next4(&it, &pf) == 1)
+			if (bgp_adj_del(&p->adj, d->intern, pf.addr.s_addr,
+				pf.len) == 1)
+				p->pfx_rcvd--;
+	}
+	for (unsigned i = 0; i < u.n_reach; i++) {
+		struct bgp_nlri_iter it;
+		int n;
+
+		if (u.reach[i].af != BGP_AF_IPV4)
+			continue;
+		if (set == NULL) {
+			if ((n = bgp_attr_canon(&u.a, BGP_AF_IPV4, d->canon,
+				 sizeof(d->canon))) < 0 ||
+			    (set = bgp_intern_get(d->intern, d->canon,
+				 (size_t)n)) == NULL) {
+				conn_error(c, ERR_CEASE, 8, NULL, 0,
+				    "out of memory for attributes");
+				return;
+			}
+		}
+		bgp_nlri_iter_init(&it, &u.reach[i]);
+		while (bgp_nlri_next4(&it, &pf) == 1) {
+			int r = bgp_adj_set(&p->adj, d->intern, pf.addr.s_addr,
+			    pf.len, set);
+
+			if (r == 1)
+				p->pfx_rcvd++;
+			else if (r < 0) {
+				bgp_aset_unref(d->intern, set);
+				conn_error(c, ERR_CEASE, 8, NULL, 0,
+				    "out of memory for routes");
+				return;
+			}
+		}
+	}
+	if (set != NULL)
+		bgp_aset_unref(d->intern, set);
+	if (u.eor == BGP_AF_IPV4)
+		p->eor_rcvd = true;
 }
 
 /* One whole message (header checked) of type with its body. */
@@ -633,6 +740,9 @@ rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
 			return;
 		}
 		p->updates_in++;
+		rx_update(c, b - HDR_LEN, len + HDR_LEN);
+		if (c->fd < 0)
+			return;
 		break;
 	case MSG_ROUTE_REFRESH:
 		if (c->state != BGP_ESTABLISHED)
@@ -914,6 +1024,7 @@ bgp_peer_free(struct bgp_peer *p, unsigned cease_subcode)
 	peer_stop(p, cease_subcode, "neighbor removed");
 	ev_timer_stop(p->d->loop, &p->hold);
 	ev_timer_stop(p->d->loop, &p->keep);
+	bgp_adj_clear(&p->adj, p->d->intern);
 	free(p);
 }
 

@@ -114,8 +114,10 @@ print(const Bgp__NeighborState *s)
 	    (unsigned long long)s->updates_out, s->flaps);
 	for (size_t i = 0; i < s->n_capabilities; i++)
 		printf("%s%s", i ? "," : " ", s->capabilities[i]);
-	printf(" ports %u/%u error \"%s\"\n", s->local_port, s->remote_port,
-	    s->last_error ? s->last_error : "");
+	printf(" prefixes %llu/%llu ports %u/%u error \"%s\"\n",
+	    (unsigned long long)s->prefixes_received,
+	    (unsigned long long)s->prefixes_accepted, s->local_port,
+	    s->remote_port, s->last_error ? s->last_error : "");
 }
 
 int

@@ -35,6 +35,7 @@ bgp_pid=
 
 cleanup() {
 	local p
+	[[ -n ${guard:-} ]] && pkill -P "$guard" 2>/dev/null
 	for p in "${pids[@]}" $bgp_pid; do kill "$p" 2>/dev/null; done
 	for p in "${pids[@]}" $bgp_pid; do wait "$p" 2>/dev/null; done
 	ip netns del "$T" 2>/dev/null
@@ -44,7 +45,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 # the whole test in 180 s at most
-( sleep 180; echo "FAIL $name: timed out"; kill -TERM $$ ) 2>/dev/null &
+( sleep 180 && { echo "FAIL $name: timed out"; kill -TERM $$; } ) 2>/dev/null &
 guard=$!
 pids+=($guard)
 
@@ -104,7 +105,15 @@ check "capabilities as4, mp-ipv4-unicast, route-refresh ($out)" has "$out" "caps
 check "hold time 3 negotiated, keepalive 1" has "$out" "hold 3 keepalive 1 "
 check "the identifier is BIRD's router id" has "$out" " id $PA "
 updates() { nb | sed -n 's/.* updates \([0-9]*\)\/.*/\1/p'; }
-check "BIRD's routes came as UPDATEs ($(updates))" wait_until 5 test "$(updates)" -ge 1
+updated() { (($(updates) >= 1)); }
+check "BIRD's routes came as UPDATEs" wait_until 5 updated
+pfx() { nb | sed -n 's/.* prefixes \([0-9]*\/[0-9]*\) .*/\1/p'; }
+pfx_is() { [[ $(pfx) == "$1" ]]; }
+check "BIRD's 3 routes in the Adj-RIB-In, none accepted without an import policy (RFC 8212) ($(pfx))" wait_until 5 pfx_is 3/0
+birdc_ disable nets >/dev/null
+check "BIRD withdraws them: 0 prefixes" wait_until 5 pfx_is 0/0
+birdc_ enable nets >/dev/null
+check "... and announces them again: 3" wait_until 5 pfx_is 3/0
 sleep 4.5
 check "still Established after 1.5 hold times (keepalives both ways)" state_is Established
 check "... and on BIRD's side" bird_est
@@ -181,5 +190,5 @@ bgp_pid=
 check "tern-bgp exits cleanly on SIGTERM (rc $rc)" test "$rc" -eq 0
 check "tern-bgp's log has no error" bash -c "! grep -E '\\[err\\]|ERROR|error:' '$tmp/bgp.log'"
 [[ $fail -eq 0 ]] || { echo "--- bgp.log"; tail -40 "$tmp/bgp.log"; echo "--- bird.log"; tail -30 "$tmp/bird.log"; }
-kill "$guard" 2>/dev/null
+pkill -P "$guard" 2>/dev/null; kill "$guard" 2>/dev/null
 check_summary "$name"
