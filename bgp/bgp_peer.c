@@ -32,18 +32,8 @@ enum {
 	MSG_KEEPALIVE = 4,
 	MSG_ROUTE_REFRESH = 5,
 };
-enum {
-	ERR_HEADER = 1,
-	ERR_OPEN = 2,
-	ERR_UPDATE = 3,
-	ERR_HOLD = 4,
-	ERR_FSM = 5,
-	ERR_CEASE = 6,
-};
-#define HDR_LEN		  19
-#define AS_TRANS	  23456
-#define CEASE_ADMIN_RESET 4 /* RFC 4486 */
-#define CEASE_COLLISION	  7
+#define HDR_LEN	 19
+#define AS_TRANS 23456
 
 static const char *const state_names[] = {"Idle", "Connect", "Active",
     "OpenSent", "OpenConfirm", "Established"};
@@ -148,59 +138,16 @@ msg_done(struct bgp_conn *c, unsigned len)
 	conn_flush(c);
 }
 
-/* RFC 4271 4.5 and 6, RFC 4486 (Cease), RFC 7313 (route refresh) */
+/* A NOTIFICATION's name for the log and `show`: its subcode's, else its
+ * code's (the message layer's tables). */
 static const char *
-notif_name(unsigned code, unsigned sub)
+notif_str(unsigned code, unsigned sub)
 {
-	static const char *const hdr[] = {"message header error",
-	    "connection not synchronized", "bad message length",
-	    "bad message type"};
-	static const char *const open[] = {"OPEN message error",
-	    "unsupported version number", "bad peer AS", "bad BGP identifier",
-	    "unsupported optional parameter", NULL, "unacceptable hold time",
-	    "unsupported capability"};
-	static const char *const upd[] = {"UPDATE message error",
-	    "malformed attribute list", "unrecognized well-known attribute",
-	    "missing well-known attribute", "attribute flags error",
-	    "attribute length error", "invalid ORIGIN attribute", NULL,
-	    "invalid NEXT_HOP attribute", "optional attribute error",
-	    "invalid network field", "malformed AS_PATH"};
-	static const char *const fsm[] = {"finite state machine error",
-	    "unexpected message in OpenSent",
-	    "unexpected message in OpenConfirm",
-	    "unexpected message in Established"};
-	static const char *const cease[] = {"cease",
-	    "maximum number of prefixes reached", "administrative shutdown",
-	    "peer de-configured", "administrative reset", "connection rejected",
-	    "other configuration change", "connection collision resolution",
-	    "out of resources", "hard reset"};
-	const char *const *t = NULL;
-	unsigned n = 0;
+	const char *s = bgp_err_subcode_str((uint8_t)code, (uint8_t)sub);
 
-	switch (code) {
-	case ERR_HEADER:
-		t = hdr, n = 4;
-		break;
-	case ERR_OPEN:
-		t = open, n = 8;
-		break;
-	case ERR_UPDATE:
-		t = upd, n = 12;
-		break;
-	case ERR_HOLD:
-		return ("hold timer expired");
-	case ERR_FSM:
-		t = fsm, n = 4;
-		break;
-	case ERR_CEASE:
-		t = cease, n = 10;
-		break;
-	default:
-		return ("unknown error code");
-	}
-	if (sub < n && t[sub] != NULL)
-		return (t[sub]);
-	return (t[0]);
+	if (strcmp(s, "Unspecific") == 0 || strcmp(s, "unknown") == 0)
+		return (bgp_err_code_str((uint8_t)code));
+	return (s);
 }
 
 static void
@@ -224,7 +171,7 @@ send_notification(struct bgp_conn *c, unsigned code, unsigned sub,
 		memcpy(b + 2, data, dlen);
 	msg_done(c, 2 + dlen);
 	snprintf(c->p->last_error, sizeof(c->p->last_error),
-	    "sent NOTIFICATION %u/%u (%s)", code, sub, notif_name(code, sub));
+	    "sent NOTIFICATION %u/%u (%s)", code, sub, notif_str(code, sub));
 	c->p->err_sent = true;
 }
 
@@ -330,7 +277,7 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	if (c == NULL)
 		return;
-	send_notification(c, ERR_HOLD, 0, NULL, 0);
+	send_notification(c, BGP_ERR_HOLD, 0, NULL, 0);
 	conn_close(c, "no message from the peer within the hold time");
 }
 
@@ -466,7 +413,7 @@ collision(struct bgp_conn *c)
 	} else {
 		return (true); /* o's OPEN not seen yet: decided then */
 	}
-	send_notification(loser, ERR_CEASE, CEASE_COLLISION, NULL, 0);
+	send_notification(loser, BGP_ERR_CEASE, BGP_CEASE_COLLISION, NULL, 0);
 	conn_close(loser, "connection collision resolved");
 	return (loser != c);
 }
@@ -482,18 +429,18 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	uint32_t as4v = 0;
 
 	if (c->state != BGP_OPEN_SENT) {
-		conn_error(c, ERR_FSM, c->state == BGP_OPEN_CONFIRM ? 2 : 3,
+		conn_error(c, BGP_ERR_FSM, c->state == BGP_OPEN_CONFIRM ? 2 : 3,
 		    NULL, 0, "OPEN in the wrong state");
 		return;
 	}
 	if (len < 10 || (plen = b[9]) != len - 10) {
-		conn_error(c, ERR_HEADER, 2, NULL, 0, "bad OPEN length");
+		conn_error(c, BGP_ERR_HDR, 2, NULL, 0, "bad OPEN length");
 		return;
 	}
 	if (b[0] != 4) {
 		uint8_t v[2] = {0, 4};
 
-		conn_error(c, ERR_OPEN, 1, v, 2, "unsupported version");
+		conn_error(c, BGP_ERR_OPEN, 1, v, 2, "unsupported version");
 		return;
 	}
 	as = (uint32_t)b[1] << 8 | b[2];
@@ -503,13 +450,13 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 		unsigned ptype, pl, j;
 
 		if (i + 2 > len || i + 2 + (pl = b[i + 1]) > len) {
-			conn_error(c, ERR_OPEN, 0, NULL, 0,
+			conn_error(c, BGP_ERR_OPEN, 0, NULL, 0,
 			    "malformed optional parameters");
 			return;
 		}
 		ptype = b[i];
 		if (ptype != 2) {
-			conn_error(c, ERR_OPEN, 4, NULL, 0,
+			conn_error(c, BGP_ERR_OPEN, 4, NULL, 0,
 			    "unsupported optional parameter");
 			return;
 		}
@@ -518,7 +465,7 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 
 			if (j + 2 > i + 2 + pl ||
 			    j + 2 + (cl = b[j + 1]) > i + 2 + pl) {
-				conn_error(c, ERR_OPEN, 0, NULL, 0,
+				conn_error(c, BGP_ERR_OPEN, 0, NULL, 0,
 				    "malformed capability");
 				return;
 			}
@@ -546,17 +493,18 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 
 		snprintf(why, sizeof(why), "its AS is %u, configured %u", as,
 		    p->c.remote_as);
-		conn_error(c, ERR_OPEN, 2, d, 2, why);
+		conn_error(c, BGP_ERR_OPEN, 2, d, 2, why);
 		return;
 	}
 	if (hold == 1 || hold == 2) {
-		conn_error(c, ERR_OPEN, 6, NULL, 0, "unacceptable hold time");
+		conn_error(c, BGP_ERR_OPEN, 6, NULL, 0,
+		    "unacceptable hold time");
 		return;
 	}
 	/* RFC 6286: the identifier must be non-zero, and differ from ours
 	 * within an AS */
 	if (id == 0 || (as == las && id == bgp_d_router_id(p->d))) {
-		conn_error(c, ERR_OPEN, 3, NULL, 0, "bad BGP identifier");
+		conn_error(c, BGP_ERR_OPEN, 3, NULL, 0, "bad BGP identifier");
 		return;
 	}
 	c->remote_id = id;
@@ -587,7 +535,8 @@ peer_established(struct bgp_conn *c)
 	struct bgp_conn *o = &p->conn[c == &p->conn[0] ? 1 : 0];
 
 	if (o->fd >= 0) {
-		send_notification(o, ERR_CEASE, CEASE_COLLISION, NULL, 0);
+		send_notification(o, BGP_ERR_CEASE, BGP_CEASE_COLLISION, NULL,
+		    0);
 		conn_close(o, "connection collision resolved");
 	}
 	conn_state(c, BGP_ESTABLISHED);
@@ -644,7 +593,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 		}
 		snprintf(p->last_error, sizeof(p->last_error),
 		    "sent NOTIFICATION %u/%u (%s)", err.code, err.subcode,
-		    notif_name(err.code, err.subcode));
+		    notif_str(err.code, err.subcode));
 		p->err_sent = true;
 		conn_close(c, err.reason ? err.reason : "malformed UPDATE");
 		return;
@@ -679,7 +628,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 				 sizeof(d->canon))) < 0 ||
 			    (set = bgp_intern_get(d->intern, d->canon,
 				 (size_t)n)) == NULL) {
-				conn_error(c, ERR_CEASE, 8, NULL, 0,
+				conn_error(c, BGP_ERR_CEASE, 8, NULL, 0,
 				    "out of memory for attributes");
 				return;
 			}
@@ -693,7 +642,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 				p->pfx_rcvd++;
 			else if (r < 0) {
 				bgp_aset_unref(d->intern, set);
-				conn_error(c, ERR_CEASE, 8, NULL, 0,
+				conn_error(c, BGP_ERR_CEASE, 8, NULL, 0,
 				    "out of memory for routes");
 				return;
 			}
@@ -720,21 +669,21 @@ rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
 		if (len != 0) {
 			uint8_t d[2] = {0, (uint8_t)(HDR_LEN + len)};
 
-			conn_error(c, ERR_HEADER, 2, d, 2,
+			conn_error(c, BGP_ERR_HDR, 2, d, 2,
 			    "KEEPALIVE with a body");
 			return;
 		}
 		if (c->state == BGP_OPEN_CONFIRM)
 			peer_established(c);
 		else if (c->state != BGP_ESTABLISHED) {
-			conn_error(c, ERR_FSM, 1, NULL, 0,
+			conn_error(c, BGP_ERR_FSM, 1, NULL, 0,
 			    "KEEPALIVE in OpenSent");
 			return;
 		}
 		break;
 	case MSG_UPDATE:
 		if (c->state != BGP_ESTABLISHED) {
-			conn_error(c, ERR_FSM,
+			conn_error(c, BGP_ERR_FSM,
 			    c->state == BGP_OPEN_SENT ? 1 : 2, NULL, 0,
 			    "UPDATE before Established");
 			return;
@@ -753,7 +702,7 @@ rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
 
 		snprintf(why, sizeof(why), "received NOTIFICATION %u/%u (%s)",
 		    len > 0 ? b[0] : 0, len > 1 ? b[1] : 0,
-		    notif_name(len > 0 ? b[0] : 0, len > 1 ? b[1] : 0));
+		    notif_str(len > 0 ? b[0] : 0, len > 1 ? b[1] : 0));
 		p->err_sent = false;
 		conn_close(c, why);
 		return;
@@ -792,17 +741,17 @@ conn_read(struct ev_loop *loop, ev_io *w, int revents)
 		    0xff};
 
 		if (memcmp(m, ones, 16) != 0) {
-			conn_error(c, ERR_HEADER, 1, NULL, 0,
+			conn_error(c, BGP_ERR_HDR, 1, NULL, 0,
 			    "connection not synchronised");
 			return;
 		}
 		if (len < HDR_LEN || len > BGP_MSG_MAX) {
-			conn_error(c, ERR_HEADER, 2, m + 16, 2,
+			conn_error(c, BGP_ERR_HDR, 2, m + 16, 2,
 			    "bad message length");
 			return;
 		}
 		if (type < MSG_OPEN || type > MSG_ROUTE_REFRESH) {
-			conn_error(c, ERR_HEADER, 3, m + 18, 1,
+			conn_error(c, BGP_ERR_HDR, 3, m + 18, 1,
 			    "bad message type");
 			return;
 		}
@@ -1009,7 +958,8 @@ peer_stop(struct bgp_peer *p, unsigned cease_subcode, const char *why)
 		if (c->fd < 0)
 			continue;
 		if (c->state >= BGP_OPEN_SENT)
-			send_notification(c, ERR_CEASE, cease_subcode, NULL, 0);
+			send_notification(c, BGP_ERR_CEASE, cease_subcode, NULL,
+			    0);
 		conn_close(c, why);
 	}
 	ev_timer_stop(p->d->loop, &p->retry);
@@ -1056,7 +1006,7 @@ bgp_peer_clear(struct bgp_peer *p)
 	bool sd = p->c.shutdown;
 
 	p->c.shutdown = true;
-	peer_stop(p, CEASE_ADMIN_RESET, "cleared by the operator");
+	peer_stop(p, BGP_CEASE_RESET, "cleared by the operator");
 	p->c.shutdown = sd;
 	p->retry_ms = BGP_RETRY_FIRST_MS;
 	p->idle_hold_ms = 0;

@@ -136,12 +136,12 @@ check "... BIRD saw an administrative reset" grep -q "Received: Administrative r
 # hold timer expires; then killed
 kill -STOP "$bird_pid"
 check "BIRD stopped: the hold timer (3 s) takes the session down" wait_until 6 bash -c "! '$tools/bgpctl' '$run' neighbors $PA | grep -q Established"
-check "... last error: hold timer expired ($(field error))" has "$(nb)" "hold timer expired"
+check "... last error: hold timer expired ($(field error))" has "$(nb)" "4/0 (Hold Timer Expired)"
 kill -9 "$bird_pid"
 kill -CONT "$bird_pid" 2>/dev/null
 wait "$bird_pid" 2>/dev/null
 check "... and we keep trying to connect (Active or Connect)" wait_until 3 bash -c "'$tools/bgpctl' '$run' neighbors $PA | grep -qE ' (Active|Connect) '"
-check "... the last error stays the hold timer's, not the refused connects" has "$(nb)" "hold timer expired"
+check "... the last error stays the hold timer's, not the refused connects" has "$(nb)" "4/0 (Hold Timer Expired)"
 
 # ---- a wrong AS: OPEN error 2/2
 bird_conf 65009 ""
