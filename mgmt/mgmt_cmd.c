@@ -267,6 +267,9 @@ c_start(struct cmd_ctx *c)
 	return (control(c, "start"));
 }
 REMOTE(c_show_ipc, mgmt_show_ipc)
+REMOTE(c_show_bgp_summary, mgmt_show_bgp_summary)
+REMOTE(c_show_bgp_neighbor, mgmt_show_bgp_neighbor)
+REMOTE(c_clear_bgp_neighbor, mgmt_clear_bgp_neighbor)
 
 /* ---- configuration commands ------------------------------------------------------ */
 
@@ -523,6 +526,13 @@ static const struct cmd cmds[] = {
 	"show tern's processes", NULL},
     {{"show", "ipc"}, BOTH, false, c_show_ipc,
 	"show IPC counters of every component", NULL},
+    {{"show", "bgp", "summary"}, BOTH, false, c_show_bgp_summary,
+	"show BGP neighbours, one line each", NULL},
+    {{"show", "bgp", "neighbor"}, BOTH, false, c_show_bgp_neighbor,
+	"show BGP neighbours in detail", "[ADDRESS]"},
+    {{"clear", "bgp", "neighbor"}, OPER, true, c_clear_bgp_neighbor,
+	"reset a BGP session (soft: route refresh, no reset)",
+	"ADDRESS [soft]"},
     {{"show", "version"}, BOTH, false, c_show_version, "show the version",
 	NULL},
     {{"show", "system", "commit"}, BOTH, false, c_show_commits,

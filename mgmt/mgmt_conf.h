@@ -35,7 +35,9 @@
 #define MGMT_COMP_MGMT 0x1u
 #define MGMT_COMP_RIB  0x2u
 #define MGMT_COMP_FWD  0x4u
-#define MGMT_COMP_ALL  (MGMT_COMP_MGMT | MGMT_COMP_RIB | MGMT_COMP_FWD)
+#define MGMT_COMP_BGP  0x8u /* tern-bgp: the protocols bgp block */
+#define MGMT_COMP_ALL \
+	(MGMT_COMP_MGMT | MGMT_COMP_RIB | MGMT_COMP_FWD | MGMT_COMP_BGP)
 
 enum mgmt_skind {
 	MGMT_SK_CONTAINER, /* keyword { ... } */
@@ -63,6 +65,9 @@ enum mgmt_stype {
 /* wire leaf not configured: its default is sent (without the flag it is
  * sent unset and the component goes back to its own start-up value) */
 #define MGMT_SF_WIRE_DFLT 0x4u
+/* an AS number (UINT): asdot "H.L" (RFC 5396) is taken too, printed as
+ * asplain */
+#define MGMT_SF_ASDOT 0x8u
 
 struct mgmt_schema_node {
 	const char *name; /* keyword; NULL: anonymous list (key only) */
@@ -103,6 +108,25 @@ enum mgmt_sid {
 	MGMT_S_ROUTE_DISTANCE,
 	MGMT_S_ROUTE_BLACKHOLE,
 	MGMT_S_ROUTE_REJECT,
+	MGMT_S_BGP, /* protocols bgp (unit) */
+	MGMT_S_BGP_LOCAL_AS,
+	MGMT_S_BGP_ROUTER_ID,
+	MGMT_S_BGP_GR_TIME,
+	MGMT_S_BGP_NBR, /* protocols bgp neighbor A.B.C.D */
+	MGMT_S_BGP_NBR_REMOTE_AS,
+	MGMT_S_BGP_NBR_DESCR,
+	MGMT_S_BGP_NBR_PASSIVE,
+	MGMT_S_BGP_NBR_HOLD,
+	MGMT_S_BGP_NBR_RETRY,
+	MGMT_S_BGP_NBR_MULTIHOP,
+	MGMT_S_BGP_NBR_LOCAL_ADDR,
+	MGMT_S_BGP_NBR_AUTH,
+	MGMT_S_BGP_NBR_NH_SELF,
+	MGMT_S_BGP_NBR_GR,
+	MGMT_S_BGP_NBR_IMPORT,
+	MGMT_S_BGP_NBR_EXPORT,
+	MGMT_S_BGP_NBR_SHUTDOWN,
+	MGMT_S_BGP_NBR_LOCAL_AS,
 	MGMT_S_RIB,
 	MGMT_S_RIB_ECMP,
 	MGMT_S_RIB_DISTANCE,
@@ -228,7 +252,8 @@ int mgmt_conf_split(const char *line, char *buf, size_t bufsz,
 /* true if both trees hold the same configuration (O(changes) when they share
  * nodes). */
 bool mgmt_conf_equal(const struct mgmt_conf *a, const struct mgmt_conf *b);
-/* Number of entries of list (MGMT_S_IFACE or MGMT_S_ROUTE); O(n). */
+/* Number of entries of list (MGMT_S_IFACE, MGMT_S_ROUTE or MGMT_S_BGP_NBR);
+ * O(n). */
 size_t mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list);
 
 /* Whole-tree validation: constraints between leaves (a route has a next hop,
@@ -246,12 +271,12 @@ int mgmt_conf_validate(const struct mgmt_conf *conf, struct lc_err *err);
 
 enum mgmt_change_op { MGMT_CHG_ADD, MGMT_CHG_DEL, MGMT_CHG_MOD };
 
-/* A unit of change: an interface, a static route, or the rib, fwd or system
- * block as a whole. old/new are the unit's nodes in each tree (old NULL for
+/* A unit of change: an interface, a static route, or the bgp (protocols bgp),
+ * rib, fwd or system block as a whole. old/new are the unit's nodes in each tree (old NULL for
  * ADD, new NULL for DEL); decode them with the mgmt_conf_*_get functions. */
 struct mgmt_change {
 	enum mgmt_change_op op;
-	enum mgmt_sid unit; /* IFACE, ROUTE, RIB, FWD, SYSTEM */
+	enum mgmt_sid unit; /* IFACE, ROUTE, BGP, RIB, FWD, SYSTEM */
 	unsigned comp;	    /* MGMT_COMP_* to send it to */
 	const struct mgmt_node *old, *new;
 };
@@ -370,6 +395,33 @@ struct mgmt_system_conf {
 	int log_level; /* enum lc_log_level */
 };
 
+/* with the NUL; a config value is at most 63 characters (the parser's and
+ * set's canonical buffers), under TCP_MD5SIG_MAXKEYLEN (80) for the key */
+#define MGMT_BGP_DESCR_MAX  64
+#define MGMT_BGP_KEY_MAX    64
+#define MGMT_BGP_POLICY_MAX 64
+
+/* protocols bgp (mgmt_conf_bgp.c): 0 in a number or an address is "not
+ * configured" (tern-bgp's default applies, bgp.proto) */
+struct mgmt_bgp_conf {
+	bool present; /* the block is configured: BGP runs */
+	uint32_t local_as;
+	struct lc_ip4 router_id;
+	unsigned gr_time; /* graceful-restart-time, seconds */
+};
+
+/* protocols bgp neighbor A.B.C.D */
+struct mgmt_bgp_nbr_conf {
+	struct lc_ip4 addr;
+	uint32_t remote_as, local_as;
+	char description[MGMT_BGP_DESCR_MAX];
+	bool passive, next_hop_self, graceful_restart, shutdown;
+	unsigned hold_time, connect_retry, multihop; /* multihop: the TTL */
+	struct lc_ip4 local_address;
+	char auth_key[MGMT_BGP_KEY_MAX];
+	char import[MGMT_BGP_POLICY_MAX], export[MGMT_BGP_POLICY_MAX];
+};
+
 /* Decoders of a unit node (from a change or an iteration); defaults applied.
  * 0 or -EINVAL if node is not of that unit. */
 int mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *);
@@ -380,12 +432,17 @@ void mgmt_conf_fwd_get(const struct mgmt_conf *, struct mgmt_fwd_conf *);
 /* The same from a fwd unit node (a change's old or new; NULL: defaults) */
 void mgmt_conf_fwd_node_get(const struct mgmt_node *, struct mgmt_fwd_conf *);
 void mgmt_conf_system_get(const struct mgmt_conf *, struct mgmt_system_conf *);
+/* The bgp block of conf (present false and zeros when absent), and one of
+ * its neighbours (a MGMT_S_BGP_NBR node: 0, else -EINVAL). */
+void mgmt_conf_bgp_get(const struct mgmt_conf *, struct mgmt_bgp_conf *);
+int mgmt_conf_bgp_nbr_get(const struct mgmt_node *n,
+    struct mgmt_bgp_nbr_conf *);
 /* Node accessors: schema id and key/value text. */
 enum mgmt_sid mgmt_node_sid(const struct mgmt_node *);
 const char *mgmt_node_value(const struct mgmt_node *);
 
-/* Calls fn for each interface / static route entry, in key order (for a full
- * resync of rib or fwd). Stops at and returns the first non-zero from fn. */
+/* Calls fn for each interface / static route / bgp neighbour entry, in key
+ * order (for a full resync of rib or fwd). Stops at and returns the first non-zero from fn. */
 int mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
     int (*fn)(const struct mgmt_node *, void *), void *arg);
 

@@ -424,6 +424,9 @@ mgmt_change_path(const struct mgmt_change *c, char *buf, size_t bufsz)
 	case MGMT_S_ROUTE:
 		snprintf(buf, bufsz, "protocols static route %s", n->value);
 		break;
+	case MGMT_S_BGP:
+		snprintf(buf, bufsz, "protocols bgp");
+		break;
 	default:
 		snprintf(buf, bufsz, "%s", mgmt_schema[n->sid].name);
 	}

@@ -931,18 +931,33 @@ list_parent(const struct mgmt_conf *conf, enum mgmt_sid list)
 	case MGMT_S_ROUTE:
 		p = mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS);
 		return (mgmt_node_find_sid(p, MGMT_S_STATIC));
+	case MGMT_S_BGP_NBR:
+		p = mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS);
+		return (mgmt_node_find_sid(p, MGMT_S_BGP));
 	default:
 		return (NULL);
 	}
+}
+
+static int
+count_cb(const struct mgmt_node *n, void *arg)
+{
+	(void)n;
+	++*(size_t *)arg;
+	return (0);
 }
 
 size_t
 mgmt_conf_count(const struct mgmt_conf *conf, enum mgmt_sid list)
 {
 	const struct mgmt_node *p = list_parent(conf, list);
+	size_t n = 0;
 
 	/* route/interface are the only children of their parents */
-	return (p ? mgmt_node_nkids(p) : 0);
+	if (list != MGMT_S_BGP_NBR)
+		return (p ? mgmt_node_nkids(p) : 0);
+	mgmt_conf_foreach(conf, list, count_cb, &n);
+	return (n);
 }
 
 int
@@ -1120,4 +1135,81 @@ mgmt_conf_system_get(const struct mgmt_conf *conf, struct mgmt_system_conf *o)
 	    hn ? hn->value : mgmt_schema[MGMT_S_SYS_HOSTNAME].dflt);
 	/* enum words are in lc_log_level order */
 	o->log_level = ll ? (int)ll->kbin : LC_LOG_NOTICE;
+}
+
+void
+mgmt_conf_bgp_get(const struct mgmt_conf *conf, struct mgmt_bgp_conf *o)
+{
+	const struct mgmt_node *b = list_parent(conf, MGMT_S_BGP_NBR), *c;
+
+	memset(o, 0, sizeof(*o));
+	o->present = b != NULL;
+	if ((c = mgmt_node_find_sid(b, MGMT_S_BGP_LOCAL_AS)) != NULL)
+		o->local_as = (uint32_t)c->kbin;
+	if ((c = mgmt_node_find_sid(b, MGMT_S_BGP_ROUTER_ID)) != NULL)
+		o->router_id = lc_ip4_from_host((uint32_t)c->kbin);
+	if ((c = mgmt_node_find_sid(b, MGMT_S_BGP_GR_TIME)) != NULL)
+		o->gr_time = (unsigned)c->kbin;
+}
+
+int
+mgmt_conf_bgp_nbr_get(const struct mgmt_node *n, struct mgmt_bgp_nbr_conf *o)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	if (n == NULL || n->sid != MGMT_S_BGP_NBR)
+		return (-EINVAL);
+	memset(o, 0, sizeof(*o));
+	o->addr = lc_ip4_from_host((uint32_t)n->kbin);
+	mgmt_iter_init(&it, n);
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		switch (c->sid) {
+		case MGMT_S_BGP_NBR_REMOTE_AS:
+			o->remote_as = (uint32_t)c->kbin;
+			break;
+		case MGMT_S_BGP_NBR_LOCAL_AS:
+			o->local_as = (uint32_t)c->kbin;
+			break;
+		case MGMT_S_BGP_NBR_DESCR:
+			snprintf(o->description, sizeof(o->description), "%s",
+			    c->value);
+			break;
+		case MGMT_S_BGP_NBR_PASSIVE:
+			o->passive = true;
+			break;
+		case MGMT_S_BGP_NBR_NH_SELF:
+			o->next_hop_self = true;
+			break;
+		case MGMT_S_BGP_NBR_GR:
+			o->graceful_restart = true;
+			break;
+		case MGMT_S_BGP_NBR_SHUTDOWN:
+			o->shutdown = true;
+			break;
+		case MGMT_S_BGP_NBR_HOLD:
+			o->hold_time = (unsigned)c->kbin;
+			break;
+		case MGMT_S_BGP_NBR_RETRY:
+			o->connect_retry = (unsigned)c->kbin;
+			break;
+		case MGMT_S_BGP_NBR_MULTIHOP:
+			o->multihop = (unsigned)c->kbin;
+			break;
+		case MGMT_S_BGP_NBR_LOCAL_ADDR:
+			o->local_address = lc_ip4_from_host((uint32_t)c->kbin);
+			break;
+		case MGMT_S_BGP_NBR_AUTH:
+			snprintf(o->auth_key, sizeof(o->auth_key), "%s",
+			    c->value);
+			break;
+		case MGMT_S_BGP_NBR_IMPORT:
+			snprintf(o->import, sizeof(o->import), "%s", c->value);
+			break;
+		case MGMT_S_BGP_NBR_EXPORT:
+			snprintf(o->export, sizeof(o->export), "%s", c->value);
+			break;
+		}
+	}
+	return (0);
 }

@@ -311,6 +311,169 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 	return (0);
 }
 
+/* ---- protocols bgp ---------------------------------------------------------------- */
+
+/* The interface whose address a is (its name in *name), or false. */
+static bool
+own_address(const struct mgmt_conf *conf, struct lc_ip4 a, char *name)
+{
+	struct mgmt_iface_conf ic;
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_iter_init(&it, ifaces_of(conf));
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		mgmt_conf_iface_get(c, &ic);
+		for (unsigned i = 0; i < ic.naddr; i++)
+			if (lc_ip4_eq(ic.host[i], a)) {
+				snprintf(name, MGMT_NAME_MAX, "%s", ic.name);
+				return (true);
+			}
+	}
+	return (false);
+}
+
+/* a is in a subnet (len < 32) of a configured interface; else buf gets
+ * "connected subnets: 198.18.1.0/24, ..." or why there are none */
+static bool
+on_connected(const struct mgmt_conf *conf, struct lc_ip4 a, char *buf,
+    size_t sz)
+{
+	struct mgmt_iface_conf ic;
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+	size_t off = (size_t)snprintf(buf, sz, "connected subnets: ");
+	size_t start = off;
+
+	mgmt_iter_init(&it, ifaces_of(conf));
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		mgmt_conf_iface_get(c, &ic);
+		for (unsigned i = 0; i < ic.naddr; i++) {
+			char pb[LC_PREFIX4_STRLEN];
+
+			if (ic.addr[i].len >= 32)
+				continue;
+			if (lc_prefix4_contains(&ic.addr[i], a))
+				return (true);
+			if (off + LC_PREFIX4_STRLEN + 8 < sz)
+				off += (size_t)snprintf(buf + off, sz - off,
+				    "%s%s", off > start ? ", " : "",
+				    lc_prefix4_str(&ic.addr[i], pb));
+		}
+	}
+	if (off == start)
+		snprintf(buf, sz, "no interface has a subnet");
+	return (false);
+}
+
+/*
+ * One neighbour of the bgp block b: a remote-as, a local-as (its own or
+ * the block's), a unicast address that is none of ours and, without
+ * multihop, on a connected subnet; a local-address that is ours; no
+ * import or export until there are policies to name.
+ */
+static int
+validate_bgp_nbr(const struct mgmt_conf *conf, const struct mgmt_bgp_conf *b,
+    const struct mgmt_node *u, struct lc_err *err)
+{
+	static const unsigned pol[2] = {MGMT_S_BGP_NBR_IMPORT,
+	    MGMT_S_BGP_NBR_EXPORT};
+	struct mgmt_bgp_nbr_conf n;
+	char ifn[MGMT_NAME_MAX], subnets[200];
+
+	mgmt_conf_bgp_nbr_get(u, &n);
+	if (n.remote_as == 0) {
+		mgmt_err_node(err, u,
+		    "protocols bgp neighbor %s: expected "
+		    "remote-as",
+		    u->value);
+		return (-EINVAL);
+	}
+	if (n.local_as == 0 && b->local_as == 0) {
+		mgmt_err_node(err, u,
+		    "protocols bgp neighbor %s: no local-as (set protocols bgp "
+		    "local-as, or the neighbor's own)",
+		    u->value);
+		return (-EINVAL);
+	}
+	if (!nh_unicast(lc_ip4_to_host(n.addr))) {
+		mgmt_err_node(err, u,
+		    "protocols bgp neighbor %s: not a unicast address",
+		    u->value);
+		return (-EINVAL);
+	}
+	if (own_address(conf, n.addr, ifn)) {
+		mgmt_err_node(err, u,
+		    "protocols bgp neighbor %s: the router's own address "
+		    "(interface %s)",
+		    u->value, ifn);
+		return (-EINVAL);
+	}
+	if (n.multihop == 0 &&
+	    !on_connected(conf, n.addr, subnets, sizeof(subnets))) {
+		mgmt_err_node(err, u,
+		    "protocols bgp neighbor %s: not on a connected subnet (%s); "
+		    "set multihop for a neighbor further away",
+		    u->value, subnets);
+		return (-EINVAL);
+	}
+	if (n.local_address.s_addr != 0 &&
+	    !own_address(conf, n.local_address, ifn)) {
+		mgmt_err_node(err,
+		    mgmt_node_find_sid(u, MGMT_S_BGP_NBR_LOCAL_ADDR),
+		    "protocols bgp neighbor %s: local-address %s is none of "
+		    "the router's addresses",
+		    u->value, lc_ip4_ntoa(n.local_address));
+		return (-EINVAL);
+	}
+	/* nothing may accept a name it cannot check: once there is a
+	 * policy block, these must name one of its policies */
+	for (unsigned i = 0; i < 2; i++) {
+		const struct mgmt_node *p = mgmt_node_find_sid(u, pol[i]);
+
+		if (p != NULL) {
+			mgmt_err_node(err, p,
+			    "protocols bgp neighbor %s: %s %s: policies are "
+			    "not supported yet (issue 21)",
+			    u->value, mgmt_schema[pol[i]].name, p->value);
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
+static int
+validate_bgp(const struct mgmt_conf *conf, const struct mgmt_node *u,
+    struct lc_err *err)
+{
+	struct mgmt_bgp_conf b;
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_conf_bgp_get(conf, &b);
+	if (b.present && b.router_id.s_addr == 0 &&
+	    (c = mgmt_node_find_sid(u, MGMT_S_BGP_ROUTER_ID)) != NULL) {
+		mgmt_err_node(err, c,
+		    "protocols bgp: router-id 0.0.0.0 is not a BGP "
+		    "identifier");
+		return (-EINVAL);
+	}
+	mgmt_iter_init(&it, u);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		if (c->sid == MGMT_S_BGP_NBR &&
+		    validate_bgp_nbr(conf, &b, c, err) != 0)
+			return (-EINVAL);
+	return (0);
+}
+
+static const struct mgmt_node *
+bgp_of(const struct mgmt_conf *conf)
+{
+	return (
+	    mgmt_node_find_sid(mgmt_node_find_sid(conf->root, MGMT_S_PROTOCOLS),
+		MGMT_S_BGP));
+}
+
 int
 mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
     struct lc_err *err)
@@ -320,6 +483,8 @@ mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
 		return (validate_route(conf, unit, err));
 	case MGMT_S_IFACE:
 		return (validate_iface(conf, unit, err));
+	case MGMT_S_BGP:
+		return (validate_bgp(conf, unit, err));
 	default:
 		/* rib, fwd, system: types and ranges are checked on input */
 		return (0);
@@ -374,24 +539,36 @@ validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
 int
 mgmt_conf_validate(const struct mgmt_conf *conf, struct lc_err *err)
 {
+	const struct mgmt_node *b = bgp_of(conf);
 	int rv;
 
 	if ((rv = validate_list(conf, MGMT_S_IFACE, err)) != 0)
 		return (rv);
-	return (validate_list(conf, MGMT_S_ROUTE, err));
+	if ((rv = validate_list(conf, MGMT_S_ROUTE, err)) != 0)
+		return (rv);
+	return (b != NULL ? validate_bgp(conf, b, err) : 0);
 }
 
 int
 mgmt_conf_validate_changes(const struct mgmt_conf *new,
     const struct mgmt_changes *chg, struct lc_err *err)
 {
+	const struct mgmt_node *b = bgp_of(new);
+	bool ifaces = false, bgp = false;
 	int rv;
 
-	for (size_t i = 0; i < chg->n; i++)
+	for (size_t i = 0; i < chg->n; i++) {
+		ifaces |= chg->v[i].unit == MGMT_S_IFACE;
+		bgp |= chg->v[i].unit == MGMT_S_BGP;
 		if (chg->v[i].new != NULL &&
 		    (rv = mgmt_validate_unit(new, chg->v[i].new, err)) != 0)
 			return (rv);
-	if (chg->iface_deleted)
-		return (mgmt_validate_iface_refs(new, err));
+	}
+	if (chg->iface_deleted &&
+	    (rv = mgmt_validate_iface_refs(new, err)) != 0)
+		return (rv);
+	/* the neighbours are checked against the interfaces' addresses */
+	if (ifaces && !bgp && b != NULL)
+		return (validate_bgp(new, b, err));
 	return (0);
 }

@@ -71,7 +71,8 @@ void mgmt_push_fini(struct mgmt *);
 /*
  * mgmt_wire.c: each schema row with a wire column goes in one field of its
  * unit's message (interfaces: fwd.IfConfig, the fwd block: fwd.FwdConfig,
- * static routes: rib.Route, the rib block: rib.RibConfig). init binds the
+ * static routes: rib.Route, the rib block: rib.RibConfig, the bgp block:
+ * bgp.BgpConfig and each of its neighbours bgp.Neighbor). init binds the
  * rows of tab (MGMT_S__COUNT of them; mgmt_schema but in tests) to the
  * fields by name and checks each: 0, or -EINVAL with err naming the row.
  * fill sets the leaves of unit node n (NULL: not configured) in msg, a
@@ -89,7 +90,12 @@ void mgmt_wire_fill(enum mgmt_sid unit, const struct mgmt_node *n,
 void mgmt_wire_fill_conf(const struct mgmt_conf *conf, enum mgmt_sid unit,
     struct ProtobufCMessage *msg);
 /* mgmt's clients of the other components (NULL in tests without server). */
-enum mgmt_peer { MGMT_PEER_FWD, MGMT_PEER_RIB, MGMT_PEER_RTRMGR };
+enum mgmt_peer {
+	MGMT_PEER_FWD,
+	MGMT_PEER_RIB,
+	MGMT_PEER_RTRMGR,
+	MGMT_PEER_BGP
+};
 struct ipc_client *mgmt_peer_client(struct mgmt *, enum mgmt_peer);
 const char *mgmt_peer_name(enum mgmt_peer);
 
@@ -118,6 +124,14 @@ int mgmt_control(const struct mgmt_op *, const char *verb, const char *const *w,
 int mgmt_show_route_summary(const struct mgmt_op *, struct lc_err *err);
 int mgmt_show_ipc(const struct mgmt_op *, const char *const *w, unsigned nw,
     struct lc_err *err);
+/* show bgp summary, show bgp neighbor [A], clear bgp neighbor A [soft]:
+ * tern-bgp's QUERY_NEIGHBORS and CLEAR_NEIGHBOR */
+int mgmt_show_bgp_summary(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_err *err);
+int mgmt_show_bgp_neighbor(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_err *err);
+int mgmt_clear_bgp_neighbor(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_err *err);
 /* mgmt_d.c: our server's counters; -ENOENT without a server. */
 struct ipc_stats;
 int mgmt_server_stats(struct mgmt *, struct ipc_stats *);

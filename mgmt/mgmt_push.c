@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ipc/ipc.h"
+#include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_err.h"
@@ -19,10 +20,11 @@ enum {
 	C_FWD = MGMT_PEER_FWD,
 	C_RIB = MGMT_PEER_RIB,
 	C_RTRMGR = MGMT_PEER_RTRMGR,
+	C_BGP = MGMT_PEER_BGP,
 	C__COUNT
 };
 static const char *const comp_name[C__COUNT] = {"tern-fwd", "tern-rib",
-    "tern-rtrmgr"};
+    "tern-rtrmgr", "tern-bgp"};
 
 /* ---- encoding one part ----------------------------------------------------------- */
 
@@ -347,6 +349,66 @@ enc_rib_config(const struct mgmt_conf *conf, Rib__RibConfig *rc)
 	mgmt_wire_fill_conf(conf, MGMT_S_RIB, &rc->base);
 }
 
+/* A copy of s in e (the config's strings are only borrowed) */
+static char *
+enc_str(struct enc *e, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return (memcpy(enc_alloc(e, n), s, n));
+}
+
+struct bgp_enc {
+	struct enc *e;
+	Bgp__BgpConfig *c;
+	size_t max;
+};
+
+/* One neighbour: its numbers and flags from the schema's wire column, the
+ * rest (address, strings, local-address) here. */
+static int
+enc_bgp_nbr(const struct mgmt_node *n, void *arg)
+{
+	struct bgp_enc *be = arg;
+	Bgp__Neighbor *nb;
+	struct mgmt_bgp_nbr_conf c;
+
+	if (be->c->n_neighbors == be->max)
+		return (0);
+	nb = enc_alloc(be->e, sizeof(*nb));
+	bgp__neighbor__init(nb);
+	mgmt_conf_bgp_nbr_get(n, &c);
+	nb->address = c.addr.s_addr;
+	mgmt_wire_fill(MGMT_S_BGP_NBR, n, &nb->base);
+	nb->description = enc_str(be->e, c.description);
+	nb->local_address = c.local_address.s_addr;
+	nb->md5_password = enc_str(be->e, c.auth_key);
+	nb->import_policy = enc_str(be->e, c.import);
+	nb->export_policy = enc_str(be->e, c.export);
+	be->c->neighbors[be->c->n_neighbors++] = nb;
+	return (0);
+}
+
+/* tern-bgp's part: the whole bgp block of conf (enabled: it is there),
+ * which tern-bgp diffs against what it runs */
+static void
+enc_bgp_config(struct enc *e, const struct mgmt_conf *conf, uint64_t txn,
+    bool dry, Bgp__BgpConfig *c)
+{
+	struct bgp_enc be = {e, c, mgmt_conf_count(conf, MGMT_S_BGP_NBR)};
+	struct mgmt_bgp_conf b;
+
+	bgp__bgp_config__init(c);
+	mgmt_conf_bgp_get(conf, &b);
+	c->txn = txn;
+	c->dry_run = dry;
+	c->enabled = b.present;
+	c->router_id = b.router_id.s_addr;
+	mgmt_wire_fill_conf(conf, MGMT_S_BGP, &c->base); /* local-as, GR time */
+	c->neighbors = enc_alloc(e, sizeof(*c->neighbors) * (be.max + 1));
+	mgmt_conf_foreach(conf, MGMT_S_BGP_NBR, enc_bgp_nbr, &be);
+}
+
 static bool
 chg_has(const struct mgmt_changes *chg, enum mgmt_sid unit)
 {
@@ -387,6 +449,10 @@ static void txn_part_done(struct mgmt_txn *t, int comp, bool ok,
     const char *why);
 static void fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 static void rib_connected(struct ipc_client *cl, uint64_t gen, void *arg);
+static void bgp_connected(struct ipc_client *cl, uint64_t gen, void *arg);
+/* what a component gets when it (re)connects: the whole running config */
+static void (*const comp_connected[C__COUNT])(struct ipc_client *, uint64_t,
+    void *) = {fwd_connected, rib_connected, NULL, bgp_connected};
 
 static void
 fwd_reply(void *arg, int status, const struct lc_err *err,
@@ -419,6 +485,22 @@ rib_reply(void *arg, int status, const struct lc_err *err,
 		    a->n_errors > 0 ? a->errors[0]->message :
 				      "routes rejected");
 	txn_part_done(arg, C_RIB, ok, why);
+}
+
+/* tern-bgp answers its part with a ConfigAck */
+static void
+bgp_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
+	char why[400] = "";
+
+	if (status != IPC_OK)
+		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
+		    err->msg[0] ? ": " : "", err->msg);
+	else if (a != NULL && !a->ok)
+		snprintf(why, sizeof(why), "%s", a->error);
+	txn_part_done(arg, C_BGP, status == IPC_OK && a != NULL && a->ok, why);
 }
 
 static bool
@@ -455,6 +537,7 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	Fwd__IfConfigBatch fb;
 	Rib__RouteBatch rb;
 	Rib__RibConfig rc;
+	Bgp__BgpConfig bc;
 	bool fwd = comp_up(C_FWD), rib = comp_up(C_RIB) && !dry;
 	unsigned sent = 0;
 
@@ -489,8 +572,16 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	/* the rib block: its own call in the same transaction */
 	if (rib && chg_has(chg, MGMT_S_RIB)) {
 		enc_rib_config(new, &rc);
-		(void)txn_call(t, C_RIB, RIB__METHOD__SET_CONFIG, &rc.base,
-		    rib_reply, "its settings", &sent);
+		if (!txn_call(t, C_RIB, RIB__METHOD__SET_CONFIG, &rc.base,
+			rib_reply, "its settings", &sent))
+			goto out;
+	}
+	/* the bgp block, whole, with tern-bgp's own dry run for commit
+	 * check */
+	if (comp_up(C_BGP) && chg_has(chg, MGMT_S_BGP)) {
+		enc_bgp_config(&e, new, ++comps[C_BGP].seq, dry, &bc);
+		(void)txn_call(t, C_BGP, BGP__METHOD__SET_CONFIG, &bc.base,
+		    bgp_reply, "its part", &sent);
 	}
 out:
 	enc_free(&e);
@@ -542,13 +633,12 @@ txn_finish(struct mgmt_txn *t)
 	 * now: resynced from the running of before the commit, it would
 	 * have lost the commit's part (not sent to it, or swept by the
 	 * resync that followed it) */
-	for (int c = C_FWD; c <= C_RIB; c++) {
+	for (int c = 0; c < C__COUNT; c++) {
 		if (!comps[c].resync_due)
 			continue;
 		comps[c].resync_due = false;
-		if (comp_up(c))
-			(c == C_FWD ? fwd_connected :
-				      rib_connected)(comps[c].cl,
+		if (comp_up(c) && comp_connected[c] != NULL)
+			comp_connected[c](comps[c].cl,
 			    ipc_client_peer_generation(comps[c].cl), m);
 	}
 	/* a commit that succeeds may still say something (a warning) */
@@ -593,7 +683,8 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 			if ((!(acc & (1u << C_FWD)) &&
 				(u == MGMT_S_IFACE || u == MGMT_S_FWD)) ||
 			    (!(acc & (1u << C_RIB)) &&
-				(u == MGMT_S_ROUTE || u == MGMT_S_RIB)))
+				(u == MGMT_S_ROUTE || u == MGMT_S_RIB)) ||
+			    (!(acc & (1u << C_BGP)) && u == MGMT_S_BGP))
 				back.v[i].unit = MGMT_S__COUNT;
 		}
 		if (txn_send(t, &back, t->m->running, false) > 0) {
@@ -811,29 +902,74 @@ fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	enc_free(&r.e);
 }
 
+/* tern-bgp answers SET_CONFIG with a ConfigAck: a refusal is logged */
+static void
+bgp_resync_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
+
+	if (status == IPC_OK && a != NULL && !a->ok)
+		lc_log_err("resync of tern-bgp: refused: %s", a->error);
+	else
+		resync_reply(arg, status, err, msg);
+}
+
+/* tern-bgp gets the whole bgp block of running (enabled false without
+ * one), as at every commit that changes it */
+static void
+bgp_connected(struct ipc_client *cl, uint64_t gen, void *arg)
+{
+	struct mgmt *m = arg;
+	struct enc e = {.conf = m->running};
+	Bgp__BgpConfig bc;
+
+	if (m->txn != NULL) {
+		/* running changes when the commit ends: resync then */
+		comps[C_BGP].resync_due = true;
+		lc_log_info("tern-bgp (generation %llu) connected during a "
+			    "commit: resync when it ends",
+		    (unsigned long long)gen);
+		return;
+	}
+	enc_bgp_config(&e, m->running, ++comps[C_BGP].seq, false, &bc);
+	ipc_call(cl, BGP__METHOD__SET_CONFIG, &bc.base, bgp_resync_reply,
+	    (void *)"bgp", PUSH_TIMEOUT_MS);
+	lc_log_info("tern-bgp (generation %llu): %zu neighbors resynced",
+	    (unsigned long long)gen, bc.n_neighbors);
+	enc_free(&e);
+}
+
 int
 mgmt_push_init(struct mgmt *m)
 {
-	struct ipc_opts io = {0};
+	struct ipc_opts io = {0}, bio;
 	struct ipc_client_cbs fcb = {.on_connect = fwd_connected, .arg = m};
 	struct ipc_client_cbs rcb = {.on_connect = rib_connected, .arg = m};
+	struct ipc_client_cbs bcb = {.on_connect = bgp_connected, .arg = m};
 
 	io.rundir = m->opts.rundir;
 	io.component = "mgmt";
 	io.generation = m->opts.generation;
 	io.reconnect_ms =
 	    20; /* a restarted peer is back within a turn or two */
+	/* tern-bgp runs only where BGP is configured: retry less often */
+	bio = io;
+	bio.reconnect_ms = 100;
 	if ((comps[C_FWD].cl = ipc_client_new(m->loop, &ipc_svc_fwd, &io,
 		 false)) == NULL ||
 	    (comps[C_RIB].cl = ipc_client_new(m->loop, &ipc_svc_rib, &io,
 		 false)) == NULL ||
 	    (comps[C_RTRMGR].cl = ipc_client_new(m->loop, &ipc_svc_rtrmgr, &io,
+		 false)) == NULL ||
+	    (comps[C_BGP].cl = ipc_client_new(m->loop, &ipc_svc_bgp, &bio,
 		 false)) == NULL) {
 		mgmt_push_fini(m);
 		return (-errno);
 	}
 	ipc_client_set_cbs(comps[C_FWD].cl, &fcb);
 	ipc_client_set_cbs(comps[C_RIB].cl, &rcb);
+	ipc_client_set_cbs(comps[C_BGP].cl, &bcb);
 	return (0);
 }
 

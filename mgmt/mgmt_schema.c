@@ -14,15 +14,18 @@ static const char *const host_path_words[] = {"enable", "disable", NULL};
 static const char *const loglevel_words[] = {"err", "warning", "notice", "info",
     "debug", NULL};
 
-#define C    MGMT_SK_CONTAINER
-#define L    MGMT_SK_LEAF
-#define LL   MGMT_SK_LEAFLIST
-#define F    MGMT_SK_FLAG
-#define LIST MGMT_SK_LIST
-#define RIB  MGMT_COMP_RIB
-#define FWD  MGMT_COMP_FWD
-#define MGMT MGMT_COMP_MGMT
-#define WD   MGMT_SF_WIRE_DFLT
+#define C     MGMT_SK_CONTAINER
+#define L     MGMT_SK_LEAF
+#define LL    MGMT_SK_LEAFLIST
+#define F     MGMT_SK_FLAG
+#define LIST  MGMT_SK_LIST
+#define RIB   MGMT_COMP_RIB
+#define FWD   MGMT_COMP_FWD
+#define MGMT  MGMT_COMP_MGMT
+#define BGP   MGMT_COMP_BGP
+#define WD    MGMT_SF_WIRE_DFLT
+#define AS    MGMT_SF_ASDOT
+#define ASMAX 4294967295u
 
 /*
  * The schema. Everything that completes, helps, validates, prints or diffs a
@@ -92,6 +95,72 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 	"Drop matching packets with ICMP unreachable", NULL, RIB, 0, NULL,
 	NULL},
 
+    /* tern-bgp's block, sent whole (bgp.BgpConfig, SET_CONFIG); each
+     * neighbour is a bgp.Neighbor of it. Numbers not configured go as 0,
+     * tern-bgp's default (bgp.proto), hence no range holds 0 */
+    [MGMT_S_BGP] = {"bgp", MGMT_S_PROTOCOLS, C, MGMT_T_NONE, 0, 0, NULL,
+	"BGP-4 (tern-bgp)", NULL, BGP, MGMT_SF_UNIT, NULL, NULL},
+    [MGMT_S_BGP_LOCAL_AS] = {"local-as", MGMT_S_BGP, L, MGMT_T_UINT, 1, ASMAX,
+	NULL, "Autonomous system of this router (asplain or asdot)", NULL, BGP,
+	AS, "<1..4294967295>", "local_as"},
+    [MGMT_S_BGP_ROUTER_ID] = {"router-id", MGMT_S_BGP, L, MGMT_T_IP4, 0, 0,
+	NULL, "BGP identifier (default: the highest interface address)", NULL,
+	BGP, 0, "<a.b.c.d>", NULL},
+    [MGMT_S_BGP_GR_TIME] = {"graceful-restart-time", MGMT_S_BGP, L, MGMT_T_UINT,
+	1, 4095, NULL,
+	"Restart time announced for graceful restart (RFC 4724), seconds",
+	"120", BGP, 0, "<1..4095>", "graceful_restart_time"},
+    [MGMT_S_BGP_NBR] = {"neighbor", MGMT_S_BGP, LIST, MGMT_T_IP4, 0, 0, NULL,
+	"BGP neighbour (peer address)", NULL, BGP, 0, "<a.b.c.d>", NULL},
+    [MGMT_S_BGP_NBR_REMOTE_AS] = {"remote-as", MGMT_S_BGP_NBR, L, MGMT_T_UINT,
+	1, ASMAX, NULL, "Autonomous system of the neighbour (required)", NULL,
+	BGP, AS, "<1..4294967295>", "remote_as"},
+    [MGMT_S_BGP_NBR_DESCR] = {"description", MGMT_S_BGP_NBR, L, MGMT_T_STRING,
+	1, 63, NULL, "Text shown with the neighbour", NULL, BGP, 0, "<text>",
+	NULL},
+    [MGMT_S_BGP_NBR_PASSIVE] = {"passive", MGMT_S_BGP_NBR, F, MGMT_T_NONE, 0, 0,
+	NULL, "Never connect: only accept the neighbour's connection", NULL,
+	BGP, 0, NULL, "passive"},
+    [MGMT_S_BGP_NBR_HOLD] = {"hold-time", MGMT_S_BGP_NBR, L, MGMT_T_UINT, 3,
+	65535, NULL, "Hold time proposed in OPEN, seconds", "90", BGP, 0,
+	"<3..65535>", "hold_time"},
+    [MGMT_S_BGP_NBR_RETRY] = {"connect-retry", MGMT_S_BGP_NBR, L, MGMT_T_UINT,
+	1, 65535, NULL, "Connect retry time, seconds", "30", BGP, 0,
+	"<1..65535>", "connect_retry"},
+    [MGMT_S_BGP_NBR_MULTIHOP] = {"multihop", MGMT_S_BGP_NBR, L, MGMT_T_UINT, 2,
+	255, NULL,
+	"eBGP multihop: the session's TTL (the neighbour need not be on a "
+	"connected subnet)",
+	NULL, BGP, 0, "<2..255>", "multihop_ttl"},
+    [MGMT_S_BGP_NBR_LOCAL_ADDR] = {"local-address", MGMT_S_BGP_NBR, L,
+	MGMT_T_IP4, 0, 0, NULL,
+	"Source address of the session (one of the router's)", NULL, BGP, 0,
+	"<a.b.c.d>", NULL},
+    [MGMT_S_BGP_NBR_AUTH] = {"authentication-key", MGMT_S_BGP_NBR, L,
+	MGMT_T_STRING, 1, 63, NULL, "TCP MD5 signature key (RFC 2385)", NULL,
+	BGP, 0, "<text>", NULL},
+    [MGMT_S_BGP_NBR_NH_SELF] = {"next-hop-self", MGMT_S_BGP_NBR, F, MGMT_T_NONE,
+	0, 0, NULL, "Advertise routes with this router as next hop", NULL, BGP,
+	0, NULL, "next_hop_self"},
+    [MGMT_S_BGP_NBR_GR] = {"graceful-restart", MGMT_S_BGP_NBR, F, MGMT_T_NONE,
+	0, 0, NULL, "Negotiate graceful restart (RFC 4724)", NULL, BGP, 0, NULL,
+	"graceful_restart"},
+    [MGMT_S_BGP_NBR_IMPORT] = {"import", MGMT_S_BGP_NBR, L, MGMT_T_IFNAME, 1,
+	63, NULL,
+	"Import policy (none: an eBGP neighbour's routes are refused, RFC 8212)",
+	NULL, BGP, 0, "<policy>", NULL},
+    [MGMT_S_BGP_NBR_EXPORT] = {"export", MGMT_S_BGP_NBR, L, MGMT_T_IFNAME, 1,
+	63, NULL,
+	"Export policy (none: nothing is advertised to an eBGP neighbour, RFC "
+	"8212)",
+	NULL, BGP, 0, "<policy>", NULL},
+    [MGMT_S_BGP_NBR_SHUTDOWN] = {"shutdown", MGMT_S_BGP_NBR, F, MGMT_T_NONE, 0,
+	0, NULL, "Administratively down: configured, no session", NULL, BGP, 0,
+	NULL, "shutdown"},
+    [MGMT_S_BGP_NBR_LOCAL_AS] = {"local-as", MGMT_S_BGP_NBR, L, MGMT_T_UINT, 1,
+	ASMAX, NULL, "Our AS towards this neighbour (default: bgp local-as)",
+	NULL, BGP, AS, "<1..4294967295>", "local_as"},
+
     [MGMT_S_RIB] = {"rib", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
 	"Routing information base settings", NULL, RIB, MGMT_SF_UNIT, NULL,
 	NULL},
@@ -137,7 +206,10 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 #undef RIB
 #undef FWD
 #undef MGMT
+#undef BGP
 #undef WD
+#undef AS
+#undef ASMAX
 
 unsigned
 mgmt_schema_comp(enum mgmt_sid sid)
@@ -227,7 +299,12 @@ type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
 
 	switch (s->type) {
 	case MGMT_T_UINT:
-		snprintf(buf, sz, "a number in %u..%u", s->min, s->max);
+		if (s->flags & MGMT_SF_ASDOT)
+			snprintf(buf, sz,
+			    "an AS number in %u..%u (or asdot 0.1..65535.65535)",
+			    s->min, s->max);
+		else
+			snprintf(buf, sz, "a number in %u..%u", s->min, s->max);
 		break;
 	case MGMT_T_IP4:
 		snprintf(buf, sz, "an IPv4 address a.b.c.d");
@@ -282,6 +359,25 @@ parse_uint(const char *v, uint32_t *out)
 	if (x > UINT32_MAX)
 		return (-EINVAL);
 	*out = (uint32_t)x;
+	return (0);
+}
+
+/* asdot "H.L" (RFC 5396), each half 0..65535: H * 65536 + L */
+static int
+parse_asdot(const char *v, uint32_t *out)
+{
+	const char *dot = strchr(v, '.');
+	char hi[8];
+	uint32_t h, l;
+
+	if (dot == NULL || dot - v > 5)
+		return (-EINVAL);
+	memcpy(hi, v, (size_t)(dot - v));
+	hi[dot - v] = '\0';
+	if (parse_uint(hi, &h) != 0 || parse_uint(dot + 1, &l) != 0 ||
+	    h > 65535 || l > 65535)
+		return (-EINVAL);
+	*out = h << 16 | l;
 	return (0);
 }
 
@@ -340,7 +436,8 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 	*kbin = 0;
 	switch (s->type) {
 	case MGMT_T_UINT:
-		if (parse_uint(v, &u) != 0)
+		if (parse_uint(v, &u) != 0 &&
+		    (!(s->flags & MGMT_SF_ASDOT) || parse_asdot(v, &u) != 0))
 			goto bad;
 		if (u < s->min || u > s->max) {
 			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,

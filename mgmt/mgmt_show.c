@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ipc/ipc.h"
+#include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "ipc/proto/rtrmgr.pb-c.h"
@@ -1170,5 +1171,362 @@ mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 			free(c);
 	}
 	ipc_wait_done(w); /* answers now if nobody else is asked */
+	return (MGMT_PENDING);
+}
+
+/* ---- show bgp, clear bgp ----------------------------------------------------------- */
+
+static const char *
+bgp_state(Bgp__State st)
+{
+	switch (st) {
+	case BGP__STATE__IDLE:
+		return ("Idle");
+	case BGP__STATE__CONNECT:
+		return ("Connect");
+	case BGP__STATE__ACTIVE:
+		return ("Active");
+	case BGP__STATE__OPEN_SENT:
+		return ("OpenSent");
+	case BGP__STATE__OPEN_CONFIRM:
+		return ("OpenConfirm");
+	case BGP__STATE__ESTABLISHED:
+		return ("Established");
+	default:
+		return ("unknown");
+	}
+}
+
+/* Time in a state: "01:02:03", or "3d04h05m" from a day on. */
+static const char *
+bgp_dur(uint64_t ms, char *buf, size_t n)
+{
+	uint64_t t = ms / 1000;
+
+	if (t >= 86400)
+		snprintf(buf, n, "%llud%02lluh%02llum",
+		    (unsigned long long)(t / 86400),
+		    (unsigned long long)(t % 86400 / 3600),
+		    (unsigned long long)(t % 3600 / 60));
+	else
+		snprintf(buf, n, "%02llu:%02llu:%02llu",
+		    (unsigned long long)(t / 3600),
+		    (unsigned long long)(t % 3600 / 60),
+		    (unsigned long long)(t % 60));
+	return (buf);
+}
+
+static const char *
+str_or(const char *s, const char *dflt)
+{
+	return (s != NULL && s[0] != '\0' ? s : dflt);
+}
+
+/* Every field of a neighbour's state, for | json. */
+static json_object *
+bgp_nbr_json(const Bgp__NeighborState *n)
+{
+	json_object *o = json_object_new_object(), *caps;
+
+#define JS(k, v) json_object_object_add(o, k, json_object_new_string(v))
+#define JI(k, v) \
+	json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+	JS("address", ip4(n->address));
+	JI("remote_as", n->remote_as);
+	JS("state", bgp_state(n->state));
+	JI("state_ms", n->state_ms);
+	JS("description", str_or(n->description, ""));
+	JS("remote_id", ip4(n->remote_id));
+	JI("hold_time", n->hold_time);
+	JI("keepalive", n->keepalive);
+	caps = json_object_new_array();
+	for (size_t i = 0; i < n->n_capabilities; i++)
+		json_object_array_add(caps,
+		    json_object_new_string(n->capabilities[i]));
+	json_object_object_add(o, "capabilities", caps);
+	JI("msgs_in", n->msgs_in);
+	JI("msgs_out", n->msgs_out);
+	JI("updates_in", n->updates_in);
+	JI("updates_out", n->updates_out);
+	JI("prefixes_received", n->prefixes_received);
+	JI("prefixes_accepted", n->prefixes_accepted);
+	JI("prefixes_advertised", n->prefixes_advertised);
+	JS("last_error", str_or(n->last_error, ""));
+	JI("flaps", n->flaps);
+	json_object_object_add(o, "passive",
+	    json_object_new_boolean(n->passive));
+	JS("local_address", ip4(n->local_address));
+	JI("local_port", n->local_port);
+	JI("remote_port", n->remote_port);
+	JS("policy_note", str_or(n->policy_note, ""));
+#undef JS
+#undef JI
+	return (o);
+}
+
+/* {"local_as", "router_id", "paths", "best", "neighbors": [...]} */
+static void
+bgp_list_json(json_object *jo, const Bgp__NeighborList *l)
+{
+	json_object *arr = json_object_new_array();
+
+	json_object_object_add(jo, "local_as",
+	    json_object_new_int64(l->local_as));
+	json_object_object_add(jo, "router_id",
+	    json_object_new_string(ip4(l->router_id)));
+	json_object_object_add(jo, "paths",
+	    json_object_new_int64((int64_t)l->paths));
+	json_object_object_add(jo, "best",
+	    json_object_new_int64((int64_t)l->best));
+	for (size_t i = 0; i < l->n_neighbors; i++)
+		json_object_array_add(arr, bgp_nbr_json(l->neighbors[i]));
+	json_object_object_add(jo, "neighbors", arr);
+}
+
+/*
+ * BGP router id 198.18.0.1, local AS 65001: 12 paths, 10 prefixes best
+ * Neighbor         AS          State        Up/Down   MsgIn  MsgOut Rcvd/Accepted/Advertised
+ * 198.18.1.2       65002       Established  00:01:05     12      10 3/3/0
+ * then each neighbour's policy note (RFC 8212) and last error
+ */
+static void
+render_bgp_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
+{
+	const Bgp__NeighborList *l = (const Bgp__NeighborList *)msg;
+	char up[24];
+
+	(void)m;
+	if (jo != NULL) {
+		bgp_list_json(jo, l);
+		return;
+	}
+	lc_buf_printf(out,
+	    "BGP router id %s, local AS %u: %llu paths, %llu prefixes with a "
+	    "best path\n",
+	    ip4(l->router_id), l->local_as, (unsigned long long)l->paths,
+	    (unsigned long long)l->best);
+	if (l->n_neighbors == 0) {
+		lc_buf_printf(out, "no neighbors\n");
+		return;
+	}
+	lc_buf_printf(out, "%-16s %-11s %-12s %-9s %7s %7s %s\n", "Neighbor",
+	    "AS", "State", "Up/Down", "MsgIn", "MsgOut",
+	    "Rcvd/Accepted/Advertised");
+	for (size_t i = 0; i < l->n_neighbors; i++) {
+		const Bgp__NeighborState *n = l->neighbors[i];
+
+		lc_buf_printf(out,
+		    "%-16s %-11u %-12s %-9s %7llu %7llu %llu/%llu/%llu\n",
+		    ip4(n->address), n->remote_as, bgp_state(n->state),
+		    bgp_dur(n->state_ms, up, sizeof(up)),
+		    (unsigned long long)n->msgs_in,
+		    (unsigned long long)n->msgs_out,
+		    (unsigned long long)n->prefixes_received,
+		    (unsigned long long)n->prefixes_accepted,
+		    (unsigned long long)n->prefixes_advertised);
+	}
+	for (size_t i = 0; i < l->n_neighbors; i++) {
+		const Bgp__NeighborState *n = l->neighbors[i];
+
+		if (n->policy_note != NULL && n->policy_note[0] != '\0')
+			lc_buf_printf(out, "%s: %s\n", ip4(n->address),
+			    n->policy_note);
+		if (n->last_error != NULL && n->last_error[0] != '\0')
+			lc_buf_printf(out, "%s: last error: %s\n",
+			    ip4(n->address), n->last_error);
+	}
+}
+
+static void
+render_bgp_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
+    const ProtobufCMessage *msg)
+{
+	const Bgp__NeighborList *l = (const Bgp__NeighborList *)msg;
+	char up[24];
+
+	(void)m;
+	if (jo != NULL) {
+		bgp_list_json(jo, l);
+		return;
+	}
+	if (l->n_neighbors == 0)
+		lc_buf_printf(out, "no such BGP neighbor\n");
+	for (size_t i = 0; i < l->n_neighbors; i++) {
+		const Bgp__NeighborState *n = l->neighbors[i];
+
+		lc_buf_printf(out, "%sNeighbor %s, remote AS %u", i ? "\n" : "",
+		    ip4(n->address), n->remote_as);
+		if (n->description != NULL && n->description[0] != '\0')
+			lc_buf_printf(out, ", \"%s\"", n->description);
+		lc_buf_printf(out, "\n  state %s for %s, %u flap%s%s\n",
+		    bgp_state(n->state), bgp_dur(n->state_ms, up, sizeof(up)),
+		    n->flaps, n->flaps == 1 ? "" : "s",
+		    n->passive ? ", passive" : "");
+		lc_buf_printf(out,
+		    "  remote router id %s, hold time %u, "
+		    "keepalive %u\n",
+		    ip4(n->remote_id), n->hold_time, n->keepalive);
+		lc_buf_printf(out, "  local %s port %u, remote port %u\n",
+		    ip4(n->local_address), n->local_port, n->remote_port);
+		lc_buf_printf(out, "  capabilities:");
+		for (size_t k = 0; k < n->n_capabilities; k++)
+			lc_buf_printf(out, " %s", n->capabilities[k]);
+		lc_buf_printf(out, "%s\n", n->n_capabilities ? "" : " none");
+		lc_buf_printf(out,
+		    "  messages: in %llu (%llu updates), out %llu (%llu "
+		    "updates)\n",
+		    (unsigned long long)n->msgs_in,
+		    (unsigned long long)n->updates_in,
+		    (unsigned long long)n->msgs_out,
+		    (unsigned long long)n->updates_out);
+		lc_buf_printf(out,
+		    "  prefixes: %llu received, %llu accepted, %llu "
+		    "advertised\n",
+		    (unsigned long long)n->prefixes_received,
+		    (unsigned long long)n->prefixes_accepted,
+		    (unsigned long long)n->prefixes_advertised);
+		lc_buf_printf(out, "  last error: %s\n",
+		    str_or(n->last_error, "none"));
+		if (n->policy_note != NULL && n->policy_note[0] != '\0')
+			lc_buf_printf(out, "  policy: %s\n", n->policy_note);
+	}
+}
+
+/* tern-bgp is down: one line that says whether BGP is configured at all */
+static int
+bgp_down(const struct mgmt_op *op, struct lc_err *err)
+{
+	struct mgmt_bgp_conf b;
+	size_t n = mgmt_conf_count(op->m->running, MGMT_S_BGP_NBR);
+
+	mgmt_conf_bgp_get(op->m->running, &b);
+	if (!b.present)
+		lc_err_set(err, -ENOTCONN, LC_ERR_NOINDEX,
+		    "BGP is not running: no protocols bgp in the configuration "
+		    "and no tern-bgp");
+	else
+		lc_err_set(err, -ENOTCONN, LC_ERR_NOINDEX,
+		    "tern-bgp is not running: the %zu configured neighbor%s "
+		    "ha%s no session until it starts",
+		    n, n == 1 ? "" : "s", n == 1 ? "s" : "ve");
+	return (MGMT_E_UNAVAILABLE);
+}
+
+static bool
+bgp_up(const struct mgmt_op *op)
+{
+	struct ipc_client *cl = mgmt_peer_client(op->m, MGMT_PEER_BGP);
+
+	return (cl != NULL && ipc_client_connected(cl));
+}
+
+int
+mgmt_show_bgp_summary(const struct mgmt_op *op, const char *const *w,
+    unsigned nw, struct lc_err *err)
+{
+	Bgp__NeighborQuery q = BGP__NEIGHBOR_QUERY__INIT;
+
+	if (nw > 0)
+		return (bad_args(err, "show bgp summary", "nothing", w[0]));
+	if (!bgp_up(op))
+		return (bgp_down(op, err));
+	return (ask(op, MGMT_PEER_BGP, BGP__METHOD__QUERY_NEIGHBORS, &q.base,
+	    render_bgp_summary, err));
+}
+
+int
+mgmt_show_bgp_neighbor(const struct mgmt_op *op, const char *const *w,
+    unsigned nw, struct lc_err *err)
+{
+	Bgp__NeighborQuery q = BGP__NEIGHBOR_QUERY__INIT;
+	struct lc_ip4 a;
+
+	if (nw > 1 || (nw == 1 && lc_ip4_parse(w[0], &a) != 0))
+		return (bad_args(err, "show bgp neighbor",
+		    "at most a neighbor address a.b.c.d", w[nw - 1]));
+	if (nw == 1)
+		q.address = a.s_addr;
+	if (!bgp_up(op))
+		return (bgp_down(op, err));
+	return (ask(op, MGMT_PEER_BGP, BGP__METHOD__QUERY_NEIGHBORS, &q.base,
+	    render_bgp_neighbors, err));
+}
+
+/* clear bgp neighbor: tern-bgp's ConfigAck is the command's result */
+struct clear_wait {
+	struct mgmt_op op;
+	struct lc_ip4 addr;
+	bool soft;
+};
+
+static void
+clear_reply(void *arg, int status, const struct lc_err *ierr,
+    const ProtobufCMessage *msg)
+{
+	struct clear_wait *cw = arg;
+	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
+	struct lc_err err = {0};
+	char text[96] = "";
+	int code = MGMT_OK;
+
+	if (status != IPC_OK || a == NULL) {
+		code = status == IPC_DENIED ? MGMT_E_DENIED :
+					      MGMT_E_UNAVAILABLE;
+		lc_err_set(&err, -EIO, LC_ERR_NOINDEX, "tern-bgp: %s%s%s",
+		    ipc_status_str(status), ierr->msg[0] ? ": " : "",
+		    ierr->msg);
+	} else if (!a->ok) {
+		code = MGMT_E_INVALID;
+		lc_err_set(&err, -EINVAL, LC_ERR_NOINDEX,
+		    "clear bgp neighbor %s: %s", lc_ip4_ntoa(cw->addr),
+		    str_or(a->error, "refused"));
+	} else {
+		snprintf(text, sizeof(text), "neighbor %s: %s\n",
+		    lc_ip4_ntoa(cw->addr),
+		    cw->soft ?
+			"soft reset (route refresh in, routes sent again)" :
+			"session reset");
+	}
+	cw->op.later(cw->op.arg, cw->op.m,
+	    mgmt_session_find(cw->op.m, cw->op.sid), code, text, &err);
+	free(cw);
+}
+
+int
+mgmt_clear_bgp_neighbor(const struct mgmt_op *op, const char *const *w,
+    unsigned nw, struct lc_err *err)
+{
+	Bgp__ClearNeighbor q = BGP__CLEAR_NEIGHBOR__INIT;
+	struct clear_wait *cw;
+	struct lc_ip4 a;
+	int rv;
+
+	if (nw < 1 || nw > 2 || lc_ip4_parse(w[0], &a) != 0 ||
+	    (nw == 2 && strcmp(w[1], "soft") != 0)) {
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "clear bgp neighbor: expected a neighbor address a.b.c.d "
+		    "and optionally soft");
+		return (MGMT_E_SYNTAX);
+	}
+	q.address = a.s_addr;
+	q.soft = nw == 2;
+	if (!bgp_up(op))
+		return (bgp_down(op, err));
+	if ((cw = calloc(1, sizeof(*cw))) == NULL) {
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
+		return (MGMT_E_INTERNAL);
+	}
+	cw->op = *op;
+	cw->addr = a;
+	cw->soft = q.soft;
+	if ((rv = ipc_call(mgmt_peer_client(op->m, MGMT_PEER_BGP),
+		 BGP__METHOD__CLEAR_NEIGHBOR, &q.base, clear_reply, cw,
+		 SHOW_TIMEOUT_MS)) != 0) {
+		free(cw);
+		lc_err_set(err, rv, LC_ERR_NOINDEX,
+		    "tern-bgp: cannot send the request: %s", strerror(-rv));
+		return (MGMT_E_UNAVAILABLE);
+	}
 	return (MGMT_PENDING);
 }

@@ -9,11 +9,14 @@
 #include <string.h>
 
 #include "ipc/ipc_field.h"
+#include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "mgmt/mgmt_conf_int.h"
 
-/* The message each unit of change travels in to its component. */
+/* The message each unit of change travels in to its component; and a list
+ * entry inside a unit that is a message of its own (a bgp neighbour in
+ * BgpConfig.neighbors): its leaves go there, not in the unit's. */
 static const struct wire_msg {
 	enum mgmt_sid unit;
 	unsigned comp;
@@ -23,6 +26,8 @@ static const struct wire_msg {
     {MGMT_S_FWD, MGMT_COMP_FWD, &fwd__fwd_config__descriptor},
     {MGMT_S_ROUTE, MGMT_COMP_RIB, &rib__route__descriptor},
     {MGMT_S_RIB, MGMT_COMP_RIB, &rib__rib_config__descriptor},
+    {MGMT_S_BGP, MGMT_COMP_BGP, &bgp__bgp_config__descriptor},
+    {MGMT_S_BGP_NBR, MGMT_COMP_BGP, &bgp__neighbor__descriptor},
 };
 #define WIRE_NMSG (sizeof(wire_msgs) / sizeof(wire_msgs[0]))
 
@@ -73,16 +78,17 @@ row_path(const struct mgmt_schema_node *tab, unsigned sid, char *buf, size_t sz)
 	return (buf);
 }
 
-/* The unit above sid (the nearest MGMT_SF_UNIT), the path below it; -1
- * when there is none, or a list between them (its entries are many, the
- * field one). */
+/* The unit above sid (the nearest MGMT_SF_UNIT, or a list entry with a
+ * message of its own), the path below it; -1 when there is none, or a list
+ * between them (its entries are many, the field one). */
 static int
 row_unit(const struct mgmt_schema_node *tab, unsigned sid, struct wire_leaf *l)
 {
 	unsigned up[WIRE_DEPTH + 1], n = 0;
 	int s = (int)sid;
 
-	for (; s > 0 && !(tab[s].flags & MGMT_SF_UNIT); s = tab[s].parent) {
+	for (; s > 0 && !(tab[s].flags & MGMT_SF_UNIT) && msg_of(s) < 0;
+	     s = tab[s].parent) {
 		if (n == WIRE_DEPTH || tab[s].kind == MGMT_SK_LIST)
 			return (-1);
 		up[n++] = (unsigned)s;

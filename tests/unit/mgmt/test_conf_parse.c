@@ -102,6 +102,12 @@ test_golden_arp(void **s)
 	(void)s;
 	golden("arp");
 }
+static void
+test_golden_bgp(void **s)
+{
+	(void)s;
+	golden("bgp");
+}
 
 /* The parse must fail with exactly msg (which carries file:line:col). */
 static void
@@ -694,6 +700,7 @@ main(void)
 	    cmocka_unit_test(test_golden_empty),
 	    cmocka_unit_test(test_golden_comments),
 	    cmocka_unit_test(test_golden_arp),
+	    cmocka_unit_test(test_golden_bgp),
 	    cmocka_unit_test(test_mac_errors),
 	    cmocka_unit_test(test_arp_validation),
 	    cmocka_unit_test(test_arp_typed_view),

@@ -29,13 +29,15 @@ setup(void **st)
 	return (0);
 }
 
-/* The nearest unit above sid. */
+/* The nearest unit above sid, or list entry with a message of its own (a
+ * bgp neighbour). */
 static enum mgmt_sid
 unit_of(unsigned sid)
 {
 	int s = (int)sid;
 
-	while (s > 0 && !(mgmt_schema[s].flags & MGMT_SF_UNIT))
+	while (s > 0 && !(mgmt_schema[s].flags & MGMT_SF_UNIT) &&
+	    mgmt_wire_desc((enum mgmt_sid)s) == NULL)
 		s = mgmt_schema[s].parent;
 	assert_true(s > 0);
 	return ((enum mgmt_sid)s);
