@@ -595,6 +595,18 @@ cmd_find(unsigned mode, const char *const *words, unsigned nwords)
 	return (best);
 }
 
+
+/* Whether a command of this mode before cmds[i] has the same first word. */
+static bool
+seen_before(size_t i, unsigned mode)
+{
+	for (size_t j = 0; j < i; j++)
+		if ((cmds[j].modes & mode) &&
+		    strcmp(cmds[j].words[0], cmds[i].words[0]) == 0)
+			return (true);
+	return (false);
+}
+
 static int
 unknown(struct cmd_ctx *c, unsigned mode, const char *const *words,
     unsigned nwords)
@@ -625,16 +637,10 @@ unknown(struct cmd_ctx *c, unsigned mode, const char *const *words,
 		    words[0], words[1], words[0], (char *)lc_buf_head(&b));
 	} else {
 		for (size_t i = 0; i < NCMDS; i++) {
-			if (!(cmds[i].modes & mode) ||
-			    strcmp(prev, cmds[i].words[0]) == 0 ||
-			    strstr((char *)lc_buf_head(&b) ?
-				    (char *)lc_buf_head(&b) :
-				    "",
-				cmds[i].words[0]) != NULL)
+			if (!(cmds[i].modes & mode) || seen_before(i, mode))
 				continue;
 			lc_buf_printf(&b, "%s%s", b.len ? ", " : "",
 			    cmds[i].words[0]);
-			prev = cmds[i].words[0];
 		}
 		lc_buf_append(&b, "", 1);
 		fail(c, MGMT_E_UNKNOWN_COMMAND,
