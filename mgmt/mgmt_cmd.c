@@ -595,7 +595,6 @@ cmd_find(unsigned mode, const char *const *words, unsigned nwords)
 	return (best);
 }
 
-
 /* Whether a command of this mode before cmds[i] has the same first word. */
 static bool
 seen_before(size_t i, unsigned mode)
