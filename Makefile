@@ -297,7 +297,7 @@ stop:
 
 install: $(ALL_BINS)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 build/bin/tern-rtrmgr build/bin/tern-mgmt build/bin/tern-rib build/bin/tern-fwd $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0755 build/bin/tern-rtrmgr build/bin/tern-mgmt build/bin/tern-rib build/bin/tern-fwd build/bin/tern-bgp $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0755 build/bin/ternsh $(DESTDIR)$(PREFIX)/bin/
 
 clean:

@@ -220,6 +220,7 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 		(bc->router_id != 0 && bc->router_id != d->router_id));
 	unsigned keep = 0;
 
+	d->config_seen = true;
 	if (!bc->enabled) {
 		peers_clear(d, CEASE_SHUTDOWN);
 		listen_stop(d);
@@ -236,6 +237,8 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 		d->router_id = bc->router_id;
 	d->gr_time = bc->graceful_restart_time ? bc->graceful_restart_time :
 						 120;
+	bgp_ribc_deferral(d);
+	bgp_rib_set_local_as(d->rib, d->local_as);
 	if (bc->n_neighbors > 0) {
 		int rv = listen_start(d);
 
@@ -342,10 +345,13 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 	s->msgs_out = p->msgs_out;
 	s->updates_in = p->updates_in;
 	s->updates_out = p->updates_out;
-	s->prefixes_received = p->pfx_rcvd;
-	/* RFC 8212: no policies yet, so an eBGP neighbour's routes are all
-	 * refused; an iBGP one's are accepted */
-	s->prefixes_accepted = p->codec.ebgp ? 0 : p->pfx_rcvd;
+	{
+		size_t all, imp;
+
+		bgp_rib_peer_counts(d->rib, p->id, &all, &imp);
+		s->prefixes_received = all;
+		s->prefixes_accepted = imp;
+	}
 	s->prefixes_advertised = p->pfx_adv;
 	s->last_error = lc_arena_strdup(ar, p->last_error);
 	s->flaps = p->flaps;
@@ -366,9 +372,16 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 		if (getpeername(c->fd, (struct sockaddr *)&a, &al) == 0)
 			s->remote_port = ntohs(a.sin_port);
 	}
-	if (p->c.remote_as != (p->c.local_as ? p->c.local_as : d->local_as))
-		s->policy_note = "no import or export policy: nothing "
-				 "imported or exported (RFC 8212)";
+	if (p->c.remote_as != (p->c.local_as ? p->c.local_as : d->local_as)) {
+		bool ni = p->c.import[0] == '\0', ne = p->c.export[0] == '\0';
+
+		s->policy_note = ni && ne ?
+		    "no import or export policy: nothing imported or "
+		    "exported (RFC 8212)" :
+		    ni ? "no import policy: nothing imported (RFC 8212)" :
+		    ne ? "no export policy: nothing exported (RFC 8212)" :
+			 NULL;
+	}
 }
 
 static void
@@ -442,7 +455,9 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	d->lfd = -1;
 	d->port = o != NULL && o->port ? o->port : BGP_PORT;
 	d->gr_time = 120;
-	if ((d->intern = bgp_intern_new()) == NULL) {
+	if ((d->intern = bgp_intern_new()) == NULL ||
+	    (d->rib = bgp_rib_new(d->intern)) == NULL) {
+		bgp_intern_free(d->intern);
 		free(d);
 		errno = ENOMEM;
 		return (NULL);
@@ -453,9 +468,18 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	io.generation = o != NULL ? o->generation : 0;
 	if ((d->srv = ipc_server_new(loop, &ipc_svc_bgp, &io)) == NULL) {
 		e = errno ? errno : ENOMEM;
+		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
 		errno = e;
+		return (NULL);
+	}
+	if ((e = bgp_ribc_init(d, &io)) != 0) {
+		ipc_server_free(d->srv);
+		bgp_rib_free(d->rib);
+		bgp_intern_free(d->intern);
+		free(d);
+		errno = -e;
 		return (NULL);
 	}
 	ipc_server_handle(d->srv, BGP__METHOD__SET_CONFIG, h_set_config, d);
@@ -474,7 +498,9 @@ bgp_d_free(struct bgp_d *d)
 		return;
 	peers_clear(d, CEASE_SHUTDOWN);
 	listen_stop(d);
+	bgp_ribc_fini(d);
 	ipc_server_free(d->srv);
+	bgp_rib_free(d->rib);
 	bgp_intern_free(d->intern);
 	free(d);
 }

@@ -10,13 +10,15 @@
 #include <ev.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "libcommon/lc_err.h"
+#include "libcommon/lc_loop.h"
 
-#include "bgp_adj.h"
 #include "bgp_attr.h"
 #include "bgp_d.h"
+#include "bgp_rib.h"
 
-#define BGP_PEERS_MAX	     1024
+#define BGP_PEERS_MAX	     (BGP_RIB_PEERS - 1)
 #define BGP_HOLD_DEFAULT     90	   /* s */
 #define BGP_RETRY_DEFAULT    30	   /* s: ConnectRetryTime, the backoff's cap */
 #define BGP_RETRY_FIRST_MS   1000  /* the first retry; doubled up to the cap */
@@ -80,16 +82,36 @@ struct bgp_peer {
 	uint32_t remote_id;
 	bool cap_as4, cap_mp4, cap_rr, cap_gr;
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
-	struct bgp_adj adj;	/* Adj-RIB-In, IPv4 unicast */
+	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
 	bool eor_rcvd;		/* End-of-RIB received (RFC 4724) */
 	uint64_t upd_errors;	/* UPDATEs with an RFC 7606 outcome */
 	/* counters */
 	uint64_t msgs_in, msgs_out, updates_in, updates_out;
-	uint64_t pfx_rcvd, pfx_acc, pfx_adv;
+	uint64_t pfx_adv;
 	unsigned flaps;
 	char last_error[BGP_ERR_MAX];
 	bool err_sent;	/* last_error is a NOTIFICATION just sent */
 	bool err_notif; /* last_error is a NOTIFICATION */
+};
+
+/* The client of tern-rib (bgp_ribc.c). */
+struct bgp_ribc {
+	struct ipc_client *cl;
+	struct lc_loop_hook hook;
+	ev_timer deferral; /* selection deferral after start (RFC 4724) */
+	ev_tstamp started;
+	bool deferral_over;
+	bool need_resync; /* connected: RESYNC_BEGIN and everything again */
+	bool resyncing;	  /* RESYNC_END not sent yet */
+	unsigned inflight;
+	uint64_t seq, acked, batch;
+	uint64_t sent, accepted, rejected; /* routes */
+	struct ipc_route_set set;
+	struct ipc_route_enc enc;
+	uint64_t *del; /* the batch's deletes: addr << 8 | len */
+	size_t ndel, capdel;
+	uint64_t *run; /* next-hop set id -> batch << 32 | index in set.nh */
+	size_t caprun;
 };
 
 struct bgp_d {
@@ -106,6 +128,10 @@ struct bgp_d {
 	struct bgp_peer *peers[BGP_PEERS_MAX];
 	unsigned npeers;
 	uint64_t config_txn;
+	bool config_seen; /* mgmt's config arrived once */
+	struct bgp_rib *rib;
+	struct bgp_ribc rc;
+	uint8_t peer_ids[BGP_RIB_PEERS]; /* 1: id in use */
 	/* attribute sets shared by every neighbour's routes, stored once */
 	struct bgp_intern *intern;
 	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
@@ -126,6 +152,12 @@ void bgp_peer_clear(struct bgp_peer *);
 const char *bgp_state_name(enum bgp_state);
 /* TCP MD5 key for addr on fd (empty key: removed). 0 or -errno. */
 int bgp_md5_set(int fd, uint32_t addr, const char *key);
+
+/* bgp_ribc.c */
+int bgp_ribc_init(struct bgp_d *, const struct ipc_opts *);
+void bgp_ribc_fini(struct bgp_d *);
+/* The graceful restart time changed (config): the deferral follows it. */
+void bgp_ribc_deferral(struct bgp_d *);
 
 /* bgp_d.c */
 struct bgp_peer *bgp_d_peer_find(struct bgp_d *, uint32_t addr);

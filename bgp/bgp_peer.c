@@ -320,8 +320,7 @@ peer_down(struct bgp_peer *p)
 {
 	p->flaps++;
 	p->hold_neg = p->keep_neg = 0;
-	bgp_adj_clear(&p->adj, p->d->intern);
-	p->pfx_rcvd = p->pfx_acc = 0;
+	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
 	p->eor_rcvd = false;
 	/* RFC 4271 8.1.1 DampPeerOscillations: each flap doubles the wait
 	 * before the next try, up to a minute; a session up for longer than
@@ -540,6 +539,12 @@ peer_established(struct bgp_conn *c)
 		conn_close(o, "connection collision resolved");
 	}
 	conn_state(c, BGP_ESTABLISHED);
+	{
+		struct bgp_rib_peer rp = {p->c.addr, p->remote_id,
+		    p->c.remote_as, p->codec.ebgp};
+
+		bgp_rib_peer_set(p->d->rib, p->id, &rp);
+	}
 	p->retry_ms = BGP_RETRY_FIRST_MS;
 	ev_timer_stop(p->d->loop, &p->retry);
 	/* End-of-RIB (RFC 4724 2): nothing to advertise yet, so at once */
@@ -567,10 +572,36 @@ codec_set(struct bgp_peer *p)
 	p->codec.first_as = ebgp ? p->c.remote_as : 0;
 }
 
-/* An UPDATE (msg: the whole message) into the Adj-RIB-In: withdrawn
+/* The session's local AS. */
+static uint32_t
+local_as(const struct bgp_peer *p)
+{
+	return (p->c.local_as ? p->c.local_as : p->d->local_as);
+}
+
+/*
+ * What the import side makes of a path: the set to use (no reference of
+ * its own), or NULL with why. RFC 8212: an eBGP neighbour without an import
+ * policy imports nothing; an iBGP one everything.
+ */
+static struct bgp_aset *
+import_of(struct bgp_peer *p, uint32_t addr, uint8_t len, struct bgp_aset *in,
+    uint8_t *why)
+{
+	(void)addr;
+	(void)len;
+	if (p->codec.ebgp && p->c.import[0] == '\0') {
+		*why = BGP_WHY_POLICY;
+		return (NULL);
+	}
+	return (in);
+}
+
+/* An UPDATE (msg: the whole message) into the neighbour's paths: withdrawn
  * prefixes first, then the announced ones with their interned attributes
  * (RFC 4271 9; RFC 7606: the parser has moved treat-as-withdraw's
- * prefixes to unreach, and a reset comes back as its NOTIFICATION). */
+ * prefixes to unreach, and a reset comes back as its NOTIFICATION). A path
+ * with our AS in its AS path is kept but never used (9.1.2). */
 static void
 rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 {
@@ -580,6 +611,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 	struct bgp_err err;
 	struct bgp_aset *set = NULL;
 	struct lc_prefix4 pf;
+	bool loop = false;
 
 	if (bgp_update_parse(msg, len, &p->codec, d->scratch, &u, &err) != 0) {
 		/* the error's data points into the receive buffer: sent first */
@@ -613,9 +645,8 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 			continue;
 		bgp_nlri_iter_init(&it, &u.unreach[i]);
 		while (bgp_nlri_next4(&it, &pf) == 1)
-			if (bgp_adj_del(&p->adj, d->intern, pf.addr.s_addr,
-				pf.len) == 1)
-				p->pfx_rcvd--;
+			(void)bgp_rib_withdraw(d->rib, p->id, pf.addr.s_addr,
+			    pf.len);
 	}
 	for (unsigned i = 0; i < u.n_reach; i++) {
 		struct bgp_nlri_iter it;
@@ -632,15 +663,18 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 				    "out of memory for attributes");
 				return;
 			}
+			loop = bgp_aspath_contains(u.a.aspath, u.a.aspath_len,
+			    local_as(p));
 		}
 		bgp_nlri_iter_init(&it, &u.reach[i]);
 		while (bgp_nlri_next4(&it, &pf) == 1) {
-			int r = bgp_adj_set(&p->adj, d->intern, pf.addr.s_addr,
-			    pf.len, set);
+			uint8_t why = BGP_WHY_LOOP;
+			struct bgp_aset *use = loop ?
+			    NULL :
+			    import_of(p, pf.addr.s_addr, pf.len, set, &why);
 
-			if (r == 1)
-				p->pfx_rcvd++;
-			else if (r < 0) {
+			if (bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
+				pf.len, set, use, why) < 0) {
 				bgp_aset_unref(d->intern, set);
 				conn_error(c, BGP_ERR_CEASE, 8, NULL, 0,
 				    "out of memory for routes");
@@ -931,6 +965,13 @@ bgp_peer_new(struct bgp_d *d, const struct bgp_nconf *nc)
 		return (NULL);
 	p->d = d;
 	p->c = *nc;
+	for (p->id = 1; p->id < BGP_RIB_PEERS && d->peer_ids[p->id]; p->id++)
+		;
+	if (p->id == BGP_RIB_PEERS) { /* config allows fewer */
+		free(p);
+		return (NULL);
+	}
+	d->peer_ids[p->id] = 1;
 	p->state = BGP_IDLE;
 	p->state_since = ev_now(d->loop);
 	p->retry_ms = BGP_RETRY_FIRST_MS;
@@ -974,7 +1015,8 @@ bgp_peer_free(struct bgp_peer *p, unsigned cease_subcode)
 	peer_stop(p, cease_subcode, "neighbor removed");
 	ev_timer_stop(p->d->loop, &p->hold);
 	ev_timer_stop(p->d->loop, &p->keep);
-	bgp_adj_clear(&p->adj, p->d->intern);
+	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+	p->d->peer_ids[p->id] = 0;
 	free(p);
 }
 

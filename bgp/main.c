@@ -25,8 +25,9 @@ static const struct lc_daemon_info info = {
 	"queries, clear); runs each neighbor's session (RFC 4271 FSM: connect\n"
 	"with back-off, accept, collision detection, OPEN with 4-octet AS,\n"
 	"multiprotocol, route refresh and graceful restart capabilities, hold\n"
-	"and keepalive timers, TCP MD5, TTL 1 or multihop). UPDATEs are\n"
-	"counted only: routes to tern-rib are not done yet (issue 21).",
+	"and keepalive timers, TCP MD5, TTL 1 or multihop). UPDATEs go into\n"
+	"one table of every neighbour's paths; best paths go to tern-rib\n"
+	"(source bgp, distance 170). Advertising is not done yet (issue 21).",
 };
 
 static void *

@@ -256,6 +256,8 @@ svc_of(const char *name)
 		return (&ipc_svc_rib);
 	if (strcmp(name, "fwd") == 0)
 		return (&ipc_svc_fwd);
+	if (strcmp(name, "bgp") == 0)
+		return (&ipc_svc_bgp);
 	return (NULL);
 }
 

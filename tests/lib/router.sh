@@ -1,5 +1,5 @@
 # tests/lib/router.sh: start and stop a whole tern router (tern-rtrmgr with
-# mgmt, rib and fwd) in the router namespace of tests/lib/netns.sh. Used by
+# mgmt, rib, fwd and bgp) in the router namespace of tests/lib/netns.sh. Used by
 # `make run` and the integration tests.
 #
 #   router_init RUNDIR STATEDIR BINDIR   where sockets, config and binaries are
@@ -59,6 +59,7 @@ $extra
 component mgmt { binary $ROUTER_BIN/tern-mgmt; args "--store=$ROUTER_STATE/config" "--config=$ROUTER_STATE/boot.conf"; privileges user; }
 component rib { binary $ROUTER_BIN/tern-rib; privileges user; }
 component fwd { binary $ROUTER_BIN/tern-fwd; privileges user; capabilities net_raw net_admin bpf ipc_lock perfmon; }
+component bgp { binary $ROUTER_BIN/tern-bgp; privileges user; capabilities net_bind_service; }
 CONF
 	nsx "$NS_ROUTER" setsid "$ROUTER_BIN/tern-rtrmgr" -c "$ROUTER_STATE/rtrmgr.conf" \
 	    --rundir "$ROUTER_RUNDIR" </dev/null >"$ROUTER_STATE/rtrmgr.out" 2>&1 &
@@ -86,11 +87,11 @@ router_stop() {
 	return 0
 }
 
-# Waits up to $1 seconds until mgmt, rib and fwd are all running (0/1).
+# Waits up to $1 seconds until mgmt, rib, fwd and bgp are all running (0/1).
 router_wait_running() {
 	local end=$((SECONDS + ${1:-20}))
 	while ((SECONDS < end)); do
-		[[ $(rsh "show processes" 2>/dev/null | awk '$3 == "running"' | wc -l) -ge 3 ]] && return 0
+		[[ $(rsh "show processes" 2>/dev/null | awk '$3 == "running"' | wc -l) -ge 4 ]] && return 0
 		sleep 0.2
 	done
 	return 1

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# tests/integration/test_bgp_routes.sh: BGP routes through the whole router
+# (rtrmgr with mgmt, rib, fwd and bgp in namespaces): BIRD 2 in the client
+# and in the server namespace, each an iBGP neighbour of tern over fwd's
+# host path, both announce 198.18.50.0/24; the server's path is shorter, so
+# tern's best path, rib and fwd's FIB point to the server and a ping from
+# the client reaches 198.18.50.1 behind it. The server's route withdrawn:
+# the client's becomes best. kill -9 tern-bgp: rib keeps the routes for
+# the graceful restart time (traffic flows), the new tern-bgp learns them
+# again and the stale ones are swept only after End-of-RIB.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/check.sh"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "skip: needs root for network namespaces"
+	check_summary bgp-routes
+	exit 0
+fi
+if ! command -v bird >/dev/null || ! command -v birdc >/dev/null; then
+	nok "bird2 installed (scripts/deps.sh installs it)"
+	check_summary bgp-routes
+	exit 1
+fi
+. "$root/tests/lib/netns.sh"
+. "$root/tests/lib/router.sh"
+netns_init "br$$"
+tmp=$(mktemp -d /tmp/tern-br.XXXXXX)
+chmod 755 "$tmp"
+router_init "$tmp/run" "$tmp/state" "${TERN_BIN:-$root/build/bin}"
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	router_stop; netns_cleanup; rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+netns_topo_create || { echo "topology failed"; exit 1; }
+router_start || { echo "router did not start"; cat "$tmp/state/rtrmgr.out"; exit 1; }
+check "mgmt, rib, fwd and bgp running" router_wait_running 30
+
+# BIRD: iBGP AS 65001 with tern; WHO ME PEER PREPEND
+bird_conf() {
+	cat <<CONF
+log "$tmp/bird-$1.log" all;
+router id $2;
+protocol device { scan time 1; }
+protocol static net50 { ipv4; route 198.18.50.0/24 blackhole; }
+protocol bgp tern {
+	local $2 as 65001;
+	neighbor $3 as 65001;
+	hold time 9; keepalive time 3;
+	check link no;
+	connect delay time 1; connect retry time 2; error wait time 1, 5;
+	graceful restart on;
+	ipv4 {
+		import all;
+		next hop self;
+		export filter { if net = 198.18.50.0/24 then { bgp_path.prepend(65100); $4 accept; } reject; };
+	};
+}
+CONF
+}
+start_bird() { # NS WHO
+	ip netns exec "$1" bird -f -c "$tmp/bird-$2.conf" -s "$tmp/bird-$2.ctl" \
+		-P "$tmp/bird-$2.pid" >>"$tmp/bird-$2.out" 2>&1 &
+	pids+=($!)
+}
+# AS 65100 behind both (not ours: a path with 65001 in it is a loop); the
+# client's path two ASes longer
+bird_conf c "$NETNS_CLIENT_IP" "$NETNS_RTR_C_IP" "bgp_path.prepend(65100); bgp_path.prepend(65100);" >"$tmp/bird-c.conf"
+bird_conf s "$NETNS_SERVER_IP" "$NETNS_RTR_S_IP" "" >"$tmp/bird-s.conf"
+nsx "$NS_SERVER" ip addr add 198.18.50.1/32 dev lo
+start_bird "$NS_CLIENT" c
+start_bird "$NS_SERVER" s
+
+out=$(rsh configure "set protocols bgp local-as 65001" \
+	"set protocols bgp router-id 198.18.1.1" \
+	"set protocols bgp neighbor $NETNS_CLIENT_IP remote-as 65001" \
+	"set protocols bgp neighbor $NETNS_SERVER_IP remote-as 65001" \
+	"set protocols bgp neighbor $NETNS_SERVER_IP graceful-restart" \
+	"set protocols bgp neighbor $NETNS_CLIENT_IP graceful-restart" \
+	commit exit 2>&1)
+check "bgp config committed" grep -q "commit complete" <<<"$out"
+
+est() { [[ $(rsh "show bgp summary" 2>/dev/null | grep -c Established) == 2 ]]; }
+check "both sessions Established" wait_until 40 est
+one_each() { [[ $(rsh "show bgp summary" | grep -c 'Established .* 1/1/[0-9]*$') == 2 ]]; }
+check "summary: each neighbour 1 prefix received, 1 accepted" wait_until 10 one_each
+route_via() { rsh "show route 198.18.50.0/24" 2>/dev/null | grep -q "$1"; }
+in_fib_via() { rsh "show fib 198.18.50.0/24" 2>/dev/null | grep -q "$1"; }
+check "rib: 198.18.50.0/24 from bgp via the server" wait_until 20 route_via "$NETNS_SERVER_IP"
+route_via "$NETNS_SERVER_IP" || { rsh "show route" "show bgp neighbor"; tail -n 20 "$tmp/run/bgp.log" "$tmp/run/rib.log"; }
+out=$(rsh "show route 198.18.50.0/24")
+check "rib: source bgp, distance 170" grep -qi "bgp.*170\|170.*bgp" <<<"$out"
+check "fwd: the FIB points to the server" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
+reach50() { nsx "$NS_CLIENT" ping -c 1 -W 1 198.18.50.1 >/dev/null 2>&1; }
+check "ping from the client reaches 198.18.50.1 behind the server" wait_until 10 reach50
+
+# the server withdraws: the client's longer path is best now
+timeout 5 birdc -s "$tmp/bird-s.ctl" disable net50 >/dev/null
+check "withdrawn: rib follows the client's path" wait_until 20 route_via "$NETNS_CLIENT_IP"
+check "... and so does the FIB" wait_until 10 in_fib_via "$NETNS_CLIENT_IP"
+timeout 5 birdc -s "$tmp/bird-s.ctl" enable net50 >/dev/null
+check "announced again: the server's path again" wait_until 20 in_fib_via "$NETNS_SERVER_IP"
+check "... traffic too" wait_until 10 reach50
+
+# kill -9 tern-bgp: rib keeps its routes (grace), traffic flows; the new
+# tern-bgp learns them again
+bpid=$(router_pid bgp)
+check "bgp's pid known" test -n "$bpid"
+# (-O: each lost echo says so; an async command ignores SIGINT, so no
+# summary: it ends with TERM and the lines are counted)
+ip netns exec "$NS_CLIENT" ping -O -i 0.05 -W 1 -w 120 198.18.50.1 >"$tmp/ping.out" 2>&1 &
+ping_pid=$!
+pids+=("$ping_pid")
+sleep 1
+kill -9 "$bpid"
+stale() { rsh "show route 198.18.50.0/24" 2>/dev/null | grep -qi "stale"; }
+check "rib keeps the route as stale" wait_until 5 stale
+new_bgp() { local p; p=$(router_pid bgp); [[ -n $p && $p != "$bpid" ]]; }
+check "rtrmgr started a new tern-bgp" wait_until 20 new_bgp
+check "sessions Established again" wait_until 40 est
+fresh() { route_via "$NETNS_SERVER_IP" && ! stale; }
+check "the route is fresh again (End-of-RIB, resync done)" wait_until 30 fresh
+sleep 0.5
+kill "$ping_pid" 2>/dev/null; wait "$ping_pid" 2>/dev/null
+got=$(grep -c "bytes from" "$tmp/ping.out")
+lost=$(grep -c "no answer yet" "$tmp/ping.out")
+check "no ping lost across the restart ($got answered, $lost lost)" test "$got" -gt 20 -a "$lost" = 0
+check "tern-bgp's log has no error" sh -c "! grep -i 'error\|fatal' $tmp/run/bgp.log"
+
+check_summary bgp-routes
