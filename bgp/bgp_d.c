@@ -138,10 +138,27 @@ peers_clear(struct bgp_d *d, unsigned cease)
 	d->npeers = 0;
 }
 
+/* A neighbour's import or export (a = its address): "" or a policy of
+ * pol, the set being committed. */
+static int
+nconf_policy(struct bgp_policy_set *pol, const char *name, const char *what,
+    const char *a, char *out, size_t sz, struct lc_err *err, long i)
+{
+	out[0] = '\0';
+	if (name == NULL || name[0] == '\0')
+		return (0);
+	if (strlen(name) >= sz || bgp_policy_find(pol, name) == NULL)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: %s %s: no such policy-statement", a, what,
+		    name));
+	snprintf(out, sz, "%s", name);
+	return (0);
+}
+
 /* Decode and check one neighbour; 0 or -EINVAL with err. */
 static int
-nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
-    long i)
+nconf_of(const Bgp__Neighbor *n, struct bgp_policy_set *pol,
+    struct bgp_nconf *c, struct lc_err *err, long i)
 {
 	char a[INET_ADDRSTRLEN];
 
@@ -163,11 +180,11 @@ nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
 	if (n->md5_password != NULL && strlen(n->md5_password) > 80)
 		return (lc_err_set(err, -EINVAL, i,
 		    "neighbor %s: authentication-key longer than 80 bytes", a));
-	/* RFC 8212 defaults hold until there are policies to name */
-	if ((n->import_policy != NULL && n->import_policy[0] != '\0') ||
-	    (n->export_policy != NULL && n->export_policy[0] != '\0'))
-		return (lc_err_set(err, -EINVAL, i,
-		    "neighbor %s: policies are not supported yet", a));
+	if (nconf_policy(pol, n->import_policy, "import", a, c->import,
+		sizeof(c->import), err, i) != 0 ||
+	    nconf_policy(pol, n->export_policy, "export", a, c->export,
+		sizeof(c->export), err, i) != 0)
+		return (-EINVAL);
 	c->addr = n->address;
 	c->remote_as = n->remote_as;
 	c->local_as = n->local_as;
@@ -187,7 +204,8 @@ nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
 }
 
 static int
-config_check(const Bgp__BgpConfig *bc, struct bgp_nconf *nc, struct lc_err *err)
+config_check(const Bgp__BgpConfig *bc, struct bgp_policy_set *pol,
+    struct bgp_nconf *nc, struct lc_err *err)
 {
 	if (!bc->enabled)
 		return (0);
@@ -198,7 +216,7 @@ config_check(const Bgp__BgpConfig *bc, struct bgp_nconf *nc, struct lc_err *err)
 	if (bc->local_as == 0 && bc->n_neighbors > 0)
 		return (lc_err_set(err, -EINVAL, -1, "no local-as"));
 	for (size_t i = 0; i < bc->n_neighbors; i++) {
-		int rv = nconf_of(bc->neighbors[i], &nc[i], err, (long)i);
+		int rv = nconf_of(bc->neighbors[i], pol, &nc[i], err, (long)i);
 
 		if (rv != 0)
 			return (rv);
@@ -284,6 +302,7 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct bgp_d *d = arg;
 	const Bgp__BgpConfig *bc = (const Bgp__BgpConfig *)msg;
 	Bgp__ConfigAck ack = BGP__CONFIG_ACK__INIT;
+	struct bgp_policy_set *pol = NULL, *old;
 	struct bgp_nconf *nc = NULL;
 	struct lc_err err;
 
@@ -293,17 +312,28 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		(void)ipc_reply_error(req, IPC_ERROR, "out of memory");
 		return;
 	}
-	if (config_check(bc, nc, &err) != 0) {
+	/* policies compiled in the check too: a commit check refuses what
+	 * does not compile */
+	if (bgp_policy_set_compile(bc->policy, d->intern, &pol, &err) != 0 ||
+	    config_check(bc, pol, nc, &err) != 0) {
 		ack.ok = false;
 		ack.error = err.msg;
 	} else {
 		ack.ok = true;
 		if (!bc->dry_run) {
+			/* the new set runs from here; the old one lives until
+			 * after apply, where the neighbours whose import or
+			 * export changed (bgp_policy_changed(old, d->pol,
+			 * name)) are run again, without a reset */
+			old = d->pol;
+			d->pol = pol;
+			pol = old;
 			config_apply(d, bc, nc);
 			d->config_txn = bc->txn;
 		}
 	}
 	(void)ipc_reply(req, IPC_OK, &ack.base);
+	bgp_policy_set_free(pol); /* the old set, or the checked one */
 	free(nc);
 }
 
@@ -366,9 +396,14 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 		if (getpeername(c->fd, (struct sockaddr *)&a, &al) == 0)
 			s->remote_port = ntohs(a.sin_port);
 	}
-	if (p->c.remote_as != (p->c.local_as ? p->c.local_as : d->local_as))
-		s->policy_note = "no import or export policy: nothing "
-				 "imported or exported (RFC 8212)";
+	if (p->c.remote_as != (p->c.local_as ? p->c.local_as : d->local_as) &&
+	    (p->c.import[0] == '\0' || p->c.export[0] == '\0'))
+		s->policy_note = p->c.export[0] != '\0' ?
+		    "no import policy: nothing imported (RFC 8212)" :
+		    p->c.import[0] != '\0' ?
+		    "no export policy: nothing exported (RFC 8212)" :
+		    "no import or export policy: nothing imported or exported "
+		    "(RFC 8212)";
 }
 
 static void
@@ -475,6 +510,7 @@ bgp_d_free(struct bgp_d *d)
 	peers_clear(d, CEASE_SHUTDOWN);
 	listen_stop(d);
 	ipc_server_free(d->srv);
+	bgp_policy_set_free(d->pol); /* its cache holds sets: first */
 	bgp_intern_free(d->intern);
 	free(d);
 }

@@ -15,6 +15,7 @@
 #include "bgp_adj.h"
 #include "bgp_attr.h"
 #include "bgp_d.h"
+#include "bgp_policy.h"
 
 #define BGP_PEERS_MAX	     1024
 #define BGP_HOLD_DEFAULT     90	   /* s */
@@ -110,6 +111,8 @@ struct bgp_d {
 	struct bgp_intern *intern;
 	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
 	uint8_t canon[BGP_ATTR_CANON_MAX];   /* the set being interned */
+	/* policy-options as running (bgp_policy.h), swapped at apply */
+	struct bgp_policy_set *pol;
 };
 
 /* bgp_peer.c */

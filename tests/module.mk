@@ -9,3 +9,5 @@ bench_ipc_LDLIBS := -lnanomsg
 # the bgp message layer's tests count allocations (no malloc per message)
 test_bgp_attr_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
 test_bgp_msg_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
+# the policy test counts them too (no malloc per evaluation)
+test_bgp_bgp_policy_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
