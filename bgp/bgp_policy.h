@@ -40,7 +40,7 @@
  *   imp NULL is RFC 8212's default: an eBGP neighbour's route is
  *   rejected, an iBGP one's accepted unchanged.
  *
- *   scr is the caller's (about 50 KiB; one per daemon is enough, the loop
+ *   scr is the caller's (60 KiB; one per daemon is enough, the loop
  *   is single-threaded). Steady state allocates nothing: a changed route
  *   is built in scr and interned (bgp_intern_get: the same changes to the
  *   same set give the same pointer). Not thread-safe: the set's cache is
