@@ -138,10 +138,27 @@ peers_clear(struct bgp_d *d, unsigned cease)
 	d->npeers = 0;
 }
 
+/* A neighbour's import or export (a = its address): "" or a policy of
+ * pol, the set being committed. */
+static int
+nconf_policy(struct bgp_policy_set *pol, const char *name, const char *what,
+    const char *a, char *out, size_t sz, struct lc_err *err, long i)
+{
+	out[0] = '\0';
+	if (name == NULL || name[0] == '\0')
+		return (0);
+	if (strlen(name) >= sz || bgp_policy_find(pol, name) == NULL)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: %s %s: no such policy-statement", a, what,
+		    name));
+	snprintf(out, sz, "%s", name);
+	return (0);
+}
+
 /* Decode and check one neighbour; 0 or -EINVAL with err. */
 static int
-nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
-    long i)
+nconf_of(const Bgp__Neighbor *n, struct bgp_policy_set *pol,
+    struct bgp_nconf *c, struct lc_err *err, long i)
 {
 	char a[INET_ADDRSTRLEN];
 
@@ -163,11 +180,11 @@ nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
 	if (n->md5_password != NULL && strlen(n->md5_password) > 80)
 		return (lc_err_set(err, -EINVAL, i,
 		    "neighbor %s: authentication-key longer than 80 bytes", a));
-	/* RFC 8212 defaults hold until there are policies to name */
-	if ((n->import_policy != NULL && n->import_policy[0] != '\0') ||
-	    (n->export_policy != NULL && n->export_policy[0] != '\0'))
-		return (lc_err_set(err, -EINVAL, i,
-		    "neighbor %s: policies are not supported yet", a));
+	if (nconf_policy(pol, n->import_policy, "import", a, c->import,
+		sizeof(c->import), err, i) != 0 ||
+	    nconf_policy(pol, n->export_policy, "export", a, c->export,
+		sizeof(c->export), err, i) != 0)
+		return (-EINVAL);
 	c->addr = n->address;
 	c->remote_as = n->remote_as;
 	c->local_as = n->local_as;
@@ -187,7 +204,8 @@ nconf_of(const Bgp__Neighbor *n, struct bgp_nconf *c, struct lc_err *err,
 }
 
 static int
-config_check(const Bgp__BgpConfig *bc, struct bgp_nconf *nc, struct lc_err *err)
+config_check(const Bgp__BgpConfig *bc, struct bgp_policy_set *pol,
+    struct bgp_nconf *nc, struct lc_err *err)
 {
 	if (!bc->enabled)
 		return (0);
@@ -198,7 +216,7 @@ config_check(const Bgp__BgpConfig *bc, struct bgp_nconf *nc, struct lc_err *err)
 	if (bc->local_as == 0 && bc->n_neighbors > 0)
 		return (lc_err_set(err, -EINVAL, -1, "no local-as"));
 	for (size_t i = 0; i < bc->n_neighbors; i++) {
-		int rv = nconf_of(bc->neighbors[i], &nc[i], err, (long)i);
+		int rv = nconf_of(bc->neighbors[i], pol, &nc[i], err, (long)i);
 
 		if (rv != 0)
 			return (rv);
@@ -211,9 +229,10 @@ config_check(const Bgp__BgpConfig *bc, struct bgp_nconf *nc, struct lc_err *err)
 	return (0);
 }
 
+/* old: the policies that ran until now (d->pol holds the new ones). */
 static void
 config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
-    const struct bgp_nconf *nc)
+    const struct bgp_nconf *nc, const struct bgp_policy_set *old)
 {
 	bool reset_all = d->enabled &&
 	    (bc->local_as != d->local_as ||
@@ -251,10 +270,16 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 		d->peers[i]->configured = false;
 	for (size_t i = 0; i < bc->n_neighbors; i++) {
 		struct bgp_peer *p = bgp_d_peer_find(d, nc[i].addr);
+		bool imp_changed = false;
 
 		if (d->lfd >= 0 && (p == NULL || strcmp(p->c.md5, nc[i].md5)))
 			(void)bgp_md5_set(d->lfd, nc[i].addr, nc[i].md5);
 		if (p != NULL) {
+			/* a changed import policy runs again over the paths
+			 * as received: no reset, no route refresh */
+			imp_changed = strcmp(p->c.import, nc[i].import) != 0 ||
+			    (nc[i].import[0] != '\0' &&
+				bgp_policy_changed(old, d->pol, nc[i].import));
 			bgp_peer_reconf(p, &nc[i]);
 		} else if ((p = bgp_peer_new(d, &nc[i])) == NULL) {
 			lc_log_err("neighbor %s: out of memory",
@@ -264,6 +289,14 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 			d->peers[d->npeers++] = p;
 		}
 		p->configured = true;
+		/* the old set goes after this: every neighbour's names
+		 * resolved in the new one */
+		p->imp = p->c.import[0] ? bgp_policy_find(d->pol, p->c.import) :
+					  NULL;
+		p->exp = p->c.export[0] ? bgp_policy_find(d->pol, p->c.export) :
+					  NULL;
+		if (imp_changed && p->state == BGP_ESTABLISHED)
+			bgp_peer_reimport(p);
 	}
 	for (unsigned i = 0; i < d->npeers; i++) {
 		struct bgp_peer *p = d->peers[i];
@@ -287,6 +320,7 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct bgp_d *d = arg;
 	const Bgp__BgpConfig *bc = (const Bgp__BgpConfig *)msg;
 	Bgp__ConfigAck ack = BGP__CONFIG_ACK__INIT;
+	struct bgp_policy_set *pol = NULL, *old;
 	struct bgp_nconf *nc = NULL;
 	struct lc_err err;
 
@@ -296,17 +330,28 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		(void)ipc_reply_error(req, IPC_ERROR, "out of memory");
 		return;
 	}
-	if (config_check(bc, nc, &err) != 0) {
+	/* policies compiled in the check too: a commit check refuses what
+	 * does not compile */
+	if (bgp_policy_set_compile(bc->policy, d->intern, &pol, &err) != 0 ||
+	    config_check(bc, pol, nc, &err) != 0) {
 		ack.ok = false;
 		ack.error = err.msg;
 	} else {
 		ack.ok = true;
 		if (!bc->dry_run) {
-			config_apply(d, bc, nc);
+			/* the new set runs from here; the old one lives until
+			 * after apply, where the neighbours whose import or
+			 * export changed (bgp_policy_changed(old, d->pol,
+			 * name)) are run again, without a reset */
+			old = d->pol;
+			d->pol = pol;
+			pol = old;
+			config_apply(d, bc, nc, old);
 			d->config_txn = bc->txn;
 		}
 	}
 	(void)ipc_reply(req, IPC_OK, &ack.base);
+	bgp_policy_set_free(pol); /* the old set, or the checked one */
 	free(nc);
 }
 
@@ -456,7 +501,9 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	d->port = o != NULL && o->port ? o->port : BGP_PORT;
 	d->gr_time = 120;
 	if ((d->intern = bgp_intern_new()) == NULL ||
-	    (d->rib = bgp_rib_new(d->intern)) == NULL) {
+	    (d->rib = bgp_rib_new(d->intern)) == NULL ||
+	    (d->pscr = malloc(sizeof(*d->pscr))) == NULL) {
+		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
 		errno = ENOMEM;
@@ -468,6 +515,7 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	io.generation = o != NULL ? o->generation : 0;
 	if ((d->srv = ipc_server_new(loop, &ipc_svc_bgp, &io)) == NULL) {
 		e = errno ? errno : ENOMEM;
+		free(d->pscr);
 		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
@@ -476,6 +524,7 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	}
 	if ((e = bgp_ribc_init(d, &io)) != 0) {
 		ipc_server_free(d->srv);
+		free(d->pscr);
 		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
@@ -501,6 +550,8 @@ bgp_d_free(struct bgp_d *d)
 	bgp_ribc_fini(d);
 	ipc_server_free(d->srv);
 	bgp_rib_free(d->rib);
+	bgp_policy_set_free(d->pol); /* its cache holds sets: before */
+	free(d->pscr);
 	bgp_intern_free(d->intern);
 	free(d);
 }

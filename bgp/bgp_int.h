@@ -17,6 +17,7 @@
 #include "bgp_attr.h"
 #include "bgp_d.h"
 #include "bgp_rib.h"
+#include "bgp_policy.h"
 
 #define BGP_PEERS_MAX	     (BGP_RIB_PEERS - 1)
 #define BGP_HOLD_DEFAULT     90	   /* s */
@@ -83,8 +84,9 @@ struct bgp_peer {
 	bool cap_as4, cap_mp4, cap_rr, cap_gr;
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
 	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
-	bool eor_rcvd;		/* End-of-RIB received (RFC 4724) */
-	uint64_t upd_errors;	/* UPDATEs with an RFC 7606 outcome */
+	struct bgp_policy *imp, *exp; /* c.import / c.export in d->pol */
+	bool eor_rcvd;		      /* End-of-RIB received (RFC 4724) */
+	uint64_t upd_errors;	      /* UPDATEs with an RFC 7606 outcome */
 	/* counters */
 	uint64_t msgs_in, msgs_out, updates_in, updates_out;
 	uint64_t pfx_adv;
@@ -131,11 +133,14 @@ struct bgp_d {
 	bool config_seen; /* mgmt's config arrived once */
 	struct bgp_rib *rib;
 	struct bgp_ribc rc;
+	struct bgp_policy_scratch *pscr; /* where policies build changes */
 	uint8_t peer_ids[BGP_RIB_PEERS]; /* 1: id in use */
 	/* attribute sets shared by every neighbour's routes, stored once */
 	struct bgp_intern *intern;
 	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
 	uint8_t canon[BGP_ATTR_CANON_MAX];   /* the set being interned */
+	/* policy-options as running (bgp_policy.h), swapped at apply */
+	struct bgp_policy_set *pol;
 };
 
 /* bgp_peer.c */
@@ -158,6 +163,13 @@ int bgp_ribc_init(struct bgp_d *, const struct ipc_opts *);
 void bgp_ribc_fini(struct bgp_d *);
 /* The graceful restart time changed (config): the deferral follows it. */
 void bgp_ribc_deferral(struct bgp_d *);
+
+/* The import policy's verdict on a path (RFC 8212 without one): the set
+ * to use (a reference the caller owns), or NULL with *why. */
+struct bgp_aset *bgp_peer_import(struct bgp_peer *, uint32_t addr, uint8_t len,
+    struct bgp_aset *in, uint8_t *why);
+/* The import policy changed: the Adj-RIB-In runs through it again. */
+void bgp_peer_reimport(struct bgp_peer *);
 
 /* bgp_d.c */
 struct bgp_peer *bgp_d_peer_find(struct bgp_d *, uint32_t addr);

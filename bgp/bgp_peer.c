@@ -579,22 +579,53 @@ local_as(const struct bgp_peer *p)
 	return (p->c.local_as ? p->c.local_as : p->d->local_as);
 }
 
-/*
- * What the import side makes of a path: the set to use (no reference of
- * its own), or NULL with why. RFC 8212: an eBGP neighbour without an import
- * policy imports nothing; an iBGP one everything.
- */
+struct bgp_aset *
+bgp_peer_import(struct bgp_peer *p, uint32_t addr, uint8_t len,
+    struct bgp_aset *in, uint8_t *why)
+{
+	struct bgp_policy_route rt = {.af = BGP_AF_IPV4,
+	    .set = in,
+	    .from = p->c.addr};
+	struct bgp_policy_peer pp = {p->c.addr, p->c.remote_as, local_as(p),
+	    p->codec.ebgp};
+	struct bgp_aset *out = NULL;
+
+	*why = BGP_WHY_POLICY;
+	if (p->imp == NULL) /* RFC 8212 */
+		return (p->codec.ebgp ? NULL : bgp_aset_ref(in));
+	rt.p4.addr.s_addr = addr;
+	rt.p4.len = len;
+	if (bgp_policy_eval(p->imp, BGP_POL_IMPORT, &pp, &rt, p->d->pscr,
+		&out) != BGP_POLICY_ACCEPT)
+		return (NULL);
+	return (out);
+}
+
 static struct bgp_aset *
-import_of(struct bgp_peer *p, uint32_t addr, uint8_t len, struct bgp_aset *in,
+reimport_fn(void *arg, uint32_t addr, uint8_t len, struct bgp_aset *in,
     uint8_t *why)
 {
-	(void)addr;
-	(void)len;
-	if (p->codec.ebgp && p->c.import[0] == '\0') {
-		*why = BGP_WHY_POLICY;
+	struct bgp_peer *p = arg;
+
+	struct bgp_attrs a;
+
+	if (bgp_aset_attrs(in, &a) != 0 ||
+	    bgp_aspath_contains(a.aspath, a.aspath_len, local_as(p))) {
+		*why = BGP_WHY_LOOP;
 		return (NULL);
 	}
-	return (in);
+	return (bgp_peer_import(p, addr, len, in, why));
+}
+
+void
+bgp_peer_reimport(struct bgp_peer *p)
+{
+	size_t n = bgp_rib_reimport(p->d->rib, p->id, reimport_fn, p);
+
+	lc_log_info("neighbor %s: import policy %s applied again: %zu paths "
+		    "changed",
+	    inet_ntoa((struct in_addr){p->c.addr}),
+	    p->c.import[0] ? p->c.import : "(none)", n);
 }
 
 /* An UPDATE (msg: the whole message) into the neighbour's paths: withdrawn
@@ -671,10 +702,14 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 			uint8_t why = BGP_WHY_LOOP;
 			struct bgp_aset *use = loop ?
 			    NULL :
-			    import_of(p, pf.addr.s_addr, pf.len, set, &why);
+			    bgp_peer_import(p, pf.addr.s_addr, pf.len, set,
+				&why);
+			int rv = bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
+			    pf.len, set, use, why);
 
-			if (bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
-				pf.len, set, use, why) < 0) {
+			if (use != NULL)
+				bgp_aset_unref(d->intern, use);
+			if (rv < 0) {
 				bgp_aset_unref(d->intern, set);
 				conn_error(c, BGP_ERR_CEASE, 8, NULL, 0,
 				    "out of memory for routes");

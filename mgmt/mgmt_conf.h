@@ -57,6 +57,7 @@ enum mgmt_stype {
 	MGMT_T_STRING,	/* any text up to max chars (quoted when needed) */
 	MGMT_T_ENUM,	/* one of enums[] */
 	MGMT_T_MAC,	/* xx:xx:xx:xx:xx:xx, unicast, not zero; kbin 48 bits */
+	MGMT_T_COMMUNITY, /* BGP community: mgmt_comm_parse() */
 };
 
 /* Schema flags. */
@@ -68,6 +69,10 @@ enum mgmt_stype {
 /* an AS number (UINT): asdot "H.L" (RFC 5396) is taken too, printed as
  * asplain */
 #define MGMT_SF_ASDOT 0x8u
+/* list keys in natural order: a number in a name compares as a number
+ * (t2 before t10), for policy terms, whose order is their evaluation
+ * order */
+#define MGMT_SF_NATURAL 0x10u
 
 struct mgmt_schema_node {
 	const char *name; /* keyword; NULL: anonymous list (key only) */
@@ -127,6 +132,35 @@ enum mgmt_sid {
 	MGMT_S_BGP_NBR_EXPORT,
 	MGMT_S_BGP_NBR_SHUTDOWN,
 	MGMT_S_BGP_NBR_LOCAL_AS,
+	MGMT_S_POLICY,	   /* policy-options (unit): tern-bgp's policies */
+	MGMT_S_POL_PL,	   /* prefix-list NAME */
+	MGMT_S_POL_PL_ENT, /* prefix-list NAME A.B.C.D/LEN */
+	MGMT_S_POL_PL_GE,
+	MGMT_S_POL_PL_LE,
+	MGMT_S_POL_ASP,	   /* as-path NAME */
+	MGMT_S_POL_ASP_RE, /* as-path NAME "REGEX" (an anonymous leaf) */
+	MGMT_S_POL_COMM,   /* community NAME */
+	MGMT_S_POL_COMM_MEMBERS,
+	MGMT_S_POL_PS,	 /* policy-statement NAME */
+	MGMT_S_POL_TERM, /* policy-statement NAME term NAME */
+	MGMT_S_POL_FROM,
+	MGMT_S_POL_FROM_PL,
+	MGMT_S_POL_FROM_ASP,
+	MGMT_S_POL_FROM_COMM,
+	MGMT_S_POL_FROM_NBR,
+	MGMT_S_POL_THEN,
+	MGMT_S_POL_THEN_LP,
+	MGMT_S_POL_THEN_MED,
+	MGMT_S_POL_THEN_COMM,
+	MGMT_S_POL_THEN_COMM_SET,
+	MGMT_S_POL_THEN_COMM_DEL,
+	MGMT_S_POL_THEN_COMM_ADD,
+	MGMT_S_POL_THEN_PREPEND,
+	MGMT_S_POL_THEN_ACCEPT,
+	MGMT_S_POL_THEN_REJECT,
+	MGMT_S_POL_PS_THEN, /* the policy's default action */
+	MGMT_S_POL_PS_ACCEPT,
+	MGMT_S_POL_PS_REJECT,
 	MGMT_S_RIB,
 	MGMT_S_RIB_ECMP,
 	MGMT_S_RIB_DISTANCE,
@@ -421,6 +455,20 @@ struct mgmt_bgp_nbr_conf {
 	char auth_key[MGMT_BGP_KEY_MAX];
 	char import[MGMT_BGP_POLICY_MAX], export[MGMT_BGP_POLICY_MAX];
 };
+
+/*
+ * A BGP community as the config writes it: standard "high:low" (0..65535
+ * each, RFC 1997), large "global:local1:local2" (0..4294967295 each, RFC
+ * 8092), "*" for a field that matches anything, or a well-known name
+ * (no-export, no-advertise, no-export-subconfed, no-peer, blackhole,
+ * graceful-shutdown), which is a standard community's value. 0 or -EINVAL.
+ */
+struct mgmt_comm {
+	bool large;
+	uint32_t v[3]; /* standard: v[0] high, v[1] low */
+	unsigned wild; /* bit i: v[i] is "*" */
+};
+int mgmt_comm_parse(const char *s, struct mgmt_comm *c);
 
 /* Decoders of a unit node (from a change or an iteration); defaults applied.
  * 0 or -EINVAL if node is not of that unit. */

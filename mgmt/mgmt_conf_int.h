@@ -119,6 +119,15 @@ int mgmt_validate_unit(const struct mgmt_conf *conf,
     const struct mgmt_node *unit, struct lc_err *err);
 int mgmt_validate_iface_refs(const struct mgmt_conf *conf, struct lc_err *err);
 
+/* policy-options (mgmt_policy.c): its node (NULL: none); whether it has an
+ * entry called name in list (MGMT_S_POL_PL, _ASP, _COMM, _PS); the checks
+ * of the block po: ranges, regexes, references between its parts. */
+const struct mgmt_node *mgmt_policy_of(const struct mgmt_conf *conf);
+bool mgmt_policy_defined(const struct mgmt_conf *conf, enum mgmt_sid list,
+    const char *name);
+int mgmt_validate_policy(const struct mgmt_conf *conf,
+    const struct mgmt_node *po, struct lc_err *err);
+
 void *mgmt_xmalloc(size_t);
 void *mgmt_xrealloc(void *, size_t);
 

@@ -294,6 +294,9 @@ stmt_leaf(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
 	const struct word *w = st->w, *vv = &w[i];
 	struct mgmt_key k = {.sid = (uint16_t)ch, .kbin = 0, .str = ""};
 	bool leaf = s->kind == MGMT_SK_LEAF;
+	/* an anonymous leaf (as-path NAME REGEX) is named by its list */
+	const char *name = s->name != NULL ? s->name :
+					     mgmt_schema[s->parent].name;
 	const struct mgmt_node *old;
 	struct mgmt_node *c;
 	unsigned nvv = 1, bad;
@@ -302,22 +305,22 @@ stmt_leaf(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
 
 	if (st->term != LC_TOK_SEMI)
 		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
-		    "expected ';' after the value of '%s', got %s", s->name,
+		    "expected ';' after the value of '%s', got %s", name,
 		    lc_lex_tok_name(st->term)));
 	if (i == st->nw && st->brack) {
 		if (leaf)
 			return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
-			    "'%s' takes one value, not a [ list ]", s->name));
+			    "'%s' takes one value, not a [ list ]", name));
 		vv = st->vals;
 		nvv = st->nv;
 	} else if (i == st->nw)
 		return (lc_lex_error(&P->lx, w[kw].line, w[kw].col,
 		    "expected %s after '%s'", s->tname ? s->tname : "a value",
-		    s->name));
+		    name));
 	else if (i + 1 < st->nw || st->brack) {
 		bad = i + 1 < st->nw ? i + 1 : i;
 		return (lc_lex_error(&P->lx, w[bad].line, w[bad].col,
-		    "expected ';' after the value of '%s'", s->name));
+		    "expected ';' after the value of '%s'", name));
 	}
 	for (unsigned j = 0; j < nvv; j++) {
 		if (mgmt_value_parse((unsigned)ch, vv[j].s, canon, &k.kbin,
@@ -328,7 +331,7 @@ stmt_leaf(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
 		if ((old = mgmt_node_find(n, &k)) != NULL) {
 			char what[128];
 
-			snprintf(what, sizeof(what), "%s%s%s", s->name,
+			snprintf(what, sizeof(what), "%s%s%s", name,
 			    leaf ? "" : " ", leaf ? "" : canon);
 			return (dup_err(P, leaf ? &w[kw] : &vv[j], old, what));
 		}

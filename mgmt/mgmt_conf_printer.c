@@ -260,6 +260,16 @@ json_members(struct lc_buf *b, const struct mgmt_node *n)
 			break;
 		case MGMT_SK_LIST:
 			json_str(b, c->value);
+			/* an entry that is only its anonymous leaf (as-path
+			 * NAME REGEX): "NAME":"REGEX" */
+			if (c->kids != NULL && c->kids->left == NULL &&
+			    c->kids->right == NULL &&
+			    mgmt_schema[c->kids->sid].name == NULL &&
+			    mgmt_schema[c->kids->sid].kind == MGMT_SK_LEAF) {
+				mgmt_buf_puts(b, ":");
+				json_value(b, c->kids);
+				break;
+			}
 			mgmt_buf_puts(b, ":{");
 			json_members(b, c);
 			mgmt_buf_puts(b, "}");

@@ -1,5 +1,6 @@
 /* mgmt/mgmt_conf_tree.c: persistent (copy-on-write) config trees: nodes, AVL
  * child sets, set/delete/merge and typed views. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,6 +160,43 @@ mgmt_node_key(const struct mgmt_node *n, struct mgmt_key *k)
 	k->str = n->value;
 }
 
+/*
+ * Natural order (MGMT_SF_NATURAL): runs of digits compare as numbers, so
+ * t2 comes before t10 and 10 before 100. Names that differ only in leading
+ * zeros are equal here; strcmp orders them.
+ */
+static int
+natural_cmp(const char *a, const char *b)
+{
+	while (*a != '\0' && *b != '\0') {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			size_t na = 0, nb = 0;
+			int c;
+
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			while (isdigit((unsigned char)a[na]))
+				na++;
+			while (isdigit((unsigned char)b[nb]))
+				nb++;
+			if (na != nb)
+				return (na < nb ? -1 : 1);
+			if ((c = memcmp(a, b, na)) != 0)
+				return (c < 0 ? -1 : 1);
+			a += na;
+			b += nb;
+			continue;
+		}
+		if (*a != *b)
+			return ((unsigned char)*a < (unsigned char)*b ? -1 : 1);
+		a++;
+		b++;
+	}
+	return ((*a != '\0') - (*b != '\0'));
+}
+
 int
 mgmt_key_cmp(const struct mgmt_key *k, const struct mgmt_node *n)
 {
@@ -170,6 +208,9 @@ mgmt_key_cmp(const struct mgmt_key *k, const struct mgmt_node *n)
 		return (0);
 	if (k->kbin != n->kbin)
 		return (k->kbin < n->kbin ? -1 : 1);
+	if ((mgmt_schema[k->sid].flags & MGMT_SF_NATURAL) &&
+	    (c = natural_cmp(k->str, n->value)) != 0)
+		return (c);
 	c = strcmp(k->str, n->value);
 	return (c < 0 ? -1 : c > 0);
 }
@@ -664,7 +705,9 @@ resolve(const char *const *w, unsigned nw, bool partial_ok, struct step *st,
 				snprintf(m, sizeof(m),
 				    "unexpected '%.64s' after "
 				    "the value of %s",
-				    w[i], s->name);
+				    w[i],
+				    s->name ? s->name :
+					      mgmt_schema[s->parent].name);
 				return (path_err(err, w, i, m));
 			}
 			return (ns);

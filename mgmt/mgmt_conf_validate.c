@@ -369,8 +369,8 @@ on_connected(const struct mgmt_conf *conf, struct lc_ip4 a, char *buf,
 /*
  * One neighbour of the bgp block b: a remote-as, a local-as (its own or
  * the block's), a unicast address that is none of ours and, without
- * multihop, on a connected subnet; a local-address that is ours; no
- * import or export until there are policies to name.
+ * multihop, on a connected subnet; a local-address that is ours; an
+ * import and export that name a policy-statement of policy-options.
  */
 static int
 validate_bgp_nbr(const struct mgmt_conf *conf, const struct mgmt_bgp_conf *b,
@@ -426,16 +426,16 @@ validate_bgp_nbr(const struct mgmt_conf *conf, const struct mgmt_bgp_conf *b,
 		    u->value, lc_ip4_ntoa(n.local_address));
 		return (-EINVAL);
 	}
-	/* nothing may accept a name it cannot check: once there is a
-	 * policy block, these must name one of its policies */
 	for (unsigned i = 0; i < 2; i++) {
 		const struct mgmt_node *p = mgmt_node_find_sid(u, pol[i]);
 
-		if (p != NULL) {
+		if (p != NULL &&
+		    !mgmt_policy_defined(conf, MGMT_S_POL_PS, p->value)) {
 			mgmt_err_node(err, p,
-			    "protocols bgp neighbor %s: %s %s: policies are "
-			    "not supported yet (issue 21)",
-			    u->value, mgmt_schema[pol[i]].name, p->value);
+			    "protocols bgp neighbor %s: %s %s: no "
+			    "policy-options policy-statement %s",
+			    u->value, mgmt_schema[pol[i]].name, p->value,
+			    p->value);
 			return (-EINVAL);
 		}
 	}
@@ -485,6 +485,8 @@ mgmt_validate_unit(const struct mgmt_conf *conf, const struct mgmt_node *unit,
 		return (validate_iface(conf, unit, err));
 	case MGMT_S_BGP:
 		return (validate_bgp(conf, unit, err));
+	case MGMT_S_POLICY:
+		return (mgmt_validate_policy(conf, unit, err));
 	default:
 		/* rib, fwd, system: types and ranges are checked on input */
 		return (0);
@@ -539,12 +541,14 @@ validate_list(const struct mgmt_conf *conf, enum mgmt_sid list,
 int
 mgmt_conf_validate(const struct mgmt_conf *conf, struct lc_err *err)
 {
-	const struct mgmt_node *b = bgp_of(conf);
+	const struct mgmt_node *b = bgp_of(conf), *po = mgmt_policy_of(conf);
 	int rv;
 
 	if ((rv = validate_list(conf, MGMT_S_IFACE, err)) != 0)
 		return (rv);
 	if ((rv = validate_list(conf, MGMT_S_ROUTE, err)) != 0)
+		return (rv);
+	if (po != NULL && (rv = mgmt_validate_policy(conf, po, err)) != 0)
 		return (rv);
 	return (b != NULL ? validate_bgp(conf, b, err) : 0);
 }
@@ -554,12 +558,13 @@ mgmt_conf_validate_changes(const struct mgmt_conf *new,
     const struct mgmt_changes *chg, struct lc_err *err)
 {
 	const struct mgmt_node *b = bgp_of(new);
-	bool ifaces = false, bgp = false;
+	bool ifaces = false, bgp = false, pol = false;
 	int rv;
 
 	for (size_t i = 0; i < chg->n; i++) {
 		ifaces |= chg->v[i].unit == MGMT_S_IFACE;
 		bgp |= chg->v[i].unit == MGMT_S_BGP;
+		pol |= chg->v[i].unit == MGMT_S_POLICY;
 		if (chg->v[i].new != NULL &&
 		    (rv = mgmt_validate_unit(new, chg->v[i].new, err)) != 0)
 			return (rv);
@@ -567,8 +572,9 @@ mgmt_conf_validate_changes(const struct mgmt_conf *new,
 	if (chg->iface_deleted &&
 	    (rv = mgmt_validate_iface_refs(new, err)) != 0)
 		return (rv);
-	/* the neighbours are checked against the interfaces' addresses */
-	if (ifaces && !bgp && b != NULL)
+	/* the neighbours are checked against the interfaces' addresses and
+	 * the policies they name */
+	if ((ifaces || pol) && !bgp && b != NULL)
 		return (validate_bgp(new, b, err));
 	return (0);
 }

@@ -89,6 +89,15 @@ void mgmt_wire_fill(enum mgmt_sid unit, const struct mgmt_node *n,
     struct ProtobufCMessage *msg);
 void mgmt_wire_fill_conf(const struct mgmt_conf *conf, enum mgmt_sid unit,
     struct ProtobufCMessage *msg);
+/*
+ * mgmt_policy.c: conf's policy-options as a bgp.PolicyOptions for tern-bgp
+ * (NULL when there are none), every part from alloc (zeroed memory that the
+ * caller frees with the message). Terms go in their key order, the order
+ * they run in.
+ */
+typedef void *mgmt_alloc_fn(void *arg, size_t size);
+struct ProtobufCMessage *mgmt_policy_encode(const struct mgmt_conf *conf,
+    mgmt_alloc_fn *alloc, void *arg);
 /* mgmt's clients of the other components (NULL in tests without server). */
 enum mgmt_peer {
 	MGMT_PEER_FWD,

@@ -84,6 +84,12 @@ enc_alloc(struct enc *e, size_t size)
 	return (p);
 }
 
+static void *
+enc_alloc_cb(void *arg, size_t size)
+{
+	return (enc_alloc(arg, size));
+}
+
 static void
 enc_free(struct enc *e)
 {
@@ -389,8 +395,8 @@ enc_bgp_nbr(const struct mgmt_node *n, void *arg)
 	return (0);
 }
 
-/* tern-bgp's part: the whole bgp block of conf (enabled: it is there),
- * which tern-bgp diffs against what it runs */
+/* tern-bgp's part: the whole bgp block of conf (enabled: it is there) and
+ * policy-options, which tern-bgp diffs against what it runs */
 static void
 enc_bgp_config(struct enc *e, const struct mgmt_conf *conf, uint64_t txn,
     bool dry, Bgp__BgpConfig *c)
@@ -407,6 +413,8 @@ enc_bgp_config(struct enc *e, const struct mgmt_conf *conf, uint64_t txn,
 	mgmt_wire_fill_conf(conf, MGMT_S_BGP, &c->base); /* local-as, GR time */
 	c->neighbors = enc_alloc(e, sizeof(*c->neighbors) * (be.max + 1));
 	mgmt_conf_foreach(conf, MGMT_S_BGP_NBR, enc_bgp_nbr, &be);
+	c->policy = (Bgp__PolicyOptions *)mgmt_policy_encode(conf, enc_alloc_cb,
+	    e);
 }
 
 static bool
@@ -576,9 +584,10 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 			rib_reply, "its settings", &sent))
 			goto out;
 	}
-	/* the bgp block, whole, with tern-bgp's own dry run for commit
-	 * check */
-	if (comp_up(C_BGP) && chg_has(chg, MGMT_S_BGP)) {
+	/* the bgp block and policy-options, whole, with tern-bgp's own dry
+	 * run for commit check */
+	if (comp_up(C_BGP) &&
+	    (chg_has(chg, MGMT_S_BGP) || chg_has(chg, MGMT_S_POLICY))) {
 		enc_bgp_config(&e, new, ++comps[C_BGP].seq, dry, &bc);
 		(void)txn_call(t, C_BGP, BGP__METHOD__SET_CONFIG, &bc.base,
 		    bgp_reply, "its part", &sent);
@@ -684,7 +693,8 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 				(u == MGMT_S_IFACE || u == MGMT_S_FWD)) ||
 			    (!(acc & (1u << C_RIB)) &&
 				(u == MGMT_S_ROUTE || u == MGMT_S_RIB)) ||
-			    (!(acc & (1u << C_BGP)) && u == MGMT_S_BGP))
+			    (!(acc & (1u << C_BGP)) &&
+				(u == MGMT_S_BGP || u == MGMT_S_POLICY)))
 				back.v[i].unit = MGMT_S__COUNT;
 		}
 		if (txn_send(t, &back, t->m->running, false) > 0) {

@@ -14,6 +14,22 @@ static const char *const host_path_words[] = {"enable", "disable", NULL};
 static const char *const loglevel_words[] = {"err", "warning", "notice", "info",
     "debug", NULL};
 
+/* RFC 1997's and later well-known communities, as their values */
+static const struct {
+	const char *name;
+	uint32_t v;
+} comm_names[] = {
+    {"no-export", 0xffffff01u},		  /* RFC 1997 */
+    {"no-advertise", 0xffffff02u},	  /* RFC 1997 */
+    {"no-export-subconfed", 0xffffff03u}, /* RFC 1997 */
+    {"no-peer", 0xffffff04u},		  /* RFC 3765 */
+    {"blackhole", 0xffff029au},		  /* RFC 7999: 65535:666 */
+    {"graceful-shutdown", 0xffff0000u},	  /* RFC 8326: 65535:0 */
+};
+static const char comm_names_text[] = "no-export, no-advertise, "
+				      "no-export-subconfed, no-peer, "
+				      "blackhole, graceful-shutdown";
+
 #define C     MGMT_SK_CONTAINER
 #define L     MGMT_SK_LEAF
 #define LL    MGMT_SK_LEAFLIST
@@ -26,6 +42,10 @@ static const char *const loglevel_words[] = {"err", "warning", "notice", "info",
 #define WD    MGMT_SF_WIRE_DFLT
 #define AS    MGMT_SF_ASDOT
 #define ASMAX 4294967295u
+#define NAT   MGMT_SF_NATURAL
+#define POL   MGMT_S_POLICY
+/* a policy's or a definition's name */
+#define PNAME MGMT_T_IFNAME, 1, 63, NULL
 
 /*
  * The schema. Everything that completes, helps, validates, prints or diffs a
@@ -161,6 +181,97 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 	ASMAX, NULL, "Our AS towards this neighbour (default: bgp local-as)",
 	NULL, BGP, AS, "<1..4294967295>", "local_as"},
 
+    /* tern-bgp's routing policy, sent whole with protocols bgp in
+     * bgp.BgpConfig.policy (mgmt_policy.c encodes it: lists and names,
+     * no wire column). Junos' shape; docs/config.md "Routing policy" */
+    [MGMT_S_POLICY] = {"policy-options", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0,
+	NULL, "Routing policy: prefix lists, AS paths, communities, policies",
+	NULL, BGP, MGMT_SF_UNIT, NULL, NULL},
+    [MGMT_S_POL_PL] = {"prefix-list", POL, LIST, PNAME,
+	"Named list of prefixes, each with its length range", NULL, BGP, 0,
+	"<name>", NULL},
+    [MGMT_S_POL_PL_ENT] = {NULL, MGMT_S_POL_PL, LIST, MGMT_T_PREFIX4, 0, 0,
+	NULL, "Prefix: routes under it (exactly it without ge or le)", NULL,
+	BGP, 0, "<a.b.c.d/len>", NULL},
+    [MGMT_S_POL_PL_GE] = {"ge", MGMT_S_POL_PL_ENT, L, MGMT_T_UINT, 1, 32, NULL,
+	"Shortest route length that matches (up to /32 without le)", NULL, BGP,
+	0, "<1..32>", NULL},
+    [MGMT_S_POL_PL_LE] = {"le", MGMT_S_POL_PL_ENT, L, MGMT_T_UINT, 1, 32, NULL,
+	"Longest route length that matches", NULL, BGP, 0, "<1..32>", NULL},
+    [MGMT_S_POL_ASP] = {"as-path", POL, LIST, PNAME,
+	"Named AS path regular expression", NULL, BGP, 0, "<name>", NULL},
+    [MGMT_S_POL_ASP_RE] = {NULL, MGMT_S_POL_ASP, L, MGMT_T_STRING, 1, 63, NULL,
+	"POSIX extended regex over the path as \"65001 65002 {65003,65004}\"",
+	NULL, BGP, 0, "<regex>", NULL},
+    [MGMT_S_POL_COMM] = {"community", POL, LIST, PNAME,
+	"Named community list (a route matches when it has every member)", NULL,
+	BGP, 0, "<name>", NULL},
+    [MGMT_S_POL_COMM_MEMBERS] = {"members", MGMT_S_POL_COMM, LL,
+	MGMT_T_COMMUNITY, 0, 0, NULL,
+	"Community: high:low, large global:local1:local2, '*' for any field, "
+	"or no-export, no-advertise, no-export-subconfed, no-peer, "
+	"blackhole, graceful-shutdown",
+	NULL, BGP, 0, "<community>", NULL},
+    [MGMT_S_POL_PS] = {"policy-statement", POL, LIST, PNAME,
+	"Routing policy: terms in order, then a default action", NULL, BGP, 0,
+	"<name>", NULL},
+    [MGMT_S_POL_TERM] = {"term", MGMT_S_POL_PS, LIST, PNAME,
+	"Term; terms run in name order, numbers compared as numbers", NULL, BGP,
+	NAT, "<name>", NULL},
+    [MGMT_S_POL_FROM] = {"from", MGMT_S_POL_TERM, C, MGMT_T_NONE, 0, 0, NULL,
+	"Conditions: all kinds given must match, one value of each", NULL, BGP,
+	0, NULL, NULL},
+    [MGMT_S_POL_FROM_PL] = {"prefix-list", MGMT_S_POL_FROM, LL, PNAME,
+	"The route's prefix is in this prefix list (repeatable: any)", NULL,
+	BGP, 0, "<name>", NULL},
+    [MGMT_S_POL_FROM_ASP] = {"as-path", MGMT_S_POL_FROM, LL, PNAME,
+	"The route's AS path matches this as-path (repeatable: any)", NULL, BGP,
+	0, "<name>", NULL},
+    [MGMT_S_POL_FROM_COMM] = {"community", MGMT_S_POL_FROM, LL, PNAME,
+	"The route has every member of this community (repeatable: any)", NULL,
+	BGP, 0, "<name>", NULL},
+    [MGMT_S_POL_FROM_NBR] = {"neighbor", MGMT_S_POL_FROM, LL, MGMT_T_IP4, 0, 0,
+	NULL, "The route was learned from this neighbour (repeatable: any)",
+	NULL, BGP, 0, "<a.b.c.d>", NULL},
+    [MGMT_S_POL_THEN] = {"then", MGMT_S_POL_TERM, C, MGMT_T_NONE, 0, 0, NULL,
+	"Actions on a matching route; without accept or reject the next term "
+	"runs",
+	NULL, BGP, 0, NULL, NULL},
+    [MGMT_S_POL_THEN_LP] = {"local-preference", MGMT_S_POL_THEN, L, MGMT_T_UINT,
+	0, ASMAX, NULL, "Set LOCAL_PREF", NULL, BGP, 0, "<0..4294967295>",
+	NULL},
+    [MGMT_S_POL_THEN_MED] = {"metric", MGMT_S_POL_THEN, L, MGMT_T_UINT, 0,
+	ASMAX, NULL, "Set MULTI_EXIT_DISC", NULL, BGP, 0, "<0..4294967295>",
+	NULL},
+    [MGMT_S_POL_THEN_COMM] = {"community", MGMT_S_POL_THEN, C, MGMT_T_NONE, 0,
+	0, NULL, "Change the route's communities (set, delete, then add)", NULL,
+	BGP, 0, NULL, NULL},
+    [MGMT_S_POL_THEN_COMM_SET] = {"set", MGMT_S_POL_THEN_COMM, L, PNAME,
+	"Replace every community with this community's members", NULL, BGP, 0,
+	"<name>", NULL},
+    [MGMT_S_POL_THEN_COMM_DEL] = {"delete", MGMT_S_POL_THEN_COMM, LL, PNAME,
+	"Remove the communities any member of this community matches", NULL,
+	BGP, 0, "<name>", NULL},
+    [MGMT_S_POL_THEN_COMM_ADD] = {"add", MGMT_S_POL_THEN_COMM, LL, PNAME,
+	"Add this community's members", NULL, BGP, 0, "<name>", NULL},
+    [MGMT_S_POL_THEN_PREPEND] = {"as-path-prepend", MGMT_S_POL_THEN, L,
+	MGMT_T_UINT, 1, 32, NULL,
+	"Prepend an AS this many times (import: the neighbour's, export: ours)",
+	NULL, BGP, 0, "<1..32>", NULL},
+    [MGMT_S_POL_THEN_ACCEPT] = {"accept", MGMT_S_POL_THEN, F, MGMT_T_NONE, 0, 0,
+	NULL, "Accept the route: no further term runs", NULL, BGP, 0, NULL,
+	NULL},
+    [MGMT_S_POL_THEN_REJECT] = {"reject", MGMT_S_POL_THEN, F, MGMT_T_NONE, 0, 0,
+	NULL, "Reject the route: no further term runs", NULL, BGP, 0, NULL,
+	NULL},
+    [MGMT_S_POL_PS_THEN] = {"then", MGMT_S_POL_PS, C, MGMT_T_NONE, 0, 0, NULL,
+	"What happens when no term decided (default: reject)", NULL, BGP, 0,
+	NULL, NULL},
+    [MGMT_S_POL_PS_ACCEPT] = {"accept", MGMT_S_POL_PS_THEN, F, MGMT_T_NONE, 0,
+	0, NULL, "Accept the route", NULL, BGP, 0, NULL, NULL},
+    [MGMT_S_POL_PS_REJECT] = {"reject", MGMT_S_POL_PS_THEN, F, MGMT_T_NONE, 0,
+	0, NULL, "Reject the route", NULL, BGP, 0, NULL, NULL},
+
     [MGMT_S_RIB] = {"rib", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
 	"Routing information base settings", NULL, RIB, MGMT_SF_UNIT, NULL,
 	NULL},
@@ -210,6 +321,9 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 #undef WD
 #undef AS
 #undef ASMAX
+#undef NAT
+#undef POL
+#undef PNAME
 
 unsigned
 mgmt_schema_comp(enum mgmt_sid sid)
@@ -330,6 +444,12 @@ type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
 		    "a MAC address xx:xx:xx:xx:xx:xx (six pairs of hex "
 		    "digits)");
 		break;
+	case MGMT_T_COMMUNITY:
+		snprintf(buf, sz,
+		    "a community high:low (0..65535 each), a large community "
+		    "global:local1:local2, '*' for any field, or a name: %s",
+		    comm_names_text);
+		break;
 	case MGMT_T_ENUM:
 		off = (size_t)snprintf(buf, sz, "one of");
 		for (int i = 0; s->enums[i] && off < sz; i++)
@@ -381,6 +501,39 @@ parse_asdot(const char *v, uint32_t *out)
 	return (0);
 }
 
+int
+mgmt_comm_parse(const char *s, struct mgmt_comm *c)
+{
+	char buf[64], *f[4], *save = NULL;
+	unsigned n = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < sizeof(comm_names) / sizeof(comm_names[0]); i++)
+		if (strcmp(s, comm_names[i].name) == 0) {
+			c->v[0] = comm_names[i].v >> 16;
+			c->v[1] = comm_names[i].v & 0xffff;
+			return (0);
+		}
+	if (s[0] == '\0' || strlen(s) >= sizeof(buf) || s[0] == ':' ||
+	    strstr(s, "::") != NULL || s[strlen(s) - 1] == ':')
+		return (-EINVAL);
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *t = strtok_r(buf, ":", &save); t != NULL && n < 4;
+	     t = strtok_r(NULL, ":", &save))
+		f[n++] = t;
+	if (n != 2 && n != 3)
+		return (-EINVAL);
+	c->large = n == 3;
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(f[i], "*") == 0)
+			c->wild |= 1u << i;
+		else if (parse_uint(f[i], &c->v[i]) != 0 ||
+		    (!c->large && c->v[i] > 0xffff))
+			return (-EINVAL);
+	}
+	return (0);
+}
+
 /* c is a hex digit */
 static uint64_t
 hex_val(char c)
@@ -429,8 +582,13 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
     struct lc_err *err)
 {
 	const struct mgmt_schema_node *s = &mgmt_schema[sid];
-	const char *what = s->name ? s->name : "interface name";
-	char exp[160];
+	/* the anonymous nodes: an interface, a prefix list's entry, an
+	 * as-path's regex */
+	const char *what = s->name   ? s->name :
+	    sid == MGMT_S_POL_PL_ENT ? "prefix" :
+	    sid == MGMT_S_POL_ASP_RE ? "regex" :
+				       "interface name";
+	char exp[256];
 	uint32_t u;
 
 	*kbin = 0;
@@ -530,6 +688,18 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		    (unsigned)(m >> 40) & 0xff, (unsigned)(m >> 32) & 0xff,
 		    (unsigned)(m >> 24) & 0xff, (unsigned)(m >> 16) & 0xff,
 		    (unsigned)(m >> 8) & 0xff, (unsigned)m & 0xff);
+		return (0);
+	}
+	case MGMT_T_COMMUNITY: {
+		struct mgmt_comm cm;
+
+		if (mgmt_comm_parse(v, &cm) != 0)
+			goto bad;
+		/* standard ones first, by value; the text breaks ties */
+		*kbin = cm.large ?
+		    1ull << 63 | (uint64_t)cm.v[0] << 8 | cm.wild :
+		    (uint64_t)cm.wild << 32 | cm.v[0] << 16 | cm.v[1];
+		snprintf(canon, 64, "%s", v);
 		return (0);
 	}
 	case MGMT_T_ENUM:
@@ -688,7 +858,9 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
 			continue;
 		case MGMT_SK_LEAF:
 		case MGMT_SK_LEAFLIST:
-			if (++i == nwords) {
+			/* an anonymous leaf (as-path NAME REGEX): the word is
+			 * its value */
+			if (s->name != NULL && ++i == nwords) {
 				compl_value(&c, node, (unsigned)ch);
 				return ((int)c.n);
 			}

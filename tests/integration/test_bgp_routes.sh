@@ -107,6 +107,26 @@ timeout 5 birdc -s "$tmp/bird-s.ctl" enable net50 >/dev/null
 check "announced again: the server's path again" wait_until 20 in_fib_via "$NETNS_SERVER_IP"
 check "... traffic too" wait_until 10 reach50
 
+# an import policy on the client's session (local-preference 200 beats the
+# shorter path) applies at commit, without a reset: the flap count stays
+flaps() { rsh "show bgp neighbor $NETNS_CLIENT_IP" | sed -n 's/.*, \([0-9]*\) flaps.*/\1/p'; }
+flaps0=$(flaps)
+out=$(rsh configure "set policy-options prefix-list N50 198.18.50.0/24" \
+	"set policy-options policy-statement PREF term t1 from prefix-list N50" \
+	"set policy-options policy-statement PREF term t1 then local-preference 200" \
+	"set policy-options policy-statement PREF term t1 then accept" \
+	"set policy-options policy-statement PREF then accept" \
+	"set protocols bgp neighbor $NETNS_CLIENT_IP import PREF" commit exit 2>&1)
+check "import policy committed" grep -q "commit complete" <<<"$out"
+check "the client's path wins on local-preference" wait_until 10 in_fib_via "$NETNS_CLIENT_IP"
+check "... without a session reset (flaps ${flaps0:-?} -> $(flaps))" test -n "$flaps0" -a "$(flaps)" = "$flaps0"
+out=$(rsh configure "set policy-options policy-statement PREF term t1 then local-preference 50" commit exit 2>&1)
+check "a changed policy alone applies too" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
+out=$(rsh configure "delete protocols bgp neighbor $NETNS_CLIENT_IP import" "delete policy-options" commit exit 2>&1)
+check "policy removed" grep -q "commit complete" <<<"$out"
+check "... the server's path stays best" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
+check "... still no reset" test "$(flaps)" = "$flaps0"
+
 # kill -9 tern-bgp: rib keeps its routes (grace), traffic flows; the new
 # tern-bgp learns them again
 bpid=$(router_pid bgp)

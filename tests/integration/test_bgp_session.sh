@@ -169,7 +169,7 @@ check "a neighbour without remote-as is refused ($out)" has "$out" "no remote-as
 out=$(ctl config 65001 $TA $PA,65002,hold=2 2>&1)
 check "hold time 2 is refused" has "$out" "hold-time 2"
 out=$(ctl config 65001 $TA $PA,65002,import=IN 2>&1)
-check "an import policy is refused while there are none" has "$out" "policies are not supported yet"
+check "an import policy that is not defined is refused" has "$out" "import IN: no such policy-statement"
 check "... the neighbour is still configured" has "$(nb)" "^$PA as 65002 "
 
 # ---- deconfigured: BIRD hears a Cease

@@ -1,7 +1,8 @@
 /* tests/unit/mgmt/test_bgp.c: the protocols bgp block (issue 21): its
  * values and validation, its push to tern-bgp in the commit transaction
- * (a fake tern-bgp and a fake tern-rib over real IPC sockets), the resync
- * when tern-bgp connects, and show/clear bgp against the fake's answers. */
+ * (a fake tern-bgp and a fake tern-rib over real IPC sockets), with
+ * policy-options, the resync when tern-bgp connects, and show/clear bgp
+ * against the fake's answers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -179,13 +180,13 @@ test_validation(void **st)
 	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
 			 "neighbor 198.18.1.2 { remote-as 65002;\n"
 			 "  import IN; } }",
-	    "b.conf:4:3: protocols bgp neighbor 198.18.1.2: import IN: "
-	    "policies are not supported yet (issue 21)");
+	    "b.conf:4:3: protocols bgp neighbor 198.18.1.2: import IN: no "
+	    "policy-options policy-statement IN");
 	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
 			 "neighbor 198.18.1.2 { remote-as 65002;\n"
 			 "  export OUT; } }",
-	    "b.conf:4:3: protocols bgp neighbor 198.18.1.2: export OUT: "
-	    "policies are not supported yet (issue 21)");
+	    "b.conf:4:3: protocols bgp neighbor 198.18.1.2: export OUT: no "
+	    "policy-options policy-statement OUT");
 	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
 			 "neighbor 198.20.0.1 { remote-as 65002; multihop 2;\n"
 			 "  local-address 198.18.1.9; } }",
@@ -272,8 +273,8 @@ test_validate_changes(void **st)
 	assert_int_equal(chg.v[1].comp, MGMT_COMP_BGP);
 	assert_int_equal(mgmt_conf_validate_changes(cand, &chg, &err), -EINVAL);
 	assert_string_equal(err.msg,
-	    "protocols bgp neighbor 198.18.2.2: import X: policies are not "
-	    "supported yet (issue 21)");
+	    "protocols bgp neighbor 198.18.2.2: import X: no policy-options "
+	    "policy-statement X");
 	{
 		char path[64];
 
@@ -734,14 +735,14 @@ test_push(void **st)
 	assert_int_equal(fbgp.last->n_neighbors, 2); /* not 3 */
 	assert_int_equal(mgmt_commit_count(m), 3);
 
-	/* 7. a policy name is refused before anything is sent */
+	/* 7. an undefined policy is refused before anything is sent */
 	OK("discard");
 	calls = fbgp.calls;
 	OK("set protocols bgp neighbor 198.18.1.2 import ALL");
 	assert_int_equal(exec(m, s, "commit", false, &a), MGMT_E_COMMIT_FAILED);
 	assert_string_equal(a.err,
-	    "commit failed: protocols bgp neighbor 198.18.1.2: import ALL: "
-	    "policies are not supported yet (issue 21)");
+	    "commit failed: protocols bgp neighbor 198.18.1.2: import ALL: no "
+	    "policy-options policy-statement ALL");
 	assert_int_equal(fbgp.calls, calls);
 
 	/* 8. the block deleted: enabled false, no neighbours */
@@ -751,6 +752,109 @@ test_push(void **st)
 	assert_int_equal(fbgp.calls, calls + 1);
 	assert_false(fbgp.last->enabled);
 	assert_int_equal(fbgp.last->n_neighbors, 0);
+	OK("exit");
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
+/*
+ * policy-options travel in BgpConfig.policy: with the block, and alone
+ * when only they changed; deleting a policy a neighbour names is refused;
+ * tern-bgp's refusal (a policy it cannot compile) fails the commit.
+ */
+static void
+test_policy_push(void **st)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	const Bgp__PolicyOptions *po;
+	const Bgp__PolicyTerm *t;
+	unsigned calls;
+
+	(void)st;
+	start_fake_rib();
+	start_fake_bgp();
+	m = mgmt_boot(GOOD_IFS "protocols bgp { local-as 65001; neighbor "
+			       "198.18.1.2 remote-as 65002; }\n");
+	assert_true(run_until(&fbgp.calls, 1));
+	assert_null(fbgp.last->policy); /* none configured */
+	s = mgmt_session_open(m, "tester", false);
+	OK("configure");
+	OK("set policy-options prefix-list CUST 198.18.0.0/15 le 24");
+	OK("set policy-options as-path PATHS \"^65002( 65003)*$\"");
+	OK("set policy-options community TAGS members 65000:100");
+	OK("set policy-options community TAGS members 65000:1:2");
+	OK("set policy-options policy-statement IN term t1 from prefix-list "
+	   "CUST");
+	OK("set policy-options policy-statement IN term t1 then "
+	   "local-preference 200");
+	OK("set policy-options policy-statement IN term t1 then accept");
+	OK("set policy-options policy-statement IN then reject");
+	OK("set protocols bgp neighbor 198.18.1.2 import IN");
+	OK("commit");
+	assert_int_equal(fbgp.calls, 2);
+	assert_string_equal(fbgp.last->neighbors[0]->import_policy, "IN");
+	assert_non_null(po = fbgp.last->policy);
+	assert_int_equal(po->n_prefix_lists, 1);
+	assert_int_equal(po->prefix_lists[0]->n_entries, 1);
+	assert_int_equal(po->prefix_lists[0]->entries[0]->prefix,
+	    htonl(0xc6120000));
+	assert_int_equal(po->prefix_lists[0]->entries[0]->len, 15);
+	assert_int_equal(po->prefix_lists[0]->entries[0]->le, 24);
+	assert_int_equal(po->prefix_lists[0]->entries[0]->ge, 0);
+	assert_int_equal(po->n_as_paths, 1);
+	assert_string_equal(po->as_paths[0]->regex, "^65002( 65003)*$");
+	assert_int_equal(po->n_communities, 1);
+	assert_int_equal(po->communities[0]->n_members, 2);
+	assert_int_equal(po->n_policies, 1);
+	assert_int_equal(po->policies[0]->default_action,
+	    BGP__POLICY_ACTION__POLICY_REJECT);
+	t = po->policies[0]->terms[0];
+	assert_string_equal(t->prefix_lists[0], "CUST");
+	assert_true(t->set_local_pref);
+	assert_int_equal(t->local_pref, 200);
+	assert_int_equal(t->action, BGP__POLICY_ACTION__POLICY_ACCEPT);
+
+	/* a change of policy-options alone: BgpConfig again, whole */
+	OK("set policy-options prefix-list CUST 198.19.0.0/16 ge 20");
+	OK("commit");
+	assert_int_equal(fbgp.calls, 3);
+	assert_true(fbgp.last->enabled);
+	assert_int_equal(fbgp.last->n_neighbors, 1);
+	assert_int_equal(fbgp.last->policy->prefix_lists[0]->n_entries, 2);
+	/* commit check: tern-bgp's dry run of it */
+	OK("set policy-options policy-statement IN term t1 then metric 5");
+	OK("commit check");
+	assert_int_equal(fbgp.calls, 4);
+	assert_int_equal(fbgp.dry, 1);
+	OK("discard");
+
+	/* a policy a neighbour names cannot go; nothing is sent */
+	calls = fbgp.calls;
+	OK("delete policy-options policy-statement IN");
+	assert_int_equal(exec(m, s, "commit", false, &a), MGMT_E_COMMIT_FAILED);
+	assert_string_equal(a.err,
+	    "commit failed: protocols bgp neighbor 198.18.1.2: import IN: no "
+	    "policy-options policy-statement IN");
+	assert_int_equal(fbgp.calls, calls);
+	OK("discard");
+
+	/* tern-bgp refuses: the commit fails, running keeps the old policy */
+	OK("set policy-options as-path PATHS \"^65003\"");
+	fbgp.reject = true;
+	assert_int_equal(exec(m, s, "commit", false, &a), MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err, "tern-bgp refused its part"));
+	OK("discard");
+	OK("show policy-options as-path");
+	assert_string_equal(a.text, "as-path PATHS \"^65002( 65003)*$\";\n");
+
+	/* the block deleted with its neighbour: policy-options go alone */
+	OK("delete protocols bgp");
+	OK("delete policy-options");
+	OK("commit");
+	assert_false(fbgp.last->enabled);
+	assert_null(fbgp.last->policy);
 	OK("exit");
 	mgmt_session_close(m, s);
 	mgmt_free(m);
@@ -923,6 +1027,7 @@ main(void)
 	    cmocka_unit_test(test_validate_changes),
 	    cmocka_unit_test(test_typed),
 	    cmocka_unit_test_setup_teardown(test_push, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_policy_push, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bgp_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_show, setup, teardown),
 	};

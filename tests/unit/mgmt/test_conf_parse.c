@@ -108,6 +108,12 @@ test_golden_bgp(void **s)
 	(void)s;
 	golden("bgp");
 }
+static void
+test_golden_policy(void **s)
+{
+	(void)s;
+	golden("policy");
+}
 
 /* The parse must fail with exactly msg (which carries file:line:col). */
 static void
@@ -140,7 +146,7 @@ test_syntax_errors(void **s)
 	bad("; system", "t.conf:1:1: expected a statement, got ';'");
 	bad("routing { }",
 	    "t.conf:1:1: unknown word 'routing', expected "
-	    "interfaces, protocols, rib, fwd, system");
+	    "interfaces, protocols, policy-options, rib, fwd, system");
 	bad("interfaces { eth0 { speed 10; } }",
 	    "t.conf:1:21: unknown word "
 	    "'speed', expected device, address, mtu, disable, port-backend, "
@@ -701,6 +707,7 @@ main(void)
 	    cmocka_unit_test(test_golden_comments),
 	    cmocka_unit_test(test_golden_arp),
 	    cmocka_unit_test(test_golden_bgp),
+	    cmocka_unit_test(test_golden_policy),
 	    cmocka_unit_test(test_mac_errors),
 	    cmocka_unit_test(test_arp_validation),
 	    cmocka_unit_test(test_arp_typed_view),

@@ -193,7 +193,7 @@ test_set_errors_change_nothing(void **s)
 	    "distance");
 	set_fails(c, "set", -22,
 	    "(top): incomplete, expected interfaces, "
-	    "protocols, rib, fwd, system");
+	    "protocols, policy-options, rib, fwd, system");
 	set_fails(c, "set fwd workers 4 5", -22,
 	    "fwd workers 4: unexpected "
 	    "'5' after the value of workers");
@@ -514,7 +514,7 @@ test_complete(void **s)
 
 	(void)s;
 	n = mgmt_schema_complete(NULL, w, 0, "", v, 32, &err);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	assert_string_equal(v[0].word, "interfaces");
 	assert_string_equal(v[0].help, "Interfaces of the forwarding plane");
 	n = mgmt_schema_complete(NULL, w, 0, "pr", v, 32, &err);
