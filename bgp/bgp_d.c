@@ -270,7 +270,7 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 		d->peers[i]->configured = false;
 	for (size_t i = 0; i < bc->n_neighbors; i++) {
 		struct bgp_peer *p = bgp_d_peer_find(d, nc[i].addr);
-		bool imp_changed = false;
+		bool imp_changed = false, exp_changed = false;
 
 		if (d->lfd >= 0 && (p == NULL || strcmp(p->c.md5, nc[i].md5)))
 			(void)bgp_md5_set(d->lfd, nc[i].addr, nc[i].md5);
@@ -280,6 +280,10 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 			imp_changed = strcmp(p->c.import, nc[i].import) != 0 ||
 			    (nc[i].import[0] != '\0' &&
 				bgp_policy_changed(old, d->pol, nc[i].import));
+			exp_changed = strcmp(p->c.export, nc[i].export) != 0 ||
+			    p->c.next_hop_self != nc[i].next_hop_self ||
+			    (nc[i].export[0] != '\0' &&
+				bgp_policy_changed(old, d->pol, nc[i].export));
 			bgp_peer_reconf(p, &nc[i]);
 		} else if ((p = bgp_peer_new(d, &nc[i])) == NULL) {
 			lc_log_err("neighbor %s: out of memory",
@@ -297,6 +301,8 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 					  NULL;
 		if (imp_changed && p->state == BGP_ESTABLISHED)
 			bgp_peer_reimport(p);
+		if (exp_changed)
+			bgp_adv_again(p);
 	}
 	for (unsigned i = 0; i < d->npeers; i++) {
 		struct bgp_peer *p = d->peers[i];
@@ -522,6 +528,7 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 		errno = e;
 		return (NULL);
 	}
+	bgp_adv_init(d);
 	if ((e = bgp_ribc_init(d, &io)) != 0) {
 		ipc_server_free(d->srv);
 		free(d->pscr);

@@ -14,8 +14,10 @@
 #include "libcommon/lc_err.h"
 #include "libcommon/lc_loop.h"
 
+#include "bgp_adj.h"
 #include "bgp_attr.h"
 #include "bgp_d.h"
+#include "bgp_msg.h"
 #include "bgp_rib.h"
 #include "bgp_policy.h"
 
@@ -85,8 +87,15 @@ struct bgp_peer {
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
 	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
 	struct bgp_policy *imp, *exp; /* c.import / c.export in d->pol */
-	bool eor_rcvd;		      /* End-of-RIB received (RFC 4724) */
-	uint64_t upd_errors;	      /* UPDATEs with an RFC 7606 outcome */
+	/* advertising (bgp_adv.c) */
+	struct bgp_adj out; /* Adj-RIB-Out */
+	uint64_t *advq;	    /* prefixes to judge again: addr << 8 | len */
+	size_t advq_h, advq_n, advq_cap;
+	uint32_t adv_cursor; /* the walk of the whole table */
+	bool adv_on, adv_walk, adv_lost, eor_sent;
+	uint32_t local_ip;   /* the session's local address (next hop self) */
+	bool eor_rcvd;	     /* End-of-RIB received (RFC 4724) */
+	uint64_t upd_errors; /* UPDATEs with an RFC 7606 outcome */
 	/* counters */
 	uint64_t msgs_in, msgs_out, updates_in, updates_out;
 	uint64_t pfx_adv;
@@ -103,6 +112,8 @@ struct bgp_ribc {
 	ev_timer deferral; /* selection deferral after start (RFC 4724) */
 	ev_tstamp started;
 	bool deferral_over;
+	bool begin_acked; /* the first RESYNC_BEGIN answered */
+	bool restarting;  /* ... and rib had routes of ours */
 	bool need_resync; /* connected: RESYNC_BEGIN and everything again */
 	bool resyncing;	  /* RESYNC_END not sent yet */
 	unsigned inflight;
@@ -133,8 +144,10 @@ struct bgp_d {
 	bool config_seen; /* mgmt's config arrived once */
 	struct bgp_rib *rib;
 	struct bgp_ribc rc;
-	struct bgp_policy_scratch *pscr; /* where policies build changes */
-	uint8_t peer_ids[BGP_RIB_PEERS]; /* 1: id in use */
+	struct bgp_policy_scratch *pscr;      /* where policies build changes */
+	struct bgp_upd_builder upd;	      /* UPDATEs being advertised */
+	uint8_t adv_path[BGP_ATTR_CANON_MAX]; /* an exported AS path */
+	uint8_t peer_ids[BGP_RIB_PEERS];      /* 1: id in use */
 	/* attribute sets shared by every neighbour's routes, stored once */
 	struct bgp_intern *intern;
 	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
@@ -158,9 +171,32 @@ const char *bgp_state_name(enum bgp_state);
 /* TCP MD5 key for addr on fd (empty key: removed). 0 or -errno. */
 int bgp_md5_set(int fd, uint32_t addr, const char *key);
 
+/* bgp_peer.c: the Established connection (NULL: none), its send buffer */
+struct bgp_conn *bgp_peer_conn(struct bgp_peer *);
+unsigned bgp_conn_room(const struct bgp_conn *);
+/* Appends a whole message (no send yet): 0, or -ENOBUFS. */
+int bgp_conn_put(struct bgp_conn *, const uint8_t *msg, size_t len);
+void bgp_conn_send(struct bgp_conn *);
+/* Closes the session with Cease 8 (out of resources) and why. */
+void bgp_peer_reset(struct bgp_peer *, const char *why);
+
+/* bgp_adv.c */
+void bgp_adv_init(struct bgp_d *);
+/* Established: the whole table is walked and sent, then End-of-RIB. */
+void bgp_adv_start(struct bgp_peer *, uint32_t local_addr);
+void bgp_adv_stop(struct bgp_peer *);
+/* The export policy changed: the table judged again (only changes go). */
+void bgp_adv_again(struct bgp_peer *);
+/* Once per loop turn: what the sessions' send buffers take. */
+void bgp_adv_run(struct bgp_d *);
+bool bgp_adv_busy(const struct bgp_d *);
+
 /* bgp_ribc.c */
 int bgp_ribc_init(struct bgp_d *, const struct ipc_opts *);
 void bgp_ribc_fini(struct bgp_d *);
+/* May we advertise? Not while restarting (rib kept our routes) until every
+ * neighbour's End-of-RIB came or the deferral is over (RFC 4724 4.1). */
+bool bgp_ribc_adv_ok(struct bgp_d *);
 /* The graceful restart time changed (config): the deferral follows it. */
 void bgp_ribc_deferral(struct bgp_d *);
 

@@ -116,6 +116,40 @@ conn_reserve(struct bgp_conn *c, unsigned len)
 	return (c->tx + c->tlen);
 }
 
+struct bgp_conn *
+bgp_peer_conn(struct bgp_peer *p)
+{
+	for (int i = 0; i < 2; i++)
+		if (p->conn[i].fd >= 0 && p->conn[i].state == BGP_ESTABLISHED)
+			return (&p->conn[i]);
+	return (NULL);
+}
+
+unsigned
+bgp_conn_room(const struct bgp_conn *c)
+{
+	return (BGP_TX_BUF - (c->tlen - c->toff));
+}
+
+int
+bgp_conn_put(struct bgp_conn *c, const uint8_t *msg, size_t len)
+{
+	uint8_t *b = conn_reserve(c, (unsigned)len);
+
+	if (b == NULL)
+		return (-ENOBUFS);
+	memcpy(b, msg, len);
+	c->tlen += (unsigned)len;
+	c->p->msgs_out++;
+	return (0);
+}
+
+void
+bgp_conn_send(struct bgp_conn *c)
+{
+	conn_flush(c);
+}
+
 static uint8_t *
 msg_start(struct bgp_conn *c, unsigned type, unsigned len)
 {
@@ -220,13 +254,15 @@ send_open(struct bgp_conn *c)
 	caps[n++] = 65; /* 4-octet AS (RFC 6793) */
 	caps[n++] = 4;
 	n += put32(caps + n, las);
-	if (p->c.gr) { /* graceful restart (RFC 4724): helper, no state */
+	if (p->c.gr) { /* graceful restart (RFC 4724) */
 		caps[n++] = 64;
 		caps[n++] = 6;
 		n += put16(caps + n, p->d->gr_time & 0x0fff);
 		n += put16(caps + n, 1);
 		caps[n++] = 1;
-		caps[n++] = 0; /* forwarding state not kept (yet) */
+		/* F: forwarding state kept across a restart of tern-bgp (rib
+		 * holds its routes for the restart time, fwd its FIB) */
+		caps[n++] = 0x80;
 	}
 	len = 10 + 2 + n;
 	if ((b = msg_start(c, MSG_OPEN, len)) == NULL)
@@ -321,6 +357,7 @@ peer_down(struct bgp_peer *p)
 	p->flaps++;
 	p->hold_neg = p->keep_neg = 0;
 	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+	bgp_adv_stop(p);
 	p->eor_rcvd = false;
 	/* RFC 4271 8.1.1 DampPeerOscillations: each flap doubles the wait
 	 * before the next try, up to a minute; a session up for longer than
@@ -388,6 +425,15 @@ conn_error(struct bgp_conn *c, unsigned code, unsigned sub, const uint8_t *data,
 {
 	send_notification(c, code, sub, data, dlen);
 	conn_close(c, why);
+}
+
+void
+bgp_peer_reset(struct bgp_peer *p, const char *why)
+{
+	struct bgp_conn *c = bgp_peer_conn(p);
+
+	if (c != NULL)
+		conn_error(c, BGP_ERR_CEASE, BGP_CEASE_RESOURCES, NULL, 0, why);
 }
 
 /* Collision detection (RFC 4271 6.8) once c has the peer's identifier:
@@ -547,14 +593,14 @@ peer_established(struct bgp_conn *c)
 	}
 	p->retry_ms = BGP_RETRY_FIRST_MS;
 	ev_timer_stop(p->d->loop, &p->retry);
-	/* End-of-RIB (RFC 4724 2): nothing to advertise yet, so at once */
+	/* the whole table, then End-of-RIB (RFC 4724 2): bgp_adv.c */
 	{
-		uint8_t *b = msg_start(c, MSG_UPDATE, 4);
+		struct sockaddr_in la;
+		socklen_t ll = sizeof(la);
 
-		if (b != NULL) {
-			memset(b, 0, 4);
-			msg_done(c, 4);
-		}
+		if (getsockname(c->fd, (struct sockaddr *)&la, &ll) != 0)
+			la.sin_addr.s_addr = 0;
+		bgp_adv_start(p, la.sin_addr.s_addr);
 	}
 }
 
@@ -1051,6 +1097,7 @@ bgp_peer_free(struct bgp_peer *p, unsigned cease_subcode)
 	ev_timer_stop(p->d->loop, &p->hold);
 	ev_timer_stop(p->d->loop, &p->keep);
 	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+	bgp_adv_stop(p);
 	p->d->peer_ids[p->id] = 0;
 	free(p);
 }

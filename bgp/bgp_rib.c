@@ -61,6 +61,8 @@ struct bgp_rib {
 	uint32_t *nhslot; /* id, 0: empty */
 	uint32_t nhcap;
 	uint32_t nhused;
+	bgp_rib_notify_fn *notify;
+	void *notify_arg;
 };
 
 static const char *const why_names[] = {
@@ -815,6 +817,8 @@ bgp_rib_drain(struct bgp_rib *r, size_t max, bgp_rib_emit_fn *emit, void *arg)
 
 		if (n > 0 && (id = nh_get(r, nh, n)) == 0)
 			break; /* out of memory: try again next turn */
+		if (r->notify != NULL)
+			r->notify(r->notify_arg, d);
 		if (id != d->inst) {
 			if (emit(arg, d, id, nh, n) < 0) {
 				nh_put(r, id);
@@ -844,6 +848,47 @@ size_t
 bgp_rib_pending(const struct bgp_rib *r)
 {
 	return (r->dn - r->dhead);
+}
+
+void
+bgp_rib_set_notify(struct bgp_rib *r, bgp_rib_notify_fn *fn, void *arg)
+{
+	r->notify = fn;
+	r->notify_arg = arg;
+}
+
+const struct bgp_dest *
+bgp_rib_next(const struct bgp_rib *r, uint32_t *cursor)
+{
+	for (uint32_t di = *cursor ? *cursor : 1; di < r->dtop; di++) {
+		const struct bgp_dest *d = D(r, di);
+
+		if (!(d->flags & DEST_FREE) && d->npaths > 0) {
+			*cursor = di + 1;
+			return (d);
+		}
+	}
+	*cursor = r->dtop;
+	return (NULL);
+}
+
+const struct bgp_path *
+bgp_rib_best(const struct bgp_rib *r, const struct bgp_dest *d)
+{
+	for (uint32_t pi = d->paths; pi != 0; pi = P(r, pi)->next) {
+		const struct bgp_path *p = P(r, pi);
+
+		if ((p->flags & BGP_PATH_BEST) && p->why == BGP_WHY_NONE &&
+		    p->set != NULL)
+			return (p);
+	}
+	return (NULL);
+}
+
+const struct bgp_rib_peer *
+bgp_rib_peer_get(const struct bgp_rib *r, unsigned id)
+{
+	return (id < BGP_RIB_PEERS ? &r->peers[id] : NULL);
 }
 
 uint32_t

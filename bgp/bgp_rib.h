@@ -125,6 +125,18 @@ typedef int bgp_rib_emit_fn(void *arg, const struct bgp_dest *, uint32_t nhid,
 size_t bgp_rib_drain(struct bgp_rib *, size_t max, bgp_rib_emit_fn *emit,
     void *arg);
 size_t bgp_rib_pending(const struct bgp_rib *);
+/* Called for every prefix the drain chose again (before emit), so that
+ * what is advertised follows the best path (bgp_adv.c). */
+typedef void bgp_rib_notify_fn(void *arg, const struct bgp_dest *);
+void bgp_rib_set_notify(struct bgp_rib *, bgp_rib_notify_fn *, void *arg);
+/* The next prefix with paths at or after *cursor (start with 0), or NULL
+ * at the end; *cursor moves past it. For walks spread over loop turns. */
+const struct bgp_dest *bgp_rib_next(const struct bgp_rib *, uint32_t *cursor);
+/* The best path of a prefix, or NULL. */
+const struct bgp_path *bgp_rib_best(const struct bgp_rib *,
+    const struct bgp_dest *);
+const struct bgp_rib_peer *bgp_rib_peer_get(const struct bgp_rib *,
+    unsigned id);
 /* Next-hop set ids are below this. */
 uint32_t bgp_rib_nhid_end(const struct bgp_rib *);
 /* rib lost what it had (restart): every prefix's installed set forgotten

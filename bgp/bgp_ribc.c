@@ -73,6 +73,17 @@ resync_cb(void *arg, int status, const struct lc_err *err,
 	struct bgp_d *d = arg;
 	const Rib__RouteBatchAck *a = call_done(d, status, err, msg, "resync");
 
+	if (a != NULL && !d->rc.begin_acked) {
+		/* the first RESYNC_BEGIN of this process: routes of ours in
+		 * rib mean a restart with forwarding kept (RFC 4724) */
+		d->rc.begin_acked = true;
+		d->rc.restarting = a->accepted > 0;
+		if (d->rc.restarting)
+			lc_log_notice("restarting: rib kept %u BGP routes; "
+				      "advertising waits for End-of-RIB from "
+				      "every neighbour",
+			    a->accepted);
+	}
 	if (a != NULL && a->swept > 0)
 		lc_log_notice("rib swept %u stale BGP routes", a->swept);
 }
@@ -111,6 +122,14 @@ routes_whole(struct bgp_d *d)
 			return (false);
 	}
 	return (true);
+}
+
+bool
+bgp_ribc_adv_ok(struct bgp_d *d)
+{
+	if (!d->rc.begin_acked)
+		return (d->rc.deferral_over);
+	return (!d->rc.restarting || routes_whole(d));
 }
 
 static void
@@ -244,8 +263,10 @@ hook(void *arg)
 	struct bgp_ribc *c = &d->rc;
 	bool any = false;
 
-	if (!ipc_client_connected(c->cl))
+	if (!ipc_client_connected(c->cl)) {
+		bgp_adv_run(d);
 		return;
+	}
 	if (c->need_resync) {
 		c->need_resync = false;
 		if (resync_call(d, true) != 0) {
@@ -271,6 +292,7 @@ hook(void *arg)
 	}
 	if (any)
 		(void)ipc_client_flush(c->cl);
+	bgp_adv_run(d);
 }
 
 static void

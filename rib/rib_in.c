@@ -395,7 +395,9 @@ h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d, bool begin)
 		n = rib_source_stale(d->rib, (unsigned)id);
 		lc_log_info("source %u (%s): resync begins, %d routes stale",
 		    id, ipc_peer_component(ipc_req_peer(req)), n);
-		reply_ack(req, r->seq, 0, NULL, 0, 0);
+		/* accepted: how many it had (a restarted source learns that
+		 * its routes outlived it) */
+		reply_ack(req, r->seq, n > 0 ? (size_t)n : 0, NULL, 0, 0);
 		return;
 	}
 	grace_stop(d, (unsigned)id);

@@ -41,7 +41,7 @@ netns_topo_create || { echo "topology failed"; exit 1; }
 router_start || { echo "router did not start"; cat "$tmp/state/rtrmgr.out"; exit 1; }
 check "mgmt, rib, fwd and bgp running" router_wait_running 30
 
-# BIRD: iBGP AS 65001 with tern; WHO ME PEER PREPEND
+# BIRD: WHO ME PEER PREPEND AS (65001: iBGP with tern)
 bird_conf() {
 	cat <<CONF
 log "$tmp/bird-$1.log" all;
@@ -49,7 +49,7 @@ router id $2;
 protocol device { scan time 1; }
 protocol static net50 { ipv4; route 198.18.50.0/24 blackhole; }
 protocol bgp tern {
-	local $2 as 65001;
+	local $2 as $5;
 	neighbor $3 as 65001;
 	hold time 9; keepalive time 3;
 	check link no;
@@ -70,15 +70,18 @@ start_bird() { # NS WHO
 }
 # AS 65100 behind both (not ours: a path with 65001 in it is a loop); the
 # client's path two ASes longer
-bird_conf c "$NETNS_CLIENT_IP" "$NETNS_RTR_C_IP" "bgp_path.prepend(65100); bgp_path.prepend(65100);" >"$tmp/bird-c.conf"
-bird_conf s "$NETNS_SERVER_IP" "$NETNS_RTR_S_IP" "" >"$tmp/bird-s.conf"
+bird_conf c "$NETNS_CLIENT_IP" "$NETNS_RTR_C_IP" "bgp_path.prepend(65100); bgp_path.prepend(65100);" 65002 >"$tmp/bird-c.conf"
+bird_conf s "$NETNS_SERVER_IP" "$NETNS_RTR_S_IP" "" 65001 >"$tmp/bird-s.conf"
 nsx "$NS_SERVER" ip addr add 198.18.50.1/32 dev lo
 start_bird "$NS_CLIENT" c
 start_bird "$NS_SERVER" s
 
 out=$(rsh configure "set protocols bgp local-as 65001" \
 	"set protocols bgp router-id 198.18.1.1" \
-	"set protocols bgp neighbor $NETNS_CLIENT_IP remote-as 65001" \
+	"set policy-options policy-statement ALL then accept" \
+	"set protocols bgp neighbor $NETNS_CLIENT_IP remote-as 65002" \
+	"set protocols bgp neighbor $NETNS_CLIENT_IP import ALL" \
+	"set protocols bgp neighbor $NETNS_CLIENT_IP export ALL" \
 	"set protocols bgp neighbor $NETNS_SERVER_IP remote-as 65001" \
 	"set protocols bgp neighbor $NETNS_SERVER_IP graceful-restart" \
 	"set protocols bgp neighbor $NETNS_CLIENT_IP graceful-restart" \
@@ -96,6 +99,13 @@ route_via "$NETNS_SERVER_IP" || { rsh "show route" "show bgp neighbor"; tail -n 
 out=$(rsh "show route 198.18.50.0/24")
 check "rib: source bgp, distance 170" grep -qi "bgp.*170\|170.*bgp" <<<"$out"
 check "fwd: the FIB points to the server" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
+# tern advertises the server's route (iBGP) to the client (eBGP, export
+# ALL): our AS prepended, our address as next hop, End-of-RIB after it
+bc() { timeout 5 birdc -s "$tmp/bird-c.ctl" "$@" 2>/dev/null; }
+adv_ok() { bc show route 198.18.50.0/24 protocol tern all | grep -q "BGP.as_path: 65001 65100$"; }
+check "the client hears 198.18.50.0/24 from tern with AS path 65001 65100" wait_until 10 adv_ok
+check "... next hop tern's address" sh -c "timeout 5 birdc -s $tmp/bird-c.ctl show route 198.18.50.0/24 protocol tern all | grep -q 'BGP.next_hop: $NETNS_RTR_C_IP'"
+check "... and not back to the server (iBGP to iBGP)" sh -c "! timeout 5 birdc -s $tmp/bird-s.ctl show route protocol tern | grep -q 198.18.50.0/24"
 reach50() { nsx "$NS_CLIENT" ping -c 1 -W 1 198.18.50.1 >/dev/null 2>&1; }
 check "ping from the client reaches 198.18.50.1 behind the server" wait_until 10 reach50
 
@@ -122,7 +132,7 @@ check "the client's path wins on local-preference" wait_until 10 in_fib_via "$NE
 check "... without a session reset (flaps ${flaps0:-?} -> $(flaps))" test -n "$flaps0" -a "$(flaps)" = "$flaps0"
 out=$(rsh configure "set policy-options policy-statement PREF term t1 then local-preference 50" commit exit 2>&1)
 check "a changed policy alone applies too" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
-out=$(rsh configure "delete protocols bgp neighbor $NETNS_CLIENT_IP import" "delete policy-options" commit exit 2>&1)
+out=$(rsh configure "set protocols bgp neighbor $NETNS_CLIENT_IP import ALL" "delete policy-options policy-statement PREF" "delete policy-options prefix-list N50" commit exit 2>&1)
 check "policy removed" grep -q "commit complete" <<<"$out"
 check "... the server's path stays best" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
 check "... still no reset" test "$(flaps)" = "$flaps0"
@@ -138,13 +148,19 @@ ping_pid=$!
 pids+=("$ping_pid")
 sleep 1
 kill -9 "$bpid"
+# (the stale time can be shorter than a show: rib's log says it)
+stale_logged() { grep -q "source bgp went away: [1-9][0-9]* routes stale for 120000 ms" "$tmp/run/rib.log"; }
+check "rib keeps tern-bgp's routes as stale for the restart time" wait_until 5 stale_logged
+sleep 0.2
+check "BIRD (graceful restart helper) keeps tern's route meanwhile" adv_ok
+adv_ok || { bc show route 198.18.50.0/24 all; bc show protocols all tern | head -30; tail -n 15 "$tmp/bird-c.log"; }
 stale() { rsh "show route 198.18.50.0/24" 2>/dev/null | grep -qi "stale"; }
-check "rib keeps the route as stale" wait_until 5 stale
 new_bgp() { local p; p=$(router_pid bgp); [[ -n $p && $p != "$bpid" ]]; }
 check "rtrmgr started a new tern-bgp" wait_until 20 new_bgp
 check "sessions Established again" wait_until 40 est
 fresh() { route_via "$NETNS_SERVER_IP" && ! stale; }
 check "the route is fresh again (End-of-RIB, resync done)" wait_until 30 fresh
+check "the client hears it from the new tern-bgp" wait_until 10 adv_ok
 sleep 0.5
 kill "$ping_pid" 2>/dev/null; wait "$ping_pid" 2>/dev/null
 got=$(grep -c "bytes from" "$tmp/ping.out")

@@ -397,12 +397,16 @@ test_shipped_config(void **state)
 	cfg = rtm_config_load("etc/tern-rtrmgr.conf", &err);
 	if (cfg == NULL)
 		fail_msg("%s", err.msg);
-	assert_int_equal(cfg->ncomps, 3);
+	assert_int_equal(cfg->ncomps, 4);
 	assert_string_equal(cfg->comps[0].name, "mgmt");
 	assert_string_equal(cfg->comps[1].name, "rib");
 	assert_string_equal(cfg->comps[2].name, "fwd");
+	assert_string_equal(cfg->comps[3].name, "bgp");
 	/* net_raw net_admin bpf ipc_lock perfmon */
 	assert_int_equal(cfg->comps[2].ncaps, 5);
+	/* net_bind_service (port 179), as a user */
+	assert_int_equal(cfg->comps[3].ncaps, 1);
+	assert_false(cfg->comps[3].priv_root);
 	assert_false(cfg->comps[0].priv_root);
 	assert_int_equal(cfg->comps[0].ncaps, 0);
 	rtm_config_free(cfg);
