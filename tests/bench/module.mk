@@ -50,7 +50,7 @@ bench_hostpath_LDLIBS := -lbpf
 # bench-bgp's BGP speaker (tests/bench/bgp_feeder.c, not bench_*.c: a tool
 # the bench runs in a namespace, next to its own binary). The libraries are
 # named here because this file is read before the Makefile's helpers are
-# defined.
+# defined; bench-bgp needs it built (order only: no relink when it changes).
 BGP_FEEDER_LIBS := build/lib/libtern-terntest.a build/lib/libtern-bgp.a \
 	build/lib/libtern-ipc.a build/lib/libtern-common.a
 build/bin/bgp-feeder: build/obj/tests/bench/bgp_feeder.o $(BGP_FEEDER_LIBS)
@@ -58,3 +58,4 @@ build/bin/bgp-feeder: build/obj/tests/bench/bgp_feeder.o $(BGP_FEEDER_LIBS)
 	$(E) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(BGP_FEEDER_LIBS) -Wl,--end-group $(call ldlibs_of,bgp ipc common) $(BASE_LDLIBS)
 all: build/bin/bgp-feeder
+build/bin/bench-bgp: | build/bin/bgp-feeder
