@@ -76,7 +76,7 @@ static unsigned nsets, rounds = 3, churn_rate = 10000;
 static double churn_s = 5, round_timeout = 300;
 static bool quick, want_recv[R_COUNT] = {true, true, true, true};
 static bool case_in1 = true, case_in4 = true, case_out = true,
-	    case_churn = true;
+	    case_churn = true, case_restart_on = true;
 static bool verbose;		/* BENCH_BGP_VERBOSE=1: progress every second */
 static const char *tern_import; /* eBGP with this import policy; else iBGP */
 static char bird_bin[PATH_MAX], frr_dir[PATH_MAX], vtysh_bin[PATH_MAX],
@@ -340,6 +340,8 @@ tern_procs(struct procs *ps)
 
 /* ---- the feeders --------------------------------------------------------------------------- */
 
+static bool feeder_reconnect; /* the restart case's feeders */
+
 struct feeder {
 	pid_t pid;
 	char status[PATH_MAX], log[PATH_MAX], churn[PATH_MAX];
@@ -431,6 +433,8 @@ feeder_start(struct feeder *f, unsigned k, unsigned npeers, bool ibgp,
 	av[n++] = cnh;
 	av[n++] = (char *)"--churn-log";
 	av[n++] = f->churn;
+	if (feeder_reconnect)
+		av[n++] = (char *)"--reconnect";
 	av[n] = NULL;
 	f->pid = spawn(nsc, f->log, av);
 	return (f->pid > 0 ? 0 : -1);
@@ -2215,6 +2219,180 @@ target(const char *what, const struct series *s, enum recv peer, double max)
 		    recv_label[peer], r, r <= max ? "met" : "NOT met");
 }
 
+/* ---- restart: kill -9 tern-bgp ------------------------------------------------------------------------- */
+
+/*
+ * tern with one feeder (--reconnect: a lost session starts again with the
+ * whole table) holding the table; tern-bgp is killed with SIGKILL and
+ * rtrmgr starts it again. From the kill: the feeder's session Established
+ * again, End-of-RIB both ways (the feeder's sent, tern-bgp's received),
+ * tern-bgp's Adj-RIB-In complete again; the fewest routes fwd held
+ * meanwhile (fwd's FIB total, 20 ms polls), when routes reach fwd at all.
+ * Packets lost need traffic through routes that reach fwd (bench-restart's
+ * generator): not measured yet.
+ */
+static int
+run_restart(struct result *r, double *est_s, double *eor_s, double *adj_s,
+    long *fib_drop)
+{
+	struct feeder f;
+	struct procs ps = {0};
+	struct tern_nb nb;
+	uint64_t end, t_kill, t_adj = 0;
+	long fib_full = -1, fib_min = -1;
+	int bi, rv = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&f, 0, sizeof(f));
+	*fib_drop = -1;
+	feeder_reconnect = true;
+	if (tern_start(1) != 0 ||
+	    feeder_start(&f, 0, 1, tern_import == NULL, "restart") != 0 ||
+	    feeders_wait(&f, 1, 90) != 0)
+		goto out;
+	fib_base = br_fib_total(&B, 2000);
+	kill(f.pid, SIGUSR1);
+	end = lc_time_mono_ns() + (uint64_t)(round_timeout * 1e9);
+	while (tern_neighbors(&nb) != 0 || nb.rcvd < nprefix) {
+		if (lc_time_mono_ns() > end)
+			goto out;
+		usleep(20000);
+	}
+	/* routes in fwd, if they get there (a few seconds' chance) */
+	for (int i = 0; i < 100; i++) {
+		long n = br_fib_total(&B, 1000) - fib_base;
+
+		if (n >= (long)nprefix) {
+			fib_full = n;
+			break;
+		}
+		if (i >= 10 && n <= 0 && tern_rib_bgp(NULL) <= 0)
+			break;
+		usleep(50000);
+	}
+	tern_procs(&ps);
+	if ((bi = procs_find(&ps, "tern-bgp")) < 0)
+		goto out;
+	t_kill = lc_time_mono_ns();
+	kill(ps.pid[bi], SIGKILL);
+	end = t_kill + (uint64_t)(round_timeout * 1e9);
+	while (lc_time_mono_ns() < end) {
+		uint64_t now = lc_time_mono_ns();
+		long n;
+
+		if (fib_full >= 0 &&
+		    (n = br_fib_total(&B, 1000) - fib_base) >= 0 &&
+		    (fib_min < 0 || n < fib_min))
+			fib_min = n;
+		if (fstatus_u64(&f, "sessions") >= 2 &&
+		    fstatus_u64(&f, "t_eor") > t_kill &&
+		    fstatus_u64(&f, "rx_eor") == 1 && t_adj == 0 &&
+		    tern_neighbors(&nb) == 0 && nb.rcvd >= nprefix)
+			t_adj = now;
+		if (t_adj != 0 &&
+		    (fib_full < 0 ||
+			br_fib_total(&B, 1000) - fib_base >= (long)nprefix))
+			break;
+		usleep(20000);
+	}
+	if (t_adj == 0) {
+		fprintf(stderr,
+		    "bench-bgp: restart: tern-bgp not back in %.0f "
+		    "s\n",
+		    round_timeout);
+		goto out;
+	}
+	*est_s = secs(t_kill, fstatus_u64(&f, "t_established"));
+	{
+		uint64_t a = fstatus_u64(&f, "t_eor"),
+			 b = fstatus_u64(&f, "t_rx_eor");
+
+		*eor_s = secs(t_kill, a > b ? a : b);
+	}
+	*adj_s = secs(t_kill, t_adj);
+	if (fib_full >= 0)
+		*fib_drop = fib_full - fib_min;
+	r->ok = true;
+	rv = 0;
+out:
+	feeder_reconnect = false;
+	feeders_stop(&f, 1);
+	tern_stop();
+	return (rv);
+}
+
+static void
+case_restart(void)
+{
+	struct series est = {0}, eor = {0}, adj = {0}, drop = {0};
+	char cas[64], extra[160];
+
+	snprintf(cas, sizeof(cas), "%s",
+	    nprefix == TT_PFX_FULL ? "restart_1M" :
+		quick		   ? "restart_quick" :
+				     "restart");
+	printf("\n== %s: kill -9 tern-bgp with %zu prefixes from one feeder; "
+	       "rtrmgr starts it again\n",
+	    cas, nprefix);
+	for (unsigned r = 0; r < rounds; r++) {
+		struct result res;
+		double e, o, a;
+		long d;
+
+		if (run_restart(&res, &e, &o, &a, &d) != 0) {
+			printf("%-6u %-14s failed (logs in %s)\n", r, "tern",
+			    B.dir);
+			keep_dir = true;
+			return;
+		}
+		printf("%-6u %-14s Established again %.3f s after the kill, "
+		       "End-of-RIB both ways %.3f s, Adj-RIB-In complete "
+		       "%.3f s; %s\n",
+		    r, "tern", e, o, a,
+		    d < 0 ? "fwd never had the routes (not measured: routes "
+			    "withdrawn, packets lost)" :
+			    "");
+		if (d >= 0)
+			printf("#   fwd lost at most %ld routes meanwhile\n",
+			    d);
+		ser_add(&est, R_TERN, e);
+		ser_add(&eor, R_TERN, o);
+		ser_add(&adj, R_TERN, a);
+		if (d >= 0)
+			ser_add(&drop, R_TERN, (double)d);
+	}
+	col_mask = 1u << R_TERN;
+	header(cas);
+	row("session back s", &est);
+	row("End-of-RIB exchanged s", &eor);
+	row("Adj-RIB-In complete s", &adj);
+	row("routes withdrawn (fwd)", &drop);
+	col_mask = ~0u;
+	snprintf(extra, sizeof(extra),
+	    "\"prefixes\":%zu,\"clock\":\"kill -9 of tern-bgp\"", nprefix);
+	br_bench_line("bgp", cas, "session_back_s", "s", est.v[R_TERN],
+	    est.n[R_TERN], NULL, NULL, 0, "lower", extra);
+	br_bench_line("bgp", cas, "eor_exchanged_s", "s", eor.v[R_TERN],
+	    eor.n[R_TERN], NULL, NULL, 0, "lower", extra);
+	br_bench_line("bgp", cas, "adj_rib_in_s", "s", adj.v[R_TERN],
+	    adj.n[R_TERN], NULL, NULL, 0, "lower", extra);
+	if (drop.n[R_TERN] > 0)
+		br_bench_line("bgp", cas, "routes_withdrawn", "1",
+		    drop.v[R_TERN], drop.n[R_TERN], NULL, NULL, 0, "lower",
+		    extra);
+	else
+		printf("BENCH {\"bench\":\"bgp\",\"case\":\"%s\",\"metric\":"
+		       "\"routes_withdrawn\",\"unit\":\"1\",\"status\":"
+		       "\"not_measured\",\"why\":\"routes do not reach fwd "
+		       "yet\",%s}\n",
+		    cas, extra);
+	printf("BENCH {\"bench\":\"bgp\",\"case\":\"%s\",\"metric\":"
+	       "\"lost_packets\",\"unit\":\"1\",\"status\":\"not_measured\","
+	       "\"why\":\"no traffic in this bench yet; needs routes in "
+	       "fwd\",%s}\n",
+	    cas, extra);
+}
+
 /* ---- main ------------------------------------------------------------------------------------------------------ */
 
 static void
@@ -2223,7 +2401,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: bench-bgp [--quick] [--prefixes=N] [--sets=N] "
 	    "[--rounds=N]\n"
-	    "    [--cases=in1,in4,out,churn] "
+	    "    [--cases=in1,in4,out,churn,restart] "
 	    "[--receivers=tern,bird,bird_kernel,frr]\n"
 	    "    [--tern-import=POLICY] [--churn-rate=N] [--churn-s=S] "
 	    "[--timeout=S]\n"
@@ -2257,7 +2435,8 @@ parse_list(const char *s, bool is_recv)
 	if (is_recv)
 		memset(want_recv, 0, sizeof(want_recv));
 	else
-		case_in1 = case_in4 = case_out = case_churn = false;
+		case_in1 = case_in4 = case_out = case_churn = case_restart_on =
+		    false;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (is_recv && strcmp(tok, "tern") == 0)
@@ -2276,6 +2455,8 @@ parse_list(const char *s, bool is_recv)
 			case_out = true;
 		else if (!is_recv && strcmp(tok, "churn") == 0)
 			case_churn = case_in1 = true;
+		else if (!is_recv && strcmp(tok, "restart") == 0)
+			case_restart_on = true;
 		else
 			usage();
 	}
@@ -2667,13 +2848,8 @@ main(int argc, char **argv)
 		return (1);
 	if (case_out)
 		case_outbound();
-	printf("\n== restart: kill -9 tern-bgp under traffic with 1M routes\n"
-	       "# NOT MEASURED YET: tern-bgp sends no routes to rib and keeps "
-	       "no forwarding state across a restart (graceful restart "
-	       "helper only)\n");
-	printf("BENCH {\"bench\":\"bgp\",\"case\":\"restart_1M\",\"metric\":"
-	       "\"lost_packets\",\"unit\":\"1\",\"status\":\"not_measured\","
-	       "\"why\":\"tern-bgp routes do not reach rib yet\"}\n");
+	if (case_restart_on && want_recv[R_TERN])
+		case_restart();
 	tt_feed_fini(&ref);
 	return (0);
 }

@@ -65,7 +65,11 @@ static struct {
 	 * config reaches it) */
 	uint64_t connect_deadline;
 	jmp_buf again;
+	int again_why; /* setjmp's: 1 before Established, 2 after */
 	unsigned attempts;
+	bool reconnect;	   /* --reconnect: a lost session starts again */
+	unsigned sessions; /* Established so far */
+	uint64_t t_lost;   /* the last Established session lost */
 	/* sending: the table, then the small messages of ctl */
 	size_t off, boundary; /* bytes of the table written; a message
 			       * boundary <= off */
@@ -137,7 +141,7 @@ status_write(void)
 	    "peer_id %s\nhold %u\nrx_msgs %llu\nrx_updates %llu\n"
 	    "rx_prefixes %llu\nrx_withdrawn %llu\nrx_route_refresh %llu\n"
 	    "rx_eor %d\nt_rx_eor %llu\nt_rx_last %llu\nchurn_sent %llu\n"
-	    "t_churn %llu\nerror %s\n",
+	    "t_churn %llu\nsessions %u\nt_lost %llu\nerror %s\n",
 	    fstate_names[F.st], (int)getpid(), F.f.ps.n, F.f.nmsgs, F.f.len,
 	    (unsigned long long)F.t_start, (unsigned long long)F.t_established,
 	    (unsigned long long)F.t_go, (unsigned long long)F.t_first,
@@ -148,7 +152,8 @@ status_write(void)
 	    (unsigned long long)F.rx_withdrawn, (unsigned long long)F.rx_rr,
 	    F.rx_eor ? 1 : 0, (unsigned long long)F.t_rx_eor,
 	    (unsigned long long)F.t_rx_last, (unsigned long long)F.churn_sent,
-	    (unsigned long long)F.t_churn, F.error[0] ? F.error : "-");
+	    (unsigned long long)F.t_churn, F.sessions,
+	    (unsigned long long)F.t_lost, F.error[0] ? F.error : "-");
 	if (fclose(s) == 0)
 		(void)rename(tmp, F.status_path);
 }
@@ -180,6 +185,14 @@ lost(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(F.error, sizeof(F.error), fmt, ap);
 	va_end(ap);
+	if (F.st == F_ESTABLISHED && F.reconnect) {
+		/* --reconnect: a new session, the whole table again */
+		F.t_lost = lc_time_mono_ns();
+		F.connect_deadline = F.t_lost +
+		    (uint64_t)F.connect_s * 1000000000;
+		F.st = F_CONNECT;
+		longjmp(F.again, 2);
+	}
 	if (F.st < F_ESTABLISHED && lc_time_mono_ns() < F.connect_deadline)
 		longjmp(F.again, 1);
 	fail("%s", F.error);
@@ -343,6 +356,7 @@ established(void)
 	F.hold_neg = bgp_open_hold(&F.lopen, &F.popen);
 	F.error[0] = '\0'; /* what the retries said */
 	F.t_established = lc_time_mono_ns();
+	F.sessions++;
 	state(F_ESTABLISHED);
 	if (!F.quiet)
 		fprintf(stderr, "bgp-feeder: Established with AS %u, hold %u\n",
@@ -534,7 +548,8 @@ usage(void)
 	    "    [--peers P --index K] [--status FILE] [--wait-go]\n"
 	    "    [--churn RATE [--churn-nexthop A] [--churn-count N] "
 	    "[--churn-log FILE] [--churn-seed S]]\n"
-	    "    [--duration S] [--connect-timeout S] [--quiet]\n"
+	    "    [--duration S] [--connect-timeout S] [--reconnect] "
+	    "[--quiet]\n"
 	    "Sends the table once Established (after SIGUSR1 with "
 	    "--wait-go), then End-of-RIB;\nSIGUSR2 starts and stops the churn; SIGTERM "
 	    "ends the session with a Cease.\n");
@@ -598,6 +613,7 @@ options(int argc, char **argv)
 		O_DUR,
 		O_CTMO,
 		O_QUIET,
+		O_RECONNECT,
 	};
 	static const struct option lo[] = {{"connect", 1, NULL, O_CONNECT},
 	    {"local", 1, NULL, O_LOCAL}, {"listen", 1, NULL, O_LISTEN},
@@ -612,7 +628,8 @@ options(int argc, char **argv)
 	    {"churn-count", 1, NULL, O_CCOUNT}, {"churn-log", 1, NULL, O_CLOG},
 	    {"churn-seed", 1, NULL, O_CSEED}, {"duration", 1, NULL, O_DUR},
 	    {"connect-timeout", 1, NULL, O_CTMO}, {"quiet", 0, NULL, O_QUIET},
-	    {"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	    {"reconnect", 0, NULL, O_RECONNECT}, {"help", 0, NULL, 'h'},
+	    {NULL, 0, NULL, 0}};
 	bool have_peer = false;
 	int o;
 
@@ -703,6 +720,9 @@ options(int argc, char **argv)
 			break;
 		case O_QUIET:
 			F.quiet = true;
+			break;
+		case O_RECONNECT:
+			F.reconnect = true;
 			break;
 		default:
 			usage();
@@ -826,16 +846,22 @@ main(int argc, char **argv)
 	state(F_READY);
 	F.connect_deadline = lc_time_mono_ns() +
 	    (uint64_t)F.connect_s * 1000000000;
-	if (setjmp(F.again) != 0) {
-		/* lost before Established: F.error says why */
-		if (!F.quiet && F.attempts++ < 3)
+	if ((F.again_why = setjmp(F.again)) != 0) {
+		/* lost before Established (or after, with --reconnect):
+		 * F.error says why */
+		if (!F.quiet && (F.again_why == 2 || F.attempts++ < 3))
 			fprintf(stderr, "bgp-feeder: %s: again\n", F.error);
 		if (F.fd >= 0)
 			close(F.fd);
 		F.fd = -1;
 		F.rlen = F.ctl_len = F.ctl_off = 0;
+		F.off = F.boundary = 0;
+		F.table_done = F.eor_done = F.rx_eor = false;
+		F.t_first = F.t_sent = F.t_eor = F.t_rx_eor = 0;
+		F.hold_neg = 0;
 		memset(&F.popen, 0, sizeof(F.popen));
-		usleep(200000);
+		status_write();
+		usleep(F.again_why == 2 ? 20000 : 200000);
 	}
 	open_session();
 	if (F.fc.nexthop == 0) {
