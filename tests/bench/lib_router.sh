@@ -10,7 +10,9 @@
 #   lib_router.sh start   SUFFIX DIR BIN      rtrmgr with DIR/state/boot.conf;
 #                                             returns when mgmt answers
 #                                             ($LIB_ROUTER_RTRMGR_EXTRA: more
-#                                             rtrmgr.conf settings)
+#                                             rtrmgr.conf settings;
+#                                             $LIB_ROUTER_COMPONENTS: more
+#                                             components, after fwd)
 #   lib_router.sh stop    SUFFIX DIR BIN      SIGTERM rtrmgr, then what is left
 #   lib_router.sh cleanup SUFFIX DIR BIN      stop, delete all namespaces
 #   lib_router.sh bird-ns SUFFIX              namespace tern-b-SUFFIX with
@@ -54,6 +56,7 @@ ${LIB_ROUTER_RTRMGR_EXTRA:-}
 component mgmt { binary $ROUTER_BIN/tern-mgmt; args "--store=$ROUTER_STATE/config" "--config=$ROUTER_STATE/boot.conf"; privileges user; }
 component rib { binary $ROUTER_BIN/tern-rib; privileges user; }
 component fwd { binary $ROUTER_BIN/tern-fwd; privileges user; capabilities net_raw net_admin; }
+${LIB_ROUTER_COMPONENTS:-}
 CONF
 	nsx "$NS_ROUTER" setsid "$ROUTER_BIN/tern-rtrmgr" -c "$ROUTER_STATE/rtrmgr.conf" \
 	    --rundir "$ROUTER_RUNDIR" </dev/null >"$ROUTER_STATE/rtrmgr.out" 2>&1 &

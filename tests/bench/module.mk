@@ -47,3 +47,15 @@ build/obj/tests/bench/bench_forward.o: $(BF_BPF_OBJS)
 # tests/bench/lib_hostpath.sh); its server-side sink is a two-instruction
 # tc program loaded with libbpf.
 bench_hostpath_LDLIBS := -lbpf
+# bench-bgp's BGP speaker (tests/bench/bgp_feeder.c, not bench_*.c: a tool
+# the bench runs in a namespace, next to its own binary). The libraries are
+# named here because this file is read before the Makefile's helpers are
+# defined; bench-bgp needs it built (order only: no relink when it changes).
+BGP_FEEDER_LIBS := build/lib/libtern-terntest.a build/lib/libtern-bgp.a \
+	build/lib/libtern-ipc.a build/lib/libtern-common.a
+build/bin/bgp-feeder: build/obj/tests/bench/bgp_feeder.o $(BGP_FEEDER_LIBS)
+	@mkdir -p $(@D)
+	$(E) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(BGP_FEEDER_LIBS) -Wl,--end-group $(call ldlibs_of,bgp ipc common) $(BASE_LDLIBS)
+all: build/bin/bgp-feeder
+build/bin/bench-bgp: | build/bin/bgp-feeder
