@@ -113,6 +113,18 @@ bgp_adv_again(struct bgp_peer *p)
 	p->adv_walk = true;
 }
 
+void
+bgp_adv_refresh(struct bgp_peer *p)
+{
+	if (!p->adv_on)
+		return;
+	/* forgotten, so that the walk sends every route again */
+	bgp_adj_clear(&p->out, p->d->intern);
+	p->pfx_adv = 0;
+	p->adv_cursor = 0;
+	p->adv_walk = true;
+}
+
 /* The route to advertise to p for dst: a set with a reference, or NULL. */
 static struct bgp_aset *
 export_of(struct bgp_peer *p, const struct bgp_dest *dst)

@@ -87,6 +87,10 @@ on_accept(struct ev_loop *loop, ev_io *w, int revents)
 			close(fd);
 			continue;
 		}
+		if (!bgp_ribc_known(d)) { /* our OPEN's R bit: see retry_cb */
+			close(fd);
+			continue;
+		}
 		bgp_peer_accept(p, fd);
 	}
 }
@@ -483,7 +487,13 @@ h_clear_neighbor(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	if (p == NULL) {
 		ack.error = "no such neighbor";
 	} else if (cn->soft) {
-		ack.error = "soft clear needs the RIB side (not yet)";
+		int rv = bgp_peer_soft(p);
+
+		ack.ok = rv == 0;
+		if (rv == -ENOTCONN)
+			ack.error = "the session is not Established";
+		else if (rv != 0)
+			ack.error = "the send buffer is full";
 	} else {
 		bgp_peer_clear(p);
 		ack.ok = true;

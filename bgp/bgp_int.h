@@ -100,6 +100,7 @@ struct bgp_peer {
 	uint64_t msgs_in, msgs_out, updates_in, updates_out;
 	uint64_t pfx_adv;
 	unsigned flaps;
+	uint64_t refresh_in, refresh_out; /* ROUTE-REFRESH messages */
 	char last_error[BGP_ERR_MAX];
 	bool err_sent;	/* last_error is a NOTIFICATION just sent */
 	bool err_notif; /* last_error is a NOTIFICATION */
@@ -177,6 +178,9 @@ unsigned bgp_conn_room(const struct bgp_conn *);
 /* Appends a whole message (no send yet): 0, or -ENOBUFS. */
 int bgp_conn_put(struct bgp_conn *, const uint8_t *msg, size_t len);
 void bgp_conn_send(struct bgp_conn *);
+/* clear bgp neighbor A soft: everything advertised again, and a
+ * ROUTE-REFRESH asked of the neighbour (0, -ENOTCONN, -ENOBUFS). */
+int bgp_peer_soft(struct bgp_peer *);
 /* Closes the session with Cease 8 (out of resources) and why. */
 void bgp_peer_reset(struct bgp_peer *, const char *why);
 
@@ -185,6 +189,8 @@ void bgp_adv_init(struct bgp_d *);
 /* Established: the whole table is walked and sent, then End-of-RIB. */
 void bgp_adv_start(struct bgp_peer *, uint32_t local_addr);
 void bgp_adv_stop(struct bgp_peer *);
+/* Route refresh (RFC 2918): every route sent again. */
+void bgp_adv_refresh(struct bgp_peer *);
 /* The export policy changed: the table judged again (only changes go). */
 void bgp_adv_again(struct bgp_peer *);
 /* Once per loop turn: what the sessions' send buffers take. */
@@ -194,6 +200,8 @@ bool bgp_adv_busy(const struct bgp_d *);
 /* bgp_ribc.c */
 int bgp_ribc_init(struct bgp_d *, const struct ipc_opts *);
 void bgp_ribc_fini(struct bgp_d *);
+/* Whether rib said if this is a restart (or kept silent 2 s). */
+bool bgp_ribc_known(struct bgp_d *);
 /* May we advertise? Not while restarting (rib kept our routes) until every
  * neighbour's End-of-RIB came or the deferral is over (RFC 4724 4.1). */
 bool bgp_ribc_adv_ok(struct bgp_d *);

@@ -257,7 +257,11 @@ send_open(struct bgp_conn *c)
 	if (p->c.gr) { /* graceful restart (RFC 4724) */
 		caps[n++] = 64;
 		caps[n++] = 6;
-		n += put16(caps + n, p->d->gr_time & 0x0fff);
+		/* R: restarted (rib kept our routes), so that the helper
+		 * keeps ours stale instead of taking us for a new speaker */
+		n += put16(caps + n,
+		    (p->d->rc.restarting ? 0x8000 : 0) |
+			(p->d->gr_time & 0x0fff));
 		n += put16(caps + n, 1);
 		caps[n++] = 1;
 		/* F: forwarding state kept across a restart of tern-bgp (rib
@@ -811,6 +815,18 @@ rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
 	case MSG_ROUTE_REFRESH:
 		if (c->state != BGP_ESTABLISHED)
 			return;
+		if (len != 4) { /* RFC 7313 5: the whole message as data */
+			conn_error(c, BGP_ERR_RR, BGP_ERR_RR_LEN, b - HDR_LEN,
+			    HDR_LEN + len, "ROUTE-REFRESH of a wrong length");
+			return;
+		}
+		/* RFC 2918 3: IPv4 unicast sent again whole; another AFI/SAFI
+		 * (or a BoRR/EoRR subtype, RFC 7313) is ignored */
+		if (bgp_get16(b) == BGP_AFI_IPV4 && b[3] == BGP_SAFI_UNICAST &&
+		    b[2] == 0) {
+			p->refresh_in++;
+			bgp_adv_refresh(p);
+		}
 		break;
 	case MSG_NOTIFICATION: {
 		char why[BGP_ERR_MAX];
@@ -1014,6 +1030,12 @@ retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	if (p->conn[0].fd >= 0) /* a connect still pending: give up on it */
 		conn_close(&p->conn[0], "connect timed out");
+	if (!bgp_ribc_known(p->d)) {
+		/* whether this is a restart (our OPEN says so: RFC 4724's R
+		 * bit) is rib's to tell, in a moment */
+		timer_arm(p, &p->retry, 0.05);
+		return;
+	}
 	if (p->conn[0].fd < 0)
 		connect_start(p);
 	/* ConnectRetry with back-off: 1 s, 2 s, 4 s ... up to the configured
@@ -1135,6 +1157,32 @@ bgp_peer_clear(struct bgp_peer *p)
 	p->retry_ms = BGP_RETRY_FIRST_MS;
 	p->idle_hold_ms = 0;
 	peer_start(p, 0);
+}
+
+int
+bgp_peer_soft(struct bgp_peer *p)
+{
+	struct bgp_conn *c = bgp_peer_conn(p);
+	uint8_t *b;
+
+	if (c == NULL)
+		return (-ENOTCONN);
+	/* out: everything sent again; in: asked for again when the
+	 * neighbour can (RFC 2918), else the paths kept as received are run
+	 * through import again (the result is the same: nothing was lost) */
+	bgp_adv_refresh(p);
+	if (!p->cap_rr) {
+		bgp_peer_reimport(p);
+		return (0);
+	}
+	if ((b = msg_start(c, MSG_ROUTE_REFRESH, 4)) == NULL)
+		return (-ENOBUFS);
+	bgp_put16(b, BGP_AFI_IPV4);
+	b[2] = 0;
+	b[3] = BGP_SAFI_UNICAST;
+	p->refresh_out++;
+	msg_done(c, 4);
+	return (0);
 }
 
 void

@@ -26,8 +26,9 @@
 
 #include "bgp_int.h"
 
-#define BATCH_MAX 65536
-#define WINDOW	  4
+#define BATCH_MAX  65536
+#define WINDOW	   4
+#define RIB_WAIT_S 2.0 /* sessions wait this long for rib's first answer */
 
 /* A call to rib answered: the ack, or NULL when it failed (the
  * connection went: on_connect resyncs everything). */
@@ -122,6 +123,14 @@ routes_whole(struct bgp_d *d)
 			return (false);
 	}
 	return (true);
+}
+
+bool
+bgp_ribc_known(struct bgp_d *d)
+{
+	/* rib answered, or did not within 2 s (then: not a restart) */
+	return (
+	    d->rc.begin_acked || ev_now(d->loop) - d->rc.started > RIB_WAIT_S);
 }
 
 bool
@@ -277,7 +286,11 @@ hook(void *arg)
 		c->resyncing = true;
 		any = true;
 	}
-	while (c->inflight < WINDOW && bgp_rib_pending(d->rib) > 0) {
+	/* a restarting speaker defers route selection until End-of-RIB
+	 * from all (RFC 4724 4.1): rib forwards on the routes it kept, not
+	 * on the first neighbour's alone */
+	while (c->inflight < WINDOW && bgp_rib_pending(d->rib) > 0 &&
+	    bgp_ribc_adv_ok(d)) {
 		unsigned before = c->inflight;
 
 		send_batch(d);

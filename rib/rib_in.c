@@ -395,9 +395,18 @@ h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d, bool begin)
 		n = rib_source_stale(d->rib, (unsigned)id);
 		lc_log_info("source %u (%s): resync begins, %d routes stale",
 		    id, ipc_peer_component(ipc_req_peer(req)), n);
-		/* accepted: how many it had (a restarted source learns that
-		 * its routes outlived it) */
-		reply_ack(req, r->seq, n > 0 ? (size_t)n : 0, NULL, 0, 0);
+		/* accepted: how many it has, stale now (already stale
+		 * ones too: a restarted source learns that its routes
+		 * outlived it) */
+		{
+			struct rib_source_info si;
+
+			reply_ack(req, r->seq,
+			    rib_source_info(d->rib, (unsigned)id, &si) == 0 ?
+				si.routes :
+				0,
+			    NULL, 0, 0);
+		}
 		return;
 	}
 	grace_stop(d, (unsigned)id);

@@ -137,6 +137,19 @@ check "policy removed" grep -q "commit complete" <<<"$out"
 check "... the server's path stays best" wait_until 10 in_fib_via "$NETNS_SERVER_IP"
 check "... still no reset" test "$(flaps)" = "$flaps0"
 
+# clear soft: tern sends its routes again and asks the client for its own
+# (ROUTE-REFRESH, RFC 2918), no reset
+upd_in() { rsh "show bgp neighbor $NETNS_CLIENT_IP" | sed -n 's/.*messages: in [0-9]* (\([0-9]*\) updates).*/\1/p'; }
+bird_imp() { bc show protocols all tern | awk '/Import updates:/ { print $3; exit }'; }
+u0=$(upd_in); i0=$(bird_imp)
+out=$(rsh "clear bgp neighbor $NETNS_CLIENT_IP soft" 2>&1)
+check "clear bgp neighbor soft: accepted" test $? = 0
+more_in() { [[ $(upd_in) -gt ${u0:-0} ]]; }
+more_bird() { [[ $(bird_imp) -gt ${i0:-0} ]]; }
+check "... the client sent its routes again (updates in ${u0:-?} -> more)" wait_until 10 more_in
+check "... tern sent its routes again (BIRD's import updates ${i0:-?} -> more)" wait_until 10 more_bird
+check "... without a reset" test "$(flaps)" = "$flaps0"
+
 # kill -9 tern-bgp: rib keeps its routes (grace), traffic flows; the new
 # tern-bgp learns them again
 bpid=$(router_pid bgp)
