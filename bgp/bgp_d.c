@@ -553,6 +553,7 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	    h_query_neighbors, d);
 	ipc_server_handle(d->srv, BGP__METHOD__CLEAR_NEIGHBOR, h_clear_neighbor,
 	    d);
+	bgp_show_init(d);
 	ipc_server_set_state(d->srv, "running");
 	return (d);
 }

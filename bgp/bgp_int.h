@@ -11,6 +11,8 @@
 
 #include "ipc/ipc.h"
 #include "ipc/ipc_route.h"
+#include "ipc/proto/bgp.pb-c.h"
+#include "libcommon/lc_arena.h"
 #include "libcommon/lc_err.h"
 #include "libcommon/lc_loop.h"
 
@@ -214,6 +216,15 @@ struct bgp_aset *bgp_peer_import(struct bgp_peer *, uint32_t addr, uint8_t len,
     struct bgp_aset *in, uint8_t *why);
 /* The import policy changed: the Adj-RIB-In runs through it again. */
 void bgp_peer_reimport(struct bgp_peer *);
+
+/* bgp_show.c: QUERY_ROUTES (show bgp route, show bgp neighbor A
+ * received-routes | advertised-routes) */
+void bgp_show_init(struct bgp_d *);
+/* One page of q's view into *l, allocated in ar (l points into it): 0,
+ * -EINVAL (a bad query), -ENOENT (no such neighbour), -ENOMEM; err says
+ * why. */
+int bgp_show_routes(struct bgp_d *, const Bgp__RouteQuery *q,
+    struct lc_arena *ar, Bgp__RouteList *l, struct lc_err *err);
 
 /* bgp_d.c */
 struct bgp_peer *bgp_d_peer_find(struct bgp_d *, uint32_t addr);

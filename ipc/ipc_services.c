@@ -82,6 +82,8 @@ static const struct ipc_method_desc bgp_methods[] = {
 	bgp__neighbor_list, 0),
     M(BGP__METHOD__CLEAR_NEIGHBOR, "clear-neighbor", bgp__clear_neighbor,
 	bgp__config_ack, IPC_M_ADMIN),
+    M(BGP__METHOD__QUERY_ROUTES, "query-routes", bgp__route_query,
+	bgp__route_list, 0),
 };
 
 static const struct ipc_method_desc fwd_methods[] = {

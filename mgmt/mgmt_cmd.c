@@ -269,6 +269,7 @@ c_start(struct cmd_ctx *c)
 REMOTE(c_show_ipc, mgmt_show_ipc)
 REMOTE(c_show_bgp_summary, mgmt_show_bgp_summary)
 REMOTE(c_show_bgp_neighbor, mgmt_show_bgp_neighbor)
+REMOTE(c_show_bgp_route, mgmt_show_bgp_route)
 REMOTE(c_clear_bgp_neighbor, mgmt_clear_bgp_neighbor)
 
 /* ---- configuration commands ------------------------------------------------------ */
@@ -529,7 +530,11 @@ static const struct cmd cmds[] = {
     {{"show", "bgp", "summary"}, BOTH, false, c_show_bgp_summary,
 	"show BGP neighbours, one line each", NULL},
     {{"show", "bgp", "neighbor"}, BOTH, false, c_show_bgp_neighbor,
-	"show BGP neighbours in detail", "[ADDRESS]"},
+	"show BGP neighbours in detail, or the routes one sent or is sent",
+	"[ADDRESS [received-routes | advertised-routes ...]]"},
+    {{"show", "bgp", "route"}, BOTH, false, c_show_bgp_route,
+	"show BGP routes: every path, the best marked, why the others lost",
+	"[PREFIX [longer] | ADDRESS] [detail]"},
     {{"clear", "bgp", "neighbor"}, OPER, true, c_clear_bgp_neighbor,
 	"reset a BGP session (soft: route refresh, no reset)",
 	"ADDRESS [soft]"},
@@ -733,6 +738,82 @@ add_cand(struct mgmt_cand *out, unsigned max, int n, const char *word,
 	return (n + 1);
 }
 
+/* Configured BGP neighbours whose address starts with the partial word. */
+struct nbr_compl {
+	const char *partial;
+	struct mgmt_cand *out;
+	unsigned max;
+	int k;
+};
+
+static int
+nbr_compl_cb(const struct mgmt_node *node, void *arg)
+{
+	struct nbr_compl *nc = arg;
+	struct mgmt_bgp_nbr_conf n;
+	const char *a;
+
+	if (mgmt_conf_bgp_nbr_get(node, &n) != 0)
+		return (0);
+	a = lc_ip4_ntoa(n.addr);
+	if (strncmp(a, nc->partial, strlen(nc->partial)) == 0)
+		nc->k = add_cand(nc->out, nc->max, nc->k, a, "BGP neighbor");
+	return (0);
+}
+
+/*
+ * After show bgp neighbor: the configured neighbours, then received-routes
+ * or advertised-routes; after those and after show bgp route: detail, and
+ * longer after a prefix. w[0..nw): the words after the command's own.
+ */
+static int
+bgp_complete(struct mgmt *m, bool route, const char *const *w, unsigned nw,
+    const char *partial, struct mgmt_cand *out, unsigned max, int k)
+{
+	static const struct {
+		const char *word, *help;
+	} adj[] = {
+	    {"received-routes", "the neighbour's routes as received"},
+	    {"advertised-routes", "what is sent to the neighbour"},
+	};
+	struct lc_prefix4 p;
+	size_t pl = strlen(partial);
+
+	if (!route && nw == 0) {
+		struct nbr_compl nc = {partial, out, max, k};
+
+		(void)mgmt_conf_foreach(m->running, MGMT_S_BGP_NBR,
+		    nbr_compl_cb, &nc);
+		return (nc.k);
+	}
+	if (!route && nw == 1) {
+		for (size_t i = 0; i < sizeof(adj) / sizeof(adj[0]); i++)
+			if (strncmp(adj[i].word, partial, pl) == 0)
+				k = add_cand(out, max, k, adj[i].word,
+				    adj[i].help);
+		return (k);
+	}
+	if (!route) {
+		if (strcmp(w[1], adj[0].word) != 0 &&
+		    strcmp(w[1], adj[1].word) != 0)
+			return (k);
+		w += 2;
+		nw -= 2;
+	}
+	if (route && nw == 0 && pl == 0)
+		return (k); /* the command's arguments say more */
+	for (unsigned i = 0; i < nw; i++)
+		if (strcmp(w[i], "detail") == 0)
+			return (k);
+	if (nw == 1 && lc_prefix4_parse(w[0], &p) == 0 &&
+	    strncmp("longer", partial, pl) == 0)
+		k = add_cand(out, max, k, "longer",
+		    "and every prefix inside it");
+	if (strncmp("detail", partial, pl) == 0)
+		k = add_cand(out, max, k, "detail", "every path in detail");
+	return (k);
+}
+
 int
 mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
     size_t cursor, struct mgmt_cand *out, unsigned max)
@@ -791,9 +872,14 @@ mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
 		    partial, cc, 128, &err);
 		for (int i = 0; i < r; i++)
 			k = add_cand(out, max, k, cc[i].word, cc[i].help);
-	} else if (cmd != NULL && cmd->args != NULL && k == 0 &&
-	    partial[0] == '\0') {
-		k = add_cand(out, max, k, cmd->args, cmd->help);
+	} else if (cmd != NULL &&
+	    (cmd->fn == c_show_bgp_neighbor || cmd->fn == c_show_bgp_route)) {
+		unsigned cn = cmd_nwords(cmd);
+
+		k = bgp_complete(m, cmd->fn == c_show_bgp_route, words + cn,
+		    nw - cn, partial, out, max, k);
 	}
+	if (cmd != NULL && cmd->args != NULL && k == 0 && partial[0] == '\0')
+		k = add_cand(out, max, k, cmd->args, cmd->help);
 	return (k);
 }

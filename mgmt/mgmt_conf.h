@@ -469,6 +469,9 @@ struct mgmt_comm {
 	unsigned wild; /* bit i: v[i] is "*" */
 };
 int mgmt_comm_parse(const char *s, struct mgmt_comm *c);
+/* The well-known name of a standard community (high << 16 | low), or NULL
+ * (show bgp route prints the names mgmt_comm_parse() reads). */
+const char *mgmt_comm_name(uint32_t v);
 
 /* Decoders of a unit node (from a change or an iteration); defaults applied.
  * 0 or -EINVAL if node is not of that unit. */

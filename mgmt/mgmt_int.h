@@ -117,6 +117,23 @@ struct mgmt_op {
 	mgmt_reply_fn *later;
 	void *arg;
 };
+/* How an answer is printed: text into out, or (| json) into jo. m: the
+ * running config names interfaces (fwd knows their devices). */
+struct json_object;
+struct lc_buf;
+typedef void mgmt_render_fn(const struct mgmt *m, struct lc_buf *out,
+    struct json_object *jo, const struct ProtobufCMessage *msg);
+/* Sends the query; MGMT_PENDING, or an error when the peer is not up. */
+int mgmt_show_ask(const struct mgmt_op *, enum mgmt_peer, unsigned method,
+    const struct ProtobufCMessage *req, mgmt_render_fn *render,
+    struct lc_err *err);
+/* "cmd: unexpected 'got' (expected ...)": MGMT_E_SYNTAX */
+int mgmt_show_bad_args(struct lc_err *err, const char *cmd,
+    const char *expected, const char *got);
+/* Whether tern-bgp is connected; when not, the one line that says whether
+ * BGP is configured at all (MGMT_E_UNAVAILABLE). */
+bool mgmt_show_bgp_up(const struct mgmt_op *);
+int mgmt_show_bgp_down(const struct mgmt_op *, struct lc_err *err);
 int mgmt_show_route(const struct mgmt_op *, const char *const *w, unsigned nw,
     struct lc_err *err);
 int mgmt_show_interfaces(const struct mgmt_op *, const char *const *w,
@@ -141,6 +158,13 @@ int mgmt_show_bgp_neighbor(const struct mgmt_op *, const char *const *w,
     unsigned nw, struct lc_err *err);
 int mgmt_clear_bgp_neighbor(const struct mgmt_op *, const char *const *w,
     unsigned nw, struct lc_err *err);
+/* mgmt_show_bgp.c: show bgp route [PREFIX [longer] | ADDRESS] [detail], and
+ * (from show bgp neighbor A) A's received-routes or advertised-routes
+ * (w: the words after that one): tern-bgp's QUERY_ROUTES */
+int mgmt_show_bgp_route(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_err *err);
+int mgmt_show_bgp_adj(const struct mgmt_op *, struct lc_ip4 nbr,
+    bool advertised, const char *const *w, unsigned nw, struct lc_err *err);
 /* mgmt_d.c: our server's counters; -ENOENT without a server. */
 struct ipc_stats;
 int mgmt_server_stats(struct mgmt *, struct ipc_stats *);

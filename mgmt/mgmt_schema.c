@@ -501,6 +501,15 @@ parse_asdot(const char *v, uint32_t *out)
 	return (0);
 }
 
+const char *
+mgmt_comm_name(uint32_t v)
+{
+	for (size_t i = 0; i < sizeof(comm_names) / sizeof(comm_names[0]); i++)
+		if (comm_names[i].v == v)
+			return (comm_names[i].name);
+	return (NULL);
+}
+
 int
 mgmt_comm_parse(const char *s, struct mgmt_comm *c)
 {

@@ -21,15 +21,11 @@
 #define SHOW_LIMIT	10000 /* routes shown by one command */
 #define SHOW_END_MAX	384   /* a component's last exit, as text */
 
-/* m: the running config names interfaces (fwd knows their devices) */
-typedef void render_fn(const struct mgmt *m, struct lc_buf *out,
-    json_object *jo, const ProtobufCMessage *msg);
-
 /* One query in flight: who asked and how to print the answer. */
 struct show_wait {
 	struct mgmt_op op;
 	enum mgmt_peer peer;
-	render_fn *render;
+	mgmt_render_fn *render;
 };
 
 static const char *
@@ -84,10 +80,9 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 	free(w);
 }
 
-/* Sends the query; MGMT_PENDING, or an error when the peer is not up. */
-static int
-ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
-    const ProtobufCMessage *req, render_fn *render, struct lc_err *err)
+int
+mgmt_show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
+    const ProtobufCMessage *req, mgmt_render_fn *render, struct lc_err *err)
 {
 	struct ipc_client *cl = mgmt_peer_client(op->m, peer);
 	struct show_wait *w;
@@ -118,8 +113,8 @@ ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	return (MGMT_PENDING);
 }
 
-static int
-bad_args(struct lc_err *err, const char *cmd, const char *expected,
+int
+mgmt_show_bad_args(struct lc_err *err, const char *cmd, const char *expected,
     const char *got)
 {
 	lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
@@ -276,13 +271,13 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 				q.source_name = (char *)s;
 			}
 		} else {
-			return (bad_args(err, "show route",
+			return (mgmt_show_bad_args(err, "show route",
 			    "a.b.c.d/len "
 			    "[longer], a.b.c.d, active, source NAME or summary",
 			    w[i]));
 		}
 	}
-	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
+	return (mgmt_show_ask(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
 	    render_routes, err));
 }
 
@@ -545,15 +540,15 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 	char dev[MGMT_NAME_MAX];
 
 	if (nw > 1)
-		return (
-		    bad_args(err, "show interfaces", "at most a name", w[1]));
+		return (mgmt_show_bad_args(err, "show interfaces",
+		    "at most a name", w[1]));
 	/* the tern name or the device: fwd knows the device */
 	q.name = (char *)(nw == 1 ?
 		if_device_of(op->m, w[0], dev, sizeof(dev)) :
 		"");
 	q.counters = true;
-	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES, &q.base,
-	    render_interfaces, err));
+	return (mgmt_show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES,
+	    &q.base, render_interfaces, err));
 }
 
 /* ---- show fib ----------------------------------------------------------------------- */
@@ -634,7 +629,7 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 	q.limit = SHOW_LIMIT;
 	if (nw > 1)
-		return (bad_args(err, "show fib",
+		return (mgmt_show_bad_args(err, "show fib",
 		    "at most a.b.c.d/len or "
 		    "a.b.c.d",
 		    w[1]));
@@ -647,14 +642,14 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			q.lookup = a.s_addr;
 			q.use_lookup = true;
 		} else {
-			return (bad_args(err, "show fib",
+			return (mgmt_show_bad_args(err, "show fib",
 			    "a.b.c.d/len or "
 			    "a.b.c.d",
 			    w[0]));
 		}
 	}
-	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
-	    render_fib, err));
+	return (mgmt_show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB,
+	    &q.base, render_fib, err));
 }
 
 /* ---- show neighbors ---------------------------------------------------------------- */
@@ -739,9 +734,10 @@ mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w, unsigned nw,
 	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
 
 	if (nw > 0)
-		return (bad_args(err, "show neighbors", "nothing", w[0]));
-	return (ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS, &q.base,
-	    render_neighbors, err));
+		return (
+		    mgmt_show_bad_args(err, "show neighbors", "nothing", w[0]));
+	return (mgmt_show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS,
+	    &q.base, render_neighbors, err));
 }
 
 /* ---- show processes, restart -------------------------------------------------------- */
@@ -883,9 +879,10 @@ mgmt_show_processes(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 	(void)d;
 	if (nw > 0)
-		return (bad_args(err, "show processes", "nothing", w[0]));
-	return (ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__LIST, &e.base,
-	    render_processes, err));
+		return (
+		    mgmt_show_bad_args(err, "show processes", "nothing", w[0]));
+	return (mgmt_show_ask(op, MGMT_PEER_RTRMGR, RTRMGR__METHOD__LIST,
+	    &e.base, render_processes, err));
 }
 
 static void
@@ -924,8 +921,8 @@ mgmt_control(const struct mgmt_op *op, const char *verb, const char *const *w,
 	    strcmp(verb, "start") == 0	   ? RTRMGR__METHOD__START :
 					     RTRMGR__METHOD__RESTART;
 	q.name = (char *)w[0];
-	return (
-	    ask(op, MGMT_PEER_RTRMGR, method, &q.base, render_control, err));
+	return (mgmt_show_ask(op, MGMT_PEER_RTRMGR, method, &q.base,
+	    render_control, err));
 }
 
 /* ---- show route summary --------------------------------------------------------- */
@@ -992,7 +989,7 @@ mgmt_show_route_summary(const struct mgmt_op *op, struct lc_err *err)
 {
 	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
 
-	return (ask(op, MGMT_PEER_RIB, RIB__METHOD__SOURCES, &e.base,
+	return (mgmt_show_ask(op, MGMT_PEER_RIB, RIB__METHOD__SOURCES, &e.base,
 	    render_summary, err));
 }
 
@@ -1131,7 +1128,7 @@ mgmt_show_ipc(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 	struct ipc_stats st;
 
 	if (nw > 0)
-		return (bad_args(err, "show ipc", "nothing", w_[0]));
+		return (mgmt_show_bad_args(err, "show ipc", "nothing", w_[0]));
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
 		return (MGMT_E_INTERNAL);
@@ -1393,9 +1390,8 @@ render_bgp_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	}
 }
 
-/* tern-bgp is down: one line that says whether BGP is configured at all */
-static int
-bgp_down(const struct mgmt_op *op, struct lc_err *err)
+int
+mgmt_show_bgp_down(const struct mgmt_op *op, struct lc_err *err)
 {
 	struct mgmt_bgp_conf b;
 	size_t n = mgmt_conf_count(op->m->running, MGMT_S_BGP_NBR);
@@ -1413,8 +1409,8 @@ bgp_down(const struct mgmt_op *op, struct lc_err *err)
 	return (MGMT_E_UNAVAILABLE);
 }
 
-static bool
-bgp_up(const struct mgmt_op *op)
+bool
+mgmt_show_bgp_up(const struct mgmt_op *op)
 {
 	struct ipc_client *cl = mgmt_peer_client(op->m, MGMT_PEER_BGP);
 
@@ -1428,11 +1424,12 @@ mgmt_show_bgp_summary(const struct mgmt_op *op, const char *const *w,
 	Bgp__NeighborQuery q = BGP__NEIGHBOR_QUERY__INIT;
 
 	if (nw > 0)
-		return (bad_args(err, "show bgp summary", "nothing", w[0]));
-	if (!bgp_up(op))
-		return (bgp_down(op, err));
-	return (ask(op, MGMT_PEER_BGP, BGP__METHOD__QUERY_NEIGHBORS, &q.base,
-	    render_bgp_summary, err));
+		return (mgmt_show_bad_args(err, "show bgp summary", "nothing",
+		    w[0]));
+	if (!mgmt_show_bgp_up(op))
+		return (mgmt_show_bgp_down(op, err));
+	return (mgmt_show_ask(op, MGMT_PEER_BGP, BGP__METHOD__QUERY_NEIGHBORS,
+	    &q.base, render_bgp_summary, err));
 }
 
 int
@@ -1442,15 +1439,24 @@ mgmt_show_bgp_neighbor(const struct mgmt_op *op, const char *const *w,
 	Bgp__NeighborQuery q = BGP__NEIGHBOR_QUERY__INIT;
 	struct lc_ip4 a;
 
-	if (nw > 1 || (nw == 1 && lc_ip4_parse(w[0], &a) != 0))
-		return (bad_args(err, "show bgp neighbor",
-		    "at most a neighbor address a.b.c.d", w[nw - 1]));
+	if (nw >= 1 && lc_ip4_parse(w[0], &a) != 0)
+		return (mgmt_show_bad_args(err, "show bgp neighbor",
+		    "at most a neighbor address a.b.c.d", w[0]));
+	if (nw >= 2 &&
+	    (strcmp(w[1], "received-routes") == 0 ||
+		strcmp(w[1], "advertised-routes") == 0))
+		return (mgmt_show_bgp_adj(op, a, w[1][0] == 'a', w + 2, nw - 2,
+		    err));
+	if (nw > 1)
+		return (mgmt_show_bad_args(err, "show bgp neighbor",
+		    "received-routes or advertised-routes after the address",
+		    w[1]));
 	if (nw == 1)
 		q.address = a.s_addr;
-	if (!bgp_up(op))
-		return (bgp_down(op, err));
-	return (ask(op, MGMT_PEER_BGP, BGP__METHOD__QUERY_NEIGHBORS, &q.base,
-	    render_bgp_neighbors, err));
+	if (!mgmt_show_bgp_up(op))
+		return (mgmt_show_bgp_down(op, err));
+	return (mgmt_show_ask(op, MGMT_PEER_BGP, BGP__METHOD__QUERY_NEIGHBORS,
+	    &q.base, render_bgp_neighbors, err));
 }
 
 /* clear bgp neighbor: tern-bgp's ConfigAck is the command's result */
@@ -1511,8 +1517,8 @@ mgmt_clear_bgp_neighbor(const struct mgmt_op *op, const char *const *w,
 	}
 	q.address = a.s_addr;
 	q.soft = nw == 2;
-	if (!bgp_up(op))
-		return (bgp_down(op, err));
+	if (!mgmt_show_bgp_up(op))
+		return (mgmt_show_bgp_down(op, err));
 	if ((cw = calloc(1, sizeof(*cw))) == NULL) {
 		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
 		return (MGMT_E_INTERNAL);

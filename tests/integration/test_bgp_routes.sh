@@ -7,7 +7,8 @@
 # the client reaches 198.18.50.1 behind it. The server's route withdrawn:
 # the client's becomes best. kill -9 tern-bgp: rib keeps the routes for
 # the graceful restart time (traffic flows), the new tern-bgp learns them
-# again and the stale ones are swept only after End-of-RIB.
+# again and the stale ones are swept only after End-of-RIB. Then show bgp
+# route, received-routes and advertised-routes against what BIRD sent.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/check.sh"
@@ -180,5 +181,37 @@ got=$(grep -c "bytes from" "$tmp/ping.out")
 lost=$(grep -c "no answer yet" "$tmp/ping.out")
 check "no ping lost across the restart ($got answered, $lost lost)" test "$got" -gt 20 -a "$lost" = 0
 check "tern-bgp's log has no error" sh -c "! grep -i 'error\|fatal' $tmp/run/bgp.log"
+
+# show bgp route / received-routes / advertised-routes (QUERY_ROUTES): the
+# server's path best, the client's with why it lost; what each neighbour
+# sent as received; what the client is sent (our AS in front)
+two_paths() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^198.18.50.0/24: 2 paths"; }
+check "show bgp route 198.18.50.0/24: two paths" wait_until 10 two_paths
+out=$(rsh "show bgp route 198.18.50.0/24" 2>&1)
+check "... the server's is best (marked *)" grep -q "^  \* $NETNS_SERVER_IP (AS 65001, iBGP, .*): best$" <<<"$out"
+check "... the client's lost on a longer AS path" grep -q "^  + $NETNS_CLIENT_IP (AS 65002, eBGP, .*): not best: longer AS path$" <<<"$out"
+check "... with its attributes" grep -q "AS path 65002 65100 65100 65100, origin IGP" <<<"$out"
+grep -q "longer AS path" <<<"$out" || printf '%s\n' "$out"
+out=$(rsh "show bgp route 198.18.50.1" 2>&1)
+check "show bgp route 198.18.50.1: the longest match" grep -q "^198.18.50.0/24 (longest match for 198.18.50.1): 2 paths" <<<"$out"
+out=$(rsh "show bgp route" 2>&1)
+check "show bgp route: a table, 1 prefix, 2 paths" grep -q "^1 prefix, 2 paths$" <<<"$out"
+check "... the best line" grep -q "^\*  198.18.50.0/24 *$NETNS_SERVER_IP .*65100 i$" <<<"$out"
+nbest() {
+	rsh "show bgp route 198.18.50.0/24 | json" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)['routes'][0]
+print(len(r['paths']), sum(p['best'] for p in r['paths']), r['paths'][1]['why'])"
+}
+check "... JSON: 2 paths, 1 best, the other's why" test "$(nbest 2>&1)" = "2 1 longer AS path"
+out=$(rsh "show bgp neighbor $NETNS_CLIENT_IP advertised-routes" 2>&1)
+check "advertised-routes to the client: AS path 65001 65100, next hop ours" grep -q "^   198.18.50.0/24 *$NETNS_RTR_C_IP .*65001 65100 i$" <<<"$out"
+grep -q "65001 65100 i" <<<"$out" || printf '%s\n' "$out"
+out=$(rsh "show bgp neighbor $NETNS_SERVER_IP advertised-routes" 2>&1)
+check "... none to the server (its own path, iBGP)" grep -q "^no BGP routes advertised to $NETNS_SERVER_IP$" <<<"$out"
+out=$(rsh "show bgp neighbor $NETNS_CLIENT_IP received-routes" 2>&1)
+check "received-routes from the client: as received, imported" grep -q "^+  198.18.50.0/24 *$NETNS_CLIENT_IP .*65002 65100 65100 65100 i$" <<<"$out"
+out=$(rsh "show bgp neighbor $NETNS_SERVER_IP received-routes 198.18.50.0/24" 2>&1)
+check "received-routes from the server: imported, best" grep -q "^198.18.50.0/24: imported, best$" <<<"$out"
 
 check_summary bgp-routes

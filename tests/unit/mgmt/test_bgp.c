@@ -2,7 +2,7 @@
  * values and validation, its push to tern-bgp in the commit transaction
  * (a fake tern-bgp and a fake tern-rib over real IPC sockets), with
  * policy-options, the resync when tern-bgp connects, and show/clear bgp
- * against the fake's answers. */
+ * (neighbours and routes) against the fake's answers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -354,6 +354,8 @@ static struct {
 	uint32_t asked;	      /* QUERY_NEIGHBORS' address */
 	unsigned clears;
 	bool clear_soft, clear_reject;
+	unsigned route_calls;
+	Bgp__RouteQuery rq; /* the last QUERY_ROUTES */
 } fbgp;
 
 /* and tern-rib, to see the other part rolled back */
@@ -460,6 +462,126 @@ h_bgp_clear(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	ipc_reply(req, IPC_OK, &a.base);
 }
 
+#define A4(a, b, c, d) htonl((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+/*
+ * QUERY_ROUTES: 198.18.50.0/24 with the best path (iBGP 198.18.2.2, with
+ * communities) and a longer one (eBGP 198.18.1.2, stale, MED); 198.18.60.0/24
+ * refused by 198.18.1.2's import policy; 1002 prefixes in all, so a whole
+ * walk has more. Received from 198.18.1.2: its two; advertised to it:
+ * 198.18.50.0/24 with our AS in front. 198.18.1.9 is no neighbour.
+ */
+static void
+h_bgp_routes(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Bgp__RouteQuery *q = (const Bgp__RouteQuery *)msg;
+	static uint32_t comm[] = {(65000u << 16) | 100, 0xffffff01u};
+	static uint64_t ext[] = {0x0002fde800000064ull};
+	Bgp__LargeCommunity lc = BGP__LARGE_COMMUNITY__INIT;
+	Bgp__LargeCommunity *lcp[] = {&lc};
+	Bgp__PathAttrs at[4] = {BGP__PATH_ATTRS__INIT, BGP__PATH_ATTRS__INIT,
+	    BGP__PATH_ATTRS__INIT, BGP__PATH_ATTRS__INIT};
+	Bgp__Path p[4] = {BGP__PATH__INIT, BGP__PATH__INIT, BGP__PATH__INIT,
+	    BGP__PATH__INIT};
+	Bgp__Path *p50[] = {&p[0], &p[1]}, *p60[] = {&p[2]}, *rcv50[] = {&p[1]},
+		  *adv50[] = {&p[3]};
+	Bgp__Route r[2] = {BGP__ROUTE__INIT, BGP__ROUTE__INIT};
+	Bgp__Route *rv[2];
+	Bgp__RouteList l = BGP__ROUTE_LIST__INIT;
+	bool loc = q->view == BGP__ROUTE_VIEW__VIEW_LOC_RIB,
+	     adv = q->view == BGP__ROUTE_VIEW__VIEW_ADVERTISED;
+
+	(void)arg;
+	fbgp.route_calls++;
+	fbgp.rq = *q;
+	if (!loc && q->neighbor == A4(198, 18, 1, 9)) {
+		ipc_reply_error(req, IPC_ERROR, "no neighbor 198.18.1.9");
+		return;
+	}
+	lc.global = 65000;
+	lc.local1 = 1;
+	lc.local2 = 2;
+	at[0].as_path = "65100";
+	at[0].as_path_len = 1;
+	at[0].next_hop = A4(198, 18, 2, 2);
+	at[0].has_local_pref = true;
+	at[0].local_pref = 100;
+	at[0].communities = comm;
+	at[0].n_communities = 2;
+	at[0].large_communities = lcp;
+	at[0].n_large_communities = 1;
+	at[0].ext_communities = ext;
+	at[0].n_ext_communities = 1;
+	p[0].neighbor = p[0].router_id = A4(198, 18, 2, 2);
+	p[0].neighbor_as = 65001;
+	p[0].best = p[0].imported = true;
+	p[0].why_text = "";
+	p[0].attrs = &at[0];
+	at[1].as_path = "65002 65100 65100 65100";
+	at[1].as_path_len = 4;
+	at[1].next_hop = A4(198, 18, 1, 2);
+	at[1].has_med = true;
+	at[1].med = 5;
+	at[1].local_pref = 100;
+	p[1].neighbor = p[1].router_id = A4(198, 18, 1, 2);
+	p[1].neighbor_as = 65002;
+	p[1].ebgp = p[1].imported = p[1].stale = true;
+	p[1].why = BGP__PATH_WHY__WHY_AS_PATH;
+	p[1].why_text = "longer AS path";
+	p[1].attrs = &at[1];
+	at[2] = at[1];
+	at[2].as_path = "65002";
+	at[2].as_path_len = 1;
+	at[2].origin = 2;
+	at[2].has_med = false;
+	p[2] = p[1];
+	p[2].imported = p[2].stale = false;
+	p[2].why = BGP__PATH_WHY__WHY_POLICY;
+	p[2].why_text = "refused by import policy";
+	p[2].attrs = &at[2];
+	at[3].as_path = "65001 65100";
+	at[3].as_path_len = 2;
+	at[3].next_hop = A4(198, 18, 1, 1);
+	at[3].local_pref = 100;
+	p[3].neighbor = p[3].router_id = A4(198, 18, 1, 2);
+	p[3].neighbor_as = 65002;
+	p[3].ebgp = true;
+	p[3].why_text = "";
+	p[3].attrs = &at[3];
+	r[0].prefix = A4(198, 18, 50, 0);
+	r[0].len = 24;
+	r[0].paths = loc ? p50 : adv ? adv50 : rcv50;
+	r[0].n_paths = loc ? 2 : 1;
+	r[1].prefix = A4(198, 18, 60, 0);
+	r[1].len = 24;
+	r[1].paths = p60;
+	r[1].n_paths = 1;
+	rv[0] = &r[0];
+	rv[1] = &r[1];
+	l.view = q->view;
+	l.neighbor = q->neighbor;
+	l.neighbor_state = BGP__STATE__ESTABLISHED;
+	l.local_as = 65001;
+	l.router_id = A4(198, 18, 1, 1);
+	l.match = q->match;
+	l.prefix = q->prefix;
+	l.len = q->len;
+	l.routes = rv;
+	if (q->match == BGP__ROUTE_MATCH__MATCH_ALL) {
+		l.n_routes = adv ? 1 : 2;
+		l.total = loc ? 1002 : l.n_routes;
+		l.total_paths = loc ? 1003 : l.n_routes;
+		l.more = loc;
+	} else if ((q->match == BGP__ROUTE_MATCH__MATCH_LONGEST &&
+		       (q->prefix & A4(255, 255, 255, 0)) == r[0].prefix) ||
+	    (q->match != BGP__ROUTE_MATCH__MATCH_LONGEST &&
+		q->prefix == r[0].prefix && q->len == 24)) {
+		l.n_routes = l.total = 1;
+		l.total_paths = r[0].n_paths;
+	}
+	ipc_reply(req, IPC_OK, &l.base);
+}
+
 static void
 start_fake_bgp(void)
 {
@@ -472,6 +594,8 @@ start_fake_bgp(void)
 	ipc_server_handle(fbgp.srv, BGP__METHOD__QUERY_NEIGHBORS, h_bgp_query,
 	    NULL);
 	ipc_server_handle(fbgp.srv, BGP__METHOD__CLEAR_NEIGHBOR, h_bgp_clear,
+	    NULL);
+	ipc_server_handle(fbgp.srv, BGP__METHOD__QUERY_ROUTES, h_bgp_routes,
 	    NULL);
 }
 
@@ -894,6 +1018,17 @@ test_bgp_down(void **st)
 	assert_int_equal(exec(m, s, "clear bgp neighbor 198.18.1.2", false, &a),
 	    MGMT_E_UNAVAILABLE);
 	assert_null(strchr(a.err, '\n'));
+	assert_int_equal(exec(m, s, "show bgp route", false, &a),
+	    MGMT_E_UNAVAILABLE);
+	assert_string_equal(a.err,
+	    "tern-bgp is not running: the 1 configured neighbor has no "
+	    "session until it starts");
+	assert_int_equal(exec(m, s,
+			     "show bgp neighbor 198.18.1.2 "
+			     "advertised-routes 198.18.50.1",
+			     false, &a),
+	    MGMT_E_UNAVAILABLE);
+	assert_null(strchr(a.err, '\n'));
 
 	start_fake_bgp();
 	assert_true(run_until(&fbgp.calls, 1));
@@ -1018,6 +1153,263 @@ test_show(void **st)
 	mgmt_free(m);
 }
 
+/* The completion candidates of line, joined by spaces. */
+static const char *
+complete(struct mgmt *m, struct mgmt_session *s, const char *line)
+{
+	static char buf[1024];
+	struct mgmt_cand c[32];
+	int n = mgmt_cmd_complete(m, s, line, strlen(line), c, 32);
+
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+		    i ? " " : "", c[i].word);
+	return (buf);
+}
+
+static json_object *
+jget(json_object *o, const char *path)
+{
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *t = strtok_r(buf, ".", &save); t != NULL && o != NULL;
+	     t = strtok_r(NULL, ".", &save))
+		if (t[0] >= '0' && t[0] <= '9')
+			o = json_object_array_get_idx(o, (size_t)atoi(t));
+		else if (!json_object_object_get_ex(o, t, &o))
+			o = NULL;
+	return (o);
+}
+
+/*
+ * show bgp route and show bgp neighbor A received-routes |
+ * advertised-routes against the fake's QUERY_ROUTES: what is asked, the
+ * text (one prefix in detail, a walk as a table with the "more" line),
+ * JSON, the errors, and completion.
+ */
+static void
+test_show_routes(void **st)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	json_object *jo;
+
+	(void)st;
+	start_fake_bgp();
+	m = mgmt_boot(GOOD_IFS "protocols bgp { local-as 65001; neighbor "
+			       "198.18.1.2 remote-as 65002; }\n");
+	assert_true(run_until(&fbgp.calls, 1));
+	s = mgmt_session_open(m, "tester", true); /* read-only: fine */
+
+	/* one prefix: every path in detail, the best first and marked */
+	OK("show bgp route 198.18.50.0/24");
+	assert_int_equal(fbgp.rq.view, BGP__ROUTE_VIEW__VIEW_LOC_RIB);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_EXACT);
+	assert_int_equal(fbgp.rq.prefix, A4(198, 18, 50, 0));
+	assert_int_equal(fbgp.rq.len, 24);
+	assert_int_equal(fbgp.rq.limit, 1000);
+	assert_string_equal(a.text,
+	    "198.18.50.0/24: 2 paths\n"
+	    "  * 198.18.2.2 (AS 65001, iBGP, router id 198.18.2.2): best\n"
+	    "      AS path 65100, origin IGP\n"
+	    "      next hop 198.18.2.2, local-preference 100\n"
+	    "      communities 65000:100 no-export\n"
+	    "      large communities 65000:1:2\n"
+	    "      extended communities rt 65000:100\n"
+	    "  + 198.18.1.2 (AS 65002, eBGP, router id 198.18.1.2): not best: "
+	    "longer AS path, stale (graceful restart)\n"
+	    "      AS path 65002 65100 65100 65100, origin IGP\n"
+	    "      next hop 198.18.1.2, MED 5, local-preference 100\n");
+	/* an address: the longest match */
+	OK("show bgp route 198.18.50.1");
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGEST);
+	assert_int_equal(fbgp.rq.prefix, A4(198, 18, 50, 1));
+	assert_non_null(strstr(a.text,
+	    "198.18.50.0/24 (longest match for 198.18.50.1): 2 paths\n"));
+	OK("show bgp route 198.18.70.0/24");
+	assert_string_equal(a.text, "no BGP route for 198.18.70.0/24\n");
+	OK("show bgp route 198.18.0.0/15 longer");
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGER);
+	assert_int_equal(fbgp.rq.len, 15);
+	assert_string_equal(a.text, "no BGP route in 198.18.0.0/15\n");
+
+	/* the whole table: one line per path, how many, what was left out */
+	OK("show bgp route");
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_ALL);
+	assert_string_equal(a.text,
+	    "BGP routes of local AS 65001, router id 198.18.1.1\n"
+	    "Status: * best, = multipath, + usable, x not used, S stale\n"
+	    "   Prefix             Next hop         MED        LocPrf     From "
+	    "            AS path\n"
+	    "*  198.18.50.0/24     198.18.2.2       -          100        "
+	    "198.18.2.2       65100 i\n"
+	    "+S                    198.18.1.2       5          100        "
+	    "198.18.1.2       65002 65100 65100 65100 i\n"
+	    "x  198.18.60.0/24     198.18.1.2       -          100        "
+	    "198.18.1.2       65002 ? (refused by import policy)\n"
+	    "1002 prefixes, 1003 paths\n"
+	    "... 1000 more prefixes not shown, give a prefix: show bgp route "
+	    "PREFIX [longer]\n");
+	OK("show bgp route detail");
+	assert_non_null(strstr(a.text,
+	    "\n198.18.60.0/24: 1 path, none usable\n"
+	    "  x 198.18.1.2 (AS 65002, eBGP, router id 198.18.1.2): not used: "
+	    "refused by import policy\n"
+	    "      AS path 65002, origin incomplete\n"));
+	assert_non_null(strstr(a.text, "\n1002 prefixes, 1003 paths\n... "));
+
+	/* a neighbour's routes as received, and what it is sent */
+	OK("show bgp neighbor 198.18.1.2 received-routes");
+	assert_int_equal(fbgp.rq.view, BGP__ROUTE_VIEW__VIEW_RECEIVED);
+	assert_int_equal(fbgp.rq.neighbor, A4(198, 18, 1, 2));
+	assert_string_equal(a.text,
+	    "Routes received from 198.18.1.2 (as received, before import "
+	    "policy), session Established\n"
+	    "Status: * best, = multipath, + imported, x not imported, S "
+	    "stale\n"
+	    "   Prefix             Next hop         MED        LocPrf     AS "
+	    "path\n"
+	    "+S 198.18.50.0/24     198.18.1.2       5          -          65002 "
+	    "65100 65100 65100 i\n"
+	    "x  198.18.60.0/24     198.18.1.2       -          -          65002 "
+	    "? (refused by import policy)\n"
+	    "2 prefixes\n");
+	OK("show bgp neighbor 198.18.1.2 received-routes 198.18.50.0/24");
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_EXACT);
+	assert_string_equal(a.text,
+	    "Routes received from 198.18.1.2 (as received, before import "
+	    "policy), session Established\n"
+	    "\n198.18.50.0/24: imported, not best: longer AS path, stale "
+	    "(graceful restart)\n"
+	    "    AS path 65002 65100 65100 65100, origin IGP\n"
+	    "    next hop 198.18.1.2, MED 5\n");
+	OK("show bgp neighbor 198.18.1.2 advertised-routes");
+	assert_int_equal(fbgp.rq.view, BGP__ROUTE_VIEW__VIEW_ADVERTISED);
+	assert_string_equal(a.text,
+	    "Routes advertised to 198.18.1.2 (attributes as sent), session "
+	    "Established\n"
+	    "   Prefix             Next hop         MED        LocPrf     AS "
+	    "path\n"
+	    "   198.18.50.0/24     198.18.1.1       -          -          65001 "
+	    "65100 i\n"
+	    "1 prefix\n");
+	OK("show bgp neighbor 198.18.1.2 advertised-routes 198.18.70.0/24");
+	assert_string_equal(a.text,
+	    "no BGP route for 198.18.70.0/24 advertised to 198.18.1.2\n");
+
+	/* JSON: every attribute, communities as numbers */
+	assert_int_equal(exec(m, s, "show bgp route 198.18.50.0/24", true, &a),
+	    MGMT_OK);
+	assert_non_null(jo = json_tokener_parse(a.text));
+	assert_string_equal(json_object_get_string(jget(jo, "view")),
+	    "loc-rib");
+	assert_int_equal(json_object_get_int64(jget(jo, "total")), 1);
+	assert_string_equal(json_object_get_string(jget(jo, "routes.0.prefix")),
+	    "198.18.50.0/24");
+	assert_true(json_object_get_boolean(jget(jo, "routes.0.paths.0.best")));
+	assert_string_equal(json_object_get_string(
+				jget(jo, "routes.0.paths.0.communities.1")),
+	    "65535:65281");
+	assert_string_equal(json_object_get_string(jget(jo,
+				"routes.0.paths.0.large_communities.0")),
+	    "65000:1:2");
+	assert_null(jget(jo, "routes.0.paths.0.med"));
+	assert_false(
+	    json_object_get_boolean(jget(jo, "routes.0.paths.1.best")));
+	assert_true(
+	    json_object_get_boolean(jget(jo, "routes.0.paths.1.stale")));
+	assert_string_equal(json_object_get_string(
+				jget(jo, "routes.0.paths.1.why")),
+	    "longer AS path");
+	assert_string_equal(json_object_get_string(
+				jget(jo, "routes.0.paths.1.as_path")),
+	    "65002 65100 65100 65100");
+	assert_int_equal(json_object_get_int64(
+			     jget(jo, "routes.0.paths.1.med")),
+	    5);
+	assert_int_equal(json_object_get_int64(
+			     jget(jo, "routes.0.paths.1.local_pref")),
+	    100);
+	json_object_put(jo);
+	assert_int_equal(exec(m, s,
+			     "show bgp neighbor 198.18.1.2 "
+			     "advertised-routes",
+			     true, &a),
+	    MGMT_OK);
+	assert_non_null(jo = json_tokener_parse(a.text));
+	assert_string_equal(json_object_get_string(jget(jo, "view")),
+	    "advertised");
+	assert_string_equal(json_object_get_string(jget(jo, "neighbor")),
+	    "198.18.1.2");
+	assert_string_equal(json_object_get_string(
+				jget(jo, "routes.0.paths.0.as_path")),
+	    "65001 65100");
+	assert_null(jget(jo, "routes.0.paths.0.best"));
+	assert_null(jget(jo, "routes.0.paths.0.local_pref"));
+	json_object_put(jo);
+	assert_int_equal(exec(m, s, "show bgp route", true, &a), MGMT_OK);
+	assert_non_null(jo = json_tokener_parse(a.text));
+	assert_true(json_object_get_boolean(jget(jo, "more")));
+	assert_int_equal(json_object_array_length(jget(jo, "routes")), 2);
+	json_object_put(jo);
+
+	/* errors: tern-bgp's, and the command's own before any query */
+	assert_int_equal(exec(m, s,
+			     "show bgp neighbor 198.18.1.9 "
+			     "received-routes",
+			     false, &a),
+	    MGMT_E_UNAVAILABLE);
+	assert_non_null(strstr(a.err, "no neighbor 198.18.1.9"));
+	fbgp.route_calls = 0;
+	assert_int_equal(exec(m, s, "show bgp route 198.18.50.1/24", false, &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show bgp route: 198.18.50.1/24 has host bits set (the prefix is "
+	    "198.18.50.0/24)");
+	assert_int_equal(exec(m, s, "show bgp route 198.18.50.1 longer", false,
+			     &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show bgp route: unexpected 'longer' (expected a.b.c.d/len "
+	    "[longer], a.b.c.d or detail)");
+	assert_int_equal(exec(m, s, "show bgp neighbor 198.18.1.2 routes",
+			     false, &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show bgp neighbor: unexpected 'routes' (expected received-routes "
+	    "or advertised-routes after the address)");
+	assert_int_equal(exec(m, s,
+			     "show bgp neighbor 198.18.1.2 "
+			     "received-routes x",
+			     false, &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show bgp neighbor received-routes: unexpected 'x' (expected "
+	    "a.b.c.d/len [longer], a.b.c.d or detail)");
+	assert_int_equal(fbgp.route_calls, 0);
+
+	/* completion: the command, the configured neighbours, the views */
+	assert_string_equal(complete(m, s, "show bgp r"), "route");
+	assert_string_equal(complete(m, s, "show bgp route "),
+	    "[PREFIX [longer] | ADDRESS] [detail]");
+	assert_string_equal(complete(m, s, "show bgp route 198.18.0.0/15 "),
+	    "longer detail");
+	assert_string_equal(complete(m, s, "show bgp neighbor "), "198.18.1.2");
+	assert_string_equal(complete(m, s, "show bgp neighbor 198.18.1.2 "),
+	    "received-routes advertised-routes");
+	assert_string_equal(complete(m, s, "show bgp neighbor 198.18.1.2 a"),
+	    "advertised-routes");
+	assert_string_equal(complete(m, s,
+				"show bgp neighbor 198.18.1.2 received-routes "
+				"d"),
+	    "detail");
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
 int
 main(void)
 {
@@ -1030,6 +1422,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_policy_push, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bgp_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_show, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_show_routes, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
