@@ -456,6 +456,13 @@ h_query_neighbors(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	}
 	l.local_as = d->local_as;
 	l.router_id = d->enabled ? bgp_d_router_id(d) : 0;
+	{
+		struct bgp_rib_stats st;
+
+		bgp_rib_stats(d->rib, &st);
+		l.paths = st.paths;
+		l.best = st.best;
+	}
 	for (unsigned i = 0; i < d->npeers; i++) {
 		const struct bgp_peer *p = d->peers[i];
 

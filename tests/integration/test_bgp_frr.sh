@@ -218,6 +218,8 @@ one_each() { local o; o=$(rsh "show bgp summary" 2>/dev/null)
 	grep -q "^$C .*Established .* 2/1/1$" <<<"$o" && grep -q "^$S .*Established .* 1/1/1$" <<<"$o"; }
 check "tern summary: client 2 received (1 a loop), 1 accepted, 1 advertised; server 1/1/1" wait_until 10 one_each
 one_each || { rsh "show bgp summary"; vt c "show bgp ipv4 unicast neighbors $NETNS_RTR_C_IP advertised-routes"; }
+check "tern summary header: 3 paths, 2 prefixes with a best path" \
+	sh -c "TERN_RUNDIR=$ROUTER_RUNDIR timeout 20 $ROUTER_BIN/ternsh -c 'show bgp summary' | grep -q 'local AS 65001: 3 paths, 2 prefixes with a best path'"
 
 # the client's route: rib, FIB, traffic; passed on to the server as iBGP
 # expects (MED and community kept, LOCAL_PREF, tern as next hop)
@@ -282,8 +284,8 @@ sleep 2
 check "... tern keeps the session (flaps ${flaps0:-?} -> $(flaps "$C"))" test -n "$flaps0" -a "$(flaps "$C")" = "$flaps0"
 check "... FRR too" eval '[[ $(fnbr c "$NETNS_RTR_C_IP" "n[\"bgpState\"]") == Established ]]'
 check "... and both keep the routes" eval '[[ $(c70) == "$want70" ]] && route_via 198.18.60.0/24 "$C"'
-upd1=$(fnbr c "$NETNS_RTR_C_IP" "n['messageStats']['updatesRecv']")
-echo "     (route refresh: UPDATEs from tern ${upd0:-?} -> ${upd1:-?}: $( ((${upd1:-0} > ${upd0:-0})) && echo "tern sent its routes again" || echo "tern did not send its routes again"))"
+more_upd() { [[ $(fnbr c "$NETNS_RTR_C_IP" "n['messageStats']['updatesRecv']") -gt ${upd0:-0} ]]; }
+check "... tern answered the ROUTE-REFRESH with its routes (RFC 2918; UPDATEs from tern ${upd0:-?} -> more)" wait_until 5 more_upd
 
 # ---- hold timer: FRR's bgpd stopped ----
 kill -STOP "${bgpd[c]}"
@@ -326,9 +328,10 @@ check "rib: the routes are fresh again (End-of-RIB from FRR, resync done)" wait_
 c_fresh() { [[ $(fpath c 198.18.70.0/24 "[p.get('stale', False), p['aspath']['string'], p['nexthops'][0]['ip']]") == "[false, \"65001 65100\", \"$NETNS_RTR_C_IP\"]" ]]; }
 check "the client's FRR has 198.18.70.0/24 fresh from the new tern-bgp" wait_until 20 c_fresh
 check "the server's FRR has 198.18.60.0/24 fresh" wait_until 10 eval '[[ $(fpath s 198.18.60.0/24 "p.get(\"stale\", False)") == false ]]'
-# what FRR read in the new tern-bgp's graceful restart capability (its
-# Restart State bit): printed, not checked
-echo "     (FRR on the new tern-bgp's OPEN: $(grep -o "$NETNS_RTR_C_IP Peer has.*" "$tmp/frr-c/bgpd.log" | tail -n 1))"
+# what FRR read in the new tern-bgp's graceful restart capability: the
+# Restart State bit set (RFC 4724 4.1)
+check "FRR saw the R bit in the new tern-bgp's OPEN ($(grep -o "$NETNS_RTR_C_IP Peer has.*" "$tmp/frr-c/bgpd.log" | tail -n 1))" \
+	sh -c "grep -o '$NETNS_RTR_C_IP Peer has.*' '$tmp/frr-c/bgpd.log' | tail -n 1 | grep -q 'Peer has restarted'"
 sleep 0.5
 kill "$ping_pid" 2>/dev/null; wait "$ping_pid" 2>/dev/null
 got=$(grep -c "bytes from" "$tmp/ping.out")
