@@ -16,6 +16,7 @@
 
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_page.h"
 
 #include "bgp_int.h"
 
@@ -146,46 +147,6 @@ collect(struct show *s)
 			return (-ENOMEM);
 	}
 	return (0);
-}
-
-static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x < y ? -1 : x > y);
-}
-
-/* Puts the k-th smallest of v[0..n) at v[k], the smaller ones before it
- * (Hoare's selection; the keys are distinct). */
-static void
-u64_select(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (hi - lo > 16) {
-		size_t m = lo + (hi - lo) / 2, i = lo, j = hi - 1;
-		uint64_t a = v[lo], b = v[m], c = v[hi - 1], p, t;
-
-		p = a < b ? (b < c ? b : (a < c ? c : a)) :
-			    (a < c ? a : (b < c ? c : b));
-		for (;;) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i >= j)
-				break;
-			t = v[i];
-			v[i++] = v[j];
-			v[j--] = t;
-		}
-		if (k <= j)
-			hi = j + 1;
-		else
-			lo = j + 1;
-	}
-	qsort(v + lo, hi - lo, sizeof(*v), u64_cmp);
 }
 
 /* ---- one path's attributes ---------------------------------------------------- */
@@ -448,14 +409,7 @@ bgp_show_routes(struct bgp_d *d, const Bgp__RouteQuery *q, struct lc_arena *ar,
 	}
 	if ((rv = collect(&s)) != 0)
 		goto out;
-	lo = q->offset < s.nk ? q->offset : s.nk;
-	hi = s.nk - lo > limit ? lo + limit : s.nk;
-	if (lo > 0 && lo < s.nk)
-		u64_select(s.k, s.nk, lo);
-	if (hi > lo && hi < s.nk)
-		u64_select(s.k + lo, s.nk - lo, hi - lo);
-	if (hi > lo)
-		qsort(s.k + lo, hi - lo, sizeof(*s.k), u64_cmp);
+	lc_page_u64(s.k, s.nk, q->offset, limit, &lo, &hi);
 	l->total = s.nk;
 	l->total_paths = s.paths;
 	l->offset = (uint32_t)lo;

@@ -9,6 +9,7 @@
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_page.h"
 
 #include "rib_d_int.h"
 #include "rib_int.h"
@@ -576,45 +577,6 @@ q_key(void *arg, const struct rib_route_info *ri)
 	return (0);
 }
 
-static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x < y ? -1 : x > y);
-}
-
-/* Puts the k-th smallest of v[0..n) at v[k], smaller ones before it. */
-static void
-u64_select(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (hi - lo > 16) {
-		size_t m = lo + (hi - lo) / 2, i = lo, j = hi - 1;
-		uint64_t a = v[lo], b = v[m], c = v[hi - 1], p, t;
-
-		p = a < b ? (b < c ? b : (a < c ? c : a)) :
-			    (a < c ? a : (b < c ? c : b));
-		for (;;) { /* Hoare: [lo, j] <= p <= [j + 1, hi) */
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i >= j)
-				break;
-			t = v[i];
-			v[i++] = v[j];
-			v[j--] = t;
-		}
-		if (k <= j)
-			hi = j + 1;
-		else
-			lo = j + 1;
-	}
-	qsort(v + lo, hi - lo, sizeof(*v), u64_cmp);
-}
-
 static long
 q_big(struct rib_d *d, const struct rib_query *q0, struct qctx *c,
     struct lc_err *err)
@@ -629,14 +591,7 @@ q_big(struct rib_d *d, const struct rib_query *q0, struct qctx *c,
 		free(kc.k);
 		return (rv);
 	}
-	lo = c->offset < kc.n ? c->offset : kc.n;
-	hi = kc.n - lo > c->limit ? lo + c->limit : kc.n;
-	if (lo > 0 && lo < kc.n)
-		u64_select(kc.k, kc.n, lo);
-	if (hi > lo && hi < kc.n)
-		u64_select(kc.k + lo, kc.n - lo, hi - lo);
-	if (hi > lo)
-		qsort(kc.k + lo, hi - lo, sizeof(*kc.k), u64_cmp);
+	lc_page_u64(kc.k, kc.n, c->offset, c->limit, &lo, &hi);
 	c->offset = 0;
 	for (size_t i = lo; i < hi; i++) {
 		struct rib_query e = {.match = RIB_MATCH_EXACT,
