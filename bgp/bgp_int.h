@@ -33,6 +33,7 @@
 #define BGP_RX_BUF	     (BGP_MSG_MAX * 16)
 #define BGP_TX_BUF	     (BGP_MSG_MAX * 64)
 #define BGP_ERR_MAX	     160
+#define BGP_STALE_PATH_S     360 /* s: a restarted neighbour's End-of-RIB */
 
 /* RFC 4271 8.2.2 */
 enum bgp_state {
@@ -69,6 +70,7 @@ struct bgp_conn {
 	unsigned rlen, toff, tlen;
 	uint32_t remote_id; /* from its OPEN, network order */
 	bool open_seen;
+	bool after_est; /* accepted while the session was Established */
 };
 
 struct bgp_peer {
@@ -86,6 +88,19 @@ struct bgp_peer {
 	unsigned hold_neg, keep_neg;
 	uint32_t remote_id;
 	bool cap_as4, cap_mp4, cap_rr, cap_gr;
+	/* the neighbour's graceful restart capability (RFC 4724 3) */
+	unsigned peer_gr_time; /* s: its Restart Time */
+	bool peer_gr_r;	       /* R: it restarted */
+	bool peer_gr_v4;       /* IPv4 unicast listed: we keep its routes */
+	bool peer_gr_f4;       /* ... F: its forwarding state was kept */
+	/* helping it restart (RFC 4724 4.2): its paths kept, flagged stale,
+	 * until its End-of-RIB; gr_timer is the Restart Time while the
+	 * session is down, then BGP_STALE_PATH_S while waiting for EoR */
+	enum { BGP_GR_NONE, BGP_GR_WAIT, BGP_GR_EOR } gr_help;
+	ev_timer gr_timer;
+	size_t gr_stale;	/* paths flagged stale when it went down */
+	unsigned gr_helped;	/* restarts helped */
+	bool hold_expired;	/* the session ends on the hold timer */
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
 	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
 	struct bgp_policy *imp, *exp; /* c.import / c.export in d->pol */

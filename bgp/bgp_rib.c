@@ -40,7 +40,8 @@ struct bgp_rib {
 	unsigned mp_max;
 	struct bgp_rib_peer peers[BGP_RIB_PEERS];
 	uint32_t pcount[BGP_RIB_PEERS],
-	    pimp[BGP_RIB_PEERS]; /* paths, imported */
+	    pimp[BGP_RIB_PEERS],   /* paths, imported */
+	    pstale[BGP_RIB_PEERS]; /* flagged stale */
 	/* dests: chunked pool, index 0 unused */
 	struct bgp_dest **dch;
 	uint32_t ndch, dtop, dfree;
@@ -157,6 +158,8 @@ path_free(struct bgp_rib *r, uint32_t i)
 	struct bgp_path *p = P(r, i);
 
 	r->pcount[p->peer]--;
+	if (p->flags & BGP_PATH_STALE)
+		r->pstale[p->peer]--;
 	if (p->set != NULL)
 		r->pimp[p->peer]--;
 	if (p->in != NULL)
@@ -547,7 +550,10 @@ bgp_rib_update(struct bgp_rib *r, unsigned peer, uint32_t addr, uint8_t len,
 	d = D(r, di);
 	if ((pi = path_find(r, d, peer, NULL)) != 0) {
 		p = P(r, pi);
-		p->flags &= (uint8_t)~BGP_PATH_STALE;
+		if (p->flags & BGP_PATH_STALE) {
+			p->flags &= (uint8_t)~BGP_PATH_STALE;
+			r->pstale[peer]--;
+		}
 		if (p->in == in && p->set == set)
 			return (0); /* the same again: nothing changes */
 		/* the new references before the old go: they may be the
@@ -651,7 +657,10 @@ bgp_rib_peer_stale(struct bgp_rib *r, unsigned peer)
 		if ((d->flags & DEST_FREE) ||
 		    (pi = path_find(r, d, peer, NULL)) == 0)
 			continue;
-		P(r, pi)->flags |= BGP_PATH_STALE;
+		if (!(P(r, pi)->flags & BGP_PATH_STALE)) {
+			P(r, pi)->flags |= BGP_PATH_STALE;
+			r->pstale[peer]++;
+		}
 		n++;
 	}
 	return (n);
@@ -697,6 +706,12 @@ bgp_rib_peer_counts(const struct bgp_rib *r, unsigned peer, size_t *all,
 {
 	*all = peer < BGP_RIB_PEERS ? r->pcount[peer] : 0;
 	*imported = peer < BGP_RIB_PEERS ? r->pimp[peer] : 0;
+}
+
+size_t
+bgp_rib_peer_stale_count(const struct bgp_rib *r, unsigned peer)
+{
+	return (peer < BGP_RIB_PEERS ? r->pstale[peer] : 0);
 }
 
 /* ---- best path ----------------------------------------------------------------------- */

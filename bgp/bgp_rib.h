@@ -95,6 +95,8 @@ size_t bgp_rib_peer_flush(struct bgp_rib *, unsigned peer, bool stale_only);
 /* Graceful restart: every path of the peer flagged stale (kept and used
  * until it is announced again or bgp_rib_peer_flush(.., true)). */
 size_t bgp_rib_peer_stale(struct bgp_rib *, unsigned peer);
+/* How many of the peer's paths are flagged stale now. */
+size_t bgp_rib_peer_stale_count(const struct bgp_rib *, unsigned peer);
 
 /*
  * Re-run the import policy over a peer's Adj-RIB-In: fn(arg, addr, len,

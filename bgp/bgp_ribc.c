@@ -272,6 +272,15 @@ hook(void *arg)
 	struct bgp_ribc *c = &d->rc;
 	bool any = false;
 
+	/* a restart is over once every neighbour's routes are in (or the
+	 * deferral time is): a neighbour lost later does not stall route
+	 * selection again, and OPENs no longer carry the R bit */
+	if (d->rc.restarting && routes_whole(d)) {
+		d->rc.restarting = false;
+		lc_log_notice("restart complete: End-of-RIB from every "
+			      "neighbour%s",
+		    d->rc.deferral_over ? " (or the deferral time over)" : "");
+	}
 	if (!ipc_client_connected(c->cl)) {
 		bgp_adv_run(d);
 		return;

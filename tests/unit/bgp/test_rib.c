@@ -341,10 +341,15 @@ test_policy_and_gr(void **state)
 	assert_int_equal(imp, 2);
 	/* graceful restart: stale, one announced again, the rest swept */
 	assert_int_equal(bgp_rib_peer_stale(r, 1), 2);
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 2);
+	assert_int_equal(bgp_rib_peer_stale(r, 1), 2); /* again: still 2 */
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 2);
 	bgp_rib_update(r, 1, PFX, a, a, 0);
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 1);
 	drain();
 	assert_int_equal(em.calls, 0); /* still the same route for rib */
 	assert_int_equal(bgp_rib_peer_flush(r, 1, true), 1);
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 0);
 	drain();
 	assert_int_equal(em.calls, 1);
 	assert_int_equal(em.addr, A(198, 19, 2, 0));
