@@ -262,6 +262,9 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 						 120;
 	bgp_ribc_deferral(d);
 	bgp_rib_set_local_as(d->rib, d->local_as);
+	/* a changed width marks every prefix: the changes go to rib as
+	 * the routes' next-hop sets, no session reset */
+	bgp_rib_set_multipath(d->rib, bc->multipath ? bc->multipath : 1);
 	if (bc->n_neighbors > 0) {
 		int rv = listen_start(d);
 

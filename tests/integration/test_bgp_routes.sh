@@ -13,7 +13,10 @@
 # server's BIRD: its path kept stale and used (no ping lost), BIRD started
 # again with its forwarding state (-R): the stale path goes at its
 # End-of-RIB; killed again and not started: the path goes once its restart
-# time (8 s) is over, the client's takes over.
+# time (8 s) is over, the client's takes over. Last, multipath: the server
+# back and a second iBGP BIRD beside it (198.18.2.3) with the same path:
+# `multipath 2` installs both next hops in rib and the FIB, `multipath 1`
+# one again, no session reset.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/check.sh"
@@ -57,6 +60,7 @@ protocol static net50 { ipv4; route 198.18.50.0/24 blackhole; }
 protocol bgp tern {
 	local $2 as $5;
 	neighbor $3 as 65001;
+	strict bind yes;
 	hold time 9; keepalive time 3;
 	check link no;
 	connect delay time 1; connect retry time 2; error wait time 1, 5;
@@ -268,5 +272,40 @@ check "... logged as not back within its restart time" gone_logged
 took=$(python3 -c "print(f'{$t1 - $t0:.1f}')")
 check "... not before the 8 s restart time (${took} s)" python3 -c "import sys; sys.exit(0 if $t1 - $t0 >= 7.9 else 1)"
 check "tern-bgp's log has no error (helper part)" sh -c "! grep -i 'error\|fatal' $tmp/run/bgp.log"
+
+# multipath: two iBGP neighbours in AS 65001 with equal paths
+S2_IP=198.18.2.3
+nsx "$NS_SERVER" ip addr add "$S2_IP/24" dev "$NETNS_HOST_IF"
+bird_conf s2 "$S2_IP" "$NETNS_RTR_S_IP" "" 65001 >"$tmp/bird-s2.conf"
+start_bird "$NS_SERVER" s
+start_bird "$NS_SERVER" s2
+out=$(rsh configure "set protocols bgp neighbor $S2_IP remote-as 65001" \
+	"set protocols bgp neighbor $S2_IP graceful-restart" commit exit 2>&1)
+check "a second server neighbour committed" grep -q "commit complete" <<<"$out"
+est3() { [[ $(rsh "show bgp summary" 2>/dev/null | grep -c Established) == 3 ]]; }
+check "three sessions Established" wait_until 40 est3
+two_s() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^198.18.50.0/24: 3 paths"; }
+check "198.18.50.0/24: 3 paths" wait_until 10 two_s
+fib_nhs() { rsh "show fib 198.18.50.0/24" 2>/dev/null | grep -c "198.18.2.[23] "; }
+check "without multipath: one next hop in the FIB" test "$(fib_nhs)" = 1
+fl0=$(rsh "show bgp neighbor $NETNS_SERVER_IP" | sed -n 's/.*, \([0-9]*\) flaps.*/\1/p')
+out=$(rsh configure "set protocols bgp multipath 2" commit exit 2>&1)
+check "multipath 2 committed" grep -q "commit complete" <<<"$out"
+mp2() { [[ $(fib_nhs) == 2 ]]; }
+check "... the FIB holds both servers as next hops" wait_until 10 mp2
+mp2 || { rsh "show fib 198.18.50.0/24"; rsh "show route 198.18.50.0/24"; }
+out=$(rsh "show route 198.18.50.0/24" 2>&1)
+both_in() { grep -q "$1" <<<"$out" && grep -q "$2" <<<"$out"; }
+check "... rib too" both_in "$NETNS_SERVER_IP" "$S2_IP"
+out=$(rsh "show bgp route 198.18.50.0/24" 2>&1)
+check "... show bgp route marks one best, one multipath" both_in "^  \* .*: best$" "^  = .*: multipath, not best: "
+grep -q "multipath" <<<"$out" || printf '%s\n' "$out"
+out=$(rsh configure "set protocols bgp multipath 1" commit exit 2>&1)
+mp1() { [[ $(fib_nhs) == 1 ]]; }
+check "multipath 1: one next hop again" wait_until 10 mp1
+fl1=$(rsh "show bgp neighbor $NETNS_SERVER_IP" | sed -n 's/.*, \([0-9]*\) flaps.*/\1/p')
+check "... no session reset (flaps ${fl0:-?} -> ${fl1:-?})" test -n "$fl0" -a "$fl1" = "$fl0"
+out=$(rsh configure "set protocols bgp multipath 65" 2>&1)
+check "multipath 65 refused" grep -qi "1..64\|range" <<<"$out"
 
 check_summary bgp-routes
