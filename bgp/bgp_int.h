@@ -134,6 +134,7 @@ struct bgp_ribc {
 	bool restarting;  /* ... and rib had routes of ours */
 	bool need_resync; /* connected: RESYNC_BEGIN and everything again */
 	bool resyncing;	  /* RESYNC_END not sent yet */
+	bool nh_rewatch;  /* every next hop to be watched again */
 	unsigned inflight;
 	uint64_t seq, acked, batch;
 	uint64_t sent, accepted, rejected; /* routes */

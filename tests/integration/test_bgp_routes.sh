@@ -15,8 +15,9 @@
 # End-of-RIB; killed again and not started: the path goes once its restart
 # time (8 s) is over, the client's takes over. Last, multipath: the server
 # back and a second iBGP BIRD beside it (198.18.2.3) with the same path:
-# `multipath 2` installs both next hops in rib and the FIB, `multipath 1`
-# one again, no session reset.
+# `multipath 2` installs both next hops in rib and the FIB; a blackhole for
+# the second's address makes its next hop unreachable in rib, and its path
+# unused; `multipath 1` one again, no session reset.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/check.sh"
@@ -292,6 +293,7 @@ fl0=$(rsh "show bgp neighbor $NETNS_SERVER_IP" | sed -n 's/.*, \([0-9]*\) flaps.
 out=$(rsh configure "set protocols bgp multipath 2" commit exit 2>&1)
 check "multipath 2 committed" grep -q "commit complete" <<<"$out"
 mp2() { [[ $(fib_nhs) == 2 ]]; }
+mp1() { [[ $(fib_nhs) == 1 ]]; }
 check "... the FIB holds both servers as next hops" wait_until 10 mp2
 mp2 || { rsh "show fib 198.18.50.0/24"; rsh "show route 198.18.50.0/24"; }
 out=$(rsh "show route 198.18.50.0/24" 2>&1)
@@ -300,8 +302,18 @@ check "... rib too" both_in "$NETNS_SERVER_IP" "$S2_IP"
 out=$(rsh "show bgp route 198.18.50.0/24" 2>&1)
 check "... show bgp route marks one best, one multipath" both_in "^  \* .*: best$" "^  = .*: multipath, not best: "
 grep -q "multipath" <<<"$out" || printf '%s\n' "$out"
+# next-hop tracking: a blackhole for 198.18.2.3 in rib makes that next hop
+# unreachable: its path is not used (quickly back: the session itself runs
+# to that address)
+out=$(rsh configure "set protocols static route $S2_IP/32 blackhole" commit exit 2>&1)
+check "a blackhole for the second server's address committed" grep -q "commit complete" <<<"$out"
+unreach() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^  + $S2_IP .*: not best: next hop unreachable$"; }
+check "... its path: not best: next hop unreachable (rib's next-hop tracking)" wait_until 5 unreach
+unreach || rsh "show bgp route 198.18.50.0/24"
+check "... the FIB keeps only the first server" wait_until 5 mp1
+out=$(rsh configure "delete protocols static route $S2_IP/32" commit exit 2>&1)
+check "... blackhole deleted: both next hops again" wait_until 5 mp2
 out=$(rsh configure "set protocols bgp multipath 1" commit exit 2>&1)
-mp1() { [[ $(fib_nhs) == 1 ]]; }
 check "multipath 1: one next hop again" wait_until 10 mp1
 fl1=$(rsh "show bgp neighbor $NETNS_SERVER_IP" | sed -n 's/.*, \([0-9]*\) flaps.*/\1/p')
 check "... no session reset (flaps ${fl0:-?} -> ${fl1:-?})" test -n "$fl0" -a "$fl1" = "$fl0"
