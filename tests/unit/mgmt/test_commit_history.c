@@ -2,8 +2,9 @@
  * when, via what, comment, lines changed) in the store and through the
  * commands (commit comment, show system commit in text and JSON, show |
  * compare rollback N, compare rollback N rollback M), across a restart of
- * mgmt, with files written before the metadata existed; save and load with
- * their text in parts (mgmt never opens the user's file). */
+ * mgmt, with files written before the metadata existed, the session's
+ * user from its connection's credentials; save and load with their text in
+ * parts (mgmt never opens the user's file). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,8 +16,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <pwd.h>
+
 #include <json-c/json.h>
 
+#include "ipc/ipc.h"
+#include "ipc/proto/mgmt.pb-c.h"
+#include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
@@ -435,7 +441,9 @@ test_confirm_expired(void **state)
 	{
 		uint64_t end = lc_time_mono_ns() + 5000000000ull;
 
-		while (mgmt_commit_count(m) < 2 && lc_time_mono_ns() < end) {
+		/* done when the sessions are told */
+		while (mgmt_session_notices(s)[0] == '\0' &&
+		    lc_time_mono_ns() < end) {
 			ev_run(loop, EVRUN_NOWAIT);
 			usleep(500);
 		}
@@ -481,6 +489,65 @@ test_boot(void **state)
 	assert_int_equal(mm.uid, (long)geteuid());
 	assert_int_equal(mm.added, 6); /* the printed lines */
 	assert_int_equal(mm.removed, 0);
+	mgmt_free(m);
+}
+
+/* Over a real connection: the session's user is the connection's
+ * credentials, whatever the shell says; the client's name and terminal are
+ * the commit's "via" and "from". */
+static void
+test_session_cred(void **state)
+{
+	char rundir[160], name[64];
+	struct mgmt_opts o = {.store_dir = store};
+	struct ipc_opts io = {.component = "tester"};
+	struct lc_arena *ar = lc_arena_new(0);
+	Mgmt__SessionOpen so = MGMT__SESSION_OPEN__INIT;
+	Mgmt__ExecuteRequest er = MGMT__EXECUTE_REQUEST__INIT;
+	const char *lines[] = {"configure", "set system host-name cred",
+	    "commit comment \"over ipc\"", "exit"};
+	ProtobufCMessage *rep = NULL;
+	struct mgmt_commit_meta mm;
+	struct ipc_client *c;
+	struct lc_err err;
+	struct passwd *pw = getpwuid(geteuid());
+	struct mgmt *m;
+	uint64_t sid;
+
+	(void)state;
+	snprintf(rundir, sizeof(rundir), "%s/run", tmpdir);
+	o.rundir = rundir;
+	io.rundir = rundir;
+	assert_non_null(m = mgmt_new(loop, &o));
+	assert_non_null(c = ipc_client_new(loop, &ipc_svc_mgmt, &io, false));
+	so.user = (char *)"mallory";
+	so.tty = (char *)"pts/9";
+	assert_int_equal(ipc_call_wait(c, MGMT__METHOD__SESSION_OPEN, &so.base,
+			     5000, ar, &rep, &err),
+	    IPC_OK);
+	sid = ((Mgmt__Reply *)rep)->session;
+	snprintf(name, sizeof(name), "%s", pw != NULL ? pw->pw_name : "?");
+	/* the prompt names who it is */
+	assert_memory_equal(((Mgmt__Reply *)rep)->prompt, name, strlen(name));
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		lc_arena_reset(ar);
+		er.session = sid;
+		er.line = (char *)lines[i];
+		assert_int_equal(ipc_call_wait(c, MGMT__METHOD__EXECUTE,
+				     &er.base, 10000, ar, &rep, &err),
+		    IPC_OK);
+		assert_int_equal(((Mgmt__Reply *)rep)->code, 0);
+	}
+	assert_int_equal(mgmt_store_meta(store, 0, &mm), 0);
+	assert_true(mm.known);
+	assert_string_equal(mm.user, name);
+	assert_int_equal(mm.uid, (long)geteuid());
+	assert_int_equal(mm.pid, (long)getpid());
+	assert_string_equal(mm.via, "tester");
+	assert_string_equal(mm.from, "pts/9");
+	assert_string_equal(mm.comment, "over ipc");
+	ipc_client_free(c);
+	lc_arena_free(ar);
 	mgmt_free(m);
 }
 
@@ -640,6 +707,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_confirm_expired, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_boot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_session_cred, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_load_parts, setup,
 		teardown),
 	};
