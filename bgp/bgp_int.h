@@ -196,6 +196,8 @@ unsigned bgp_conn_room(const struct bgp_conn *);
 /* Appends a whole message (no send yet): 0, or -ENOBUFS. */
 int bgp_conn_put(struct bgp_conn *, const uint8_t *msg, size_t len);
 void bgp_conn_send(struct bgp_conn *);
+/* A loop turn as soon as the socket takes more (there is more to send). */
+void bgp_conn_poll_write(struct bgp_conn *);
 /* clear bgp neighbor A soft: everything advertised again, and a
  * ROUTE-REFRESH asked of the neighbour (0, -ENOTCONN, -ENOBUFS). */
 int bgp_peer_soft(struct bgp_peer *);

@@ -150,6 +150,13 @@ bgp_conn_send(struct bgp_conn *c)
 	conn_flush(c);
 }
 
+void
+bgp_conn_poll_write(struct bgp_conn *c)
+{
+	if (c->fd >= 0)
+		ev_io_start(c->p->d->loop, &c->wio);
+}
+
 static uint8_t *
 msg_start(struct bgp_conn *c, unsigned type, unsigned len)
 {
