@@ -171,6 +171,7 @@ struct bgp_d {
 	struct bgp_intern *intern;
 	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
 	uint8_t canon[BGP_ATTR_CANON_MAX];   /* the set being interned */
+	struct lc_prefix4 nlri[BGP_MAX_LEN]; /* one UPDATE's prefixes */
 	/* policy-options as running (bgp_policy.h), swapped at apply */
 	struct bgp_policy_set *pol;
 };

@@ -499,6 +499,11 @@ conn_close(struct bgp_conn *c, const char *why)
 
 /* ---- receiving ---- */
 
+/* How many prefixes ahead an UPDATE's table lookups are prefetched: the
+ * hash slot first, its record once the slot is in (rx_update) */
+#define PF_SLOT 8
+#define PF_DEST 4
+
 static void
 conn_error(struct bgp_conn *c, unsigned code, unsigned sub, const uint8_t *data,
     unsigned dlen, const char *why)
@@ -819,6 +824,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 	struct bgp_aset *set = NULL;
 	struct lc_prefix4 pf;
 	bool loop = false;
+	unsigned nn;
 
 	if (bgp_update_parse(msg, len, &p->codec, d->scratch, &u, &err) != 0) {
 		/* the error's data points into the receive buffer: sent first */
@@ -873,16 +879,33 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 			loop = bgp_aspath_contains(u.a.aspath, u.a.aspath_len,
 			    local_as(p));
 		}
+		/* the prefixes first, then each one's hash slot and record
+		 * prefetched a few prefixes ahead: the table's lookups are
+		 * cache misses, most of tern-bgp's time on a full table */
 		bgp_nlri_iter_init(&it, &u.reach[i]);
-		while (bgp_nlri_next4(&it, &pf) == 1) {
+		for (nn = 0;
+		     nn < BGP_MAX_LEN && bgp_nlri_next4(&it, &d->nlri[nn]) == 1;
+		     nn++)
+			;
+		for (unsigned k = 0; k < nn; k++) {
 			uint8_t why = BGP_WHY_LOOP;
-			struct bgp_aset *use = loop ?
-			    NULL :
-			    bgp_peer_import(p, pf.addr.s_addr, pf.len, set,
-				&why);
-			int rv = bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
-			    pf.len, set, use, why);
+			struct bgp_aset *use;
+			int rv;
 
+			pf = d->nlri[k];
+			if (k + PF_SLOT < nn)
+				bgp_rib_prefetch(d->rib,
+				    d->nlri[k + PF_SLOT].addr.s_addr,
+				    d->nlri[k + PF_SLOT].len, false);
+			if (k + PF_DEST < nn)
+				bgp_rib_prefetch(d->rib,
+				    d->nlri[k + PF_DEST].addr.s_addr,
+				    d->nlri[k + PF_DEST].len, true);
+			use = loop ? NULL :
+				     bgp_peer_import(p, pf.addr.s_addr, pf.len,
+					 set, &why);
+			rv = bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
+			    pf.len, set, use, why);
 			if (use != NULL)
 				bgp_aset_unref(d->intern, use);
 			if (rv < 0) {

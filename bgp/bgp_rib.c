@@ -223,6 +223,25 @@ hash_grow(struct bgp_rib *r)
 	return (0);
 }
 
+void
+bgp_rib_prefetch(const struct bgp_rib *r, uint32_t addr, uint8_t len, bool dest)
+{
+	uint32_t s;
+
+	if (r->cap == 0)
+		return;
+	s = home_of(r->cap, addr, len);
+	if (!dest) {
+		__builtin_prefetch(&r->slot[s]);
+		return;
+	}
+	if (r->slot[s] != 0) {
+		const struct bgp_dest *d = D(r, r->slot[s]);
+
+		__builtin_prefetch(d);
+	}
+}
+
 /* The slot holding addr/len, or -1. */
 static int64_t
 hash_find(const struct bgp_rib *r, uint32_t addr, uint8_t len)

@@ -89,6 +89,10 @@ void bgp_rib_peer_set(struct bgp_rib *, unsigned id,
  */
 int bgp_rib_update(struct bgp_rib *, unsigned peer, uint32_t addr, uint8_t len,
     struct bgp_aset *in, struct bgp_aset *set, uint8_t why);
+/* Prefetches what bgp_rib_update/withdraw of addr/len will read: its hash
+ * slot (dest false), then, a few prefixes later, its record (dest true). */
+void bgp_rib_prefetch(const struct bgp_rib *, uint32_t addr, uint8_t len,
+    bool dest);
 /* The peer withdrew addr/len: 1 when it had a path, 0 when not. */
 int bgp_rib_withdraw(struct bgp_rib *, unsigned peer, uint32_t addr,
     uint8_t len);
