@@ -29,8 +29,9 @@
 #include "bgp_int.h"
 #include "bgp_msg.h"
 
-#define CHUNK	 256
-#define ROOM_MIN (128u << 10) /* send buffer room before a chunk */
+#define CHUNK	       256
+#define ROOM_MIN       (128u << 10) /* send buffer room before a chunk */
+#define SENDS_PER_TURN 8	    /* buffers filled and sent per loop turn */
 
 static int
 q_push(struct bgp_peer *p, uint64_t k)
@@ -334,12 +335,28 @@ run_peer(struct bgp_peer *p)
 
 	if (c == NULL)
 		return;
-	while (bgp_conn_room(c) >= ROOM_MIN && (rv = chunk(p, c)) == 1)
-		sent = true;
+	/* fill, send, again while the socket takes it all, a bounded number
+	 * of times per loop turn; more left: a turn as soon as the socket
+	 * is writable (nothing else may wake the loop: a whole table used to
+	 * go out at the pace of unrelated events, 28 s for 1M) */
+	for (unsigned k = 0; k < SENDS_PER_TURN; k++) {
+		while (bgp_conn_room(c) >= ROOM_MIN && (rv = chunk(p, c)) == 1)
+			sent = true;
+		if (rv != 1)
+			break;
+		bgp_conn_send(c);
+		sent = false;
+		if ((c = bgp_peer_conn(p)) == NULL)
+			return; /* the send failed: the session is gone */
+		if (bgp_conn_room(c) < ROOM_MIN)
+			break; /* the socket is full: its watcher is on */
+	}
 	if (rv < 0) {
 		bgp_peer_reset(p, "send buffer full while advertising");
 		return;
 	}
+	if (rv == 1)
+		bgp_conn_poll_write(c);
 	if (rv == 0 && !p->eor_sent) {
 		uint8_t eor[32];
 		int n = bgp_eor_encode(eor, sizeof(eor), BGP_AF_IPV4);

@@ -262,6 +262,9 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 						 120;
 	bgp_ribc_deferral(d);
 	bgp_rib_set_local_as(d->rib, d->local_as);
+	/* a changed width marks every prefix: the changes go to rib as
+	 * the routes' next-hop sets, no session reset */
+	bgp_rib_set_multipath(d->rib, bc->multipath ? bc->multipath : 1);
 	if (bc->n_neighbors > 0) {
 		int rv = listen_start(d);
 
@@ -427,6 +430,16 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 		if (getpeername(c->fd, (struct sockaddr *)&a, &al) == 0)
 			s->remote_port = ntohs(a.sin_port);
 	}
+	s->peer_restart_time = p->peer_gr_time;
+	s->peer_forwarding = p->peer_gr_f4;
+	s->gr_help = (Bgp__GrHelp)p->gr_help;
+	s->stale_paths = bgp_rib_peer_stale_count(d->rib, p->id);
+	if (p->gr_help != BGP_GR_NONE)
+		s->gr_timer_ms =
+		    (uint64_t)(ev_timer_remaining(d->loop,
+				   &((struct bgp_peer *)p)->gr_timer) *
+			1000);
+	s->restarts_helped = p->gr_helped;
 	if (p->c.remote_as != (p->c.local_as ? p->c.local_as : d->local_as)) {
 		bool ni = p->c.import[0] == '\0', ne = p->c.export[0] == '\0';
 

@@ -33,6 +33,7 @@
 #define BGP_RX_BUF	     (BGP_MSG_MAX * 16)
 #define BGP_TX_BUF	     (BGP_MSG_MAX * 64)
 #define BGP_ERR_MAX	     160
+#define BGP_STALE_PATH_S     360 /* s: a restarted neighbour's End-of-RIB */
 
 /* RFC 4271 8.2.2 */
 enum bgp_state {
@@ -69,6 +70,7 @@ struct bgp_conn {
 	unsigned rlen, toff, tlen;
 	uint32_t remote_id; /* from its OPEN, network order */
 	bool open_seen;
+	bool after_est; /* accepted while the session was Established */
 };
 
 struct bgp_peer {
@@ -86,6 +88,19 @@ struct bgp_peer {
 	unsigned hold_neg, keep_neg;
 	uint32_t remote_id;
 	bool cap_as4, cap_mp4, cap_rr, cap_gr;
+	/* the neighbour's graceful restart capability (RFC 4724 3) */
+	unsigned peer_gr_time; /* s: its Restart Time */
+	bool peer_gr_r;	       /* R: it restarted */
+	bool peer_gr_v4;       /* IPv4 unicast listed: we keep its routes */
+	bool peer_gr_f4;       /* ... F: its forwarding state was kept */
+	/* helping it restart (RFC 4724 4.2): its paths kept, flagged stale,
+	 * until its End-of-RIB; gr_timer is the Restart Time while the
+	 * session is down, then BGP_STALE_PATH_S while waiting for EoR */
+	enum { BGP_GR_NONE, BGP_GR_WAIT, BGP_GR_EOR } gr_help;
+	ev_timer gr_timer;
+	size_t gr_stale;	/* paths flagged stale when it went down */
+	unsigned gr_helped;	/* restarts helped */
+	bool hold_expired;	/* the session ends on the hold timer */
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
 	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
 	struct bgp_policy *imp, *exp; /* c.import / c.export in d->pol */
@@ -119,6 +134,7 @@ struct bgp_ribc {
 	bool restarting;  /* ... and rib had routes of ours */
 	bool need_resync; /* connected: RESYNC_BEGIN and everything again */
 	bool resyncing;	  /* RESYNC_END not sent yet */
+	bool nh_rewatch;  /* every next hop to be watched again */
 	unsigned inflight;
 	uint64_t seq, acked, batch;
 	uint64_t sent, accepted, rejected; /* routes */
@@ -155,6 +171,7 @@ struct bgp_d {
 	struct bgp_intern *intern;
 	uint8_t scratch[BGP_ASPATH_SCRATCH]; /* a 2-octet session's AS path */
 	uint8_t canon[BGP_ATTR_CANON_MAX];   /* the set being interned */
+	struct lc_prefix4 nlri[BGP_MAX_LEN]; /* one UPDATE's prefixes */
 	/* policy-options as running (bgp_policy.h), swapped at apply */
 	struct bgp_policy_set *pol;
 };
@@ -180,6 +197,8 @@ unsigned bgp_conn_room(const struct bgp_conn *);
 /* Appends a whole message (no send yet): 0, or -ENOBUFS. */
 int bgp_conn_put(struct bgp_conn *, const uint8_t *msg, size_t len);
 void bgp_conn_send(struct bgp_conn *);
+/* A loop turn as soon as the socket takes more (there is more to send). */
+void bgp_conn_poll_write(struct bgp_conn *);
 /* clear bgp neighbor A soft: everything advertised again, and a
  * ROUTE-REFRESH asked of the neighbour (0, -ENOTCONN, -ENOBUFS). */
 int bgp_peer_soft(struct bgp_peer *);

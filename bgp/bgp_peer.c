@@ -150,6 +150,13 @@ bgp_conn_send(struct bgp_conn *c)
 	conn_flush(c);
 }
 
+void
+bgp_conn_poll_write(struct bgp_conn *c)
+{
+	if (c->fd >= 0)
+		ev_io_start(c->p->d->loop, &c->wio);
+}
+
 static uint8_t *
 msg_start(struct bgp_conn *c, unsigned type, unsigned len)
 {
@@ -317,6 +324,7 @@ hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	if (c == NULL)
 		return;
+	p->hold_expired = true;
 	send_notification(c, BGP_ERR_HOLD, 0, NULL, 0);
 	conn_close(c, "no message from the peer within the hold time");
 }
@@ -350,17 +358,83 @@ conn_alloc(struct bgp_conn *c, int fd, bool inbound)
 	c->inbound = inbound;
 	c->rlen = c->toff = c->tlen = 0;
 	c->open_seen = false;
+	c->after_est = false;
 	c->remote_id = 0;
 	return (0);
 }
 
-/* A session that was up went down: counted, damped, started again. */
+/* Helping ends: the paths still stale removed (why: for the log). */
 static void
-peer_down(struct bgp_peer *p)
+gr_help_end(struct bgp_peer *p, const char *why)
+{
+	size_t n;
+
+	if (p->gr_help == BGP_GR_NONE)
+		return;
+	ev_timer_stop(p->d->loop, &p->gr_timer);
+	p->gr_help = BGP_GR_NONE;
+	n = bgp_rib_peer_flush(p->d->rib, p->id, true);
+	lc_log_info("neighbor %s: graceful restart: %s: %zu stale paths "
+		    "removed (of %zu kept)",
+	    inet_ntoa((struct in_addr){p->c.addr}), why, n, p->gr_stale);
+}
+
+static void
+gr_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct bgp_peer *p = w->data;
+
+	(void)loop;
+	(void)revents;
+	gr_help_end(p,
+	    p->gr_help == BGP_GR_WAIT ?
+		"not back within its restart time" :
+		"no End-of-RIB within the stale-path time");
+}
+
+/*
+ * Whether the session that just ended is one to help restart (RFC 4724
+ * 4.2): both sides announced graceful restart, the neighbour listed IPv4
+ * unicast with a restart time, and the session ended without a
+ * NOTIFICATION: the TCP connection failed or closed, or the hold timer ran
+ * out (the neighbour died without its kernel closing the connection; BIRD
+ * does the same). A Cease, an error, a reset by the operator: routes gone.
+ */
+static bool
+gr_helpable(const struct bgp_peer *p, const char *why)
+{
+	bool notif = (p->err_sent && !p->hold_expired) ||
+	    (why != NULL && strncmp(why, "received NOTIFICATION", 21) == 0);
+
+	return (p->c.gr && p->cap_gr && p->peer_gr_v4 && p->peer_gr_time > 0 &&
+	    !p->c.shutdown && !notif);
+}
+
+/* A session that was up went down: counted, damped, started again; its
+ * paths removed, or kept as stale when it is helped to restart. */
+static void
+peer_down(struct bgp_peer *p, bool graceful)
 {
 	p->flaps++;
 	p->hold_neg = p->keep_neg = 0;
-	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+	if (graceful) {
+		/* paths still stale from a restart before are stale again:
+		 * one set of stale paths, one timer */
+		ev_timer_stop(p->d->loop, &p->gr_timer);
+		p->gr_stale = bgp_rib_peer_stale(p->d->rib, p->id);
+		p->gr_help = BGP_GR_WAIT;
+		p->gr_helped++;
+		ev_timer_set(&p->gr_timer, p->peer_gr_time, 0.0);
+		ev_timer_start(p->d->loop, &p->gr_timer);
+		lc_log_info("neighbor %s: graceful restart: %zu paths kept "
+			    "stale for up to %u s",
+		    inet_ntoa((struct in_addr){p->c.addr}), p->gr_stale,
+		    p->peer_gr_time);
+	} else {
+		ev_timer_stop(p->d->loop, &p->gr_timer);
+		p->gr_help = BGP_GR_NONE;
+		(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+	}
 	bgp_adv_stop(p);
 	p->eor_rcvd = false;
 	/* RFC 4271 8.1.1 DampPeerOscillations: each flap doubles the wait
@@ -377,10 +451,12 @@ conn_close(struct bgp_conn *c, const char *why)
 {
 	struct bgp_peer *p = c->p;
 	enum bgp_state was = c->state;
-	bool was_up = was == BGP_ESTABLISHED;
+	bool was_up = was == BGP_ESTABLISHED, graceful;
 
 	if (c->fd < 0)
 		return;
+	graceful = was_up && gr_helpable(p, why);
+	p->hold_expired = false;
 	ev_io_stop(p->d->loop, &c->rio);
 	ev_io_stop(p->d->loop, &c->wio);
 	close(c->fd);
@@ -415,13 +491,18 @@ conn_close(struct bgp_conn *c, const char *why)
 		ev_timer_stop(p->d->loop, &p->keep);
 	}
 	if (was_up)
-		peer_down(p);
+		peer_down(p, graceful);
 	peer_state(p);
 	if (p->conn[0].fd < 0 && p->conn[1].fd < 0 && !p->c.shutdown)
 		peer_start(p, was_up ? p->idle_hold_ms : p->retry_ms);
 }
 
 /* ---- receiving ---- */
+
+/* How many prefixes ahead an UPDATE's table lookups are prefetched: the
+ * hash slot first, its record once the slot is in (rx_update) */
+#define PF_SLOT 8
+#define PF_DEST 4
 
 static void
 conn_error(struct bgp_conn *c, unsigned code, unsigned sub, const uint8_t *data,
@@ -451,6 +532,18 @@ collision(struct bgp_conn *c)
 
 	if (o->fd < 0 || o->state < BGP_OPEN_SENT)
 		return (true);
+	if (o->state == BGP_ESTABLISHED && c->after_est && p->c.gr &&
+	    p->cap_gr) {
+		/* RFC 4724 4.2: the neighbour restarted before we saw its
+		 * old connection end: that one closed (no NOTIFICATION, so
+		 * its paths are kept stale), the new one goes on. Only a
+		 * connection that came after Established: one opened
+		 * before is a plain collision (6.8) */
+		conn_close(o,
+		    "the neighbour restarted: a new OPEN while "
+		    "established (RFC 4724)");
+		return (true);
+	}
 	if (o->state == BGP_ESTABLISHED) {
 		loser = c;
 	} else if (o->state == BGP_OPEN_CONFIRM || o->open_seen) {
@@ -475,6 +568,8 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	uint32_t as, id, las = p->c.local_as ? p->c.local_as : p->d->local_as;
 	unsigned hold, plen, i, myhold;
 	bool as4 = false, mp4 = false, rr = false, gr = false;
+	bool gr_r = false, gr_v4 = false, gr_f4 = false;
+	unsigned gr_time = 0;
 	uint32_t as4v = 0;
 
 	if (c->state != BGP_OPEN_SENT) {
@@ -524,9 +619,27 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 				mp4 = true;
 			else if (code == 2 || code == 128)
 				rr = true;
-			else if (code == 64)
+			else if (code == 64) {
+				/* restart flags and time, then (AFI, SAFI,
+				 * flags) per family (RFC 4724 3) */
 				gr = true;
-			else if (code == 65 && cl == 4) {
+				if (cl >= 2) {
+					unsigned ft = (unsigned)b[j + 2] << 8 |
+					    b[j + 3];
+
+					gr_r = (ft & 0x8000) != 0;
+					gr_time = ft & 0x0fff;
+				}
+				for (unsigned t = 2; t + 4 <= cl; t += 4) {
+					const uint8_t *e = b + j + 2 + t;
+
+					if (e[0] == 0 && e[1] == 1 &&
+					    e[2] == 1) {
+						gr_v4 = true;
+						gr_f4 = (e[3] & 0x80) != 0;
+					}
+				}
+			} else if (code == 65 && cl == 4) {
 				as4 = true;
 				as4v = get32(b + j + 2);
 			}
@@ -568,6 +681,10 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	p->cap_mp4 = mp4;
 	p->cap_rr = rr;
 	p->cap_gr = gr;
+	p->peer_gr_r = gr_r;
+	p->peer_gr_time = gr_time;
+	p->peer_gr_v4 = gr_v4;
+	p->peer_gr_f4 = gr_f4;
 	codec_set(p);
 	send_keepalive(c);
 	if (c->fd < 0)
@@ -597,6 +714,20 @@ peer_established(struct bgp_conn *c)
 	}
 	p->retry_ms = BGP_RETRY_FIRST_MS;
 	ev_timer_stop(p->d->loop, &p->retry);
+	if (p->gr_help != BGP_GR_NONE) {
+		/* RFC 4724 4.2: back within its restart time; the stale paths
+		 * stay until its End-of-RIB only if it kept its forwarding
+		 * state for IPv4 unicast (F) */
+		if (!p->c.gr || !p->cap_gr || !p->peer_gr_v4 ||
+		    !p->peer_gr_f4) {
+			gr_help_end(p, "back without its forwarding state");
+		} else {
+			p->gr_help = BGP_GR_EOR;
+			ev_timer_stop(p->d->loop, &p->gr_timer);
+			ev_timer_set(&p->gr_timer, BGP_STALE_PATH_S, 0.0);
+			ev_timer_start(p->d->loop, &p->gr_timer);
+		}
+	}
 	/* the whole table, then End-of-RIB (RFC 4724 2): bgp_adv.c */
 	{
 		struct sockaddr_in la;
@@ -693,6 +824,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 	struct bgp_aset *set = NULL;
 	struct lc_prefix4 pf;
 	bool loop = false;
+	unsigned nn;
 
 	if (bgp_update_parse(msg, len, &p->codec, d->scratch, &u, &err) != 0) {
 		/* the error's data points into the receive buffer: sent first */
@@ -747,16 +879,33 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 			loop = bgp_aspath_contains(u.a.aspath, u.a.aspath_len,
 			    local_as(p));
 		}
+		/* the prefixes first, then each one's hash slot and record
+		 * prefetched a few prefixes ahead: the table's lookups are
+		 * cache misses, most of tern-bgp's time on a full table */
 		bgp_nlri_iter_init(&it, &u.reach[i]);
-		while (bgp_nlri_next4(&it, &pf) == 1) {
+		for (nn = 0;
+		     nn < BGP_MAX_LEN && bgp_nlri_next4(&it, &d->nlri[nn]) == 1;
+		     nn++)
+			;
+		for (unsigned k = 0; k < nn; k++) {
 			uint8_t why = BGP_WHY_LOOP;
-			struct bgp_aset *use = loop ?
-			    NULL :
-			    bgp_peer_import(p, pf.addr.s_addr, pf.len, set,
-				&why);
-			int rv = bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
-			    pf.len, set, use, why);
+			struct bgp_aset *use;
+			int rv;
 
+			pf = d->nlri[k];
+			if (k + PF_SLOT < nn)
+				bgp_rib_prefetch(d->rib,
+				    d->nlri[k + PF_SLOT].addr.s_addr,
+				    d->nlri[k + PF_SLOT].len, false);
+			if (k + PF_DEST < nn)
+				bgp_rib_prefetch(d->rib,
+				    d->nlri[k + PF_DEST].addr.s_addr,
+				    d->nlri[k + PF_DEST].len, true);
+			use = loop ? NULL :
+				     bgp_peer_import(p, pf.addr.s_addr, pf.len,
+					 set, &why);
+			rv = bgp_rib_update(d->rib, p->id, pf.addr.s_addr,
+			    pf.len, set, use, why);
 			if (use != NULL)
 				bgp_aset_unref(d->intern, use);
 			if (rv < 0) {
@@ -769,8 +918,10 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 	}
 	if (set != NULL)
 		bgp_aset_unref(d->intern, set);
-	if (u.eor == BGP_AF_IPV4)
+	if (u.eor == BGP_AF_IPV4) {
 		p->eor_rcvd = true;
+		gr_help_end(p, "End-of-RIB received");
+	}
 }
 
 /* One whole message (header checked) of type with its body. */
@@ -1088,6 +1239,8 @@ bgp_peer_new(struct bgp_d *d, const struct bgp_nconf *nc)
 	p->hold.data = p;
 	ev_timer_init(&p->keep, keep_cb, 0.0, 0.0);
 	p->keep.data = p;
+	ev_timer_init(&p->gr_timer, gr_cb, 0.0, 0.0);
+	p->gr_timer.data = p;
 	peer_start(p, 0);
 	return (p);
 }
@@ -1118,6 +1271,7 @@ bgp_peer_free(struct bgp_peer *p, unsigned cease_subcode)
 	peer_stop(p, cease_subcode, "neighbor removed");
 	ev_timer_stop(p->d->loop, &p->hold);
 	ev_timer_stop(p->d->loop, &p->keep);
+	ev_timer_stop(p->d->loop, &p->gr_timer);
 	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
 	bgp_adv_stop(p);
 	p->d->peer_ids[p->id] = 0;
@@ -1135,6 +1289,10 @@ bgp_peer_reconf(struct bgp_peer *p, const struct bgp_nconf *nc)
 	    (nc->shutdown && !old.shutdown);
 
 	p->c = *nc;
+	if (!nc->gr || nc->shutdown)
+		gr_help_end(p,
+		    nc->shutdown ? "shut down" :
+				   "graceful restart unconfigured");
 	if (reset) {
 		p->c.shutdown = true;
 		peer_stop(p, nc->shutdown ? 2 : 6, "configuration changed");
@@ -1189,9 +1347,16 @@ void
 bgp_peer_accept(struct bgp_peer *p, int fd)
 {
 	struct bgp_conn *c = &p->conn[1];
+	/* with graceful restart, a new connection of an established
+	 * neighbour may be the neighbour back from a restart: its OPEN
+	 * decides (collision()); in the free slot */
+	bool restart = p->state == BGP_ESTABLISHED && p->c.gr && p->cap_gr;
 	int rv;
 
-	if (p->c.shutdown || c->fd >= 0 || p->state == BGP_ESTABLISHED) {
+	if (restart && c->state == BGP_ESTABLISHED)
+		c = &p->conn[0];
+	if (p->c.shutdown || c->fd >= 0 ||
+	    (p->state == BGP_ESTABLISHED && !restart)) {
 		/* one pending inbound connection at a time; an established
 		 * session keeps its connection (6.8) */
 		close(fd);
@@ -1201,6 +1366,7 @@ bgp_peer_accept(struct bgp_peer *p, int fd)
 		close(fd);
 		return;
 	}
+	c->after_est = restart;
 	conn_watch(c);
 	ev_io_start(p->d->loop, &c->rio);
 	conn_state(c, BGP_OPEN_SENT);

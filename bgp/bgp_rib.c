@@ -40,7 +40,8 @@ struct bgp_rib {
 	unsigned mp_max;
 	struct bgp_rib_peer peers[BGP_RIB_PEERS];
 	uint32_t pcount[BGP_RIB_PEERS],
-	    pimp[BGP_RIB_PEERS]; /* paths, imported */
+	    pimp[BGP_RIB_PEERS],   /* paths, imported */
+	    pstale[BGP_RIB_PEERS]; /* flagged stale */
 	/* dests: chunked pool, index 0 unused */
 	struct bgp_dest **dch;
 	uint32_t ndch, dtop, dfree;
@@ -63,6 +64,19 @@ struct bgp_rib {
 	uint32_t nhused;
 	bgp_rib_notify_fn *notify;
 	void *notify_arg;
+	/* next hops as rib resolves them (bgp_rib_nh_*): open addressing
+	 * by address; nhnew: addresses not yet asked for */
+	struct nht_ent *nht;
+	uint32_t nhtcap, nhtn;
+	uint32_t *nhnew;
+	size_t nnew, capnew;
+	uint32_t nht_last; /* the entry last found: paths share next hops */
+};
+
+struct nht_ent {
+	uint32_t addr; /* network order; 0: empty */
+	uint32_t cost;
+	uint8_t state; /* enum bgp_nh_state */
 };
 
 static const char *const why_names[] = {
@@ -76,6 +90,8 @@ static const char *const why_names[] = {
     [BGP_WHY_EBGP] = "iBGP path (eBGP preferred)",
     [BGP_WHY_ROUTER_ID] = "higher router id",
     [BGP_WHY_PEER_ADDR] = "higher neighbour address",
+    [BGP_WHY_NH_UNREACH] = "next hop unreachable",
+    [BGP_WHY_IGP_COST] = "higher IGP cost to the next hop",
 };
 
 const char *
@@ -157,6 +173,8 @@ path_free(struct bgp_rib *r, uint32_t i)
 	struct bgp_path *p = P(r, i);
 
 	r->pcount[p->peer]--;
+	if (p->flags & BGP_PATH_STALE)
+		r->pstale[p->peer]--;
 	if (p->set != NULL)
 		r->pimp[p->peer]--;
 	if (p->in != NULL)
@@ -203,6 +221,25 @@ hash_grow(struct bgp_rib *r)
 	r->slot = ns;
 	r->cap = ncap;
 	return (0);
+}
+
+void
+bgp_rib_prefetch(const struct bgp_rib *r, uint32_t addr, uint8_t len, bool dest)
+{
+	uint32_t s;
+
+	if (r->cap == 0)
+		return;
+	s = home_of(r->cap, addr, len);
+	if (!dest) {
+		__builtin_prefetch(&r->slot[s]);
+		return;
+	}
+	if (r->slot[s] != 0) {
+		const struct bgp_dest *d = D(r, r->slot[s]);
+
+		__builtin_prefetch(d);
+	}
 }
 
 /* The slot holding addr/len, or -1. */
@@ -484,7 +521,164 @@ bgp_rib_free(struct bgp_rib *r)
 	free(r->dirty);
 	free(r->nh);
 	free(r->nhslot);
+	free(r->nht);
+	free(r->nhnew);
 	free(r);
+}
+
+/* ---- next hops as rib resolves them ---- */
+
+static uint32_t
+nht_hash(uint32_t a)
+{
+	return ((a * 2654435761u) >> 7);
+}
+
+/* The entry of addr, or NULL. */
+static struct nht_ent *
+nht_find(struct bgp_rib *r, uint32_t addr)
+{
+	uint32_t m = r->nhtcap - 1, i;
+
+	if (r->nhtcap == 0)
+		return (NULL);
+	if (r->nht[r->nht_last].addr == addr)
+		return (&r->nht[r->nht_last]);
+	for (i = nht_hash(addr) & m; r->nht[i].addr != 0; i = (i + 1) & m)
+		if (r->nht[i].addr == addr) {
+			r->nht_last = i;
+			return (&r->nht[i]);
+		}
+	return (NULL);
+}
+
+static int
+nht_grow(struct bgp_rib *r)
+{
+	uint32_t cap = r->nhtcap ? r->nhtcap * 2 : 64, m = cap - 1;
+	struct nht_ent *t = calloc(cap, sizeof(*t));
+
+	if (t == NULL)
+		return (-ENOMEM);
+	for (uint32_t k = 0; k < r->nhtcap; k++) {
+		uint32_t i;
+
+		if (r->nht[k].addr == 0)
+			continue;
+		for (i = nht_hash(r->nht[k].addr) & m; t[i].addr != 0;
+		     i = (i + 1) & m)
+			;
+		t[i] = r->nht[k];
+	}
+	free(r->nht);
+	r->nht = t;
+	r->nhtcap = cap;
+	r->nht_last = 0;
+	return (0);
+}
+
+static int
+nhnew_push(struct bgp_rib *r, uint32_t addr)
+{
+	if (r->nnew == r->capnew) {
+		size_t c = r->capnew ? r->capnew * 2 : 64;
+		uint32_t *n = realloc(r->nhnew, c * sizeof(*n));
+
+		if (n == NULL)
+			return (-ENOMEM);
+		r->nhnew = n;
+		r->capnew = c;
+	}
+	r->nhnew[r->nnew++] = addr;
+	return (0);
+}
+
+/* A next hop a path uses: known from here on, asked of rib once. */
+static void
+nht_note(struct bgp_rib *r, uint32_t addr)
+{
+	uint32_t m, i;
+
+	if (addr == 0 || nht_find(r, addr) != NULL)
+		return;
+	if ((r->nhtn + 1) * 2 > r->nhtcap && nht_grow(r) != 0)
+		return; /* unknown: taken as reachable, cost 0 */
+	m = r->nhtcap - 1;
+	for (i = nht_hash(addr) & m; r->nht[i].addr != 0; i = (i + 1) & m)
+		;
+	if (nhnew_push(r, addr) != 0)
+		return;
+	r->nht[i].addr = addr;
+	r->nht[i].state = BGP_NH_UNKNOWN;
+	r->nht[i].cost = 0;
+	r->nhtn++;
+}
+
+size_t
+bgp_rib_nh_take(struct bgp_rib *r, uint32_t *out, size_t max)
+{
+	size_t n = r->nnew < max ? r->nnew : max;
+
+	memcpy(out, r->nhnew + r->nnew - n, n * sizeof(*out));
+	r->nnew -= n;
+	return (n);
+}
+
+void
+bgp_rib_nh_rewatch(struct bgp_rib *r)
+{
+	r->nnew = 0;
+	for (uint32_t k = 0; k < r->nhtcap; k++)
+		if (r->nht[k].addr != 0 && nhnew_push(r, r->nht[k].addr) != 0)
+			return;
+}
+
+size_t
+bgp_rib_nh_set(struct bgp_rib *r, uint32_t addr, enum bgp_nh_state st,
+    uint32_t cost)
+{
+	struct nht_ent *e = nht_find(r, addr);
+	size_t n = 0;
+	bool same;
+
+	if (e == NULL)
+		return (0);
+	/* unknown counts as reachable at cost 0: rib confirming that
+	 * changes no choice, and costs no walk (the first answers during
+	 * a full table's arrival) */
+	same = (e->state == BGP_NH_UNREACHABLE) == (st == BGP_NH_UNREACHABLE) &&
+	    e->cost == cost;
+	e->state = (uint8_t)st;
+	e->cost = cost;
+	if (same)
+		return (0);
+	/* every prefix with a path through it chosen again (a walk: next
+	 * hops change rarely, and a reverse index would cost every path) */
+	for (uint32_t di = 1; di < r->dtop; di++) {
+		struct bgp_dest *d = D(r, di);
+
+		if (d->flags & DEST_FREE)
+			continue;
+		for (uint32_t pi = d->paths; pi != 0; pi = P(r, pi)->next) {
+			const struct bgp_path *p = P(r, pi);
+
+			if (p->set != NULL && p->set->nexthop.s_addr == addr) {
+				(void)dirty_mark(r, di);
+				n++;
+				break;
+			}
+		}
+	}
+	return (n);
+}
+
+enum bgp_nh_state
+bgp_rib_nh_get(const struct bgp_rib *r, uint32_t addr, uint32_t *cost)
+{
+	struct nht_ent *e = nht_find((struct bgp_rib *)r, addr);
+
+	*cost = e != NULL ? e->cost : 0;
+	return (e != NULL ? (enum bgp_nh_state)e->state : BGP_NH_UNKNOWN);
 }
 
 void
@@ -544,10 +738,15 @@ bgp_rib_update(struct bgp_rib *r, unsigned peer, uint32_t addr, uint8_t len,
 
 	if (di == 0)
 		return (err ? err : -ENOMEM);
+	if (set != NULL)
+		nht_note(r, set->nexthop.s_addr);
 	d = D(r, di);
 	if ((pi = path_find(r, d, peer, NULL)) != 0) {
 		p = P(r, pi);
-		p->flags &= (uint8_t)~BGP_PATH_STALE;
+		if (p->flags & BGP_PATH_STALE) {
+			p->flags &= (uint8_t)~BGP_PATH_STALE;
+			r->pstale[peer]--;
+		}
 		if (p->in == in && p->set == set)
 			return (0); /* the same again: nothing changes */
 		/* the new references before the old go: they may be the
@@ -651,7 +850,10 @@ bgp_rib_peer_stale(struct bgp_rib *r, unsigned peer)
 		if ((d->flags & DEST_FREE) ||
 		    (pi = path_find(r, d, peer, NULL)) == 0)
 			continue;
-		P(r, pi)->flags |= BGP_PATH_STALE;
+		if (!(P(r, pi)->flags & BGP_PATH_STALE)) {
+			P(r, pi)->flags |= BGP_PATH_STALE;
+			r->pstale[peer]++;
+		}
 		n++;
 	}
 	return (n);
@@ -684,6 +886,8 @@ bgp_rib_reimport(struct bgp_rib *r, unsigned peer, bgp_rib_import_fn *fn,
 			bgp_aset_unref(r->intern, p->set);
 		r->pimp[peer] += (s != NULL) - (p->set != NULL);
 		p->set = s; /* fn's reference */
+		if (s != NULL)
+			nht_note(r, s->nexthop.s_addr);
 		p->why = s != NULL ? BGP_WHY_NONE : why;
 		(void)dirty_mark(r, di);
 		n++;
@@ -699,7 +903,35 @@ bgp_rib_peer_counts(const struct bgp_rib *r, unsigned peer, size_t *all,
 	*imported = peer < BGP_RIB_PEERS ? r->pimp[peer] : 0;
 }
 
+size_t
+bgp_rib_peer_stale_count(const struct bgp_rib *r, unsigned peer)
+{
+	return (peer < BGP_RIB_PEERS ? r->pstale[peer] : 0);
+}
+
 /* ---- best path ----------------------------------------------------------------------- */
+
+/* The IGP cost of a next hop (0 while rib has not said). */
+static uint32_t
+nh_cost(const struct bgp_rib *r, uint32_t addr)
+{
+	const struct nht_ent *e = nht_find((struct bgp_rib *)r, addr);
+
+	return (e != NULL ? e->cost : 0);
+}
+
+/* Whether rib said the next hop does not resolve (RFC 4271 9.1.2.1: such
+ * a path is not used). */
+static bool
+nh_down(const struct bgp_rib *r, uint32_t addr)
+{
+	const struct nht_ent *e;
+
+	if (r->nhtn == 0)
+		return (false);
+	e = nht_find((struct bgp_rib *)r, addr);
+	return (e != NULL && e->state == BGP_NH_UNREACHABLE);
+}
 
 /*
  * RFC 4271 9.1.2.2 with the usual tie-breakers: < 0 when a is better, > 0
@@ -732,7 +964,11 @@ path_cmp(const struct bgp_rib *r, const struct bgp_path *a,
 	if (x->first_as == y->first_as)
 		RULE(BGP_WHY_MED, CMP(x->med, y->med));
 	RULE(BGP_WHY_EBGP, CMP(!pa->ebgp, !pb->ebgp));
-	/* (IGP cost of the next hop: not known to tern-bgp yet) */
+	/* the IGP cost of the next hop, as rib resolves it */
+	if (x->nexthop.s_addr != y->nexthop.s_addr && r->nhtn > 0)
+		RULE(BGP_WHY_IGP_COST,
+		    CMP(nh_cost(r, x->nexthop.s_addr),
+			nh_cost(r, y->nexthop.s_addr)));
 	RULE(BGP_WHY_ROUTER_ID,
 	    CMP(ntohl(pa->router_id), ntohl(pb->router_id)));
 	RULE(BGP_WHY_PEER_ADDR, CMP(ntohl(pa->addr), ntohl(pb->addr)));
@@ -767,6 +1003,10 @@ best_of(struct bgp_rib *r, struct bgp_dest *d, uint32_t *nh)
 		p->flags &= (uint8_t)~BGP_PATH_BEST;
 		if (p->set == NULL)
 			continue;
+		if (nh_down(r, p->set->nexthop.s_addr)) {
+			p->why = BGP_WHY_NH_UNREACH;
+			continue;
+		}
 		if (b == NULL || path_cmp(r, p, b, &step) < 0) {
 			b = p;
 			bi = pi;
@@ -781,14 +1021,16 @@ best_of(struct bgp_rib *r, struct bgp_dest *d, uint32_t *nh)
 		struct bgp_path *p = P(r, pi);
 		bool dup = false;
 
-		if (pi == bi || p->set == NULL)
+		if (pi == bi || p->set == NULL ||
+		    nh_down(r, p->set->nexthop.s_addr))
 			continue;
 		(void)path_cmp(r, b, p, &step);
 		p->why = step;
-		/* multipath: equal up to the router id, from the same
-		 * neighbouring AS (as FRR and Junos without multiple-as) */
+		/* multipath: equal up to the router id (IGP cost included),
+		 * from the same neighbouring AS (as FRR and Junos without
+		 * multiple-as) */
 		if (r->mp_max <= 1 || n >= r->mp_max ||
-		    step < BGP_WHY_ROUTER_ID ||
+		    (step != BGP_WHY_ROUTER_ID && step != BGP_WHY_PEER_ADDR) ||
 		    p->set->first_as != b->set->first_as)
 			continue;
 		for (unsigned i = 0; i < n; i++)

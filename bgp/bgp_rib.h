@@ -47,6 +47,9 @@ enum bgp_rib_why {
 	BGP_WHY_EBGP,
 	BGP_WHY_ROUTER_ID,
 	BGP_WHY_PEER_ADDR,
+	/* (after the others: the numbers travel in bgp.proto's PathWhy) */
+	BGP_WHY_NH_UNREACH, /* its next hop does not resolve in rib */
+	BGP_WHY_IGP_COST,   /* lost on the IGP cost of its next hop */
 };
 const char *bgp_rib_why_str(enum bgp_rib_why);
 
@@ -86,6 +89,10 @@ void bgp_rib_peer_set(struct bgp_rib *, unsigned id,
  */
 int bgp_rib_update(struct bgp_rib *, unsigned peer, uint32_t addr, uint8_t len,
     struct bgp_aset *in, struct bgp_aset *set, uint8_t why);
+/* Prefetches what bgp_rib_update/withdraw of addr/len will read: its hash
+ * slot (dest false), then, a few prefixes later, its record (dest true). */
+void bgp_rib_prefetch(const struct bgp_rib *, uint32_t addr, uint8_t len,
+    bool dest);
 /* The peer withdrew addr/len: 1 when it had a path, 0 when not. */
 int bgp_rib_withdraw(struct bgp_rib *, unsigned peer, uint32_t addr,
     uint8_t len);
@@ -95,6 +102,27 @@ size_t bgp_rib_peer_flush(struct bgp_rib *, unsigned peer, bool stale_only);
 /* Graceful restart: every path of the peer flagged stale (kept and used
  * until it is announced again or bgp_rib_peer_flush(.., true)). */
 size_t bgp_rib_peer_stale(struct bgp_rib *, unsigned peer);
+/* How many of the peer's paths are flagged stale now. */
+size_t bgp_rib_peer_stale_count(const struct bgp_rib *, unsigned peer);
+
+/*
+ * Next hops as tern-rib resolves them (next-hop tracking): a path whose
+ * next hop is unreachable is not used; among paths equal up to eBGP over
+ * iBGP, the lower IGP cost of the next hop wins. A next hop rib has not
+ * told of yet is taken as reachable at cost 0.
+ */
+enum bgp_nh_state { BGP_NH_UNKNOWN, BGP_NH_REACHABLE, BGP_NH_UNREACHABLE };
+/* Next hops of imported paths never asked of rib yet: up to max into out
+ * (network order), taken off the list. */
+size_t bgp_rib_nh_take(struct bgp_rib *, uint32_t *out, size_t max);
+/* Every known next hop back on that list (rib connected again). */
+void bgp_rib_nh_rewatch(struct bgp_rib *);
+/* What rib says of addr: when it changes, every prefix with a path through
+ * it is marked. Returns how many. */
+size_t bgp_rib_nh_set(struct bgp_rib *, uint32_t addr, enum bgp_nh_state,
+    uint32_t cost);
+enum bgp_nh_state bgp_rib_nh_get(const struct bgp_rib *, uint32_t addr,
+    uint32_t *cost);
 
 /*
  * Re-run the import policy over a peer's Adj-RIB-In: fn(arg, addr, len,

@@ -265,6 +265,96 @@ send_batch(struct bgp_d *d)
 	c->sent += c->set.n;
 }
 
+/* ---- next-hop tracking: rib's NH_WATCH and NH_CHANGED ---- */
+
+#define NH_WATCH_MAX 1024 /* next hops per call */
+
+static void
+nh_apply(struct bgp_d *d, const Rib__NhStates *s)
+{
+	size_t marked = 0;
+
+	for (size_t i = 0; i < s->n_states; i++) {
+		const Rib__NhState *x = s->states[i];
+
+		marked += bgp_rib_nh_set(d->rib, x->addr,
+		    x->reachable ? BGP_NH_REACHABLE : BGP_NH_UNREACHABLE,
+		    x->metric);
+	}
+	if (marked > 0)
+		lc_log_info("rib: %zu next hops changed: %zu prefixes chosen "
+			    "again",
+		    s->n_states, marked);
+}
+
+static void
+nh_watch_cb(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	struct bgp_d *d = arg;
+
+	if (status != IPC_OK) {
+		/* a lost connection watches everything again (on_connect);
+		 * a refusal (rib's limit) leaves those next hops unknown:
+		 * taken as reachable, as without tracking */
+		lc_log_warnx("rib: nh-watch failed: %s %s",
+		    ipc_status_str(status), err->msg);
+		return;
+	}
+	nh_apply(d, (const Rib__NhStates *)msg);
+}
+
+/* New next hops (or all, after a connect) to rib; true when a call went. */
+static bool
+nh_turn(struct bgp_d *d)
+{
+	struct bgp_ribc *c = &d->rc;
+	uint32_t a[NH_WATCH_MAX];
+	bool reset = false, any = false;
+	size_t n;
+
+	if (c->nh_rewatch) {
+		bgp_rib_nh_rewatch(d->rib);
+		c->nh_rewatch = false;
+		reset = true;
+	}
+	while ((n = bgp_rib_nh_take(d->rib, a, NH_WATCH_MAX)) > 0 || reset) {
+		Rib__NhWatch w = RIB__NH_WATCH__INIT;
+
+		w.add = a;
+		w.n_add = n;
+		w.reset = reset;
+		reset = false;
+		if (ipc_call(c->cl, RIB__METHOD__NH_WATCH, &w.base, nh_watch_cb,
+			d, 0) != 0) {
+			c->nh_rewatch = true; /* those taken: all again */
+			break;
+		}
+		any = true;
+	}
+	return (any);
+}
+
+static void
+on_event(struct ipc_client *cl, unsigned method, const ProtobufCMessage *msg,
+    void *arg)
+{
+	(void)cl;
+	if (method == RIB__METHOD__NH_CHANGED)
+		nh_apply(arg, (const Rib__NhStates *)msg);
+}
+
+static void
+on_resync(struct ipc_client *cl, uint64_t missed, void *arg)
+{
+	struct bgp_d *d = arg;
+
+	(void)cl;
+	lc_log_notice("rib: %llu next-hop events missed: watching again",
+	    (unsigned long long)missed);
+	d->rc.nh_rewatch = true;
+}
+
 static void
 hook(void *arg)
 {
@@ -272,6 +362,15 @@ hook(void *arg)
 	struct bgp_ribc *c = &d->rc;
 	bool any = false;
 
+	/* a restart is over once every neighbour's routes are in (or the
+	 * deferral time is): a neighbour lost later does not stall route
+	 * selection again, and OPENs no longer carry the R bit */
+	if (d->rc.restarting && routes_whole(d)) {
+		d->rc.restarting = false;
+		lc_log_notice("restart complete: End-of-RIB from every "
+			      "neighbour%s",
+		    d->rc.deferral_over ? " (or the deferral time over)" : "");
+	}
 	if (!ipc_client_connected(c->cl)) {
 		bgp_adv_run(d);
 		return;
@@ -286,6 +385,8 @@ hook(void *arg)
 		c->resyncing = true;
 		any = true;
 	}
+	/* next hops before routes: their states arrive early */
+	any |= nh_turn(d);
 	/* a restarting speaker defers route selection until End-of-RIB
 	 * from all (RFC 4724 4.1): rib forwards on the routes it kept, not
 	 * on the first neighbour's alone */
@@ -318,6 +419,7 @@ on_connect(struct ipc_client *cl, uint64_t gen, void *arg)
 	    (unsigned long long)gen);
 	d->rc.inflight = 0; /* what was in flight failed with the old one */
 	d->rc.need_resync = true;
+	d->rc.nh_rewatch = true;
 }
 
 static void
@@ -344,6 +446,8 @@ bgp_ribc_init(struct bgp_d *d, const struct ipc_opts *io)
 	}
 	cbs.on_connect = on_connect;
 	cbs.on_writable = on_writable;
+	cbs.on_event = on_event;
+	cbs.on_resync = on_resync;
 	cbs.arg = d;
 	ipc_client_set_cbs(c->cl, &cbs);
 	c->started = ev_now(d->loop);

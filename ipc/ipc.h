@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <ev.h>
 #include <protobuf-c/protobuf-c.h>
@@ -197,6 +198,20 @@ void ipc_req_subscribe(struct ipc_req *req);
 const char *ipc_peer_component(const struct ipc_peer *);
 uint64_t ipc_peer_generation(const struct ipc_peer *);
 bool ipc_peer_read_only(const struct ipc_peer *);
+
+/*
+ * Who a peer is, as the kernel saw it when it connected (SO_PEERCRED on the
+ * accepted socket): the process that called connect(), its effective uid
+ * and gid. Not what the peer says about itself (hello's component name, a
+ * user name in a request): a handler that needs to know who asks uses this.
+ */
+struct ipc_cred {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+};
+/* 0 with *c filled; -ENOENT when the transport could not tell (*c zeroed). */
+int ipc_peer_cred(const struct ipc_peer *, struct ipc_cred *c);
 
 /*
  * Sends an event (a method flagged IPC_M_EVENT) to every subscribed peer,

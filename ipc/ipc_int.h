@@ -161,6 +161,8 @@ struct ipc_transport {
 	/* Waits up to timeout_ms for room to write: 1 writable, 0 not yet, -errno. */
 	int (*wait_writable)(int fd, int timeout_ms);
 	void (*close)(int fd);
+	/* The credentials of the peer of an accepted fd: 0 or -errno. */
+	int (*peer_cred)(int fd, struct ipc_cred *c);
 };
 extern const struct ipc_transport ipc_transport_unix;
 
@@ -272,6 +274,8 @@ struct ipc_peer {
 	uint64_t ev_seq; /* last event sequence number used */
 	unsigned refs;	 /* reqs not yet answered + 1 while connected */
 	bool ro, hello, subscribed, closed, bad_version;
+	bool has_cred;	      /* cred was taken at accept */
+	struct ipc_cred cred; /* ipc_peer_cred() */
 };
 
 struct ipc_req {

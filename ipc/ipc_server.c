@@ -132,6 +132,8 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		p->srv = s;
 		p->ro = l->ro;
 		p->refs = 1;
+		/* who connected, while it is certainly that process's socket */
+		p->has_cred = ipc_transport_unix.peer_cred(fd, &p->cred) == 0;
 		ipc_conn_init(&p->c, s->loop, &peer_ops, p, &s->st, &s->o,
 		    s->generation);
 		ipc_conn_attach(&p->c, fd);
@@ -274,6 +276,17 @@ bool
 ipc_peer_read_only(const struct ipc_peer *p)
 {
 	return (p->ro);
+}
+
+int
+ipc_peer_cred(const struct ipc_peer *p, struct ipc_cred *c)
+{
+	if (!p->has_cred) {
+		memset(c, 0, sizeof(*c));
+		return (-ENOENT);
+	}
+	*c = p->cred;
+	return (0);
 }
 
 /* ---- events ----------------------------------------------------------------- */

@@ -73,6 +73,10 @@ static const struct ipc_method_desc rib_methods[] = {
     M(RIB__METHOD__SOURCES, "sources", lifecycle__empty, rib__source_list, 0),
     M(RIB__METHOD__SET_CONFIG, "set-config", rib__rib_config,
 	rib__route_batch_ack, IPC_M_ADMIN),
+    M(RIB__METHOD__NH_WATCH, "nh-watch", rib__nh_watch, rib__nh_states,
+	IPC_M_ADMIN),
+    M(RIB__METHOD__NH_CHANGED, "nh-changed", rib__nh_states, lifecycle__empty,
+	IPC_M_EVENT),
 };
 
 static const struct ipc_method_desc bgp_methods[] = {

@@ -127,6 +127,24 @@ unix_close(int fd)
 	(void)close(fd);
 }
 
+/* The kernel's record of who connected (taken at connect(), so it cannot be
+ * forged by what the peer sends later). */
+static int
+unix_peer_cred(int fd, struct ipc_cred *c)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) != 0)
+		return (-errno);
+	if (len != sizeof(uc))
+		return (-EINVAL);
+	c->pid = uc.pid;
+	c->uid = uc.uid;
+	c->gid = uc.gid;
+	return (0);
+}
+
 const struct ipc_transport ipc_transport_unix = {
     .name = "unix",
     .listen = unix_listen,
@@ -137,4 +155,5 @@ const struct ipc_transport ipc_transport_unix = {
     .writev = unix_writev,
     .wait_writable = unix_wait_writable,
     .close = unix_close,
+    .peer_cred = unix_peer_cred,
 };

@@ -72,6 +72,36 @@ typedef void mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
 int mgmt_cmd_exec(struct mgmt *, struct mgmt_session *, const char *line,
     bool json, struct lc_buf *out, struct lc_err *err, mgmt_reply_fn *later,
     void *later_arg);
+/*
+ * What travels with a command besides its line: the text of save and load,
+ * whose file the client (ternsh) reads and writes itself, as its user;
+ * tern-mgmt opens no user's path (a save or load without client_file is
+ * refused). The text goes in parts of at most MGMT_XFER_PART bytes:
+ * - load merge|replace FILE: data[0..len) goes at offset of the file
+ *   (offset 0 starts anew, the next part must start where the last ended);
+ *   with more, it is kept and the command answers nothing; the last part
+ *   parses the whole and applies it (nothing changes on an error). At most
+ *   MGMT_LOAD_MAX bytes.
+ * - save FILE: offset 0 prints the candidate; out[0..out_len) is its part
+ *   from offset, out_total its size (out points into the session: valid
+ *   until its next command). The client asks again from offset + out_len
+ *   until it has out_total bytes.
+ */
+#define MGMT_XFER_PART (4u << 20)
+struct mgmt_cmd_io {
+	bool client_file;
+	const void *data; /* load */
+	size_t len;
+	uint64_t offset;
+	bool more;
+	const void *out; /* save */
+	size_t out_len;
+	uint64_t out_total;
+};
+/* mgmt_cmd_exec with io (NULL: none, as mgmt_cmd_exec). */
+int mgmt_cmd_exec_io(struct mgmt *, struct mgmt_session *, const char *line,
+    bool json, struct mgmt_cmd_io *io, struct lc_buf *out, struct lc_err *err,
+    mgmt_reply_fn *later, void *later_arg);
 /* The prompt for the session's mode ("user@host> " or "user@host# "). */
 const char *mgmt_session_prompt(struct mgmt *, struct mgmt_session *, char *buf,
     size_t len);

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
 
 #include "libcommon/lc_daemon.h"
 
@@ -23,6 +26,7 @@ struct cmd_ctx {
 	struct lc_err *err;
 	mgmt_reply_fn *later;
 	void *later_arg;
+	struct mgmt_cmd_io *io; /* save and load's text, or NULL */
 };
 
 typedef int cmd_fn(struct cmd_ctx *);
@@ -92,11 +96,34 @@ emit_buf(struct cmd_ctx *c, struct lc_buf *b)
 	emit_text(c, (const char *)lc_buf_head(b), lc_buf_avail(b));
 }
 
-/* "show ... | compare" and "show ... | display set" arrive as words. */
+static int parse_uint(const char *s, unsigned max, unsigned *out);
+
+/* w[0..nw): what follows "| compare": "rollback N" */
 static int
-show_modifier(struct cmd_ctx *c, unsigned *nw, bool *compare, bool *setform)
+compare_rollback_arg(struct cmd_ctx *c, const char *const *w, unsigned nw,
+    bool *compare, int *rollback)
+{
+	unsigned n;
+
+	if (nw != 2 || strcmp(w[0], "rollback") != 0 ||
+	    parse_uint(w[1], MGMT_STORE_KEEP - 1, &n) != 0)
+		return (fail(c, MGMT_E_SYNTAX,
+		    "show | compare: expected nothing or 'rollback N' (N "
+		    "0..%d) after compare, got '%s'",
+		    MGMT_STORE_KEEP - 1, w[0]));
+	*compare = true;
+	*rollback = (int)n;
+	return (MGMT_OK);
+}
+
+/* "show ... | compare [rollback N]" and "show ... | display set" arrive as
+ * words; *rollback is N, or -1 for a compare against running. */
+static int
+show_modifier(struct cmd_ctx *c, unsigned *nw, bool *compare, bool *setform,
+    int *rollback)
 {
 	*compare = *setform = false;
+	*rollback = -1;
 	*nw = c->nw;
 	for (unsigned i = 0; i < c->nw; i++) {
 		if (strcmp(c->w[i], "|") != 0)
@@ -104,6 +131,9 @@ show_modifier(struct cmd_ctx *c, unsigned *nw, bool *compare, bool *setform)
 		*nw = i;
 		if (i + 2 == c->nw && strcmp(c->w[i + 1], "compare") == 0)
 			*compare = true;
+		else if (i + 2 < c->nw && strcmp(c->w[i + 1], "compare") == 0)
+			return (compare_rollback_arg(c, &c->w[i + 2],
+			    c->nw - i - 2, compare, rollback));
 		else if (i + 3 == c->nw &&
 		    strcmp(c->w[i + 1], "display") == 0 &&
 		    strcmp(c->w[i + 2], "set") == 0)
@@ -111,10 +141,25 @@ show_modifier(struct cmd_ctx *c, unsigned *nw, bool *compare, bool *setform)
 		else
 			return (fail(c, MGMT_E_SYNTAX,
 			    "after '|': expected "
-			    "'compare' or 'display set'"));
+			    "'compare [rollback N]' or 'display set'"));
 		return (MGMT_OK);
 	}
 	return (MGMT_OK);
+}
+
+/* rollback N of the history into *out (0 with no history: running) */
+static int
+load_rollback(struct cmd_ctx *c, unsigned n, struct mgmt_conf **out)
+{
+	struct lc_err err;
+
+	if (mgmt_store_rollback(c->m->store_dir, n, out, &err) == 0)
+		return (MGMT_OK);
+	if (n == 0 && mgmt_store_count(c->m->store_dir) == 0) {
+		*out = mgmt_conf_dup(c->m->running);
+		return (MGMT_OK);
+	}
+	return (fail(c, MGMT_E_NOT_FOUND, "%s", err.msg));
 }
 
 static int
@@ -124,19 +169,29 @@ show_conf(struct cmd_ctx *c, const struct mgmt_conf *conf)
 	struct lc_buf b;
 	bool compare, setform;
 	unsigned nw;
-	int rv;
+	int rv, rb;
 
-	if ((rv = show_modifier(c, &nw, &compare, &setform)) != MGMT_OK)
+	if ((rv = show_modifier(c, &nw, &compare, &setform, &rb)) != MGMT_OK)
 		return (rv);
 	lc_buf_init(&b);
 	if (compare) {
+		struct mgmt_conf *base = NULL;
+
 		if (nw > 0) {
 			lc_buf_fini(&b);
 			return (fail(c, MGMT_E_SYNTAX,
 			    "show | compare: compares "
 			    "the whole configuration; no path before '|'"));
 		}
-		mgmt_conf_compare(c->m->running, conf, &b);
+		if (rb >= 0 &&
+		    (rv = load_rollback(c, (unsigned)rb, &base)) != MGMT_OK) {
+			lc_buf_fini(&b);
+			return (rv);
+		}
+		mgmt_conf_compare(base != NULL ? base : c->m->running, conf,
+		    &b);
+		if (base != NULL)
+			mgmt_conf_free(base);
 	} else if (setform) {
 		if (nw > 0) {
 			lc_buf_fini(&b);
@@ -183,21 +238,156 @@ c_show_version(struct cmd_ctx *c)
 	return (MGMT_OK);
 }
 
+/* "2026-12-03 15:04:05 UTC" */
+static void
+commit_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0 || gmtime_r(&tt, &tm) == NULL)
+		snprintf(buf, len, "unknown time");
+	else
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* One commit as Junos lists it: rollback number, when, who, via what,
+ * then the comment on a line of its own. */
+static void
+commit_text(struct lc_buf *b, unsigned n, const struct mgmt_commit_meta *mm)
+{
+	char when[64];
+
+	if (!mm->known) {
+		lc_buf_printf(b,
+		    "%-3u unknown time by unknown (stored before tern kept "
+		    "commit history)\n",
+		    n);
+		return;
+	}
+	commit_time(mm->time, when, sizeof(when));
+	lc_buf_printf(b, "%-3u %s by %s via %s", n, when, mm->user,
+	    mm->via[0] ? mm->via : "unknown");
+	if (mm->from[0] != '\0')
+		lc_buf_printf(b, " (%s)", mm->from);
+	if (mm->confirm > 0)
+		lc_buf_printf(b, ", commit confirmed %u min", mm->confirm);
+	if (mm->added >= 0)
+		lc_buf_printf(b, ", +%ld -%ld lines", mm->added, mm->removed);
+	lc_buf_printf(b, "\n");
+	if (mm->comment[0] != '\0')
+		lc_buf_printf(b, "    %s\n", mm->comment);
+}
+
+static struct json_object *
+commit_json(unsigned n, const struct mgmt_commit_meta *mm)
+{
+	struct json_object *o = json_object_new_object();
+	char when[64];
+
+	json_object_object_add(o, "rollback", json_object_new_int(n));
+	json_object_object_add(o, "seq", json_object_new_int64(mm->seq));
+	json_object_object_add(o, "known", json_object_new_boolean(mm->known));
+	json_object_object_add(o, "user", json_object_new_string(mm->user));
+	if (!mm->known)
+		return (o);
+	commit_time(mm->time, when, sizeof(when));
+	json_object_object_add(o, "time", json_object_new_string(when));
+	json_object_object_add(o, "epoch", json_object_new_int64(mm->time));
+	json_object_object_add(o, "uid", json_object_new_int64(mm->uid));
+	json_object_object_add(o, "pid", json_object_new_int64(mm->pid));
+	json_object_object_add(o, "via", json_object_new_string(mm->via));
+	json_object_object_add(o, "from", json_object_new_string(mm->from));
+	json_object_object_add(o, "comment",
+	    json_object_new_string(mm->comment));
+	json_object_object_add(o, "confirm_minutes",
+	    json_object_new_int64(mm->confirm));
+	json_object_object_add(o, "lines_added",
+	    json_object_new_int64(mm->added));
+	json_object_object_add(o, "lines_removed",
+	    json_object_new_int64(mm->removed));
+	return (o);
+}
+
+/* show system commit: the history, newest (rollback 0) first */
 static int
 c_show_commits(struct cmd_ctx *c)
 {
+	struct json_object *jo = NULL, *ja = NULL;
+	struct mgmt_commit_meta mm;
 	struct lc_buf b;
 	int n, rv;
 
 	if ((rv = no_args(c, "show system commit")) != MGMT_OK)
 		return (rv);
 	n = mgmt_store_count(c->m->store_dir);
+	if (n < 0)
+		n = 0;
 	lc_buf_init(&b);
+	if (c->json) {
+		jo = json_object_new_object();
+		ja = json_object_new_array();
+	}
+	for (int i = 0; i < n; i++) {
+		if (mgmt_store_meta(c->m->store_dir, (unsigned)i, &mm) != 0)
+			continue; /* gone meanwhile (trimmed by a commit) */
+		if (jo != NULL)
+			json_object_array_add(ja,
+			    commit_json((unsigned)i, &mm));
+		else
+			commit_text(&b, (unsigned)i, &mm);
+	}
+	if (jo != NULL) {
+		json_object_object_add(jo, "commits", ja);
+		json_object_object_add(jo, "count", json_object_new_int(n));
+		json_object_object_add(jo, "confirm_pending",
+		    json_object_new_boolean(c->m->confirm_pending));
+		lc_buf_printf(c->out, "%s",
+		    json_object_to_json_string_ext(jo,
+			JSON_C_TO_STRING_PLAIN |
+			    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(jo);
+		lc_buf_fini(&b);
+		return (MGMT_OK);
+	}
 	lc_buf_printf(&b, "%d commit%s kept (rollback 0..%d)%s\n", n,
 	    n == 1 ? "" : "s", n > 0 ? n - 1 : 0,
 	    c->m->confirm_pending ? "; a commit confirmed is pending" : "");
 	emit_buf(c, &b);
 	lc_buf_fini(&b);
+	return (MGMT_OK);
+}
+
+/* compare rollback N [rollback M]: what changed from commit N to commit M
+ * (M 0, the newest, when not given): '-' lines are N's, '+' lines M's */
+static int
+c_compare_rollback(struct cmd_ctx *c)
+{
+	struct mgmt_conf *a = NULL, *b = NULL;
+	unsigned n, m = 0;
+	struct lc_buf out;
+	int rv;
+
+	if ((c->nw != 1 && c->nw != 3) ||
+	    parse_uint(c->w[0], MGMT_STORE_KEEP - 1, &n) != 0 ||
+	    (c->nw == 3 &&
+		(strcmp(c->w[1], "rollback") != 0 ||
+		    parse_uint(c->w[2], MGMT_STORE_KEEP - 1, &m) != 0)))
+		return (fail(c, MGMT_E_SYNTAX,
+		    "compare rollback: expected N [rollback M], each 0..%d",
+		    MGMT_STORE_KEEP - 1));
+	if ((rv = load_rollback(c, n, &a)) != MGMT_OK)
+		return (rv);
+	if ((rv = load_rollback(c, m, &b)) != MGMT_OK) {
+		mgmt_conf_free(a);
+		return (rv);
+	}
+	lc_buf_init(&out);
+	mgmt_conf_compare(a, b, &out);
+	emit_buf(c, &out);
+	lc_buf_fini(&out);
+	mgmt_conf_free(a);
+	mgmt_conf_free(b);
 	return (MGMT_OK);
 }
 
@@ -375,30 +565,86 @@ commit_done(void *arg, int rv, const struct lc_err *err)
 	free(w);
 }
 
+/*
+ * The commit's record: who from the session's credentials, via and from
+ * what (the client's name and terminal), the comment. The time and the
+ * change summary are added when it is stored.
+ */
+static void
+commit_meta(const struct cmd_ctx *c, const char *comment, unsigned minutes,
+    struct mgmt_commit_meta *mm)
+{
+	const struct mgmt_session *s = c->s;
+
+	mgmt_commit_meta_init(mm);
+	snprintf(mm->user, sizeof(mm->user), "%s", s->user);
+	mm->uid = s->uid;
+	mm->pid = s->pid;
+	snprintf(mm->via, sizeof(mm->via), "%s",
+	    s->via[0] != '\0' ? s->via : "unknown");
+	snprintf(mm->from, sizeof(mm->from), "%s", s->tty);
+	snprintf(mm->comment, sizeof(mm->comment), "%s", comment);
+	mm->confirm = minutes;
+}
+
+/* "comment TEXT" at w[0..nw): one line of printable text */
+static int
+commit_comment(struct cmd_ctx *c, const char *const *w, unsigned nw,
+    const char **comment)
+{
+	if (nw == 1 && strcmp(w[0], "comment") == 0)
+		return (fail(c, MGMT_E_SYNTAX,
+		    "commit comment: expected the text (in quotes when it has "
+		    "blanks)"));
+	if (nw != 2 || strcmp(w[0], "comment") != 0)
+		return (fail(c, MGMT_E_SYNTAX,
+		    "commit: unexpected '%s' (expected check, confirmed "
+		    "[MINUTES], comment \"TEXT\")",
+		    w[0]));
+	if (strlen(w[1]) > MGMT_COMMENT_MAX)
+		return (fail(c, MGMT_E_INVALID,
+		    "commit comment: %zu bytes, at most %d", strlen(w[1]),
+		    MGMT_COMMENT_MAX));
+	for (const char *p = w[1]; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return (fail(c, MGMT_E_INVALID,
+			    "commit comment: control characters are not "
+			    "allowed (byte %zu)",
+			    (size_t)(p - w[1]) + 1));
+	*comment = w[1];
+	return (MGMT_OK);
+}
+
 static int
 c_commit(struct cmd_ctx *c)
 {
+	struct mgmt_commit_meta mm;
 	struct commit_wait *w;
+	const char *comment = "";
 	bool check = false;
-	unsigned minutes = 0;
+	unsigned minutes = 0, i = 0;
+	int rv;
 
 	if (c->nw == 1 && strcmp(c->w[0], "check") == 0) {
 		check = true;
+		i = 1;
 	} else if (c->nw >= 1 && strcmp(c->w[0], "confirmed") == 0) {
 		minutes = 10;
-		if (c->nw > 2 ||
-		    (c->nw == 2 && parse_uint(c->w[1], 65535, &minutes) != 0) ||
-		    minutes == 0)
-			return (fail(c, MGMT_E_SYNTAX,
-			    "commit confirmed: "
-			    "expected minutes 1..65535, got '%s'",
-			    c->w[1]));
-	} else if (c->nw > 0) {
-		return (fail(c, MGMT_E_SYNTAX,
-		    "commit: unexpected '%s' "
-		    "(expected check or confirmed [MINUTES])",
-		    c->w[0]));
+		i = 1;
+		if (c->nw > 1 && strcmp(c->w[1], "comment") != 0) {
+			if (parse_uint(c->w[1], 65535, &minutes) != 0 ||
+			    minutes == 0)
+				return (fail(c, MGMT_E_SYNTAX,
+				    "commit confirmed: "
+				    "expected minutes 1..65535, got '%s'",
+				    c->w[1]));
+			i = 2;
+		}
 	}
+	if (i < c->nw &&
+	    (rv = commit_comment(c, c->w + i, c->nw - i, &comment)) != MGMT_OK)
+		return (rv);
+	commit_meta(c, comment, minutes, &mm);
 	if (c->later == NULL)
 		return (fail(c, MGMT_E_INTERNAL, "commit: no way to answer"));
 	if ((w = calloc(1, sizeof(*w))) == NULL)
@@ -411,7 +657,8 @@ c_commit(struct cmd_ctx *c)
 	w->arg = c->later_arg;
 	if (minutes > 0)
 		w->prev = mgmt_conf_dup(c->m->running);
-	mgmt_commit_start(c->m, c->s->candidate, check, commit_done, w);
+	mgmt_commit_start(c->m, c->s->candidate, check, check ? NULL : &mm,
+	    commit_done, w);
 	return (MGMT_PENDING);
 }
 
@@ -419,8 +666,8 @@ static int
 c_rollback(struct cmd_ctx *c)
 {
 	struct mgmt_conf *conf;
-	struct lc_err err;
 	unsigned n = 0;
+	int rv;
 
 	if (c->nw > 1 ||
 	    (c->nw == 1 && parse_uint(c->w[0], MGMT_STORE_KEEP - 1, &n) != 0))
@@ -428,12 +675,8 @@ c_rollback(struct cmd_ctx *c)
 		    "rollback: expected a number "
 		    "0..%d",
 		    MGMT_STORE_KEEP - 1));
-	if (mgmt_store_rollback(c->m->store_dir, n, &conf, &err) != 0) {
-		if (n == 0 && mgmt_store_count(c->m->store_dir) == 0)
-			conf = mgmt_conf_dup(c->m->running);
-		else
-			return (fail(c, MGMT_E_NOT_FOUND, "%s", err.msg));
-	}
+	if ((rv = load_rollback(c, n, &conf)) != MGMT_OK)
+		return (rv);
 	mgmt_conf_free(c->s->candidate);
 	c->s->candidate = conf;
 	lc_buf_printf(c->out,
@@ -455,25 +698,61 @@ c_discard(struct cmd_ctx *c)
 	return (MGMT_OK);
 }
 
+void
+mgmt_cmd_xfer_end(struct mgmt_session *s)
+{
+	lc_buf_fini(&s->xfer);
+	lc_buf_init(&s->xfer);
+	s->xfer_kind = 0;
+}
+
+/* save FILE: the printed candidate goes back to the shell, which writes
+ * FILE as its user (MGMT_XFER_PART at a time: mgmt.h) */
 static int
 c_save(struct cmd_ctx *c)
 {
-	int rv;
+	struct mgmt_cmd_io *io = c->io;
+	struct mgmt_session *s = c->s;
+	size_t len, n;
 
 	if (c->nw != 1)
 		return (fail(c, MGMT_E_SYNTAX, "save: expected one file name"));
-	if ((rv = mgmt_conf_save(c->s->candidate, c->w[0])) != 0)
-		return (fail(c, MGMT_E_INVALID, "save %s: %s", c->w[0],
-		    strerror(-rv)));
-	lc_buf_printf(c->out, "wrote %s\n", c->w[0]);
+	if (io == NULL || !io->client_file)
+		return (fail(c, MGMT_E_DENIED,
+		    "save %s: tern-mgmt writes no user's file: ternsh writes "
+		    "it, as you and relative to your directory",
+		    c->w[0]));
+	if (io->offset == 0) {
+		mgmt_cmd_xfer_end(s);
+		mgmt_conf_print(s->candidate, &s->xfer);
+		s->xfer_kind = 's';
+	}
+	len = lc_buf_avail(&s->xfer);
+	if (s->xfer_kind != 's' || io->offset > len)
+		return (fail(c, MGMT_E_INVALID,
+		    "save %s: no save under way at offset %llu (start at 0)",
+		    c->w[0], (unsigned long long)io->offset));
+	n = len - (size_t)io->offset;
+	if (n > MGMT_XFER_PART)
+		n = MGMT_XFER_PART;
+	io->out = len > 0 ? (const char *)lc_buf_head(&s->xfer) + io->offset :
+			    "";
+	io->out_len = n;
+	io->out_total = len;
 	return (MGMT_OK);
 }
 
+/* load merge|replace FILE: the shell sends the file's text in parts; the
+ * last applies the whole, or nothing on an error */
 static int
 c_load(struct cmd_ctx *c)
 {
-	struct lc_err err;
+	struct mgmt_cmd_io *io = c->io;
+	struct mgmt_session *s = c->s;
 	enum mgmt_load_mode mode;
+	struct lc_err err;
+	size_t have;
+	int rv;
 
 	if (c->nw != 2 ||
 	    (strcmp(c->w[0], "merge") != 0 && strcmp(c->w[0], "replace") != 0))
@@ -481,7 +760,37 @@ c_load(struct cmd_ctx *c)
 		    "load: expected 'merge FILE' or "
 		    "'replace FILE'"));
 	mode = c->w[0][0] == 'm' ? MGMT_LOAD_MERGE : MGMT_LOAD_REPLACE;
-	if (mgmt_conf_load(c->s->candidate, c->w[1], mode, &err) != 0)
+	if (io == NULL || !io->client_file)
+		return (fail(c, MGMT_E_DENIED,
+		    "load %s %s: tern-mgmt reads no user's file: ternsh reads "
+		    "it, as you and relative to your directory",
+		    c->w[0], c->w[1]));
+	if (io->offset == 0) {
+		mgmt_cmd_xfer_end(s);
+		s->xfer_kind = 'l';
+	}
+	have = lc_buf_avail(&s->xfer);
+	if (s->xfer_kind != 'l' || io->offset != have) {
+		mgmt_cmd_xfer_end(s);
+		return (fail(c, MGMT_E_INVALID,
+		    "load %s: a part at offset %llu, expected %zu (send the "
+		    "file again from 0)",
+		    c->w[1], (unsigned long long)io->offset, have));
+	}
+	if (io->len > MGMT_LOAD_MAX - have) {
+		mgmt_cmd_xfer_end(s);
+		return (fail(c, MGMT_E_INVALID,
+		    "load %s: over the %u MiB a load takes; nothing changed",
+		    c->w[1], MGMT_LOAD_MAX >> 20));
+	}
+	if (io->len > 0)
+		lc_buf_append(&s->xfer, io->data, io->len);
+	if (io->more)
+		return (MGMT_OK); /* the rest comes */
+	rv = mgmt_conf_load_text(s->candidate, c->w[1], lc_buf_head(&s->xfer),
+	    lc_buf_avail(&s->xfer), mode, &err);
+	mgmt_cmd_xfer_end(s);
+	if (rv != 0)
 		return (fail(c, MGMT_E_INVALID, "%s", err.msg));
 	lc_buf_printf(c->out, "load complete\n");
 	return (MGMT_OK);
@@ -514,7 +823,8 @@ static int c_run(struct cmd_ctx *c);
 
 static const struct cmd cmds[] = {
     {{"show", "configuration"}, OPER, false, c_show_configuration,
-	"show the running configuration", "[PATH] [| compare | display set]"},
+	"show the running configuration",
+	"[PATH] [| compare [rollback N] | display set]"},
     {{"show", "route"}, BOTH, false, c_show_route, "show routes",
 	"[PREFIX [longer] | ADDRESS | summary] [active] [source S]"},
     {{"show", "interfaces"}, BOTH, false, c_show_interfaces, "show interfaces",
@@ -548,13 +858,16 @@ static const struct cmd cmds[] = {
 	"COMPONENT"},
     {{"start"}, OPER, true, c_start, "start a stopped or failed component",
 	"COMPONENT"},
+    {{"compare", "rollback"}, BOTH, false, c_compare_rollback,
+	"show what changed between two commits of the history",
+	"N [rollback M]"},
     {{"set"}, CONF, true, c_set, "set a value in the candidate", "PATH VALUE"},
     {{"delete"}, CONF, true, c_delete, "delete a path from the candidate",
 	"PATH"},
     {{"show"}, CONF, false, c_show_candidate, "show the candidate",
-	"[PATH] [| compare | display set]"},
+	"[PATH] [| compare [rollback N] | display set]"},
     {{"commit"}, CONF, true, c_commit, "make the candidate running",
-	"[check | confirmed [MINUTES]]"},
+	"[check | confirmed [MINUTES]] [comment TEXT]"},
     {{"rollback"}, CONF, true, c_rollback,
 	"load an earlier commit into the candidate", "[0..49]"},
     {{"discard"}, CONF, true, c_discard, "throw the candidate's changes away",
@@ -736,7 +1049,9 @@ static int
 pipe_misplaced(struct cmd_ctx *c, const struct cmd *cmd, const char *const *w,
     unsigned nw)
 {
-	if (cmd->fn == c_show_configuration || cmd->fn == c_show_candidate)
+	/* (run's command is checked when run dispatches it) */
+	if (cmd->fn == c_show_configuration || cmd->fn == c_show_candidate ||
+	    cmd->fn == c_run)
 		return (MGMT_OK);
 	for (unsigned i = 0; i < nw; i++)
 		if (strcmp(w[i], "|") == 0)
@@ -795,18 +1110,31 @@ mgmt_cmd_exec(struct mgmt *m, struct mgmt_session *s, const char *line,
     bool json, struct lc_buf *out, struct lc_err *err, mgmt_reply_fn *later,
     void *later_arg)
 {
+	return (mgmt_cmd_exec_io(m, s, line, json, NULL, out, err, later,
+	    later_arg));
+}
+
+int
+mgmt_cmd_exec_io(struct mgmt *m, struct mgmt_session *s, const char *line,
+    bool json, struct mgmt_cmd_io *io, struct lc_buf *out, struct lc_err *err,
+    mgmt_reply_fn *later, void *later_arg)
+{
 	struct cmd_ctx c = {.m = m,
 	    .s = s,
 	    .json = json,
 	    .out = out,
 	    .err = err,
 	    .later = later,
-	    .later_arg = later_arg};
+	    .later_arg = later_arg,
+	    .io = io};
 	const char *words[CMD_MAXWORDS];
 	char buf[8192];
 	int n, rv;
 
 	lc_err_clear(err);
+	/* a save or load in parts holds its text only while its parts come */
+	if (io == NULL || !io->client_file || io->offset == 0)
+		mgmt_cmd_xfer_end(s);
 	s->table_header = s->table_footer = 0;
 	n = mgmt_conf_split(line, buf, sizeof(buf), words, CMD_MAXWORDS);
 	if (n < 0) {

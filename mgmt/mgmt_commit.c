@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,13 +48,53 @@ make_running(struct mgmt *m, const struct mgmt_conf *conf)
 	    mgmt_store_count(m->store_dir));
 }
 
+void
+mgmt_commit_meta_self(struct mgmt_commit_meta *meta, const char *via,
+    const char *from, const char *comment)
+{
+	struct passwd pw, *pp = NULL;
+	char buf[1024];
+
+	mgmt_commit_meta_init(meta);
+	meta->time = (int64_t)time(NULL);
+	meta->uid = (long)geteuid();
+	meta->pid = (long)getpid();
+	if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &pp) == 0 &&
+	    pp != NULL)
+		snprintf(meta->user, sizeof(meta->user), "%s", pp->pw_name);
+	else
+		snprintf(meta->user, sizeof(meta->user), "uid%ld", meta->uid);
+	snprintf(meta->via, sizeof(meta->via), "%s", via);
+	snprintf(meta->from, sizeof(meta->from), "%s", from);
+	snprintf(meta->comment, sizeof(meta->comment), "%s", comment);
+}
+
+/*
+ * Writes the commit with its metadata: stamped now, with what it changes
+ * against running (still the config before it). In the store child for a
+ * commit, so the compare of a big change costs mgmt's loop nothing.
+ */
+static int
+store_with_meta(struct mgmt *m, const struct mgmt_conf *conf,
+    const struct mgmt_commit_meta *meta)
+{
+	struct mgmt_commit_meta mm;
+
+	if (meta == NULL)
+		return (mgmt_store_commit(m->store_dir, conf));
+	mm = *meta;
+	mm.time = (int64_t)time(NULL);
+	mgmt_commit_meta_summary(&mm, m->running, conf);
+	return (mgmt_store_commit_meta(m->store_dir, conf, &mm));
+}
+
 int
 mgmt_commit_local(struct mgmt *m, const struct mgmt_conf *conf,
-    struct lc_err *err)
+    const struct mgmt_commit_meta *meta, struct lc_err *err)
 {
 	int rv;
 
-	if ((rv = mgmt_store_commit(m->store_dir, conf)) != 0)
+	if ((rv = store_with_meta(m, conf, meta)) != 0)
 		return (lc_err_set(err, rv, LC_ERR_NOINDEX,
 		    "commit failed: writing %s: %s", m->store_dir,
 		    strerror(-rv)));
@@ -113,7 +155,7 @@ store_child_done(struct ev_loop *loop, ev_io *w, int revents)
 
 int
 mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
-    mgmt_commit_done_fn *done, void *arg)
+    const struct mgmt_commit_meta *meta, mgmt_commit_done_fn *done, void *arg)
 {
 	int fds[2], rv;
 	pid_t pid;
@@ -153,7 +195,7 @@ mgmt_commit_store(struct mgmt *m, const struct mgmt_conf *conf,
 			(void)sigprocmask(SIG_UNBLOCK, &all, NULL);
 		}
 		close(fds[0]);
-		rv = mgmt_store_commit(m->store_dir, conf);
+		rv = store_with_meta(m, conf, meta);
 		if (write(fds[1], &rv, sizeof(rv)) != (ssize_t)sizeof(rv))
 			_exit(2);
 		/* reported: now keep the older commits small (1M routes:
@@ -237,11 +279,17 @@ static void
 confirm_expired(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct mgmt *m = w->data;
+	struct mgmt_commit_meta meta;
+	char why[128];
 
 	m->confirm_pending = false;
 	lc_log_notice(
 	    "commit confirmed was not confirmed in time: rolling back");
-	mgmt_commit_start(m, m->confirm_prev, false, rollback_done, m);
+	snprintf(why, sizeof(why),
+	    "commit confirmed was not confirmed within %u minute%s",
+	    m->confirm_minutes, m->confirm_minutes == 1 ? "" : "s");
+	mgmt_commit_meta_self(&meta, "rollback", "confirm expired", why);
+	mgmt_commit_start(m, m->confirm_prev, false, &meta, rollback_done, m);
 }
 
 void

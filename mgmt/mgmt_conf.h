@@ -117,6 +117,7 @@ enum mgmt_sid {
 	MGMT_S_BGP_LOCAL_AS,
 	MGMT_S_BGP_ROUTER_ID,
 	MGMT_S_BGP_GR_TIME,
+	MGMT_S_BGP_MULTIPATH,
 	MGMT_S_BGP_NBR, /* protocols bgp neighbor A.B.C.D */
 	MGMT_S_BGP_NBR_REMOTE_AS,
 	MGMT_S_BGP_NBR_DESCR,
@@ -245,6 +246,12 @@ enum mgmt_load_mode { MGMT_LOAD_MERGE, MGMT_LOAD_REPLACE };
  * and leaf-lists union) or replaces conf. On error conf is unchanged. */
 int mgmt_conf_load(struct mgmt_conf *conf, const char *path,
     enum mgmt_load_mode mode, struct lc_err *err);
+/* The same with the file's text (ternsh reads the user's file and sends
+ * it; tern-mgmt opens no user's path), name naming it in messages; a gzip
+ * text is inflated. Over MGMT_LOAD_MAX bytes: -EFBIG. */
+#define MGMT_LOAD_MAX (256u << 20)
+int mgmt_conf_load_text(struct mgmt_conf *conf, const char *name,
+    const void *text, size_t len, enum mgmt_load_mode mode, struct lc_err *err);
 /* Merge src into dst (as load merge). */
 void mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
 
@@ -515,6 +522,42 @@ int mgmt_conf_save(const struct mgmt_conf *conf, const char *path);
  * written with mgmt_store_write_atomic, so a crash leaves either the old or
  * the new newest file, never a broken one. */
 int mgmt_store_commit(const char *dir, const struct mgmt_conf *conf);
+
+#define MGMT_COMMENT_MAX 255 /* bytes of a commit comment */
+/*
+ * What a commit records besides the config (`show system commit`): the first
+ * line of its file, a comment to the parser ("#tern-commit {JSON}"), so it
+ * is written in the same atomic write as the config and an older tern reads
+ * the file as it always did. A file without that line (written before it
+ * existed) loads as ever; its metadata is unknown (known false).
+ */
+struct mgmt_commit_meta {
+	bool known;	   /* read: the file had the line */
+	unsigned long seq; /* read: its number (commit.<seq>) */
+	int64_t time;	   /* seconds since the epoch; 0: unknown */
+	long uid;	   /* of the committer (SO_PEERCRED); -1: unknown */
+	long pid;	   /* of the committing process; 0: unknown */
+	char user[64];	   /* uid's name, "unknown" when not known */
+	char via[32];	   /* the client ("ternsh"), "boot" or "rollback" */
+	char from[64];	   /* terminal "pts/3", boot file, "confirm expired" */
+	char comment[MGMT_COMMENT_MAX + 1];
+	unsigned confirm;    /* commit confirmed MINUTES; 0: a plain commit */
+	long added, removed; /* lines of `show | compare`; -1: unknown */
+};
+/* meta.added for a first commit (the boot config): every printed line is
+ * added, counted as it is written (no compare of a 1M-route tree) */
+#define MGMT_META_ADDED_ALL (-2L)
+/* An unknown meta: user "unknown", uid -1, added and removed -1. */
+void mgmt_commit_meta_init(struct mgmt_commit_meta *);
+/* mgmt_store_commit with meta (NULL: none) as the file's first line. */
+int mgmt_store_commit_meta(const char *dir, const struct mgmt_conf *conf,
+    const struct mgmt_commit_meta *meta);
+/* The meta of commit N (0 = newest): 0 (known false for a file without
+ * one), -ENOENT when there is no such commit, -errno of reading it. */
+int mgmt_store_meta(const char *dir, unsigned n, struct mgmt_commit_meta *out);
+/* Counts the '+' and '-' lines of mgmt_conf_compare(old, new) into meta. */
+void mgmt_commit_meta_summary(struct mgmt_commit_meta *meta,
+    const struct mgmt_conf *old, const struct mgmt_conf *new);
 /* Loads `rollback N` (0 = newest = running; 1 = the commit before...).
  * -ENOENT if there is no such commit (err says how many there are). */
 int mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,

@@ -680,18 +680,15 @@ mgmt_conf_load_file(const char *path, struct mgmt_conf **out,
 	return (0);
 }
 
-int
-mgmt_conf_load(struct mgmt_conf *conf, const char *path,
+/* Parses text (a gzip file is inflated first) and applies it to conf. */
+static int
+load_apply(struct mgmt_conf *conf, const char *name, char *buf, size_t len,
     enum mgmt_load_mode mode, struct lc_err *err)
 {
 	struct mgmt_conf *c;
-	char *buf;
-	size_t len;
 	int rv;
 
-	if ((rv = read_file(path, &buf, &len, err)) != 0)
-		return (rv);
-	rv = mgmt_conf_parse(buf, len, path, &c, err);
+	rv = mgmt_conf_parse(buf, len, name, &c, err);
 	free(buf);
 	if (rv != 0)
 		return (rv);
@@ -701,6 +698,44 @@ mgmt_conf_load(struct mgmt_conf *conf, const char *path,
 		mgmt_conf_merge(conf, c);
 	mgmt_conf_free(c);
 	return (0);
+}
+
+int
+mgmt_conf_load(struct mgmt_conf *conf, const char *path,
+    enum mgmt_load_mode mode, struct lc_err *err)
+{
+	char *buf;
+	size_t len;
+	int rv;
+
+	if ((rv = read_file(path, &buf, &len, err)) != 0)
+		return (rv);
+	return (load_apply(conf, path, buf, len, mode, err));
+}
+
+int
+mgmt_conf_load_text(struct mgmt_conf *conf, const char *name, const void *text,
+    size_t len, enum mgmt_load_mode mode, struct lc_err *err)
+{
+	char *buf;
+	size_t n = len;
+	int rv;
+
+	if (len > MGMT_LOAD_MAX)
+		return (lc_err_set(err, -EFBIG, LC_ERR_NOINDEX,
+		    "%s: %zu bytes, over the %u MiB a load takes", name, len,
+		    MGMT_LOAD_MAX >> 20));
+	/* NUL-terminated, as read_file leaves a file */
+	buf = mgmt_xmalloc(len + 1);
+	if (len > 0)
+		memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (n >= 2 && (uint8_t)buf[0] == 0x1f && (uint8_t)buf[1] == 0x8b &&
+	    (rv = gunzip_buf(name, &buf, &n, err)) != 0) {
+		free(buf);
+		return (rv);
+	}
+	return (load_apply(conf, name, buf, n, mode, err));
 }
 
 int

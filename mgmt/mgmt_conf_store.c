@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <json-c/json.h>
+
 #include "mgmt/mgmt_conf_int.h"
 
 static int
@@ -178,11 +180,152 @@ mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz)
 	return (0);
 }
 
+/* ---- commit metadata: the first line of a commit's file ---- */
+
+#define META_TAG "#tern-commit "
+
+void
+mgmt_commit_meta_init(struct mgmt_commit_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->uid = -1;
+	m->added = m->removed = -1;
+	snprintf(m->user, sizeof(m->user), "unknown");
+}
+
+/* The line: META_TAG, one JSON object (json-c escapes every control
+ * character, so it stays one line), '\n'. */
+static void
+meta_print(const struct mgmt_commit_meta *m, struct lc_buf *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "time", json_object_new_int64(m->time));
+	json_object_object_add(o, "user", json_object_new_string(m->user));
+	json_object_object_add(o, "uid", json_object_new_int64(m->uid));
+	json_object_object_add(o, "pid", json_object_new_int64(m->pid));
+	json_object_object_add(o, "via", json_object_new_string(m->via));
+	json_object_object_add(o, "from", json_object_new_string(m->from));
+	json_object_object_add(o, "comment",
+	    json_object_new_string(m->comment));
+	json_object_object_add(o, "confirm", json_object_new_int64(m->confirm));
+	json_object_object_add(o, "added", json_object_new_int64(m->added));
+	json_object_object_add(o, "removed", json_object_new_int64(m->removed));
+	lc_buf_printf(b, "%s%s\n", META_TAG,
+	    json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void
+meta_str(struct json_object *o, const char *key, char *dst, size_t len)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(dst, len, "%s", json_object_get_string(v));
+}
+
+static int64_t
+meta_int(struct json_object *o, const char *key, int64_t dflt)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) &&
+	    json_object_is_type(v, json_type_int))
+		return (json_object_get_int64(v));
+	return (dflt);
+}
+
+/* line: the file's first line; leaves m unknown unless it is ours */
+static void
+meta_parse(const char *line, struct mgmt_commit_meta *m)
+{
+	struct json_object *o;
+
+	if (strncmp(line, META_TAG, strlen(META_TAG)) != 0 ||
+	    (o = json_tokener_parse(line + strlen(META_TAG))) == NULL)
+		return;
+	if (json_object_is_type(o, json_type_object)) {
+		m->known = true;
+		m->time = meta_int(o, "time", 0);
+		m->uid = (long)meta_int(o, "uid", -1);
+		m->pid = (long)meta_int(o, "pid", 0);
+		meta_str(o, "user", m->user, sizeof(m->user));
+		meta_str(o, "via", m->via, sizeof(m->via));
+		meta_str(o, "from", m->from, sizeof(m->from));
+		meta_str(o, "comment", m->comment, sizeof(m->comment));
+		m->confirm = (unsigned)meta_int(o, "confirm", 0);
+		m->added = (long)meta_int(o, "added", -1);
+		m->removed = (long)meta_int(o, "removed", -1);
+	}
+	json_object_put(o);
+}
+
+int
+mgmt_store_meta(const char *dir, unsigned n, struct mgmt_commit_meta *out)
+{
+	char path[PATH_MAX], line[8192];
+	const char *base;
+	gzFile gz;
+	int rv;
+
+	mgmt_commit_meta_init(out);
+	if ((rv = mgmt_store_path(dir, n, path, sizeof(path))) != 0)
+		return (rv);
+	base = strrchr(path, '/');
+	out->seq = strtoul(base != NULL ? base + 8 : path + 7, NULL, 10);
+	/* gzopen reads a plain file as it is: only the first line is
+	 * inflated, not the 76 MB of a 1M-route commit */
+	errno = 0;
+	if ((gz = gzopen(path, "rb")) == NULL)
+		return (errno != 0 ? -errno : -ENOMEM);
+	if (gzgets(gz, line, sizeof(line)) != NULL)
+		meta_parse(line, out);
+	(void)gzclose(gz);
+	return (0);
+}
+
+void
+mgmt_commit_meta_summary(struct mgmt_commit_meta *meta,
+    const struct mgmt_conf *old, const struct mgmt_conf *new)
+{
+	struct lc_buf b;
+	const char *p, *end;
+
+	lc_buf_init(&b);
+	mgmt_conf_compare(old, new, &b);
+	meta->added = meta->removed = 0;
+	if (lc_buf_avail(&b) == 0) {
+		lc_buf_fini(&b);
+		return;
+	}
+	p = (const char *)lc_buf_head(&b);
+	end = p + lc_buf_avail(&b);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		meta->added += *p == '+';
+		meta->removed += *p == '-';
+		p = nl != NULL ? nl + 1 : end;
+	}
+	lc_buf_fini(&b);
+}
+
 int
 mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 {
+	return (mgmt_store_commit_meta(dir, conf, NULL));
+}
+
+int
+mgmt_store_commit_meta(const char *dir, const struct mgmt_conf *conf,
+    const struct mgmt_commit_meta *meta)
+{
 	unsigned long seq[MGMT_STORE_KEEP], oldest;
 	char path[PATH_MAX];
+	struct lc_buf b = {0};
 	DIR *d;
 	struct dirent *e;
 	int n, rv;
@@ -194,7 +337,34 @@ mgmt_store_commit(const char *dir, const struct mgmt_conf *conf)
 	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir,
 		n ? seq[0] + 1 : 1) >= (int)sizeof(path))
 		return (-ENAMETOOLONG);
-	if ((rv = mgmt_conf_save(conf, path)) != 0)
+	/* the metadata and the config in one atomic write */
+	if (meta != NULL && meta->added == MGMT_META_ADDED_ALL) {
+		struct mgmt_commit_meta all = *meta;
+		struct lc_buf text = {0};
+		const char *p, *end;
+
+		mgmt_conf_print(conf, &text);
+		all.added = all.removed = 0;
+		p = (const char *)lc_buf_head(&text);
+		end = p != NULL ? p + lc_buf_avail(&text) : NULL;
+		for (; p != NULL && p < end; all.added++) {
+			p = memchr(p, '\n', (size_t)(end - p));
+			p = p != NULL ? p + 1 : end;
+		}
+		meta_print(&all, &b);
+		if (lc_buf_avail(&text) > 0)
+			lc_buf_append(&b, lc_buf_head(&text),
+			    lc_buf_avail(&text));
+		lc_buf_fini(&text);
+	} else {
+		if (meta != NULL)
+			meta_print(meta, &b);
+		mgmt_conf_print(conf, &b);
+	}
+	rv = mgmt_store_write_atomic(path,
+	    b.data ? (char *)lc_buf_head(&b) : "", lc_buf_avail(&b));
+	lc_buf_fini(&b);
+	if (rv != 0)
 		return (rv);
 	/* drop what falls out of the history, and temp files of writers
 	 * that crashed (best effort) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@ mgmt_session_open(struct mgmt *m, const char *user, bool read_only)
 	snprintf(s->user, sizeof(s->user), "%s",
 	    user != NULL && user[0] != '\0' ? user : "unknown");
 	s->read_only = read_only;
+	s->uid = -1;
+	lc_buf_init(&s->xfer);
 	LIST_INSERT_HEAD(&m->sessions, s, link);
 	return (s);
 }
@@ -39,6 +42,7 @@ mgmt_session_close(struct mgmt *m, struct mgmt_session *s)
 		m->lock = NULL;
 	if (s->candidate != NULL)
 		mgmt_conf_free(s->candidate);
+	lc_buf_fini(&s->xfer);
 	LIST_REMOVE(s, link);
 	free(s);
 }
@@ -89,13 +93,30 @@ mgmt_session_prompt(struct mgmt *m, struct mgmt_session *s, char *buf,
 
 /* ---- IPC handlers --------------------------------------------------------------- */
 
+static void reply_io(struct ipc_req *req, struct mgmt *m,
+    struct mgmt_session *s, int code, const char *text, const char *error,
+    struct mgmt_cmd_io *io);
+
 static void
 reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
     int code, const char *text, const char *error)
 {
+	reply_io(req, m, s, code, text, error, NULL);
+}
+
+/* io: save's part of the text (io->out), or NULL */
+static void
+reply_io(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s, int code,
+    const char *text, const char *error, struct mgmt_cmd_io *io)
+{
 	Mgmt__Reply r = MGMT__REPLY__INIT;
 	char prompt[128], *notices[1];
 
+	if (io != NULL && io->out != NULL) {
+		r.data.data = (uint8_t *)io->out;
+		r.data.len = io->out_len;
+		r.data_total = io->out_total;
+	}
 	r.code = (Mgmt__Code)code;
 	r.text = (char *)(text != NULL ? text : "");
 	r.error = (char *)(error != NULL ? error : "");
@@ -122,6 +143,46 @@ reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
 		    ipc_peer_component(ipc_req_peer(req)));
 	else if (s != NULL)
 		mgmt_session_notices_clear(s); /* told */
+	/* the last part of a save has gone: its text with it */
+	if (io != NULL && io->out != NULL && s != NULL &&
+	    io->offset + io->out_len >= io->out_total)
+		mgmt_cmd_xfer_end(s);
+}
+
+/*
+ * Who the session is, for its prompt, its lock and its commits: the
+ * connection's credentials (SO_PEERCRED), not the name the shell sends; the
+ * claim is kept only when there are none. The terminal is the shell's word:
+ * nothing else could tell it (it is only ever shown).
+ */
+static void
+session_who(struct mgmt_session *s, const Mgmt__SessionOpen *o)
+{
+	struct ipc_cred cred;
+	struct passwd pw, *pp = NULL;
+	char buf[1024];
+
+	snprintf(s->via, sizeof(s->via), "%s",
+	    ipc_peer_component(s->peer)[0] ? ipc_peer_component(s->peer) :
+					     "unknown");
+	snprintf(s->tty, sizeof(s->tty), "%s", o->tty != NULL ? o->tty : "");
+	for (char *p = s->tty; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	if (ipc_peer_cred(s->peer, &cred) != 0)
+		return;
+	s->uid = (long)cred.uid;
+	s->pid = (long)cred.pid;
+	if (getpwuid_r(cred.uid, &pw, buf, sizeof(buf), &pp) == 0 && pp != NULL)
+		snprintf(s->user, sizeof(s->user), "%s", pp->pw_name);
+	else
+		snprintf(s->user, sizeof(s->user), "uid%ld", s->uid);
+	if (o->user != NULL && o->user[0] != '\0' &&
+	    strcmp(o->user, s->user) != 0)
+		lc_log_notice("session %llu: the shell says it is %s, its "
+			      "credentials say %s (uid %ld): %s it is",
+		    (unsigned long long)s->id, o->user, s->user, s->uid,
+		    s->user);
 }
 
 static void
@@ -137,8 +198,10 @@ h_session_open(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		return;
 	}
 	s->peer = ipc_req_peer(req);
-	lc_log_info("session %llu opened by %s%s", (unsigned long long)s->id,
-	    s->user, ro ? " (read-only)" : "");
+	session_who(s, o);
+	lc_log_info("session %llu opened by %s (uid %ld, pid %ld) via %s%s%s%s",
+	    (unsigned long long)s->id, s->user, s->uid, s->pid, s->via,
+	    s->tty[0] ? " on " : "", s->tty, ro ? " (read-only)" : "");
 	reply_code(req, m, s, MGMT_OK, NULL, NULL);
 }
 
@@ -187,14 +250,22 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct lc_err err;
 	int code;
 
+	struct mgmt_cmd_io io = {0};
+
 	if ((s = req_session(m, req, e->session)) == NULL)
 		return;
+	io.client_file = e->client_file;
+	io.data = e->data.data;
+	io.len = e->data.len;
+	io.offset = e->data_offset;
+	io.more = e->data_more;
 	lc_buf_init(&out);
-	code = mgmt_cmd_exec(m, s, e->line != NULL ? e->line : "",
-	    e->format == MGMT__FORMAT__JSON, &out, &err, execute_later, req);
+	code = mgmt_cmd_exec_io(m, s, e->line != NULL ? e->line : "",
+	    e->format == MGMT__FORMAT__JSON, &io, &out, &err, execute_later,
+	    req);
 	if (code != MGMT_PENDING)
-		reply_code(req, m, s, code,
-		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg);
+		reply_io(req, m, s, code,
+		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg, &io);
 	lc_buf_fini(&out);
 }
 
@@ -321,7 +392,12 @@ load_running(struct mgmt *m)
 			lc_log_err("%s", err.msg);
 			return (rv);
 		}
-		if ((rv = mgmt_store_commit(m->store_dir, m->running)) != 0) {
+		struct mgmt_commit_meta meta;
+
+		mgmt_commit_meta_self(&meta, "boot", m->opts.boot_config, "");
+		meta.added = MGMT_META_ADDED_ALL;
+		if ((rv = mgmt_store_commit_meta(m->store_dir, m->running,
+			 &meta)) != 0) {
 			lc_log_err("storing the boot config in %s: %s",
 			    m->store_dir, strerror(-rv));
 			return (rv);

@@ -30,6 +30,15 @@ struct mgmt_session {
 	/* the answer being sent is a table: its header and count lines
 	 * (Reply.table_header, table_footer), set by mgmt_show.c */
 	unsigned table_header, table_footer;
+	/* who, for the commit history: user (above) and uid from the
+	 * connection's credentials (uid -1 without them: sessions opened in
+	 * tests), the client's component name and terminal */
+	long uid, pid;
+	char via[32], tty[32];
+	/* save and load's text between the parts of one command (mgmt_cmd.c:
+	 * xfer_kind 0 none, 's' save, 'l' load) */
+	struct lc_buf xfer;
+	int xfer_kind;
 };
 
 struct mgmt {
@@ -71,7 +80,8 @@ struct mgmt {
  * One commit at a time: a second gets -EBUSY.
  */
 int mgmt_commit_start(struct mgmt *, const struct mgmt_conf *conf,
-    bool check_only, mgmt_commit_done_fn *done, void *arg);
+    bool check_only, const struct mgmt_commit_meta *meta,
+    mgmt_commit_done_fn *done, void *arg);
 /* Clients of tern-fwd and tern-rib; they get the whole running config
  * every time they (re)connect. */
 int mgmt_push_init(struct mgmt *);
@@ -203,11 +213,13 @@ int mgmt_show_bgp_adj(const struct mgmt_op *, struct lc_ip4 nbr,
 struct ipc_stats;
 int mgmt_server_stats(struct mgmt *, struct ipc_stats *);
 struct mgmt_session *mgmt_session_find(struct mgmt *, uint64_t id);
+/* mgmt_cmd.c: forgets the session's save or load text in transit. */
+void mgmt_cmd_xfer_end(struct mgmt_session *);
 
 /* mgmt_commit.c: stores conf and makes it running (after the components
  * accepted). 0, or -errno with err set; running unchanged on error. */
 int mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf,
-    struct lc_err *err);
+    const struct mgmt_commit_meta *meta, struct lc_err *err);
 /*
  * The same, without blocking the loop: a child process prints, writes and
  * fsyncs the commit (about 0.8 s at 1M routes) while mgmt keeps answering;
@@ -215,7 +227,12 @@ int mgmt_commit_local(struct mgmt *, const struct mgmt_conf *conf,
  * started; -errno when no child could be made (call mgmt_commit_local).
  */
 int mgmt_commit_store(struct mgmt *, const struct mgmt_conf *conf,
-    mgmt_commit_done_fn *done, void *arg);
+    const struct mgmt_commit_meta *meta, mgmt_commit_done_fn *done, void *arg);
+/* A meta of tern-mgmt itself (its own user, via, from, comment), timed now,
+ * for the commits nobody typed (the boot config, an expired commit
+ * confirmed). */
+void mgmt_commit_meta_self(struct mgmt_commit_meta *, const char *via,
+    const char *from, const char *comment);
 /* commit confirmed: remember prev, roll back to it after minutes. */
 void mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
     unsigned minutes);

@@ -442,6 +442,8 @@ struct mgmt_txn {
 	char err[512];
 	mgmt_commit_done_fn *done;
 	void *arg;
+	bool has_meta;
+	struct mgmt_commit_meta meta; /* stored with the commit */
 };
 
 struct mgmt_comp {
@@ -619,11 +621,15 @@ txn_finish(struct mgmt_txn *t)
 
 	if (!t->failed && !t->check_only && !t->stored) {
 		t->stored = true;
-		if (mgmt_commit_store(m, t->target, txn_stored, t) == 0)
+		const struct mgmt_commit_meta *meta = t->has_meta ? &t->meta :
+								    NULL;
+
+		if (mgmt_commit_store(m, t->target, meta, txn_stored, t) == 0)
 			return; /* txn_stored() comes back here */
 		struct lc_err serr;
 
-		if ((t->store_rv = mgmt_commit_local(m, t->target, &serr)) != 0)
+		if ((t->store_rv = mgmt_commit_local(m, t->target, meta,
+			 &serr)) != 0)
 			snprintf(t->err, sizeof(t->err), "%s", serr.msg);
 	}
 	if (t->stored)
@@ -708,7 +714,7 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 
 int
 mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
-    mgmt_commit_done_fn *done, void *arg)
+    const struct mgmt_commit_meta *meta, mgmt_commit_done_fn *done, void *arg)
 {
 	struct mgmt_txn *t;
 	struct lc_err merr;
@@ -730,6 +736,8 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
 	t->check_only = check_only;
 	t->done = done;
 	t->arg = arg;
+	if ((t->has_meta = meta != NULL))
+		t->meta = *meta;
 	mgmt_conf_diff(m->running, conf, &t->chg);
 	if (mgmt_conf_validate_changes(conf, &t->chg, &merr) != 0) {
 		snprintf(t->err, sizeof(t->err), "commit failed: %s", merr.msg);

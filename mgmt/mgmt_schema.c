@@ -130,6 +130,11 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
 	1, 4095, NULL,
 	"Restart time announced for graceful restart (RFC 4724), seconds",
 	"120", BGP, 0, "<1..4095>", "graceful_restart_time"},
+    [MGMT_S_BGP_MULTIPATH] = {"multipath", MGMT_S_BGP, L, MGMT_T_UINT, 1, 64,
+	NULL,
+	"Equal paths installed together (ECMP; rib's ecmp-width caps it); 1: "
+	"the best path only",
+	"1", BGP, 0, "<1..64>", "multipath"},
     [MGMT_S_BGP_NBR] = {"neighbor", MGMT_S_BGP, LIST, MGMT_T_IP4, 0, 0, NULL,
 	"BGP neighbour (peer address)", NULL, BGP, 0, "<a.b.c.d>", NULL},
     [MGMT_S_BGP_NBR_REMOTE_AS] = {"remote-as", MGMT_S_BGP_NBR, L, MGMT_T_UINT,

@@ -1390,6 +1390,16 @@ bgp_nbr_json(const Bgp__NeighborState *n)
 	JI("local_port", n->local_port);
 	JI("remote_port", n->remote_port);
 	JS("policy_note", str_or(n->policy_note, ""));
+	JI("peer_restart_time", n->peer_restart_time);
+	json_object_object_add(o, "peer_forwarding",
+	    json_object_new_boolean(n->peer_forwarding));
+	JS("gr_help",
+	    n->gr_help == BGP__GR_HELP__GR_WAITING	  ? "waiting" :
+		n->gr_help == BGP__GR_HELP__GR_END_OF_RIB ? "end-of-rib" :
+							    "none");
+	JI("stale_paths", n->stale_paths);
+	JI("gr_timer_ms", n->gr_timer_ms);
+	JI("restarts_helped", n->restarts_helped);
 #undef JS
 #undef JI
 	return (o);
@@ -1469,6 +1479,32 @@ render_bgp_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	}
 }
 
+/* Graceful restart, the helper's side (RFC 4724 4.2). */
+static void
+render_bgp_gr(struct lc_buf *out, const Bgp__NeighborState *n)
+{
+	unsigned long long st = (unsigned long long)n->stale_paths;
+	unsigned left = (unsigned)((n->gr_timer_ms + 999) / 1000);
+
+	if (n->gr_help == BGP__GR_HELP__GR_WAITING)
+		lc_buf_printf(out,
+		    "  graceful restart: helping: %llu stale path%s kept, "
+		    "%u s left for it to come back\n",
+		    st, st == 1 ? "" : "s", left);
+	else if (n->gr_help == BGP__GR_HELP__GR_END_OF_RIB)
+		lc_buf_printf(out,
+		    "  graceful restart: helping: back, %llu stale path%s "
+		    "until its End-of-RIB (%u s left)\n",
+		    st, st == 1 ? "" : "s", left);
+	else if (n->peer_restart_time > 0 || n->restarts_helped > 0)
+		lc_buf_printf(out,
+		    "  graceful restart: its restart time %u s, forwarding "
+		    "state %s; %u restart%s helped\n",
+		    n->peer_restart_time,
+		    n->peer_forwarding ? "kept" : "not kept",
+		    n->restarts_helped, n->restarts_helped == 1 ? "" : "s");
+}
+
 static void
 render_bgp_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
@@ -1521,6 +1557,7 @@ render_bgp_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		    str_or(n->last_error, "none"));
 		if (n->policy_note != NULL && n->policy_note[0] != '\0')
 			lc_buf_printf(out, "  policy: %s\n", n->policy_note);
+		render_bgp_gr(out, n);
 	}
 }
 

@@ -286,6 +286,26 @@ typedef int (*rib_fib_entry_fn)(void *arg, const struct rib_fib_delta *);
 long rib_fib_walk(const struct rib *, enum rib_fib_view, rib_fib_entry_fn fn,
     void *arg);
 
+/* ---- next-hop tracking ------------------------------------------------- */
+
+/*
+ * A watch on a next hop without an interface (host order): it is resolved
+ * recursively as a route's would be, and kept resolved as routes change,
+ * whether or not a route uses it (tern-bgp's next hops, for its best path:
+ * reachable, and the IGP cost). Returns an id for the calls below (a
+ * reference: one rib_nh_unwatch() each), 0 when out of memory.
+ */
+uint32_t rib_nh_watch(struct rib *, uint32_t addr);
+void rib_nh_unwatch(struct rib *, uint32_t id);
+struct rib_nh_state {
+	bool reachable;	   /* resolves to forwarding next hops */
+	uint32_t metric;   /* of the selected route resolving it (IGP cost) */
+	uint32_t via_addr; /* that route's prefix (host order), len 0: none */
+	uint8_t via_len;
+};
+/* As of the last rib_process(). */
+void rib_nh_state(const struct rib *, uint32_t id, struct rib_nh_state *);
+
 /* ---- memory ------------------------------------------------------------- */
 
 struct rib_mem_stats {

@@ -55,6 +55,7 @@ static void
 rd_hook(void *arg)
 {
 	rib_d_fwd_turn(arg);
+	rib_d_nht_turn(arg);
 }
 
 struct rib_d *
@@ -111,6 +112,7 @@ rib_d_free(struct rib_d *d)
 		return;
 	lc_loop_hook_stop(d->loop, &d->hook);
 	ev_timer_stop(d->loop, &d->hold);
+	rib_d_nht_fini(d);
 	rib_d_in_fini(d);
 	rib_d_fwd_fini(d);
 	ipc_server_free(d->srv);

@@ -114,6 +114,10 @@ struct rib_d {
 	struct rd_fbslot *fbslot; /* hop array -> next-hop table run */
 	uint64_t fbgen;		  /* batch of the valid slots */
 	struct rd_call *calls;	  /* free FIB call contexts */
+
+	/* next-hop tracking (rib_nht.c) */
+	struct rd_watch *watch;
+	size_t nwatch, capwatch;
 };
 
 /* The lifecycle STATUS state from the fwd session and the static resync. */
@@ -123,6 +127,20 @@ void rib_d_set_state(struct rib_d *);
  * routes by interface name (remembered; rib_fwd.c re-resolves them) */
 void rib_d_in_init(struct rib_d *);
 void rib_d_in_fini(struct rib_d *);
+
+/* rib_nht.c: next-hop tracking (NH_WATCH, NH_CHANGED events) */
+#define RIB_D_WATCH_MAX 4096 /* watched next hops, all connections */
+struct rd_watch {
+	struct ipc_peer *peer;
+	uint32_t addr; /* network order */
+	uint32_t id;   /* rib_nh_watch()'s */
+	struct rib_nh_state told;
+};
+void rib_d_nht_init(struct rib_d *);
+void rib_d_nht_fini(struct rib_d *);
+/* Once per loop turn: changed states to their watchers. */
+void rib_d_nht_turn(struct rib_d *);
+void rib_d_nht_peer_gone(struct rib_d *, struct ipc_peer *);
 
 /* rib_fwd.c: interfaces and connected routes from fwd, FIB download and
  * resync */

@@ -455,6 +455,7 @@ on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 	struct rib_source_info si;
 
 	(void)srv;
+	rib_d_nht_peer_gone(d, peer);
 	if (d->static_peer == peer)
 		d->static_peer = NULL; /* its static resync will not end */
 	for (unsigned id = RIB_SRC_STATIC + 1; id < RIB_SOURCE_MAX; id++) {
@@ -813,6 +814,7 @@ rib_d_in_init(struct rib_d *d)
 	ipc_server_handle(d->srv, RIB__METHOD__FIB_STATUS, h_fib_status, d);
 	ipc_server_handle(d->srv, RIB__METHOD__SOURCES, h_sources, d);
 	ipc_server_handle(d->srv, RIB__METHOD__SET_CONFIG, h_set_config, d);
+	rib_d_nht_init(d);
 	scbs.on_peer_gone = on_peer_gone;
 	scbs.on_shutdown = on_shutdown;
 	scbs.arg = d;

@@ -403,6 +403,49 @@ rib_nh_get(struct rib *rib, uint32_t addr, uint32_t ifindex)
 	return (id);
 }
 
+uint32_t
+rib_nh_watch(struct rib *rib, uint32_t addr)
+{
+	return (rib_nh_get(rib, addr, 0));
+}
+
+static void rib_nh_unref(struct rib *rib, uint32_t id);
+
+void
+rib_nh_unwatch(struct rib *rib, uint32_t id)
+{
+	if (id != 0 && id < rib->nhs.n && rib_nh(rib, id) != NULL)
+		rib_nh_unref(rib, id);
+}
+
+void
+rib_nh_state(const struct rib *rib, uint32_t id, struct rib_nh_state *st)
+{
+	const struct rib_nh *n;
+
+	memset(st, 0, sizeof(*st));
+	if (id == 0 || id >= rib->nhs.n || (n = rib_nh(rib, id)) == NULL)
+		return;
+	st->reachable = n->res > RIB_FG_REJECT;
+	if (n->via == RIB_NIL)
+		return;
+	{
+		const struct rib_dest *d = rib_dest(rib, n->via);
+
+		st->via_addr = d->addr;
+		st->via_len = d->len;
+		for (uint32_t ri = d->routes; ri != RIB_NIL;) {
+			const struct rib_route *r = rib_route(rib, ri);
+
+			if (r->flags & RIB_RF_ACTIVE) {
+				st->metric = r->metric;
+				break;
+			}
+			ri = r->next;
+		}
+	}
+}
+
 static void
 rib_nh_unref(struct rib *rib, uint32_t id)
 {

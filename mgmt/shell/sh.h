@@ -5,6 +5,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "libcommon/lc_err.h"
@@ -118,6 +119,25 @@ bool sh_session_read_only(const struct sh_session *);
 int sh_session_exec(struct sh_session *, const char *line, bool json,
     struct sh_result *res);
 /*
+ * The same with save or load's text (ExecuteRequest.client_file): data
+ * [0..len) at offset goes to mgmt (load; more: parts follow); the reply's
+ * part out[0..out_len) of out_total bytes comes back (save), valid until the
+ * next call. The protocol of the parts is mgmt.h's struct mgmt_cmd_io.
+ */
+struct sh_io {
+	const void *data;
+	size_t len;
+	uint64_t offset;
+	bool more;
+	const void *out;
+	size_t out_len;
+	uint64_t out_total;
+};
+int sh_session_exec_io(struct sh_session *, const char *line, bool json,
+    struct sh_io *io, struct sh_result *res);
+/* Whether mgmt said the session is in configuration mode (its last reply). */
+bool sh_session_configuring(const struct sh_session *);
+/*
  * What the user should be told that no command printed: ternsh's own notes
  * (a new session after mgmt restarted) and mgmt's notices ("notice: ...",
  * a commit confirmed rolled back), lines ending in '\n', "" when none.
@@ -143,6 +163,18 @@ int sh_session_complete(struct sh_session *, const char *line, size_t cursor,
 /* Runs one full line (with pipes) and prints its output; returns 0 when
  * the command succeeded, 1 when it failed (the error was printed). */
 int sh_run_line(struct sh_session *, const char *line, FILE *out, FILE *err);
+/*
+ * sh_file.c: `save FILE` and `load merge|replace FILE` in configuration
+ * mode, the file read or written by the shell itself, as its user and
+ * relative to its directory (`~/` is $HOME), its text sent to or taken from
+ * tern-mgmt in parts; save writes atomically (a temp file beside FILE,
+ * fsync, rename), mode 0666 less the umask. true when command (no pipes)
+ * was one of them, with *rv 0 on success, 1 after printing the error to
+ * err; false for anything else (and for a malformed one, whose error mgmt
+ * gives).
+ */
+bool sh_file_cmd(struct sh_session *, const char *command, FILE *out, FILE *err,
+    int *rv);
 /* Interactive loop with libedit (history in $TERNSH_HISTORY or
  * ~/.ternsh_history), with the pager on a terminal. Returns 0: each
  * command's outcome is on the screen, and leaving is not a failure. */

@@ -47,6 +47,24 @@ user_name(void)
 	return (pw != NULL ? pw->pw_name : "unknown");
 }
 
+/* Our terminal as "pts/3" (what tern-mgmt records as the "from" of our
+ * commits), "" without one. */
+static const char *
+tty_name(void)
+{
+	const char *t = ttyname(STDIN_FILENO);
+
+	if (t == NULL)
+		return ("");
+	return (strncmp(t, "/dev/", 5) == 0 ? t + 5 : t);
+}
+
+bool
+sh_session_configuring(const struct sh_session *s)
+{
+	return (s->configure);
+}
+
 const char *
 sh_session_notes(struct sh_session *s)
 {
@@ -98,6 +116,7 @@ session_open(struct sh_session *s)
 	lc_arena_reset(s->arena);
 	req.user = (char *)user_name();
 	req.read_only = s->read_only;
+	req.tty = (char *)tty_name();
 	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
 	    s->timeout_ms, s->arena, &rep, &s->ierr);
 	if (st != IPC_OK)
@@ -241,12 +260,29 @@ int
 sh_session_exec(struct sh_session *s, const char *line, bool json,
     struct sh_result *res)
 {
+	return (sh_session_exec_io(s, line, json, NULL, res));
+}
+
+int
+sh_session_exec_io(struct sh_session *s, const char *line, bool json,
+    struct sh_io *io, struct sh_result *res)
+{
 	Mgmt__ExecuteRequest req = MGMT__EXECUTE_REQUEST__INIT;
 	ProtobufCMessage *rep = NULL;
 	Mgmt__Reply *r;
 	int st, tries = 0;
 
 	memset(res, 0, sizeof(*res));
+	if (io != NULL) {
+		req.client_file = true;
+		req.data.data = (uint8_t *)io->data;
+		req.data.len = io->len;
+		req.data_offset = io->offset;
+		req.data_more = io->more;
+		io->out = NULL;
+		io->out_len = 0;
+		io->out_total = 0;
+	}
 again:
 	if (!session_ensure(s)) {
 		res->code = -1;
@@ -298,6 +334,11 @@ again:
 	res->configure = s->configure;
 	res->header = r->table_header;
 	res->footer = r->table_footer;
+	if (io != NULL) {
+		io->out = r->data.data;
+		io->out_len = r->data.len;
+		io->out_total = r->data_total;
+	}
 	return (0);
 }
 
@@ -388,6 +429,11 @@ sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 	if (p.command[0] == '\0') {
 		sh_pipeline_fini(&p);
 		return (0);
+	}
+	/* save and load: the file is ours to read and write */
+	if (sh_file_cmd(s, p.command, out, err, &rv)) {
+		sh_pipeline_fini(&p);
+		return (rv);
 	}
 	rv = sh_session_exec(s, p.command, p.json, &res);
 	sh_print_notes(s, err);

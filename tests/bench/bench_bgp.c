@@ -1278,6 +1278,10 @@ frr_start(unsigned npeers)
 static struct ipc_client *bgpc;
 static long fib_base; /* fwd's routes besides BGP's */
 
+/* tern's boot config; out: also the outbound case's receiver (passive,
+ * eBGP, everything exported) */
+static bool tern_out;
+
 static int
 tern_conf(const char *path, unsigned npeers)
 {
@@ -1303,7 +1307,17 @@ tern_conf(const char *path, unsigned npeers)
 			fprintf(f, "            import %s;\n", tern_import);
 		fprintf(f, "        }\n");
 	}
+	if (tern_out)
+		fprintf(f,
+		    "        neighbor %s {\n            remote-as %u;\n"
+		    "            passive;\n            export ALL;\n"
+		    "        }\n",
+		    OUT_PEER_IP, OUT_PEER_AS);
 	fprintf(f, "    }\n}\n");
+	if (tern_out)
+		fprintf(f,
+		    "policy-options {\n    policy-statement ALL {\n"
+		    "        then accept;\n    }\n}\n");
 	if (fclose(f) != 0)
 		return (-1);
 	return (chmod(path, 0644));
@@ -2001,24 +2015,76 @@ out:
 /* ---- the outbound case ------------------------------------------------------------------------------------- */
 
 /*
+ * The outbound measurement: `cmd` on the BIRD at ctl enables the session,
+ * then from the receiver's (rctl) Established until it imported every
+ * prefix; CPU of the advertiser's processes (ps) and the receiver's (pr).
+ */
+static int
+out_measure(struct procs *ps, struct procs *pr, const char *ctl,
+    const char *cmd, const char *rctl, uint64_t end, struct result *r)
+{
+	struct psnap a0, a1, b0, b1;
+	uint64_t t_en, t_est = 0, t1 = 0, t_v = 0, t99 = 0;
+	long got = 0;
+	char st[64];
+
+	procs_snap(ps, &a0);
+	procs_snap(pr, &b0);
+	t_en = lc_time_mono_ns();
+	if (bird_cmd(ctl, cmd, NULL, 0) != 0)
+		return (-1);
+	while (lc_time_mono_ns() < end) {
+		uint64_t now = lc_time_mono_ns();
+
+		if (t_est == 0) {
+			if (bird_state(rctl, "rcv", st, sizeof(st)) == 0 &&
+			    strcmp(st, "Established") == 0)
+				t_est = now;
+			usleep(10000);
+			continue;
+		}
+		if ((got = bird_imported(rctl, "rcv")) >= (long)nprefix) {
+			t1 = now;
+			break;
+		}
+		if (t99 == 0 && got >= (long)(nprefix * 99 / 100))
+			t99 = now;
+		if (verbose && now - t_v > 200000000ull) {
+			fprintf(stderr,
+			    "bench-bgp: out +%.2f s: %ld imported\n",
+			    secs(t_est, now), got);
+			t_v = now;
+		}
+		usleep(20000);
+	}
+	if (t1 == 0)
+		return (-1);
+	procs_snap(ps, &a1);
+	procs_snap(pr, &b1);
+	r->ok = true;
+	r->out_s = secs(t_est, t1);
+	r->mid_s = secs(t_en, t_est);
+	r->out99_s = secs(t_est, t99 ? t99 : t1);
+	r->out_cpu_s = snap_cpu(ps, &a0, &a1);
+	r->out_recv_cpu_s = snap_cpu(pr, &b0, &b1);
+	return (0);
+}
+
+/*
  * BIRD in the router ns takes the table from one feeder; once it holds it
  * all, its session to a second BIRD in the server ns (198.18.2.2, AS 65010)
  * is enabled. Timed from that session's Established (the receiver's
  * `show protocols`, 10 ms polls) until the receiver has imported every
- * prefix; CPU of both BIRDs over that time. tern's side waits for tern-bgp
- * to advertise.
+ * prefix; CPU of both BIRDs over that time. tern's side: run_out_tern.
  */
 static int
 run_out(struct result *r)
 {
 	struct feeder f;
 	struct procs ps = {0}, pr = {0};
-	struct psnap a0, a1, b0, b1;
-	char conf[PATH_MAX], rconf[PATH_MAX], ctl[PATH_MAX], rctl[PATH_MAX],
-	    st[64];
+	char conf[PATH_MAX], rconf[PATH_MAX], ctl[PATH_MAX], rctl[PATH_MAX];
 	pid_t bird = 0, rbird = 0;
-	uint64_t end, t_en = 0, t_est = 0, t1 = 0, t_v = 0, t99 = 0;
-	long got = 0;
+	uint64_t end;
 	int rv = -1;
 	FILE *fp;
 
@@ -2056,51 +2122,79 @@ run_out(struct result *r)
 			goto out;
 		usleep(50000);
 	}
-	procs_snap(&ps, &a0);
-	procs_snap(&pr, &b0);
-	t_en = lc_time_mono_ns();
-	if (bird_cmd(ctl, "enable adv", NULL, 0) != 0)
+	if (out_measure(&ps, &pr, ctl, "enable adv", rctl, end, r) != 0)
 		goto out;
-	while (lc_time_mono_ns() < end) {
-		uint64_t now = lc_time_mono_ns();
-
-		if (t_est == 0) {
-			if (bird_state(rctl, "rcv", st, sizeof(st)) == 0 &&
-			    strcmp(st, "Established") == 0)
-				t_est = now;
-			usleep(10000);
-			continue;
-		}
-		if ((got = bird_imported(rctl, "rcv")) >= (long)nprefix) {
-			t1 = now;
-			break;
-		}
-		if (t99 == 0 && got >= (long)(nprefix * 99 / 100))
-			t99 = now;
-		if (verbose && now - t_v > 200000000ull) {
-			fprintf(stderr,
-			    "bench-bgp: out +%.2f s: %ld imported\n",
-			    secs(t_est, now), got);
-			t_v = now;
-		}
-		usleep(20000);
-	}
-	if (t1 == 0)
-		goto out;
-	procs_snap(&ps, &a1);
-	procs_snap(&pr, &b1);
-	r->ok = true;
-	r->out_s = secs(t_est, t1);
-	r->mid_s = secs(t_en, t_est);
-	r->out99_s = secs(t_est, t99 ? t99 : t1);
-	r->out_cpu_s = snap_cpu(&ps, &a0, &a1);
-	r->out_recv_cpu_s = snap_cpu(&pr, &b0, &b1);
 	rv = 0;
 out:
 	feeders_stop(&f, 1);
 	stop_pid(bird, SIGKILL, 0);
 	stop_pid(rbird, SIGKILL, 0);
 	(void)router_kernel(false);
+	return (rv);
+}
+
+/*
+ * The same with tern as the advertiser: tern-bgp takes the table from one
+ * (iBGP) feeder; once tern-rib has it all, the receiver BIRD in the server
+ * ns (disabled until then) is enabled and connects to tern, which exports
+ * everything to it (eBGP, policy ALL). Timed as BIRD's: from the
+ * receiver's Established until it has imported every prefix; CPU of every
+ * tern process and of the receiver over that time.
+ */
+static int
+run_out_tern(struct result *r)
+{
+	struct feeder f;
+	struct procs ps = {0}, pr = {0};
+	char rconf[PATH_MAX], rctl[PATH_MAX];
+	pid_t rbird = 0;
+	uint64_t end;
+	int rv = -1;
+	FILE *fp;
+
+	memset(r, 0, sizeof(*r));
+	memset(&f, 0, sizeof(f));
+	tern_out = true;
+	snprintf(rconf, sizeof(rconf), "%s/bird-outrecv-t.conf", B.dir);
+	if ((fp = fopen(rconf, "w")) == NULL)
+		goto out;
+	fprintf(fp,
+	    "log \"%s/bird-outrecv-t.log\" { warning, error, fatal, bug };\n"
+	    "router id %s;\nprotocol device { scan time 10; }\n"
+	    "protocol bgp rcv {\n\tdisabled;\n\tlocal %s as %u;\n"
+	    "\tneighbor %s as %u;\n\thold time 90;\n"
+	    "\tconnect delay time 1;\n"
+	    "\tipv4 { import all; export none; };\n}\n",
+	    B.dir, OUT_PEER_IP, OUT_PEER_IP, OUT_PEER_AS, RECV_OUT_IP, TERN_AS);
+	if (fclose(fp) != 0)
+		goto out;
+	if (tern_start(1) != 0) {
+		fprintf(stderr, "bench-bgp: tern did not start (%s)\n", B.dir);
+		goto out;
+	}
+	if ((rbird = bird_start("outrecv-t", nss, rconf, rctl, sizeof(rctl))) ==
+	    0)
+		goto out;
+	procs_add(&pr, rbird, "bird-recv");
+	if (feeder_start(&f, 0, 1, tern_import == NULL, "out-t") != 0 ||
+	    feeders_wait(&f, 1, 90) != 0)
+		goto out;
+	tern_procs(&ps);
+	kill(f.pid, SIGUSR1);
+	end = lc_time_mono_ns() + (uint64_t)(round_timeout * 1e9);
+	while (tern_rib_bgp(NULL) < (long)nprefix) {
+		if (lc_time_mono_ns() > end)
+			goto out;
+		usleep(50000);
+	}
+	if (out_measure(&ps, &pr, rctl, "enable rcv", rctl, end, r) != 0)
+		goto out;
+	rv = 0;
+out:
+	tern_out = false;
+	feeders_stop(&f, 1);
+	stop_pid(rbird, SIGKILL, 0);
+	tern_stop();
 	return (rv);
 }
 
@@ -2648,6 +2742,8 @@ case_outbound(void)
 {
 	struct series out = {0}, out99 = {0}, ocpu = {0}, rcpu = {0};
 	char cas[64], extra[160];
+	bool tern_failed = false;
+	const char *nm = "the tern rounds failed";
 
 	snprintf(cas, sizeof(cas), "%s",
 	    nprefix == TT_PFX_FULL ? "out_1M" :
@@ -2663,23 +2759,32 @@ case_outbound(void)
 	for (unsigned r = 0; r < rounds; r++) {
 		struct result res;
 
-		printf("%-6u %-14s ", r, "tern");
-		printf("NOT MEASURED YET: tern-bgp does not advertise yet\n");
-		if (run_out(&res) != 0) {
-			printf("%-6u %-14s failed (logs in %s)\n", r, "bird2",
-			    B.dir);
-			keep_dir = true;
-			return;
+		/* alternating: tern, then BIRD, each round */
+		for (unsigned w = 0; w < 2; w++) {
+			enum recv rv = w == 0 ? R_TERN : R_BIRD;
+
+			if (rv == R_TERN && tern_failed)
+				continue;
+			if ((rv == R_TERN ? run_out_tern(&res) :
+					    run_out(&res)) != 0) {
+				printf("%-6u %-14s failed (logs in %s)\n", r,
+				    out_name[rv], B.dir);
+				keep_dir = true;
+				if (rv == R_BIRD)
+					return;
+				tern_failed = true;
+				continue;
+			}
+			printf("%-6u %-14s %.3f s from Established (99%%: "
+			       "%.3f s; Established %.2f s after `enable`), "
+			       "advertiser %.2f cpu_s, receiver %.2f cpu_s\n",
+			    r, out_name[rv], res.out_s, res.out99_s, res.mid_s,
+			    res.out_cpu_s, res.out_recv_cpu_s);
+			ser_add(&out99, rv, res.out99_s);
+			ser_add(&out, rv, res.out_s);
+			ser_add(&ocpu, rv, res.out_cpu_s);
+			ser_add(&rcpu, rv, res.out_recv_cpu_s);
 		}
-		printf("%-6u %-14s %.3f s from Established (99%%: %.3f s; "
-		       "Established %.2f s after `enable`), advertiser %.2f "
-		       "cpu_s, receiver %.2f cpu_s\n",
-		    r, "bird2", res.out_s, res.out99_s, res.mid_s,
-		    res.out_cpu_s, res.out_recv_cpu_s);
-		ser_add(&out99, R_BIRD, res.out99_s);
-		ser_add(&out, R_BIRD, res.out_s);
-		ser_add(&ocpu, R_BIRD, res.out_cpu_s);
-		ser_add(&rcpu, R_BIRD, res.out_recv_cpu_s);
 	}
 	col_label = out_label;
 	fig_name = out_name;
@@ -2693,12 +2798,12 @@ case_outbound(void)
 	    "\"prefixes\":%zu,\"receiver\":\"bird2\",\"clock\":"
 	    "\"receiver's session Established\"",
 	    nprefix);
-	bench_fig(cas, "wall_s", "s", &out, "lower", extra,
-	    "tern-bgp does not advertise yet");
-	bench_fig(cas, "wall99_s", "s", &out99, "lower", extra,
-	    "tern-bgp does not advertise yet");
-	bench_fig(cas, "advertiser_cpu_s", "s", &ocpu, "lower", extra,
-	    "tern-bgp does not advertise yet");
+	if (out.n[R_TERN] > 0 && out.n[R_BIRD] > 0)
+		printf("tern / BIRD: wall %.2fx, advertiser cpu %.2fx\n",
+		    ratio(&out, R_BIRD), ratio(&ocpu, R_BIRD));
+	bench_fig(cas, "wall_s", "s", &out, "lower", extra, nm);
+	bench_fig(cas, "wall99_s", "s", &out99, "lower", extra, nm);
+	bench_fig(cas, "advertiser_cpu_s", "s", &ocpu, "lower", extra, nm);
 	col_label = recv_label;
 	fig_name = recv_name;
 	col_mask = ~0u;

@@ -9,6 +9,15 @@
 # the graceful restart time (traffic flows), the new tern-bgp learns them
 # again and the stale ones are swept only after End-of-RIB. Then show bgp
 # route, received-routes and advertised-routes against what BIRD sent.
+# Then tern as the graceful restart helper (RFC 4724 4.2): kill -9 the
+# server's BIRD: its path kept stale and used (no ping lost), BIRD started
+# again with its forwarding state (-R): the stale path goes at its
+# End-of-RIB; killed again and not started: the path goes once its restart
+# time (8 s) is over, the client's takes over. Last, multipath: the server
+# back and a second iBGP BIRD beside it (198.18.2.3) with the same path:
+# `multipath 2` installs both next hops in rib and the FIB; a blackhole for
+# the second's address makes its next hop unreachable in rib, and its path
+# unused; `multipath 1` one again, no session reset.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/check.sh"
@@ -52,10 +61,12 @@ protocol static net50 { ipv4; route 198.18.50.0/24 blackhole; }
 protocol bgp tern {
 	local $2 as $5;
 	neighbor $3 as 65001;
+	strict bind yes;
 	hold time 9; keepalive time 3;
 	check link no;
 	connect delay time 1; connect retry time 2; error wait time 1, 5;
 	graceful restart on;
+	graceful restart time 8;
 	ipv4 {
 		import all;
 		next hop self;
@@ -64,8 +75,8 @@ protocol bgp tern {
 }
 CONF
 }
-start_bird() { # NS WHO
-	ip netns exec "$1" bird -f -c "$tmp/bird-$2.conf" -s "$tmp/bird-$2.ctl" \
+start_bird() { # NS WHO [-R: graceful restart recovery, forwarding kept]
+	ip netns exec "$1" bird ${3:-} -f -c "$tmp/bird-$2.conf" -s "$tmp/bird-$2.ctl" \
 		-P "$tmp/bird-$2.pid" >>"$tmp/bird-$2.out" 2>&1 &
 	pids+=($!)
 }
@@ -213,5 +224,100 @@ out=$(rsh "show bgp neighbor $NETNS_CLIENT_IP received-routes" 2>&1)
 check "received-routes from the client: as received, imported" grep -q "^+  198.18.50.0/24 *$NETNS_CLIENT_IP .*65002 65100 65100 65100 i$" <<<"$out"
 out=$(rsh "show bgp neighbor $NETNS_SERVER_IP received-routes 198.18.50.0/24" 2>&1)
 check "received-routes from the server: imported, best" grep -q "^198.18.50.0/24: imported, best$" <<<"$out"
+
+# tern helps the server's BIRD restart (RFC 4724 4.2)
+spid=$(cat "$tmp/bird-s.pid" 2>/dev/null)
+check "the server's BIRD pid known" test -n "$spid"
+nbr_s() { rsh "show bgp neighbor $NETNS_SERVER_IP" 2>/dev/null; }
+out=$(nbr_s)
+check "show bgp neighbor: the server's restart time 8 s, none helped yet" grep -q "graceful restart: its restart time 8 s, forwarding state .*; 0 restarts helped" <<<"$out"
+grep -q "restart time 8 s" <<<"$out" || printf '%s\n' "$out"
+ip netns exec "$NS_CLIENT" ping -O -i 0.05 -W 1 -w 120 198.18.50.1 >"$tmp/ping2.out" 2>&1 &
+ping_pid=$!
+pids+=("$ping_pid")
+sleep 0.5
+kill -9 "$spid"
+helping() { nbr_s | grep -q "graceful restart: helping: 1 stale path kept, [0-9]* s left"; }
+check "the server's BIRD killed: tern helps (1 stale path kept)" wait_until 5 helping
+helping || nbr_s
+stale_path() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^  \* $NETNS_SERVER_IP .*: best, stale (graceful restart)$"; }
+check "... the stale path is still best" stale_path
+stale_path || rsh "show bgp route 198.18.50.0/24"
+check "... and the FIB still points to the server" in_fib_via "$NETNS_SERVER_IP"
+check "tern-bgp logged the kept paths" grep -q "neighbor $NETNS_SERVER_IP: graceful restart: 1 paths kept stale for up to 8 s" "$tmp/run/bgp.log"
+start_bird "$NS_SERVER" s -R
+check "BIRD back (-R): the session Established again" wait_until 20 est
+eor_swept() { grep -q "neighbor $NETNS_SERVER_IP: graceful restart: End-of-RIB received: 0 stale paths removed (of 1 kept)" "$tmp/run/bgp.log"; }
+check "... its End-of-RIB ends the helping, its path announced again (0 stale removed)" wait_until 20 eor_swept
+eor_swept || grep "graceful restart" "$tmp/run/bgp.log"
+fresh_s() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^  \* $NETNS_SERVER_IP .*: best$"; }
+check "... the server's path is best and fresh" wait_until 10 fresh_s
+out=$(nbr_s)
+check "... show bgp neighbor: forwarding state kept, 1 restart helped" grep -q "graceful restart: its restart time 8 s, forwarding state kept; 1 restart helped" <<<"$out"
+grep -q "1 restart helped" <<<"$out" || printf '%s\n' "$out"
+sleep 0.5
+kill "$ping_pid" 2>/dev/null; wait "$ping_pid" 2>/dev/null
+got=$(grep -c "bytes from" "$tmp/ping2.out")
+lost=$(grep -c "no answer yet" "$tmp/ping2.out")
+check "no ping lost while the server's BIRD restarted ($got answered, $lost lost)" test "$got" -gt 20 -a "$lost" = 0
+# killed again, not back: the stale path goes after its restart time
+spid=$(cat "$tmp/bird-s.pid" 2>/dev/null)
+t0=$(date +%s.%N)
+kill -9 "$spid"
+check "killed again: helping" wait_until 5 helping
+check "... after its restart time the client's path is best" wait_until 15 in_fib_via "$NETNS_CLIENT_IP"
+t1=$(date +%s.%N)
+in_fib_via "$NETNS_CLIENT_IP" || { rsh "show bgp route 198.18.50.0/24"; rsh "show route 198.18.50.0/24"; rsh "show fib 198.18.50.0/24"; rsh "show bgp summary"; }
+gone_logged() { grep -q "neighbor $NETNS_SERVER_IP: graceful restart: not back within its restart time: 1 stale paths removed" "$tmp/run/bgp.log"; }
+check "... logged as not back within its restart time" gone_logged
+took=$(python3 -c "print(f'{$t1 - $t0:.1f}')")
+check "... not before the 8 s restart time (${took} s)" python3 -c "import sys; sys.exit(0 if $t1 - $t0 >= 7.9 else 1)"
+check "tern-bgp's log has no error (helper part)" sh -c "! grep -i 'error\|fatal' $tmp/run/bgp.log"
+
+# multipath: two iBGP neighbours in AS 65001 with equal paths
+S2_IP=198.18.2.3
+nsx "$NS_SERVER" ip addr add "$S2_IP/24" dev "$NETNS_HOST_IF"
+bird_conf s2 "$S2_IP" "$NETNS_RTR_S_IP" "" 65001 >"$tmp/bird-s2.conf"
+start_bird "$NS_SERVER" s
+start_bird "$NS_SERVER" s2
+out=$(rsh configure "set protocols bgp neighbor $S2_IP remote-as 65001" \
+	"set protocols bgp neighbor $S2_IP graceful-restart" commit exit 2>&1)
+check "a second server neighbour committed" grep -q "commit complete" <<<"$out"
+est3() { [[ $(rsh "show bgp summary" 2>/dev/null | grep -c Established) == 3 ]]; }
+check "three sessions Established" wait_until 40 est3
+two_s() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^198.18.50.0/24: 3 paths"; }
+check "198.18.50.0/24: 3 paths" wait_until 10 two_s
+fib_nhs() { rsh "show fib 198.18.50.0/24" 2>/dev/null | grep -c "198.18.2.[23] "; }
+check "without multipath: one next hop in the FIB" test "$(fib_nhs)" = 1
+fl0=$(rsh "show bgp neighbor $NETNS_SERVER_IP" | sed -n 's/.*, \([0-9]*\) flaps.*/\1/p')
+out=$(rsh configure "set protocols bgp multipath 2" commit exit 2>&1)
+check "multipath 2 committed" grep -q "commit complete" <<<"$out"
+mp2() { [[ $(fib_nhs) == 2 ]]; }
+mp1() { [[ $(fib_nhs) == 1 ]]; }
+check "... the FIB holds both servers as next hops" wait_until 10 mp2
+mp2 || { rsh "show fib 198.18.50.0/24"; rsh "show route 198.18.50.0/24"; }
+out=$(rsh "show route 198.18.50.0/24" 2>&1)
+both_in() { grep -q "$1" <<<"$out" && grep -q "$2" <<<"$out"; }
+check "... rib too" both_in "$NETNS_SERVER_IP" "$S2_IP"
+out=$(rsh "show bgp route 198.18.50.0/24" 2>&1)
+check "... show bgp route marks one best, one multipath" both_in "^  \* .*: best$" "^  = .*: multipath, not best: "
+grep -q "multipath" <<<"$out" || printf '%s\n' "$out"
+# next-hop tracking: a blackhole for 198.18.2.3 in rib makes that next hop
+# unreachable: its path is not used (quickly back: the session itself runs
+# to that address)
+out=$(rsh configure "set protocols static route $S2_IP/32 blackhole" commit exit 2>&1)
+check "a blackhole for the second server's address committed" grep -q "commit complete" <<<"$out"
+unreach() { rsh "show bgp route 198.18.50.0/24" 2>/dev/null | grep -q "^  + $S2_IP .*: not best: next hop unreachable$"; }
+check "... its path: not best: next hop unreachable (rib's next-hop tracking)" wait_until 5 unreach
+unreach || rsh "show bgp route 198.18.50.0/24"
+check "... the FIB keeps only the first server" wait_until 5 mp1
+out=$(rsh configure "delete protocols static route $S2_IP/32" commit exit 2>&1)
+check "... blackhole deleted: both next hops again" wait_until 5 mp2
+out=$(rsh configure "set protocols bgp multipath 1" commit exit 2>&1)
+check "multipath 1: one next hop again" wait_until 10 mp1
+fl1=$(rsh "show bgp neighbor $NETNS_SERVER_IP" | sed -n 's/.*, \([0-9]*\) flaps.*/\1/p')
+check "... no session reset (flaps ${fl0:-?} -> ${fl1:-?})" test -n "$fl0" -a "$fl1" = "$fl0"
+out=$(rsh configure "set protocols bgp multipath 65" 2>&1)
+check "multipath 65 refused" grep -qi "1..64\|range" <<<"$out"
 
 check_summary bgp-routes

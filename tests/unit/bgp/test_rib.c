@@ -341,10 +341,15 @@ test_policy_and_gr(void **state)
 	assert_int_equal(imp, 2);
 	/* graceful restart: stale, one announced again, the rest swept */
 	assert_int_equal(bgp_rib_peer_stale(r, 1), 2);
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 2);
+	assert_int_equal(bgp_rib_peer_stale(r, 1), 2); /* again: still 2 */
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 2);
 	bgp_rib_update(r, 1, PFX, a, a, 0);
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 1);
 	drain();
 	assert_int_equal(em.calls, 0); /* still the same route for rib */
 	assert_int_equal(bgp_rib_peer_flush(r, 1, true), 1);
+	assert_int_equal(bgp_rib_peer_stale_count(r, 1), 0);
 	drain();
 	assert_int_equal(em.calls, 1);
 	assert_int_equal(em.addr, A(198, 19, 2, 0));
@@ -355,6 +360,76 @@ test_policy_and_gr(void **state)
 	assert_int_equal(em.n, 0);
 	assert_int_equal(bgp_rib_peer_flush(r, 1, false), 1);
 	bgp_aset_unref(t, a);
+}
+
+/* Next hops as rib resolves them: an unreachable one is not used, the IGP
+ * cost decides after eBGP over iBGP, and only a change that matters marks
+ * prefixes again. */
+static void
+test_nexthops(void **state)
+{
+	uint32_t n2 = A(198, 18, 0, 2), n3 = A(198, 18, 0, 3);
+	struct bgp_aset *a = mk(0, 0, ~0u, n2, 1, 65002),
+			*b = mk(0, 0, ~0u, n3, 1, 65003);
+	uint32_t got[8], cost;
+	const struct bgp_dest *d;
+	uint8_t why = 0;
+
+	(void)state;
+	/* peers 1 (id .2) and 2 (id .3): the router id decides */
+	assert_int_equal(bgp_rib_update(r, 1, PFX, a, a, 0), 1);
+	assert_int_equal(bgp_rib_update(r, 2, PFX, b, b, 0), 1);
+	drain();
+	assert_int_equal(em.nh[0], n2);
+	/* both next hops to be asked of rib, once each */
+	assert_int_equal(bgp_rib_nh_take(r, got, 8), 2);
+	assert_int_equal(bgp_rib_nh_take(r, got, 8), 0);
+	assert_int_equal(bgp_rib_nh_get(r, n2, &cost), BGP_NH_UNKNOWN);
+	/* rib confirms them reachable at cost 0: nothing to choose again */
+	assert_int_equal(bgp_rib_nh_set(r, n2, BGP_NH_REACHABLE, 0), 0);
+	assert_int_equal(bgp_rib_nh_set(r, n3, BGP_NH_REACHABLE, 0), 0);
+	assert_int_equal(drain(), 0);
+	/* .2 unreachable: .3 takes over, .2's path says why */
+	assert_int_equal(bgp_rib_nh_set(r, n2, BGP_NH_UNREACHABLE, 0), 1);
+	drain();
+	assert_int_equal(em.calls, 1);
+	assert_int_equal(em.n, 1);
+	assert_int_equal(em.nh[0], n3);
+	d = bgp_rib_find(r, PFX);
+	for (uint32_t pi = d->paths; pi != 0; pi = bgp_rib_path(r, pi)->next)
+		if (!(bgp_rib_path(r, pi)->flags & BGP_PATH_BEST))
+			why = bgp_rib_path(r, pi)->why;
+	assert_int_equal(why, BGP_WHY_NH_UNREACH);
+	assert_string_equal(bgp_rib_why_str(why), "next hop unreachable");
+	/* both unreachable: no route at all */
+	assert_int_equal(bgp_rib_nh_set(r, n3, BGP_NH_UNREACHABLE, 0), 1);
+	drain();
+	assert_int_equal(em.calls, 1);
+	assert_int_equal(em.n, 0);
+	/* back, .3 closer (IGP cost 5 vs 10): the cost beats the router id */
+	assert_int_equal(bgp_rib_nh_set(r, n2, BGP_NH_REACHABLE, 10), 1);
+	assert_int_equal(bgp_rib_nh_set(r, n3, BGP_NH_REACHABLE, 5), 1);
+	drain();
+	assert_int_equal(em.nh[0], n3);
+	d = bgp_rib_find(r, PFX);
+	for (uint32_t pi = d->paths; pi != 0; pi = bgp_rib_path(r, pi)->next)
+		if (!(bgp_rib_path(r, pi)->flags & BGP_PATH_BEST))
+			why = bgp_rib_path(r, pi)->why;
+	assert_int_equal(why, BGP_WHY_IGP_COST);
+	/* multipath counts the cost in: unequal, one next hop; equal, two
+	 * (same neighbouring AS needed: peer 4, AS 65002 like peer 1) */
+	bgp_rib_set_multipath(r, 4);
+	drain();
+	assert_int_equal(em.calls, 0);
+	/* after a reconnect to rib every next hop is asked again */
+	bgp_rib_nh_rewatch(r);
+	assert_int_equal(bgp_rib_nh_take(r, got, 8), 2);
+	bgp_rib_set_multipath(r, 1);
+	bgp_rib_withdraw(r, 1, PFX);
+	bgp_rib_withdraw(r, 2, PFX);
+	drain();
+	bgp_aset_unref(t, a);
+	bgp_aset_unref(t, b);
 }
 
 /* 1M prefixes from one peer, then the same from a second with a worse
@@ -436,6 +511,7 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_policy_and_gr, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(test_nexthops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_million, setup, teardown),
 	};
 

@@ -518,6 +518,14 @@ test_not_found_and_pipes(void **state)
 	assert_int_equal(run(m, s, "show configuration | display set", &a),
 	    MGMT_OK);
 	assert_non_null(strstr(a.text, "set protocols static route"));
+	/* through run: the command run runs is checked */
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "run show configuration | display set", &a),
+	    MGMT_OK);
+	assert_non_null(strstr(a.text, "set protocols static route"));
+	assert_int_equal(run(m, s, "run show route | display set", &a),
+	    MGMT_E_SYNTAX);
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
 	/* after '|': the stages, not the command's arguments */
 	assert_string_equal(complete(m, s, "show route | "),
 	    "match except count json no-more");

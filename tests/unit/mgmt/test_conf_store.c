@@ -1,5 +1,6 @@
 /* tests/unit/mgmt/test_conf_store.c: atomic config writes, the 50-commit
- * history, rollback, save and load merge/replace. */
+ * history (with its metadata through the crash loop), rollback, save and
+ * load merge/replace. */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -326,10 +327,16 @@ test_crash_during_commits(void **s)
 			for (unsigned k = 0;; k++) {
 				char v[8];
 				const char *wr[3] = {"rib", "ecmp-width", v};
+				struct mgmt_commit_meta meta;
 
 				snprintf(v, sizeof(v), "%u", 1 + k % 64);
 				mgmt_conf_set(c, wr, 3, &err);
-				if (mgmt_store_commit(hist, c) != 0)
+				/* with its metadata line, in the same write */
+				mgmt_commit_meta_init(&meta);
+				meta.time = 1796300000 + k;
+				snprintf(meta.comment, sizeof(meta.comment),
+				    "commit %u", k);
+				if (mgmt_store_commit_meta(hist, c, &meta) != 0)
 					_exit(1);
 			}
 		}
@@ -348,6 +355,16 @@ test_crash_during_commits(void **s)
 			assert_int_equal(mgmt_conf_count(r, MGMT_S_ROUTE),
 			    20000);
 			mgmt_conf_free(r);
+			/* and its metadata, but for the first (boot) one */
+			if (n + 1 < mgmt_store_count(hist)) {
+				struct mgmt_commit_meta meta;
+
+				assert_int_equal(mgmt_store_meta(hist,
+						     (unsigned)n, &meta),
+				    0);
+				assert_true(meta.known);
+				assert_memory_equal(meta.comment, "commit ", 7);
+			}
 		}
 	}
 	assert_true(mgmt_store_count(hist) > 0);

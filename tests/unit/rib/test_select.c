@@ -242,6 +242,55 @@ test_if_down_up_one_batch(void **state)
 	free(r);
 }
 
+/* next-hop tracking (tern-bgp's next hops): a watched address resolves
+ * like a route's next hop, with the resolving route's metric, and follows
+ * the table without any route using it */
+static void
+test_nh_watch(void **state)
+{
+	static const char *const setup[] = {"if 2 up",
+	    "add connected 198.18.0.0/24 %2", NULL};
+	static const char *const more[] =
+	    {"add static 198.18.40.0/24 198.18.0.1 m=7", NULL};
+	static const char *const less[] = {"del static 198.18.40.0/24", NULL};
+	struct rib *rib = rib_new(NULL);
+	struct rib_nh_state st;
+	uint32_t on = rib_nh_watch(rib, 0xc6120005), /* 198.18.0.5 */
+	    far = rib_nh_watch(rib, 0xc6122809),     /* 198.18.40.9 */
+	    again = rib_nh_watch(rib, 0xc6120005);
+
+	(void)state;
+	assert_int_not_equal(on, 0);
+	assert_int_equal(again, on); /* one next hop, two references */
+	rib_nh_state(rib, on, &st);
+	assert_false(st.reachable); /* an empty table */
+	script_run(rib, setup);
+	rib_nh_state(rib, on, &st);
+	assert_true(st.reachable);
+	assert_int_equal(st.metric, 0);
+	assert_int_equal(st.via_addr, 0xc6120000);
+	assert_int_equal(st.via_len, 24);
+	rib_nh_state(rib, far, &st);
+	assert_false(st.reachable);
+	script_run(rib, more); /* recursive, through 198.18.0.1 */
+	rib_nh_state(rib, far, &st);
+	assert_true(st.reachable);
+	assert_int_equal(st.metric, 7);
+	assert_int_equal(st.via_len, 24);
+	script_run(rib, less);
+	rib_nh_state(rib, far, &st);
+	assert_false(st.reachable);
+	assert_int_equal(rib_if_set(rib, 2, false), 0);
+	rib_nh_state(rib, on, &st);
+	assert_false(st.reachable); /* its interface down */
+	rib_nh_unwatch(rib, again);
+	rib_nh_unwatch(rib, on);
+	rib_nh_unwatch(rib, far);
+	rib_nh_state(rib, on, &st); /* gone: a zero state, no crash */
+	assert_false(st.reachable);
+	rib_free(rib);
+}
+
 /* a big fan-out: 10k recursive routes over one next hop follow it */
 static void
 test_recursion_fanout(void **state)
@@ -290,6 +339,7 @@ main(void)
 	    cmocka_unit_test(test_select_table),
 	    cmocka_unit_test(test_if_down_up_one_batch),
 	    cmocka_unit_test(test_recursion_fanout),
+	    cmocka_unit_test(test_nh_watch),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
