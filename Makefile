@@ -290,7 +290,7 @@ bench-compare: deps-bench
 
 run: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
-	@./scripts/run-demo.sh start
+	@KEEP='$(KEEP)' ./scripts/run-demo.sh start
 
 stop:
 	@./scripts/run-demo.sh stop

@@ -13,6 +13,7 @@
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_page.h"
 #include "fwd_d.h"
 #include "fwd_port_xdp.h"
 
@@ -454,25 +455,61 @@ enc_route(struct fwd_d *d, uint32_t pfx, unsigned len, unsigned nh)
 	return (r);
 }
 
-struct fib_walk {
-	struct fwd_d *d;
-	Fwd__FibList *l;
-	uint32_t skip, limit;
-	size_t seen;
+/* The FIB's routes as keys that sort in prefix order: address, then
+ * length (198.18.0.0/15 before 198.18.0.0/24 before 198.18.1.0/24). */
+struct fib_keys {
+	uint64_t *k;
+	size_t n, cap;
 };
 
 static int
-fib_collect(uint32_t pfx, unsigned len, unsigned nh, void *arg)
+fib_key(uint32_t pfx, unsigned len, unsigned nh, void *arg)
 {
-	struct fib_walk *w = arg;
+	struct fib_keys *fk = arg;
 
-	if (w->seen++ < w->skip)
-		return (0);
-	if (w->l->n_routes == w->limit) {
-		w->l->more = true;
-		return (1);
+	(void)nh;
+	if (fk->n == fk->cap) {
+		size_t nc = fk->cap ? fk->cap * 2 : 1024;
+		uint64_t *v = realloc(fk->k, nc * sizeof(*v));
+
+		if (v == NULL)
+			return (-ENOMEM);
+		fk->k = v;
+		fk->cap = nc;
 	}
-	w->l->routes[w->l->n_routes++] = enc_route(w->d, pfx, len, nh);
+	fk->k[fk->n++] = (uint64_t)pfx << 32 | len;
+	return (0);
+}
+
+/*
+ * One page of the FIB in prefix order (show fib): the walk is in hash
+ * order, so it collects every route's key, picks the page's keys by linear
+ * selection and sorts only those (lc_page_u64): O(n + limit log limit)
+ * with 8 bytes per route, not a sort of a 1M-route table per query.
+ * -ENOMEM.
+ */
+static int
+fib_page(struct fwd_d *d, Fwd__FibList *l, uint32_t offset, uint32_t limit)
+{
+	struct fib_keys fk = {NULL, 0, 0};
+	size_t lo, hi;
+	unsigned nh;
+	int rv;
+
+	if ((rv = fwd_fib_walk(d->fib, fib_key, &fk)) != 0) {
+		free(fk.k);
+		return (rv);
+	}
+	lc_page_u64(fk.k, fk.n, offset, limit, &lo, &hi);
+	l->more = hi < fk.n;
+	for (size_t i = lo; i < hi; i++) {
+		uint32_t pfx = (uint32_t)(fk.k[i] >> 32);
+		unsigned len = (unsigned)(fk.k[i] & 0xff);
+
+		if (fwd_fib_get(d->fib, pfx, len, &nh) == 0)
+			l->routes[l->n_routes++] = enc_route(d, pfx, len, nh);
+	}
+	free(fk.k);
 	return (0);
 }
 
@@ -510,13 +547,17 @@ h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		if (fwd_fib_get(d->fib, p, q->len, &nh) == 0)
 			l.routes[l.n_routes++] = enc_route(d, p, q->len, nh);
 	} else {
-		struct fib_walk w = {d, &l, q->offset,
-		    q->limit ? q->limit : FIB_QUERY_LIMIT_DEFAULT, 0};
+		uint32_t limit = q->limit ? q->limit : FIB_QUERY_LIMIT_DEFAULT;
 
-		if (w.limit > FIB_QUERY_LIMIT_MAX)
-			w.limit = FIB_QUERY_LIMIT_MAX;
-		l.routes = ar_calloc(d, w.limit * sizeof(*l.routes));
-		(void)fwd_fib_walk(d->fib, fib_collect, &w);
+		if (limit > FIB_QUERY_LIMIT_MAX)
+			limit = FIB_QUERY_LIMIT_MAX;
+		l.routes = ar_calloc(d, limit * sizeof(*l.routes));
+		if (fib_page(d, &l, q->offset, limit) != 0) {
+			lc_arena_reset(d->ar);
+			ipc_reply_error(req, IPC_ERROR,
+			    "out of memory sorting the FIB");
+			return;
+		}
 	}
 	if (ipc_reply(req, IPC_OK, &l.base) == -EMSGSIZE)
 		lc_log_notice("FIB query reply over the frame size: use a "

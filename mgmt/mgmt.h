@@ -116,10 +116,13 @@ const char *mgmt_session_notices(const struct mgmt_session *);
 void mgmt_session_notices_clear(struct mgmt_session *);
 
 /* Completions of line[0..cursor): writes up to max words (and help texts)
- * and returns how many; common gets their longest common prefix. */
+ * and returns how many. A placeholder (hint: "[NAME]", "<a.b.c.d/len>")
+ * says what may be typed there; the shell shows it as help, on '?' and on a
+ * Tab with nothing to insert, and never inserts it. */
 struct mgmt_cand {
 	char word[64];
 	const char *help;
+	bool hint;
 };
 int mgmt_cmd_complete(struct mgmt *, struct mgmt_session *, const char *line,
     size_t cursor, struct mgmt_cand *out, unsigned max);

@@ -970,15 +970,118 @@ unknown(struct cmd_ctx *c, unsigned mode, const char *const *words,
 	return (MGMT_E_UNKNOWN_COMMAND);
 }
 
+/* Whether choices[0..n) holds word. */
+static bool
+has_word(const char *const *choices, unsigned n, const char *word)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(choices[i], word) == 0)
+			return (true);
+	return (false);
+}
+
+/*
+ * Unique prefixes, as in Junos: each of a command's own words may be cut
+ * short while it starts one command word of the mode ("sh ro" is "show
+ * route"); w[] gets the whole words. Expansion ends at a word that starts
+ * none (unknown() names the choices) and where the words so far are a
+ * command that takes arguments: the next word may be one (configuration
+ * mode's "show PATH": "show r" is not taken for show route there). A word
+ * that starts several is an error naming them, MGMT_E_UNKNOWN_COMMAND; c
+ * NULL: quiet (completion), the words stay as typed from there on.
+ */
 static int
-dispatch(struct cmd_ctx *c, unsigned mode, const char *const *words,
+cmd_expand(struct cmd_ctx *c, unsigned mode, const char **w, unsigned nw)
+{
+	for (unsigned k = 0; k < nw && k < 3; k++) {
+		const char *choices[NCMDS];
+		unsigned nch = 0;
+		bool exact = false, complete = false;
+		struct lc_buf b;
+
+		for (size_t i = 0; i < NCMDS && !exact; i++) {
+			const struct cmd *cmd = &cmds[i];
+			unsigned n = cmd_nwords(cmd), j;
+
+			if (!(cmd->modes & mode) || n < k)
+				continue;
+			for (j = 0; j < k && strcmp(cmd->words[j], w[j]) == 0;
+			     j++)
+				;
+			if (j < k)
+				continue;
+			if (n == k)
+				complete = true;
+			else if (strcmp(cmd->words[k], w[k]) == 0)
+				exact = true;
+			else if (strncmp(cmd->words[k], w[k], strlen(w[k])) ==
+				0 &&
+			    !has_word(choices, nch, cmd->words[k]))
+				choices[nch++] = cmd->words[k];
+		}
+		if (exact)
+			continue;
+		if (nch == 0 || complete)
+			return (MGMT_OK);
+		if (nch == 1) {
+			w[k] = choices[0];
+			continue;
+		}
+		if (c == NULL)
+			return (MGMT_OK);
+		lc_buf_init(&b);
+		for (unsigned i = 0; i < nch; i++)
+			lc_buf_printf(&b, "%s%s", i ? ", " : "", choices[i]);
+		lc_buf_append(&b, "", 1);
+		fail(c, MGMT_E_UNKNOWN_COMMAND,
+		    "ambiguous command '%s%s%s%s%s': '%s' may be %s",
+		    k > 0 ? w[0] : "", k > 0 ? " " : "", k > 1 ? w[1] : "",
+		    k > 1 ? " " : "", w[k], w[k], (char *)lc_buf_head(&b));
+		lc_buf_fini(&b);
+		return (MGMT_E_UNKNOWN_COMMAND);
+	}
+	return (MGMT_OK);
+}
+
+/* "| display set" and "| compare" come to mgmt as words: they belong to
+ * the shows of the configuration. */
+static int
+pipe_misplaced(struct cmd_ctx *c, const struct cmd *cmd, const char *const *w,
+    unsigned nw)
+{
+	/* (run's command is checked when run dispatches it) */
+	if (cmd->fn == c_show_configuration || cmd->fn == c_show_candidate ||
+	    cmd->fn == c_run)
+		return (MGMT_OK);
+	for (unsigned i = 0; i < nw; i++)
+		if (strcmp(w[i], "|") == 0)
+			return (fail(c, MGMT_E_SYNTAX,
+			    "'| %s%s%s' is for show configuration (and show "
+			    "in configuration mode); other commands take "
+			    "| match, except, count, json or no-more",
+			    i + 1 < nw ? w[i + 1] : "", i + 2 < nw ? " " : "",
+			    i + 2 < nw ? w[i + 2] : ""));
+	return (MGMT_OK);
+}
+
+static int
+dispatch(struct cmd_ctx *c, unsigned mode, const char *const *words_,
     unsigned nwords)
 {
+	const char *words[CMD_MAXWORDS];
 	const struct cmd *cmd;
 	unsigned n;
+	int rv;
 
+	if (nwords > CMD_MAXWORDS)
+		nwords = CMD_MAXWORDS;
+	memcpy(words, words_, nwords * sizeof(words[0]));
+	if ((rv = cmd_expand(c, mode, words, nwords)) != MGMT_OK)
+		return (rv);
 	if ((cmd = cmd_find(mode, words, nwords)) == NULL)
 		return (unknown(c, mode, words, nwords));
+	if ((rv = pipe_misplaced(c, cmd, words, nwords)) != MGMT_OK)
+		return (rv);
 	if (cmd->writes && c->s->read_only)
 		return (fail(c, MGMT_E_DENIED, "%s: this session is read-only",
 		    words[0]));
@@ -1032,6 +1135,7 @@ mgmt_cmd_exec_io(struct mgmt *m, struct mgmt_session *s, const char *line,
 	/* a save or load in parts holds its text only while its parts come */
 	if (io == NULL || !io->client_file || io->offset == 0)
 		mgmt_cmd_xfer_end(s);
+	s->table_header = s->table_footer = 0;
 	n = mgmt_conf_split(line, buf, sizeof(buf), words, CMD_MAXWORDS);
 	if (n < 0) {
 		rv = fail(&c, MGMT_E_SYNTAX,
@@ -1061,6 +1165,7 @@ add_cand(struct mgmt_cand *out, unsigned max, int n, const char *word,
 			return (n);
 	snprintf(out[n].word, sizeof(out[n].word), "%s", word);
 	out[n].help = help;
+	out[n].hint = false;
 	return (n + 1);
 }
 
@@ -1140,6 +1245,84 @@ bgp_complete(struct mgmt *m, bool route, const char *const *w, unsigned nw,
 	return (k);
 }
 
+/*
+ * After a '|': the pipe's stages (the shell runs them; compare and display
+ * set are mgmt's, for the shows of the configuration). -1 when the line
+ * has no '|'.
+ */
+static int
+pipe_complete(unsigned mode, const char *const *words, unsigned nw,
+    const char *partial, struct mgmt_cand *out, unsigned max)
+{
+	const struct cmd *cmd;
+	unsigned bar = nw, last = 0, nbars = 0;
+
+	for (unsigned i = 0; i < nw; i++)
+		if (strcmp(words[i], "|") == 0) {
+			if (nbars++ == 0)
+				bar = i;
+			last = i;
+		}
+	if (nbars == 0)
+		return (-1);
+	cmd = cmd_find(mode, words, bar);
+	return (mgmt_compl_pipe(cmd != NULL &&
+		(cmd->fn == c_show_configuration ||
+		    cmd->fn == c_show_candidate),
+	    nbars == 1, words + last + 1, nw - last - 1, partial, out, max, 0));
+}
+
+/*
+ * The values of operational commands from live data: the configured
+ * interfaces after show interfaces, the configured prefixes and the
+ * options after show route and show fib, tern-rtrmgr's components after
+ * restart, stop and start. w[0..nw): the words after the command's own.
+ */
+static int
+live_complete(struct mgmt *m, const struct cmd *cmd, const char *const *w,
+    unsigned nw, const char *partial, struct mgmt_cand *out, unsigned max,
+    int k)
+{
+	static const struct {
+		const char *word, *help;
+	} route_opts[] = {
+	    {"longer", "and every prefix inside it"},
+	    {"active", "only the routes in use"},
+	    {"source", "only the routes of one source"},
+	};
+	static const char *const sources[] = {"connected", "static", "bgp"};
+	struct lc_prefix4 p;
+	size_t pl = strlen(partial);
+
+	if (cmd->fn == c_show_interfaces && nw == 0)
+		return (mgmt_compl_ifaces(m->running, partial, out, max, k));
+	if ((cmd->fn == c_restart || cmd->fn == c_stop || cmd->fn == c_start) &&
+	    nw == 0)
+		return (mgmt_compl_comps(m, partial, out, max, k));
+	if (cmd->fn == c_show_fib && nw == 0)
+		return (mgmt_compl_prefixes(m->running, partial, out, max, k));
+	if (cmd->fn != c_show_route || (nw > 0 && strcmp(w[0], "summary") == 0))
+		return (k);
+	if (nw > 0 && strcmp(w[nw - 1], "source") == 0) {
+		for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]);
+		     i++)
+			if (strncmp(sources[i], partial, pl) == 0)
+				k = add_cand(out, max, k, sources[i],
+				    "routes of this source");
+		return (k);
+	}
+	if (nw == 0 && strncmp("summary", partial, pl) == 0)
+		k = add_cand(out, max, k, "summary", "counts per source");
+	for (size_t i = 0; i < sizeof(route_opts) / sizeof(route_opts[0]); i++)
+		if ((i > 0 || (nw == 1 && lc_prefix4_parse(w[0], &p) == 0)) &&
+		    strncmp(route_opts[i].word, partial, pl) == 0)
+			k = add_cand(out, max, k, route_opts[i].word,
+			    route_opts[i].help);
+	if (nw == 0)
+		k = mgmt_compl_prefixes(m->running, partial, out, max, k);
+	return (k);
+}
+
 int
 mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
     size_t cursor, struct mgmt_cand *out, unsigned max)
@@ -1165,11 +1348,16 @@ mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
 		partial = "";
 	}
 	nw = (unsigned)n;
+	(void)cmd_expand(NULL, mode, words, nw);
 	if (mode == CONF && nw > 0 && strcmp(words[0], "run") == 0) {
 		memmove(words, words + 1, (nw - 1) * sizeof(words[0]));
 		nw--;
 		mode = OPER;
+		(void)cmd_expand(NULL, mode, words, nw);
 	}
+	if ((k = pipe_complete(mode, words, nw, partial, out, max)) >= 0)
+		return (k);
+	k = 0;
 
 	/* command words */
 	for (size_t i = 0; i < NCMDS; i++) {
@@ -1197,15 +1385,23 @@ mgmt_cmd_complete(struct mgmt *m, struct mgmt_session *s, const char *line,
 		r = mgmt_schema_complete(s->candidate, words + 1, nw - 1,
 		    partial, cc, 128, &err);
 		for (int i = 0; i < r; i++)
-			k = add_cand(out, max, k, cc[i].word, cc[i].help);
+			k = mgmt_compl_add(out, max, k, cc[i].word, cc[i].help,
+			    cc[i].is_value);
 	} else if (cmd != NULL &&
 	    (cmd->fn == c_show_bgp_neighbor || cmd->fn == c_show_bgp_route)) {
 		unsigned cn = cmd_nwords(cmd);
 
 		k = bgp_complete(m, cmd->fn == c_show_bgp_route, words + cn,
 		    nw - cn, partial, out, max, k);
+	} else if (cmd != NULL) {
+		unsigned cn = cmd_nwords(cmd);
+
+		k = live_complete(m, cmd, words + cn, nw - cn, partial, out,
+		    max, k);
 	}
-	if (cmd != NULL && cmd->args != NULL && k == 0 && partial[0] == '\0')
-		k = add_cand(out, max, k, cmd->args, cmd->help);
+	/* what the arguments are: help, never inserted */
+	if (cmd != NULL && cmd->args != NULL && partial[0] == '\0' &&
+	    nw == cmd_nwords(cmd))
+		k = mgmt_compl_add(out, max, k, cmd->args, cmd->help, true);
 	return (k);
 }

@@ -131,6 +131,10 @@ reply_io(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s, int code,
 			r.notices = notices;
 			r.n_notices = 1;
 		}
+		/* the answer's table shape, for the shell's filters */
+		r.table_header = s->table_header;
+		r.table_footer = s->table_footer;
+		s->table_header = s->table_footer = 0;
 	} else {
 		r.prompt = (char *)"";
 	}
@@ -274,8 +278,10 @@ h_complete(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct mgmt_session *s;
 	struct mgmt_cand cand[128];
 	char *words[128], *help[128], common[64] = "";
+	protobuf_c_boolean hint[128];
 	const char *line = c->line != NULL ? c->line : "";
 	size_t cursor = c->cursor;
+	bool first = true;
 	int n;
 
 	if ((s = req_session(m, req, c->session)) == NULL)
@@ -286,9 +292,14 @@ h_complete(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	for (int i = 0; i < n; i++) {
 		words[i] = cand[i].word;
 		help[i] = (char *)(cand[i].help != NULL ? cand[i].help : "");
-		if (i == 0)
+		hint[i] = cand[i].hint;
+		/* what Tab may insert: the words, never a placeholder */
+		if (cand[i].hint) {
+			continue;
+		} else if (first) {
 			snprintf(common, sizeof(common), "%s", cand[i].word);
-		else {
+			first = false;
+		} else {
 			size_t k = 0;
 
 			while (
@@ -299,6 +310,8 @@ h_complete(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	}
 	r.n_candidates = (size_t)n;
 	r.candidates = words;
+	r.n_placeholder = (size_t)n;
+	r.placeholder = hint;
 	if (c->help) {
 		r.n_help = (size_t)n;
 		r.help = help;

@@ -13,6 +13,7 @@ struct ipc_req;
 struct mgmt_txn;
 
 #define MGMT_NOTICES_MAX 1024 /* a session's untold notices, bytes */
+#define MGMT_COMPS_MAX	 16   /* components named in completion */
 
 /* A commit finished: rv 0, or -errno with the reason in err. */
 typedef void mgmt_commit_done_fn(void *arg, int rv, const struct lc_err *err);
@@ -26,6 +27,9 @@ struct mgmt_session {
 	struct mgmt_conf *candidate;	/* in configure mode */
 	struct ipc_peer *peer;		/* the shell's connection, or NULL */
 	char notices[MGMT_NOTICES_MAX]; /* mgmt_session_notices() */
+	/* the answer being sent is a table: its header and count lines
+	 * (Reply.table_header, table_footer), set by mgmt_show.c */
+	unsigned table_header, table_footer;
 	/* who, for the commit history: user (above) and uid from the
 	 * connection's credentials (uid -1 without them: sessions opened in
 	 * tests), the client's component name and terminal */
@@ -61,6 +65,10 @@ struct mgmt {
 	struct mgmt_conf *store_conf;
 	mgmt_commit_done_fn *store_done;
 	void *store_arg;
+	/* tern-rtrmgr's components, for completion (mgmt_compl.c asks LIST
+	 * when rtrmgr connects and at each completion of a component) */
+	char comps[MGMT_COMPS_MAX][32];
+	unsigned ncomps;
 };
 
 /*
@@ -117,6 +125,32 @@ enum mgmt_peer {
 };
 struct ipc_client *mgmt_peer_client(struct mgmt *, enum mgmt_peer);
 const char *mgmt_peer_name(enum mgmt_peer);
+
+/*
+ * mgmt_compl.c: live values for the completion of operational commands.
+ * Each adds to out[k..max) the candidates that start with partial and
+ * returns the new count; add skips a word already there. ifaces: the
+ * configured interfaces' names; prefixes: their subnets and the static
+ * routes; comps: tern-rtrmgr's components (as last listed: each call asks
+ * again, for the next); pipe: the stages after a '|' (w[0..nw) typed after
+ * it; compare and display set for a show of the configuration, first: no
+ * other stage before).
+ */
+int mgmt_compl_add(struct mgmt_cand *out, unsigned max, int k, const char *word,
+    const char *help, bool hint);
+int mgmt_compl_ifaces(const struct mgmt_conf *, const char *partial,
+    struct mgmt_cand *out, unsigned max, int k);
+int mgmt_compl_prefixes(const struct mgmt_conf *, const char *partial,
+    struct mgmt_cand *out, unsigned max, int k);
+int mgmt_compl_comps(struct mgmt *, const char *partial, struct mgmt_cand *out,
+    unsigned max, int k);
+int mgmt_compl_pipe(bool config_show, bool first, const char *const *w,
+    unsigned nw, const char *partial, struct mgmt_cand *out, unsigned max,
+    int k);
+void mgmt_compl_comps_refresh(struct mgmt *);
+/* on_connect of the client of tern-rtrmgr (arg: the mgmt) */
+struct ipc_client;
+void mgmt_compl_rtrmgr_connected(struct ipc_client *, uint64_t gen, void *arg);
 
 /* mgmt_show.c: operational commands answered by another component. They
  * return MGMT_PENDING and answer through later(), or an error code. */

@@ -965,6 +965,8 @@ mgmt_push_init(struct mgmt *m)
 	struct ipc_client_cbs fcb = {.on_connect = fwd_connected, .arg = m};
 	struct ipc_client_cbs rcb = {.on_connect = rib_connected, .arg = m};
 	struct ipc_client_cbs bcb = {.on_connect = bgp_connected, .arg = m};
+	struct ipc_client_cbs mcb = {.on_connect = mgmt_compl_rtrmgr_connected,
+	    .arg = m};
 
 	io.rundir = m->opts.rundir;
 	io.component = "mgmt";
@@ -988,6 +990,7 @@ mgmt_push_init(struct mgmt *m)
 	ipc_client_set_cbs(comps[C_FWD].cl, &fcb);
 	ipc_client_set_cbs(comps[C_RIB].cl, &rcb);
 	ipc_client_set_cbs(comps[C_BGP].cl, &bcb);
+	ipc_client_set_cbs(comps[C_RTRMGR].cl, &mcb);
 	return (0);
 }
 

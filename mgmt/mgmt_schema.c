@@ -759,7 +759,44 @@ struct compl_ctx {
 	struct mgmt_compl *out;
 	unsigned max, n;
 	const char *partial;
+	const struct mgmt_node *root; /* the config's, for references */
 };
+
+/*
+ * Leaves whose value names an entry of a list (validation checks it): their
+ * completion offers that list's keys, the configured interfaces after a
+ * static route's `interface`, the policies after `import`.
+ */
+static const struct {
+	uint16_t leaf, list;
+} compl_refs[] = {
+    {MGMT_S_ROUTE_IFACE, MGMT_S_IFACE},
+    {MGMT_S_BGP_NBR_IMPORT, MGMT_S_POL_PS},
+    {MGMT_S_BGP_NBR_EXPORT, MGMT_S_POL_PS},
+    {MGMT_S_POL_FROM_PL, MGMT_S_POL_PL},
+    {MGMT_S_POL_FROM_ASP, MGMT_S_POL_ASP},
+    {MGMT_S_POL_FROM_COMM, MGMT_S_POL_COMM},
+    {MGMT_S_POL_THEN_COMM_SET, MGMT_S_POL_COMM},
+    {MGMT_S_POL_THEN_COMM_DEL, MGMT_S_POL_COMM},
+    {MGMT_S_POL_THEN_COMM_ADD, MGMT_S_POL_COMM},
+};
+
+/* The node holding sid's entries or itself (containers up to the root),
+ * NULL when absent. */
+static const struct mgmt_node *
+compl_parent_node(const struct mgmt_node *root, unsigned sid)
+{
+	int p = mgmt_schema[sid].parent;
+
+	if (root == NULL || p < 0)
+		return (NULL);
+	if (p == MGMT_S_ROOT)
+		return (root);
+	if (mgmt_schema[p].kind != MGMT_SK_CONTAINER)
+		return (NULL); /* under a list entry: not a reference target */
+	return (mgmt_node_find_sid(compl_parent_node(root, (unsigned)p),
+	    (unsigned)p));
+}
 
 static bool
 starts(const char *w, const char *p)
@@ -799,6 +836,30 @@ compl_existing(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid,
 	}
 }
 
+/* The keys of list entries under parent, but those already offered. */
+static void
+compl_keys(struct compl_ctx *c, const struct mgmt_node *parent, unsigned list,
+    bool is_leaf)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *k;
+	unsigned i;
+
+	if (parent == NULL)
+		return;
+	mgmt_iter_init(&it, parent);
+	while ((k = mgmt_iter_next(&it)) != NULL && c->n < c->max) {
+		if (k->sid != list || !starts(k->value, c->partial))
+			continue;
+		for (i = 0; i < c->n && strcmp(c->out[i].word, k->value) != 0;
+		     i++)
+			;
+		if (i == c->n)
+			compl_add(c, k->value, mgmt_schema[list].help, false,
+			    is_leaf);
+	}
+}
+
 static void
 compl_value(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid)
 {
@@ -819,6 +880,11 @@ compl_value(struct compl_ctx *c, const struct mgmt_node *node, unsigned sid)
 	}
 	if (s->kind == MGMT_SK_LEAFLIST || s->kind == MGMT_SK_LIST)
 		compl_existing(c, node, sid, leaf);
+	for (size_t i = 0; i < sizeof(compl_refs) / sizeof(compl_refs[0]); i++)
+		if (compl_refs[i].leaf == sid)
+			compl_keys(c,
+			    compl_parent_node(c->root, compl_refs[i].list),
+			    compl_refs[i].list, leaf);
 	compl_add(c, s->tname ? s->tname : "<value>", s->help, true, leaf);
 	if (c->n > 0 && c->out[c->n - 1].is_value)
 		c->out[c->n - 1].dflt = s->dflt;
@@ -829,8 +895,8 @@ mgmt_schema_complete(const struct mgmt_conf *conf, const char *const *words,
     unsigned nwords, const char *partial, struct mgmt_compl *out, unsigned max,
     struct lc_err *err)
 {
-	struct compl_ctx c = {out, max, 0, partial ? partial : ""};
 	const struct mgmt_node *node = conf ? conf->root : NULL;
+	struct compl_ctx c = {out, max, 0, partial ? partial : "", node};
 	unsigned cur = MGMT_S_ROOT, i = 0;
 	char canon[64], exp[256];
 	uint64_t kbin;

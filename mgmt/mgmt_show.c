@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +22,56 @@
 #define SHOW_LIMIT	10000 /* routes shown by one command */
 #define SHOW_END_MAX	384   /* a component's last exit, as text */
 
+static int show_ask(const struct mgmt_op *, enum mgmt_peer, unsigned method,
+    const ProtobufCMessage *req, mgmt_render_fn *render, const char *asked,
+    struct lc_err *err);
+
 /* One query in flight: who asked and how to print the answer. */
 struct show_wait {
 	struct mgmt_op op;
 	enum mgmt_peer peer;
 	mgmt_render_fn *render;
+	char asked[64]; /* the word asked about (a prefix), or "" */
+	/* what the renderer found: a table's shape (header and count lines)
+	 * for the shell's filters; an answer that is an error */
+	unsigned table_header, table_footer;
+	int code;
+	char err[256];
 };
+
+/*
+ * The query whose answer is being rendered: show_reply sets it around the
+ * render call (one at a time, in mgmt's loop), so that a renderer can name
+ * what was asked or make the answer an error without another argument.
+ */
+static struct show_wait *rendering;
+
+/* The renderer's answer is an error (say what was not found). */
+static void render_fail(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+render_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rendering == NULL)
+		return;
+	rendering->code = code;
+	va_start(ap, fmt);
+	vsnprintf(rendering->err, sizeof(rendering->err), fmt, ap);
+	va_end(ap);
+}
+
+/* The text is a table of one header line and one count line. */
+static void
+render_table(void)
+{
+	if (rendering != NULL) {
+		rendering->table_header = 1;
+		rendering->table_footer = 1;
+	}
+}
 
 static const char *
 ip4(uint32_t nbo)
@@ -49,6 +94,7 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
     const ProtobufCMessage *msg)
 {
 	struct show_wait *w = arg;
+	struct mgmt_session *s;
 	struct lc_buf out;
 	json_object *jo = NULL;
 	struct lc_err err = {0};
@@ -58,13 +104,20 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 	if (status == IPC_OK && msg != NULL) {
 		if (w->op.json)
 			jo = json_object_new_object();
+		rendering = w;
 		w->render(w->op.m, &out, jo, msg);
-		if (jo != NULL) {
+		rendering = NULL;
+		if (w->code != MGMT_OK) {
+			code = w->code;
+			lc_err_set(&err, -ENOENT, LC_ERR_NOINDEX, "%s", w->err);
+			lc_buf_reset(&out);
+		} else if (jo != NULL) {
 			lc_buf_printf(&out, "%s",
 			    json_object_to_json_string_ext(jo,
 				JSON_C_TO_STRING_PLAIN));
-			json_object_put(jo);
 		}
+		if (jo != NULL)
+			json_object_put(jo);
 	} else {
 		code = status == IPC_DENIED ? MGMT_E_DENIED :
 					      MGMT_E_UNAVAILABLE;
@@ -74,8 +127,13 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 		    ierr->msg);
 	}
 	lc_buf_append(&out, "", 1);
-	w->op.later(w->op.arg, w->op.m, mgmt_session_find(w->op.m, w->op.sid),
-	    code, (char *)lc_buf_head(&out), &err);
+	if ((s = mgmt_session_find(w->op.m, w->op.sid)) != NULL &&
+	    code == MGMT_OK && !w->op.json) {
+		s->table_header = w->table_header;
+		s->table_footer = w->table_footer;
+	}
+	w->op.later(w->op.arg, w->op.m, s, code, (char *)lc_buf_head(&out),
+	    &err);
 	lc_buf_fini(&out);
 	free(w);
 }
@@ -83,6 +141,14 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 int
 mgmt_show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
     const ProtobufCMessage *req, mgmt_render_fn *render, struct lc_err *err)
+{
+	return (show_ask(op, peer, method, req, render, "", err));
+}
+
+static int
+show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
+    const ProtobufCMessage *req, mgmt_render_fn *render, const char *asked,
+    struct lc_err *err)
 {
 	struct ipc_client *cl = mgmt_peer_client(op->m, peer);
 	struct show_wait *w;
@@ -102,6 +168,7 @@ mgmt_show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	w->op = *op;
 	w->peer = peer;
 	w->render = render;
+	snprintf(w->asked, sizeof(w->asked), "%s", asked);
 	if ((rv = ipc_call(cl, method, req, show_reply, w, SHOW_TIMEOUT_MS)) !=
 	    0) {
 		free(w);
@@ -148,9 +215,11 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	const Rib__QueryReply *r = (const Rib__QueryReply *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
 
-	if (jo == NULL)
+	if (jo == NULL) {
 		lc_buf_printf(out, "%-19s %-10s %-9s %-16s %-7s %s\n", "Prefix",
 		    "Source", "Dist/Met", "Next hop", "Ifindex", "State");
+		render_table();
+	}
 	for (size_t i = 0; i < r->n_routes; i++) {
 		const Rib__RouteEntry *e = r->routes[i];
 		const Rib__Route *rt = e->route;
@@ -322,6 +391,17 @@ if_name_of(const struct mgmt *m, const char *dev, char *buf, size_t n)
 	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) == 0)
 		snprintf(buf, n, "%s", dev != NULL ? dev : "");
 	return (buf);
+}
+
+/* Whether an interface is configured with this name (or device). */
+static bool
+if_known(const struct mgmt *m, const char *key, bool by_dev)
+{
+	char buf[MGMT_NAME_MAX + 8];
+	struct if_map im = {key, by_dev, buf, sizeof(buf)};
+
+	return (m != NULL &&
+	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) != 0);
 }
 
 /* The device of configured interface name, or name when it is none. */
@@ -526,10 +606,36 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			    (unsigned long long)f->counters->tx_drops);
 		host_path_text(out, f);
 	}
-	if (jo != NULL)
+	if (l->n_interfaces == 0 && rendering != NULL &&
+	    rendering->asked[0] != '\0') {
+		json_object_put(arr);
+		render_fail(MGMT_E_NOT_FOUND,
+		    "show interfaces %s: tern-fwd has no interface %s (not "
+		    "applied yet?)",
+		    rendering->asked, rendering->asked);
+	} else if (jo != NULL)
 		json_object_object_add(jo, "interfaces", arr);
 	else if (l->n_interfaces == 0)
 		lc_buf_printf(out, "no interfaces\n");
+}
+
+/* Configured interfaces' names, ", "-separated, into buf. */
+struct if_names {
+	char *buf;
+	size_t n;
+};
+
+static int
+if_names_cb(const struct mgmt_node *node, void *arg)
+{
+	struct if_names *in = arg;
+	struct mgmt_iface_conf c;
+	size_t len = strlen(in->buf);
+
+	if (mgmt_conf_iface_get(node, &c) == 0 && len + 1 < in->n)
+		snprintf(in->buf + len, in->n - len, "%s%s", len ? ", " : "",
+		    c.name);
+	return (0);
 }
 
 int
@@ -539,16 +645,31 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 	Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
 	char dev[MGMT_NAME_MAX];
 
+	char names[256] = "";
+	struct if_names in = {names, sizeof(names)};
+
 	if (nw > 1)
 		return (mgmt_show_bad_args(err, "show interfaces",
 		    "at most a name", w[1]));
-	/* the tern name or the device: fwd knows the device */
+	/* the tern name or the device: fwd knows the device; fwd has only
+	 * configured interfaces, so another name is not asked about */
+	if (nw == 1 && !if_known(op->m, w[0], false) &&
+	    !if_known(op->m, w[0], true)) {
+		(void)mgmt_conf_foreach(op->m->running, MGMT_S_IFACE,
+		    if_names_cb, &in);
+		lc_err_set(err, -ENOENT, LC_ERR_NOINDEX,
+		    "show interfaces: no interface %s (%s%s)", w[0],
+		    names[0] != '\0' ? "configured: " :
+				       "no interface is configured",
+		    names);
+		return (MGMT_E_NOT_FOUND);
+	}
 	q.name = (char *)(nw == 1 ?
 		if_device_of(op->m, w[0], dev, sizeof(dev)) :
 		"");
 	q.counters = true;
-	return (mgmt_show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES,
-	    &q.base, render_interfaces, err));
+	return (show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES,
+	    &q.base, render_interfaces, nw == 1 ? w[0] : "", err));
 }
 
 /* ---- show fib ----------------------------------------------------------------------- */
@@ -568,8 +689,20 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
 {
 	const Fwd__FibList *l = (const Fwd__FibList *)msg;
-	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+	const char *asked = rendering != NULL ? rendering->asked : "";
+	json_object *arr;
 
+	/* one prefix or address asked: its route, or an error that names
+	 * it (not an empty table counting the whole FIB) */
+	if (asked[0] != '\0' && l->n_routes == 0) {
+		render_fail(MGMT_E_NOT_FOUND,
+		    "show fib %s: %s in the FIB (%u route%s)", asked,
+		    strchr(asked, '/') != NULL ? "no such route" :
+						 "no route to this address",
+		    l->total, l->total == 1 ? "" : "s");
+		return;
+	}
+	arr = jo != NULL ? json_object_new_array() : NULL;
 	if (jo == NULL)
 		lc_buf_printf(out, "%-19s %-16s %s\n", "Prefix", "Next hop",
 		    "Ifindex");
@@ -612,10 +745,11 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		json_object_object_add(jo, "routes", arr);
 		json_object_object_add(jo, "total",
 		    json_object_new_int64(l->total));
-	} else {
+	} else if (asked[0] == '\0') {
 		lc_buf_printf(out, "%u route%s in the FIB%s\n", l->total,
 		    l->total == 1 ? "" : "s",
 		    l->more ? " (more not shown)" : "");
+		render_table();
 	}
 }
 
@@ -648,8 +782,8 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			    w[0]));
 		}
 	}
-	return (mgmt_show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB,
-	    &q.base, render_fib, err));
+	return (show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
+	    render_fib, nw == 1 ? w[0] : "", err));
 }
 
 /* ---- show neighbors ---------------------------------------------------------------- */

@@ -4,12 +4,20 @@
 # addresses from 198.18.0.0/15), starts tern-rtrmgr inside the router
 # namespace with a demo config that routes between the hosts, prints how to
 # ping across, and opens ternsh when run from a terminal.
+#
+# Every `make run` boots the demo config: what was committed in the previous
+# run is set aside (in $STATE/config.prev) so the demo starts as documented.
+# `make run KEEP=1` (KEEP=1 in the environment) boots the last commit of the
+# previous run instead. `make stop` keeps the commits for that.
+# TERN_DEMO_SUFFIX, TERN_DEMO_RUNDIR, TERN_DEMO_STATE: other names, for a
+# test that runs beside a demo (tests/integration/test_run_demo.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cmd=${1:-start}
-SUFFIX=demo
-RUNDIR=/run/tern-demo
-STATE=/var/lib/tern-demo
+SUFFIX=${TERN_DEMO_SUFFIX:-demo}
+RUNDIR=${TERN_DEMO_RUNDIR:-/run/tern-demo}
+STATE=${TERN_DEMO_STATE:-/var/lib/tern-demo}
+KEEP=${KEEP:-}
 BIN=$top/build/bin
 # shellcheck source=../tests/lib/netns.sh
 . "$top/tests/lib/netns.sh"
@@ -26,6 +34,25 @@ stop() {
 	netns_cleanup
 	rm -rf "$RUNDIR"
 	echo "tern demo stopped: namespaces $NS_CLIENT $NS_ROUTER $NS_SERVER removed"
+	[[ -n $(ls "$STATE/config" 2>/dev/null) ]] &&
+	    echo "its commits stay in $STATE/config: 'make run' boots the demo config again, 'make run KEEP=1' the last commit"
+	return 0
+}
+
+# The config the router boots: the demo's, unless KEEP=1 and the previous
+# run committed one (mgmt boots its store's newest commit when there is one).
+boot_choice() {
+	if [[ $KEEP == 1 && -n $(ls "$STATE/config" 2>/dev/null) ]]; then
+		echo "booting the last commit of the previous run (KEEP=1; in $STATE/config)"
+		return
+	fi
+	if [[ -n $(ls "$STATE/config" 2>/dev/null) ]]; then
+		rm -rf "$STATE/config.prev"
+		mv "$STATE/config" "$STATE/config.prev"
+		echo "booting the demo config (the previous run's commits are in $STATE/config.prev; 'make run KEEP=1' boots them)"
+	else
+		echo "booting the demo config"
+	fi
 }
 
 start() {
@@ -40,6 +67,7 @@ start() {
 	netns_topo_create || { netns_cleanup; die "could not create the topology"; }
 	mkdir -p "$STATE"
 	router_boot_config >"$STATE/boot.conf"
+	boot_choice
 	router_start || { tail -20 "$STATE/rtrmgr.out"; die "the router did not come up (logs in $RUNDIR and $STATE)"; }
 	router_wait_running 20 || echo "warning: not every component is running yet (logs in $RUNDIR)"
 	rsh "show processes"
@@ -55,8 +83,11 @@ Try:
 TXT
 	if [[ -t 0 && -t 1 && -z ${CI:-} ]]; then
 		echo; echo "Opening ternsh (exit to leave it; the router keeps running)."
-		TERN_RUNDIR=$RUNDIR "$BIN/ternsh"
+		# a command that failed in the shell was said there: leaving
+		# it is not make run failing
+		TERN_RUNDIR=$RUNDIR "$BIN/ternsh" || true
 	fi
+	return 0
 }
 
 case $cmd in

@@ -19,7 +19,7 @@ enum sh_stage_kind {
 	SH_STAGE_EXCEPT, /* drop lines matching REGEX */
 	SH_STAGE_COUNT,	 /* replace the output by "Count: N lines" */
 	SH_STAGE_JSON,	 /* ask mgmt for JSON; pretty-printed */
-	SH_STAGE_NOMORE, /* no pager (accepted for habit; we never page) */
+	SH_STAGE_NOMORE, /* no pager for this command's output */
 };
 
 /* "| compare" and "| display set" change what mgmt prints, so they stay
@@ -54,6 +54,32 @@ void sh_pipeline_fini(struct sh_pipeline *);
 /* Writes text through the stages to f. JSON text is pretty-printed first
  * when the pipeline asked for JSON (invalid JSON is written as it is). */
 void sh_pipeline_output(const struct sh_pipeline *, const char *text, FILE *f);
+/*
+ * The same for a table whose first header lines are column names and whose
+ * last footer lines count its rows ("3 routes"): | match and | except keep
+ * the header, filter the rows, and when they dropped one the count line
+ * says how many rows are shown ("2 of 3 routes"; a row is a line that does
+ * not start with a blank: the next hops of an ECMP route continue it). 0, 0
+ * is sh_pipeline_output.
+ */
+void sh_pipeline_print(const struct sh_pipeline *, const char *text,
+    unsigned header, unsigned footer, FILE *f);
+/* Whether the pipeline has | no-more (no pager). */
+bool sh_pipeline_no_more(const struct sh_pipeline *);
+
+/* ---- the pager: "--More--" ---------------------------------------------- */
+
+/*
+ * Writes text to out, a page at a time when paging is on and out is a
+ * terminal: after each screenful (rows from the terminal, less the prompt
+ * line) "--More--" waits for a key: space the next page, Enter the next
+ * line, q (or Ctrl-C) the end of the output. Text shorter than the
+ * terminal is written as it is. sh_more_enable(false) (the default: ternsh
+ * -c, scripts) writes everything at once.
+ */
+void sh_more_enable(bool on);
+bool sh_more_enabled(void);
+void sh_more(const char *text, size_t len, FILE *out);
 
 /* ---- the session with tern-mgmt ---------------------------------------- */
 
@@ -67,6 +93,9 @@ struct sh_result {
 	const char *error;
 	const char *prompt; /* the prompt mgmt wants next */
 	bool configure;	    /* the session is in configuration mode */
+	/* text is a table: its first header lines and last footer lines
+	 * (a count) are not rows (sh_pipeline_print) */
+	unsigned header, footer;
 };
 
 /*
@@ -122,7 +151,9 @@ struct sh_completion {
 	unsigned n;
 	const char **cand;
 	const char **help;  /* NULL entries when not asked */
-	const char *common; /* longest common prefix of the word */
+	const bool *hint;   /* a placeholder: shown as help, never inserted */
+	const char *common; /* longest common prefix of the words (not of the
+			     * placeholders) */
 };
 int sh_session_complete(struct sh_session *, const char *line, size_t cursor,
     bool help, struct sh_completion *out);
@@ -145,7 +176,8 @@ int sh_run_line(struct sh_session *, const char *line, FILE *out, FILE *err);
 bool sh_file_cmd(struct sh_session *, const char *command, FILE *out, FILE *err,
     int *rv);
 /* Interactive loop with libedit (history in $TERNSH_HISTORY or
- * ~/.ternsh_history). Returns the exit status. */
+ * ~/.ternsh_history), with the pager on a terminal. Returns 0: each
+ * command's outcome is on the screen, and leaving is not a failure. */
 int sh_interactive(struct sh_session *);
 
 #endif

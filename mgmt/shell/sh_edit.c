@@ -4,6 +4,7 @@
 #include <histedit.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct sh_session *edit_session;
 static char prompt_buf[256] = "tern> ";
@@ -24,18 +25,22 @@ line_to_cursor(EditLine *el)
 	return (strndup(li->buffer, (size_t)(li->cursor - li->buffer)));
 }
 
+/* The candidates; with help their help texts, and the placeholders
+ * (what may be typed) after the words. */
 static void
 list_candidates(const struct sh_completion *c, bool help)
 {
 	size_t w = 0;
 
 	for (unsigned i = 0; i < c->n; i++)
-		if (strlen(c->cand[i]) > w)
+		if (strlen(c->cand[i]) > w && (help || !c->hint[i]))
 			w = strlen(c->cand[i]);
 	printf("\n");
 	if (help)
 		printf("Possible completions:\n");
 	for (unsigned i = 0; i < c->n; i++) {
+		if (c->hint[i] && !help)
+			continue;
 		if (help && c->help[i] != NULL && c->help[i][0] != '\0')
 			printf("  %-*s  %s\n", (int)w, c->cand[i], c->help[i]);
 		else
@@ -49,13 +54,15 @@ complete_fn(EditLine *el, int ch)
 {
 	struct sh_completion c;
 	const LineInfo *li = el_line(el);
-	const char *w;
+	const char *w, *only = NULL;
+	unsigned words = 0;
 	size_t wl;
 	char *line;
 
 	if ((line = line_to_cursor(el)) == NULL)
 		return (CC_ERROR);
-	if (sh_session_complete(edit_session, line, strlen(line), false, &c) !=
+	/* with help: a Tab with nothing to insert shows what may be typed */
+	if (sh_session_complete(edit_session, line, strlen(line), true, &c) !=
 	    0) {
 		free(line);
 		return (CC_ERROR);
@@ -65,11 +72,21 @@ complete_fn(EditLine *el, int ch)
 		;
 	wl = (size_t)(li->cursor - w);
 	free(line);
+	/* placeholders ("[NAME]", "<a.b.c.d/len>") are never inserted */
+	for (unsigned i = 0; i < c.n; i++)
+		if (!c.hint[i]) {
+			words++;
+			only = c.cand[i];
+		}
 	if (c.n == 0)
 		return (CC_REFRESH_BEEP);
-	if (c.n == 1) {
-		if (strlen(c.cand[0]) >= wl)
-			el_insertstr(el, c.cand[0] + wl);
+	if (words == 0) {
+		list_candidates(&c, true);
+		return (CC_REDISPLAY);
+	}
+	if (words == 1) {
+		if (strlen(only) >= wl)
+			el_insertstr(el, only + wl);
 		el_insertstr(el, " ");
 		return (CC_REFRESH);
 	}
@@ -124,6 +141,21 @@ set_prompt(const struct sh_result *res)
 	in_configure = res->configure;
 }
 
+/* Whether line is word, blanks around it aside ("exit " is exit). */
+static bool
+is_word(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, word, n) != 0)
+		return (false);
+	for (line += n; *line == ' ' || *line == '\t'; line++)
+		;
+	return (*line == '\0');
+}
+
 int
 sh_interactive(struct sh_session *s)
 {
@@ -133,7 +165,7 @@ sh_interactive(struct sh_session *s)
 	HistEvent ev;
 	char hpath[4096];
 	const char *line;
-	int count, status = 0;
+	int count;
 
 	edit_session = s;
 	hist = history_init();
@@ -152,6 +184,8 @@ sh_interactive(struct sh_session *s)
 	el_set(el, EL_BIND, "^I", "ternsh-complete", NULL);
 	el_set(el, EL_BIND, "?", "ternsh-help", NULL);
 	el_source(el, NULL); /* ~/.editrc, as editline users expect */
+	/* a page at a time on a terminal (sh_more.c); | no-more turns it off */
+	sh_more_enable(isatty(STDOUT_FILENO) && isatty(STDIN_FILENO));
 
 	/* the first prompt comes from mgmt: an empty command returns it */
 	if (sh_session_exec(s, "", false, &res) == 0)
@@ -165,14 +199,16 @@ sh_interactive(struct sh_session *s)
 		e = l + strlen(l);
 		while (e > l && (e[-1] == '\n' || e[-1] == '\r'))
 			*--e = '\0';
-		if (strcmp(l, "quit") == 0 ||
-		    (strcmp(l, "exit") == 0 && !in_configure)) {
+		if (is_word(l, "quit") ||
+		    (is_word(l, "exit") && !in_configure)) {
 			free(l);
 			break;
 		}
 		if (l[0] != '\0') {
 			history(hist, &ev, H_ENTER, l);
-			status = sh_run_line(s, l, stdout, stderr);
+			/* each command says how it went on the screen: the
+			 * shell's own status is 0 when the user leaves it */
+			(void)sh_run_line(s, l, stdout, stderr);
 		}
 		/* the next prompt, and (also after an empty line) what
 		 * happened meanwhile: a notice, mgmt restarted */
@@ -184,5 +220,5 @@ sh_interactive(struct sh_session *s)
 	history(hist, &ev, H_SAVE, hpath);
 	el_end(el);
 	history_end(hist);
-	return (status);
+	return (0);
 }

@@ -249,37 +249,83 @@ line_kept(const struct sh_pipeline *p, const char *line)
 	return (true);
 }
 
+bool
+sh_pipeline_no_more(const struct sh_pipeline *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->stages[i].kind == SH_STAGE_NOMORE)
+			return (true);
+	return (false);
+}
+
+static unsigned long
+count_lines(const char *text)
+{
+	unsigned long n = 0;
+
+	for (const char *s = text; *s != '\0'; s++)
+		if (*s == '\n' || s[1] == '\0')
+			n++;
+	return (n);
+}
+
 void
 sh_pipeline_output(const struct sh_pipeline *p, const char *text, FILE *f)
 {
+	sh_pipeline_print(p, text, 0, 0, f);
+}
+
+void
+sh_pipeline_print(const struct sh_pipeline *p, const char *text,
+    unsigned header, unsigned footer, FILE *f)
+{
 	struct json_object *jo = NULL;
 	const char *s, *nl;
-	bool count = false;
-	unsigned long lines = 0;
+	bool count = false, filter = false;
+	unsigned long lines = 0, total, no = 0, rows = 0, kept_rows = 0;
 	char *copy = NULL;
 
-	for (unsigned i = 0; i < p->n; i++)
+	for (unsigned i = 0; i < p->n; i++) {
 		if (p->stages[i].kind == SH_STAGE_COUNT)
 			count = true;
+		if (p->stages[i].has_re)
+			filter = true;
+	}
 	if (text == NULL)
 		text = "";
 	if (p->json && (jo = json_tokener_parse(text)) != NULL)
 		text = json_object_to_json_string_ext(jo,
 		    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	total = count_lines(text);
+	/* a table only when there are rows between its header and count,
+	 * and only a filter changes it */
+	if (p->json || !filter || header + footer >= total)
+		header = footer = 0;
 
 	for (s = text; *s != '\0'; s = nl + 1) {
 		size_t len;
+		bool row;
 
 		nl = strchr(s, '\n');
 		len = nl != NULL ? (size_t)(nl - s) : strlen(s);
 		free(copy);
 		if ((copy = strndup(s, len)) == NULL)
 			break;
-		if (line_kept(p, copy)) {
-			lines++;
+		no++;
+		row = no > header && no <= total - footer;
+		if (no > total - footer && footer > 0) {
+			/* the count: of the rows shown, when some were not */
+			if (kept_rows < rows && !count)
+				fprintf(f, "%lu of %s\n", kept_rows, copy);
+			else if (!count)
+				fprintf(f, "%s\n", copy);
+		} else if (!row || line_kept(p, copy)) {
+			lines += row; /* | count: the rows kept */
+			kept_rows += row && copy[0] != ' ' && copy[0] != '\t';
 			if (!count)
 				fprintf(f, "%s\n", copy);
 		}
+		rows += row && copy[0] != ' ' && copy[0] != '\t';
 		if (nl == NULL)
 			break;
 	}

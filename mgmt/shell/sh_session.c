@@ -27,6 +27,7 @@ struct sh_session {
 	unsigned timeout_ms;
 	const char *cand[512];
 	const char *help[512];
+	bool hint[512];
 	char errbuf[512];
 	char notes[2048];   /* sh_session_notes(): lines to tell the user */
 	struct lc_err ierr; /* of the last ipc_call_wait */
@@ -331,6 +332,8 @@ again:
 	res->error = r->error;
 	res->prompt = r->prompt;
 	res->configure = s->configure;
+	res->header = r->table_header;
+	res->footer = r->table_footer;
 	if (io != NULL) {
 		io->out = r->data.data;
 		io->out_len = r->data.len;
@@ -370,10 +373,12 @@ sh_session_complete(struct sh_session *s, const char *line, size_t cursor,
 	for (size_t i = 0; i < n; i++) {
 		s->cand[i] = r->candidates[i];
 		s->help[i] = i < r->n_help ? r->help[i] : NULL;
+		s->hint[i] = i < r->n_placeholder && r->placeholder[i];
 	}
 	out->n = (unsigned)n;
 	out->cand = s->cand;
 	out->help = s->help;
+	out->hint = s->hint;
 	out->common = r->common_prefix != NULL ? r->common_prefix : "";
 	return (0);
 }
@@ -388,6 +393,25 @@ sh_print_notes(struct sh_session *s, FILE *f)
 		fputs(n, f);
 		fflush(f);
 	}
+}
+
+/* The command's output through the pipeline, and the pager when on. */
+static void
+run_output(const struct sh_pipeline *p, const struct sh_result *res, FILE *out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (!sh_more_enabled() || sh_pipeline_no_more(p) ||
+	    (mem = open_memstream(&buf, &len)) == NULL) {
+		sh_pipeline_print(p, res->text, res->header, res->footer, out);
+		return;
+	}
+	sh_pipeline_print(p, res->text, res->header, res->footer, mem);
+	fclose(mem);
+	sh_more(buf, len, out);
+	free(buf);
 }
 
 int
@@ -415,14 +439,14 @@ sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 	sh_print_notes(s, err);
 	if (rv != 0 || res.code != 0) {
 		if (res.text != NULL && res.text[0] != '\0')
-			sh_pipeline_output(&p, res.text, out);
+			run_output(&p, &res, out);
 		fprintf(err, "error: %s\n",
 		    res.error != NULL && res.error[0] ? res.error :
 							"command failed");
 		sh_pipeline_fini(&p);
 		return (1);
 	}
-	sh_pipeline_output(&p, res.text, out);
+	run_output(&p, &res, out);
 	sh_pipeline_fini(&p);
 	return (0);
 }

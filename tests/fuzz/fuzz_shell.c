@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_shell.c: libFuzzer harness for shell lines: ternsh's pipe parser, then tern-mgmt's command interpreter in both modes. */
+/* tests/fuzz/fuzz_shell.c: libFuzzer harness for shell lines: ternsh's pipe parser, then tern-mgmt's command interpreter and completion in both modes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +52,24 @@ setup(void)
 	s = mgmt_session_open(m, "fuzz", false);
 }
 
+/* Whether the line's first word is a prefix of word ("sa" is save: the
+ * unique prefixes of command words). */
+static int
+first_word_starts(const char *cmd, const char *word)
+{
+	size_t n;
+
+	cmd += strspn(cmd, " \t");
+	n = strcspn(cmd, " \t");
+	return (n > 0 && n <= strlen(word) && strncmp(cmd, word, n) == 0);
+}
+
 /* Commands that touch files outside the store are not fuzzed here. */
 static int
 skip(const char *cmd)
 {
-	return (strstr(cmd, "save") != NULL || strstr(cmd, "load") != NULL);
+	return (strstr(cmd, "save") != NULL || strstr(cmd, "load") != NULL ||
+	    first_word_starts(cmd, "save") || first_word_starts(cmd, "load"));
 }
 
 int
@@ -105,11 +118,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (f != NULL) {
 				sh_pipeline_output(&p,
 				    (char *)lc_buf_head(&out), f);
+				/* and as a table: header, rows, count */
+				sh_pipeline_print(&p, (char *)lc_buf_head(&out),
+				    1, 1, f);
 				fclose(f);
 			}
 		}
 		lc_buf_fini(&out);
 		sh_pipeline_fini(&p);
+		/* completion at every place of the line: no crash, and a
+		 * placeholder is never empty */
+		for (size_t c = 0; c <= strlen(line); c++) {
+			struct mgmt_cand cand[32];
+			int n = mgmt_cmd_complete(m, s, line, c, cand, 32);
+
+			for (int i = 0; i < n; i++)
+				if (cand[i].word[0] == '\0')
+					abort();
+		}
 	}
 	free(text);
 	return (0);

@@ -55,6 +55,20 @@ check "unknown command: says what was expected" has "$out" "unknown command 'fro
 out=$(sh_ -c "show nothing")
 check "unknown show: lists the show commands" has "$out" "after 'show' expected one of: configuration, route"
 
+# 1b. issue 23: unique prefixes, a pipe of show configuration elsewhere,
+# a missing interface named
+out=$(sh_ -c "sh ver"); rc=$?
+check "a unique prefix: sh ver is show version" test "$rc:$out" = "0:tern 0.1.0"
+out=$(sh_ -c "s ver"); rc=$?
+check "an ambiguous prefix: exit 1" test $rc = 1
+check "  ... names the choices" has "$out" "ambiguous command 's': 's' may be show, stop, start"
+out=$(sh_ -c "show version | display set"); rc=$?
+check "| display set on another command: refused" test $rc = 1
+check "  ... saying where it belongs" has "$out" "'| display set' is for show configuration"
+out=$(sh_ -c "show interfaces eth9"); rc=$?
+check "show interfaces eth9: exit 1, named" test "$rc" = 1
+check "  ... 'no interface eth9', not 'no interfaces'" has "$out" "no interface eth9 (no interface is configured)"
+
 # 2. configure, set, compare, commit
 out=$(sh_ -c configure \
 	-c "set system host-name r1" \

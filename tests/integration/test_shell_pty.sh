@@ -4,7 +4,10 @@
 # come next with help, the prompt follows the mode, and history recalls lines
 # (also across sessions, from the history file); a command after an idle spell
 # longer than the timeout is answered; a restart of mgmt under the shell is
-# survived (reconnect, one line saying so).
+# survived (reconnect, one line saying so). Issue 23: a placeholder is help,
+# never inserted; values complete from the configuration; unique prefixes;
+# '?' after '|'; the --More-- pager (| no-more, never under -c); "exit "
+# leaves the shell with status 0.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -122,5 +125,73 @@ check "  ... and back at the operational prompt" prompt_back "@tern> *$"
 check "  ... never 'no session'" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q 'no session'"
 keys "show system commit" Enter
 check "  ... and the next command works" prompt_back "@tern> *$"
+
+# issue 23: values complete from live data and a placeholder is help, never
+# inserted; unique prefixes; pipes after '|'; the pager; exit with a blank
+tmux -S "$sock" kill-server 2>/dev/null
+sock=$tmp/tmux3.sock
+{
+	echo configure
+	echo "set interfaces eth0 device veth0"
+	echo "set interfaces eth0 address 198.18.0.1/24"
+	# a configuration longer than the terminal, for the pager
+	for i in $(seq 0 59); do echo "set protocols static route 198.19.$i.0/24 next-hop 198.18.0.2"; done
+	echo commit
+	echo exit
+} | "$bin/ternsh" >"$tmp/setup.out" 2>&1
+start_shell
+see "@tern> *$"
+keys "show interfaces " Tab
+check "Tab completes a configured interface" see "> show interfaces eth0 *$"
+keys C-u "restart " Tab
+check "Tab with only a placeholder shows it as help" see "COMPONENT  restart a component"
+check "  ... and inserts nothing" see "> restart *$"
+check "  ... never the placeholder" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q 'restart COMPONENT'"
+keys C-u "show route | " "?"
+check "? after '|' lists the pipe stages" see "no-more  do not page the output"
+keys C-u "sh ver" Enter
+check "a unique prefix runs the command (sh ver)" see "tern 0.1.0"
+keys "conf" Enter
+see "@tern# *$"
+keys "set protocols static route 198.21.0.0/16 interface " Tab
+check "a route's interface completes from the configured ones" see "interface eth0 *$"
+keys C-u "exit discard" Enter
+prompt_back "@tern> *$"
+keys "show configuration" Enter
+check "output longer than the terminal pages: --More--" see "^--More--"
+keys Enter
+check "  ... Enter shows one more line" prompt_back "^--More--"
+keys q
+check "  ... q ends it: back at the prompt" prompt_back "@tern> *$"
+check "  ... without the rest" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q '198.19.59.0/24'"
+keys "show configuration" Enter
+see "^--More--"
+keys " "
+check "  ... space shows the next page (here the rest)" see "198.19.59.0/24"
+check "  ... and the prompt comes back" prompt_back "@tern> *$"
+keys "show configuration | no-more" Enter
+check "| no-more: everything at once" see "198.19.59.0/24"
+check "  ... no --More--" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q -- '--More--'"
+tmux -S "$sock" kill-server 2>/dev/null
+
+# ternsh -c on a terminal never pages
+sock=$tmp/tmux4.sock
+tmux -S "$sock" new-session -d -s t -x 120 -y 40 \
+    "env TERN_RUNDIR=$TERN_RUNDIR $bin/ternsh -c 'show configuration'; sleep 30"
+check "ternsh -c on a terminal: no pager" see "198.19.59.0/24"
+check "  ... no --More--" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q -- '--More--'"
+tmux -S "$sock" kill-server 2>/dev/null
+
+# "exit " (a blank after it) leaves the shell, with status 0 after a
+# command that failed (make run ended with 'make: *** Error 1')
+sock=$tmp/tmux5.sock
+tmux -S "$sock" new-session -d -s t -x 120 -y 40 \
+    "env TERN_RUNDIR=$TERN_RUNDIR TERNSH_HISTORY=$TERNSH_HISTORY HOME=$tmp $bin/ternsh; echo rc=\$? >$tmp/rc; sleep 30"
+see "@tern> *$"
+keys "frobnicate" Enter
+check "a command fails" see "unknown command 'frobnicate'"
+keys "exit " Enter
+check "'exit ' leaves the shell" wait_until 5 test -s "$tmp/rc"
+check "  ... with status 0" grep -q "^rc=0$" "$tmp/rc"
 ((fail > 0)) && { echo "--- last screen:"; screen; }
 check_summary shell-pty

@@ -291,6 +291,16 @@ fib_query(uint32_t pfx, unsigned len, bool exact, bool lookup)
 	return ((Fwd__FibList *)call(FWD__METHOD__QUERY_FIB, &q.base));
 }
 
+static Fwd__FibList *
+fib_page_query(uint32_t offset, uint32_t limit)
+{
+	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+
+	q.offset = offset;
+	q.limit = limit;
+	return ((Fwd__FibList *)call(FWD__METHOD__QUERY_FIB, &q.base));
+}
+
 static Fwd__InterfaceList *
 if_query(void)
 {
@@ -614,6 +624,61 @@ test_address_change(void **st)
 	assert_false(fwd_local_has(&D->local, TF_IP(2, 1)));
 	assert_true(fwd_local_has(&D->local, TF_IP(5, 1)));
 	assert_int_equal(D->adj->port[1].mtu, 1000);
+}
+
+/*
+ * show fib lists the FIB in prefix order (address, then length), a page at
+ * a time (issue 23: the listing was in the hash table's order).
+ */
+static void
+test_fib_sorted(void **st)
+{
+	struct rt add[66];
+	Fwd__FibList *fl;
+	uint64_t keys[80];
+	unsigned n = 0, total;
+
+	(void)st;
+	config_two();
+	/* /24s in a scrambled order, a /16 over them and /25s inside */
+	for (unsigned i = 0; i < 64; i++)
+		add[n++] = (struct rt){0xc6130000u | ((i * 37) % 64) << 8, 24,
+		    1, {TF_IP(2, 3)}, {ifindex_of("m1")}};
+	add[n++] = (struct rt){0xc6130580u, 25, 1, {TF_IP(2, 3)},
+	    {ifindex_of("m1")}};
+	add[n++] = (struct rt){0xc6130000u, 16, 1, {TF_IP(2, 3)},
+	    {ifindex_of("m1")}};
+	assert_int_equal(fib_batch(1, add, n, NULL, 0)->applied, n);
+	fl = fib_page_query(0, 0);
+	total = fl->total;
+	assert_true(total >= n);
+	assert_int_equal(fl->n_routes, total);
+	assert_false(fl->more);
+	for (size_t i = 0; i < fl->n_routes; i++) {
+		keys[i] = (uint64_t)ntohl(fl->routes[i]->prefix) << 32 |
+		    fl->routes[i]->len;
+		if (i > 0)
+			assert_true(keys[i - 1] < keys[i]);
+	}
+	/* 198.19.0.0/16 right before 198.19.0.0/24; the /25 after its /24 */
+	for (size_t i = 0; i + 1 < fl->n_routes; i++) {
+		if (keys[i] == ((uint64_t)0xc6130000u << 32 | 16))
+			assert_true(
+			    keys[i + 1] == ((uint64_t)0xc6130000u << 32 | 24));
+		if (keys[i] == ((uint64_t)0xc6130500u << 32 | 24))
+			assert_true(
+			    keys[i + 1] == ((uint64_t)0xc6130580u << 32 | 25));
+	}
+	/* a page: the same order from its offset, more after it */
+	fl = fib_page_query(5, 10);
+	assert_int_equal(fl->n_routes, 10);
+	assert_true(fl->more);
+	for (size_t i = 0; i < 10; i++)
+		assert_true(((uint64_t)ntohl(fl->routes[i]->prefix) << 32 |
+				fl->routes[i]->len) == keys[5 + i]);
+	fl = fib_page_query(total - 3, 10);
+	assert_int_equal(fl->n_routes, 3);
+	assert_false(fl->more);
 }
 
 static void
@@ -1766,6 +1831,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_address_change, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_batch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_sorted, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ecmp_blackhole, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_resync, setup, teardown),

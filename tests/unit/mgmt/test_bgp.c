@@ -1397,7 +1397,9 @@ test_show_routes(void **st)
 	    "[PREFIX [longer] | ADDRESS] [detail]");
 	assert_string_equal(complete(m, s, "show bgp route 198.18.0.0/15 "),
 	    "longer detail");
-	assert_string_equal(complete(m, s, "show bgp neighbor "), "198.18.1.2");
+	/* the neighbours, then the arguments as a placeholder (help only) */
+	assert_string_equal(complete(m, s, "show bgp neighbor "),
+	    "198.18.1.2 [ADDRESS [received-routes | advertised-routes ...]]");
 	assert_string_equal(complete(m, s, "show bgp neighbor 198.18.1.2 "),
 	    "received-routes advertised-routes");
 	assert_string_equal(complete(m, s, "show bgp neighbor 198.18.1.2 a"),

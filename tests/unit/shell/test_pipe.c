@@ -146,6 +146,111 @@ test_filter(void **state)
 	free(out);
 }
 
+/* Runs a table (header and footer lines) through the pipeline of line. */
+static char *
+table(const char *line, const char *text, unsigned header, unsigned footer)
+{
+	struct sh_pipeline p;
+	struct lc_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(sh_pipeline_parse(line, &p, &err), 0);
+	assert_non_null(f = open_memstream(&buf, &len));
+	sh_pipeline_print(&p, text, header, footer, f);
+	fclose(f);
+	sh_pipeline_fini(&p);
+	return (buf);
+}
+
+/*
+ * | match and | except on a table keep its header and make its count say
+ * how many rows they kept (issue 23: after | except the count still said
+ * every route); an ECMP route's second line continues its row.
+ */
+static void
+test_table(void **state)
+{
+	const char *text = "Prefix  Source  Next hop\n"
+			   "198.18.1.0/24  connected  -\n"
+			   "198.19.0.0/16  static  198.18.1.2\n"
+			   "               198.18.1.3\n"
+			   "198.20.0.0/16  static  blackhole\n"
+			   "3 routes\n";
+	char *out;
+
+	(void)state;
+	out = table("show route | except blackhole", text, 1, 1);
+	assert_string_equal(out,
+	    "Prefix  Source  Next hop\n"
+	    "198.18.1.0/24  connected  -\n"
+	    "198.19.0.0/16  static  198.18.1.2\n"
+	    "               198.18.1.3\n"
+	    "2 of 3 routes\n");
+	free(out);
+	out = table("show route | match static", text, 1, 1);
+	assert_string_equal(out,
+	    "Prefix  Source  Next hop\n"
+	    "198.19.0.0/16  static  198.18.1.2\n"
+	    "198.20.0.0/16  static  blackhole\n"
+	    "2 of 3 routes\n");
+	free(out);
+	/* nothing dropped: the count as it is */
+	out = table("show route | match .", text, 1, 1);
+	assert_string_equal(out, text);
+	free(out);
+	out = table("show route | match nothing", text, 1, 1);
+	assert_string_equal(out, "Prefix  Source  Next hop\n0 of 3 routes\n");
+	free(out);
+	/* | count counts the rows' lines kept */
+	out = table("show route | match static | count", text, 1, 1);
+	assert_string_equal(out, "Count: 2 lines\n");
+	free(out);
+	/* without a filter, and when not a table, as before */
+	out = table("show route", text, 1, 1);
+	assert_string_equal(out, text);
+	free(out);
+	out = table("show route | except blackhole", text, 0, 0);
+	assert_null(strstr(out, " of "));
+	assert_non_null(strstr(out, "3 routes\n"));
+	free(out);
+	/* only a header and a count: no rows to filter */
+	out = table("show fib | match zzz", "Prefix\n0 routes in the FIB\n", 1,
+	    1);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+/* | no-more is a stage; the pager writes through when not on a terminal
+ * (ternsh -c, scripts). */
+static void
+test_no_more(void **state)
+{
+	struct sh_pipeline p;
+	struct lc_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(sh_pipeline_parse("show route | no-more", &p, &err),
+	    0);
+	assert_true(sh_pipeline_no_more(&p));
+	assert_string_equal(p.command, "show route");
+	sh_pipeline_fini(&p);
+	assert_int_equal(sh_pipeline_parse("show route | count", &p, &err), 0);
+	assert_false(sh_pipeline_no_more(&p));
+	sh_pipeline_fini(&p);
+	sh_more_enable(true);
+	assert_non_null(f = open_memstream(&buf, &len));
+	sh_more("a\nb\nc\n", 6, f);
+	fclose(f);
+	assert_string_equal(buf, "a\nb\nc\n");
+	free(buf);
+	sh_more_enable(false);
+}
+
 static void
 test_json(void **state)
 {
@@ -173,6 +278,8 @@ main(void)
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_filter),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_no_more),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
