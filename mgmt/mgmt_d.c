@@ -37,6 +37,7 @@ mgmt_session_close(struct mgmt *m, struct mgmt_session *s)
 		return;
 	if (m->lock == s)
 		m->lock = NULL;
+	mgmt_ops_session_end(m, s);
 	if (s->candidate != NULL)
 		mgmt_conf_free(s->candidate);
 	LIST_REMOVE(s, link);
@@ -96,6 +97,10 @@ reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
 	Mgmt__Reply r = MGMT__REPLY__INIT;
 	char prompt[128], *notices[1];
 
+	if (code == MGMT_STREAM) { /* it goes on: OUTPUT events follow */
+		r.streaming = true;
+		code = MGMT_OK;
+	}
 	r.code = (Mgmt__Code)code;
 	r.text = (char *)(text != NULL ? text : "");
 	r.error = (char *)(error != NULL ? error : "");
@@ -192,6 +197,24 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		reply_code(req, m, s, code,
 		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg);
 	lc_buf_fini(&out);
+}
+
+/* The shell's Ctrl-C: the session's streaming command ends; its last
+ * output says how (the reply says only whether one was running). */
+static void
+h_interrupt(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Mgmt__SessionRequest *r = (const Mgmt__SessionRequest *)msg;
+	struct mgmt *m = arg;
+	struct mgmt_session *s;
+
+	if ((s = req_session(m, req, r->session)) == NULL)
+		return;
+	if (mgmt_ops_interrupt(m, s) != 0)
+		reply_code(req, m, s, MGMT_E_NOT_FOUND, NULL,
+		    "no command is running");
+	else
+		reply_code(req, m, s, MGMT_OK, NULL, NULL);
 }
 
 static void
@@ -389,6 +412,7 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 	    h_session_close, m);
 	ipc_server_handle(m->server, MGMT__METHOD__EXECUTE, h_execute, m);
 	ipc_server_handle(m->server, MGMT__METHOD__COMPLETE, h_complete, m);
+	ipc_server_handle(m->server, MGMT__METHOD__INTERRUPT, h_interrupt, m);
 	ipc_server_handle(m->server, MGMT__METHOD__REQUEST, h_request, m);
 	/* the schema's leaves to their fields, once: a row that names no
 	 * usable field stops mgmt here, not at the first commit */
