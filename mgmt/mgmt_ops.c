@@ -557,6 +557,17 @@ probe_send(struct mgmt_job *j, unsigned ttl, struct lc_err *err)
 	return (0);
 }
 
+/* The first probe could not go: "CMD: why". */
+static int
+probe_failed(const char *cmd, struct lc_err *err)
+{
+	char m[sizeof(err->msg)];
+
+	snprintf(m, sizeof(m), "%s", err->msg);
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", cmd, m);
+	return (MGMT_E_UNAVAILABLE);
+}
+
 static void ping_tick(struct ev_loop *loop, ev_timer *t, int revents);
 static void trace_timeout(struct ev_loop *loop, ev_timer *t, int revents);
 static void probe_readable(struct ev_loop *loop, ev_io *w, int revents);
@@ -857,7 +868,7 @@ mgmt_ops_ping(const struct mgmt_op *op, const char *const *w, unsigned nw,
 	if (probe_send(j, j->ttl, err) != 0) {
 		j->started = true;
 		job_free(j);
-		return (MGMT_E_UNAVAILABLE);
+		return (probe_failed("ping", err));
 	}
 	/* one a second; the first went just now */
 	ev_timer_init(&j->timer, ping_tick, 1., 1.);
@@ -967,7 +978,7 @@ mgmt_ops_traceroute(const struct mgmt_op *op, const char *const *w, unsigned nw,
 	if (probe_send(j, 1, err) != 0) {
 		j->started = true;
 		job_free(j);
-		return (MGMT_E_UNAVAILABLE);
+		return (probe_failed("traceroute", err));
 	}
 	ev_timer_init(&j->timer, trace_timeout, j->wait_ms / 1000.0, 0.);
 	j->timer.data = j;

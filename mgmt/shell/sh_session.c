@@ -108,6 +108,7 @@ on_sigint(struct ev_loop *loop, ev_signal *w, int revents)
 		    "interrupted: stopped waiting for the command");
 		return;
 	}
+	stream_out(s, "\n"); /* after the terminal's ^C */
 	req.session = s->id;
 	(void)ipc_call(s->client, MGMT__METHOD__INTERRUPT, &req.base,
 	    interrupt_done, s, s->timeout_ms);
