@@ -288,6 +288,45 @@ h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 /* ---- interfaces ---- */
 
+/* What clear interfaces statistics left: the counters at that moment. */
+static void
+enc_baseline(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
+{
+	const struct fwd_port_stats *s = &f->base;
+	const struct fwd_host_stats *hs = &f->host_base;
+	Fwd__IfCounters *c = ar_calloc(d, sizeof(*c));
+	Fwd__HostPathCounters *h = ar_calloc(d, sizeof(*h));
+	uint64_t now = fwd_d_now_ms(d);
+
+	fwd__if_counters__init(c);
+	c->rx_packets = s->rx_pkts;
+	c->rx_bytes = s->rx_bytes;
+	c->tx_packets = s->tx_pkts;
+	c->tx_bytes = s->tx_bytes;
+	c->rx_drops = s->rx_kernel_drops + s->rx_vlan;
+	c->tx_drops = s->tx_full;
+	c->rx_ring_full = s->rx_ring_full;
+	x->baseline = c;
+	fwd__host_path_counters__init(h);
+	h->up_packets = hs->up_pkts;
+	h->up_bytes = hs->up_bytes;
+	h->down_packets = hs->down_pkts;
+	h->down_bytes = hs->down_bytes;
+	h->up_full = hs->up_full;
+	h->up_error = hs->up_error;
+	h->up_coalesced = hs->up_coalesced;
+	h->up_gso_writes = hs->up_gso;
+	h->up_dropped = hs->up_full + hs->up_error;
+	h->down_port_down = hs->down_port_down;
+	h->down_not_ip = hs->down_not_ip;
+	h->down_bad = hs->down_bad;
+	h->down_tx_full = hs->down_tx_full;
+	h->down_dropped = hs->down_port_down + hs->down_not_ip + hs->down_bad +
+	    hs->down_tx_full;
+	x->host_baseline = h;
+	x->cleared_ago_ms = now > f->cleared_ms ? now - f->cleared_ms : 0;
+}
+
 static Fwd__Interface *
 enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 {
@@ -371,6 +410,8 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		    hs->down_bad + hs->down_tx_full;
 		x->host = h;
 	}
+	if (counters && f->cleared)
+		enc_baseline(d, f, x);
 	return (x);
 }
 
@@ -430,6 +471,60 @@ fwd_ctl_if_event(struct fwd_d *d, const struct fwd_iface *f, bool deleted)
 	(void)ipc_server_publish(d->srv, FWD__METHOD__EVENT_INTERFACE,
 	    &ev.base);
 	lc_arena_reset(d->ar);
+}
+
+/* ---- clear interfaces statistics, ping and traceroute (fwd_ops.c) ---- */
+
+static void
+h_clear_counters(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__ClearCounters *q = (const Fwd__ClearCounters *)msg;
+	Fwd__ClearCountersAck ack = FWD__CLEAR_COUNTERS_ACK__INIT;
+	int n = fwd_d_if_clear(d, q->name);
+
+	if (n < 0) {
+		ipc_reply_error(req, IPC_ERROR, "no interface %s", q->name);
+		return;
+	}
+	ack.cleared = (uint32_t)n;
+	lc_log_info("counters of %s cleared (a baseline: raw counters go on)",
+	    q->name != NULL && q->name[0] != '\0' ? q->name :
+						    "every interface");
+	ipc_reply(req, IPC_OK, &ack.base);
+}
+
+static void
+h_originate(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct fwd_d *d = arg;
+	const Fwd__Originate *q = (const Fwd__Originate *)msg;
+	Fwd__OriginateAck ack = FWD__ORIGINATE_ACK__INIT;
+	struct fwd_orig o = {0};
+	struct fwd_orig_res r;
+	struct lc_err err;
+
+	o.dst = ntohl(q->dst);
+	o.src = ntohl(q->src);
+	o.ttl = q->ttl;
+	o.proto = q->protocol > 255 ? 0 : (uint8_t)q->protocol;
+	o.payload = q->payload.data;
+	o.len = (unsigned)q->payload.len;
+	o.ifname = q->ifname;
+	if (q->payload.len > 0xffff || q->protocol == 0 || q->protocol > 255) {
+		ipc_reply_error(req, IPC_BAD_REQUEST, "bad datagram");
+		return;
+	}
+	if (fwd_d_originate(d, &o, &r, &err) != 0) {
+		ipc_reply_err(req, IPC_ERROR, &err);
+		return;
+	}
+	ack.src = htonl(r.src);
+	ack.next_hop = htonl(r.next_hop);
+	ack.ifname = r.ifname;
+	ack.local = r.local;
+	ack.queued = r.queued;
+	ipc_reply(req, IPC_OK, &ack.base);
 }
 
 /* ---- FIB query ---- */
@@ -729,6 +824,9 @@ fwd_ctl_init(struct fwd_d *d)
 	    h_query_neighbours, d);
 	ipc_server_handle(d->srv, FWD__METHOD__QUERY_DROPS, h_query_drops, d);
 	ipc_server_handle(d->srv, FWD__METHOD__SUBSCRIBE, h_subscribe, d);
+	ipc_server_handle(d->srv, FWD__METHOD__CLEAR_COUNTERS, h_clear_counters,
+	    d);
+	ipc_server_handle(d->srv, FWD__METHOD__ORIGINATE, h_originate, d);
 	ipc_server_set_state(d->srv, "running");
 	return (0);
 }

@@ -156,6 +156,12 @@ struct fwd_iface {
 	/* the host path (fwd_host.c): configured on, and its TAP */
 	bool host_conf;
 	struct fwd_host_if host;
+	/* clear interfaces statistics (fwd_ops.c): the counters then, which
+	 * `show interfaces` subtracts; the raw ones stay monotonic */
+	bool cleared;
+	uint64_t cleared_ms;
+	struct fwd_port_stats base;
+	struct fwd_host_stats host_base;
 };
 
 enum { FWD_D_BK_AFP = 0, FWD_D_BK_MEM = 1, FWD_D_BK_XDP = 2 };
@@ -355,6 +361,39 @@ void fwd_d_stats(struct fwd_d *, struct fwd_dp_stats *, uint64_t *punt_full);
 /* The interface's counters summed over the workers' and control ports. */
 void fwd_d_if_counters(struct fwd_d *, const struct fwd_iface *,
     struct fwd_port_stats *);
+
+/* ---- fwd_ops.c: for the router's operational commands ---- */
+
+/* A baseline of the counters of interface name (a device; NULL or "":
+ * every one). How many, or -ENOENT when name is not configured. */
+int fwd_d_if_clear(struct fwd_d *, const char *name);
+
+/* A datagram of the router's own (fwd.proto Originate). Host order. */
+struct fwd_orig {
+	uint32_t dst, src; /* src 0: the egress interface's first address */
+	unsigned ttl;	   /* 1..255 */
+	uint8_t proto;
+	const uint8_t *payload;
+	unsigned len;
+	const char *ifname; /* NULL or "": any egress; else must be this */
+};
+struct fwd_orig_res {
+	uint32_t src, next_hop;
+	uint16_t port;
+	char ifname[IFNAMSIZ];
+	bool local;  /* dst is ours: not sent (the kernel answers) */
+	bool queued; /* waiting for ARP */
+};
+/*
+ * Builds the IPv4 header, looks dst up in the FIB and sends the datagram
+ * out the egress port (TTL as given), or queues it while the next hop is
+ * resolved. 0 with *res; -EINVAL (ttl, size), -EADDRNOTAVAIL (src not ours,
+ * or an egress without address), -ENETUNREACH / -EHOSTUNREACH /
+ * -ENETDOWN (no usable route, or not out o->ifname), -EMSGSIZE (over the
+ * egress MTU), -ENOBUFS; err says which.
+ */
+int fwd_d_originate(struct fwd_d *, const struct fwd_orig *o,
+    struct fwd_orig_res *res, struct lc_err *err);
 
 /* ---- fwd_worker.c ---- */
 

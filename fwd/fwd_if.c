@@ -422,6 +422,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	f->txport = p->tx;
 	memset(p, 0, sizeof(*p));
 	memset(&f->gone, 0, sizeof(f->gone));
+	f->cleared = false; /* new ports count from zero: no baseline */
 	memcpy(f->mac, f->txport->mac, 6);
 	f->dev_mtu = f->backend == FWD_D_BK_MEM ? 0 : f->txport->dev_mtu;
 	f->mtu = if_mtu_eff(f);

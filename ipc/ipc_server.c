@@ -11,6 +11,7 @@
 
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc_int.h"
+#include "libcommon/lc_daemon.h"
 #include "libcommon/lc_time.h"
 
 static bool peer_on_frame(struct ipc_conn *, const struct ipc_frame_hdr *,
@@ -431,6 +432,7 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	st.generation = s->generation;
 	st.pid = (uint32_t)getpid();
 	st.uptime_ms = (lc_time_mono_ns() - s->start_ns) / 1000000;
+	st.version = (char *)TERN_VERSION; /* this process's, not the disk's */
 	st.state = s->state;
 	st.n_counters = 8;
 	st.counters = cp;

@@ -58,6 +58,10 @@ static const struct ipc_method_desc mgmt_methods[] = {
 	mgmt__reply, 0),
     M(MGMT__METHOD__SESSION_CLOSE, "session-close", mgmt__session_request,
 	mgmt__reply, 0),
+    M(MGMT__METHOD__OUTPUT, "output", mgmt__output, lifecycle__empty,
+	IPC_M_EVENT),
+    M(MGMT__METHOD__INTERRUPT, "interrupt", mgmt__session_request, mgmt__reply,
+	0),
 };
 
 static const struct ipc_method_desc rib_methods[] = {
@@ -114,6 +118,10 @@ static const struct ipc_method_desc fwd_methods[] = {
 	lifecycle__empty, IPC_M_EVENT),
     M(FWD__METHOD__SET_CONFIG, "set-config", fwd__fwd_config,
 	fwd__if_config_ack, IPC_M_ADMIN),
+    M(FWD__METHOD__CLEAR_COUNTERS, "clear-counters", fwd__clear_counters,
+	fwd__clear_counters_ack, IPC_M_ADMIN),
+    M(FWD__METHOD__ORIGINATE, "originate", fwd__originate, fwd__originate_ack,
+	IPC_M_ADMIN),
 };
 
 #define N(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))

@@ -58,6 +58,10 @@ enum mgmt_code {
 /* A command that finishes later (commit waits for the components). s is
  * NULL when the session ended meanwhile. */
 #define MGMT_PENDING 1000
+/* A reply (of later() or mgmt_cmd_exec) that says: the command goes on,
+ * its output follows as mgmt.Output events to the session's connection
+ * (ping, traceroute, monitor log: Reply.streaming). */
+#define MGMT_STREAM 1001
 /* err: code 0 and "" on success, else the reason (never NULL). */
 typedef void mgmt_reply_fn(void *arg, struct mgmt *, struct mgmt_session *s,
     int code, const char *text, const struct lc_err *err);

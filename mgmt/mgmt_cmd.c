@@ -462,6 +462,23 @@ REMOTE(c_show_bgp_neighbor, mgmt_show_bgp_neighbor)
 REMOTE(c_show_bgp_route, mgmt_show_bgp_route)
 REMOTE(c_clear_bgp_neighbor, mgmt_clear_bgp_neighbor)
 
+/* ping, traceroute, logs, show system, clear interfaces statistics
+ * (mgmt_ops.c) */
+#define OPS(fn, impl)                                                   \
+	static int fn(struct cmd_ctx *c)                                \
+	{                                                               \
+		struct mgmt_op op = {c->m, c->s->id, c->json, c->later, \
+		    c->later_arg};                                      \
+                                                                        \
+		return (impl(&op, c->w, c->nw, c->out, c->err));        \
+	}
+OPS(c_ping, mgmt_ops_ping)
+OPS(c_traceroute, mgmt_ops_traceroute)
+OPS(c_monitor_log, mgmt_ops_monitor_log)
+OPS(c_show_log, mgmt_ops_show_log)
+OPS(c_show_system, mgmt_ops_show_system)
+OPS(c_clear_ifstats, mgmt_ops_clear_ifstats)
+
 /* ---- configuration commands ------------------------------------------------------ */
 
 static int
@@ -850,6 +867,21 @@ static const struct cmd cmds[] = {
 	"ADDRESS [soft]"},
     {{"show", "version"}, BOTH, false, c_show_version, "show the version",
 	NULL},
+    {{"show", "system"}, BOTH, false, c_show_system,
+	"show the host name, uptimes, versions and memory of every component",
+	NULL},
+    {{"show", "log"}, BOTH, false, c_show_log,
+	"show the end of the components' logs", "[COMPONENT] [lines N]"},
+    {{"monitor", "log"}, OPER, false, c_monitor_log,
+	"follow the components' logs until ^C", "[COMPONENT]"},
+    {{"ping"}, OPER, false, c_ping,
+	"send ICMP echo requests through tern's ports",
+	"ADDRESS [count N] [source ADDRESS | interface NAME] [size N] [ttl N]"},
+    {{"traceroute"}, OPER, false, c_traceroute,
+	"show the hops to a host, probed through tern's ports",
+	"ADDRESS [source ADDRESS | interface NAME] [ttl N] [wait S]"},
+    {{"clear", "interfaces", "statistics"}, OPER, true, c_clear_ifstats,
+	"restart show interfaces' counters from zero", "[NAME]"},
     {{"show", "system", "commit"}, BOTH, false, c_show_commits,
 	"show the commit history", NULL},
     {{"configure"}, OPER, false, c_configure, "enter configuration mode", NULL},

@@ -40,6 +40,7 @@ mgmt_session_close(struct mgmt *m, struct mgmt_session *s)
 		return;
 	if (m->lock == s)
 		m->lock = NULL;
+	mgmt_ops_session_end(m, s);
 	if (s->candidate != NULL)
 		mgmt_conf_free(s->candidate);
 	lc_buf_fini(&s->xfer);
@@ -116,6 +117,10 @@ reply_io(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s, int code,
 		r.data.data = (uint8_t *)io->out;
 		r.data.len = io->out_len;
 		r.data_total = io->out_total;
+	}
+	if (code == MGMT_STREAM) { /* it goes on: OUTPUT events follow */
+		r.streaming = true;
+		code = MGMT_OK;
 	}
 	r.code = (Mgmt__Code)code;
 	r.text = (char *)(text != NULL ? text : "");
@@ -267,6 +272,24 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		reply_io(req, m, s, code,
 		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg, &io);
 	lc_buf_fini(&out);
+}
+
+/* The shell's Ctrl-C: the session's streaming command ends; its last
+ * output says how (the reply says only whether one was running). */
+static void
+h_interrupt(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	const Mgmt__SessionRequest *r = (const Mgmt__SessionRequest *)msg;
+	struct mgmt *m = arg;
+	struct mgmt_session *s;
+
+	if ((s = req_session(m, req, r->session)) == NULL)
+		return;
+	if (mgmt_ops_interrupt(m, s) != 0)
+		reply_code(req, m, s, MGMT_E_NOT_FOUND, NULL,
+		    "no command is running");
+	else
+		reply_code(req, m, s, MGMT_OK, NULL, NULL);
 }
 
 static void
@@ -478,6 +501,7 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 	    h_session_close, m);
 	ipc_server_handle(m->server, MGMT__METHOD__EXECUTE, h_execute, m);
 	ipc_server_handle(m->server, MGMT__METHOD__COMPLETE, h_complete, m);
+	ipc_server_handle(m->server, MGMT__METHOD__INTERRUPT, h_interrupt, m);
 	ipc_server_handle(m->server, MGMT__METHOD__REQUEST, h_request, m);
 	/* the schema's leaves to their fields, once: a row that names no
 	 * usable field stops mgmt here, not at the first commit */

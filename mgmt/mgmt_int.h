@@ -11,6 +11,7 @@ struct ipc_server;
 struct ipc_peer;
 struct ipc_req;
 struct mgmt_txn;
+struct mgmt_job;
 
 #define MGMT_NOTICES_MAX 1024 /* a session's untold notices, bytes */
 #define MGMT_COMPS_MAX	 16   /* components named in completion */
@@ -39,6 +40,7 @@ struct mgmt_session {
 	 * xfer_kind 0 none, 's' save, 'l' load) */
 	struct lc_buf xfer;
 	int xfer_kind;
+	struct mgmt_job *job; /* a streaming command running (mgmt_ops.c) */
 };
 
 struct mgmt {
@@ -209,6 +211,34 @@ int mgmt_show_bgp_route(const struct mgmt_op *, const char *const *w,
     unsigned nw, struct lc_err *err);
 int mgmt_show_bgp_adj(const struct mgmt_op *, struct lc_ip4 nbr,
     bool advertised, const char *const *w, unsigned nw, struct lc_err *err);
+/* The configured interface on device dev (dev when none is). */
+const char *mgmt_show_if_name(const struct mgmt *m, const char *dev, char *buf,
+    size_t n);
+/*
+ * mgmt_ops.c: the router's operational commands. Each takes the words
+ * after its own; out gets the text of an answer given at once. They
+ * return an mgmt code, MGMT_PENDING (the answer comes through op->later),
+ * or MGMT_STREAM (out is the first output; more follows as OUTPUT events).
+ * ping and traceroute answer later with MGMT_STREAM once tern-fwd sent
+ * the first probe, or with the error that stopped it.
+ */
+int mgmt_ops_ping(const struct mgmt_op *, const char *const *w, unsigned nw,
+    struct lc_buf *out, struct lc_err *err);
+int mgmt_ops_traceroute(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_buf *out, struct lc_err *err);
+int mgmt_ops_monitor_log(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_buf *out, struct lc_err *err);
+int mgmt_ops_show_log(const struct mgmt_op *, const char *const *w, unsigned nw,
+    struct lc_buf *out, struct lc_err *err);
+int mgmt_ops_show_system(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_buf *out, struct lc_err *err);
+int mgmt_ops_clear_ifstats(const struct mgmt_op *, const char *const *w,
+    unsigned nw, struct lc_buf *out, struct lc_err *err);
+/* Ctrl-C of the shell: the session's streaming command ends (ping with its
+ * summary). 0, or -ENOENT when none runs. */
+int mgmt_ops_interrupt(struct mgmt *, struct mgmt_session *);
+/* The session ends: its streaming command with it. */
+void mgmt_ops_session_end(struct mgmt *, struct mgmt_session *);
 /* mgmt_d.c: our server's counters; -ENOENT without a server. */
 struct ipc_stats;
 int mgmt_server_stats(struct mgmt *, struct ipc_stats *);

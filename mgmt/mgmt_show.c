@@ -404,6 +404,12 @@ if_known(const struct mgmt *m, const char *key, bool by_dev)
 	    mgmt_conf_foreach(m->running, MGMT_S_IFACE, if_map_cb, &im) != 0);
 }
 
+const char *
+mgmt_show_if_name(const struct mgmt *m, const char *dev, char *buf, size_t n)
+{
+	return (if_name_of(m, dev, buf, n));
+}
+
 /* The device of configured interface name, or name when it is none. */
 static const char *
 if_device_of(const struct mgmt *m, const char *name, char *buf, size_t n)
@@ -502,6 +508,46 @@ host_path_text(struct lc_buf *out, const Fwd__Interface *f)
 	lc_buf_printf(out, "%s\n", sep[0] == ',' ? ")" : "");
 }
 
+static uint64_t
+since(uint64_t now, uint64_t then)
+{
+	return (now > then ? now - then : 0);
+}
+
+/*
+ * The interface as show interfaces shows it: after a clear interfaces
+ * statistics, its counters since then (fwd keeps the baseline and the
+ * raw, monotonic counters); else f itself.
+ */
+static const Fwd__Interface *
+since_clear(const Fwd__Interface *f, Fwd__Interface *x, Fwd__IfCounters *c,
+    Fwd__HostPathCounters *h)
+{
+	const Fwd__IfCounters *r = f->counters, *b = f->baseline;
+
+	if (r == NULL || b == NULL)
+		return (f);
+	*x = *f;
+	*c = *r;
+	c->rx_packets = since(r->rx_packets, b->rx_packets);
+	c->rx_bytes = since(r->rx_bytes, b->rx_bytes);
+	c->tx_packets = since(r->tx_packets, b->tx_packets);
+	c->tx_bytes = since(r->tx_bytes, b->tx_bytes);
+	c->rx_drops = since(r->rx_drops, b->rx_drops);
+	c->tx_drops = since(r->tx_drops, b->tx_drops);
+	c->rx_ring_full = since(r->rx_ring_full, b->rx_ring_full);
+	x->counters = c;
+	if (f->host != NULL && f->host_baseline != NULL) {
+		*h = *f->host;
+		for (unsigned i = 0; i < HOST_NCTRS; i++)
+			*(uint64_t *)((char *)h +
+			    host_ctrs[i].off) = since(host_ctr(f->host, i),
+			    host_ctr(f->host_baseline, i));
+		x->host = h;
+	}
+	return (x);
+}
+
 static void
 render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
@@ -510,7 +556,11 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
 
 	for (size_t i = 0; i < l->n_interfaces; i++) {
-		const Fwd__Interface *f = l->interfaces[i];
+		Fwd__Interface fx;
+		Fwd__IfCounters cx;
+		Fwd__HostPathCounters hx;
+		const Fwd__Interface *f = since_clear(l->interfaces[i], &fx,
+		    &cx, &hx);
 		char mac[18] = "-", nm[MGMT_NAME_MAX + 8];
 
 		if_name_of(m, f->name, nm, sizeof(nm));
@@ -572,6 +622,12 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 				    json_object_new_int64(
 					(int64_t)f->counters->rx_ring_full));
 				json_object_object_add(o, "counters", c);
+				json_object_object_add(o,
+				    "statistics_cleared_ago_ms",
+				    f->baseline != NULL ?
+					json_object_new_int64(
+					    (int64_t)f->cleared_ago_ms) :
+					NULL);
 			}
 			json_object_object_add(o, "host_path",
 			    host_path_json(f));
@@ -604,6 +660,10 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			    (unsigned long long)f->counters->tx_packets,
 			    (unsigned long long)f->counters->tx_bytes,
 			    (unsigned long long)f->counters->tx_drops);
+		if (f->counters != NULL && f->baseline != NULL)
+			lc_buf_printf(out,
+			    "  statistics last cleared %llu s ago\n",
+			    (unsigned long long)(f->cleared_ago_ms / 1000));
 		host_path_text(out, f);
 	}
 	if (l->n_interfaces == 0 && rendering != NULL &&

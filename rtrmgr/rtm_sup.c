@@ -552,6 +552,12 @@ comp_launch(struct rtm_comp *c)
 			lc_log_warn("%s: cannot open %s, output goes to "
 				    "rtrmgr's",
 			    cc->name, path);
+		/* the components' group may read it (0640): tern-mgmt's
+		 * show log and monitor log */
+		else if (rtm->ident.drop &&
+		    fchown(outfd, (uid_t)-1, rtm->ident.gid) != 0)
+			lc_log_warn("%s: cannot give %s to group %u", cc->name,
+			    path, (unsigned)rtm->ident.gid);
 	}
 	memset(&sp, 0, sizeof(sp));
 	sp.binary = cc->binary;

@@ -96,7 +96,17 @@ struct sh_result {
 	/* text is a table: its first header lines and last footer lines
 	 * (a count) are not rows (sh_pipeline_print) */
 	unsigned header, footer;
+	bool streamed; /* the output went to the stream function as it came */
 };
+
+/*
+ * Where a streaming command's output goes as it comes (ping, traceroute,
+ * monitor log: mgmt says so in its reply, then sends OUTPUT events until
+ * the command ends); text is NUL-terminated, valid during the call. Without
+ * one, sh_session_exec collects it into res->text.
+ */
+typedef void sh_output_fn(void *arg, const char *text);
+void sh_session_set_output(struct sh_session *, sh_output_fn *fn, void *arg);
 
 /*
  * Connects to tern-mgmt in rundir (NULL: $TERN_RUNDIR or /run/tern) and
@@ -109,6 +119,8 @@ void sh_session_free(struct sh_session *);
 bool sh_session_read_only(const struct sh_session *);
 /*
  * Runs one command line (no pipes) in text or JSON. 0 with *res filled,
+ * after a streaming command ended (SIGINT meanwhile asks mgmt to end it;
+ * a second one stops waiting),
  * or -errno when mgmt could not be asked (res->error says why).
  * When the session went with an mgmt that stopped (restart mgmt, a crash),
  * opens a new one first and leaves a note saying so (and that the old

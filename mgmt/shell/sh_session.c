@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +32,128 @@ struct sh_session {
 	char errbuf[512];
 	char notes[2048];   /* sh_session_notes(): lines to tell the user */
 	struct lc_err ierr; /* of the last ipc_call_wait */
+	/* a streaming command: where its output goes, what came before its
+	 * reply was taken in, and how it ended */
+	sh_output_fn *out_fn;
+	void *out_arg;
+	struct lc_buf early, collected;
+	bool live, done;
+	int done_code;
+	unsigned interrupts;
 };
+
+void
+sh_session_set_output(struct sh_session *s, sh_output_fn *fn, void *arg)
+{
+	s->out_fn = fn;
+	s->out_arg = arg;
+}
+
+static void
+stream_out(struct sh_session *s, const char *text)
+{
+	if (text == NULL || text[0] == '\0')
+		return;
+	if (!s->live)
+		lc_buf_append(&s->early, text, strlen(text));
+	else if (s->out_fn != NULL)
+		s->out_fn(s->out_arg, text);
+	else
+		lc_buf_append(&s->collected, text, strlen(text));
+}
+
+/* OUTPUT events of our session's streaming command. */
+static void
+on_event(struct ipc_client *cl, unsigned method, const ProtobufCMessage *msg,
+    void *arg)
+{
+	struct sh_session *s = arg;
+	const Mgmt__Output *o = (const Mgmt__Output *)msg;
+
+	(void)cl;
+	if (method != MGMT__METHOD__OUTPUT || o == NULL || o->session != s->id)
+		return;
+	stream_out(s, o->text);
+	if (o->done) {
+		s->done = true;
+		s->done_code = o->code;
+		snprintf(s->errbuf, sizeof(s->errbuf), "%s",
+		    o->error != NULL ? o->error : "");
+	}
+}
+
+static void
+interrupt_done(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	(void)arg;
+	(void)status;
+	(void)err;
+	(void)msg;
+}
+
+/* ^C while a command streams: ask mgmt to end it (ping then prints its
+ * summary); a second one stops waiting. */
+static void
+on_sigint(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct sh_session *s = w->data;
+	Mgmt__SessionRequest req = MGMT__SESSION_REQUEST__INIT;
+
+	(void)loop;
+	(void)revents;
+	if (s->interrupts++ > 0) {
+		s->done = true;
+		s->done_code = -1;
+		snprintf(s->errbuf, sizeof(s->errbuf),
+		    "interrupted: stopped waiting for the command");
+		return;
+	}
+	stream_out(s, "\n"); /* after the terminal's ^C */
+	req.session = s->id;
+	(void)ipc_call(s->client, MGMT__METHOD__INTERRUPT, &req.base,
+	    interrupt_done, s, s->timeout_ms);
+}
+
+/* The rest of a streaming command, after its first reply: until its last
+ * OUTPUT, the connection's end, or a second ^C. */
+static void
+stream_wait(struct sh_session *s, const char *first, struct sh_result *res)
+{
+	ev_signal sig;
+
+	s->live = true;
+	stream_out(s, first);
+	if (lc_buf_avail(&s->early) > 0) {
+		lc_buf_append(&s->early, "", 1);
+		stream_out(s, (const char *)lc_buf_head(&s->early));
+	}
+	lc_buf_reset(&s->early);
+	s->interrupts = 0;
+	ev_signal_init(&sig, on_sigint, SIGINT);
+	sig.data = s;
+	ev_signal_start(s->loop, &sig);
+	while (!s->done) {
+		if (s->lost || !ipc_client_connected(s->client)) {
+			s->done_code = -1;
+			snprintf(s->errbuf, sizeof(s->errbuf),
+			    "tern-mgmt: the connection was lost while the "
+			    "command ran");
+			s->lost = true;
+			break;
+		}
+		ev_run(s->loop, EVRUN_ONCE);
+	}
+	ev_signal_stop(s->loop, &sig);
+	s->live = false;
+	res->code = s->done_code;
+	res->error = s->errbuf;
+	res->streamed = s->out_fn != NULL;
+	lc_buf_append(&s->collected, "", 1);
+	res->text = s->out_fn != NULL ?
+	    "" :
+	    (const char *)lc_buf_head(&s->collected);
+}
 
 bool
 sh_session_read_only(const struct sh_session *s)
@@ -200,6 +322,7 @@ sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 		return (NULL);
 	}
 	cbs.on_peer_restart = on_peer_restart;
+	cbs.on_event = on_event;
 	cbs.arg = s;
 	ipc_client_set_cbs(s->client, &cbs);
 	if ((st = session_open(s)) != IPC_OK) {
@@ -231,6 +354,8 @@ sh_session_free(struct sh_session *s)
 		    &req.base, 1000, s->arena, &rep, &s->ierr);
 	}
 	ipc_client_free(s->client);
+	lc_buf_fini(&s->early);
+	lc_buf_fini(&s->collected);
 	if (s->arena != NULL)
 		lc_arena_free(s->arena);
 	if (s->loop != NULL)
@@ -273,6 +398,10 @@ sh_session_exec_io(struct sh_session *s, const char *line, bool json,
 	int st, tries = 0;
 
 	memset(res, 0, sizeof(*res));
+	lc_buf_reset(&s->early);
+	lc_buf_reset(&s->collected);
+	s->done = false;
+	s->errbuf[0] = '\0';
 	if (io != NULL) {
 		req.client_file = true;
 		req.data.data = (uint8_t *)io->data;
@@ -339,7 +468,9 @@ again:
 		io->out_len = r->data.len;
 		io->out_total = r->data_total;
 	}
-	return (0);
+	if (r->streaming && r->code == MGMT__CODE__OK)
+		stream_wait(s, r->text, res);
+	return (res->code == -1 ? -ECONNRESET : 0);
 }
 
 int
@@ -414,12 +545,29 @@ run_output(const struct sh_pipeline *p, const struct sh_result *res, FILE *out)
 	free(buf);
 }
 
+struct line_out {
+	const struct sh_pipeline *p;
+	FILE *out;
+};
+
+/* A streaming command's output as it comes, through the pipe's stages. */
+static void
+line_stream(void *arg, const char *text)
+{
+	struct line_out *lo = arg;
+
+	sh_pipeline_output(lo->p, text, lo->out);
+	fflush(lo->out);
+}
+
 int
 sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 {
 	struct sh_pipeline p;
 	struct sh_result res;
 	struct lc_err msg;
+	struct line_out lo;
+	bool whole = false;
 	int rv;
 
 	if (sh_pipeline_parse(line, &p, &msg) != 0) {
@@ -435,7 +583,17 @@ sh_run_line(struct sh_session *s, const char *line, FILE *out, FILE *err)
 		sh_pipeline_fini(&p);
 		return (rv);
 	}
+	/* stages that need the whole output (count, json) get it at the end;
+	 * match and except take it as it comes */
+	for (unsigned i = 0; i < p.n; i++)
+		if (p.stages[i].kind == SH_STAGE_COUNT ||
+		    p.stages[i].kind == SH_STAGE_JSON)
+			whole = true;
+	lo.p = &p;
+	lo.out = out;
+	sh_session_set_output(s, whole ? NULL : line_stream, &lo);
 	rv = sh_session_exec(s, p.command, p.json, &res);
+	sh_session_set_output(s, NULL, NULL);
 	sh_print_notes(s, err);
 	if (rv != 0 || res.code != 0) {
 		if (res.text != NULL && res.text[0] != '\0')

@@ -68,8 +68,18 @@ first_word_starts(const char *cmd, const char *word)
 static int
 skip(const char *cmd)
 {
+	/* save and load touch files; show log and monitor log read RUNDIR's
+	 * logs (monitor runs until interrupted); ping and traceroute wait for
+	 * answers */
+	if (first_word_starts(cmd, "run")) { /* run COMMAND: its command */
+		cmd += strspn(cmd, " \t");
+		cmd += strcspn(cmd, " \t");
+	}
 	return (strstr(cmd, "save") != NULL || strstr(cmd, "load") != NULL ||
-	    first_word_starts(cmd, "save") || first_word_starts(cmd, "load"));
+	    strstr(cmd, "log") != NULL || first_word_starts(cmd, "save") ||
+	    first_word_starts(cmd, "load") || first_word_starts(cmd, "monitor") ||
+	    first_word_starts(cmd, "ping") ||
+	    first_word_starts(cmd, "traceroute"));
 }
 
 int

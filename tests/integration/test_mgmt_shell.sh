@@ -51,7 +51,7 @@ out=$(sh_ -c "show version"); rc=$?
 check "show version" has "$out" "tern 0.1.0"
 out=$(sh_ -c "frobnicate"); rc=$?
 check "unknown command: exit 1" test $rc = 1
-check "unknown command: says what was expected" has "$out" "unknown command 'frobnicate' in operational mode: expected one of: show, clear, configure, restart, stop, start"
+check "unknown command: says what was expected" has "$out" "unknown command 'frobnicate' in operational mode: expected one of: show, clear, monitor, ping, traceroute, configure, restart, stop, start"
 out=$(sh_ -c "show nothing")
 check "unknown show: lists the show commands" has "$out" "after 'show' expected one of: configuration, route"
 

@@ -7,7 +7,8 @@
 # survived (reconnect, one line saying so). Issue 23: a placeholder is help,
 # never inserted; values complete from the configuration; unique prefixes;
 # '?' after '|'; the --More-- pager (| no-more, never under -c); "exit "
-# leaves the shell with status 0.
+# leaves the shell with status 0; monitor log streams to the terminal
+# until Ctrl-C.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -125,6 +126,21 @@ check "  ... and back at the operational prompt" prompt_back "@tern> *$"
 check "  ... never 'no session'" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q 'no session'"
 keys "show system commit" Enter
 check "  ... and the next command works" prompt_back "@tern> *$"
+
+# a streaming command on the terminal: monitor log shows lines as they are
+# written, Ctrl-C ends it and the prompt comes back (issue 23 point 11)
+echo "2026-12-03T00:00:00.000Z demo[1]: info: before" >"$TERN_RUNDIR/demo.log"
+keys "monitor log demo" Enter
+check "monitor log: following the file" see "^monitoring .*/demo.log (^C to stop)"
+echo "2026-12-03T00:00:01.000Z demo[1]: info: written-while-monitoring" >>"$TERN_RUNDIR/demo.log"
+check "  ... a line written meanwhile shows up" see "written-while-monitoring"
+check "  ... not what was there before" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q 'info: before'"
+keys C-c
+check "  ... Ctrl-C ends it: the prompt is back" prompt_back "@tern> *$"
+keys "show log demo lines 1" Enter
+check "  ... and the shell carries on (show log)" see "^2026-12-03T00:00:01.000Z demo.*written-while-monitoring"
+keys "ping 198.18.2.2" Enter
+check "ping without tern-fwd: the reason" see "error: ping: tern-fwd is not running"
 
 # issue 23: values complete from live data and a placeholder is help, never
 # inserted; unique prefixes; pipes after '|'; the pager; exit with a blank

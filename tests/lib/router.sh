@@ -56,7 +56,7 @@ log-level info;
 output file;
 health-check ipc;
 $extra
-component mgmt { binary $ROUTER_BIN/tern-mgmt; args "--store=$ROUTER_STATE/config" "--config=$ROUTER_STATE/boot.conf"; privileges user; }
+component mgmt { binary $ROUTER_BIN/tern-mgmt; args "--store=$ROUTER_STATE/config" "--config=$ROUTER_STATE/boot.conf"; privileges user; capabilities net_raw; }
 component rib { binary $ROUTER_BIN/tern-rib; privileges user; }
 component fwd { binary $ROUTER_BIN/tern-fwd; privileges user; capabilities net_raw net_admin bpf ipc_lock perfmon; }
 component bgp { binary $ROUTER_BIN/tern-bgp; privileges user; capabilities net_bind_service; }
