@@ -77,7 +77,8 @@ skip(const char *cmd)
 	}
 	return (strstr(cmd, "save") != NULL || strstr(cmd, "load") != NULL ||
 	    strstr(cmd, "log") != NULL || first_word_starts(cmd, "save") ||
-	    first_word_starts(cmd, "load") || first_word_starts(cmd, "monitor") ||
+	    first_word_starts(cmd, "load") ||
+	    first_word_starts(cmd, "monitor") ||
 	    first_word_starts(cmd, "ping") ||
 	    first_word_starts(cmd, "traceroute"));
 }
