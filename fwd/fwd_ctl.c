@@ -288,15 +288,11 @@ h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 /* ---- interfaces ---- */
 
-/* What clear interfaces statistics left: the counters at that moment. */
-static void
-enc_baseline(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
+/* A port's counters as IfCounters, from the arena. */
+static Fwd__IfCounters *
+enc_if_counters(struct fwd_d *d, const struct fwd_port_stats *s)
 {
-	const struct fwd_port_stats *s = &f->base;
-	const struct fwd_host_stats *hs = &f->host_base;
 	Fwd__IfCounters *c = ar_calloc(d, sizeof(*c));
-	Fwd__HostPathCounters *h = ar_calloc(d, sizeof(*h));
-	uint64_t now = fwd_d_now_ms(d);
 
 	fwd__if_counters__init(c);
 	c->rx_packets = s->rx_pkts;
@@ -306,7 +302,15 @@ enc_baseline(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
 	c->rx_drops = s->rx_kernel_drops + s->rx_vlan;
 	c->tx_drops = s->tx_full;
 	c->rx_ring_full = s->rx_ring_full;
-	x->baseline = c;
+	return (c);
+}
+
+/* A port's host path counters as HostPathCounters, from the arena. */
+static Fwd__HostPathCounters *
+enc_host_counters(struct fwd_d *d, const struct fwd_host_stats *hs)
+{
+	Fwd__HostPathCounters *h = ar_calloc(d, sizeof(*h));
+
 	fwd__host_path_counters__init(h);
 	h->up_packets = hs->up_pkts;
 	h->up_bytes = hs->up_bytes;
@@ -323,7 +327,17 @@ enc_baseline(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
 	h->down_tx_full = hs->down_tx_full;
 	h->down_dropped = hs->down_port_down + hs->down_not_ip + hs->down_bad +
 	    hs->down_tx_full;
-	x->host_baseline = h;
+	return (h);
+}
+
+/* What clear interfaces statistics left: the counters at that moment. */
+static void
+enc_baseline(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
+{
+	uint64_t now = fwd_d_now_ms(d);
+
+	x->baseline = enc_if_counters(d, &f->base);
+	x->host_baseline = enc_host_counters(d, &f->host_base);
 	x->cleared_ago_ms = now > f->cleared_ms ? now - f->cleared_ms : 0;
 }
 
@@ -370,46 +384,17 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		x->addrs[k] = a;
 	}
 	if (counters) {
-		struct fwd_port_stats s;
-		Fwd__IfCounters *c = ar_calloc(d, sizeof(*c));
+		struct fwd_port_stats st;
 
-		fwd__if_counters__init(c);
-		fwd_d_if_counters(d, f, &s);
-		c->rx_packets = s.rx_pkts;
-		c->rx_bytes = s.rx_bytes;
-		c->tx_packets = s.tx_pkts;
-		c->tx_bytes = s.tx_bytes;
-		c->rx_drops = s.rx_kernel_drops + s.rx_vlan;
-		c->tx_drops = s.tx_full;
-		c->rx_ring_full = s.rx_ring_full;
-		x->counters = c;
+		fwd_d_if_counters(d, f, &st);
+		x->counters = enc_if_counters(d, &st);
 	}
 	x->host_path = f->host_conf;
 	x->host_ifname = (char *)"";
 	if (f->host.open)
 		x->host_ifname = ar_ok(lc_arena_strdup(d->ar, f->host.name));
-	if (counters && f->host_conf) {
-		const struct fwd_host_stats *hs = &f->host.st;
-		Fwd__HostPathCounters *h = ar_calloc(d, sizeof(*h));
-
-		fwd__host_path_counters__init(h);
-		h->up_packets = hs->up_pkts;
-		h->up_bytes = hs->up_bytes;
-		h->down_packets = hs->down_pkts;
-		h->down_bytes = hs->down_bytes;
-		h->up_full = hs->up_full;
-		h->up_error = hs->up_error;
-		h->up_coalesced = hs->up_coalesced;
-		h->up_gso_writes = hs->up_gso;
-		h->up_dropped = hs->up_full + hs->up_error;
-		h->down_port_down = hs->down_port_down;
-		h->down_not_ip = hs->down_not_ip;
-		h->down_bad = hs->down_bad;
-		h->down_tx_full = hs->down_tx_full;
-		h->down_dropped = hs->down_port_down + hs->down_not_ip +
-		    hs->down_bad + hs->down_tx_full;
-		x->host = h;
-	}
+	if (counters && f->host_conf)
+		x->host = enc_host_counters(d, &f->host.st);
 	if (counters && f->cleared)
 		enc_baseline(d, f, x);
 	return (x);

@@ -13,35 +13,13 @@
 
 #include <json-c/json.h>
 
+#include "libcommon/lc_file.h"
 #include "mgmt/mgmt_conf_int.h"
-
-static int
-fsync_dir_of(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, rv = 0;
-
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return (-errno);
-	if (fsync(fd) != 0)
-		rv = -errno;
-	close(fd);
-	return (rv);
-}
 
 int
 mgmt_store_write_atomic(const char *path, const void *data, size_t len)
 {
 	char tmp[PATH_MAX];
-	const char *p = data;
-	size_t off = 0;
 	int fd, rv;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
@@ -50,17 +28,8 @@ mgmt_store_write_atomic(const char *path, const void *data, size_t len)
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
 	    0)
 		return (-errno);
-	while (off < len) {
-		ssize_t n = write(fd, p + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rv = n < 0 ? -errno : -EIO;
-			goto fail;
-		}
-		off += (size_t)n;
-	}
+	if ((rv = lc_write_all(fd, data, len)) != 0)
+		goto fail;
 	if (fsync(fd) != 0) {
 		rv = -errno;
 		goto fail;
@@ -75,7 +44,7 @@ mgmt_store_write_atomic(const char *path, const void *data, size_t len)
 		rv = -errno;
 		goto fail;
 	}
-	return (fsync_dir_of(path));
+	return (lc_fsync_dir_of(path));
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -444,7 +413,7 @@ compress_one(const char *dir, unsigned long seq)
 	if (rv == 0 && rename(tmp, dst) != 0)
 		rv = -errno;
 	if (rv == 0)
-		rv = fsync_dir_of(dst);
+		rv = lc_fsync_dir_of(dst);
 	if (rv == 0 && unlink(src) != 0)
 		rv = -errno;
 done:

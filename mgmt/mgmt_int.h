@@ -211,6 +211,8 @@ int mgmt_show_bgp_route(const struct mgmt_op *, const char *const *w,
     unsigned nw, struct lc_err *err);
 int mgmt_show_bgp_adj(const struct mgmt_op *, struct lc_ip4 nbr,
     bool advertised, const char *const *w, unsigned nw, struct lc_err *err);
+/* A component's state (rtrmgr.State) as show processes names it. */
+const char *mgmt_show_proc_state(int state);
 /* The configured interface on device dev (dev when none is). */
 const char *mgmt_show_if_name(const struct mgmt *m, const char *dev, char *buf,
     size_t n);

@@ -1415,15 +1415,6 @@ dur(uint64_t ms, char *buf, size_t n)
 	return (buf);
 }
 
-static const char *
-sys_state(int s)
-{
-	static const char *const names[] = {"unknown", "stopped", "starting",
-	    "running", "stopping", "backoff", "failed"};
-
-	return (s >= 0 && s < 7 ? names[s] : "unknown");
-}
-
 static void
 sys_render(struct sys_wait *w)
 {
@@ -1464,7 +1455,8 @@ sys_render(struct sys_wait *w)
 			json_object_object_add(o, "pid",
 			    json_object_new_int((int)c->pid));
 			json_object_object_add(o, "state",
-			    json_object_new_string(sys_state(c->state)));
+			    json_object_new_string(
+				mgmt_show_proc_state(c->state)));
 			json_object_object_add(o, "uptime_ms",
 			    json_object_new_int64((int64_t)c->uptime_ms));
 			json_object_object_add(o, "version",
@@ -1511,7 +1503,7 @@ sys_render(struct sys_wait *w)
 			snprintf(b3, sizeof(b3), "%ld", c->hwm_kb);
 			lc_buf_printf(&out,
 			    "%-10s %7u %-9s %12s %-8s %10s %10s\n", c->name,
-			    c->pid, sys_state(c->state),
+			    c->pid, mgmt_show_proc_state(c->state),
 			    dur(c->uptime_ms, b1, sizeof(b1)),
 			    c->version[0] ? c->version : "-",
 			    c->rss_kb >= 0 ? b2 : "-",

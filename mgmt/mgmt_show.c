@@ -936,8 +936,8 @@ mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 /* ---- show processes, restart -------------------------------------------------------- */
 
-static const char *
-proc_state(Rtrmgr__State s)
+const char *
+mgmt_show_proc_state(int s)
 {
 	switch (s) {
 	case RTRMGR__STATE__STOPPED:
@@ -1021,7 +1021,7 @@ render_component(struct lc_buf *out, json_object *jo,
 		json_object_object_add(o, "pid",
 		    json_object_new_int((int)c->pid));
 		json_object_object_add(o, "state",
-		    json_object_new_string(proc_state(c->state)));
+		    json_object_new_string(mgmt_show_proc_state(c->state)));
 		json_object_object_add(o, "uptime_ms",
 		    json_object_new_int64((int64_t)c->uptime_ms));
 		json_object_object_add(o, "restarts",
@@ -1041,9 +1041,9 @@ render_component(struct lc_buf *out, json_object *jo,
 		return;
 	}
 	lc_buf_printf(out, "%-9s %7u %-9s %10.1f %8u %20llu %s\n", c->name,
-	    c->pid, proc_state(c->state), (double)c->uptime_ms / 1000.0,
-	    c->restarts, (unsigned long long)c->generation,
-	    end_text(c, end, sizeof(end)));
+	    c->pid, mgmt_show_proc_state(c->state),
+	    (double)c->uptime_ms / 1000.0, c->restarts,
+	    (unsigned long long)c->generation, end_text(c, end, sizeof(end)));
 }
 
 static void
@@ -1093,7 +1093,8 @@ render_control(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		return;
 	}
 	lc_buf_printf(out, "%s: %s, pid %u, generation %llu\n", c->name,
-	    proc_state(c->state), c->pid, (unsigned long long)c->generation);
+	    mgmt_show_proc_state(c->state), c->pid,
+	    (unsigned long long)c->generation);
 }
 
 /* restart, stop or start one component through tern-rtrmgr */

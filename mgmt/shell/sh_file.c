@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libcommon/lc_file.h"
 #include "mgmt/mgmt.h"
 #include "mgmt/mgmt_conf.h"
 
@@ -154,44 +155,6 @@ do_load(struct sh_session *s, const char *line, const char *mode,
 	return (0);
 }
 
-static int
-fsync_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, rv = 0;
-
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return (-errno);
-	if (fsync(fd) != 0)
-		rv = -errno;
-	close(fd);
-	return (rv);
-}
-
-static int
-write_all(int fd, const void *p, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t n = write(fd, (const char *)p + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return (n < 0 ? -errno : -EIO);
-		off += (size_t)n;
-	}
-	return (0);
-}
-
 /*
  * The temp file is made first: a place we may not write fails before
  * tern-mgmt prints anything. A crash leaves FILE as it was (and a temp
@@ -240,7 +203,7 @@ do_save(struct sh_session *s, const char *line, const char *name, FILE *out,
 			    (unsigned long long)total);
 			goto fail;
 		}
-		if ((e = write_all(fd, io.out, io.out_len)) != 0)
+		if ((e = lc_write_all(fd, io.out, io.out_len)) != 0)
 			break;
 		off += io.out_len;
 	} while (off < total);
@@ -255,7 +218,7 @@ do_save(struct sh_session *s, const char *line, const char *name, FILE *out,
 		fprintf(err, "error: save %s: %s\n", name, strerror(-e));
 		goto fail;
 	}
-	(void)fsync_dir(target);
+	(void)lc_fsync_dir_of(target);
 	fprintf(out, "wrote %s\n", name);
 	return (0);
 fail:
