@@ -504,6 +504,35 @@ conn_close(struct bgp_conn *c, const char *why)
 #define PF_SLOT 8
 #define PF_DEST 4
 
+/* The prefixes of one NLRI field into d->nlri (how many): a first pass, so
+ * that the table's lookups can be prefetched ahead (nlri_ahead). */
+static unsigned
+nlri_collect(struct bgp_d *d, const struct bgp_nlri *n)
+{
+	struct bgp_nlri_iter it;
+	unsigned nn;
+
+	bgp_nlri_iter_init(&it, n);
+	for (nn = 0; nn < BGP_MAX_LEN && bgp_nlri_next4(&it, &d->nlri[nn]) == 1;
+	     nn++)
+		;
+	return (nn);
+}
+
+/* Before prefix k of nn is looked up: the slots and records of those a
+ * few after it on their way into the cache (the lookups are cache misses,
+ * most of tern-bgp's time on a full table). */
+static inline void
+nlri_ahead(struct bgp_d *d, unsigned k, unsigned nn)
+{
+	if (k + PF_SLOT < nn)
+		bgp_rib_prefetch(d->rib, d->nlri[k + PF_SLOT].addr.s_addr,
+		    d->nlri[k + PF_SLOT].len, false);
+	if (k + PF_DEST < nn)
+		bgp_rib_prefetch(d->rib, d->nlri[k + PF_DEST].addr.s_addr,
+		    d->nlri[k + PF_DEST].len, true);
+}
+
 static void
 conn_error(struct bgp_conn *c, unsigned code, unsigned sub, const uint8_t *data,
     unsigned dlen, const char *why)
@@ -852,17 +881,16 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 		    u.a.why ? u.a.why : "");
 	}
 	for (unsigned i = 0; i < u.n_unreach; i++) {
-		struct bgp_nlri_iter it;
-
 		if (u.unreach[i].af != BGP_AF_IPV4)
 			continue;
-		bgp_nlri_iter_init(&it, &u.unreach[i]);
-		while (bgp_nlri_next4(&it, &pf) == 1)
-			(void)bgp_rib_withdraw(d->rib, p->id, pf.addr.s_addr,
-			    pf.len);
+		nn = nlri_collect(d, &u.unreach[i]);
+		for (unsigned k = 0; k < nn; k++) {
+			nlri_ahead(d, k, nn);
+			(void)bgp_rib_withdraw(d->rib, p->id,
+			    d->nlri[k].addr.s_addr, d->nlri[k].len);
+		}
 	}
 	for (unsigned i = 0; i < u.n_reach; i++) {
-		struct bgp_nlri_iter it;
 		int n;
 
 		if (u.reach[i].af != BGP_AF_IPV4)
@@ -879,28 +907,14 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 			loop = bgp_aspath_contains(u.a.aspath, u.a.aspath_len,
 			    local_as(p));
 		}
-		/* the prefixes first, then each one's hash slot and record
-		 * prefetched a few prefixes ahead: the table's lookups are
-		 * cache misses, most of tern-bgp's time on a full table */
-		bgp_nlri_iter_init(&it, &u.reach[i]);
-		for (nn = 0;
-		     nn < BGP_MAX_LEN && bgp_nlri_next4(&it, &d->nlri[nn]) == 1;
-		     nn++)
-			;
+		nn = nlri_collect(d, &u.reach[i]);
 		for (unsigned k = 0; k < nn; k++) {
 			uint8_t why = BGP_WHY_LOOP;
 			struct bgp_aset *use;
 			int rv;
 
 			pf = d->nlri[k];
-			if (k + PF_SLOT < nn)
-				bgp_rib_prefetch(d->rib,
-				    d->nlri[k + PF_SLOT].addr.s_addr,
-				    d->nlri[k + PF_SLOT].len, false);
-			if (k + PF_DEST < nn)
-				bgp_rib_prefetch(d->rib,
-				    d->nlri[k + PF_DEST].addr.s_addr,
-				    d->nlri[k + PF_DEST].len, true);
+			nlri_ahead(d, k, nn);
 			use = loop ? NULL :
 				     bgp_peer_import(p, pf.addr.s_addr, pf.len,
 					 set, &why);
