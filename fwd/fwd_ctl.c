@@ -352,6 +352,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 	x->link = f->attached && f->link_up ? FWD__LINK_STATE__LINK_UP :
 					      FWD__LINK_STATE__LINK_DOWN;
 	x->enabled = f->enabled;
+	x->absent = f->absent;
 	if (f->attached) {
 		x->mac.data = ar_ok(lc_arena_memdup(d->ar, f->mac, 6));
 		x->mac.len = 6;

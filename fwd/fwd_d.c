@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "libcommon/lc_arena.h"
+#include "libcommon/lc_log.h"
 #include "libcommon/lc_ring.h"
 #include "libcommon/lc_time.h"
 #include "fwd_d_int.h"
@@ -120,7 +121,7 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 	}
 	fwd_nh_reclaim(d);
 	(void)fwd_fib_reclaim(d->fib);
-	if (now - d->last_link_ms >= LINK_MS) {
+	if (d->link_nl == NULL && now - d->last_link_ms >= LINK_MS) {
 		d->last_link_ms = now;
 		fwd_if_link_check(d);
 	}
@@ -231,6 +232,11 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	ev_timer_init(&d->tick, on_tick, TICK_S, TICK_S);
 	d->tick.data = d;
 	ev_timer_start(loop, &d->tick);
+	if ((e = fwd_link_init(d)) != 0)
+		lc_log_warnx("link events: %s: the link state is polled every "
+			     "%u ms instead",
+		    strerror(-e), LINK_MS);
+	e = ENOMEM;
 	if (fwd_ctl_init(d) != 0) {
 		e = errno;
 		goto fail;
@@ -258,11 +264,13 @@ fwd_d_free(struct fwd_d *d)
 		if (d->w[k] != NULL)
 			fwd_worker_stop(d->w[k]);
 	fwd_ctl_fini(d);
+	fwd_link_fini(d);
 	fwd_host_fini(d);
 	if (d->loop != NULL) {
 		ev_async_stop(d->loop, &d->punt_async);
 		ev_timer_stop(d->loop, &d->tick);
 	}
+	fwd_if_reap_wait(d, FWD_PORT_MAX);
 	{
 		struct fwd_port *v[FWD_PORT_MAX * (FWD_D_WORKERS_MAX + 1)];
 		unsigned n = 0;

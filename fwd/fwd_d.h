@@ -35,6 +35,8 @@ struct fwd_d;
 struct fwd_worker;
 struct fwd_xdp_umem;
 struct fwd_nl;
+struct mnl_socket;
+struct fwd_reap;
 struct fwd_gro;
 
 /*
@@ -142,6 +144,9 @@ struct fwd_iface {
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
 	/* state */
 	bool attached, link_up;
+	/* the device is not there (deleted, renamed away, or missing when
+	 * the full set came): kept configured, attached when it appears */
+	bool absent;
 	uint16_t
 	    mtu; /* in use: mtu_conf or the device's, at most the device's */
 	/* the device's MTU (read at attach, then with the link state); 0 for
@@ -192,6 +197,11 @@ struct fwd_d_stats {
 	uint64_t if_batches, if_refused;
 	uint64_t resyncs, swept;
 	uint64_t punts, slow_errors, out_sent;
+	/* link events (fwd_link.c): messages taken; datagrams the kernel
+	 * dropped for us (ENOBUFS: a full re-check follows); devices that
+	 * went away, came (back) and could not be opened when they did */
+	uint64_t link_events, link_overruns, link_gone, link_back,
+	    link_open_failed;
 };
 
 struct fwd_d {
@@ -235,6 +245,12 @@ struct fwd_d {
 	ev_async punt_async;
 	ev_timer tick;
 	int ioctl_fd;
+	/* link events (fwd_link.c); without them (netlink refused) the link
+	 * state is polled every LINK_MS, as a fallback */
+	struct mnl_socket *link_nl;
+	struct fwd_reap *reap[FWD_PORT_MAX]; /* ports being closed */
+	ev_io link_io;
+	char *link_buf;
 	uint64_t last_link_ms;
 	struct fwd_d_stats st;
 	/* the host path (fwd_host.c) */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "fwd_d.h"
+#include "fwd_link.h"
 
 static inline uint32_t
 fwd_pmask(unsigned len)
@@ -72,6 +73,18 @@ int fwd_if_ports_open(struct fwd_d *, struct fwd_if_open *, unsigned n,
     unsigned *bad);
 /* Close the ports of one interface (d->nworkers worker ports and tx). */
 void fwd_if_ports_free(struct fwd_d *, struct fwd_if_ports *);
+/*
+ * The same on a thread of its own, with fd (its TAP; -1: none) closed
+ * there too, so the control thread does not wait for the kernel (a device
+ * that went away: tens of ms). AF_XDP ports are closed here, at once (they
+ * share their worker's UMEM with ports being opened). Port id's next
+ * ports wait for it (fwd_if_reap_wait).
+ */
+void fwd_if_ports_reap(struct fwd_d *, uint16_t id, struct fwd_if_ports *,
+    int fd);
+/* What fwd_if_ports_reap started for port id (every port: FWD_PORT_MAX)
+ * is done. */
+void fwd_if_reap_wait(struct fwd_d *, unsigned id);
 /* Close n ports (NULL ones skipped), AF_PACKET ones in parallel; v[] is
  * cleared. */
 void fwd_ports_free(struct fwd_port **v, unsigned n);
@@ -91,9 +104,13 @@ uint8_t fwd_if_backend_auto(const char *name, const struct fwd_iface *f,
  * nw workers (the count the batch will run under). */
 int fwd_if_apply(struct fwd_d *, const struct fwd_if_req *, unsigned n,
     bool replace_all, bool dry_run, unsigned nw, struct lc_err *err);
-/* Link state of every attached interface, checked again: changes go to the
- * adjacencies, ARP (announce) and subscribers. */
+/* Link state of every attached interface, checked again (and absent ones
+ * looked for): changes go to the adjacencies, ARP (announce) and
+ * subscribers. The fallback when link events are missing or were lost. */
 void fwd_if_link_check(struct fwd_d *);
+/* One link event (fwd_link.c): the interface on that device, or of that
+ * name, follows it (link, MTU, MAC; the device gone, renamed or back). */
+void fwd_if_link_event(struct fwd_d *, const struct fwd_link_ev *);
 
 /* ---- fwd_host.c: the host path (docs/hostpath.md) ---- */
 
@@ -109,6 +126,9 @@ void fwd_host_fini(struct fwd_d *);
 int fwd_host_attach(struct fwd_d *, struct fwd_iface *);
 /* f's TAP removed (with the port's tc drop). */
 void fwd_host_detach(struct fwd_d *, struct fwd_iface *);
+/* fwd_host_detach but the close: the TAP's fd (-1: none), whose close
+ * removes the device (the kernel waits for an RCU grace period there). */
+int fwd_host_unhook(struct fwd_d *, struct fwd_iface *);
 /* After a change of f (host_conf, MTU, addresses): the TAP made, removed
  * or mirrored again. */
 void fwd_host_sync(struct fwd_d *, struct fwd_iface *);

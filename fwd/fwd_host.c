@@ -468,23 +468,33 @@ fwd_host_attach(struct fwd_d *d, struct fwd_iface *f)
 	return (0);
 }
 
-void
-fwd_host_detach(struct fwd_d *d, struct fwd_iface *f)
+int
+fwd_host_unhook(struct fwd_d *d, struct fwd_iface *f)
 {
 	struct fwd_host_if *h = &f->host;
 	int rv;
 
 	if (!h->open)
-		return;
+		return (-1);
 	fwd_host_flush(d); /* what it holds for this TAP, before it goes */
 	ev_io_stop(d->loop, &h->io);
 	if (f->backend != FWD_D_BK_MEM &&
 	    (rv = tc_drop(d, f->ifindex, false)) != 0)
 		lc_log_warnx("%s: tc ingress drop: removing: %s", f->name,
 		    strerror(-rv));
-	tap_close(h->fd, true);
+	(void)ioctl(h->fd, TUNSETPERSIST, 0);
 	h->open = false;
 	lc_log_info("%s: host interface %s removed", f->name, h->name);
+	return (h->fd);
+}
+
+void
+fwd_host_detach(struct fwd_d *d, struct fwd_iface *f)
+{
+	int fd = fwd_host_unhook(d, f);
+
+	if (fd >= 0)
+		close(fd);
 }
 
 void

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_time.h"
 #include "fwd_d_int.h"
 
 /* Most interface items in one IF_CONFIG batch. */
@@ -115,14 +117,14 @@ if_dev_mtu_ports(struct fwd_d *d, struct fwd_iface *f)
 		fwd_port_dev_mtu_set(f->txport, f->dev_mtu);
 }
 
-/* A device whose MTU changed (ip link set mtu): f follows it. */
+/* The device's MTU is m (an event's, or read): f follows it (0: not known,
+ * nothing changes). */
 static void
-if_dev_mtu_check(struct fwd_d *d, struct fwd_iface *f)
+if_dev_mtu_set(struct fwd_d *d, struct fwd_iface *f, unsigned m)
 {
-	unsigned m;
-
-	if (f->backend == FWD_D_BK_MEM || (m = if_dev_mtu(d, f->name)) == 0 ||
-	    m == f->dev_mtu)
+	if (m > 0xffff)
+		m = 0xffff;
+	if (f->backend == FWD_D_BK_MEM || m == 0 || m == f->dev_mtu)
 		return;
 	lc_log_notice("%s: the device's MTU is %u (was %u)", f->name, m,
 	    f->dev_mtu);
@@ -147,26 +149,199 @@ if_link_up(struct fwd_d *d, const struct fwd_iface *f)
 	return ((ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING));
 }
 
-void
-fwd_if_link_check(struct fwd_d *d)
+/* The device is administratively up (IFF_UP). */
+static bool
+if_dev_admin_up(struct fwd_d *d, const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	return (d->ioctl_fd >= 0 &&
+	    ioctl(d->ioctl_fd, SIOCGIFFLAGS, &ifr) == 0 &&
+	    (ifr.ifr_flags & IFF_UP));
+}
+
+/* The device's MAC into mac: false when it cannot be read. */
+static bool
+if_dev_mac(struct fwd_d *d, const char *name, uint8_t *mac)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (d->ioctl_fd < 0 || ioctl(d->ioctl_fd, SIOCGIFHWADDR, &ifr) != 0)
+		return (false);
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return (true);
+}
+
+/* f (attached) has its link up or down. */
+static void
+if_link_set(struct fwd_d *d, struct fwd_iface *f, bool up)
+{
+	uint16_t id = (uint16_t)(f - d->ifs);
+
+	if (up == f->link_up)
+		return;
+	f->link_up = up;
+	(void)fwd_adj_port_set(d->adj, id, f->mac, f->mtu, up);
+	fwd_host_carrier(d, f);
+	if (up)
+		(void)fwd_arp_announce(d->arp, id, d->out);
+	lc_log_notice("%s: link %s", f->name, up ? "up" : "down");
+	fwd_ctl_if_event(d, f, false);
+}
+
+static void if_attach(struct fwd_d *, struct fwd_iface *,
+    struct fwd_if_ports *);
+static void if_detach_how(struct fwd_d *, struct fwd_iface *, bool reap);
+
+/*
+ * f's device went away (deleted, renamed, replaced by another of its name,
+ * or its MAC changed): its ports close, its connected routes go, and tern-rib
+ * hears that the ifindex is gone. f stays configured, absent, until a device
+ * of its name appears (if_back).
+ */
+static void
+if_gone(struct fwd_d *d, struct fwd_iface *f, const char *why)
+{
+	uint64_t t0 = lc_time_mono_ns();
+
+	if (f->attached) {
+		fwd_ctl_if_event(d, f, true); /* the old ifindex, for rib */
+		if_detach_how(d, f, true);
+	}
+	f->absent = true;
+	f->ifindex = 0;
+	d->st.link_gone++;
+	lc_log_notice("%s: %s: its ports are closed (in %llu ms); kept "
+		      "configured until a device of that name appears",
+	    f->name, why,
+	    (unsigned long long)((lc_time_mono_ns() - t0) / 1000000));
+	fwd_ctl_if_event(d, f, false);
+}
+
+/* A device of f's name is there (ifindex): f (absent) opens its ports on it
+ * and attaches as at a commit. Its ports not opening leaves it absent; the
+ * device's next change (it goes up, say) tries again. */
+static void
+if_back(struct fwd_d *d, struct fwd_iface *f, uint32_t ifindex)
+{
+	struct fwd_if_ports p;
+	struct fwd_if_open o;
+	unsigned bad;
+	uint64_t t0 = lc_time_mono_ns();
+	int rv;
+
+	if (!f->enabled || f->backend == FWD_D_BK_MEM)
+		return;
+	memset(&p, 0, sizeof(p));
+	memset(&o, 0, sizeof(o));
+	o.name = f->name;
+	o.backend = f->bk_auto ? fwd_if_backend_auto(f->name, f, d->nworkers) :
+				 f->backend;
+	o.fallback = f->bk_auto;
+	o.id = (uint16_t)(f - d->ifs);
+	o.mtu = f->mtu_conf;
+	o.ports = &p;
+	if ((rv = fwd_if_ports_open(d, &o, 1, &bad)) != 0) {
+		d->st.link_open_failed++;
+		lc_log_warnx("%s: a device of that name appeared (ifindex %u) "
+			     "but its port does not open: %s (tried again at "
+			     "its next change)",
+		    f->name, ifindex, strerror(-rv));
+		return;
+	}
+	f->backend = o.backend;
+	if (o.fell_back)
+		f->xdp_failed = true;
+	f->ifindex = ifindex;
+	f->absent = false;
+	d->st.link_back++;
+	if_attach(d, f, &p);
+	lc_log_notice("%s: the device is there (ifindex %u): attached again "
+		      "(in %llu ms)",
+	    f->name, ifindex,
+	    (unsigned long long)((lc_time_mono_ns() - t0) / 1000000));
+	fwd_ctl_if_event(d, f, false);
+}
+
+/* The interface attached to device ifindex, or NULL. */
+static struct fwd_iface *
+if_on_device(struct fwd_d *d, uint32_t ifindex)
 {
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
 		struct fwd_iface *f = &d->ifs[i];
-		bool up;
 
-		if (!f->used || !f->attached)
-			continue;
-		if_dev_mtu_check(d, f);
-		if ((up = if_link_up(d, f)) == f->link_up)
-			continue;
-		f->link_up = up;
-		(void)fwd_adj_port_set(d->adj, (uint16_t)i, f->mac, f->mtu, up);
-		fwd_host_carrier(d, f);
-		if (up)
-			(void)fwd_arp_announce(d->arp, (uint16_t)i, d->out);
-		lc_log_notice("%s: link %s", f->name, up ? "up" : "down");
-		fwd_ctl_if_event(d, f, false);
+		if (f->used && f->attached && f->backend != FWD_D_BK_MEM &&
+		    f->ifindex == ifindex)
+			return (f);
 	}
+	return (NULL);
+}
+
+/*
+ * f as its device is now: gone (no device of its name, or another one),
+ * its MAC changed (its ports open again), back, its MTU and link state. The
+ * state is read, not taken from an event: events queue up while the loop
+ * is busy, and one from before a change must not undo it.
+ */
+static void
+if_check_one(struct fwd_d *d, struct fwd_iface *f)
+{
+	uint32_t idx;
+	uint8_t mac[6];
+	char why[48];
+
+	if (!f->used || f->backend == FWD_D_BK_MEM ||
+	    (!f->attached && !f->absent))
+		return;
+	idx = if_nametoindex(f->name);
+	if (f->attached && idx != f->ifindex)
+		if_gone(d, f,
+		    idx == 0 ? "the device was deleted or renamed" :
+			       "the device was replaced");
+	else if (f->attached && if_dev_mac(d, f->name, mac) &&
+	    memcmp(mac, f->mac, 6) != 0) {
+		snprintf(why, sizeof(why),
+		    "the device's MAC changed to "
+		    "%02x:%02x:%02x:%02x:%02x:%02x",
+		    mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		if_gone(d, f, why);
+	}
+	if (f->absent) {
+		/* AF_XDP: once the device is up (a socket bound to a veth
+		 * still down sends nothing once it is up: measured, kernel
+		 * 6.1, test_fwd_link_xdp.sh) */
+		if (idx != 0 &&
+		    (f->backend == FWD_D_BK_AFP || if_dev_admin_up(d, f->name)))
+			if_back(d, f, idx);
+		return;
+	}
+	if_dev_mtu_set(d, f, if_dev_mtu(d, f->name));
+	if_link_set(d, f, if_link_up(d, f));
+}
+
+void
+fwd_if_link_event(struct fwd_d *d, const struct fwd_link_ev *ev)
+{
+	struct fwd_iface *f = if_on_device(d, ev->ifindex), *g = NULL;
+
+	/* the interface on that device, and the one of its (new) name */
+	if (ev->name != NULL)
+		g = fwd_d_if_find(d, ev->name);
+	if (f != NULL)
+		if_check_one(d, f);
+	if (g != NULL && g != f)
+		if_check_one(d, g);
+}
+
+void
+fwd_if_link_check(struct fwd_d *d)
+{
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++)
+		if_check_one(d, &d->ifs[i]);
 }
 
 /* ---- addresses and static neighbours ---- */
@@ -417,6 +592,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	uint64_t now = fwd_d_now_ms(d);
 	int g;
 
+	fwd_if_reap_wait(d, id); /* its TAP of that name, say */
 	for (unsigned k = 0; k < d->nworkers; k++)
 		f->wport[k] = p->w[k];
 	f->txport = p->tx;
@@ -463,11 +639,14 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	(void)fwd_host_attach(d, f);
 }
 
+/* f's ports close; reap: on a thread (fwd_if_ports_reap), the control
+ * thread going on at once (a device that went away). */
 static void
-if_detach(struct fwd_d *d, struct fwd_iface *f)
+if_detach_how(struct fwd_d *d, struct fwd_iface *f, bool reap)
 {
 	uint16_t id = (uint16_t)(f - d->ifs);
 	unsigned naddr = f->naddr;
+	int tapfd;
 
 	if (!f->attached)
 		return;
@@ -478,7 +657,7 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 	/* what the workers punted from it is handled while it still exists
 	 * (its port id may be another interface's by the next drain) */
 	(void)fwd_d_drain(d);
-	fwd_host_detach(d, f);
+	tapfd = fwd_host_unhook(d, f);
 	d->ctl_ports[id] = NULL;
 	/* addresses and their connected routes */
 	f->naddr = 0;
@@ -510,10 +689,22 @@ if_detach(struct fwd_d *d, struct fwd_iface *f)
 			f->wport[k] = NULL;
 		}
 		f->txport = NULL;
-		fwd_if_ports_free(d, &p);
+		if (reap)
+			fwd_if_ports_reap(d, id, &p, tapfd);
+		else {
+			fwd_if_ports_free(d, &p);
+			if (tapfd >= 0)
+				close(tapfd);
+		}
 	}
 	f->link_up = false;
 	lc_log_info("%s: detached (port %u)", f->name, id);
+}
+
+static void
+if_detach(struct fwd_d *d, struct fwd_iface *f)
+{
+	if_detach_how(d, f, false);
 }
 
 /* ---- IF_CONFIG: checked as a whole, then all or nothing ---- */
@@ -525,6 +716,7 @@ struct if_plan {
 	uint8_t backend;
 	bool bk_auto;	 /* "auto" configured */
 	bool xdp_failed; /* auto: AF_XDP failed to open, AF_PACKET opened */
+	bool absent; /* no device of its name (allowed: see if_check_device) */
 	uint32_t ifindex;
 	int slot; /* port id: existing, or chosen for a new one */
 	struct fwd_if_ports ports;
@@ -611,11 +803,25 @@ if_check_device(struct if_txn *t, const struct fwd_if_req *r, struct if_plan *p)
 	unsigned dm;
 	int nq;
 
+	const struct fwd_iface *f;
+
+	p->absent = false;
 	if (p->backend == FWD_D_BK_MEM)
 		return (0);
-	if ((p->ifindex = if_nametoindex(r->name)) == 0)
-		return (lc_err_set(t->err, -EINVAL, if_item(t, r),
-		    "%s: no such network device", r->name));
+	/*
+	 * No device of that name: refused for a new interface (a typo, most
+	 * likely), taken for one already absent and in a full set (tern-mgmt's
+	 * after a restart: a device that went must not cost every other
+	 * interface its config); it attaches when the device appears.
+	 */
+	if ((p->ifindex = if_nametoindex(r->name)) == 0) {
+		f = fwd_d_if_find(t->d, r->name);
+		if (!t->replace_all && (f == NULL || !f->absent))
+			return (lc_err_set(t->err, -EINVAL, if_item(t, r),
+			    "%s: no such network device", r->name));
+		p->absent = true;
+		return (0);
+	}
 	/* the device would refuse the frames over its MTU: refused in a
 	 * change; in a full set (tern-mgmt's on connect, after a restart)
 	 * accepted, with the device's used (if_mtu_eff) */
@@ -816,7 +1022,7 @@ if_open_ports(struct if_txn *t)
 		struct if_plan *p = &t->pl[i];
 		bool was = i < FWD_D_IF_MAX && d->ifs[i].used;
 
-		if (!p->in || p->rq == NULL || !p->rq->enabled)
+		if (!p->in || p->rq == NULL || !p->rq->enabled || p->absent)
 			continue;
 		if (was && d->ifs[i].attached &&
 		    d->ifs[i].backend == p->backend)
@@ -885,10 +1091,15 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 	struct fwd_iface *f = &d->ifs[p->slot];
 	bool was = f->used;
 
-	if (was && if_same(f, r, p->backend, p->bk_auto))
+	if (was && f->absent == p->absent &&
+	    if_same(f, r, p->backend, p->bk_auto))
 		return; /* unchanged: untouched */
-	if (was && (p->open || !r->enabled || f->backend != p->backend))
+	if (was &&
+	    (p->open || !r->enabled || f->backend != p->backend || p->absent)) {
+		if (f->attached && p->absent)
+			fwd_ctl_if_event(d, f, true); /* the old ifindex */
 		if_detach(d, f);
+	}
 	if (!was) {
 		memset(f, 0, sizeof(*f));
 		f->used = true;
@@ -904,6 +1115,10 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 	f->ifindex = p->backend == FWD_D_BK_MEM ?
 	    FWD_D_MEM_IFINDEX + (uint32_t)p->slot :
 	    p->ifindex;
+	if ((f->absent = p->absent))
+		lc_log_notice("%s: no such network device: kept configured "
+			      "until one of that name appears",
+		    f->name);
 	f->enabled = r->enabled;
 	if (f->attached)
 		if_diff(d, f, r);

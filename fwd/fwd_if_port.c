@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libcommon/lc_log.h"
 #include "fwd_d_int.h"
@@ -57,6 +58,73 @@ fwd_if_ports_free(struct fwd_d *d, struct fwd_if_ports *p)
 	v[n++] = p->tx;
 	p->tx = NULL;
 	fwd_ports_free(v, n);
+}
+
+struct fwd_reap {
+	pthread_t thr;
+	struct fwd_port *v[FWD_D_WORKERS_MAX + 1];
+	unsigned n;
+	int fd;
+};
+
+static void *
+reap_run(void *arg)
+{
+	struct fwd_reap *r = arg;
+
+	fwd_ports_free(r->v, r->n);
+	if (r->fd >= 0)
+		close(r->fd);
+	return (NULL);
+}
+
+void
+fwd_if_ports_reap(struct fwd_d *d, uint16_t id, struct fwd_if_ports *p, int fd)
+{
+	struct fwd_reap *r;
+
+	fwd_if_reap_wait(d, id);
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		goto here;
+	r->fd = fd;
+	for (unsigned k = 0; k <= d->nworkers; k++) {
+		struct fwd_port **pp = k < d->nworkers ? &p->w[k] : &p->tx;
+
+		if (*pp == NULL)
+			continue;
+		if (fwd_port_afp_fd(*pp) >= 0)
+			r->v[r->n++] = *pp;
+		else
+			fwd_port_free(*pp);
+		*pp = NULL;
+	}
+	if (pthread_create(&r->thr, NULL, reap_run, r) == 0) {
+		d->reap[id] = r;
+		return;
+	}
+	/* no thread: here, then */
+	fd = r->fd;
+	fwd_ports_free(r->v, r->n);
+	free(r);
+here:
+	fwd_if_ports_free(d, p);
+	if (fd >= 0)
+		close(fd);
+}
+
+void
+fwd_if_reap_wait(struct fwd_d *d, unsigned id)
+{
+	unsigned lo = id < FWD_PORT_MAX ? id : 0,
+		 hi = id < FWD_PORT_MAX ? id + 1 : FWD_PORT_MAX;
+
+	for (unsigned i = lo; i < hi; i++) {
+		if (d->reap[i] == NULL)
+			continue;
+		pthread_join(d->reap[i]->thr, NULL);
+		free(d->reap[i]);
+		d->reap[i] = NULL;
+	}
 }
 
 /* One AF_PACKET socket to open (on its own thread: the kernel waits for

@@ -352,12 +352,15 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 
 /* ---- show interfaces ------------------------------------------------------------- */
 
+/* An interface's link: "absent" when its device is not there. */
 static const char *
-link_str(Fwd__LinkState l)
+link_str(const Fwd__Interface *f)
 {
-	return (l == FWD__LINK_STATE__LINK_UP	? "up" :
-		l == FWD__LINK_STATE__LINK_DOWN ? "down" :
-						  "unknown");
+	if (f->absent)
+		return ("absent");
+	return (f->link == FWD__LINK_STATE__LINK_UP   ? "up" :
+		f->link == FWD__LINK_STATE__LINK_DOWN ? "down" :
+							"unknown");
 }
 
 /* Interfaces by tern name (the config's) and by device (fwd's). */
@@ -580,7 +583,7 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			json_object_object_add(o, "ifindex",
 			    json_object_new_int((int)f->ifindex));
 			json_object_object_add(o, "link",
-			    json_object_new_string(link_str(f->link)));
+			    json_object_new_string(link_str(f)));
 			json_object_object_add(o, "enabled",
 			    json_object_new_boolean(f->enabled));
 			json_object_object_add(o, "mtu",
@@ -642,8 +645,8 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		lc_buf_printf(out,
 		    "link %s, %s, mtu %u, mac %s, "
 		    "backend %s\n",
-		    link_str(f->link), f->enabled ? "enabled" : "disabled",
-		    f->mtu, mac,
+		    link_str(f), f->enabled ? "enabled" : "disabled", f->mtu,
+		    mac,
 		    f->backend != NULL && f->backend[0] ? f->backend : "-");
 		for (size_t k = 0; k < f->n_addrs; k++)
 			lc_buf_printf(out, "  address %s\n",

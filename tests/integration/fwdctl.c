@@ -304,7 +304,9 @@ main(int argc, char **argv)
 
 			printf("%s ifindex %u link %s mtu %u", x->name,
 			    x->ifindex,
-			    x->link == FWD__LINK_STATE__LINK_UP ? "up" : "down",
+			    x->absent				    ? "absent" :
+				x->link == FWD__LINK_STATE__LINK_UP ? "up" :
+								      "down",
 			    x->mtu);
 			for (size_t k = 0; k < x->n_addrs; k++)
 				printf(" %s/%u", ip(x->addrs[k]->addr),

@@ -522,6 +522,10 @@ test_if_refused(void **st)
 		Fwd__IfConfigAck *a;
 
 		for (int rep = 0; rep < 2; rep++) {
+			/* a full set with a missing device is taken (the
+			 * device absent: test_if_absent) */
+			if (rep == 1 && bad[i].s == nodev)
+				continue;
 			a = if_config(bad[i].s, bad[i].n, rep == 1, false);
 			assert_false(a->ok);
 			if (strstr(a->error, bad[i].want) == NULL)
@@ -986,6 +990,59 @@ forward_to(uint32_t dst, uint8_t *f)
  * replace them; a new MAC, removal, detach and re-attach follow the
  * config; every bad entry refuses the whole batch and changes nothing.
  */
+/* A full set naming a device that is not there (tern-mgmt's, after a
+ * restart, with a device gone): the others are configured, that one kept
+ * absent (no ifindex, not attached); a change to it is taken while it is
+ * absent; a new interface on no device is still refused. */
+static void
+test_if_absent(void **st)
+{
+	static const struct ifspec set[] = {
+	    {.name = "m0", .enabled = true, .addr = {"198.18.1.1/24"}},
+	    {.name = "nosuchdev9",
+		.backend = "afpacket",
+		.enabled = true,
+		.addr = {"198.18.9.1/24"}},
+	};
+	static const struct ifspec change[] = {{.name = "nosuchdev9",
+	    .backend = "afpacket",
+	    .enabled = true,
+	    .addr = {"198.18.9.1/24", "198.18.10.1/24"}}};
+	static const struct ifspec other[] = {
+	    {.name = "nosuchdev8", .backend = "afpacket", .enabled = true}};
+	struct fwd_iface *f;
+	Fwd__InterfaceList *l;
+	Fwd__IfConfigAck *a;
+	bool seen = false;
+
+	(void)st;
+	a = if_config(set, 2, true, false);
+	assert_true(a->ok);
+	assert_non_null(f = fwd_d_if_find(D, "nosuchdev9"));
+	assert_true(f->absent);
+	assert_false(f->attached);
+	assert_int_equal(f->ifindex, 0);
+	assert_true(fwd_d_if_find(D, "m0")->attached);
+	assert_true(fwd_local_has(&D->local, TF_IP(1, 1)));
+	assert_false(fwd_local_has(&D->local, TF_IP(9, 1)));
+	l = if_query();
+	for (size_t i = 0; i < l->n_interfaces; i++)
+		if (strcmp(l->interfaces[i]->name, "nosuchdev9") == 0) {
+			assert_true(l->interfaces[i]->absent);
+			assert_int_equal(l->interfaces[i]->ifindex, 0);
+			seen = true;
+		}
+	assert_true(seen);
+	a = if_config(change, 1, false, false);
+	assert_true(a->ok);
+	assert_int_equal(f->naddr, 2);
+	assert_true(f->absent);
+	a = if_config(other, 1, false, false);
+	assert_false(a->ok);
+	assert_non_null(strstr(a->error, "no such network device"));
+	assert_null(fwd_d_if_find(D, "nosuchdev8"));
+}
+
 static void
 test_static_neighbours(void **st)
 {
@@ -1824,6 +1881,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_interfaces, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_if_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_if_absent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_static_neighbours, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_if_dry_run_and_replace, setup,
