@@ -551,6 +551,12 @@ commit_done(void *arg, int rv, const struct lc_err *err)
 	struct commit_wait *w = arg;
 	char text[768] = "";
 
+	if (!w->check) {
+		if (rv == 0)
+			w->m->st_commits++;
+		else
+			w->m->st_commits_failed++;
+	}
 	if (rv == 0) {
 		if (w->check) {
 			snprintf(text, sizeof(text),

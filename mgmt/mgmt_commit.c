@@ -36,14 +36,10 @@ minute_s(void)
 static void
 make_running(struct mgmt *m, const struct mgmt_conf *conf)
 {
-	struct mgmt_system_conf sys;
-
 	mgmt_conf_assign(m->running, conf);
 	/* A plain commit while a commit confirmed is pending confirms it. */
 	mgmt_commit_confirm_cancel(m);
-	mgmt_conf_system_get(m->running, &sys);
-	snprintf(m->host_name, sizeof(m->host_name), "%s",
-	    sys.host_name[0] != '\0' ? sys.host_name : "tern");
+	mgmt_apply_system(m);
 	lc_log_info("commit: stored as commit 0 of %d",
 	    mgmt_store_count(m->store_dir));
 }

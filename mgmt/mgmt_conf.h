@@ -174,6 +174,9 @@ enum mgmt_sid {
 	MGMT_S_SYSTEM,
 	MGMT_S_SYS_HOSTNAME,
 	MGMT_S_SYS_LOGLEVEL,
+	MGMT_S_SYS_METRICS, /* system metrics: the Prometheus endpoint */
+	MGMT_S_SYS_METRICS_LISTEN,
+	MGMT_S_SYS_METRICS_PORT,
 	MGMT_S__COUNT
 };
 
@@ -434,6 +437,10 @@ struct mgmt_fwd_conf {
 struct mgmt_system_conf {
 	char host_name[MGMT_HOSTNAME_MAX];
 	int log_level; /* enum lc_log_level */
+	/* system metrics (mgmt_metrics.c): served when the block is there */
+	bool metrics;
+	uint32_t metrics_addr; /* network order */
+	unsigned metrics_port;
 };
 
 /* with the NUL; a config value is at most 63 characters (the parser's and

@@ -1,5 +1,6 @@
 /* mgmt/mgmt_conf_tree.c: persistent (copy-on-write) config trees: nodes, AVL
  * child sets, set/delete/merge and typed views. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -1173,11 +1174,19 @@ mgmt_conf_system_get(const struct mgmt_conf *conf, struct mgmt_system_conf *o)
 	    MGMT_S_SYSTEM);
 	const struct mgmt_node *hn = mgmt_node_find_sid(s, MGMT_S_SYS_HOSTNAME);
 	const struct mgmt_node *ll = mgmt_node_find_sid(s, MGMT_S_SYS_LOGLEVEL);
+	const struct mgmt_node *mt = mgmt_node_find_sid(s, MGMT_S_SYS_METRICS);
+	const struct mgmt_node *ma = mgmt_node_find_sid(mt,
+	    MGMT_S_SYS_METRICS_LISTEN);
+	const struct mgmt_node *mp = mgmt_node_find_sid(mt,
+	    MGMT_S_SYS_METRICS_PORT);
 
 	snprintf(o->host_name, sizeof(o->host_name), "%s",
 	    hn ? hn->value : mgmt_schema[MGMT_S_SYS_HOSTNAME].dflt);
 	/* enum words are in lc_log_level order */
 	o->log_level = ll ? (int)ll->kbin : LC_LOG_NOTICE;
+	o->metrics = mt != NULL;
+	o->metrics_addr = htonl(ma ? (uint32_t)ma->kbin : 0x7f000001u);
+	o->metrics_port = mp ? (unsigned)mp->kbin : 9324;
 }
 
 void

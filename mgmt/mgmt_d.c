@@ -434,14 +434,18 @@ load_running(struct mgmt *m)
 	return (0);
 }
 
-static void
-apply_system(struct mgmt *m)
+void
+mgmt_apply_system(struct mgmt *m)
 {
 	struct mgmt_system_conf sys;
+	struct lc_err err;
 
 	mgmt_conf_system_get(m->running, &sys);
 	snprintf(m->host_name, sizeof(m->host_name), "%s",
 	    sys.host_name[0] != '\0' ? sys.host_name : "tern");
+	if (mgmt_metrics_apply(m, sys.metrics_addr,
+		sys.metrics ? sys.metrics_port : 0, &err) != 0)
+		lc_log_warnx("%s", err.msg);
 }
 
 struct mgmt *
@@ -475,7 +479,7 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 		errno = rv == -EINVAL ? EINVAL : -rv;
 		return (NULL);
 	}
-	apply_system(m);
+	mgmt_apply_system(m);
 	if (opts->no_server)
 		return (m);
 
@@ -531,6 +535,7 @@ mgmt_free(struct mgmt *m)
 		return;
 	while ((s = LIST_FIRST(&m->sessions)) != NULL)
 		mgmt_session_close(m, s);
+	mgmt_metrics_free(m);
 	mgmt_commit_fini(m);
 	mgmt_push_fini(m);
 	ipc_server_free(m->server);

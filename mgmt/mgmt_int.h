@@ -71,6 +71,9 @@ struct mgmt {
 	 * when rtrmgr connects and at each completion of a component) */
 	char comps[MGMT_COMPS_MAX][32];
 	unsigned ncomps;
+	/* system metrics (mgmt_metrics.c): NULL when not configured */
+	struct mgmt_metrics *metrics;
+	uint64_t st_commits, st_commits_failed; /* since this start */
 };
 
 /*
@@ -244,6 +247,18 @@ void mgmt_ops_session_end(struct mgmt *, struct mgmt_session *);
 /* mgmt_d.c: our server's counters; -ENOENT without a server. */
 struct ipc_stats;
 int mgmt_server_stats(struct mgmt *, struct ipc_stats *);
+
+/*
+ * mgmt_metrics.c: the Prometheus endpoint. Serve on addr (network order)
+ * and port, or stop (port 0); as it is when unchanged. 0, or -errno with
+ * err (cannot listen: the config stays, the endpoint does not run).
+ */
+int mgmt_metrics_apply(struct mgmt *, uint32_t addr, unsigned port,
+    struct lc_err *err);
+void mgmt_metrics_free(struct mgmt *);
+/* The running config's system block takes effect in mgmt (host name, the
+ * metrics endpoint): at start and after each commit. */
+void mgmt_apply_system(struct mgmt *);
 struct mgmt_session *mgmt_session_find(struct mgmt *, uint64_t id);
 /* mgmt_cmd.c: forgets the session's save or load text in transit. */
 void mgmt_cmd_xfer_end(struct mgmt_session *);

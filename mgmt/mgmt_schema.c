@@ -312,6 +312,15 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
     [MGMT_S_SYS_LOGLEVEL] = {"log-level", MGMT_S_SYSTEM, L, MGMT_T_ENUM, 0, 0,
 	loglevel_words, "Log level of every component", "notice", MGMT_COMP_ALL,
 	0, NULL, NULL},
+    [MGMT_S_SYS_METRICS] = {"metrics", MGMT_S_SYSTEM, C, MGMT_T_NONE, 0, 0,
+	NULL, "Prometheus metrics over HTTP, served by tern-mgmt", NULL, MGMT,
+	0, NULL, NULL},
+    [MGMT_S_SYS_METRICS_LISTEN] = {"listen", MGMT_S_SYS_METRICS, L, MGMT_T_IP4,
+	0, 0, NULL, "Address the endpoint listens on", "127.0.0.1", MGMT, 0,
+	NULL, NULL},
+    [MGMT_S_SYS_METRICS_PORT] = {"port", MGMT_S_SYS_METRICS, L, MGMT_T_UINT, 1,
+	65535, NULL, "TCP port of the endpoint (GET /metrics)", "9324", MGMT, 0,
+	"<1..65535>", NULL},
 };
 
 #undef C

@@ -12,21 +12,23 @@ PKGS=(
 	libnanomsg-dev libprotobuf-c-dev protobuf-c-compiler libev-dev
 	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev zlib1g-dev
 	clang libclang-rt-14-dev clang-format
-	libxdp-dev libbpf-dev libmnl-dev
+	libxdp-dev libbpf-dev libmnl-dev libmicrohttpd-dev
 	iproute2 iputils-ping traceroute ethtool procps psmisc tmux valgrind
 	gnuplot-nox python3
-	iperf3 bird2 frr
+	iperf3 bird2 frr prometheus
 )
 # Packages whose maintainer scripts enable and start a system service that
 # tern's tests never want (the tests start their own copies, in namespaces,
 # with their own config, socket and pid files): bird2 enables and starts
 # bird.service, which would run BIRD with /etc/bird/bird.conf in the root
 # namespace for good; frr enables and starts frr.service (watchfrr with
-# zebra and the daemons /etc/frr/daemons lists), bench-bgp's peer.
+# zebra and the daemons /etc/frr/daemons lists), bench-bgp's peer;
+# prometheus enables prometheus.service (test_metrics.sh runs its own, on
+# its own port and data directory, to scrape tern-mgmt's endpoint).
 # PACKAGE:UNIT, disabled after that package's install (iperf3 asks through
 # debconf whether to run a daemon, and the noninteractive answer is its
 # default, no).
-NO_SERVICES=(bird2:bird.service frr:frr.service)
+NO_SERVICES=(bird2:bird.service frr:frr.service prometheus:prometheus.service)
 # bench-fib's peers (DPDK rte_fib and rte_lpm, about 95 MB with what it pulls
 # in); bench-fib builds without them (tests/bench/module.mk)
 BENCH_PKGS=(libdpdk-dev)

@@ -653,7 +653,7 @@ test_save_load_parts(void **state)
 	    MGMT_E_INVALID);
 	assert_string_equal(a.err,
 	    "my.conf:2:10: unknown word 'mtu', expected host-name, "
-	    "log-level");
+	    "log-level, metrics");
 	/* a part out of order */
 	io.data = "system {";
 	io.len = 8;
