@@ -301,6 +301,7 @@ lc_daemon_main(int argc, char **argv, const struct lc_daemon_info *info,
 		lc_daemon_opts_fini(&opts);
 		return (rv > 0 ? 0 : 2);
 	}
+	lc_log_set_context(info->name, opts.generation);
 	lc_log_init(info->name, opts.log_level,
 	    opts.syslog ? LC_LOG_SYSLOG : LC_LOG_STDERR);
 	if (ops->check != NULL && (rv = ops->check(&opts)) != 0) {

@@ -1,13 +1,18 @@
-/* libcommon/lc_log.c: leveled logging to stderr (one write per line) or syslog,
- * and per-call-site rate limiting. */
+/* libcommon/lc_log.c: leveled logging to stderr (one write per line), the
+ * journal (when stderr is systemd's journal stream: native, with fields) or
+ * syslog, and per-call-site rate limiting. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+
+#include <systemd/sd-journal.h>
 
 #include "lc_log.h"
 
@@ -17,6 +22,19 @@ static char lc_log_progname[64] = "tern";
 static int lc_log_dest = LC_LOG_STDERR;
 static lc_log_hook_fn *lc_log_hook;
 static void *lc_log_hook_arg;
+/*
+ * Stderr is the journal (JOURNAL_STREAM names its device and inode, as
+ * systemd sets it for a service and its children that keep the stream):
+ * JRN_NATIVE sends each line to journald with its fields (sd_journal_send);
+ * JRN_PREFIX, when journald's socket is not there or a send fails, writes
+ * "<prio>" lines
+ * without a timestamp on the stream, which journald reads as the priority
+ * and stamps itself.
+ */
+enum { JRN_OFF, JRN_NATIVE, JRN_PREFIX };
+static _Atomic int lc_log_jrn = JRN_OFF;
+static char lc_log_comp[32];
+static unsigned long long lc_log_gen;
 
 static const char *const lc_log_names[] = {
     [LC_LOG_ERR] = "err",
@@ -53,6 +71,67 @@ lc_log_init(const char *progname, enum lc_log_level level, int dest)
 	lc_log_dest = dest;
 	if (dest & LC_LOG_SYSLOG)
 		openlog(lc_log_progname, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	/* sd_journal_send drops a line quietly when journald's socket is not
+	 * there: looked for here, the stream used instead */
+	lc_log_jrn = !(dest & LC_LOG_STDERR) || !lc_log_stderr_is_journal() ?
+	    JRN_OFF :
+	    access("/run/systemd/journal/socket", W_OK) == 0 ? JRN_NATIVE :
+							       JRN_PREFIX;
+}
+
+bool
+lc_log_stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (e == NULL || sscanf(e, "%llu:%llu", &dev, &ino) != 2 ||
+	    fstat(STDERR_FILENO, &st) != 0)
+		return (false);
+	return ((unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino);
+}
+
+void
+lc_log_set_context(const char *component, unsigned long long generation)
+{
+	snprintf(lc_log_comp, sizeof(lc_log_comp), "%s",
+	    component != NULL ? component : "");
+	lc_log_gen = generation;
+}
+
+/* Line (stamp..n) to the journal: native, else prefixed on stderr. */
+static bool
+lc_log_journal(enum lc_log_level level, char *line, size_t start, size_t msg,
+    size_t n)
+{
+	char p[4];
+
+	if (lc_log_jrn == JRN_NATIVE) {
+		if (sd_journal_send("MESSAGE=%s", line + msg, "PRIORITY=%d",
+			lc_log_prio[level], "SYSLOG_IDENTIFIER=%s",
+			lc_log_progname, "TERN_COMPONENT=%s",
+			lc_log_comp[0] != '\0' ? lc_log_comp : lc_log_progname,
+			"TERN_GENERATION=%llu", lc_log_gen, "TERN_LEVEL=%s",
+			lc_log_names[level], NULL) >= 0)
+			return (true);
+		lc_log_jrn = JRN_PREFIX; /* no journald: the stream, then */
+	}
+	/* "<6>" over the last bytes of the timestamp, written as one */
+	snprintf(p, sizeof(p), "<%d>", lc_log_prio[level]);
+	memcpy(line + start - 3, p, 3);
+	line[n++] = '\n';
+	for (size_t off = start - 3; off < n;) {
+		ssize_t w = write(STDERR_FILENO, line + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	return (true);
 }
 
 void
@@ -160,7 +239,9 @@ lc_log_emit(enum lc_log_level level, const char *suffix, const char *fmt,
 		 * part. */
 		syslog(lc_log_prio[level], "%s", line + msg);
 	}
-	if (lc_log_dest & LC_LOG_STDERR) {
+	if ((lc_log_dest & LC_LOG_STDERR) && lc_log_jrn != JRN_OFF)
+		(void)lc_log_journal(level, line, start, msg, n);
+	else if (lc_log_dest & LC_LOG_STDERR) {
 		line[n++] = '\n';
 		/* One write per line: concurrent writers to a shared stderr do
 		 * not interleave. */

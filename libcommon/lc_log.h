@@ -35,6 +35,19 @@ enum lc_log_level {
  */
 #define LC_LOG_LINE_MAX 1024
 void lc_log_init(const char *progname, enum lc_log_level level, int dest);
+/*
+ * Stderr is systemd's journal stream (JOURNAL_STREAM holds its device and
+ * inode): lc_log_init then sends stderr's lines to journald natively, with
+ * PRIORITY, SYSLOG_IDENTIFIER (the program), TERN_COMPONENT, TERN_GENERATION
+ * and TERN_LEVEL, and no timestamp of its own; when journald cannot be
+ * reached it writes "<priority>progname[pid]: level: message" lines on the
+ * stream instead. A component whose stderr is a file (rtrmgr's `output
+ * file`) is not affected.
+ */
+bool lc_log_stderr_is_journal(void);
+/* The journal's TERN_COMPONENT and TERN_GENERATION (lc_daemon sets them from
+ * the daemon's name and --generation). */
+void lc_log_set_context(const char *component, unsigned long long generation);
 void lc_log_set_level(enum lc_log_level);
 enum lc_log_level lc_log_get_level(void);
 /* "err", "warning" (or "warn"), "notice", "info", "debug": 0; else -EINVAL,

@@ -12,7 +12,7 @@ PKGS=(
 	libnanomsg-dev libprotobuf-c-dev protobuf-c-compiler libev-dev
 	libcmocka-dev libedit-dev libjson-c-dev libcap-ng-dev zlib1g-dev
 	clang libclang-rt-14-dev clang-format
-	libxdp-dev libbpf-dev libmnl-dev libmicrohttpd-dev
+	libxdp-dev libbpf-dev libmnl-dev libmicrohttpd-dev libsystemd-dev
 	iproute2 iputils-ping traceroute ethtool procps psmisc tmux valgrind
 	gnuplot-nox python3
 	iperf3 bird2 frr prometheus

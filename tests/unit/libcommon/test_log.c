@@ -10,7 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "libcommon/lc_log.h"
@@ -342,6 +348,169 @@ test_ratelimit_threads(void **state)
 	assert_int_equal(atomic_load(&mt_lines), 10);
 }
 
+/* ---- the journal (stderr is systemd's journal stream) ---- */
+
+/* Runs fn in a child with stderr on a pipe named by JOURNAL_STREAM; what it
+ * wrote on stderr into out (NUL-ended). The child's exit status. */
+static int
+in_child_on_stream(void (*fn)(void), char *out, size_t n)
+{
+	int p[2], st = -1;
+	ssize_t k, got = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		struct stat sb;
+		char e[64];
+
+		dup2(p[1], STDERR_FILENO);
+		close(p[0]);
+		close(p[1]);
+		fstat(STDERR_FILENO, &sb);
+		snprintf(e, sizeof(e), "%llu:%llu",
+		    (unsigned long long)sb.st_dev,
+		    (unsigned long long)sb.st_ino);
+		setenv("JOURNAL_STREAM", e, 1);
+		lc_log_set_hook(NULL, NULL);
+		fn();
+		_exit(0);
+	}
+	close(p[1]);
+	while (got < (ssize_t)n - 1 &&
+	    (k = read(p[0], out + got, n - 1 - (size_t)got)) > 0)
+		got += k;
+	out[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return (st);
+}
+
+static void
+log_on_stream_no_journald(void)
+{
+	/* no journald here: a private /run without its socket */
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, NULL) != 0)
+		_exit(77);
+	lc_log_init("tern-jtest", LC_LOG_INFO, LC_LOG_STDERR);
+	if (!lc_log_stderr_is_journal())
+		_exit(3);
+	lc_log_info("on the stream %d", 42);
+	lc_log_err("and an error");
+}
+
+/* stderr on the journal stream, no journald socket: "<prio>" lines, no
+ * timestamp (journald stamps them) */
+static void
+test_journal_stream_prefix(void **state)
+{
+	char out[1024];
+	int st;
+
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr,
+		    "not root: skipped (needs a mount namespace)\n");
+		return;
+	}
+	st = in_child_on_stream(log_on_stream_no_journald, out, sizeof(out));
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "no mount namespace: skipped\n");
+		return;
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_non_null(strstr(out, "<6>tern-jtest["));
+	assert_non_null(strstr(out, "]: info: on the stream 42\n"));
+	assert_non_null(strstr(out, "<3>tern-jtest["));
+	assert_non_null(strstr(out, "]: err: and an error\n"));
+	/* no timestamp: every line starts with its priority */
+	assert_int_equal(out[0], '<');
+	assert_null(strstr(out, "Z tern-jtest"));
+}
+
+static int jsock = -1;
+
+static void
+log_on_stream_journald(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	/* a journald of our own: the socket sd_journal_send writes to, in a
+	 * private /run */
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, NULL) != 0)
+		_exit(77);
+	if (mkdir("/run/systemd", 0755) != 0 ||
+	    mkdir("/run/systemd/journal", 0755) != 0)
+		_exit(4);
+	snprintf(sa.sun_path, sizeof(sa.sun_path),
+	    "/run/systemd/journal/socket");
+	if ((jsock = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 ||
+	    bind(jsock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		_exit(5);
+	lc_log_set_context("fwd", 7);
+	lc_log_init("tern-fwd", LC_LOG_INFO, LC_LOG_STDERR);
+	lc_log_notice("natively %s", "sent");
+	{
+		char d[2048];
+		ssize_t k = recv(jsock, d, sizeof(d) - 1, MSG_DONTWAIT);
+
+		if (k <= 0)
+			_exit(6);
+		d[k] = '\0';
+		/* the native protocol: one FIELD=value per line */
+		if (strstr(d, "MESSAGE=natively sent\n") == NULL ||
+		    strstr(d, "PRIORITY=5\n") == NULL ||
+		    strstr(d, "SYSLOG_IDENTIFIER=tern-fwd\n") == NULL ||
+		    strstr(d, "TERN_COMPONENT=fwd\n") == NULL ||
+		    strstr(d, "TERN_GENERATION=7\n") == NULL ||
+		    strstr(d, "TERN_LEVEL=notice\n") == NULL)
+			_exit(7);
+	}
+}
+
+/* stderr on the journal stream, journald there: each line goes to it with
+ * its fields, nothing on the stream */
+static void
+test_journal_native(void **state)
+{
+	char out[1024];
+	int st;
+
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr,
+		    "not root: skipped (needs a mount namespace)\n");
+		return;
+	}
+	st = in_child_on_stream(log_on_stream_journald, out, sizeof(out));
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "no mount namespace: skipped\n");
+		return;
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_string_equal(out, ""); /* the stream got nothing */
+}
+
+/* stderr not the stream JOURNAL_STREAM names (a file of rtrmgr's `output
+ * file`): lines as always, with their timestamp */
+static void
+test_journal_other_stream(void **state)
+{
+	(void)state;
+	setenv("JOURNAL_STREAM", "1:2", 1);
+	assert_false(lc_log_stderr_is_journal());
+	setenv("JOURNAL_STREAM", "garbage", 1);
+	assert_false(lc_log_stderr_is_journal());
+	unsetenv("JOURNAL_STREAM");
+	assert_false(lc_log_stderr_is_journal());
+}
+
 int
 main(void)
 {
@@ -358,6 +527,9 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_ratelimit_macro, setup,
 		teardown),
+	    cmocka_unit_test(test_journal_stream_prefix),
+	    cmocka_unit_test(test_journal_native),
+	    cmocka_unit_test(test_journal_other_stream),
 	    cmocka_unit_test_setup_teardown(test_ratelimit_threads, setup,
 		teardown),
 	};
