@@ -10,8 +10,8 @@
 
 #define CMDS_MAX 64
 
-static const char *rundir, *cmds[CMDS_MAX];
-static unsigned ncmds, timeout_ms = 30000;
+static const char *rundir, *cmds[CMDS_MAX], *complete_line;
+static unsigned ncmds, timeout_ms;
 
 /* -c COMMAND, in order. */
 static int
@@ -31,9 +31,12 @@ static const struct lc_opt opts[] = {
 	"where tern-mgmt's sockets are ($TERN_RUNDIR, " TERN_RUNDIR_DEFAULT
 	")"),
     LC_OPT_ROW_UINT("--timeout", "MS", &timeout_ms, 1, ~0u,
-	"how long one command may take (default 30000)"),
+	"how long one command may take (default 30000; 1000 for --complete)"),
     LC_OPT_ROW_FN("-c", "COMMAND", NULL, opt_cmd,
 	"run COMMAND; repeated, in order"),
+    LC_OPT_ROW_STRING("--complete", "LINE", &complete_line,
+	"print what completes LINE's last word, one per line (tern-mgmt's "
+	"own completion, as Tab has it: for bash completion)"),
     LC_OPT_ROW_END,
 };
 
@@ -42,11 +45,31 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: ternsh [--rundir DIR] [--timeout MS] [-c COMMAND]...\n"
+	    "       ternsh [--rundir DIR] --complete LINE\n"
 	    "The tern operator shell. Interactive on a terminal (Tab completes,\n"
 	    "'?' shows help); otherwise runs each -c COMMAND in order, or each\n"
 	    "line of standard input, and stops at the first error (exit 1).\n"
 	    "Pipes: | match REGEX, | except REGEX, | count, | json.\n");
 	lc_opt_usage(f, opts);
+}
+
+/*
+ * --complete LINE: the words that complete LINE's last word (the one the
+ * cursor, at the end, is in: "" after a blank), from tern-mgmt, as Tab
+ * would offer them; placeholders ("<a.b.c.d>") are help, not words, and
+ * left out. 0, or 1 when mgmt cannot be asked (bash then offers nothing).
+ */
+static int
+run_complete(struct sh_session *s, const char *line)
+{
+	struct sh_completion c;
+
+	if (sh_session_complete(s, line, strlen(line), false, &c) != 0)
+		return (1);
+	for (unsigned i = 0; i < c.n; i++)
+		if (!c.hint[i] && c.cand[i] != NULL && c.cand[i][0] != '\0')
+			printf("%s\n", c.cand[i]);
+	return (0);
 }
 
 static int
@@ -103,11 +126,18 @@ main(int argc, char **argv)
 		}
 	}
 
+	/* a Tab in bash waits for --complete: not long when mgmt is away */
+	if (timeout_ms == 0)
+		timeout_ms = complete_line != NULL ? 1000 : 30000;
 	if ((s = sh_session_new(rundir, timeout_ms, &err)) == NULL) {
-		fprintf(stderr, "ternsh: %s\n", err.msg);
+		/* completion is best effort: quiet when mgmt is not there */
+		if (complete_line == NULL)
+			fprintf(stderr, "ternsh: %s\n", err.msg);
 		return (1);
 	}
-	if (ncmds > 0) {
+	if (complete_line != NULL) {
+		rv = run_complete(s, complete_line);
+	} else if (ncmds > 0) {
 		for (unsigned i = 0; i < ncmds && rv == 0; i++)
 			rv = sh_run_line(s, cmds[i], stdout, stderr);
 	} else if (isatty(STDIN_FILENO)) {
