@@ -390,8 +390,9 @@ retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 /*
  * connect() was refused for permissions. Waiting cannot help (until
  * someone changes them), so the calls queued fail now with the reason, not
- * at their deadline with TIMEOUT (30 s for ternsh, issue 24): their bytes
- * are dropped, so a later connect never sends what was reported as failed.
+ * at their deadline with TIMEOUT (30 s for ternsh, issue 24). Every byte
+ * queued goes (those of calls that timed out meanwhile too), so a later
+ * connect never sends what was reported as failed.
  */
 static void
 cl_denied(struct ipc_client *cl)
@@ -400,10 +401,10 @@ cl_denied(struct ipc_client *cl)
 
 	cl->denied = true;
 	cl->st.denied++;
+	ipc_conn_detach(&cl->c);
 	if (cl->dl_head == NULL)
 		return;
 	ipc_access_explain(cl->path, why, sizeof(why));
-	ipc_conn_detach(&cl->c);
 	fail_all(cl, IPC_DENIED, why);
 }
 
