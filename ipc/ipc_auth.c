@@ -104,7 +104,7 @@ int
 ipc_auth_check(struct ipc_server *s, struct ipc_peer *p,
     const struct ipc_method_desc *m, char *why, size_t len)
 {
-	uid_t cu = s->acc.comp_uid != IPC_ID_NONE ? s->acc.comp_uid : geteuid();
+	uid_t cu;
 
 	if (p->ro && (m->flags & IPC_M_ADMIN)) {
 		snprintf(why, len,
@@ -112,9 +112,11 @@ ipc_auth_check(struct ipc_server *s, struct ipc_peer *p,
 		    m->name);
 		return (IPC_DENIED);
 	}
+	/* Once per method call of a batch: the answer is kept per peer. */
 	if (!(m->flags & IPC_M_COMPONENT) || peer_is_component(s, p))
 		return (IPC_OK);
 	s->st.denied++;
+	cu = s->acc.comp_uid != IPC_ID_NONE ? s->acc.comp_uid : geteuid();
 	if (p->has_cred)
 		snprintf(why, len,
 		    "%s: %s is for tern's components only (they run as uid "
