@@ -16,8 +16,11 @@
  * Model (details in docs/ipc.md):
  * - A server offers one service (ipc_svc_rib, ...) on RUNDIR/SERVICE.sock
  *   and RUNDIR/SERVICE-ro.sock; methods flagged IPC_M_ADMIN are refused
- *   (IPC_DENIED) on the read-only socket. Every socket also answers the
- *   lifecycle service (hello, status, ping, echo, shutdown).
+ *   (IPC_DENIED) on the read-only socket, methods flagged IPC_M_COMPONENT
+ *   to a peer that is not one of tern's components (its uid, SO_PEERCRED).
+ *   Who may open each socket is struct ipc_access (docs/ipc.md, "Roles").
+ *   Every socket also answers the lifecycle service (hello, status, ping,
+ *   echo, shutdown).
  * - A client connects by service name, says hello (component name,
  *   generation, protocol version) and makes async calls: many in flight,
  *   matched by request id, each with a deadline and a typed status.
@@ -52,9 +55,10 @@ enum ipc_status {
 	IPC_VERSION,	    /* protocol version mismatch */
 	IPC_PEER_RESTARTED, /* connection lost / new generation: outcome unknown */
 	IPC_NO_SPACE,	    /* receiver is out of room (back-pressure) */
-	IPC_DENIED,	    /* admin method on the read-only socket */
-	IPC_TOO_BIG,	    /* frame or payload over the peer's frame_max */
-	IPC_CANCELLED,	    /* the client was freed with the call pending */
+	IPC_DENIED,    /* admin method on the read-only socket, component-only
+		       method from another peer, or no permission to connect */
+	IPC_TOO_BIG,   /* frame or payload over the peer's frame_max */
+	IPC_CANCELLED, /* the client was freed with the call pending */
 	IPC_UNAVAILABLE, /* the server has no handler ready (starting, shutting down) */
 	IPC_STATUS__COUNT
 };
@@ -74,6 +78,15 @@ int ipc_status_errno(int status);
 /* Method flags, in the service tables (ipc_svc_*). */
 #define IPC_M_ADMIN 0x1 /* changes state: refused on SERVICE-ro.sock */
 #define IPC_M_EVENT 0x2 /* server -> client event, never called */
+/*
+ * Only tern's components may call it (resync, FIB and route batches,
+ * interface and protocol config, start/stop of components): refused with
+ * IPC_DENIED, counted (ipc_stats.denied) and logged, to a peer whose uid
+ * (SO_PEERCRED) is not root, the server's own or ipc_access.comp_uid.
+ */
+#define IPC_M_COMPONENT 0x4
+/* Each call is logged (notice) with the caller's uid, pid and component. */
+#define IPC_M_AUDIT 0x8
 
 struct ipc_method_desc {
 	const char *name;
@@ -82,12 +95,21 @@ struct ipc_method_desc {
 	unsigned flags;
 };
 
+/*
+ * Service flags. IPC_SVC_FRONT: the read-write socket is the
+ * administrators' door (mgmt: configure, commit, restart through it), so
+ * it takes the admin group ($TERN_ADMIN_GROUP); other services'
+ * read-write sockets are for the components only.
+ */
+#define IPC_SVC_FRONT 0x1
+
 /* A service: its id (lifecycle.Service) and methods indexed by method id. */
 struct ipc_service_desc {
 	const char *name; /* socket name: RUNDIR/<name>.sock */
 	unsigned id;
 	unsigned n_methods; /* methods[0 .. n_methods-1], [0] unused */
 	const struct ipc_method_desc *methods;
+	unsigned flags; /* IPC_SVC_* */
 };
 
 extern const struct ipc_service_desc ipc_svc_lifecycle;
@@ -104,6 +126,30 @@ extern const struct ipc_service_desc ipc_svc_bgp;
 #define IPC_LC_BIT 0x10000u
 #define IPC_LC(m)  (IPC_LC_BIT | (unsigned)(m))
 
+/*
+ * Who may use a server's sockets (docs/ipc.md, "Roles"). The socket files
+ * are the first gate: each is owner-only (0600) unless it has a group
+ * (0660); the kernel refuses connect() to anyone else. IPC_M_COMPONENT
+ * methods are the second: they are served only to root, the server's own
+ * euid and comp_uid, whatever socket the peer came through.
+ */
+#define IPC_ID_NONE ((unsigned)-1) /* as a uid_t or gid_t: not set */
+struct ipc_access {
+	uid_t owner;	/* of both socket files; IPC_ID_NONE: ours */
+	gid_t ro_group; /* SERVICE-ro.sock 0660 with it; IPC_ID_NONE: 0600 */
+	gid_t rw_group; /* SERVICE.sock 0660 with it; IPC_ID_NONE: 0600 */
+	uid_t comp_uid; /* another uid trusted as a component; IPC_ID_NONE */
+};
+/*
+ * The access a server has when ipc_opts.access is NULL: owner ours,
+ * ro_group from $TERN_OPERATOR_GROUP, rw_group from $TERN_ADMIN_GROUP for
+ * a service flagged IPC_SVC_FRONT (else none), comp_uid none. A variable
+ * holds a group name or number (tern-rtrmgr passes numbers); unset or
+ * empty: none. 0, or -EINVAL (a name that is no group).
+ */
+int ipc_access_from_env(const struct ipc_service_desc *svc,
+    struct ipc_access *a);
+
 /* Options shared by servers and clients; a zeroed struct means defaults. */
 struct ipc_opts {
 	const char *rundir;    /* NULL: $TERN_RUNDIR, else /run/tern */
@@ -116,6 +162,8 @@ struct ipc_opts {
 	    timeout_ms; /* default call timeout; 0: IPC_TIMEOUT_DEFAULT_MS */
 	uint32_t reconnect_ms; /* client: retry interval; 0: 100 */
 	uint32_t work_max;     /* records handled per read turn; 0: 4096 */
+	/* server: who may use the sockets (copied); NULL: ipc_access_from_env */
+	const struct ipc_access *access;
 };
 
 /* Counters (ipc_server_stats / ipc_client_stats). */
@@ -125,6 +173,9 @@ struct ipc_stats {
 	uint64_t frames_out, frames_in, bytes_out, bytes_in;
 	uint64_t drops; /* records or frames refused (bad input) */
 	uint64_t timeouts, errors, connects, restarts, nobufs;
+	/* server: calls refused as IPC_M_COMPONENT from another peer;
+	   client: connects refused for permissions (EACCES, EPERM) */
+	uint64_t denied;
 };
 
 /* ---- server ------------------------------------------------------------ */
@@ -154,9 +205,12 @@ struct ipc_server_cbs {
 
 /*
  * Creates RUNDIR (0750) if needed and binds RUNDIR/<svc>.sock and
- * RUNDIR/<svc>-ro.sock (0660), replacing stale sockets. The server runs in
- * `loop` from here on. NULL with errno: EINVAL, ENAMETOOLONG, EADDRINUSE (a
- * live server owns the socket), ENOMEM, or bind/chmod errors.
+ * RUNDIR/<svc>-ro.sock with the owner, groups and modes of opts->access
+ * (struct ipc_access), replacing stale sockets. No one but the owner can
+ * connect before they are set. The server runs in `loop` from here on.
+ * NULL with errno: EINVAL (also: a group in the environment that does not
+ * exist), ENAMETOOLONG, EADDRINUSE (a live server owns the socket),
+ * ENOMEM, EPERM (a group we are not in), or bind/chmod errors.
  */
 struct ipc_server *ipc_server_new(struct ev_loop *loop,
     const struct ipc_service_desc *svc, const struct ipc_opts *opts);
@@ -261,6 +315,10 @@ struct ipc_client_cbs {
  * Client of service svc at RUNDIR/<svc>.sock (read_only: <svc>-ro.sock).
  * Connects asynchronously and reconnects by itself; calls made before the
  * connection is up are queued (bounded by hwm) and keep their deadlines.
+ * When connect() is refused for permissions (EACCES, EPERM) the calls do
+ * not wait for their deadline: they fail at once (in the next loop turn)
+ * with IPC_DENIED and ipc_access_explain()'s text, and are never sent; it
+ * keeps trying to connect as usual, in case the permissions change.
  * NULL with errno: EINVAL, ENAMETOOLONG, ENOMEM.
  */
 struct ipc_client *ipc_client_new(struct ev_loop *loop,
@@ -314,5 +372,13 @@ void ipc_client_stats(const struct ipc_client *, struct ipc_stats *);
 const char *ipc_rundir(const char *explicit_dir);
 /* A generation number for this process start (clock ns ^ pid << 48). */
 uint64_t ipc_generation_new(void);
+/*
+ * Why this process may not connect to the socket at path, for a person:
+ * "PATH: permission denied: for group G (srw-rw---- owner:G), which uid U
+ * is not in", "... only its owner O and root may use it (...)", or the
+ * directory on the way that cannot be entered. Always fills buf (NUL
+ * terminated, truncated to len); returns buf.
+ */
+char *ipc_access_explain(const char *path, char *buf, size_t len);
 
 #endif /* IPC_H */

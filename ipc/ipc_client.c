@@ -37,6 +37,8 @@ struct ipc_client {
 	bool ro;
 	enum cstate state;
 	bool hello_done, have_gen;
+	/* the last connect() was refused for permissions: calls fail at once */
+	bool denied;
 	uint64_t peer_gen;
 	uint64_t ev_seq; /* last event seq seen on this connection */
 	uint32_t next_id;
@@ -260,6 +262,13 @@ call_queue(struct ipc_client *cl, unsigned method, const ProtobufCMessage *msg,
 	cl->inflight++;
 	dl_insert(cl, c);
 	cl->st.calls_out++;
+	if (cl->denied && cl->state == C_DOWN) {
+		/* Not from inside ipc_call(): the next loop turn tries again
+		 * and, still refused, fails it with the reason. */
+		ev_timer_stop(cl->loop, &cl->retry);
+		ev_timer_set(&cl->retry, 0.0, 0.0);
+		ev_timer_start(cl->loop, &cl->retry);
+	}
 	return (0);
 }
 
@@ -378,12 +387,34 @@ retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	cl_connect(w->data);
 }
 
+/*
+ * connect() was refused for permissions. Waiting cannot help (until
+ * someone changes them), so the calls queued fail now with the reason, not
+ * at their deadline with TIMEOUT (30 s for ternsh, issue 24). Every byte
+ * queued goes (those of calls that timed out meanwhile too), so a later
+ * connect never sends what was reported as failed.
+ */
+static void
+cl_denied(struct ipc_client *cl)
+{
+	char why[512];
+
+	cl->denied = true;
+	cl->st.denied++;
+	ipc_conn_detach(&cl->c);
+	if (cl->dl_head == NULL)
+		return;
+	ipc_access_explain(cl->path, why, sizeof(why));
+	fail_all(cl, IPC_DENIED, why);
+}
+
 static void
 cl_connect(struct ipc_client *cl)
 {
 	int fd;
 
 	if ((fd = cl->c.tp->connect(cl->path)) >= 0) {
+		cl->denied = false;
 		ipc_conn_attach(&cl->c, fd);
 		cl->state = C_UP;
 		cl->ev_seq = 0;
@@ -392,6 +423,10 @@ cl_connect(struct ipc_client *cl)
 			return;
 		return; /* a failed write reported on_down already */
 	}
+	if (fd == -EACCES || fd == -EPERM)
+		cl_denied(cl);
+	else
+		cl->denied = false;
 	ev_timer_stop(cl->loop, &cl->retry);
 	ev_timer_set(&cl->retry, cl->o.reconnect_ms / 1000.0, 0.0);
 	ev_timer_start(cl->loop, &cl->retry);

@@ -276,6 +276,8 @@ struct ipc_peer {
 	bool ro, hello, subscribed, closed, bad_version;
 	bool has_cred;	      /* cred was taken at accept */
 	struct ipc_cred cred; /* ipc_peer_cred() */
+	/* ipc_auth.c: whether cred is a component's, worked out once */
+	bool auth_known, auth_comp;
 };
 
 struct ipc_req {
@@ -322,6 +324,27 @@ struct ipc_server {
 	struct ipc_stats st;
 	struct ipc_known known[IPC_KNOWN_MAX];
 	unsigned n_known;
+	struct ipc_access acc; /* ipc_auth.c */
 };
+
+/* ---- access (ipc_auth.c) ------------------------------------------------- */
+
+/*
+ * Gives the socket at path (bound 0600 and listening) the owner and group
+ * of a (ro: the read-only socket's group), then 0660 when it has a group.
+ * 0 or -errno of chown/chmod.
+ */
+int ipc_auth_socket(const char *path, const struct ipc_access *a, bool ro);
+/*
+ * Whether p may call m: IPC_OK, or IPC_DENIED with the reason in why (an
+ * admin method on the read-only socket; a component-only method from a
+ * peer that is not a component: counted in s->st.denied and logged,
+ * rate-limited).
+ */
+int ipc_auth_check(struct ipc_server *s, struct ipc_peer *p,
+    const struct ipc_method_desc *m, char *why, size_t len);
+/* Logs a call of an IPC_M_AUDIT method: its caller and request fields. */
+void ipc_auth_audit(const struct ipc_server *s, const struct ipc_peer *p,
+    const struct ipc_method_desc *m, const ProtobufCMessage *msg);
 
 #endif /* IPC_INT_H */

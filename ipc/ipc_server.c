@@ -404,11 +404,11 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 {
 	struct ipc_server *s = p->srv;
 	Lifecycle__Status st = LIFECYCLE__STATUS__INIT;
-	Lifecycle__Counter c[8], *cp[8];
-	static const char *const names[8] = {"calls_in", "replies_out",
-	    "events_out", "frames_in", "frames_out", "drops", "errors",
-	    "peers"};
-	uint64_t v[8];
+	Lifecycle__Counter c[9], *cp[9];
+	static const char *const names[9] = {"calls_in", "replies_out",
+	    "events_out", "frames_in", "frames_out", "drops", "errors", "peers",
+	    "denied"};
+	uint64_t v[9];
 	struct ipc_peer *q;
 	unsigned i, npeers = 0;
 
@@ -422,7 +422,8 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	v[5] = s->st.drops;
 	v[6] = s->st.errors;
 	v[7] = npeers;
-	for (i = 0; i < 8; i++) {
+	v[8] = s->st.denied;
+	for (i = 0; i < 9; i++) {
 		lifecycle__counter__init(&c[i]);
 		c[i].name = (char *)names[i];
 		c[i].value = v[i];
@@ -434,7 +435,7 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	st.uptime_ms = (lc_time_mono_ns() - s->start_ns) / 1000000;
 	st.version = (char *)TERN_VERSION; /* this process's, not the disk's */
 	st.state = s->state;
-	st.n_counters = 8;
+	st.n_counters = 9;
 	st.counters = cp;
 	(void)peer_reply(p, r->id, 0, r->method, IPC_OK, &st.base, NULL, 0);
 }
@@ -469,15 +470,14 @@ dispatch(struct ipc_peer *p, const struct ipc_rec *r)
 		    NULL, v, sizeof(v) - 1);
 		return;
 	}
-	if (p->ro && (m->flags & IPC_M_ADMIN)) {
-		char d[128];
-		int n = snprintf(d, sizeof(d),
-		    "%s is an admin method: refused on the read-only socket",
-		    m->name);
+	if (m->flags & (IPC_M_ADMIN | IPC_M_COMPONENT)) {
+		char d[256];
 
-		(void)peer_reply(p, r->id, r->service, r->method, IPC_DENIED,
-		    NULL, d, (size_t)n);
-		return;
+		if (ipc_auth_check(s, p, m, d, sizeof(d)) != IPC_OK) {
+			(void)peer_reply(p, r->id, r->service, r->method,
+			    IPC_DENIED, NULL, d, strlen(d));
+			return;
+		}
 	}
 	if (r->service == 0 && r->method == LIFECYCLE__METHOD__ECHO) {
 		/* Echo without decoding: the payload goes back as it came. */
@@ -510,6 +510,8 @@ dispatch(struct ipc_peer *p, const struct ipc_rec *r)
 		    IPC_BAD_REQUEST, NULL, bad, sizeof(bad) - 1);
 		return;
 	}
+	if (m->flags & IPC_M_AUDIT)
+		ipc_auth_audit(s, p, m, msg);
 	if (r->service == 0) {
 		switch (r->method) {
 		case LIFECYCLE__METHOD__HELLO:
@@ -587,9 +589,12 @@ listen_on(struct ipc_server *s, struct ipc_listener *l, const char *rundir,
 	if ((rv = ipc_sock_path(l->path, sizeof(l->path), rundir, s->svc->name,
 		 ro)) != 0)
 		return (rv);
-	if ((fd = ipc_transport_unix.listen(l->path, 0660)) < 0)
+	/* Owner-only until ipc_auth_socket gives it its group. */
+	if ((fd = ipc_transport_unix.listen(l->path, 0600)) < 0)
 		return (fd);
 	l->fd = fd;
+	if ((rv = ipc_auth_socket(l->path, &s->acc, ro)) != 0)
+		return (rv);
 	ev_io_init(&l->w, accept_cb, fd, EV_READ);
 	l->w.data = l;
 	ev_io_start(s->loop, &l->w);
@@ -620,6 +625,11 @@ ipc_server_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	s->l[0].fd = s->l[1].fd = -1;
 	rundir = ipc_rundir(s->o.rundir);
 	s->o.rundir = NULL; /* not kept: the caller's string */
+	if (s->o.access != NULL)
+		s->acc = *s->o.access;
+	else if ((rv = ipc_access_from_env(svc, &s->acc)) != 0)
+		goto fail;
+	s->o.access = NULL; /* copied */
 	if ((s->handlers = calloc(svc->n_methods, sizeof(*s->handlers))) ==
 		NULL ||
 	    (s->arena = lc_arena_new(0)) == NULL ||

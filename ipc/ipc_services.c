@@ -23,29 +23,36 @@ static const struct ipc_method_desc lc_methods[] = {
     M(LIFECYCLE__METHOD__STATUS, "status", lifecycle__empty, lifecycle__status,
 	0),
     M(LIFECYCLE__METHOD__SHUTDOWN, "shutdown", lifecycle__shutdown_request,
-	lifecycle__empty, IPC_M_ADMIN),
+	lifecycle__empty, IPC_M_ADMIN | IPC_M_COMPONENT | IPC_M_AUDIT),
     M(LIFECYCLE__METHOD__PING, "ping", lifecycle__empty, lifecycle__empty, 0),
     M(LIFECYCLE__METHOD__ECHO, "echo", lifecycle__blob, lifecycle__blob, 0),
     M(LIFECYCLE__METHOD__SINK, "sink", lifecycle__blob, lifecycle__empty, 0),
 };
 
+/*
+ * Flags: IPC_M_ADMIN (not on the read-only socket), IPC_M_COMPONENT (only
+ * from tern's components: every admin method of rtrmgr, rib, fwd and bgp,
+ * and lifecycle SHUTDOWN; people reach them through mgmt, which checks its
+ * sessions), IPC_M_AUDIT (logged with the caller: what a person asks for
+ * through mgmt, never the bulk of routes and FIB batches).
+ */
 static const struct ipc_method_desc rtrmgr_methods[] = {
     M(RTRMGR__METHOD__LIST, "list", lifecycle__empty, rtrmgr__component_list,
 	0),
     M(RTRMGR__METHOD__COMPONENT_STATUS, "component-status",
 	rtrmgr__component_request, rtrmgr__component, 0),
     M(RTRMGR__METHOD__RESTART, "restart", rtrmgr__component_request,
-	rtrmgr__component, IPC_M_ADMIN),
+	rtrmgr__component, IPC_M_ADMIN | IPC_M_COMPONENT | IPC_M_AUDIT),
     M(RTRMGR__METHOD__STOP, "stop", rtrmgr__component_request,
-	rtrmgr__component, IPC_M_ADMIN),
+	rtrmgr__component, IPC_M_ADMIN | IPC_M_COMPONENT | IPC_M_AUDIT),
     M(RTRMGR__METHOD__START, "start", rtrmgr__component_request,
-	rtrmgr__component, IPC_M_ADMIN),
+	rtrmgr__component, IPC_M_ADMIN | IPC_M_COMPONENT | IPC_M_AUDIT),
     M(RTRMGR__METHOD__SUBSCRIBE, "subscribe", lifecycle__empty,
 	rtrmgr__component_list, 0),
     M(RTRMGR__METHOD__EVENT_COMPONENT, "component-event",
 	rtrmgr__component_event, lifecycle__empty, IPC_M_EVENT),
     M(RTRMGR__METHOD__REGISTER, "register", rtrmgr__register_request,
-	rtrmgr__component, IPC_M_ADMIN),
+	rtrmgr__component, IPC_M_ADMIN | IPC_M_COMPONENT),
 };
 
 /* EXECUTE/REQUEST are not flagged admin: mgmt itself refuses configuration lines from a read-only peer (ipc_peer_read_only). */
@@ -66,43 +73,43 @@ static const struct ipc_method_desc mgmt_methods[] = {
 
 static const struct ipc_method_desc rib_methods[] = {
     M(RIB__METHOD__ROUTE_BATCH, "route-batch", rib__route_batch,
-	rib__route_batch_ack, IPC_M_ADMIN),
+	rib__route_batch_ack, IPC_M_ADMIN | IPC_M_COMPONENT),
     M(RIB__METHOD__RESYNC_BEGIN, "resync-begin", rib__resync,
-	rib__route_batch_ack, IPC_M_ADMIN),
+	rib__route_batch_ack, IPC_M_ADMIN | IPC_M_COMPONENT),
     M(RIB__METHOD__RESYNC_END, "resync-end", rib__resync, rib__route_batch_ack,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
     M(RIB__METHOD__QUERY, "query", rib__query, rib__query_reply, 0),
     M(RIB__METHOD__FIB_STATUS, "fib-status", lifecycle__empty, rib__fib_status,
 	0),
     M(RIB__METHOD__SOURCES, "sources", lifecycle__empty, rib__source_list, 0),
     M(RIB__METHOD__SET_CONFIG, "set-config", rib__rib_config,
-	rib__route_batch_ack, IPC_M_ADMIN),
+	rib__route_batch_ack, IPC_M_ADMIN | IPC_M_COMPONENT),
     M(RIB__METHOD__NH_WATCH, "nh-watch", rib__nh_watch, rib__nh_states,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
     M(RIB__METHOD__NH_CHANGED, "nh-changed", rib__nh_states, lifecycle__empty,
 	IPC_M_EVENT),
 };
 
 static const struct ipc_method_desc bgp_methods[] = {
     M(BGP__METHOD__SET_CONFIG, "set-config", bgp__bgp_config, bgp__config_ack,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
     M(BGP__METHOD__QUERY_NEIGHBORS, "query-neighbors", bgp__neighbor_query,
 	bgp__neighbor_list, 0),
     M(BGP__METHOD__CLEAR_NEIGHBOR, "clear-neighbor", bgp__clear_neighbor,
-	bgp__config_ack, IPC_M_ADMIN),
+	bgp__config_ack, IPC_M_ADMIN | IPC_M_COMPONENT | IPC_M_AUDIT),
     M(BGP__METHOD__QUERY_ROUTES, "query-routes", bgp__route_query,
 	bgp__route_list, 0),
 };
 
 static const struct ipc_method_desc fwd_methods[] = {
     M(FWD__METHOD__IF_CONFIG, "if-config", fwd__if_config_batch,
-	fwd__if_config_ack, IPC_M_ADMIN),
+	fwd__if_config_ack, IPC_M_ADMIN | IPC_M_COMPONENT),
     M(FWD__METHOD__FIB_BATCH, "fib-batch", fwd__fib_batch, fwd__fib_ack,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
     M(FWD__METHOD__RESYNC_BEGIN, "resync-begin", fwd__resync, fwd__fib_ack,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
     M(FWD__METHOD__RESYNC_END, "resync-end", fwd__resync, fwd__fib_ack,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
     M(FWD__METHOD__QUERY_INTERFACES, "query-interfaces", fwd__interface_query,
 	fwd__interface_list, 0),
     M(FWD__METHOD__QUERY_FIB, "query-fib", fwd__fib_query, fwd__fib_list, 0),
@@ -117,27 +124,28 @@ static const struct ipc_method_desc fwd_methods[] = {
     M(FWD__METHOD__EVENT_NEIGHBOUR, "neighbour-event", fwd__neighbour_event,
 	lifecycle__empty, IPC_M_EVENT),
     M(FWD__METHOD__SET_CONFIG, "set-config", fwd__fwd_config,
-	fwd__if_config_ack, IPC_M_ADMIN),
+	fwd__if_config_ack, IPC_M_ADMIN | IPC_M_COMPONENT),
     M(FWD__METHOD__CLEAR_COUNTERS, "clear-counters", fwd__clear_counters,
-	fwd__clear_counters_ack, IPC_M_ADMIN),
+	fwd__clear_counters_ack, IPC_M_ADMIN | IPC_M_COMPONENT | IPC_M_AUDIT),
     M(FWD__METHOD__ORIGINATE, "originate", fwd__originate, fwd__originate_ack,
-	IPC_M_ADMIN),
+	IPC_M_ADMIN | IPC_M_COMPONENT),
 };
 
 #define N(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
 const struct ipc_service_desc ipc_svc_lifecycle = {"lifecycle",
-    LIFECYCLE__SERVICE__SERVICE_LIFECYCLE, N(lc_methods), lc_methods};
+    LIFECYCLE__SERVICE__SERVICE_LIFECYCLE, N(lc_methods), lc_methods, 0};
 const struct ipc_service_desc ipc_svc_rtrmgr = {"rtrmgr",
-    LIFECYCLE__SERVICE__SERVICE_RTRMGR, N(rtrmgr_methods), rtrmgr_methods};
+    LIFECYCLE__SERVICE__SERVICE_RTRMGR, N(rtrmgr_methods), rtrmgr_methods, 0};
 const struct ipc_service_desc ipc_svc_mgmt = {"mgmt",
-    LIFECYCLE__SERVICE__SERVICE_MGMT, N(mgmt_methods), mgmt_methods};
+    LIFECYCLE__SERVICE__SERVICE_MGMT, N(mgmt_methods), mgmt_methods,
+    IPC_SVC_FRONT};
 const struct ipc_service_desc ipc_svc_rib = {"rib",
-    LIFECYCLE__SERVICE__SERVICE_RIB, N(rib_methods), rib_methods};
+    LIFECYCLE__SERVICE__SERVICE_RIB, N(rib_methods), rib_methods, 0};
 const struct ipc_service_desc ipc_svc_fwd = {"fwd",
-    LIFECYCLE__SERVICE__SERVICE_FWD, N(fwd_methods), fwd_methods};
+    LIFECYCLE__SERVICE__SERVICE_FWD, N(fwd_methods), fwd_methods, 0};
 const struct ipc_service_desc ipc_svc_bgp = {"bgp",
-    LIFECYCLE__SERVICE__SERVICE_BGP, N(bgp_methods), bgp_methods};
+    LIFECYCLE__SERVICE__SERVICE_BGP, N(bgp_methods), bgp_methods, 0};
 
 const struct ipc_method_desc *
 ipc_method_lookup(const struct ipc_service_desc *svc, unsigned service,

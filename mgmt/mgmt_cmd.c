@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "libcommon/lc_daemon.h"
+#include "libcommon/lc_log.h"
 
 #define CMD_MAXWORDS 64
 
@@ -1102,6 +1103,36 @@ pipe_misplaced(struct cmd_ctx *c, const struct cmd *cmd, const char *const *w,
 	return (MGMT_OK);
 }
 
+/*
+ * Who changed what, in the log (issue 24): every command that writes, with
+ * the session's user, uid and pid (its connection's SO_PEERCRED). Edits of
+ * the candidate (set, delete, load, discard) only at debug and without
+ * their values (a password, a megabyte of config): they change nothing
+ * running, and the commit that applies them is logged here and kept in the
+ * commit history with its lines.
+ */
+static void
+cmd_audit(const struct cmd_ctx *c, const struct cmd *cmd,
+    const char *const *words, unsigned ncmd, unsigned nwords)
+{
+	bool edit = cmd->fn == c_set || cmd->fn == c_delete ||
+	    cmd->fn == c_load || cmd->fn == c_discard;
+	char line[256];
+	size_t o = 0;
+
+	if (!lc_log_enabled(edit ? LC_LOG_DEBUG : LC_LOG_INFO))
+		return;
+	line[0] = '\0';
+	for (unsigned i = 0; i < (edit ? ncmd : nwords) && o < sizeof(line);
+	     i++)
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s",
+		    i > 0 ? " " : "", words[i]);
+	lc_log(edit ? LC_LOG_DEBUG : LC_LOG_INFO,
+	    "session %llu (%s, uid %ld, pid %ld): %s%s",
+	    (unsigned long long)c->s->id, c->s->user, c->s->uid, c->s->pid,
+	    line, edit && nwords > ncmd ? " ..." : "");
+}
+
 static int
 dispatch(struct cmd_ctx *c, unsigned mode, const char *const *words_,
     unsigned nwords)
@@ -1124,6 +1155,8 @@ dispatch(struct cmd_ctx *c, unsigned mode, const char *const *words_,
 		return (fail(c, MGMT_E_DENIED, "%s: this session is read-only",
 		    words[0]));
 	n = cmd_nwords(cmd);
+	if (cmd->writes)
+		cmd_audit(c, cmd, words, n, nwords);
 	c->w = words + n;
 	c->nw = nwords - n;
 	return (cmd->fn(c));

@@ -444,7 +444,8 @@ component_block(struct parser *ps, const struct stmt *head)
 static const char *const gkeys[] = {"rundir", "user", "log-level", "output",
     "backoff-initial", "backoff-max", "stable-time", "failure-limit",
     "failure-window", "health-check", "health-interval", "health-timeout",
-    "health-failures", "start-timeout", "stop-grace", NULL};
+    "health-failures", "start-timeout", "stop-grace", "operator-group",
+    "admin-group", NULL};
 enum {
 	G_RUNDIR,
 	G_USER,
@@ -460,8 +461,23 @@ enum {
 	G_HTIMEOUT,
 	G_HFAILS,
 	G_STARTTO,
-	G_GRACE
+	G_GRACE,
+	G_OPGROUP,
+	G_ADMGROUP
 };
+
+/* operator-group, admin-group: a group name, or none (owner-only sockets). */
+static int
+group_value(struct parser *ps, const struct tok *v, const char **out)
+{
+	size_t n = strlen(v->text);
+
+	if (n == 0 || n > 32 || v->text[0] == '-' ||
+	    strcspn(v->text, ":/,") != n)
+		return (perr(ps, v->line, v->col, "invalid group name"));
+	*out = strcmp(v->text, "none") == 0 ? NULL : v->text;
+	return (0);
+}
 
 static int
 global_stmt(struct parser *ps, const struct stmt *st)
@@ -543,7 +559,11 @@ global_stmt(struct parser *ps, const struct stmt *st)
 	case G_STARTTO:
 		return (
 		    parse_duration(ps, v, 1, 3600000, &cfg->start_timeout_ms));
-	default:
+	case G_OPGROUP:
+		return (group_value(ps, v, &cfg->operator_group));
+	case G_ADMGROUP:
+		return (group_value(ps, v, &cfg->admin_group));
+	default: /* G_GRACE */
 		return (parse_duration(ps, v, 1, 600000, &cfg->stop_grace_ms));
 	}
 }

@@ -41,8 +41,11 @@ struct rtm_comp_cfg {
 struct rtm_config {
 	struct lc_arena *arena; /* every string below */
 	const char *path;
-	const char *rundir;    /* NULL: default */
-	const char *user;      /* for `privileges user` */
+	const char *rundir; /* NULL: default */
+	const char *user;   /* for `privileges user` */
+	/* who may use the sockets besides root and `user` (NULL: none):
+	   every -ro socket, and mgmt.sock (configure, commit, restart) */
+	const char *operator_group, *admin_group;
 	const char *log_level; /* passed to children */
 	enum rtm_output output;
 	uint32_t backoff_initial_ms;
@@ -66,8 +69,11 @@ const char *rtm_cap_name(int cap);
 
 /* Accessors for rtm_ipc.c. */
 const struct rtm_config *rtm_config_of(const struct rtm *);
-/* The component user's group (for socket access), or -1 when not root. */
-gid_t rtm_sock_gid(const struct rtm *);
+/* The component user's uid (its sockets' owner, trusted as a component),
+ * or -1 when components keep rtrmgr's. */
+uid_t rtm_comp_uid(const struct rtm *);
+/* operator-group's gid (every -ro socket), or -1 when none. */
+gid_t rtm_operator_gid(const struct rtm *);
 
 /* ---- policy (pure functions, unit tested)
  * ------------------------------------ */
@@ -107,6 +113,10 @@ struct rtm_ident {
 	uid_t uid;
 	gid_t gid;
 	bool drop; /* switch to uid/gid, drop capabilities */
+	/* supplementary groups (with drop; none: all dropped): operator- and
+	   admin-group, so that the component may give its sockets to them */
+	gid_t groups[2];
+	unsigned ngroups;
 };
 
 struct rtm_spawn {
@@ -148,10 +158,12 @@ struct rtm_state_rec {
 };
 
 /*
- * Creates dir (one level) mode 0750 owned by uid:gid (-1: unchanged);
- * refuses a symlink or a non-directory. 0 or -errno.
+ * Creates dir (one level) with mode (0750, or 0751 when operators and
+ * admins must reach their sockets in it) owned by uid:gid (-1: unchanged),
+ * or sets them on the one there; refuses a symlink or a non-directory. 0 or
+ * -errno.
  */
-int rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid);
+int rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid, mode_t mode);
 /*
  * Takes RUNDIR/rtrmgr.lock with flock (CLOEXEC, so children never hold it).
  * Returns the fd; -EBUSY when held (the holder's pid in *holder if known).

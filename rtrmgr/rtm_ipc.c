@@ -322,7 +322,7 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 	struct ipc_server_cbs cbs;
 	struct rtm_ipc *ri;
 	struct ipc_opts o;
-	gid_t gid = rtm_sock_gid(rtm);
+	struct ipc_access acc;
 	int e;
 
 	if ((ri = calloc(1, sizeof(*ri))) == NULL)
@@ -332,6 +332,18 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 	memset(&o, 0, sizeof(o));
 	o.rundir = rtm_rundir(rtm);
 	o.component = "rtrmgr";
+	/*
+	 * rtrmgr.sock (start, stop, restart, shutdown) is the components':
+	 * owned by their user, 0600, so that mgmt forwards ternsh's `restart
+	 * X` and no one else but root gets there; its methods are served only
+	 * to that uid (and root) whatever the file's mode. rtrmgr-ro.sock is
+	 * the operators'.
+	 */
+	acc.owner = rtm_comp_uid(rtm);
+	acc.comp_uid = rtm_comp_uid(rtm);
+	acc.ro_group = rtm_operator_gid(rtm);
+	acc.rw_group = IPC_ID_NONE;
+	o.access = &acc;
 	if ((ri->srv = ipc_server_new(loop, &ipc_svc_rtrmgr, &o)) == NULL) {
 		e = errno;
 		free(ri);
@@ -345,14 +357,6 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 	cbs.on_shutdown = on_shutdown;
 	cbs.arg = ri;
 	ipc_server_set_cbs(ri->srv, &cbs);
-	/* mgmt (the component user) forwards ternsh's `restart X` and `show
-	 * processes`: it must reach both sockets. */
-	if (gid != (gid_t)-1)
-		for (int ro = 0; ro <= 1; ro++)
-			if (chown(ipc_server_path(ri->srv, ro), (uid_t)-1,
-				gid) != 0)
-				lc_log_warn("chown %s",
-				    ipc_server_path(ri->srv, ro));
 	for (unsigned i = 0; i < rtm_comp_count(rtm); i++) {
 		ri->peers[i].ri = ri;
 		ri->peers[i].c = rtm_comp_at(rtm, i);

@@ -56,7 +56,12 @@ child_privileges(int errfd, const struct rtm_spawn *sp)
 	/* The bounding set first, while we still hold CAP_SETPCAP. */
 	if (capng_apply(CAPNG_SELECT_BOUNDS) != 0)
 		child_fail(errfd, EPERM, "cannot set the bounding set");
-	rc = capng_change_id((int)id->uid, (int)id->gid, CAPNG_DROP_SUPP_GRP);
+	/* Supplementary groups: none, or exactly the ones given (root's own
+	 * never leak into the component). */
+	if (id->ngroups > 0 && setgroups(id->ngroups, id->groups) != 0)
+		child_fail(errfd, errno, "setgroups");
+	rc = capng_change_id((int)id->uid, (int)id->gid,
+	    id->ngroups > 0 ? CAPNG_NO_FLAG : CAPNG_DROP_SUPP_GRP);
 	if (rc != 0)
 		child_fail(errfd, EPERM,
 		    "cannot change uid/gid (capng_change_id)");

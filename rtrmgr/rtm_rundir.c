@@ -18,7 +18,7 @@
 #define RTM_STATE_MAGIC "tern-rtrmgr-state 2"
 
 int
-rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid)
+rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid, mode_t mode)
 {
 	struct stat sb;
 
@@ -33,7 +33,7 @@ rtm_rundir_prepare(const char *dir, uid_t uid, gid_t gid)
 	if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
 	    (sb.st_uid != uid || sb.st_gid != gid) && chown(dir, uid, gid) != 0)
 		return (-errno);
-	if ((sb.st_mode & 07777) != 0750 && chmod(dir, 0750) != 0)
+	if ((sb.st_mode & 07777) != mode && chmod(dir, mode) != 0)
 		return (-errno);
 	return (0);
 }

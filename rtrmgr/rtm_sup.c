@@ -3,6 +3,7 @@
  * re-adoption, ordered shutdown. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
@@ -68,6 +69,7 @@ struct rtm {
 	struct rtm_comp comps[RTM_COMP_MAX];
 	unsigned n;
 	struct rtm_ident ident;
+	gid_t op_gid, adm_gid; /* operator-group, admin-group; -1: none */
 	int lockfd;
 	enum rtm_phase phase;
 	unsigned boot_next;
@@ -511,8 +513,10 @@ comp_launch(struct rtm_comp *c)
 	const char *argv[RTM_ARGS_MAX + 8];
 	char gen[24], path[PATH_MAX];
 	struct lc_err err;
-	char env_c[64], env_r[PATH_MAX + 16], env_g[48];
-	const char *envp[4];
+	char env_c[64], env_r[PATH_MAX + 16], env_g[48], env_o[48], env_a[48];
+	const char *envp[6];
+	struct rtm_ident id = rtm->ident;
+	bool front = strcmp(cc->name, "mgmt") == 0;
 	struct rtm_spawn sp;
 	unsigned a = 0;
 	int outfd = -1, rv, pidfd;
@@ -537,10 +541,35 @@ comp_launch(struct rtm_comp *c)
 	snprintf(env_c, sizeof(env_c), "TERN_COMPONENT=%s", cc->name);
 	snprintf(env_r, sizeof(env_r), "TERN_RUNDIR=%s", rtm->rundir);
 	snprintf(env_g, sizeof(env_g), "TERN_GENERATION=%s", gen);
+	/*
+	 * Who may use the sockets (docs/ipc.md, "Roles"): libtern-ipc gives
+	 * every -ro socket the operator group and mgmt.sock the admin group.
+	 * Always set (empty: none), so that rtrmgr's own environment never
+	 * decides it. The admin group goes to mgmt only: it alone serves
+	 * people on its read-write socket.
+	 */
+	snprintf(env_o, sizeof(env_o), "TERN_OPERATOR_GROUP=");
+	snprintf(env_a, sizeof(env_a), "TERN_ADMIN_GROUP=");
+	if (rtm->op_gid != (gid_t)-1)
+		snprintf(env_o, sizeof(env_o), "TERN_OPERATOR_GROUP=%u",
+		    (unsigned)rtm->op_gid);
+	if (front && rtm->adm_gid != (gid_t)-1)
+		snprintf(env_a, sizeof(env_a), "TERN_ADMIN_GROUP=%u",
+		    (unsigned)rtm->adm_gid);
 	envp[0] = env_c;
 	envp[1] = env_r;
 	envp[2] = env_g;
-	envp[3] = NULL;
+	envp[3] = env_o;
+	envp[4] = env_a;
+	envp[5] = NULL;
+	/* chown(2) lets the component give its sockets only to its own
+	 * groups: it gets these two (and no other) as supplementary ones. */
+	id.ngroups = 0;
+	if (rtm->op_gid != (gid_t)-1 && rtm->op_gid != id.gid)
+		id.groups[id.ngroups++] = rtm->op_gid;
+	if (front && rtm->adm_gid != (gid_t)-1 && rtm->adm_gid != id.gid &&
+	    rtm->adm_gid != rtm->op_gid)
+		id.groups[id.ngroups++] = rtm->adm_gid;
 
 	if (rtm->cfg->output == RTM_OUT_FILE) {
 		snprintf(path, sizeof(path), "%s/%s.log", rtm->rundir,
@@ -564,7 +593,7 @@ comp_launch(struct rtm_comp *c)
 	sp.argv = argv;
 	sp.envp_extra = envp;
 	sp.out_fd = outfd;
-	sp.ident = (rtm->ident.drop && !cc->priv_root) ? &rtm->ident : NULL;
+	sp.ident = (rtm->ident.drop && !cc->priv_root) ? &id : NULL;
 	sp.caps = cc->caps;
 	sp.ncaps = cc->ncaps;
 	rv = rtm_spawn(&sp, &pid, &pidfd, &err);
@@ -876,10 +905,16 @@ rtm_config_of(const struct rtm *rtm)
 	return (rtm->cfg);
 }
 
-gid_t
-rtm_sock_gid(const struct rtm *rtm)
+uid_t
+rtm_comp_uid(const struct rtm *rtm)
 {
-	return (rtm->ident.drop ? rtm->ident.gid : (gid_t)-1);
+	return (rtm->ident.drop ? rtm->ident.uid : (uid_t)-1);
+}
+
+gid_t
+rtm_operator_gid(const struct rtm *rtm)
+{
+	return (rtm->op_gid);
 }
 
 void
@@ -922,6 +957,7 @@ rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
 	rtm->loop = loop;
 	rtm->cfg = cfg;
 	rtm->lockfd = -1;
+	rtm->op_gid = rtm->adm_gid = (gid_t)-1;
 	rtm->phase = PH_NEW;
 	/* --rundir / $TERN_RUNDIR, then the config, then the default. */
 	env = getenv("TERN_RUNDIR");
@@ -1027,6 +1063,54 @@ resolve_user(struct rtm *rtm)
 	return (0);
 }
 
+static bool
+in_group(gid_t g)
+{
+	gid_t list[256];
+	int n;
+
+	if (g == getegid())
+		return (true);
+	if ((n = getgroups(256, list)) < 0)
+		return (false);
+	for (int i = 0; i < n; i++)
+		if (list[i] == g)
+			return (true);
+	return (false);
+}
+
+/*
+ * operator-group or admin-group (key) named name: its gid in *out, -1 for
+ * none. Refuses a group that does not exist, and one that a rtrmgr not
+ * running as root is not in: its components (running as it) could not
+ * give their sockets to it.
+ */
+static int
+resolve_group(struct rtm *rtm, const char *key, const char *name, gid_t *out)
+{
+	struct group *gr;
+
+	*out = (gid_t)-1;
+	if (name == NULL)
+		return (0);
+	if ((gr = getgrnam(name)) == NULL) {
+		lc_log_err(
+		    "group '%s' (%s) does not exist: create it (groupadd "
+		    "--system %s) or set `%s none;` in %s",
+		    name, key, name, key, rtm->cfg->path);
+		return (-ENOENT);
+	}
+	if (geteuid() != 0 && !in_group(gr->gr_gid)) {
+		lc_log_err("%s %s: tern-rtrmgr runs as uid %d, not root, and "
+			   "is not in that group: its components could not "
+			   "give their sockets to it",
+		    key, name, (int)geteuid());
+		return (-EPERM);
+	}
+	*out = gr->gr_gid;
+	return (0);
+}
+
 /* Takes back the live components of a previous rtrmgr from its state file. */
 static void
 adopt(struct rtm *rtm)
@@ -1117,10 +1201,19 @@ rtm_open(struct rtm *rtm)
 		return (-EALREADY);
 	if (rtm->lockfd >= 0)
 		return (0);
-	if ((rv = resolve_user(rtm)) != 0)
+	if ((rv = resolve_user(rtm)) != 0 ||
+	    (rv = resolve_group(rtm, "operator-group", rtm->cfg->operator_group,
+		 &rtm->op_gid)) != 0 ||
+	    (rv = resolve_group(rtm, "admin-group", rtm->cfg->admin_group,
+		 &rtm->adm_gid)) != 0)
 		return (rv);
+	/* Operators and admins must reach their sockets: search (not list)
+	 * for others, each file's own mode then decides. */
 	if ((rv = rtm_rundir_prepare(rtm->rundir, rtm->ident.uid,
-		 rtm->ident.gid)) != 0) {
+		 rtm->ident.gid,
+		 rtm->op_gid != (gid_t)-1 || rtm->adm_gid != (gid_t)-1 ?
+		     0751 :
+		     0750)) != 0) {
 		lc_log_err("rundir %s: %s", rtm->rundir, strerror(-rv));
 		return (rv);
 	}

@@ -325,7 +325,20 @@ sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 	cbs.on_event = on_event;
 	cbs.arg = s;
 	ipc_client_set_cbs(s->client, &cbs);
-	if ((st = session_open(s)) != IPC_OK) {
+	if ((st = session_open(s)) == IPC_DENIED) {
+		char adm[512];
+
+		/* At once, and what each socket needs (issue 24). */
+		lc_err_set(err, -EACCES, LC_ERR_NOINDEX,
+		    "cannot reach tern-mgmt: %s%s%s", s->ierr.msg,
+		    s->read_only ? "; for configuration, " : "",
+		    s->read_only ? ipc_access_explain(path, adm, sizeof(adm)) :
+				   "");
+		s->id = 0;
+		sh_session_free(s);
+		return (NULL);
+	}
+	if (st != IPC_OK) {
 		lc_err_set(err, s->ierr.code != 0 ? s->ierr.code : -EIO,
 		    LC_ERR_NOINDEX,
 		    "cannot reach tern-mgmt at %s/mgmt%s.sock: "

@@ -47,9 +47,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# tern-mgmt as nobody, in /, as tern-rtrmgr starts it
+# tern-mgmt as nobody, in /, as tern-rtrmgr starts it; its admin socket
+# for the group nogroup, as rtrmgr's `admin-group nogroup;` would give it
+# (sockets are owner-only otherwise: docs/ipc.md, "Roles")
 start_mgmt() {
-	(cd / && exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	(cd / && TERN_ADMIN_GROUP=nogroup exec setpriv --reuid=nobody \
+	    --regid=nogroup --clear-groups \
 	    "$bin/tern-mgmt" --store="$store" --rundir="$TERN_RUNDIR" \
 	    --log-level debug) >>"$tmp/mgmt.log" 2>&1 &
 	mgmt_pid=$!

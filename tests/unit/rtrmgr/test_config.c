@@ -118,6 +118,35 @@ test_defaults(void **state)
 	assert_int_equal(cfg->stop_grace_ms, 5000);
 	assert_int_equal(cfg->comps[0].nargs, 0);
 	assert_true(cfg->comps[0].health);
+	/* no operator or admin group: owner-only sockets */
+	assert_null(cfg->operator_group);
+	assert_null(cfg->admin_group);
+	rtm_config_free(cfg);
+}
+
+/* The groups of the socket roles (docs/rtrmgr.md, "Who may use what"). */
+static void
+test_groups(void **state)
+{
+	struct lc_err err;
+	struct rtm_config *cfg;
+
+	(void)state;
+	cfg = parse("operator-group tern-operator;\nadmin-group tern-admin;\n"
+		    "component a { binary /bin/true; }",
+	    &err);
+	if (cfg == NULL)
+		fail_msg("%s", err.msg);
+	assert_string_equal(cfg->operator_group, "tern-operator");
+	assert_string_equal(cfg->admin_group, "tern-admin");
+	rtm_config_free(cfg);
+	cfg = parse("operator-group none; admin-group wheel;\n"
+		    "component a { binary /bin/true; }",
+	    &err);
+	if (cfg == NULL)
+		fail_msg("%s", err.msg);
+	assert_null(cfg->operator_group);
+	assert_string_equal(cfg->admin_group, "wheel");
 	rtm_config_free(cfg);
 }
 
@@ -215,6 +244,14 @@ test_errors(void **state)
 	     "14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34; "
 	     "}",
 		"t.conf:1:", "too many values for 'args'"},
+	    /* operator-group, admin-group */
+	    {"operator-group a:b;", "t.conf:1:16: ", "invalid group name"},
+	    {"admin-group -x;", "t.conf:1:13: ", "invalid group name"},
+	    {"admin-group [ a b ];", "t.conf:1:1: ",
+		"'admin-group' takes one value, not a [ list ]"},
+	    {"operator-group a;\noperator-group b;",
+		"t.conf:2:1: ", "'operator-group' set twice (first at line 1)"},
+	    {"admin-group;", "t.conf:1:12: ", "'admin-group' needs a value"},
 	    /* across settings */
 	    {"", "t.conf:1:1: ", "no component declared"},
 	    {"# nothing\n", "t.conf:2:1: ", "no component declared"},
@@ -419,6 +456,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_full),
 	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_groups),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_comments_lists),
 	    cmocka_unit_test(test_too_many_components),

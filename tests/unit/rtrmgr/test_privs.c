@@ -90,19 +90,19 @@ teardown(void **state)
 }
 
 static struct rtm *
-make_rtm(struct h *h, const char *user)
+make_rtm(struct h *h, const char *user, const char *extra)
 {
 	char text[1024];
 	struct lc_err err;
 	struct rtm_config *cfg;
 
 	snprintf(text, sizeof(text),
-	    "user %s;\n"
+	    "user %s;\n%s\n"
 	    "component mgmt { binary %s/idle.sh; }\n"
 	    "component fwd { binary %s/idle.sh; capabilities net_raw "
 	    "net_admin; }\n"
 	    "component dev { binary %s/idle.sh; privileges root; }\n",
-	    user, h->dir, h->dir, h->dir);
+	    user, extra, h->dir, h->dir, h->dir);
 	cfg = rtm_config_parse("privs.conf", text, strlen(text), &err);
 	if (cfg == NULL)
 		fail_msg("%s", err.msg);
@@ -167,7 +167,7 @@ test_identities(void **state)
 	if (h == NULL)
 		skip();
 	assert_non_null(pw = getpwnam("nobody"));
-	assert_non_null(h->rtm = make_rtm(h, "nobody"));
+	assert_non_null(h->rtm = make_rtm(h, "nobody", ""));
 	assert_int_equal(rtm_start(h->rtm), 0);
 	/* let the children reach their exec of sleep */
 	for (uint64_t end = lc_time_mono_ns() + 150 * LC_NS_PER_MSEC;
@@ -222,6 +222,99 @@ test_identities(void **state)
 	assert_string_equal(got, "0 0 0 0");
 }
 
+/* The value of NAME in /proc/PID/environ ("" when set empty), or NULL. */
+static const char *
+env_of(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64], all[8192];
+	size_t n, nl = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(all, 1, sizeof(all) - 1, f);
+	fclose(f);
+	all[n] = '\0';
+	for (size_t o = 0; o < n; o += strlen(all + o) + 1)
+		if (strncmp(all + o, name, nl) == 0 && all[o + nl] == '=') {
+			snprintf(buf, len, "%s", all + o + nl + 1);
+			return (buf);
+		}
+	return (NULL);
+}
+
+/*
+ * operator-group and admin-group (issue 24): the rundir becomes 0751; every
+ * component gets the operator group as its one supplementary group and
+ * TERN_OPERATOR_GROUP, mgmt also the admin group and TERN_ADMIN_GROUP
+ * (set empty for the others: rtrmgr's own environment never decides). The
+ * groups are daemon (1) and bin (2): they exist everywhere, and the
+ * children only sleep.
+ */
+static void
+test_groups(void **state)
+{
+	struct h *h = *state;
+	struct group *op, *adm;
+	char got[128], want[64];
+	struct stat sb;
+	pid_t p;
+
+	if (h == NULL)
+		skip();
+	assert_non_null(op = getgrnam("daemon"));
+	gid_t opg = op->gr_gid;
+	assert_non_null(adm = getgrnam("bin"));
+	gid_t admg = adm->gr_gid;
+	assert_non_null(h->rtm = make_rtm(h, "nobody",
+			    "operator-group daemon; admin-group bin;"));
+	assert_int_equal(rtm_start(h->rtm), 0);
+	for (uint64_t end = lc_time_mono_ns() + 150 * LC_NS_PER_MSEC;
+	     lc_time_mono_ns() < end;)
+		usleep(10000);
+	assert_int_equal(stat(h->rundir, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0751);
+
+	p = pid_of(h, "mgmt");
+	status_field(p, "Groups", got, sizeof(got));
+	snprintf(want, sizeof(want), "%u %u", (unsigned)opg, (unsigned)admg);
+	assert_string_equal(got, want);
+	snprintf(want, sizeof(want), "%u", (unsigned)opg);
+	assert_string_equal(env_of(p, "TERN_OPERATOR_GROUP", got, sizeof(got)),
+	    want);
+	snprintf(want, sizeof(want), "%u", (unsigned)admg);
+	assert_string_equal(env_of(p, "TERN_ADMIN_GROUP", got, sizeof(got)),
+	    want);
+
+	p = pid_of(h, "fwd");
+	status_field(p, "Groups", got, sizeof(got));
+	snprintf(want, sizeof(want), "%u", (unsigned)opg);
+	assert_string_equal(got, want);
+	assert_string_equal(env_of(p, "TERN_ADMIN_GROUP", got, sizeof(got)),
+	    "");
+	/* still no capability beyond its own two */
+	status_field(p, "CapEff", got, sizeof(got));
+	assert_string_equal(got, "0000000000003000");
+}
+
+/* A group that does not exist: refused, nothing started or created. */
+static void
+test_missing_group(void **state)
+{
+	struct h *h = *state;
+	struct stat sb;
+
+	if (h == NULL)
+		skip();
+	assert_non_null(
+	    h->rtm = make_rtm(h, "nobody", "admin-group tern-no-such-group;"));
+	assert_int_equal(rtm_start(h->rtm), -ENOENT);
+	assert_int_equal(stat(h->rundir, &sb), -1);
+	assert_int_equal(errno, ENOENT);
+	rtm_free(h->rtm);
+	h->rtm = NULL;
+}
+
 static void
 test_missing_user(void **state)
 {
@@ -230,7 +323,7 @@ test_missing_user(void **state)
 
 	if (h == NULL)
 		skip();
-	assert_non_null(h->rtm = make_rtm(h, "tern-no-such-user"));
+	assert_non_null(h->rtm = make_rtm(h, "tern-no-such-user", ""));
 	assert_int_equal(rtm_start(h->rtm), -ENOENT);
 	/* nothing started, nothing created */
 	assert_int_equal(stat(h->rundir, &sb), -1);
@@ -245,7 +338,7 @@ test_missing_user(void **state)
 	rtm_free(h->rtm);
 	h->rtm = NULL;
 	/* root as the component user is refused too */
-	assert_non_null(h->rtm = make_rtm(h, "root"));
+	assert_non_null(h->rtm = make_rtm(h, "root", ""));
 	assert_int_equal(rtm_start(h->rtm), -EINVAL);
 	rtm_free(h->rtm);
 	h->rtm = NULL;
@@ -257,6 +350,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_identities, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_user, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_group, setup,
+		teardown),
 	};
 
 	lc_log_init("test_privs", LC_LOG_WARNING, LC_LOG_STDERR);

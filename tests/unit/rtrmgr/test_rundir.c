@@ -53,27 +53,34 @@ test_prepare(void **state)
 	struct stat sb;
 
 	snprintf(run, sizeof(run), "%s/run", dir);
-	assert_int_equal(rtm_rundir_prepare(run, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(rtm_rundir_prepare(run, (uid_t)-1, (gid_t)-1, 0750),
+	    0);
 	assert_int_equal(stat(run, &sb), 0);
 	assert_true(S_ISDIR(sb.st_mode));
 	assert_int_equal(sb.st_mode & 07777, 0750);
 	/* an existing one gets its mode fixed */
 	chmod(run, 0777);
-	assert_int_equal(rtm_rundir_prepare(run, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(rtm_rundir_prepare(run, (uid_t)-1, (gid_t)-1, 0750),
+	    0);
 	assert_int_equal(stat(run, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0750);
+	/* with operator-group or admin-group: searchable by others */
+	assert_int_equal(rtm_rundir_prepare(run, (uid_t)-1, (gid_t)-1, 0751),
+	    0);
+	assert_int_equal(stat(run, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0751);
 	/* a symlink or a file is refused, and left alone */
 	snprintf(path, sizeof(path), "%s/link", dir);
 	assert_int_equal(symlink(run, path), 0);
-	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1),
+	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1, 0750),
 	    -ELOOP);
 	put("file", "x");
 	snprintf(path, sizeof(path), "%s/file", dir);
-	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1),
+	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1, 0750),
 	    -ENOTDIR);
 	/* one level only */
 	snprintf(path, sizeof(path), "%s/a/b", dir);
-	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1),
+	assert_int_equal(rtm_rundir_prepare(path, (uid_t)-1, (gid_t)-1, 0750),
 	    -ENOENT);
 }
 

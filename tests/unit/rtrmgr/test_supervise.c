@@ -826,7 +826,8 @@ test_adopt_refuses_other_process(void **state)
 	struct h *hp = *state;
 
 	/* a state file naming a live process that is not mgmt */
-	assert_int_equal(rtm_rundir_prepare(hp->rundir, (uid_t)-1, (gid_t)-1),
+	assert_int_equal(rtm_rundir_prepare(hp->rundir, (uid_t)-1, (gid_t)-1,
+			     0750),
 	    0);
 	if ((imp = fork()) == 0) {
 		execl("/bin/sleep", "sleep", "30", (char *)NULL);
