@@ -91,6 +91,7 @@ peer_close(struct ipc_peer *p)
 		s->peers = p->next;
 	if (p->next != NULL)
 		p->next->prev = p->prev;
+	ipc_limits_peer_gone(p);
 	ipc_conn_detach(&p->c);
 	if (p->hello && s->cbs.on_peer_gone != NULL)
 		s->cbs.on_peer_gone(s, p, s->cbs.arg);
@@ -112,38 +113,43 @@ peer_on_bad(struct ipc_conn *c, int status, const char *what)
 	    strlen(what));
 }
 
-static void
-accept_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Accepting, and the caps that come first, are in ipc_limit.c. */
+struct ipc_peer *
+ipc_server_peer_add(struct ipc_listener *l, int fd, const struct ipc_cred *cred)
 {
-	struct ipc_listener *l = w->data;
 	struct ipc_server *s = l->srv;
 	struct ipc_peer *p;
-	int fd, n;
 
-	(void)loop;
-	(void)revents;
-	for (n = 0; n < 64; n++) {
-		fd = ipc_transport_unix.accept(l->fd);
-		if (fd < 0)
-			return; /* EAGAIN, or out of fds: retried when readable */
-		if ((p = calloc(1, sizeof(*p))) == NULL) {
-			close(fd);
-			return;
-		}
-		p->srv = s;
-		p->ro = l->ro;
-		p->refs = 1;
-		/* who connected, while it is certainly that process's socket */
-		p->has_cred = ipc_transport_unix.peer_cred(fd, &p->cred) == 0;
-		ipc_conn_init(&p->c, s->loop, &peer_ops, p, &s->st, &s->o,
-		    s->generation);
-		ipc_conn_attach(&p->c, fd);
-		p->next = s->peers;
-		if (s->peers != NULL)
-			s->peers->prev = p;
-		s->peers = p;
-		s->st.connects++;
-	}
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (NULL);
+	p->srv = s;
+	p->ro = l->ro;
+	p->refs = 1;
+	p->has_cred = cred != NULL;
+	if (cred != NULL)
+		p->cred = *cred;
+	p->lst = l;
+	p->uid_slot = -1;
+	p->accepted_ns = lc_now_ns();
+	ipc_conn_init(&p->c, s->loop, &peer_ops, p, &s->st, &s->o,
+	    s->generation);
+	p->c.frame_max = l->frame_max;
+	p->c.budget = &l->budget;
+	ipc_conn_attach(&p->c, fd);
+	p->next = s->peers;
+	if (s->peers != NULL)
+		s->peers->prev = p;
+	s->peers = p;
+	s->st.connects++;
+	return (p);
+}
+
+void
+ipc_server_peer_drop(struct ipc_peer *p)
+{
+	if (!p->c.down)
+		(void)ipc_conn_flush(&p->c);
+	peer_close(p);
 }
 
 /* Before the loop blocks: one write per peer for everything this turn produced. */
@@ -152,6 +158,7 @@ server_flush_hook(void *arg)
 {
 	struct ipc_server *s = arg;
 	struct ipc_peer *p, *next;
+	bool watch = false;
 
 	for (p = s->peers; p != NULL; p = next) {
 		next = p->next;
@@ -159,7 +166,10 @@ server_flush_hook(void *arg)
 			(void)ipc_conn_flush(&p->c);
 		if (p->c.down)
 			peer_close(p);
+		else if (!watch)
+			watch = ipc_limits_watch(p);
 	}
+	ipc_limits_turn(s, watch);
 }
 
 /* ---- replies ---------------------------------------------------------------- */
@@ -386,7 +396,7 @@ lc_hello(struct ipc_peer *p, const struct ipc_rec *r, const Lifecycle__Hello *h)
 	me.component = s->component;
 	me.generation = s->generation;
 	me.protocol_version = IPC_PROTOCOL_VERSION;
-	me.max_frame = s->o.frame_max;
+	me.max_frame = p->c.frame_max; /* smaller on the read-only socket */
 	me.service = (char *)s->svc->name;
 	me.pid = (uint32_t)getpid();
 	me.read_only = p->ro;
@@ -404,11 +414,14 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 {
 	struct ipc_server *s = p->srv;
 	Lifecycle__Status st = LIFECYCLE__STATUS__INIT;
-	Lifecycle__Counter c[8], *cp[8];
-	static const char *const names[8] = {"calls_in", "replies_out",
-	    "events_out", "frames_in", "frames_out", "drops", "errors",
-	    "peers"};
-	uint64_t v[8];
+	enum { N = 16 };
+	Lifecycle__Counter c[N], *cp[N];
+	static const char *const names[N] = {"calls_in", "replies_out",
+	    "events_out", "frames_in", "frames_out", "drops", "errors", "peers",
+	    "shed_conn_max", "shed_uid_max", "shed_no_fd", "accept_errors",
+	    "accept_pauses", "hello_timeouts", "frame_timeouts",
+	    "rx_budget_refused"};
+	uint64_t v[N];
 	struct ipc_peer *q;
 	unsigned i, npeers = 0;
 
@@ -422,7 +435,15 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	v[5] = s->st.drops;
 	v[6] = s->st.errors;
 	v[7] = npeers;
-	for (i = 0; i < 8; i++) {
+	v[8] = s->st.shed_conn_max;
+	v[9] = s->st.shed_uid_max;
+	v[10] = s->st.shed_no_fd;
+	v[11] = s->st.accept_errors;
+	v[12] = s->st.accept_pauses;
+	v[13] = s->st.hello_timeouts;
+	v[14] = s->st.frame_timeouts;
+	v[15] = s->st.rx_budget_refused;
+	for (i = 0; i < N; i++) {
 		lifecycle__counter__init(&c[i]);
 		c[i].name = (char *)names[i];
 		c[i].value = v[i];
@@ -434,7 +455,7 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	st.uptime_ms = (lc_time_mono_ns() - s->start_ns) / 1000000;
 	st.version = (char *)TERN_VERSION; /* this process's, not the disk's */
 	st.state = s->state;
-	st.n_counters = 8;
+	st.n_counters = N;
 	st.counters = cp;
 	(void)peer_reply(p, r->id, 0, r->method, IPC_OK, &st.base, NULL, 0);
 }
@@ -590,7 +611,7 @@ listen_on(struct ipc_server *s, struct ipc_listener *l, const char *rundir,
 	if ((fd = ipc_transport_unix.listen(l->path, 0660)) < 0)
 		return (fd);
 	l->fd = fd;
-	ev_io_init(&l->w, accept_cb, fd, EV_READ);
+	ev_io_init(&l->w, ipc_limits_accept_cb, fd, EV_READ);
 	l->w.data = l;
 	ev_io_start(s->loop, &l->w);
 	return (0);
@@ -611,6 +632,7 @@ ipc_server_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return (NULL);
 	opts_fill(&s->o, opts);
+	ipc_limits_opts(&s->o);
 	s->loop = loop;
 	s->svc = svc;
 	s->generation = s->o.generation;
@@ -618,6 +640,7 @@ ipc_server_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	snprintf(s->component, sizeof(s->component), "%s", s->o.component);
 	snprintf(s->state, sizeof(s->state), "running");
 	s->l[0].fd = s->l[1].fd = -1;
+	ipc_limits_init(s);
 	rundir = ipc_rundir(s->o.rundir);
 	s->o.rundir = NULL; /* not kept: the caller's string */
 	if ((s->handlers = calloc(svc->n_methods, sizeof(*s->handlers))) ==
@@ -655,6 +678,7 @@ ipc_server_free(struct ipc_server *s)
 		s->peers->hello = false; /* no on_peer_gone while freeing */
 		peer_close(s->peers);
 	}
+	ipc_limits_fini(s);
 	for (i = 0; i < 2; i++) {
 		if (s->l[i].fd < 0)
 			continue;
