@@ -61,6 +61,7 @@ ipc_conn_attach(struct ipc_conn *c, int fd)
 		c->tp->tune(fd, IPC_SOCKBUF);
 	c->fd = fd;
 	c->down = false;
+	c->wr_dead = false;
 	c->discard = 0;
 	c->rx_since = 0;
 	c->rx_last = lc_now_ns();
@@ -145,6 +146,24 @@ conn_down(struct ipc_conn *c, int err)
 	c->ops->on_down(c, err);
 }
 
+/*
+ * A write failed. When the peer hung up (EPIPE, ECONNRESET), what it sent
+ * before is still to be read, such as a server's refusal with its reason
+ * (ipc_limit.c): writing stops and the read side, which comes to the end
+ * of the stream in this turn, reports the connection down.
+ */
+static void
+conn_write_failed(struct ipc_conn *c, int err)
+{
+	if ((err == EPIPE || err == ECONNRESET) && c->fd >= 0) {
+		c->wr_dead = true;
+		ev_io_stop(c->loop, &c->wio);
+		ev_feed_event(c->loop, &c->rio, EV_READ);
+		return;
+	}
+	conn_down(c, err);
+}
+
 static void
 conn_check_drain(struct ipc_conn *c)
 {
@@ -165,8 +184,12 @@ conn_write(struct ipc_conn *c)
 	ssize_t w;
 	int cnt;
 
-	if (c->fd < 0 || c->down)
-		return (c->down ? -ENOTCONN : 0);
+	if (c->down)
+		return (-ENOTCONN);
+	if (c->fd < 0)
+		return (0);
+	if (c->wr_dead)
+		return (-EPIPE); /* reported down when the read side ends */
 	for (;;) {
 		/* Swap instead of copying when w drained and b holds only closed frames. */
 		if (lc_buf_avail(&q->w) == 0 && !q->open &&
@@ -196,7 +219,7 @@ conn_write(struct ipc_conn *c)
 				continue;
 			if (w == -EAGAIN || w == -EWOULDBLOCK)
 				break;
-			conn_down(c, (int)-w);
+			conn_write_failed(c, (int)-w);
 			return ((int)w);
 		}
 		c->st->bytes_out += (uint64_t)w;
@@ -296,8 +319,8 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 	ssize_t w;
 	int cnt;
 
-	if (rawlen < IPC_DIRECT_MIN || c->fd < 0 || c->down || c->tx.open ||
-	    ipc_conn_queued(c) > 0)
+	if (rawlen < IPC_DIRECT_MIN || c->fd < 0 || c->down || c->wr_dead ||
+	    c->tx.open || ipc_conn_queued(c) > 0)
 		return (0);
 	ipc_frame_hdr_write(hdr, 1, (uint32_t)(IPC_REC_HDR + rawlen),
 	    c->tx.generation);
@@ -324,7 +347,7 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 			continue;
 		if (w != -EAGAIN && w != -EWOULDBLOCK) {
 			c->st->bytes_out += done;
-			conn_down(c, (int)-w);
+			conn_write_failed(c, (int)-w);
 			return (1);
 		}
 		/* Full: wait for the reader, within the budget. */

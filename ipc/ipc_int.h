@@ -206,6 +206,7 @@ struct ipc_conn {
 	uint32_t batch_max, hwm, work_max;
 	bool want_drain; /* someone got -ENOBUFS */
 	bool down;	 /* on_down already reported */
+	bool wr_dead;	 /* the peer hung up: read what it sent, then down */
 	/*
 	 * Receive limits (a server's peers; a client has no budget): the
 	 * socket's budget, what the frame being received is charged to it,
