@@ -130,6 +130,9 @@ c() { awk -v n="$1" '$1 == n { print $2 }' <<<"$counters"; }
 check "rib counts them: frame_timeouts $(c frame_timeouts) >= 16, rx_budget_refused $(c rx_budget_refused) >= 4, hello_timeouts $(c hello_timeouts) >= 10" \
     test "$(c frame_timeouts)" -ge 16 -a "$(c rx_budget_refused)" -ge 4 -a "$(c hello_timeouts)" -ge 10
 check "rib still serves rib.sock" status rib
+out=$(TERN_RUNDIR=$run timeout 10 "$bindir/ternsh" -c "show ipc" 2>&1)
+check "show ipc: mgmt's own refusals" has "$out" "server limits *refused: conn_max 0 uid_max 10[0-9][0-9] "
+check "show ipc: rib's, from its STATUS" has "$out" "^tern-rib .* rx_budget_refused 4"
 check "rib still runs, same pid" test "$(st_pid rib)" = "$rib"
 check "no component restarted" test "$(nlog 'generation 2')" = 0
 
