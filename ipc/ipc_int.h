@@ -401,11 +401,13 @@ void ipc_limits_peer_gone(struct ipc_peer *p);
  * peer has a hello, a frame or a buffer to watch). */
 void ipc_limits_turn(struct ipc_server *s, bool need);
 /* Does peer p need the tick (no hello yet, a frame in progress, a large
- * buffer to give back)? */
+ * buffer to give back)? A hello of another version was one: its calls are
+ * answered VERSION. */
 static inline bool
 ipc_limits_watch(const struct ipc_peer *p)
 {
-	return (!p->hello || p->c.rx_since != 0 || p->c.rx.cap > IPC_RX_KEEP);
+	return ((!p->hello && !p->bad_version) || p->c.rx_since != 0 ||
+	    p->c.rx.cap > IPC_RX_KEEP);
 }
 
 /*

@@ -321,7 +321,7 @@ tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		next = p->next;
 		if (p->closed || p->c.down)
 			continue;
-		if (!late && !p->hello &&
+		if (!late && !p->hello && !p->bad_version &&
 		    now - p->accepted_ns >= s->hello_to_ns) {
 			s->st.hello_timeouts++;
 			expire(p, "no hello within %u ms: connection closed",

@@ -229,19 +229,25 @@ send_all(int fd, const uint8_t *p, size_t len)
 }
 
 static void
-send_hello(int fd)
+send_hello_v(int fd, uint32_t version)
 {
 	Lifecycle__Hello h = LIFECYCLE__HELLO__INIT;
 	uint8_t pl[256], *f;
 	size_t plen, len;
 
 	h.component = (char *)"raw";
-	h.protocol_version = IPC_PROTOCOL_VERSION;
+	h.protocol_version = version;
 	h.max_frame = 1u << 20;
 	plen = lifecycle__hello__pack(&h, pl);
 	len = frame1(&f, 1, LIFECYCLE__METHOD__HELLO, pl, (uint32_t)plen);
 	send_all(fd, f, len);
 	free(f);
+}
+
+static void
+send_hello(int fd)
+{
+	send_hello_v(fd, IPC_PROTOCOL_VERSION);
 }
 
 /* What came back on fd (non-blocking) while the loop ran: first record's status and text; *eof when the server hung up. */
@@ -793,21 +799,27 @@ test_frame_timeout(void **state)
 	free(f);
 }
 
-/* hello_timeout 200 ms: a connection that says nothing is closed; one that said hello stays. */
+/*
+ * hello_timeout 200 ms: a connection that says nothing is closed; one that
+ * said hello stays, also one whose hello had another version (answered
+ * VERSION, as are its calls).
+ */
 static void
 test_hello_timeout(void **state)
 {
 	struct ipc_opts o = sopts();
 	struct ipc_stats st;
 	struct got g;
-	int mute, ok;
+	int mute, ok, other;
 
 	(void)state;
 	o.hello_timeout_ms = 200;
 	server(&o);
 	mute = raw_connect(true);
 	ok = raw_connect(true);
+	other = raw_connect(true);
 	send_hello(ok);
+	send_hello_v(other, IPC_PROTOCOL_VERSION + 1);
 	g = collect(mute, 0.6);
 	assert_true(g.eof);
 	assert_int_equal(g.status, IPC_TIMEOUT);
@@ -815,10 +827,14 @@ test_hello_timeout(void **state)
 	g = collect(ok, 0.05);
 	assert_int_equal(g.status, IPC_OK);
 	assert_false(g.eof);
+	g = collect(other, 0.05);
+	assert_int_equal(g.status, IPC_VERSION);
+	assert_false(g.eof);
 	ipc_server_stats(srv, &st);
 	assert_int_equal(st.hello_timeouts, 1);
 	close(mute);
 	close(ok);
+	close(other);
 }
 
 /*
