@@ -41,6 +41,13 @@
 #define IPC_HWM_DEFAULT	       (8u << 20)  /* queued bytes before -ENOBUFS */
 #define IPC_TIMEOUT_DEFAULT_MS 5000
 #define IPC_RUNDIR_DEFAULT     "/run/tern"
+/* a server's limits (struct ipc_opts) */
+#define IPC_CONN_MAX_DEFAULT	 256
+#define IPC_FRAME_MAX_RO_DEFAULT (64u << 10)
+#define IPC_RX_BUDGET_DEFAULT	 (64u << 20)
+#define IPC_RX_BUDGET_RO_DEFAULT (4u << 20)
+#define IPC_HELLO_TIMEOUT_MS	 5000
+#define IPC_FRAME_TIMEOUT_MS	 10000
 
 /* Status of a call, as seen by the caller (and put in replies by servers). */
 enum ipc_status {
@@ -114,8 +121,7 @@ struct ipc_opts {
 	uint32_t hwm;	     /* 0: IPC_HWM_DEFAULT */
 	uint32_t
 	    timeout_ms; /* default call timeout; 0: IPC_TIMEOUT_DEFAULT_MS */
-	uint32_t reconnect_ms; /* client: retry interval; 0: 100 */
-	uint32_t work_max;     /* records handled per read turn; 0: 4096 */
+
 	/*
 	 * Limits of a server (clients ignore them; docs/ipc.md, "Limits").
 	 * Each socket (SERVICE.sock, SERVICE-ro.sock) has its own counts, so
@@ -132,14 +138,10 @@ struct ipc_opts {
 	uint32_t hello_timeout_ms; /* no hello by then: closed; 0: 5000 */
 	uint32_t frame_timeout_ms; /* a frame not complete by then: closed;
 				      0: 10000 */
-};
 
-#define IPC_CONN_MAX_DEFAULT	 256
-#define IPC_FRAME_MAX_RO_DEFAULT (64u << 10)
-#define IPC_RX_BUDGET_DEFAULT	 (64u << 20)
-#define IPC_RX_BUDGET_RO_DEFAULT (4u << 20)
-#define IPC_HELLO_TIMEOUT_MS	 5000
-#define IPC_FRAME_TIMEOUT_MS	 10000
+	uint32_t reconnect_ms; /* client: retry interval; 0: 100 */
+	uint32_t work_max;     /* records handled per read turn; 0: 4096 */
+};
 
 /* Counters (ipc_server_stats / ipc_client_stats). */
 struct ipc_stats {
@@ -147,7 +149,7 @@ struct ipc_stats {
 	uint64_t events_out, events_in;
 	uint64_t frames_out, frames_in, bytes_out, bytes_in;
 	uint64_t drops; /* records or frames refused (bad input) */
-	uint64_t timeouts, errors, connects, restarts, nobufs;
+
 	/*
 	 * Servers: connections refused or closed by the limits, by reason.
 	 * A refused connection is accepted, told why (an UNAVAILABLE reply
@@ -162,6 +164,8 @@ struct ipc_stats {
 	uint64_t frame_timeouts;    /* closed: a frame incomplete too long */
 	uint64_t rx_budget_refused; /* frames refused (NO_SPACE): the socket's
 				       rx_budget was spent */
+
+	uint64_t timeouts, errors, connects, restarts, nobufs;
 };
 
 /* ---- server ------------------------------------------------------------ */

@@ -290,6 +290,49 @@ const char *ipc_default_component(void);
 int ipc_route_grow(struct lc_arena *ar, void **p, size_t *cap, size_t need,
     size_t elem);
 
+/* ---- server limits (ipc_limit.c) ------------------------------------------ */
+
+struct ipc_listener;
+
+/* A listener that failed to accept stops for this long (no busy loop). */
+#define IPC_ACCEPT_PAUSE_MS 100
+/* Connections taken (or shed) per listener per loop turn. */
+#define IPC_ACCEPT_TURN 64
+/* An idle peer's receive buffer is freed after this long without a read. */
+#define IPC_RX_IDLE_NS (1000ull * 1000000ull)
+
+/* Fills the limit fields of o left 0 with their defaults (RLIMIT_NOFILE). */
+void ipc_limits_opts(struct ipc_opts *o);
+/* Sets up the server's reserve fd and tick, its listeners' caps, budgets and
+ * pause timers (s->o filled). */
+void ipc_limits_init(struct ipc_server *s);
+/* Stops the timers, closes the reserve fd. */
+void ipc_limits_fini(struct ipc_server *s);
+/* The listener is readable: takes, or refuses, up to IPC_ACCEPT_TURN. */
+void ipc_limits_accept(struct ipc_listener *l);
+/* A peer left: its socket's counts go down. */
+void ipc_limits_peer_gone(struct ipc_peer *p);
+/* From the server's end-of-turn hook: arms or stops the tick (need: some
+ * peer has a hello, a frame or a buffer to watch). */
+void ipc_limits_turn(struct ipc_server *s, bool need);
+/* Does peer p need the tick (no hello yet, a frame in progress, a large
+ * buffer to give back)? A hello of another version was one: its calls are
+ * answered VERSION. */
+bool ipc_limits_watch(const struct ipc_peer *p);
+/* Adds the limits' counters to a STATUS reply (valid until the next call). */
+struct Lifecycle__Status;
+void ipc_limits_status(const struct ipc_server *s,
+    struct Lifecycle__Status *st);
+
+/*
+ * ipc_server.c, for ipc_limit.c: a new peer of l on fd (taken), with the
+ * kernel's credentials (NULL: unknown). NULL on ENOMEM (fd not taken).
+ */
+struct ipc_peer *ipc_server_peer_add(struct ipc_listener *l, int fd,
+    const struct ipc_cred *cred);
+/* Closes p at once (reason already counted and told). */
+void ipc_server_peer_drop(struct ipc_peer *p);
+
 /* ---- server and client state ------------------------------------------- */
 
 #define IPC_NAME_MAX 64
@@ -298,6 +341,12 @@ struct ipc_peer {
 	struct ipc_conn c;
 	struct ipc_server *srv;
 	struct ipc_peer *next, *prev;
+
+	/* limits (ipc_limit.c) */
+	struct ipc_listener *lst; /* the socket it came in on */
+	int uid_slot;		  /* lst->uids[] counting it; -1: none */
+	uint64_t accepted_ns;	  /* lc_now_ns() at accept (hello timeout) */
+
 	char component[IPC_NAME_MAX];
 	uint64_t generation;
 	uint64_t ev_seq; /* last event sequence number used */
@@ -305,11 +354,6 @@ struct ipc_peer {
 	bool ro, hello, subscribed, closed, bad_version;
 	bool has_cred;	      /* cred was taken at accept */
 	struct ipc_cred cred; /* ipc_peer_cred() */
-
-	/* limits (ipc_limit.c) */
-	struct ipc_listener *lst; /* the socket it came in on */
-	int uid_slot;		  /* lst->uids[] counting it; -1: none */
-	uint64_t accepted_ns;	  /* lc_now_ns() at accept (hello timeout) */
 };
 
 struct ipc_req {
@@ -360,6 +404,13 @@ struct ipc_server {
 	char state[32];
 	uint64_t generation, start_ns;
 	struct ipc_listener l[2];
+
+	/* limits (ipc_limit.c) */
+	int reserve_fd;	   /* kept open to accept and shed when out of fds */
+	ev_timer tick;	   /* hello and frame timeouts, idle buffers */
+	uint64_t tick_due; /* when the running tick should fire next */
+	uint64_t hello_to_ns, frame_to_ns;
+
 	struct ipc_handler *handlers;
 	struct ipc_peer *peers;
 	struct lc_loop_hook hook;
@@ -370,53 +421,6 @@ struct ipc_server {
 	struct ipc_stats st;
 	struct ipc_known known[IPC_KNOWN_MAX];
 	unsigned n_known;
-	/* limits (ipc_limit.c) */
-	int reserve_fd;	   /* kept open to accept and shed when out of fds */
-	ev_timer tick;	   /* hello and frame timeouts, idle buffers */
-	uint64_t tick_due; /* when the running tick should fire next */
-	uint64_t hello_to_ns, frame_to_ns;
 };
-
-/* ---- server limits (ipc_limit.c) ------------------------------------------ */
-
-/* A listener that failed to accept stops for this long (no busy loop). */
-#define IPC_ACCEPT_PAUSE_MS 100
-/* Connections taken (or shed) per listener per loop turn. */
-#define IPC_ACCEPT_TURN 64
-/* An idle peer's receive buffer is freed after this long without a read. */
-#define IPC_RX_IDLE_NS (1000ull * 1000000ull)
-
-/* Fills the limit fields of o left 0 with their defaults (RLIMIT_NOFILE). */
-void ipc_limits_opts(struct ipc_opts *o);
-/* Sets up the server's reserve fd and tick, its listeners' caps, budgets and
- * pause timers (s->o filled). */
-void ipc_limits_init(struct ipc_server *s);
-/* Stops the timers, closes the reserve fd. */
-void ipc_limits_fini(struct ipc_server *s);
-/* The accept watcher's callback of every listener. */
-void ipc_limits_accept_cb(struct ev_loop *, ev_io *, int);
-/* A peer left: its socket's counts go down. */
-void ipc_limits_peer_gone(struct ipc_peer *p);
-/* From the server's end-of-turn hook: arms or stops the tick (need: some
- * peer has a hello, a frame or a buffer to watch). */
-void ipc_limits_turn(struct ipc_server *s, bool need);
-/* Does peer p need the tick (no hello yet, a frame in progress, a large
- * buffer to give back)? A hello of another version was one: its calls are
- * answered VERSION. */
-static inline bool
-ipc_limits_watch(const struct ipc_peer *p)
-{
-	return ((!p->hello && !p->bad_version) || p->c.rx_since != 0 ||
-	    p->c.rx.cap > IPC_RX_KEEP);
-}
-
-/*
- * ipc_server.c, for ipc_limit.c: a new peer of l on fd (taken), with the
- * kernel's credentials (NULL: unknown). NULL on ENOMEM (fd not taken).
- */
-struct ipc_peer *ipc_server_peer_add(struct ipc_listener *l, int fd,
-    const struct ipc_cred *cred);
-/* Closes p at once (reason already counted and told). */
-void ipc_server_peer_drop(struct ipc_peer *p);
 
 #endif /* IPC_INT_H */

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc_int.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_time.h"
@@ -261,13 +262,10 @@ accept_one(struct ipc_listener *l, int fd)
 }
 
 void
-ipc_limits_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
+ipc_limits_accept(struct ipc_listener *l)
 {
-	struct ipc_listener *l = w->data;
 	int fd, n;
 
-	(void)loop;
-	(void)revents;
 	for (n = 0; n < IPC_ACCEPT_TURN; n++) {
 		fd = ipc_transport_unix.accept(l->fd);
 		if (fd == -EINTR || fd == -ECONNABORTED)
@@ -340,6 +338,13 @@ tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	}
 }
 
+bool
+ipc_limits_watch(const struct ipc_peer *p)
+{
+	return ((!p->hello && !p->bad_version) || p->c.rx_since != 0 ||
+	    p->c.rx.cap > IPC_RX_KEEP);
+}
+
 void
 ipc_limits_turn(struct ipc_server *s, bool need)
 {
@@ -348,6 +353,40 @@ ipc_limits_turn(struct ipc_server *s, bool need)
 		ev_timer_start(s->loop, &s->tick);
 	} else if (!need && ev_is_active(&s->tick))
 		ev_timer_stop(s->loop, &s->tick);
+}
+
+/* ---- counters ------------------------------------------------------------- */
+
+#define LIMIT_COUNTERS 8
+#define STATUS_MAX     64
+
+void
+ipc_limits_status(const struct ipc_server *s, struct Lifecycle__Status *st)
+{
+	static const char *const names[LIMIT_COUNTERS] = {"shed_conn_max",
+	    "shed_uid_max", "shed_no_fd", "accept_errors", "accept_pauses",
+	    "hello_timeouts", "frame_timeouts", "rx_budget_refused"};
+	/* the reply is packed before the next STATUS on this thread */
+	static __thread Lifecycle__Counter c[LIMIT_COUNTERS];
+	static __thread Lifecycle__Counter *all[STATUS_MAX];
+	const uint64_t v[LIMIT_COUNTERS] = {s->st.shed_conn_max,
+	    s->st.shed_uid_max, s->st.shed_no_fd, s->st.accept_errors,
+	    s->st.accept_pauses, s->st.hello_timeouts, s->st.frame_timeouts,
+	    s->st.rx_budget_refused};
+	size_t i, n = st->n_counters;
+
+	if (n + LIMIT_COUNTERS > STATUS_MAX)
+		return;
+	for (i = 0; i < n; i++)
+		all[i] = st->counters[i];
+	for (i = 0; i < LIMIT_COUNTERS; i++) {
+		lifecycle__counter__init(&c[i]);
+		c[i].name = (char *)names[i];
+		c[i].value = v[i];
+		all[n + i] = &c[i];
+	}
+	st->counters = all;
+	st->n_counters = n + LIMIT_COUNTERS;
 }
 
 /* ---- set-up --------------------------------------------------------------- */

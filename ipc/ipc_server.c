@@ -113,7 +113,15 @@ peer_on_bad(struct ipc_conn *c, int status, const char *what)
 	    strlen(what));
 }
 
-/* Accepting, and the caps that come first, are in ipc_limit.c. */
+/* Accepting, with the caps that come first, is in ipc_limit.c. */
+static void
+accept_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	ipc_limits_accept(w->data);
+}
+
 struct ipc_peer *
 ipc_server_peer_add(struct ipc_listener *l, int fd, const struct ipc_cred *cred)
 {
@@ -414,14 +422,11 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 {
 	struct ipc_server *s = p->srv;
 	Lifecycle__Status st = LIFECYCLE__STATUS__INIT;
-	enum { N = 16 };
-	Lifecycle__Counter c[N], *cp[N];
-	static const char *const names[N] = {"calls_in", "replies_out",
-	    "events_out", "frames_in", "frames_out", "drops", "errors", "peers",
-	    "shed_conn_max", "shed_uid_max", "shed_no_fd", "accept_errors",
-	    "accept_pauses", "hello_timeouts", "frame_timeouts",
-	    "rx_budget_refused"};
-	uint64_t v[N];
+	Lifecycle__Counter c[8], *cp[8];
+	static const char *const names[8] = {"calls_in", "replies_out",
+	    "events_out", "frames_in", "frames_out", "drops", "errors",
+	    "peers"};
+	uint64_t v[8];
 	struct ipc_peer *q;
 	unsigned i, npeers = 0;
 
@@ -435,15 +440,7 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	v[5] = s->st.drops;
 	v[6] = s->st.errors;
 	v[7] = npeers;
-	v[8] = s->st.shed_conn_max;
-	v[9] = s->st.shed_uid_max;
-	v[10] = s->st.shed_no_fd;
-	v[11] = s->st.accept_errors;
-	v[12] = s->st.accept_pauses;
-	v[13] = s->st.hello_timeouts;
-	v[14] = s->st.frame_timeouts;
-	v[15] = s->st.rx_budget_refused;
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < 8; i++) {
 		lifecycle__counter__init(&c[i]);
 		c[i].name = (char *)names[i];
 		c[i].value = v[i];
@@ -455,8 +452,9 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	st.uptime_ms = (lc_time_mono_ns() - s->start_ns) / 1000000;
 	st.version = (char *)TERN_VERSION; /* this process's, not the disk's */
 	st.state = s->state;
-	st.n_counters = N;
+	st.n_counters = 8;
 	st.counters = cp;
+	ipc_limits_status(s, &st);
 	(void)peer_reply(p, r->id, 0, r->method, IPC_OK, &st.base, NULL, 0);
 }
 
@@ -611,7 +609,7 @@ listen_on(struct ipc_server *s, struct ipc_listener *l, const char *rundir,
 	if ((fd = ipc_transport_unix.listen(l->path, 0660)) < 0)
 		return (fd);
 	l->fd = fd;
-	ev_io_init(&l->w, ipc_limits_accept_cb, fd, EV_READ);
+	ev_io_init(&l->w, accept_cb, fd, EV_READ);
 	l->w.data = l;
 	ev_io_start(s->loop, &l->w);
 	return (0);
