@@ -44,6 +44,13 @@
 #define IPC_HWM_DEFAULT	       (8u << 20)  /* queued bytes before -ENOBUFS */
 #define IPC_TIMEOUT_DEFAULT_MS 5000
 #define IPC_RUNDIR_DEFAULT     "/run/tern"
+/* a server's limits (struct ipc_opts) */
+#define IPC_CONN_MAX_DEFAULT	 256
+#define IPC_FRAME_MAX_RO_DEFAULT (64u << 10)
+#define IPC_RX_BUDGET_DEFAULT	 (64u << 20)
+#define IPC_RX_BUDGET_RO_DEFAULT (4u << 20)
+#define IPC_HELLO_TIMEOUT_MS	 5000
+#define IPC_FRAME_TIMEOUT_MS	 10000
 
 /* Status of a call, as seen by the caller (and put in replies by servers). */
 enum ipc_status {
@@ -160,6 +167,24 @@ struct ipc_opts {
 	uint32_t hwm;	     /* 0: IPC_HWM_DEFAULT */
 	uint32_t
 	    timeout_ms; /* default call timeout; 0: IPC_TIMEOUT_DEFAULT_MS */
+
+	/*
+	 * Limits of a server (clients ignore them; docs/ipc.md, "Limits").
+	 * Each socket (SERVICE.sock, SERVICE-ro.sock) has its own counts, so
+	 * a flood of one leaves the other served.
+	 */
+	uint32_t conn_max; /* connections per socket; 0: IPC_CONN_MAX_DEFAULT,
+				  at most RLIMIT_NOFILE / 4 */
+	uint32_t conn_max_uid; /* per socket and peer uid; 0: conn_max / 4 */
+	uint32_t frame_max_ro; /* largest frame from a read-only peer; 0:
+				  IPC_FRAME_MAX_RO_DEFAULT (never above frame_max) */
+	uint32_t rx_budget;    /* bytes of incomplete frames over 16 KiB held
+				  for the peers of SERVICE.sock; 0: 64 MiB */
+	uint32_t rx_budget_ro; /* the same for SERVICE-ro.sock; 0: 4 MiB */
+	uint32_t hello_timeout_ms; /* no hello by then: closed; 0: 5000 */
+	uint32_t frame_timeout_ms; /* a frame not complete by then: closed;
+				      0: 10000 */
+
 	uint32_t reconnect_ms; /* client: retry interval; 0: 100 */
 	uint32_t work_max;     /* records handled per read turn; 0: 4096 */
 	/* server: who may use the sockets (copied); NULL: ipc_access_from_env */
@@ -172,6 +197,22 @@ struct ipc_stats {
 	uint64_t events_out, events_in;
 	uint64_t frames_out, frames_in, bytes_out, bytes_in;
 	uint64_t drops; /* records or frames refused (bad input) */
+
+	/*
+	 * Servers: connections refused or closed by the limits, by reason.
+	 * A refused connection is accepted, told why (an UNAVAILABLE reply
+	 * to id 0) and closed.
+	 */
+	uint64_t shed_conn_max; /* over the socket's conn_max */
+	uint64_t shed_uid_max;	/* over conn_max_uid for the peer's uid */
+	uint64_t shed_no_fd;	/* out of fds: taken on the reserve fd */
+	uint64_t accept_errors; /* accept() failures (EMFILE, ENOBUFS, ...) */
+	uint64_t accept_pauses; /* a listener stopped for IPC_ACCEPT_PAUSE_MS */
+	uint64_t hello_timeouts;    /* closed: no hello in hello_timeout_ms */
+	uint64_t frame_timeouts;    /* closed: a frame incomplete too long */
+	uint64_t rx_budget_refused; /* frames refused (NO_SPACE): the socket's
+				       rx_budget was spent */
+
 	uint64_t timeouts, errors, connects, restarts, nobufs;
 	/* server: calls refused as IPC_M_COMPONENT from another peer;
 	   client: connects refused for permissions (EACCES, EPERM) */

@@ -8,8 +8,8 @@
 #include "ipc_int.h"
 #include "libcommon/lc_time.h"
 
-#define IPC_READ_CHUNK (256u << 10) /* bytes asked per read() */
-#define IPC_READ_TURN  (4u << 20)   /* bytes read per turn before yielding */
+#define IPC_READ_CHUNK IPC_RX_KEEP /* bytes asked per read() */
+#define IPC_READ_TURN  (4u << 20)  /* bytes read per turn before yielding */
 #define IPC_DIRECT_MIN \
 	(64u << 10) /* raw payloads this big skip the copy when idle */
 /*
@@ -45,6 +45,7 @@ ipc_conn_init(struct ipc_conn *c, struct ev_loop *loop,
 	c->batch_max = o->batch_max;
 	c->hwm = o->hwm;
 	c->work_max = o->work_max;
+	c->budget = NULL;
 	ipc_txq_init(&c->tx, generation);
 	lc_buf_init(&c->rx);
 	ev_io_init(&c->rio, conn_read_cb, -1, EV_READ);
@@ -60,11 +61,56 @@ ipc_conn_attach(struct ipc_conn *c, int fd)
 		c->tp->tune(fd, IPC_SOCKBUF);
 	c->fd = fd;
 	c->down = false;
+	c->wr_dead = false;
 	c->discard = 0;
+	c->rx_since = 0;
+	c->rx_last = lc_now_ns();
 	lc_buf_reset(&c->rx);
 	ev_io_set(&c->rio, fd, EV_READ);
 	ev_io_set(&c->wio, fd, EV_WRITE);
 	ev_io_start(c->loop, &c->rio);
+}
+
+/* ---- receive limits: the socket's budget, the frame's start ------------- */
+
+/*
+ * Charges a frame of n bytes that has not arrived whole to the socket's
+ * budget, once. Small frames are free: they fit in the buffer every
+ * connection has. false when the budget is spent (the frame is refused).
+ */
+static inline bool
+conn_charge(struct ipc_conn *c, size_t n)
+{
+	struct ipc_rxbudget *b = c->budget;
+
+	if (b == NULL || n <= IPC_RX_FREE || c->rx_charged != 0)
+		return (true);
+	if (b->used + n > b->max)
+		return (false);
+	b->used += n;
+	c->rx_charged = n;
+	return (true);
+}
+
+/* The frame being received is done (handled, skipped or the conn gone). */
+static inline void
+conn_frame_done(struct ipc_conn *c)
+{
+	if (c->rx_charged != 0) {
+		c->budget->used -= c->rx_charged;
+		c->rx_charged = 0;
+	}
+	c->rx_since = 0;
+}
+
+bool
+ipc_conn_rx_release_idle(struct ipc_conn *c, uint64_t now, uint64_t idle_ns)
+{
+	if (c->rx.cap <= IPC_RX_KEEP || lc_buf_avail(&c->rx) > 0 ||
+	    c->discard > 0 || now - c->rx_last < idle_ns)
+		return (false);
+	lc_buf_fini(&c->rx);
+	return (true);
 }
 
 void
@@ -78,6 +124,7 @@ ipc_conn_detach(struct ipc_conn *c)
 	ipc_txq_reset(&c->tx);
 	lc_buf_reset(&c->rx);
 	c->discard = 0;
+	conn_frame_done(c);
 }
 
 void
@@ -97,6 +144,24 @@ conn_down(struct ipc_conn *c, int err)
 		return;
 	c->down = true;
 	c->ops->on_down(c, err);
+}
+
+/*
+ * A write failed. When the peer hung up (EPIPE, ECONNRESET), what it sent
+ * before is still to be read, such as a server's refusal with its reason
+ * (ipc_limit.c): writing stops and the read side, which comes to the end
+ * of the stream in this turn, reports the connection down.
+ */
+static void
+conn_write_failed(struct ipc_conn *c, int err)
+{
+	if ((err == EPIPE || err == ECONNRESET) && c->fd >= 0) {
+		c->wr_dead = true;
+		ev_io_stop(c->loop, &c->wio);
+		ev_feed_event(c->loop, &c->rio, EV_READ);
+		return;
+	}
+	conn_down(c, err);
 }
 
 static void
@@ -119,8 +184,12 @@ conn_write(struct ipc_conn *c)
 	ssize_t w;
 	int cnt;
 
-	if (c->fd < 0 || c->down)
-		return (c->down ? -ENOTCONN : 0);
+	if (c->down)
+		return (-ENOTCONN);
+	if (c->fd < 0)
+		return (0);
+	if (c->wr_dead)
+		return (-EPIPE); /* reported down when the read side ends */
 	for (;;) {
 		/* Swap instead of copying when w drained and b holds only closed frames. */
 		if (lc_buf_avail(&q->w) == 0 && !q->open &&
@@ -150,7 +219,7 @@ conn_write(struct ipc_conn *c)
 				continue;
 			if (w == -EAGAIN || w == -EWOULDBLOCK)
 				break;
-			conn_down(c, (int)-w);
+			conn_write_failed(c, (int)-w);
 			return ((int)w);
 		}
 		c->st->bytes_out += (uint64_t)w;
@@ -250,8 +319,8 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 	ssize_t w;
 	int cnt;
 
-	if (rawlen < IPC_DIRECT_MIN || c->fd < 0 || c->down || c->tx.open ||
-	    ipc_conn_queued(c) > 0)
+	if (rawlen < IPC_DIRECT_MIN || c->fd < 0 || c->down || c->wr_dead ||
+	    c->tx.open || ipc_conn_queued(c) > 0)
 		return (0);
 	ipc_frame_hdr_write(hdr, 1, (uint32_t)(IPC_REC_HDR + rawlen),
 	    c->tx.generation);
@@ -278,7 +347,7 @@ conn_put_direct(struct ipc_conn *c, uint32_t id, uint8_t service, uint8_t kind,
 			continue;
 		if (w != -EAGAIN && w != -EWOULDBLOCK) {
 			c->st->bytes_out += done;
-			conn_down(c, (int)-w);
+			conn_write_failed(c, (int)-w);
 			return (1);
 		}
 		/* Full: wait for the reader, within the budget. */
@@ -388,6 +457,7 @@ conn_parse(struct ipc_conn *c)
 			c->discard -= avail;
 			if (c->discard > 0)
 				return (true);
+			conn_frame_done(c);
 		}
 		p = lc_buf_head(&c->rx);
 		avail = lc_buf_avail(&c->rx);
@@ -416,6 +486,16 @@ conn_parse(struct ipc_conn *c)
 			continue;
 		}
 		if (avail - IPC_FRAME_HDR < h.length) {
+			if (!conn_charge(c, IPC_FRAME_HDR + (size_t)h.length)) {
+				/* Refused like one over frame_max: never buffered. */
+				c->st->rx_budget_refused++;
+				c->ops->on_bad(c, IPC_NO_SPACE,
+				    "frame refused: the receive budget of this "
+				    "socket is spent, retry later");
+				lc_buf_consume(&c->rx, IPC_FRAME_HDR);
+				c->discard = h.length;
+				continue;
+			}
 			/* Make room for the whole frame so one read can finish it. */
 			if (lc_buf_reserve(&c->rx,
 				h.length + IPC_FRAME_HDR - avail) != 0) {
@@ -434,6 +514,7 @@ conn_parse(struct ipc_conn *c)
 		if (c->fd < 0)
 			return (false);
 		lc_buf_consume(&c->rx, IPC_FRAME_HDR + h.length);
+		conn_frame_done(c);
 		/*
 		 * Empty: start over at the front, so the next frame is read to
 		 * offset 0 and growing it to its full size never moves the
@@ -474,6 +555,7 @@ conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct ipc_conn *c = w->data;
 	size_t want, total = 0;
+	uint64_t now = lc_now_ns();
 	ssize_t n;
 	void *dst;
 
@@ -508,4 +590,8 @@ conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (lc_buf_avail(&c->rx) == 0)
 		lc_buf_reset(&c->rx);
+	/* A frame left incomplete: its clock starts (the server times it). */
+	if (c->rx_since == 0 && (lc_buf_avail(&c->rx) > 0 || c->discard > 0))
+		c->rx_since = now;
+	c->rx_last = now;
 }

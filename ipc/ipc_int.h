@@ -181,6 +181,18 @@ struct ipc_conn_ops {
 	void (*on_drain)(struct ipc_conn *);
 };
 
+/*
+ * A socket's budget of receive memory: the bytes of incomplete frames over
+ * IPC_RX_FREE held for all of its connections (ipc_conn.c). A frame that
+ * would pass max is refused (NO_SPACE) and skipped as it arrives.
+ */
+#define IPC_RX_FREE (16u << 10)
+/* Receive buffers up to this size stay while idle (the read chunk). */
+#define IPC_RX_KEEP (256u << 10)
+struct ipc_rxbudget {
+	size_t max, used;
+};
+
 struct ipc_conn {
 	const struct ipc_transport *tp;
 	int fd;
@@ -194,6 +206,16 @@ struct ipc_conn {
 	uint32_t batch_max, hwm, work_max;
 	bool want_drain; /* someone got -ENOBUFS */
 	bool down;	 /* on_down already reported */
+	bool wr_dead;	 /* the peer hung up: read what it sent, then down */
+	/*
+	 * Receive limits (a server's peers; a client has no budget): the
+	 * socket's budget, what the frame being received is charged to it,
+	 * lc_now_ns() when that frame was first seen incomplete (0: none)
+	 * and of the last read.
+	 */
+	struct ipc_rxbudget *budget;
+	size_t rx_charged;
+	uint64_t rx_since, rx_last;
 	const struct ipc_conn_ops *ops;
 	struct ipc_stats *st;
 	void *owner;
@@ -207,6 +229,13 @@ void ipc_conn_attach(struct ipc_conn *, int fd);
 /* Stops watchers, closes the fd, forgets queued bytes (buffers kept for reuse). */
 void ipc_conn_detach(struct ipc_conn *);
 void ipc_conn_fini(struct ipc_conn *);
+/*
+ * Gives the receive buffer's memory back when nothing is buffered and the
+ * last read was at least idle_ns before now (a peer that sent a large
+ * frame keeps none of it while idle). true when released.
+ */
+bool ipc_conn_rx_release_idle(struct ipc_conn *, uint64_t now,
+    uint64_t idle_ns);
 /*
  * Room check before appending a record of plen payload bytes: 0, -ENOBUFS
  * (over hwm; want_drain set), -EMSGSIZE (a frame with it would exceed
@@ -261,6 +290,49 @@ const char *ipc_default_component(void);
 int ipc_route_grow(struct lc_arena *ar, void **p, size_t *cap, size_t need,
     size_t elem);
 
+/* ---- server limits (ipc_limit.c) ------------------------------------------ */
+
+struct ipc_listener;
+
+/* A listener that failed to accept stops for this long (no busy loop). */
+#define IPC_ACCEPT_PAUSE_MS 100
+/* Connections taken (or shed) per listener per loop turn. */
+#define IPC_ACCEPT_TURN 64
+/* An idle peer's receive buffer is freed after this long without a read. */
+#define IPC_RX_IDLE_NS (1000ull * 1000000ull)
+
+/* Fills the limit fields of o left 0 with their defaults (RLIMIT_NOFILE). */
+void ipc_limits_opts(struct ipc_opts *o);
+/* Sets up the server's reserve fd and tick, its listeners' caps, budgets and
+ * pause timers (s->o filled). */
+void ipc_limits_init(struct ipc_server *s);
+/* Stops the timers, closes the reserve fd. */
+void ipc_limits_fini(struct ipc_server *s);
+/* The listener is readable: takes, or refuses, up to IPC_ACCEPT_TURN. */
+void ipc_limits_accept(struct ipc_listener *l);
+/* A peer left: its socket's counts go down. */
+void ipc_limits_peer_gone(struct ipc_peer *p);
+/* From the server's end-of-turn hook: arms or stops the tick (need: some
+ * peer has a hello, a frame or a buffer to watch). */
+void ipc_limits_turn(struct ipc_server *s, bool need);
+/* Does peer p need the tick (no hello yet, a frame in progress, a large
+ * buffer to give back)? A hello of another version was one: its calls are
+ * answered VERSION. */
+bool ipc_limits_watch(const struct ipc_peer *p);
+/* Adds the limits' counters to a STATUS reply (valid until the next call). */
+struct Lifecycle__Status;
+void ipc_limits_status(const struct ipc_server *s,
+    struct Lifecycle__Status *st);
+
+/*
+ * ipc_server.c, for ipc_limit.c: a new peer of l on fd (taken), with the
+ * kernel's credentials (NULL: unknown). NULL on ENOMEM (fd not taken).
+ */
+struct ipc_peer *ipc_server_peer_add(struct ipc_listener *l, int fd,
+    const struct ipc_cred *cred);
+/* Closes p at once (reason already counted and told). */
+void ipc_server_peer_drop(struct ipc_peer *p);
+
 /* ---- server and client state ------------------------------------------- */
 
 #define IPC_NAME_MAX 64
@@ -269,6 +341,12 @@ struct ipc_peer {
 	struct ipc_conn c;
 	struct ipc_server *srv;
 	struct ipc_peer *next, *prev;
+
+	/* limits (ipc_limit.c) */
+	struct ipc_listener *lst; /* the socket it came in on */
+	int uid_slot;		  /* lst->uids[] counting it; -1: none */
+	uint64_t accepted_ns;	  /* lc_now_ns() at accept (hello timeout) */
+
 	char component[IPC_NAME_MAX];
 	uint64_t generation;
 	uint64_t ev_seq; /* last event sequence number used */
@@ -287,12 +365,26 @@ struct ipc_req {
 	uint8_t service;
 };
 
+/* Connections per uid on one socket (ipc_limit.c): a few users connect. */
+#define IPC_UID_SLOTS 32
+struct ipc_uid_count {
+	uid_t uid;
+	uint32_t n; /* 0: free slot */
+};
+
 struct ipc_listener {
 	struct ipc_server *srv;
 	int fd;
 	ev_io w;
 	bool ro;
 	char path[108];
+	/* limits (ipc_limit.c) */
+	uint32_t conn_max, conn_max_uid, frame_max;
+	uint32_t n_conns;
+	struct ipc_uid_count uids[IPC_UID_SLOTS];
+	struct ipc_rxbudget budget;
+	ev_timer pause;	       /* accept stopped after an error, until this */
+	uint64_t burst_errors; /* accept errors of the burst being logged */
 };
 
 struct ipc_handler {
@@ -314,6 +406,13 @@ struct ipc_server {
 	char state[32];
 	uint64_t generation, start_ns;
 	struct ipc_listener l[2];
+
+	/* limits (ipc_limit.c) */
+	int reserve_fd;	   /* kept open to accept and shed when out of fds */
+	ev_timer tick;	   /* hello and frame timeouts, idle buffers */
+	uint64_t tick_due; /* when the running tick should fire next */
+	uint64_t hello_to_ns, frame_to_ns;
+
 	struct ipc_handler *handlers;
 	struct ipc_peer *peers;
 	struct lc_loop_hook hook;

@@ -91,6 +91,7 @@ peer_close(struct ipc_peer *p)
 		s->peers = p->next;
 	if (p->next != NULL)
 		p->next->prev = p->prev;
+	ipc_limits_peer_gone(p);
 	ipc_conn_detach(&p->c);
 	if (p->hello && s->cbs.on_peer_gone != NULL)
 		s->cbs.on_peer_gone(s, p, s->cbs.arg);
@@ -112,38 +113,51 @@ peer_on_bad(struct ipc_conn *c, int status, const char *what)
 	    strlen(what));
 }
 
+/* Accepting, with the caps that come first, is in ipc_limit.c. */
 static void
 accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct ipc_listener *l = w->data;
-	struct ipc_server *s = l->srv;
-	struct ipc_peer *p;
-	int fd, n;
-
 	(void)loop;
 	(void)revents;
-	for (n = 0; n < 64; n++) {
-		fd = ipc_transport_unix.accept(l->fd);
-		if (fd < 0)
-			return; /* EAGAIN, or out of fds: retried when readable */
-		if ((p = calloc(1, sizeof(*p))) == NULL) {
-			close(fd);
-			return;
-		}
-		p->srv = s;
-		p->ro = l->ro;
-		p->refs = 1;
-		/* who connected, while it is certainly that process's socket */
-		p->has_cred = ipc_transport_unix.peer_cred(fd, &p->cred) == 0;
-		ipc_conn_init(&p->c, s->loop, &peer_ops, p, &s->st, &s->o,
-		    s->generation);
-		ipc_conn_attach(&p->c, fd);
-		p->next = s->peers;
-		if (s->peers != NULL)
-			s->peers->prev = p;
-		s->peers = p;
-		s->st.connects++;
-	}
+	ipc_limits_accept(w->data);
+}
+
+struct ipc_peer *
+ipc_server_peer_add(struct ipc_listener *l, int fd, const struct ipc_cred *cred)
+{
+	struct ipc_server *s = l->srv;
+	struct ipc_peer *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (NULL);
+	p->srv = s;
+	p->ro = l->ro;
+	p->refs = 1;
+	p->has_cred = cred != NULL;
+	if (cred != NULL)
+		p->cred = *cred;
+	p->lst = l;
+	p->uid_slot = -1;
+	p->accepted_ns = lc_now_ns();
+	ipc_conn_init(&p->c, s->loop, &peer_ops, p, &s->st, &s->o,
+	    s->generation);
+	p->c.frame_max = l->frame_max;
+	p->c.budget = &l->budget;
+	ipc_conn_attach(&p->c, fd);
+	p->next = s->peers;
+	if (s->peers != NULL)
+		s->peers->prev = p;
+	s->peers = p;
+	s->st.connects++;
+	return (p);
+}
+
+void
+ipc_server_peer_drop(struct ipc_peer *p)
+{
+	if (!p->c.down)
+		(void)ipc_conn_flush(&p->c);
+	peer_close(p);
 }
 
 /* Before the loop blocks: one write per peer for everything this turn produced. */
@@ -152,6 +166,7 @@ server_flush_hook(void *arg)
 {
 	struct ipc_server *s = arg;
 	struct ipc_peer *p, *next;
+	bool watch = false;
 
 	for (p = s->peers; p != NULL; p = next) {
 		next = p->next;
@@ -159,7 +174,10 @@ server_flush_hook(void *arg)
 			(void)ipc_conn_flush(&p->c);
 		if (p->c.down)
 			peer_close(p);
+		else if (!watch)
+			watch = ipc_limits_watch(p);
 	}
+	ipc_limits_turn(s, watch);
 }
 
 /* ---- replies ---------------------------------------------------------------- */
@@ -386,7 +404,7 @@ lc_hello(struct ipc_peer *p, const struct ipc_rec *r, const Lifecycle__Hello *h)
 	me.component = s->component;
 	me.generation = s->generation;
 	me.protocol_version = IPC_PROTOCOL_VERSION;
-	me.max_frame = s->o.frame_max;
+	me.max_frame = p->c.frame_max; /* smaller on the read-only socket */
 	me.service = (char *)s->svc->name;
 	me.pid = (uint32_t)getpid();
 	me.read_only = p->ro;
@@ -437,6 +455,7 @@ lc_status(struct ipc_peer *p, const struct ipc_rec *r)
 	st.state = s->state;
 	st.n_counters = 9;
 	st.counters = cp;
+	ipc_limits_status(s, &st);
 	(void)peer_reply(p, r->id, 0, r->method, IPC_OK, &st.base, NULL, 0);
 }
 
@@ -616,6 +635,7 @@ ipc_server_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return (NULL);
 	opts_fill(&s->o, opts);
+	ipc_limits_opts(&s->o);
 	s->loop = loop;
 	s->svc = svc;
 	s->generation = s->o.generation;
@@ -623,6 +643,7 @@ ipc_server_new(struct ev_loop *loop, const struct ipc_service_desc *svc,
 	snprintf(s->component, sizeof(s->component), "%s", s->o.component);
 	snprintf(s->state, sizeof(s->state), "running");
 	s->l[0].fd = s->l[1].fd = -1;
+	ipc_limits_init(s);
 	rundir = ipc_rundir(s->o.rundir);
 	s->o.rundir = NULL; /* not kept: the caller's string */
 	if (s->o.access != NULL)
@@ -665,6 +686,7 @@ ipc_server_free(struct ipc_server *s)
 		s->peers->hello = false; /* no on_peer_gone while freeing */
 		peer_close(s->peers);
 	}
+	ipc_limits_fini(s);
 	for (i = 0; i < 2; i++) {
 		if (s->l[i].fd < 0)
 			continue;

@@ -1230,6 +1230,14 @@ stats_out(struct ipc_wait *w, const char *conn, const struct ipc_stats *st,
 		J(connects);
 		J(restarts);
 		J(nobufs);
+		J(shed_conn_max);
+		J(shed_uid_max);
+		J(shed_no_fd);
+		J(accept_errors);
+		J(accept_pauses);
+		J(hello_timeouts);
+		J(frame_timeouts);
+		J(rx_budget_refused);
 #undef J
 		json_object_array_add(json_object_object_get(w->jo, "mgmt"), o);
 		return;
@@ -1249,6 +1257,20 @@ stats_out(struct ipc_wait *w, const char *conn, const struct ipc_stats *st,
 	    (unsigned long long)st->bytes_out, (unsigned long long)st->bytes_in,
 	    (unsigned long long)st->drops, (unsigned long long)st->timeouts,
 	    (unsigned long long)st->errors, (unsigned long long)st->restarts);
+	/* a server's limits (docs/ipc.md, "Limits"); a client has none */
+	if (strcmp(conn, "server") == 0)
+		lc_buf_printf(&w->text,
+		    "  %-16s refused: conn_max %llu uid_max %llu no_fd %llu; "
+		    "accept errors %llu pauses %llu; closed: hello_timeouts "
+		    "%llu frame_timeouts %llu; rx_budget_refused %llu\n",
+		    "server limits", (unsigned long long)st->shed_conn_max,
+		    (unsigned long long)st->shed_uid_max,
+		    (unsigned long long)st->shed_no_fd,
+		    (unsigned long long)st->accept_errors,
+		    (unsigned long long)st->accept_pauses,
+		    (unsigned long long)st->hello_timeouts,
+		    (unsigned long long)st->frame_timeouts,
+		    (unsigned long long)st->rx_budget_refused);
 }
 
 static void
