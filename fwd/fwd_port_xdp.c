@@ -114,6 +114,7 @@ struct port_xdp {
 	uint32_t ref_slot;
 	uint64_t ref_seen, full_seen;
 	uint64_t runs, run_errors, run_ringed, run_refused, run_dropped;
+	uint64_t run_resent; /* of a refused run, sent again by the TX ring */
 	uint8_t run_in[8 + XP_TMPL];
 };
 
@@ -632,15 +633,18 @@ run_refused(const struct port_xdp *x)
 /* After a run: frames the device dropped (the flush happened in the run,
  * the tracepoint program counted them). Refused with an error: the device
  * does not take XDP frames, the port sends through its TX ring from now
- * on. Read from memory shared with the program: no system call. */
-static void
+ * on; the count refused in this run is returned (run_send sends them again
+ * by the ring). Dropped because the device's queue was full: counted as
+ * the port's drops. Read from memory shared with the program: no system
+ * call. */
+static uint64_t
 run_check(struct port_xdp *x)
 {
 	volatile struct xp_refused *r = run_refused(x);
-	uint64_t refused, full;
+	uint64_t refused, full, k = 0;
 
 	if (r == NULL)
-		return;
+		return (0);
 	refused = r->refused;
 	full = r->full;
 	if (full != x->full_seen) {
@@ -652,14 +656,12 @@ run_check(struct port_xdp *x)
 		x->full_seen = full;
 	}
 	if (refused != x->ref_seen) {
-		uint64_t k = refused > x->ref_seen ? refused - x->ref_seen :
-						     refused;
-
+		k = refused > x->ref_seen ? refused - x->ref_seen : refused;
 		x->run_refused += k;
-		x->port.stats.tx_refused += k;
 		x->ref_seen = refused;
 		x->run_off = true;
 	}
+	return (k);
 }
 
 static void
@@ -673,20 +675,37 @@ run_send(struct port_xdp *x)
 	    .ctx_size_in = sizeof(md), .repeat = x->run_n,
 	    .batch_size = x->run_n, .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-	if (x->run_n == 0 || (x->run_n < XP_RUN_MIN && run_ring(x)))
+	unsigned n = x->run_n;
+	uint64_t refused;
+
+	if (n == 0 || (n < XP_RUN_MIN && run_ring(x)))
 		return;
 	q->next = 0;
 	q->umem = (uint32_t)u->run_id;
-	if (bpf_prog_test_run_opts(x->prog->prog_fd, &o) != 0) {
-		x->run_errors += x->run_n;
-		x->port.stats.tx_refused += x->run_n;
-	}
 	x->runs++;
-	for (unsigned i = 0; i < x->run_n; i++)
+	if (bpf_prog_test_run_opts(x->prog->prog_fd, &o) != 0) {
+		/* nothing went: the system call failed (counted) */
+		x->run_errors += n;
+		refused = n;
+	} else {
+		refused = run_check(x);
+	}
+	/*
+	 * A device refuses a run whole (it takes no XDP frames: veth with no
+	 * NAPI on its peer), and the frames are still ours here: they go
+	 * again through the TX ring, counted run_resent, not lost. Part of a
+	 * run cannot be told apart from what went: dropped, counted.
+	 */
+	if (refused >= n && run_ring(x)) {
+		x->run_resent += n;
+		x->run_ringed -= n; /* run_ring counted them as short */
+		return;
+	}
+	x->port.stats.tx_refused += refused;
+	for (unsigned i = 0; i < n; i++)
 		umem_free_addr(u, q->d[i].off);
 	x->run_n = 0;
 	x->port.tx_held = false;
-	run_check(x);
 }
 
 /* The UMEM address tx sends k from: k's own frame when k is a frame of this
@@ -1291,6 +1310,7 @@ fwd_port_xdp_stats(const struct fwd_port *p, struct fwd_port_xdp_stats *s)
 	s->run_errors = x->run_errors;
 	s->run_ringed = x->run_ringed;
 	s->run_refused = x->run_refused;
+	s->run_resent = x->run_resent;
 	s->run_dropped = x->run_dropped;
 	if (getsockopt(x->fd, SOL_XDP, XDP_STATISTICS, &st, &l) < 0)
 		return (-errno);

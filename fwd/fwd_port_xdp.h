@@ -80,6 +80,7 @@ struct fwd_port_xdp_stats {
 	uint64_t runs, run_errors; /* BPF_PROG_RUN sending: runs, frames */
 	uint64_t run_ringed;	   /* queued, sent by the TX ring (short) */
 	uint64_t run_refused;	   /* refused by the device: TX ring since */
+	uint64_t run_resent;	   /* of them, sent again by the TX ring */
 	uint64_t run_dropped;	   /* dropped by the device (queue full) */
 };
 int fwd_port_xdp_stats(const struct fwd_port *, struct fwd_port_xdp_stats *);
@@ -95,8 +96,9 @@ int fwd_port_xdp_stats(const struct fwd_port *, struct fwd_port_xdp_stats *);
  * transmit per run, where copy mode's sendto builds and transmits a socket
  * buffer per frame. The egress device must take XDP frames (ndo_xdp_xmit;
  * a veth only while its peer has NAPI: an XDP program or GRO on): the
- * frames of a run it refuses are lost, counted (run_refused, seen by
- * tracepoint programs) and the port uses its TX ring from then on.
+ * frames of a run it refuses are sent again through the TX ring, counted
+ * (run_refused, seen by tracepoint programs; run_resent) and the port uses
+ * its TX ring from then on.
  * Zero-copy ports keep the TX ring. 0 (also when already on); -EOPNOTSUPP
  * (built without clang); -EBUSY (ports exist); or the kernel's -errno.
  */
