@@ -94,18 +94,9 @@ now_ns(void)
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 }
 
-static const char *
-ns_name(char c)
-{
-	static char n[3][64];
-	int i = c == 'c' ? 0 : c == 'r' ? 1 : 2;
-
-	snprintf(n[i], sizeof(n[i]), "tern-%c-%s", c, G.b.suffix);
-	return (n[i]);
-}
-#define NS_C ns_name('c')
-#define NS_R ns_name('r')
-#define NS_S ns_name('s')
+#define NS_C br_ns_name(&G.b, 'c')
+#define NS_R br_ns_name(&G.b, 'r')
+#define NS_S br_ns_name(&G.b, 's')
 
 /* ---- cleanup, also when killed ------------------------------------------ */
 
@@ -182,52 +173,6 @@ hp_guardian(void)
 }
 
 /* ---- CPU accounting (as bench-forward) ---------------------------------- */
-
-/* Sum of schedstat run time (ns) of every thread of pid. */
-static double
-hp_task_ns(pid_t pid)
-{
-	char path[96];
-	struct dirent *e;
-	double sum = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return (0);
-	while ((e = readdir(d)) != NULL) {
-		unsigned long long rt;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
-		    (int)pid, e->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fscanf(f, "%llu", &rt) == 1)
-			sum += (double)rt;
-		fclose(f);
-	}
-	closedir(d);
-	return (sum);
-}
-
-/* softirq time of all CPUs from /proc/stat, ns (tick-sampled). */
-static double
-hp_softirq_ns(void)
-{
-	unsigned long long v[7] = {0};
-	FILE *f = fopen("/proc/stat", "r");
-
-	if (f == NULL)
-		return (0);
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		&v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
-		v[6] = 0;
-	fclose(f);
-	return ((double)v[6] * 1e9 / (double)G.clk_tck);
-}
 
 /* This thread on CPU cpu, or on all CPUs (cpu < 0). */
 static void
@@ -763,7 +708,7 @@ hp_ftrial(int ro, double dur, double rate, bool flood, struct ftrial *r)
 	if (pipe(p) != 0)
 		return;
 	fflush(stdout);
-	c0 = ro != R_KERN ? hp_task_ns(G.fwd_pid) : hp_softirq_ns();
+	c0 = ro != R_KERN ? br_task_ns(G.fwd_pid) : br_softirq_ns();
 	if ((pid = fork()) == 0) {
 		close(p[0]);
 		hp_sender(p[1], dur, rate, flood ? G.flood_pps : 0);
@@ -777,8 +722,8 @@ hp_ftrial(int ro, double dur, double rate, bool flood, struct ftrial *r)
 	}
 	close(p[0]);
 	usleep(50000); /* what is in flight */
-	r->router_ns = (ro != R_KERN ? hp_task_ns(G.fwd_pid) :
-				       hp_softirq_ns()) -
+	r->router_ns = (ro != R_KERN ? br_task_ns(G.fwd_pid) :
+				       br_softirq_ns()) -
 	    c0;
 	r->dur = dur;
 	if (sscanf(buf, "%llu %llu", &s, &fl) == 2) {

@@ -3,6 +3,7 @@
 #define BENCH_ROUTER_H
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -455,6 +456,83 @@ br_bench_line(const char *bench, const char *cas, const char *metric,
 		printf(",%s", extra);
 	printf("}\n");
 	fflush(stdout);
+}
+
+/* The namespaces of tests/lib/netns.sh for b's suffix: c(lient), r(outer),
+ * s(erver). */
+static __attribute__((unused)) const char *
+br_ns_name(const struct br *b, char c)
+{
+	static char n[3][64];
+	int i = c == 'c' ? 0 : c == 'r' ? 1 : 2;
+
+	snprintf(n[i], sizeof(n[i]), "tern-%c-%s", c, b->suffix);
+	return (n[i]);
+}
+
+/* Sum of schedstat run time (ns) of every thread of pid. */
+static __attribute__((unused)) double
+br_task_ns(pid_t pid)
+{
+	char path[96];
+	struct dirent *e;
+	double sum = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (0);
+	while ((e = readdir(d)) != NULL) {
+		unsigned long long rt;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
+		    (int)pid, e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &rt) == 1)
+			sum += (double)rt;
+		fclose(f);
+	}
+	closedir(d);
+	return (sum);
+}
+
+/* softirq time of all CPUs from /proc/stat, ns (tick-sampled: no
+ * IRQ_TIME_ACCOUNTING here; a tick that lands in softirq counts). */
+static __attribute__((unused)) double
+br_softirq_ns(void)
+{
+	unsigned long long v[7] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (f == NULL)
+		return (0);
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		&v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		v[6] = 0;
+	fclose(f);
+	return ((double)v[6] * 1e9 / (double)sysconf(_SC_CLK_TCK));
+}
+
+/* Busy time of all CPUs from /proc/stat (everything but idle and iowait),
+ * ns, tick-sampled. */
+static __attribute__((unused)) double
+br_busy_ns(void)
+{
+	unsigned long long v[8] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+	double busy = 0;
+
+	if (f == NULL)
+		return (0);
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		&v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8)
+		busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+	fclose(f);
+	return (busy * 1e9 / (double)sysconf(_SC_CLK_TCK));
 }
 
 /* Which CPU a pid last ran on (field 39 of /proc/PID/stat), -1 if unknown. */

@@ -11,6 +11,11 @@
 #                                          drop on the ports), saying so
 #   lib_hostpath.sh taps SUFFIX SECS       waits until h-rc0 and h-rs0 hold
 #                                          the router's addresses
+#   lib_hostpath.sh offloads on|off SUFFIX the hosts' eth0: GSO, TSO, GRO
+#                                          and checksum offloads on (as a
+#                                          Linux host sends by default) or
+#                                          off (as netns.sh leaves them);
+#                                          bench-tcp
 # Exit 0 on success.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,8 +62,17 @@ taps)
 		sleep 0.05
 	done
 	;;
+offloads)
+	[[ $# -eq 3 ]] || { echo "usage: $0 offloads on|off SUFFIX" >&2; exit 2; }
+	netns_init "$3"
+	for ns in "$NS_CLIENT" "$NS_SERVER"; do
+		for f in tx gso tso gro; do
+			ip netns exec "$ns" ethtool -K "$NETNS_HOST_IF" "$f" "$2" >/dev/null 2>&1 || true
+		done
+	done
+	;;
 *)
-	echo "usage: $0 kernel on|off SUFFIX | taps SUFFIX SECS" >&2
+	echo "usage: $0 kernel on|off SUFFIX | taps SUFFIX SECS | offloads on|off SUFFIX" >&2
 	exit 2
 	;;
 esac
