@@ -250,6 +250,10 @@ int mgmt_conf_load(struct mgmt_conf *conf, const char *path,
  * it; tern-mgmt opens no user's path), name naming it in messages; a gzip
  * text is inflated. Over MGMT_LOAD_MAX bytes: -EFBIG. */
 #define MGMT_LOAD_MAX (256u << 20)
+/* tern-mgmt's own files (the boot config, the commits of its store): at
+ * most this on disk and inflated; each is opened so that nothing blocks
+ * (lc_open_regular: a FIFO, a device or a directory is refused). */
+#define MGMT_FILE_MAX ((uint64_t)2 << 30)
 int mgmt_conf_load_text(struct mgmt_conf *conf, const char *name,
     const void *text, size_t len, enum mgmt_load_mode mode, struct lc_err *err);
 /* Merge src into dst (as load merge). */
@@ -508,6 +512,12 @@ int mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
  * ---------------------------------------------------------------------- */
 
 #define MGMT_STORE_KEEP 50 /* commits kept: rollback 0..49 */
+/* The store is tern-mgmt's and its group's (the components' user's), never
+ * everyone's: a config may hold secrets. The directory is made with this
+ * mode when it is missing, every file written with the other (both less
+ * the umask). */
+#define MGMT_STORE_DIR_MODE  0750
+#define MGMT_STORE_FILE_MODE 0640
 
 /* Writes data to path atomically: temp file in the same directory, write,
  * fsync, rename, fsync of the directory. 0 or -errno; on error path is
@@ -564,6 +574,10 @@ int mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
     struct lc_err *err);
 /* Number of commits stored in dir (0..MGMT_STORE_KEEP). */
 int mgmt_store_count(const char *dir);
+/* Takes from every commit file in dir the permissions beyond
+ * MGMT_STORE_FILE_MODE (files written 0644 by an older tern): how many it
+ * changed, or -errno. */
+int mgmt_store_tighten(const char *dir);
 /* Path of commit N (0 = newest) into buf. 0 or -ENOENT. */
 int mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz);
 /*

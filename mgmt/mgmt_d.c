@@ -389,6 +389,40 @@ remove_stale_temps(const char *dir)
 	closedir(d);
 }
 
+/*
+ * The store: made MGMT_STORE_DIR_MODE when missing; one that others may
+ * read (made 0755 by hand or by an older tern) loses their access when it
+ * is ours. 0 or -errno (logged).
+ */
+static int
+store_dir_init(const char *dir)
+{
+	struct stat st;
+	int e;
+
+	if ((mkdir(dir, MGMT_STORE_DIR_MODE) != 0 && errno != EEXIST) ||
+	    stat(dir, &st) != 0) {
+		e = errno;
+		lc_log_err("store %s: %s", dir, strerror(e));
+		return (-e);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		lc_log_err("store %s: not a directory", dir);
+		return (-ENOTDIR);
+	}
+	if ((st.st_mode & 007) != 0 && st.st_uid == geteuid()) {
+		if (chmod(dir, st.st_mode & 07770) == 0)
+			lc_log_notice(
+			    "store %s was mode 0%o: now 0%o (a config "
+			    "may hold secrets)",
+			    dir, st.st_mode & 07777, st.st_mode & 07770);
+		else
+			lc_log_warn("store %s is mode 0%o: %s", dir,
+			    st.st_mode & 07777, strerror(errno));
+	}
+	return (0);
+}
+
 static int
 load_running(struct mgmt *m)
 {
@@ -396,6 +430,11 @@ load_running(struct mgmt *m)
 	int rv, n;
 
 	remove_stale_temps(m->store_dir);
+	/* commits an older tern wrote 0644 */
+	if ((n = mgmt_store_tighten(m->store_dir)) > 0)
+		lc_log_notice("store %s: %d commit files were readable by "
+			      "everyone: now mode 0%o",
+		    m->store_dir, n, MGMT_STORE_FILE_MODE);
 	n = mgmt_store_count(m->store_dir);
 
 	if (n > 0) {
@@ -463,14 +502,8 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 	snprintf(m->store_dir, sizeof(m->store_dir), "%s", opts->store_dir);
 	LIST_INIT(&m->sessions);
 	ev_init(&m->confirm_timer, NULL);
-	if (mkdir(m->store_dir, 0750) != 0 && errno != EEXIST) {
-		rv = -errno;
-		lc_log_err("store %s: %s", m->store_dir, strerror(errno));
-		free(m);
-		errno = -rv;
-		return (NULL);
-	}
-	if ((rv = load_running(m)) != 0) {
+	if ((rv = store_dir_init(m->store_dir)) != 0 ||
+	    (rv = load_running(m)) != 0) {
 		free(m);
 		errno = rv == -EINVAL ? EINVAL : -rv;
 		return (NULL);
