@@ -342,6 +342,10 @@ c_show_commits(struct cmd_ctx *c)
 		json_object_object_add(jo, "count", json_object_new_int(n));
 		json_object_object_add(jo, "confirm_pending",
 		    json_object_new_boolean(c->m->confirm_pending));
+		if (c->m->confirm_pending)
+			json_object_object_add(jo, "confirm_deadline",
+			    json_object_new_int64(
+				c->m->confirm_deadline_ms / 1000));
 		lc_buf_printf(c->out, "%s",
 		    json_object_to_json_string_ext(jo,
 			JSON_C_TO_STRING_PLAIN |
@@ -350,9 +354,19 @@ c_show_commits(struct cmd_ctx *c)
 		lc_buf_fini(&b);
 		return (MGMT_OK);
 	}
-	lc_buf_printf(&b, "%d commit%s kept (rollback 0..%d)%s\n", n,
-	    n == 1 ? "" : "s", n > 0 ? n - 1 : 0,
-	    c->m->confirm_pending ? "; a commit confirmed is pending" : "");
+	lc_buf_printf(&b, "%d commit%s kept (rollback 0..%d)", n,
+	    n == 1 ? "" : "s", n > 0 ? n - 1 : 0);
+	if (c->m->confirm_pending) {
+		char when[64];
+
+		commit_time(c->m->confirm_deadline_ms / 1000, when,
+		    sizeof(when));
+		lc_buf_printf(&b,
+		    "; a commit confirmed is pending: rolled back at %s "
+		    "unless confirmed",
+		    when);
+	}
+	lc_buf_printf(&b, "\n");
 	emit_buf(c, &b);
 	lc_buf_fini(&b);
 	return (MGMT_OK);

@@ -553,6 +553,12 @@ struct mgmt_commit_meta {
 	char comment[MGMT_COMMENT_MAX + 1];
 	unsigned confirm;    /* commit confirmed MINUTES; 0: a plain commit */
 	long added, removed; /* lines of `show | compare`; -1: unknown */
+	/* commit confirmed: when it rolls back unless a commit confirms it
+	 * (wall clock, ms since the epoch; 0: not known, written by an older
+	 * tern) and the commit it goes back to (its seq, set by
+	 * mgmt_store_commit_meta: the newest before it; 0: the empty config) */
+	int64_t confirm_deadline_ms;
+	unsigned long confirm_to;
 };
 /* meta.added for a first commit (the boot config): every printed line is
  * added, counted as it is written (no compare of a 1M-route tree) */
@@ -574,6 +580,13 @@ int mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
     struct lc_err *err);
 /* Number of commits stored in dir (0..MGMT_STORE_KEEP). */
 int mgmt_store_count(const char *dir);
+/* The newest commit's seq into *seq (0: none). 0 or -errno. */
+int mgmt_store_newest(const char *dir, unsigned long *seq);
+/* Loads and validates commit <seq> (plain or .gz; seq 0: a new empty
+ * config). 0, -ENOENT when it is no longer kept, or the errors of
+ * mgmt_conf_load_file; err says which. */
+int mgmt_store_load_seq(const char *dir, unsigned long seq,
+    struct mgmt_conf **out, struct lc_err *err);
 /* Takes from every commit file in dir the permissions beyond
  * MGMT_STORE_FILE_MODE (files written 0644 by an older tern): how many it
  * changed, or -errno. */

@@ -186,6 +186,12 @@ meta_print(const struct mgmt_commit_meta *m, struct lc_buf *b)
 	json_object_object_add(o, "confirm", json_object_new_int64(m->confirm));
 	json_object_object_add(o, "added", json_object_new_int64(m->added));
 	json_object_object_add(o, "removed", json_object_new_int64(m->removed));
+	if (m->confirm > 0) {
+		json_object_object_add(o, "confirm_deadline_ms",
+		    json_object_new_int64(m->confirm_deadline_ms));
+		json_object_object_add(o, "confirm_to",
+		    json_object_new_int64((int64_t)m->confirm_to));
+	}
 	lc_buf_printf(b, "%s%s\n", META_TAG,
 	    json_object_to_json_string_ext(o,
 		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -234,6 +240,8 @@ meta_parse(const char *line, struct mgmt_commit_meta *m)
 		m->confirm = (unsigned)meta_int(o, "confirm", 0);
 		m->added = (long)meta_int(o, "added", -1);
 		m->removed = (long)meta_int(o, "removed", -1);
+		m->confirm_deadline_ms = meta_int(o, "confirm_deadline_ms", 0);
+		m->confirm_to = (unsigned long)meta_int(o, "confirm_to", 0);
 	}
 	json_object_put(o);
 }
@@ -304,6 +312,7 @@ mgmt_store_commit_meta(const char *dir, const struct mgmt_conf *conf,
     const struct mgmt_commit_meta *meta)
 {
 	unsigned long seq[MGMT_STORE_KEEP], oldest;
+	struct mgmt_commit_meta mm;
 	char path[PATH_MAX];
 	struct lc_buf b = {0};
 	DIR *d;
@@ -317,6 +326,13 @@ mgmt_store_commit_meta(const char *dir, const struct mgmt_conf *conf,
 	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir,
 		n ? seq[0] + 1 : 1) >= (int)sizeof(path))
 		return (-ENAMETOOLONG);
+	/* a commit confirmed goes back to the commit before it (running
+	 * until now), recorded with it: the next tern-mgmt resumes it */
+	if (meta != NULL && meta->confirm > 0) {
+		mm = *meta;
+		mm.confirm_to = n ? seq[0] : 0;
+		meta = &mm;
+	}
 	/* the metadata and the config in one atomic write */
 	if (meta != NULL && meta->added == MGMT_META_ADDED_ALL) {
 		struct mgmt_commit_meta all = *meta;
@@ -488,6 +504,44 @@ mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
 			    "rollback %u: %s", n, strerror(-rv));
 		return (rv);
 	}
+	return (mgmt_conf_load_file(path, out, err));
+}
+
+int
+mgmt_store_newest(const char *dir, unsigned long *seq)
+{
+	unsigned long s[1];
+	int n = list_commits(dir, s, 1);
+
+	if (n < 0)
+		return (n);
+	*seq = n > 0 ? s[0] : 0;
+	return (0);
+}
+
+int
+mgmt_store_load_seq(const char *dir, unsigned long seq, struct mgmt_conf **out,
+    struct lc_err *err)
+{
+	char path[PATH_MAX];
+
+	if (seq == 0) {
+		*out = mgmt_conf_new();
+		return (0);
+	}
+	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir, seq) >=
+	    (int)sizeof(path))
+		return (lc_err_set(err, -ENAMETOOLONG, LC_ERR_NOINDEX,
+		    "%s: path too long", dir));
+	/* the plain file while it exists (it is complete), else the .gz */
+	if (access(path, F_OK) != 0 &&
+	    snprintf(path, sizeof(path), "%s/commit.%lu.gz", dir, seq) >=
+		(int)sizeof(path))
+		return (lc_err_set(err, -ENAMETOOLONG, LC_ERR_NOINDEX,
+		    "%s: path too long", dir));
+	if (access(path, F_OK) != 0)
+		return (lc_err_set(err, -ENOENT, LC_ERR_NOINDEX,
+		    "commit %lu is no longer in %s", seq, dir));
 	return (mgmt_conf_load_file(path, out, err));
 }
 

@@ -509,6 +509,8 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 		return (NULL);
 	}
 	apply_system(m);
+	/* a commit confirmed the tern-mgmt before left pending */
+	mgmt_commit_confirm_resume(m);
 	if (opts->no_server)
 		return (m);
 

@@ -57,6 +57,7 @@ struct mgmt {
 	bool confirm_pending;
 	unsigned confirm_minutes;
 	struct mgmt_conf *confirm_prev; /* what to go back to */
+	int64_t confirm_deadline_ms;	/* when (CLOCK_REALTIME), 0 unknown */
 	char host_name[64];
 	struct mgmt_txn *txn; /* the commit in flight */
 	/* the commit being written by a child process (mgmt_commit_store) */
@@ -265,10 +266,19 @@ int mgmt_commit_store(struct mgmt *, const struct mgmt_conf *conf,
  * confirmed). */
 void mgmt_commit_meta_self(struct mgmt_commit_meta *, const char *via,
     const char *from, const char *comment);
-/* commit confirmed: remember prev, roll back to it after minutes. */
+/* commit confirmed: remember prev, roll back to it after minutes (from
+ * the deadline stored with the commit, commit 0). */
 void mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
     unsigned minutes);
 void mgmt_commit_confirm_cancel(struct mgmt *);
+/*
+ * At start, once running is loaded: a commit
+ * confirmed that the last tern-mgmt left pending (commit 0's record) is
+ * resumed: the timer armed for what is left, or, when its deadline has
+ * passed, the rollback done now (stored as "rollback (confirm expired)",
+ * logged).
+ */
+void mgmt_commit_confirm_resume(struct mgmt *);
 void mgmt_commit_fini(struct mgmt *);
 
 #endif

@@ -1,5 +1,8 @@
-/* tests/unit/mgmt/test_persist.c: issue 24: the store's modes, and no file
- * that is not a regular file blocks mgmt. */
+/* tests/unit/mgmt/test_persist.c: what a restart of tern-mgmt must not
+ * lose (issue 24): a pending commit confirmed resumes (or rolls back at
+ * start when its time passed); the store's modes, and no file that is not
+ * a regular file blocks mgmt. A kill of tern-mgmt is a child process that
+ * _exits in the middle of its work. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -140,6 +143,17 @@ session(struct mgmt *m, long uid, pid_t pid)
 	return (s);
 }
 
+static void
+loop_for(unsigned ms)
+{
+	uint64_t end = lc_time_mono_ns() + (uint64_t)ms * 1000000ull;
+
+	while (lc_time_mono_ns() < end) {
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(1000);
+	}
+}
+
 /* the running config's host name, "" when none */
 static const char *
 host_name(struct mgmt *m)
@@ -149,6 +163,57 @@ host_name(struct mgmt *m)
 	mgmt_conf_system_get(m->running, &sys);
 	return (sys.host_name);
 }
+
+/*
+ * A tern-mgmt killed in the middle of its work: fn runs in a child with a
+ * loop of its own and the child _exits when fn returns (no free, no
+ * flush: what is on disk is what a kill -9 leaves). fn returns 0, or a
+ * line saying what went wrong (the child cannot use cmocka's asserts).
+ */
+typedef const char *killed_fn(void *arg);
+
+static void
+killed(killed_fn *fn, void *arg)
+{
+	int pipefd[2], st;
+	char why[512] = "";
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		const char *w;
+
+		close(pipefd[0]);
+		loop = lc_loop_new();
+		w = fn(arg);
+		/* its store child compressing the commit before: done (a
+		 * few ms here), not left to outlive the test */
+		while (wait(NULL) > 0 || errno == EINTR)
+			;
+		if (w != NULL && write(pipefd[1], w, strlen(w)) < 0)
+			_exit(2);
+		_exit(w == NULL ? 0 : 1);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], why, sizeof(why) - 1);
+	why[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("the killed tern-mgmt: %s", why[0] ? why : "crashed");
+}
+
+static char chk_buf[1024];
+#define CHK(cond, what)                                                      \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			snprintf(chk_buf, sizeof(chk_buf), "%s: %s", (what), \
+			    #cond);                                          \
+			return (chk_buf);                                    \
+		}                                                            \
+	} while (0)
 
 /* ---- point 8: the store is not everyone's ---------------------------------------- */
 
@@ -281,12 +346,116 @@ test_no_blocking(void **state)
 	mgmt_free(m);
 }
 
+/* ---- point 1: commit confirmed survives tern-mgmt --------------------------------- */
+
+/* a commit confirmed 1 of host-name arg, on a base committed first when
+ * there is none, then the kill */
+static const char *
+confirm_then_die(void *arg)
+{
+	const char *name = arg;
+	struct mgmt_session *s;
+	struct answer a;
+	struct mgmt *m;
+	char line[128];
+
+	CHK((m = start()) != NULL, "start");
+	CHK((s = session(m, 1000, 0)) != NULL, "session");
+	CHK(run(m, s, "configure", &a) == MGMT_OK, a.err);
+	if (mgmt_commit_count(m) == 0) {
+		CHK(run(m, s, "set system host-name base", &a) == MGMT_OK,
+		    "set base");
+		CHK(run(m, s, "commit", &a) == MGMT_OK, "commit base");
+	}
+	snprintf(line, sizeof(line), "set system host-name %s", name);
+	CHK(run(m, s, line, &a) == MGMT_OK, "set");
+	CHK(run(m, s, "commit confirmed 1", &a) == MGMT_OK, a.err);
+	CHK(m->confirm_pending, "pending");
+	/* no candidate left to keep: not what this is about */
+	CHK(run(m, s, "exit", &a) == MGMT_OK, a.err);
+	return (NULL);
+}
+
+static void
+test_confirm_resumed(void **state)
+{
+	struct mgmt_commit_meta mm;
+	struct mgmt_session *s;
+	struct answer a;
+	struct mgmt *m;
+	uint64_t end;
+
+	(void)state;
+	setenv("TERN_MGMT_MINUTE_MS", "400", 1);
+
+	/* killed, started again within the minute: still pending, and rolled
+	 * back when it is up (without anyone asking) */
+	killed(confirm_then_die, "pending-1");
+	assert_non_null(m = start());
+	assert_string_equal(host_name(m), "pending-1");
+	assert_true(m->confirm_pending);
+	assert_non_null(s = session(m, 1000, 0));
+	assert_int_equal(run(m, s, "show system commit", &a), MGMT_OK);
+	assert_non_null(strstr(a.text,
+	    "a commit confirmed is pending: rolled "
+	    "back at 20"));
+	end = lc_time_mono_ns() + 3000000000ull;
+	while (strcmp(host_name(m), "base") != 0 && lc_time_mono_ns() < end)
+		loop_for(10);
+	assert_string_equal(host_name(m), "base");
+	assert_int_equal(mgmt_store_meta(store, 0, &mm), 0);
+	assert_string_equal(mm.via, "rollback");
+	assert_string_equal(mm.from, "confirm expired");
+	assert_string_equal(mm.comment,
+	    "commit confirmed was not confirmed within 1 minute");
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+
+	/* killed, and its time passes before the next start: rolled back at
+	 * start, before the loop runs at all */
+	killed(confirm_then_die, "pending-2");
+	usleep(600 * 1000);
+	assert_non_null(m = start());
+	assert_string_equal(host_name(m), "base");
+	assert_false(m->confirm_pending);
+	assert_int_equal(mgmt_store_meta(store, 0, &mm), 0);
+	assert_string_equal(mm.via, "rollback");
+	assert_string_equal(mm.from, "confirm expired");
+	assert_int_equal(mgmt_store_meta(store, 1, &mm), 0);
+	assert_int_equal(mm.confirm, 1);
+	assert_true(mm.confirm_deadline_ms > 0);
+	mgmt_free(m);
+
+	/* killed, then confirmed by a plain commit of the next tern-mgmt:
+	 * stays, and the record is no longer pending */
+	killed(confirm_then_die, "pending-3");
+	assert_non_null(m = start());
+	assert_true(m->confirm_pending);
+	assert_non_null(s = session(m, 1000, 0));
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_false(m->confirm_pending);
+	loop_for(700);
+	assert_string_equal(host_name(m), "pending-3");
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+	assert_non_null(m = start());
+	assert_false(m->confirm_pending);
+	assert_string_equal(host_name(m), "pending-3");
+	assert_int_equal(mgmt_store_meta(store, 0, &mm), 0);
+	assert_int_equal(mm.confirm, 0);
+	mgmt_free(m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_store_modes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_blocking, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_confirm_resumed, setup,
+		teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
