@@ -46,6 +46,7 @@ make_running(struct mgmt *m, const struct mgmt_conf *conf)
 	struct mgmt_system_conf sys;
 
 	mgmt_conf_assign(m->running, conf);
+	(void)mgmt_store_newest(m->store_dir, &m->running_seq);
 	/* A plain commit while a commit confirmed is pending confirms it
 	 * (and its record: the newest commit is no longer the one pending). */
 	mgmt_commit_confirm_cancel(m);
@@ -255,8 +256,10 @@ rollback_tell(struct mgmt *m, int rv, const struct lc_err *err)
 		}
 		reset = s->candidate != NULL &&
 		    !mgmt_conf_equal(s->candidate, m->running);
-		if (reset)
+		if (reset) {
 			mgmt_conf_assign(s->candidate, m->running);
+			mgmt_persist_rebase(m, s, m->running_seq);
+		}
 		(void)lc_str_addline(s->notices, sizeof(s->notices),
 		    "commit confirmed was not confirmed within %u minute%s: "
 		    "rolled back to the configuration before it%s",

@@ -1,8 +1,10 @@
 /* tests/unit/mgmt/test_persist.c: what a restart of tern-mgmt must not
  * lose (issue 24): a pending commit confirmed resumes (or rolls back at
- * start when its time passed); the store's modes, and no file that is not
- * a regular file blocks mgmt. A kill of tern-mgmt is a child process that
- * _exits in the middle of its work. */
+ * start when its time passed), each configuring session's candidate comes
+ * back to its shell (journal, token, uid, the lock held meanwhile, expiry),
+ * the store's modes, and no file that is not a regular file blocks mgmt.
+ * A kill of tern-mgmt is a child process that _exits in the middle of its
+ * work. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_loop.h"
+#include "libcommon/lc_proc.h"
 #include "libcommon/lc_time.h"
 #include "mgmt/mgmt.h"
 #include "mgmt/mgmt_int.h"
@@ -139,6 +142,7 @@ session(struct mgmt *m, long uid, pid_t pid)
 		return (NULL);
 	s->uid = uid;
 	s->pid = pid;
+	s->start = pid > 0 ? lc_proc_starttime(pid) : 0;
 	snprintf(s->via, sizeof(s->via), "ternsh");
 	return (s);
 }
@@ -258,6 +262,9 @@ test_store_modes(void **state)
 	assert_int_equal(stat(store, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0750);
 	mgmt_free(m);
+	/* the candidates' journals: only ours */
+	assert_int_equal(stat(sessdir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
 	umask(old);
 }
 
@@ -448,6 +455,456 @@ test_confirm_resumed(void **state)
 	mgmt_free(m);
 }
 
+/* ---- point 10: candidates kept for their shells ----------------------------------- */
+
+static int
+journals(void)
+{
+	char cmd[256], out[16] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls '%s' 2>/dev/null | grep -c '^cand\\.'",
+	    sessdir);
+	if ((p = popen(cmd, "r")) == NULL)
+		return (-1);
+	if (fgets(out, sizeof(out), p) == NULL)
+		out[0] = '\0';
+	pclose(p);
+	return (atoi(out));
+}
+
+static void
+print_to(const struct mgmt_conf *c, const char *name)
+{
+	char path[256];
+	struct lc_buf b;
+	FILE *f;
+
+	lc_buf_init(&b);
+	mgmt_conf_print(c, &b);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	if ((f = fopen(path, "w")) != NULL) {
+		if (lc_buf_avail(&b) > 0)
+			fwrite(lc_buf_head(&b), 1, lc_buf_avail(&b), f);
+		fclose(f);
+	}
+	lc_buf_fini(&b);
+}
+
+static bool
+prints_as(const struct mgmt_conf *c, const char *name)
+{
+	char path[256], want[65536];
+	struct lc_buf b;
+	size_t n;
+	bool eq;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	if ((f = fopen(path, "r")) == NULL)
+		return (false);
+	n = fread(want, 1, sizeof(want), f);
+	fclose(f);
+	lc_buf_init(&b);
+	mgmt_conf_print(c, &b);
+	eq = lc_buf_avail(&b) == n &&
+	    (n == 0 || memcmp(lc_buf_head(&b), want, n) == 0);
+	lc_buf_fini(&b);
+	return (eq);
+}
+
+/* the pid whose shell the session is: this test process (it lives) */
+static pid_t shell_pid;
+
+/* configure, set, delete, a load in two parts, a rollback and edits after
+ * it, then the kill */
+static const char *
+edit_then_die(void *arg)
+{
+	static const char part1[] = "rib { ecmp-", part2[] = "width 4; }\n";
+	struct mgmt_session *s;
+	struct mgmt_cmd_io io = {0};
+	struct answer a;
+	struct mgmt *m;
+
+	(void)arg;
+	CHK((m = start()) != NULL, "start");
+	CHK((s = session(m, 1000, shell_pid)) != NULL, "session");
+	CHK(run(m, s, "configure", &a) == MGMT_OK, a.err);
+	CHK(run(m, s, "set system host-name c0", &a) == MGMT_OK, "set");
+	CHK(run(m, s, "commit", &a) == MGMT_OK, "commit");
+	CHK(run(m, s, "set system host-name c1", &a) == MGMT_OK, "set");
+	CHK(run(m, s, "commit", &a) == MGMT_OK, "commit");
+	CHK(run(m, s, "set system host-name \"c 2\"", &a) == MGMT_OK, "set");
+	CHK(run(m, s, "set interfaces eth0 device veth0", &a) == MGMT_OK,
+	    "set");
+	CHK(run(m, s, "set interfaces eth0 address 198.18.0.1/24", &a) ==
+		MGMT_OK,
+	    "set");
+	CHK(run(m, s, "set interfaces eth0 address 198.18.1.1/24", &a) ==
+		MGMT_OK,
+	    "set");
+	CHK(run(m, s, "delete interfaces eth0 address 198.18.0.1/24", &a) ==
+		MGMT_OK,
+	    "delete");
+	io.client_file = true;
+	io.data = part1;
+	io.len = strlen(part1);
+	io.more = true;
+	CHK(run_io(m, s, "load merge my.conf", &io, &a) == MGMT_OK, "load 1");
+	io.data = part2;
+	io.len = strlen(part2);
+	io.offset = strlen(part1);
+	io.more = false;
+	CHK(run_io(m, s, "load merge my.conf", &io, &a) == MGMT_OK, a.err);
+	/* an edit that fails is not journaled (it changed nothing) */
+	CHK(run(m, s, "set rib ecmp-width 900", &a) == MGMT_E_INVALID, "bad");
+	print_to(s->candidate, "want");
+	CHK(strcmp(m->lock->token, s->token) == 0, "lock");
+	print_to(m->running, "running");
+	return (NULL);
+}
+
+static void
+test_candidate_back(void **state)
+{
+	struct mgmt_session *o, *t, *u;
+	char token[MGMT_TOKEN_LEN + 1];
+	struct answer a;
+	struct mgmt *m;
+
+	(void)state;
+	shell_pid = getpid();
+	killed(edit_then_die, NULL);
+	assert_int_equal(journals(), 1);
+	assert_non_null(m = start());
+	assert_true(prints_as(m->running, "running"));
+	/* rebuilt, waiting for its shell, with the lock */
+	assert_non_null(o = m->lock);
+	assert_true(o->orphan);
+	assert_true(o->configure);
+	assert_true(prints_as(o->candidate, "want"));
+	snprintf(token, sizeof(token), "%s", o->token);
+	/* nobody else may configure meanwhile: exclusive, as if it had
+	 * never gone; the refusal says why and until when */
+	assert_non_null(t = session(m, 1001, 0));
+	assert_int_equal(run(m, t, "configure", &a), MGMT_E_LOCKED);
+	assert_non_null(strstr(a.err, "being edited by alice (session "));
+	assert_non_null(strstr(a.err,
+	    "its shell has not come back since "
+	    "tern-mgmt restarted"));
+	/* the token from another uid, a wrong token, the read-only socket:
+	 * nothing */
+	assert_false(mgmt_persist_resume(m, t, token));
+	assert_non_null(u = session(m, 1000, getpid()));
+	assert_false(
+	    mgmt_persist_resume(m, u, "0123456789abcdef0123456789abcdef"));
+	u->read_only = true;
+	assert_false(mgmt_persist_resume(m, u, token));
+	u->read_only = false;
+	assert_true(m->lock == o && o->candidate != NULL);
+	/* its shell: the candidate, configuration mode and the lock */
+	assert_true(mgmt_persist_resume(m, u, token));
+	assert_true(m->lock == u);
+	assert_true(u->configure);
+	assert_true(prints_as(u->candidate, "want"));
+	assert_int_equal(run(m, u, "show | compare", &a), MGMT_OK);
+	assert_non_null(strstr(a.text, "+        ecmp-width 4;"));
+	assert_int_equal(run(m, t, "configure", &a), MGMT_E_LOCKED);
+	assert_non_null(strstr(a.err, "try again when they exit"));
+	/* it goes on, and a stop of tern-mgmt (SIGTERM) keeps it too */
+	assert_int_equal(run(m, u, "delete rib", &a), MGMT_OK);
+	print_to(u->candidate, "want2");
+	mgmt_session_close(m, t);
+	mgmt_free(m);
+	assert_int_equal(journals(), 1);
+	assert_non_null(m = start());
+	assert_non_null(o = m->lock);
+	assert_true(prints_as(o->candidate, "want2"));
+	assert_non_null(u = session(m, 1000, getpid()));
+	assert_true(mgmt_persist_resume(m, u, token));
+	/* rollback N and discard start the journal over from a commit */
+	assert_int_equal(run(m, u, "rollback 1", &a), MGMT_OK);
+	print_to(u->candidate, "want3");
+	mgmt_free(m);
+	assert_non_null(m = start());
+	assert_true(prints_as(m->lock->candidate, "want3"));
+	assert_non_null(u = session(m, 1000, getpid()));
+	assert_true(mgmt_persist_resume(m, u, token));
+	assert_int_equal(run(m, u, "set system host-name c3", &a), MGMT_OK);
+	assert_int_equal(run(m, u, "commit", &a), MGMT_OK);
+	assert_int_equal(run(m, u, "set system host-name c4", &a), MGMT_OK);
+	assert_int_equal(run(m, u, "discard", &a), MGMT_OK);
+	mgmt_free(m);
+	assert_non_null(m = start());
+	assert_string_equal(host_name(m), "c3");
+	assert_true(mgmt_conf_equal(m->lock->candidate, m->running));
+	assert_non_null(u = session(m, 1000, getpid()));
+	assert_true(mgmt_persist_resume(m, u, token));
+	/* exit ends it: nothing kept */
+	assert_int_equal(run(m, u, "exit", &a), MGMT_OK);
+	assert_int_equal(journals(), 0);
+	assert_int_equal(run(m, u, "configure", &a), MGMT_OK);
+	assert_int_equal(journals(), 1);
+	mgmt_session_close(m, u); /* the shell's SESSION_CLOSE */
+	assert_int_equal(journals(), 0);
+	mgmt_free(m);
+}
+
+static const char *
+edit_then_die_short(void *arg)
+{
+	struct mgmt_session *s;
+	struct answer a;
+	struct mgmt *m;
+
+	(void)arg;
+	CHK((m = start()) != NULL, "start");
+	CHK((s = session(m, 1000, shell_pid)) != NULL, "session");
+	CHK(run(m, s, "configure", &a) == MGMT_OK, a.err);
+	CHK(run(m, s, "set system host-name gone", &a) == MGMT_OK, "set");
+	return (NULL);
+}
+
+static void
+test_candidate_expires(void **state)
+{
+	struct mgmt_session *s, *u;
+	char token[MGMT_TOKEN_LEN + 1], path[300];
+	struct answer a;
+	struct mgmt *m;
+	int st;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	/* its shell has ended (a pid that was, reaped): dropped at start */
+	if ((pid = fork()) == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	shell_pid = pid;
+	killed(edit_then_die_short, NULL);
+	assert_int_equal(journals(), 1);
+	assert_non_null(m = start());
+	assert_null(m->lock);
+	assert_int_equal(journals(), 0);
+	assert_non_null(s = session(m, 1001, 0));
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+
+	/* its shell lives but does not come back in time: dropped, the lock
+	 * free; the shell told when it comes back late */
+	shell_pid = getpid();
+	killed(edit_then_die_short, NULL);
+	setenv("TERN_MGMT_ORPHAN_TTL_MS", "300", 1);
+	assert_non_null(m = start());
+	assert_non_null(m->lock);
+	snprintf(token, sizeof(token), "%s", m->lock->token);
+	loop_for(700);
+	assert_null(m->lock);
+	assert_int_equal(journals(), 0);
+	assert_non_null(u = session(m, 1000, getpid()));
+	assert_false(mgmt_persist_resume(m, u, token));
+	assert_non_null(strstr(mgmt_session_notices(u),
+	    "the candidate of your session before tern-mgmt restarted was "
+	    "dropped at "));
+	mgmt_session_close(m, u);
+	mgmt_free(m);
+	unsetenv("TERN_MGMT_ORPHAN_TTL_MS");
+
+	/* a record cut short by the kill: what came before it is kept, the
+	 * rest cut off the file */
+	killed(edit_then_die_short, NULL);
+	snprintf(path, sizeof(path), "%s/", sessdir);
+	{
+		char cmd[400];
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "ls %s/cand.*", sessdir);
+		assert_non_null(p = popen(cmd, "r"));
+		assert_non_null(fgets(path, sizeof(path), p));
+		path[strcspn(path, "\n")] = '\0';
+		pclose(p);
+	}
+	{
+		struct stat before, after;
+
+		assert_int_equal(stat(path, &before), 0);
+		assert_non_null(f = fopen(path, "a"));
+		fputs("{\"op\":\"set\",\"w\":[\"system\",\"host-", f);
+		fclose(f);
+		assert_non_null(m = start());
+		assert_non_null(m->lock);
+		{
+			struct mgmt_system_conf sys;
+
+			mgmt_conf_system_get(m->lock->candidate, &sys);
+			assert_string_equal(sys.host_name, "gone");
+		}
+		assert_int_equal(stat(path, &after), 0);
+		assert_int_equal(after.st_size, before.st_size);
+	}
+	mgmt_free(m);
+}
+
+/* A commit confirmed that expires while a candidate waits for its shell:
+ * the candidate is reset as a connected session's is (issue 23), and the
+ * shell is told when it comes back. */
+static const char *
+confirm_edit_then_die(void *arg)
+{
+	struct mgmt_session *s;
+	struct answer a;
+	struct mgmt *m;
+
+	(void)arg;
+	CHK((m = start()) != NULL, "start");
+	CHK((s = session(m, 1000, shell_pid)) != NULL, "session");
+	CHK(run(m, s, "configure", &a) == MGMT_OK, a.err);
+	CHK(run(m, s, "set system host-name base", &a) == MGMT_OK, "set");
+	CHK(run(m, s, "commit", &a) == MGMT_OK, "commit");
+	CHK(run(m, s, "set system host-name trial", &a) == MGMT_OK, "set");
+	CHK(run(m, s, "commit confirmed 1", &a) == MGMT_OK, "commit");
+	CHK(run(m, s, "set rib ecmp-width 2", &a) == MGMT_OK, "set");
+	return (NULL);
+}
+
+static void
+test_confirm_with_candidate(void **state)
+{
+	struct mgmt_session *u;
+	char token[MGMT_TOKEN_LEN + 1];
+	struct mgmt *m;
+
+	(void)state;
+	setenv("TERN_MGMT_MINUTE_MS", "300", 1);
+	shell_pid = getpid();
+	killed(confirm_edit_then_die, NULL);
+	usleep(500 * 1000);
+	assert_non_null(m = start());
+	assert_string_equal(host_name(m), "base");
+	assert_non_null(m->lock);
+	snprintf(token, sizeof(token), "%s", m->lock->token);
+	assert_true(mgmt_conf_equal(m->lock->candidate, m->running));
+	assert_non_null(u = session(m, 1000, getpid()));
+	assert_true(mgmt_persist_resume(m, u, token));
+	assert_non_null(strstr(mgmt_session_notices(u),
+	    "commit confirmed was not confirmed within 1 minute: rolled back "
+	    "to the configuration before it; your candidate was reset"));
+	mgmt_free(m);
+	/* and its journal was started over from the rollback */
+	assert_non_null(m = start());
+	assert_true(mgmt_conf_equal(m->lock->candidate, m->running));
+	mgmt_free(m);
+}
+
+/* Over the socket: SESSION_OPEN gives a token; after a restart the same
+ * shell presents it and its session comes back in configuration mode. */
+static void
+test_resume_ipc(void **state)
+{
+	struct mgmt_opts o = {.store_dir = store, .rundir = rundir};
+	struct ipc_opts io = {.component = "ternsh", .rundir = rundir};
+	struct lc_arena *ar = lc_arena_new(0);
+	Mgmt__SessionOpen so = MGMT__SESSION_OPEN__INIT;
+	Mgmt__ExecuteRequest er = MGMT__EXECUTE_REQUEST__INIT;
+	const char *lines[] = {"configure", "set system host-name over-ipc"};
+	ProtobufCMessage *rep = NULL;
+	char token[64];
+	struct ipc_client *c;
+	struct lc_err err;
+	struct mgmt *m;
+	Mgmt__Reply *r;
+
+	(void)state;
+	assert_non_null(m = mgmt_new(loop, &o));
+	assert_non_null(c = ipc_client_new(loop, &ipc_svc_mgmt, &io, false));
+	assert_int_equal(ipc_call_wait(c, MGMT__METHOD__SESSION_OPEN, &so.base,
+			     5000, ar, &rep, &err),
+	    IPC_OK);
+	r = (Mgmt__Reply *)rep;
+	assert_int_equal(strlen(r->token), MGMT_TOKEN_LEN);
+	assert_false(r->resumed);
+	snprintf(token, sizeof(token), "%s", r->token);
+	er.session = r->session;
+	for (size_t i = 0; i < 2; i++) {
+		lc_arena_reset(ar);
+		er.line = (char *)lines[i];
+		assert_int_equal(ipc_call_wait(c, MGMT__METHOD__EXECUTE,
+				     &er.base, 10000, ar, &rep, &err),
+		    IPC_OK);
+		assert_int_equal(((Mgmt__Reply *)rep)->code, 0);
+	}
+	ipc_client_free(c);
+	/* the connection's end is the shell's end: nothing kept */
+	loop_for(100);
+	assert_int_equal(journals(), 0);
+
+	assert_non_null(c = ipc_client_new(loop, &ipc_svc_mgmt, &io, false));
+	lc_arena_reset(ar);
+	assert_int_equal(ipc_call_wait(c, MGMT__METHOD__SESSION_OPEN, &so.base,
+			     5000, ar, &rep, &err),
+	    IPC_OK);
+	r = (Mgmt__Reply *)rep;
+	snprintf(token, sizeof(token), "%s", r->token);
+	er.session = r->session;
+	for (size_t i = 0; i < 2; i++) {
+		lc_arena_reset(ar);
+		er.line = (char *)lines[i];
+		assert_int_equal(ipc_call_wait(c, MGMT__METHOD__EXECUTE,
+				     &er.base, 10000, ar, &rep, &err),
+		    IPC_OK);
+		if (((Mgmt__Reply *)rep)->code != 0)
+			fail_msg("%s: %s", lines[i],
+			    ((Mgmt__Reply *)rep)->error);
+	}
+	/* tern-mgmt stops under the shell (restart mgmt) */
+	mgmt_free(m);
+	ipc_client_free(c);
+	assert_int_equal(journals(), 1);
+	assert_non_null(m = mgmt_new(loop, &o));
+	assert_non_null(c = ipc_client_new(loop, &ipc_svc_mgmt, &io, false));
+	lc_arena_reset(ar);
+	so.resume_token = token;
+	assert_int_equal(ipc_call_wait(c, MGMT__METHOD__SESSION_OPEN, &so.base,
+			     5000, ar, &rep, &err),
+	    IPC_OK);
+	r = (Mgmt__Reply *)rep;
+	assert_true(r->resumed);
+	assert_int_equal(r->mode, MGMT__MODE__CONFIGURE);
+	assert_string_equal(r->token, token);
+	er.session = r->session;
+	er.line = (char *)"show | compare";
+	lc_arena_reset(ar);
+	assert_int_equal(ipc_call_wait(c, MGMT__METHOD__EXECUTE, &er.base,
+			     10000, ar, &rep, &err),
+	    IPC_OK);
+	if (strstr(((Mgmt__Reply *)rep)->text,
+		"+        host-name over-ipc;") == NULL)
+		fail_msg("show | compare: '%s' '%s'",
+		    ((Mgmt__Reply *)rep)->text, ((Mgmt__Reply *)rep)->error);
+	/* presented again by a second shell: that one is not it */
+	{
+		struct ipc_client *c2;
+
+		assert_non_null(
+		    c2 = ipc_client_new(loop, &ipc_svc_mgmt, &io, false));
+		lc_arena_reset(ar);
+		assert_int_equal(ipc_call_wait(c2, MGMT__METHOD__SESSION_OPEN,
+				     &so.base, 5000, ar, &rep, &err),
+		    IPC_OK);
+		assert_false(((Mgmt__Reply *)rep)->resumed);
+		assert_int_equal(((Mgmt__Reply *)rep)->mode,
+		    MGMT__MODE__OPERATIONAL);
+		ipc_client_free(c2);
+	}
+	ipc_client_free(c);
+	mgmt_free(m);
+	lc_arena_free(ar);
+}
+
 int
 main(void)
 {
@@ -456,6 +913,13 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_no_blocking, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_confirm_resumed, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(test_candidate_back, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_candidate_expires, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_confirm_with_candidate, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(test_resume_ipc, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
