@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libcommon/lc_file.h"
@@ -44,4 +45,49 @@ lc_fsync_dir_of(const char *path)
 		rv = -errno;
 	close(fd);
 	return (rv);
+}
+
+int
+lc_open_regular(const char *path, int flags, uint64_t max, int *fd,
+    struct stat *st)
+{
+	struct stat sb;
+	int f, rv;
+
+	if (st == NULL)
+		st = &sb;
+	*fd = -1;
+	if ((f = open(path,
+		 O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags)) < 0)
+		return (-errno);
+	if (fstat(f, st) != 0) {
+		rv = -errno;
+		close(f);
+		return (rv);
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(f);
+		return (S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL);
+	}
+	if ((uint64_t)st->st_size > max) {
+		close(f);
+		return (-EFBIG);
+	}
+	*fd = f;
+	return (0);
+}
+
+const char *
+lc_open_regular_str(int rv)
+{
+	switch (rv) {
+	case -EISDIR:
+		return ("is a directory");
+	case -EINVAL:
+		return ("not a regular file");
+	case -EFBIG:
+		return ("too big");
+	default:
+		return (strerror(-rv));
+	}
 }

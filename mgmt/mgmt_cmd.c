@@ -343,6 +343,10 @@ c_show_commits(struct cmd_ctx *c)
 		json_object_object_add(jo, "count", json_object_new_int(n));
 		json_object_object_add(jo, "confirm_pending",
 		    json_object_new_boolean(c->m->confirm_pending));
+		if (c->m->confirm_pending)
+			json_object_object_add(jo, "confirm_deadline",
+			    json_object_new_int64(
+				c->m->confirm_deadline_ms / 1000));
 		lc_buf_printf(c->out, "%s",
 		    json_object_to_json_string_ext(jo,
 			JSON_C_TO_STRING_PLAIN |
@@ -351,9 +355,19 @@ c_show_commits(struct cmd_ctx *c)
 		lc_buf_fini(&b);
 		return (MGMT_OK);
 	}
-	lc_buf_printf(&b, "%d commit%s kept (rollback 0..%d)%s\n", n,
-	    n == 1 ? "" : "s", n > 0 ? n - 1 : 0,
-	    c->m->confirm_pending ? "; a commit confirmed is pending" : "");
+	lc_buf_printf(&b, "%d commit%s kept (rollback 0..%d)", n,
+	    n == 1 ? "" : "s", n > 0 ? n - 1 : 0);
+	if (c->m->confirm_pending) {
+		char when[64];
+
+		commit_time(c->m->confirm_deadline_ms / 1000, when,
+		    sizeof(when));
+		lc_buf_printf(&b,
+		    "; a commit confirmed is pending: rolled back at %s "
+		    "unless confirmed",
+		    when);
+	}
+	lc_buf_printf(&b, "\n");
 	emit_buf(c, &b);
 	lc_buf_fini(&b);
 	return (MGMT_OK);
@@ -404,6 +418,19 @@ c_configure(struct cmd_ctx *c)
 		return (fail(c, MGMT_E_DENIED,
 		    "configure: this session is "
 		    "read-only (no access to the admin socket)"));
+	/* a candidate kept for a shell that has gone meanwhile frees the
+	 * lock now, not at the next check */
+	if (l != NULL && l->orphan && !mgmt_persist_orphan_alive(c->m, l))
+		l = NULL;
+	if (l != NULL && l != c->s && l->orphan) {
+		char why[256];
+
+		mgmt_persist_orphan_why(l, why, sizeof(why));
+		return (fail(c, MGMT_E_LOCKED,
+		    "configure: the configuration is being edited by %s "
+		    "(session %llu): %s",
+		    l->user, (unsigned long long)l->id, why));
+	}
 	if (l != NULL && l != c->s)
 		return (fail(c, MGMT_E_LOCKED,
 		    "configure: the configuration is "
@@ -411,8 +438,10 @@ c_configure(struct cmd_ctx *c)
 		    l->user, (unsigned long long)l->id));
 	c->m->lock = c->s;
 	c->s->configure = true;
-	if (c->s->candidate == NULL)
+	if (c->s->candidate == NULL) {
 		c->s->candidate = mgmt_conf_dup(c->m->running);
+		mgmt_persist_rebase(c->m, c->s, c->m->running_seq);
+	}
 	lc_buf_printf(c->out, "Entering configuration mode\n");
 	return (MGMT_OK);
 }
@@ -493,6 +522,7 @@ c_set(struct cmd_ctx *c)
 		    "(try 'set ?')"));
 	if (mgmt_conf_set(c->s->candidate, c->w, c->nw, &err) != 0)
 		return (fail(c, MGMT_E_INVALID, "%s", err.msg));
+	mgmt_persist_edit(c->m, c->s, "set", c->w, c->nw);
 	return (MGMT_OK);
 }
 
@@ -510,6 +540,7 @@ c_delete(struct cmd_ctx *c)
 		return (
 		    fail(c, rv == -ENOENT ? MGMT_E_NOT_FOUND : MGMT_E_INVALID,
 			"%s", err.msg));
+	mgmt_persist_edit(c->m, c->s, "delete", c->w, c->nw);
 	return (MGMT_OK);
 }
 
@@ -557,6 +588,15 @@ commit_done(void *arg, int rv, const struct lc_err *err)
 			w->m->st_commits++;
 		else
 			w->m->st_commits_failed++;
+	}
+	if (rv == 0 && !w->check) {
+		struct mgmt_session *s = mgmt_session_find(w->m, w->sid);
+
+		/* the candidate is running now: its journal starts over from
+		 * there (unless it was changed while the commit ran) */
+		if (s != NULL && s->candidate != NULL &&
+		    mgmt_conf_equal(s->candidate, w->m->running))
+			mgmt_persist_rebase(w->m, s, w->m->running_seq);
 	}
 	if (rv == 0) {
 		if (w->check) {
@@ -703,6 +743,18 @@ c_rollback(struct cmd_ctx *c)
 		return (rv);
 	mgmt_conf_free(c->s->candidate);
 	c->s->candidate = conf;
+	{
+		struct mgmt_commit_meta mm;
+
+		/* the journal's base is that commit (none: running is the
+		 * empty config, seq 0) */
+		if ((rv = mgmt_store_meta(c->m->store_dir, n, &mm)) == 0)
+			mgmt_persist_rebase(c->m, c->s, mm.seq);
+		else if (mgmt_store_count(c->m->store_dir) == 0)
+			mgmt_persist_rebase(c->m, c->s, 0);
+		else
+			mgmt_persist_drop(c->m, c->s, "name the base of", rv);
+	}
 	lc_buf_printf(c->out,
 	    "load complete (rollback %u into the candidate; "
 	    "commit to apply)\n",
@@ -718,6 +770,7 @@ c_discard(struct cmd_ctx *c)
 	if ((rv = no_args(c, "discard")) != MGMT_OK)
 		return (rv);
 	mgmt_conf_assign(c->s->candidate, c->m->running);
+	mgmt_persist_rebase(c->m, c->s, c->m->running_seq);
 	lc_buf_printf(c->out, "candidate discarded: it equals running\n");
 	return (MGMT_OK);
 }
@@ -813,6 +866,9 @@ c_load(struct cmd_ctx *c)
 		return (MGMT_OK); /* the rest comes */
 	rv = mgmt_conf_load_text(s->candidate, c->w[1], lc_buf_head(&s->xfer),
 	    lc_buf_avail(&s->xfer), mode, &err);
+	if (rv == 0)
+		mgmt_persist_load(c->m, s, mode, c->w[1], lc_buf_head(&s->xfer),
+		    lc_buf_avail(&s->xfer));
 	mgmt_cmd_xfer_end(s);
 	if (rv != 0)
 		return (fail(c, MGMT_E_INVALID, "%s", err.msg));
@@ -837,6 +893,7 @@ c_exit(struct cmd_ctx *c)
 	mgmt_conf_free(c->s->candidate);
 	c->s->candidate = NULL;
 	c->s->configure = false;
+	mgmt_persist_end(c->m, c->s, false);
 	if (c->m->lock == c->s)
 		c->m->lock = NULL;
 	lc_buf_printf(c->out, "Exiting configuration mode\n");

@@ -16,6 +16,7 @@
 
 #include "libcommon/lc_buf.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_time.h"
 
 /*
  * Seconds in a "minute" of commit confirmed: 60, unless the test hook
@@ -32,12 +33,20 @@ minute_s(void)
 	return (60.0);
 }
 
+static int64_t
+wall_ms(void)
+{
+	return ((int64_t)(lc_time_real_ns() / LC_NS_PER_MSEC));
+}
+
 /* The stored conf becomes running. */
 static void
 make_running(struct mgmt *m, const struct mgmt_conf *conf)
 {
 	mgmt_conf_assign(m->running, conf);
-	/* A plain commit while a commit confirmed is pending confirms it. */
+	(void)mgmt_store_newest(m->store_dir, &m->running_seq);
+	/* A plain commit while a commit confirmed is pending confirms it
+	 * (and its record: the newest commit is no longer the one pending). */
 	mgmt_commit_confirm_cancel(m);
 	mgmt_apply_system(m);
 	lc_log_info("commit: stored as commit 0 of %d",
@@ -80,6 +89,11 @@ store_with_meta(struct mgmt *m, const struct mgmt_conf *conf,
 		return (mgmt_store_commit(m->store_dir, conf));
 	mm = *meta;
 	mm.time = (int64_t)time(NULL);
+	/* a commit confirmed records until when (the wall clock: a tern-mgmt
+	 * started after a kill or a reboot goes by it) */
+	if (mm.confirm > 0)
+		mm.confirm_deadline_ms = wall_ms() +
+		    (int64_t)(minute_s() * 1000.0 * mm.confirm);
 	mgmt_commit_meta_summary(&mm, m->running, conf);
 	return (mgmt_store_commit_meta(m->store_dir, conf, &mm));
 }
@@ -238,8 +252,10 @@ rollback_tell(struct mgmt *m, int rv, const struct lc_err *err)
 		}
 		reset = s->candidate != NULL &&
 		    !mgmt_conf_equal(s->candidate, m->running);
-		if (reset)
+		if (reset) {
 			mgmt_conf_assign(s->candidate, m->running);
+			mgmt_persist_rebase(m, s, m->running_seq);
+		}
 		(void)lc_str_addline(s->notices, sizeof(s->notices),
 		    "commit confirmed was not confirmed within %u minute%s: "
 		    "rolled back to the configuration before it%s",
@@ -288,18 +304,103 @@ confirm_expired(struct ev_loop *loop, ev_timer *w, int revents)
 	mgmt_commit_start(m, m->confirm_prev, false, &meta, rollback_done, m);
 }
 
-void
-mgmt_commit_confirm_arm(struct mgmt *m, struct mgmt_conf *prev,
-    unsigned minutes)
+/* Rolls back to prev in after seconds; deadline_ms: when that is. */
+static void
+confirm_arm_at(struct mgmt *m, struct mgmt_conf *prev, unsigned minutes,
+    double after, int64_t deadline_ms)
 {
 	mgmt_commit_confirm_cancel(m);
 	m->confirm_prev = prev;
 	m->confirm_pending = true;
 	m->confirm_minutes = minutes;
-	ev_timer_init(&m->confirm_timer, confirm_expired, minute_s() * minutes,
-	    0.);
+	m->confirm_deadline_ms = deadline_ms;
+	ev_timer_init(&m->confirm_timer, confirm_expired,
+	    after > 0 ? after : 0., 0.);
 	m->confirm_timer.data = m;
 	ev_timer_start(m->loop, &m->confirm_timer);
+}
+
+void
+mgmt_commit_confirm_arm(struct mgmt *m, struct mgmt_conf *prev,
+    unsigned minutes)
+{
+	struct mgmt_commit_meta mm;
+	int64_t now = wall_ms();
+
+	/* the deadline stored with the commit (commit 0, just written) is
+	 * the one: a tern-mgmt started after this one goes by it too */
+	if (mgmt_store_meta(m->store_dir, 0, &mm) == 0 && mm.confirm > 0 &&
+	    mm.confirm_deadline_ms > 0)
+		confirm_arm_at(m, prev, minutes,
+		    (double)(mm.confirm_deadline_ms - now) / 1000.0,
+		    mm.confirm_deadline_ms);
+	else
+		confirm_arm_at(m, prev, minutes, minute_s() * minutes,
+		    now + (int64_t)(minute_s() * 1000.0 * minutes));
+}
+
+void
+mgmt_commit_confirm_resume(struct mgmt *m)
+{
+	struct mgmt_commit_meta mm, meta;
+	struct mgmt_conf *prev;
+	struct lc_err err;
+	char why[128], when[64];
+	int64_t now = wall_ms();
+	time_t t;
+	struct tm tm;
+
+	if (mgmt_store_meta(m->store_dir, 0, &mm) != 0 || !mm.known ||
+	    mm.confirm == 0 || mm.confirm_deadline_ms <= 0)
+		return; /* none pending (or an older tern's, which says not
+			 * until when) */
+	t = (time_t)(mm.confirm_deadline_ms / 1000);
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(when, sizeof(when), "?");
+	if (mgmt_store_load_seq(m->store_dir, mm.confirm_to, &prev, &err) !=
+	    0) {
+		lc_log_err("commit confirmed (commit %lu by %s) was pending "
+			   "until %s, but what it rolls back to does not load: "
+			   "%s; it stays",
+		    mm.seq, mm.user, when, err.msg);
+		return;
+	}
+	if (now < mm.confirm_deadline_ms) {
+		lc_log_notice(
+		    "commit confirmed (commit %lu by %s, %u minute%s) "
+		    "is still pending: rolled back at %s unless "
+		    "confirmed",
+		    mm.seq, mm.user, mm.confirm, mm.confirm == 1 ? "" : "s",
+		    when);
+		confirm_arm_at(m, prev, mm.confirm,
+		    (double)(mm.confirm_deadline_ms - now) / 1000.0,
+		    mm.confirm_deadline_ms);
+		return;
+	}
+	/* its time passed while no tern-mgmt ran: the rollback now, before
+	 * any component connects (each gets the rolled-back running config
+	 * in full when it does) */
+	lc_log_notice("commit confirmed (commit %lu by %s, %u minute%s) was "
+		      "not confirmed by %s (tern-mgmt was not running then): "
+		      "rolling back to commit %lu",
+	    mm.seq, mm.user, mm.confirm, mm.confirm == 1 ? "" : "s", when,
+	    mm.confirm_to);
+	snprintf(why, sizeof(why),
+	    "commit confirmed was not confirmed within %u minute%s", mm.confirm,
+	    mm.confirm == 1 ? "" : "s");
+	mgmt_commit_meta_self(&meta, "rollback", "confirm expired", why);
+	m->confirm_minutes = mm.confirm;
+	if (mgmt_commit_local(m, prev, &meta, &err) != 0) {
+		lc_log_err("rollback after commit confirmed: %s (tried again "
+			   "at the next start)",
+		    err.msg);
+		rollback_tell(m, -EIO, &err);
+	} else {
+		lc_log_notice("commit confirmed: rolled back");
+		rollback_tell(m, 0, NULL);
+	}
+	mgmt_conf_free(prev);
 }
 
 void
@@ -309,6 +410,7 @@ mgmt_commit_confirm_cancel(struct mgmt *m)
 		return;
 	ev_timer_stop(m->loop, &m->confirm_timer);
 	m->confirm_pending = false;
+	m->confirm_deadline_ms = 0;
 	mgmt_conf_free(m->confirm_prev);
 	m->confirm_prev = NULL;
 	lc_log_info("commit confirmed: confirmed");

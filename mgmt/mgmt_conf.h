@@ -253,6 +253,10 @@ int mgmt_conf_load(struct mgmt_conf *conf, const char *path,
  * it; tern-mgmt opens no user's path), name naming it in messages; a gzip
  * text is inflated. Over MGMT_LOAD_MAX bytes: -EFBIG. */
 #define MGMT_LOAD_MAX (256u << 20)
+/* tern-mgmt's own files (the boot config, the commits of its store): at
+ * most this on disk and inflated; each is opened so that nothing blocks
+ * (lc_open_regular: a FIFO, a device or a directory is refused). */
+#define MGMT_FILE_MAX ((uint64_t)2 << 30)
 int mgmt_conf_load_text(struct mgmt_conf *conf, const char *name,
     const void *text, size_t len, enum mgmt_load_mode mode, struct lc_err *err);
 /* Merge src into dst (as load merge). */
@@ -515,6 +519,12 @@ int mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
  * ---------------------------------------------------------------------- */
 
 #define MGMT_STORE_KEEP 50 /* commits kept: rollback 0..49 */
+/* The store is tern-mgmt's and its group's (the components' user's), never
+ * everyone's: a config may hold secrets. The directory is made with this
+ * mode when it is missing, every file written with the other (both less
+ * the umask). */
+#define MGMT_STORE_DIR_MODE  0750
+#define MGMT_STORE_FILE_MODE 0640
 
 /* Writes data to path atomically: temp file in the same directory, write,
  * fsync, rename, fsync of the directory. 0 or -errno; on error path is
@@ -550,6 +560,12 @@ struct mgmt_commit_meta {
 	char comment[MGMT_COMMENT_MAX + 1];
 	unsigned confirm;    /* commit confirmed MINUTES; 0: a plain commit */
 	long added, removed; /* lines of `show | compare`; -1: unknown */
+	/* commit confirmed: when it rolls back unless a commit confirms it
+	 * (wall clock, ms since the epoch; 0: not known, written by an older
+	 * tern) and the commit it goes back to (its seq, set by
+	 * mgmt_store_commit_meta: the newest before it; 0: the empty config) */
+	int64_t confirm_deadline_ms;
+	unsigned long confirm_to;
 };
 /* meta.added for a first commit (the boot config): every printed line is
  * added, counted as it is written (no compare of a 1M-route tree) */
@@ -571,6 +587,17 @@ int mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
     struct lc_err *err);
 /* Number of commits stored in dir (0..MGMT_STORE_KEEP). */
 int mgmt_store_count(const char *dir);
+/* The newest commit's seq into *seq (0: none). 0 or -errno. */
+int mgmt_store_newest(const char *dir, unsigned long *seq);
+/* Loads and validates commit <seq> (plain or .gz; seq 0: a new empty
+ * config). 0, -ENOENT when it is no longer kept, or the errors of
+ * mgmt_conf_load_file; err says which. */
+int mgmt_store_load_seq(const char *dir, unsigned long seq,
+    struct mgmt_conf **out, struct lc_err *err);
+/* Takes from every commit file in dir the permissions beyond
+ * MGMT_STORE_FILE_MODE (files written 0644 by an older tern): how many it
+ * changed, or -errno. */
+int mgmt_store_tighten(const char *dir);
 /* Path of commit N (0 = newest) into buf. 0 or -ENOENT. */
 int mgmt_store_path(const char *dir, unsigned n, char *buf, size_t bufsz);
 /*

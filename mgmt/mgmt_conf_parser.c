@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "libcommon/lc_file.h"
 #include "libcommon/lc_lex.h"
 #include "mgmt/mgmt_conf_int.h"
 
@@ -548,7 +549,8 @@ mgmt_conf_parse(const char *text, size_t len, const char *fname,
 	return (0);
 }
 
-#define GUNZIP_MAX ((size_t)2 << 30) /* no config is bigger: refuse bombs */
+#define GUNZIP_MAX \
+	((size_t)MGMT_FILE_MAX) /* no config is bigger: refuse bombs */
 
 /* *buf (len bytes of gzip) replaced by what it inflates to; 0, or -errno
  * with *buf freed (as read_file leaves it on error) */
@@ -618,18 +620,20 @@ read_file(const char *path, char **buf, size_t *len, struct lc_err *err)
 	size_t off = 0;
 	int fd, e;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		e = errno;
-		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", path,
-		    strerror(e));
-		return (-e);
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		e = S_ISREG(st.st_mode) ? errno : EINVAL;
-		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", path,
-		    S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
-		close(fd);
-		return (-e);
+	/* never blocks: a FIFO, a device or a directory is refused before
+	 * anything is read (a boot config or a commit that is a FIFO hung
+	 * mgmt's loop in open(), and rtrmgr killed it as hung) */
+	if ((e = lc_open_regular(path, 0, MGMT_FILE_MAX, &fd, &st)) != 0) {
+		if (e == -EFBIG)
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "%s: %.1f MiB, over the %llu MiB a config file may "
+			    "have",
+			    path, (double)st.st_size / (1 << 20),
+			    (unsigned long long)(MGMT_FILE_MAX >> 20));
+		else
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %s", path,
+			    lc_open_regular_str(e));
+		return (e);
 	}
 	*buf = mgmt_xmalloc((size_t)st.st_size + 1);
 	while (off < (size_t)st.st_size) {

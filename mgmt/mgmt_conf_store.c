@@ -25,8 +25,14 @@ mgmt_store_write_atomic(const char *path, const void *data, size_t len)
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
 	    (int)sizeof(tmp))
 		return (-ENAMETOOLONG);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
-	    0)
+	/* 0640: a config may hold secrets (BGP keys); group: the
+	 * components' user's. A temp file left by a writer of our pid that
+	 * died is ours to replace; O_EXCL and O_NOFOLLOW: never through
+	 * something else put there (a FIFO would block the open) */
+	(void)unlink(tmp);
+	if ((fd = open(tmp,
+		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		 MGMT_STORE_FILE_MODE)) < 0)
 		return (-errno);
 	if ((rv = lc_write_all(fd, data, len)) != 0)
 		goto fail;
@@ -180,6 +186,12 @@ meta_print(const struct mgmt_commit_meta *m, struct lc_buf *b)
 	json_object_object_add(o, "confirm", json_object_new_int64(m->confirm));
 	json_object_object_add(o, "added", json_object_new_int64(m->added));
 	json_object_object_add(o, "removed", json_object_new_int64(m->removed));
+	if (m->confirm > 0) {
+		json_object_object_add(o, "confirm_deadline_ms",
+		    json_object_new_int64(m->confirm_deadline_ms));
+		json_object_object_add(o, "confirm_to",
+		    json_object_new_int64((int64_t)m->confirm_to));
+	}
 	lc_buf_printf(b, "%s%s\n", META_TAG,
 	    json_object_to_json_string_ext(o,
 		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -228,6 +240,8 @@ meta_parse(const char *line, struct mgmt_commit_meta *m)
 		m->confirm = (unsigned)meta_int(o, "confirm", 0);
 		m->added = (long)meta_int(o, "added", -1);
 		m->removed = (long)meta_int(o, "removed", -1);
+		m->confirm_deadline_ms = meta_int(o, "confirm_deadline_ms", 0);
+		m->confirm_to = (unsigned long)meta_int(o, "confirm_to", 0);
 	}
 	json_object_put(o);
 }
@@ -238,18 +252,23 @@ mgmt_store_meta(const char *dir, unsigned n, struct mgmt_commit_meta *out)
 	char path[PATH_MAX], line[8192];
 	const char *base;
 	gzFile gz;
-	int rv;
+	int fd, rv;
 
 	mgmt_commit_meta_init(out);
 	if ((rv = mgmt_store_path(dir, n, path, sizeof(path))) != 0)
 		return (rv);
 	base = strrchr(path, '/');
 	out->seq = strtoul(base != NULL ? base + 8 : path + 7, NULL, 10);
-	/* gzopen reads a plain file as it is: only the first line is
-	 * inflated, not the 76 MB of a 1M-route commit */
-	errno = 0;
-	if ((gz = gzopen(path, "rb")) == NULL)
-		return (errno != 0 ? -errno : -ENOMEM);
+	/* zlib reads a plain file as it is: only the first line is
+	 * inflated, not the 76 MB of a 1M-route commit. Opened so that a
+	 * FIFO put in the store cannot block the loop (show system commit) */
+	if ((rv = lc_open_regular(path, O_NOFOLLOW, MGMT_FILE_MAX, &fd,
+		 NULL)) != 0)
+		return (rv);
+	if ((gz = gzdopen(fd, "rb")) == NULL) {
+		close(fd);
+		return (-ENOMEM);
+	}
 	if (gzgets(gz, line, sizeof(line)) != NULL)
 		meta_parse(line, out);
 	(void)gzclose(gz);
@@ -293,19 +312,27 @@ mgmt_store_commit_meta(const char *dir, const struct mgmt_conf *conf,
     const struct mgmt_commit_meta *meta)
 {
 	unsigned long seq[MGMT_STORE_KEEP], oldest;
+	struct mgmt_commit_meta mm;
 	char path[PATH_MAX];
 	struct lc_buf b = {0};
 	DIR *d;
 	struct dirent *e;
 	int n, rv;
 
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+	if (mkdir(dir, MGMT_STORE_DIR_MODE) != 0 && errno != EEXIST)
 		return (-errno);
 	if ((n = list_commits(dir, seq, 1)) < 0)
 		return (n);
 	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir,
 		n ? seq[0] + 1 : 1) >= (int)sizeof(path))
 		return (-ENAMETOOLONG);
+	/* a commit confirmed goes back to the commit before it (running
+	 * until now), recorded with it: the next tern-mgmt resumes it */
+	if (meta != NULL && meta->confirm > 0) {
+		mm = *meta;
+		mm.confirm_to = n ? seq[0] : 0;
+		meta = &mm;
+	}
 	/* the metadata and the config in one atomic write */
 	if (meta != NULL && meta->added == MGMT_META_ADDED_ALL) {
 		struct mgmt_commit_meta all = *meta;
@@ -382,10 +409,13 @@ compress_one(const char *dir, unsigned long seq)
 	    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", dst, (long)getpid()) >=
 		(int)sizeof(tmp))
 		return (-ENAMETOOLONG);
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-errno);
-	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
-	    0) {
+	if ((rv = lc_open_regular(src, O_NOFOLLOW, MGMT_FILE_MAX, &in, NULL)) !=
+	    0)
+		return (rv);
+	(void)unlink(tmp);
+	if ((out = open(tmp,
+		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		 MGMT_STORE_FILE_MODE)) < 0) {
 		rv = -errno;
 		goto done;
 	}
@@ -442,7 +472,9 @@ mgmt_store_compress(const char *dir)
 			seq[i]) >= (int)sizeof(path) ||
 		    access(path, F_OK) != 0)
 			continue; /* compressed already */
-		if ((rv = compress_one(dir, seq[i])) != 0 && rv != -ENOENT)
+		/* gone meanwhile, or not a file (a FIFO, left as it is) */
+		if ((rv = compress_one(dir, seq[i])) != 0 && rv != -ENOENT &&
+		    rv != -EINVAL && rv != -EISDIR)
 			return (rv);
 		done += rv == 0;
 	}
@@ -473,4 +505,67 @@ mgmt_store_rollback(const char *dir, unsigned n, struct mgmt_conf **out,
 		return (rv);
 	}
 	return (mgmt_conf_load_file(path, out, err));
+}
+
+int
+mgmt_store_newest(const char *dir, unsigned long *seq)
+{
+	unsigned long s[1];
+	int n = list_commits(dir, s, 1);
+
+	if (n < 0)
+		return (n);
+	*seq = n > 0 ? s[0] : 0;
+	return (0);
+}
+
+int
+mgmt_store_load_seq(const char *dir, unsigned long seq, struct mgmt_conf **out,
+    struct lc_err *err)
+{
+	char path[PATH_MAX];
+
+	if (seq == 0) {
+		*out = mgmt_conf_new();
+		return (0);
+	}
+	if (snprintf(path, sizeof(path), "%s/commit.%lu", dir, seq) >=
+	    (int)sizeof(path))
+		return (lc_err_set(err, -ENAMETOOLONG, LC_ERR_NOINDEX,
+		    "%s: path too long", dir));
+	/* the plain file while it exists (it is complete), else the .gz */
+	if (access(path, F_OK) != 0 &&
+	    snprintf(path, sizeof(path), "%s/commit.%lu.gz", dir, seq) >=
+		(int)sizeof(path))
+		return (lc_err_set(err, -ENAMETOOLONG, LC_ERR_NOINDEX,
+		    "%s: path too long", dir));
+	if (access(path, F_OK) != 0)
+		return (lc_err_set(err, -ENOENT, LC_ERR_NOINDEX,
+		    "commit %lu is no longer in %s", seq, dir));
+	return (mgmt_conf_load_file(path, out, err));
+}
+
+int
+mgmt_store_tighten(const char *dir)
+{
+	struct dirent *e;
+	struct stat st;
+	int n = 0, dfd;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return (errno == ENOENT ? 0 : -errno);
+	dfd = dirfd(d);
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "commit.", 7) != 0 ||
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) ||
+		    (st.st_mode & 07777 & ~MGMT_STORE_FILE_MODE) == 0)
+			continue;
+		if (fchmodat(dfd, e->d_name,
+			st.st_mode & 07777 & MGMT_STORE_FILE_MODE, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return (n);
 }

@@ -13,6 +13,7 @@
 #include "ipc/ipc.h"
 #include "ipc/proto/mgmt.pb-c.h"
 #include "libcommon/lc_log.h"
+#include "libcommon/lc_proc.h"
 
 /* ---- sessions --------------------------------------------------------------- */
 
@@ -29,23 +30,31 @@ mgmt_session_open(struct mgmt *m, const char *user, bool read_only)
 	s->read_only = read_only;
 	s->uid = -1;
 	lc_buf_init(&s->xfer);
+	mgmt_persist_session_new(m, s);
 	LIST_INSERT_HEAD(&m->sessions, s, link);
 	return (s);
 }
 
 void
-mgmt_session_close(struct mgmt *m, struct mgmt_session *s)
+mgmt_session_free(struct mgmt *m, struct mgmt_session *s, bool keep)
 {
 	if (s == NULL)
 		return;
 	if (m->lock == s)
 		m->lock = NULL;
 	mgmt_ops_session_end(m, s);
+	mgmt_persist_end(m, s, keep);
 	if (s->candidate != NULL)
 		mgmt_conf_free(s->candidate);
 	lc_buf_fini(&s->xfer);
 	LIST_REMOVE(s, link);
 	free(s);
+}
+
+void
+mgmt_session_close(struct mgmt *m, struct mgmt_session *s)
+{
+	mgmt_session_free(m, s, false);
 }
 
 uint64_t
@@ -94,9 +103,17 @@ mgmt_session_prompt(struct mgmt *m, struct mgmt_session *s, char *buf,
 
 /* ---- IPC handlers --------------------------------------------------------------- */
 
+/* What a reply says besides the command's answer: save's part of the text,
+ * the token of a session just opened. */
+struct reply_extra {
+	struct mgmt_cmd_io *io; /* save's part (io->out), or NULL */
+	bool open;		/* SESSION_OPEN: the token, resumed */
+	bool resumed;
+};
+
 static void reply_io(struct ipc_req *req, struct mgmt *m,
     struct mgmt_session *s, int code, const char *text, const char *error,
-    struct mgmt_cmd_io *io);
+    const struct reply_extra *x);
 
 static void
 reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
@@ -105,13 +122,13 @@ reply_code(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s,
 	reply_io(req, m, s, code, text, error, NULL);
 }
 
-/* io: save's part of the text (io->out), or NULL */
 static void
 reply_io(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s, int code,
-    const char *text, const char *error, struct mgmt_cmd_io *io)
+    const char *text, const char *error, const struct reply_extra *x)
 {
 	Mgmt__Reply r = MGMT__REPLY__INIT;
 	char prompt[128], *notices[1];
+	struct mgmt_cmd_io *io = x != NULL ? x->io : NULL;
 
 	if (io != NULL && io->out != NULL) {
 		r.data.data = (uint8_t *)io->out;
@@ -140,6 +157,10 @@ reply_io(struct ipc_req *req, struct mgmt *m, struct mgmt_session *s, int code,
 		r.table_header = s->table_header;
 		r.table_footer = s->table_footer;
 		s->table_header = s->table_footer = 0;
+		if (x != NULL && x->open) {
+			r.token = s->token;
+			r.resumed = x->resumed;
+		}
 	} else {
 		r.prompt = (char *)"";
 	}
@@ -178,6 +199,9 @@ session_who(struct mgmt_session *s, const Mgmt__SessionOpen *o)
 		return;
 	s->uid = (long)cred.uid;
 	s->pid = (long)cred.pid;
+	/* with the pid, the shell's process for as long as it lives: what
+	 * a kept candidate waits for (mgmt_persist.c) */
+	s->start = lc_proc_starttime(cred.pid);
 	if (getpwuid_r(cred.uid, &pw, buf, sizeof(buf), &pp) == 0 && pp != NULL)
 		snprintf(s->user, sizeof(s->user), "%s", pp->pw_name);
 	else
@@ -194,6 +218,7 @@ static void
 h_session_open(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
 	const Mgmt__SessionOpen *o = (const Mgmt__SessionOpen *)msg;
+	struct reply_extra x = {0};
 	struct mgmt *m = arg;
 	struct mgmt_session *s;
 	bool ro = ipc_peer_read_only(ipc_req_peer(req)) || o->read_only;
@@ -207,7 +232,10 @@ h_session_open(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	lc_log_info("session %llu opened by %s (uid %ld, pid %ld) via %s%s%s%s",
 	    (unsigned long long)s->id, s->user, s->uid, s->pid, s->via,
 	    s->tty[0] ? " on " : "", s->tty, ro ? " (read-only)" : "");
-	reply_code(req, m, s, MGMT_OK, NULL, NULL);
+	/* a shell whose tern-mgmt restarted: its candidate, if kept */
+	x.open = true;
+	x.resumed = mgmt_persist_resume(m, s, o->resume_token);
+	reply_io(req, m, s, MGMT_OK, NULL, NULL, &x);
 }
 
 /* The session named in a request, if it belongs to the caller. */
@@ -268,9 +296,12 @@ h_execute(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	code = mgmt_cmd_exec_io(m, s, e->line != NULL ? e->line : "",
 	    e->format == MGMT__FORMAT__JSON, &io, &out, &err, execute_later,
 	    req);
-	if (code != MGMT_PENDING)
+	if (code != MGMT_PENDING) {
+		struct reply_extra x = {.io = &io};
+
 		reply_io(req, m, s, code,
-		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg, &io);
+		    out.len > 0 ? (char *)lc_buf_head(&out) : "", err.msg, &x);
+	}
 	lc_buf_fini(&out);
 }
 
@@ -389,6 +420,40 @@ remove_stale_temps(const char *dir)
 	closedir(d);
 }
 
+/*
+ * The store: made MGMT_STORE_DIR_MODE when missing; one that others may
+ * read (made 0755 by hand or by an older tern) loses their access when it
+ * is ours. 0 or -errno (logged).
+ */
+static int
+store_dir_init(const char *dir)
+{
+	struct stat st;
+	int e;
+
+	if ((mkdir(dir, MGMT_STORE_DIR_MODE) != 0 && errno != EEXIST) ||
+	    stat(dir, &st) != 0) {
+		e = errno;
+		lc_log_err("store %s: %s", dir, strerror(e));
+		return (-e);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		lc_log_err("store %s: not a directory", dir);
+		return (-ENOTDIR);
+	}
+	if ((st.st_mode & 007) != 0 && st.st_uid == geteuid()) {
+		if (chmod(dir, st.st_mode & 07770) == 0)
+			lc_log_notice(
+			    "store %s was mode 0%o: now 0%o (a config "
+			    "may hold secrets)",
+			    dir, st.st_mode & 07777, st.st_mode & 07770);
+		else
+			lc_log_warn("store %s is mode 0%o: %s", dir,
+			    st.st_mode & 07777, strerror(errno));
+	}
+	return (0);
+}
+
 static int
 load_running(struct mgmt *m)
 {
@@ -396,6 +461,11 @@ load_running(struct mgmt *m)
 	int rv, n;
 
 	remove_stale_temps(m->store_dir);
+	/* commits an older tern wrote 0644 */
+	if ((n = mgmt_store_tighten(m->store_dir)) > 0)
+		lc_log_notice("store %s: %d commit files were readable by "
+			      "everyone: now mode 0%o",
+		    m->store_dir, n, MGMT_STORE_FILE_MODE);
 	n = mgmt_store_count(m->store_dir);
 
 	if (n > 0) {
@@ -407,7 +477,7 @@ load_running(struct mgmt *m)
 		}
 		lc_log_info("running config: commit 0 of %d in %s", n,
 		    m->store_dir);
-		return (0);
+		return (mgmt_store_newest(m->store_dir, &m->running_seq));
 	}
 	if (m->opts.boot_config != NULL) {
 		if ((rv = mgmt_conf_load_file(m->opts.boot_config, &m->running,
@@ -427,7 +497,7 @@ load_running(struct mgmt *m)
 		}
 		lc_log_info("running config: %s (first commit)",
 		    m->opts.boot_config);
-		return (0);
+		return (mgmt_store_newest(m->store_dir, &m->running_seq));
 	}
 	m->running = mgmt_conf_new();
 	lc_log_info("running config: empty (no commits in %s)", m->store_dir);
@@ -467,19 +537,18 @@ mgmt_new(struct ev_loop *loop, const struct mgmt_opts *opts)
 	snprintf(m->store_dir, sizeof(m->store_dir), "%s", opts->store_dir);
 	LIST_INIT(&m->sessions);
 	ev_init(&m->confirm_timer, NULL);
-	if (mkdir(m->store_dir, 0750) != 0 && errno != EEXIST) {
-		rv = -errno;
-		lc_log_err("store %s: %s", m->store_dir, strerror(errno));
-		free(m);
-		errno = -rv;
-		return (NULL);
-	}
-	if ((rv = load_running(m)) != 0) {
+	ev_init(&m->orphan_timer, NULL);
+	if ((rv = store_dir_init(m->store_dir)) != 0 ||
+	    (rv = load_running(m)) != 0) {
 		free(m);
 		errno = rv == -EINVAL ? EINVAL : -rv;
 		return (NULL);
 	}
 	mgmt_apply_system(m);
+	/* the candidates of the sessions of the tern-mgmt before, then its
+	 * commit confirmed (whose rollback resets them) */
+	(void)mgmt_persist_init(m);
+	mgmt_commit_confirm_resume(m);
 	if (opts->no_server)
 		return (m);
 
@@ -533,9 +602,12 @@ mgmt_free(struct mgmt *m)
 
 	if (m == NULL)
 		return;
+	/* a stop is not the end of the sessions: their candidates wait for
+	 * their shells in the next tern-mgmt */
 	while ((s = LIST_FIRST(&m->sessions)) != NULL)
-		mgmt_session_close(m, s);
+		mgmt_session_free(m, s, true);
 	mgmt_metrics_free(m);
+	mgmt_persist_fini(m);
 	mgmt_commit_fini(m);
 	mgmt_push_fini(m);
 	ipc_server_free(m->server);

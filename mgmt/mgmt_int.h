@@ -14,6 +14,7 @@ struct mgmt_txn;
 struct mgmt_job;
 
 #define MGMT_NOTICES_MAX 1024 /* a session's untold notices, bytes */
+#define MGMT_TOKEN_LEN	 32   /* a session's token: 128 random bits, hex */
 #define MGMT_COMPS_MAX	 16   /* components named in completion */
 
 /* A commit finished: rv 0, or -errno with the reason in err. */
@@ -41,6 +42,19 @@ struct mgmt_session {
 	struct lc_buf xfer;
 	int xfer_kind;
 	struct mgmt_job *job; /* a streaming command running (mgmt_ops.c) */
+	/* what brings the session back after tern-mgmt restarts
+	 * (mgmt_persist.c): the token its shell presents then, the shell's
+	 * start time (with pid, whether that process still runs; 0: unknown),
+	 * the candidate's journal (jfd -1: none) */
+	char token[MGMT_TOKEN_LEN + 1];
+	uint64_t start;
+	int jfd;
+	char jname[32];
+	/* rebuilt from a journal by this tern-mgmt, its shell not back yet:
+	 * it holds its candidate (and the configure lock) until orphan_until
+	 * (CLOCK_REALTIME, ms) or until its shell ends */
+	bool orphan;
+	int64_t orphan_until;
 };
 
 struct mgmt {
@@ -57,6 +71,19 @@ struct mgmt {
 	bool confirm_pending;
 	unsigned confirm_minutes;
 	struct mgmt_conf *confirm_prev; /* what to go back to */
+	int64_t confirm_deadline_ms;	/* when (CLOCK_REALTIME), 0 unknown */
+	/* the commit running is (its seq in the store; 0: none, empty) */
+	unsigned long running_seq;
+	/* the sessions' candidate journals (mgmt_persist.c; "" none), the
+	 * check of sessions waiting for their shell, and the tokens of the
+	 * last ones that expired (told when their shell comes back late) */
+	char sess_dir[4096];
+	ev_timer orphan_timer;
+	struct {
+		char token[MGMT_TOKEN_LEN + 1];
+		int64_t when;
+	} expired[8];
+	unsigned nexpired;
 	char host_name[64];
 	struct mgmt_txn *txn; /* the commit in flight */
 	/* the commit being written by a child process (mgmt_commit_store) */
@@ -280,10 +307,71 @@ int mgmt_commit_store(struct mgmt *, const struct mgmt_conf *conf,
  * confirmed). */
 void mgmt_commit_meta_self(struct mgmt_commit_meta *, const char *via,
     const char *from, const char *comment);
-/* commit confirmed: remember prev, roll back to it after minutes. */
+/* commit confirmed: remember prev, roll back to it after minutes (from
+ * the deadline stored with the commit, commit 0). */
 void mgmt_commit_confirm_arm(struct mgmt *, struct mgmt_conf *prev,
     unsigned minutes);
 void mgmt_commit_confirm_cancel(struct mgmt *);
+/*
+ * At start, once running and the sessions kept are loaded: a commit
+ * confirmed that the last tern-mgmt left pending (commit 0's record) is
+ * resumed: the timer armed for what is left, or, when its deadline has
+ * passed, the rollback done now (stored as "rollback (confirm expired)",
+ * logged, the kept candidates reset as a connected session's would be).
+ */
+void mgmt_commit_confirm_resume(struct mgmt *);
 void mgmt_commit_fini(struct mgmt *);
+
+/*
+ * mgmt_persist.c: what a restart of tern-mgmt must not lose of its
+ * sessions. Each session in configuration mode journals its candidate in
+ * RUNDIR/mgmt-sessions (the commit it started from, then each edit as it
+ * is made: an append, never a print of the tree), and the next tern-mgmt
+ * rebuilds every candidate whose shell still runs; the shell gets it back
+ * by presenting the session's token (SessionOpen.resume_token) from the
+ * same uid. Failures to write are told to the session (its candidate is
+ * then not kept), never fail its command.
+ *
+ * init: the directory, and the sessions of the journals found (orphans,
+ * holding the configure lock). fini: stops the check; the journals stay.
+ */
+int mgmt_persist_init(struct mgmt *);
+void mgmt_persist_fini(struct mgmt *);
+/* A new session: its token and its shell's start time. */
+void mgmt_persist_session_new(struct mgmt *, struct mgmt_session *);
+/* The candidate is now commit base (configure, commit, discard, rollback
+ * N, a rollback by the confirm timer): a new journal with no edits. */
+void mgmt_persist_rebase(struct mgmt *, struct mgmt_session *,
+    unsigned long base);
+/* An edit done to the candidate: set or delete (op) with its words, or a
+ * load of text (mode, name as the user gave it). */
+void mgmt_persist_edit(struct mgmt *, struct mgmt_session *, const char *op,
+    const char *const *w, unsigned nw);
+void mgmt_persist_load(struct mgmt *, struct mgmt_session *,
+    enum mgmt_load_mode mode, const char *name, const void *text, size_t len);
+/* The journal cannot be kept (what: the operation that failed, rv its
+ * -errno): removed, and the session told its candidate would not survive
+ * a restart. The next new base starts one again. */
+void mgmt_persist_drop(struct mgmt *, struct mgmt_session *, const char *what,
+    int rv);
+/* The session ends: its journal with it (keep: tern-mgmt stops, the
+ * journal stays for the next one). */
+void mgmt_persist_end(struct mgmt *, struct mgmt_session *, bool keep);
+/*
+ * SESSION_OPEN with a token: when a kept candidate (an orphan) has it and
+ * the uid of s, s takes its candidate, configuration mode, the configure
+ * lock, its notices and its journal, and the orphan goes: true. false when
+ * none does (s gets a notice when the one it had expired).
+ */
+bool mgmt_persist_resume(struct mgmt *, struct mgmt_session *s,
+    const char *token);
+/* Whether the orphan s still waits for its shell; when not (the shell
+ * ended, or its time is up) it is ended here, its lock freed: false. */
+bool mgmt_persist_orphan_alive(struct mgmt *, struct mgmt_session *s);
+/* Why the configure lock is held by orphan s, for configure's refusal. */
+void mgmt_persist_orphan_why(const struct mgmt_session *s, char *buf,
+    size_t len);
+/* Ends a session: mgmt_session_close, keeping its journal when keep. */
+void mgmt_session_free(struct mgmt *, struct mgmt_session *, bool keep);
 
 #endif

@@ -26,6 +26,7 @@
 #include "ipc/proto/rtrmgr.pb-c.h"
 #include "libcommon/lc_addr.h"
 #include "libcommon/lc_daemon.h"
+#include "libcommon/lc_file.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_time.h"
 
@@ -1020,6 +1021,7 @@ log_files(struct mgmt *m, const char *cmd, const char *comp, struct mon_file *f,
 {
 	const char *dir = ipc_rundir(m->opts.rundir);
 	struct dirent *e;
+	struct stat st;
 	DIR *d;
 
 	*n = 0;
@@ -1064,7 +1066,10 @@ log_files(struct mgmt *m, const char *cmd, const char *comp, struct mon_file *f,
 		snprintf(f[*n].name, sizeof(f[*n].name), "%s", nm);
 		snprintf(f[*n].path, sizeof(f[*n].path), "%s/%s", dir,
 		    e->d_name);
-		if (access(f[*n].path, R_OK) == 0)
+		/* the files we may read, regular ones only: a FIFO named
+		 * X.log would block show log's open */
+		if (stat(f[*n].path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(f[*n].path, R_OK) == 0)
 			(*n)++;
 	}
 	closedir(d);
@@ -1119,14 +1124,12 @@ log_tail(const struct mon_file *f, unsigned fi, unsigned want,
 	off_t from;
 	size_t start = buf->len, n, got = 0, first, soff = NOSTAMP;
 	char *p;
-	int fd;
+	int fd, rv;
 
-	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-		return (-errno);
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return (-errno);
-	}
+	/* a log that is a FIFO or a device must not block the loop */
+	if ((rv = lc_open_regular(f->path, O_NOFOLLOW, UINT64_MAX, &fd, &st)) !=
+	    0)
+		return (rv);
 	from = st.st_size > (off_t)LOG_TAIL_MAX ?
 	    st.st_size - (off_t)LOG_TAIL_MAX :
 	    0;
@@ -1211,7 +1214,7 @@ mgmt_ops_show_log(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			free(v);
 			lc_buf_fini(&buf);
 			lc_err_set(err, rv, LC_ERR_NOINDEX, "show log: %s: %s",
-			    f[k].path, strerror(-rv));
+			    f[k].path, lc_open_regular_str(rv));
 			return (
 			    rv == -ENOMEM ? MGMT_E_INTERNAL : MGMT_E_DENIED);
 		}
@@ -1276,7 +1279,8 @@ mon_poll(struct ev_loop *loop, ev_timer *t, int revents)
 		ssize_t r;
 		int fd;
 
-		if ((fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		if (lc_open_regular(f->path, O_NOFOLLOW, UINT64_MAX, &fd,
+			NULL) != 0)
 			continue;
 		if (fstat(fd, &st) == 0 && st.st_size < f->off) {
 			/* logrotate's copytruncate */

@@ -123,10 +123,12 @@ bool sh_session_read_only(const struct sh_session *);
  * a second one stops waiting),
  * or -errno when mgmt could not be asked (res->error says why).
  * When the session went with an mgmt that stopped (restart mgmt, a crash),
- * opens a new one first and leaves a note saying so (and that the old
- * session's candidate is lost); a command that mgmt refused for an unknown
- * session is sent again in the new one, a command that was in flight when
- * the connection ended is not (-ECONNRESET: its outcome is unknown).
+ * opens a new one first, presenting the old one's token: the new mgmt
+ * gives back the candidate it kept for it (configuration mode again), and
+ * a note says which (or that the old session's candidate is lost); a
+ * command that mgmt refused for an unknown session is sent again in the
+ * new one, a command that was in flight when the connection ended is not
+ * (-ECONNRESET: its outcome is unknown).
  */
 int sh_session_exec(struct sh_session *, const char *line, bool json,
     struct sh_result *res);

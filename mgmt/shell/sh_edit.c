@@ -4,6 +4,7 @@
 #include <histedit.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct sh_session *edit_session;
@@ -121,16 +122,27 @@ help_fn(EditLine *el, int ch)
 	return (CC_REDISPLAY);
 }
 
-static void
+/* The history file; false when there is one that is not a regular file
+ * (libedit's fopen would block on a FIFO and read /dev/zero for ever): the
+ * shell then goes without, and says so. */
+static bool
 history_path(char *buf, size_t len)
 {
 	const char *p = getenv("TERNSH_HISTORY"), *home = getenv("HOME");
+	struct stat st;
 
 	if (p != NULL && p[0] != '\0')
 		snprintf(buf, len, "%s", p);
 	else
 		snprintf(buf, len, "%s/.ternsh_history",
 		    home != NULL ? home : ".");
+	if (stat(buf, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr,
+		    "ternsh: history %s is not a regular file: not used\n",
+		    buf);
+		return (false);
+	}
+	return (true);
 }
 
 static void
@@ -165,14 +177,15 @@ sh_interactive(struct sh_session *s)
 	HistEvent ev;
 	char hpath[4096];
 	const char *line;
+	bool hfile;
 	int count;
 
 	edit_session = s;
 	hist = history_init();
 	history(hist, &ev, H_SETSIZE, 1000);
 	history(hist, &ev, H_SETUNIQUE, 1);
-	history_path(hpath, sizeof(hpath));
-	history(hist, &ev, H_LOAD, hpath);
+	if ((hfile = history_path(hpath, sizeof(hpath))))
+		history(hist, &ev, H_LOAD, hpath);
 
 	el = el_init("ternsh", stdin, stdout, stderr);
 	el_set(el, EL_EDITOR, "emacs");
@@ -217,7 +230,8 @@ sh_interactive(struct sh_session *s)
 		sh_print_notes(s, stderr);
 		free(l);
 	}
-	history(hist, &ev, H_SAVE, hpath);
+	if (hfile && history_path(hpath, sizeof(hpath)))
+		history(hist, &ev, H_SAVE, hpath);
 	el_end(el);
 	history_end(hist);
 	return (0);

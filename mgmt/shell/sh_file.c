@@ -55,31 +55,18 @@ read_all(const char *path, char **buf, size_t *len, char *why, size_t whylen)
 	struct stat st;
 	size_t off = 0, size;
 	const char *nul;
-	int fd;
+	int fd, rv;
 
-	/* O_NONBLOCK: a FIFO must not hang the shell in open() */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) <
-	    0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return (-1);
-	}
-	if (fstat(fd, &st) != 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		close(fd);
-		return (-1);
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "%s",
-		    S_ISDIR(st.st_mode) ? "is a directory" :
-					  "not a regular file");
-		close(fd);
-		return (-1);
-	}
-	if ((uint64_t)st.st_size > MGMT_LOAD_MAX) {
-		snprintf(why, whylen,
-		    "%.1f MiB, over the %u MiB a load takes; nothing changed",
-		    (double)st.st_size / (1 << 20), MGMT_LOAD_MAX >> 20);
-		close(fd);
+	/* a FIFO must not hang the shell in open(), nor /dev/zero in read */
+	if ((rv = lc_open_regular(path, 0, MGMT_LOAD_MAX, &fd, &st)) != 0) {
+		if (rv == -EFBIG)
+			snprintf(why, whylen,
+			    "%.1f MiB, over the %u MiB a load takes; nothing "
+			    "changed",
+			    (double)st.st_size / (1 << 20),
+			    MGMT_LOAD_MAX >> 20);
+		else
+			snprintf(why, whylen, "%s", lc_open_regular_str(rv));
 		return (-1);
 	}
 	size = (size_t)st.st_size;

@@ -20,6 +20,9 @@ struct sh_session {
 	struct ipc_client *client;
 	struct lc_arena *arena; /* replies; reset per call */
 	uint64_t id;		/* mgmt's session id */
+	/* its token (Reply.token): presented when a new mgmt answers, so
+	 * that a candidate kept for the session comes back */
+	char token[64];
 	bool read_only;
 	bool configure; /* mgmt said so in its last reply */
 	/* the session is gone with the mgmt that had it: a new mgmt (another
@@ -227,24 +230,35 @@ on_peer_restart(struct ipc_client *cl, uint64_t old_gen, uint64_t new_gen,
 	s->lost = true; /* a new mgmt does not know our session */
 }
 
-/* SESSION_OPEN: 0 with s->id set, or the IPC status. */
+/* SESSION_OPEN: 0 with s->id set, or the IPC status. With the token of
+ * the session before (a new mgmt), *resumed says whether it gave its
+ * candidate back. */
 static int
-session_open(struct sh_session *s)
+session_open(struct sh_session *s, bool *resumed)
 {
 	Mgmt__SessionOpen req = MGMT__SESSION_OPEN__INIT;
 	ProtobufCMessage *rep = NULL;
+	Mgmt__Reply *r;
 	int st;
 
 	lc_arena_reset(s->arena);
 	req.user = (char *)user_name();
 	req.read_only = s->read_only;
 	req.tty = (char *)tty_name();
+	req.resume_token = s->token;
 	st = ipc_call_wait(s->client, MGMT__METHOD__SESSION_OPEN, &req.base,
 	    s->timeout_ms, s->arena, &rep, &s->ierr);
 	if (st != IPC_OK)
 		return (st);
-	s->id = ((Mgmt__Reply *)rep)->session;
-	s->configure = false;
+	r = (Mgmt__Reply *)rep;
+	s->id = r->session;
+	/* an mgmt older than tokens sends none: nothing to come back to */
+	snprintf(s->token, sizeof(s->token), "%s",
+	    r->token != NULL ? r->token : "");
+	s->configure = r->mode == MGMT__MODE__CONFIGURE;
+	if (resumed != NULL)
+		*resumed = r->resumed;
+	take_notices(s, r);
 	s->lost = false;
 	lc_arena_reset(s->arena);
 	return (IPC_OK);
@@ -259,14 +273,17 @@ session_open(struct sh_session *s)
 static bool
 session_ensure(struct sh_session *s)
 {
-	bool had_candidate = s->configure;
+	bool had_candidate = s->configure, resumed = false;
+	uint64_t old = s->id;
+	char told[sizeof(s->notes)];
+	size_t n0 = strlen(s->notes);
 	int st;
 
 	ev_run(s->loop, EVRUN_NOWAIT);
 	if (!s->lost && ipc_client_connected(s->client))
 		return (true);
 	s->lost = true;
-	if ((st = session_open(s)) != IPC_OK) {
+	if ((st = session_open(s, &resumed)) != IPC_OK) {
 		snprintf(s->errbuf, sizeof(s->errbuf),
 		    "tern-mgmt: %s%s%s (the connection was lost; the command "
 		    "was not sent)",
@@ -274,10 +291,24 @@ session_ensure(struct sh_session *s)
 		    s->ierr.msg);
 		return (false);
 	}
-	(void)lc_str_addline(s->notes, sizeof(s->notes),
-	    "ternsh: tern-mgmt restarted: reconnected in session %llu%s",
-	    (unsigned long long)s->id,
-	    had_candidate ? "; the old session's candidate is lost" : "");
+	/* our line first, then what mgmt said of the session */
+	snprintf(told, sizeof(told), "%s", s->notes + n0);
+	s->notes[n0] = '\0';
+	if (resumed)
+		(void)lc_str_addline(s->notes, sizeof(s->notes),
+		    "ternsh: tern-mgmt restarted: reconnected in session %llu "
+		    "with the candidate of session %llu (its uncommitted "
+		    "changes are kept)",
+		    (unsigned long long)s->id, (unsigned long long)old);
+	else
+		(void)lc_str_addline(s->notes, sizeof(s->notes),
+		    "ternsh: tern-mgmt restarted: reconnected in session "
+		    "%llu%s",
+		    (unsigned long long)s->id,
+		    had_candidate ? "; the old session's candidate is lost" :
+				    "");
+	n0 = strlen(s->notes);
+	snprintf(s->notes + n0, sizeof(s->notes) - n0, "%s", told);
 	return (true);
 }
 
@@ -325,7 +356,7 @@ sh_session_new(const char *rundir, unsigned timeout_ms, struct lc_err *err)
 	cbs.on_event = on_event;
 	cbs.arg = s;
 	ipc_client_set_cbs(s->client, &cbs);
-	if ((st = session_open(s)) == IPC_DENIED) {
+	if ((st = session_open(s, NULL)) == IPC_DENIED) {
 		char adm[512];
 
 		/* At once, and what each socket needs (issue 24). */

@@ -4,7 +4,7 @@
 # errors that change nothing, the configure lock, read-only access, commit
 # confirmed expiry (told to a connected shell, whose candidate is reset),
 # save/load, persistence across a restart of mgmt (a shell open across it
-# reconnects), and a kill -9 during commits that never leaves a broken config
+# reconnects, with its candidate), and a kill -9 during commits that never leaves a broken config
 # on disk.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -119,12 +119,13 @@ check "commit history counted (3 commits so far)" has "$out" "^3 commits kept"
 
 # 5. the configure lock
 coproc HOLD { "$bin/ternsh" 2>&1; }
+hold_pid=$HOLD_PID # bash unsets HOLD_PID once the coproc has ended
 echo "configure" >&"${HOLD[1]}"
 sleep 0.5
 out=$(sh_ -c configure); rc=$?
 check "second configure is refused while locked" has "$out" "being edited by"
 exec {HOLD[1]}>&-
-wait "$HOLD_PID" 2>/dev/null
+wait "$hold_pid" 2>/dev/null
 sleep 0.3
 out=$(sh_ -c configure -c exit); rc=$?
 check "lock released when the holder's connection ends" test $rc = 0
@@ -183,16 +184,17 @@ shell_open
 shell_say configure "set system host-name not-committed"
 stop_mgmt; start_mgmt || exit 1
 check "running config intact after restart" test "$(sh_ -c 'show configuration')" = "$before"
-# ... and a shell open across it reconnects, says so on one line (with the
-# candidate that is lost), and carries on
-shell_say "show version" "show configuration | match host-name"
+# ... and a shell open across it reconnects, says so on one line, gets its
+# candidate back (issue 24: kept for it across the restart) and carries on
+shell_say "show | compare" "exit discard" "show version" "show configuration | match host-name"
 shell_close
 out=$(cat "$tmp/out")
 check "restart: the shell says it reconnected" has "$out" "^ternsh: tern-mgmt restarted: reconnected in session [0-9]"
-check "restart: ... and that the candidate is lost" has "$out" "reconnected.*candidate is lost"
+check "restart: ... with its candidate" has "$out" "reconnected.*with the candidate of session [0-9]*"
+check "restart: ... as it was" has "$out" "^+ *host-name not-committed;"
 check "restart: the next command runs" has "$out" "tern 0.1.0"
 check "restart: no 'no session' error" test -z "$(grep 'no session' "$tmp/out")"
-check "restart: the lost candidate was not committed" test -z "$(grep not-committed "$tmp/out")"
+check "restart: the candidate, discarded, was not committed" test -z "$(sh_ -c 'show configuration' | grep not-committed)"
 
 # 10. kill -9 during commits: the store always loads
 for i in $(seq 1 15); do

@@ -4,7 +4,7 @@
 # come next with help, the prompt follows the mode, and history recalls lines
 # (also across sessions, from the history file); a command after an idle spell
 # longer than the timeout is answered; a restart of mgmt under the shell is
-# survived (reconnect, one line saying so). Issue 23: a placeholder is help,
+# survived (reconnect, one line saying so, the candidate back). Issue 23: a placeholder is help,
 # never inserted; values complete from the configuration; unique prefixes;
 # '?' after '|'; the --More-- pager (| no-more, never under -c); "exit "
 # leaves the shell with status 0; monitor log streams to the terminal
@@ -112,19 +112,20 @@ check "after idling past the timeout a command is answered" see "commits kept"
 check "  ... and not reported as a TIMEOUT" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q TIMEOUT"
 
 # mgmt restarts under the shell while it holds a candidate: the shell
-# reconnects, says so (and that the candidate is lost), and carries on
+# reconnects, says so, gets its candidate back (issue 24), and carries on
 keys "configure" Enter
 see "@tern# *$"
-keys "set system host-name lost-one" Enter
+keys "set system host-name kept-one" Enter
 prompt_back "@tern# *$"
 kill "$mgmt_pid"; wait "$mgmt_pid" 2>/dev/null
 start_mgmt
-keys "show interfaces" Enter
+keys "show | compare" Enter
 check "mgmt restarted: the shell says it reconnected" see "tern-mgmt restarted: reconnected in session [0-9]"
-check "  ... that the old session's candidate is lost" see "reconnected.*candidate is lost"
-check "  ... and back at the operational prompt" prompt_back "@tern> *$"
+check "  ... with its candidate" see "reconnected.*with the candidate of session [0-9]* (its uncommitted changes are kept)"
+check "  ... as it was" see "^+ *host-name kept-one;"
+check "  ... still at the configuration prompt" prompt_back "@tern# *$"
 check "  ... never 'no session'" bash -c "! tmux -S '$sock' capture-pane -p -t t | grep -q 'no session'"
-keys "show system commit" Enter
+keys "exit discard" Enter
 check "  ... and the next command works" prompt_back "@tern> *$"
 
 # a streaming command on the terminal: monitor log shows lines as they are
