@@ -59,7 +59,7 @@ struct fwd_d_conf {
 	/* busy-poll this long after the last packet; 0: 50 */
 	unsigned spin_us;
 	unsigned idle_ms;	   /* poll() timeout when idle; 0: 1 */
-	unsigned ring_frames;	   /* AF_PACKET ring size per socket; 0: 1024 */
+	unsigned ring_frames;	   /* AF_PACKET RX ring per socket; 0: 4096 */
 	unsigned icmp_rate;	   /* ICMP errors per second; 0: 100 */
 	unsigned arp_reachable_ms; /* fwd_arp_conf.reachable_ms; 0: 30000 */
 	/* worker k pinned to CPU cpus[k] (fwd_cpus_parse); ncpus 0: none */

@@ -232,10 +232,11 @@ unsigned fwd_port_mem_inuse(const struct fwd_port *);
 struct fwd_port_afp_conf {
 	const char *ifname;
 	uint16_t id;
-	uint16_t mtu;	      /* 0: the interface's */
-	unsigned ring_frames; /* per ring, power of 2; 0: 1024 */
-	int fanout_group;     /* >0: join this PACKET_FANOUT_HASH group */
-	unsigned flags;	      /* FWD_AFP_* */
+	uint16_t mtu; /* 0: the interface's */
+	unsigned
+	    ring_frames;  /* RX ring, power of 2; 0: 4096; TX: at most 1024 */
+	int fanout_group; /* >0: join this PACKET_FANOUT_HASH group */
+	unsigned flags;	  /* FWD_AFP_* */
 };
 
 /*

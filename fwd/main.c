@@ -41,6 +41,21 @@ opt_reachable(const char *v, void *dst, struct lc_err *err)
 	return (0);
 }
 
+/* --ring-frames: a power of two, 64..65536. */
+static int
+opt_ring(const char *v, void *dst, struct lc_err *err)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (*v == '\0' || *end != '\0' || n < 64 || n > 65536 ||
+	    (n & (n - 1)) != 0)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "--ring-frames %s: a power of two from 64 to 65536", v));
+	*(unsigned *)dst = (unsigned)n;
+	return (0);
+}
+
 static const struct lc_opt opts[] = {
     LC_OPT_ROW_UINT("--workers", "N", &fc.workers, 1, FWD_D_WORKERS_MAX,
 	"forwarding threads (default 1, at most 16)"),
@@ -69,6 +84,9 @@ static const struct lc_opt opts[] = {
 	"confirmation, then probed (unicast, 3 times, 1 s\n"
 	"apart) and forgotten if silent (100..3600000,\n"
 	"default 30000)"),
+    LC_OPT_ROW_FN("--ring-frames", "N", &fc.ring_frames, opt_ring,
+	"frames in each AF_PACKET socket's RX ring (a power\n"
+	"of two, default 4096; the TX ring has at most 1024)"),
     LC_OPT_ROW_END,
 };
 

@@ -45,7 +45,7 @@ static struct {
 	int rounds;
 	double secs;
 	pid_t fwd_pid;
-	const char *backends;
+	const char *backends, *fwd_args;
 	int offl; /* bit 0: off, bit 1: on */
 } G;
 
@@ -85,8 +85,8 @@ tc_fwd_start(int ro)
 
 	snprintf(pidf, sizeof(pidf), "%s/fwd.pid", G.b.dir);
 	if (br_sh("ip netns exec %s %s/tern-fwd --rundir %s --log-level err "
-		  "</dev/null >>%s/fwd.log 2>&1 & echo $! >%s",
-		NS_R, G.b.bin, G.b.rundir, G.b.dir, pidf) != 0)
+		  "%s </dev/null >>%s/fwd.log 2>&1 & echo $! >%s",
+		NS_R, G.b.bin, G.b.rundir, G.fwd_args, G.b.dir, pidf) != 0)
 		return (-1);
 	if ((f = fopen(pidf, "r")) != NULL) {
 		if (fscanf(f, "%d", &pid) != 1)
@@ -195,9 +195,10 @@ tc_iperf(unsigned p, double *bps, double *retr, double *bytes)
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd),
-	    "ip netns exec %s iperf3 -c 198.18.2.2 -p %d -t %g -P %u -M %d "
-	    "%s -J 2>&1",
-	    NS_C, TC_PORT, G.secs, p, TC_MSS, G.quick ? "" : "-O 1");
+	    "timeout %g ip netns exec %s iperf3 -c 198.18.2.2 -p %d -t %g "
+	    "-P %u -M %d --connect-timeout 3000 %s -J 2>&1",
+	    G.secs + 15, NS_C, TC_PORT, G.secs, p, TC_MSS,
+	    G.quick ? "" : "-O 1");
 	if ((buf = malloc(cap)) == NULL || (f = popen(cmd, "r")) == NULL) {
 		free(buf);
 		return (-1);
@@ -231,8 +232,8 @@ tc_round(int ro, int round)
 		double bps, retr, bytes, r0, r1, m0, m1, d0 = 0, d1 = 0;
 		bool on = c >= NS_CASES;
 
-		if (!(G.offl & (on ? 2 : 1)))
-			continue;
+		if (!(G.offl & (on ? 2 : 1)) || (G.quick && c % NS_CASES != 0))
+			continue; /* --quick: one stream only */
 		if (c == 0 || c == NS_CASES)
 			(void)br_sh("bash '%s/tests/bench/lib_hostpath.sh' "
 				    "offloads %s %s",
@@ -363,7 +364,8 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: bench-tcp [--quick] [--rounds=N] [--secs=S] "
-	    "[--backends=af_xdp,af_packet] [--offloads=off,on]\n");
+	    "[--backends=af_xdp,af_packet] [--offloads=off,on] "
+	    "[--fwd-args='...']\n");
 	return (2);
 }
 
@@ -378,6 +380,7 @@ main(int argc, char **argv)
 	G.rounds = 3;
 	G.secs = 5;
 	G.backends = "af_xdp,af_packet";
+	G.fwd_args = "";
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			G.quick = true;
@@ -389,6 +392,8 @@ main(int argc, char **argv)
 			G.secs = atof(argv[i] + 7);
 		else if (strncmp(argv[i], "--backends=", 11) == 0)
 			G.backends = argv[i] + 11;
+		else if (strncmp(argv[i], "--fwd-args=", 11) == 0)
+			G.fwd_args = argv[i] + 11;
 		else if (strncmp(argv[i], "--offloads=", 11) == 0)
 			offl = argv[i] + 11;
 		else
