@@ -540,6 +540,10 @@ txn_part(struct rib_d *d, struct ipc_req *req, const Rib__RouteBatch *b,
 		t->src = (unsigned)id;
 		t->started_ns = lc_time_mono_ns();
 		mine = true;
+		lc_log_info("transaction %llu from %s: part 0 (%zu routes), %u "
+			    "routes in all",
+		    (unsigned long long)t->txn, ipc_peer_component(peer), n,
+		    b->txn_routes);
 	} else if ((unsigned)id != t->src) {
 		lc_err_set(&err, -EINVAL, -1,
 		    "transaction %llu: part %u is of another source",

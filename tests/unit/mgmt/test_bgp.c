@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_log.h"
@@ -608,14 +609,20 @@ h_rib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	if (arg == (void *)1) {
 		const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
 
+		/* mgmt sends routes with an address alone packed */
+		unsigned add = (unsigned)(b->n_add +
+			     b->packed_add.len / IPC_ROUTE_PACKED4),
+			 del = (unsigned)(b->n_del +
+			     b->packed_del.len / IPC_ROUTE_PACKED4);
+
 		frib.batches++;
-		frib.add += b->n_add;
-		frib.del += b->n_del;
+		frib.add += add;
+		frib.del += del;
 		a.seq = b->seq;
 		if (frib.reject)
-			a.rejected = (uint32_t)(b->n_add + b->n_del);
+			a.rejected = add + del;
 		else
-			a.accepted = (uint32_t)(b->n_add + b->n_del);
+			a.accepted = add + del;
 		frib.reject = false;
 	} else if (arg == (void *)2) {
 		frib.resyncs++;
