@@ -650,22 +650,6 @@ rib_set_reply(void *arg, int status, const struct lc_err *err,
 	txn_part_done(arg, P_RIB_SET, ok, why);
 }
 
-/* tern-bgp answers its part with a ConfigAck */
-static void
-bgp_reply(void *arg, int status, const struct lc_err *err,
-    const ProtobufCMessage *msg)
-{
-	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
-	char why[400] = "";
-
-	if (status != IPC_OK)
-		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
-		    err->msg[0] ? ": " : "", err->msg);
-	else if (a != NULL && !a->ok)
-		snprintf(why, sizeof(why), "%s", a->error);
-	txn_part_done(arg, P_BGP, status == IPC_OK && a != NULL && a->ok, why);
-}
-
 static bool
 comp_up(int c)
 {
@@ -688,6 +672,188 @@ txn_call(struct mgmt_txn *t, int c, unsigned method,
 	t->pending++;
 	++*sent;
 	return (true);
+}
+
+/* ---- tern-bgp's part: one BgpConfig, or parts ---- */
+
+/*
+ * tern-bgp gets the whole bgp block and policy-options every time: one
+ * BgpConfig while its prefix lists hold up to PUSH_BGP_ENTRIES entries,
+ * else parts of PUSH_BGP_ENTRIES entries (a list goes on in the next part
+ * under its name) and a last part with the rest, one in flight at a time
+ * (a part is up to ~3.4 MB; a frame is at most 16 MiB, the queue's mark 8
+ * MiB). tern-bgp keeps the parts and checks and applies the whole at the
+ * last (BgpConfig.part, more). Used by the commit and by the resync.
+ */
+#define PUSH_BGP_ENTRIES 262144
+
+struct bgp_send {
+	struct enc e;
+	Bgp__BgpConfig **part;
+	size_t n, next;
+	void (*done)(void *arg, bool ok, const char *why);
+	void *arg;
+};
+
+static void bgp_send_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg);
+
+/* The prefix lists of po from list *li, entry *off on, up to room entries
+ * (all when room is 0) into p; *li, *off move on. */
+static void
+bgp_slice(struct enc *e, const Bgp__PolicyOptions *po, size_t *li, size_t *off,
+    size_t room, Bgp__PolicyOptions *p)
+{
+	bool all = room == 0;
+
+	p->prefix_lists = enc_alloc(e,
+	    (po->n_prefix_lists - *li + 1) * sizeof(*p->prefix_lists));
+	p->n_prefix_lists = 0;
+	while (*li < po->n_prefix_lists && (all || room > 0)) {
+		const Bgp__PrefixList *l = po->prefix_lists[*li];
+		size_t take = l->n_entries - *off;
+		Bgp__PrefixList *sl;
+
+		if (!all && take > room)
+			take = room;
+		sl = enc_alloc(e, sizeof(*sl));
+		*sl = *l;
+		sl->entries = l->entries + *off;
+		sl->n_entries = take;
+		p->prefix_lists[p->n_prefix_lists++] = sl;
+		*off += take;
+		room -= all ? 0 : take;
+		if (*off == l->n_entries) {
+			++*li;
+			*off = 0;
+		}
+	}
+}
+
+/* w (in bs->e) as parts */
+static void
+bgp_split(struct bgp_send *bs, Bgp__BgpConfig *w)
+{
+	const Bgp__PolicyOptions *po = w->policy;
+	size_t total = 0, li = 0, off = 0;
+	Bgp__BgpConfig *c;
+
+	for (size_t i = 0; po != NULL && i < po->n_prefix_lists; i++)
+		total += po->prefix_lists[i]->n_entries;
+	bs->part = enc_alloc(&bs->e,
+	    (total / PUSH_BGP_ENTRIES + 2) * sizeof(*bs->part));
+	if (total <= PUSH_BGP_ENTRIES) {
+		bs->part[bs->n++] = w;
+		return;
+	}
+	for (; total > PUSH_BGP_ENTRIES; total -= PUSH_BGP_ENTRIES) {
+		Bgp__PolicyOptions *p = enc_alloc(&bs->e, sizeof(*p));
+
+		c = enc_alloc(&bs->e, sizeof(*c));
+		bgp__bgp_config__init(c);
+		bgp__policy_options__init(p);
+		c->txn = w->txn;
+		c->dry_run = w->dry_run;
+		c->part = (uint32_t)bs->n;
+		c->more = true;
+		c->policy = p;
+		bgp_slice(&bs->e, po, &li, &off, PUSH_BGP_ENTRIES, p);
+		bs->part[bs->n++] = c;
+	}
+	/* the last: everything else, and the rest of the lists */
+	c = enc_alloc(&bs->e, sizeof(*c));
+	*c = *w;
+	c->policy = enc_alloc(&bs->e, sizeof(*c->policy));
+	*c->policy = *po;
+	bgp_slice(&bs->e, po, &li, &off, 0, c->policy);
+	c->part = (uint32_t)bs->n;
+	bs->part[bs->n++] = c;
+}
+
+static void
+bgp_send_free(struct bgp_send *bs)
+{
+	enc_free(&bs->e);
+	free(bs);
+}
+
+static int
+bgp_send_next(struct bgp_send *bs)
+{
+	return (ipc_call(comps[C_BGP].cl, BGP__METHOD__SET_CONFIG,
+	    &bs->part[bs->next]->base, bgp_send_reply, bs, PUSH_TIMEOUT_MS));
+}
+
+/* conf's bgp block and policy-options to tern-bgp; done(arg, ok, why)
+ * when it answered the last part (or one failed). NULL when the first
+ * part could not go. */
+static struct bgp_send *
+bgp_send_start(const struct mgmt_conf *conf, uint64_t txn, bool dry,
+    void (*done)(void *, bool, const char *), void *arg)
+{
+	struct bgp_send *bs = lc_xcalloc(1, sizeof(*bs), "tern-bgp's part");
+	Bgp__BgpConfig *w;
+
+	bs->e.conf = conf;
+	bs->done = done;
+	bs->arg = arg;
+	w = enc_alloc(&bs->e, sizeof(*w));
+	enc_bgp_config(&bs->e, conf, txn, dry, w);
+	bgp_split(bs, w);
+	if (bgp_send_next(bs) != 0) {
+		bgp_send_free(bs);
+		return (NULL);
+	}
+	return (bs);
+}
+
+static void
+bgp_abort_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	(void)arg;
+	(void)msg;
+	if (status != IPC_OK)
+		lc_log_info("tern-bgp's drop of a config in parts: %s %s",
+		    ipc_status_str(status), err->msg);
+}
+
+static void
+bgp_send_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
+	struct bgp_send *bs = arg;
+	bool ok = status == IPC_OK && a != NULL && a->ok;
+	char why[400] = "";
+
+	if (status != IPC_OK)
+		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
+		    err->msg[0] ? ": " : "", err->msg);
+	else if (!ok)
+		snprintf(why, sizeof(why), "%s", a != NULL ? a->error : "");
+	if (ok && ++bs->next < bs->n) {
+		if (bgp_send_next(bs) == 0)
+			return;
+		snprintf(why, sizeof(why), "could not send part %zu of %zu",
+		    bs->next, bs->n);
+		ok = false;
+	}
+	if (!ok && bs->n > 1 && bs->next < bs->n - 1 && comp_up(C_BGP)) {
+		/* parts kept by a tern-bgp that did not refuse them (a
+		 * timeout): dropped */
+		Bgp__BgpConfig ab = BGP__BGP_CONFIG__INIT;
+
+		ab.txn = bs->part[0]->txn;
+		ab.abort = true;
+		(void)ipc_call(comps[C_BGP].cl, BGP__METHOD__SET_CONFIG,
+		    &ab.base, bgp_abort_reply, NULL, PUSH_TIMEOUT_MS);
+	}
+	if (!ok && bs->n > 1)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		    " (part %zu of %zu)", bs->next, bs->n);
+	bs->done(bs->arg, ok, why);
+	bgp_send_free(bs);
 }
 
 /* ---- rib's routes: the stream ---- */
@@ -895,6 +1061,12 @@ rs_cancel(struct mgmt_txn *t)
 	return (true);
 }
 
+static void
+txn_bgp_done(void *arg, bool ok, const char *why)
+{
+	txn_part_done(arg, P_BGP, ok, why);
+}
+
 /* Sends each connected component its part of chg (t->chg); returns how
  * many parts went. */
 static unsigned
@@ -905,7 +1077,6 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	Fwd__FwdConfig fc;
 	Fwd__IfConfigBatch fb;
 	Rib__RibConfig rc;
-	Bgp__BgpConfig bc;
 	bool fwd = comp_up(C_FWD), rib = comp_up(C_RIB) && !dry;
 	unsigned sent = 0;
 
@@ -957,9 +1128,15 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	 * run for commit check */
 	if (comp_up(C_BGP) &&
 	    (chg_has(chg, MGMT_S_BGP) || chg_has(chg, MGMT_S_POLICY))) {
-		enc_bgp_config(&e, new, ++comps[C_BGP].seq, dry, &bc);
-		(void)txn_call(t, C_BGP, BGP__METHOD__SET_CONFIG, &bc.base,
-		    bgp_reply, "its part", &sent);
+		if (bgp_send_start(new, ++comps[C_BGP].seq, dry, txn_bgp_done,
+			t) != NULL) {
+			t->pending++;
+			sent++;
+		} else {
+			snprintf(t->err, sizeof(t->err),
+			    "%s: could not send its part", comp_name[C_BGP]);
+			t->failed = true;
+		}
 	}
 out:
 	enc_free(&e);
@@ -1298,17 +1475,12 @@ fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	enc_free(&r.e);
 }
 
-/* tern-bgp answers SET_CONFIG with a ConfigAck: a refusal is logged */
 static void
-bgp_resync_reply(void *arg, int status, const struct lc_err *err,
-    const ProtobufCMessage *msg)
+bgp_resync_done(void *arg, bool ok, const char *why)
 {
-	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
-
-	if (status == IPC_OK && a != NULL && !a->ok)
-		lc_log_err("resync of tern-bgp: refused: %s", a->error);
-	else
-		resync_reply(arg, status, err, msg);
+	(void)arg;
+	if (!ok)
+		lc_log_warnx("resync of tern-bgp: %s", why);
 }
 
 /* tern-bgp gets the whole bgp block of running (enabled false without
@@ -1317,9 +1489,9 @@ static void
 bgp_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 {
 	struct mgmt *m = arg;
-	struct enc e = {.conf = m->running};
-	Bgp__BgpConfig bc;
+	size_t nbr = mgmt_conf_count(m->running, MGMT_S_BGP_NBR);
 
+	(void)cl;
 	if (m->txn != NULL) {
 		/* running changes when the commit ends: resync then */
 		comps[C_BGP].resync_due = true;
@@ -1328,12 +1500,13 @@ bgp_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 		    (unsigned long long)gen);
 		return;
 	}
-	enc_bgp_config(&e, m->running, ++comps[C_BGP].seq, false, &bc);
-	ipc_call(cl, BGP__METHOD__SET_CONFIG, &bc.base, bgp_resync_reply,
-	    (void *)"bgp", PUSH_TIMEOUT_MS);
+	if (bgp_send_start(m->running, ++comps[C_BGP].seq, false,
+		bgp_resync_done, NULL) == NULL) {
+		lc_log_err("resync of tern-bgp: could not send the config");
+		return;
+	}
 	lc_log_info("tern-bgp (generation %llu): %zu neighbors resynced",
-	    (unsigned long long)gen, bc.n_neighbors);
-	enc_free(&e);
+	    (unsigned long long)gen, nbr);
 }
 
 int

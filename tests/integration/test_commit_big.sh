@@ -6,7 +6,9 @@
 # rib refuses) fails with rib's reason and leaves the config, rib and the
 # FIB as they were (nothing of it went to fwd); kill -9 of tern-rib, then of
 # tern-mgmt, while a commit's parts go ends, after the restart and resync,
-# in the old config or the new one everywhere, never a mix.
+# in the old config or the new one everywhere, never a mix; a policy-options
+# of 2M prefix-list entries (over one frame) reaches tern-bgp in parts, at
+# a commit and after tern-bgp's restart.
 #
 # Routes come from 198.18.0.0/15 only (tests/TESTING.md): every prefix of
 # 198.19.0.0/16 and 198.18.16.0/20-198.18.128.0/17 longer than its block,
@@ -180,5 +182,42 @@ if [[ $(rib_static) == 1 ]]; then
 fi
 # 5. kill -9 of tern-mgmt while a commit's parts go
 kill_midway mgmt
+
+# 6. tern-bgp's part is the whole policy-options: 8 prefix lists of 250,000
+# entries (2M, about 18 MB: over one 16 MiB frame) go in parts of 262,144;
+# tern-bgp joins them at the last; a restarted tern-bgp gets them again
+python3 - "$N2" >"$tmp/pl.conf" <<'PY'
+import sys
+n = int(sys.argv[1])
+blocks = [(0xc6130000, 16), (0xc6128000, 17), (0xc6124000, 18),
+          (0xc6122000, 19), (0xc6121000, 20)]
+pfx = []
+for base, bl in blocks:
+    for l in range(32, bl, -1):
+        for a in range(base, base + (1 << (32 - bl)), 1 << (32 - l)):
+            if len(pfx) < n:
+                pfx.append("%d.%d.%d.%d/%d;" % (a >> 24, a >> 16 & 255, a >> 8 & 255, a & 255, l))
+out = ["policy-options {"]
+for i in range(8):
+    out.append("prefix-list BIG%d {" % i)
+    out.extend(pfx)
+    out.append("}")
+out.append("}")
+print("\n".join(out))
+PY
+chmod 644 "$tmp/pl.conf"
+bgp_parts() { grep -c "prefix-list entries in 7 parts before the last" "$run/bgp.log"; }
+b0=$(bgp_parts)
+t0=$(date +%s.%N)
+out=$(bsh configure "load merge $tmp/pl.conf" commit exit 2>&1)
+t1=$(date +%s.%N)
+check "a commit of 8 prefix lists of $N2 entries completes" grep -q "commit complete" <<<"$out"
+((fail > 0)) && echo "$out" | tail -3
+echo "     (load merge + commit: $(awk "BEGIN { print $t1 - $t0 }") s)"
+check "  ... tern-bgp took them in 8 parts" test "$(bgp_parts)" = $((b0 + 1))
+bpid=$(router_pid bgp)
+kill -KILL "$bpid"
+check "a restarted tern-bgp gets them again, in parts" wait_until 60 eval '[[ $(bgp_parts) == $((b0 + 2)) ]]'
+check "  ... with no resync error in mgmt's log" bash -c "! grep -q 'resync of tern-bgp' '$run/mgmt.log'"
 
 check_summary commit-big
