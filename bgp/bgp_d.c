@@ -15,6 +15,7 @@
 
 #include "ipc/proto/bgp.pb-c.h"
 #include "libcommon/lc_arena.h"
+#include "libcommon/lc_buf.h"
 #include "libcommon/lc_log.h"
 
 #include "bgp_int.h"
@@ -327,11 +328,224 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 		listen_stop(d);
 }
 
+/* ---- a configuration in parts (BgpConfig.part, more) ---- */
+
+/*
+ * Prefix lists too big for one frame come in parts before the rest of the
+ * config: their lists are copied here (the request's memory lives only in
+ * its handler) and joined to the last part's, which is then checked and
+ * applied as one BgpConfig. One config in parts at a time.
+ */
+#define BGP_CFG_ENTRIES_MAX (16u << 20) /* prefix-list entries kept */
+
+struct bgp_cfg_parts {
+	struct ipc_peer *peer;
+	uint64_t txn;
+	uint32_t next;
+	Bgp__PrefixList **pl; /* the parts' lists as they came, in ar */
+	size_t npl, cap, nent;
+	struct lc_arena *ar;
+};
+
 static void
-h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+parts_drop(struct bgp_d *d, const char *why)
+{
+	struct bgp_cfg_parts *p = d->parts;
+
+	if (p == NULL)
+		return;
+	if (why != NULL)
+		lc_log_info("config %llu: %zu prefix-list entries in %u parts "
+			    "dropped: %s",
+		    (unsigned long long)p->txn, p->nent, p->next, why);
+	free(p->pl);
+	lc_arena_free(p->ar);
+	free(p);
+	d->parts = NULL;
+}
+
+static void
+parts_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 {
 	struct bgp_d *d = arg;
-	const Bgp__BgpConfig *bc = (const Bgp__BgpConfig *)msg;
+
+	(void)srv;
+	if (d->parts != NULL && d->parts->peer == peer)
+		parts_drop(d, "its sender went away");
+}
+
+static const char *
+pl_name(const Bgp__PrefixList *l)
+{
+	return (l->name != NULL ? l->name : "");
+}
+
+/* A part's prefix lists, copied: 0, -E2BIG or -ENOMEM (err says so). */
+static int
+parts_keep(struct bgp_d *d, const Bgp__PolicyOptions *po, struct lc_err *err)
+{
+	struct bgp_cfg_parts *p = d->parts;
+
+	for (size_t i = 0; po != NULL && i < po->n_prefix_lists; i++) {
+		const Bgp__PrefixList *l = po->prefix_lists[i];
+		size_t n = l->n_entries;
+		Bgp__PrefixListEntry *ev;
+		Bgp__PrefixList *c;
+
+		if (p->nent + n > BGP_CFG_ENTRIES_MAX)
+			return (lc_err_set(err, -E2BIG, -1,
+			    "more than %u prefix-list entries",
+			    BGP_CFG_ENTRIES_MAX));
+		if (lc_array_grow((void **)&p->pl, &p->cap, p->npl + 1,
+			sizeof(*p->pl)) != 0 ||
+		    (c = lc_arena_alloc(p->ar, sizeof(*c))) == NULL ||
+		    (ev = lc_arena_alloc(p->ar, (n + 1) * sizeof(*ev))) == NULL)
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+		bgp__prefix_list__init(c);
+		c->name = lc_arena_strdup(p->ar, pl_name(l));
+		c->entries = lc_arena_alloc(p->ar,
+		    (n + 1) * sizeof(*c->entries));
+		if (c->name == NULL || c->entries == NULL)
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+		for (size_t j = 0; j < n; j++) {
+			ev[j] = *l->entries[j];
+			/* (unknown fields stay in the request's memory) */
+			ev[j].base.n_unknown_fields = 0;
+			ev[j].base.unknown_fields = NULL;
+			c->entries[j] = &ev[j];
+		}
+		c->n_entries = n;
+		p->pl[p->npl++] = c;
+		p->nent += n;
+	}
+	return (0);
+}
+
+/* The whole config: the last part bc with the lists kept before its own, a
+ * list that went on from one part to the next joined. m and po point into
+ * bc and the parts' arena. */
+static int
+parts_join(struct bgp_d *d, const Bgp__BgpConfig *bc, Bgp__BgpConfig *m,
+    Bgp__PolicyOptions *po, struct lc_err *err)
+{
+	struct bgp_cfg_parts *p = d->parts;
+	size_t nl = bc->policy != NULL ? bc->policy->n_prefix_lists : 0, n = 0;
+	Bgp__PrefixList **all;
+
+	if ((all = lc_arena_alloc(p->ar, (p->npl + nl + 1) * sizeof(*all))) ==
+	    NULL)
+		return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+	for (size_t i = 0; i < p->npl + nl; i++) {
+		Bgp__PrefixList *l = i < p->npl ?
+		    p->pl[i] :
+		    bc->policy->prefix_lists[i - p->npl];
+		Bgp__PrefixList *j, *prev = n > 0 ? all[n - 1] : NULL;
+		size_t k;
+
+		if (prev == NULL || strcmp(pl_name(prev), pl_name(l)) != 0) {
+			all[n++] = l;
+			continue;
+		}
+		k = prev->n_entries + l->n_entries;
+		if ((j = lc_arena_alloc(p->ar, sizeof(*j))) == NULL)
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+		*j = *prev;
+		if ((j->entries = lc_arena_alloc(p->ar,
+			 (k + 1) * sizeof(*j->entries))) == NULL)
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+		memcpy(j->entries, prev->entries,
+		    prev->n_entries * sizeof(*j->entries));
+		memcpy(j->entries + prev->n_entries, l->entries,
+		    l->n_entries * sizeof(*j->entries));
+		j->n_entries = k;
+		all[n - 1] = j;
+	}
+	if (bc->policy != NULL)
+		*po = *bc->policy;
+	else
+		bgp__policy_options__init(po);
+	po->prefix_lists = all;
+	po->n_prefix_lists = n;
+	*m = *bc;
+	m->policy = po;
+	return (0);
+}
+
+static void config_set(struct bgp_d *, struct ipc_req *,
+    const Bgp__BgpConfig *);
+
+/* One part of config bc->txn. */
+static void
+parts_part(struct bgp_d *d, struct ipc_req *req, const Bgp__BgpConfig *bc)
+{
+	struct ipc_peer *peer = ipc_req_peer(req);
+	struct bgp_cfg_parts *p = d->parts;
+	bool mine = p != NULL && p->peer == peer && p->txn == bc->txn;
+	Bgp__ConfigAck ack = BGP__CONFIG_ACK__INIT;
+	Bgp__PolicyOptions po;
+	Bgp__BgpConfig m;
+	struct lc_err err;
+
+	memset(&err, 0, sizeof(err));
+	if (bc->abort) {
+		if (mine)
+			parts_drop(d, "given up by its sender");
+		ack.ok = true;
+		(void)ipc_reply(req, IPC_OK, &ack.base);
+		return;
+	}
+	if (bc->part == 0) {
+		parts_drop(d, p != NULL ? "another began" : NULL);
+		if ((p = calloc(1, sizeof(*p))) == NULL ||
+		    (p->ar = lc_arena_new(1 << 20)) == NULL) {
+			free(p);
+			lc_err_set(&err, -ENOMEM, -1, "out of memory");
+			goto refuse;
+		}
+		p->peer = peer;
+		p->txn = bc->txn;
+		d->parts = p;
+		lc_log_info("config %llu from %s: in parts",
+		    (unsigned long long)bc->txn, ipc_peer_component(peer));
+	} else if (!mine || bc->part != p->next) {
+		lc_err_set(&err, -EPROTO, -1,
+		    "config %llu: part %u out of sequence",
+		    (unsigned long long)bc->txn, bc->part);
+		if (mine)
+			parts_drop(d, err.msg);
+		goto refuse;
+	}
+	if (!bc->more) {
+		if (parts_join(d, bc, &m, &po, &err) != 0) {
+			parts_drop(d, err.msg);
+			goto refuse;
+		}
+		lc_log_info("config %llu: %zu prefix-list entries in %u parts "
+			    "before the last",
+		    (unsigned long long)bc->txn, d->parts->nent, bc->part);
+		config_set(d, req, &m);
+		parts_drop(d, NULL);
+		return;
+	}
+	if (parts_keep(d, bc->policy, &err) != 0) {
+		parts_drop(d, err.msg);
+		goto refuse;
+	}
+	d->parts->next++;
+	ack.ok = true;
+	(void)ipc_reply(req, IPC_OK, &ack.base);
+	return;
+refuse:
+	ack.ok = false;
+	ack.error = err.msg;
+	(void)ipc_reply(req, IPC_OK, &ack.base);
+}
+
+/* A whole config (one message, or the parts joined): checked, and applied
+ * unless a dry run. */
+static void
+config_set(struct bgp_d *d, struct ipc_req *req, const Bgp__BgpConfig *bc)
+{
 	Bgp__ConfigAck ack = BGP__CONFIG_ACK__INIT;
 	struct bgp_policy_set *pol = NULL, *old;
 	struct bgp_nconf *nc = NULL;
@@ -366,6 +580,20 @@ h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	(void)ipc_reply(req, IPC_OK, &ack.base);
 	bgp_policy_set_free(pol); /* the old set, or the checked one */
 	free(nc);
+}
+
+static void
+h_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
+{
+	struct bgp_d *d = arg;
+	const Bgp__BgpConfig *bc = (const Bgp__BgpConfig *)msg;
+
+	if (bc->part != 0 || bc->more || bc->abort) {
+		parts_part(d, req, bc);
+		return;
+	}
+	parts_drop(d, d->parts != NULL ? "a whole config came" : NULL);
+	config_set(d, req, bc);
 }
 
 /* ---- queries ---- */
@@ -569,6 +797,9 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 		return (NULL);
 	}
 	ipc_server_handle(d->srv, BGP__METHOD__SET_CONFIG, h_set_config, d);
+	ipc_server_set_cbs(d->srv,
+	    &(struct ipc_server_cbs){.on_peer_gone = parts_peer_gone,
+		.arg = d});
 	ipc_server_handle(d->srv, BGP__METHOD__QUERY_NEIGHBORS,
 	    h_query_neighbors, d);
 	ipc_server_handle(d->srv, BGP__METHOD__CLEAR_NEIGHBOR, h_clear_neighbor,
@@ -583,6 +814,7 @@ bgp_d_free(struct bgp_d *d)
 {
 	if (d == NULL)
 		return;
+	parts_drop(d, NULL);
 	peers_clear(d, CEASE_SHUTDOWN);
 	listen_stop(d);
 	bgp_ribc_fini(d);

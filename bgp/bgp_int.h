@@ -174,6 +174,8 @@ struct bgp_d {
 	struct lc_prefix4 nlri[BGP_MAX_LEN]; /* one UPDATE's prefixes */
 	/* policy-options as running (bgp_policy.h), swapped at apply */
 	struct bgp_policy_set *pol;
+	/* a config coming in parts (bgp_d.c); NULL: none */
+	struct bgp_cfg_parts *parts;
 };
 
 /* bgp_peer.c */

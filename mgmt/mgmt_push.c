@@ -1,20 +1,30 @@
 /* mgmt/mgmt_push.c: the commit transaction: each component's part of a change set, acks, rollback of the others on refusal, and full resync when a component (re)connects. */
 #include "mgmt_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
+#include "libcommon/lc_arena.h"
 #include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 
 #define PUSH_TIMEOUT_MS 10000
 #define PUSH_CHUNK	1000 /* routes per RouteBatch in a full resync */
+/* A commit's static routes: a RouteBatch of up to PUSH_PART routes, or a
+ * transaction in parts of PUSH_PART with PUSH_WINDOW parts in flight. */
+#define PUSH_PART	8192
+#define PUSH_WINDOW	4
+#define PUSH_NHMAP_BITS 10
+#define PUSH_NHMAP	(1u << PUSH_NHMAP_BITS) /* next hops of a part */
 
 enum {
 	C_FWD = MGMT_PEER_FWD,
@@ -189,19 +199,6 @@ enc_route(struct enc *e, const struct mgmt_node *n)
 	return (r);
 }
 
-static Lifecycle__Prefix *
-enc_prefix(struct enc *e, const struct mgmt_node *n)
-{
-	Lifecycle__Prefix *p = enc_alloc(e, sizeof(*p));
-	struct mgmt_route_conf c;
-
-	lifecycle__prefix__init(p);
-	mgmt_conf_route_get(n, &c);
-	p->prefix = c.prefix.addr.s_addr;
-	p->len = c.prefix.len;
-	return (p);
-}
-
 /* Did the fwd block's port-backend (the interfaces' default) change? */
 static bool
 fwd_backend_changed(const struct mgmt_changes *chg)
@@ -320,31 +317,138 @@ enc_fwd_config(const struct mgmt_conf *conf, uint64_t txn, bool dry,
 	mgmt_wire_fill_conf(conf, MGMT_S_FWD, &c->base);
 }
 
-static bool
-enc_rib_part(struct enc *e, const struct mgmt_changes *chg, uint64_t seq,
-    Rib__RouteBatch *b)
+/* A part of a commit's static routes for rib being encoded (reused from
+ * part to part). */
+struct part_enc {
+	struct ipc_route_set set;
+	struct ipc_route_enc enc;
+	struct lc_arena *names;
+	uint64_t nhmap[PUSH_NHMAP]; /* address << 32 | index + 1 */
+};
+
+/* A next hop of the part's table (addresses only) */
+static uint32_t
+part_nh_new(struct ipc_route_set *s, uint32_t addr)
 {
-	size_t na = 0, nd = 0;
+	struct ipc_route_nh *h;
 
-	rib__route_batch__init(b);
-	b->source = RIB__SOURCE__STATIC;
-	b->source_name = (char *)"static";
-	b->seq = seq;
-	b->add = enc_alloc(e, sizeof(*b->add) * (chg->n + 1));
-	b->del = enc_alloc(e, sizeof(*b->del) * (chg->n + 1));
-	for (size_t i = 0; i < chg->n; i++) {
-		const struct mgmt_change *c = &chg->v[i];
+	if (ipc_route_set_reserve(s, 0, 1) != 0)
+		lc_oom("a commit's routes");
+	h = &s->nh[s->nnh];
+	memset(h, 0, sizeof(*h));
+	h->family = AF_INET;
+	h->addr.v4.s_addr = addr;
+	return ((uint32_t)s->nnh++);
+}
 
-		if (c->unit != MGMT_S_ROUTE)
-			continue;
-		if (c->op == MGMT_CHG_DEL)
-			b->del[nd++] = enc_prefix(e, c->old);
-		else
-			b->add[na++] = enc_route(e, c->new); /* add replaces */
+static uint32_t
+part_nh(struct part_enc *pe, uint32_t addr)
+{
+	uint32_t h = (ntohl(addr) * 0x9e3779b1u) >> (32 - PUSH_NHMAP_BITS);
+
+	for (unsigned i = 0; i < 8; i++) {
+		uint64_t *slot = &pe->nhmap[(h + i) & (PUSH_NHMAP - 1)];
+		uint32_t k;
+
+		if (*slot == 0) {
+			k = part_nh_new(&pe->set, addr);
+			*slot = (uint64_t)addr << 32 | (k + 1);
+			return (k);
+		}
+		if ((uint32_t)(*slot >> 32) == addr)
+			return ((uint32_t)*slot - 1);
 	}
-	b->n_add = na;
-	b->n_del = nd;
-	return (na + nd > 0);
+	return (part_nh_new(&pe->set, addr)); /* crowded: a run of its own */
+}
+
+static void
+part_add(struct part_enc *pe, const struct mgmt_conf *conf,
+    const struct mgmt_node *n)
+{
+	Rib__Route w = RIB__ROUTE__INIT;
+	struct mgmt_route_conf c;
+	struct ipc_route *r;
+	unsigned nn;
+	uint32_t first = 0;
+
+	mgmt_conf_route_get(n, &c);
+	mgmt_wire_fill(MGMT_S_ROUTE, n, &w.base); /* the table's (distance) */
+	nn = c.nnh > 0 ? c.nnh : (c.ifname[0] != '\0' ? 1 : 0);
+	if (nn == 1 && c.ifname[0] == '\0')
+		first = part_nh(pe, c.nh[0].s_addr);
+	if ((r = ipc_route_set_add(&pe->set,
+		 nn == 1 && c.ifname[0] == '\0' ? 0 : nn)) == NULL)
+		lc_oom("a commit's routes");
+	if (nn == 1 && c.ifname[0] == '\0') {
+		r->nh = first;
+		r->n_nh = 1;
+	} else {
+		char *dev = NULL;
+
+		if (c.ifname[0] != '\0') {
+			if ((dev = lc_arena_alloc(pe->names, MGMT_NAME_MAX)) ==
+			    NULL)
+				lc_oom("a commit's routes");
+			iface_device(conf, c.ifname, dev);
+		}
+		for (unsigned i = 0; i < nn; i++) {
+			struct ipc_route_nh *h = &pe->set.nh[r->nh + i];
+
+			h->addr.v4.s_addr = i < c.nnh ? c.nh[i].s_addr : 0;
+			h->ifname = dev;
+		}
+	}
+	r->pfx.v4 = c.prefix.addr;
+	r->len = c.prefix.len;
+	r->op = IPC_ROUTE_ADD;
+	r->kind = c.blackhole ? IPC_ROUTE_BLACKHOLE :
+	    c.reject	      ? IPC_ROUTE_REJECT :
+				IPC_ROUTE_UNICAST;
+	r->distance = (uint8_t)w.distance;
+	r->metric = w.metric;
+	r->tag = w.tag;
+}
+
+/*
+ * The next part: up to PUSH_PART route changes of chg from *pos on into the
+ * set, adds (which replace) before deletes as a RouteBatch orders them. A
+ * next hop given by address alone is put in the set's table once per part,
+ * so the packed encoding sends it once and rib interns its group once.
+ * Device names (routes via an interface) live in names until the next
+ * part. Returns the changes taken.
+ */
+static size_t
+part_fill(struct part_enc *pe, const struct mgmt_changes *chg,
+    const struct mgmt_conf *conf, size_t *pos)
+{
+	size_t i, k = 0, start = *pos;
+
+	ipc_route_set_clear(&pe->set);
+	lc_arena_reset(pe->names);
+	memset(pe->nhmap, 0, sizeof(pe->nhmap));
+	for (i = start; i < chg->n && k < PUSH_PART; i++) {
+		if (chg->v[i].unit != MGMT_S_ROUTE)
+			continue;
+		k++;
+		if (chg->v[i].op != MGMT_CHG_DEL)
+			part_add(pe, conf, chg->v[i].new);
+	}
+	*pos = i;
+	for (i = start; i < *pos; i++) {
+		struct mgmt_route_conf c;
+		struct ipc_route *r;
+
+		if (chg->v[i].unit != MGMT_S_ROUTE ||
+		    chg->v[i].op != MGMT_CHG_DEL)
+			continue;
+		mgmt_conf_route_get(chg->v[i].old, &c);
+		if ((r = ipc_route_set_add(&pe->set, 0)) == NULL)
+			lc_oom("a commit's routes");
+		r->pfx.v4 = c.prefix.addr;
+		r->len = c.prefix.len;
+		r->op = IPC_ROUTE_DEL;
+	}
+	return (k);
 }
 
 /* rib's settings from conf (every leaf, its default if not configured) */
@@ -428,13 +532,50 @@ chg_has(const struct mgmt_changes *chg, enum mgmt_sid unit)
 
 /* ---- the transaction ------------------------------------------------------------- */
 
+/* The parts of a transaction: one call each but rib's routes (a stream of
+ * calls, below); a bit each in accepted. */
+enum {
+	P_FWD,	   /* interfaces and/or the fwd block */
+	P_RIB,	   /* static routes */
+	P_RIB_SET, /* the rib block */
+	P_BGP,
+	P__COUNT
+};
+static const int part_comp[P__COUNT] = {C_FWD, C_RIB, C_RIB, C_BGP};
+
+/*
+ * rib's part of a commit, its static routes: one RouteBatch of up to
+ * PUSH_PART routes, or more as a transaction in parts (RouteBatch.txn): rib
+ * keeps the parts and applies them all at the last, all or nothing, so a
+ * refused part leaves rib and fwd as they were. PUSH_WINDOW parts are in
+ * flight; each ack sends the next. The stream is one part of the commit
+ * (pending, accepted), done when no call of it is in flight any more.
+ */
+struct rib_stream {
+	bool active;
+	bool stop;	/* send no more: a part failed, or the commit did */
+	bool failed;	/* a part was refused (why) or its call failed */
+	bool unknown;	/* a call failed: rib may have applied it anyway */
+	bool last_sent; /* the last part went */
+	const struct mgmt_changes *chg; /* the transaction's */
+	const struct mgmt_conf *conf;	/* names interfaces' devices */
+	size_t pos;			/* next change to look at */
+	size_t total, sent;		/* route changes in chg, sent */
+	uint64_t txn;			/* RouteBatch.txn; 0: one batch */
+	uint32_t part;			/* next part */
+	unsigned inflight;
+	char why[400];
+	struct part_enc pe;
+};
+
 struct mgmt_txn {
 	struct mgmt *m;
 	struct mgmt_conf *target; /* what becomes running */
-	struct mgmt_changes chg;  /* running -> target */
+	/* running -> target; the undo's change set once undoing */
+	struct mgmt_changes chg;
 	bool check_only;
 	unsigned pending;  /* parts not answered yet */
-	unsigned accepted; /* bit per component */
+	unsigned accepted; /* bit per P_ part */
 	bool failed;
 	bool undoing; /* the rollback of accepted parts */
 	bool stored;  /* the store step has run */
@@ -444,6 +585,7 @@ struct mgmt_txn {
 	void *arg;
 	bool has_meta;
 	struct mgmt_commit_meta meta; /* stored with the commit */
+	struct rib_stream rs;
 };
 
 struct mgmt_comp {
@@ -455,7 +597,7 @@ struct mgmt_comp {
 
 static struct mgmt_comp comps[C__COUNT]; /* one mgmt per process */
 
-static void txn_part_done(struct mgmt_txn *t, int comp, bool ok,
+static void txn_part_done(struct mgmt_txn *t, int part, bool ok,
     const char *why);
 static void fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg);
 static void rib_connected(struct ipc_client *cl, uint64_t gen, void *arg);
@@ -476,41 +618,36 @@ fwd_reply(void *arg, int status, const struct lc_err *err,
 		    err->msg[0] ? ": " : "", err->msg);
 	else if (a != NULL && !a->ok)
 		snprintf(why, sizeof(why), "%s", a->error);
-	txn_part_done(arg, C_FWD, status == IPC_OK && a != NULL && a->ok, why);
+	txn_part_done(arg, P_FWD, status == IPC_OK && a != NULL && a->ok, why);
 }
 
-static void
-rib_reply(void *arg, int status, const struct lc_err *err,
-    const ProtobufCMessage *msg)
+/* rib's answer (a RouteBatchAck): ok, or why not into why */
+static bool
+rib_ack_ok(int status, const struct lc_err *err, const ProtobufCMessage *msg,
+    char *why, size_t len)
 {
 	const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)msg;
-	char why[400];
 	bool ok = status == IPC_OK && a != NULL && a->rejected == 0;
 
 	if (status != IPC_OK)
-		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
+		snprintf(why, len, "%s%s%s", ipc_status_str(status),
 		    err->msg[0] ? ": " : "", err->msg);
 	else if (!ok)
-		snprintf(why, sizeof(why), "%s",
+		snprintf(why, len, "%s",
 		    a->n_errors > 0 ? a->errors[0]->message :
 				      "routes rejected");
-	txn_part_done(arg, C_RIB, ok, why);
+	return (ok);
 }
 
-/* tern-bgp answers its part with a ConfigAck */
+/* the rib block (SET_CONFIG) */
 static void
-bgp_reply(void *arg, int status, const struct lc_err *err,
+rib_set_reply(void *arg, int status, const struct lc_err *err,
     const ProtobufCMessage *msg)
 {
-	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
-	char why[400] = "";
+	char why[400];
+	bool ok = rib_ack_ok(status, err, msg, why, sizeof(why));
 
-	if (status != IPC_OK)
-		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
-		    err->msg[0] ? ": " : "", err->msg);
-	else if (a != NULL && !a->ok)
-		snprintf(why, sizeof(why), "%s", a->error);
-	txn_part_done(arg, C_BGP, status == IPC_OK && a != NULL && a->ok, why);
+	txn_part_done(arg, P_RIB_SET, ok, why);
 }
 
 static bool
@@ -537,7 +674,401 @@ txn_call(struct mgmt_txn *t, int c, unsigned method,
 	return (true);
 }
 
-/* Sends each connected component its part of chg; returns how many went. */
+/* ---- tern-bgp's part: one BgpConfig, or parts ---- */
+
+/*
+ * tern-bgp gets the whole bgp block and policy-options every time: one
+ * BgpConfig while its prefix lists hold up to PUSH_BGP_ENTRIES entries,
+ * else parts of PUSH_BGP_ENTRIES entries (a list goes on in the next part
+ * under its name) and a last part with the rest, one in flight at a time
+ * (a part is up to ~3.4 MB; a frame is at most 16 MiB, the queue's mark 8
+ * MiB). tern-bgp keeps the parts and checks and applies the whole at the
+ * last (BgpConfig.part, more). Used by the commit and by the resync.
+ */
+#define PUSH_BGP_ENTRIES 262144
+
+struct bgp_send {
+	struct enc e;
+	Bgp__BgpConfig **part;
+	size_t n, next;
+	void (*done)(void *arg, bool ok, const char *why);
+	void *arg;
+};
+
+static void bgp_send_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg);
+
+/* The prefix lists of po from list *li, entry *off on, up to room entries
+ * (all when room is 0) into p; *li, *off move on. */
+static void
+bgp_slice(struct enc *e, const Bgp__PolicyOptions *po, size_t *li, size_t *off,
+    size_t room, Bgp__PolicyOptions *p)
+{
+	bool all = room == 0;
+
+	p->prefix_lists = enc_alloc(e,
+	    (po->n_prefix_lists - *li + 1) * sizeof(*p->prefix_lists));
+	p->n_prefix_lists = 0;
+	while (*li < po->n_prefix_lists && (all || room > 0)) {
+		const Bgp__PrefixList *l = po->prefix_lists[*li];
+		size_t take = l->n_entries - *off;
+		Bgp__PrefixList *sl;
+
+		if (!all && take > room)
+			take = room;
+		sl = enc_alloc(e, sizeof(*sl));
+		*sl = *l;
+		sl->entries = l->entries + *off;
+		sl->n_entries = take;
+		p->prefix_lists[p->n_prefix_lists++] = sl;
+		*off += take;
+		room -= all ? 0 : take;
+		if (*off == l->n_entries) {
+			++*li;
+			*off = 0;
+		}
+	}
+}
+
+/* w (in bs->e) as parts */
+static void
+bgp_split(struct bgp_send *bs, Bgp__BgpConfig *w)
+{
+	const Bgp__PolicyOptions *po = w->policy;
+	size_t total = 0, li = 0, off = 0;
+	Bgp__BgpConfig *c;
+
+	for (size_t i = 0; po != NULL && i < po->n_prefix_lists; i++)
+		total += po->prefix_lists[i]->n_entries;
+	bs->part = enc_alloc(&bs->e,
+	    (total / PUSH_BGP_ENTRIES + 2) * sizeof(*bs->part));
+	if (total <= PUSH_BGP_ENTRIES) {
+		bs->part[bs->n++] = w;
+		return;
+	}
+	for (; total > PUSH_BGP_ENTRIES; total -= PUSH_BGP_ENTRIES) {
+		Bgp__PolicyOptions *p = enc_alloc(&bs->e, sizeof(*p));
+
+		c = enc_alloc(&bs->e, sizeof(*c));
+		bgp__bgp_config__init(c);
+		bgp__policy_options__init(p);
+		c->txn = w->txn;
+		c->dry_run = w->dry_run;
+		c->part = (uint32_t)bs->n;
+		c->more = true;
+		c->policy = p;
+		bgp_slice(&bs->e, po, &li, &off, PUSH_BGP_ENTRIES, p);
+		bs->part[bs->n++] = c;
+	}
+	/* the last: everything else, and the rest of the lists */
+	c = enc_alloc(&bs->e, sizeof(*c));
+	*c = *w;
+	c->policy = enc_alloc(&bs->e, sizeof(*c->policy));
+	*c->policy = *po;
+	bgp_slice(&bs->e, po, &li, &off, 0, c->policy);
+	c->part = (uint32_t)bs->n;
+	bs->part[bs->n++] = c;
+}
+
+static void
+bgp_send_free(struct bgp_send *bs)
+{
+	enc_free(&bs->e);
+	free(bs);
+}
+
+static int
+bgp_send_next(struct bgp_send *bs)
+{
+	return (ipc_call(comps[C_BGP].cl, BGP__METHOD__SET_CONFIG,
+	    &bs->part[bs->next]->base, bgp_send_reply, bs, PUSH_TIMEOUT_MS));
+}
+
+/* conf's bgp block and policy-options to tern-bgp; done(arg, ok, why)
+ * when it answered the last part (or one failed). NULL when the first
+ * part could not go. */
+static struct bgp_send *
+bgp_send_start(const struct mgmt_conf *conf, uint64_t txn, bool dry,
+    void (*done)(void *, bool, const char *), void *arg)
+{
+	struct bgp_send *bs = lc_xcalloc(1, sizeof(*bs), "tern-bgp's part");
+	Bgp__BgpConfig *w;
+
+	bs->e.conf = conf;
+	bs->done = done;
+	bs->arg = arg;
+	w = enc_alloc(&bs->e, sizeof(*w));
+	enc_bgp_config(&bs->e, conf, txn, dry, w);
+	bgp_split(bs, w);
+	if (bgp_send_next(bs) != 0) {
+		bgp_send_free(bs);
+		return (NULL);
+	}
+	return (bs);
+}
+
+static void
+bgp_abort_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	(void)arg;
+	(void)msg;
+	if (status != IPC_OK)
+		lc_log_info("tern-bgp's drop of a config in parts: %s %s",
+		    ipc_status_str(status), err->msg);
+}
+
+static void
+bgp_send_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
+	struct bgp_send *bs = arg;
+	bool ok = status == IPC_OK && a != NULL && a->ok;
+	char why[400] = "";
+
+	if (status != IPC_OK)
+		snprintf(why, sizeof(why), "%s%s%s", ipc_status_str(status),
+		    err->msg[0] ? ": " : "", err->msg);
+	else if (!ok)
+		snprintf(why, sizeof(why), "%s", a != NULL ? a->error : "");
+	if (ok && ++bs->next < bs->n) {
+		if (bgp_send_next(bs) == 0)
+			return;
+		snprintf(why, sizeof(why), "could not send part %zu of %zu",
+		    bs->next, bs->n);
+		ok = false;
+	}
+	if (!ok && bs->n > 1 && bs->next < bs->n - 1 && comp_up(C_BGP)) {
+		/* parts kept by a tern-bgp that did not refuse them (a
+		 * timeout): dropped */
+		Bgp__BgpConfig ab = BGP__BGP_CONFIG__INIT;
+
+		ab.txn = bs->part[0]->txn;
+		ab.abort = true;
+		(void)ipc_call(comps[C_BGP].cl, BGP__METHOD__SET_CONFIG,
+		    &ab.base, bgp_abort_reply, NULL, PUSH_TIMEOUT_MS);
+	}
+	if (!ok && bs->n > 1)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		    " (part %zu of %zu)", bs->next, bs->n);
+	bs->done(bs->arg, ok, why);
+	bgp_send_free(bs);
+}
+
+/* ---- rib's routes: the stream ---- */
+
+static void rs_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg);
+static void rs_abort(struct rib_stream *rs);
+
+static void
+rs_fini(struct rib_stream *rs)
+{
+	ipc_route_set_fini(&rs->pe.set);
+	ipc_route_enc_fini(&rs->pe.enc);
+	lc_arena_free(rs->pe.names);
+	rs->pe.names = NULL;
+	rs->active = false;
+}
+
+/* The next part; -errno when it could not go (rs->why says so). */
+static int
+rs_send(struct mgmt_txn *t)
+{
+	struct rib_stream *rs = &t->rs;
+	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+	size_t k = part_fill(&rs->pe, rs->chg, rs->conf, &rs->pos);
+	int rv;
+
+	if (ipc_route_batch_encode(&rs->pe.enc, &b, &rs->pe.set, true) != 0)
+		lc_oom("a commit's routes");
+	b.source = RIB__SOURCE__STATIC;
+	b.source_name = (char *)"static";
+	b.seq = ++comps[C_RIB].seq;
+	b.txn = rs->txn;
+	if (rs->txn != 0) {
+		b.part = rs->part;
+		b.more = rs->sent + k < rs->total;
+		b.txn_routes = rs->part == 0 ? (uint32_t)rs->total : 0;
+	}
+	if ((rv = ipc_call(comps[C_RIB].cl, RIB__METHOD__ROUTE_BATCH, &b.base,
+		 rs_reply, t, PUSH_TIMEOUT_MS)) != 0) {
+		snprintf(rs->why, sizeof(rs->why),
+		    "could not send part %u of %zu routes: %s", rs->part,
+		    rs->total, strerror(-rv));
+		return (rv);
+	}
+	rs->part++;
+	rs->sent += k;
+	rs->inflight++;
+	rs->last_sent = rs->sent == rs->total;
+	return (0);
+}
+
+/* Parts out while the window has room. */
+static void
+rs_pump(struct mgmt_txn *t)
+{
+	struct rib_stream *rs = &t->rs;
+
+	while (!rs->stop && !rs->last_sent && rs->inflight < PUSH_WINDOW)
+		if (rs_send(t) != 0) {
+			rs->stop = rs->failed = true;
+			rs_abort(rs);
+			break;
+		}
+}
+
+static void
+abort_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	(void)msg;
+	if (status != IPC_OK)
+		lc_log_info(
+		    "commit: tern-rib's drop of transaction %llu: %s %s",
+		    (unsigned long long)(uintptr_t)arg, ipc_status_str(status),
+		    err->msg);
+}
+
+/* The abort of a transaction rib keeps parts of: its answer is not waited
+ * for (rib drops them also when our connection ends, or a minute after
+ * the last part). */
+static void
+rs_abort(struct rib_stream *rs)
+{
+	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+
+	if (rs->txn == 0 || rs->last_sent || rs->part == 0 || !comp_up(C_RIB))
+		return;
+	b.source = RIB__SOURCE__STATIC;
+	b.source_name = (char *)"static";
+	b.seq = ++comps[C_RIB].seq;
+	b.txn = rs->txn;
+	b.abort = true;
+	if (ipc_call(comps[C_RIB].cl, RIB__METHOD__ROUTE_BATCH, &b.base,
+		abort_reply, (void *)(uintptr_t)rs->txn, PUSH_TIMEOUT_MS) != 0)
+		lc_log_warnx(
+		    "commit: could not tell tern-rib to drop "
+		    "transaction %llu (it drops it when its parts stop)",
+		    (unsigned long long)rs->txn);
+}
+
+/*
+ * Sends rib's routes of chg (conf names devices); false when there are
+ * none. The stream counts as one pending part of t from here on.
+ */
+static bool
+rs_start(struct mgmt_txn *t, const struct mgmt_changes *chg,
+    const struct mgmt_conf *conf)
+{
+	struct rib_stream *rs = &t->rs;
+	size_t total = 0;
+
+	for (size_t i = 0; i < chg->n; i++)
+		total += chg->v[i].unit == MGMT_S_ROUTE;
+	if (total == 0)
+		return (false);
+	if (rs->active) /* cannot be: the undo starts once it ended */
+		rs_fini(rs);
+	memset(rs, 0, sizeof(*rs));
+	rs->active = true;
+	rs->chg = chg;
+	rs->conf = conf;
+	rs->total = total;
+	ipc_route_set_init(&rs->pe.set);
+	ipc_route_enc_init(&rs->pe.enc);
+	if ((rs->pe.names = lc_arena_new(0)) == NULL)
+		lc_oom("a commit's routes");
+	/* more than a batch: a transaction rib applies at its last part */
+	if (total > PUSH_PART)
+		rs->txn = ++comps[C_RIB].seq;
+	t->pending++;
+	rs_pump(t);
+	return (true);
+}
+
+/* The stream ended (nothing in flight): rib's part is done. */
+static void
+rs_end(struct mgmt_txn *t)
+{
+	struct rib_stream *rs = &t->rs;
+	/* stopped by a failure elsewhere after its last part went: rib took
+	 * it all (and it is undone with the other parts) */
+	bool ok = rs->last_sent && !rs->failed;
+	char why[sizeof(rs->why)];
+
+	snprintf(why, sizeof(why), "%s", rs->why);
+	if (rs->txn != 0 && !ok && !rs->failed)
+		snprintf(why, sizeof(why), "transaction %llu given up",
+		    (unsigned long long)rs->txn);
+	/* a call that failed (timeout, connection lost) may have been
+	 * applied: rib gets the running config in full when this ends */
+	if (rs->unknown)
+		comps[C_RIB].resync_due = true;
+	rs_fini(rs);
+	txn_part_done(t, P_RIB, ok, why);
+}
+
+static void
+rs_reply(void *arg, int status, const struct lc_err *err,
+    const ProtobufCMessage *msg)
+{
+	struct mgmt_txn *t = arg;
+	struct rib_stream *rs = &t->rs;
+	char why[sizeof(rs->why)];
+
+	rs->inflight--;
+	if (!rib_ack_ok(status, err, msg, why, sizeof(why)) && !rs->failed) {
+		/* the first refusal says why; rib refuses the parts behind
+		 * it (no such transaction any more) */
+		rs->failed = rs->stop = true;
+		rs->unknown = status != IPC_OK;
+		if (rs->txn != 0)
+			snprintf(rs->why, sizeof(rs->why),
+			    "%s (a transaction of %zu routes in %zu parts: "
+			    "none of it applied)",
+			    why, rs->total,
+			    (rs->total + PUSH_PART - 1) / PUSH_PART);
+		else
+			snprintf(rs->why, sizeof(rs->why), "%s", why);
+		rs_abort(rs);
+	} else if (status != IPC_OK) {
+		rs->unknown = true;
+	}
+	rs_pump(t);
+	if (rs->inflight == 0 && (rs->stop || rs->last_sent))
+		rs_end(t);
+}
+
+/* The commit failed elsewhere: no more parts; rib drops what it kept. A
+ * last part already sent is waited for (rib may accept it: then it is
+ * undone with the others). Returns true when the stream ended here. */
+static bool
+rs_cancel(struct mgmt_txn *t)
+{
+	struct rib_stream *rs = &t->rs;
+
+	if (!rs->active || rs->stop)
+		return (false);
+	rs->stop = true;
+	rs_abort(rs);
+	if (rs->inflight > 0)
+		return (false);
+	rs_fini(rs);
+	t->pending--; /* ended not accepted; nothing of it was applied */
+	return (true);
+}
+
+static void
+txn_bgp_done(void *arg, bool ok, const char *why)
+{
+	txn_part_done(arg, P_BGP, ok, why);
+}
+
+/* Sends each connected component its part of chg (t->chg); returns how
+ * many parts went. */
 static unsigned
 txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
     const struct mgmt_conf *new, bool dry)
@@ -545,9 +1076,7 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 	struct enc e = {.conf = new};
 	Fwd__FwdConfig fc;
 	Fwd__IfConfigBatch fb;
-	Rib__RouteBatch rb;
 	Rib__RibConfig rc;
-	Bgp__BgpConfig bc;
 	bool fwd = comp_up(C_FWD), rib = comp_up(C_RIB) && !dry;
 	unsigned sent = 0;
 
@@ -575,27 +1104,46 @@ txn_send(struct mgmt_txn *t, const struct mgmt_changes *chg,
 			fwd_reply, "its part", &sent))
 			goto out;
 	}
-	if (rib && enc_rib_part(&e, chg, ++comps[C_RIB].seq, &rb) &&
-	    !txn_call(t, C_RIB, RIB__METHOD__ROUTE_BATCH, &rb.base, rib_reply,
-		"its part", &sent))
-		goto out;
+	if (rib && rs_start(t, chg, new)) {
+		sent++;
+		if (t->rs.failed && t->rs.inflight == 0) {
+			/* its first part could not go */
+			snprintf(t->err, sizeof(t->err), "%s: %s",
+			    comp_name[C_RIB], t->rs.why);
+			rs_fini(&t->rs);
+			t->pending--;
+			sent--;
+			t->failed = true;
+			goto out;
+		}
+	}
 	/* the rib block: its own call in the same transaction */
 	if (rib && chg_has(chg, MGMT_S_RIB)) {
 		enc_rib_config(new, &rc);
 		if (!txn_call(t, C_RIB, RIB__METHOD__SET_CONFIG, &rc.base,
-			rib_reply, "its settings", &sent))
+			rib_set_reply, "its settings", &sent))
 			goto out;
 	}
 	/* the bgp block and policy-options, whole, with tern-bgp's own dry
 	 * run for commit check */
 	if (comp_up(C_BGP) &&
 	    (chg_has(chg, MGMT_S_BGP) || chg_has(chg, MGMT_S_POLICY))) {
-		enc_bgp_config(&e, new, ++comps[C_BGP].seq, dry, &bc);
-		(void)txn_call(t, C_BGP, BGP__METHOD__SET_CONFIG, &bc.base,
-		    bgp_reply, "its part", &sent);
+		if (bgp_send_start(new, ++comps[C_BGP].seq, dry, txn_bgp_done,
+			t) != NULL) {
+			t->pending++;
+			sent++;
+		} else {
+			snprintf(t->err, sizeof(t->err),
+			    "%s: could not send its part", comp_name[C_BGP]);
+			t->failed = true;
+		}
 	}
 out:
 	enc_free(&e);
+	/* a part that could not go fails the commit: stop rib's routes
+	 * (a rollback's go on whatever fails) */
+	if (t->failed && !t->undoing && sent > 0 && rs_cancel(t))
+		sent--;
 	return (sent);
 }
 
@@ -666,15 +1214,19 @@ txn_finish(struct mgmt_txn *t)
 }
 
 static void
-txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
+txn_part_done(struct mgmt_txn *t, int part, bool ok, const char *why)
 {
+	int comp = part_comp[part];
+
 	if (t->undoing) {
-		if (!ok)
+		if (!ok) {
 			lc_log_err("commit rollback: %s refused to go back: %s "
 				   "(it will be resynced)",
 			    comp_name[comp], why);
+			comps[comp].resync_due = true;
+		}
 	} else if (ok) {
-		t->accepted |= 1u << comp;
+		t->accepted |= 1u << part;
 	} else if (!t->failed) {
 		t->failed = true;
 		snprintf(t->err, sizeof(t->err),
@@ -682,32 +1234,34 @@ txn_part_done(struct mgmt_txn *t, int comp, bool ok, const char *why)
 		    "part: %s",
 		    comp_name[comp], why);
 	}
-	if (--t->pending > 0)
+	--t->pending;
+	/* rib's routes still going: stop them (rs_cancel counts the stream
+	 * out when nothing of it is in flight) */
+	if (t->failed && !t->undoing && part != P_RIB)
+		(void)rs_cancel(t);
+	if (t->pending > 0)
 		return;
 	if (t->failed && !t->undoing && t->accepted != 0 && !t->check_only) {
-		/* undo what the others accepted: running -> old again */
-		struct mgmt_changes back = {0};
+		/* undo what the others accepted: running -> old again, to
+		 * those that accepted */
 		unsigned acc = t->accepted;
 
 		t->undoing = true;
-		mgmt_conf_diff(t->target, t->m->running, &back);
-		/* only to those that accepted */
-		for (size_t i = 0; i < back.n; i++) {
-			enum mgmt_sid u = back.v[i].unit;
+		mgmt_changes_fini(&t->chg);
+		mgmt_conf_diff(t->target, t->m->running, &t->chg);
+		for (size_t i = 0; i < t->chg.n; i++) {
+			enum mgmt_sid u = t->chg.v[i].unit;
 
-			if ((!(acc & (1u << C_FWD)) &&
+			if ((!(acc & (1u << P_FWD)) &&
 				(u == MGMT_S_IFACE || u == MGMT_S_FWD)) ||
-			    (!(acc & (1u << C_RIB)) &&
-				(u == MGMT_S_ROUTE || u == MGMT_S_RIB)) ||
-			    (!(acc & (1u << C_BGP)) &&
+			    (!(acc & (1u << P_RIB)) && u == MGMT_S_ROUTE) ||
+			    (!(acc & (1u << P_RIB_SET)) && u == MGMT_S_RIB) ||
+			    (!(acc & (1u << P_BGP)) &&
 				(u == MGMT_S_BGP || u == MGMT_S_POLICY)))
-				back.v[i].unit = MGMT_S__COUNT;
+				t->chg.v[i].unit = MGMT_S__COUNT;
 		}
-		if (txn_send(t, &back, t->m->running, false) > 0) {
-			mgmt_changes_fini(&back);
+		if (txn_send(t, &t->chg, t->m->running, false) > 0)
 			return;
-		}
-		mgmt_changes_fini(&back);
 	}
 	txn_finish(t);
 }
@@ -747,7 +1301,8 @@ mgmt_commit_start(struct mgmt *m, const struct mgmt_conf *conf, bool check_only,
 		return (0);
 	}
 	m->txn = t;
-	if (txn_send(t, &t->chg, conf, check_only) == 0) {
+	/* target, not conf: rib's routes may still go after this returns */
+	if (txn_send(t, &t->chg, t->target, check_only) == 0) {
 		/* nothing to send, or the components are down: they take the
 		 * running config when they connect */
 		txn_finish(t);
@@ -920,17 +1475,12 @@ fwd_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 	enc_free(&r.e);
 }
 
-/* tern-bgp answers SET_CONFIG with a ConfigAck: a refusal is logged */
 static void
-bgp_resync_reply(void *arg, int status, const struct lc_err *err,
-    const ProtobufCMessage *msg)
+bgp_resync_done(void *arg, bool ok, const char *why)
 {
-	const Bgp__ConfigAck *a = (const Bgp__ConfigAck *)msg;
-
-	if (status == IPC_OK && a != NULL && !a->ok)
-		lc_log_err("resync of tern-bgp: refused: %s", a->error);
-	else
-		resync_reply(arg, status, err, msg);
+	(void)arg;
+	if (!ok)
+		lc_log_warnx("resync of tern-bgp: %s", why);
 }
 
 /* tern-bgp gets the whole bgp block of running (enabled false without
@@ -939,9 +1489,9 @@ static void
 bgp_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 {
 	struct mgmt *m = arg;
-	struct enc e = {.conf = m->running};
-	Bgp__BgpConfig bc;
+	size_t nbr = mgmt_conf_count(m->running, MGMT_S_BGP_NBR);
 
+	(void)cl;
 	if (m->txn != NULL) {
 		/* running changes when the commit ends: resync then */
 		comps[C_BGP].resync_due = true;
@@ -950,12 +1500,13 @@ bgp_connected(struct ipc_client *cl, uint64_t gen, void *arg)
 		    (unsigned long long)gen);
 		return;
 	}
-	enc_bgp_config(&e, m->running, ++comps[C_BGP].seq, false, &bc);
-	ipc_call(cl, BGP__METHOD__SET_CONFIG, &bc.base, bgp_resync_reply,
-	    (void *)"bgp", PUSH_TIMEOUT_MS);
+	if (bgp_send_start(m->running, ++comps[C_BGP].seq, false,
+		bgp_resync_done, NULL) == NULL) {
+		lc_log_err("resync of tern-bgp: could not send the config");
+		return;
+	}
 	lc_log_info("tern-bgp (generation %llu): %zu neighbors resynced",
-	    (unsigned long long)gen, bc.n_neighbors);
-	enc_free(&e);
+	    (unsigned long long)gen, nbr);
 }
 
 int

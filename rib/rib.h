@@ -33,7 +33,8 @@
 #define RIB_ECMP_DEFAULT       8
 #define RIB_RECURSION_DEFAULT  4 /* levels of recursive resolution */
 #define RIB_RECURSION_MAX      16
-#define RIB_BATCH_MAX	       65536 /* entries per rib_route_batch() */
+#define RIB_BATCH_MAX	       65536	  /* entries per rib_route_batch() */
+#define RIB_TXN_MAX	       (1u << 22) /* entries per rib_route_txn() */
 #define RIB_IFINDEX_MAX	       (1u << 20)
 #define RIB_FIB_BATCH_DEFAULT  1024   /* deltas per FIB batch */
 #define RIB_FIB_HIGH_DEFAULT   262144 /* deltas in flight: stop at high... */
@@ -156,6 +157,21 @@ struct rib_route_upd {
  */
 int rib_route_batch(struct rib *, unsigned src, const struct rib_route_upd *u,
     size_t n, struct lc_err *err);
+/*
+ * A transaction gathered from several batches (the daemon keeps them until
+ * the last): rib_route_batch() of up to RIB_TXN_MAX entries, the same checks,
+ * all or nothing. -E2BIG over RIB_TXN_MAX.
+ */
+int rib_route_txn(struct rib *, unsigned src, const struct rib_route_upd *u,
+    size_t n, struct lc_err *err);
+/*
+ * The checks rib_route_batch() makes of each entry, without applying
+ * anything (a part of a transaction, checked when it comes): 0, -EINVAL or
+ * -ENOENT (unknown source) with err->index. A REPLACE is not looked up: the
+ * route must exist when the transaction is applied.
+ */
+int rib_route_check(const struct rib *, unsigned src,
+    const struct rib_route_upd *u, size_t n, struct lc_err *err);
 
 /* ---- queries (show route) ---------------------------------------------- */
 

@@ -52,6 +52,29 @@ struct rd_named {
 	uint32_t ifindex[RIB_NH_MAX];	      /* as resolved when added */
 };
 
+/* A static route of a transaction's part with next hops given by interface
+ * name: resolved again when the transaction is applied. */
+struct rd_tname {
+	size_t k;		     /* its index in the transaction */
+	unsigned n;		     /* next hops */
+	char (*name)[RD_IFNAME_MAX]; /* n names, "" = none */
+};
+
+/* A transaction in parts (RouteBatch.txn) being gathered: one at a time. */
+struct rd_txn {
+	struct ipc_peer *peer; /* its sender; NULL: none */
+	uint64_t txn;
+	uint32_t next_part;
+	unsigned src;
+	struct rib_route_upd *upd; /* the parts' updates, in order */
+	size_t n, cap;
+	struct lc_arena *ar; /* their next hops and names (never moved) */
+	struct rd_tname *names;
+	size_t nnames, capnames;
+	ev_timer idle;
+	uint64_t started_ns;
+};
+
 /* One FIB_BATCH in flight: the seq we sent (acked even if fwd's FibAck
  * does not echo it). */
 struct rd_call {
@@ -114,6 +137,8 @@ struct rib_d {
 	struct rd_fbslot *fbslot; /* hop array -> next-hop table run */
 	uint64_t fbgen;		  /* batch of the valid slots */
 	struct rd_call *calls;	  /* free FIB call contexts */
+
+	struct rd_txn txn; /* rib_in.c */
 
 	/* next-hop tracking (rib_nht.c) */
 	struct rd_watch *watch;

@@ -10,12 +10,14 @@
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_page.h"
+#include "libcommon/lc_time.h"
 
 #include "rib_d_int.h"
 #include "rib_int.h"
 
 #define RD_NOINDEX    0xffffffffu /* RouteError.index of a whole batch */
 #define RD_PUSH_EARLY 1024	  /* a batch this big is pushed at once */
+#define RD_TXN_IDLE_S 60.0	  /* a transaction without a part: dropped */
 
 /* the codec's values are the core's */
 _Static_assert((int)IPC_ROUTE_ADD == (int)RIB_OP_ADD &&
@@ -175,9 +177,10 @@ named_forget(struct rib_d *d, const struct lc_prefix4 *p)
 		}
 }
 
+/* names[i]: the i-th next hop's interface name, NULL or "" for none */
 static int
 named_keep(struct rib_d *d, const struct rib_route_upd *u,
-    const struct ipc_route_nh *h)
+    const char *const *names)
 {
 	struct rd_named *n;
 
@@ -194,8 +197,8 @@ named_keep(struct rib_d *d, const struct rib_route_upd *u,
 	for (unsigned i = 0; i < u->n_nh; i++) {
 		n->addr[i] = u->nh[i].addr;
 		n->ifindex[i] = u->nh[i].ifindex;
-		if (h[i].ifname != NULL)
-			snprintf(n->name[i], RD_IFNAME_MAX, "%s", h[i].ifname);
+		if (names[i] != NULL)
+			snprintf(n->name[i], RD_IFNAME_MAX, "%s", names[i]);
 	}
 	d->named[d->nnamed++] = n;
 	return (0);
@@ -218,13 +221,16 @@ named_note(struct rib_d *d)
 
 	for (size_t k = 0; k < s->n; k++) {
 		const struct ipc_route *r = &s->rt[k];
+		const char *names[RIB_NH_MAX];
 		bool named = false;
 
-		for (unsigned i = 0; i < r->n_nh; i++)
+		for (unsigned i = 0; i < r->n_nh && i < RIB_NH_MAX; i++) {
+			names[i] = s->nh[r->nh + i].ifname;
 			named |= nh_named(&s->nh[r->nh + i]);
+		}
 		if (!named)
 			named_forget(d, &d->upd[k].pfx);
-		else if (named_keep(d, &d->upd[k], &s->nh[r->nh]) != 0)
+		else if (named_keep(d, &d->upd[k], names) != 0)
 			lc_log_warnx("out of memory keeping a route by "
 				     "interface name");
 	}
@@ -311,6 +317,287 @@ err_of(struct lc_err *err, const struct lc_err *e)
 	snprintf(err->msg, sizeof(err->msg), "%s", e->msg);
 }
 
+/* ---- transactions in parts ------------------------------------------------ */
+
+/*
+ * RouteBatch.txn: the parts are checked as they come (decoded, converted,
+ * each entry checked as rib_route_batch() would) and kept as the core's
+ * updates, their next hops and names copied into the transaction's arena;
+ * the last part applies them all in one rib_route_txn(). Nothing reaches
+ * the core, and so the FIB, before that: a refused part, an abort or the
+ * sender's end leave rib as it was. One transaction at a time, at most
+ * RIB_TXN_MAX routes (about 40 bytes each while kept).
+ */
+static void
+txn_drop(struct rib_d *d, const char *why)
+{
+	struct rd_txn *t = &d->txn;
+
+	if (t->peer == NULL)
+		return;
+	if (why != NULL)
+		lc_log_info("transaction %llu: %zu routes in %u parts dropped: "
+			    "%s",
+		    (unsigned long long)t->txn, t->n, t->next_part, why);
+	ev_timer_stop(d->loop, &t->idle);
+	free(t->upd);
+	free(t->names);
+	lc_arena_free(t->ar);
+	t->peer = NULL;
+	t->txn = 0;
+	t->next_part = 0;
+	t->upd = NULL;
+	t->n = t->cap = 0;
+	t->ar = NULL;
+	t->names = NULL;
+	t->nnames = t->capnames = 0;
+}
+
+static void
+txn_idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	txn_drop(w->data, "no part for a minute");
+}
+
+/* The part in d->in / d->upd (n routes) joins the transaction. */
+static int
+txn_keep(struct rib_d *d, size_t n, struct lc_err *err)
+{
+	struct rd_txn *t = &d->txn;
+	const struct ipc_route_set *s = &d->in;
+	struct rib_nexthop *nh = NULL;
+
+	if (lc_array_grow((void **)&t->upd, &t->cap, t->n + n,
+		sizeof(*t->upd)) != 0 ||
+	    (s->nnh > 0 &&
+		(nh = lc_arena_memdup(t->ar, d->nh, s->nnh * sizeof(*nh))) ==
+		    NULL))
+		return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+	for (size_t k = 0; k < n; k++) {
+		const struct ipc_route *r = &s->rt[k];
+		struct rib_route_upd *u = &t->upd[t->n + k];
+		struct rd_tname *tn;
+		bool named = false;
+
+		*u = d->upd[k];
+		if (u->nh != NULL)
+			u->nh = nh + (d->upd[k].nh - d->nh);
+		if (t->src != RIB_SRC_STATIC || r->op == IPC_ROUTE_DEL)
+			continue;
+		for (unsigned i = 0; i < r->n_nh; i++)
+			named |= nh_named(&s->nh[r->nh + i]);
+		if (!named)
+			continue;
+		/* resolved again when applied; kept for named_update then */
+		if (lc_array_grow((void **)&t->names, &t->capnames,
+			t->nnames + 1, sizeof(*t->names)) != 0 ||
+		    (t->names[t->nnames].name = lc_arena_calloc(t->ar,
+			 (size_t)r->n_nh * RD_IFNAME_MAX)) == NULL)
+			return (lc_err_set(err, -ENOMEM, -1, "out of memory"));
+		tn = &t->names[t->nnames++];
+		tn->k = t->n + k;
+		tn->n = r->n_nh;
+		for (unsigned i = 0; i < r->n_nh; i++)
+			if (s->nh[r->nh + i].ifname != NULL)
+				snprintf(tn->name[i], RD_IFNAME_MAX, "%s",
+				    s->nh[r->nh + i].ifname);
+	}
+	t->n += n;
+	return (0);
+}
+
+/* The last part came: everything kept, in one batch. */
+static int
+txn_apply(struct rib_d *d, struct lc_err *err)
+{
+	struct rd_txn *t = &d->txn;
+	size_t j = 0;
+	int rv;
+
+	/* interfaces may have come or gone while the parts came */
+	for (size_t i = 0; i < t->nnames; i++) {
+		struct rib_nexthop *nh =
+		    (struct rib_nexthop *)t->upd[t->names[i].k].nh;
+
+		for (unsigned k = 0; k < t->names[i].n; k++)
+			if (t->names[i].name[k][0] != '\0')
+				nh[k].ifindex = rib_d_if_resolve(d,
+				    t->names[i].name[k]);
+	}
+	if ((rv = rib_route_txn(d->rib, t->src, t->upd, t->n, err)) != 0)
+		return (rv);
+	if (t->src != RIB_SRC_STATIC)
+		return (0);
+	/* as named_note() for one batch */
+	for (size_t k = 0; k < t->n; k++) {
+		const char *names[RIB_NH_MAX];
+
+		if (j < t->nnames && t->names[j].k == k) {
+			for (unsigned i = 0; i < t->names[j].n; i++)
+				names[i] = t->names[j].name[i];
+			if (named_keep(d, &t->upd[k], names) != 0)
+				lc_log_warnx("out of memory keeping a route by "
+					     "interface name");
+			j++;
+		} else if (d->nnamed > 0) {
+			named_forget(d, &t->upd[k].pfx);
+		}
+	}
+	return (0);
+}
+
+/* The error of a part: its entry's index counted in the transaction. */
+static void
+txn_err(struct lc_err *err, const struct lc_err *e, uint32_t part, size_t base)
+{
+	char m[sizeof(err->msg)];
+
+	snprintf(m, sizeof(m), "%s", e->msg);
+	lc_err_set(err, e->code,
+	    e->index < 0 ? e->index : e->index + (long)base,
+	    "part %u of the transaction: %s", part, m);
+}
+
+/* One part of transaction b->txn (decoded into d->in: drv, ie). */
+static void
+txn_part(struct rib_d *d, struct ipc_req *req, const Rib__RouteBatch *b,
+    size_t n, int drv, const struct lc_err *ie)
+{
+	struct rd_txn *t = &d->txn;
+	struct ipc_peer *peer = ipc_req_peer(req);
+	bool mine = t->peer == peer && t->txn == b->txn, created;
+	struct lc_err err, e;
+	uint64_t t0;
+	int id;
+
+	memset(&err, 0, sizeof(err));
+	memset(&e, 0, sizeof(e));
+	if (b->abort) {
+		if (mine)
+			txn_drop(d, "given up by its sender");
+		reply_ack(req, b->seq, 0, NULL, 0, 0);
+		return;
+	}
+	if (b->part == 0 && t->peer == peer) {
+		txn_drop(d, "its sender began another");
+	} else if (b->part == 0 && t->peer != NULL) {
+		lc_err_set(&err, -EBUSY, -1,
+		    "transaction %llu of %s is in progress",
+		    (unsigned long long)t->txn, ipc_peer_component(t->peer));
+		goto refuse;
+	} else if (b->part != 0 && (!mine || b->part != t->next_part)) {
+		if (mine)
+			lc_err_set(&err, -EPROTO, -1,
+			    "transaction %llu: part %u out of sequence "
+			    "(expected %u)",
+			    (unsigned long long)b->txn, b->part, t->next_part);
+		else
+			lc_err_set(&err, -EPROTO, -1,
+			    "transaction %llu: part %u of no transaction in "
+			    "progress",
+			    (unsigned long long)b->txn, b->part);
+		goto fail;
+	}
+	if (drv != 0) {
+		txn_err(&err, ie, b->part, t->n);
+		goto fail;
+	}
+	id = src_resolve(d, b->source, b->source_name, b->distance, b->grace_ms,
+	    &created, &e);
+	if (created) {
+		(void)rib_source_del(d->rib, (unsigned)id, NULL);
+		lc_err_set(&e, -ENOENT, -1,
+		    "source %s: a transaction needs a source that a batch or "
+		    "RESYNC_BEGIN registered",
+		    b->source_name);
+		id = -ENOENT;
+	}
+	if (id < 0) {
+		txn_err(&err, &e, b->part, t->n);
+		goto fail;
+	}
+	if (b->part == 0) {
+		if (b->txn_routes > RIB_TXN_MAX) {
+			lc_err_set(&err, -E2BIG, -1,
+			    "transaction of %u routes is over the limit of %u",
+			    b->txn_routes, (unsigned)RIB_TXN_MAX);
+			goto refuse;
+		}
+		if ((t->ar = lc_arena_new(0)) == NULL ||
+		    (b->txn_routes > 0 &&
+			(t->upd = malloc(b->txn_routes * sizeof(*t->upd))) ==
+			    NULL)) {
+			lc_arena_free(t->ar);
+			t->ar = NULL;
+			lc_err_set(&err, -ENOMEM, -1, "out of memory");
+			goto refuse;
+		}
+		t->cap = b->txn_routes;
+		t->peer = peer;
+		t->txn = b->txn;
+		t->src = (unsigned)id;
+		t->started_ns = lc_time_mono_ns();
+		mine = true;
+		lc_log_info("transaction %llu from %s: part 0 (%zu routes), %u "
+			    "routes in all",
+		    (unsigned long long)t->txn, ipc_peer_component(peer), n,
+		    b->txn_routes);
+	} else if ((unsigned)id != t->src) {
+		lc_err_set(&err, -EINVAL, -1,
+		    "transaction %llu: part %u is of another source",
+		    (unsigned long long)b->txn, b->part);
+		goto fail;
+	}
+	if (t->n + n > RIB_TXN_MAX) {
+		lc_err_set(&err, -E2BIG, -1,
+		    "transaction of more than %u routes is over the limit",
+		    (unsigned)RIB_TXN_MAX);
+		goto fail;
+	}
+	if (upd_conv(d, &e) != 0 ||
+	    rib_route_check(d->rib, t->src, d->upd, n, &e) != 0 ||
+	    txn_keep(d, n, &e) != 0) {
+		txn_err(&err, &e, b->part, t->n);
+		goto fail;
+	}
+	t->next_part++;
+	if (b->more) {
+		ev_timer_stop(d->loop, &t->idle);
+		ev_timer_set(&t->idle, RD_TXN_IDLE_S, 0.0);
+		ev_timer_start(d->loop, &t->idle);
+		reply_ack(req, b->seq, n, NULL, n, 0);
+		return;
+	}
+	t0 = lc_time_mono_ns();
+	if (txn_apply(d, &e) != 0) {
+		lc_err_set(&err, e.code, e.index, "the transaction: %s", e.msg);
+		goto fail;
+	}
+	src_update(d, t->src, b->distance, b->grace_ms);
+	d->src[t->src].seq = b->seq;
+	lc_log_info("transaction %llu from %s: %zu routes in %u parts "
+		    "applied (%.1f ms after its first part, %.1f ms to apply)",
+	    (unsigned long long)t->txn, ipc_peer_component(peer), t->n,
+	    t->next_part, (double)(t0 - t->started_ns) / 1e6,
+	    (double)(lc_time_mono_ns() - t0) / 1e6);
+	reply_ack(req, b->seq, t->n, NULL, t->n, 0);
+	txn_drop(d, NULL);
+	if (d->fs != RIB_D_FWD_DOWN) {
+		rib_d_fib_push(d);
+		(void)ipc_client_flush(d->fwd);
+	}
+	return;
+fail:
+	if (mine)
+		txn_drop(d, err.msg);
+refuse:
+	lc_log_info("batch %llu from %s refused: %s",
+	    (unsigned long long)b->seq, ipc_peer_component(peer), err.msg);
+	reply_ack(req, b->seq, 0, &err, n, 0);
+}
+
 static void
 h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
@@ -326,6 +613,15 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	/* a malformed batch is refused before its source is looked at, a bad
 	 * entry after */
 	drv = ipc_route_batch_decode(&d->in, b, RIB_BATCH_MAX, &ie);
+	if (b->txn != 0) {
+		txn_part(d, req, b, n, drv, &ie);
+		return;
+	}
+	if (b->more || b->abort || b->part != 0) {
+		lc_err_set(&err, -EINVAL, -1,
+		    "part, more and abort need a transaction (txn)");
+		goto refuse;
+	}
 	if (drv != 0 && ie.index < 0) {
 		err_of(&err, &ie);
 		goto refuse;
@@ -456,6 +752,8 @@ on_peer_gone(struct ipc_server *srv, struct ipc_peer *peer, void *arg)
 
 	(void)srv;
 	rib_d_nht_peer_gone(d, peer);
+	if (d->txn.peer == peer)
+		txn_drop(d, "its sender went away");
 	if (d->static_peer == peer)
 		d->static_peer = NULL; /* its static resync will not end */
 	for (unsigned id = RIB_SRC_STATIC + 1; id < RIB_SOURCE_MAX; id++) {
@@ -803,6 +1101,8 @@ rib_d_in_init(struct rib_d *d)
 	struct ipc_server_cbs scbs = {0};
 
 	ipc_route_set_init(&d->in);
+	ev_timer_init(&d->txn.idle, txn_idle_cb, RD_TXN_IDLE_S, 0.0);
+	d->txn.idle.data = d;
 	for (unsigned i = 0; i < RIB_SOURCE_MAX; i++) {
 		ev_timer_init(&d->src[i].grace, grace_cb, 1.0, 0.0);
 		d->src[i].grace.data = d;
@@ -824,6 +1124,7 @@ rib_d_in_init(struct rib_d *d)
 void
 rib_d_in_fini(struct rib_d *d)
 {
+	txn_drop(d, NULL);
 	for (unsigned i = 0; i < RIB_SOURCE_MAX; i++)
 		grace_stop(d, i);
 	for (size_t i = 0; i < d->nnamed; i++)

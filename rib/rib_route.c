@@ -722,18 +722,35 @@ struct rib_gcache {
 };
 
 int
-rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
-    size_t n, struct lc_err *err)
+rib_route_check(const struct rib *rib, unsigned src,
+    const struct rib_route_upd *u, size_t n, struct lc_err *err)
 {
-	struct rib_gcache gc[RIB_GC_SLOTS];
-	size_t i, last = (size_t)-1;
 	int rv;
 
 	if (!rib_src_ok(rib, src))
 		return (lc_err_set(err, -ENOENT, -1, "unknown source %u", src));
-	if (n > RIB_BATCH_MAX)
-		return (lc_err_set(err, -E2BIG, (long)RIB_BATCH_MAX,
-		    "batch of %zu routes > %d", n, RIB_BATCH_MAX));
+	if (n > 0 && u == NULL)
+		return (lc_err_set(err, -EINVAL, -1, "no routes"));
+	for (size_t i = 0; i < n; i++)
+		if ((rv = rib_upd_check(rib, src, &u[i], (long)i, err)) != 0)
+			return (rv);
+	return (0);
+}
+
+/* rib_route_batch() and rib_route_txn(): at most max entries */
+static int
+rib_route_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
+    size_t n, size_t max, struct lc_err *err)
+{
+	struct rib_gcache gc[RIB_GC_SLOTS];
+	size_t i, last = (size_t)-1, nadd = 0;
+	int rv;
+
+	if (!rib_src_ok(rib, src))
+		return (lc_err_set(err, -ENOENT, -1, "unknown source %u", src));
+	if (n > max)
+		return (lc_err_set(err, -E2BIG, (long)max,
+		    "batch of %zu routes > %zu", n, max));
 	if (n == 0)
 		return (0);
 	if (u == NULL)
@@ -741,6 +758,7 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 	for (i = 0; i < n; i++) {
 		if ((rv = rib_upd_check(rib, src, &u[i], (long)i, err)) != 0)
 			return (rv);
+		nadd += u[i].op != RIB_OP_DELETE;
 		if (u[i].op == RIB_OP_REPLACE) {
 			uint32_t di = rib_dest_find(rib,
 			    ntohl(u[i].pfx.addr.s_addr), u[i].pfx.len);
@@ -766,7 +784,9 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 		rib->bgrp = nb;
 		rib->bgrp_cap = n;
 	}
-	if ((rv = rib_table_reserve(rib, n)) != 0)
+	/* deletes take nothing: a transaction deleting 1M routes must not
+	 * grow the table by 1M */
+	if ((rv = rib_table_reserve(rib, nadd)) != 0)
 		return (lc_err_set(err, rv, -1, "out of memory"));
 	/* intern every next-hop set first: the only step that can fail */
 	if (n >= RIB_GC_MIN)
@@ -818,5 +838,26 @@ rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 			rib_process(rib);
 	}
 	rib_process(rib);
+	if (n > RIB_BATCH_MAX) {
+		/* a transaction's groups: not kept for batches (16 MiB at
+		 * RIB_TXN_MAX) */
+		free(rib->bgrp);
+		rib->bgrp = NULL;
+		rib->bgrp_cap = 0;
+	}
 	return (0);
+}
+
+int
+rib_route_batch(struct rib *rib, unsigned src, const struct rib_route_upd *u,
+    size_t n, struct lc_err *err)
+{
+	return (rib_route_apply(rib, src, u, n, RIB_BATCH_MAX, err));
+}
+
+int
+rib_route_txn(struct rib *rib, unsigned src, const struct rib_route_upd *u,
+    size_t n, struct lc_err *err)
+{
+	return (rib_route_apply(rib, src, u, n, RIB_TXN_MAX, err));
 }

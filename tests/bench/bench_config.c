@@ -1,4 +1,4 @@
-/* tests/bench/bench_config.c: bench-config: the whole router (rtrmgr, mgmt, rib, fwd in namespaces) loading a boot config of 1M static routes until fwd holds them, and one changed route committed with 1M present until fwd holds it; peer BIRD 2 (static routes exported to a kernel table) when installed. */
+/* tests/bench/bench_config.c: bench-config: the whole router (rtrmgr, mgmt, rib, fwd in namespaces) loading a boot config of 1M static routes until fwd holds them, and one changed route committed with 1M present until fwd holds it; peer BIRD 2 (static routes exported to a kernel table) when installed; with --big-commits, commits of N routes at once (and of their deletion) until fwd holds them. */
 #include "bench_router.h"
 
 #include <linux/netlink.h>
@@ -506,6 +506,235 @@ peer_round(struct tt_rng *rng, double *load_s, double *ms, double *rep_ms)
 	return (0);
 }
 
+/* ---- big commits (--big-commits=N,...) ---------------------------------------- */
+
+#define BIG_MAX 8
+static size_t big_n[BIG_MAX];
+static unsigned nbig;
+
+/* `load merge` of text in the session, in parts as ternsh sends a file. 0
+ * or -1 (message in B.err.msg). */
+static int
+br_load(const char *text, size_t len)
+{
+	Mgmt__ExecuteRequest r = MGMT__EXECUTE_REQUEST__INIT;
+	size_t off = 0, part = 4u << 20; /* MGMT_XFER_PART */
+	ProtobufCMessage *rep;
+	int st;
+
+	do {
+		size_t n = len - off < part ? len - off : part;
+
+		r.session = B.session;
+		r.line = (char *)"load merge bench-big.conf";
+		r.client_file = true;
+		r.data.data = (uint8_t *)text + off;
+		r.data.len = n;
+		r.data_offset = off;
+		r.data_more = off + n < len;
+		st = ipc_call_wait(B.mgmt, MGMT__METHOD__EXECUTE, &r.base,
+		    120000, B.ar, &rep, &B.err);
+		if (st != IPC_OK || ((Mgmt__Reply *)rep)->code != 0) {
+			if (st == IPC_OK)
+				snprintf(B.err.msg, sizeof(B.err.msg), "%s",
+				    ((Mgmt__Reply *)rep)->error);
+			lc_arena_reset(B.ar);
+			return (-1);
+		}
+		lc_arena_reset(B.ar);
+		off += n;
+	} while (off < len);
+	return (0);
+}
+
+/* The config text of the first n routes of the standard set. */
+static char *
+big_text(size_t n, size_t *len)
+{
+	char a[16], h[16], *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	if (f == NULL)
+		return (NULL);
+	fprintf(f, "protocols {\n    static {\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "        route %s/%u next-hop %s;\n",
+		    br_ip(ps.p[i].addr, a), ps.p[i].len,
+		    br_ip(br_nh(ps.p[i].nh), h));
+	fprintf(f, "    }\n}\n");
+	fclose(f);
+	*len = sz;
+	return (buf);
+}
+
+/* One timed commit in our session: the reply's time (ms) into *reply_ms,
+ * and until fwd's FIB holds at least `want` routes (up), at most (down)
+ * into *fwd_ms; *total: what it held then. 0, 1 (mgmt refused the commit:
+ * why in B.err.msg; *reply_ms set) or -1. */
+static int
+big_commit(long want, bool up, double *reply_ms, double *fwd_ms, long *total)
+{
+	Mgmt__ExecuteRequest r = MGMT__EXECUTE_REQUEST__INIT;
+	uint64_t t0, tf = 0, end;
+
+	memset(&cw, 0, sizeof(cw));
+	r.session = B.session;
+	r.line = (char *)"commit";
+	t0 = lc_time_mono_ns();
+	if (ipc_call(B.mgmt, MGMT__METHOD__EXECUTE, &r.base, commit_cb, NULL,
+		300000) != 0)
+		return (-1);
+	ipc_client_flush(B.mgmt);
+	end = t0 + 300 * LC_NS_PER_SEC;
+	while (lc_time_mono_ns() < end && (!cw.done || tf == 0)) {
+		ev_run(B.loop, EVRUN_NOWAIT);
+		if (cw.done && (cw.status != IPC_OK || cw.code != 0))
+			break;
+		if (tf == 0 && (*total = br_fib_total(&B, 1000)) >= 0 &&
+		    (up ? *total >= want : *total <= want))
+			tf = lc_time_mono_ns();
+		usleep(2000);
+	}
+	if (!cw.done)
+		return (-1);
+	*reply_ms = (double)(cw.t - t0) / 1e6;
+	if (cw.status != IPC_OK || cw.code != 0) {
+		snprintf(B.err.msg, sizeof(B.err.msg), "%s",
+		    cw.status != IPC_OK ? ipc_status_str(cw.status) :
+					  "refused (see above)");
+		return (1);
+	}
+	if (tf == 0)
+		return (-1);
+	*fwd_ms = (double)(tf - t0) / 1e6;
+	return (0);
+}
+
+/*
+ * For each size: the router started with no static routes, the routes
+ * loaded into a candidate (not timed), then `commit` timed until mgmt's
+ * reply and until fwd's FIB holds them all; then `delete protocols static`
+ * committed the same way until fwd is back to its own routes.
+ */
+static int
+big_round(unsigned r, double (*t)[4], int *ok)
+{
+	char p[PATH_MAX];
+	struct tt_prefixset empty = {0};
+
+	if (br_write_tern_conf(conf_path(p, sizeof(p), "boot.conf"), &empty,
+		NULL) != 0)
+		return (-1);
+	for (unsigned k = 0; k < nbig; k++) {
+		size_t len;
+		char *text = big_text(big_n[k], &len);
+		long base, total = 0;
+		int rv;
+
+		if (text == NULL)
+			return (-1);
+		br_sh("rm -rf '%s/state/config'", B.dir);
+		if (br_start(&B) != 0 ||
+		    br_wait_fib(&B, fib_base, 60, 20000, NULL) == 0 ||
+		    br_exec(&B, "configure", NULL, 0, 5000) != 0 ||
+		    br_load(text, len) != 0) {
+			fprintf(stderr, "bench: %zu routes: %s\n", big_n[k],
+			    B.err.msg);
+			free(text);
+			return (-1);
+		}
+		free(text);
+		/* fwd's own routes: the connected ones and what comes with
+		 * the server's neighbour entry (not settled at the start) */
+		base = br_fib_total(&B, 1000);
+		rv = big_commit(base + (long)big_n[k], true, &t[k][0], &t[k][1],
+		    &total);
+		ok[k] = rv == 0;
+		if (rv < 0) {
+			fprintf(stderr,
+			    "bench: commit of %zu routes: no answer "
+			    "or fwd never held them\n",
+			    big_n[k]);
+			return (-1);
+		}
+		if (rv == 1) {
+			printf("%-6u %10zu %12.1f %12s   refused: %s\n", r,
+			    big_n[k], t[k][0], "-", B.err.msg);
+			br_stop(&B);
+			continue;
+		}
+		if (br_exec(&B, "delete protocols static", NULL, 0, 60000) !=
+			0 ||
+		    big_commit(total - (long)big_n[k], false, &t[k][2],
+			&t[k][3], &total) != 0) {
+			fprintf(stderr, "bench: delete of %zu routes: %s\n",
+			    big_n[k], B.err.msg);
+			return (-1);
+		}
+		printf("%-6u %10zu %12.1f %12.1f %12.1f %12.1f\n", r, big_n[k],
+		    t[k][0], t[k][1], t[k][2], t[k][3]);
+		br_stop(&B);
+	}
+	return (0);
+}
+
+static int
+big_main(void)
+{
+	double(*t)[BIG_MAX][4] = calloc(rounds, sizeof(*t));
+	int(*ok)[BIG_MAX] = calloc(rounds, sizeof(*ok));
+	double v[4][64];
+	char cas[64], extra[128];
+
+	printf("# big commits: the router started with no static routes; N "
+	       "routes of the standard set loaded into a candidate (not "
+	       "timed); `commit` until mgmt's reply (stored) and until fwd's "
+	       "FIB holds them (QUERY_FIB total, polled 2 ms); then `delete "
+	       "protocols static` committed the same way; no peer\n");
+	printf("\n%-6s %10s %12s %12s %12s %12s\n", "round", "routes",
+	    "add_reply_ms", "add_fwd_ms", "del_reply_ms", "del_fwd_ms");
+	for (unsigned r = 0; r < rounds; r++)
+		if (big_round(r, t[r], ok[r]) != 0) {
+			br_cleanup_me = NULL;
+			br_stop(&B);
+			br_lib(&B, "cleanup", false, NULL);
+			return (1);
+		}
+	printf("\n%-10s %-14s %10s %21s\n", "routes", "figure", "median",
+	    "min-max");
+	for (unsigned k = 0; k < nbig; k++) {
+		static const char *const what[4] = {"add_reply_ms",
+		    "add_fwd_ms", "del_reply_ms", "del_fwd_ms"};
+		size_t n = 0;
+
+		for (unsigned r = 0; r < rounds && n < 64; r++)
+			if (ok[r][k]) {
+				for (unsigned j = 0; j < 4; j++)
+					v[j][n] = t[r][k][j];
+				n++;
+			}
+		if (n == 0) {
+			printf("%-10zu refused in every round\n", big_n[k]);
+			continue;
+		}
+		for (unsigned j = 0; j < 4; j++) {
+			printf("%-10zu %-14s %10.1f %10.1f-%-10.1f\n", big_n[k],
+			    what[j], br_median(v[j], n), br_min(v[j], n),
+			    br_max(v[j], n));
+		}
+		snprintf(cas, sizeof(cas), "commit_%zu_routes", big_n[k]);
+		snprintf(extra, sizeof(extra), "\"routes\":%zu", big_n[k]);
+		for (unsigned j = 0; j < 4; j++)
+			br_bench_line("config", cas, what[j], "ms", v[j], n,
+			    NULL, NULL, 0, "lower", extra);
+	}
+	free(t);
+	free(ok);
+	tt_prefixset_free(&ps);
+	return (0);
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 
 static void
@@ -513,7 +742,8 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: bench-config [--quick] [--routes=N] [--rounds=N] "
-	    "[--commits=N] [--peer-commits=N] [--commit-gap-ms=N] [--no-peer]\n");
+	    "[--commits=N] [--peer-commits=N] [--commit-gap-ms=N] [--no-peer]\n"
+	    "       bench-config --big-commits=N[,N...] [--rounds=N]\n");
 	exit(2);
 }
 
@@ -569,7 +799,15 @@ main(int argc, char **argv)
 			commit_gap_ms = strtol(argv[i] + 16, NULL, 10);
 		else if (strcmp(argv[i], "--no-peer") == 0)
 			use_peer = false;
-		else
+		else if (strncmp(argv[i], "--big-commits=", 14) == 0) {
+			char *e = argv[i] + 14;
+
+			do {
+				if (nbig == BIG_MAX)
+					usage();
+				big_n[nbig++] = strtoul(e, &e, 10);
+			} while (*e++ == ',');
+		} else
 			usage();
 	}
 	if (quick) {
@@ -599,12 +837,19 @@ main(int argc, char **argv)
 		    "bench-config: skipped: needs root (network namespaces)\n");
 		return (0);
 	}
+	if (nbig > 0)
+		use_peer = false; /* (not measured for big commits) */
 	peer = use_peer && find_prog("bird", bird_bin, sizeof(bird_bin)) &&
 	    find_prog("birdc", birdc_bin, sizeof(birdc_bin));
 	if (br_init(&B, "bc") != 0) {
 		perror("bench-config: setup");
 		return (1);
 	}
+	for (unsigned k = 0; k < nbig; k++)
+		if (big_n[k] == 0)
+			usage();
+		else if (k == 0 || big_n[k] > nroutes)
+			nroutes = big_n[k];
 	if (tt_prefixset_gen(&ps, nroutes, TT_PFX_SEED, 0) != 0 ||
 	    (cur_nh = calloc(ps.n, sizeof(*cur_nh))) == NULL) {
 		fprintf(stderr, "bench-config: prefix set of %zu\n", nroutes);
@@ -616,9 +861,10 @@ main(int argc, char **argv)
 	    peer ? "BIRD 2" : "no peer");
 	if (!peer)
 		printf("# peer: none: %s\n",
-		    use_peer ? "bird/birdc not found "
-			       "(Debian bird2 is not in scripts/deps.sh)" :
-			       "--no-peer");
+		    nbig > 0	 ? "not measured for big commits" :
+			use_peer ? "bird/birdc not found "
+				   "(Debian bird2 is not in scripts/deps.sh)" :
+				   "--no-peer");
 	printf(
 	    "# topology: client ns -- router ns (tern-fwd on veth, afpacket) "
 	    "-- server ns (tests/lib/netns.sh); routes via the server subnet\n"
@@ -651,6 +897,8 @@ main(int argc, char **argv)
 	printf("# fwd holds %ld routes of its own (connected) besides the "
 	       "statics\n",
 	    fib_base);
+	if (nbig > 0)
+		return (big_main());
 	{
 		char p[PATH_MAX];
 

@@ -94,8 +94,23 @@ main(int argc, char **argv)
 		Rib__FibStatus *s = (Rib__FibStatus *)
 		    call(RIB__METHOD__FIB_STATUS, &e.base);
 
-		printf("routes %u pending %u resyncing %d fwd %d\n", s->routes,
-		    s->pending, s->resyncing, s->fwd_connected);
+		printf("routes %u pending %u resyncing %d fwd %d sent %llu "
+		       "acked %llu\n",
+		    s->routes, s->pending, s->resyncing, s->fwd_connected,
+		    (unsigned long long)s->sent_seq,
+		    (unsigned long long)s->acked_seq);
+	} else if (strcmp(argv[2], "source") == 0 && argc > 3) {
+		/* source NAME: its routes, selected, stale (SOURCES) */
+		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+		Rib__SourceList *l = (Rib__SourceList *)
+		    call(RIB__METHOD__SOURCES, &e.base);
+
+		for (size_t i = 0; i < l->n_sources; i++)
+			if (strcmp(l->sources[i]->source_name, argv[3]) == 0)
+				printf("routes %u active %u stale %u\n",
+				    l->sources[i]->routes,
+				    l->sources[i]->active,
+				    l->sources[i]->stale);
 	} else if (strcmp(argv[2], "count") == 0) {
 		/* count SOURCE: routes of a source, and how many stale */
 		Rib__Query q = RIB__QUERY__INIT;

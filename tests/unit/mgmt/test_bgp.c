@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/bgp.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_log.h"
@@ -356,6 +357,13 @@ static struct {
 	bool clear_soft, clear_reject;
 	unsigned route_calls;
 	Bgp__RouteQuery rq; /* the last QUERY_ROUTES */
+	/* a config in parts (BgpConfig.part, more): what came */
+	unsigned parts, last_part, refuse_part; /* refuse_part: that + 1 */
+	unsigned aborts;
+	uint64_t parts_txn;
+	size_t part_entries[16], entries;	  /* per part, in all */
+	char first_list[16][8], last_list[16][8]; /* of each part */
+	size_t neighbors;			  /* of the last part */
 } fbgp;
 
 /* and tern-rib, to see the other part rolled back */
@@ -379,6 +387,40 @@ h_bgp_set_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	(void)arg;
 	fbgp.calls++;
 	fbgp.dry += c->dry_run;
+	if (c->abort) {
+		fbgp.aborts++;
+		a.ok = true;
+		ipc_reply(req, IPC_OK, &a.base);
+		return;
+	}
+	if (c->part != 0 || c->more) {
+		/* a part (too big to copy): its lists counted */
+		const Bgp__PolicyOptions *po = c->policy;
+		size_t n = 0;
+
+		assert_true(c->part < 16);
+		assert_true(c->part == 0 || c->txn == fbgp.parts_txn);
+		fbgp.parts_txn = c->txn;
+		fbgp.parts++;
+		fbgp.last_part = c->part;
+		for (size_t i = 0; po != NULL && i < po->n_prefix_lists; i++)
+			n += po->prefix_lists[i]->n_entries;
+		fbgp.part_entries[c->part] = n;
+		fbgp.entries += n;
+		if (po != NULL && po->n_prefix_lists > 0) {
+			snprintf(fbgp.first_list[c->part], 8, "%s",
+			    po->prefix_lists[0]->name);
+			snprintf(fbgp.last_list[c->part], 8, "%s",
+			    po->prefix_lists[po->n_prefix_lists - 1]->name);
+		}
+		fbgp.neighbors = c->n_neighbors;
+		a.ok = fbgp.refuse_part != c->part + 1;
+		a.error = (char *)(a.ok ? "" : "out of memory");
+		if (!a.ok)
+			fbgp.refuse_part = 0;
+		ipc_reply(req, IPC_OK, &a.base);
+		return;
+	}
 	if (!c->dry_run) {
 		/* a copy through a real pack and unpack */
 		assert_true(
@@ -608,14 +650,20 @@ h_rib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	if (arg == (void *)1) {
 		const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
 
+		/* mgmt sends routes with an address alone packed */
+		unsigned add = (unsigned)(b->n_add +
+			     b->packed_add.len / IPC_ROUTE_PACKED4),
+			 del = (unsigned)(b->n_del +
+			     b->packed_del.len / IPC_ROUTE_PACKED4);
+
 		frib.batches++;
-		frib.add += b->n_add;
-		frib.del += b->n_del;
+		frib.add += add;
+		frib.del += del;
 		a.seq = b->seq;
 		if (frib.reject)
-			a.rejected = (uint32_t)(b->n_add + b->n_del);
+			a.rejected = add + del;
 		else
-			a.accepted = (uint32_t)(b->n_add + b->n_del);
+			a.accepted = add + del;
 		frib.reject = false;
 	} else if (arg == (void *)2) {
 		frib.resyncs++;
@@ -1412,6 +1460,107 @@ test_show_routes(void **st)
 	mgmt_free(m);
 }
 
+/* `load merge` of text in the session, as ternsh sends a file: one part */
+static int
+load_text(struct mgmt *m, struct mgmt_session *s, const char *text,
+    struct answer *a)
+{
+	struct mgmt_cmd_io io = {.client_file = true,
+	    .data = text,
+	    .len = strlen(text)};
+	struct lc_buf out;
+	struct lc_err err;
+	int code;
+
+	memset(a, 0, sizeof(*a));
+	lc_buf_init(&out);
+	code = mgmt_cmd_exec_io(m, s, "load merge big.conf", false, &io, &out,
+	    &err, later, a);
+	if (code != MGMT_OK)
+		snprintf(a->err, sizeof(a->err), "%s", err.msg);
+	lc_buf_fini(&out);
+	return (code);
+}
+
+/*
+ * Prefix lists too big for one frame go to tern-bgp in parts of 262,144
+ * entries, one at a time, a list going on from one part to the next, the
+ * rest of the config in the last; a refused part fails the commit; a
+ * reconnected tern-bgp gets the parts again.
+ */
+static void
+test_policy_parts(void **st)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	struct lc_buf text;
+	unsigned calls;
+
+	(void)st;
+	start_fake_rib();
+	start_fake_bgp();
+	m = mgmt_boot(GOOD_IFS "protocols bgp { local-as 65001; neighbor "
+			       "198.18.1.2 remote-as 65002; }\n");
+	assert_true(run_until(&fbgp.calls, 1));
+	s = mgmt_session_open(m, "tester", false);
+	OK("configure");
+	/* 3 lists of 200,000 entries: parts of 262,144, 262,144 and 75,712 */
+	lc_buf_init(&text);
+	lc_buf_printf(&text, "policy-options {\n");
+	for (unsigned l = 0; l < 3; l++) {
+		lc_buf_printf(&text, "prefix-list PL%u {\n", l);
+		for (unsigned k = 0; k < 200000; k++)
+			lc_buf_printf(&text, "198.%u.%u.%u/32;\n",
+			    18 + (k >> 16), (k >> 8) & 255, k & 255);
+		lc_buf_printf(&text, "}\n");
+	}
+	lc_buf_printf(&text, "}\n");
+	lc_buf_append(&text, "", 1);
+	assert_int_equal(load_text(m, s, (const char *)lc_buf_head(&text), &a),
+	    MGMT_OK);
+	lc_buf_fini(&text);
+	calls = fbgp.calls;
+	OK("commit");
+	assert_int_equal(fbgp.calls, calls + 3);
+	assert_int_equal(fbgp.parts, 3);
+	assert_int_equal(fbgp.last_part, 2);
+	assert_int_equal(fbgp.part_entries[0], 262144);
+	assert_int_equal(fbgp.part_entries[1], 262144);
+	assert_int_equal(fbgp.part_entries[2], 75712);
+	assert_int_equal(fbgp.entries, 600000);
+	/* PL1 goes on from part 0 into part 1, PL2 from part 1 into 2 */
+	assert_string_equal(fbgp.first_list[0], "PL0");
+	assert_string_equal(fbgp.last_list[0], "PL1");
+	assert_string_equal(fbgp.first_list[1], "PL1");
+	assert_string_equal(fbgp.last_list[1], "PL2");
+	assert_string_equal(fbgp.first_list[2], "PL2");
+	assert_int_equal(fbgp.neighbors, 1); /* the rest in the last part */
+
+	/* part 1 refused: the commit fails, nothing stored */
+	OK("set protocols bgp neighbor 198.18.1.2 description x");
+	fbgp.refuse_part = 2;
+	fbgp.parts = 0;
+	assert_int_equal(exec(m, s, "commit", false, &a), MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err,
+	    "tern-bgp refused its part: out of "
+	    "memory (part 1 of 3)"));
+	assert_int_equal(fbgp.parts, 2); /* no part after the refused one */
+	assert_true(run_until(&fbgp.aborts, 1)); /* the parts kept: dropped */
+	OK("exit discard");
+
+	/* tern-bgp restarts: the running config again, in parts */
+	ipc_server_free(fbgp.srv);
+	fbgp.srv = NULL;
+	fbgp.parts = 0;
+	fbgp.entries = 0;
+	start_fake_bgp();
+	assert_true(run_until(&fbgp.parts, 3));
+	assert_int_equal(fbgp.entries, 600000);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
 int
 main(void)
 {
@@ -1422,6 +1571,7 @@ main(void)
 	    cmocka_unit_test(test_typed),
 	    cmocka_unit_test_setup_teardown(test_push, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_policy_push, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_policy_parts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bgp_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_show, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_show_routes, setup, teardown),

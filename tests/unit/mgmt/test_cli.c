@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "ipc/proto/rtrmgr.pb-c.h"
@@ -113,7 +114,7 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	(void)arg;
 	a.seq = b->seq;
-	a.accepted = (uint32_t)(b->n_add + b->n_del);
+	a.accepted = (uint32_t)ipc_route_batch_count(b);
 	ipc_reply(req, IPC_OK, &a.base);
 }
 

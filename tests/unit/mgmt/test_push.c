@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_log.h"
@@ -28,9 +29,19 @@ struct fake {
 	unsigned if_batches, if_replace_all, if_dry;
 	unsigned if_items, if_deleted;
 	char last_if[32];
-	unsigned rt_batches, rt_add, rt_del;
+	unsigned rt_batches, rt_add, rt_del; /* rt_add, rt_del: applied */
 	unsigned resync_begin, resync_end;
 	bool reject; /* refuse the next part */
+	/* transactions in parts, kept until the last as tern-rib does */
+	uint64_t txn; /* being gathered; 0: none */
+	uint32_t next_part;
+	unsigned t_add, t_del;		/* kept */
+	unsigned parts, aborts, txns;	/* parts seen, aborts, applied */
+	uint32_t reject_part;		/* this part + 1 is refused (0: none) */
+	unsigned hold_parts;		/* keep the replies of so many */
+	struct ipc_req *held_parts[16]; /* ... answered by release_parts() */
+	Rib__RouteBatchAck held_acks[16]; /* (no errors) */
+	unsigned nheld_parts;
 	/* cfg_workers, cfg_icmp: the value + 1 when set, 0 when unset */
 	unsigned cfg_calls, cfg_workers, cfg_icmp, cfg_dry;
 	unsigned cfg_in_if; /* settings inside IF_CONFIG */
@@ -183,28 +194,103 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	const Rib__RouteBatch *b = (const Rib__RouteBatch *)msg;
 	Rib__RouteBatchAck a = RIB__ROUTE_BATCH_ACK__INIT;
 	Rib__RouteError e = RIB__ROUTE_ERROR__INIT, *ep = &e;
+	struct ipc_route_set set;
+	struct lc_err err;
+	unsigned add = 0, del = 0;
+	const char *refuse = NULL;
 
 	assert_int_equal(b->source, RIB__SOURCE__STATIC);
 	frib.rt_batches++;
-	frib.rt_add += b->n_add;
-	frib.rt_del += b->n_del;
-	if (b->n_add > 0 && b->add[0]->n_nh_addr > 0)
-		frib.last_nh = b->add[0]->nh_addr[0];
-	for (size_t i = 0; i < b->n_add; i++)
-		if (b->add[i]->n_nh_ifname > 0 && b->add[i]->nh_ifname[0][0])
-			snprintf(frib.last_ifname, sizeof(frib.last_ifname),
-			    "%s", b->add[i]->nh_ifname[0]);
+	/* through the codec: mgmt sends routes with an address alone
+	 * packed, the others as messages */
+	ipc_route_set_init(&set);
+	assert_int_equal(ipc_route_batch_decode(&set, b, 65536, &err), 0);
+	for (size_t i = 0; i < set.n; i++) {
+		const struct ipc_route *r = &set.rt[i];
+
+		if (r->op == IPC_ROUTE_DEL) {
+			del++;
+			continue;
+		}
+		add++;
+		if (add == 1 && r->n_nh > 0)
+			frib.last_nh = set.nh[r->nh].addr.v4.s_addr;
+		for (unsigned k = 0; k < r->n_nh; k++)
+			if (set.nh[r->nh + k].ifname != NULL &&
+			    set.nh[r->nh + k].ifname[0] != '\0')
+				snprintf(frib.last_ifname,
+				    sizeof(frib.last_ifname), "%s",
+				    set.nh[r->nh + k].ifname);
+	}
+	ipc_route_set_fini(&set);
 	a.seq = b->seq;
-	if (frib.reject) {
-		a.rejected = (uint32_t)(b->n_add + b->n_del);
-		e.message = (char *)"next hop unusable";
-		a.n_errors = 1;
-		a.errors = &ep;
+	if (b->txn != 0) {
+		if (b->abort) {
+			frib.aborts++;
+			if (frib.txn == b->txn)
+				frib.txn = 0;
+			goto reply;
+		}
+		frib.parts++;
+		if (b->part == 0) {
+			frib.txn = b->txn;
+			frib.next_part = 0;
+			frib.t_add = frib.t_del = 0;
+		} else if (frib.txn != b->txn || frib.next_part != b->part) {
+			refuse = "part out of sequence";
+		}
+		if (refuse == NULL && frib.reject_part == b->part + 1) {
+			frib.reject_part = 0;
+			refuse = "next hop unusable";
+		}
+		if (refuse != NULL) {
+			frib.txn = 0;
+			goto reply;
+		}
+		frib.next_part++;
+		frib.t_add += add;
+		frib.t_del += del;
+		a.accepted = add + del;
+		if (!b->more) {
+			frib.rt_add += frib.t_add;
+			frib.rt_del += frib.t_del;
+			a.accepted = frib.t_add + frib.t_del;
+			frib.txns++;
+			frib.txn = 0;
+		}
+	} else if (frib.reject) {
+		refuse = "next hop unusable";
 		frib.reject = false;
 	} else {
-		a.accepted = (uint32_t)(b->n_add + b->n_del);
+		frib.rt_add += add;
+		frib.rt_del += del;
+		a.accepted = add + del;
+	}
+reply:
+	if (refuse != NULL) {
+		a.accepted = 0;
+		a.rejected = add + del;
+		e.message = (char *)refuse;
+		a.n_errors = 1;
+		a.errors = &ep;
+	} else if (frib.hold_parts > 0 && b->txn != 0 && !b->abort) {
+		frib.hold_parts--;
+		assert_true(frib.nheld_parts < 16);
+		frib.held_acks[frib.nheld_parts] = a;
+		frib.held_parts[frib.nheld_parts++] = req;
+		return;
 	}
 	ipc_reply(req, IPC_OK, &a.base);
+}
+
+/* The held parts' replies, in order; no more are held. */
+static void
+release_parts(void)
+{
+	frib.hold_parts = 0;
+	for (unsigned i = 0; i < frib.nheld_parts; i++)
+		ipc_reply(frib.held_parts[i], IPC_OK, &frib.held_acks[i].base);
+	frib.nheld_parts = 0;
 }
 
 static void
@@ -1119,6 +1205,191 @@ test_compressor_stopped(void **state)
 	close(p[1]);
 }
 
+/* The held IF_CONFIG's reply: refused. */
+static void
+release_held_refused(void)
+{
+	Fwd__IfConfigAck a = FWD__IF_CONFIG_ACK__INIT;
+
+	assert_non_null(ffwd.held_req);
+	a.txn = ffwd.held_txn;
+	a.ok = false;
+	a.error = (char *)"device frob0 does not exist";
+	ipc_reply(ffwd.held_req, IPC_OK, &a.base);
+	ffwd.held_req = NULL;
+}
+
+/* `load merge` of text, as ternsh sends a file: one part */
+static int
+load_text(struct mgmt *m, struct mgmt_session *s, const char *text,
+    struct answer *a)
+{
+	struct mgmt_cmd_io io = {.client_file = true,
+	    .data = text,
+	    .len = strlen(text)};
+	struct lc_buf out;
+	struct lc_err err;
+	int code;
+
+	memset(a, 0, sizeof(*a));
+	lc_buf_init(&out);
+	code = mgmt_cmd_exec_io(m, s, "load merge big.conf", false, &io, &out,
+	    &err, later, a);
+	if (code != MGMT_OK)
+		snprintf(a->err, sizeof(a->err), "%s", err.msg);
+	lc_buf_fini(&out);
+	return (code);
+}
+
+/* A command that answers later, run until fn(arg) (or 5 s); then on until
+ * the answer. */
+static int
+run_while(struct mgmt *m, struct mgmt_session *s, const char *line,
+    struct answer *a, bool (*fn)(void), void (*then)(void))
+{
+	struct lc_buf out;
+	struct lc_err err;
+	uint64_t end = lc_time_mono_ns() + 5 * LC_NS_PER_SEC;
+	int code;
+
+	memset(a, 0, sizeof(*a));
+	lc_buf_init(&out);
+	code = mgmt_cmd_exec(m, s, line, false, &out, &err, later, a);
+	lc_buf_fini(&out);
+	assert_int_equal(code, MGMT_PENDING);
+	while (!fn() && !a->done && lc_time_mono_ns() < end) {
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(200);
+	}
+	assert_true(fn());
+	/* a while more: nothing else may move */
+	end = lc_time_mono_ns() + 30 * 1000000ull;
+	while (lc_time_mono_ns() < end) {
+		ev_run(loop, EVRUN_NOWAIT);
+		usleep(200);
+	}
+	then();
+	assert_true(run_until(&a->done, NULL, 0));
+	return (a->code);
+}
+
+#define BIG_N 40000 /* 5 parts of PUSH_PART (8192) */
+
+static bool
+four_parts(void)
+{
+	return (frib.nheld_parts == 4);
+}
+
+static bool
+fwd_held_rib_done(void)
+{
+	return (ffwd.held_req != NULL && frib.txns == 2);
+}
+
+/*
+ * A commit of more static routes than one batch holds goes to rib as a
+ * transaction in parts, PUSH_WINDOW of them in flight, applied by rib at
+ * the last: a refused part leaves rib as it was; a part of another
+ * component refused while rib's parts go stops them (rib is told to drop
+ * what it kept); refused after rib took them all, rib gets them back.
+ */
+static void
+test_big_commit(void **state)
+{
+	struct mgmt_session *s;
+	struct mgmt *m;
+	struct answer a;
+	struct lc_buf text;
+	unsigned parts0, aborts0;
+
+	(void)state;
+	start_fakes();
+	m = mgmt_boot(
+	    "interfaces { eth0 { device rc0; address 198.18.1.1/24; }\n"
+	    "    eth1 { device rs0; address 198.18.2.1/24; } }\n");
+	assert_true(run_until(NULL, &frib.resync_end, 1));
+	s = mgmt_session_open(m, "tester", false);
+	assert_int_equal(run(m, s, "configure", &a), MGMT_OK);
+	lc_buf_init(&text);
+	lc_buf_printf(&text, "protocols { static {\n");
+	for (unsigned k = 0; k < BIG_N; k++)
+		lc_buf_printf(&text,
+		    "route 198.19.%u.%u/32 { next-hop 198.18.1.%u; }\n", k >> 8,
+		    k & 255, k % 200 + 2);
+	lc_buf_printf(&text, "} }\n");
+	lc_buf_append(&text, "", 1);
+	assert_int_equal(load_text(m, s, (const char *)lc_buf_head(&text), &a),
+	    MGMT_OK);
+	lc_buf_fini(&text);
+
+	/* 1. five parts, four in flight until rib answers; applied at the
+	 * last */
+	frib.hold_parts = 16;
+	assert_int_equal(run_while(m, s, "commit", &a, four_parts,
+			     release_parts),
+	    MGMT_OK);
+	assert_string_equal(a.text, "commit complete\n");
+	assert_int_equal(frib.parts, 5);
+	assert_int_equal(frib.txns, 1);
+	assert_int_equal(frib.rt_add, BIG_N);
+	assert_int_equal(frib.last_nh, htonl(0xc6120100 | (32768 % 200 + 2)));
+	assert_int_equal(mgmt_commit_count(m), 2);
+
+	/* 2. rib refuses part 2 of their deletion: nothing applied, the
+	 * commit fails with rib's reason, the candidate keeps it */
+	assert_int_equal(run(m, s, "delete protocols static", &a), MGMT_OK);
+	frib.reject_part = 3;
+	assert_int_equal(run(m, s, "commit", &a), MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err,
+	    "tern-rib refused its part: next hop unusable (a transaction of "
+	    "40000 routes in 5 parts: none of it applied)"));
+	assert_int_equal(frib.rt_del, 0);
+	assert_int_equal(frib.txns, 1);
+	assert_int_equal(mgmt_commit_count(m), 2);
+	assert_int_equal(run(m, s, "show | compare", &a), MGMT_OK);
+	assert_non_null(strstr(a.text, "-            route 198.19.0.0/32"));
+
+	/* 3. fwd refuses while rib's parts are out: no more go, rib drops
+	 * what it kept */
+	assert_int_equal(run(m, s, "set interfaces eth1 mtu 1400", &a),
+	    MGMT_OK);
+	ffwd.reject = true;
+	frib.hold_parts = 16;
+	parts0 = frib.parts;
+	aborts0 = frib.aborts;
+	assert_int_equal(run_while(m, s, "commit", &a, four_parts,
+			     release_parts),
+	    MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err, "tern-fwd refused its part"));
+	assert_int_equal(frib.parts, parts0 + 4);
+	assert_int_equal(frib.aborts, aborts0 + 1);
+	assert_int_equal(frib.rt_del, 0);
+	assert_int_equal(frib.txns, 1);
+	assert_int_equal(mgmt_commit_count(m), 2);
+
+	/* 4. fwd refuses after rib took the whole transaction: rib is sent
+	 * the reverse, the same way */
+	ffwd.hold = true;
+	assert_int_equal(run_while(m, s, "commit", &a, fwd_held_rib_done,
+			     release_held_refused),
+	    MGMT_E_COMMIT_FAILED);
+	assert_non_null(strstr(a.err, "tern-fwd refused its part"));
+	assert_int_equal(frib.rt_del, BIG_N);
+	assert_int_equal(frib.rt_add, 2 * BIG_N); /* given back */
+	assert_int_equal(frib.txns, 3);
+	assert_int_equal(mgmt_commit_count(m), 2);
+
+	/* 5. all accept */
+	assert_int_equal(run(m, s, "commit", &a), MGMT_OK);
+	assert_int_equal(frib.rt_del, 2 * BIG_N);
+	assert_int_equal(frib.txns, 4);
+	assert_int_equal(mgmt_commit_count(m), 3);
+	assert_int_equal(run(m, s, "exit", &a), MGMT_OK);
+	mgmt_session_close(m, s);
+	mgmt_free(m);
+}
+
 int
 main(void)
 {
@@ -1133,6 +1404,7 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_compressor_stopped, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(test_big_commit, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

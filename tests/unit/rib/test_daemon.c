@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "ipc/ipc.h"
+#include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
 #include "ipc/proto/rib.pb-c.h"
@@ -1593,6 +1594,266 @@ test_settings(void **state)
 	ipc_client_free(mgmt);
 }
 
+/* ---- transactions in parts (RouteBatch.txn) ------------------------------- */
+
+/* Route k of the transaction tests: 198.19.(k >> 8).(k & 255)/32 for k <
+ * 65536, then 198.18.128.0/17's /32s; via 198.18.1.(k % 200 + 2). */
+static uint32_t
+tk_pfx(unsigned k)
+{
+	return (k < 65536 ? 0xc6130000u | k : 0xc6128000u + (k - 65536));
+}
+
+/* Part `part` of transaction txn: routes [from, to) added (or deleted);
+ * route `bad` with next hop 240.0.0.1, which only rib refuses. The ack
+ * (in arena). */
+static Rib__RouteBatchAck *
+tpart(struct ipc_client *c, uint64_t txn, uint32_t part, bool more,
+    unsigned from, unsigned to, bool del, long bad, uint32_t txn_routes)
+{
+	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+	struct ipc_route_set s;
+	struct ipc_route_enc e;
+	ProtobufCMessage *rep = NULL;
+	struct lc_err err;
+	int st;
+
+	ipc_route_set_init(&s);
+	ipc_route_enc_init(&e);
+	for (unsigned k = from; k < to; k++) {
+		struct ipc_route *r = ipc_route_set_add(&s, del ? 0 : 1);
+
+		assert_non_null(r);
+		r->pfx.v4.s_addr = htonl(tk_pfx(k));
+		r->len = 32;
+		if (del)
+			r->op = IPC_ROUTE_DEL;
+		else
+			s.nh[r->nh].addr.v4.s_addr = htonl((long)k == bad ?
+				0xf0000001u :
+				0xc6120100u | (k % 200 + 2));
+	}
+	assert_int_equal(ipc_route_batch_encode(&e, &b, &s, true), 0);
+	b.source = RIB__SOURCE__STATIC;
+	b.source_name = (char *)"static";
+	b.seq = part + 1;
+	b.txn = txn;
+	b.part = part;
+	b.more = more;
+	b.txn_routes = txn_routes;
+	st = ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base, 10000, arena,
+	    &rep, &err);
+	ipc_route_enc_fini(&e);
+	ipc_route_set_fini(&s);
+	if (st != IPC_OK)
+		fail_msg("ROUTE_BATCH: %s %s", ipc_status_str(st), err.msg);
+	return ((Rib__RouteBatchAck *)rep);
+}
+
+static size_t
+static_routes(void)
+{
+	struct rib_source_info si;
+
+	assert_int_equal(rib_source_info(rib_d_rib(rd), RIB_SRC_STATIC, &si),
+	    0);
+	return (si.routes);
+}
+
+static void
+assert_refused(const Rib__RouteBatchAck *a, const char *want)
+{
+	assert_int_equal(a->accepted, 0);
+	assert_int_equal(a->n_errors, 1);
+	if (strstr(a->errors[0]->message, want) == NULL)
+		fail_msg("'%s' lacks '%s'", a->errors[0]->message, want);
+}
+
+static bool
+ff_has_n(void *arg)
+{
+	return (ff.n == *(size_t *)arg);
+}
+
+/* A transaction's parts are kept until the last, then applied as one
+ * batch; a refused part, one out of sequence, an abort or the sender's end
+ * leave rib and fwd as they were. */
+static void
+test_txn(void **state)
+{
+	struct ipc_client *mgmt, *other;
+	Rib__RouteBatchAck *a;
+	struct ff_route *f;
+	size_t n0, f0, want;
+	unsigned b0;
+
+	(void)state;
+	boot(&mgmt);
+	run_for(30);
+	n0 = static_routes();
+	f0 = ff.n;
+
+	/* 1. three parts: nothing until the last, then all of them */
+	a = tpart(mgmt, 11, 0, true, 0, 3000, false, -1, 9000);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(a->accepted, 3000);
+	assert_int_equal(tpart(mgmt, 11, 1, true, 3000, 6000, false, -1, 0)
+			     ->accepted,
+	    3000);
+	run_for(30);
+	assert_int_equal(static_routes(), n0);
+	assert_int_equal(ff.n, f0);
+	a = tpart(mgmt, 11, 2, false, 6000, 9000, false, -1, 0);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(a->accepted, 9000);
+	assert_int_equal(static_routes(), n0 + 9000);
+	want = f0 + 9000;
+	assert_true(run_until(ff_has_n, &want, 5000));
+	assert_non_null(f = ff_find(pf("198.19.35.39/32"))); /* k 8999 */
+	assert_int_equal(f->a[0], htonl(0xc6120100u | (8999 % 200 + 2)));
+	assert_fib_matches(rd);
+
+	/* 2. a part refused (a next hop only rib refuses) drops the
+	 * transaction: the parts behind it are refused, nothing changes */
+	b0 = ff.batches;
+	assert_int_equal(tpart(mgmt, 12, 0, true, 0, 3000, true, -1, 0)
+			     ->accepted,
+	    3000);
+	a = tpart(mgmt, 12, 1, true, 9000, 12000, false, 11500, 0);
+	assert_refused(a,
+	    "part 1 of the transaction: entry 2500: "
+	    "198.19.44.236/32: invalid next-hop address "
+	    "240.0.0.1");
+	assert_int_equal(a->errors[0]->index, 3000 + 2500);
+	assert_refused(tpart(mgmt, 12, 2, false, 3000, 9000, true, -1, 0),
+	    "part 2 of no transaction in progress");
+	run_for(30);
+	assert_int_equal(static_routes(), n0 + 9000);
+	assert_int_equal(ff.n, want);
+	assert_int_equal(ff.batches, b0);
+
+	/* 3. out of sequence */
+	assert_int_equal(tpart(mgmt, 13, 0, true, 0, 10, true, -1, 0)->accepted,
+	    10);
+	assert_refused(tpart(mgmt, 13, 2, false, 20, 30, true, -1, 0),
+	    "part 2 out of sequence (expected 1)");
+	assert_refused(tpart(mgmt, 13, 1, false, 10, 20, true, -1, 0),
+	    "no transaction in progress");
+
+	/* 4. an abort: given up, then a new one is fine */
+	assert_int_equal(tpart(mgmt, 14, 0, true, 0, 10, true, -1, 0)->accepted,
+	    10);
+	{
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		ProtobufCMessage *rep;
+		struct lc_err err;
+
+		b.source = RIB__SOURCE__STATIC;
+		b.source_name = (char *)"static";
+		b.txn = 14;
+		b.abort = true;
+		assert_int_equal(ipc_call_wait(mgmt, RIB__METHOD__ROUTE_BATCH,
+				     &b.base, 5000, arena, &rep, &err),
+		    IPC_OK);
+		assert_int_equal(((Rib__RouteBatchAck *)rep)->n_errors, 0);
+		/* part, more and abort need a txn */
+		b.txn = 0;
+		assert_int_equal(ipc_call_wait(mgmt, RIB__METHOD__ROUTE_BATCH,
+				     &b.base, 5000, arena, &rep, &err),
+		    IPC_OK);
+		assert_refused((Rib__RouteBatchAck *)rep, "need a transaction");
+	}
+	assert_refused(tpart(mgmt, 14, 1, false, 10, 20, true, -1, 0),
+	    "no transaction in progress");
+	run_for(30);
+	assert_int_equal(static_routes(), n0 + 9000);
+
+	/* 5. one at a time: another sender waits; over the limit at once */
+	other = rib_client("mgmt2", false);
+	assert_int_equal(tpart(mgmt, 15, 0, true, 0, 4500, true, -1, 0)
+			     ->accepted,
+	    4500);
+	assert_refused(tpart(other, 1, 0, true, 0, 10, true, -1, 0),
+	    "transaction 15 of mgmt is in progress");
+	a = tpart(mgmt, 15, 1, false, 4500, 9000, true, -1, 0);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(a->accepted, 9000);
+	assert_int_equal(static_routes(), n0);
+	assert_true(run_until(ff_has_n, &f0, 5000));
+	assert_null(ff_find(pf("198.19.35.39/32")));
+	assert_refused(tpart(other, 2, 0, true, 0, 10, false, -1,
+			   RIB_TXN_MAX + 1),
+	    "over the limit");
+
+	/* 6. the sender goes away with its parts: dropped, another may go */
+	assert_int_equal(tpart(other, 3, 0, true, 0, 100, false, -1, 0)
+			     ->accepted,
+	    100);
+	ipc_client_free(other);
+	run_for(50);
+	assert_int_equal(tpart(mgmt, 16, 0, true, 0, 100, false, -1, 0)
+			     ->accepted,
+	    100);
+
+	/* 7. a static by interface name in a part: resolved when applied */
+	{
+		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+		Rib__Route *r[1];
+		ProtobufCMessage *rep;
+		struct lc_err err;
+
+		r[0] = mkroute("198.18.103.0/24", NULL, 0, NULL, "eth2");
+		b.source = RIB__SOURCE__STATIC;
+		b.source_name = (char *)"static";
+		b.txn = 16;
+		b.part = 1;
+		b.add = r;
+		b.n_add = 1;
+		assert_int_equal(ipc_call_wait(mgmt, RIB__METHOD__ROUTE_BATCH,
+				     &b.base, 5000, arena, &rep, &err),
+		    IPC_OK);
+		assert_int_equal(((Rib__RouteBatchAck *)rep)->accepted, 101);
+	}
+	want = f0 + 101;
+	assert_true(run_until(ff_has_n, &want, 5000));
+	assert_non_null(f = ff_find(pf("198.18.103.0/24")));
+	assert_int_equal(f->a[0], 0);
+	assert_int_equal(f->i[0], 2);
+	assert_fib_matches(rd);
+	ipc_client_free(mgmt);
+}
+
+/* More routes than one batch may hold (RIB_BATCH_MAX), in two parts; and
+ * the same refused in its last part. Without fwd (its fake is linear). */
+static void
+test_txn_big(void **state)
+{
+	struct ipc_client *mgmt;
+	Rib__RouteBatchAck *a;
+	unsigned n = RIB_BATCH_MAX + 4464; /* 70000 */
+
+	(void)state;
+	rd = rib_start(100);
+	mgmt = rib_client("mgmt", false);
+	a = tpart(mgmt, 1, 0, true, 0, n / 2, false, -1, n);
+	assert_int_equal(a->accepted, n / 2);
+	a = tpart(mgmt, 1, 1, false, n / 2, n, false, -1, 0);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(a->accepted, n);
+	assert_int_equal(static_routes(), n);
+	/* all deleted, but the last part has a bad route: none goes */
+	a = tpart(mgmt, 2, 0, true, 0, n / 2, true, -1, 0);
+	assert_int_equal(a->accepted, n / 2);
+	a = tpart(mgmt, 2, 1, false, n - 10, n + 1, false, n, 0);
+	assert_refused(a, "invalid next-hop address 240.0.0.1");
+	assert_int_equal(static_routes(), n);
+	a = tpart(mgmt, 3, 0, true, 0, n / 2, true, -1, 0);
+	a = tpart(mgmt, 3, 1, false, n / 2, n, true, -1, 0);
+	assert_int_equal(a->accepted, n);
+	assert_int_equal(static_routes(), 0);
+	ipc_client_free(mgmt);
+}
+
 int
 main(void)
 {
@@ -1611,6 +1872,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_hold_and_static_resync, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_txn, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_txn_big, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
