@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libcommon/lc_daemon.h"
@@ -14,10 +15,17 @@
 
 static struct rtm_config *cfg;
 static struct rtm_ipc *ri;
+static struct rtm_notify *sdn;
+static const char *cfg_path; /* re-read on SIGHUP */
+static ev_signal hup;
+static bool check_only;
 
 static const struct lc_opt opts[] = {
     LC_OPT_ROW_FLAG("--foreground", NULL,
 	"stay in the foreground (the default and only mode)"),
+    LC_OPT_ROW_FLAG("--check", &check_only,
+	"parse and check the boot config (-c FILE), print OK or the\n"
+	"error and exit 0 or 1; starts nothing"),
     LC_OPT_ROW_END,
 };
 
@@ -29,9 +37,36 @@ static const struct lc_daemon_info info = {
     .usage_extra = "  -c FILE            the boot config (same as --config; "
 		   "default " RTM_CONFIG_DEFAULT ")\n",
     .status = "supervises the components of its boot config and serves\n"
-	      "RUNDIR/rtrmgr.sock (list, start, stop, restart, events); see "
+	      "RUNDIR/rtrmgr.sock (list, start, stop, restart, events);\n"
+	      "SIGHUP re-reads the boot config; under systemd Type=notify\n"
+	      "(READY, STATUS, RELOADING, STOPPING, WATCHDOG); see "
 	      "docs/rtrmgr.md.",
 };
+
+/* --check: the boot config as a start or a reload would take it. */
+static int
+rtm_check_only(const struct lc_daemon_opts *o)
+{
+	const char *env = getenv("TERN_RUNDIR");
+	struct lc_err err;
+	unsigned n;
+
+	if (o->rundir_set)
+		env = o->rundir;
+	else if (env != NULL && *env == '\0')
+		env = NULL;
+	if ((cfg = rtm_config_load(cfg_path, &err)) == NULL ||
+	    rtm_config_check(cfg, env, &err) != 0) {
+		fprintf(stderr, "tern-rtrmgr: %s\n", err.msg);
+		rtm_config_free(cfg);
+		return (1);
+	}
+	n = rtm_config_ncomps(cfg);
+	rtm_config_free(cfg);
+	printf("%s: OK (%u component%s)\n", cfg_path, n, n == 1 ? "" : "s");
+	fflush(stdout);
+	exit(0); /* lc_daemon_main would go on to start the router */
+}
 
 /* The boot config, before anything is made: an error starts nothing. */
 static int
@@ -39,14 +74,34 @@ rtm_check(const struct lc_daemon_opts *o)
 {
 	struct lc_err err;
 
-	if ((cfg = rtm_config_load(o->config ? o->config : RTM_CONFIG_DEFAULT,
-		 &err)) == NULL) {
+	cfg_path = o->config ? o->config : RTM_CONFIG_DEFAULT;
+	if (check_only)
+		return (rtm_check_only(o));
+	if ((cfg = rtm_config_load(cfg_path, &err)) == NULL) {
 		lc_log_err("%s (nothing started)", err.msg);
 		return (1);
 	}
-	/* A hang-up must not kill the supervisor (children reset it). */
+	/* A hang-up must not kill the supervisor (children reset it);
+	 * once the loop runs, it means reload. */
 	signal(SIGHUP, SIG_IGN);
 	return (0);
+}
+
+/* SIGHUP (systemctl reload): the boot config again, all or nothing. */
+static void
+hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct rtm *rtm = w->data;
+	struct rtm_config *ncfg;
+	struct lc_err err;
+
+	lc_log_notice("SIGHUP: reloading %s", cfg_path);
+	rtm_notify_reloading(sdn, cfg_path);
+	if ((ncfg = rtm_config_load(cfg_path, &err)) != NULL)
+		(void)rtm_reload(rtm, ncfg, &err);
+	if (err.code != 0)
+		lc_log_err("reload refused, nothing changed: %s", err.msg);
+	rtm_notify_reloaded(sdn, &err);
 }
 
 static void *
@@ -73,11 +128,22 @@ rtm_boot(struct ev_loop *loop, const struct lc_daemon_opts *o)
 		    rtm_rundir(rtm));
 		rv = -1;
 	}
+	/* before the boot, so that its first STATUS= says what it waits for */
+	if (rv == 0 && (sdn = rtm_notify_new(rtm, loop)) == NULL &&
+	    errno != 0) {
+		lc_log_errno(LC_LOG_ERR, "systemd notification");
+		rv = -1;
+	}
 	if (rv != 0 || rtm_start(rtm) != 0) {
+		rtm_notify_free(sdn);
 		rtm_ipc_free(ri);
 		rtm_free(rtm);
 		return (NULL);
 	}
+	ev_signal_init(&hup, hup_cb, SIGHUP);
+	hup.data = rtm;
+	ev_signal_start(loop, &hup);
+	ev_unref(loop);
 	return (rtm);
 }
 
@@ -90,9 +156,12 @@ on_down(void *arg)
 static void
 rtm_halt(void *rtm, struct ev_loop *loop)
 {
-	rtm_shutdown(rtm, on_down, loop);
+	rtm_shutdown(rtm, on_down, loop); /* STOPPING=1 */
 	while (!rtm_is_down(rtm)) /* a second signal does not cut it short */
 		ev_run(loop, 0);
+	ev_ref(loop);
+	ev_signal_stop(loop, &hup);
+	rtm_notify_free(sdn);
 	rtm_ipc_free(ri);
 	rtm_free(rtm);
 }

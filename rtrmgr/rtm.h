@@ -47,6 +47,17 @@ struct rtm_config *rtm_config_load(const char *path, struct lc_err *err);
 struct rtm_config *rtm_config_parse(const char *name, const char *text,
     size_t len, struct lc_err *err);
 void rtm_config_free(struct rtm_config *);
+/* How many components it declares. */
+unsigned rtm_config_ncomps(const struct rtm_config *);
+/*
+ * What a start with this config would refuse, checked without touching
+ * anything (--check, and a reload before it changes anything): the rundir
+ * (absolute, shorter than RTM_RUNDIR_MAX; rundir NULL: the config's or
+ * the default), the user and the groups (as rtm_open), every binary an
+ * executable regular file. 0, or -errno with err ("FILE...: what").
+ */
+int rtm_config_check(const struct rtm_config *, const char *rundir,
+    struct lc_err *err);
 
 /* ---- the supervisor --------------------------------------------------------
  */
@@ -138,6 +149,51 @@ void rtm_set_health(struct rtm *, rtm_health_fn *fn, void *arg);
 int rtm_open(struct rtm *);
 
 /*
+ * Called after anything that may change what rtm_overall() says: a state
+ * change, a component's first health answer, a reload, the shutdown. The
+ * systemd notifier (rtm_notify.c) hangs here. fn NULL disables.
+ */
+typedef void rtm_change_fn(struct rtm *, void *arg);
+void rtm_set_change_cb(struct rtm *, rtm_change_fn *fn, void *arg);
+
+/* The router as a whole, for systemd's READY=1 and STATUS=. */
+enum rtm_overall {
+	RTM_OV_STARTING, /* a component is still coming (or going) */
+	RTM_OV_UP,	 /* every component is up and answers */
+	RTM_OV_STOPPING, /* shutting down */
+};
+/*
+ * UP when the boot sequence is done and every component is running and has
+ * answered a health check since it started or was adopted (or has health
+ * off), or was given up on (failed) or stopped by an operator: those are
+ * not waited for, and said. STARTING while one is starting, backing off
+ * before a restart, restarting, not started yet, or removed by a reload and
+ * still stopping. buf gets one line for STATUS=: "Waiting for rib (starting,
+ * pid 812, generation 1) (1 of 4 up)", "Running: 4 of 4 components up",
+ * "Running: 3 of 4 components up; fwd failed", "Stopping: waiting for fwd
+ * (pid 815) to stop".
+ */
+enum rtm_overall rtm_overall(const struct rtm *, char *buf, size_t len);
+
+/*
+ * Applies a new boot config to the running supervisor (SIGHUP). Takes
+ * ownership of ncfg. All or nothing: first rtm_config_check() (users,
+ * groups, binaries) and the supervisor's own state; on error nothing has
+ * changed and err says why: -ESHUTDOWN (not started or shutting down),
+ * -EBUSY (components removed by the previous reload are still stopping),
+ * rtm_config_check's errors. Then: backoff, failure, health (interval,
+ * timeout, failures, a component's `health`) and stop-grace settings apply
+ * at once; log-level, output, start-timeout and a component's binary,
+ * args, privileges and capabilities at its next start (logged); rundir,
+ * user, operator-group, admin-group and health-check only at the next
+ * start of rtrmgr (logged; the old values stay in force). An added
+ * component starts in config order as at boot; a removed one is stopped
+ * (SIGTERM, then SIGKILL after its grace) and dropped; the new order is the
+ * next shutdown's. 0.
+ */
+int rtm_reload(struct rtm *, struct rtm_config *ncfg, struct lc_err *err);
+
+/*
  * Prepares the rundir (mode 0750, locked), reads the state file, re-adopts
  * the live components of a previous rtrmgr, then starts the others in
  * config order (each one after the previous has left STARTING).
@@ -215,5 +271,27 @@ struct rtm_ipc;
 struct rtm_ipc *rtm_ipc_new(struct rtm *, struct ev_loop *);
 /* Closes the sockets and clients; before rtm_free(). NULL is a no-op. */
 void rtm_ipc_free(struct rtm_ipc *);
+
+/* ---- systemd (rtm_notify.c)
+ * ---------------------------------------------------------- */
+
+struct rtm_notify;
+/*
+ * Under systemd's Type=notify ($NOTIFY_SOCKET set): sends READY=1 when
+ * rtm_overall() is first UP (again after a reload), STATUS= with its line
+ * at every change, STOPPING=1 when the shutdown starts, and, when
+ * sd_watchdog_enabled() (WATCHDOG_USEC, WATCHDOG_PID), WATCHDOG=1 every
+ * half of the interval from a timer of loop, the loop that supervises: a
+ * stuck loop stops the pings. Sets the change callback. NULL with errno 0
+ * when NOTIFY_SOCKET is not set (nothing to do), ENOMEM.
+ */
+struct rtm_notify *rtm_notify_new(struct rtm *, struct ev_loop *loop);
+/* Around rtm_reload(): RELOADING=1 (with MONOTONIC_USEC) and a STATUS=;
+ * then, err NULL or code 0, READY=1 once UP again; else READY=1 (if it
+ * was up) with the refusal as STATUS=. NULL n is a no-op. */
+void rtm_notify_reloading(struct rtm_notify *, const char *path);
+void rtm_notify_reloaded(struct rtm_notify *, const struct lc_err *err);
+/* Stops the pings and unsets the change callback. NULL is a no-op. */
+void rtm_notify_free(struct rtm_notify *);
 
 #endif /* RTM_H */

@@ -2,6 +2,8 @@
  * and component blocks over libcommon's lexer, errors as file:line:column. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -733,6 +735,12 @@ rtm_config_load(const char *path, struct lc_err *err)
 	return (cfg);
 }
 
+unsigned
+rtm_config_ncomps(const struct rtm_config *cfg)
+{
+	return (cfg->ncomps);
+}
+
 void
 rtm_config_free(struct rtm_config *cfg)
 {
@@ -740,4 +748,117 @@ rtm_config_free(struct rtm_config *cfg)
 		return;
 	lc_arena_free(cfg->arena);
 	free(cfg);
+}
+
+/* ---- the system around the config
+ * ----------------------------------------------------- */
+
+int
+rtm_config_user(const struct rtm_config *cfg, uid_t *uid, gid_t *gid,
+    struct lc_err *err)
+{
+	struct passwd *pw;
+	bool wanted = false;
+
+	lc_err_clear(err);
+	for (unsigned i = 0; i < cfg->ncomps; i++)
+		wanted |= !cfg->comps[i].priv_root;
+	if (geteuid() != 0 || !wanted)
+		return (1);
+	errno = 0;
+	if ((pw = getpwnam(cfg->user)) == NULL)
+		return (lc_err_set(err, -ENOENT, LC_ERR_NOINDEX,
+		    "user '%s' (for unprivileged components) does not "
+		    "exist: create it (useradd --system --no-create-home "
+		    "--shell /usr/sbin/nologin %s) or set `user` in %s",
+		    cfg->user, cfg->user, cfg->path));
+	if (pw->pw_uid == 0)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "user '%s' is root: pick an unprivileged user", cfg->user));
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return (0);
+}
+
+static bool
+in_group(gid_t g)
+{
+	gid_t list[256];
+	int n;
+
+	if (g == getegid())
+		return (true);
+	if ((n = getgroups(256, list)) < 0)
+		return (false);
+	for (int i = 0; i < n; i++)
+		if (list[i] == g)
+			return (true);
+	return (false);
+}
+
+int
+rtm_config_group(const struct rtm_config *cfg, const char *key,
+    const char *name, gid_t *out, struct lc_err *err)
+{
+	struct group *gr;
+
+	lc_err_clear(err);
+	*out = (gid_t)-1;
+	if (name == NULL)
+		return (0);
+	if ((gr = getgrnam(name)) == NULL)
+		return (lc_err_set(err, -ENOENT, LC_ERR_NOINDEX,
+		    "group '%s' (%s) does not exist: create it (groupadd "
+		    "--system %s) or set `%s none;` in %s",
+		    name, key, name, key, cfg->path));
+	if (geteuid() != 0 && !in_group(gr->gr_gid))
+		return (lc_err_set(err, -EPERM, LC_ERR_NOINDEX,
+		    "%s %s: tern-rtrmgr runs as uid %d, not root, and "
+		    "is not in that group: its components could not "
+		    "give their sockets to it",
+		    key, name, (int)geteuid()));
+	*out = gr->gr_gid;
+	return (0);
+}
+
+int
+rtm_config_check(const struct rtm_config *cfg, const char *rundir,
+    struct lc_err *err)
+{
+	struct stat sb;
+	uid_t uid;
+	gid_t gid;
+	int rv;
+
+	if (rundir == NULL)
+		rundir = cfg->rundir != NULL ? cfg->rundir : "/run/tern";
+	if (strlen(rundir) >= RTM_RUNDIR_MAX || rundir[0] != '/')
+		return (lc_err_set(err, -ENAMETOOLONG, LC_ERR_NOINDEX,
+		    "%s: rundir '%s': must be an absolute path shorter than "
+		    "%d bytes (socket paths must fit in sun_path)",
+		    cfg->path, rundir, RTM_RUNDIR_MAX));
+	if ((rv = rtm_config_user(cfg, &uid, &gid, err)) < 0 ||
+	    (rv = rtm_config_group(cfg, "operator-group", cfg->operator_group,
+		 &gid, err)) < 0 ||
+	    (rv = rtm_config_group(cfg, "admin-group", cfg->admin_group, &gid,
+		 err)) < 0)
+		return (rv);
+	for (unsigned i = 0; i < cfg->ncomps; i++) {
+		const struct rtm_comp_cfg *c = &cfg->comps[i];
+		int e = 0;
+
+		if (stat(c->binary, &sb) != 0)
+			e = errno;
+		else if (!S_ISREG(sb.st_mode))
+			e = EISDIR;
+		else if (access(c->binary, X_OK) != 0)
+			e = errno;
+		if (e != 0)
+			return (lc_err_set(err, -e, LC_ERR_NOINDEX,
+			    "%s:%u: component %s: binary %s: %s", cfg->path,
+			    c->line, c->name, c->binary,
+			    e == EISDIR ? "not a regular file" : strerror(e)));
+	}
+	lc_err_clear(err);
+	return (0);
 }

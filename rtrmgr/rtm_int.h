@@ -63,6 +63,21 @@ struct rtm_config {
 	unsigned ncomps;
 };
 
+/*
+ * The user of `privileges user` components (rtm_open): 0 with *uid, *gid;
+ * 1 when there is no switch (rtrmgr not root, or every component root);
+ * -ENOENT (no such user) or -EINVAL (root) with err set.
+ */
+int rtm_config_user(const struct rtm_config *, uid_t *uid, gid_t *gid,
+    struct lc_err *err);
+/*
+ * operator-group or admin-group (key) named name: its gid in *out, -1 for
+ * none (name NULL). -ENOENT when it does not exist; -EPERM when a rtrmgr
+ * not running as root is not in it (its components, running as it, could
+ * not give their sockets to it). err set.
+ */
+int rtm_config_group(const struct rtm_config *, const char *key,
+    const char *name, gid_t *out, struct lc_err *err);
 /* Capability names as written in the config ("net_admin"); -1 if unknown. */
 int rtm_cap_parse(const char *name);
 const char *rtm_cap_name(int cap);

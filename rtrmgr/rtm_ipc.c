@@ -20,10 +20,13 @@ struct hc_slot {
 	uint64_t token;
 };
 
-/* Our client of one component's socket, for health checks. */
+/* Our client of one component's socket, for health checks: one per
+ * component handle (a reload may reuse a handle for another name). */
 struct rtm_ipc_peer {
 	struct rtm_ipc *ri;
 	struct rtm_comp *c;
+	char name[RTM_NAME_MAX];      /* the client's: outlives a reload */
+	bool closing;		      /* its calls are being cancelled */
 	struct ipc_service_desc desc; /* kept: the client points into it */
 	struct ipc_client *cl;
 	struct hc_slot slots[HC_SLOTS];
@@ -33,7 +36,7 @@ struct rtm_ipc {
 	struct rtm *rtm;
 	struct ev_loop *loop;
 	struct ipc_server *srv;
-	struct rtm_ipc_peer peers[RTM_COMP_MAX];
+	struct rtm_ipc_peer peers[2 * RTM_COMP_MAX]; /* rtm's slots */
 };
 
 /* ---- rtrmgr service
@@ -234,6 +237,8 @@ hc_reply(void *arg, int status, const struct lc_err *err,
 	const Lifecycle__Status *st = (const void *)msg;
 	bool ok = false;
 
+	if (s->peer->closing)
+		return; /* for a component that is no longer this one */
 	if (status == IPC_OK && st != NULL) {
 		/* The answer must come from the instance we started. */
 		ok = st->pid == (uint32_t)rtm_comp_pid(c);
@@ -269,11 +274,23 @@ rtm_ipc_health(struct rtm_comp *c, uint64_t token, void *arg)
 	struct hc_slot *s;
 	int rv;
 
-	for (unsigned i = 0; i < rtm_comp_count(ri->rtm); i++)
-		if (rtm_comp_at(ri->rtm, i) == c)
+	for (unsigned i = 0; i < 2 * RTM_COMP_MAX && p == NULL; i++)
+		if (ri->peers[i].c == c)
+			p = &ri->peers[i];
+	for (unsigned i = 0; i < 2 * RTM_COMP_MAX && p == NULL; i++)
+		if (ri->peers[i].c == NULL)
 			p = &ri->peers[i];
 	if (p == NULL)
 		return; /* no answer: counts as a timeout */
+	if (p->c != c || strcmp(p->name, rtm_comp_name(c)) != 0) {
+		p->closing = true;
+		ipc_client_free(p->cl);
+		p->cl = NULL;
+		p->closing = false;
+		p->ri = ri;
+		p->c = c;
+		snprintf(p->name, sizeof(p->name), "%s", rtm_comp_name(c));
+	}
 	if (p->cl == NULL) {
 		const struct ipc_service_desc *svc = svc_of(rtm_comp_name(c));
 		struct ipc_opts o;
@@ -281,7 +298,7 @@ rtm_ipc_health(struct rtm_comp *c, uint64_t token, void *arg)
 		/* Another component: its socket RUNDIR/NAME.sock answers
 		 * the lifecycle service like every tern socket. */
 		p->desc = svc ? *svc : ipc_svc_lifecycle;
-		p->desc.name = rtm_comp_name(c);
+		p->desc.name = p->name;
 		memset(&o, 0, sizeof(o));
 		o.rundir = rtm_rundir(ri->rtm);
 		o.component = "rtrmgr";
@@ -357,10 +374,6 @@ rtm_ipc_new(struct rtm *rtm, struct ev_loop *loop)
 	cbs.on_shutdown = on_shutdown;
 	cbs.arg = ri;
 	ipc_server_set_cbs(ri->srv, &cbs);
-	for (unsigned i = 0; i < rtm_comp_count(rtm); i++) {
-		ri->peers[i].ri = ri;
-		ri->peers[i].c = rtm_comp_at(rtm, i);
-	}
 	rtm_set_event_cb(rtm, on_event, ri);
 	if (rtm_config_of(rtm)->health_kind == RTM_HEALTH_IPC)
 		rtm_set_health(rtm, rtm_ipc_health, ri);
@@ -376,7 +389,7 @@ rtm_ipc_free(struct rtm_ipc *ri)
 	rtm_set_event_cb(ri->rtm, NULL, NULL);
 	if (rtm_config_of(ri->rtm)->health_kind == RTM_HEALTH_IPC)
 		rtm_set_health(ri->rtm, NULL, NULL);
-	for (unsigned i = 0; i < RTM_COMP_MAX; i++)
+	for (unsigned i = 0; i < 2 * RTM_COMP_MAX; i++)
 		ipc_client_free(ri->peers[i].cl);
 	ipc_server_free(ri->srv);
 	free(ri);

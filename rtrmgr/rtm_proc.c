@@ -102,6 +102,11 @@ child(int errfd, const struct rtm_spawn *sp)
 		child_fail(errfd, errno, "close_range");
 	if (sp->ident != NULL && sp->ident->drop)
 		child_privileges(errfd, sp);
+	/* systemd's notification socket and watchdog are rtrmgr's own
+	 * (NotifyAccess=main): a component must not speak for the unit. */
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
 	for (unsigned i = 0; sp->envp_extra != NULL && sp->envp_extra[i]; i++)
 		if (putenv((char *)sp->envp_extra[i]) != 0)
 			child_fail(errfd, errno, "putenv");

@@ -3,10 +3,8 @@
  * re-adoption, ordered shutdown. */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libcommon/lc_arena.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_time.h"
 #include "rtm_int.h"
@@ -33,8 +32,11 @@ struct rtm_comp {
 	bool adopted;	/* not our child: no exit status */
 	bool boot_done; /* handled by the boot sequence */
 	bool restart_after_stop;
-	bool hung; /* killed by us for a failed health */
-	bool held; /* stopped by request: not started at boot */
+	bool hung;     /* killed by us for a failed health */
+	bool held;     /* stopped by request: not started at boot */
+	bool in_use;   /* this slot holds a component */
+	bool gone;     /* removed by a reload: stopping, then dropped */
+	bool answered; /* a health check succeeded since its start */
 	uint64_t generation, prev_generation;
 	uint64_t starttime;   /* /proc starttime, for re-adoption */
 	uint64_t started_ms;  /* realtime */
@@ -61,13 +63,22 @@ struct rtm_comp {
 	unsigned hfails;
 };
 
+/* A reload may remove every component while adding as many. */
+#define RTM_SLOTS (2 * RTM_COMP_MAX)
+
 struct rtm {
 	struct ev_loop *loop;
 	struct rtm_config *cfg;
+	/* the settings of the components a reload removed, until they have
+	   stopped (their cfg points into it) */
+	struct rtm_config *old_cfg;
 	char rundir[RTM_RUNDIR_MAX];
 	char log_level[16];
-	struct rtm_comp comps[RTM_COMP_MAX];
-	unsigned n;
+	bool log_level_opt;		   /* --log-level: a reload keeps it */
+	struct rtm_comp slot[RTM_SLOTS];   /* storage: the pointers stay */
+	struct rtm_comp *comps[RTM_SLOTS]; /* config order, then the gone */
+	unsigned n;			   /* in the config: comps[0..n) */
+	unsigned ngone;			   /* removed, stopping: after them */
 	struct rtm_ident ident;
 	gid_t op_gid, adm_gid; /* operator-group, admin-group; -1: none */
 	int lockfd;
@@ -82,10 +93,15 @@ struct rtm {
 	void *ev_arg;
 	rtm_health_fn *h_fn;
 	void *h_arg;
+	rtm_change_fn *ch_fn;
+	void *ch_arg;
 	ev_async keepalive; /* keeps ev_run alive while supervising */
 };
 
 static void comp_launch(struct rtm_comp *);
+static void comp_terminate(struct rtm_comp *);
+static void changed(struct rtm *);
+static void gone_drop(struct rtm_comp *);
 
 static void
 keepalive_cb(struct ev_loop *loop, ev_async *w, int revents)
@@ -124,12 +140,12 @@ now_ms(const struct rtm *rtm)
 static void
 state_save(struct rtm *rtm)
 {
-	struct rtm_state_rec recs[RTM_COMP_MAX];
+	struct rtm_state_rec recs[RTM_SLOTS];
 	int rv;
 
 	memset(recs, 0, sizeof(recs));
-	for (unsigned i = 0; i < rtm->n; i++) {
-		struct rtm_comp *c = &rtm->comps[i];
+	for (unsigned i = 0; i < rtm->n + rtm->ngone; i++) {
+		struct rtm_comp *c = rtm->comps[i];
 
 		snprintf(recs[i].name, sizeof(recs[i].name), "%s",
 		    c->cfg->name);
@@ -143,10 +159,18 @@ state_save(struct rtm *rtm)
 		snprintf(recs[i].binary, sizeof(recs[i].binary), "%s",
 		    c->cfg->binary);
 	}
-	if ((rv = rtm_state_write(rtm->rundir, recs, rtm->n)) != 0)
+	if ((rv = rtm_state_write(rtm->rundir, recs, rtm->n + rtm->ngone)) != 0)
 		lc_log_warnx("cannot write %s/rtrmgr.state: %s (re-adoption "
 			     "after a crash of rtrmgr may miss components)",
 		    rtm->rundir, strerror(-rv));
+}
+
+/* Tells the change callback that rtm_overall() may say something else. */
+static void
+changed(struct rtm *rtm)
+{
+	if (rtm->ch_fn != NULL)
+		rtm->ch_fn(rtm, rtm->ch_arg);
 }
 
 static void
@@ -172,6 +196,7 @@ set_state(struct rtm_comp *c, enum rtm_state s, int exit_code)
 		boot_continue(rtm);
 	else if (rtm->phase == PH_SHUTDOWN)
 		shut_continue(rtm);
+	changed(rtm);
 }
 
 static bool
@@ -290,6 +315,11 @@ rtm_health_done(struct rtm_comp *c, uint64_t token, bool ok)
 		return;
 	}
 	c->hfails = 0;
+	if (!c->answered) {
+		c->answered = true;
+		if (c->state != RTM_STARTING)
+			changed(c->rtm); /* an adopted one: now it answers */
+	}
 	if (c->state == RTM_STARTING) {
 		double iv = c->rtm->cfg->health_interval_ms / 1000.0;
 
@@ -336,7 +366,11 @@ health_start(struct rtm_comp *c)
 	 * as this one answers; the normal interval once it runs. */
 	if (c->state == RTM_STARTING && iv > RTM_STARTING_CHECK_S)
 		iv = RTM_STARTING_CHECK_S;
-	ev_timer_set(&c->htick, iv, iv);
+	/* An adopted one is asked soon too: readiness waits for its answer. */
+	ev_timer_set(&c->htick,
+	    !c->answered && iv > RTM_STARTING_CHECK_S ? RTM_STARTING_CHECK_S :
+							iv,
+	    iv);
 	ev_timer_start(c->rtm->loop, &c->htick);
 }
 
@@ -471,6 +505,8 @@ pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
 			c->restart_after_stop = false;
 			state_save(c->rtm);
 			set_state(c, RTM_STOPPED, code);
+			if (c->gone)
+				gone_drop(c);
 		}
 		return;
 	}
@@ -505,6 +541,38 @@ grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	proc_signal(c, SIGKILL);
 }
 
+/*
+ * A component that a reload removed has stopped: out of the list and the
+ * state file; the old config goes with the last of them. Not during the
+ * shutdown, which walks the list by index.
+ */
+static void
+gone_drop(struct rtm_comp *c)
+{
+	struct rtm *rtm = c->rtm;
+	unsigned i, total = rtm->n + rtm->ngone;
+
+	if (rtm->phase == PH_SHUTDOWN || rtm->phase == PH_DOWN)
+		return;
+	for (i = rtm->n; i < total && rtm->comps[i] != c; i++)
+		;
+	if (i == total)
+		return;
+	lc_log_notice("%s: stopped and removed (no longer in the config)",
+	    c->cfg->name);
+	memmove(&rtm->comps[i], &rtm->comps[i + 1],
+	    (total - i - 1) * sizeof(rtm->comps[0]));
+	rtm->ngone--;
+	c->in_use = false;
+	c->cfg = NULL;
+	if (rtm->ngone == 0) {
+		rtm_config_free(rtm->old_cfg);
+		rtm->old_cfg = NULL;
+	}
+	state_save(rtm);
+	changed(rtm);
+}
+
 static void
 comp_launch(struct rtm_comp *c)
 {
@@ -526,6 +594,7 @@ comp_launch(struct rtm_comp *c)
 	c->prev_generation = c->generation;
 	c->generation++;
 	c->hung = false;
+	c->answered = false;
 	c->last_error[0] = '\0';
 	snprintf(gen, sizeof(gen), "%" PRIu64, c->generation);
 	argv[a++] = cc->binary;
@@ -664,7 +733,7 @@ boot_continue(struct rtm *rtm)
 		return;
 	rtm->in_boot = true;
 	while (rtm->phase == PH_BOOT && rtm->boot_next < rtm->n) {
-		struct rtm_comp *c = &rtm->comps[rtm->boot_next];
+		struct rtm_comp *c = rtm->comps[rtm->boot_next];
 
 		if (!c->boot_done) {
 			c->boot_done = true;
@@ -690,7 +759,7 @@ shut_continue(struct rtm *rtm)
 		return;
 	rtm->in_shut = true;
 	while (rtm->shut_next >= 0) {
-		struct rtm_comp *c = &rtm->comps[rtm->shut_next];
+		struct rtm_comp *c = rtm->comps[rtm->shut_next];
 
 		c->restart_after_stop = false;
 		if (c->state == RTM_STARTING || c->state == RTM_RUNNING) {
@@ -725,8 +794,9 @@ rtm_shutdown(struct rtm *rtm, void (*done)(void *), void *arg)
 	rtm->done = done;
 	rtm->done_arg = arg;
 	rtm->phase = PH_SHUTDOWN;
-	rtm->shut_next = (int)rtm->n - 1;
+	rtm->shut_next = (int)(rtm->n + rtm->ngone) - 1;
 	shut_continue(rtm);
+	changed(rtm);
 }
 
 bool
@@ -741,17 +811,18 @@ rtm_is_down(const struct rtm *rtm)
 struct rtm_comp *
 rtm_comp_find(struct rtm *rtm, const char *name)
 {
-	for (unsigned i = 0; i < rtm->n; i++)
-		if (strcmp(rtm->comps[i].cfg->name, name) == 0)
-			return (&rtm->comps[i]);
+	/* the ones a reload removed too, while they stop */
+	for (unsigned i = 0; i < rtm->n + rtm->ngone; i++)
+		if (strcmp(rtm->comps[i]->cfg->name, name) == 0)
+			return (rtm->comps[i]);
 	return (NULL);
 }
 
 static int
 comp_lookup(struct rtm *rtm, const char *name, struct rtm_comp **cp)
 {
-	if ((*cp = rtm_comp_find(rtm, name)) == NULL)
-		return (-ENOENT);
+	if ((*cp = rtm_comp_find(rtm, name)) == NULL || (*cp)->gone)
+		return (-ENOENT); /* removed by a reload: going */
 	if (rtm->phase == PH_SHUTDOWN || rtm->phase == PH_DOWN ||
 	    rtm->phase == PH_NEW)
 		return (-ESHUTDOWN);
@@ -860,13 +931,13 @@ rtm_comp_ready(struct rtm *rtm, const char *name, pid_t pid,
 unsigned
 rtm_comp_count(const struct rtm *rtm)
 {
-	return (rtm->n);
+	return (rtm->n + rtm->ngone);
 }
 
 struct rtm_comp *
 rtm_comp_at(struct rtm *rtm, unsigned i)
 {
-	return (i < rtm->n ? &rtm->comps[i] : NULL);
+	return (i < rtm->n + rtm->ngone ? rtm->comps[i] : NULL);
 }
 
 const char *
@@ -939,6 +1010,36 @@ rtm_comp_get_info(const struct rtm_comp *c, struct rtm_comp_info *ci)
 	ci->end_reason = c->end_reason;
 }
 
+/* A free slot made into a stopped component of cc; NULL when none is left
+ * (cannot happen: RTM_SLOTS covers a reload's worst case). */
+static struct rtm_comp *
+slot_new(struct rtm *rtm, const struct rtm_comp_cfg *cc)
+{
+	struct rtm_comp *c = NULL;
+
+	for (unsigned i = 0; i < RTM_SLOTS && c == NULL; i++)
+		if (!rtm->slot[i].in_use)
+			c = &rtm->slot[i];
+	if (c == NULL)
+		return (NULL);
+	memset(c, 0, sizeof(*c));
+	c->in_use = true;
+	c->rtm = rtm;
+	c->cfg = cc;
+	c->state = RTM_STOPPED;
+	c->pidfd = -1;
+	c->last_exit = RTM_EXIT_NONE;
+	ev_init(&c->io, pidfd_cb);
+	c->io.data = c;
+	ev_init(&c->timer, backoff_cb);
+	c->timer.data = c;
+	ev_init(&c->htick, health_tick_cb);
+	c->htick.data = c;
+	ev_init(&c->hto, health_timeout_cb);
+	c->hto.data = c;
+	return (c);
+}
+
 /* ---- life of the supervisor
  * ------------------------------------------------------- */
 
@@ -979,27 +1080,12 @@ rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
 		return (NULL);
 	}
 	snprintf(rtm->rundir, sizeof(rtm->rundir), "%s", rundir);
+	rtm->log_level_opt = opts != NULL && opts->log_level != NULL;
 	snprintf(rtm->log_level, sizeof(rtm->log_level), "%s",
-	    opts != NULL && opts->log_level != NULL ? opts->log_level :
-						      cfg->log_level);
+	    rtm->log_level_opt ? opts->log_level : cfg->log_level);
 	rtm->n = cfg->ncomps;
-	for (unsigned i = 0; i < rtm->n; i++) {
-		struct rtm_comp *c = &rtm->comps[i];
-
-		c->rtm = rtm;
-		c->cfg = &cfg->comps[i];
-		c->state = RTM_STOPPED;
-		c->pidfd = -1;
-		c->last_exit = RTM_EXIT_NONE;
-		ev_init(&c->io, pidfd_cb);
-		c->io.data = c;
-		ev_init(&c->timer, backoff_cb);
-		c->timer.data = c;
-		ev_init(&c->htick, health_tick_cb);
-		c->htick.data = c;
-		ev_init(&c->hto, health_timeout_cb);
-		c->hto.data = c;
-	}
+	for (unsigned i = 0; i < rtm->n; i++)
+		rtm->comps[i] = slot_new(rtm, &cfg->comps[i]);
 	ev_async_init(&rtm->keepalive, keepalive_cb);
 	if (cfg->health_kind == RTM_HEALTH_FILE)
 		rtm->h_fn = rtm_health_file;
@@ -1020,95 +1106,382 @@ rtm_set_health(struct rtm *rtm, rtm_health_fn *fn, void *arg)
 	rtm->h_arg = arg;
 }
 
-static int
-resolve_user(struct rtm *rtm)
+void
+rtm_set_change_cb(struct rtm *rtm, rtm_change_fn *fn, void *arg)
 {
-	const struct rtm_config *cfg = rtm->cfg;
-	struct passwd *pw;
-	bool wanted = false;
+	rtm->ch_fn = fn;
+	rtm->ch_arg = arg;
+}
 
-	for (unsigned i = 0; i < rtm->n; i++)
-		wanted |= !cfg->comps[i].priv_root;
-	rtm->ident.uid = (uid_t)-1;
-	rtm->ident.gid = (gid_t)-1;
-	rtm->ident.drop = false;
-	if (geteuid() != 0) {
-		if (wanted)
-			lc_log_notice(
-			    "not running as root: components run as "
-			    "uid %d with rtrmgr's privileges (user '%s' and "
-			    "capabilities apply only under root)",
-			    (int)geteuid(), cfg->user);
+/* What readiness waits for in c, in why; false when nothing. */
+static bool
+comp_waiting(const struct rtm_comp *c, char *why, size_t len)
+{
+	const char *n = c->cfg->name;
+
+	if (c->gone) {
+		if (c->state == RTM_STOPPED)
+			return (false);
+		snprintf(why, len, "%s to stop (removed from the config)", n);
+		return (true);
+	}
+	switch (c->state) {
+	case RTM_STARTING:
+		snprintf(why, len,
+		    "%s (starting, pid %d, generation %" PRIu64 ")", n,
+		    (int)c->pid, c->generation);
+		return (true);
+	case RTM_RUNNING:
+		if (!health_on(c) || c->answered)
+			return (false);
+		snprintf(why, len, "%s to answer its health check (pid %d)", n,
+		    (int)c->pid);
+		return (true);
+	case RTM_BACKOFF:
+		snprintf(why, len,
+		    "%s (restart in %" PRIu64 " ms after: %.120s)", n,
+		    c->backoff_ms, c->last_error);
+		return (true);
+	case RTM_STOPPING:
+		if (!c->restart_after_stop)
+			return (false); /* stopped by request */
+		snprintf(why, len, "%s (restarting)", n);
+		return (true);
+	case RTM_STOPPED:
+		if (c->held || c->boot_done)
+			return (false);
+		snprintf(why, len, "%s (not started yet)", n);
+		return (true);
+	default: /* RTM_FAILED: given up, not waited for */
+		return (false);
+	}
+}
+
+enum rtm_overall
+rtm_overall(const struct rtm *rtm, char *buf, size_t len)
+{
+	char why[200], other[200], down[160] = "";
+	unsigned up = 0, waiting = 0, total = rtm->n + rtm->ngone;
+	size_t dl = 0;
+
+	why[0] = '\0';
+	if (rtm->phase == PH_SHUTDOWN || rtm->phase == PH_DOWN) {
+		for (int i = (int)total - 1; i >= 0; i--) {
+			const struct rtm_comp *c = rtm->comps[i];
+
+			if (c->pid > 0) {
+				snprintf(buf, len,
+				    "Stopping: waiting for %s (pid %d) to "
+				    "stop",
+				    c->cfg->name, (int)c->pid);
+				return (RTM_OV_STOPPING);
+			}
+		}
+		snprintf(buf, len, "Stopping: all components stopped");
+		return (RTM_OV_STOPPING);
+	}
+	for (unsigned i = 0; i < total; i++) {
+		const struct rtm_comp *c = rtm->comps[i];
+
+		if (comp_waiting(c, waiting == 0 ? why : other, sizeof(why))) {
+			waiting++;
+			continue;
+		}
+		if (c->gone)
+			continue;
+		if (c->state == RTM_RUNNING) {
+			up++;
+		} else if (dl + 2 < sizeof(down)) {
+			snprintf(down + dl, sizeof(down) - dl, "%s%s %s",
+			    dl ? ", " : "", c->cfg->name,
+			    c->state == RTM_FAILED ? "failed" :
+						     "stopped on request");
+			dl = strlen(down);
+		}
+	}
+	if (rtm->phase == PH_NEW) {
+		snprintf(buf, len, "Starting");
+		return (RTM_OV_STARTING);
+	}
+	if (waiting > 0 || rtm->phase != PH_UP) {
+		snprintf(buf, len, "Waiting for %s (%u of %u up)", why, up,
+		    rtm->n);
+		return (RTM_OV_STARTING);
+	}
+	if (dl == 0)
+		snprintf(buf, len, "Running: %u of %u components up", up,
+		    rtm->n);
+	else
+		snprintf(buf, len, "Running: %u of %u components up; %s", up,
+		    rtm->n, down);
+	return (RTM_OV_UP);
+}
+
+/* ---- reload
+ * --------------------------------------------------------------------- */
+
+/* A setting that cannot change under a running rtrmgr: the old value
+ * stays in force (copied into ncfg), said once. */
+static int
+keep_str(struct rtm_config *ncfg, const char *key, const char **nv,
+    const char *ov, const char *def)
+{
+	const char *a = *nv != NULL ? *nv : def, *b = ov != NULL ? ov : def;
+
+	if (strcmp(a != NULL ? a : "none", b != NULL ? b : "none") == 0)
+		return (0);
+	lc_log_warnx("reload: %s changed from %s to %s: applies at the next "
+		     "start of tern-rtrmgr (systemctl restart tern); %s is "
+		     "kept until then",
+	    key, b != NULL ? b : "none", a != NULL ? a : "none",
+	    b != NULL ? b : "none");
+	if (ov == NULL) {
+		*nv = NULL;
 		return (0);
 	}
-	if (!wanted)
-		return (0); /* every component runs as root */
-	errno = 0;
-	if ((pw = getpwnam(cfg->user)) == NULL) {
-		lc_log_err(
-		    "user '%s' (for unprivileged components) does not "
-		    "exist: create it (useradd --system --no-create-home "
-		    "--shell /usr/sbin/nologin %s) or set `user` in %s",
-		    cfg->user, cfg->user, cfg->path);
-		return (-ENOENT);
-	}
-	if (pw->pw_uid == 0) {
-		lc_log_err("user '%s' is root: pick an unprivileged user",
-		    cfg->user);
-		return (-EINVAL);
-	}
-	rtm->ident.uid = pw->pw_uid;
-	rtm->ident.gid = pw->pw_gid;
-	rtm->ident.drop = true;
+	if ((*nv = lc_arena_strdup(ncfg->arena, ov)) == NULL)
+		return (-ENOMEM);
 	return (0);
 }
 
 static bool
-in_group(gid_t g)
+same_args(const struct rtm_comp_cfg *a, const struct rtm_comp_cfg *b)
 {
-	gid_t list[256];
-	int n;
-
-	if (g == getegid())
-		return (true);
-	if ((n = getgroups(256, list)) < 0)
+	if (a->nargs != b->nargs)
 		return (false);
-	for (int i = 0; i < n; i++)
-		if (list[i] == g)
-			return (true);
-	return (false);
+	for (unsigned i = 0; i < a->nargs; i++)
+		if (strcmp(a->args[i], b->args[i]) != 0)
+			return (false);
+	return (true);
 }
 
-/*
- * operator-group or admin-group (key) named name: its gid in *out, -1 for
- * none. Refuses a group that does not exist, and one that a rtrmgr not
- * running as root is not in: its components (running as it) could not
- * give their sockets to it.
- */
+/* What of a kept component's settings waits for its next start. */
+static void
+comp_diff(const struct rtm_comp_cfg *o, const struct rtm_comp_cfg *n,
+    bool running)
+{
+	char what[96] = "";
+
+	if (strcmp(o->binary, n->binary) != 0)
+		strcat(what, ", binary");
+	if (!same_args(o, n))
+		strcat(what, ", args");
+	if (o->priv_root != n->priv_root)
+		strcat(what, ", privileges");
+	if (o->ncaps != n->ncaps ||
+	    memcmp(o->caps, n->caps, o->ncaps * sizeof(o->caps[0])) != 0)
+		strcat(what, ", capabilities");
+	if (what[0] != '\0' && running)
+		lc_log_notice("reload: %s: %s changed: applies at its next "
+			      "start (restart %s to apply it now)",
+		    n->name, what + 2, n->name);
+}
+
+int
+rtm_reload(struct rtm *rtm, struct rtm_config *ncfg, struct lc_err *err)
+{
+	struct rtm_config *ocfg = rtm->cfg;
+	struct rtm_comp *list[RTM_SLOTS], *drop[RTM_COMP_MAX];
+	unsigned nl = 0, ng = 0, nd = 0, added = 0, removed = 0;
+	bool health_moved;
+	int rv;
+
+	lc_err_clear(err);
+	if (rtm->phase == PH_NEW || rtm->phase == PH_SHUTDOWN ||
+	    rtm->phase == PH_DOWN) {
+		rtm_config_free(ncfg);
+		return (lc_err_set(err, -ESHUTDOWN, LC_ERR_NOINDEX,
+		    "tern-rtrmgr is %s",
+		    rtm->phase == PH_NEW ? "not started" : "shutting down"));
+	}
+	if (rtm->ngone > 0) {
+		rv = lc_err_set(err, -EBUSY, LC_ERR_NOINDEX,
+		    "the previous reload is still stopping %s: try again "
+		    "when it has stopped",
+		    rtm->comps[rtm->n]->cfg->name);
+		rtm_config_free(ncfg);
+		return (rv);
+	}
+	if ((rv = rtm_config_check(ncfg, NULL, err)) != 0) {
+		rtm_config_free(ncfg);
+		return (rv);
+	}
+	/* Fixed while rtrmgr runs: the rundir, the sockets' owners (user and
+	 * groups, resolved at rtm_open) and the health checker set up by the
+	 * IPC front end. */
+	if ((rv = keep_str(ncfg, "rundir", &ncfg->rundir, ocfg->rundir,
+		 "/run/tern")) != 0 ||
+	    (rv = keep_str(ncfg, "user", &ncfg->user, ocfg->user, NULL)) != 0 ||
+	    (rv = keep_str(ncfg, "operator-group", &ncfg->operator_group,
+		 ocfg->operator_group, NULL)) != 0 ||
+	    (rv = keep_str(ncfg, "admin-group", &ncfg->admin_group,
+		 ocfg->admin_group, NULL)) != 0) {
+		rtm_config_free(ncfg);
+		return (lc_err_set(err, rv, LC_ERR_NOINDEX,
+		    "reload: out of memory"));
+	}
+	if (ncfg->health_kind != ocfg->health_kind) {
+		static const char *const kinds[] = {"none", "file", "ipc"};
+
+		lc_log_warnx("reload: health-check changed from %s to %s: "
+			     "applies at the next start of tern-rtrmgr "
+			     "(systemctl restart tern); %s is kept until then",
+		    kinds[ocfg->health_kind], kinds[ncfg->health_kind],
+		    kinds[ocfg->health_kind]);
+		ncfg->health_kind = ocfg->health_kind;
+	}
+	if (strcmp(ncfg->log_level, ocfg->log_level) != 0 ||
+	    ncfg->output != ocfg->output ||
+	    ncfg->start_timeout_ms != ocfg->start_timeout_ms)
+		lc_log_notice("reload: log-level, output and start-timeout "
+			      "apply to each component at its next start");
+
+	/* The new order; what is gone. Nothing changes before this is done. */
+	for (unsigned j = 0; j < ncfg->ncomps; j++) {
+		struct rtm_comp *c = rtm_comp_find(rtm, ncfg->comps[j].name);
+
+		if (c == NULL) {
+			c = slot_new(rtm, &ncfg->comps[j]);
+			c->boot_done = false;
+			added++;
+		}
+		list[nl++] = c;
+	}
+	for (unsigned i = 0; i < rtm->n; i++) {
+		struct rtm_comp *c = rtm->comps[i];
+		bool kept = false;
+
+		for (unsigned j = 0; j < nl && !kept; j++)
+			kept = list[j] == c;
+		if (kept)
+			continue;
+		removed++;
+		if (c->pid > 0) {
+			c->gone = true;
+			c->held = false;
+			c->restart_after_stop = false;
+			list[nl + ng++] = c;
+		} else {
+			drop[nd++] = c;
+		}
+	}
+	/* Removed ones that are not running: forgotten (a pending restart
+	 * cancelled, while it is still in the list for the event). */
+	for (unsigned i = 0; i < nd; i++) {
+		struct rtm_comp *c = drop[i];
+
+		lc_log_notice("%s: removed from the config", c->cfg->name);
+		if (c->state == RTM_BACKOFF) {
+			ev_timer_stop(rtm->loop, &c->timer);
+			set_state(c, RTM_STOPPED, c->last_exit);
+		}
+	}
+	/* Swap in: from here on the new config is in force. */
+	for (unsigned j = 0; j < ncfg->ncomps; j++) {
+		struct rtm_comp *c = list[j];
+
+		if (c->cfg != &ncfg->comps[j]) { /* kept: compare, then move */
+			comp_diff(c->cfg, &ncfg->comps[j], c->pid > 0);
+			c->cfg = &ncfg->comps[j];
+		}
+	}
+	health_moved = ncfg->health_interval_ms != ocfg->health_interval_ms;
+	memcpy(rtm->comps, list, (nl + ng) * sizeof(list[0]));
+	rtm->n = nl;
+	rtm->ngone = ng;
+	rtm->cfg = ncfg;
+	if (!rtm->log_level_opt)
+		snprintf(rtm->log_level, sizeof(rtm->log_level), "%s",
+		    ncfg->log_level);
+	lc_log_notice("reloaded %s: %u components (%u added, %u removed)",
+	    ncfg->path, nl, added, removed);
+
+	for (unsigned i = 0; i < nd; i++)
+		drop[i]->in_use = false;
+	/* Removed ones that run: stopped, then dropped (gone_drop). */
+	for (unsigned i = 0; i < ng; i++) {
+		struct rtm_comp *c = list[nl + i];
+
+		lc_log_notice("%s: removed from the config: stopping it",
+		    c->cfg->name);
+		if (c->state != RTM_STOPPING)
+			comp_terminate(c);
+	}
+	/* Health settings apply at once. */
+	for (unsigned j = 0; j < nl; j++) {
+		struct rtm_comp *c = list[j];
+		bool ticking = ev_is_active(&c->htick);
+
+		if (c->pid == 0 || c->state == RTM_STOPPING)
+			continue;
+		if (!health_on(c) && ticking) {
+			health_stop(c);
+			if (c->state == RTM_STARTING) {
+				ev_timer_stop(rtm->loop, &c->timer);
+				set_state(c, RTM_RUNNING, RTM_EXIT_NONE);
+			}
+		} else if (health_on(c) && (!ticking || health_moved)) {
+			health_stop(c);
+			health_start(c);
+		}
+	}
+	if (ng == 0)
+		rtm_config_free(ocfg);
+	else
+		rtm->old_cfg = ocfg;
+	state_save(rtm);
+	/* Added ones start in config order, each after the previous one is
+	 * ready, as at boot. */
+	if (added > 0 || rtm->phase == PH_BOOT) {
+		rtm->phase = PH_BOOT;
+		rtm->boot_next = 0;
+		boot_continue(rtm);
+	}
+	changed(rtm);
+	return (0);
+}
+
+static int
+resolve_user(struct rtm *rtm)
+{
+	const struct rtm_config *cfg = rtm->cfg;
+	struct lc_err err;
+	int rv;
+
+	rtm->ident.uid = (uid_t)-1;
+	rtm->ident.gid = (gid_t)-1;
+	rtm->ident.drop = false;
+	rv = rtm_config_user(cfg, &rtm->ident.uid, &rtm->ident.gid, &err);
+	if (rv < 0) {
+		lc_log_err("%s", err.msg);
+		return (rv);
+	}
+	if (rv > 0) {
+		for (unsigned i = 0; i < cfg->ncomps; i++)
+			if (!cfg->comps[i].priv_root && geteuid() != 0) {
+				lc_log_notice(
+				    "not running as root: components run as "
+				    "uid %d with rtrmgr's privileges (user "
+				    "'%s' and capabilities apply only under "
+				    "root)",
+				    (int)geteuid(), cfg->user);
+				break;
+			}
+		return (0); /* no switch: every component runs as rtrmgr */
+	}
+	rtm->ident.drop = true;
+	return (0);
+}
+
 static int
 resolve_group(struct rtm *rtm, const char *key, const char *name, gid_t *out)
 {
-	struct group *gr;
+	struct lc_err err;
+	int rv;
 
-	*out = (gid_t)-1;
-	if (name == NULL)
-		return (0);
-	if ((gr = getgrnam(name)) == NULL) {
-		lc_log_err(
-		    "group '%s' (%s) does not exist: create it (groupadd "
-		    "--system %s) or set `%s none;` in %s",
-		    name, key, name, key, rtm->cfg->path);
-		return (-ENOENT);
-	}
-	if (geteuid() != 0 && !in_group(gr->gr_gid)) {
-		lc_log_err("%s %s: tern-rtrmgr runs as uid %d, not root, and "
-			   "is not in that group: its components could not "
-			   "give their sockets to it",
-		    key, name, (int)geteuid());
-		return (-EPERM);
-	}
-	*out = gr->gr_gid;
-	return (0);
+	if ((rv = rtm_config_group(rtm->cfg, key, name, out, &err)) != 0)
+		lc_log_err("%s", err.msg);
+	return (rv);
 }
 
 /* Takes back the live components of a previous rtrmgr from its state file. */
@@ -1182,6 +1555,7 @@ adopt(struct rtm *rtm)
 			    0.0);
 		c->prev_generation = c->generation;
 		c->last_exit = RTM_EXIT_NONE;
+		c->answered = false;
 		ev_io_set(&c->io, pidfd, EV_READ);
 		ev_io_start(rtm->loop, &c->io);
 		health_start(c);
@@ -1257,9 +1631,11 @@ rtm_free(struct rtm *rtm)
 {
 	if (rtm == NULL)
 		return;
-	for (unsigned i = 0; i < rtm->n; i++) {
-		struct rtm_comp *c = &rtm->comps[i];
+	for (unsigned i = 0; i < RTM_SLOTS; i++) {
+		struct rtm_comp *c = &rtm->slot[i];
 
+		if (!c->in_use)
+			continue;
 		ev_io_stop(rtm->loop, &c->io);
 		ev_timer_stop(rtm->loop, &c->timer);
 		ev_timer_stop(rtm->loop, &c->htick);
@@ -1271,5 +1647,6 @@ rtm_free(struct rtm *rtm)
 	if (rtm->lockfd >= 0)
 		close(rtm->lockfd);
 	rtm_config_free(rtm->cfg);
+	rtm_config_free(rtm->old_cfg);
 	free(rtm);
 }

@@ -118,13 +118,12 @@ h_setup(struct h *h)
 }
 
 /* Config: the global part, then components "name:script[:extra]". */
-static struct rtm *
-h_rtm(struct h *h, const char *global, const char *const *comps)
+static struct rtm_config *
+h_cfg(struct h *h, const char *global, const char *const *comps)
 {
 	char text[4096], *p = text;
 	struct lc_err err;
 	struct rtm_config *cfg;
-	struct rtm *rtm;
 
 	p += sprintf(p, "%s\n", global);
 	for (; *comps != NULL; comps++) {
@@ -140,6 +139,15 @@ h_rtm(struct h *h, const char *global, const char *const *comps)
 	cfg = rtm_config_parse("test.conf", text, strlen(text), &err);
 	if (cfg == NULL)
 		fail_msg("%s", err.msg);
+	return (cfg);
+}
+
+static struct rtm *
+h_rtm(struct h *h, const char *global, const char *const *comps)
+{
+	struct rtm_config *cfg = h_cfg(h, global, comps);
+	struct rtm *rtm;
+
 	assert_non_null(rtm = rtm_new(h->loop, cfg,
 			    &(struct rtm_opts){.rundir = h->rundir}));
 	rtm_set_event_cb(rtm, on_event, h);
@@ -966,6 +974,118 @@ test_ready_call(void **state)
 	rtm_set_health(hp->rtm, NULL, NULL);
 }
 
+static bool
+overall_up(struct h *h, const void *arg)
+{
+	return (rtm_overall(h->rtm, NULL, 0) == RTM_OV_UP);
+}
+
+/* rtm_overall: what READY=1 waits for. */
+static void
+test_overall_waits_for_answers(void **state)
+{
+	static const char *const comps[] = {"mgmt:ok.sh", "rib:never.sh", NULL};
+	struct h *hp = *state;
+	char buf[256];
+
+	hp->rtm = h_rtm(hp,
+	    "health-check file; health-interval 50ms; health-timeout 40ms; "
+	    "start-timeout 300ms; backoff-initial 20ms; failure-limit 2; "
+	    "failure-window 60s;",
+	    comps);
+	assert_int_equal(rtm_overall(hp->rtm, buf, sizeof(buf)),
+	    RTM_OV_STARTING);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	wait_state(hp, "mgmt", RTM_RUNNING, 1, 3000);
+	wait_state(hp, "rib", RTM_STARTING, 1, 3000);
+	/* mgmt answers, rib never does: not up, and it says who */
+	assert_int_equal(rtm_overall(hp->rtm, buf, sizeof(buf)),
+	    RTM_OV_STARTING);
+	assert_non_null(strstr(buf, "Waiting for rib (starting, pid"));
+	assert_non_null(strstr(buf, "(1 of 2 up)"));
+	/* start-timeout twice: rib is given up on, no longer waited for */
+	wait_state(hp, "rib", RTM_FAILED, 2, 3000);
+	assert_int_equal(rtm_overall(hp->rtm, buf, sizeof(buf)), RTM_OV_UP);
+	assert_string_equal(buf, "Running: 1 of 2 components up; rib failed");
+	h_shutdown(hp);
+}
+
+/* SIGHUP's work: rib removed (stopped), fwd added (started), mgmt kept
+ * (same pid), new settings in force; a bad config changes nothing. */
+static void
+test_reload(void **state)
+{
+	static const char *const comps[] = {"mgmt:ok.sh", "rib:ok.sh", NULL};
+	static const char *const comps2[] = {"mgmt:ok.sh", "fwd:ok.sh", NULL};
+	static const char *const bad[] = {"mgmt:ok.sh", "fwd:nothere.sh", NULL};
+	static const char GLOBAL[] = "health-check file; health-interval 50ms; "
+				     "health-timeout 40ms; stop-grace 1s;";
+	struct rtm_comp_info ci;
+	struct lc_err err;
+	struct h *hp = *state;
+	pid_t mgmt, rib;
+	char buf[256];
+
+	hp->rtm = h_rtm(hp, GLOBAL, comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	assert_true(run_until(hp, overall_up, NULL, 3000));
+	wait_ready(hp, "rib");
+	info(hp, "mgmt", &ci);
+	mgmt = ci.pid;
+	info(hp, "rib", &ci);
+	rib = ci.pid;
+
+	/* refused: a binary that is not there; nothing changes */
+	assert_int_equal(rtm_reload(hp->rtm, h_cfg(hp, GLOBAL, bad), &err),
+	    -ENOENT);
+	assert_non_null(strstr(err.msg, "component fwd: binary"));
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	assert_int_equal(rtm_comp_count(hp->rtm), 2);
+	assert_null(rtm_comp_find(hp->rtm, "fwd"));
+	info(hp, "rib", &ci);
+	assert_int_equal(ci.pid, rib);
+	assert_int_equal(ci.state, RTM_RUNNING);
+
+	hp->nev = 0;
+	assert_int_equal(rtm_reload(hp->rtm,
+			     h_cfg(hp,
+				 "health-check file; health-interval 60ms; "
+				 "health-timeout 40ms; stop-grace 1s; "
+				 "backoff-initial 30ms;",
+				 comps2),
+			     &err),
+	    0);
+	/* rib is stopping (SIGTERM), fwd not up yet: not ready */
+	assert_int_equal(rtm_overall(hp->rtm, buf, sizeof(buf)),
+	    RTM_OV_STARTING);
+	assert_true(run_until(hp, overall_up, NULL, 3000));
+	assert_false(alive(rib));
+	assert_null(rtm_comp_find(hp->rtm, "rib"));
+	assert_int_equal(rtm_comp_count(hp->rtm), 2);
+	assert_string_equal(rtm_comp_name(rtm_comp_at(hp->rtm, 1)), "fwd");
+	info(hp, "fwd", &ci);
+	assert_int_equal(ci.state, RTM_RUNNING);
+	assert_int_equal(ci.generation, 1);
+	info(hp, "mgmt", &ci);
+	assert_int_equal(ci.pid, mgmt);
+	assert_int_equal(ci.generation, 1);
+	assert_int_equal(rtm_config_of(hp->rtm)->backoff_initial_ms, 30);
+	/* rib's stop went through the events like any stop */
+	{
+		bool stopped = false;
+
+		for (unsigned i = 0; i < hp->nev; i++)
+			stopped |= strcmp(hp->ev[i].name, "rib") == 0 &&
+			    hp->ev[i].st == RTM_STOPPED;
+		assert_true(stopped);
+	}
+	/* a crash of the added one is handled with the new backoff */
+	info(hp, "fwd", &ci);
+	kill(ci.pid, SIGKILL);
+	wait_state(hp, "fwd", RTM_RUNNING, 2, 3000);
+	h_shutdown(hp);
+}
+
 int
 main(void)
 {
@@ -1000,6 +1120,9 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_health_plugin, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_ready_call, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_overall_waits_for_answers,
+		setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
 	};
 
 	lc_log_init("test_supervise", LC_LOG_WARNING, LC_LOG_STDERR);
