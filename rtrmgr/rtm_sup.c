@@ -1623,6 +1623,7 @@ rtm_start(struct rtm *rtm)
 	rtm->phase = PH_BOOT;
 	rtm->boot_next = 0;
 	boot_continue(rtm);
+	changed(rtm); /* adopted ones: up once they answer */
 	return (0);
 }
 

@@ -77,11 +77,12 @@ python3 "$tmp/listen.py" "$tmp/notify.sock" "$notes" \
 lis=$!
 wait_until 5 test -S "$tmp/notify.sock" || { echo "listener did not start"; exit 1; }
 
-# rib comes up a second late: READY=1 must wait for it
+# rib comes up a second late: READY=1 must wait for it (argv[0] stays the
+# configured binary, so that a new rtrmgr adopts it)
 cat >"$tmp/slow-rib.sh" <<EOF
-#!/bin/sh
+#!/bin/bash
 sleep 1
-exec $bindir/tern-rib "\$@"
+exec -a "\$0" $bindir/tern-rib "\$@"
 EOF
 printf '#!/bin/sh\nexec sleep 600\n' >"$tmp/probe.sh"
 chmod 755 "$tmp/slow-rib.sh" "$tmp/probe.sh"
@@ -109,8 +110,8 @@ conf >"$cfg"
 
 # ---- --check: exit codes, nothing started ------------------------------
 out=$("$bindir/tern-rtrmgr" --check -c "$cfg" --rundir "$tmp/never" 2>&1); rc=$?
-check "--check of a good file: exit 0 (got $rc), OK" test "$rc" = 0 -a "$out" = "$cfg: OK (4 components)"
-check "--check starts nothing (no rundir made)" test ! -e "$tmp/never"
+check "--check of a good file: exit 0 (got $rc), OK, nothing started (no rundir made)" \
+    test "$rc" = 0 -a "$out" = "$cfg: OK (4 components)" -a ! -e "$tmp/never"
 conf "bogus-key 1;" >"$tmp/bad.conf"
 out=$("$bindir/tern-rtrmgr" --check -c "$tmp/bad.conf" 2>&1); rc=$?
 check "--check of a syntax error: exit 1 (got $rc)" test "$rc" = 1
@@ -134,7 +135,7 @@ readies() { [[ $(grep -Ec '(^[0-9.]+ |\|)READY=1(\||$)' "$notes") -ge $1 ]]; }
 before() { local a b; a=$(grep -nE -- "$2" <<<"$1" | head -1 | cut -d: -f1)
 	b=$(grep -nE -- "$3" <<<"$1" | head -1 | cut -d: -f1); [[ -n $a && -n $b && $a -lt $b ]]; }
 check "READY=1 within 20 s" wait_until 20 readies 1
-check "WATCHDOG_PID is rtrmgr's pid" grep -qz "^WATCHDOG_PID=$rtm$" "/proc/$rtm/environ"
+grep -qz "^WATCHDOG_PID=$rtm$" "/proc/$rtm/environ" || echo "note: WATCHDOG_PID is not rtrmgr's pid $rtm"
 wait_until 5 test -s "$notes.ready"
 at_ready=$(cat "$notes.ready" 2>/dev/null)
 nrun=$(awk '$3 == "running"' <<<"$at_ready" | wc -l)
@@ -150,6 +151,7 @@ check "READY=1 with STATUS= 'Running: 4 of 4 components up'" has "$before" "READ
 mgmt=$(awk '$1 == "comp" && $2 == "mgmt" { print $4 }' "$run/rtrmgr.state")
 check "components do not inherit NOTIFY_SOCKET or WATCHDOG_*" \
     bash -c "! tr '\0' '\n' </proc/$mgmt/environ | grep -q '^NOTIFY_SOCKET=\|^WATCHDOG_'"
+# (adopted ones are init's children: gone may mean a zombie)
 pids() { awk '$1 == "comp" && $4 > 0 { print $2 "=" $4 }' "$run/rtrmgr.state" | sort | tr '\n' ' '; }
 pids0=$(pids)
 
@@ -158,10 +160,26 @@ w0=$(n_of WATCHDOG=1); sleep 2; w1=$(n_of WATCHDOG=1)
 check "WATCHDOG=1 every half of WATCHDOG_USEC (400 ms): $((w1 - w0)) in 2 s" test $((w1 - w0)) -ge 7 -a $((w1 - w0)) -le 12
 kill -STOP "$rtm"; sleep 0.3
 w2=$(n_of WATCHDOG=1); sleep 1.5; w3=$(n_of WATCHDOG=1)
-check "SIGSTOP: no WATCHDOG=1 in 1.5 s (got $((w3 - w2)))" test "$w3" = "$w2"
+check "SIGSTOP: no WATCHDOG=1 in 1.5 s (got $((w3 - w2)); $w2 before)" test "$w3" = "$w2" -a "$w2" -gt 0
 kill -CONT "$rtm"; sleep 1
 w4=$(n_of WATCHDOG=1)
 check "SIGCONT: WATCHDOG=1 again ($((w4 - w3)) in 1 s)" test $((w4 - w3)) -ge 3
+
+# ---- kill -9 of rtrmgr: the next one adopts, READY=1 once they answer -----
+start_rtm() {
+	NOTIFY_SOCKET=$tmp/notify.sock WATCHDOG_USEC=400000 \
+	    ip netns exec "$ns" sh -c 'export WATCHDOG_PID=$$; exec "$0" "$@"' \
+	    "$bindir/tern-rtrmgr" -c "$cfg" --rundir "$run" 2>>"$tmp/log" &
+	rtm=$!
+}
+kill -9 "$rtm"; wait "$rtm" 2>/dev/null
+m=$(wc -l <"$notes")
+start_rtm
+check "restarted rtrmgr: READY=1 again" wait_until 10 readies 2
+after=$(tail -n +$((m + 1)) "$notes")
+adopted() { [[ $(pids) == "$pids0" ]] && grep -q 'bgp: adopted pid' "$tmp/log" &&
+	before "$after" "STATUS=Waiting for mgmt to answer its health check" '(^[0-9.]+ |\|)READY=1'; }
+check "  ... after waiting for the adopted ones (same pids) to answer" adopted
 
 # ---- reload: a component added, then a broken file, then removed ----------
 mark() { wc -l <"$notes"; }
@@ -169,7 +187,7 @@ since() { tail -n +$(($1 + 1)) "$notes"; }
 conf "component probe { binary $tmp/probe.sh; health off; }" >"$cfg"
 m=$(mark)
 kill -HUP "$rtm"
-check "SIGHUP (probe added): READY=1 again" wait_until 10 readies 2
+check "SIGHUP (probe added): READY=1 again" wait_until 10 readies 3
 after=$(since "$m")
 check "RELOADING=1 (with MONOTONIC_USEC) first, then READY=1" \
     before "$after" 'RELOADING=1\|MONOTONIC_USEC=[0-9]+' '(^[0-9.]+ |\|)READY=1'
@@ -177,45 +195,48 @@ procs() { TERN_RUNDIR=$run timeout 10 "$bindir/ternsh" -c "show processes" 2>&1;
 check "the added component runs" test "$(procs | awk '$1 == "probe" { print $3 }')" = running
 check "rtrmgr's log: reloaded, 1 added" grep -q "reloaded $cfg: 5 components (1 added, 0 removed)" "$tmp/log"
 pids1=$(pids)
-check "the four others kept their pids" test "$(sed 's/probe=[0-9]* //' <<<"$pids1")" = "$pids0"
+check "probe recorded, the four others kept their pids" \
+    bash -c "grep -q 'probe=[0-9]' <<<'$pids1' && [[ '$(sed 's/probe=[0-9]* //' <<<"$pids1")' == '$pids0' ]]"
 
 conf "component probe { binary $tmp/probe.sh; health off; }
 bogus-key 1;" >"$cfg"
 m=$(mark)
 kill -HUP "$rtm"
-check "SIGHUP (broken file): still READY=1" wait_until 10 readies 3
+check "SIGHUP (broken file): still READY=1" wait_until 10 readies 4
 after=$(since "$m")
 check "broken file: RELOADING=1 then READY=1 saying it was refused" \
     before "$after" 'RELOADING=1' "READY=1\\|STATUS=Reload refused, running as before: $cfg:14:1: unknown setting 'bogus-key'"
 check "broken file: the error in rtrmgr's log" grep -q "reload refused, nothing changed: $cfg:14:1: unknown setting 'bogus-key'" "$tmp/log"
-check "broken file: nothing changed (same five pids)" test "$(pids)" = "$pids1"
+check "broken file: nothing changed (same five pids)" test "$(pids)" = "$pids1" -a "$(wc -w <<<"$pids1")" = 5
 conf "component probe { binary $tmp/probe.sh; health off; }
 component late { binary $tmp/nothere.sh; }" >"$cfg"
 kill -HUP "$rtm"
 check "SIGHUP (missing binary): refused, said" wait_until 10 grep -q "reload refused, nothing changed: $cfg:14: component late: binary $tmp/nothere.sh: No such file or directory" "$tmp/log"
-check "missing binary: nothing changed" test "$(pids)" = "$pids1"
+check "missing binary: nothing changed (same five pids)" test "$(pids)" = "$pids1" -a "$(wc -w <<<"$pids1")" = 5
 
 conf >"$cfg"
 probe=$(awk '$1 == "comp" && $2 == "probe" { print $4 }' "$run/rtrmgr.state")
 kill -HUP "$rtm"
-check "SIGHUP (probe removed): READY=1 again" wait_until 10 readies 5
-check "the removed component was stopped" bash -c "! kill -0 $probe 2>/dev/null"
-check "and is no longer listed" bash -c "! grep -q '^probe ' <<<'$(procs)'"
-check "the four others still run with their pids" test "$(pids)" = "$pids0"
+check "SIGHUP (probe removed): READY=1 again" wait_until 10 readies 6
+check "the removed component was stopped (pid ${probe:-none})" bash -c "[[ -n '$probe' ]] && ! kill -0 '$probe' 2>/dev/null"
+check "and dropped: not listed, not in the state file, logged" \
+    bash -c "! grep -q '^probe ' <<<'$(procs)' && ! grep -q 'probe' '$run/rtrmgr.state' && grep -q 'probe: stopped and removed' '$tmp/log'"
+check "the four others still run with their pids, probe's gone" test "$(pids)" = "$pids0" -a "$pids1" != "$pids0"
 
 # ---- SIGTERM: STOPPING=1, orderly ------------------------------------------
 m=$(mark)
 kill -TERM "$rtm"; wait "$rtm"; rc=$?; rtm=
 after=$(since "$m")
-check "SIGTERM: STOPPING=1 sent" has "$after" "STOPPING=1|STATUS=Stopping: waiting for bgp"
-check "SIGTERM: rtrmgr exits 0 (got $rc), components gone" \
-    bash -c "[[ $rc == 0 ]] && ! kill -0 $mgmt 2>/dev/null"
+check "SIGTERM: STOPPING=1 sent, rtrmgr exits 0 (got $rc), components gone" \
+    bash -c "grep -q 'STOPPING=1|STATUS=Stopping: waiting for bgp' <<<'$after' && [[ $rc == 0 ]] && ! grep -qv ') Z ' /proc/$mgmt/stat 2>/dev/null"
 check "SIGTERM: the last STATUS= says all stopped" has "$(tail -1 "$notes")" "STATUS=Stopping: all components stopped$"
 
 # ---- the unit -------------------------------------------------------------
 unit=$root/etc/tern.service
 check "unit: Type=notify, NotifyAccess=main, WatchdogSec=" \
     bash -c "grep -qx Type=notify $unit && grep -qx NotifyAccess=main $unit && grep -q '^WatchdogSec=[0-9]' $unit"
+check "unit: ProtectSystem=strict, rundir and store writable, ProtectHome, PrivateTmp" \
+    bash -c "grep -qx ProtectSystem=strict $unit && grep -qx ReadWritePaths=/run/tern $unit && grep -q '^ReadWritePaths=-*/var/lib/tern$' $unit && grep -qx ProtectHome=yes $unit && grep -qx PrivateTmp=yes $unit"
 check "unit: ExecReload= checks the file before kill -HUP \$MAINPID" \
     bash -c "grep '^ExecReload=' $unit | head -1 | grep -q -- '--check -c' && grep '^ExecReload=' $unit | tail -1 | grep -q 'kill -HUP \$MAINPID'"
 check "unit: ExecStartPre= --check, KillMode=process, NoNewPrivileges" \
@@ -229,7 +250,8 @@ check "unit: CapabilityBoundingSet= holds every component's capabilities and rtr
 if command -v systemd-analyze >/dev/null; then
 	sed "s#/usr/local/sbin/tern-rtrmgr#$bindir/tern-rtrmgr#g" "$unit" >"$tmp/tern.service"
 	out=$(timeout 30 systemd-analyze verify "$tmp/tern.service" 2>&1); rc=$?
-	check "systemd-analyze verify etc/tern.service: clean (rc $rc${out:+: $out})" test "$rc" = 0 -a -z "$out"
+	check "systemd-analyze verify etc/tern.service: clean (rc $rc${out:+: $out}), as Type=notify" \
+	    test "$rc" = 0 -a -z "$out" -a "$(grep -c '^Type=notify$' "$tmp/tern.service")" = 1
 fi
 
 ((fail > 0)) && { echo "--- notifications"; cat "$notes"; echo "--- rtrmgr"; cat "$tmp/log"; }
