@@ -57,6 +57,20 @@ child_privileges(int errfd, const struct rtm_spawn *sp)
 	/* The bounding set first, while we still hold CAP_SETPCAP. */
 	if (capng_apply(CAPNG_SELECT_BOUNDS) != 0)
 		child_fail(errfd, EPERM, "cannot set the bounding set");
+	/* libcap-ng leaves it as it is, and says nothing, without
+	 * CAP_SETPCAP (a unit's CapabilityBoundingSet= without it). */
+	for (int cap = 0; cap < 64; cap++) {
+		int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		bool want = false;
+
+		if (in < 0)
+			break; /* past the kernel's last capability */
+		for (unsigned i = 0; i < sp->ncaps; i++)
+			want |= sp->caps[i] == cap;
+		if (in == 1 && !want)
+			child_fail(errfd, EPERM,
+			    "cannot reduce the bounding set (no CAP_SETPCAP)");
+	}
 	/* Supplementary groups: none, or exactly the ones given (root's own
 	 * never leak into the component). */
 	if (id->ngroups > 0 && setgroups(id->ngroups, id->groups) != 0)

@@ -254,5 +254,46 @@ if command -v systemd-analyze >/dev/null; then
 	    test "$rc" = 0 -a -z "$out" -a "$(grep -c '^Type=notify$' "$tmp/tern.service")" = 1
 fi
 
+# ---- the unit's capabilities and no_new_privs are enough -------------------
+# rtrmgr as root under the unit's CapabilityBoundingSet= and
+# NoNewPrivileges= (setpriv does what systemd does for them): a fresh
+# rundir, a rundir the component user owns (a restart), kill -9 and
+# re-adoption, SIGTERM stopping components of another uid.
+if command -v setpriv >/dev/null; then
+	caps=$(grep '^CapabilityBoundingSet=' "$unit" | cut -d= -f2- | tr ' ' '\n' |
+	    tr A-Z a-z | sed -n 's/^cap_/+/p' | paste -sd,)
+	rm -rf "$run"
+	start_sandboxed() {
+		NOTIFY_SOCKET=$tmp/notify.sock ip netns exec "$ns" \
+		    setpriv --nnp --bounding-set=-all,$caps \
+		    "$bindir/tern-rtrmgr" -c "$cfg" --rundir "$run" 2>>"$tmp/log.sb" &
+		rtm=$!
+	}
+	up() { m=$(wc -l <"$notes"); start_sandboxed; wait_until 20 readies $(($1)); }
+	nr=$(grep -Ec '(^[0-9.]+ |\|)READY=1(\||$)' "$notes")
+	check "sandboxed (bounding set ${caps//+/}, nnp): fresh rundir, READY=1" up $((nr + 1))
+	bnd=$(awk '/^CapBnd/ { print $2 }' /proc/$rtm/status)
+	fwdp=$(awk '$1 == "comp" && $2 == "fwd" { print $4 }' "$run/rtrmgr.state")
+	mgmtp=$(awk '$1 == "comp" && $2 == "mgmt" { print $4 }' "$run/rtrmgr.state")
+	cap_of() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$2/status" 2>/dev/null; }
+	check "  ... rtrmgr's bounding set is the unit's ($bnd, no_new_privs), fwd has its five ($(cap_of CapEff "$fwdp")), mgmt's bounding set is net_raw ($(cap_of CapBnd "$mgmtp"))" \
+	    bash -c "[[ '$bnd' == 000000c0000075eb && '$(cap_of CapEff "$fwdp")' == 000000c000007000 && '$(cap_of CapBnd "$mgmtp")' == 0000000000002000 ]] && grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$rtm/status"
+	kill -TERM "$rtm"; wait "$rtm"; rc=$?; rtm=
+	check "  ... SIGTERM: exits 0 (got $rc), the components (uid $user) stopped" \
+	    bash -c "[[ $rc == 0 ]] && ! kill -0 $fwdp 2>/dev/null"
+	check "sandboxed: the rundir the component user owns (a restart), READY=1" up $((nr + 2))
+	p1=$(pids)
+	kill -9 "$rtm"; wait "$rtm" 2>/dev/null
+	check "sandboxed: kill -9, the next one is READY=1" up $((nr + 3))
+	check "  ... having adopted all four, same pids" \
+	    test "$(grep -c 'adopted pid' "$tmp/log.sb")" = 4 -a "$(pids)" = "$p1"
+	kill -TERM "$rtm"; wait "$rtm"; rc=$?
+	fwdp=$(sed -n 's/.*fwd=\([0-9]*\).*/\1/p' <<<"$p1")
+	check "  ... SIGTERM: exits 0 (got $rc), the adopted fwd ($fwdp) stopped" \
+	    bash -c "[[ $rc == 0 && -n '$fwdp' ]] && ! grep -qv ') Z ' /proc/$fwdp/stat 2>/dev/null"
+	rtm=
+	((fail > 0)) && cat "$tmp/log.sb"
+fi
+
 ((fail > 0)) && { echo "--- notifications"; cat "$notes"; echo "--- rtrmgr"; cat "$tmp/log"; }
 check_summary rtrmgr-notify

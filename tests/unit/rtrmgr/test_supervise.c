@@ -1086,6 +1086,53 @@ test_reload(void **state)
 	h_shutdown(hp);
 }
 
+static bool
+dropped(struct h *h, const void *arg)
+{
+	return (rtm_comp_find(h->rtm, arg) == NULL);
+}
+
+/* A removed component that ignores SIGTERM: listed as stopping until the
+ * grace's SIGKILL; another reload meanwhile is refused, then accepted. */
+static void
+test_reload_while_removed_stops(void **state)
+{
+	static const char *const comps[] = {"mgmt:ok.sh", "hold:noterm.sh",
+	    NULL};
+	static const char *const comps2[] = {"mgmt:ok.sh", NULL};
+	static const char GLOBAL[] = "stop-grace 500ms;";
+	struct rtm_comp_info ci;
+	struct lc_err err;
+	struct h *hp = *state;
+	char buf[256];
+
+	hp->rtm = h_rtm(hp, GLOBAL, comps);
+	assert_int_equal(rtm_start(hp->rtm), 0);
+	wait_state(hp, "hold", RTM_RUNNING, 1, 3000);
+	wait_ready(hp, "hold");
+	assert_int_equal(rtm_reload(hp->rtm, h_cfg(hp, GLOBAL, comps2), &err),
+	    0);
+	info(hp, "hold", &ci);
+	assert_int_equal(ci.state, RTM_STOPPING);
+	assert_int_equal(rtm_comp_count(hp->rtm), 2); /* still listed */
+	assert_int_equal(rtm_comp_stop(hp->rtm, "hold"), -ENOENT);
+	assert_int_equal(rtm_overall(hp->rtm, buf, sizeof(buf)),
+	    RTM_OV_STARTING);
+	assert_non_null(strstr(buf, "hold to stop (removed from the config)"));
+	assert_int_equal(rtm_reload(hp->rtm, h_cfg(hp, GLOBAL, comps), &err),
+	    -EBUSY);
+	assert_non_null(strstr(err.msg, "still stopping hold"));
+	assert_true(run_until(hp, dropped, "hold", 3000));
+	assert_int_equal(rtm_comp_count(hp->rtm), 1);
+	assert_int_equal(rtm_overall(hp->rtm, buf, sizeof(buf)), RTM_OV_UP);
+	/* and back: a new instance, the next reload accepted */
+	assert_int_equal(rtm_reload(hp->rtm, h_cfg(hp, GLOBAL, comps), &err),
+	    0);
+	wait_state(hp, "hold", RTM_RUNNING, 1, 3000);
+	wait_ready(hp, "hold");
+	h_shutdown(hp);
+}
+
 int
 main(void)
 {
@@ -1123,6 +1170,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_overall_waits_for_answers,
 		setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reload_while_removed_stops,
+		setup, teardown),
 	};
 
 	lc_log_init("test_supervise", LC_LOG_WARNING, LC_LOG_STDERR);
