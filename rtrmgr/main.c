@@ -95,6 +95,10 @@ hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	struct rtm_config *ncfg;
 	struct lc_err err;
 
+	if (rtm_overall(rtm, NULL, 0) == RTM_OV_STOPPING) {
+		lc_log_notice("SIGHUP ignored: shutting down");
+		return; /* no RELOADING=1 while systemd waits for the stop */
+	}
 	lc_log_notice("SIGHUP: reloading %s", cfg_path);
 	rtm_notify_reloading(sdn, cfg_path);
 	if ((ncfg = rtm_config_load(cfg_path, &err)) != NULL)

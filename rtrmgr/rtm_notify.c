@@ -15,9 +15,8 @@
 struct rtm_notify {
 	struct rtm *rtm;
 	struct ev_loop *loop;
-	bool ready;	/* READY=1 sent since the start or the last reload */
-	bool stopping;	/* STOPPING=1 sent */
-	bool reloading; /* RELOADING=1 sent, READY=1 not yet */
+	bool ready;    /* READY=1 sent since the start or the last reload */
+	bool stopping; /* STOPPING=1 sent */
 	char status[256];
 	ev_timer wd; /* WATCHDOG=1 every half of WATCHDOG_USEC */
 };
@@ -56,7 +55,6 @@ on_change(struct rtm *rtm, void *arg)
 		set_status(n, status, "STOPPING=1");
 	} else if (ov == RTM_OV_UP && !n->ready && !n->stopping) {
 		n->ready = true;
-		n->reloading = false;
 		lc_log_info("ready: %s", status);
 		set_status(n, status, "READY=1");
 	} else {
@@ -121,7 +119,6 @@ rtm_notify_reloading(struct rtm_notify *n, const char *path)
 	    (unsigned long long)ts.tv_sec * 1000000ULL +
 		(unsigned long long)ts.tv_nsec / 1000);
 	snprintf(status, sizeof(status), "Reloading %s", path);
-	n->reloading = true;
 	n->ready = false;
 	set_status(n, status, msg);
 }
@@ -137,7 +134,6 @@ rtm_notify_reloaded(struct rtm_notify *n, const struct lc_err *err)
 		/* Nothing changed: ready as before (when it was), saying why. */
 		snprintf(status, sizeof(status),
 		    "Reload refused, running as before: %.200s", err->msg);
-		n->reloading = false;
 		if (rtm_overall(n->rtm, NULL, 0) == RTM_OV_UP) {
 			n->ready = true;
 			set_status(n, status, "READY=1");

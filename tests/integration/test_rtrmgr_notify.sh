@@ -263,6 +263,10 @@ if command -v setpriv >/dev/null; then
 	caps=$(grep '^CapabilityBoundingSet=' "$unit" | cut -d= -f2- | tr ' ' '\n' |
 	    tr A-Z a-z | sed -n 's/^cap_/+/p' | paste -sd,)
 	rm -rf "$run"
+	# a component slow to stop (1 s after SIGTERM), stopped first
+	printf '#!/bin/bash\ntrap "sleep 1; exit 0" TERM\nwhile :; do sleep 0.1; done\n' >"$tmp/linger.sh"
+	chmod 755 "$tmp/linger.sh"
+	conf "component linger { binary $tmp/linger.sh; health off; }" >"$cfg"
 	start_sandboxed() {
 		NOTIFY_SOCKET=$tmp/notify.sock ip netns exec "$ns" \
 		    setpriv --nnp --bounding-set=-all,$caps \
@@ -278,15 +282,19 @@ if command -v setpriv >/dev/null; then
 	cap_of() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$2/status" 2>/dev/null; }
 	check "  ... rtrmgr's bounding set is the unit's ($bnd, no_new_privs), fwd has its five ($(cap_of CapEff "$fwdp")), mgmt's bounding set is net_raw ($(cap_of CapBnd "$mgmtp"))" \
 	    bash -c "[[ '$bnd' == 000000c0000075eb && '$(cap_of CapEff "$fwdp")' == 000000c000007000 && '$(cap_of CapBnd "$mgmtp")' == 0000000000002000 ]] && grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$rtm/status"
-	kill -TERM "$rtm"; wait "$rtm"; rc=$?; rtm=
+	m=$(wc -l <"$notes")
+	kill -TERM "$rtm"; sleep 0.3; kill -HUP "$rtm"; wait "$rtm"; rc=$?; rtm=
 	check "  ... SIGTERM: exits 0 (got $rc), the components (uid $user) stopped" \
 	    bash -c "[[ $rc == 0 ]] && ! kill -0 $fwdp 2>/dev/null"
+	after=$(tail -n +$((m + 1)) "$notes")
+	check "  ... a SIGHUP while stopping is ignored: no RELOADING=1 after STOPPING=1" \
+	    bash -c "grep -q 'STOPPING=1' <<<'$after' && ! grep -q RELOADING <<<'$after' && grep -q 'SIGHUP ignored: shutting down' '$tmp/log.sb'"
 	check "sandboxed: the rundir the component user owns (a restart), READY=1" up $((nr + 2))
 	p1=$(pids)
 	kill -9 "$rtm"; wait "$rtm" 2>/dev/null
 	check "sandboxed: kill -9, the next one is READY=1" up $((nr + 3))
-	check "  ... having adopted all four, same pids" \
-	    test "$(grep -c 'adopted pid' "$tmp/log.sb")" = 4 -a "$(pids)" = "$p1"
+	check "  ... having adopted all five, same pids" \
+	    test "$(grep -c 'adopted pid' "$tmp/log.sb")" = 5 -a "$(pids)" = "$p1"
 	kill -TERM "$rtm"; wait "$rtm"; rc=$?
 	fwdp=$(sed -n 's/.*fwd=\([0-9]*\).*/\1/p' <<<"$p1")
 	check "  ... SIGTERM: exits 0 (got $rc), the adopted fwd ($fwdp) stopped" \
