@@ -366,6 +366,7 @@ fwd_if_port_stats_add(struct fwd_port_stats *s, struct fwd_port *p)
 	ADD(tx_errors);
 	ADD(rx_vlan);
 	ADD(rx_csum_partial);
+	ADD(rx_oversize);
 #undef ADD
 	fwd_port_kernel_drops(p, s);
 }
