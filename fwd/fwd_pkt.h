@@ -547,17 +547,21 @@ fwd_l4_csum_fill(uint8_t *f, unsigned len)
  * filled. A complete checksum equal to that value by chance (1 in 65,536)
  * is recomputed to the same value, so a good frame is never changed; the
  * cost is a dozen instructions per frame, and the sum over the payload only
- * for the frames filled. true when it filled the frame.
+ * for the frames taken for one. true when the checksum changed (it was a
+ * partial one).
  */
 static inline bool
 fwd_l4_csum_fill_partial(uint8_t *f, unsigned len)
 {
 	unsigned l4, l4len, sumoff;
+	uint16_t old;
 
 	if (!fwd_l4_locate(f, len, &l4, &l4len, &sumoff) ||
-	    fwd_ld16(f + l4 + sumoff) != fwd_l4_pseudo(f + FWD_ETH_HLEN, l4len))
+	    (old = fwd_ld16(f + l4 + sumoff)) !=
+		fwd_l4_pseudo(f + FWD_ETH_HLEN, l4len))
 		return (false);
-	return (fwd_l4_csum_fill(f, len));
+	(void)fwd_l4_csum_fill(f, len);
+	return (fwd_ld16(f + l4 + sumoff) != old);
 }
 
 /* Write a 14-byte Ethernet header (prebuilt in an adjacency) to frame. */
