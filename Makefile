@@ -76,10 +76,16 @@ PATHS_LIST  := $(foreach v,$(INSTALL_VARS),$(v)=$($(v)))
 PATHS_H := build/gen/tern_paths.h
 PATHS_HEAD := /* $(PATHS_H): made by the Makefile from its installation directories; do not edit */
 PATHS_TEXT := $(PATHS_HEAD)\n\#define TERN_CONF_DIR "$(TERN_CONF_DIR)"\n\#define TERN_STATE_DIR "$(TERN_STATE_DIR)"\n\#define TERN_RUN_DIR "$(TERN_RUN_DIR)"\n
+# BPF objects (BPF_RECIPE) are embedded in binaries: their BTF names the
+# sources relative to the tree, not where it was built; rebuilt when these
+# flags change (build/.bpfflags).
+BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -fdebug-prefix-map=$(CURDIR)=.
+BPF_STAMP  := build/.bpfflags
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
 $(shell mkdir -p build/gen; echo '$(PATHS_LIST)' | cmp -s - $(PATHS_STAMP) || \
 	echo '$(PATHS_LIST)' > $(PATHS_STAMP); \
-	printf '$(PATHS_TEXT)' | cmp -s - $(PATHS_H) || printf '$(PATHS_TEXT)' > $(PATHS_H))
+	printf '$(PATHS_TEXT)' | cmp -s - $(PATHS_H) || printf '$(PATHS_TEXT)' > $(PATHS_H); \
+	echo '$(CLANG) $(BPF_CFLAGS)' | cmp -s - $(BPF_STAMP) || echo '$(CLANG) $(BPF_CFLAGS)' > $(BPF_STAMP))
 endif
 NPROC   := $(shell nproc 2>/dev/null || echo 2)
 
@@ -143,7 +149,7 @@ define BPF_RECIPE
 @mkdir -p $(@D)
 $(E) BPF $<
 $(Q)if command -v $(CLANG) >/dev/null 2>&1; then \
-	$(CLANG) -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
+	$(CLANG) $(BPF_CFLAGS) \
 	    -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
 	    -c -o $@ $<; \
 else \
