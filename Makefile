@@ -439,4 +439,4 @@ clean:
 	rm -rf build
 
 # (not those of bench-compare's worktrees under build/compare: other trees)
--include $(shell find build -path build/compare -prune -o -name '*.d' -print 2>/dev/null)
+-include $(shell find build -path build/compare -prune -o -type f -name '*.d' -print 2>/dev/null)

@@ -198,11 +198,20 @@ d2=$tmp/d2
 check "make install DESTDIR=... (default prefix)" mk install DESTDIR="$d2"
 check_tree "$d2" /usr/local /usr/local/etc /usr/local/lib/systemd/system \
 	'(^|[^A-Za-z0-9_./-])/(etc/tern|usr/sbin/tern|usr/bin/ternsh|usr/share/(doc|man)|lib/systemd)'
+n_inst=$(find "$d2" -type f | wc -l)
 touch "$d2/usr/local/sbin/not-tern"
 check "make uninstall (default prefix)" mk uninstall DESTDIR="$d2"
 left=$(cd "$d2" && find . -type f | sort | tr '\n' ' ')
 check "uninstall: only a file not tern's is left ($left)" test "$left" = "./usr/local/sbin/not-tern "
 check "... tern's own directories removed" test ! -e "$d2/usr/local/etc/tern" -a ! -e "$d2/usr/local/share/doc/tern"
+
+# a relative DESTDIR, as debian/rules gives it (under build/: logrotate.d is
+# not a make dependency file)
+check "make install DESTDIR=build/stage (relative)" mk install PREFIX=/usr SYSCONFDIR=/etc DESTDIR=build/stage
+n=$(find "$src/build/stage" -type f | wc -l)
+check "... $n files, as with an absolute one" test "$n" -eq "$n_inst"
+check "... and uninstalled" mk uninstall PREFIX=/usr SYSCONFDIR=/etc DESTDIR=build/stage
+check "... none left" test "$(find "$src/build/stage" -type f | wc -l)" -eq 0
 
 # ---- refused: nothing made ------------------------------------------------------------
 out=$(make -C "$src" -s install PREFIX=usr DESTDIR="$tmp/d3" 2>&1)
