@@ -299,9 +299,11 @@ enc_if_counters(struct fwd_d *d, const struct fwd_port_stats *s)
 	c->rx_bytes = s->rx_bytes;
 	c->tx_packets = s->tx_pkts;
 	c->tx_bytes = s->tx_bytes;
-	c->rx_drops = s->rx_kernel_drops + s->rx_vlan;
+	c->rx_drops = s->rx_kernel_drops + s->rx_vlan + s->rx_oversize;
 	c->tx_drops = s->tx_full;
 	c->rx_ring_full = s->rx_ring_full;
+	c->rx_oversize = s->rx_oversize;
+	c->rx_csum_filled = s->rx_csum_partial;
 	return (c);
 }
 
@@ -749,7 +751,7 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	(void)msg;
 	fwd_d_stats(d, &s, &full);
-	l.drops = ar_calloc(d, (FWD_R__COUNT + 12) * sizeof(*l.drops));
+	l.drops = ar_calloc(d, (FWD_R__COUNT + 13) * sizeof(*l.drops));
 	for (unsigned r = 1; r < FWD_R__COUNT; r++)
 		drop_add(d, &l, fwd_reason_str((enum fwd_reason)r),
 		    s.reason[r]);
@@ -767,10 +769,12 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 				sum.tx_mtu += ps.tx_mtu;
 				sum.tx_refused += ps.tx_refused;
 				sum.tx_errors += ps.tx_errors;
+				sum.rx_oversize += ps.rx_oversize;
 			}
 		drop_add(d, &l, "tx_mtu", sum.tx_mtu);
 		drop_add(d, &l, "tx_refused", sum.tx_refused);
 		drop_add(d, &l, "tx_errors", sum.tx_errors);
+		drop_add(d, &l, "rx_oversize", sum.rx_oversize);
 	}
 	ipc_reply(req, IPC_OK, &l.base);
 	lc_arena_reset(d->ar);

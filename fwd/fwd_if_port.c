@@ -181,8 +181,8 @@ mem_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
  * AF_PACKET port (opened with the others). Serial: the UMEMs are not
  * thread-safe and the redirect program is attached once per interface.
  */
-#define FWD_D_XDP_RING	 2048
-#define FWD_D_XDP_FRAMES 8192 /* per worker UMEM (32 MiB) */
+#define FWD_D_XDP_RING	 4096
+#define FWD_D_XDP_FRAMES 16384 /* per worker UMEM (64 MiB) */
 
 static int
 xdp_ports_open(struct fwd_d *d, const char *name, uint16_t id, uint16_t mtu,
@@ -366,6 +366,7 @@ fwd_if_port_stats_add(struct fwd_port_stats *s, struct fwd_port *p)
 	ADD(tx_errors);
 	ADD(rx_vlan);
 	ADD(rx_csum_partial);
+	ADD(rx_oversize);
 #undef ADD
 	fwd_port_kernel_drops(p, s);
 }

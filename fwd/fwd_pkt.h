@@ -466,6 +466,104 @@ fwd_pkt_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64, uint32_t *dst,
 	    (uint8_t)w > fwd_ttl_floor[f[FWD_ETH_HLEN + FWD_IP_SRC]]);
 }
 
+/*
+ * Where the TCP or UDP checksum of a frame is: an Ethernet frame carrying an
+ * unfragmented IPv4 TCP or UDP segment that lies within the frame. Sets *l4
+ * (offset of the L4 header in the frame), *l4len (its length with the
+ * payload, from the IP total length) and *sumoff (the checksum field's
+ * offset in the L4 header). False for anything else (the caller leaves the
+ * frame alone). Not the fast path's parse: only frames that need their L4
+ * checksum looked at come here.
+ */
+static inline bool
+fwd_l4_locate(const uint8_t *f, unsigned len, unsigned *l4, unsigned *l4len,
+    unsigned *sumoff)
+{
+	const uint8_t *ip = f + FWD_ETH_HLEN;
+	unsigned hl, tot, min;
+
+	if (len < FWD_IPV4_MIN_FRAME ||
+	    fwd_ld16(f + FWD_ETH_TYPE) != htons(FWD_ETH_P_IPV4) ||
+	    (ip[FWD_IP_VHL] >> 4) != 4)
+		return (false);
+	hl = (ip[FWD_IP_VHL] & 0x0fu) * 4u;
+	tot = ntohs(fwd_ld16(ip + FWD_IP_LEN));
+	if (hl < FWD_IPV4_HLEN || tot < hl || FWD_ETH_HLEN + tot > len ||
+	    (fwd_ld16(ip + FWD_IP_OFF) & htons(FWD_IP_MF | FWD_IP_OFFMASK)))
+		return (false);
+	if (ip[FWD_IP_PROTO] == FWD_IPPROTO_TCP) {
+		*sumoff = 16;
+		min = 20;
+	} else if (ip[FWD_IP_PROTO] == FWD_IPPROTO_UDP) {
+		*sumoff = 6;
+		min = 8;
+	} else
+		return (false);
+	if (tot - hl < min)
+		return (false);
+	*l4 = FWD_ETH_HLEN + hl;
+	*l4len = tot - hl;
+	return (true);
+}
+
+/* The TCP/UDP pseudo-header's sum (RFC 793 3.1, RFC 768): source,
+ * destination, protocol and L4 length, in memory order, folded. */
+static inline uint16_t
+fwd_l4_pseudo(const uint8_t *ip, unsigned l4len)
+{
+	uint64_t sum = (uint64_t)fwd_ld32(ip + FWD_IP_SRC) +
+	    fwd_ld32(ip + FWD_IP_DST) + htons((uint16_t)ip[FWD_IP_PROTO]) +
+	    htons((uint16_t)l4len);
+
+	return (fwd_cksum_fold(sum));
+}
+
+/*
+ * A frame whose sender left its L4 checksum to the device (Linux's
+ * CHECKSUM_PARTIAL: a local sender on a veth with tx checksum offload on,
+ * whose frames reach us as sent): the checksum field holds the folded
+ * pseudo-header sum. Complete it as the device would (the kernel's
+ * skb_checksum_help): the one's complement of the sum of the L4 bytes, that
+ * field included; 0 goes as 0xffff. true when filled, false when the frame
+ * is no TCP/UDP segment we can fill (left as it is).
+ */
+static inline bool
+fwd_l4_csum_fill(uint8_t *f, unsigned len)
+{
+	unsigned l4, l4len, sumoff;
+	uint16_t c;
+
+	if (!fwd_l4_locate(f, len, &l4, &l4len, &sumoff))
+		return (false);
+	c = (uint16_t)~fwd_cksum_fold(fwd_cksum_add(f + l4, l4len, 0));
+	fwd_st16(f + l4 + sumoff, c ? c : 0xffff);
+	return (true);
+}
+
+/*
+ * For backends that are not told which frames are CHECKSUM_PARTIAL (AF_XDP
+ * copies them into the UMEM as they are): a TCP/UDP frame whose checksum
+ * field holds exactly the folded pseudo-header sum is taken for one and
+ * filled. A complete checksum equal to that value by chance (1 in 65,536)
+ * is recomputed to the same value, so a good frame is never changed; the
+ * cost is a dozen instructions per frame, and the sum over the payload only
+ * for the frames taken for one. true when the checksum changed (it was a
+ * partial one).
+ */
+static inline bool
+fwd_l4_csum_fill_partial(uint8_t *f, unsigned len)
+{
+	unsigned l4, l4len, sumoff;
+	uint16_t old;
+
+	if (!fwd_l4_locate(f, len, &l4, &l4len, &sumoff) ||
+	    (old = fwd_ld16(f + l4 + sumoff)) !=
+		fwd_l4_pseudo(f + FWD_ETH_HLEN, l4len))
+		return (false);
+	(void)fwd_l4_csum_fill(f, len);
+	return (fwd_ld16(f + l4 + sumoff) != old);
+}
+
 /* Write a 14-byte Ethernet header (prebuilt in an adjacency) to frame. */
 static inline void
 fwd_eth_write(uint8_t *frame, const uint8_t *hdr14)

@@ -45,8 +45,14 @@ struct fwd_port_stats {
 	uint64_t rx_kernel_drops;
 	uint64_t rx_ring_full; /* of which: our receive ring was full */
 	uint64_t rx_vlan;      /* VLAN-tagged (tag offloaded): dropped */
-	/* L4 checksum not filled in by a local sender: its tx offload is on */
+	/*
+	 * L4 checksum not filled in by a local sender (its tx checksum
+	 * offload is on): filled in by fwd (fwd_l4_csum_fill). Not a drop.
+	 */
 	uint64_t rx_csum_partial;
+	/* over FWD_FRAME_MAX: a GSO/GRO super-frame (a local sender's TSO or
+	 * GSO through a veth): dropped, never forwarded cut short */
+	uint64_t rx_oversize;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include "fwd_pkt.h"
 #include "fwd_port.h"
 
 #ifndef PACKET_QDISC_BYPASS
@@ -87,28 +88,37 @@ afp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		if (!(st & TP_STATUS_USER))
 			break;
 		a->rx_head = (s + 1) & (a->nframes - 1);
-		if (__builtin_expect(st &
-			    (TP_STATUS_VLAN_VALID | TP_STATUS_CSUMNOTREADY),
+		if (__builtin_expect((st & TP_STATUS_VLAN_VALID) ||
+			    h->tp_len > h->tp_snaplen ||
+			    h->tp_snaplen > FWD_FRAME_MAX,
 			0)) {
 			/* TP_STATUS_LOSING is not a count: it stays on every
 			 * frame until PACKET_STATISTICS is read; the drops
 			 * are counted from there (afp_kernel_drops) */
-			if (st & TP_STATUS_CSUMNOTREADY)
-				p->stats.rx_csum_partial++;
-			if (st & TP_STATUS_VLAN_VALID) {
+			if (st & TP_STATUS_VLAN_VALID)
 				/* the tag was stripped into tp_vlan_tci: do
 				 * not forward the frame as untagged */
 				p->stats.rx_vlan++;
-				__atomic_store_n(&h->tp_status,
-				    TP_STATUS_KERNEL, __ATOMIC_RELEASE);
-				continue;
-			}
+			else
+				/* over FWD_FRAME_MAX (the ring's frames hold
+				 * no more): a GSO/GRO super-frame, from a
+				 * local sender's TSO/GSO on a veth; never
+				 * forwarded cut short */
+				p->stats.rx_oversize++;
+			__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+			    __ATOMIC_RELEASE);
+			continue;
 		}
 		d = &a->desc[s];
 		d->data = (uint8_t *)h + h->tp_mac;
-		d->len = (uint16_t)(h->tp_snaplen < FWD_FRAME_MAX ?
-			h->tp_snaplen :
-			FWD_FRAME_MAX);
+		d->len = (uint16_t)h->tp_snaplen;
+		if (__builtin_expect(st & TP_STATUS_CSUMNOTREADY, 0)) {
+			/* a local sender's tx checksum offload: the L4
+			 * checksum is ours to fill in (as its device would),
+			 * or the receiver drops the frame */
+			p->stats.rx_csum_partial++;
+			(void)fwd_l4_csum_fill(d->data, d->len);
+		}
 		a->held[s] = 1;
 		p->stats.rx_pkts++;
 		p->stats.rx_bytes += d->len;

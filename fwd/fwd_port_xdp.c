@@ -22,6 +22,7 @@
 #include <xdp/xsk.h>
 
 #include "libcommon/lc_embed.h"
+#include "fwd_pkt.h"
 #include "fwd_port_xdp.h"
 #include "bpf/xdp_port.h"
 
@@ -96,6 +97,9 @@ struct port_xdp {
 	struct xdp_prog *prog;
 	unsigned queue;
 	bool zerocopy, in_map;
+	/* a virtual device (veth, tun): a local sender's frames may come
+	 * with the L4 checksum left to the device (fwd_l4_csum_fill_partial) */
+	bool csum_fill;
 	bool busy, busy_tried; /* SO_BUSY_POLL set: rx polls with recvfrom */
 	void *map[4];	       /* rx, tx, fill, comp mmaps */
 	size_t map_len[4];
@@ -536,6 +540,8 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 	struct fwd_xdp_umem *u = x->umem;
 	uint32_t idx, got;
 
+	uint32_t kept = 0;
+
 	got = xsk_ring_cons__peek(&x->rx, n, &idx);
 	for (uint32_t i = 0; i < got; i++) {
 		const struct xdp_desc *r = xsk_ring_cons__rx_desc(&x->rx,
@@ -543,16 +549,26 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		struct fwd_pkt *d = &u->desc[r->addr >> XDP_FRAME_SHIFT];
 
 		d->data = u->area + r->addr;
-		d->len = (uint16_t)(r->len < FWD_FRAME_MAX ? r->len :
-							     FWD_FRAME_MAX);
+		if (__builtin_expect(r->len > FWD_FRAME_MAX, 0)) {
+			/* never forwarded cut short (a jumbo frame on a
+			 * device whose MTU is over what fwd handles) */
+			p->stats.rx_oversize++;
+			umem_free_addr(u, r->addr);
+			continue;
+		}
+		d->len = (uint16_t)r->len;
 		d->port = p->id;
 		d->owner = p;
+		if (x->csum_fill &&
+		    __builtin_expect(fwd_l4_csum_fill_partial(d->data, d->len),
+			0))
+			p->stats.rx_csum_partial++;
 		p->stats.rx_bytes += d->len;
-		pkts[i] = d;
+		pkts[kept++] = d;
 	}
 	if (got > 0) {
 		xsk_ring_cons__release(&x->rx, got);
-		p->stats.rx_pkts += got;
+		p->stats.rx_pkts += kept;
 	}
 	fill_topup(x);
 	/*
@@ -568,7 +584,7 @@ xdp_rx(struct fwd_port *p, struct fwd_pkt **pkts, unsigned n)
 		(void)recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		x->wakeups++;
 	}
-	return (got);
+	return (kept);
 }
 
 static void
@@ -1073,9 +1089,11 @@ xdp_open(struct port_xdp *x, unsigned ring, uint16_t bind_flags)
 }
 
 static int
-ifinfo(const char *ifname, int *ifindex, uint8_t *mac, unsigned *mtu)
+ifinfo(const char *ifname, int *ifindex, uint8_t *mac, unsigned *mtu,
+    bool *virt)
 {
 	struct ifreq ifr;
+	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
 	int fd, rv = 0;
 
 	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
@@ -1096,6 +1114,12 @@ ifinfo(const char *ifname, int *ifindex, uint8_t *mac, unsigned *mtu)
 				*mtu = (unsigned)ifr.ifr_mtu;
 		}
 	}
+	/* veth and tun/tap: devices whose frames can come from a local
+	 * sender as it left them, L4 checksum included (CHECKSUM_PARTIAL);
+	 * a NIC's come off the wire */
+	ifr.ifr_data = (void *)&di;
+	*virt = rv == 0 && ioctl(fd, SIOCETHTOOL, &ifr) == 0 &&
+	    (strcmp(di.driver, "veth") == 0 || strcmp(di.driver, "tun") == 0);
 	close(fd);
 	return (rv);
 }
@@ -1183,7 +1207,8 @@ fwd_port_xdp_new(const struct fwd_port_xdp_conf *c)
 		rv = -errno;
 		goto fail;
 	}
-	if ((rv = ifinfo(c->ifname, &x->port.ifindex, x->port.mac, &mtu)) != 0)
+	if ((rv = ifinfo(c->ifname, &x->port.ifindex, x->port.mac, &mtu,
+		 &x->csum_fill)) != 0)
 		goto fail;
 	x->port.mtu = (uint16_t)(c->mtu ?
 		c->mtu :

@@ -155,6 +155,12 @@ r_ifs(struct mgmt *m, struct lc_buf *b, const Fwd__InterfaceList *l)
 	    C(rx_drops, "Frames lost before tern-fwd saw them"),
 	    C(tx_drops, "Frames the port could not send"),
 	    C(rx_ring_full, "Of rx_drops: tern-fwd's receive ring was full"),
+	    C(rx_oversize,
+		"Of rx_drops: frames over 2048 bytes (a sender's "
+		"TSO/GSO super-frames through a veth)"),
+	    C(rx_csum_filled,
+		"Frames whose L4 checksum a local sender left "
+		"to the device, filled in by tern-fwd"),
 #undef C
 	};
 	char nm[MGMT_NAME_MAX + 8];

@@ -16,6 +16,7 @@
 #include "libcommon/lc_lex.h"
 #include "libcommon/lc_log.h"
 #include "rtm_int.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 #define RTM_CONFIG_MAX_BYTES (1024 * 1024)
 #define RTM_VALUES_MAX	     (RTM_ARGS_MAX + 1)
@@ -831,7 +832,7 @@ rtm_config_check(const struct rtm_config *cfg, const char *rundir,
 	int rv;
 
 	if (rundir == NULL)
-		rundir = cfg->rundir != NULL ? cfg->rundir : "/run/tern";
+		rundir = cfg->rundir != NULL ? cfg->rundir : TERN_RUN_DIR;
 	if (strlen(rundir) >= RTM_RUNDIR_MAX || rundir[0] != '/')
 		return (lc_err_set(err, -ENAMETOOLONG, LC_ERR_NOINDEX,
 		    "%s: rundir '%s': must be an absolute path shorter than "

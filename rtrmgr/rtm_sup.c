@@ -20,6 +20,7 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_time.h"
 #include "rtm_int.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 enum rtm_phase { PH_NEW, PH_BOOT, PH_UP, PH_SHUTDOWN, PH_DOWN };
 
@@ -1069,7 +1070,7 @@ rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
 	else if (cfg->rundir != NULL)
 		rundir = cfg->rundir;
 	else
-		rundir = "/run/tern";
+		rundir = TERN_RUN_DIR;
 	if (strlen(rundir) >= sizeof(rtm->rundir) || rundir[0] != '/') {
 		lc_log_err("rundir '%s': must be an absolute path shorter than "
 			   "%d bytes (socket paths must fit in sun_path)",
@@ -1310,7 +1311,7 @@ rtm_reload(struct rtm *rtm, struct rtm_config *ncfg, struct lc_err *err)
 	 * groups, resolved at rtm_open) and the health checker set up by the
 	 * IPC front end. */
 	if ((rv = keep_str(ncfg, "rundir", &ncfg->rundir, ocfg->rundir,
-		 "/run/tern")) != 0 ||
+		 TERN_RUN_DIR)) != 0 ||
 	    (rv = keep_str(ncfg, "user", &ncfg->user, ocfg->user, NULL)) != 0 ||
 	    (rv = keep_str(ncfg, "operator-group", &ncfg->operator_group,
 		 ocfg->operator_group, NULL)) != 0 ||

@@ -334,6 +334,14 @@ main(int argc, char **argv)
 				    (unsigned long long)x->host->down_dropped,
 				    (unsigned long long)x->host->up_coalesced,
 				    (unsigned long long)x->host->up_gso_writes);
+			if (x->counters != NULL)
+				printf(" rx_oversize %llu csum_filled %llu "
+				       "tx_drops %llu",
+				    (unsigned long long)
+					x->counters->rx_oversize,
+				    (unsigned long long)
+					x->counters->rx_csum_filled,
+				    (unsigned long long)x->counters->tx_drops);
 			printf("\n");
 		}
 		return (0);

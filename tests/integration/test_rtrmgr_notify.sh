@@ -232,7 +232,13 @@ check "SIGTERM: STOPPING=1 sent, rtrmgr exits 0 (got $rc), components gone" \
 check "SIGTERM: the last STATUS= says all stopped" has "$(tail -1 "$notes")" "STATUS=Stopping: all components stopped$"
 
 # ---- the unit -------------------------------------------------------------
-unit=$root/etc/tern.service
+# the unit as make fills in etc/tern.service.in (default directories),
+# with the binaries of this test and without its man: pages
+unit=$tmp/tern.service
+sed -e "s#@SBINDIR@#$bindir#g; s#@SYSCONFDIR@#/etc#g; s#@RUNSTATEDIR@#/run#g" \
+    -e "s#@LOCALSTATEDIR@#/var#g; s#@DOCDIR@#/usr/share/doc/tern#g; s#@SYSTEMDUNITDIR@#/lib/systemd/system#g" \
+    -e '/^Documentation=/d' "$root/etc/tern.service.in" >"$unit"
+check "unit: every @NAME@ of etc/tern.service.in filled in here" bash -c "! grep -n '@[A-Z_]*@' '$unit'"
 check "unit: Type=notify, NotifyAccess=main, WatchdogSec=" \
     bash -c "grep -qx Type=notify $unit && grep -qx NotifyAccess=main $unit && grep -q '^WatchdogSec=[0-9]' $unit"
 check "unit: ProtectSystem=strict, rundir and store writable, ProtectHome, PrivateTmp" \
@@ -243,13 +249,12 @@ check "unit: ExecStartPre= --check, KillMode=process, NoNewPrivileges" \
     bash -c "grep -q '^ExecStartPre=.*--check' $unit && grep -qx KillMode=process $unit && grep -qx NoNewPrivileges=yes $unit"
 bset=$(grep '^CapabilityBoundingSet=' "$unit" | cut -d= -f2- | tr ' ' '\n' | tr A-Z a-z | sed 's/^cap_//')
 missing=
-for c in $(sed -n 's/^[[:space:]]*capabilities \(.*\);/\1/p' "$root/etc/tern-rtrmgr.conf") setuid setgid setpcap kill; do
+for c in $(sed -n 's/^[[:space:]]*capabilities \(.*\);/\1/p' "$root/etc/tern-rtrmgr.conf.in") setuid setgid setpcap kill; do
 	grep -qx "$c" <<<"$bset" || missing+=" $c"
 done
 check "unit: CapabilityBoundingSet= holds every component's capabilities and rtrmgr's own (missing:${missing:- none})" test -z "$missing"
 if command -v systemd-analyze >/dev/null; then
-	sed "s#/usr/local/sbin/tern-rtrmgr#$bindir/tern-rtrmgr#g" "$unit" >"$tmp/tern.service"
-	out=$(timeout 30 systemd-analyze verify "$tmp/tern.service" 2>&1); rc=$?
+	out=$(timeout 30 systemd-analyze verify "$unit" 2>&1); rc=$?
 	check "systemd-analyze verify etc/tern.service: clean (rc $rc${out:+: $out}), as Type=notify" \
 	    test "$rc" = 0 -a -z "$out" -a "$(grep -c '^Type=notify$' "$tmp/tern.service")" = 1
 fi

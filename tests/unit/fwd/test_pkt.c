@@ -215,6 +215,101 @@ ref_cksum(const uint8_t *ip, unsigned hlen)
 	return (htons((uint16_t)~sum));
 }
 
+/* The TCP/UDP checksum by the book (RFC 793 3.1): pseudo-header and the
+ * segment, byte pairs in network order, field taken as zero. */
+static uint16_t
+ref_l4(const uint8_t *ip, unsigned l4len, unsigned sumoff)
+{
+	const uint8_t *l4 = ip + 20;
+	uint32_t sum = 0;
+
+	for (unsigned i = 12; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	sum += ip[9] + l4len;
+	for (unsigned i = 0; i < l4len; i += 2) {
+		unsigned hi = i == sumoff ? 0 : l4[i];
+		unsigned lo = i + 1 >= l4len ? 0 :
+		    i + 1 == sumoff + 1	     ? 0 :
+					       l4[i + 1];
+
+		sum += (uint32_t)(hi << 8 | lo);
+	}
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = (uint16_t)~sum;
+	return (htons(sum ? (uint16_t)sum : 0xffff));
+}
+
+/*
+ * A sender's CHECKSUM_PARTIAL frames (the field holds the folded
+ * pseudo-header sum, as Linux leaves it to the device): fwd_l4_csum_fill
+ * gives the checksum by the book, fwd_l4_csum_fill_partial finds and fills
+ * them, and never changes a frame whose checksum is already right; other
+ * protocols, fragments and short segments are left alone.
+ */
+static void
+test_l4_csum_fill(void **st)
+{
+	(void)st;
+	srandom(7);
+	for (int it = 0; it < 20000; it++) {
+		uint8_t proto = it & 1 ? FWD_IPPROTO_TCP : FWD_IPPROTO_UDP;
+		unsigned sumoff = proto == FWD_IPPROTO_TCP ? 16 : 6;
+		unsigned paylen = (proto == FWD_IPPROTO_TCP ? 20 : 8) +
+		    (unsigned)(random() % 1460);
+		unsigned len = tf_ipv4(FR, rmac, hmac, (uint32_t)random(),
+		    (uint32_t)random(), 64, proto, paylen, FWD_IP_DF);
+		uint8_t *ip = FR + 14, *l4 = ip + 20;
+		uint16_t want, pseudo;
+
+		for (unsigned i = 0; i < paylen; i++)
+			l4[i] = (uint8_t)random();
+		if (it % 5 == 0) /* runs of 0xff and 0 */
+			memset(l4 + sumoff + 2, it & 2 ? 0xff : 0,
+			    paylen - sumoff - 2);
+		want = ref_l4(ip, paylen, sumoff);
+		pseudo = fwd_l4_pseudo(ip, paylen);
+		/* as the sender leaves it */
+		fwd_st16(l4 + sumoff, pseudo);
+		/* found and filled (unless the right checksum happens to be
+		 * the pseudo-header sum: then nothing changes) */
+		assert_int_equal(fwd_l4_csum_fill_partial(FR, len),
+		    want != pseudo);
+		assert_int_equal(fwd_ld16(l4 + sumoff), want);
+		/* a complete one is left as it is and not counted */
+		assert_false(fwd_l4_csum_fill_partial(FR, len));
+		assert_int_equal(fwd_ld16(l4 + sumoff), want);
+		/* the plain fill from the partial state */
+		fwd_st16(l4 + sumoff, pseudo);
+		assert_true(fwd_l4_csum_fill(FR, len));
+		assert_int_equal(fwd_ld16(l4 + sumoff), want);
+		/* Ethernet padding after the packet is not summed */
+		memset(FR + len, 0xab, 10);
+		fwd_st16(l4 + sumoff, pseudo);
+		assert_true(fwd_l4_csum_fill(FR, len + 10));
+		assert_int_equal(fwd_ld16(l4 + sumoff), want);
+	}
+	{
+		unsigned len = tf_ipv4(FR, rmac, hmac, TF_IP(1, 2), TF_IP(2, 3),
+		    64, FWD_IPPROTO_TCP, 40, FWD_IP_DF);
+		uint8_t keep[128];
+
+		memcpy(keep, FR, len);
+		FR[14 + 9] = FWD_IPPROTO_ICMP;
+		assert_false(fwd_l4_csum_fill(FR, len));
+		FR[14 + 9] = FWD_IPPROTO_TCP;
+		fwd_st16(FR + 14 + 6, htons(FWD_IP_MF));
+		assert_false(fwd_l4_csum_fill(FR, len)); /* a fragment */
+		fwd_st16(FR + 14 + 6, htons(FWD_IP_DF));
+		assert_false(fwd_l4_csum_fill(FR, len - 1)); /* cut short */
+		fwd_st16(FR + 14 + 2, htons(20 + 19)); /* TCP < 20 bytes */
+		assert_false(fwd_l4_csum_fill(FR, len));
+		memcpy(FR, keep, len);
+		fwd_st16(FR + 12, htons(0x86dd));
+		assert_false(fwd_l4_csum_fill(FR, len));
+	}
+}
+
 static void
 test_cksum_random(void **st)
 {
@@ -327,6 +422,7 @@ main(void)
 	    cmocka_unit_test(test_ttl_dec_exhaustive),
 	    cmocka_unit_test(test_cksum_odd),
 	    cmocka_unit_test(test_rewrite),
+	    cmocka_unit_test(test_l4_csum_fill),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
