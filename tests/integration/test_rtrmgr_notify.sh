@@ -158,7 +158,7 @@ pids0=$(pids)
 # ---- watchdog: every 200 ms; none while stopped, again after ------------
 w0=$(n_of WATCHDOG=1); sleep 2; w1=$(n_of WATCHDOG=1)
 check "WATCHDOG=1 every half of WATCHDOG_USEC (400 ms): $((w1 - w0)) in 2 s" test $((w1 - w0)) -ge 7 -a $((w1 - w0)) -le 12
-kill -STOP "$rtm"; sleep 0.3
+kill -STOP "$rtm"; sleep 0.5	# what was on its way has been read
 w2=$(n_of WATCHDOG=1); sleep 1.5; w3=$(n_of WATCHDOG=1)
 check "SIGSTOP: no WATCHDOG=1 in 1.5 s (got $((w3 - w2)); $w2 before)" test "$w3" = "$w2" -a "$w2" -gt 0
 kill -CONT "$rtm"; sleep 1
