@@ -37,11 +37,16 @@ rtm= lis=
 cleanup() {
 	local p
 	[[ -n $rtm ]] && kill -CONT "$rtm" 2>/dev/null && kill -9 "$rtm" 2>/dev/null
+	# the components of the state file, and every one seen before (one
+	# that a failed adoption left behind is no longer in it)
 	if [[ -f $run/rtrmgr.state ]]; then
 		for p in $(awk '$1 == "comp" && $4 > 0 { print $4 }' "$run/rtrmgr.state"); do
 			kill -9 "$p" 2>/dev/null
 		done
 	fi
+	for p in $(cut -d= -f2 "$tmp/seen" 2>/dev/null | sort -u); do
+		grep -qz -- "--rundir" "/proc/$p/cmdline" 2>/dev/null && kill -9 "$p" 2>/dev/null
+	done
 	[[ -n $lis ]] && kill "$lis" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
@@ -152,7 +157,8 @@ mgmt=$(awk '$1 == "comp" && $2 == "mgmt" { print $4 }' "$run/rtrmgr.state")
 check "components do not inherit NOTIFY_SOCKET or WATCHDOG_*" \
     bash -c "! tr '\0' '\n' </proc/$mgmt/environ | grep -q '^NOTIFY_SOCKET=\|^WATCHDOG_'"
 # (adopted ones are init's children: gone may mean a zombie)
-pids() { awk '$1 == "comp" && $4 > 0 { print $2 "=" $4 }' "$run/rtrmgr.state" | sort | tr '\n' ' '; }
+pids() { awk '$1 == "comp" && $4 > 0 { print $2 "=" $4 }' "$run/rtrmgr.state" | sort |
+	tee -a "$tmp/seen" | tr '\n' ' '; }
 pids0=$(pids)
 
 # ---- watchdog: every 200 ms; none while stopped, again after ------------
