@@ -264,11 +264,14 @@ fwd_pkt6_parse(uint8_t *frame, unsigned len, const uint8_t *port_mac,
  * implies fwd_pkt6_parse() == FWD_R_OK; on true *dst_hi, *dst_lo (host
  * order) and *iplen (40 + payload length) are set, on false nothing is
  * known and fwd_pkt6_parse() tells why. Reads the first 54 bytes only
- * when len >= 54.
+ * when len >= 54. The _k form takes the two tables: fwd_ip6_nh_floor and
+ * fwd_ip6_addr_floor, or copies of them that the caller addresses from a
+ * register it has (as fwd_dp does with fwd_ttl_floor's).
  */
 static inline bool
-fwd_pkt6_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
-    uint64_t *dst_hi, uint64_t *dst_lo, unsigned *iplen)
+fwd_pkt6_fast_ok_k(const uint8_t *f, unsigned len, uint64_t mac64,
+    const uint8_t *nh_floor, const uint8_t *addr_floor, uint64_t *dst_hi,
+    uint64_t *dst_lo, unsigned *iplen)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint8_t *ip = f + FWD_ETH_HLEN;
@@ -287,9 +290,8 @@ fwd_pkt6_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
 	if (__builtin_expect(plen > len - FWD_IPV6_MIN_FRAME, 0))
 		return (false);
 	if (__builtin_expect(ip[FWD_IP6_HLIM] <=
-		    (fwd_ip6_nh_floor[ip[FWD_IP6_NXT]] |
-			fwd_ip6_addr_floor[ip[FWD_IP6_SRC]] |
-			fwd_ip6_addr_floor[ip[FWD_IP6_DST]]),
+		    (nh_floor[ip[FWD_IP6_NXT]] | addr_floor[ip[FWD_IP6_SRC]] |
+			addr_floor[ip[FWD_IP6_DST]]),
 		0))
 		return (false);
 	*dst_hi = fwd_ip6_hi(ip + FWD_IP6_DST);
@@ -300,11 +302,22 @@ fwd_pkt6_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
 	(void)f;
 	(void)len;
 	(void)mac64;
+	(void)nh_floor;
+	(void)addr_floor;
 	(void)dst_hi;
 	(void)dst_lo;
 	(void)iplen;
 	return (false);
 #endif
+}
+
+/* fwd_pkt6_fast_ok_k with the global tables. */
+static inline bool
+fwd_pkt6_fast_ok(const uint8_t *f, unsigned len, uint64_t mac64,
+    uint64_t *dst_hi, uint64_t *dst_lo, unsigned *iplen)
+{
+	return (fwd_pkt6_fast_ok_k(f, len, mac64, fwd_ip6_nh_floor,
+	    fwd_ip6_addr_floor, dst_hi, dst_lo, iplen));
 }
 
 /* Decrement the hop limit (the caller checked it is above 1): IPv6 has no
