@@ -129,7 +129,8 @@ fwd_pkt6_has_meta(enum fwd_reason r)
  * *l4_off and *l4_proto set, FWD_R_IP6_HBH_POS for a Hop-by-Hop header after
  * the first place (RFC 8200 4.1: "restricted to appear immediately after
  * an IPv6 header"), FWD_R_IP6_EXT for a header that runs past the payload
- * (a first fragment without the whole chain among them, RFC 7112 5). Stops,
+ * (a first fragment without the whole chain among them, RFC 7112 5; and a
+ * jumbogram's payload length 0, RFC 2675, which no Ethernet frame holds). Stops,
  * without looking further, at an upper-layer header, ESP, No Next Header,
  * unknown values (RFC 8200 4: not for a router to judge), a fragment with
  * a non-zero offset (what follows is data), and after FWD_IP6_EXT_MAX

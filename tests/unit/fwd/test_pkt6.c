@@ -460,6 +460,9 @@ test_ext(void **st)
 	/* a Hop-by-Hop header cut short */
 	fwd_st16(IP + FWD_IP6_PLEN, htons(6));
 	assert_int_equal(verdict(len), FWD_R_IP6_EXT);
+	/* a jumbogram's payload length 0 (RFC 2675) cannot be on Ethernet */
+	fwd_st16(IP + FWD_IP6_PLEN, 0);
+	assert_int_equal(verdict(len), FWD_R_IP6_EXT);
 	/* Hop-by-Hop anywhere else: dropped (RFC 8200 4.1) */
 	len = chain2(FWD_IP6_NH_DSTOPTS, FWD_IP6_NH_HOPOPTS);
 	assert_int_equal(verdict(len), FWD_R_IP6_HBH_POS);
