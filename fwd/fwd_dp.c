@@ -31,6 +31,17 @@ static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_PUNT_FULL] = "punt_full",
     [FWD_R_REJECT] = "reject",
     [FWD_R_MCAST] = "mcast_local",
+    [FWD_R_IP6_SHORT] = "ip6_short",
+    [FWD_R_IP6_VERSION] = "ip6_version",
+    [FWD_R_IP6_LEN] = "ip6_len",
+    [FWD_R_IP6_MARTIAN] = "ip6_martian",
+    [FWD_R_IP6_MARTIAN_SRC] = "ip6_martian_src",
+    [FWD_R_IP6_LINK_LOCAL] = "ip6_link_local",
+    [FWD_R_IP6_EXT] = "ip6_ext_hdr",
+    [FWD_R_IP6_HBH_POS] = "ip6_hbh_not_first",
+    [FWD_R_IP6_HBH] = "ip6_hbh",
+    [FWD_R_IP6_HLIM] = "ip6_hlim_expired",
+    [FWD_R_IP6_MCAST] = "ip6_mcast_local",
 };
 
 /* 1, and 255 for the martian sources (fwd_ipv4_src_martian): 0/8, 127/8,

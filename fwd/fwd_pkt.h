@@ -125,6 +125,25 @@ enum fwd_reason {
 	/* slow: to a link-local multicast group (224.0.0.0/24), for the host
 	 * path (its kernel keeps the groups it joined) */
 	FWD_R_MCAST,
+	/* IPv6 (fwd_pkt6.h), after the IPv4 ones so that those keep their
+	 * values; the IPv4 parse returns none of them */
+	FWD_R_IP6_SHORT,   /* frame shorter than Ethernet + 40 bytes */
+	FWD_R_IP6_VERSION, /* type 0x86dd, version != 6 */
+	FWD_R_IP6_LEN,	   /* 40 + payload length > frame */
+	/* dst ::, ::1, ::ffff:0:0/96, or multicast on our unicast MAC */
+	FWD_R_IP6_MARTIAN,
+	FWD_R_IP6_MARTIAN_SRC, /* src ::, ::1, ::ffff:0:0/96, multicast */
+	/* src or dst link-local (fe80::/10), not ours: never forwarded */
+	FWD_R_IP6_LINK_LOCAL,
+	/* an extension header beyond the payload (RFC 7112: a first fragment
+	 * without the whole chain) */
+	FWD_R_IP6_EXT,
+	FWD_R_IP6_HBH_POS, /* Hop-by-Hop header not first (RFC 8200 4.1) */
+	FWD_R_IP6_HBH,	   /* slow: Hop-by-Hop options (RFC 8200 4.3) */
+	FWD_R_IP6_HLIM,	   /* slow: hop limit 0/1, ICMPv6 time exceeded */
+	/* slow: to a link-scope group (ff02::/16: ND, MLD, RS/RA) on its
+	 * 33:33 MAC */
+	FWD_R_IP6_MCAST,
 	FWD_R__COUNT
 };
 
@@ -138,7 +157,8 @@ fwd_reason_is_slow(enum fwd_reason r)
 	return (r == FWD_R_TTL || r == FWD_R_NO_ROUTE || r == FWD_R_LOCAL ||
 	    r == FWD_R_ARP || r == FWD_R_RESOLVE || r == FWD_R_MTU_DF ||
 	    r == FWD_R_MTU_FRAG || r == FWD_R_REJECT || r == FWD_R_MCAST ||
-	    r == FWD_R_IP_OPT);
+	    r == FWD_R_IP_OPT || r == FWD_R_IP6_HBH || r == FWD_R_IP6_HLIM ||
+	    r == FWD_R_IP6_MCAST);
 }
 
 /*

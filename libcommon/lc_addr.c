@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lc_addr.h"
+#include "lc_inet6.h"
 
 /*
  * Parses a decimal number of 1..maxdigits digits without a leading zero
@@ -116,93 +117,24 @@ lc_prefix4_parse_loose(const char *s, struct lc_prefix4 *out,
 	return (lc_prefix4_parse_common(s, out, host, 1));
 }
 
-/* Parses exactly s[0..n) as an IPv6 address. 0 or -EINVAL. */
-static int
-lc_ip6_parse_n(const char *s, size_t n, struct lc_ip6 *out)
-{
-	char buf[LC_IP6_STRLEN];
-
-	if (n == 0 || n >= sizeof(buf))
-		return (-EINVAL);
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-			(c >= 'A' && c <= 'F') || c == ':' || c == '.'))
-			return (-EINVAL);
-	}
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (inet_pton(AF_INET6, buf, out->b) != 1)
-		return (-EINVAL);
-	return (0);
-}
-
+/* IPv6: lc_inet6.c's strict parser, without the message. */
 int
 lc_ip6_parse(const char *s, struct lc_ip6 *out)
 {
-	struct lc_ip6 v;
-
-	if (s == NULL || out == NULL || lc_ip6_parse_n(s, strlen(s), &v) != 0)
-		return (-EINVAL);
-	*out = v;
-	return (0);
-}
-
-/* Zeroes the bits after len; returns true if any was set. */
-static bool
-lc_ip6_mask(struct lc_ip6 *a, unsigned len)
-{
-	bool had = false;
-
-	for (unsigned i = 0; i < 16; i++) {
-		uint8_t m;
-
-		if (len >= 8 * (i + 1))
-			m = 0xff;
-		else if (len <= 8 * i)
-			m = 0;
-		else
-			m = (uint8_t)(0xff << (8 - (len - 8 * i)));
-		if (a->b[i] & ~m)
-			had = true;
-		a->b[i] &= m;
-	}
-	return (had);
-}
-
-static int
-lc_prefix6_parse_common(const char *s, struct lc_prefix6 *out,
-    struct lc_ip6 *host, int loose)
-{
-	struct lc_ip6 v, h;
-	size_t alen;
-	unsigned len;
-
-	if (out == NULL || lc_prefix_split(s, 128, &alen, &len) != 0 ||
-	    lc_ip6_parse_n(s, alen, &v) != 0)
-		return (-EINVAL);
-	h = v;
-	if (lc_ip6_mask(&v, len) && !loose)
-		return (-EINVAL);
-	if (host != NULL)
-		*host = h;
-	out->addr = v;
-	out->len = (uint8_t)len;
-	return (0);
+	return (lc_inet6_parse(s, 0, out, NULL, NULL));
 }
 
 int
 lc_prefix6_parse(const char *s, struct lc_prefix6 *out)
 {
-	return (lc_prefix6_parse_common(s, out, NULL, 0));
+	return (lc_inet6_prefix_parse(s, 0, out, NULL, NULL));
 }
 
 int
 lc_prefix6_parse_loose(const char *s, struct lc_prefix6 *out,
     struct lc_ip6 *host)
 {
-	return (lc_prefix6_parse_common(s, out, host, 1));
+	return (lc_inet6_prefix_parse(s, LC_INET6_F_HOST, out, host, NULL));
 }
 
 const char *
@@ -229,20 +161,13 @@ lc_prefix4_str(const struct lc_prefix4 *p, char *buf)
 const char *
 lc_ip6_str(const struct lc_ip6 *ip, char *buf)
 {
-	if (inet_ntop(AF_INET6, ip->b, buf, LC_IP6_STRLEN) == NULL)
-		snprintf(buf, LC_IP6_STRLEN, "?"); /* cannot happen */
-	return (buf);
+	return (lc_inet6_str(ip, buf));
 }
 
 const char *
 lc_prefix6_str(const struct lc_prefix6 *p, char *buf)
 {
-	char a[LC_IP6_STRLEN];
-
-	unsigned len = p->len > 128 ? 128 : p->len; /* invariant: 0..128 */
-
-	snprintf(buf, LC_PREFIX6_STRLEN, "%s/%u", lc_ip6_str(&p->addr, a), len);
-	return (buf);
+	return (lc_inet6_prefix_str(p, buf));
 }
 
 #define LC_NTOA_BUFS 8

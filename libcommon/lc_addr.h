@@ -46,8 +46,8 @@ int lc_prefix4_parse(const char *s, struct lc_prefix4 *out);
  */
 int lc_prefix4_parse_loose(const char *s, struct lc_prefix4 *out,
     struct lc_ip4 *host);
-/* IPv6 via inet_pton after a character check: only hex digits, ':' and '.'
- * (embedded IPv4). */
+/* IPv6: lc_inet6_parse (RFC 4291 2.2 forms, no zone), without its message;
+ * lc_inet6.h has the variants that say what is wrong. */
 int lc_ip6_parse(const char *s, struct lc_ip6 *out);
 /* host bits set -> -EINVAL. */
 int lc_prefix6_parse(const char *s, struct lc_prefix6 *out);
@@ -58,7 +58,7 @@ int lc_prefix6_parse_loose(const char *s, struct lc_prefix6 *out,
 /*
  * Printing into the caller's buffer (LC_IP4_STRLEN, LC_PREFIX4_STRLEN,
  * LC_IP6_STRLEN, LC_PREFIX6_STRLEN bytes); returns buf. The output parses
- * back to the same value (IPv6 in RFC 5952 form via inet_ntop).
+ * back to the same value (IPv6 in RFC 5952 form, lc_inet6_fmt).
  */
 const char *lc_ip4_str(const struct lc_ip4 *, char *buf);
 const char *lc_prefix4_str(const struct lc_prefix4 *, char *buf);

@@ -1,5 +1,5 @@
-/* tests/unit/fwd/fwd_test_frames.h: crafted Ethernet/IPv4/ARP frames for fwd's
- * tests, fuzzer and benchmark. */
+/* tests/unit/fwd/fwd_test_frames.h: crafted Ethernet/IPv4/IPv6/ARP frames for
+ * fwd's tests, fuzzers and benchmark. */
 #ifndef FWD_TEST_FRAMES_H
 #define FWD_TEST_FRAMES_H
 
@@ -41,6 +41,47 @@ tf_ipv4(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, uint32_t src,
 		ip[FWD_IPV4_HLEN + i] = (uint8_t)i;
 	fwd_ipv4_cksum_set(ip, FWD_IPV4_HLEN);
 	return (FWD_ETH_HLEN + len);
+}
+
+/* 2001:2:0:a::b (inside 2001:2::/48, the IPv6 benchmarking range) */
+static inline void
+tf_ip6(uint8_t *a, uint16_t x, uint16_t y)
+{
+	static const uint8_t pfx[6] = {0x20, 0x01, 0x00, 0x02, 0x00, 0x00};
+
+	memset(a, 0, 16);
+	memcpy(a, pfx, 6);
+	a[6] = (uint8_t)(x >> 8);
+	a[7] = (uint8_t)x;
+	a[14] = (uint8_t)(y >> 8);
+	a[15] = (uint8_t)y;
+}
+
+/*
+ * An Ethernet + IPv6 frame (type 0x86dd, traffic class 0, flow label
+ * 0x12345) with next header nh and paylen bytes of payload (a counting
+ * pattern). Returns the frame length.
+ */
+static inline unsigned
+tf_ipv6(uint8_t *f, const uint8_t *dmac, const uint8_t *smac,
+    const uint8_t *src, const uint8_t *dst, uint8_t hlim, uint8_t nh,
+    unsigned paylen)
+{
+	uint8_t *ip = f + FWD_ETH_HLEN;
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	fwd_st32(ip, htonl(0x60012345u));
+	fwd_st16(ip + 4, htons((uint16_t)paylen));
+	ip[6] = nh;
+	ip[7] = hlim;
+	memcpy(ip + 8, src, 16);
+	memcpy(ip + 24, dst, 16);
+	for (unsigned i = 0; i < paylen; i++)
+		ip[40 + i] = (uint8_t)i;
+	return (FWD_ETH_HLEN + 40 + paylen);
 }
 
 /* An ARP request (op 1) or reply (op 2). Returns 42. */
