@@ -603,7 +603,7 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
     Bgp__NeighborState *s)
 {
 	const struct bgp_conn *c = NULL;
-	const char *caps[4];
+	const char *caps[5];
 	size_t nc = 0;
 
 	bgp__neighbor_state__init(s);
@@ -624,6 +624,8 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 			caps[nc++] = "route-refresh";
 		if (p->cap_gr)
 			caps[nc++] = "graceful-restart";
+		if (p->cap_gr && p->peer_gr_n)
+			caps[nc++] = "graceful-restart-notification";
 		s->capabilities = lc_arena_memdup(ar, caps, nc * sizeof(*caps));
 		s->n_capabilities = nc;
 	}

@@ -93,6 +93,10 @@ struct bgp_peer {
 	bool peer_gr_r;	       /* R: it restarted */
 	bool peer_gr_v4;       /* IPv4 unicast listed: we keep its routes */
 	bool peer_gr_f4;       /* ... F: its forwarding state was kept */
+	/* N (RFC 8538): it keeps graceful restart through a NOTIFICATION;
+	 * with ours, a session ending on any NOTIFICATION but a Hard Reset
+	 * is helped to restart, both ways */
+	bool peer_gr_n;
 	/* helping it restart (RFC 4724 4.2): its paths kept, flagged stale,
 	 * until its End-of-RIB; gr_timer is the Restart Time while the
 	 * session is down, then BGP_STALE_PATH_S while waiting for EoR */
@@ -101,6 +105,7 @@ struct bgp_peer {
 	size_t gr_stale;	/* paths flagged stale when it went down */
 	unsigned gr_helped;	/* restarts helped */
 	bool hold_expired;	/* the session ends on the hold timer */
+	bool hard_reset;	/* ...on a Hard Reset sent or received */
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
 	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
 	struct bgp_policy *imp, *exp; /* c.import / c.export in d->pol */

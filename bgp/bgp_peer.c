@@ -198,21 +198,57 @@ send_keepalive(struct bgp_conn *c)
 		msg_done(c, 0);
 }
 
+/* Both sides keep graceful restart through a NOTIFICATION (RFC 8538). */
+static bool
+gr_notif_mode(const struct bgp_peer *p)
+{
+	return (p->c.gr && p->cap_gr && p->peer_gr_n);
+}
+
+/*
+ * RFC 8538 5: the Cease subcodes after which the neighbour must not keep
+ * our routes (maximum prefixes, administrative shutdown, peer
+ * de-configured, administrative reset: tern's `clear bgp neighbor`) go as
+ * a Hard Reset, the original code and subcode inside; the others (other
+ * configuration change, collision, out of resources, and every error)
+ * leave both sides keeping the other's routes stale.
+ */
+static bool
+cease_is_hard(unsigned code, unsigned sub)
+{
+	return (code == BGP_ERR_CEASE &&
+	    (sub == BGP_CEASE_MAXPFX || sub == BGP_CEASE_SHUTDOWN ||
+		sub == BGP_CEASE_DECONFIG || sub == BGP_CEASE_RESET ||
+		sub == BGP_CEASE_HARD_RESET));
+}
+
 static void
 send_notification(struct bgp_conn *c, unsigned code, unsigned sub,
     const uint8_t *data, unsigned dlen)
 {
-	uint8_t *b = msg_start(c, MSG_NOTIFICATION, 2 + dlen);
+	bool hard = c->state >= BGP_OPEN_CONFIRM && gr_notif_mode(c->p) &&
+	    cease_is_hard(code, sub) && sub != BGP_CEASE_HARD_RESET;
+	unsigned off = hard ? 2 : 0;
+	uint8_t *b;
 
-	if (b == NULL)
+	if (dlen > BGP_MAX_LEN - 19 - 2 - off)
+		dlen = BGP_MAX_LEN - 19 - 2 - off;
+	if ((b = msg_start(c, MSG_NOTIFICATION, 2 + off + dlen)) == NULL)
 		return;
-	b[0] = (uint8_t)code;
-	b[1] = (uint8_t)sub;
+	if (hard) {
+		b[0] = BGP_ERR_CEASE;
+		b[1] = BGP_CEASE_HARD_RESET;
+	}
+	b[off] = (uint8_t)code;
+	b[off + 1] = (uint8_t)sub;
 	if (dlen > 0)
-		memcpy(b + 2, data, dlen);
-	msg_done(c, 2 + dlen);
+		memcpy(b + off + 2, data, dlen);
+	msg_done(c, 2 + off + dlen);
+	if (hard || (code == BGP_ERR_CEASE && sub == BGP_CEASE_HARD_RESET))
+		c->p->hard_reset = true;
 	snprintf(c->p->last_error, sizeof(c->p->last_error),
-	    "sent NOTIFICATION %u/%u (%s)", code, sub, notif_str(code, sub));
+	    "sent NOTIFICATION %s%u/%u (%s)", hard ? "Hard Reset 6/9 of " : "",
+	    code, sub, notif_str(code, sub));
 	c->p->err_sent = true;
 }
 
@@ -266,8 +302,9 @@ send_open(struct bgp_conn *c)
 		caps[n++] = 6;
 		/* R: restarted (rib kept our routes), so that the helper
 		 * keeps ours stale instead of taking us for a new speaker */
+		/* N: graceful restart through a NOTIFICATION (RFC 8538) */
 		n += put16(caps + n,
-		    (p->d->rc.restarting ? 0x8000 : 0) |
+		    (p->d->rc.restarting ? 0x8000 : 0) | 0x4000 |
 			(p->d->gr_time & 0x0fff));
 		n += put16(caps + n, 1);
 		caps[n++] = 1;
@@ -406,6 +443,9 @@ gr_helpable(const struct bgp_peer *p, const char *why)
 	bool notif = (p->err_sent && !p->hold_expired) ||
 	    (why != NULL && strncmp(why, "received NOTIFICATION", 21) == 0);
 
+	/* RFC 8538: with both N bits only a Hard Reset ends it */
+	if (gr_notif_mode(p))
+		notif = p->hard_reset;
 	return (p->c.gr && p->cap_gr && p->peer_gr_v4 && p->peer_gr_time > 0 &&
 	    !p->c.shutdown && !notif);
 }
@@ -457,6 +497,7 @@ conn_close(struct bgp_conn *c, const char *why)
 		return;
 	graceful = was_up && gr_helpable(p, why);
 	p->hold_expired = false;
+	p->hard_reset = false;
 	ev_io_stop(p->d->loop, &c->rio);
 	ev_io_stop(p->d->loop, &c->wio);
 	close(c->fd);
@@ -597,7 +638,7 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	uint32_t as, id, las = p->c.local_as ? p->c.local_as : p->d->local_as;
 	unsigned hold, plen, i, myhold;
 	bool as4 = false, mp4 = false, rr = false, gr = false;
-	bool gr_r = false, gr_v4 = false, gr_f4 = false;
+	bool gr_r = false, gr_n = false, gr_v4 = false, gr_f4 = false;
 	unsigned gr_time = 0;
 	uint32_t as4v = 0;
 
@@ -657,6 +698,7 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 					    b[j + 3];
 
 					gr_r = (ft & 0x8000) != 0;
+					gr_n = (ft & 0x4000) != 0;
 					gr_time = ft & 0x0fff;
 				}
 				for (unsigned t = 2; t + 4 <= cl; t += 4) {
@@ -711,6 +753,7 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	p->cap_rr = rr;
 	p->cap_gr = gr;
 	p->peer_gr_r = gr_r;
+	p->peer_gr_n = gr_n;
 	p->peer_gr_time = gr_time;
 	p->peer_gr_v4 = gr_v4;
 	p->peer_gr_f4 = gr_f4;
@@ -996,9 +1039,19 @@ rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
 	case MSG_NOTIFICATION: {
 		char why[BGP_ERR_MAX];
 
-		snprintf(why, sizeof(why), "received NOTIFICATION %u/%u (%s)",
-		    len > 0 ? b[0] : 0, len > 1 ? b[1] : 0,
-		    notif_str(len > 0 ? b[0] : 0, len > 1 ? b[1] : 0));
+		if (len >= 4 && b[0] == BGP_ERR_CEASE &&
+		    b[1] == BGP_CEASE_HARD_RESET)
+			/* RFC 8538 3: the cause inside */
+			snprintf(why, sizeof(why),
+			    "received NOTIFICATION Hard Reset 6/9 of %u/%u (%s)",
+			    b[2], b[3], notif_str(b[2], b[3]));
+		else
+			snprintf(why, sizeof(why),
+			    "received NOTIFICATION %u/%u (%s)",
+			    len > 0 ? b[0] : 0, len > 1 ? b[1] : 0,
+			    notif_str(len > 0 ? b[0] : 0, len > 1 ? b[1] : 0));
+		p->hard_reset = len >= 2 && b[0] == BGP_ERR_CEASE &&
+		    b[1] == BGP_CEASE_HARD_RESET;
 		p->err_sent = false;
 		conn_close(c, why);
 		return;

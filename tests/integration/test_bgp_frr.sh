@@ -341,4 +341,52 @@ check "tern-bgp's log has no error" sh -c "! grep -i 'error\|fatal' $tmp/run/bgp
 grep -i 'error\|fatal' "$tmp/run/bgp.log" | head -5
 check "FRR's bgpds are alive" eval 'kill -0 ${bgpd[c]} && kill -0 ${bgpd[s]}'
 
+# ---- RFC 8538: graceful restart through a NOTIFICATION ----
+# The client's FRR as restarting speaker too (IPv4 unicast listed) with
+# its N bit (FRR's default), and its `clear` sent as a plain Cease/
+# Administrative Reset (no hard-administrative-reset): tern keeps its
+# routes stale through it. With the Hard Reset (FRR's default) they go.
+vt c "configure terminal" "router bgp 65002" "bgp graceful-restart" \
+	"no bgp hard-administrative-reset" >/dev/null
+vt c "clear bgp ipv4 unicast $NETNS_RTR_C_IP" >/dev/null
+caps_n() { rsh "show bgp neighbor $C" | grep -q "graceful-restart-notification"; }
+check "RFC 8538: tern sees the client's N bit (capabilities list graceful-restart-notification)" wait_until 30 caps_n
+check "... the session is Established" wait_until 30 est
+check "... FRR read tern's N bit ($(grep -o "$NETNS_RTR_C_IP Peer has.*" "$tmp/frr-c/bgpd.log" | tail -n 1))" \
+	sh -c "grep -o '$NETNS_RTR_C_IP Peer has.*' '$tmp/frr-c/bgpd.log' | tail -n 1 | grep -qi 'N-bit set: yes'"
+check "... 198.18.60.0/24 fresh in the FIB via the client" wait_until 20 eval 'in_fib_via 198.18.60.0/24 "$C" && ! stale 198.18.60.0/24'
+kept0=$(grep -c "neighbor $C: graceful restart: .* paths kept stale" "$tmp/run/bgp.log")
+ip netns exec "$NS_SERVER" ping -O -i 0.05 -W 1 -w 100 198.18.60.1 >"$tmp/ping2.out" 2>&1 &
+ping_pid=$!
+pids+=("$ping_pid")
+sleep 1
+vt c "clear bgp ipv4 unicast $NETNS_RTR_C_IP" >/dev/null
+kept() { [[ $(grep -c "neighbor $C: graceful restart: .* paths kept stale" "$tmp/run/bgp.log") -gt ${kept0:-0} ]]; }
+check "a Cease/Administrative Reset from FRR: tern keeps the client's paths stale (RFC 8538)" wait_until 10 kept
+out=$(rsh "show bgp neighbor $C")
+check "... its last error is the NOTIFICATION received, 6/4 ($(sed -n 's/.*last error: //p' <<<"$out"))" \
+	grep -q "last error: received NOTIFICATION 6/4" <<<"$out"
+check "... back: Established, 198.18.60.0/24 fresh again (FRR's End-of-RIB)" wait_until 30 eval 'est && route_via 198.18.60.0/24 "$C" && ! stale 198.18.60.0/24'
+sleep 0.5
+kill "$ping_pid" 2>/dev/null; wait "$ping_pid" 2>/dev/null
+got=$(grep -c "bytes from" "$tmp/ping2.out")
+lost=$(grep -c "no answer yet" "$tmp/ping2.out")
+check "... no ping lost through it ($got answered, $lost lost)" test "$got" -gt 20 -a "$lost" = 0
+# FRR's default: its clear is a Hard Reset, the Administrative Reset inside
+vt c "configure terminal" "router bgp 65002" "bgp hard-administrative-reset" >/dev/null
+kept1=$(grep -c "neighbor $C: graceful restart: .* paths kept stale" "$tmp/run/bgp.log")
+vt c "clear bgp ipv4 unicast $NETNS_RTR_C_IP" >/dev/null
+hard() { rsh "show bgp neighbor $C" | grep -q "last error: received NOTIFICATION Hard Reset 6/9 of 6/4"; }
+check "a Hard Reset from FRR: tern says so (received NOTIFICATION Hard Reset 6/9 of 6/4)" wait_until 10 hard
+check "... and keeps nothing stale (the paths are removed)" test "$(grep -c "neighbor $C: graceful restart: .* paths kept stale" "$tmp/run/bgp.log")" = "$kept1"
+check "... back: Established, the route in rib again" wait_until 30 eval 'est && route_via 198.18.60.0/24 "$C"'
+# tern's own clear (Administrative Reset) goes as a Hard Reset: FRR drops
+# tern's routes instead of keeping them stale
+hr0=$(grep -c "Hard Reset" "$tmp/frr-c/bgpd.log")
+rsh "clear bgp neighbor $C" >/dev/null 2>&1
+frr_hard() { [[ $(grep -c "Hard Reset" "$tmp/frr-c/bgpd.log") -gt ${hr0:-0} ]]; }
+check "tern's clear bgp neighbor: FRR logs a Hard Reset received" wait_until 10 frr_hard
+grep "Hard Reset" "$tmp/frr-c/bgpd.log" | tail -n 1 | sed 's/^/     /'
+check "... back: Established" wait_until 30 est
+
 check_summary bgp-frr
