@@ -267,6 +267,15 @@ void mgmt_conf_merge(struct mgmt_conf *dst, const struct mgmt_conf *src);
  * 0, or -ENOENT when the path is not configured (err says which element),
  * -EINVAL when it is not a valid path. */
 int mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out);
+/*
+ * mgmt_conf_print's text written to fd as it is made, head (headlen bytes,
+ * may be 0) first, through a buffer of MGMT_PRINT_SPILL bytes: a config of
+ * 1M routes (50 MB of text) never sits whole in memory (the store child
+ * writes each commit so). 0 or -errno of the first failed write.
+ */
+#define MGMT_PRINT_SPILL (256u << 10)
+int mgmt_conf_print_fd(const struct mgmt_conf *conf, int fd, const void *head,
+    size_t headlen);
 int mgmt_conf_show(const struct mgmt_conf *conf, const char *const *words,
     unsigned nwords, struct lc_buf *out, struct lc_err *err);
 /* Prints conf as JSON (for `show configuration | json`): containers and list
@@ -530,6 +539,9 @@ int mgmt_conf_foreach(const struct mgmt_conf *conf, enum mgmt_sid list,
  * fsync, rename, fsync of the directory. 0 or -errno; on error path is
  * untouched and the temp file removed. */
 int mgmt_store_write_atomic(const char *path, const void *data, size_t len);
+/* The same, the content written by wr(fd, arg) (0 or -errno). */
+int mgmt_store_write_atomic_fn(const char *path, int (*wr)(int fd, void *arg),
+    void *arg);
 /* Prints conf and writes it atomically to path (`save FILE`). */
 int mgmt_conf_save(const struct mgmt_conf *conf, const char *path);
 

@@ -6,7 +6,26 @@
 #include <string.h>
 
 #include "libcommon/lc_err.h"
+#include "libcommon/lc_file.h"
 #include "mgmt/mgmt_conf_int.h"
+
+/* mgmt_conf_print_fd's buffer and where it goes (one at a time: mgmt
+ * prints from one thread, the store child from its own process) */
+static struct {
+	struct lc_buf *b;
+	int fd, err;
+} spill = {NULL, -1, 0};
+
+static void
+spill_check(struct lc_buf *b)
+{
+	if (spill.b != b || lc_buf_avail(b) < MGMT_PRINT_SPILL)
+		return;
+	if (spill.err == 0)
+		spill.err = lc_write_all(spill.fd, lc_buf_head(b),
+		    lc_buf_avail(b));
+	lc_buf_reset(b);
+}
 
 void
 mgmt_buf_puts(struct lc_buf *b, const char *s)
@@ -129,8 +148,10 @@ mgmt_print_node(struct lc_buf *b, const struct mgmt_node *n, int indent,
 	}
 	mgmt_buf_puts(b, " {\n");
 	mgmt_iter_init(&it, n);
-	while ((c = mgmt_iter_next(&it)) != NULL)
+	while ((c = mgmt_iter_next(&it)) != NULL) {
 		mgmt_print_node(b, c, indent + 1, prefix);
+		spill_check(b);
+	}
 	line_start(b, indent, prefix);
 	mgmt_buf_puts(b, "}\n");
 }
@@ -145,6 +166,31 @@ mgmt_conf_print(const struct mgmt_conf *conf, struct lc_buf *out)
 	while ((c = mgmt_iter_next(&it)) != NULL)
 		mgmt_print_node(out, c, 0, "");
 	return (0);
+}
+
+int
+mgmt_conf_print_fd(const struct mgmt_conf *conf, int fd, const void *head,
+    size_t headlen)
+{
+	struct lc_buf b = {0};
+	int rv;
+
+	lc_buf_init(&b);
+	if (lc_buf_reserve(&b, MGMT_PRINT_SPILL + 4096) != 0)
+		lc_oom("a config text");
+	if (headlen > 0 && lc_buf_append(&b, head, headlen) != 0)
+		lc_oom("a config text");
+	spill.b = &b;
+	spill.fd = fd;
+	spill.err = 0;
+	(void)mgmt_conf_print(conf, &b);
+	rv = spill.err;
+	if (rv == 0 && lc_buf_avail(&b) > 0)
+		rv = lc_write_all(fd, lc_buf_head(&b), lc_buf_avail(&b));
+	spill.b = NULL;
+	spill.fd = -1;
+	lc_buf_fini(&b);
+	return (rv);
 }
 
 static void

@@ -16,8 +16,30 @@
 #include "libcommon/lc_file.h"
 #include "mgmt/mgmt_conf_int.h"
 
+struct wr_mem {
+	const void *data;
+	size_t len;
+};
+
+static int
+wr_mem(int fd, void *arg)
+{
+	const struct wr_mem *m = arg;
+
+	return (lc_write_all(fd, m->data, m->len));
+}
+
 int
 mgmt_store_write_atomic(const char *path, const void *data, size_t len)
+{
+	struct wr_mem m = {data, len};
+
+	return (mgmt_store_write_atomic_fn(path, wr_mem, &m));
+}
+
+int
+mgmt_store_write_atomic_fn(const char *path, int (*wr)(int fd, void *arg),
+    void *arg)
 {
 	char tmp[PATH_MAX];
 	int fd, rv;
@@ -34,7 +56,7 @@ mgmt_store_write_atomic(const char *path, const void *data, size_t len)
 		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		 MGMT_STORE_FILE_MODE)) < 0)
 		return (-errno);
-	if ((rv = lc_write_all(fd, data, len)) != 0)
+	if ((rv = wr(fd, arg)) != 0)
 		goto fail;
 	if (fsync(fd) != 0) {
 		rv = -errno;
@@ -58,16 +80,42 @@ fail:
 	return (rv);
 }
 
+struct wr_two {
+	const struct lc_buf *a, *b;
+};
+
+static int
+wr_two(int fd, void *arg)
+{
+	const struct wr_two *w = arg;
+	int rv = lc_write_all(fd, lc_buf_head(w->a), lc_buf_avail(w->a));
+
+	return (rv != 0 ?
+		rv :
+		lc_write_all(fd, lc_buf_head(w->b), lc_buf_avail(w->b)));
+}
+
+struct wr_conf {
+	const struct mgmt_conf *conf;
+	const struct lc_buf *head;
+};
+
+static int
+wr_conf(int fd, void *arg)
+{
+	const struct wr_conf *w = arg;
+
+	return (mgmt_conf_print_fd(w->conf, fd, lc_buf_head(w->head),
+	    lc_buf_avail(w->head)));
+}
+
 int
 mgmt_conf_save(const struct mgmt_conf *conf, const char *path)
 {
 	struct lc_buf b = {0};
-	int rv;
+	struct wr_conf wc = {conf, &b};
 
-	mgmt_conf_print(conf, &b);
-	rv = mgmt_store_write_atomic(path, b.data ? (char *)b.data : "", b.len);
-	lc_buf_fini(&b);
-	return (rv);
+	return (mgmt_store_write_atomic_fn(path, wr_conf, &wc));
 }
 
 static int
@@ -348,17 +396,23 @@ mgmt_store_commit_meta(const char *dir, const struct mgmt_conf *conf,
 			p = p != NULL ? p + 1 : end;
 		}
 		meta_print(&all, &b);
-		if (lc_buf_avail(&text) > 0)
-			lc_buf_append(&b, lc_buf_head(&text),
-			    lc_buf_avail(&text));
+		{
+			/* the line counted first: the text, kept whole, goes
+			 * after the metadata line as it is */
+			struct wr_two w2 = {&b, &text};
+
+			rv = mgmt_store_write_atomic_fn(path, wr_two, &w2);
+		}
 		lc_buf_fini(&text);
 	} else {
+		/* the metadata line, then the config as it is printed (no
+		 * 50 MB text in memory for 1M routes) */
+		struct wr_conf wc = {conf, &b};
+
 		if (meta != NULL)
 			meta_print(meta, &b);
-		mgmt_conf_print(conf, &b);
+		rv = mgmt_store_write_atomic_fn(path, wr_conf, &wc);
 	}
-	rv = mgmt_store_write_atomic(path,
-	    b.data ? (char *)lc_buf_head(&b) : "", lc_buf_avail(&b));
 	lc_buf_fini(&b);
 	if (rv != 0)
 		return (rv);

@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+
+#include "libcommon/lc_buf.h"
+#include "libcommon/lc_err.h"
 
 #include "mgmt/mgmt_conf.h"
 
@@ -83,6 +87,65 @@ test_write_atomic(void **s)
 	/* an unwritable place: error, nothing left behind */
 	assert_int_equal(mgmt_store_write_atomic("/nonexistent/dir/x", "x", 1),
 	    -ENOENT);
+}
+
+/*
+ * The store writes a commit as it prints it (mgmt_conf_print_fd, spilled
+ * every MGMT_PRINT_SPILL bytes): the same bytes as the whole text printed
+ * in memory, across many spills, with a head before it; a failed write
+ * (a closed fd) is an error, not a short file taken for good.
+ */
+static void
+test_print_fd_same_bytes(void **s)
+{
+	struct lc_buf text = {0}, want = {0};
+	struct mgmt_conf *conf;
+	struct lc_err err;
+	char path[300], *got;
+	size_t n;
+	FILE *f;
+	int fd;
+
+	(void)s;
+	lc_buf_printf(&text, "protocols {\n    static {\n");
+	for (unsigned i = 0; i < 40000; i++)
+		lc_buf_printf(&text,
+		    "        route 11.%u.%u.0/24 next-hop 198.18.0.%u;\n",
+		    i >> 8, i & 255, 1 + i % 200);
+	lc_buf_printf(&text, "    }\n}\n");
+	assert_int_equal(mgmt_conf_parse((char *)text.data, text.len, "t.conf",
+			     &conf, &err),
+	    0);
+	lc_buf_append(&want, "#head\n", 6);
+	assert_int_equal(mgmt_conf_print(conf, &want), 0);
+	assert_true(lc_buf_avail(&want) > 4 * MGMT_PRINT_SPILL);
+	snprintf(path, sizeof(path), "%s/p.conf", dir);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+	assert_int_equal(mgmt_conf_print_fd(conf, fd, "#head\n", 6), 0);
+	close(fd);
+	assert_non_null(f = fopen(path, "r"));
+	got = malloc(lc_buf_avail(&want) + 1);
+	n = fread(got, 1, lc_buf_avail(&want) + 1, f);
+	fclose(f);
+	assert_int_equal(n, lc_buf_avail(&want));
+	assert_memory_equal(got, lc_buf_head(&want), n);
+	free(got);
+	/* through the store: the commit file holds the same text */
+	assert_int_equal(mgmt_conf_save(conf, path), 0);
+	assert_non_null(f = fopen(path, "r"));
+	got = malloc(lc_buf_avail(&want));
+	n = fread(got, 1, lc_buf_avail(&want), f);
+	fclose(f);
+	assert_int_equal(n, lc_buf_avail(&want) - 6);
+	assert_memory_equal(got, lc_buf_head(&want) + 6, n);
+	free(got);
+	/* a write that fails says so */
+	assert_true((fd = open(path, O_RDONLY)) >= 0);
+	assert_true(mgmt_conf_print_fd(conf, fd, NULL, 0) < 0);
+	close(fd);
+	mgmt_conf_free(conf);
+	lc_buf_fini(&text);
+	lc_buf_fini(&want);
 }
 
 static void
@@ -383,6 +446,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_write_atomic),
+	    cmocka_unit_test(test_print_fd_same_bytes),
 	    cmocka_unit_test(test_commit_history),
 	    cmocka_unit_test(test_compressed_history),
 	    cmocka_unit_test(test_rollback_of_broken_file_fails),
