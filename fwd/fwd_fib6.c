@@ -9,13 +9,15 @@
 #include "libcommon/lc_huge.h"
 
 /*
- * Control state, never read by the lookups (the same scheme as fwd_fib.c):
+ * Control state (the same scheme as fwd_fib.c):
  * - the routes: an open-addressing hash table of 24-byte entries (prefix,
  *   length, next hop, flags): exact match, add and delete cost one probe
  *   sequence;
- * - dep24[i], dep8[g][e]: 1 + the length of the route whose next hop the
- *   entry holds, or for an entry that names a group, of the longest route
- *   covering the entry's whole range (0: none);
+ * - each entry's depth, in the entry itself (bits 16-23 of a next hop's,
+ *   bits 0-7 of a group's; the lookups mask it off, fwd_fib6.h): 1 + the
+ *   length of the route whose next hop the entry holds, or for an entry
+ *   that names a group, of the longest route covering the entry's whole
+ *   range (0: none). Value and depth change in one store;
  * - glong[g]: how many routes go through group g (are longer than the
  *   prefix of the entry that names g); at 0 the group is uniform and is
  *   folded back into that entry, its memory reused after a grace period.
@@ -52,12 +54,9 @@ struct fwd_fib6 {
 	struct fwd_fib6_dp dp; /* must be first: the inline lookup uses it */
 	uint32_t *tbl24;
 	uint32_t *tbl8;
-	uint8_t *dep24;
-	uint8_t *dep8;
 	uint32_t *glong;
-	void *tbl24_map, *dep24_map, *tbl8_map, *dep8_map, *glong_map;
-	size_t tbl24_map_len, dep24_map_len, tbl8_map_len, dep8_map_len,
-	    glong_map_len;
+	void *tbl24_map, *tbl8_map, *glong_map;
+	size_t tbl24_map_len, tbl8_map_len, glong_map_len;
 	unsigned max_nh;
 
 	/* groups 0..g_end-1 */
@@ -236,16 +235,41 @@ ht_remove(struct fwd_fib6 *fib, size_t i)
 
 /* ---- groups ---- */
 
+/* entries: a next hop with its depth, a group with its depth */
+static inline uint32_t
+e_leaf(unsigned nh, unsigned d)
+{
+	return ((uint32_t)d << 16 | nh);
+}
+
+static inline uint32_t
+e_ptr(uint32_t g, unsigned d)
+{
+	return (FWD_FIB6_G_BIT | g << 8 | d);
+}
+
+static inline bool
+e_is_g(uint32_t e)
+{
+	return ((e & FWD_FIB6_G_BIT) != 0);
+}
+
+static inline unsigned
+e_dep(uint32_t e)
+{
+	return (e_is_g(e) ? e & 0xff : (e >> 16) & 0xff);
+}
+
+static inline uint32_t
+e_g(uint32_t e)
+{
+	return ((e >> 8) & (FWD_FIB6_MAX_G - 1));
+}
+
 static inline uint32_t *
 g_tbl(const struct fwd_fib6 *fib, uint32_t e)
 {
-	return (fib->tbl8 + ((size_t)(e & ~FWD_FIB6_G_BIT) << 8));
-}
-
-static inline uint8_t *
-g_dep(const struct fwd_fib6 *fib, uint32_t e)
-{
-	return (fib->dep8 + ((size_t)(e & ~FWD_FIB6_G_BIT) << 8));
+	return (fib->tbl8 + ((size_t)e_g(e) << 8));
 }
 
 static void
@@ -343,17 +367,16 @@ g_alloc(struct fwd_fib6 *fib)
 	return (fib->g_hwm++);
 }
 
-/* Entry *slot (depth *dslot, a next hop) gets a group filled with its value
- * and depth, published with a release store. Returns the new entry. */
+/* Entry *slot (a next hop) gets a group filled with it, published with a
+ * release store. Returns the new entry. */
 static uint32_t
-g_make(struct fwd_fib6 *fib, uint32_t *slot, const uint8_t *dslot)
+g_make(struct fwd_fib6 *fib, uint32_t *slot)
 {
-	uint32_t g = g_alloc(fib), v = *slot, e = g | FWD_FIB6_G_BIT;
+	uint32_t g = g_alloc(fib), v = *slot, e = e_ptr(g, e_dep(v));
 	uint32_t *t = g_tbl(fib, e);
 
 	for (unsigned i = 0; i < G_N; i++)
 		t[i] = v;
-	memset(g_dep(fib, e), *dslot, G_N);
 	fib->glong[g] = 0;
 	__atomic_store_n(slot, e, __ATOMIC_RELEASE);
 	return (e);
@@ -361,47 +384,43 @@ g_make(struct fwd_fib6 *fib, uint32_t *slot, const uint8_t *dslot)
 
 /* ---- painting ---- */
 
-/* Entries [lo, hi) of table t (depths d) whose depth is in [dmin, dmax] get
- * (nh, dnew); an entry that names a group gets its depth, and the group is
+/* Entries [lo, hi) of table t whose depth is in [dmin, dmax] get (nh,
+ * dnew); an entry that names a group gets the depth, and the group is
  * painted whole by the same rule (its entries are at least as deep). */
 static void
-paint(struct fwd_fib6 *fib, uint32_t *t, uint8_t *d, unsigned lo, unsigned hi,
+paint(struct fwd_fib6 *fib, uint32_t *t, unsigned lo, unsigned hi,
     unsigned dmin, unsigned dmax, unsigned nh, unsigned dnew)
 {
 	for (unsigned i = lo; i < hi; i++) {
-		uint32_t v;
+		uint32_t v = t[i], d = e_dep(v);
 
-		if (d[i] < dmin || d[i] > dmax)
+		if (d < dmin || d > dmax)
 			continue;
-		d[i] = (uint8_t)dnew;
-		v = t[i];
-		if (v & FWD_FIB6_G_BIT)
-			paint(fib, g_tbl(fib, v), g_dep(fib, v), 0, G_N, dmin,
-			    dmax, nh, dnew);
-		else if (v != nh)
-			__atomic_store_n(&t[i], (uint32_t)nh, __ATOMIC_RELAXED);
+		if (e_is_g(v)) {
+			if (d != dnew)
+				__atomic_store_n(&t[i], e_ptr(e_g(v), dnew),
+				    __ATOMIC_RELAXED);
+			paint(fib, g_tbl(fib, v), 0, G_N, dmin, dmax, nh, dnew);
+		} else if (v != e_leaf(nh, dnew)) {
+			__atomic_store_n(&t[i], e_leaf(nh, dnew),
+			    __ATOMIC_RELAXED);
+		}
 	}
 }
 
-/* The path of pfx down to level lev: slot[k], dslot[k] = the entry (and its
- * depth) at level k that the address goes through, for k <= lev; groups
- * that do not exist yet stop the walk. Returns the levels found + 1. */
+/* The path of pfx down to level lev: slot[k] = the entry at level k the
+ * address goes through, for k <= lev; a group that does not exist yet
+ * stops the walk. Returns the levels found. */
 static unsigned
-path(const struct fwd_fib6 *fib, u128 pfx, unsigned lev, uint32_t **slot,
-    uint8_t **dslot)
+path(const struct fwd_fib6 *fib, u128 pfx, unsigned lev, uint32_t **slot)
 {
-	uint32_t i24 = a_top24(pfx);
-
-	slot[0] = &fib->tbl24[i24];
-	dslot[0] = &fib->dep24[i24];
+	slot[0] = &fib->tbl24[a_top24(pfx)];
 	for (unsigned k = 1; k <= lev; k++) {
 		uint32_t e = *slot[k - 1];
-		unsigned b = a_byte(pfx, 2 + k);
 
-		if (!(e & FWD_FIB6_G_BIT))
+		if (!e_is_g(e))
 			return (k);
-		slot[k] = g_tbl(fib, e) + b;
-		dslot[k] = g_dep(fib, e) + b;
+		slot[k] = g_tbl(fib, e) + a_byte(pfx, 2 + k);
 	}
 	return (lev + 1);
 }
@@ -419,18 +438,11 @@ range_of(u128 pfx, unsigned len, unsigned lev, unsigned *lo, unsigned *hi)
 	}
 }
 
-/* the table and depths a route at lev is painted in (path found) */
-static void
-table_of(const struct fwd_fib6 *fib, unsigned lev, uint32_t **slot,
-    uint32_t **t, uint8_t **d)
+/* the table a route at lev is painted in (path found) */
+static uint32_t *
+table_of(const struct fwd_fib6 *fib, unsigned lev, uint32_t **slot)
 {
-	if (lev == 0) {
-		*t = fib->tbl24;
-		*d = fib->dep24;
-	} else {
-		*t = g_tbl(fib, *slot[lev - 1]);
-		*d = g_dep(fib, *slot[lev - 1]);
-	}
+	return (lev == 0 ? fib->tbl24 : g_tbl(fib, *slot[lev - 1]));
 }
 
 /* ---- public ---- */
@@ -456,17 +468,12 @@ fwd_fib6_new(const struct fwd_fib6_conf *conf)
 	fib->g_end = ng;
 	fib->tbl24 = lc_huge_map((size_t)T24_N * 4, thp, &fib->tbl24_map_len,
 	    &fib->tbl24_map);
-	fib->dep24 = lc_huge_map(T24_N, thp, &fib->dep24_map_len,
-	    &fib->dep24_map);
 	/* reserved, touched group by group */
 	fib->tbl8 = lc_huge_map((size_t)ng * G_N * 4, thp, &fib->tbl8_map_len,
 	    &fib->tbl8_map);
-	fib->dep8 = lc_huge_map((size_t)ng * G_N, false, &fib->dep8_map_len,
-	    &fib->dep8_map);
 	fib->glong = lc_huge_map((size_t)ng * 4, false, &fib->glong_map_len,
 	    &fib->glong_map);
-	if (fib->tbl24 == NULL || fib->dep24 == NULL || fib->tbl8 == NULL ||
-	    fib->dep8 == NULL || fib->glong == NULL ||
+	if (fib->tbl24 == NULL || fib->tbl8 == NULL || fib->glong == NULL ||
 	    ht_resize(fib, 1024) != 0)
 		goto fail;
 	for (uint32_t i = 0; i < T24_N; i++)
@@ -493,9 +500,7 @@ fwd_fib6_free(struct fwd_fib6 *fib)
 	if (fib == NULL)
 		return;
 	lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
-	lc_huge_unmap(fib->dep24_map, fib->dep24_map_len);
 	lc_huge_unmap(fib->tbl8_map, fib->tbl8_map_len);
-	lc_huge_unmap(fib->dep8_map, fib->dep8_map_len);
 	lc_huge_unmap(fib->glong_map, fib->glong_map_len);
 	lc_huge_unmap(fib->ht_map, fib->ht_map_len);
 	free(fib->g_free);
@@ -523,15 +528,13 @@ fwd_fib6_prefetch(const struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 
 	__builtin_prefetch(&fib->ht[ht_home(fib, pfx, len)], 0, 1);
 	__builtin_prefetch(&fib->tbl24[a_top24(pfx)], 1, 1);
-	__builtin_prefetch(&fib->dep24[a_top24(pfx)], 1, 1);
 }
 
 int
 fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
     unsigned nh)
 {
-	uint32_t *slot[LEV_MAX + 1], *t;
-	uint8_t *dslot[LEV_MAX + 1], *d;
+	uint32_t *slot[LEV_MAX + 1];
 	unsigned lev = lev_of(len), dd = len + 1, lo, hi, have, need;
 	struct fib6_route r;
 	size_t s;
@@ -549,24 +552,21 @@ fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
 		fib->ht[s].flags &= ~R_STALE;
 		if (old == nh)
 			return (0);
-		path(fib, pfx, lev, slot, dslot);
-		table_of(fib, lev, slot, &t, &d);
-		paint(fib, t, d, lo, hi, dd, dd, nh, dd);
+		path(fib, pfx, lev, slot);
+		paint(fib, table_of(fib, lev, slot), lo, hi, dd, dd, nh, dd);
 		return (0);
 	}
 	/* Everything that can fail, before any change. */
 	if ((rv = ht_reserve(fib)) != 0 || (rv = defer_reserve(fib, 0)) != 0)
 		return (rv);
-	have = path(fib, pfx, lev, slot, dslot);
+	have = path(fib, pfx, lev, slot);
 	need = lev + 1 - have;
 	if (need != 0 && !g_avail(fib, need))
 		return (-ENOSPC);
 	for (unsigned k = have; k <= lev; k++) {
-		uint32_t e = g_make(fib, slot[k - 1], dslot[k - 1]);
-		unsigned b = a_byte(pfx, 2 + k);
+		uint32_t e = g_make(fib, slot[k - 1]);
 
-		slot[k] = g_tbl(fib, e) + b;
-		dslot[k] = g_dep(fib, e) + b;
+		slot[k] = g_tbl(fib, e) + a_byte(pfx, 2 + k);
 	}
 	memset(&r, 0, sizeof(r));
 	r.hi = (uint64_t)(pfx >> 64);
@@ -578,24 +578,31 @@ fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
 	fib->ht_n++;
 	fib->len_count[len]++;
 	for (unsigned k = 1; k <= lev; k++)
-		fib->glong[*slot[k - 1] & ~FWD_FIB6_G_BIT]++;
-	table_of(fib, lev, slot, &t, &d);
-	paint(fib, t, d, lo, hi, 0, dd, nh, dd);
+		fib->glong[e_g(*slot[k - 1])]++;
+	paint(fib, table_of(fib, lev, slot), lo, hi, 0, dd, nh, dd);
 	return (0);
 }
 
 /* The longest route shorter than len covering pfx (the route's path is in
- * dslot): its (nh, depth), or (NONE, 0). Lengths below the route's level
+ * slot): its (nh, depth), or (NONE, 0). Lengths below the route's level
  * are summed up by the depth of the entry that names its group. */
 static void
 cover(const struct fwd_fib6 *fib, u128 pfx, unsigned len, unsigned lev,
-    uint8_t **dslot, unsigned *nh, unsigned *depth)
+    uint32_t **slot, unsigned *nh, unsigned *depth)
 {
 	unsigned floor = lev == 0 ? 0 : 24 + 8 * (lev - 1) + 1, l, dp;
 	size_t s;
 
 	*nh = FWD_FIB6_NH_NONE;
 	*depth = 0;
+	/* the candidates' slots first, so their cache misses overlap */
+	for (l = len; l-- > floor;)
+		if (fib->len_count[l] != 0)
+			__builtin_prefetch(
+			    &fib->ht[ht_home(fib, pfx & a_mask(l), l)]);
+	if (lev != 0 && (dp = e_dep(*slot[lev - 1])) != 0)
+		__builtin_prefetch(
+		    &fib->ht[ht_home(fib, pfx & a_mask(dp - 1), dp - 1)]);
 	for (l = len; l-- > floor;) {
 		if (fib->len_count[l] == 0)
 			continue;
@@ -606,7 +613,7 @@ cover(const struct fwd_fib6 *fib, u128 pfx, unsigned len, unsigned lev,
 			return;
 		}
 	}
-	if (lev == 0 || (dp = *dslot[lev - 1]) == 0)
+	if (lev == 0 || (dp = e_dep(*slot[lev - 1])) == 0)
 		return;
 	s = ht_find(fib, pfx & a_mask(dp - 1), dp - 1);
 	if (s != SIZE_MAX) {
@@ -618,8 +625,7 @@ cover(const struct fwd_fib6 *fib, u128 pfx, unsigned len, unsigned lev,
 int
 fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 {
-	uint32_t *slot[LEV_MAX + 1], *t;
-	uint8_t *dslot[LEV_MAX + 1], *d;
+	uint32_t *slot[LEV_MAX + 1];
 	unsigned lev = lev_of(len), dd = len + 1, lo, hi, cn, cd;
 	uint64_t tok = 0;
 	size_t s;
@@ -633,17 +639,16 @@ fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 	if ((rv = defer_reserve(fib, lev)) != 0)
 		return (rv);
 	reclaim_poll(fib);
-	path(fib, pfx, lev, slot, dslot);
-	cover(fib, pfx, len, lev, dslot, &cn, &cd);
+	path(fib, pfx, lev, slot);
+	cover(fib, pfx, len, lev, slot, &cn, &cd);
 	ht_remove(fib, s);
 	fib->ht_n--;
 	fib->len_count[len]--;
 	range_of(pfx, len, lev, &lo, &hi);
-	table_of(fib, lev, slot, &t, &d);
-	paint(fib, t, d, lo, hi, dd, dd, cn, cd);
+	paint(fib, table_of(fib, lev, slot), lo, hi, dd, dd, cn, cd);
 	/* groups left with no route through them fold, deepest first */
 	for (unsigned k = lev; k >= 1; k--) {
-		uint32_t e = *slot[k - 1], g = e & ~FWD_FIB6_G_BIT;
+		uint32_t e = *slot[k - 1], g = e_g(e);
 
 		if (--fib->glong[g] != 0)
 			continue;
@@ -687,9 +692,9 @@ fwd_fib6_tbl8_used(const struct fwd_fib6 *fib)
 size_t
 fwd_fib6_memory(const struct fwd_fib6 *fib)
 {
-	size_t m = (size_t)T24_N * 5; /* tbl24, dep24 */
+	size_t m = (size_t)T24_N * 4; /* tbl24 */
 
-	m += (size_t)fib->g_hwm * (G_N * 5 + 4); /* entries, depths, glong */
+	m += (size_t)fib->g_hwm * (G_N * 4 + 4); /* entries, glong */
 	m += (fib->ht_mask + 1) * sizeof(struct fib6_route);
 	m += fib->g_free_cap * sizeof(uint32_t);
 	m += fib->pend_cap * sizeof(struct fib6_pending);
@@ -721,18 +726,6 @@ fwd_fib6_walk(const struct fwd_fib6 *fib,
 	return (0);
 }
 
-/* group e and every group under it wait for a grace period */
-static void
-defer_tree(struct fwd_fib6 *fib, uint32_t e, uint64_t tok)
-{
-	uint32_t *t = g_tbl(fib, e);
-
-	for (unsigned i = 0; i < G_N; i++)
-		if (t[i] & FWD_FIB6_G_BIT)
-			defer_tree(fib, t[i], tok);
-	g_defer(fib, e & ~FWD_FIB6_G_BIT, tok);
-}
-
 void
 fwd_fib6_clear(struct fwd_fib6 *fib)
 {
@@ -761,8 +754,6 @@ fwd_fib6_clear(struct fwd_fib6 *fib)
 		memset(fib->glong, 0, (size_t)fib->g_end * 4);
 		fib->pend_n = 0;
 	}
-	(void)defer_tree;
-	memset(fib->dep24, 0, T24_N);
 	memset(fib->ht, 0, (fib->ht_mask + 1) * sizeof(*fib->ht));
 	fib->ht_n = 0;
 	memset(fib->len_count, 0, sizeof(fib->len_count));
@@ -822,15 +813,21 @@ fwd_fib6_lookup_burst(const struct fwd_fib6 *fib, const uint8_t *dst,
 		uint8_t pend[FWD_FIB6_BURST_MAX];
 		unsigned np = 0, k = 3;
 
-		for (unsigned i = 0; i < m; i++)
+		/* tbl24: read FWD_FIB6_PREFETCH_AHEAD addresses behind its
+		 * prefetch; those that go on to a group wait in pend[] */
+		for (unsigned i = 0; i < m && i < FWD_FIB6_PREFETCH_AHEAD; i++)
 			__builtin_prefetch(&t24[fwd_fib6_top24_(dst + 16 * i)]);
 		for (unsigned i = 0; i < m; i++) {
 			const uint8_t *a = dst + 16 * i;
-			uint32_t v = FWD_FIB6_READ_(t24[fwd_fib6_top24_(a)]);
+			uint32_t v;
 
+			if (i + FWD_FIB6_PREFETCH_AHEAD < m)
+				__builtin_prefetch(&t24[fwd_fib6_top24_(
+				    a + 16 * FWD_FIB6_PREFETCH_AHEAD)]);
+			v = FWD_FIB6_READ_(t24[fwd_fib6_top24_(a)]);
 			if (v & FWD_FIB6_G_BIT) {
 				__builtin_prefetch(
-				    &t8[(uint32_t)(v << 8) + a[3]]);
+				    &t8[(v & FWD_FIB6_G_OFF) + a[3]]);
 				e[i] = v;
 				pend[np++] = (uint8_t)i;
 			} else {
@@ -846,11 +843,12 @@ fwd_fib6_lookup_burst(const struct fwd_fib6 *fib, const uint8_t *dst,
 				unsigned i = pend[j];
 				const uint8_t *a = dst + 16 * i;
 				uint32_t v = FWD_FIB6_READ_(
-				    t8[(uint32_t)(e[i] << 8) + a[k]]);
+				    t8[(e[i] & FWD_FIB6_G_OFF) + a[k]]);
 
 				if (v & FWD_FIB6_G_BIT) {
 					__builtin_prefetch(
-					    &t8[(uint32_t)(v << 8) + a[k + 1]]);
+					    &t8[(v & FWD_FIB6_G_OFF) +
+						a[k + 1]]);
 					e[i] = v;
 					pend[nq++] = (uint8_t)i;
 				} else {

@@ -17,11 +17,13 @@
  * Layout (docs/fib.md, "IPv6"): tbl24 has 2^24 four-byte entries indexed
  * by the address's first 24 bits; then up to 13 levels of groups of 256
  * four-byte entries, one level per further byte of the address (so a /48
- * is found in 4 reads, a /64 in 6, a /128 in 14). An entry below 0x10000
- * is a next-hop index (FWD_FIB6_NH_NONE: no route); an entry with bit 31
- * set names a group g (its entries at tbl8 + (g << 8), g < 2^23), so the
- * next read is tbl8[(uint32_t)(e << 8) + byte]. Groups are reserved
- * virtually: only those ever used cost memory.
+ * is found in 4 reads, a /64 in 6, a /128 in 14). An entry with bit 31
+ * clear is a next hop: bits 0-15 the next-hop index (FWD_FIB6_NH_NONE: no
+ * route), bits 16-23 the control side's depth. An entry with bit 31 set
+ * names group g in bits 8-30 (g < 2^23), its depth in bits 0-7: the next
+ * read is tbl8[(e & FWD_FIB6_G_OFF) + byte], one AND as the bare group
+ * number's shift would be. Groups are reserved virtually: only those ever
+ * used cost memory.
  *
  * Addresses are 16 bytes in network order (struct in6_addr's s6_addr).
  */
@@ -29,6 +31,7 @@
 #define FWD_FIB6_NH_NONE 0xffffu     /* what a lookup returns when no route */
 #define FWD_FIB6_MAX_NH	 0xffffu     /* largest max_nh (nh 0..0xfffe) */
 #define FWD_FIB6_G_BIT	 0x80000000u /* an entry that names a group */
+#define FWD_FIB6_G_OFF	 0x7fffff00u /* group g's first entry: g << 8 */
 #define FWD_FIB6_MAX_G	 (1u << 23)  /* group numbers 0..2^23-1 */
 
 /* fwd_fib6_conf.flags */
@@ -112,17 +115,22 @@ fwd_fib6_lookup(const struct fwd_fib6 *fib, const uint8_t dst[16])
 	unsigned k = 3;
 
 	while (e & FWD_FIB6_G_BIT)
-		e = FWD_FIB6_READ_(dp->tbl8[(uint32_t)(e << 8) + dst[k++]]);
-	return (e);
+		e = FWD_FIB6_READ_(dp->tbl8[(e & FWD_FIB6_G_OFF) + dst[k++]]);
+	return (e & 0xffff);
 }
 
+#ifndef FWD_FIB6_PREFETCH_AHEAD
+#define FWD_FIB6_PREFETCH_AHEAD 8
+#endif
 #ifndef FWD_FIB6_BURST_MAX
 #define FWD_FIB6_BURST_MAX 64
 #endif
 
-/* nh[i] = fwd_fib6_lookup(fib, dst + 16 * i) for i < n. Level by level:
- * every address's next entry is prefetched before any is read, so the
- * cache misses of a burst overlap at each level. */
+/* nh[i] = fwd_fib6_lookup(fib, dst + 16 * i) for i < n. tbl24 entries are
+ * prefetched FWD_FIB6_PREFETCH_AHEAD addresses ahead; then the addresses
+ * that go on into groups are looked up level by level, every one's next
+ * entry prefetched before any is read, so the cache misses of a burst
+ * overlap at each level. */
 void fwd_fib6_lookup_burst(const struct fwd_fib6 *, const uint8_t *dst,
     uint16_t *nh, unsigned n);
 

@@ -143,9 +143,10 @@ tt_prefixset6_gen(struct tt_prefixset6 *ps, size_t n, uint64_t seed)
 	}
 	for (size_t j = 0, c = (size_t)((double)n * 2000 / 1e6 + 0.5);
 	     j < c && used < n; j++) {
-		unsigned l = 49 + (unsigned)tt_rng_below(&rng, 15 + 62);
+		static const uint8_t odd[] = {49, 50, 51, 53, 54, 55, 57, 58,
+		    59, 61, 62, 63, 72, 80, 120, 124, 126};
 
-		lens[used++] = (uint8_t)(l < 64 ? l : l + 1);
+		lens[used++] = odd[tt_rng_below(&rng, sizeof(odd))];
 	}
 	while (used < n)
 		lens[used++] = 48;

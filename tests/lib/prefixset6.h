@@ -14,7 +14,7 @@
  * 2600::/12, 2800::/12, 2a00::/12, 2c00::/12) with a length mix like the
  * global table's (per million: /48 517k, /32 120k, /44 80k, /40 55k, /29
  * 40k, /46 25k, /36 25k, /47 22k, /64 15k, /42 and /45 12k, /56 12k, /128
- * 5k, the other lengths 0.1-0.6% each, up to /128).
+ * 5k, 28 other lengths 0.01-0.6% each, up to /128: 54 lengths).
  * Prefixes of /32 and shorter are the "allocations": placed at random
  * (a third nested under a shorter one). Each longer prefix lies under an
  * allocation (drawn with a skew, so some hold thousands and most a few)
