@@ -28,9 +28,10 @@
 
 #include "fwd/fwd_fib6.h"
 #include "libcommon/lc_build.h"
+#include "tests/lib/benchstat.h"
 #include "tests/lib/prefixset6.h"
 
-#define MAX_ROUNDS 15
+#define MAX_ROUNDS TT_SERIES_MAX
 #define BURST	   32
 #ifndef TBL8_FACTOR
 #define TBL8_FACTOR 4
@@ -57,89 +58,14 @@ now_s(void)
 	return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
 }
 
-/* ---- results: median and range over the rounds ---- */
-
-struct series {
-	double v[MAX_ROUNDS];
-	int n;
-};
-
-static int
-cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x < y ? -1 : x > y);
-}
-
-static double
-med(const struct series *s)
-{
-	double t[MAX_ROUNDS];
-
-	if (s->n == 0)
-		return (0);
-	memcpy(t, s->v, sizeof(double) * (size_t)s->n);
-	qsort(t, (size_t)s->n, sizeof(double), cmp_d);
-	return (s->n % 2 ? t[s->n / 2] : (t[s->n / 2 - 1] + t[s->n / 2]) / 2);
-}
-
-static void
-range(const struct series *s, double *lo, double *hi)
-{
-	*lo = *hi = s->n ? s->v[0] : 0;
-	for (int i = 1; i < s->n; i++) {
-		*lo = s->v[i] < *lo ? s->v[i] : *lo;
-		*hi = s->v[i] > *hi ? s->v[i] : *hi;
-	}
-}
-
-static void
-add(struct series *s, double v)
-{
-	if (s->n < MAX_ROUNDS)
-		s->v[s->n++] = v;
-}
-
-#define MAX_LINES 48
-static char lines[MAX_LINES][512];
-static int nlines;
+/* ---- results ---- */
 
 static void
 report(const char *cas, const char *metric, const char *unit,
-    const struct series *ours, const char *peer, const struct series *theirs,
-    bool higher)
+    const struct tt_series *ours, const char *peer,
+    const struct tt_series *theirs, bool higher)
 {
-	double m = med(ours), lo, hi, p = 0, plo = 0, phi = 0;
-	bool hp = peer != NULL && theirs != NULL && theirs->n > 0;
-	char *l;
-
-	range(ours, &lo, &hi);
-	printf("  %-24s %-14s ours %11.4g [%.4g-%.4g]", cas, metric, m, lo, hi);
-	if (hp) {
-		p = med(theirs);
-		range(theirs, &plo, &phi);
-		printf("  %-16s %11.4g [%.4g-%.4g]  ratio %.3f", peer, p, plo,
-		    phi, p != 0 ? m / p : 0);
-	}
-	printf("\n");
-	if (nlines == MAX_LINES)
-		return;
-	l = lines[nlines++];
-	if (hp)
-		snprintf(l, 512,
-		    "BENCH {\"bench\":\"fib6\",\"case\":\"%s\",\"metric\":\"%s\","
-		    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g,"
-		    "\"peer\":\"%s\",\"peer_value\":%.6g,\"ratio\":%.4f,"
-		    "\"better\":\"%s\"}",
-		    cas, metric, unit, m, lo, hi, peer, p, p != 0 ? m / p : 0,
-		    higher ? "higher" : "lower");
-	else
-		snprintf(l, 512,
-		    "BENCH {\"bench\":\"fib6\",\"case\":\"%s\",\"metric\":\"%s\","
-		    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g,"
-		    "\"better\":\"%s\"}",
-		    cas, metric, unit, m, lo, hi, higher ? "higher" : "lower");
+	tt_bench_report("fib6", cas, metric, unit, ours, peer, theirs, higher);
 }
 
 /* ---- ours ---- */
@@ -720,8 +646,8 @@ main(int argc, char **argv)
 
 	/* ---- build ---- */
 	{
-		struct series sb_o = {0}, sb_p = {0}, mem_o = {0}, mem_p = {0},
-			      rj_o = {0}, rj_p = {0};
+		struct tt_series sb_o = {0}, sb_p = {0}, mem_o = {0},
+				 mem_p = {0}, rj_o = {0}, rj_p = {0};
 		size_t heap = 0, rej2 = 0;
 
 		/* the peer's tbl8 pool: what a first build of it reserved
@@ -752,15 +678,15 @@ main(int argc, char **argv)
 			peer_free(peer);
 			peer = NULL;
 			ours = ours_build(&ps, &rej, &secs);
-			add(&sb_o, secs);
-			add(&mem_o, (double)fwd_fib6_memory(ours));
-			add(&rj_o, (double)rej);
+			tt_series_add(&sb_o, secs);
+			tt_series_add(&mem_o, (double)fwd_fib6_memory(ours));
+			tt_series_add(&rj_o, (double)rej);
 			if (!opt.peer)
 				continue;
 			peer = peer_build(&ps, num_tbl8, &rej2, &secs, &heap);
-			add(&sb_p, secs);
-			add(&mem_p, (double)heap);
-			add(&rj_p, (double)rej2);
+			tt_series_add(&sb_p, secs);
+			tt_series_add(&mem_p, (double)heap);
+			tt_series_add(&rj_p, (double)rej2);
 		}
 		report(CASE("build"), "seconds", "s", &sb_o, "dpdk_rte_fib6",
 		    &sb_p, false);
@@ -817,7 +743,7 @@ main(int argc, char **argv)
 	    BURST);
 	for (int k = 0; k < 2 && opt.lookups; k++)
 		for (int b = 0; b < 2; b++) {
-			struct series s[3] = {{{0}, 0}};
+			struct tt_series s[3] = {{{0}, 0}};
 			char base[48];
 
 			for (int r = 0; r < opt.rounds; r++)
@@ -825,7 +751,7 @@ main(int argc, char **argv)
 					if ((im == PEER && !opt.peer) ||
 					    (im == BSL && (!opt.bsl || b)))
 						continue;
-					add(&s[im],
+					tt_series_add(&s[im],
 					    run_lookups(ours, peer, bsl,
 						(enum impl)im, b, streams[k],
 						m));
@@ -842,7 +768,7 @@ main(int argc, char **argv)
 
 	/* ---- updates on the full table ---- */
 	{
-		struct series su_o = {0}, su_p = {0}, su_f = {0};
+		struct tt_series su_o = {0}, su_p = {0}, su_f = {0};
 		size_t *idx = malloc(opt.nupdates * sizeof(*idx)),
 		       *perm = malloc(ps.n * sizeof(*perm)), e_o = 0, e_p = 0;
 		struct tt_rng rng;
@@ -865,14 +791,14 @@ main(int argc, char **argv)
 		       "of random table prefixes per round)\n",
 		    opt.nupdates, opt.nupdates);
 		for (int r = 0; r < opt.rounds; r++) {
-			add(&su_o,
+			tt_series_add(&su_o,
 			    run_updates(ours, peer, OURS, false, &ps, idx,
 				opt.nupdates, &e_o));
-			add(&su_f,
+			tt_series_add(&su_f,
 			    run_updates(ours, peer, OURS, true, &ps, idx,
 				opt.nupdates, &e_o));
 			if (opt.peer)
-				add(&su_p,
+				tt_series_add(&su_p,
 				    run_updates(ours, peer, PEER, false, &ps,
 					idx, opt.nupdates, &e_p));
 		}
@@ -892,8 +818,7 @@ main(int argc, char **argv)
 	}
 
 	printf("\n");
-	for (int i = 0; i < nlines; i++)
-		printf("%s\n", lines[i]);
+	tt_bench_flush();
 	fwd_fib6_free(ours);
 	peer_free(peer);
 	bsl_free(bsl);
