@@ -604,8 +604,6 @@ main(int argc, char **argv)
 		opt.rounds = 3;
 	if (lc_build_bench_check("bench-fib6") != 0)
 		return (2);
-	if (!have_dpdk)
-		opt.peer = false;
 	if (opt.quick && opt.n == TT_PFX6_FULL)
 		opt.n = 100000;
 	if (opt.n == TT_PFX6_FULL)
@@ -619,6 +617,8 @@ main(int argc, char **argv)
 		opt.nupdates = opt.n / 2;
 	if (opt.peer && peer_init(argv[0]) != 0)
 		return (1);
+	if (!have_dpdk)
+		opt.peer = false;
 	printf("bench-fib6: %s mode, %zu prefixes (tests/lib/prefixset6, seed "
 	       "%#" PRIx64 "), %d rounds alternating ours/peer, %zu lookups "
 	       "per figure, %d-address bursts, cpu %d, timed on the %s "
