@@ -315,7 +315,7 @@ all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS) build/bin/tern-mangen $
 deps:
 	@./scripts/deps.sh
 
-# The benchmarks' peers too (libdpdk-dev for bench-fib), unless DPDK=no.
+# The benchmarks' peers too (libdpdk-dev for bench-fib and bench-fib6), unless DPDK=no.
 deps-bench:
 	@./scripts/deps.sh $(if $(filter no,$(DPDK)),,--bench)
 

@@ -26,9 +26,10 @@
 
 #include "fwd/fwd_fib.h"
 #include "libcommon/lc_build.h"
+#include "tests/lib/benchstat.h"
 #include "tests/lib/prefixset.h"
 
-#define MAX_ROUNDS     15
+#define MAX_ROUNDS     TT_SERIES_MAX
 #define BURST	       32
 #define FIB_DEFAULT_NH 0x7fffu /* rte_fib 2-byte entries: nh < 2^15 */
 
@@ -96,101 +97,12 @@ thp_bytes(void)
 
 /* ---- results ---- */
 
-struct series {
-	double v[MAX_ROUNDS];
-	int n;
-};
-
-static int
-cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x < y ? -1 : x > y);
-}
-
-static double
-med(const struct series *s)
-{
-	double t[MAX_ROUNDS];
-
-	if (s->n == 0)
-		return (0);
-	memcpy(t, s->v, sizeof(double) * (size_t)s->n);
-	qsort(t, (size_t)s->n, sizeof(double), cmp_d);
-	return (s->n % 2 ? t[s->n / 2] : (t[s->n / 2 - 1] + t[s->n / 2]) / 2);
-}
-
-static double
-smin(const struct series *s)
-{
-	double m = s->v[0];
-
-	for (int i = 1; i < s->n; i++)
-		m = s->v[i] < m ? s->v[i] : m;
-	return (m);
-}
-
-static double
-smax(const struct series *s)
-{
-	double m = s->v[0];
-
-	for (int i = 1; i < s->n; i++)
-		m = s->v[i] > m ? s->v[i] : m;
-	return (m);
-}
-
-static void
-add(struct series *s, double v)
-{
-	if (s->n < MAX_ROUNDS)
-		s->v[s->n++] = v;
-}
-
-#define MAX_LINES 64
-static char bench_lines[MAX_LINES][512];
-static int nlines;
-
-/* One BENCH line (kept for the end) and one human row (printed now). */
 static void
 report(const char *cas, const char *metric, const char *unit,
-    const struct series *ours, const char *peer, const struct series *theirs,
-    bool higher)
+    const struct tt_series *ours, const char *peer,
+    const struct tt_series *theirs, bool higher)
 {
-	char *l;
-	double m = med(ours);
-
-	printf("  %-26s %-14s ours %11.4g [%.4g-%.4g]", cas, metric, m,
-	    smin(ours), smax(ours));
-	if (peer != NULL && theirs != NULL && theirs->n > 0) {
-		double p = med(theirs);
-
-		printf("  %-13s %11.4g [%.4g-%.4g]  ratio %.3f", peer, p,
-		    smin(theirs), smax(theirs), p != 0 ? m / p : 0);
-	}
-	printf("\n");
-	if (nlines == MAX_LINES)
-		return;
-	l = bench_lines[nlines++];
-	if (peer != NULL && theirs != NULL && theirs->n > 0) {
-		double p = med(theirs);
-
-		snprintf(l, 512,
-		    "BENCH {\"bench\":\"fib\",\"case\":\"%s\",\"metric\":\"%s\","
-		    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g,"
-		    "\"peer\":\"%s\",\"peer_value\":%.6g,\"ratio\":%.4f,"
-		    "\"better\":\"%s\"}",
-		    cas, metric, unit, m, smin(ours), smax(ours), peer, p,
-		    p != 0 ? m / p : 0, higher ? "higher" : "lower");
-	} else {
-		snprintf(l, 512,
-		    "BENCH {\"bench\":\"fib\",\"case\":\"%s\",\"metric\":\"%s\","
-		    "\"unit\":\"%s\",\"value\":%.6g,\"min\":%.6g,\"max\":%.6g,"
-		    "\"better\":\"%s\"}",
-		    cas, metric, unit, m, smin(ours), smax(ours),
-		    higher ? "higher" : "lower");
-	}
+	tt_bench_report("fib", cas, metric, unit, ours, peer, theirs, higher);
 }
 
 /* ---- the three tables ---- */
@@ -712,8 +624,8 @@ main(int argc, char **argv)
 
 	/* ---- build: alternate, keep the last table of each ---- */
 	{
-		struct series sb_o = {0}, sb_f = {0}, mem_o = {0}, mem_f = {0},
-			      rss_o = {0}, thp_o = {0};
+		struct tt_series sb_o = {0}, sb_f = {0}, mem_o = {0},
+				 mem_f = {0}, rss_o = {0}, thp_o = {0};
 
 		printf("\nbuild (%zu adds in random order from empty, table "
 		       "creation included)\n",
@@ -726,18 +638,18 @@ main(int argc, char **argv)
 			r0 = rss_bytes();
 			h0 = thp_bytes();
 			t.ours = ours_build(&ps, &rej, &secs);
-			add(&rss_o, (double)(rss_bytes() - r0));
-			add(&thp_o, (double)thp_bytes() - (double)h0);
-			add(&sb_o, secs);
-			add(&mem_o, (double)fwd_fib_memory(t.ours));
+			tt_series_add(&rss_o, (double)(rss_bytes() - r0));
+			tt_series_add(&thp_o, (double)thp_bytes() - (double)h0);
+			tt_series_add(&sb_o, secs);
+			tt_series_add(&mem_o, (double)fwd_fib_memory(t.ours));
 			if (rej)
 				printf("  ours rejected %zu\n", rej);
 			if (!have_peers)
 				continue;
 			t.dfib = dfib_build(&ps, opt.rib_factor, &rej2, &secs,
 			    &heap_fib);
-			add(&sb_f, secs);
-			add(&mem_f, (double)heap_fib);
+			tt_series_add(&sb_f, secs);
+			tt_series_add(&mem_f, (double)heap_fib);
 			if (rej2)
 				printf("  rte_fib rejected %zu\n", rej2);
 		}
@@ -751,28 +663,28 @@ main(int argc, char **argv)
 		    "%.1f MiB; rte_fib = DPDK heap bytes allocated by "
 		    "rte_fib_create+adds: tbl24, tbl8 pool, rte_rib mempool of "
 		    "max_routes nodes)\n",
-		    med(&rss_o) / 1048576.0);
+		    tt_series_med(&rss_o) / 1048576.0);
 		printf(
 		    "  ours: %zu routes, %zu tbl8 groups in use; %.1f MiB of "
 		    "the build's RSS growth on transparent huge pages%s\n",
 		    fwd_fib_count(t.ours), fwd_fib_tbl8_used(t.ours),
-		    med(&thp_o) / 1048576.0,
+		    tt_series_med(&thp_o) / 1048576.0,
 		    opt.no_thp ?
 			" (--no-thp)" :
-			med(&thp_o) < 16.0 * 1048576 ?
+			tt_series_med(&thp_o) < 16.0 * 1048576 ?
 			" (FEWER THAN THE BYTE VIEW'S 16 MiB: lookups pay TLB "
 			"misses, the host is short of free 2 MiB pages)" :
 			"");
 	}
 	if (opt.lpm) {
-		struct series sb_l = {0}, mem_l = {0};
+		struct tt_series sb_l = {0}, mem_l = {0};
 
 		printf("\nrte_lpm build: once per process (its rule table "
 		       "insert is O(n), a 1M build takes minutes)\n");
 		fflush(stdout);
 		t.lpm = lpm_build(&ps, &rej, &secs, &heap_lpm);
-		add(&sb_l, secs);
-		add(&mem_l, (double)heap_lpm);
+		tt_series_add(&sb_l, secs);
+		tt_series_add(&mem_l, (double)heap_lpm);
 		printf("  rte_lpm: %.1f s, %zu rejected, %.1f MiB heap\n", secs,
 		    rej, (double)heap_lpm / 1048576.0);
 		/* one sample against one: only the ratio's direction means
@@ -813,7 +725,7 @@ main(int argc, char **argv)
 		    "lookup_hot128"};
 
 		for (int b = 0; b < 2; b++) {
-			struct series s[NIMPL] = {{{0}, 0}};
+			struct tt_series s[NIMPL] = {{{0}, 0}};
 			char base[48];
 
 			for (int r = 0; r < opt.rounds; r++)
@@ -823,7 +735,7 @@ main(int argc, char **argv)
 					    (im == DFIB512 &&
 						(!have_avx512 || !b)))
 						continue;
-					add(&s[im],
+					tt_series_add(&s[im],
 					    run_lookups(&t, (enum impl)im, b,
 						streams[k], m));
 				}
@@ -845,7 +757,7 @@ main(int argc, char **argv)
 
 	/* ---- updates on the full table ---- */
 	{
-		struct series su_o = {0}, su_f = {0};
+		struct tt_series su_o = {0}, su_f = {0};
 		size_t *idx = malloc(opt.nupdates * sizeof(*idx)), e_o = 0,
 		       e_f = 0;
 		struct tt_rng rng;
@@ -869,12 +781,12 @@ main(int argc, char **argv)
 		       "adds of random table prefixes per round)\n",
 		    opt.nupdates, opt.nupdates);
 		for (int r = 0; r < opt.rounds; r++) {
-			add(&su_o,
+			tt_series_add(&su_o,
 			    run_updates(&t, OURS, &ps, idx, opt.nupdates,
 				&e_o));
 			if (!have_peers)
 				continue;
-			add(&su_f,
+			tt_series_add(&su_f,
 			    run_updates(&t, DFIB, &ps, idx, opt.nupdates,
 				&e_f));
 		}
@@ -884,10 +796,11 @@ main(int argc, char **argv)
 		    "dpdk_rte_fib", &su_f, true);
 		if (t.lpm != NULL && !opt.quick) {
 			/* rte_lpm: a few hundred only, it takes ~ms each */
-			struct series su_l = {0};
+			struct tt_series su_l = {0};
 			size_t e_l = 0, few = 200;
 
-			add(&su_l, run_updates(&t, LPM, &ps, idx, few, &e_l));
+			tt_series_add(&su_l,
+			    run_updates(&t, LPM, &ps, idx, few, &e_l));
 			printf("  rte_lpm: %.0f updates/s (%zu deletes + adds, "
 			       "one run)\n",
 			    su_l.v[0], few);
@@ -904,8 +817,8 @@ main(int argc, char **argv)
 
 	/* ---- the long variant: routes rejected ---- */
 	{
-		struct series rj_o = {0}, rj_f = {0}, sb_o = {0}, sb_f = {0},
-			      mem_o = {0}, mem_f = {0};
+		struct tt_series rj_o = {0}, rj_f = {0}, sb_o = {0}, sb_f = {0},
+				 mem_o = {0}, mem_f = {0};
 		struct tables tl = {0};
 
 		printf("\nlong variant (%zu prefixes, %zu of /25-/32): "
@@ -917,15 +830,15 @@ main(int argc, char **argv)
 		t.ours = NULL;
 		t.dfib = NULL;
 		tl.ours = ours_build(&pl, &rej, &secs);
-		add(&rj_o, (double)rej);
-		add(&sb_o, secs);
-		add(&mem_o, (double)fwd_fib_memory(tl.ours));
+		tt_series_add(&rj_o, (double)rej);
+		tt_series_add(&sb_o, secs);
+		tt_series_add(&mem_o, (double)fwd_fib_memory(tl.ours));
 		/* a rib twice the routes: every rejection is its tbl8 pool */
 		if (have_peers) {
 			tl.dfib = dfib_build(&pl, 2.0, &rej2, &secs, &heap_fib);
-			add(&rj_f, (double)rej2);
-			add(&sb_f, secs);
-			add(&mem_f, (double)heap_fib);
+			tt_series_add(&rj_f, (double)rej2);
+			tt_series_add(&sb_f, secs);
+			tt_series_add(&mem_f, (double)heap_fib);
 		}
 		/* the name for the 1M set; others carry their size */
 		report(opt.suffix ? "rejected_long5" : CASE("rejected_long5"),
@@ -941,8 +854,7 @@ main(int argc, char **argv)
 	}
 
 	printf("\n");
-	for (int i = 0; i < nlines; i++)
-		printf("%s\n", bench_lines[i]);
+	tt_bench_flush();
 	lpm_free(t.lpm);
 	for (int k = 0; k < 3; k++)
 		free(streams[k]);

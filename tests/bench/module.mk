@@ -1,5 +1,6 @@
 # tests/bench/module.mk: per-benchmark flags (bench_<name>_CFLAGS/_LDLIBS).
 # bench-fib runs DPDK's rte_fib and rte_lpm in the same process as fwd's FIB
+# (bench-fib6: rte_fib6 against fwd_fib6)
 # when pkg-config finds libdpdk at make time (BF_DPDK); without it, or with
 # make DPDK=no, it reports ours alone. DPDK=yes insists. libdpdk-dev is
 # installed by the benchmark targets only (deps-bench), not by all or check.
@@ -16,6 +17,9 @@ endif
 ifeq ($(HAVE_DPDK),yes)
 bench_fib_CFLAGS := -DBF_DPDK $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
 bench_fib_LDLIBS := $(shell $(PKG_CONFIG) --libs libdpdk 2>/dev/null)
+# bench-fib6: rte_fib6 (trie) the same way
+bench_fib6_CFLAGS := $(bench_fib_CFLAGS)
+bench_fib6_LDLIBS := $(bench_fib_LDLIBS)
 endif
 # The object is rebuilt when the choice changes (the flags stamp of the
 # Makefile covers the common flags only).
@@ -24,7 +28,8 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 $(shell mkdir -p build; echo '$(HAVE_DPDK)' | cmp -s - $(BF_DPDK_STAMP) || \
 	echo '$(HAVE_DPDK)' > $(BF_DPDK_STAMP))
 endif
-build/obj/tests/bench/bench_fib.o: $(BF_DPDK_STAMP)
+build/obj/tests/bench/bench_fib.o build/obj/tests/bench/bench_fib6.o: \
+	$(BF_DPDK_STAMP)
 # bench-forward: tern-fwd against the kernel on veth in namespaces (shell
 # steps in tests/bench/lib_forward.sh). Its XDP traffic generator
 # (tests/bench/forward_gen.bpf.c) and its hosts' tc sink
