@@ -305,3 +305,6 @@ clean:
 
 # (not those of bench-compare's worktrees under build/compare: other trees)
 -include $(shell find build -path build/compare -prune -o -name '*.d' -print 2>/dev/null)
+
+# make deb, make check-deb (the Debian package; docs/packaging.md)
+include debian.mk
