@@ -23,8 +23,70 @@ FUZZ_LDFLAGS = -fsanitize=fuzzer,address,undefined
 BASE_LDLIBS := -lpthread -lm
 PROTOC_C    ?= protoc-c
 
-PREFIX  ?= /usr/local
-DESTDIR ?=
+# ---- installation directories ---------------------------------------------------
+# GNU's names in upper case (docs/install.md): make install PREFIX=/usr
+# SYSCONFDIR=/etc DESTDIR=debian/tern. The binaries' compiled-in paths
+# (build/gen/tern_paths.h), the unit and the boot config (build/etc/) and the
+# manual pages (build/man/) are made from these, so give the same ones to the
+# build and to the install (a change rebuilds what holds a path).
+PREFIX         ?= /usr/local
+DESTDIR        ?=
+EXEC_PREFIX    ?= $(PREFIX)
+SBINDIR        ?= $(EXEC_PREFIX)/sbin
+BINDIR         ?= $(EXEC_PREFIX)/bin
+DATADIR        ?= $(PREFIX)/share
+DOCDIR         ?= $(DATADIR)/doc/tern
+MANDIR         ?= $(DATADIR)/man
+# /usr: Debian's places (/etc; the unit directory of bookworm's systemd.pc,
+# pkg-config --variable=systemdsystemunitdir systemd, which debhelper 13.11
+# installs from)
+ifeq ($(PREFIX),/usr)
+SYSCONFDIR     ?= /etc
+SYSTEMDUNITDIR ?= /lib/systemd/system
+else
+SYSCONFDIR     ?= $(PREFIX)/etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+endif
+# The system's state and runtime directories whatever the prefix (not GNU's
+# $(PREFIX)/var and $(LOCALSTATEDIR)/run: /run is the tmpfs emptied at boot
+# that tern-rtrmgr's state file expects).
+LOCALSTATEDIR  ?= /var
+RUNSTATEDIR    ?= /run
+BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
+LOGROTATEDIR   ?= $(SYSCONFDIR)/logrotate.d
+INSTALL_VARS := PREFIX EXEC_PREFIX SBINDIR BINDIR DATADIR DOCDIR MANDIR \
+	SYSCONFDIR SYSTEMDUNITDIR LOCALSTATEDIR RUNSTATEDIR BASHCOMPDIR LOGROTATEDIR
+# Each one absolute, one word of [A-Za-z0-9/._+-] (they go into C strings,
+# sed replacements and the unit): anything else is refused before anything
+# is made.
+$(foreach v,$(INSTALL_VARS),$(if $(filter 1,$(words $($(v)))),,$(error $(v)='$($(v))': must be one absolute path without blanks)))
+$(foreach v,$(INSTALL_VARS),$(if $(filter /%,$($(v))),,$(error $(v)='$($(v))': must be an absolute path)))
+INSTALL_BAD := $(shell printf '%s' '$(subst ','\'',$(foreach v,$(INSTALL_VARS),$($(v))))' | tr -d 'A-Za-z0-9/._+ -')
+$(if $(INSTALL_BAD),$(error installation directories: characters '$(INSTALL_BAD)' not allowed (only A-Z a-z 0-9 / . _ + -)))
+TERN_CONF_DIR  := $(SYSCONFDIR)/tern
+TERN_STATE_DIR := $(LOCALSTATEDIR)/lib/tern
+TERN_RUN_DIR   := $(RUNSTATEDIR)/tern
+
+# The made files are remade when a directory changes (build/.paths); the
+# compiled-in paths (build/gen/tern_paths.h) rebuild only the few files that
+# include it (rtrmgr's boot config, mgmt's store, the runtime directory).
+# Made here, before any wildcard reads build/ (make caches directories).
+PATHS_STAMP := build/.paths
+PATHS_LIST  := $(foreach v,$(INSTALL_VARS),$(v)=$($(v)))
+PATHS_H := build/gen/tern_paths.h
+PATHS_HEAD := /* $(PATHS_H): made by the Makefile from its installation directories; do not edit */
+PATHS_TEXT := $(PATHS_HEAD)\n\#define TERN_CONF_DIR "$(TERN_CONF_DIR)"\n\#define TERN_STATE_DIR "$(TERN_STATE_DIR)"\n\#define TERN_RUN_DIR "$(TERN_RUN_DIR)"\n
+# BPF objects (BPF_RECIPE) are embedded in binaries: their BTF names the
+# sources relative to the tree, not where it was built; rebuilt when these
+# flags change (build/.bpfflags).
+BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -fdebug-prefix-map=$(CURDIR)=.
+BPF_STAMP  := build/.bpfflags
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(shell mkdir -p build/gen; echo '$(PATHS_LIST)' | cmp -s - $(PATHS_STAMP) || \
+	echo '$(PATHS_LIST)' > $(PATHS_STAMP); \
+	printf '$(PATHS_TEXT)' | cmp -s - $(PATHS_H) || printf '$(PATHS_TEXT)' > $(PATHS_H); \
+	echo '$(CLANG) $(BPF_CFLAGS)' | cmp -s - $(BPF_STAMP) || echo '$(CLANG) $(BPF_CFLAGS)' > $(BPF_STAMP))
+endif
 NPROC   := $(shell nproc 2>/dev/null || echo 2)
 
 ifeq ($(V),1)
@@ -87,7 +149,7 @@ define BPF_RECIPE
 @mkdir -p $(@D)
 $(E) BPF $<
 $(Q)if command -v $(CLANG) >/dev/null 2>&1; then \
-	$(CLANG) -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
+	$(CLANG) $(BPF_CFLAGS) \
 	    -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
 	    -c -o $@ $<; \
 else \
@@ -210,12 +272,45 @@ $(foreach f,$(FUZZ_NAMES),$(eval $(call FUZZRULE,$(f))))
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz-%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 8
 
+# ---- generated files: the unit, the boot config, logrotate's file, the pages ----
+# @NAME@ in etc/*.in and man/*.in is the installation directory NAME (or
+# @VERSION@, @DATE@); a name left over is an error. They are remade when a
+# directory changes (build/.paths).
+TERN_VERSION := $(shell sed -n 's/^\#define TERN_VERSION[[:space:]]*"\(.*\)"/\1/p' libcommon/lc_daemon.h)
+# the last commit's day (SOURCE_DATE_EPOCH when set: reproducible builds)
+MAN_DATE := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%Y-%m-%d)
+SUBST_SED := $(foreach v,$(INSTALL_VARS),-e 's|@$(v)@|$($(v))|g') \
+	-e 's|@VERSION@|$(TERN_VERSION)|g' -e 's|@DATE@|$(MAN_DATE)|g'
+# $(1): the command that writes the page or file on stdout
+define SUBST_RECIPE
+@mkdir -p $(@D)
+$(E) GEN $@
+$(Q)set -o pipefail; $(1) | sed $(SUBST_SED) >$@.tmp
+$(Q)if grep -n '@[A-Z_]*@' $@.tmp >&2; then \
+	echo "$<: unknown @NAME@ above (expected one of $(INSTALL_VARS) VERSION DATE)" >&2; \
+	rm -f $@.tmp; exit 1; fi
+$(Q)mv $@.tmp $@
+endef
+GEN_ETC := build/etc/tern.service build/etc/tern-rtrmgr.conf build/etc/tern.logrotate
+build/etc/%: etc/%.in $(PATHS_STAMP)
+	$(call SUBST_RECIPE,cat $<)
+
+# tern-mangen fills in the parts the tables make (mgmt/mgmt_man.c); not
+# installed.
+build/bin/tern-mangen: build/obj/man/mangen.o $(call libs_of,build,$(LIBS_mgmt))
+	@mkdir -p $(@D)
+	$(E) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(call libs_of,build,$(LIBS_mgmt)) -Wl,--end-group $(call ldlibs_of,$(LIBS_mgmt)) $(BASE_LDLIBS)
+MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.in))
+build/man/%: man/%.in build/bin/tern-mangen $(PATHS_STAMP)
+	$(call SUBST_RECIPE,build/bin/tern-mangen $<)
+
 # ---- top-level targets ----------------------------------------------------------------
 .PHONY: all deps deps-bench check check-build check-unit check-san check-fuzz \
 	check-integration check-bench check-format format run stop bench \
-	install clean fuzz bench-compare
+	install uninstall clean fuzz bench-compare
 
-all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS)
+all: $(ALL_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TOOL_BINS) build/bin/tern-mangen $(GEN_ETC) $(MAN_PAGES)
 
 deps:
 	@./scripts/deps.sh
@@ -295,16 +390,57 @@ run: deps
 stop:
 	@./scripts/run-demo.sh stop
 
-install: $(ALL_BINS)
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 build/bin/tern-rtrmgr build/bin/tern-mgmt build/bin/tern-rib build/bin/tern-fwd build/bin/tern-bgp $(DESTDIR)$(PREFIX)/sbin/
-	install -m 0755 build/bin/ternsh $(DESTDIR)$(PREFIX)/bin/
+# ---- install, uninstall (docs/install.md) ------------------------------------------
+# What is installed, as SOURCE:DESTINATION (under $(DESTDIR)), mode by list.
+# uninstall removes exactly these: the same list, so it needs the same
+# directories as the install did.
+INST_SBIN := $(foreach b,tern-rtrmgr tern-mgmt tern-rib tern-fwd tern-bgp,build/bin/$(b):$(SBINDIR)/$(b))
+INST_BIN  := build/bin/ternsh:$(BINDIR)/ternsh
+INST_DATA := build/etc/tern.service:$(SYSTEMDUNITDIR)/tern.service \
+	etc/bash-completion/ternsh:$(BASHCOMPDIR)/ternsh \
+	$(foreach d,README.md $(wildcard docs/*.md),$(d):$(DOCDIR)/$(notdir $(d))) \
+	$(foreach m,$(MAN_PAGES),$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+# Configuration: installed when absent; when the installed one differs from
+# the new one it is kept and the new one goes beside it as FILE.dist.
+# uninstall removes a configuration file only if it is still the one
+# shipped, and FILE.dist.
+INST_CONF := build/etc/tern-rtrmgr.conf:$(TERN_CONF_DIR)/tern-rtrmgr.conf \
+	build/etc/tern.logrotate:$(LOGROTATEDIR)/tern
+# the directories that are tern's own (removed by uninstall when empty)
+INST_OWN_DIRS := $(DOCDIR) $(TERN_CONF_DIR)
+src_of = $(word 1,$(subst :, ,$(1)))
+dst_of = $(DESTDIR)$(word 2,$(subst :, ,$(1)))
+
+install: $(ALL_BINS) $(GEN_ETC) $(MAN_PAGES)
+	$(Q)set -e; $(foreach f,$(INST_SBIN) $(INST_BIN),install -D -m 0755 $(call src_of,$(f)) $(call dst_of,$(f));) \
+	$(foreach f,$(INST_DATA),install -D -m 0644 $(call src_of,$(f)) $(call dst_of,$(f));) \
+	$(foreach f,$(INST_CONF),$(call INSTALL_CONF,$(call src_of,$(f)),$(call dst_of,$(f)));) \
+	echo "installed tern in $(DESTDIR)$(PREFIX) (configuration in $(DESTDIR)$(SYSCONFDIR); docs/install.md)"
+
+define INSTALL_CONF
+if [ ! -e $(2) ]; then install -D -m 0644 $(1) $(2); \
+elif cmp -s $(1) $(2); then :; \
+else install -m 0644 $(1) $(2).dist; echo "  $(2): kept (not the one shipped); the new one is $(2).dist"; fi
+endef
+
+uninstall: $(GEN_ETC)
+	$(Q)set -e; rm -f $(foreach f,$(INST_SBIN) $(INST_BIN) $(INST_DATA),$(call dst_of,$(f))); \
+	$(foreach f,$(INST_CONF),$(call UNINSTALL_CONF,$(call src_of,$(f)),$(call dst_of,$(f)));) \
+	for d in $(foreach d,$(INST_OWN_DIRS),$(DESTDIR)$(d)); do [ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done; \
+	echo "uninstalled tern from $(DESTDIR)$(PREFIX)"
+
+define UNINSTALL_CONF
+rm -f $(2).dist; \
+if [ -e $(2) ] && cmp -s $(1) $(2); then rm -f $(2); \
+elif [ -e $(2) ]; then echo "  $(2): kept (changed since it was installed)"; fi
+endef
 
 clean:
 	rm -rf build
 
-# (not those of bench-compare's worktrees under build/compare: other trees)
--include $(shell find build -path build/compare -prune -o -name '*.d' -print 2>/dev/null)
+# (not those of bench-compare's worktrees under build/compare, nor those of
+# make deb's copy under build/deb: other trees)
+-include $(shell find build \( -path build/compare -o -path build/deb \) -prune -o -type f -name '*.d' -print 2>/dev/null)
 
 # make deb, make check-deb (the Debian package; docs/packaging.md)
 include debian.mk

@@ -9,7 +9,7 @@ FWD_LDLIBS += -lxdp -lbpf
 # the host path (fwd_nl.c): rtnetlink with libmnl (Debian libmnl-dev)
 FWD_LDLIBS += -lmnl
 FWD_XDP_OBJ := build/obj/fwd/bpf/xdp_port.bpf.o
-$(FWD_XDP_OBJ): fwd/bpf/xdp_port.bpf.c fwd/bpf/xdp_port.h
+$(FWD_XDP_OBJ): fwd/bpf/xdp_port.bpf.c fwd/bpf/xdp_port.h $(BPF_STAMP)
 	$(BPF_RECIPE)
 build/obj/fwd/fwd_port_xdp.o build/san/obj/fwd/fwd_port_xdp.o \
 build/fuzz/obj/fwd/fwd_port_xdp.o: $(FWD_XDP_OBJ)

@@ -43,7 +43,6 @@
 #define IPC_BATCH_MAX_DEFAULT  (64u << 10) /* flush a frame at this size */
 #define IPC_HWM_DEFAULT	       (8u << 20)  /* queued bytes before -ENOBUFS */
 #define IPC_TIMEOUT_DEFAULT_MS 5000
-#define IPC_RUNDIR_DEFAULT     "/run/tern"
 /* a server's limits (struct ipc_opts) */
 #define IPC_CONN_MAX_DEFAULT	 256
 #define IPC_FRAME_MAX_RO_DEFAULT (64u << 10)
@@ -409,7 +408,8 @@ void ipc_client_stats(const struct ipc_client *, struct ipc_stats *);
 
 /* ---- misc -------------------------------------------------------------- */
 
-/* RUNDIR: explicit if non-NULL, else $TERN_RUNDIR, else IPC_RUNDIR_DEFAULT. */
+/* RUNDIR: explicit if non-NULL, else $TERN_RUNDIR, else TERN_RUN_DIR
+ * (build/gen/tern_paths.h: $(RUNSTATEDIR)/tern, /run/tern by default). */
 const char *ipc_rundir(const char *explicit_dir);
 /* A generation number for this process start (clock ns ^ pid << 48). */
 uint64_t ipc_generation_new(void);

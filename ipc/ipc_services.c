@@ -14,6 +14,7 @@
 #include "ipc/proto/rtrmgr.pb-c.h"
 #include "ipc_int.h"
 #include "libcommon/lc_time.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 #define M(id, n, rq, rp, fl) \
 	[id] = {n, &rq##__descriptor, &rp##__descriptor, fl}
@@ -259,7 +260,7 @@ ipc_rundir(const char *explicit_dir)
 		return (explicit_dir);
 	if ((e = getenv("TERN_RUNDIR")) != NULL && e[0] != '\0')
 		return (e);
-	return (IPC_RUNDIR_DEFAULT);
+	return (TERN_RUN_DIR);
 }
 
 int

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "libcommon/lc_loop.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 #define OPT_COLUMN 19 /* width of "--name=ARG" in --help */
 
@@ -52,7 +53,7 @@ lc_daemon_usage(FILE *f, const struct lc_daemon_info *info)
 	    "  --generation N     generation number assigned by tern-rtrmgr\n"
 	    "  --help             show this text\n"
 	    "  --version          show the version\n",
-	    info->name, info->summary, TERN_RUNDIR_DEFAULT);
+	    info->name, info->summary, TERN_RUN_DIR);
 	lc_opt_usage(f, info->opts);
 	if (info->usage_extra != NULL)
 		fprintf(f, "%s", info->usage_extra);
@@ -224,8 +225,7 @@ lc_daemon_parse(int argc, char **argv, const struct lc_daemon_info *info,
 
 	memset(out, 0, sizeof(*out));
 	env = getenv("TERN_RUNDIR");
-	out->rundir = (env != NULL && env[0] != '\0') ? env :
-							TERN_RUNDIR_DEFAULT;
+	out->rundir = (env != NULL && env[0] != '\0') ? env : TERN_RUN_DIR;
 	out->log_level = LC_LOG_INFO;
 	out->rest_argv = calloc((size_t)argc + 1, sizeof(char *));
 	out->owned = calloc((size_t)argc + 1, sizeof(char *));

@@ -8,8 +8,7 @@
 #include "libcommon/lc_err.h"
 #include "libcommon/lc_log.h"
 
-#define TERN_VERSION	    "0.1.0"
-#define TERN_RUNDIR_DEFAULT "/run/tern"
+#define TERN_VERSION "0.1.0"
 
 struct ev_loop;
 struct lc_daemon_opts;
@@ -99,7 +98,7 @@ struct lc_daemon_ops {
 
 /* The shared options; a daemon reads its own ones from rest_argc/argv. */
 struct lc_daemon_opts {
-	const char *rundir; /* --rundir, else $TERN_RUNDIR, else /run/tern */
+	const char *rundir; /* --rundir, else $TERN_RUNDIR, else TERN_RUN_DIR */
 	const char *config; /* --config FILE, or NULL */
 	enum lc_log_level log_level; /* --log-level, default info */
 	bool syslog;		     /* --syslog: log to syslog, not stderr */

@@ -9,13 +9,14 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_loop.h"
 #include "mgmt/mgmt.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
-static struct mgmt_opts mo = {.store_dir = "/var/lib/tern/config"};
+static struct mgmt_opts mo = {.store_dir = TERN_STATE_DIR "/config"};
 
 static const struct lc_opt opts[] = {
     LC_OPT_ROW_STRING("--store", "DIR", &mo.store_dir,
 	"commit history; the newest is the running config\n"
-	"(default /var/lib/tern/config)"),
+	"(default " TERN_STATE_DIR "/config)"),
     LC_OPT_ROW_END,
 };
 

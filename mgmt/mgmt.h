@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <ev.h>
 
@@ -130,6 +131,26 @@ struct mgmt_cand {
 };
 int mgmt_cmd_complete(struct mgmt *, struct mgmt_session *, const char *line,
     size_t cursor, struct mgmt_cand *out, unsigned max);
+
+/* The command table, for tern-mangen's ternsh(1) (mgmt/mgmt_man.c): the
+ * i-th command in *out, false past the end. */
+struct mgmt_cmd_info {
+	const char *words[3]; /* {"show", "route", NULL} */
+	bool oper, conf;      /* in operational, configuration mode */
+	bool writes; /* changes something: not for read-only sessions */
+	const char *help;
+	const char *args; /* what follows, or NULL */
+};
+bool mgmt_cmd_table_get(size_t i, struct mgmt_cmd_info *out);
+
+/* The generated parts of the manual pages (mgmt/mgmt_man.c, tern-mangen,
+ * the templates in man/), as roff, from the tables themselves so the pages never drift:
+ * every row of the schema (tern.conf(5)), the commands of a mode and the
+ * pipe stages (ternsh(1)). mgmt_man_text writes s escaped for roff. */
+void mgmt_man_schema(FILE *f);
+void mgmt_man_commands(FILE *f, bool conf_mode);
+void mgmt_man_pipes(FILE *f, bool config_show);
+void mgmt_man_text(FILE *f, const char *s);
 
 /* The running config's commit count, for tests and `show system commit`. */
 int mgmt_commit_count(const struct mgmt *);

@@ -976,6 +976,20 @@ static const struct cmd cmds[] = {
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
+bool
+mgmt_cmd_table_get(size_t i, struct mgmt_cmd_info *out)
+{
+	if (i >= NCMDS)
+		return (false);
+	memcpy(out->words, cmds[i].words, sizeof(out->words));
+	out->oper = (cmds[i].modes & OPER) != 0;
+	out->conf = (cmds[i].modes & CONF) != 0;
+	out->writes = cmds[i].writes;
+	out->help = cmds[i].help;
+	out->args = cmds[i].args;
+	return (true);
+}
+
 static unsigned
 cmd_nwords(const struct cmd *cmd)
 {

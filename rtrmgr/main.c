@@ -9,8 +9,9 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_loop.h"
 #include "rtm.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
-#define RTM_CONFIG_DEFAULT "/etc/tern/tern-rtrmgr.conf"
+#define RTM_CONFIG_DEFAULT TERN_CONF_DIR "/tern-rtrmgr.conf"
 
 static struct rtm_config *cfg;
 static struct rtm_ipc *ri;

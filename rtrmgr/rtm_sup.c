@@ -21,6 +21,7 @@
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_time.h"
 #include "rtm_int.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 enum rtm_phase { PH_NEW, PH_BOOT, PH_UP, PH_SHUTDOWN, PH_DOWN };
 
@@ -968,7 +969,7 @@ rtm_new(struct ev_loop *loop, struct rtm_config *cfg,
 	else if (cfg->rundir != NULL)
 		rundir = cfg->rundir;
 	else
-		rundir = "/run/tern";
+		rundir = TERN_RUN_DIR;
 	if (strlen(rundir) >= sizeof(rtm->rundir) || rundir[0] != '/') {
 		lc_log_err("rundir '%s': must be an absolute path shorter than "
 			   "%d bytes (socket paths must fit in sun_path)",

@@ -17,6 +17,7 @@ PKGS=(
 	iproute2 iputils-ping traceroute ethtool procps psmisc tmux valgrind
 	gnuplot-nox python3
 	iperf3 bird2 frr prometheus
+	groff-base man-db logrotate
 )
 # Packages whose maintainer scripts enable and start a system service that
 # tern's tests never want (the tests start their own copies, in namespaces,

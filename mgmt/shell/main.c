@@ -7,6 +7,7 @@
 
 #include "libcommon/lc_daemon.h"
 #include "sh.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 #define CMDS_MAX 64
 
@@ -28,8 +29,7 @@ opt_cmd(const char *v, void *dst, struct lc_err *err)
 
 static const struct lc_opt opts[] = {
     LC_OPT_ROW_STRING("--rundir", "DIR", &rundir,
-	"where tern-mgmt's sockets are ($TERN_RUNDIR, " TERN_RUNDIR_DEFAULT
-	")"),
+	"where tern-mgmt's sockets are ($TERN_RUNDIR, " TERN_RUN_DIR ")"),
     LC_OPT_ROW_UINT("--timeout", "MS", &timeout_ms, 1, ~0u,
 	"how long one command may take (default 30000; 1000 for --complete)"),
     LC_OPT_ROW_FN("-c", "COMMAND", NULL, opt_cmd,

@@ -40,7 +40,7 @@ bench_forward_CFLAGS := \
 	-DBF_SINK_OBJ='"build/obj/tests/bench/forward_sink.bpf.o"'
 bench_forward_LDLIBS := -lbpf
 # -mcpu=v3 (BPF_RECIPE): the sink's atomic fetch-or needs BPF_FETCH
-$(BF_BPF_OBJS): build/obj/tests/bench/%.bpf.o: tests/bench/%.bpf.c
+$(BF_BPF_OBJS): build/obj/tests/bench/%.bpf.o: tests/bench/%.bpf.c $(BPF_STAMP)
 	$(BPF_RECIPE)
 build/obj/tests/bench/bench_forward.o: $(BF_BPF_OBJS)
 # bench-hostpath: tern-fwd's host path against the kernel (shell steps in

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/integration/test_logrotate.sh: etc/tern.logrotate does what
+# tests/integration/test_logrotate.sh: the shipped logrotate file
+# (build/etc/tern.logrotate, made from etc/tern.logrotate.in) does what
 # docs/rtrmgr.md says, on a real tern-rtrmgr: logrotate accepts it, rotates a
 # component's log that rtrmgr keeps open (O_APPEND, copytruncate) with what
 # was logged before in NAME.log.1, and the component goes on logging at the
@@ -25,10 +26,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 3' INT TERM
 
-# the shipped file, its path pointed at this test's rundir
-sed "s|^/run/tern/\*.log|$tmp/run/*.log|; s|^\tsu root root|\tsu root root|" \
-	"$root/etc/tern.logrotate" >"$tmp/rot.conf"
-check "logrotate accepts etc/tern.logrotate" bash -c "logrotate -d -s '$tmp/state' '$tmp/rot.conf' >/dev/null 2>&1"
+# the shipped file (make builds it), its path pointed at this test's rundir
+sed "s|^/.*/tern/\*\.log {|$tmp/run/*.log {|" \
+	"$root/build/etc/tern.logrotate" >"$tmp/rot.conf"
+check "its logs' path pointed at the test's" grep -q "^$tmp/run/\*\.log {" "$tmp/rot.conf"
+check "logrotate accepts build/etc/tern.logrotate" bash -c "logrotate -d -s '$tmp/state' '$tmp/rot.conf' >/dev/null 2>&1"
 
 cat >"$tmp/rtrmgr.conf" <<CONF
 rundir $tmp/run;

@@ -45,7 +45,7 @@ router_start() {
 	local extra=${1:-}
 	rm -rf "$ROUTER_RUNDIR"	# rtrmgr creates it with the right owner
 	# mgmt's store: its user's and group's only (a config may hold
-	# secrets), as etc/tern.service says to make /var/lib/tern/config
+	# secrets), as etc/tern.service.in says to make /var/lib/tern/config
 	install -d -m 0750 "$ROUTER_STATE/config"
 	[[ -f $ROUTER_STATE/boot.conf ]] || router_boot_config >"$ROUTER_STATE/boot.conf"
 	chmod 644 "$ROUTER_STATE/boot.conf"

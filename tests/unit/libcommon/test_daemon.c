@@ -14,6 +14,7 @@
 #include <ev.h>
 
 #include "libcommon/lc_daemon.h"
+#include "tern_paths.h" /* build/gen: the Makefile's installation paths */
 
 static const char *const value_opts[] = {"--store", NULL};
 static const struct lc_daemon_info info = {
@@ -47,7 +48,7 @@ test_defaults(void **state)
 
 	unsetenv("TERN_RUNDIR");
 	assert_int_equal(parse(&o, NULL), 0);
-	assert_string_equal(o.rundir, TERN_RUNDIR_DEFAULT);
+	assert_string_equal(o.rundir, TERN_RUN_DIR);
 	assert_null(o.config);
 	assert_int_equal(o.log_level, LC_LOG_INFO);
 	assert_int_equal(o.rest_argc, 1);
