@@ -4,10 +4,11 @@
 #   make check-deb  make deb, then install the package in a throwaway
 #                   Debian 12 root and run the router there (tests/deb/)
 # Both install what they need first (scripts/deps.sh --deb).
-.PHONY: deb check-deb deps-deb deb-binaries
+.PHONY: deb check-deb deps-deb deb-build
 
-# What the package ships, for debian/rules' dh_auto_build.
-deb-binaries: $(ALL_BINS)
+# What make install installs, for debian/rules' dh_auto_build (make all
+# would also build the unit tests, benchmarks, fuzzers and test tools).
+deb-build: $(ALL_BINS) $(GEN_ETC) $(MAN_PAGES)
 
 deps-deb:
 	@./scripts/deps.sh --deb

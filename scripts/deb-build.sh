@@ -4,7 +4,7 @@
 # OUT/src/tern-VERSION (the files git knows and the new ones it does not
 # ignore, as they are in the working tree), so that its `make clean` never
 # touches this tree's build/; the .deb, .ddeb, .buildinfo and .changes are
-# copied to OUT. Fails when the package does not build or lintian reports
+# copied to OUT and the copy removed (kept when the build fails). Fails when the package does not build or lintian reports
 # an error; lintian's warnings are printed (and listed in docs/packaging.md).
 # Usage: deb-build.sh OUT
 set -euo pipefail
@@ -51,7 +51,7 @@ if ! (cd "$src" && DEB_BUILD_OPTIONS=$par dpkg-buildpackage -us -uc -b) >"$log" 
 	echo "deb: dpkg-buildpackage failed (whole log: $log)" >&2
 	exit 1
 fi
-echo "deb: built in $((SECONDS - start)) s (log: $log)"
+echo "deb: built in $((SECONDS - start)) s (log: $out/build.log)"
 
 rm -f "$out"/tern_* "$out"/tern-dbgsym_*
 files=()
@@ -69,6 +69,8 @@ changes=$out/tern_${version}_$arch.changes
 	echo "deb: $deb or $changes was not made" >&2
 	exit 1
 }
+cp "$log" "$out/build.log"
+rm -rf "$out/src"
 dpkg-deb --info "$deb" | sed -n '/Package:/,$p' | sed 's/^/deb:   /'
 
 # lintian on the .changes checks it and every package it lists (the .deb and

@@ -10,6 +10,7 @@
 #   unit enabled and not started, man pages, docs, logrotate, completion;
 #   systemctl start tern: every component up as the unit runs it, a config
 #   given to tern-fwd's two veths, ping of the router and through it;
+#   apt install --reinstall (an upgrade): the router restarted, forwarding;
 #   apt remove: the unit stopped and no tern process left; state kept;
 #   apt purge: /var/lib/tern and /etc/tern gone, the user kept.
 # Everything is removed afterwards, also on failure; every step is bounded.
@@ -229,6 +230,10 @@ check "bash completion of ternsh" test -f "$rootfs/usr/share/bash-completion/com
 
 # ---- systemctl start tern ------------------------------------------------------------
 step "systemctl start tern"
+# udev makes /dev/net/tun 0666 on a Debian machine (50-udev-default.rules);
+# no udev runs in a container, and nspawn's node is 0600: as udev would, so
+# that tern-fwd (user tern) can open its host path's TAPs
+cx chmod 0666 /dev/net/tun
 check "systemctl start tern" cxq systemctl start tern
 check "active" wait_until 20 unit_is active
 running() { [[ $(cx ternsh -c "show processes" 2>/dev/null | awk '$3 == "running"' | wc -l) -ge 4 ]]; }
@@ -255,12 +260,23 @@ grep -qi error <<<"$out" && echo "$out" | sed 's/^/     /'
 up() { [[ $(cx ternsh -c "show interfaces" 2>/dev/null | grep -c -w up) -ge 2 ]]; }
 check "both interfaces up" wait_until 20 up
 cx ternsh -c "show interfaces" 2>&1 | sed 's/^/     /'
+hostpath() { cx ternsh -c 'show interfaces' 2>/dev/null | grep -q 'host interface h-rc0'; }
+check "the host path's TAP h-rc0 (tern-fwd opened /dev/net/tun)" wait_until 10 hostpath
 check "ping the router ($rtr_c) from the client" wait_until 20 \
     pingq "$ns_c" -c 1 -W 1 "$rtr_c"
 check "ping the server ($server) through tern" wait_until 20 \
     pingq "$ns_c" -c 1 -W 1 "$server"
 check "5 more through it, none lost" pingq "$ns_c" -c 5 -i 0.2 -W 1 "$server"
 check "the config is in mgmt's store" test -n "$(ls -A "$rootfs/var/lib/tern/config")"
+
+# ---- an upgrade (the same package again): restarted, not left stopped -----
+step "apt install --reinstall $pkg (as an upgrade)"
+check "apt install --reinstall" cxq apt-get install -y -q --reinstall "$pkg"
+main2=$(cx systemctl show -P MainPID tern)
+check "running again after it (try-restart)" unit_is active
+check "... a new tern-rtrmgr ($main -> $main2)" test "${main2:-0}" != 0 -a "$main2" != "$main"
+check "mgmt, rib, fwd and bgp running again" wait_until 30 running
+check "forwarding again, the config kept" wait_until 20 pingq "$ns_c" -c 1 -W 1 "$server"
 
 # ---- apt remove, apt purge ---------------------------------------------------------------
 step "apt remove tern"
