@@ -69,13 +69,17 @@ cx() {
 	    DEBIAN_FRONTEND=noninteractive TERM=dumb "$@"
 }
 cxq() { cx "$@" >/dev/null 2>&1; }
-# pids of tern's binaries of this root (other trees' terns are not ours)
+# pids of tern's binaries in the container (its pid namespace: other
+# trees' terns are not ours; the exe links of its processes name the
+# container's paths, /usr/sbin/tern-fwd, as the host sees no bind mount)
 tern_pids() {
-	local p e
+	local p e ns
+	ns=$(readlink "/proc/$init/ns/pid") || return 0
 	for p in /proc/[0-9]*; do
+		[[ $(readlink "$p/ns/pid" 2>/dev/null) == "$ns" ]] || continue
 		e=$(readlink "$p/exe" 2>/dev/null) || continue
-		[[ $e == "$rootfs"/usr/sbin/tern-* || $e == "$rootfs"/usr/bin/ternsh ]] &&
-		    echo "${p#/proc/}"
+		e=${e% (deleted)}
+		[[ $e == /usr/sbin/tern-* || $e == /usr/bin/ternsh ]] && echo "${p#/proc/}"
 	done
 }
 no_tern_process() { [[ -z $(tern_pids) ]]; }
@@ -117,9 +121,15 @@ trap cleanup EXIT
 trap 'exit 3' INT TERM
 
 # ---- a fresh Debian 12 root -------------------------------------------------
+# debootstrap keeps the .debs it fetched in build/deb/debootstrap-cache
+# (TERN_DEB_CACHE): a second run downloads only what changed in the archive,
+# and still unpacks and configures a whole new root
+cache=${TERN_DEB_CACHE:-$root/build/deb/debootstrap-cache}
+mkdir -p "$cache"
 step "debootstrap $suite (minbase, systemd, man-db) from $mirror"
 if ! timeout --kill-after=10 600 unshare -m --propagation private \
     debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,man-db \
+    --cache-dir="$cache" \
     "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1; then
 	tail -n 20 "$work/debootstrap.log"
 	nok "debootstrap $suite"
@@ -146,11 +156,11 @@ fi
 ok "the dependencies downloaded"
 
 # ---- the network: client -- router (the container) -- server ---------------
-ip netns add "$ns_r" && ip netns add "$ns_c" && ip netns add "$ns_s" || {
+if ! { ip netns add "$ns_r" && ip netns add "$ns_c" && ip netns add "$ns_s"; }; then
 	nok "namespaces"
 	check_summary check-deb
 	exit 1
-}
+fi
 ip -n "$ns_r" link add rc0 type veth peer name eth0 netns "$ns_c"
 ip -n "$ns_r" link add rs0 type veth peer name eth0 netns "$ns_s"
 ip netns exec "$ns_r" sysctl -qw net.ipv4.ip_forward=0
@@ -212,11 +222,12 @@ conffiles=$(cx dpkg-query -W -f='${Conffiles}' tern)
 check "/etc/tern/tern-rtrmgr.conf is a conffile" has "$conffiles" '/etc/tern/tern-rtrmgr.conf '
 # the boot config names the installed binaries (PREFIX=/usr)
 bins=$(cx sed -n 's/^[[:space:]]*binary[[:space:]]\+\([^;]*\);.*/\1/p' /etc/tern/tern-rtrmgr.conf)
-check "the boot config's binaries are installed: $(echo $bins)" \
+check "the boot config's binaries are installed: ${bins//$'\n'/ }" \
     bash -c '[[ -n $1 ]] && for b in $1; do test -x "$2$b" || exit 1; done' _ "$bins" "$rootfs"
 check "the unit is enabled (multi-user.target.wants)" \
     test -L "$rootfs/etc/systemd/system/multi-user.target.wants/tern.service"
 check "systemctl is-enabled tern: enabled" has "$(cx systemctl is-enabled tern 2>&1)" '^enabled$'
+check "the unit is loaded" has "$(cx systemctl show -P LoadState tern 2>&1)" '^loaded$'
 check "not started by the install: inactive" has "$(cx systemctl is-active tern 2>&1)" '^inactive$'
 check "... and no tern process" no_tern_process
 check "man tern.conf" man_has tern.conf 'tern-rtrmgr\|interfaces'
@@ -242,6 +253,7 @@ procs=$(cx ternsh -c "show processes" 2>&1)
 echo "$procs" | sed 's/^/     /'
 main=$(cx systemctl show -P MainPID tern)
 check "the unit's main process is tern-rtrmgr" has "$(cx cat "/proc/$main/comm" 2>&1)" '^tern-rtrmgr$'
+check "5 tern processes seen in the container" test "$(tern_pids | wc -l)" = 5
 fwdpid=$(awk '$1 == "fwd" { print $2 }' <<<"$procs")
 check "tern-fwd runs as tern" has "$(cx stat -c %U "/proc/${fwdpid:-0}" 2>&1)" '^tern$'
 
