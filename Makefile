@@ -38,8 +38,7 @@ DATADIR        ?= $(PREFIX)/share
 DOCDIR         ?= $(DATADIR)/doc/tern
 MANDIR         ?= $(DATADIR)/man
 # /usr: Debian's places (/etc; the unit directory of bookworm's systemd.pc,
-# pkg-config --variable=systemdsystemunitdir systemd, which debhelper 13.11
-# installs from)
+# pkg-config --variable=systemdsystemunitdir systemd)
 ifeq ($(PREFIX),/usr)
 SYSCONFDIR     ?= /etc
 SYSTEMDUNITDIR ?= /lib/systemd/system
@@ -48,8 +47,8 @@ SYSCONFDIR     ?= $(PREFIX)/etc
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 endif
 # The system's state and runtime directories whatever the prefix (not GNU's
-# $(PREFIX)/var and $(LOCALSTATEDIR)/run: /run is the tmpfs emptied at boot
-# that tern-rtrmgr's state file expects).
+# $(PREFIX)/var and $(LOCALSTATEDIR)/run: the runtime directory belongs on
+# the tmpfs emptied at boot; the defaults tern had before).
 LOCALSTATEDIR  ?= /var
 RUNSTATEDIR    ?= /run
 BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
@@ -63,6 +62,7 @@ $(foreach v,$(INSTALL_VARS),$(if $(filter 1,$(words $($(v)))),,$(error $(v)='$($
 $(foreach v,$(INSTALL_VARS),$(if $(filter /%,$($(v))),,$(error $(v)='$($(v))': must be an absolute path)))
 INSTALL_BAD := $(shell printf '%s' '$(subst ','\'',$(foreach v,$(INSTALL_VARS),$($(v))))' | tr -d 'A-Za-z0-9/._+ -')
 $(if $(INSTALL_BAD),$(error installation directories: characters '$(INSTALL_BAD)' not allowed (only A-Z a-z 0-9 / . _ + -)))
+$(if $(filter-out 0 1,$(words $(DESTDIR))),$(error DESTDIR='$(DESTDIR)': must be one path without blanks))
 TERN_CONF_DIR  := $(SYSCONFDIR)/tern
 TERN_STATE_DIR := $(LOCALSTATEDIR)/lib/tern
 TERN_RUN_DIR   := $(RUNSTATEDIR)/tern

@@ -6,12 +6,13 @@
 # Every file is where it should be with its mode and nothing else is
 # installed; no installed file holds the build tree's path or the other
 # prefix; the unit's ExecStart and the boot config's binaries are the
-# installed ones; the installed binaries run and have the installed paths
-# compiled in; every page passes groff -ww, `man -M` finds tern.conf, and
-# the pages name every option of each binary's --help and every key of the
-# boot config's parser; a changed configuration is kept by install (the new
-# one beside it as .dist) and by uninstall; uninstall leaves no other file
-# and removes only tern's own directories; a bad directory is refused.
+# installed ones and systemd-analyze verify takes the unit; the installed
+# binaries run and have the installed paths compiled in; every page passes
+# groff -ww, `man -M` finds tern.conf, and the pages name every option of
+# each binary's --help and every key of the boot config's parser; a changed
+# configuration is kept by install (the new one beside it as .dist) and by
+# uninstall; uninstall leaves no other file and removes only tern's own
+# directories; a relative DESTDIR works; a bad directory is refused.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../lib/check.sh
@@ -110,6 +111,13 @@ check_tree() {
 	check "$p: ExecStart's binary is installed" test -x "$d${exec%% *}"
 	doc=$(sed -n 's|^Documentation=.*file://\([^ ]*\).*|\1|p' "$unit")
 	check "$p: Documentation=file://$doc is installed" test -f "$d$doc"
+	# systemd takes the unit: its binary (under DESTDIR here) and its
+	# man: pages (in DESTDIR's MANDIR) found
+	if command -v systemd-analyze >/dev/null; then
+		sed "s|^ExecStart=|ExecStart=$d|" "$unit" >"$tmp/tern.service"
+		check "$p: systemd-analyze verify: $(MANPATH=$d$share/man systemd-analyze verify "$tmp/tern.service" 2>&1 | head -3)" \
+			env MANPATH="$d$share/man" systemd-analyze verify "$tmp/tern.service"
+	fi
 	# the boot config's binaries are the installed ones, every one of them
 	local bins bad=()
 	bins=$(sed -n 's/^[[:space:]]*binary \(.*\);.*/\1/p' "$d$etc/tern/tern-rtrmgr.conf")
