@@ -218,6 +218,8 @@ check "/var/lib/tern 0750 root:tern" \
     has "$(cx stat -c '%a %U:%G' /var/lib/tern)" '^750 root:tern$'
 check "/var/lib/tern/config (mgmt's store) 0750 tern:tern" \
     has "$(cx stat -c '%a %U:%G' /var/lib/tern/config)" '^750 tern:tern$'
+check "/run/tern 0750 tern:tern (for the unit's ReadWritePaths=)" \
+    has "$(cx stat -c '%a %U:%G' /run/tern)" '^750 tern:tern$'
 conffiles=$(cx dpkg-query -W -f='${Conffiles}' tern)
 check "/etc/tern/tern-rtrmgr.conf is a conffile" has "$conffiles" '/etc/tern/tern-rtrmgr.conf '
 # the boot config names the installed binaries (PREFIX=/usr)
@@ -247,6 +249,10 @@ step "systemctl start tern"
 cx chmod 0666 /dev/net/tun
 check "systemctl start tern" cxq systemctl start tern
 check "active" wait_until 20 unit_is active
+if ! unit_is active; then
+	cx systemctl status --no-pager tern 2>&1 | sed 's/^/     /'
+	cx journalctl --no-pager -u tern -n 40 2>&1 | sed 's/^/     /'
+fi
 running() { [[ $(cx ternsh -c "show processes" 2>/dev/null | awk '$3 == "running"' | wc -l) -ge 4 ]]; }
 check "mgmt, rib, fwd and bgp running" wait_until 30 running
 procs=$(cx ternsh -c "show processes" 2>&1)
@@ -304,6 +310,7 @@ step "apt purge tern"
 check "apt purge tern" cxq apt-get purge -y -q tern
 check "purged: /var/lib/tern" test ! -e "$rootfs/var/lib/tern"
 check "purged: /etc/tern" test ! -e "$rootfs/etc/tern"
+check "purged: /run/tern" cxq test ! -e /run/tern
 check "purged: the unit's enablement" \
     test ! -e "$rootfs/etc/systemd/system/multi-user.target.wants/tern.service"
 check "dpkg knows tern no more" bash -c '! grep -q "^Package: tern$" "$1/var/lib/dpkg/status"' _ "$rootfs"
