@@ -11,6 +11,7 @@
 #   systemctl start tern: every component up as the unit runs it, a config
 #   given to tern-fwd's two veths, ping of the router and through it;
 #   apt install --reinstall (an upgrade): the router restarted, forwarding;
+#   a reboot: the router started by the enabled unit, forwarding again;
 #   apt remove: the unit stopped and no tern process left; state kept;
 #   apt purge: /var/lib/tern and /etc/tern gone, the user kept.
 # Everything is removed afterwards, also on failure; every step is bounded.
@@ -87,22 +88,29 @@ man_has() { cx man -P cat "$1" 2>/dev/null | grep -q -- "$2"; } # PAGE REGEX
 pingq() { local ns=$1; shift; ip netns exec "$ns" ping -q "$@" >/dev/null 2>&1; }
 unit_is() { [[ $(cx systemctl is-active tern 2>&1) == "$1" ]]; }
 
-cleanup() {
-	local i
-	if [[ -n $nspawn ]] && kill -0 "$nspawn" 2>/dev/null; then
-		# SIGTERM: nspawn asks the container's systemd to power off
-		kill -TERM "$nspawn" 2>/dev/null
-		for ((i = 0; i < 150; i++)); do
-			kill -0 "$nspawn" 2>/dev/null || break
-			sleep 0.2
-		done
-		if kill -0 "$nspawn" 2>/dev/null; then
-			# the pid namespace ends with its init
-			[[ -n $init ]] && kill -KILL "$init" 2>/dev/null
-			kill -KILL "$nspawn" 2>/dev/null
-		fi
-		wait "$nspawn" 2>/dev/null
+# Powers the container off: 0 when it shut down by itself within 30 s.
+poweroff() {
+	local i rc=0
+	[[ -n $nspawn ]] && kill -0 "$nspawn" 2>/dev/null || return 0
+	# SIGTERM: nspawn asks the container's systemd to power off
+	kill -TERM "$nspawn" 2>/dev/null
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$nspawn" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$nspawn" 2>/dev/null; then
+		# the pid namespace ends with its init
+		[[ -n $init ]] && kill -KILL "$init" 2>/dev/null
+		kill -KILL "$nspawn" 2>/dev/null
+		rc=1
 	fi
+	wait "$nspawn" 2>/dev/null
+	nspawn= init=
+	return $rc
+}
+
+cleanup() {
+	poweroff
 	ip netns del "$ns_c" 2>/dev/null
 	ip netns del "$ns_s" 2>/dev/null
 	ip netns del "$ns_r" 2>/dev/null
@@ -181,26 +189,30 @@ ip -n "$ns_s" route add default via "$rtr_s"
 # ---- boot ---------------------------------------------------------------------
 # systemd as the container's PID 1 in the router namespace; all
 # capabilities, as a host's root has (tern-fwd's bpf, perfmon, ipc_lock).
-step "systemd-nspawn --boot"
-systemd-nspawn -q -b -D "$rootfs" --register=no --keep-unit -M "$machine" \
-    --network-namespace-path="/run/netns/$ns_r" --capability=all \
-    --console=read-only </dev/null >"$work/boot.log" 2>&1 &
-nspawn=$!
-wait_until 30 container_init >/dev/null && init=$(container_init)
-if [[ -z $init ]]; then
-	tail -n 20 "$work/boot.log"
-	nok "the container boots"
-	check_summary check-deb
-	exit 1
-fi
 booted() {
 	state=$(CX_TIMEOUT=10 cx systemctl is-system-running --wait 2>/dev/null)
 	has "$state" '^\(running\|degraded\)$'
 }
-state=
-check "the container boots" wait_until 60 booted
-echo "     systemd: $state"
-check "systemd is its PID 1" has "$(cx cat /proc/1/comm)" '^systemd$'
+# Boots the root (again); ends the test when it does not come up.
+boot() {
+	systemd-nspawn -q -b -D "$rootfs" --register=no --keep-unit -M "$machine" \
+	    --network-namespace-path="/run/netns/$ns_r" --capability=all \
+	    --console=read-only </dev/null >>"$work/boot.log" 2>&1 &
+	nspawn=$!
+	wait_until 30 container_init >/dev/null && init=$(container_init)
+	if [[ -z $init ]]; then
+		tail -n 20 "$work/boot.log"
+		nok "the container boots"
+		check_summary check-deb
+		exit 1
+	fi
+	state=
+	check "the container boots" wait_until 60 booted
+	echo "     systemd: $state"
+	check "systemd is its PID 1" has "$(cx cat /proc/1/comm)" '^systemd$'
+}
+step "systemd-nspawn --boot"
+boot
 
 # ---- apt install ------------------------------------------------------------------
 # (apt-get's --no-download refuses a .deb file: the container has no
@@ -295,6 +307,15 @@ check "running again after it (try-restart)" unit_is active
 check "... a new tern-rtrmgr ($main -> $main2)" test "${main2:-0}" != 0 -a "$main2" != "$main"
 check "mgmt, rib, fwd and bgp running again" wait_until 30 running
 check "forwarding again, the config kept" wait_until 20 pingq "$ns_c" -c 1 -W 1 "$server"
+
+# ---- a reboot: the enabled unit starts the router, with its stored config -
+step "reboot"
+check "the container powers off (the router stopped in time)" poweroff
+boot
+check "tern started at boot (enabled)" wait_until 30 unit_is active
+check "mgmt, rib, fwd and bgp running after the boot" wait_until 30 running
+check "forwarding after the boot (the stored config)" wait_until 20 \
+    pingq "$ns_c" -c 1 -W 1 "$server"
 
 # ---- apt remove, apt purge ---------------------------------------------------------------
 step "apt remove tern"
