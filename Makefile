@@ -438,5 +438,9 @@ endef
 clean:
 	rm -rf build
 
-# (not those of bench-compare's worktrees under build/compare: other trees)
--include $(shell find build -path build/compare -prune -o -type f -name '*.d' -print 2>/dev/null)
+# (not those of bench-compare's worktrees under build/compare, nor those of
+# make deb's copy under build/deb: other trees)
+-include $(shell find build \( -path build/compare -o -path build/deb \) -prune -o -type f -name '*.d' -print 2>/dev/null)
+
+# make deb, make check-deb (the Debian package; docs/packaging.md)
+include debian.mk

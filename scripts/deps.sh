@@ -2,9 +2,10 @@
 # Installs the Debian packages tern needs when any is missing; silent when all
 # are present. Run by `make deps` (and so by check and run) for building and
 # testing; `--bench` adds what only the benchmarks' peers need (make
-# deps-bench, run by bench, bench-NAME and bench-compare). Other arguments
+# deps-bench, run by bench, bench-NAME and bench-compare); `--deb` what only
+# make deb and make check-deb need (docs/packaging.md). Other arguments
 # are more package names.
-# Usage: deps.sh [--bench] [PACKAGE...]
+# Usage: deps.sh [--bench] [--deb] [PACKAGE...]
 set -euo pipefail
 
 PKGS=(
@@ -33,12 +34,16 @@ NO_SERVICES=(bird2:bird.service frr:frr.service prometheus:prometheus.service)
 # bench-fib's peers (DPDK rte_fib and rte_lpm, about 95 MB with what it pulls
 # in); bench-fib builds without them (tests/bench/module.mk)
 BENCH_PKGS=(libdpdk-dev)
+# make deb: dpkg-buildpackage and debhelper, lintian; make check-deb:
+# debootstrap for its Debian 12 root, systemd-nspawn to boot it
+DEB_PKGS=(debhelper dpkg-dev fakeroot lintian debootstrap systemd-container)
 
 for a in "$@"; do
 	case $a in
 	--bench) PKGS+=("${BENCH_PKGS[@]}") ;;
+	--deb) PKGS+=("${DEB_PKGS[@]}") ;;
 	-*)
-		echo "usage: deps.sh [--bench] [PACKAGE...]" >&2
+		echo "usage: deps.sh [--bench] [--deb] [PACKAGE...]" >&2
 		exit 2
 		;;
 	*) PKGS+=("$a") ;;
