@@ -9,11 +9,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bindir=${TERN_BIN:-$root/build/bin}
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-wait_for() { local end=$((SECONDS + $1)); shift; until "$@"; do ((SECONDS < end)) || return 1; sleep 0.05; done; }
+. "$root/tests/lib/check.sh"
 
 if [[ $(id -u) -ne 0 ]]; then
 	echo "skip: needs root for a network namespace"
@@ -25,6 +21,7 @@ chmod 755 "$tmp"
 run=$tmp/run
 ns=tern-rib6fwd$$
 fwd= rib=
+# only the pids this test started
 cleanup() {
 	[[ -n $rib ]] && kill -9 "$rib" 2>/dev/null && wait "$rib" 2>/dev/null
 	[[ -n $fwd ]] && kill -9 "$fwd" 2>/dev/null && wait "$fwd" 2>/dev/null
@@ -50,14 +47,14 @@ start_fwd() {
 	ip netns exec "$ns" "$bindir/tern-fwd" --rundir "$run" --log-level info \
 		2>>"$tmp/fwd.log" &
 	fwd=$!
-	wait_for 5 test -S "$run/fwd.sock" && fctl if d0 198.18.0.1/16 >/dev/null
+	wait_until 5 test -S "$run/fwd.sock" && fctl if d0 198.18.0.1/16 >/dev/null
 }
 check "tern-fwd up with d0 198.18.0.1/16" start_fwd
 "$bindir/tern-rib" --rundir "$run" --hold-ms=300 --log-level info \
 	2>>"$tmp/rib.log" &
 rib=$!
-check "tern-rib up" wait_for 5 test -S "$run/rib.sock"
-check "rib in sync with fwd" wait_for 5 rib_synced
+check "tern-rib up" wait_until 5 test -S "$run/rib.sock"
+check "rib in sync with fwd" wait_until 5 rib_synced
 base=$(fib_count)
 
 check "an IPv4 connected route from a client is refused" bash -c \
@@ -79,13 +76,13 @@ check "longest match of 2001:2:0:5::1 is 2001:2:0:5::/64" bash -c \
 check "show route of both families: IPv4 first, then IPv6" bash -c \
 	"'$tools/ribctl' '$run' show | awk 'NR == 1 && /^198\\.18\\.0\\.0\\/16/ { a = 1 } END { exit !a }' && \
 	 [[ \$('$tools/ribctl' '$run' show | grep -c '^2001:2:') == 201 ]]"
-check "rib counts them: $((base + 201)) routes wanted" wait_for 3 \
+check "rib counts them: $((base + 201)) routes wanted" wait_until 3 \
 	bash -c "[[ \$('$tools/ribctl' '$run' status | awk '{ print \$2 }') == $((base + 201)) ]]"
-check "rib is not stuck on them (pending 0)" wait_for 3 rib_synced
+check "rib is not stuck on them (pending 0)" wait_until 3 rib_synced
 check "fwd got no IPv6 entry: FIB still $base" fib_has "$base"
 check "fwd failed no FIB entry" bash -c "! grep -q 'could not apply' '$tmp/rib.log'"
 check "IPv4 still flows: 10 routes into fwd" rctl add 0 10
-check "fwd holds $((base + 10))" wait_for 5 fib_has $((base + 10))
+check "fwd holds $((base + 10))" wait_until 5 fib_has $((base + 10))
 check "withdraw 50 IPv6 routes" rctl del6 0 50
 check "show route 6: 151 left" test "$(n6)" = 151
 check "2001:2:0:5::1 now matches nothing (no default)" bash -c \
@@ -93,8 +90,8 @@ check "2001:2:0:5::1 now matches nothing (no default)" bash -c \
 
 kill -9 "$fwd"; wait "$fwd" 2>/dev/null; fwd=
 check "fwd restarted" start_fwd
-check "rib pushes the IPv4 FIB again: $((base + 10))" wait_for 8 fib_has $((base + 10))
-check "rib in sync with the new fwd, IPv6 held back" wait_for 5 rib_synced
+check "rib pushes the IPv4 FIB again: $((base + 10))" wait_until 8 fib_has $((base + 10))
+check "rib in sync with the new fwd, IPv6 held back" wait_until 5 rib_synced
 check "IPv6 routes still in rib: 151" test "$(n6)" = 151
 
 kill -TERM "$rib"; wait "$rib"; rc=$?; rib=
@@ -102,5 +99,4 @@ check "tern-rib SIGTERM: exit 0 (got $rc)" test $rc = 0
 check "no error in rib's log" bash -c "! grep -q ': err' '$tmp/rib.log'"
 kill -TERM "$fwd"; wait "$fwd" 2>/dev/null; fwd=
 ((fail > 0)) && tail -40 "$tmp/rib.log" "$tmp/fwd.log"
-echo "$pass passed, $fail failed"
-((fail == 0))
+check_summary test_rib6_fwd
