@@ -1128,6 +1128,7 @@ h_fib_status(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	st.fwd_connected = d->fs != RIB_D_FWD_DOWN;
 	st.batches = fs.batches;
 	st.inflight = (uint32_t)fs.inflight;
+	st.held6 = (uint32_t)fs.v6_held;
 	(void)ipc_reply(req, IPC_OK, &st.base);
 }
 

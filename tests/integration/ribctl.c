@@ -237,10 +237,10 @@ main(int argc, char **argv)
 		    call(RIB__METHOD__FIB_STATUS, &e.base);
 
 		printf("routes %u pending %u resyncing %d fwd %d sent %llu "
-		       "acked %llu\n",
+		       "acked %llu held6 %u\n",
 		    s->routes, s->pending, s->resyncing, s->fwd_connected,
 		    (unsigned long long)s->sent_seq,
-		    (unsigned long long)s->acked_seq);
+		    (unsigned long long)s->acked_seq, s->held6);
 	} else if (strcmp(argv[2], "source") == 0 && argc > 3) {
 		/* source NAME: its routes, selected, stale (SOURCES) */
 		Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;

@@ -80,6 +80,8 @@ check "rib counts them: $((base + 201)) routes wanted" wait_until 3 \
 	bash -c "[[ \$('$tools/ribctl' '$run' status | awk '{ print \$2 }') == $((base + 201)) ]]"
 check "rib is not stuck on them (pending 0)" wait_until 3 rib_synced
 check "fwd got no IPv6 entry: FIB still $base" fib_has "$base"
+check "rib says 201 IPv6 routes held back" bash -c \
+	"'$tools/ribctl' '$run' status | grep -q ' held6 201$'"
 check "fwd failed no FIB entry" bash -c "! grep -q 'could not apply' '$tmp/rib.log'"
 check "IPv4 still flows: 10 routes into fwd" rctl add 0 10
 check "fwd holds $((base + 10))" wait_until 5 fib_has $((base + 10))
@@ -93,6 +95,8 @@ check "fwd restarted" start_fwd
 check "rib pushes the IPv4 FIB again: $((base + 10))" wait_until 8 fib_has $((base + 10))
 check "rib in sync with the new fwd, IPv6 held back" wait_until 5 rib_synced
 check "IPv6 routes still in rib: 151" test "$(n6)" = 151
+check "... and held back: held6 151" bash -c \
+	"'$tools/ribctl' '$run' status | grep -q ' held6 151$'"
 
 kill -TERM "$rib"; wait "$rib"; rc=$?; rib=
 check "tern-rib SIGTERM: exit 0 (got $rc)" test $rc = 0
