@@ -194,7 +194,8 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 		v[nv++] = di;
 	}
 	if (q->sorted) {
-		qsort_r(v, nv, sizeof(*v), rib_dest_cmp, rib);
+		if (nv > 1) /* v is NULL when nothing matched */
+			qsort_r(v, nv, sizeof(*v), rib_dest_cmp, rib);
 		for (size_t i = 0; i < nv && rv == 0; i++)
 			rv = rib_walk_dest(rib, v[i], q, fn, arg, &count);
 		free(v);
