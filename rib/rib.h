@@ -12,7 +12,11 @@
  * Conventions: int functions return 0 (or a count) or -errno; on error they
  * fill *err when err is not NULL (code, index of the bad entry or -1, and a
  * message) and change nothing. Not thread-safe: one rib per event loop.
- * Addresses are libcommon's lc_ip4/lc_prefix4 (network byte order).
+ * Addresses are libcommon's lc_ip4/lc_prefix4 (network byte order); an
+ * IPv6 prefix or next hop says family AF_INET6 and uses the lc_ip6/lc_prefix6
+ * fields appended to each structure (the IPv4 ones are then unused), so
+ * IPv4 callers that know nothing of IPv6 stay as they are (docs/rib.md,
+ * "IPv6").
  */
 
 #include <stdbool.h>
@@ -43,10 +47,15 @@
 struct rib;
 
 /* A next hop: addr 0.0.0.0 with an ifindex = attached to that interface;
- * addr with ifindex 0 = resolved recursively through the table. */
+ * addr with ifindex 0 = resolved recursively through the table. IPv6
+ * (family AF_INET6): addr6 instead of addr (:: with an ifindex = attached);
+ * a link-local addr6 (fe80::/10) needs its ifindex and is direct on it. A
+ * route's next hops are of its prefix's family. */
 struct rib_nexthop {
 	struct lc_ip4 addr;
 	uint32_t ifindex;
+	uint32_t family;     /* 0 (or AF_INET): addr; AF_INET6: addr6 */
+	struct lc_ip6 addr6; /* AF_INET6 */
 };
 
 enum rib_rtype {
@@ -145,6 +154,8 @@ struct rib_route_upd {
 	uint32_t metric;
 	uint32_t n_nh;		      /* 1..RIB_NH_MAX for unicast, else 0 */
 	const struct rib_nexthop *nh; /* not kept */
+	uint8_t family;		      /* 0 (or AF_INET): pfx; AF_INET6: pfx6 */
+	struct lc_prefix6 pfx6;
 };
 
 /*
@@ -189,6 +200,11 @@ struct rib_query {
 	unsigned src;	  /* 0: any source */
 	bool active_only; /* only routes selected for the FIB */
 	bool sorted;	  /* by address, then length (costs a sort) */
+	/* ALL: 0 both families (IPv4 first when sorted), AF_INET or AF_INET6
+	 * only; the other matches: AF_INET6 takes pfx6/addr6, else pfx/addr */
+	uint8_t family;
+	struct lc_prefix6 pfx6;
+	struct lc_ip6 addr6;
 };
 
 #define RIB_RI_ACTIVE 0x01 /* selected, in the FIB */
@@ -209,6 +225,8 @@ struct rib_route_info {
 	const struct rib_nexthop *nh;
 	unsigned n_res; /* resolved: address + interface */
 	const struct rib_nexthop *res;
+	uint8_t family; /* AF_INET: pfx; AF_INET6: pfx6 */
+	struct lc_prefix6 pfx6;
 };
 
 /* Return non-zero to stop the walk (rib_route_walk then returns it). */
@@ -237,6 +255,8 @@ struct rib_fib_delta {
 	uint8_t type;  /* enum rib_rtype; UNICAST for DELETE */
 	uint16_t n_nh; /* 0 for DELETE/BLACKHOLE/REJECT */
 	const struct rib_nexthop *nh;
+	uint8_t family; /* 0 (or AF_INET): pfx; AF_INET6: pfx6 */
+	struct lc_prefix6 pfx6;
 };
 
 /*
@@ -278,6 +298,14 @@ int rib_fib_sync_load(struct rib *, const struct rib_fib_delta *d, size_t n,
     struct lc_err *err);
 long rib_fib_sync_end(struct rib *);
 
+/*
+ * Whether fwd takes IPv6 FIB entries (off in a new rib). Off: IPv6 prefixes
+ * are selected and resolved as usual (queries show them) but never sent;
+ * switching it on queues every IPv6 prefix whose wanted state fwd does not
+ * hold. rib_fib_stats() counts the prefixes held back in v6_held.
+ */
+void rib_fib_set_v6(struct rib *, bool on);
+
 struct rib_fib_stats {
 	uint64_t seq_sent; /* last batch emitted */
 	uint64_t seq_acked;
@@ -289,6 +317,8 @@ struct rib_fib_stats {
 	size_t acked;	  /* prefixes fwd acknowledged holding */
 	uint64_t batches; /* emitted in total */
 	uint64_t deltas;
+	size_t want6;	/* IPv6 prefixes rib wants in the FIB (in want) */
+	size_t v6_held; /* of those, not sent: fwd takes no IPv6 */
 };
 void rib_fib_stats(const struct rib *, struct rib_fib_stats *);
 

@@ -43,11 +43,13 @@ struct rd_conn {
 /* A static route with next hops given by interface name. */
 struct rd_named {
 	struct lc_prefix4 pfx;
+	uint8_t family; /* AF_INET6: pfx6 */
+	struct lc_prefix6 pfx6;
 	uint8_t type;
 	int16_t distance;
 	uint32_t metric;
 	unsigned n;
-	struct lc_ip4 addr[RIB_NH_MAX];
+	struct rib_nexthop nh[RIB_NH_MAX];    /* addresses as given */
 	char name[RIB_NH_MAX][RD_IFNAME_MAX]; /* "" = none */
 	uint32_t ifindex[RIB_NH_MAX];	      /* as resolved when added */
 };

@@ -98,6 +98,10 @@ rib_fib_delta_fill(const struct rib *rib, const struct rib_dest *d, uint32_t fg,
 {
 	memset(o, 0, sizeof(*o));
 	o->pfx = rib_dest_pfx(d);
+	if (d->flags & RIB_DF_V6) {
+		o->family = AF_INET6;
+		o->pfx6 = rib_dest_pfx6(rib, d);
+	}
 	o->type = RIB_RT_UNICAST;
 	if (fg == RIB_FG_BLACKHOLE)
 		o->type = RIB_RT_BLACKHOLE;
@@ -148,6 +152,13 @@ rib_fib_flush(struct rib *rib)
 			uint32_t di = q->v[q->head];
 			struct rib_dest *d = rib_dest(rib, di);
 
+			if ((d->flags & RIB_DF_V6) && !rib->fib_v6) {
+				/* held back: rib_fib_set_v6() queues it */
+				q->head++;
+				d->flags &= ~RIB_DF_QUEUED;
+				rib_dest_gc(rib, di);
+				continue;
+			}
 			if (d->want != d->sent && d->inflight == UINT16_MAX)
 				break; /* wait for acks */
 			if (d->want != d->sent &&
@@ -281,6 +292,23 @@ rib_fib_reset(struct rib *rib, bool requeue)
 	return (n);
 }
 
+void
+rib_fib_set_v6(struct rib *rib, bool on)
+{
+	if (on == rib->fib_v6)
+		return;
+	rib->fib_v6 = on;
+	if (!on)
+		return; /* fwd's state is reset by the new session anyway */
+	for (uint32_t di = rib_ipool_next(&rib->dests, 0); di != RIB_NIL;
+	     di = rib_ipool_next(&rib->dests, di)) {
+		const struct rib_dest *d = rib_dest(rib, di);
+
+		if ((d->flags & RIB_DF_V6) && d->want != d->sent)
+			rib_fib_enqueue(rib, di);
+	}
+}
+
 long
 rib_fib_repush(struct rib *rib)
 {
@@ -300,6 +328,7 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
     struct lc_err *err)
 {
 	struct rib_nexthop h[RIB_NH_MAX];
+	size_t n6 = 0;
 	int rv;
 
 	if (!rib->syncing)
@@ -310,7 +339,18 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = ntohl(e[i].pfx.addr.s_addr);
 
-		if (e[i].pfx.len > 32 || (a & ~lc_prefix4_mask(e[i].pfx.len)))
+		if (e[i].family == AF_INET6) {
+			struct lc_ip6 m = rib_ip6_mask(&e[i].pfx6.addr,
+			    e[i].pfx6.len, false);
+
+			if (e[i].pfx6.len > 128 ||
+			    memcmp(&m, &e[i].pfx6.addr, sizeof(m)) != 0)
+				return (lc_err_set(err, -EINVAL, (long)i,
+				    "entry %zu: invalid prefix %s", i,
+				    lc_prefix6_ntoa(&e[i].pfx6)));
+			n6++;
+		} else if (e[i].pfx.len > 32 ||
+		    (a & ~lc_prefix4_mask(e[i].pfx.len)))
 			return (lc_err_set(err, -EINVAL, (long)i,
 			    "entry %zu: invalid prefix %s/%u", i,
 			    lc_ip4_ntoa(e[i].pfx.addr), e[i].pfx.len));
@@ -328,11 +368,14 @@ rib_fib_sync_load(struct rib *rib, const struct rib_fib_delta *e, size_t n,
 				    "entry %zu: FIB next hop without interface",
 				    i));
 	}
-	if ((rv = rib_table_reserve(rib, n)) != 0)
+	if ((rv = rib_table_reserve(rib, n)) != 0 ||
+	    (n6 > 0 && (rv = rib_table_reserve6(rib, n6)) != 0))
 		return (lc_err_set(err, rv, -1, "out of memory"));
 	for (size_t i = 0; i < n; i++) {
-		uint32_t di = rib_dest_get(rib, ntohl(e[i].pfx.addr.s_addr),
-		    e[i].pfx.len);
+		uint32_t di = e[i].family == AF_INET6 ?
+		    rib_dest6_get(rib, &e[i].pfx6.addr, e[i].pfx6.len) :
+		    rib_dest_get(rib, ntohl(e[i].pfx.addr.s_addr),
+			e[i].pfx.len);
 		struct rib_dest *d = rib_dest(rib, di);
 		uint32_t fg;
 
@@ -386,6 +429,9 @@ rib_fib_stats(const struct rib *rib, struct rib_fib_stats *s)
 	s->acked = rib->n_acked;
 	s->batches = rib->batches;
 	s->deltas = rib->deltas;
+	s->want6 = rib->n_want6;
+	if (!rib->fib_v6)
+		s->v6_held = rib->n_want6;
 }
 
 long

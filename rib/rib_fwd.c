@@ -162,7 +162,7 @@ named_update(struct rib_d *d)
 		bool changed = false;
 
 		for (unsigned k = 0; k < n->n; k++) {
-			nh[k].addr = n->addr[k];
+			nh[k] = n->nh[k];
 			nh[k].ifindex = n->ifindex[k];
 			if (n->name[k][0] != '\0') {
 				nh[k].ifindex = rib_d_if_resolve(d, n->name[k]);
@@ -173,6 +173,8 @@ named_update(struct rib_d *d)
 			continue;
 		memset(&u, 0, sizeof(u));
 		u.pfx = n->pfx;
+		u.family = n->family;
+		u.pfx6 = n->pfx6;
 		u.op = RIB_OP_REPLACE;
 		u.type = n->type;
 		u.distance = n->distance;
@@ -181,7 +183,9 @@ named_update(struct rib_d *d)
 		u.nh = nh;
 		if (rib_route_batch(d->rib, RIB_SRC_STATIC, &u, 1, &err) != 0) {
 			lc_log_info("static %s by interface name: %s",
-			    lc_prefix4_ntoa(&n->pfx), err.msg);
+			    n->family == AF_INET6 ? lc_prefix6_ntoa(&n->pfx6) :
+						    lc_prefix4_ntoa(&n->pfx),
+			    err.msg);
 			continue;
 		}
 		for (unsigned k = 0; k < n->n; k++)
@@ -375,6 +379,11 @@ fib_fill(struct rib_d *d, const struct rib_fib_delta *dl, unsigned n)
 		r->pfx.v4 = e->pfx.addr;
 		r->len = e->pfx.len;
 		r->family = AF_INET;
+		if (e->family == AF_INET6) {
+			r->pfx.v6 = e->pfx6.addr;
+			r->len = e->pfx6.len;
+			r->family = AF_INET6;
+		}
 		r->op = e->op == RIB_FIB_DELETE ? IPC_ROUTE_DEL : IPC_ROUTE_ADD;
 		r->kind = e->type;
 		r->n_nh = e->n_nh;
@@ -393,6 +402,10 @@ fib_fill(struct rib_d *d, const struct rib_fib_delta *dl, unsigned n)
 			x->addr.v4 = e->nh[k].addr;
 			x->ifindex = e->nh[k].ifindex;
 			x->family = AF_INET;
+			if (e->nh[k].family == AF_INET6) {
+				x->addr.v6 = e->nh[k].addr6;
+				x->family = AF_INET6;
+			}
 		}
 		sl->nh = e->nh;
 		sl->n = e->n_nh;
@@ -474,6 +487,11 @@ resync_begin_cb(void *arg, int status, const struct lc_err *err,
 		    err->msg);
 	d->fwd_packed = status == IPC_OK && msg != NULL &&
 	    ((const Fwd__FibAck *)msg)->packed_ok;
+	/* IPv6 FIB entries only to a fwd that says it applies them: one that
+	 * does not would fail each (and rib would count them as held) */
+	rib_fib_set_v6(d->rib,
+	    status == IPC_OK && msg != NULL &&
+		((const Fwd__FibAck *)msg)->ipv6_ok);
 	d->begin_done = true;
 }
 

@@ -164,13 +164,28 @@ src_owned(struct rib_d *d, unsigned id, struct ipc_req *req)
 
 /* ---- routes in ----------------------------------------------------------- */
 
+static int conn6_only(struct rib_d *, struct lc_err *);
+
 /* Named static routes: remember them so a later interface (re)appearance
  * re-resolves them. */
+static bool
+named_is(const struct rd_named *n, uint8_t family, const struct lc_prefix4 *p,
+    const struct lc_prefix6 *p6)
+{
+	if ((n->family == AF_INET6) != (family == AF_INET6))
+		return (false);
+	if (family == AF_INET6)
+		return (n->pfx6.len == p6->len &&
+		    memcmp(&n->pfx6.addr, &p6->addr, sizeof(p6->addr)) == 0);
+	return (lc_prefix4_eq(&n->pfx, p));
+}
+
 static void
-named_forget(struct rib_d *d, const struct lc_prefix4 *p)
+named_forget(struct rib_d *d, uint8_t family, const struct lc_prefix4 *p,
+    const struct lc_prefix6 *p6)
 {
 	for (size_t i = 0; i < d->nnamed; i++)
-		if (lc_prefix4_eq(&d->named[i]->pfx, p)) {
+		if (named_is(d->named[i], family, p, p6)) {
 			free(d->named[i]);
 			d->named[i] = d->named[--d->nnamed];
 			return;
@@ -184,18 +199,20 @@ named_keep(struct rib_d *d, const struct rib_route_upd *u,
 {
 	struct rd_named *n;
 
-	named_forget(d, &u->pfx);
+	named_forget(d, u->family, &u->pfx, &u->pfx6);
 	if (lc_array_grow((void **)&d->named, &d->capnamed, d->nnamed + 1,
 		sizeof(*d->named)) != 0 ||
 	    (n = calloc(1, sizeof(*n))) == NULL)
 		return (-ENOMEM);
 	n->pfx = u->pfx;
+	n->family = u->family;
+	n->pfx6 = u->pfx6;
 	n->type = u->type;
 	n->distance = u->distance;
 	n->metric = u->metric;
 	n->n = u->n_nh;
 	for (unsigned i = 0; i < u->n_nh; i++) {
-		n->addr[i] = u->nh[i].addr;
+		n->nh[i] = u->nh[i];
 		n->ifindex[i] = u->nh[i].ifindex;
 		if (names[i] != NULL)
 			snprintf(n->name[i], RD_IFNAME_MAX, "%s", names[i]);
@@ -229,7 +246,8 @@ named_note(struct rib_d *d)
 			named |= nh_named(&s->nh[r->nh + i]);
 		}
 		if (!named)
-			named_forget(d, &d->upd[k].pfx);
+			named_forget(d, d->upd[k].family, &d->upd[k].pfx,
+			    &d->upd[k].pfx6);
 		else if (named_keep(d, &d->upd[k], names) != 0)
 			lc_log_warnx("out of memory keeping a route by "
 				     "interface name");
@@ -267,7 +285,6 @@ static int
 upd_conv(struct rib_d *d, struct lc_err *err)
 {
 	const struct ipc_route_set *s = &d->in;
-	bool v6 = false;
 
 	if (lc_array_grow((void **)&d->upd, &d->capupd, s->n + 1,
 		sizeof(*d->upd)) != 0 ||
@@ -279,26 +296,30 @@ upd_conv(struct rib_d *d, struct lc_err *err)
 	for (size_t i = 0; i < s->nnh; i++) {
 		const struct ipc_route_nh *h = &s->nh[i];
 
-		d->nh[i].addr = h->addr.v4;
+		memset(&d->nh[i], 0, sizeof(d->nh[i]));
+		if (h->family == AF_INET6) {
+			d->nh[i].family = AF_INET6;
+			d->nh[i].addr6 = h->addr.v6;
+		} else
+			d->nh[i].addr = h->addr.v4;
 		d->nh[i].ifindex = nh_named(h) ?
 		    rib_d_if_resolve(d, h->ifname) :
 		    h->ifindex;
-		v6 |= h->family != AF_INET;
 	}
 	for (size_t k = 0; k < s->n; k++) {
 		const struct ipc_route *r = &s->rt[k];
 		struct rib_route_upd *u = &d->upd[k];
-		bool nh6 = false;
 
-		for (unsigned i = 0; v6 && i < r->n_nh; i++)
-			nh6 |= s->nh[r->nh + i].family != AF_INET;
-		if (r->family != AF_INET || nh6) {
-			lc_err_set(err, -EAFNOSUPPORT, (long)k,
-			    "entry %zu: IPv6 routes are not supported yet", k);
-			return (-EAFNOSUPPORT);
+		/* a next hop of the other family is refused by the core */
+		memset(u, 0, sizeof(*u));
+		if (r->family == AF_INET6) {
+			u->family = AF_INET6;
+			u->pfx6.addr = r->pfx.v6;
+			u->pfx6.len = r->len;
+		} else {
+			u->pfx.addr = r->pfx.v4;
+			u->pfx.len = r->len;
 		}
-		u->pfx.addr = r->pfx.v4;
-		u->pfx.len = r->len;
 		u->op = r->op;
 		u->type = r->kind;
 		u->distance = r->distance ? (int16_t)r->distance : -1;
@@ -442,7 +463,8 @@ txn_apply(struct rib_d *d, struct lc_err *err)
 					     "interface name");
 			j++;
 		} else if (d->nnamed > 0) {
-			named_forget(d, &t->upd[k].pfx);
+			named_forget(d, t->upd[k].family, &t->upd[k].pfx,
+			    &t->upd[k].pfx6);
 		}
 	}
 	return (0);
@@ -626,8 +648,12 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		err_of(&err, &ie);
 		goto refuse;
 	}
-	id = src_resolve(d, b->source, b->source_name, b->distance, b->grace_ms,
-	    &created, &err);
+	if (b->source == RIB__SOURCE__CONNECTED && drv == 0) {
+		id = conn6_only(d, &err);
+		created = false;
+	} else
+		id = src_resolve(d, b->source, b->source_name, b->distance,
+		    b->grace_ms, &created, &err);
 	if (id < 0)
 		goto refuse;
 	if (drv != 0) {
@@ -639,7 +665,8 @@ h_route_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		goto undo;
 	if (id == RIB_SRC_STATIC)
 		named_note(d);
-	src_update(d, (unsigned)id, b->distance, b->grace_ms);
+	if (id != RIB_SRC_CONNECTED)
+		src_update(d, (unsigned)id, b->distance, b->grace_ms);
 	d->src[id].seq = b->seq;
 	src_owned(d, (unsigned)id, req);
 	reply_ack(req, b->seq, n, NULL, n, 0);
@@ -658,6 +685,25 @@ refuse:
 	    (unsigned long long)b->seq, ipc_peer_component(ipc_req_peer(req)),
 	    err.msg);
 	reply_ack(req, b->seq, 0, &err, n, 0);
+}
+
+/*
+ * A client's batch of source CONNECTED: IPv4 connected routes are fwd's
+ * interface addresses, but fwd reports no IPv6 address yet (IfAddr is IPv4),
+ * so IPv6 ones are taken from a client meanwhile (docs/rib.md, IPv6).
+ * RIB_SRC_CONNECTED, or -EPERM when an entry is IPv4.
+ */
+static int
+conn6_only(struct rib_d *d, struct lc_err *err)
+{
+	for (size_t k = 0; k < d->in.n; k++)
+		if (d->in.rt[k].family != AF_INET6)
+			return (lc_err_set(err, -EPERM, (long)k,
+			    "entry %zu: IPv4 connected routes come from "
+			    "tern-fwd's interface state, not from a client "
+			    "(IPv6 ones may, until fwd reports IPv6 addresses)",
+			    k));
+	return (RIB_SRC_CONNECTED);
 }
 
 static int
@@ -713,13 +759,17 @@ h_resync(struct ipc_req *req, const Rib__Resync *r, struct rib_d *d, bool begin)
 	if (id == RIB_SRC_STATIC) {
 		/* swept statics no longer need their names */
 		for (size_t i = 0; i < d->nnamed;) {
+			struct rd_named *nm = d->named[i];
 			struct rib_query q = {.match = RIB_MATCH_EXACT,
-			    .pfx = d->named[i]->pfx,
-			    .src = RIB_SRC_STATIC};
+			    .pfx = nm->pfx,
+			    .src = RIB_SRC_STATIC,
+			    .family = nm->family,
+			    .pfx6 = nm->pfx6};
 
 			if (rib_route_walk(d->rib, &q, q_count, NULL, NULL) ==
 			    0)
-				named_forget(d, &d->named[i]->pfx);
+				named_forget(d, nm->family, &nm->pfx,
+				    &nm->pfx6);
 			else
 				i++;
 		}
@@ -790,6 +840,39 @@ struct qctx {
 	size_t offset, limit, seen;
 };
 
+/* the IPv6 fields of a reply entry: prefix6, nh_addr6, resolved_addr6 */
+static int
+q_route6(struct lc_arena *a, const struct rib_route_info *ri,
+    Rib__RouteEntry *e, Rib__Route *r)
+{
+	/* one copy of the addresses: prefix, next hops, resolved */
+	struct lc_ip6 *v = lc_arena_alloc(a,
+	    sizeof(*v) * (1 + (size_t)ri->n_nh + ri->n_res));
+
+	r->nh_addr6 = lc_arena_alloc(a, sizeof(*r->nh_addr6) * (ri->n_nh + 1));
+	e->resolved_addr6 = lc_arena_alloc(a,
+	    sizeof(*e->resolved_addr6) * (ri->n_res + 1));
+	if (v == NULL || r->nh_addr6 == NULL || e->resolved_addr6 == NULL)
+		return (-ENOMEM);
+	v[0] = ri->pfx6.addr;
+	r->len = ri->pfx6.len;
+	r->prefix6.data = v[0].b;
+	r->prefix6.len = 16;
+	r->n_nh_addr6 = ri->n_nh;
+	e->n_resolved_addr6 = ri->n_res;
+	for (unsigned i = 0; i < ri->n_nh; i++) {
+		v[1 + i] = ri->nh[i].addr6;
+		r->nh_addr6[i].data = v[1 + i].b;
+		r->nh_addr6[i].len = 16;
+	}
+	for (unsigned i = 0; i < ri->n_res; i++) {
+		v[1 + ri->n_nh + i] = ri->res[i].addr6;
+		e->resolved_addr6[i].data = v[1 + ri->n_nh + i].b;
+		e->resolved_addr6[i].len = 16;
+	}
+	return (0);
+}
+
 static int
 q_route(void *arg, const struct rib_route_info *ri)
 {
@@ -809,14 +892,18 @@ q_route(void *arg, const struct rib_route_info *ri)
 	e->route = r;
 	r->prefix = ri->pfx.addr.s_addr;
 	r->len = ri->pfx.len;
+	if (ri->family == AF_INET6 && q_route6(a, ri, e, r) != 0)
+		return (-ENOMEM);
 	r->distance = ri->distance;
 	r->metric = ri->metric;
 	r->type = ri->type;
-	r->n_nh_addr = r->n_nh_ifindex = r->n_nh_ifname = ri->n_nh;
+	r->n_nh_addr = ri->family == AF_INET6 ? 0 : ri->n_nh;
+	r->n_nh_ifindex = r->n_nh_ifname = ri->n_nh;
 	r->nh_addr = lc_arena_alloc(a, sizeof(uint32_t) * (ri->n_nh + 1));
 	r->nh_ifindex = lc_arena_alloc(a, sizeof(uint32_t) * (ri->n_nh + 1));
 	r->nh_ifname = lc_arena_alloc(a, sizeof(char *) * (ri->n_nh + 1));
-	e->n_resolved_addr = e->n_resolved_ifindex = ri->n_res;
+	e->n_resolved_addr = ri->family == AF_INET6 ? 0 : ri->n_res;
+	e->n_resolved_ifindex = ri->n_res;
 	e->resolved_addr = lc_arena_alloc(a,
 	    sizeof(uint32_t) * (ri->n_res + 1));
 	e->resolved_ifindex = lc_arena_alloc(a,
@@ -925,21 +1012,38 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		c.limit = RIB_D_QUERY_LIMIT;
 	if (c.limit > RIB_D_QUERY_LIMIT_MAX)
 		c.limit = RIB_D_QUERY_LIMIT_MAX;
-	if (m->lookup != 0) {
+	if ((m->prefix6.len != 0 && m->prefix6.len != 16) ||
+	    (m->lookup6.len != 0 && m->lookup6.len != 16) ||
+	    (m->family != 0 && m->family != 4 && m->family != 6)) {
+		ipc_reply_error(req, IPC_BAD_REQUEST,
+		    "prefix6/lookup6 of 16 bytes, family 0, 4 or 6");
+		return;
+	}
+	if (m->lookup6.len == 16 || m->prefix6.len == 16) {
+		q.family = AF_INET6;
+		if (m->lookup6.len == 16)
+			memcpy(q.addr6.b, m->lookup6.data, 16);
+		if (m->prefix6.len == 16)
+			memcpy(q.pfx6.addr.b, m->prefix6.data, 16);
+		q.pfx6.len = (uint8_t)(m->len > 255 ? 255 : m->len);
+	} else if (m->family != 0)
+		q.family = m->family == 6 ? AF_INET6 : AF_INET;
+	if (m->lookup != 0 || m->lookup6.len == 16) {
 		q.match = RIB_MATCH_LONGEST;
 		q.addr.s_addr = m->lookup;
 	} else if (m->longer) {
 		q.match = RIB_MATCH_LONGER;
-	} else if (m->exact || m->prefix != 0 || m->len != 0) {
+	} else if (m->exact || m->prefix != 0 || m->len != 0 ||
+	    m->prefix6.len == 16) {
 		q.match = RIB_MATCH_EXACT;
 	} else {
 		q.match = RIB_MATCH_ALL;
 	}
-	if (m->len > 32) {
+	if (m->len >
+	    (q.family == AF_INET6 && q.match != RIB_MATCH_ALL ? 128 : 32)) {
 		ipc_reply_error(req, IPC_BAD_REQUEST,
-		    "prefix length %u is "
-		    "over 32",
-		    m->len);
+		    "prefix length %u is over %u", m->len,
+		    q.family == AF_INET6 ? 128 : 32);
 		return;
 	}
 	q.pfx.addr.s_addr = m->prefix;
@@ -977,9 +1081,21 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		ipc_reply_error(req, IPC_ERROR, "out of memory");
 		return;
 	}
-	if (q.match == RIB_MATCH_ALL || q.match == RIB_MATCH_LONGER)
+	if ((q.match == RIB_MATCH_ALL || q.match == RIB_MATCH_LONGER) &&
+	    q.family != AF_INET6) {
+		size_t off = c.offset;
+
+		if (q.match == RIB_MATCH_ALL && q.family == 0)
+			q.family = AF_INET; /* then IPv6 below */
 		rv = q_big(d, &q, &c, &err);
-	else
+		if (rv >= 0 && q.match == RIB_MATCH_ALL && m->family == 0) {
+			/* IPv6 after IPv4: sorted in one walk (the 8-byte
+			 * keys of q_big hold IPv4 only) */
+			c.offset = off;
+			q.family = AF_INET6;
+			rv = rib_route_walk(d->rib, &q, q_route, &c, &err);
+		}
+	} else
 		rv = rib_route_walk(d->rib, &q, q_route, &c, &err);
 	if (rv < 0) {
 		ipc_reply_error(req, IPC_ERROR, "%s",
@@ -1012,6 +1128,7 @@ h_fib_status(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	st.fwd_connected = d->fs != RIB_D_FWD_DOWN;
 	st.batches = fs.batches;
 	st.inflight = (uint32_t)fs.inflight;
+	st.held6 = (uint32_t)fs.v6_held;
 	(void)ipc_reply(req, IPC_OK, &st.base);
 }
 

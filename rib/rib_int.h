@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h> /* AF_INET6 */
 
 #include "rib.h"
 
@@ -114,9 +116,10 @@ rib_otab_first(const struct rib_otab *t, uint32_t hash)
 #define RIB_DF_QUEUED  0x01 /* in the FIB export queue */
 #define RIB_DF_DIRTY   0x02 /* selection to be redone */
 #define RIB_DF_COUNTED 0x04 /* has routes: counted in lencount */
+#define RIB_DF_V6      0x08 /* IPv6: addr is its address's index in a6 */
 
 struct rib_dest {      /* 24 bytes */
-	uint32_t addr; /* host order */
+	uint32_t addr; /* host order; IPv6: index in rib->a6 */
 	uint8_t len;
 	uint8_t flags;	   /* RIB_DF_* */
 	uint16_t inflight; /* FIB batch entries naming it */
@@ -148,17 +151,19 @@ struct rib_route {     /* 28 bytes */
 #define RIB_NHF_DIRTY	  0x02
 #define RIB_NHF_LOOP	  0x04 /* refused: loop or too deep */
 #define RIB_NHF_FROZEN	  0x08 /* flapped too often this round */
+#define RIB_NHF_V6	  0x10 /* IPv6: addr6 (addr 0) */
 #define RIB_NH_FLIP_MAX	  8
 
 struct rib_nh {
 	struct rib_hobj h;
 	uint32_t addr; /* host order */
 	uint32_t ifindex;
-	uint32_t refcnt; /* groups holding it */
-	uint32_t res;	 /* fib group it resolves to, 0 = none */
-	uint32_t via;	 /* dest resolving it (recursive) */
-	uint32_t mark;	 /* traversal stamp */
-	uint32_t *grps;	 /* groups containing it */
+	struct lc_ip6 addr6; /* RIB_NHF_V6 */
+	uint32_t refcnt;     /* groups holding it */
+	uint32_t res;	     /* fib group it resolves to, 0 = none */
+	uint32_t via;	     /* dest resolving it (recursive) */
+	uint32_t mark;	     /* traversal stamp */
+	uint32_t *grps;	     /* groups containing it */
 	uint32_t n_grps, cap_grps;
 	uint8_t flags;	/* RIB_NHF_* */
 	uint8_t flips;	/* resolution changes this round */
@@ -216,6 +221,10 @@ struct rib {
 	size_t htab_maplen;
 	uint32_t hmask, hcount;
 	uint32_t lencount[33]; /* dests with routes, per length */
+	struct rib_ipool a6;   /* struct lc_ip6 of the IPv6 dests */
+	uint32_t lencount6[129];
+	size_t n_want6; /* IPv6 dests with want set */
+	bool fib_v6;	/* fwd takes IPv6 entries */
 
 	struct rib_source src[RIB_SOURCE_MAX];
 
@@ -225,6 +234,8 @@ struct rib {
 	struct rib_otab nhs, grps, fgs;
 	uint32_t *rnh; /* recursive nh ids sorted by address */
 	uint32_t n_rnh, cap_rnh;
+	uint32_t *rnh6; /* the same for IPv6 */
+	uint32_t n_rnh6, cap_rnh6;
 
 	struct rib_vec dirty_dest, dirty_nh, touched_nh;
 	uint32_t stamp;
@@ -264,6 +275,15 @@ void rib_dest_prefetch(const struct rib *, uint32_t addr, uint8_t len,
 void rib_dest_gc(struct rib *, uint32_t idx);
 /* longest dest with routes covering addr (len >= minlen); RIB_NIL */
 uint32_t rib_dest_lpm(const struct rib *, uint32_t addr, unsigned minlen);
+/* IPv6: the same by 128-bit address (host bits zero) */
+uint32_t rib_dest6_find(const struct rib *, const struct lc_ip6 *, uint8_t len);
+uint32_t rib_dest6_get(struct rib *, const struct lc_ip6 *, uint8_t len);
+uint32_t rib_dest6_lpm(const struct rib *, const struct lc_ip6 *,
+    unsigned minlen);
+void rib_dest6_prefetch(const struct rib *, const struct lc_ip6 *, uint8_t len,
+    bool deep);
+/* room for `more` new IPv6 dests (after rib_table_reserve) */
+int rib_table_reserve6(struct rib *, size_t more);
 int rib_table_init(struct rib *);
 void rib_table_fini(struct rib *);
 int rib_table_reserve(struct rib *, size_t more);
@@ -272,7 +292,64 @@ rib_dest_pfx(const struct rib_dest *d)
 {
 	struct lc_prefix4 p = {lc_ip4_from_host(d->addr), d->len};
 
+	if (d->flags & RIB_DF_V6)
+		p.addr.s_addr = 0;
 	return (p);
+}
+static inline const struct lc_ip6 *
+rib_dest_a6(const struct rib *rib, const struct rib_dest *d)
+{
+	return (rib_ipool_at(&rib->a6, d->addr));
+}
+/* fills the family fields of a delta/info from d */
+static inline struct lc_prefix6
+rib_dest_pfx6(const struct rib *rib, const struct rib_dest *d)
+{
+	struct lc_prefix6 p;
+
+	memset(&p, 0, sizeof(p));
+	if (d->flags & RIB_DF_V6) {
+		p.addr = *rib_dest_a6(rib, d);
+		p.len = d->len;
+	}
+	return (p);
+}
+
+/* ---- IPv6 addresses (network order bytes: memcmp orders them) ------------ */
+static inline bool
+rib_ip6_zero(const struct lc_ip6 *a)
+{
+	static const struct lc_ip6 z;
+
+	return (memcmp(a, &z, sizeof(z)) == 0);
+}
+/* a with the bits past len cleared (ones: set) */
+static inline struct lc_ip6
+rib_ip6_mask(const struct lc_ip6 *a, unsigned len, bool ones)
+{
+	struct lc_ip6 r = *a;
+
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned keep = len >= 8 * (i + 1) ? 8 :
+		    len > 8 * i			   ? len - 8 * i :
+						     0;
+		uint8_t m = (uint8_t)(0xffu >> keep); /* host bits */
+
+		r.b[i] = ones ? (uint8_t)(r.b[i] | m) : (uint8_t)(r.b[i] & ~m);
+	}
+	return (r);
+}
+/* 0.0.0.0 or :: on an interface: the destination itself is the gateway */
+static inline bool
+rib_hop_attached(const struct rib_nexthop *h)
+{
+	return (h->family == AF_INET6 ? rib_ip6_zero(&h->addr6) :
+					h->addr.s_addr == 0);
+}
+static inline bool
+rib_ip6_linklocal(const struct lc_ip6 *a)
+{
+	return (a->b[0] == 0xfe && (a->b[1] & 0xc0) == 0x80);
 }
 
 /* rib_nh.c */

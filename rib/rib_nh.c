@@ -39,17 +39,38 @@ rib_fg(const struct rib *rib, uint32_t id)
 	return (rib_otab_get(&rib->fgs, id));
 }
 
+/* IPv4 before IPv6, then by address, then interface */
 static int
 rib_hop_cmp(const void *a, const void *b)
 {
 	const struct rib_nexthop *x = a, *y = b;
 	uint32_t xa = ntohl(x->addr.s_addr), ya = ntohl(y->addr.s_addr);
+	int c;
 
+	if (x->family != y->family)
+		return (x->family < y->family ? -1 : 1);
 	if (xa != ya)
 		return (xa < ya ? -1 : 1);
+	if (x->family == AF_INET6 &&
+	    (c = memcmp(&x->addr6, &y->addr6, sizeof(x->addr6))) != 0)
+		return (c);
 	if (x->ifindex != y->ifindex)
 		return (x->ifindex < y->ifindex ? -1 : 1);
 	return (0);
+}
+
+/* one form per hop, so that hop arrays compare with memcmp: family 0 for
+ * IPv4 with addr6 zero, addr zero for IPv6 */
+static void
+rib_hops_clean(struct rib_nexthop *h, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (h[i].family == AF_INET6)
+			h[i].addr.s_addr = 0;
+		else {
+			h[i].family = 0;
+			memset(&h[i].addr6, 0, sizeof(h[i].addr6));
+		}
 }
 
 /* sort and deduplicate in place; returns the new count */
@@ -58,6 +79,7 @@ rib_hops_norm(struct rib_nexthop *h, unsigned n)
 {
 	unsigned i, k;
 
+	rib_hops_clean(h, n);
 	if (n > 1)
 		qsort(h, n, sizeof(*h), rib_hop_cmp);
 	for (i = k = 0; i < n; i++)
@@ -71,10 +93,20 @@ rib_hops_hash(uint8_t type, const struct rib_nexthop *h, unsigned n)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ULL * (type + 1);
 
-	for (unsigned i = 0; i < n; i++)
-		x = (x ^ (((uint64_t)h[i].addr.s_addr << 32) | h[i].ifindex)) *
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a = h[i].addr.s_addr;
+
+		if (h[i].family == AF_INET6) {
+			uint64_t hi, lo;
+
+			memcpy(&hi, h[i].addr6.b, 8);
+			memcpy(&lo, h[i].addr6.b + 8, 8);
+			a = rib_hash32(hi) ^ ((uint64_t)rib_hash32(lo) << 32);
+		}
+		x = (x ^ ((a << 32) | h[i].ifindex) ^ (a >> 32)) *
 			0x100000001b3ULL +
 		    (x >> 29);
+	}
 	return (rib_hash32(x ^ n));
 }
 
@@ -199,11 +231,65 @@ rib_rnh_lower(const struct rib *rib, uint32_t addr)
 	return (lo);
 }
 
+/* IPv6: first index in rnh6 whose address is >= a */
+static uint32_t
+rib_rnh6_lower(const struct rib *rib, const struct lc_ip6 *a)
+{
+	uint32_t lo = 0, hi = rib->n_rnh6;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (memcmp(&rib_nh(rib, rib->rnh6[mid])->addr6, a, sizeof(*a)) <
+		    0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo);
+}
+
+static int
+rib_rnh6_insert(struct rib *rib, uint32_t id)
+{
+	uint32_t pos;
+
+	if (rib->n_rnh6 == rib->cap_rnh6) {
+		uint32_t nc = rib->cap_rnh6 ? rib->cap_rnh6 * 2 : 64;
+		uint32_t *nv = realloc(rib->rnh6, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return (-ENOMEM);
+		rib->rnh6 = nv;
+		rib->cap_rnh6 = nc;
+	}
+	pos = rib_rnh6_lower(rib, &rib_nh(rib, id)->addr6);
+	memmove(&rib->rnh6[pos + 1], &rib->rnh6[pos],
+	    (rib->n_rnh6 - pos) * sizeof(*rib->rnh6));
+	rib->rnh6[pos] = id;
+	rib->n_rnh6++;
+	return (0);
+}
+
+static void
+rib_rnh6_remove(struct rib *rib, uint32_t id)
+{
+	uint32_t pos = rib_rnh6_lower(rib, &rib_nh(rib, id)->addr6);
+
+	while (rib->rnh6[pos] != id)
+		pos++;
+	memmove(&rib->rnh6[pos], &rib->rnh6[pos + 1],
+	    (rib->n_rnh6 - pos - 1) * sizeof(*rib->rnh6));
+	rib->n_rnh6--;
+}
+
 static int
 rib_rnh_insert(struct rib *rib, uint32_t id)
 {
 	uint32_t pos;
 
+	if (rib_nh(rib, id)->flags & RIB_NHF_V6)
+		return (rib_rnh6_insert(rib, id));
 	if (rib->n_rnh == rib->cap_rnh) {
 		uint32_t nc = rib->cap_rnh ? rib->cap_rnh * 2 : 64;
 		uint32_t *nv = realloc(rib->rnh, nc * sizeof(*nv));
@@ -224,8 +310,13 @@ rib_rnh_insert(struct rib *rib, uint32_t id)
 static void
 rib_rnh_remove(struct rib *rib, uint32_t id)
 {
-	uint32_t pos = rib_rnh_lower(rib, rib_nh(rib, id)->addr);
+	uint32_t pos;
 
+	if (rib_nh(rib, id)->flags & RIB_NHF_V6) {
+		rib_rnh6_remove(rib, id);
+		return;
+	}
+	pos = rib_rnh_lower(rib, rib_nh(rib, id)->addr);
 	while (rib->rnh[pos] != id)
 		pos++;
 	memmove(&rib->rnh[pos], &rib->rnh[pos + 1],
@@ -323,15 +414,24 @@ rib_nh_resolve(struct rib *rib, uint32_t id, uint32_t *res, uint32_t *via,
 	*depth = 0;
 	*loop = false;
 	if (!(n->flags & RIB_NHF_RECURSIVE)) {
+		/* IPv6 link-local next hops are always here: direct on their
+		 * interface, never looked up in the table */
 		if (rib_if_up_int(rib, n->ifindex)) {
 			struct rib_nexthop hop = {lc_ip4_from_host(n->addr),
-			    n->ifindex};
+			    n->ifindex, 0, {{0}}};
 
+			if (n->flags & RIB_NHF_V6) {
+				hop.family = AF_INET6;
+				hop.addr6 = n->addr6;
+			}
 			*res = rib_fg_get(rib, RIB_RT_UNICAST, &hop, 1);
 		}
 		return;
 	}
-	di = rib_dest_lpm(rib, n->addr, rib->conf.resolve_via_default ? 0 : 1);
+	di = n->flags & RIB_NHF_V6 ?
+	    rib_dest6_lpm(rib, &n->addr6,
+		rib->conf.resolve_via_default ? 0 : 1) :
+	    rib_dest_lpm(rib, n->addr, rib->conf.resolve_via_default ? 0 : 1);
 	if (di == RIB_NIL)
 		return;
 	*via = di;
@@ -352,13 +452,18 @@ rib_nh_resolve(struct rib *rib, uint32_t id, uint32_t *res, uint32_t *via,
 	*depth = (uint8_t)(h + 1);
 	fg = rib_fg(rib, d->want);
 	for (unsigned i = 0; i < fg->n; i++)
-		if (fg->hop[i].addr.s_addr == 0) {
+		if (rib_hop_attached(&fg->hop[i])) {
 			struct rib_nexthop *t = rib->hscratch;
 
 			memcpy(t, fg->hop, fg->n * sizeof(*t));
-			for (unsigned j = 0; j < fg->n; j++)
-				if (t[j].addr.s_addr == 0)
+			for (unsigned j = 0; j < fg->n; j++) {
+				if (!rib_hop_attached(&t[j]))
+					continue;
+				if (t[j].family == AF_INET6)
+					t[j].addr6 = n->addr6;
+				else
 					t[j].addr = lc_ip4_from_host(n->addr);
+			}
 			*res = rib_fg_get(rib, RIB_RT_UNICAST, t, fg->n);
 			return;
 		}
@@ -366,16 +471,28 @@ rib_nh_resolve(struct rib *rib, uint32_t id, uint32_t *res, uint32_t *via,
 	*res = d->want;
 }
 
+/* a6 NULL: IPv4 addr (host order); else IPv6 a6 (addr 0) */
 static uint32_t
-rib_nh_get(struct rib *rib, uint32_t addr, uint32_t ifindex)
+rib_nh_get(struct rib *rib, uint32_t addr, const struct lc_ip6 *a6,
+    uint32_t ifindex)
 {
 	uint32_t hash = rib_hash32(((uint64_t)ifindex << 32) | addr), id;
 	struct rib_nh *n;
 	bool loop;
 
+	if (a6 != NULL) {
+		uint64_t hi, lo;
+
+		memcpy(&hi, a6->b, 8);
+		memcpy(&lo, a6->b + 8, 8);
+		hash = rib_hash32(
+		    hi ^ rib_hash32(lo) ^ ((uint64_t)ifindex << 40) ^ 0x6);
+	}
 	for (id = rib_otab_first(&rib->nhs, hash); id != 0;) {
 		n = rib_nh(rib, id);
-		if (n->addr == addr && n->ifindex == ifindex) {
+		if (n->addr == addr && n->ifindex == ifindex &&
+		    !!(n->flags & RIB_NHF_V6) == (a6 != NULL) &&
+		    (a6 == NULL || memcmp(&n->addr6, a6, sizeof(*a6)) == 0)) {
 			n->refcnt++;
 			return (id);
 		}
@@ -387,6 +504,10 @@ rib_nh_get(struct rib *rib, uint32_t addr, uint32_t ifindex)
 	n->addr = addr;
 	n->ifindex = ifindex;
 	n->refcnt = 1;
+	if (a6 != NULL) {
+		n->addr6 = *a6;
+		n->flags |= RIB_NHF_V6;
+	}
 	if (ifindex == 0)
 		n->flags |= RIB_NHF_RECURSIVE;
 	if ((id = rib_otab_add(&rib->nhs, n)) == 0) {
@@ -406,7 +527,7 @@ rib_nh_get(struct rib *rib, uint32_t addr, uint32_t ifindex)
 uint32_t
 rib_nh_watch(struct rib *rib, uint32_t addr)
 {
-	return (rib_nh_get(rib, addr, 0));
+	return (rib_nh_get(rib, addr, NULL, 0));
 }
 
 static void rib_nh_unref(struct rib *rib, uint32_t id);
@@ -427,7 +548,7 @@ rib_nh_state(const struct rib *rib, uint32_t id, struct rib_nh_state *st)
 	if (id == 0 || id >= rib->nhs.n || (n = rib_nh(rib, id)) == NULL)
 		return;
 	st->reachable = n->res > RIB_FG_REJECT;
-	if (n->via == RIB_NIL)
+	if (n->via == RIB_NIL || (n->flags & RIB_NHF_V6))
 		return;
 	{
 		const struct rib_dest *d = rib_dest(rib, n->via);
@@ -559,7 +680,7 @@ rib_grp_get(struct rib *rib, const struct rib_nexthop *in, uint32_t n)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = rib_nh_get(rib, ntohl(h[i].addr.s_addr),
-		    h[i].ifindex);
+		    h[i].family == AF_INET6 ? &h[i].addr6 : NULL, h[i].ifindex);
 
 		if (id == 0 || rib_nh_add_grp(rib_nh(rib, id), gid) != 0) {
 			if (id != 0)
@@ -594,6 +715,40 @@ rib_nh_mark_dirty(struct rib *rib, uint32_t id)
 	n->flags |= RIB_NHF_DIRTY;
 }
 
+/* a v6 nh n covered by dest d has to be looked at again */
+static void
+rib_nh_covered(struct rib *rib, const struct rib_dest *d, uint32_t di,
+    uint32_t id, bool has)
+{
+	struct rib_nh *n = rib_nh(rib, id);
+
+	if (n->via == di) {
+		if (d->routes == RIB_NIL)
+			n->via = RIB_NIL; /* di may be freed */
+		rib_nh_mark_dirty(rib, id);
+	} else if (has &&
+	    (n->via == RIB_NIL || rib_dest(rib, n->via)->len < d->len))
+		rib_nh_mark_dirty(rib, id);
+}
+
+static void
+rib_nh_dest6_changed(struct rib *rib, const struct rib_dest *d, uint32_t di,
+    bool has)
+{
+	const struct lc_ip6 *a = rib_dest_a6(rib, d);
+	struct lc_ip6 last = rib_ip6_mask(a, d->len, true);
+
+	if (rib->n_rnh6 == 0)
+		return;
+	for (uint32_t i = rib_rnh6_lower(rib, a); i < rib->n_rnh6; i++) {
+		uint32_t id = rib->rnh6[i];
+
+		if (memcmp(&rib_nh(rib, id)->addr6, &last, sizeof(last)) > 0)
+			break;
+		rib_nh_covered(rib, d, di, id, has);
+	}
+}
+
 void
 rib_nh_dest_changed(struct rib *rib, const struct rib_dest *d, uint32_t di)
 {
@@ -602,23 +757,20 @@ rib_nh_dest_changed(struct rib *rib, const struct rib_dest *d, uint32_t di)
 
 	if (d->len == 0 && !rib->conf.resolve_via_default)
 		has = false; /* can never be a via */
+	if (d->flags & RIB_DF_V6) {
+		rib_nh_dest6_changed(rib, d, di, has);
+		return;
+	}
 	/* most prefixes cover no recursive next hop: skip the search */
 	if (rib->n_rnh == 0 || rib_nh(rib, rib->rnh[0])->addr > last ||
 	    rib_nh(rib, rib->rnh[rib->n_rnh - 1])->addr < d->addr)
 		return;
 	for (uint32_t i = rib_rnh_lower(rib, d->addr); i < rib->n_rnh; i++) {
 		uint32_t id = rib->rnh[i];
-		struct rib_nh *n = rib_nh(rib, id);
 
-		if (n->addr > last)
+		if (rib_nh(rib, id)->addr > last)
 			break;
-		if (n->via == di) {
-			if (d->routes == RIB_NIL)
-				n->via = RIB_NIL; /* di may be freed */
-			rib_nh_mark_dirty(rib, id);
-		} else if (has &&
-		    (n->via == RIB_NIL || rib_dest(rib, n->via)->len < d->len))
-			rib_nh_mark_dirty(rib, id);
+		rib_nh_covered(rib, d, di, id, has);
 	}
 }
 
@@ -734,8 +886,10 @@ rib_nh_fini(struct rib *rib)
 	rib_otab_fini(&rib->grps);
 	rib_otab_fini(&rib->fgs);
 	free(rib->rnh);
+	free(rib->rnh6);
 	free(rib->hscratch);
 	rib->rnh = NULL;
+	rib->rnh6 = NULL;
 	rib->hscratch = NULL;
 }
 

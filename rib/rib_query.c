@@ -12,6 +12,8 @@ rib_route_info_fill(const struct rib *rib, const struct rib_dest *d,
 {
 	memset(o, 0, sizeof(*o));
 	o->pfx = rib_dest_pfx(d);
+	o->family = d->flags & RIB_DF_V6 ? AF_INET6 : AF_INET;
+	o->pfx6 = rib_dest_pfx6(rib, d);
 	o->src = r->src;
 	o->src_name = rib->src[r->src].name;
 	o->type = r->type;
@@ -69,10 +71,55 @@ rib_dest_cmp(const void *a, const void *b, void *arg)
 {
 	const struct rib_dest *x = rib_dest(arg, *(const uint32_t *)a);
 	const struct rib_dest *y = rib_dest(arg, *(const uint32_t *)b);
+	int c;
 
-	if (x->addr != y->addr)
+	if ((x->flags & RIB_DF_V6) != (y->flags & RIB_DF_V6))
+		return ((x->flags & RIB_DF_V6) ? 1 : -1);
+	if ((x->flags & RIB_DF_V6) &&
+	    (c = memcmp(rib_dest_a6(arg, x), rib_dest_a6(arg, y), 16)) != 0)
+		return (c);
+	if (x->addr != y->addr && !(x->flags & RIB_DF_V6))
 		return (x->addr < y->addr ? -1 : 1);
 	return ((int)x->len - (int)y->len);
+}
+
+/* IPv6 EXACT and LONGEST */
+static long
+rib_route_walk6(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
+    void *arg)
+{
+	uint32_t di = q->match == RIB_MATCH_EXACT ?
+	    rib_dest6_find(rib, &q->pfx6.addr, q->pfx6.len) :
+	    rib_dest6_lpm(rib, &q->addr6, 0);
+	long count = 0;
+	int rv = 0;
+
+	if (di != RIB_NIL)
+		rv = rib_walk_dest(rib, di, q, fn, arg, &count);
+	return (rv != 0 ? rv : count);
+}
+
+/* Does the table scan of ALL or LONGER (paddr..last, pfx6..hi) take d? */
+static bool
+rib_scan_match(const struct rib *rib, const struct rib_query *q,
+    const struct rib_dest *d, uint32_t paddr, uint32_t last,
+    const struct lc_ip6 *hi)
+{
+	bool v6 = d->flags & RIB_DF_V6;
+	const struct lc_ip6 *a;
+
+	if (d->routes == RIB_NIL)
+		return (false);
+	if (q->match == RIB_MATCH_ALL)
+		return (q->family == 0 || v6 == (q->family == AF_INET6));
+	if (v6 != (q->family == AF_INET6))
+		return (false);
+	if (!v6)
+		return (d->len >= q->pfx.len && d->addr >= paddr &&
+		    d->addr <= last);
+	a = rib_dest_a6(rib, d);
+	return (d->len >= q->pfx6.len && memcmp(a, &q->pfx6.addr, 16) >= 0 &&
+	    memcmp(a, hi, 16) <= 0);
 }
 
 long
@@ -80,6 +127,7 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
     void *arg, struct lc_err *err)
 {
 	uint32_t paddr, last, di, *v = NULL;
+	struct lc_ip6 hi, m;
 	size_t nv = 0, cap = 0;
 	long count = 0;
 	int rv = 0;
@@ -89,8 +137,22 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 	if (q->src != 0 && (q->src >= RIB_SOURCE_MAX || !rib->src[q->src].used))
 		return (
 		    lc_err_set(err, -ENOENT, -1, "unknown source %u", q->src));
+	if (q->family != 0 && q->family != AF_INET && q->family != AF_INET6)
+		return (
+		    lc_err_set(err, -EINVAL, -1, "bad family %u", q->family));
+	m = rib_ip6_mask(&q->pfx6.addr, q->pfx6.len, false);
+	hi = rib_ip6_mask(&q->pfx6.addr, q->pfx6.len, true);
+	if (q->family == AF_INET6 && q->match != RIB_MATCH_ALL &&
+	    q->match != RIB_MATCH_LONGEST &&
+	    (q->pfx6.len > 128 || memcmp(&m, &q->pfx6.addr, 16) != 0))
+		return (lc_err_set(err, -EINVAL, -1, "invalid prefix %s",
+		    lc_prefix6_ntoa(&q->pfx6)));
+	if (q->family == AF_INET6 &&
+	    (q->match == RIB_MATCH_EXACT || q->match == RIB_MATCH_LONGEST))
+		return (rib_route_walk6(rib, q, fn, arg));
 	paddr = ntohl(q->pfx.addr.s_addr);
 	if ((q->match == RIB_MATCH_EXACT || q->match == RIB_MATCH_LONGER) &&
+	    q->family != AF_INET6 &&
 	    (q->pfx.len > 32 || (paddr & ~lc_prefix4_mask(q->pfx.len))))
 		return (lc_err_set(err, -EINVAL, -1, "invalid prefix %s/%u",
 		    lc_ip4_ntoa(q->pfx.addr), q->pfx.len));
@@ -108,12 +170,8 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 	    0xffffffffu;
 	for (di = rib_ipool_next(&rib->dests, 0); di != RIB_NIL;
 	     di = rib_ipool_next(&rib->dests, di)) {
-		const struct rib_dest *d = rib_dest(rib, di);
-
-		if (d->routes == RIB_NIL)
-			continue;
-		if (q->match == RIB_MATCH_LONGER &&
-		    (d->len < q->pfx.len || d->addr < paddr || d->addr > last))
+		if (!rib_scan_match(rib, q, rib_dest(rib, di), paddr, last,
+			&hi))
 			continue;
 		if (!q->sorted) {
 			if ((rv = rib_walk_dest(rib, di, q, fn, arg, &count)) !=
@@ -136,7 +194,8 @@ rib_route_walk(struct rib *rib, const struct rib_query *q, rib_route_fn fn,
 		v[nv++] = di;
 	}
 	if (q->sorted) {
-		qsort_r(v, nv, sizeof(*v), rib_dest_cmp, rib);
+		if (nv > 1) /* v is NULL when nothing matched */
+			qsort_r(v, nv, sizeof(*v), rib_dest_cmp, rib);
 		for (size_t i = 0; i < nv && rv == 0; i++)
 			rv = rib_walk_dest(rib, v[i], q, fn, arg, &count);
 		free(v);
@@ -162,6 +221,7 @@ rib_mem_stats(const struct rib *rib, struct rib_mem_stats *s)
 	memset(s, 0, sizeof(*s));
 	s->bytes = malloc_usable_size((void *)rib) +
 	    rib_ipool_bytes(&rib->dests) + rib_ipool_bytes(&rib->routes) +
+	    rib_ipool_bytes(&rib->a6) + malloc_usable_size(rib->rnh6) +
 	    ((size_t)rib->hmask + 1) * sizeof(*rib->htab) +
 	    rib_otab_bytes(&rib->nhs) + rib_otab_bytes(&rib->grps) +
 	    rib_otab_bytes(&rib->fgs) + malloc_usable_size(rib->rnh) +

@@ -220,11 +220,14 @@ rib_dest_select(struct rib *rib, uint32_t di)
 	has = d->routes != RIB_NIL;
 	if (has != !!(d->flags & RIB_DF_COUNTED)) {
 		structural = true;
+		uint32_t *lc = d->flags & RIB_DF_V6 ? rib->lencount6 :
+						      rib->lencount;
+
 		if (has) {
-			rib->lencount[d->len]++;
+			lc[d->len]++;
 			d->flags |= RIB_DF_COUNTED;
 		} else {
-			rib->lencount[d->len]--;
+			lc[d->len]--;
 			d->flags &= ~RIB_DF_COUNTED;
 		}
 	}
@@ -236,10 +239,13 @@ rib_dest_select(struct rib *rib, uint32_t di)
 		return;
 	}
 	if (want != d->want) {
-		if (d->want == RIB_FG_NONE)
-			rib->n_want++;
-		else if (want == RIB_FG_NONE)
-			rib->n_want--;
+		int dw = d->want == RIB_FG_NONE ? 1 :
+		    want == RIB_FG_NONE		? -1 :
+						  0;
+
+		rib->n_want += (size_t)(ssize_t)dw;
+		if (d->flags & RIB_DF_V6)
+			rib->n_want6 += (size_t)(ssize_t)dw;
 		rib_fg_unref(rib, d->want);
 		d->want = want;
 		rib_fib_enqueue(rib, di);
@@ -543,16 +549,129 @@ rib_nh_addr_ok(uint32_t a)
 	return (top != 0 && top != 127 && top < 224);
 }
 
+/* type, distance and next-hop count of an add (pb: its prefix as text):
+ * 0 when its next hops are to be checked, 1 when it has none, or -EINVAL */
+static int
+rib_upd_shape_check(const struct rib_route_upd *u, long i, const char *pb,
+    struct lc_err *err)
+{
+	if (u->type > RIB_RT_REJECT)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: bad type %u", i, pb, u->type));
+	if (u->distance < -1 || u->distance > 255)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: distance %d out of 0..255", i, pb,
+		    u->distance));
+	if (u->type != RIB_RT_UNICAST) {
+		if (u->n_nh != 0)
+			return (lc_err_set(err, -EINVAL, i,
+			    "entry %ld: %s: blackhole/reject route with next hops",
+			    i, pb));
+		return (1);
+	}
+	if (u->n_nh == 0 || u->nh == NULL)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: no next hop", i, pb));
+	if (u->n_nh > RIB_NH_MAX)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: %u next hops > %d", i, pb, u->n_nh,
+		    RIB_NH_MAX));
+	return (0);
+}
+
+/* a next hop's interface, either family */
+static int
+rib_hop_if_check(unsigned src, const struct rib_nexthop *h, long i,
+    const char *pb, struct lc_err *err)
+{
+	if (h->ifindex > RIB_IFINDEX_MAX)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: interface index %u too large", i, pb,
+		    h->ifindex));
+	if (src == RIB_SRC_CONNECTED && h->ifindex == 0)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: %s: connected route without interface", i, pb));
+	return (0);
+}
+
+/* an IPv6 next-hop address: :: (attached, with an interface), or unicast
+ * that is neither loopback nor IPv4-mapped; link-local needs its interface */
+static const char *
+rib_nh6_bad(const struct rib_nexthop *h)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+	    0xff};
+	const uint8_t *b = h->addr6.b;
+
+	if (rib_ip6_zero(&h->addr6))
+		return (
+		    h->ifindex == 0 ? "next hop :: without interface" : NULL);
+	if (b[0] == 0xff)
+		return ("multicast next hop");
+	if (memcmp(b, mapped, 12) == 0)
+		return ("IPv4-mapped next hop");
+	if (memcmp(b, mapped, 12 - 2) == 0 && b[10] == 0 && b[11] == 0 &&
+	    b[12] == 0 && b[13] == 0 && b[14] == 0 && b[15] == 1)
+		return ("loopback next hop");
+	if (rib_ip6_linklocal(&h->addr6) && h->ifindex == 0)
+		return ("link-local next hop without interface");
+	return (NULL);
+}
+
+static int
+rib_upd6_check(unsigned src, const struct rib_route_upd *u, long i,
+    struct lc_err *err)
+{
+	char pb[LC_PREFIX6_STRLEN], ab[LC_IP6_STRLEN];
+	struct lc_ip6 m;
+	int rv;
+
+	if (u->pfx6.len > 128)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: prefix length %u > 128", i, u->pfx6.len));
+	m = rib_ip6_mask(&u->pfx6.addr, u->pfx6.len, false);
+	lc_prefix6_str(&u->pfx6, pb);
+	if (memcmp(&m, &u->pfx6.addr, sizeof(m)) != 0)
+		return (lc_err_set(err, -EINVAL, i,
+		    "entry %ld: prefix %s has host bits set", i, pb));
+	if (u->op == RIB_OP_DELETE)
+		return (0);
+	if ((rv = rib_upd_shape_check(u, i, pb, err)) != 0)
+		return (rv < 0 ? rv : 0);
+	for (uint32_t j = 0; j < u->n_nh; j++) {
+		const struct rib_nexthop *h = &u->nh[j];
+		const char *why;
+
+		if (h->family != AF_INET6)
+			return (lc_err_set(err, -EINVAL, i,
+			    "entry %ld: %s: IPv4 next hop of an IPv6 prefix", i,
+			    pb));
+		if ((why = rib_nh6_bad(h)) != NULL)
+			return (
+			    lc_err_set(err, -EINVAL, i, "entry %ld: %s: %s %s",
+				i, pb, why, lc_ip6_str(&h->addr6, ab)));
+		if ((rv = rib_hop_if_check(src, h, i, pb, err)) != 0)
+			return (rv);
+	}
+	return (0);
+}
+
 static int
 rib_upd_check(const struct rib *rib, unsigned src,
     const struct rib_route_upd *u, long i, struct lc_err *err)
 {
 	char pb[LC_PREFIX4_STRLEN];
 	uint32_t a = ntohl(u->pfx.addr.s_addr);
+	int rv;
 
 	if (u->op > RIB_OP_DELETE)
 		return (lc_err_set(err, -EINVAL, i, "entry %ld: bad op %u", i,
 		    u->op));
+	if (u->family == AF_INET6)
+		return (rib_upd6_check(src, u, i, err));
+	if (u->family != 0 && u->family != AF_INET)
+		return (lc_err_set(err, -EINVAL, i, "entry %ld: family %u", i,
+		    u->family));
 	if (u->pfx.len > 32)
 		return (lc_err_set(err, -EINVAL, i,
 		    "entry %ld: prefix length %u > 32", i, u->pfx.len));
@@ -571,6 +690,7 @@ rib_upd_check(const struct rib *rib, unsigned src,
 		for (j = 0; j < u->n_nh; j++)
 			if ((u->nh[j].addr.s_addr == 0 &&
 				u->nh[j].ifindex == 0) ||
+			    u->nh[j].family == AF_INET6 ||
 			    !rib_nh_addr_ok(ntohl(u->nh[j].addr.s_addr)) ||
 			    u->nh[j].ifindex > RIB_IFINDEX_MAX)
 				break;
@@ -578,30 +698,15 @@ rib_upd_check(const struct rib *rib, unsigned src,
 			return (0);
 	}
 	lc_prefix4_str(&u->pfx, pb);
-	if (u->type > RIB_RT_REJECT)
-		return (lc_err_set(err, -EINVAL, i,
-		    "entry %ld: %s: bad type %u", i, pb, u->type));
-	if (u->distance < -1 || u->distance > 255)
-		return (lc_err_set(err, -EINVAL, i,
-		    "entry %ld: %s: distance %d out of 0..255", i, pb,
-		    u->distance));
-	if (u->type != RIB_RT_UNICAST) {
-		if (u->n_nh != 0)
-			return (lc_err_set(err, -EINVAL, i,
-			    "entry %ld: %s: blackhole/reject route with next hops",
-			    i, pb));
-		return (0);
-	}
-	if (u->n_nh == 0 || u->nh == NULL)
-		return (lc_err_set(err, -EINVAL, i,
-		    "entry %ld: %s: no next hop", i, pb));
-	if (u->n_nh > RIB_NH_MAX)
-		return (lc_err_set(err, -EINVAL, i,
-		    "entry %ld: %s: %u next hops > %d", i, pb, u->n_nh,
-		    RIB_NH_MAX));
+	if ((rv = rib_upd_shape_check(u, i, pb, err)) != 0)
+		return (rv < 0 ? rv : 0);
 	for (uint32_t j = 0; j < u->n_nh; j++) {
 		const struct rib_nexthop *h = &u->nh[j];
 
+		if (h->family == AF_INET6)
+			return (lc_err_set(err, -EINVAL, i,
+			    "entry %ld: %s: IPv6 next hop of an IPv4 prefix", i,
+			    pb));
 		if (h->addr.s_addr == 0 && h->ifindex == 0)
 			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: next hop 0.0.0.0 without interface",
@@ -610,14 +715,8 @@ rib_upd_check(const struct rib *rib, unsigned src,
 			return (lc_err_set(err, -EINVAL, i,
 			    "entry %ld: %s: invalid next-hop address %s", i, pb,
 			    lc_ip4_ntoa(h->addr)));
-		if (h->ifindex > RIB_IFINDEX_MAX)
-			return (lc_err_set(err, -EINVAL, i,
-			    "entry %ld: %s: interface index %u too large", i,
-			    pb, h->ifindex));
-		if (src == RIB_SRC_CONNECTED && h->ifindex == 0)
-			return (lc_err_set(err, -EINVAL, i,
-			    "entry %ld: %s: connected route without interface",
-			    i, pb));
+		if ((rv = rib_hop_if_check(src, h, i, pb, err)) != 0)
+			return (rv);
 	}
 	(void)rib;
 	return (0);
@@ -642,16 +741,19 @@ rib_upd_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
     uint32_t gid)
 {
 	uint32_t addr = ntohl(u->pfx.addr.s_addr), di, ri, *pp;
+	bool v6 = u->family == AF_INET6;
 	struct rib_route *r;
 
 	if (u->op == RIB_OP_DELETE) {
-		di = rib_dest_find(rib, addr, u->pfx.len);
+		di = v6 ? rib_dest6_find(rib, &u->pfx6.addr, u->pfx6.len) :
+			  rib_dest_find(rib, addr, u->pfx.len);
 		if (di != RIB_NIL &&
 		    (ri = rib_route_find(rib, di, src, NULL)) != RIB_NIL)
 			rib_route_remove(rib, di, ri);
 		return;
 	}
-	di = rib_dest_get(rib, addr, u->pfx.len); /* reserved */
+	di = v6 ? rib_dest6_get(rib, &u->pfx6.addr, u->pfx6.len) :
+		  rib_dest_get(rib, addr, u->pfx.len); /* reserved */
 	ri = rib_route_find(rib, di, src, &pp);
 	if (ri == RIB_NIL) {
 		ri = rib_ipool_get(&rib->routes); /* reserved */
@@ -700,6 +802,36 @@ rib_upd_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 }
 
 static bool
+rib_upd_same_pfx(const struct rib_route_upd *a, const struct rib_route_upd *b)
+{
+	if ((a->family == AF_INET6) != (b->family == AF_INET6))
+		return (false);
+	if (a->family == AF_INET6)
+		return (a->pfx6.len == b->pfx6.len &&
+		    memcmp(&a->pfx6.addr, &b->pfx6.addr, 16) == 0);
+	return (lc_prefix4_eq(&a->pfx, &b->pfx));
+}
+
+static uint32_t
+rib_upd_find(const struct rib *rib, const struct rib_route_upd *u)
+{
+	if (u->family == AF_INET6)
+		return (rib_dest6_find(rib, &u->pfx6.addr, u->pfx6.len));
+	return (rib_dest_find(rib, ntohl(u->pfx.addr.s_addr), u->pfx.len));
+}
+
+static inline void
+rib_upd_prefetch(const struct rib *rib, const struct rib_route_upd *u,
+    bool deep)
+{
+	if (u->family == AF_INET6)
+		rib_dest6_prefetch(rib, &u->pfx6.addr, u->pfx6.len, deep);
+	else
+		rib_dest_prefetch(rib, ntohl(u->pfx.addr.s_addr), u->pfx.len,
+		    deep);
+}
+
+static bool
 rib_upd_same_nh(const struct rib_route_upd *a, const struct rib_route_upd *b)
 {
 	return (a->n_nh == b->n_nh &&
@@ -743,7 +875,7 @@ rib_route_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
     size_t n, size_t max, struct lc_err *err)
 {
 	struct rib_gcache gc[RIB_GC_SLOTS];
-	size_t i, last = (size_t)-1, nadd = 0;
+	size_t i, last = (size_t)-1, nadd = 0, nadd6 = 0;
 	int rv;
 
 	if (!rib_src_ok(rib, src))
@@ -759,21 +891,23 @@ rib_route_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 		if ((rv = rib_upd_check(rib, src, &u[i], (long)i, err)) != 0)
 			return (rv);
 		nadd += u[i].op != RIB_OP_DELETE;
+		nadd6 += u[i].op != RIB_OP_DELETE && u[i].family == AF_INET6;
 		if (u[i].op == RIB_OP_REPLACE) {
-			uint32_t di = rib_dest_find(rib,
-			    ntohl(u[i].pfx.addr.s_addr), u[i].pfx.len);
+			uint32_t di = rib_upd_find(rib, &u[i]);
 			bool found = di != RIB_NIL &&
 			    rib_route_find(rib, di, src, NULL) != RIB_NIL;
 
 			/* or added earlier in this batch */
 			for (size_t j = 0; !found && j < i; j++)
 				found = u[j].op == RIB_OP_ADD &&
-				    lc_prefix4_eq(&u[j].pfx, &u[i].pfx);
+				    rib_upd_same_pfx(&u[j], &u[i]);
 			if (!found)
 				return (lc_err_set(err, -ENOENT, (long)i,
-				    "entry %zu: replace of %s/%u: no such route",
-				    i, lc_ip4_ntoa(u[i].pfx.addr),
-				    u[i].pfx.len));
+				    "entry %zu: replace of %s: no such route",
+				    i,
+				    u[i].family == AF_INET6 ?
+					lc_prefix6_ntoa(&u[i].pfx6) :
+					lc_prefix4_ntoa(&u[i].pfx)));
 		}
 	}
 	if (rib->bgrp_cap < n) {
@@ -786,7 +920,8 @@ rib_route_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 	}
 	/* deletes take nothing: a transaction deleting 1M routes must not
 	 * grow the table by 1M */
-	if ((rv = rib_table_reserve(rib, nadd)) != 0)
+	if ((rv = rib_table_reserve(rib, nadd)) != 0 ||
+	    (nadd6 > 0 && (rv = rib_table_reserve6(rib, nadd6)) != 0))
 		return (lc_err_set(err, rv, -1, "out of memory"));
 	/* intern every next-hop set first: the only step that can fail */
 	if (n >= RIB_GC_MIN)
@@ -825,13 +960,9 @@ rib_route_apply(struct rib *rib, unsigned src, const struct rib_route_upd *u,
 	}
 	for (i = 0; i < n; i++) {
 		if (i + RIB_PF_FAR < n)
-			rib_dest_prefetch(rib,
-			    ntohl(u[i + RIB_PF_FAR].pfx.addr.s_addr),
-			    u[i + RIB_PF_FAR].pfx.len, false);
+			rib_upd_prefetch(rib, &u[i + RIB_PF_FAR], false);
 		if (i + RIB_PF_NEAR < n)
-			rib_dest_prefetch(rib,
-			    ntohl(u[i + RIB_PF_NEAR].pfx.addr.s_addr),
-			    u[i + RIB_PF_NEAR].pfx.len, true);
+			rib_upd_prefetch(rib, &u[i + RIB_PF_NEAR], true);
 		rib_upd_apply(rib, src, &u[i], rib->bgrp[i]);
 		/* select while the prefixes are still in cache */
 		if ((i & (RIB_PROCESS_CHUNK - 1)) == RIB_PROCESS_CHUNK - 1)

@@ -58,6 +58,9 @@ static struct {
 	bool no_seq;		 /* FibAck without the seq */
 	bool packed;		 /* say packed_ok; take packed_* fields */
 	unsigned packed_batches; /* batches that had packed records */
+	bool ipv6;		 /* say ipv6_ok; IPv6 records counted apart */
+	unsigned v6_adds, v6_dels, v6_bad;
+	char v6_last[128]; /* the last IPv6 add: "prefix/len nh%if" */
 } ff;
 
 static struct ff_route *
@@ -131,6 +134,40 @@ ff_del(struct lc_prefix4 p)
 	}
 }
 
+/* The IPv6 records of a batch, through the codec (as tern-fwd decodes):
+ * counted, the last add kept as text; v6_bad for any to a fwd that did not
+ * say ipv6_ok */
+static void
+ff_v6(const Fwd__FibBatch *b)
+{
+	struct ipc_route_set s;
+	struct lc_err err;
+
+	ipc_route_set_init(&s);
+	assert_int_equal(ipc_route_fib_decode(&s, b, &err), 0);
+	for (size_t i = 0; i < s.n; i++) {
+		const struct ipc_route *r = &s.rt[i];
+		char a[INET6_ADDRSTRLEN], h[INET6_ADDRSTRLEN] = "-";
+
+		if (r->family != AF_INET6)
+			continue;
+		if (!ff.ipv6)
+			ff.v6_bad++;
+		if (r->op == IPC_ROUTE_DEL) {
+			ff.v6_dels++;
+			continue;
+		}
+		ff.v6_adds++;
+		inet_ntop(AF_INET6, r->pfx.v6.b, a, sizeof(a));
+		if (r->n_nh > 0)
+			inet_ntop(AF_INET6, s.nh[r->nh].addr.v6.b, h,
+			    sizeof(h));
+		snprintf(ff.v6_last, sizeof(ff.v6_last), "%s/%u %s%%%u", a,
+		    r->len, h, r->n_nh > 0 ? s.nh[r->nh].ifindex : 0);
+	}
+	ipc_route_set_fini(&s);
+}
+
 static void
 ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 {
@@ -139,8 +176,12 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 
 	(void)arg;
 	ff.batches++;
+	ff_v6(b);
 	for (size_t i = 0; i < b->n_add; i++) {
 		const Fwd__FibRoute *fr = b->add[i];
+
+		if (fr->prefix6.len != 0)
+			continue; /* IPv6: ff_v6 */
 		struct lc_prefix4 p = {{fr->prefix}, (uint8_t)fr->len};
 		struct ff_route nr;
 
@@ -162,7 +203,8 @@ ff_fib_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 		struct lc_prefix4 p = {{b->del[i]->prefix},
 		    (uint8_t)b->del[i]->len};
 
-		ff_del(p);
+		if (b->del[i]->prefix6.len == 0)
+			ff_del(p);
 	}
 	if (ff.fail_next > 0) {
 		ff.fail_next--;
@@ -225,6 +267,7 @@ ff_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 
 	(void)m;
 	ack.packed_ok = ff.packed;
+	ack.ipv6_ok = ff.ipv6;
 	if (arg != NULL) { /* begin */
 		ff.begins++;
 		for (size_t i = 0; i < ff.n; i++)
@@ -1854,6 +1897,161 @@ test_txn_big(void **state)
 	ipc_client_free(mgmt);
 }
 
+static bool
+ff_adds_over(void *arg)
+{
+	return (ff.adds > *(unsigned *)arg);
+}
+
+static bool
+ff_v6_dels_1(void *arg)
+{
+	(void)arg;
+	return (ff.v6_dels >= 1);
+}
+
+/* An IPv6 route as a RouteBatch message: prefix6, one next hop (addr6
+ * NULL: attached) on ifindex or ifname */
+static Rib__Route *
+mkroute6(const char *pfx, const char *nh, uint32_t ifx, const char *ifname)
+{
+	Rib__Route *r = lc_arena_calloc(arena, sizeof(*r));
+	struct lc_prefix6 p;
+	uint8_t *a = lc_arena_calloc(arena, 32);
+
+	rib__route__init(r);
+	assert_int_equal(lc_prefix6_parse(pfx, &p), 0);
+	memcpy(a, p.addr.b, 16);
+	r->prefix6.data = a;
+	r->prefix6.len = 16;
+	r->len = p.len;
+	r->n_nh_addr6 = r->n_nh_ifindex = 1;
+	r->nh_addr6 = lc_arena_calloc(arena, sizeof(*r->nh_addr6));
+	r->nh_ifindex = lc_arena_calloc(arena, sizeof(uint32_t));
+	if (nh != NULL)
+		assert_int_equal(inet_pton(AF_INET6, nh, a + 16), 1);
+	r->nh_addr6[0].data = a + 16;
+	r->nh_addr6[0].len = 16;
+	r->nh_ifindex[0] = ifx;
+	if (ifname != NULL) {
+		r->n_nh_ifname = 1;
+		r->nh_ifname = lc_arena_calloc(arena, sizeof(char *));
+		r->nh_ifname[0] = lc_arena_strdup(arena, ifname);
+	}
+	return (r);
+}
+
+/* IPv6 routes through the daemon: connected from a client, a protocol
+ * route resolved through it, QUERY's IPv6 fields; a fwd that does not say
+ * ipv6_ok gets none of them (and IPv4 still flows); one that does gets them,
+ * packed, and their withdrawal. */
+static void
+ipv6_daemon(bool fwd6)
+{
+	struct ipc_client *mgmt, *bgp, *cn;
+	Rib__Route *r[2];
+	Rib__RouteBatchAck *a;
+	Rib__Query q = RIB__QUERY__INIT;
+	Rib__QueryReply *qr;
+	Lifecycle__Prefix dp = LIFECYCLE__PREFIX__INIT, *dpp = &dp;
+	uint8_t p6[16], l6[16];
+	char txt[INET6_ADDRSTRLEN];
+	unsigned b0;
+
+	ff.ipv6 = fwd6;
+	ff.packed = fwd6;
+	boot(&mgmt);
+	cn = rib_client("ifmgr", false);
+	bgp = rib_client("bgpd", false);
+	/* IPv4 connected routes from a client: refused */
+	r[0] = mkroute("198.18.50.0/24", NULL, 1, NULL, NULL);
+	a = batch(cn, RIB__SOURCE__CONNECTED, "", 0, r, 1, NULL, 0);
+	assert_refused(a, "IPv4 connected routes come from tern-fwd");
+	r[0] = mkroute6("2001:2::/64", NULL, 0, "eth1");
+	a = batch(cn, RIB__SOURCE__CONNECTED, "", 0, r, 1, NULL, 0);
+	assert_int_equal(a->rejected, 0);
+	r[0] = mkroute6("2001:2:0:1::/64", "2001:2::2", 0, NULL);
+	r[1] = mkroute6("2001:2:0:2::/64", "fe80::1", 0, NULL);
+	a = batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r + 1, 1, NULL, 0);
+	assert_refused(a, "link-local next hop without interface");
+	a = batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL, 0);
+	assert_int_equal(a->rejected, 0);
+	/* QUERY: the IPv6 route, resolved on eth1 (ifindex 1) */
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:1::9", l6), 1);
+	q.lookup6.data = l6;
+	q.lookup6.len = 16;
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->n_routes, 1);
+	assert_int_equal(qr->routes[0]->route->prefix6.len, 16);
+	inet_ntop(AF_INET6, qr->routes[0]->route->prefix6.data, txt,
+	    sizeof(txt));
+	assert_string_equal(txt, "2001:2:0:1::");
+	assert_int_equal(qr->routes[0]->route->len, 64);
+	assert_true(qr->routes[0]->best);
+	assert_int_equal(qr->routes[0]->n_resolved_addr6, 1);
+	assert_int_equal(qr->routes[0]->n_resolved_addr, 0);
+	inet_ntop(AF_INET6, qr->routes[0]->resolved_addr6[0].data, txt,
+	    sizeof(txt));
+	assert_string_equal(txt, "2001:2::2");
+	assert_int_equal(qr->routes[0]->resolved_ifindex[0], 1);
+	/* family 6: the two IPv6 routes only; 0: the IPv4 ones too */
+	rib__query__init(&q);
+	q.family = 6;
+	assert_int_equal(query(mgmt, &q)->n_routes, 2);
+	q.family = 0;
+	assert_true(query(mgmt, &q)->n_routes > 2);
+	q.family = 5;
+	{
+		ProtobufCMessage *rep = NULL;
+		struct lc_err err;
+
+		assert_int_equal(ipc_call_wait(mgmt, RIB__METHOD__QUERY,
+				     &q.base, 5000, arena, &rep, &err),
+		    IPC_BAD_REQUEST);
+	}
+	b0 = ff.adds;
+	r[0] = mkroute("203.0.113.0/24", "198.18.1.2", 0, NULL, NULL);
+	a = batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, r, 1, NULL, 0);
+	assert_int_equal(a->rejected, 0);
+	assert_true(run_until(ff_adds_over, &b0, 3000));
+	run_for(50);
+	assert_int_equal(ff.v6_bad, 0);
+	if (!fwd6) {
+		assert_int_equal(ff.v6_adds, 0);
+		ipc_client_free(cn);
+		ipc_client_free(bgp);
+		ipc_client_free(mgmt);
+		return;
+	}
+	assert_int_equal(ff.v6_adds, 2);
+	assert_true(ff.packed_batches > 0);
+	/* the protocol route's withdrawal reaches fwd */
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:1::", p6), 1);
+	dp.prefix6.data = p6;
+	dp.prefix6.len = 16;
+	dp.len = 64;
+	a = batch(bgp, RIB__SOURCE__PROTOCOL, "bgp", 0, NULL, 0, &dpp, 1);
+	assert_int_equal(a->rejected, 0);
+	assert_true(run_until(ff_v6_dels_1, NULL, 3000));
+	ipc_client_free(cn);
+	ipc_client_free(bgp);
+	ipc_client_free(mgmt);
+}
+
+static void
+test_ipv6_held(void **state)
+{
+	(void)state;
+	ipv6_daemon(false);
+}
+
+static void
+test_ipv6_to_fwd(void **state)
+{
+	(void)state;
+	ipv6_daemon(true);
+}
+
 int
 main(void)
 {
@@ -1874,6 +2072,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_txn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_txn_big, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ipv6_held, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ipv6_to_fwd, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
