@@ -311,6 +311,9 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 	unsigned i = 0;
 
 	q.limit = SHOW_LIMIT;
+	/* IPv4 only until mgmt prints IPv6 routes (issue 22, point 6): rib
+	 * holds them since it learned IPv6 */
+	q.family = 4;
 	if (nw == 1 && strcmp(w[0], "summary") == 0)
 		return (mgmt_show_route_summary(op, err));
 	if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
