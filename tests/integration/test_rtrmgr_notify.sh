@@ -248,7 +248,7 @@ check "unit: every @NAME@ of etc/tern.service.in filled in here" bash -c "! grep
 check "unit: Type=notify, NotifyAccess=main, WatchdogSec=" \
     bash -c "grep -qx Type=notify $unit && grep -qx NotifyAccess=main $unit && grep -q '^WatchdogSec=[0-9]' $unit"
 check "unit: ProtectSystem=strict, rundir and store writable, ProtectHome, PrivateTmp" \
-    bash -c "grep -qx ProtectSystem=strict $unit && grep -qx ReadWritePaths=/run/tern $unit && grep -q '^ReadWritePaths=-*/var/lib/tern$' $unit && grep -qx ProtectHome=yes $unit && grep -qx PrivateTmp=yes $unit"
+    bash -c "grep -qx ProtectSystem=strict $unit && grep -q '^ReadWritePaths=-*/run/tern$' $unit && grep -q '^ReadWritePaths=-*/var/lib/tern$' $unit && grep -qx ProtectHome=yes $unit && grep -qx PrivateTmp=yes $unit"
 check "unit: ExecReload= checks the file before kill -HUP \$MAINPID" \
     bash -c "grep '^ExecReload=' $unit | head -1 | grep -q -- '--check -c' && grep '^ExecReload=' $unit | tail -1 | grep -q 'kill -HUP \$MAINPID'"
 check "unit: ExecStartPre= --check, KillMode=process, NoNewPrivileges" \
