@@ -2067,13 +2067,13 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_water_marks_and_errors, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(test_ipv6_held, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ipv6_to_fwd, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_and_static_resync, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_txn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_txn_big, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ipv6_held, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ipv6_to_fwd, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
