@@ -145,74 +145,20 @@ fib_is_group(const struct fwd_fib *fib, unsigned v)
 	return (v >= fib->max_nh && v != FIB_NONE);
 }
 
-/* Move groups whose grace period ended to the free stack. */
-static void
-fib_reclaim_poll(struct fwd_fib *fib)
-{
-	while (fib->pend_n != 0) {
-		struct fib_pending *p = &fib->pend[fib->pend_head];
-
-		if (!fwd_qsbr_check(fib->qsbr, p->tok))
-			break;
-		/* the free stack was sized when the group was deferred */
-		fib->g_free[fib->g_nfree++] = p->g;
-		fib->pend_head = (fib->pend_head + 1) % fib->pend_cap;
-		fib->pend_n--;
-	}
-}
-
 size_t
 fwd_fib_reclaim(struct fwd_fib *fib)
 {
-	fib_reclaim_poll(fib);
-	return (fib->pend_n);
+	fwd_grp_poll(&fib->grp);
+	return (fib->grp.n);
 }
 
-/* A tbl24 entry no longer points at group g: reuse g only after readers have
- * passed a quiescent point. Never fails: both arrays are reserved first. */
-static int
-fib_group_reserve_defer(struct fwd_fib *fib)
-{
-	unsigned need = fib->g_nfree + fib->pend_n + 1;
-
-	if (need > fib->g_free_cap) {
-		unsigned nc = fib->g_free_cap ? fib->g_free_cap * 2 : 256;
-		uint32_t *nv;
-
-		while (nc < need)
-			nc *= 2;
-		nv = realloc(fib->g_free, nc * sizeof(*nv));
-		if (nv == NULL)
-			return (-ENOMEM);
-		fib->g_free = nv;
-		fib->g_free_cap = nc;
-	}
-	if (fib->pend_n == fib->pend_cap) {
-		unsigned nc = fib->pend_cap ? fib->pend_cap * 2 : 256;
-		struct fib_pending *np = malloc(nc * sizeof(*np));
-
-		if (np == NULL)
-			return (-ENOMEM);
-		for (unsigned k = 0; k < fib->pend_n; k++)
-			np[k] = fib->pend[(fib->pend_head + k) % fib->pend_cap];
-		free(fib->pend);
-		fib->pend = np;
-		fib->pend_head = 0;
-		fib->pend_cap = nc;
-	}
-	return (0);
-}
-
+/* A tbl24 entry no longer points at group g: reuse g only after readers
+ * have passed a quiescent point. The room was reserved first
+ * (fwd_grp_reserve). */
 static void
 fib_group_defer(struct fwd_fib *fib, unsigned g)
 {
-	struct fib_pending *p;
-
-	p = &fib->pend[(fib->pend_head + fib->pend_n) % fib->pend_cap];
-	p->g = g;
-	p->tok = fwd_qsbr_start(fib->qsbr);
-	fib->pend_n++;
-	fib->g_inuse--;
+	fwd_grp_defer(&fib->grp, g, fwd_qsbr_start(fib->qsbr));
 }
 
 /* A group to fill; -ENOSPC when none is free (after waiting up to 1 s for
@@ -222,22 +168,11 @@ fib_group_alloc(struct fwd_fib *fib, unsigned *g)
 {
 	int rv;
 
-	if ((rv = fib_group_reserve_defer(fib)) != 0)
+	if ((rv = fwd_grp_reserve(&fib->grp, 1)) != 0)
 		return (rv);
-	fib_reclaim_poll(fib);
-	if (fib->g_nfree == 0 && fib->g_hwm >= fib->g_end) {
-		if (fib->pend_n == 0)
-			return (-ENOSPC);
-		if (fwd_qsbr_wait(fib->qsbr, fib->pend[fib->pend_head].tok,
-			1000000000u) != 0)
-			return (-ENOSPC);
-		fib_reclaim_poll(fib);
-	}
-	if (fib->g_nfree != 0)
-		*g = fib->g_free[--fib->g_nfree];
-	else
-		*g = fib->g_hwm++;
-	fib->g_inuse++;
+	if (!fwd_grp_avail(&fib->grp, 1))
+		return (-ENOSPC);
+	*g = fwd_grp_get(&fib->grp);
 	return (0);
 }
 
@@ -440,8 +375,6 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	ng = FIB_NONE - conf->max_nh;
 	if (conf->max_tbl8 != 0 && conf->max_tbl8 < ng)
 		ng = conf->max_tbl8;
-	fib->g_first = fib->g_hwm = conf->max_nh;
-	fib->g_end = conf->max_nh + ng;
 	/* dep24 starts zeroed (fresh mapping); tbl24 and its byte view start
 	 * NONE (0xffff and 0xff: every byte 0xff) */
 	memset(fib->tbl24, 0xff, FIB_TBL24_ENTRIES * sizeof(uint16_t));
@@ -455,6 +388,8 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 			goto fail;
 		fib->own_qsbr = true;
 	}
+	fwd_grp_init(&fib->grp, fib->qsbr, conf->max_nh, conf->max_nh + ng,
+	    256);
 	fib->dp.tbl24b = fib->tbl24b;
 	fib->dp.tbl24 = fib->tbl24;
 	fib->dp.tbl8 = fib->tbl8;
@@ -482,8 +417,7 @@ fwd_fib_free(struct fwd_fib *fib)
 	lc_huge_unmap(fib->dep8_map, fib->dep8_map_len);
 	free(fib->glong);
 	lc_huge_unmap(fib->ht_map, fib->ht_map_len);
-	free(fib->g_free);
-	free(fib->pend);
+	fwd_grp_fini(&fib->grp);
 	if (fib->own_qsbr)
 		fwd_qsbr_free(fib->qsbr);
 	free(fib);
@@ -534,9 +468,9 @@ fwd_fib_add(struct fwd_fib *fib, uint32_t pfx, unsigned len, unsigned nh)
 	}
 	/* Everything that can fail, before any change. */
 	if ((rv = fib_ht_reserve(fib)) != 0 ||
-	    (rv = fib_group_reserve_defer(fib)) != 0)
+	    (rv = fwd_grp_reserve(&fib->grp, 1)) != 0)
 		return (rv);
-	fib_reclaim_poll(fib);
+	fwd_grp_poll(&fib->grp);
 	if (len > 24 && fib_pinned24(fib, pfx)) {
 		fib_ht_put(fib, key | FIB_E_USED | ((uint64_t)nh << 48));
 		fib->ht_n++;
@@ -572,9 +506,9 @@ fwd_fib_del(struct fwd_fib *fib, uint32_t pfx, unsigned len)
 	slot = fib_ht_find(fib, fib_key(pfx, len));
 	if (slot == SIZE_MAX)
 		return (-ENOENT);
-	if ((rv = fib_group_reserve_defer(fib)) != 0)
+	if ((rv = fwd_grp_reserve(&fib->grp, 1)) != 0)
 		return (rv);
-	fib_reclaim_poll(fib);
+	fwd_grp_poll(&fib->grp);
 	/* the covering route: the longest shorter one present */
 	fib_cover(fib, pfx, len, &cn, &cd);
 	fib_ht_remove(fib, slot);
@@ -624,7 +558,7 @@ fwd_fib_count(const struct fwd_fib *fib)
 size_t
 fwd_fib_tbl8_used(const struct fwd_fib *fib)
 {
-	return (fib->g_inuse);
+	return (fib->grp.inuse);
 }
 
 unsigned
@@ -649,11 +583,10 @@ fwd_fib_memory(const struct fwd_fib *fib)
 	size_t m = (size_t)FIB_TBL24_ENTRIES * (sizeof(uint16_t) + 2);
 
 	/* groups ever touched: entries and depths */
-	m += (size_t)(fib->g_hwm - fib->g_first) * FIB_GROUP_ENTRIES * 3;
+	m += (size_t)(fib->grp.hwm - fib->grp.first) * FIB_GROUP_ENTRIES * 3;
 	m += (size_t)FIB_NGROUP_VALUES * sizeof(uint16_t); /* glong */
 	m += (fib->ht_mask + 1) * sizeof(uint64_t);
-	m += (size_t)fib->g_free_cap * sizeof(fib->g_free[0]);
-	m += (size_t)fib->pend_cap * sizeof(fib->pend[0]);
+	m += fwd_grp_memory(&fib->grp);
 	m += sizeof(*fib);
 	return (m);
 }
@@ -691,17 +624,17 @@ fwd_fib_clear(struct fwd_fib *fib)
 		fib_store24(fib, i, FIB_NONE);
 		if (fib_is_group(fib, old)) {
 			/* on ENOMEM the group leaks until fwd_fib_free */
-			if (fib_group_reserve_defer(fib) == 0)
+			if (fwd_grp_reserve(&fib->grp, 1) == 0)
 				fib_group_defer(fib, old);
 			else
-				fib->g_inuse--;
+				fib->grp.inuse--;
 		}
 	}
 	memset(fib->dep24, 0, FIB_TBL24_ENTRIES);
 	memset(fib->ht, 0, (fib->ht_mask + 1) * sizeof(uint64_t));
 	fib->ht_n = 0;
 	memset(fib->len_count, 0, sizeof(fib->len_count));
-	fib_reclaim_poll(fib);
+	fwd_grp_poll(&fib->grp);
 	/* what is not a route comes back: martian ranges, pins (a pin whose
 	 * group cannot be had now, which the groups just freed make all but
 	 * impossible, is dropped) */
@@ -746,7 +679,7 @@ fwd_fib_unpin(struct fwd_fib *fib, uint32_t addr)
 
 	if (k < 0)
 		return (-ENOENT);
-	if ((rv = fib_group_reserve_defer(fib)) != 0)
+	if ((rv = fwd_grp_reserve(&fib->grp, 1)) != 0)
 		return (rv);
 	/* the address goes back to its longest route, the /32 included */
 	fib_cover(fib, addr, 33, &cn, &cd);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "libcommon/lc_huge.h"
+#include "fwd_grp.h"
 
 /*
  * Control state (the same scheme as fwd_fib.c):
@@ -45,11 +46,6 @@ struct fib6_route {
 	uint32_t pad_;
 };
 
-struct fib6_pending {
-	uint64_t tok;
-	uint32_t g;
-};
-
 struct fwd_fib6 {
 	struct fwd_fib6_dp dp; /* must be first: the inline lookup uses it */
 	uint32_t *tbl24;
@@ -59,13 +55,8 @@ struct fwd_fib6 {
 	size_t tbl24_map_len, tbl8_map_len, glong_map_len;
 	unsigned max_nh;
 
-	/* groups 0..g_end-1 */
-	unsigned g_end, g_hwm;
-	uint32_t *g_free;
-	size_t g_nfree, g_free_cap;
-	struct fib6_pending *pend;
-	size_t pend_head, pend_n, pend_cap;
-	size_t g_inuse;
+	/* groups 0..max_tbl8-1, their reuse after a grace period */
+	struct fwd_grp grp;
 
 	struct fib6_route *ht;
 	void *ht_map;
@@ -272,99 +263,11 @@ g_tbl(const struct fwd_fib6 *fib, uint32_t e)
 	return (fib->tbl8 + ((size_t)e_g(e) << 8));
 }
 
-static void
-reclaim_poll(struct fwd_fib6 *fib)
-{
-	while (fib->pend_n != 0) {
-		struct fib6_pending *p = &fib->pend[fib->pend_head];
-
-		if (!fwd_qsbr_check(fib->qsbr, p->tok))
-			break;
-		fib->g_free[fib->g_nfree++] = p->g;
-		fib->pend_head = (fib->pend_head + 1) % fib->pend_cap;
-		fib->pend_n--;
-	}
-}
-
 size_t
 fwd_fib6_reclaim(struct fwd_fib6 *fib)
 {
-	reclaim_poll(fib);
-	return (fib->pend_n);
-}
-
-/* Room to defer `more` groups without failing. */
-static int
-defer_reserve(struct fwd_fib6 *fib, size_t more)
-{
-	size_t need = fib->g_nfree + fib->pend_n + more;
-
-	if (need > fib->g_free_cap) {
-		size_t nc = fib->g_free_cap ? fib->g_free_cap * 2 : 1024;
-		uint32_t *nv;
-
-		while (nc < need)
-			nc *= 2;
-		if ((nv = realloc(fib->g_free, nc * sizeof(*nv))) == NULL)
-			return (-ENOMEM);
-		fib->g_free = nv;
-		fib->g_free_cap = nc;
-	}
-	if (fib->pend_n + more > fib->pend_cap) {
-		size_t nc = fib->pend_cap ? fib->pend_cap * 2 : 1024;
-		struct fib6_pending *np;
-
-		while (nc < fib->pend_n + more)
-			nc *= 2;
-		if ((np = malloc(nc * sizeof(*np))) == NULL)
-			return (-ENOMEM);
-		for (size_t k = 0; k < fib->pend_n; k++)
-			np[k] = fib->pend[(fib->pend_head + k) % fib->pend_cap];
-		free(fib->pend);
-		fib->pend = np;
-		fib->pend_head = 0;
-		fib->pend_cap = nc;
-	}
-	return (0);
-}
-
-/* The caller reserved the room (defer_reserve). */
-static void
-g_defer(struct fwd_fib6 *fib, uint32_t g, uint64_t tok)
-{
-	struct fib6_pending *p;
-
-	p = &fib->pend[(fib->pend_head + fib->pend_n) % fib->pend_cap];
-	p->g = g;
-	p->tok = tok;
-	fib->pend_n++;
-	fib->g_inuse--;
-}
-
-/* n groups can be allocated now (waiting up to 1 s for groups in their
- * grace period)? */
-static bool
-g_avail(struct fwd_fib6 *fib, unsigned n)
-{
-	reclaim_poll(fib);
-	while (fib->g_nfree + (fib->g_end - fib->g_hwm) < n) {
-		if (fib->pend_n == 0 ||
-		    fwd_qsbr_wait(fib->qsbr, fib->pend[fib->pend_head].tok,
-			1000000000u) != 0)
-			return (false);
-		reclaim_poll(fib);
-	}
-	return (true);
-}
-
-/* g_avail said yes */
-static uint32_t
-g_alloc(struct fwd_fib6 *fib)
-{
-	fib->g_inuse++;
-	if (fib->g_nfree != 0)
-		return (fib->g_free[--fib->g_nfree]);
-	return (fib->g_hwm++);
+	fwd_grp_poll(&fib->grp);
+	return (fib->grp.n);
 }
 
 /* Entry *slot (a next hop) gets a group filled with it, published with a
@@ -372,7 +275,7 @@ g_alloc(struct fwd_fib6 *fib)
 static uint32_t
 g_make(struct fwd_fib6 *fib, uint32_t *slot)
 {
-	uint32_t g = g_alloc(fib), v = *slot, e = e_ptr(g, e_dep(v));
+	uint32_t g = fwd_grp_get(&fib->grp), v = *slot, e = e_ptr(g, e_dep(v));
 	uint32_t *t = g_tbl(fib, e);
 
 	for (unsigned i = 0; i < G_N; i++)
@@ -465,7 +368,6 @@ fwd_fib6_new(const struct fwd_fib6_conf *conf)
 	thp = !(conf->flags & FWD_FIB6_F_NO_THP);
 	ng = conf->max_tbl8 ? conf->max_tbl8 : DEF_MAX_G;
 	fib->max_nh = conf->max_nh;
-	fib->g_end = ng;
 	fib->tbl24 = lc_huge_map((size_t)T24_N * 4, thp, &fib->tbl24_map_len,
 	    &fib->tbl24_map);
 	/* reserved, touched group by group */
@@ -485,6 +387,7 @@ fwd_fib6_new(const struct fwd_fib6_conf *conf)
 			goto fail;
 		fib->own_qsbr = true;
 	}
+	fwd_grp_init(&fib->grp, fib->qsbr, 0, ng, 1024);
 	fib->dp.tbl24 = fib->tbl24;
 	fib->dp.tbl8 = fib->tbl8;
 	return (fib);
@@ -503,8 +406,7 @@ fwd_fib6_free(struct fwd_fib6 *fib)
 	lc_huge_unmap(fib->tbl8_map, fib->tbl8_map_len);
 	lc_huge_unmap(fib->glong_map, fib->glong_map_len);
 	lc_huge_unmap(fib->ht_map, fib->ht_map_len);
-	free(fib->g_free);
-	free(fib->pend);
+	fwd_grp_fini(&fib->grp);
 	if (fib->own_qsbr)
 		fwd_qsbr_free(fib->qsbr);
 	free(fib);
@@ -557,11 +459,12 @@ fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
 		return (0);
 	}
 	/* Everything that can fail, before any change. */
-	if ((rv = ht_reserve(fib)) != 0 || (rv = defer_reserve(fib, 0)) != 0)
+	if ((rv = ht_reserve(fib)) != 0 ||
+	    (rv = fwd_grp_reserve(&fib->grp, 0)) != 0)
 		return (rv);
 	have = path(fib, pfx, lev, slot);
 	need = lev + 1 - have;
-	if (need != 0 && !g_avail(fib, need))
+	if (need != 0 && !fwd_grp_avail(&fib->grp, need))
 		return (-ENOSPC);
 	for (unsigned k = have; k <= lev; k++) {
 		uint32_t e = g_make(fib, slot[k - 1]);
@@ -636,9 +539,9 @@ fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 		return (-EINVAL);
 	if ((s = ht_find(fib, pfx, len)) == SIZE_MAX)
 		return (-ENOENT);
-	if ((rv = defer_reserve(fib, lev)) != 0)
+	if ((rv = fwd_grp_reserve(&fib->grp, lev)) != 0)
 		return (rv);
-	reclaim_poll(fib);
+	fwd_grp_poll(&fib->grp);
 	path(fib, pfx, lev, slot);
 	cover(fib, pfx, len, lev, slot, &cn, &cd);
 	ht_remove(fib, s);
@@ -656,7 +559,7 @@ fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 		    __ATOMIC_RELEASE);
 		if (tok == 0)
 			tok = fwd_qsbr_start(fib->qsbr);
-		g_defer(fib, g, tok);
+		fwd_grp_defer(&fib->grp, g, tok);
 	}
 	return (0);
 }
@@ -686,7 +589,7 @@ fwd_fib6_count(const struct fwd_fib6 *fib)
 size_t
 fwd_fib6_tbl8_used(const struct fwd_fib6 *fib)
 {
-	return (fib->g_inuse);
+	return (fib->grp.inuse);
 }
 
 size_t
@@ -694,10 +597,9 @@ fwd_fib6_memory(const struct fwd_fib6 *fib)
 {
 	size_t m = (size_t)T24_N * 4; /* tbl24 */
 
-	m += (size_t)fib->g_hwm * (G_N * 4 + 4); /* entries, glong */
+	m += (size_t)fib->grp.hwm * (G_N * 4 + 4); /* entries, glong */
 	m += (fib->ht_mask + 1) * sizeof(struct fib6_route);
-	m += fib->g_free_cap * sizeof(uint32_t);
-	m += fib->pend_cap * sizeof(struct fib6_pending);
+	m += fwd_grp_memory(&fib->grp);
 	return (m + sizeof(*fib));
 }
 
@@ -729,7 +631,7 @@ fwd_fib6_walk(const struct fwd_fib6 *fib,
 void
 fwd_fib6_clear(struct fwd_fib6 *fib)
 {
-	bool room = defer_reserve(fib, fib->g_inuse) == 0;
+	bool room = fwd_grp_reserve(&fib->grp, fib->grp.inuse) == 0;
 	uint64_t tok;
 
 	for (uint32_t i = 0; i < T24_N; i++)
@@ -739,25 +641,23 @@ fwd_fib6_clear(struct fwd_fib6 *fib)
 	tok = fwd_qsbr_start(fib->qsbr);
 	if (room) {
 		/* the groups are unreachable now, but still intact */
-		for (uint32_t g = 0; g < fib->g_hwm && fib->g_inuse != 0; g++)
+		for (uint32_t g = 0; g < fib->grp.hwm && fib->grp.inuse != 0;
+		     g++)
 			if (fib->glong[g] != 0) {
 				fib->glong[g] = 0;
-				g_defer(fib, g, tok);
+				fwd_grp_defer(&fib->grp, g, tok);
 			}
 	} else {
 		/* out of memory for the list: wait, then reuse them all */
 		fwd_qsbr_wait(fib->qsbr, tok, 0);
-		reclaim_poll(fib);
-		fib->g_hwm = 0;
-		fib->g_nfree = 0;
-		fib->g_inuse = 0;
-		memset(fib->glong, 0, (size_t)fib->g_end * 4);
-		fib->pend_n = 0;
+		fwd_grp_poll(&fib->grp);
+		memset(fib->glong, 0, (size_t)fib->grp.end * 4);
+		fwd_grp_reset(&fib->grp);
 	}
 	memset(fib->ht, 0, (fib->ht_mask + 1) * sizeof(*fib->ht));
 	fib->ht_n = 0;
 	memset(fib->len_count, 0, sizeof(fib->len_count));
-	reclaim_poll(fib);
+	fwd_grp_poll(&fib->grp);
 }
 
 void

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "fwd_fib.h"
+#include "fwd_grp.h"
 
 #define FIB_TBL24_ENTRIES (1u << 24)
 #define FIB_GROUP_ENTRIES 256u
@@ -44,11 +45,6 @@
 #define FIB_E_STALE   (1ull << 38)
 #define FIB_E_KEYMASK 0x3fffffffffull /* prefix and length */
 
-struct fib_pending {
-	uint64_t tok;
-	uint32_t g;
-};
-
 struct fwd_fib {
 	struct fwd_fib_dp dp; /* must be first: the inline lookups use it */
 	/* the byte view (fwd_fib.h), kept by fib_store24 */
@@ -65,13 +61,9 @@ struct fwd_fib {
 	unsigned max_nh;
 	unsigned flags;
 
-	/* tbl8 groups: values [g_first, g_end) */
-	unsigned g_first, g_end, g_hwm;
-	uint32_t *g_free; /* stack of reusable groups */
-	unsigned g_nfree, g_free_cap;
-	struct fib_pending *pend; /* FIFO ring of groups in grace period */
-	unsigned pend_head, pend_n, pend_cap;
-	size_t g_inuse; /* groups referenced by tbl24 */
+	/* tbl8 groups: values [max_nh, max_nh + groups), their reuse after a
+	 * grace period; inuse: referenced by tbl24 */
+	struct fwd_grp grp;
 
 	/* routes */
 	uint64_t *ht; /* lc_huge_map()ed: huge pages at 1M routes */
