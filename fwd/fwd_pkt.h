@@ -547,16 +547,22 @@ fwd_l4_pseudo(const uint8_t *ip, unsigned l4len)
  * field included; 0 goes as 0xffff. true when filled, false when the frame
  * is no TCP/UDP segment we can fill (left as it is).
  */
+static inline void
+fwd_l4_csum_fill_at(uint8_t *f, unsigned l4, unsigned l4len, unsigned sumoff)
+{
+	uint16_t c = (uint16_t)~fwd_cksum_fold(fwd_cksum_add(f + l4, l4len, 0));
+
+	fwd_st16(f + l4 + sumoff, c ? c : 0xffff);
+}
+
 static inline bool
 fwd_l4_csum_fill(uint8_t *f, unsigned len)
 {
 	unsigned l4, l4len, sumoff;
-	uint16_t c;
 
 	if (!fwd_l4_locate(f, len, &l4, &l4len, &sumoff))
 		return (false);
-	c = (uint16_t)~fwd_cksum_fold(fwd_cksum_add(f + l4, l4len, 0));
-	fwd_st16(f + l4 + sumoff, c ? c : 0xffff);
+	fwd_l4_csum_fill_at(f, l4, l4len, sumoff);
 	return (true);
 }
 
@@ -580,7 +586,7 @@ fwd_l4_csum_fill_partial(uint8_t *f, unsigned len)
 	    (old = fwd_ld16(f + l4 + sumoff)) !=
 		fwd_l4_pseudo(f + FWD_ETH_HLEN, l4len))
 		return (false);
-	(void)fwd_l4_csum_fill(f, len);
+	fwd_l4_csum_fill_at(f, l4, l4len, sumoff);
 	return (fwd_ld16(f + l4 + sumoff) != old);
 }
 
