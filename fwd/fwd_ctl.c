@@ -355,24 +355,25 @@ enc_if6(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
 {
 	unsigned n = 0;
 
-	x->addrs6 = ar_calloc(d, (f->naddr6 + 1) * sizeof(*x->addrs6));
-	for (unsigned k = 0; k < f->naddr6; k++) {
+	x->addrs6 = ar_calloc(d, (f->nuse6 + 1) * sizeof(*x->addrs6));
+	for (unsigned k = 0; f->attached && k < f->nuse6; k++) {
+		const struct fwd_addr6 *u = &f->use6[k];
 		Fwd__IfAddr6 *a;
 
-		if (!f->attached || !f->inuse6[k])
+		if (u->ll) {
+			x->link_local.data = ar_ok(
+			    lc_arena_memdup(d->ar, u->a, 16));
+			x->link_local.len = 16;
 			continue;
+		}
 		a = ar_calloc(d, sizeof(*a));
 		fwd__if_addr6__init(a);
-		a->addr.data = ar_ok(lc_arena_memdup(d->ar, f->addr6[k], 16));
+		a->addr.data = ar_ok(lc_arena_memdup(d->ar, u->a, 16));
 		a->addr.len = 16;
-		a->len = f->plen6[k];
+		a->len = u->plen;
 		x->addrs6[n++] = a;
 	}
 	x->n_addrs6 = n;
-	if (f->has_ll && !f->ipv6_off) {
-		x->link_local.data = ar_ok(lc_arena_memdup(d->ar, f->ll6, 16));
-		x->link_local.len = 16;
-	}
 }
 
 /* A port's counters as IfCounters, from the arena. */

@@ -174,15 +174,16 @@ fwd_d6_src(const struct fwd_nd *nd, uint16_t port, const uint8_t dst[16],
 	if (port >= FWD_D_IF_MAX)
 		return (false);
 	f = &d->ifs[port];
-	if (dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80 && f->has_ll) {
-		memcpy(src, f->ll6, 16);
-		return (true);
-	}
-	for (unsigned k = 0; k < f->naddr6; k++)
-		if (f->inuse6[k]) {
-			memcpy(src, f->addr6[k], 16);
-			return (true);
-		}
+	/* a link-local toward a link-local, else the first global, else a
+	 * link-local */
+	for (int pass = 0; pass < 3; pass++)
+		for (unsigned k = 0; k < f->nuse6; k++)
+			if ((pass == 0 && f->use6[k].ll && dst[0] == 0xfe &&
+				(dst[1] & 0xc0) == 0x80) ||
+			    (pass == 1 && !f->use6[k].ll) || pass == 2) {
+				memcpy(src, f->use6[k].a, 16);
+				return (true);
+			}
 	return (false);
 }
 

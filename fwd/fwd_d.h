@@ -33,6 +33,7 @@
 #define FWD_D_PUNT_BUFS	  256	 /* per worker */
 #define FWD_D_MAX_NH	  8192	 /* default adjacency / FIB next-hop space */
 #define FWD_D_ADDR6_MAX	  16	 /* IPv6 addresses per interface (config) */
+#define FWD_D_USE6_MAX	  (FWD_D_ADDR6_MAX + 2) /* in use, link-locals too */
 
 struct fwd_d;
 struct fwd_worker;
@@ -120,6 +121,13 @@ struct fwd_worker {
 	unsigned tx_turns; /* full turns since held frames were sent */
 };
 
+/* An IPv6 address of the router's in use on an interface. */
+struct fwd_addr6 {
+	uint8_t a[16];
+	uint8_t plen; /* 128 for a link-local */
+	bool ll;
+};
+
 /* One configured interface (index = port id). */
 struct fwd_iface {
 	bool used;
@@ -164,9 +172,11 @@ struct fwd_iface {
 	uint8_t plen6[FWD_D_ADDR6_MAX];
 	bool has_ll, ipv6_off;
 	uint8_t ll6[16];
-	/* of each address: in use (DAD passed, or no ND): its /128 pinned
-	 * to the LOCAL adjacency, its prefix connected (glean6) */
-	bool inuse6[FWD_D_ADDR6_MAX];
+	/* the addresses in use (DAD passed, or no ND), link-local too:
+	 * each /128 pinned to the LOCAL adjacency, each global's prefix
+	 * connected (glean6); fwd_d_addr6_set keeps it */
+	struct fwd_addr6 use6[FWD_D_USE6_MAX];
+	unsigned nuse6;
 	int glean6; /* adjacency of (::, ifindex), held while attached */
 	struct fwd_port *wport[FWD_D_WORKERS_MAX];
 	struct fwd_port *txport;

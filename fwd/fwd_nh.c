@@ -616,9 +616,8 @@ fwd_d_resync_end(struct fwd_d *d)
 		if (d->ifs[i].used && d->ifs[i].attached) {
 			for (unsigned k = 0; k < d->ifs[i].naddr; k++)
 				fwd_conn_add(d, &d->ifs[i], k);
-			for (unsigned k = 0; k < d->ifs[i].naddr6; k++)
-				if (d->ifs[i].inuse6[k])
-					(void)addr6_install(d, &d->ifs[i], k);
+			for (unsigned k = 0; k < d->ifs[i].nuse6; k++)
+				(void)addr6_install(d, &d->ifs[i], k);
 		}
 	d->resyncing = false;
 	d->st.swept += swept;
@@ -775,9 +774,9 @@ nh_port6(struct fwd_d *d, const struct fwd_rec *r)
 				return ((uint16_t)i);
 			continue;
 		}
-		for (unsigned k = 0; k < f->naddr6; k++)
-			if (f->plen6[k] < 128 &&
-			    pfx6_has(f->addr6[k], f->plen6[k], r->gw6))
+		for (unsigned k = 0; k < f->nuse6; k++)
+			if (f->use6[k].plen < 128 &&
+			    pfx6_has(f->use6[k].a, f->use6[k].plen, r->gw6))
 				return ((uint16_t)i);
 	}
 	return (FWD_D_PORT_DEAD);
@@ -952,9 +951,9 @@ conn_owner6(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 
 		if (!f->used || !f->attached || f->glean6 < 0 || len >= 128)
 			continue;
-		for (unsigned k = 0; k < f->naddr6; k++)
-			if (f->inuse6[k] && f->plen6[k] == len &&
-			    pfx6_has(pfx, len, f->addr6[k]))
+		for (unsigned k = 0; k < f->nuse6; k++)
+			if (f->use6[k].plen == len &&
+			    pfx6_has(pfx, len, f->use6[k].a))
 				return (f->glean6);
 	}
 	return (-1);
@@ -976,59 +975,67 @@ fwd_d_route6_del(struct fwd_d *d, const uint8_t pfx[16], unsigned len)
 	return (0);
 }
 
+static int
+use6_find(const struct fwd_iface *f, const uint8_t *ip6)
+{
+	for (unsigned k = 0; k < f->nuse6; k++)
+		if (memcmp(f->use6[k].a, ip6, 16) == 0)
+			return ((int)k);
+	return (-1);
+}
+
 bool
 fwd_d_is_ours6(const struct fwd_d *d, const uint8_t ip6[16])
 {
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
 		const struct fwd_iface *f = &d->ifs[i];
 
-		if (!f->used || !f->attached)
-			continue;
-		for (unsigned k = 0; k < f->naddr6; k++)
-			if (f->inuse6[k] && memcmp(f->addr6[k], ip6, 16) == 0)
-				return (true);
+		if (f->used && f->attached && use6_find(f, ip6) >= 0)
+			return (true);
 	}
 	return (false);
 }
 
-/* Address k of f (attached, in use): its /128 and connected prefix. */
+/* Address k in use on f (attached): its /128, its connected prefix. */
 static int
 addr6_install(struct fwd_d *d, struct fwd_iface *f, unsigned k)
 {
+	const struct fwd_addr6 *u = &f->use6[k];
 	uint8_t p[16];
-	unsigned nh, len = f->plen6[k];
+	unsigned nh;
 	int g, rv;
 
-	if ((rv = fwd_fib6_add(d->fib6, f->addr6[k], 128,
-		 (unsigned)d->local_adj)) != 0)
+	if ((rv = fwd_fib6_add(d->fib6, u->a, 128, (unsigned)d->local_adj)) !=
+	    0)
 		return (rv);
-	if (len >= 128 || (g = glean6_of(d, f)) < 0)
+	if (u->plen >= 128 || (g = glean6_of(d, f)) < 0)
 		return (0);
-	pfx6_mask(p, f->addr6[k], len);
-	if (fwd_fib6_get(d->fib6, p, len, &nh) != 0 &&
-	    route_set6(d, p, len, (uint32_t)g) != 0)
+	pfx6_mask(p, u->a, u->plen);
+	if (fwd_fib6_get(d->fib6, p, u->plen, &nh) != 0 &&
+	    route_set6(d, p, u->plen, (uint32_t)g) != 0)
 		lc_log_warnx("%s: cannot add the connected IPv6 route",
 		    f->name);
 	return (0);
 }
 
-/* Address k of f no longer in use: its /128, and its prefix unless
- * another address in use is on it. */
+/* Address k of f out of use: its /128, its prefix unless another address
+ * in use is on it; taken off the list. */
 static void
 addr6_remove(struct fwd_d *d, struct fwd_iface *f, unsigned k)
 {
+	struct fwd_addr6 u = f->use6[k];
 	uint8_t p[16];
-	unsigned len = f->plen6[k];
 
-	route_del6(d, f->addr6[k], 128, d->local_adj);
-	if (len >= 128 || f->glean6 < 0)
+	f->use6[k] = f->use6[--f->nuse6];
+	route_del6(d, u.a, 128, d->local_adj);
+	if (u.plen >= 128 || f->glean6 < 0)
 		return;
-	pfx6_mask(p, f->addr6[k], len);
-	for (unsigned j = 0; j < f->naddr6; j++)
-		if (j != k && f->inuse6[j] && f->plen6[j] == len &&
-		    pfx6_has(p, len, f->addr6[j]))
+	pfx6_mask(p, u.a, u.plen);
+	for (unsigned j = 0; j < f->nuse6; j++)
+		if (f->use6[j].plen == u.plen &&
+		    pfx6_has(p, u.plen, f->use6[j].a))
 			return;
-	route_del6(d, p, len, f->glean6);
+	route_del6(d, p, u.plen, f->glean6);
 }
 
 int
@@ -1036,42 +1043,32 @@ fwd_d_addr6_set(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
     unsigned plen, bool in_use)
 {
 	struct fwd_iface *f;
-	int rv = 0;
+	int k, rv;
 
 	if (port >= FWD_D_IF_MAX || !d->ifs[port].used ||
 	    !d->ifs[port].attached)
 		return (-ENOENT);
+	if (plen < 1 || plen > 128)
+		return (-EINVAL);
 	f = &d->ifs[port];
-	if (f->has_ll && memcmp(ip6, f->ll6, 16) == 0) {
-		if (in_use)
-			return (fwd_fib6_add(d->fib6, ip6, 128,
-			    (unsigned)d->local_adj));
-		route_del6(d, ip6, 128, d->local_adj);
+	k = use6_find(f, ip6);
+	if (!in_use) {
+		if (k >= 0)
+			addr6_remove(d, f, (unsigned)k);
 		return (0);
 	}
-	for (unsigned k = 0; k < f->naddr6; k++) {
-		if (memcmp(f->addr6[k], ip6, 16) != 0 ||
-		    (plen != 0 && f->plen6[k] != plen))
-			continue;
-		if (in_use && !f->inuse6[k]) {
-			f->inuse6[k] = true;
-			if ((rv = addr6_install(d, f, k)) != 0)
-				f->inuse6[k] = false;
-		} else if (!in_use && f->inuse6[k]) {
-			addr6_remove(d, f, k);
-			f->inuse6[k] = false;
-		}
-		return (rv);
-	}
-	/* a link-local ND derived (not configured): pinned as well */
-	if (ip6[0] == 0xfe && (ip6[1] & 0xc0) == 0x80) {
-		if (in_use)
-			return (fwd_fib6_add(d->fib6, ip6, 128,
-			    (unsigned)d->local_adj));
-		route_del6(d, ip6, 128, d->local_adj);
+	if (k >= 0)
 		return (0);
-	}
-	return (-ENOENT);
+	if (f->nuse6 == FWD_D_USE6_MAX)
+		return (-ENOSPC);
+	k = (int)f->nuse6++;
+	memcpy(f->use6[k].a, ip6, 16);
+	/* a link-local's prefix is on every link: not routed */
+	f->use6[k].ll = ip6[0] == 0xfe && (ip6[1] & 0xc0) == 0x80;
+	f->use6[k].plen = f->use6[k].ll ? 128 : (uint8_t)plen;
+	if ((rv = addr6_install(d, f, (unsigned)k)) != 0)
+		f->nuse6--;
+	return (rv);
 }
 
 int
@@ -1141,7 +1138,7 @@ void
 fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
 {
 	f->glean6 = -1;
-	memset(f->inuse6, 0, sizeof(f->inuse6));
+	f->nuse6 = 0;
 	if (f->ipv6_off)
 		return;
 	if (glean6_of(d, f) < 0)
@@ -1162,13 +1159,8 @@ fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
 void
 fwd_if6_detach(struct fwd_d *d, struct fwd_iface *f)
 {
-	for (unsigned k = 0; k < f->naddr6; k++)
-		if (f->inuse6[k]) {
-			addr6_remove(d, f, k);
-			f->inuse6[k] = false;
-		}
-	if (f->has_ll)
-		route_del6(d, f->ll6, 128, d->local_adj);
+	while (f->nuse6 > 0)
+		addr6_remove(d, f, f->nuse6 - 1);
 	if (f->glean6 >= 0) {
 		uint32_t g = (uint32_t)f->glean6;
 
@@ -1216,9 +1208,14 @@ collect_own6(const uint8_t pfx[16], unsigned len, unsigned nh, void *arg)
 	struct own6 *o = arg;
 	struct fwd_d *d = o->d;
 
+	/* ours, a neighbour's of fwd_d_nd_host6, or of ND's own (an IPv6
+	 * K_NH adjacency no record owns, as ARP's /32s) */
 	if (!(len == 128 &&
 		(nh == (unsigned)d->local_adj ||
-		    (rec_mine(d, nh) && d->rec[nh].host6))))
+		    (rec_mine(d, nh) && d->rec[nh].host6) ||
+		    (nh < d->adj->size && !rec_mine(d, nh) &&
+			fwd_adj_is_v6(d->adj, nh) &&
+			d->adj->ent[nh].kind == FWD_ADJ_K_NH))))
 		return (0);
 	if (o->n == o->cap) {
 		size_t nc = o->cap ? o->cap * 2 : 64;
@@ -1249,16 +1246,17 @@ resync_own6(struct fwd_d *d)
 
 		if (!f->used || !f->attached || f->glean6 < 0)
 			continue;
-		for (unsigned k = 0; k < f->naddr6; k++) {
+		for (unsigned k = 0; k < f->nuse6; k++) {
+			const struct fwd_addr6 *u = &f->use6[k];
 			uint8_t p[16];
 			unsigned nh;
 
-			if (!f->inuse6[k] || f->plen6[k] >= 128)
+			if (u->plen >= 128)
 				continue;
-			pfx6_mask(p, f->addr6[k], f->plen6[k]);
-			if (fwd_fib6_get(d->fib6, p, f->plen6[k], &nh) == 0 &&
+			pfx6_mask(p, u->a, u->plen);
+			if (fwd_fib6_get(d->fib6, p, u->plen, &nh) == 0 &&
 			    nh == (unsigned)f->glean6)
-				(void)fwd_fib6_add(d->fib6, p, f->plen6[k], nh);
+				(void)fwd_fib6_add(d->fib6, p, u->plen, nh);
 		}
 	}
 }
