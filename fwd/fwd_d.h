@@ -414,11 +414,11 @@ unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 int fwd_d_route_del(struct fwd_d *, uint32_t pfx, unsigned len);
 /* IPv6: the same with 16-byte prefix and gateways (network order; :: =
  * attached, ifindex then required), gw6 n * 16 bytes. */
-int fwd_d_route6_add(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+int fwd_d_route6_add(struct fwd_d *, const uint8_t *pfx, unsigned len,
     const uint8_t *gw6, const uint32_t *ifindex, unsigned n);
-int fwd_d_route6_nonh(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+int fwd_d_route6_nonh(struct fwd_d *, const uint8_t *pfx, unsigned len,
     unsigned kind);
-int fwd_d_route6_del(struct fwd_d *, const uint8_t pfx[16], unsigned len);
+int fwd_d_route6_del(struct fwd_d *, const uint8_t *pfx, unsigned len);
 /* Next hops of IPv6 adjacency nh: gw6 max * 16 bytes. */
 unsigned fwd_d_nh_describe6(struct fwd_d *, unsigned nh, uint8_t *gw6,
     uint32_t *ifindex, unsigned max);

@@ -898,7 +898,7 @@ pfx6_ok(const uint8_t *pfx, unsigned len)
 }
 
 int
-fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+fwd_d_route6_add(struct fwd_d *d, const uint8_t *pfx, unsigned len,
     const uint8_t *gw6, const uint32_t *ifindex, unsigned n)
 {
 	uint16_t m[FWD_ADJ_GROUP_MAX];
@@ -935,7 +935,7 @@ fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
 }
 
 int
-fwd_d_route6_nonh(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+fwd_d_route6_nonh(struct fwd_d *d, const uint8_t *pfx, unsigned len,
     unsigned kind)
 {
 	if (!pfx6_ok(pfx, len) || kind > 2)
@@ -963,7 +963,7 @@ conn_owner6(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 }
 
 int
-fwd_d_route6_del(struct fwd_d *d, const uint8_t pfx[16], unsigned len)
+fwd_d_route6_del(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 {
 	int g;
 
