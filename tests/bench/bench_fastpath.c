@@ -558,6 +558,36 @@ print_instr(const char *name, const char *vfield, double ipp, unsigned nflows,
 	fflush(stdout);
 }
 
+/* rounds of round_s seconds of polling b (set up; torn down here): pps[]
+ * sorted. 1 when a packet was not forwarded. */
+static int
+rounds_pps(struct bench *b, const char *name, unsigned rounds, double round_s,
+    double *pps)
+{
+	uint64_t chunk = 1u << 16;
+
+	run_pkts(b, chunk); /* warm up */
+	for (unsigned r = 0; r < rounds; r++) {
+		double t0 = now_s(), t;
+		uint64_t n = 0;
+
+		do {
+			run_pkts(b, chunk);
+			n += chunk;
+			t = now_s() - t0;
+		} while (t < round_s);
+		pps[r] = (double)n / t;
+	}
+	if (b->dp.st.fwd != b->dp.st.rx) {
+		fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64 "\n",
+		    name, b->dp.st.fwd, b->dp.st.rx);
+		return (1);
+	}
+	bench_teardown(b);
+	qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
+	return (0);
+}
+
 /* One case with one fast-path variant: table line and BENCH lines. */
 static int
 run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
@@ -568,32 +598,14 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
 							      "per_packet";
 	struct bench b;
 	double pps[16], ipp = -1;
-	uint64_t chunk = 1u << 16;
 	char vfield[64] = "";
 
 	if (flags != 0)
 		snprintf(vfield, sizeof(vfield), ",\"variant\":\"%s\"",
 		    variant);
 	bench_setup(&b, c, nflows, flags);
-	run_pkts(&b, chunk); /* warm up */
-	for (unsigned r = 0; r < rounds; r++) {
-		double t0 = now_s(), t;
-		uint64_t n = 0;
-
-		do {
-			run_pkts(&b, chunk);
-			n += chunk;
-			t = now_s() - t0;
-		} while (t < round_s);
-		pps[r] = (double)n / t;
-	}
-	if (b.dp.st.fwd != b.dp.st.rx) {
-		fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64 "\n",
-		    c->name, b.dp.st.fwd, b.dp.st.rx);
+	if (rounds_pps(&b, c->name, rounds, round_s, pps) != 0)
 		return (1);
-	}
-	bench_teardown(&b);
-	qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
 	/* In --quick, callgrind only for the small tables (the 1M build
 	 * under valgrind takes a while). */
 	if (vg && (!quick || c->routes < 1000))
@@ -611,33 +623,15 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
 static int
 run_case6dp(const char *self, bool quick, bool vg)
 {
-	uint64_t npkts = quick ? 4096 : 65536, chunk = 1u << 16;
+	uint64_t npkts = quick ? 4096 : 65536;
 	unsigned rounds = quick ? 3 : 5;
 	double round_s = quick ? 0.1 : 1.0, pps[16], ipp = -1;
 	char *args[4] = {"dp6", "0", NULL, "0"}, nb[32];
 	struct bench b;
 
 	bench6dp_setup(&b);
-	run_pkts(&b, chunk);
-	for (unsigned r = 0; r < rounds; r++) {
-		double t0 = now_s(), t;
-		uint64_t n = 0;
-
-		do {
-			run_pkts(&b, chunk);
-			n += chunk;
-			t = now_s() - t0;
-		} while (t < round_s);
-		pps[r] = (double)n / t;
-	}
-	if (b.dp.st.fwd != b.dp.st.rx) {
-		fprintf(stderr,
-		    "fastpath6_dp: forwarded %" PRIu64 " of %" PRIu64 "\n",
-		    b.dp.st.fwd, b.dp.st.rx);
+	if (rounds_pps(&b, "fastpath6_dp", rounds, round_s, pps) != 0)
 		return (1);
-	}
-	bench_teardown(&b);
-	qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
 	snprintf(nb, sizeof(nb), "%" PRIu64, npkts);
 	args[2] = nb;
 	if (vg)
