@@ -1618,11 +1618,13 @@ fwd_nd_port_up(struct fwd_nd *nd, uint16_t port, struct fwd_out *out)
 		return;
 	p = &nd->port[port];
 	now = nd_now(nd);
+	/* a new derived link-local is tentative (its probe sent below with
+	 * every other tentative address's) */
 	if (p->ll_auto) {
 		uint8_t d[16];
 
 		fwd_nd_ll_from_mac(pp->mac, d);
-		(void)nd_ll_apply(nd, port, d, true, out);
+		(void)nd_ll_apply(nd, port, d, true, NULL);
 	}
 	for (unsigned i = 0; i < nd->naddr; i++) {
 		struct nd_addr *a = &nd->addr[i];
