@@ -229,17 +229,54 @@ fwd_adj_flow_hash(const uint8_t *ip)
 	return (h ^ (h >> 16));
 }
 
-/* The adjacency to use for a packet: resolves a group to its member. */
+/* The same for an IPv6 header: both addresses, the next header and the
+ * flow label (RFC 6438: the source's own flow hash when it sets one). */
+static inline uint32_t
+fwd_adj_flow_hash6(const uint8_t *ip)
+{
+	uint32_t h = (fwd_ld32(ip + 8) ^ fwd_ld32(ip + 12) ^ fwd_ld32(ip + 16) ^
+			 fwd_ld32(ip + 20)) *
+	    0x9e3779b1u;
+
+	h ^= fwd_ld32(ip + 24) ^ fwd_ld32(ip + 28) ^ fwd_ld32(ip + 32) ^
+	    fwd_ld32(ip + 36) ^ (fwd_ld32(ip) & htonl(0xfffffu)) ^ ip[6];
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return (h ^ (h >> 16));
+}
+
+/* Group a's member for flow hash h (a itself when not a group). */
 static inline const struct fwd_adj *
-fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
-    const uint8_t *ip)
+fwd_adj_member(const struct fwd_adj_tbl *t, const struct fwd_adj *a, uint32_t h)
 {
 	unsigned n = __atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE);
 
 	if (n == 0)
 		return (a);
 	return (&t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
-	    (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >> 32)]]);
+	    (unsigned)(((uint64_t)h * n) >> 32)]]);
+}
+
+/* The adjacency to use for a packet: resolves a group to its member. */
+static inline const struct fwd_adj *
+fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
+    const uint8_t *ip)
+{
+	if (__atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE) == 0)
+		return (a);
+	return (fwd_adj_member(t, a, fwd_adj_flow_hash(ip)));
+}
+
+/* IPv6: the same (ip an IPv6 header). */
+static inline const struct fwd_adj *
+fwd_adj_select6(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
+    const uint8_t *ip)
+{
+	if (__atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE) == 0)
+		return (a);
+	return (fwd_adj_member(t, a, fwd_adj_flow_hash6(ip)));
 }
 
 #endif /* FWD_ADJ_H */
