@@ -93,19 +93,25 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->backend = c->backend;
 		/* an unknown value is refused by the batch's check */
 		r->host_path = (unsigned)c->host_path;
-		if (c->n_neighbours > FWD_D_NEIGH_MAX)
-			r->neigh_too_many = true;
-		else
-			r->nneigh = (unsigned)c->n_neighbours;
-		for (unsigned k = 0; k < r->nneigh; k++) {
+		/* IPv4's (IPv6's, with addr6, go to r->nd) */
+		for (size_t k = 0; k < c->n_neighbours; k++) {
 			const ProtobufCBinaryData *m = &c->neighbours[k]->mac;
+			unsigned j = r->nneigh;
 
-			r->neigh_ip[k] = ntohl(c->neighbours[k]->addr);
-			r->neigh_maclen[k] = m->len > 255 ? 255 :
+			if (c->neighbours[k]->addr6.len != 0)
+				continue;
+			if (j == FWD_D_NEIGH_MAX) {
+				r->neigh_too_many = true;
+				break;
+			}
+			r->neigh_ip[j] = ntohl(c->neighbours[k]->addr);
+			r->neigh_maclen[j] = m->len > 255 ? 255 :
 							    (uint8_t)m->len;
 			if (m->len == 6)
-				memcpy(r->neigh_mac[k], m->data, 6);
+				memcpy(r->neigh_mac[j], m->data, 6);
+			r->nneigh++;
 		}
+		fwd_d_nd_req_parse(&r->nd, c);
 		if (c->n_addrs > FWD_LOCAL_MAX) {
 			r->too_many = true;
 			continue;
@@ -376,6 +382,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		snprintf(b, sizeof(b), "%s (auto)", x->backend);
 		x->backend = ar_ok(lc_arena_strdup(d->ar, b));
 	}
+	fwd_d_nd_if_fill(d, f, x);
 	x->n_addrs = f->naddr;
 	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
 	for (unsigned k = 0; k < f->naddr; k++) {
@@ -724,7 +731,11 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct neigh_walk w = {d, &l, 64, q->ifindex, fwd_d_now_ms(d)};
 
 	l.neighbours = ar_calloc(d, w.cap * sizeof(*l.neighbours));
-	(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	/* family 0 (as before) and 4: IPv4; 6: IPv6; 46: both */
+	if (q->family != 6)
+		(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	if (q->family == 6 || q->family == 46)
+		fwd_d_nd_neigh_list(d, q->ifindex, &l, &w.cap);
 	ipc_reply(req, IPC_OK, &l.base);
 	lc_arena_reset(d->ar);
 }

@@ -13,6 +13,7 @@
 #include "libcommon/lc_err.h"
 #include "fwd_adj.h"
 #include "fwd_arp.h"
+#include "fwd_d_nd.h"
 #include "fwd_dp.h"
 #include "fwd_fib.h"
 #include "fwd_host.h"
@@ -142,6 +143,7 @@ struct fwd_iface {
 	unsigned nneigh; /* static neighbours (in fwd_arp while attached) */
 	uint32_t neigh_ip[FWD_D_NEIGH_MAX]; /* host order */
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
+	struct fwd_d_nd_cfg nd; /* IPv6 (fwd_d_nd.c) */
 	/* state */
 	bool attached, link_up;
 	/* the device is not there (deleted, renamed away, or missing when
@@ -215,6 +217,7 @@ struct fwd_d {
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
 	struct fwd_arp *arp;
+	struct fwd_nd *nd; /* IPv6 Neighbour Discovery (fwd_d_nd.c) */
 	struct fwd_icmp icmp;
 	struct fwd_slow slow;
 	struct fwd_out *out;
@@ -325,6 +328,7 @@ struct fwd_if_req {
 	uint8_t neigh_maclen[FWD_D_NEIGH_MAX]; /* as received: must be 6 */
 	bool neigh_too_many;
 	unsigned host_path; /* fwd.proto HostPath: 0 (default) or 1 on, 2 off */
+	struct fwd_d_nd_req nd; /* IPv6 (fwd_d_nd.c) */
 };
 
 /*

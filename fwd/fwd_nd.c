@@ -8,6 +8,7 @@
 #include "libcommon/lc_inet6.h"
 #include "libcommon/lc_log.h"
 
+#include "fwd_icmp6.h"
 #include "fwd_nd.h"
 
 #define ND_QMAX	       16   /* cap on conf.queue_len */
@@ -365,27 +366,15 @@ nd_frame(struct fwd_nd *nd, uint16_t port, const uint8_t *dmac,
 	return (ip + FWD_IPV6_HLEN);
 }
 
-/* The ICMPv6 sum with the pseudo-header (RFC 8200 8.1), not folded. */
-static uint64_t
-nd_sum(const uint8_t *ip, const uint8_t *icmp, unsigned ilen)
-{
-	uint8_t ph[8] = {0};
-	uint64_t sum;
-
-	fwd_st32(ph, htonl(ilen));
-	ph[7] = FWD_IP6_NH_ICMPV6;
-	sum = fwd_cksum_add(ip + FWD_IP6_SRC, 32, 0);
-	sum = fwd_cksum_add(ph, 8, sum);
-	return (fwd_cksum_add(icmp, ilen, sum));
-}
-
+/* The ICMPv6 checksum of the message at icmp (fwd_icmp6's). */
 static void
 nd_csum(uint8_t *icmp, unsigned ilen)
 {
-	uint8_t *ip = icmp - FWD_IPV6_HLEN;
+	const uint8_t *ip = icmp - FWD_IPV6_HLEN;
 
 	fwd_st16(icmp + 2, 0);
-	fwd_st16(icmp + 2, (uint16_t)~fwd_cksum_fold(nd_sum(ip, icmp, ilen)));
+	fwd_st16(icmp + 2,
+	    fwd_icmp6_cksum(ip + FWD_IP6_SRC, ip + FWD_IP6_DST, icmp, ilen));
 }
 
 /* A link-layer address option of type t at o (8 bytes). */
@@ -1200,7 +1189,7 @@ fwd_nd_input(struct fwd_nd *nd, uint16_t port, const uint8_t *f, unsigned len,
 		return (nd_bad(nd, FWD_ND_BAD_EXT));
 	if (ip[FWD_IP6_HLIM] != 255)
 		return (nd_bad(nd, FWD_ND_BAD_HLIM));
-	if (fwd_cksum_fold(nd_sum(ip, m, ilen)) != 0xffff)
+	if (!fwd_icmp6_cksum_ok(ip + FWD_IP6_SRC, ip + FWD_IP6_DST, m, ilen))
 		return (nd_bad(nd, FWD_ND_BAD_CSUM));
 	if (m[1] != 0)
 		return (nd_bad(nd, FWD_ND_BAD_CODE));
@@ -1257,7 +1246,10 @@ fwd_nd_resolve(struct fwd_nd *nd, uint16_t port, const uint8_t ip6[16],
 	    nd_is_unspec(ip6) || nd->port[port].disabled ||
 	    (frame != NULL &&
 		(len < FWD_IPV6_MIN_FRAME || len > FWD_FRAME_MAX ||
-		    fwd_ld16(frame + FWD_ETH_TYPE) != htons(FWD_ETH_P_IPV6))))
+		    fwd_ld16(frame + FWD_ETH_TYPE) != htons(FWD_ETH_P_IPV6) ||
+		    (frame[ND_IP] >> 4) != 6 ||
+		    ntohs(fwd_ld16(frame + ND_IP + FWD_IP6_PLEN)) >
+			len - FWD_IPV6_MIN_FRAME)))
 		return (-EINVAL);
 	if (nd_ours_any(nd, ip6))
 		return (-EHOSTUNREACH);
@@ -1498,8 +1490,8 @@ nd_ra_schedule(struct fwd_nd *nd, struct nd_port *p, uint64_t now)
 	p->ra_next = now + iv;
 }
 
-static int
-nd_ra_check(const struct fwd_nd_ra_conf *c)
+int
+fwd_nd_ra_check(const struct fwd_nd_ra_conf *c)
 {
 	if ((c->interval_max_s != 0 &&
 		(c->interval_max_s < 4 || c->interval_max_s > 1800)) ||
@@ -1533,7 +1525,8 @@ fwd_nd_ra_set(struct fwd_nd *nd, uint16_t port, const struct fwd_nd_ra_conf *c,
 	struct nd_port *p;
 	uint64_t now;
 
-	if (port >= FWD_PORT_MAX || (c != NULL && c->enabled && nd_ra_check(c)))
+	if (port >= FWD_PORT_MAX ||
+	    (c != NULL && c->enabled && fwd_nd_ra_check(c)))
 		return (-EINVAL);
 	p = &nd->port[port];
 	now = nd_now(nd);

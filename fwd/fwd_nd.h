@@ -287,6 +287,8 @@ int fwd_nd_static_del(struct fwd_nd *, uint16_t port, const uint8_t ip6[16]);
 int fwd_nd_ra_set(struct fwd_nd *, uint16_t port, const struct fwd_nd_ra_conf *,
     struct fwd_out *out);
 bool fwd_nd_ra_enabled(const struct fwd_nd *, uint16_t port);
+/* What fwd_nd_ra_set refuses: 0 or -EINVAL. */
+int fwd_nd_ra_check(const struct fwd_nd_ra_conf *);
 /* Shutting down: a final RA (lifetime 0) on every port with RAs on. */
 void fwd_nd_shutdown(struct fwd_nd *, struct fwd_out *out);
 

@@ -1,0 +1,83 @@
+/* fwd/fwd_d_nd.h: tern-fwd's Neighbour Discovery glue (fwd_d_nd.c): an
+ * interface's IPv6 configuration (IfConfig addrs6, link_local, ra,
+ * ipv6_disabled, StaticNeighbour.addr6) parsed, checked, kept and applied
+ * to fwd_nd; its state reported (Interface, Neighbour, NeighbourEvent). The
+ * hooks the daemon's files call are one line each. */
+#ifndef FWD_D_ND_H
+#define FWD_D_ND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libcommon/lc_err.h"
+
+#include "fwd_nd.h"
+
+#define FWD_D_ADDR6_MAX	 16 /* IPv6 addresses of one interface */
+#define FWD_D_NEIGH6_MAX 64 /* static IPv6 neighbours of one interface */
+
+/* One interface's IPv6 configuration, as IfConfig has it (zeroed where
+ * unused: compared with memcmp). */
+struct fwd_d_nd_cfg {
+	bool disabled; /* ipv6_disabled */
+	unsigned naddr;
+	uint8_t addr[FWD_D_ADDR6_MAX][16];
+	uint8_t plen[FWD_D_ADDR6_MAX];
+	bool ll_conf; /* ll configured; else derived from the MAC */
+	uint8_t ll[16];
+	struct fwd_nd_ra_conf ra;
+	unsigned nneigh;
+	uint8_t neigh_ip[FWD_D_NEIGH6_MAX][16];
+	uint8_t neigh_mac[FWD_D_NEIGH6_MAX][6];
+};
+
+/* The same as received, with what parsing found wrong. */
+struct fwd_d_nd_req {
+	struct fwd_d_nd_cfg c;
+	char bad[128]; /* "" or why the item is refused */
+};
+
+struct fwd_d;
+struct fwd_iface;
+struct Fwd__IfConfig;
+struct Fwd__Interface;
+struct Fwd__NeighbourList;
+
+/* d->nd made (and d->slow's ND hooks set): 0 or -errno. */
+int fwd_d_nd_init(struct fwd_d *);
+/* Final RAs sent, d->nd freed. */
+void fwd_d_nd_fini(struct fwd_d *);
+/* fwd_d_tick's part. */
+void fwd_d_nd_tick(struct fwd_d *);
+
+/* IfConfig's IPv6 part into r (the request the interface's item builds). */
+void fwd_d_nd_req_parse(struct fwd_d_nd_req *r, const struct Fwd__IfConfig *);
+/* Item i (interface name) of a batch, checked: 0 or -EINVAL with err. */
+int fwd_d_nd_check(const char *name, const struct fwd_d_nd_req *r, long i,
+    struct lc_err *err);
+/* The interface's IPv6 configuration is r's already. */
+bool fwd_d_nd_same(const struct fwd_d_nd_cfg *have,
+    const struct fwd_d_nd_req *r);
+/* f (not attached) keeps r's configuration. */
+void fwd_d_nd_take(struct fwd_d_nd_cfg *have, const struct fwd_d_nd_req *r);
+/* f attached (its port in the adjacency table): its configuration into
+ * fwd_nd. */
+void fwd_d_nd_attach(struct fwd_d *, struct fwd_iface *);
+/* f detaching: everything of its port out of fwd_nd (a final RA). */
+void fwd_d_nd_detach(struct fwd_d *, struct fwd_iface *);
+/* f attached: its configuration becomes r's, diffed. */
+void fwd_d_nd_diff(struct fwd_d *, struct fwd_iface *,
+    const struct fwd_d_nd_req *r);
+/* f's link came up. */
+void fwd_d_nd_link_up(struct fwd_d *, struct fwd_iface *);
+
+/* Interface.addrs6, addrs6_tentative, addrs6_duplicate, link_local and
+ * ra_enabled of f (attached) into x, allocated in d's reply arena. */
+void fwd_d_nd_if_fill(struct fwd_d *, const struct fwd_iface *,
+    struct Fwd__Interface *x);
+/* The IPv6 neighbours (ifindex 0: all) appended to l (its array grown in
+ * d's reply arena; *cap its room). */
+void fwd_d_nd_neigh_list(struct fwd_d *, uint32_t ifindex,
+    struct Fwd__NeighbourList *l, size_t *cap);
+
+#endif /* FWD_D_ND_H */
