@@ -10,11 +10,9 @@
 
 #include "fwd_icmp6.h"
 #include "fwd_nd.h"
+#include "fwd_nq.h"
 
-#define ND_QMAX	       16   /* cap on conf.queue_len */
-#define ND_POOL_MAX    1024 /* queued frames, all neighbours */
-#define ND_NONE	       0xffffffffu
-#define ND_PENDING_MAX 256
+#define ND_NONE 0xffffffffu
 
 /* RFC 4861 10 (router and node constants). */
 #define ND_MAX_INITIAL_RTR_ADVERT_INTERVAL 16000
@@ -45,15 +43,13 @@ struct nd_neigh {
 	uint8_t mac[6];
 	uint8_t state;
 	uint8_t probes;
-	uint8_t qn;
 	bool router;
 	bool used;	   /* traffic wants it (resolve/punt): STALE -> DELAY */
 	uint16_t host_adj; /* FWD_FIB_NH_NONE: no host route */
 	uint64_t t_next;   /* the state's timer (see fwd_nd_tick) */
 	uint64_t t_conf;
-	uint32_t next; /* hash chain */
-	uint16_t qslot[ND_QMAX];
-	uint16_t qin[ND_QMAX];
+	uint32_t next;	      /* hash chain */
+	struct fwd_nq_list q; /* packets waiting for it */
 };
 
 struct nd_addr {
@@ -75,11 +71,6 @@ struct nd_port {
 	struct fwd_nd_ra_conf ra;
 };
 
-struct nd_pending {
-	uint16_t adj;
-	uint64_t tok;
-};
-
 struct fwd_nd {
 	struct fwd_nd_conf conf;
 	struct fwd_adj_tbl *adj;
@@ -91,12 +82,7 @@ struct fwd_nd {
 	struct nd_addr addr[FWD_ND_ADDR_MAX];
 	unsigned naddr;
 	struct nd_port port[FWD_PORT_MAX];
-	uint8_t *qbuf;
-	uint16_t *qlen;
-	uint16_t *qfree;
-	unsigned npool, nqfree;
-	struct nd_pending pend[ND_PENDING_MAX];
-	unsigned npend;
+	struct fwd_nq nq; /* queued packets, adjacencies to release */
 	uint64_t rng;
 	unsigned reachable_ms;
 	uint64_t reachable_at; /* when it was last computed */
@@ -261,8 +247,8 @@ fwd_nd_new(const struct fwd_nd_conf *c, struct fwd_adj_tbl *adj)
 		nd->conf.max_neigh = 4096;
 	if (nd->conf.queue_len == 0)
 		nd->conf.queue_len = 4;
-	if (nd->conf.queue_len > ND_QMAX)
-		nd->conf.queue_len = ND_QMAX;
+	if (nd->conf.queue_len > FWD_NQ_QMAX)
+		nd->conf.queue_len = FWD_NQ_QMAX;
 	if (nd->conf.reachable_ms == 0)
 		nd->conf.reachable_ms = 30000;
 	if (nd->conf.retrans_ms == 0)
@@ -282,17 +268,12 @@ fwd_nd_new(const struct fwd_nd_conf *c, struct fwd_adj_tbl *adj)
 	for (nd->nbucket = 16; nd->nbucket < nd->conf.max_neigh;
 	     nd->nbucket *= 2)
 		;
-	nd->npool = nd->conf.max_neigh * nd->conf.queue_len;
-	if (nd->npool > ND_POOL_MAX)
-		nd->npool = ND_POOL_MAX;
 	nd->ent = calloc(nd->conf.max_neigh, sizeof(*nd->ent));
 	nd->bucket = malloc(nd->nbucket * sizeof(*nd->bucket));
 	nd->freel = malloc(nd->conf.max_neigh * sizeof(*nd->freel));
-	nd->qbuf = malloc((size_t)nd->npool * FWD_FRAME_MAX);
-	nd->qlen = calloc(nd->npool, sizeof(*nd->qlen));
-	nd->qfree = malloc(nd->npool * sizeof(*nd->qfree));
 	if (nd->ent == NULL || nd->bucket == NULL || nd->freel == NULL ||
-	    nd->qbuf == NULL || nd->qlen == NULL || nd->qfree == NULL) {
+	    fwd_nq_init(&nd->nq, nd->conf.max_neigh * nd->conf.queue_len,
+		nd->conf.queue_len) != 0) {
 		fwd_nd_free(nd);
 		errno = ENOMEM;
 		return (NULL);
@@ -300,8 +281,6 @@ fwd_nd_new(const struct fwd_nd_conf *c, struct fwd_adj_tbl *adj)
 	memset(nd->bucket, 0xff, nd->nbucket * sizeof(*nd->bucket));
 	for (unsigned i = 0; i < nd->conf.max_neigh; i++)
 		nd->freel[nd->nfree++] = nd->conf.max_neigh - 1 - i;
-	for (unsigned i = 0; i < nd->npool; i++)
-		nd->qfree[nd->nqfree++] = (uint16_t)(nd->npool - 1 - i);
 	nd_reachable_compute(nd, nd_now(nd));
 	return (nd);
 }
@@ -314,9 +293,7 @@ fwd_nd_free(struct fwd_nd *nd)
 	free(nd->ent);
 	free(nd->bucket);
 	free(nd->freel);
-	free(nd->qbuf);
-	free(nd->qlen);
-	free(nd->qfree);
+	fwd_nq_fini(&nd->nq);
 	free(nd);
 }
 
@@ -753,7 +730,7 @@ nd_info(const struct nd_neigh *n, struct fwd_nd_info *info)
 	info->port = n->port;
 	memcpy(info->mac, n->mac, 6);
 	info->state = n->state;
-	info->queued = n->qn;
+	info->queued = n->q.n;
 	info->router = n->router;
 	info->expires_ms = (n->state == FWD_ND_STATIC) ? 0 : n->t_next;
 	info->confirmed_ms = n->t_conf;
@@ -773,9 +750,7 @@ nd_neigh_event(struct fwd_nd *nd, const struct nd_neigh *n)
 static void
 nd_queue_clear(struct fwd_nd *nd, struct nd_neigh *n)
 {
-	for (unsigned k = 0; k < n->qn; k++)
-		nd->qfree[nd->nqfree++] = n->qslot[k];
-	n->qn = 0;
+	fwd_nq_clear(&nd->nq, &n->q);
 }
 
 /* Is ip6 on one of port's connected (global) subnets? */
@@ -805,14 +780,7 @@ nd_host_route_del(struct fwd_nd *nd, struct nd_neigh *n)
 	if (fwd_fib6_get(nd->conf.fib6, n->ip6, 128, &nh) == 0 &&
 	    nh == n->host_adj)
 		(void)fwd_fib6_del(nd->conf.fib6, n->ip6, 128);
-	if (nd->npend < ND_PENDING_MAX) {
-		nd->pend[nd->npend].adj = n->host_adj;
-		nd->pend[nd->npend].tok = fwd_qsbr_start(q);
-		nd->npend++;
-	} else {
-		fwd_qsbr_synchronize(q);
-		fwd_adj_release(nd->adj, n->host_adj);
-	}
+	fwd_nq_release_later(&nd->nq, nd->adj, q, n->host_adj);
 	n->host_adj = FWD_FIB_NH_NONE;
 }
 
@@ -895,11 +863,11 @@ nd_send_to(struct fwd_nd *nd, const struct nd_neigh *n, const uint8_t *frame,
 static void
 nd_flush_queue(struct fwd_nd *nd, struct nd_neigh *n, struct fwd_out *out)
 {
-	for (unsigned k = 0; k < n->qn; k++) {
-		uint16_t s = n->qslot[k];
+	for (unsigned k = 0; k < n->q.n; k++) {
+		unsigned l;
+		const uint8_t *fr = fwd_nq_frame(&nd->nq, &n->q, k, &l);
 
-		if (nd_send_to(nd, n, nd->qbuf + (size_t)s * FWD_FRAME_MAX,
-			nd->qlen[s], out))
+		if (nd_send_to(nd, n, fr, l, out))
 			nd->st.released++;
 		else
 			nd->st.queue_drops++;
@@ -1280,31 +1248,11 @@ fwd_nd_resolve(struct fwd_nd *nd, uint16_t port, const uint8_t ip6[16],
 		return (0);
 	}
 	if (frame != NULL) {
-		uint16_t s;
+		unsigned r = fwd_nq_push(&nd->nq, &n->q, frame, len, in_port);
 
-		if (n->qn == nd->conf.queue_len || nd->nqfree == 0) {
-			if (n->qn == 0) {
-				nd->st.queue_drops++;
-				goto probe;
-			}
-			/* full: the oldest goes */
-			s = n->qslot[0];
-			memmove(n->qslot, n->qslot + 1,
-			    (n->qn - 1) * sizeof(n->qslot[0]));
-			memmove(n->qin, n->qin + 1,
-			    (n->qn - 1) * sizeof(n->qin[0]));
-			n->qn--;
-			nd->st.queue_drops++;
-		} else
-			s = nd->qfree[--nd->nqfree];
-		memcpy(nd->qbuf + (size_t)s * FWD_FRAME_MAX, frame, len);
-		nd->qlen[s] = (uint16_t)len;
-		n->qslot[n->qn] = s;
-		n->qin[n->qn] = in_port;
-		n->qn++;
-		nd->st.queued++;
+		nd->st.queue_drops += r != FWD_NQ_QUEUED;
+		nd->st.queued += r != FWD_NQ_DROPPED;
 	}
-probe:
 	if (fresh) {
 		n->probes = 0;
 		n->t_next = now;
@@ -1353,7 +1301,7 @@ nd_evict_learned(struct fwd_nd *nd)
 
 			if (n->state != order[k])
 				continue;
-			nd->st.queue_drops += n->qn;
+			nd->st.queue_drops += n->q.n;
 			nd->st.evicted++;
 			nd_destroy(nd, n);
 			return (true);
@@ -1636,14 +1584,14 @@ fwd_nd_port_up(struct fwd_nd *nd, uint16_t port, struct fwd_out *out)
 static void
 nd_fail(struct fwd_nd *nd, struct nd_neigh *n, struct fwd_out *out)
 {
-	for (unsigned k = 0; k < n->qn; k++) {
-		uint16_t s = n->qslot[k];
+	for (unsigned k = 0; k < n->q.n; k++) {
+		unsigned l;
+		const uint8_t *fr = fwd_nq_frame(&nd->nq, &n->q, k, &l);
 
 		nd->st.queue_drops++;
 		if (nd->conf.unreach != NULL) {
-			nd->conf.unreach(nd->conf.unreach_arg, n->qin[k],
-			    nd->qbuf + (size_t)s * FWD_FRAME_MAX, nd->qlen[s],
-			    out);
+			nd->conf.unreach(nd->conf.unreach_arg, n->q.in[k], fr,
+			    l, out);
 			nd->st.unreach++;
 		}
 	}
@@ -1752,14 +1700,9 @@ fwd_nd_tick(struct fwd_nd *nd, struct fwd_out *out)
 		    nd_send_ra(nd, p, false, out) == 0)
 			nd_ra_schedule(nd, np, now);
 	}
-	for (unsigned i = 0; i < nd->npend;) {
-		if (fwd_qsbr_check(fwd_fib6_qsbr(nd->conf.fib6),
-			nd->pend[i].tok)) {
-			fwd_adj_release(nd->adj, nd->pend[i].adj);
-			nd->pend[i] = nd->pend[--nd->npend];
-		} else
-			i++;
-	}
+	if (nd->conf.fib6 != NULL)
+		fwd_nq_release_poll(&nd->nq, nd->adj,
+		    fwd_fib6_qsbr(nd->conf.fib6));
 	return (changed);
 }
 
