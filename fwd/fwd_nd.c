@@ -1039,7 +1039,9 @@ nd_in_na(struct fwd_nd *nd, uint16_t port, const uint8_t *f, const uint8_t *ip,
 	if ((a = nd_addr_find(nd, port, target)) != NULL) {
 		if (a->state == FWD_ND_A_TENTATIVE)
 			nd_dad_dup(nd, a, o->tlla != NULL ? o->tlla : f + 6);
-		return (0); /* ours: never learned */
+		else if (a->state == FWD_ND_A_PREFERRED)
+			nd->st.addr_conflict++; /* RFC 4862 5.4.4 */
+		return (0);			/* ours: never learned */
 	}
 	if ((n = nd_find(nd, port, target)) == NULL)
 		return (-ENOENT);

@@ -129,6 +129,7 @@ struct fwd_nd_stats {
 	uint64_t bad[FWD_ND_BAD_MAX]; /* enum fwd_nd_bad */
 	uint64_t ns_sent, na_sent, ra_sent, dad_sent;
 	uint64_t dad_ok, dad_dup;
+	uint64_t addr_conflict; /* an NA from elsewhere for one in use */
 	uint64_t resolved, failed, expired;
 	uint64_t queued, queue_drops, released, unreach;
 	uint64_t table_full, evicted;

@@ -406,6 +406,12 @@ test_dad_dup(void **st)
 	assert_int_equal(fwd_nd_addr_state(e->nd, 0, b), FWD_ND_A_DUPLICATE);
 	assert_memory_equal(e->ev[1].mac, gwmac, 6);
 	assert_int_equal(fwd_nd_stats(e->nd)->dad_dup, 2);
+	/* an NA for one in use: a conflict, counted, the address kept */
+	l = mk_na(e->f, gwmac, e->gw, allnodes, allnodes_mac, 0x20, e->a0,
+	    gwmac);
+	assert_int_equal(fwd_nd_input(e->nd, 0, e->f, l, &e->out), 0);
+	assert_int_equal(fwd_nd_stats(e->nd)->addr_conflict, 1);
+	assert_true(fwd_nd_is_ours(e->nd, e->a0));
 	/* refused for good: never in use, NS for it not answered */
 	now_ms += 5000;
 	(void)fwd_nd_tick(e->nd, &e->out);
