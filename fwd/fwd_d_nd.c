@@ -65,6 +65,8 @@ nd_addr_event(void *arg, uint16_t port, const uint8_t ip6[16], unsigned plen,
 	else if (state == FWD_ND_A_PREFERRED)
 		lc_log_info("%s: IPv6 address %s/%u in use (DAD passed)",
 		    f != NULL ? f->name : "?", b, plen);
+	/* its /128 pinned local, its prefix connected, while in use */
+	(void)fwd_d_addr6_set(d, port, ip6, plen, state == FWD_ND_A_PREFERRED);
 	/* Interface.addrs6 changed: rib takes its connected routes from it */
 	if (f != NULL && f->attached && state != 0)
 		fwd_ctl_if_event(d, f, false);
@@ -78,7 +80,11 @@ nd_neigh_event(void *arg, const struct fwd_nd_info *ni)
 {
 	struct fwd_d *d = arg;
 	Fwd__NeighbourEvent ev = FWD__NEIGHBOUR_EVENT__INIT;
+	bool known = ni->state != FWD_ND_FREE && ni->state != FWD_ND_INCOMPLETE;
 
+	/* the fast path's /128 of an on-link neighbour, and its K_NH
+	 * adjacencies */
+	(void)fwd_d_nd_host6(d, ni->port, ni->ip6, known ? ni->mac : NULL);
 	if (d->srv == NULL)
 		return;
 	ev.neighbour = nd_enc_neigh(d, ni, fwd_d_now_ms(d));
@@ -98,6 +104,7 @@ fwd_d_nd_init(struct fwd_d *d)
 	c.clock = nd_clock;
 	c.clock_arg = d;
 	c.seed = (uint32_t)fwd_d_now_ms(d) | 1;
+	c.no_dad = d->conf.nd_no_dad;
 	c.unreach = nd_unreach;
 	c.unreach_arg = d;
 	c.addr_event = nd_addr_event;
@@ -149,32 +156,6 @@ fwd_d_nd_req_parse(struct fwd_d_nd_req *r, const Fwd__IfConfig *c)
 	const Fwd__RaConfig *ra = c->ra;
 
 	memset(r, 0, sizeof(*r));
-	x->disabled = c->ipv6_disabled;
-	if (c->n_addrs6 > FWD_D_ADDR6_MAX)
-		snprintf(r->bad, sizeof(r->bad), "more than %u IPv6 addresses",
-		    FWD_D_ADDR6_MAX);
-	for (size_t k = 0; k < c->n_addrs6 && k < FWD_D_ADDR6_MAX; k++) {
-		const Fwd__IfAddr6 *a = c->addrs6[k];
-
-		if (a->addr.len != 16) {
-			snprintf(r->bad, sizeof(r->bad),
-			    "an IPv6 address of %zu bytes (expected 16)",
-			    a->addr.len);
-			continue;
-		}
-		memcpy(x->addr[x->naddr], a->addr.data, 16);
-		x->plen[x->naddr++] = a->len > 128 ? 0 : (uint8_t)a->len;
-	}
-	if (c->link_local.len != 0) {
-		if (c->link_local.len != 16)
-			snprintf(r->bad, sizeof(r->bad),
-			    "a link-local address of %zu bytes (expected 16)",
-			    c->link_local.len);
-		else {
-			x->ll_conf = true;
-			memcpy(x->ll, c->link_local.data, 16);
-		}
-	}
 	for (size_t k = 0; k < c->n_neighbours; k++) {
 		const Fwd__StaticNeighbour *n = c->neighbours[k];
 
@@ -250,42 +231,28 @@ nd_unicast_ok(const uint8_t *a)
 	    !lc_ip6_is_v4mapped((const struct lc_ip6 *)a));
 }
 
-int
-fwd_d_nd_check(const char *name, const struct fwd_d_nd_req *r, long i,
-    struct lc_err *err)
+static bool
+nd_has_addr(const struct fwd_if_req *rq, const uint8_t *a)
 {
+	for (unsigned j = 0; j < rq->naddr6; j++)
+		if (memcmp(rq->addr6[j], a, 16) == 0)
+			return (true);
+	return (false);
+}
+
+int
+fwd_d_nd_check(const struct fwd_if_req *rq, long i, struct lc_err *err)
+{
+	const struct fwd_d_nd_req *r = &rq->nd;
 	const struct fwd_d_nd_cfg *x = &r->c;
+	const char *name = rq->name;
 	char b[LC_IP6_STRLEN];
 
 	if (r->bad[0] != '\0')
 		return (lc_err_set(err, -EINVAL, i, "%s: %s", name, r->bad));
-	for (unsigned k = 0; k < x->naddr; k++) {
-		const uint8_t *a = x->addr[k];
-
-		lc_inet6_str((const struct lc_ip6 *)a, b);
-		if (x->plen[k] < 1 || x->plen[k] > 128 || !nd_unicast_ok(a) ||
-		    lc_ip6_is_linklocal((const struct lc_ip6 *)a))
-			return (lc_err_set(err, -EINVAL, i,
-			    "%s: IPv6 address %s/%u is not a usable global "
-			    "address (a link-local one is link-local)",
-			    name, b, x->plen[k]));
-		for (unsigned j = 0; j < k; j++)
-			if (memcmp(x->addr[j], a, 16) == 0)
-				return (lc_err_set(err, -EINVAL, i,
-				    "%s: IPv6 address %s given twice", name,
-				    b));
-	}
-	if (x->ll_conf) {
-		static const uint8_t pfx[8] = {0xfe, 0x80};
-
-		lc_inet6_str((const struct lc_ip6 *)x->ll, b);
-		if (memcmp(x->ll, pfx, 8) != 0 ||
-		    memcmp(x->ll + 8, nd_zero16, 8) == 0)
-			return (lc_err_set(err, -EINVAL, i,
-			    "%s: link-local %s is not in fe80::/64 with a "
-			    "nonzero interface identifier",
-			    name, b));
-	}
+	if (rq->has_ll && memcmp(rq->ll6 + 8, nd_zero16, 8) == 0)
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: link-local address: interface identifier 0", name));
 	if (x->ra.enabled && fwd_nd_ra_check(&x->ra) != 0)
 		return (lc_err_set(err, -EINVAL, i,
 		    "%s: router advertisement: interval 4..1800 s, lifetime "
@@ -314,15 +281,14 @@ fwd_d_nd_check(const char *name, const struct fwd_d_nd_req *r, long i,
 				return (lc_err_set(err, -EINVAL, i,
 				    "%s: static neighbour %s given twice", name,
 				    b));
-		for (unsigned j = 0; j < x->naddr; j++) {
-			if (memcmp(x->addr[j], a, 16) == 0 ||
-			    (x->ll_conf && memcmp(x->ll, a, 16) == 0))
-				return (lc_err_set(err, -EINVAL, i,
-				    "%s: static neighbour %s is an address "
-				    "of the interface",
-				    name, b));
-			on |= nd_pfx_match(x->addr[j], a, x->plen[j]);
-		}
+		if ((rq->has_ll && memcmp(rq->ll6, a, 16) == 0) ||
+		    nd_has_addr(rq, a))
+			return (lc_err_set(err, -EINVAL, i,
+			    "%s: static neighbour %s is an address of the "
+			    "interface",
+			    name, b));
+		for (unsigned j = 0; j < rq->naddr6; j++)
+			on |= nd_pfx_match(rq->addr6[j], a, rq->plen6[j]);
 		if (!on)
 			return (lc_err_set(err, -EINVAL, i,
 			    "%s: static neighbour %s is on none of the "
@@ -361,34 +327,61 @@ nd_log_rv(const struct fwd_iface *f, const char *what, const uint8_t *a, int rv)
 	lc_log_warnx("%s: %s %s: %s", f->name, what, b, strerror(-rv));
 }
 
-/* f's configuration (attached) into fwd_nd: link-local first (DAD of the
- * globals is sent from ::, an RA needs the link-local). */
+/* What fwd_nd is given for a port: the interface's (fwd_if's fields) or a
+ * request's. */
+struct nd_view {
+	bool off, has_ll;
+	const uint8_t *ll6;
+	unsigned naddr;
+	const uint8_t (*addr)[16];
+	const uint8_t *plen;
+	const struct fwd_d_nd_cfg *c;
+};
+
 static void
-nd_apply_all(struct fwd_d *d, struct fwd_iface *f)
+nd_view_if(const struct fwd_iface *f, struct nd_view *v)
 {
-	const struct fwd_d_nd_cfg *x = &f->nd;
+	*v = (struct nd_view){f->ipv6_off, f->has_ll, f->ll6, f->naddr6,
+	    f->addr6, f->plen6, &f->nd};
+}
+
+static void
+nd_view_rq(const struct fwd_if_req *r, struct nd_view *v)
+{
+	*v = (struct nd_view){r->ipv6_off, r->has_ll, r->ll6, r->naddr6,
+	    r->addr6, r->plen6, &r->nd.c};
+}
+
+/* v into fwd_nd for f's port: link-local first (the globals' DAD is sent
+ * from ::, an RA needs the link-local). */
+static void
+nd_apply_all(struct fwd_d *d, struct fwd_iface *f, const struct nd_view *v)
+{
 	uint16_t id = nd_port(d, f);
 
-	if (x->disabled) {
+	if (v->off) {
 		fwd_nd_port_disable(d->nd, id, true, d->out);
 		return;
 	}
 	fwd_nd_port_disable(d->nd, id, false, d->out);
-	(void)fwd_nd_ll_set(d->nd, id, x->ll_conf ? x->ll : NULL, d->out);
-	for (unsigned k = 0; k < x->naddr; k++)
-		nd_log_rv(f, "IPv6 address", x->addr[k],
-		    fwd_nd_addr_add(d->nd, id, x->addr[k], x->plen[k], d->out));
-	for (unsigned k = 0; k < x->nneigh; k++)
-		nd_log_rv(f, "static neighbour", x->neigh_ip[k],
-		    fwd_nd_static_add(d->nd, id, x->neigh_ip[k],
-			x->neigh_mac[k], d->out));
-	(void)fwd_nd_ra_set(d->nd, id, &x->ra, d->out);
+	(void)fwd_nd_ll_set(d->nd, id, v->has_ll ? v->ll6 : NULL, d->out);
+	for (unsigned k = 0; k < v->naddr; k++)
+		nd_log_rv(f, "IPv6 address", v->addr[k],
+		    fwd_nd_addr_add(d->nd, id, v->addr[k], v->plen[k], d->out));
+	for (unsigned k = 0; k < v->c->nneigh; k++)
+		nd_log_rv(f, "static neighbour", v->c->neigh_ip[k],
+		    fwd_nd_static_add(d->nd, id, v->c->neigh_ip[k],
+			v->c->neigh_mac[k], d->out));
+	(void)fwd_nd_ra_set(d->nd, id, &v->c->ra, d->out);
 }
 
 void
 fwd_d_nd_attach(struct fwd_d *d, struct fwd_iface *f)
 {
-	nd_apply_all(d, f);
+	struct nd_view v;
+
+	nd_view_if(f, &v);
+	nd_apply_all(d, f, &v);
 	fwd_nd_port_up(d->nd, nd_port(d, f), d->out);
 	fwd_d_out_flush(d);
 }
@@ -419,53 +412,80 @@ nd_has_neigh(const struct fwd_d_nd_cfg *c, const uint8_t *ip,
 	return (false);
 }
 
-void
-fwd_d_nd_diff(struct fwd_d *d, struct fwd_iface *f,
-    const struct fwd_d_nd_req *r)
+/* v has ip6/plen among its addresses. */
+static bool
+nd_view_has(const struct nd_view *v, const uint8_t *ip6, unsigned plen)
 {
-	struct fwd_d_nd_cfg old = f->nd;
-	const struct fwd_d_nd_cfg *x = &r->c;
+	for (unsigned k = 0; k < v->naddr; k++)
+		if (memcmp(v->addr[k], ip6, 16) == 0 && v->plen[k] == plen)
+			return (true);
+	return (false);
+}
+
+void
+fwd_d_nd_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
+{
+	struct nd_view o, n;
 	uint16_t id = nd_port(d, f);
 
-	if (fwd_d_nd_same(&old, r))
-		return;
-	if (old.disabled != x->disabled) {
+	nd_view_if(f, &o);
+	nd_view_rq(rq, &n);
+	if (o.off != n.off) {
 		fwd_d_nd_detach(d, f); /* with the old statics */
-		f->nd = *x;
-		fwd_d_nd_attach(d, f);
+		f->nd = rq->nd.c;
+		nd_apply_all(d, f, &n);
+		fwd_nd_port_up(d->nd, id, d->out);
+		fwd_d_out_flush(d);
 		return;
 	}
-	f->nd = *x;
-	if (x->disabled)
+	if (n.off) {
+		f->nd = rq->nd.c;
 		return;
-	for (unsigned k = 0; k < old.nneigh; k++)
-		if (!nd_has_neigh(x, old.neigh_ip[k], old.neigh_mac[k]))
-			(void)fwd_nd_static_del(d->nd, id, old.neigh_ip[k]);
-	for (unsigned k = 0; k < old.naddr; k++) {
-		unsigned j;
-
-		for (j = 0; j < x->naddr; j++)
-			if (memcmp(x->addr[j], old.addr[k], 16) == 0 &&
-			    x->plen[j] == old.plen[k])
-				break;
-		if (j == x->naddr)
-			(void)fwd_nd_addr_del(d->nd, id, old.addr[k]);
 	}
-	if (old.ll_conf != x->ll_conf || memcmp(old.ll, x->ll, 16) != 0)
-		(void)fwd_nd_ll_set(d->nd, id, x->ll_conf ? x->ll : NULL,
-		    d->out);
-	for (unsigned k = 0; k < x->naddr; k++)
-		if (fwd_nd_addr_state(d->nd, id, x->addr[k]) == -ENOENT)
-			nd_log_rv(f, "IPv6 address", x->addr[k],
-			    fwd_nd_addr_add(d->nd, id, x->addr[k], x->plen[k],
+	for (unsigned k = 0; k < o.c->nneigh; k++)
+		if (!nd_has_neigh(n.c, o.c->neigh_ip[k], o.c->neigh_mac[k]))
+			(void)fwd_nd_static_del(d->nd, id, o.c->neigh_ip[k]);
+	for (unsigned k = 0; k < o.naddr; k++)
+		if (!nd_view_has(&n, o.addr[k], o.plen[k]))
+			(void)fwd_nd_addr_del(d->nd, id, o.addr[k]);
+	if (o.has_ll != n.has_ll || (n.has_ll && memcmp(o.ll6, n.ll6, 16) != 0))
+		(void)fwd_nd_ll_set(d->nd, id, n.has_ll ? n.ll6 : NULL, d->out);
+	for (unsigned k = 0; k < n.naddr; k++)
+		if (!nd_view_has(&o, n.addr[k], n.plen[k]))
+			nd_log_rv(f, "IPv6 address", n.addr[k],
+			    fwd_nd_addr_add(d->nd, id, n.addr[k], n.plen[k],
 				d->out));
-	for (unsigned k = 0; k < x->nneigh; k++)
-		if (!nd_has_neigh(&old, x->neigh_ip[k], x->neigh_mac[k]))
-			nd_log_rv(f, "static neighbour", x->neigh_ip[k],
-			    fwd_nd_static_add(d->nd, id, x->neigh_ip[k],
-				x->neigh_mac[k], d->out));
-	(void)fwd_nd_ra_set(d->nd, id, &x->ra, d->out);
+	for (unsigned k = 0; k < n.c->nneigh; k++)
+		if (!nd_has_neigh(o.c, n.c->neigh_ip[k], n.c->neigh_mac[k]))
+			nd_log_rv(f, "static neighbour", n.c->neigh_ip[k],
+			    fwd_nd_static_add(d->nd, id, n.c->neigh_ip[k],
+				n.c->neigh_mac[k], d->out));
+	(void)fwd_nd_ra_set(d->nd, id, &n.c->ra, d->out);
+	f->nd = rq->nd.c;
 	fwd_d_out_flush(d);
+}
+
+struct nd_sync {
+	struct fwd_d *d;
+	uint16_t port;
+};
+
+static int
+nd_sync_one(const struct fwd_nd_addr_info *ai, void *arg)
+{
+	struct nd_sync *w = arg;
+
+	if (ai->port == w->port && ai->state == FWD_ND_A_PREFERRED)
+		(void)fwd_d_addr6_set(w->d, w->port, ai->ip6, ai->plen, true);
+	return (0);
+}
+
+void
+fwd_d_nd_sync(struct fwd_d *d, struct fwd_iface *f)
+{
+	struct nd_sync w = {d, nd_port(d, f)};
+
+	(void)fwd_nd_addr_walk(d->nd, nd_sync_one, &w);
 }
 
 void
@@ -512,20 +532,10 @@ nd_if_addr(const struct fwd_nd_addr_info *ai, void *arg)
 	struct nd_if_walk *w = arg;
 	Fwd__Interface *x = w->x;
 
-	if (ai->port != w->port)
+	/* room for both was made: at most FWD_D_USE6_MAX */
+	if (ai->port != w->port || ai->state == FWD_ND_A_PREFERRED)
 		return (0);
-	if (ai->link_local) {
-		if (ai->state == FWD_ND_A_PREFERRED) {
-			x->link_local.data = nd_ar(w->d, 16);
-			memcpy(x->link_local.data, ai->ip6, 16);
-			x->link_local.len = 16;
-		}
-		return (0);
-	}
-	/* room for all three was made: at most FWD_D_ADDR6_MAX */
-	if (ai->state == FWD_ND_A_PREFERRED)
-		x->addrs6[x->n_addrs6++] = nd_enc_addr(w->d, ai->ip6, ai->plen);
-	else if (ai->state == FWD_ND_A_TENTATIVE)
+	if (ai->state == FWD_ND_A_TENTATIVE)
 		x->addrs6_tentative[x->n_addrs6_tentative++] = nd_enc_addr(w->d,
 		    ai->ip6, ai->plen);
 	else
@@ -538,11 +548,10 @@ void
 fwd_d_nd_if_fill(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
 {
 	struct nd_if_walk w = {d, nd_port(d, f), x};
-	size_t n = FWD_D_ADDR6_MAX + 1;
+	size_t n = FWD_D_USE6_MAX + 1;
 
 	if (!f->attached || d->nd == NULL)
 		return;
-	x->addrs6 = nd_ar(d, n * sizeof(*x->addrs6));
 	x->addrs6_tentative = nd_ar(d, n * sizeof(*x->addrs6_tentative));
 	x->addrs6_duplicate = nd_ar(d, n * sizeof(*x->addrs6_duplicate));
 	(void)fwd_nd_addr_walk(d->nd, nd_if_addr, &w);

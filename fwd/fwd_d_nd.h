@@ -1,8 +1,10 @@
 /* fwd/fwd_d_nd.h: tern-fwd's Neighbour Discovery glue (fwd_d_nd.c): an
- * interface's IPv6 configuration (IfConfig addrs6, link_local, ra,
- * ipv6_disabled, StaticNeighbour.addr6) parsed, checked, kept and applied
- * to fwd_nd; its state reported (Interface, Neighbour, NeighbourEvent). The
- * hooks the daemon's files call are one line each. */
+ * interface's IPv6 configuration (IfConfig addrs6, link_local and
+ * ipv6_disabled as fwd_if keeps them; ra and StaticNeighbour.addr6 kept
+ * here) applied to fwd_nd; ND's results to the daemon (addresses in use:
+ * fwd_d_addr6_set; neighbours: fwd_d_nd_host6); its state reported
+ * (Interface, Neighbour, NeighbourEvent). The hooks the daemon's files call
+ * are one line each. */
 #ifndef FWD_D_ND_H
 #define FWD_D_ND_H
 
@@ -13,18 +15,11 @@
 
 #include "fwd_nd.h"
 
-#define FWD_D_ADDR6_MAX	 16 /* IPv6 addresses of one interface */
 #define FWD_D_NEIGH6_MAX 64 /* static IPv6 neighbours of one interface */
 
-/* One interface's IPv6 configuration, as IfConfig has it (zeroed where
- * unused: compared with memcmp). */
+/* One interface's RA and static IPv6 neighbours, as IfConfig has them
+ * (zeroed where unused: compared with memcmp). */
 struct fwd_d_nd_cfg {
-	bool disabled; /* ipv6_disabled */
-	unsigned naddr;
-	uint8_t addr[FWD_D_ADDR6_MAX][16];
-	uint8_t plen[FWD_D_ADDR6_MAX];
-	bool ll_conf; /* ll configured; else derived from the MAC */
-	uint8_t ll[16];
 	struct fwd_nd_ra_conf ra;
 	unsigned nneigh;
 	uint8_t neigh_ip[FWD_D_NEIGH6_MAX][16];
@@ -39,6 +34,7 @@ struct fwd_d_nd_req {
 
 struct fwd_d;
 struct fwd_iface;
+struct fwd_if_req;
 struct Fwd__IfConfig;
 struct Fwd__Interface;
 struct Fwd__NeighbourList;
@@ -50,11 +46,11 @@ void fwd_d_nd_fini(struct fwd_d *);
 /* fwd_d_tick's part. */
 void fwd_d_nd_tick(struct fwd_d *);
 
-/* IfConfig's IPv6 part into r (the request the interface's item builds). */
+/* IfConfig's RA and static IPv6 neighbours into r. */
 void fwd_d_nd_req_parse(struct fwd_d_nd_req *r, const struct Fwd__IfConfig *);
-/* Item i (interface name) of a batch, checked: 0 or -EINVAL with err. */
-int fwd_d_nd_check(const char *name, const struct fwd_d_nd_req *r, long i,
-    struct lc_err *err);
+/* Item i of a batch, its ND part checked (its addresses as fwd_if checks
+ * them): 0 or -EINVAL with err. */
+int fwd_d_nd_check(const struct fwd_if_req *rq, long i, struct lc_err *err);
 /* The interface's IPv6 configuration is r's already. */
 bool fwd_d_nd_same(const struct fwd_d_nd_cfg *have,
     const struct fwd_d_nd_req *r);
@@ -65,14 +61,20 @@ void fwd_d_nd_take(struct fwd_d_nd_cfg *have, const struct fwd_d_nd_req *r);
 void fwd_d_nd_attach(struct fwd_d *, struct fwd_iface *);
 /* f detaching: everything of its port out of fwd_nd (a final RA). */
 void fwd_d_nd_detach(struct fwd_d *, struct fwd_iface *);
-/* f attached: its configuration becomes r's, diffed. */
+/* f attached: its configuration becomes rq's, diffed in fwd_nd (called
+ * before fwd_if6_update takes rq's addresses into f), then
+ * fwd_d_nd_sync. */
 void fwd_d_nd_diff(struct fwd_d *, struct fwd_iface *,
-    const struct fwd_d_nd_req *r);
+    const struct fwd_if_req *rq);
+/* After fwd_if6_update: the addresses fwd_nd has in use marked so again
+ * (fwd_d_addr6_set). */
+void fwd_d_nd_sync(struct fwd_d *, struct fwd_iface *);
 /* f's link came up. */
 void fwd_d_nd_link_up(struct fwd_d *, struct fwd_iface *);
 
-/* Interface.addrs6, addrs6_tentative, addrs6_duplicate, link_local and
- * ra_enabled of f (attached) into x, allocated in d's reply arena. */
+/* Interface.addrs6_tentative, addrs6_duplicate and ra_enabled of f
+ * (attached) into x, allocated in d's reply arena (addrs6 and link_local:
+ * fwd_ctl's, from what fwd_d_addr6_set was told). */
 void fwd_d_nd_if_fill(struct fwd_d *, const struct fwd_iface *,
     struct Fwd__Interface *x);
 /* The IPv6 neighbours (ifindex 0: all) appended to l (its array grown in

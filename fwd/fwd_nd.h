@@ -16,8 +16,9 @@
 #include "fwd_pkt6.h"
 #include "fwd_port.h"
 
-#define FWD_ND_ADDR_MAX	  256 /* our IPv6 addresses, all ports, link-local too */
-#define FWD_ND_RA_PFX_MAX 8   /* prefixes in one port's RA */
+#define FWD_ND_ADDR_MAX \
+	1088 /* our IPv6 addresses: 64 ports x (16 + a link-local) */
+#define FWD_ND_RA_PFX_MAX 8 /* prefixes in one port's RA */
 
 /* ICMPv6 types of ND (RFC 4861 4). */
 #define FWD_ND_RS	133
