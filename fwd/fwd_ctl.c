@@ -80,6 +80,21 @@ if6_req_of(const Fwd__IfConfig *c, struct fwd_if_req *r)
 		if (r->has_ll)
 			memcpy(r->ll6, c->link_local.data, 16);
 	}
+	for (size_t j = 0; j < c->n_neighbours; j++) {
+		const Fwd__StaticNeighbour *n = c->neighbours[j];
+		unsigned k = r->nneigh6;
+
+		if (n->addr6.len == 0)
+			continue;
+		if (k == FWD_D_NEIGH_MAX || n->addr6.len != 16 ||
+		    n->mac.len != 6) {
+			r->neigh6_bad = true;
+			continue;
+		}
+		memcpy(r->neigh6_ip[k], n->addr6.data, 16);
+		memcpy(r->neigh6_mac[k], n->mac.data, 6);
+		r->nneigh6++;
+	}
 	if (c->n_addrs6 > FWD_D_ADDR6_MAX) {
 		r->too_many6 = true;
 		return;
@@ -121,23 +136,23 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->backend = c->backend;
 		/* an unknown value is refused by the batch's check */
 		r->host_path = (unsigned)c->host_path;
-		/* IPv4's (IPv6's, with addr6, go to r->nd) */
-		for (size_t k = 0; k < c->n_neighbours; k++) {
-			const ProtobufCBinaryData *m = &c->neighbours[k]->mac;
-			unsigned j = r->nneigh;
+		/* IPv4 ones here, IPv6 ones (addr6) by if6_req_of */
+		for (size_t j = 0; j < c->n_neighbours; j++) {
+			const ProtobufCBinaryData *m = &c->neighbours[j]->mac;
+			unsigned k = r->nneigh;
 
-			if (c->neighbours[k]->addr6.len != 0)
+			if (c->neighbours[j]->addr6.len != 0)
 				continue;
-			if (j == FWD_D_NEIGH_MAX) {
+			if (k == FWD_D_NEIGH_MAX) {
 				r->neigh_too_many = true;
 				break;
 			}
-			r->neigh_ip[j] = ntohl(c->neighbours[k]->addr);
-			r->neigh_maclen[j] = m->len > 255 ? 255 :
+			r->nneigh++;
+			r->neigh_ip[k] = ntohl(c->neighbours[j]->addr);
+			r->neigh_maclen[k] = m->len > 255 ? 255 :
 							    (uint8_t)m->len;
 			if (m->len == 6)
-				memcpy(r->neigh_mac[j], m->data, 6);
-			r->nneigh++;
+				memcpy(r->neigh_mac[k], m->data, 6);
 		}
 		fwd_d_nd_req_parse(&r->nd, c);
 		if6_req_of(c, r);

@@ -157,7 +157,7 @@ struct fwd_iface {
 	unsigned nneigh; /* static neighbours (in fwd_arp while attached) */
 	uint32_t neigh_ip[FWD_D_NEIGH_MAX]; /* host order */
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
-	struct fwd_d_nd_cfg nd; /* IPv6 (fwd_d_nd.c) */
+	struct fwd_d_nd_cfg nd; /* RAs (fwd_d_nd.c) */
 	/* state */
 	bool attached, link_up;
 	/* the device is not there (deleted, renamed away, or missing when
@@ -177,6 +177,11 @@ struct fwd_iface {
 	uint8_t plen6[FWD_D_ADDR6_MAX];
 	bool has_ll, ipv6_off;
 	uint8_t ll6[16];
+	/* static IPv6 neighbours: without ND, each a /128 of fwd's own to
+	 * its MAC (fwd_d_nd_host6) while attached */
+	unsigned nneigh6;
+	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
+	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
 	/* the addresses in use (DAD passed, or no ND), link-local too:
 	 * each /128 pinned to the LOCAL adjacency, each global's prefix
 	 * connected (glean6); fwd_d_addr6_set keeps it */
@@ -205,11 +210,13 @@ enum { FWD_REC_NONE = 0, FWD_REC_NH, FWD_REC_GROUP, FWD_REC_DROP };
 
 struct fwd_rec {
 	uint8_t kind;
-	uint8_t nm;  /* GROUP: members */
-	bool dying;  /* unreferenced: released after a grace period */
-	uint32_t gw; /* NH: host order, 0 = attached (glean) */
-	bool v6;     /* NH: IPv6, gw6 its gateway (:: = attached) */
-	bool host6;  /* NH v6: a neighbour's /128 of fwd's own */
+	uint8_t nm;   /* GROUP: members */
+	bool dying;   /* unreferenced: released after a grace period */
+	uint32_t gw;  /* NH: host order, 0 = attached (glean) */
+	bool v6;      /* NH: IPv6, gw6 its gateway (:: = attached) */
+	bool host6;   /* NH v6: a neighbour's /128 of fwd's own */
+	bool mac6_ok; /* host6: mac6 is the neighbour's MAC */
+	uint8_t mac6[6];
 	uint8_t gw6[16];
 	uint32_t ifindex; /* NH: 0 = the interface whose subnet holds gw */
 	uint32_t routes;  /* FIB routes pointing here */
@@ -367,7 +374,13 @@ struct fwd_if_req {
 	uint8_t plen6[FWD_D_ADDR6_MAX]; /* as received: 1..128 checked */
 	bool too_many6, has_ll, ll_bad, ipv6_off;
 	uint8_t ll6[16];
-	struct fwd_d_nd_req nd; /* IPv6 (fwd_d_nd.c) */
+	/* static IPv6 neighbours (StaticNeighbour.addr6); neigh6_bad: more
+	 * than FWD_D_NEIGH_MAX, or a length not 16 / 6 */
+	unsigned nneigh6;
+	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
+	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
+	bool neigh6_bad;
+	struct fwd_d_nd_req nd; /* RAs (fwd_d_nd.c) */
 };
 
 /*

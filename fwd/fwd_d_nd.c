@@ -156,27 +156,6 @@ fwd_d_nd_req_parse(struct fwd_d_nd_req *r, const Fwd__IfConfig *c)
 	const Fwd__RaConfig *ra = c->ra;
 
 	memset(r, 0, sizeof(*r));
-	for (size_t k = 0; k < c->n_neighbours; k++) {
-		const Fwd__StaticNeighbour *n = c->neighbours[k];
-
-		if (n->addr6.len == 0)
-			continue; /* IPv4's */
-		if (x->nneigh == FWD_D_NEIGH6_MAX) {
-			snprintf(r->bad, sizeof(r->bad),
-			    "more than %u static IPv6 neighbours",
-			    FWD_D_NEIGH6_MAX);
-			break;
-		}
-		if (n->addr6.len != 16 || n->mac.len != 6) {
-			snprintf(r->bad, sizeof(r->bad),
-			    "a static IPv6 neighbour of %zu bytes with a MAC "
-			    "of %zu (expected 16 and 6)",
-			    n->addr6.len, n->mac.len);
-			continue;
-		}
-		memcpy(x->neigh_ip[x->nneigh], n->addr6.data, 16);
-		memcpy(x->neigh_mac[x->nneigh++], n->mac.data, 6);
-	}
 	if (ra == NULL)
 		return;
 	x->ra.enabled = ra->enabled;
@@ -260,8 +239,8 @@ fwd_d_nd_check(const struct fwd_if_req *rq, long i, struct lc_err *err)
 		    "1..128 without host bits, not link-local or multicast, "
 		    "preferred within valid lifetime",
 		    name));
-	for (unsigned k = 0; k < x->nneigh; k++) {
-		const uint8_t *a = x->neigh_ip[k], *m = x->neigh_mac[k];
+	for (unsigned k = 0; k < rq->nneigh6; k++) {
+		const uint8_t *a = rq->neigh6_ip[k], *m = rq->neigh6_mac[k];
 		bool on = lc_ip6_is_linklocal((const struct lc_ip6 *)a);
 
 		lc_inet6_str((const struct lc_ip6 *)a, b);
@@ -277,7 +256,7 @@ fwd_d_nd_check(const struct fwd_if_req *rq, long i, struct lc_err *err)
 			    "MAC",
 			    name, b, m[0], m[1], m[2], m[3], m[4], m[5]));
 		for (unsigned j = 0; j < k; j++)
-			if (memcmp(x->neigh_ip[j], a, 16) == 0)
+			if (memcmp(rq->neigh6_ip[j], a, 16) == 0)
 				return (lc_err_set(err, -EINVAL, i,
 				    "%s: static neighbour %s given twice", name,
 				    b));
@@ -335,6 +314,9 @@ struct nd_view {
 	unsigned naddr;
 	const uint8_t (*addr)[16];
 	const uint8_t *plen;
+	unsigned nneigh;
+	const uint8_t (*neigh_ip)[16];
+	const uint8_t (*neigh_mac)[6];
 	const struct fwd_d_nd_cfg *c;
 };
 
@@ -342,14 +324,16 @@ static void
 nd_view_if(const struct fwd_iface *f, struct nd_view *v)
 {
 	*v = (struct nd_view){f->ipv6_off, f->has_ll, f->ll6, f->naddr6,
-	    f->addr6, f->plen6, &f->nd};
+	    f->addr6, f->plen6, f->nneigh6, f->neigh6_ip, f->neigh6_mac,
+	    &f->nd};
 }
 
 static void
 nd_view_rq(const struct fwd_if_req *r, struct nd_view *v)
 {
 	*v = (struct nd_view){r->ipv6_off, r->has_ll, r->ll6, r->naddr6,
-	    r->addr6, r->plen6, &r->nd.c};
+	    r->addr6, r->plen6, r->nneigh6, r->neigh6_ip, r->neigh6_mac,
+	    &r->nd.c};
 }
 
 /* v into fwd_nd for f's port: link-local first (the globals' DAD is sent
@@ -368,10 +352,10 @@ nd_apply_all(struct fwd_d *d, struct fwd_iface *f, const struct nd_view *v)
 	for (unsigned k = 0; k < v->naddr; k++)
 		nd_log_rv(f, "IPv6 address", v->addr[k],
 		    fwd_nd_addr_add(d->nd, id, v->addr[k], v->plen[k], d->out));
-	for (unsigned k = 0; k < v->c->nneigh; k++)
-		nd_log_rv(f, "static neighbour", v->c->neigh_ip[k],
-		    fwd_nd_static_add(d->nd, id, v->c->neigh_ip[k],
-			v->c->neigh_mac[k], d->out));
+	for (unsigned k = 0; k < v->nneigh; k++)
+		nd_log_rv(f, "static neighbour", v->neigh_ip[k],
+		    fwd_nd_static_add(d->nd, id, v->neigh_ip[k],
+			v->neigh_mac[k], d->out));
 	(void)fwd_nd_ra_set(d->nd, id, &v->c->ra, d->out);
 }
 
@@ -393,21 +377,20 @@ fwd_d_nd_detach(struct fwd_d *d, struct fwd_iface *f)
 
 	/* the port id may be another interface's next: its statics go too
 	 * (kept in f, installed again on attach) */
-	for (unsigned k = 0; k < f->nd.nneigh; k++)
-		(void)fwd_nd_static_del(d->nd, id, f->nd.neigh_ip[k]);
+	for (unsigned k = 0; k < f->nneigh6; k++)
+		(void)fwd_nd_static_del(d->nd, id, f->neigh6_ip[k]);
 	fwd_nd_port_disable(d->nd, id, true, d->out);
 	fwd_nd_port_disable(d->nd, id, false, d->out);
 	fwd_d_out_flush(d);
 }
 
-/* c has the static neighbour ip -> mac. */
+/* v has the static neighbour ip -> mac. */
 static bool
-nd_has_neigh(const struct fwd_d_nd_cfg *c, const uint8_t *ip,
-    const uint8_t *mac)
+nd_has_neigh(const struct nd_view *v, const uint8_t *ip, const uint8_t *mac)
 {
-	for (unsigned k = 0; k < c->nneigh; k++)
-		if (memcmp(c->neigh_ip[k], ip, 16) == 0 &&
-		    memcmp(c->neigh_mac[k], mac, 6) == 0)
+	for (unsigned k = 0; k < v->nneigh; k++)
+		if (memcmp(v->neigh_ip[k], ip, 16) == 0 &&
+		    memcmp(v->neigh_mac[k], mac, 6) == 0)
 			return (true);
 	return (false);
 }
@@ -442,9 +425,9 @@ fwd_d_nd_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
 		f->nd = rq->nd.c;
 		return;
 	}
-	for (unsigned k = 0; k < o.c->nneigh; k++)
-		if (!nd_has_neigh(n.c, o.c->neigh_ip[k], o.c->neigh_mac[k]))
-			(void)fwd_nd_static_del(d->nd, id, o.c->neigh_ip[k]);
+	for (unsigned k = 0; k < o.nneigh; k++)
+		if (!nd_has_neigh(&n, o.neigh_ip[k], o.neigh_mac[k]))
+			(void)fwd_nd_static_del(d->nd, id, o.neigh_ip[k]);
 	for (unsigned k = 0; k < o.naddr; k++)
 		if (!nd_view_has(&n, o.addr[k], o.plen[k]))
 			(void)fwd_nd_addr_del(d->nd, id, o.addr[k]);
@@ -455,11 +438,11 @@ fwd_d_nd_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *rq)
 			nd_log_rv(f, "IPv6 address", n.addr[k],
 			    fwd_nd_addr_add(d->nd, id, n.addr[k], n.plen[k],
 				d->out));
-	for (unsigned k = 0; k < n.c->nneigh; k++)
-		if (!nd_has_neigh(o.c, n.c->neigh_ip[k], n.c->neigh_mac[k]))
-			nd_log_rv(f, "static neighbour", n.c->neigh_ip[k],
-			    fwd_nd_static_add(d->nd, id, n.c->neigh_ip[k],
-				n.c->neigh_mac[k], d->out));
+	for (unsigned k = 0; k < n.nneigh; k++)
+		if (!nd_has_neigh(&o, n.neigh_ip[k], n.neigh_mac[k]))
+			nd_log_rv(f, "static neighbour", n.neigh_ip[k],
+			    fwd_nd_static_add(d->nd, id, n.neigh_ip[k],
+				n.neigh_mac[k], d->out));
 	(void)fwd_nd_ra_set(d->nd, id, &n.c->ra, d->out);
 	f->nd = rq->nd.c;
 	fwd_d_out_flush(d);

@@ -1,6 +1,6 @@
 /* fwd/fwd_d_nd.h: tern-fwd's Neighbour Discovery glue (fwd_d_nd.c): an
- * interface's IPv6 configuration (IfConfig addrs6, link_local and
- * ipv6_disabled as fwd_if keeps them; ra and StaticNeighbour.addr6 kept
+ * interface's IPv6 configuration (IfConfig addrs6, link_local,
+ * ipv6_disabled and StaticNeighbour.addr6 as fwd_if keeps them; ra kept
  * here) applied to fwd_nd; ND's results to the daemon (addresses in use:
  * fwd_d_addr6_set; neighbours: fwd_d_nd_host6); its state reported
  * (Interface, Neighbour, NeighbourEvent). The hooks the daemon's files call
@@ -15,15 +15,11 @@
 
 #include "fwd_nd.h"
 
-#define FWD_D_NEIGH6_MAX 64 /* static IPv6 neighbours of one interface */
-
-/* One interface's RA and static IPv6 neighbours, as IfConfig has them
- * (zeroed where unused: compared with memcmp). */
+/* One interface's Router Advertisement config, as IfConfig has it (zeroed
+ * where unused: compared with memcmp). Its addresses, link-local and static
+ * IPv6 neighbours are fwd_if's (struct fwd_iface, fwd_if_req). */
 struct fwd_d_nd_cfg {
 	struct fwd_nd_ra_conf ra;
-	unsigned nneigh;
-	uint8_t neigh_ip[FWD_D_NEIGH6_MAX][16];
-	uint8_t neigh_mac[FWD_D_NEIGH6_MAX][6];
 };
 
 /* The same as received, with what parsing found wrong. */
@@ -46,7 +42,7 @@ void fwd_d_nd_fini(struct fwd_d *);
 /* fwd_d_tick's part. */
 void fwd_d_nd_tick(struct fwd_d *);
 
-/* IfConfig's RA and static IPv6 neighbours into r. */
+/* IfConfig's RA into r. */
 void fwd_d_nd_req_parse(struct fwd_d_nd_req *r, const struct Fwd__IfConfig *);
 /* Item i of a batch, its ND part checked (its addresses as fwd_if checks
  * them): 0 or -EINVAL with err. */

@@ -515,8 +515,10 @@ static bool
 if6_same(const struct fwd_iface *f, const struct fwd_if_req *rq)
 {
 	if (f->naddr6 != rq->naddr6 || f->has_ll != rq->has_ll ||
-	    f->ipv6_off != rq->ipv6_off ||
-	    (f->has_ll && memcmp(f->ll6, rq->ll6, 16) != 0))
+	    f->ipv6_off != rq->ipv6_off || f->nneigh6 != rq->nneigh6 ||
+	    (f->has_ll && memcmp(f->ll6, rq->ll6, 16) != 0) ||
+	    memcmp(f->neigh6_ip, rq->neigh6_ip, rq->nneigh6 * 16) != 0 ||
+	    memcmp(f->neigh6_mac, rq->neigh6_mac, rq->nneigh6 * 6) != 0)
 		return (false);
 	for (unsigned k = 0; k < rq->naddr6; k++)
 		if (f->plen6[k] != rq->plen6[k] ||
@@ -826,6 +828,22 @@ if_check_addrs6(const struct fwd_if_req *r, long i, struct lc_err *err)
 				return (lc_err_set(err, -EINVAL, i,
 				    "%s: IPv6 address %s given twice", r->name,
 				    b));
+	}
+	if (r->neigh6_bad)
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: static IPv6 neighbours: at most %u, each a 16-byte "
+		    "address and a 6-byte MAC",
+		    r->name, FWD_D_NEIGH_MAX));
+	for (unsigned k = 0; k < r->nneigh6; k++) {
+		const uint8_t *a = r->neigh6_ip[k], *m = r->neigh6_mac[k];
+
+		(void)inet_ntop(AF_INET6, a, b, sizeof(b));
+		if (fwd_ip6_dst_martian(fwd_ip6_hi(a), fwd_ip6_lo(a)) ||
+		    (m[0] & 1) || memcmp(m, "\0\0\0\0\0\0", 6) == 0)
+			return (lc_err_set(err, -EINVAL, i,
+			    "%s: static IPv6 neighbour %s: a unicast address "
+			    "and MAC",
+			    r->name, b));
 	}
 	return (0);
 }
