@@ -154,6 +154,7 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 			if (m->len == 6)
 				memcpy(r->neigh_mac[k], m->data, 6);
 		}
+		fwd_d_nd_req_parse(&r->nd, c);
 		if6_req_of(c, r);
 		if (c->n_addrs > FWD_LOCAL_MAX) {
 			r->too_many = true;
@@ -484,6 +485,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		snprintf(b, sizeof(b), "%s (auto)", x->backend);
 		x->backend = ar_ok(lc_arena_strdup(d->ar, b));
 	}
+	fwd_d_nd_if_fill(d, f, x);
 	x->n_addrs = f->naddr;
 	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
 	for (unsigned k = 0; k < f->naddr; k++) {
@@ -971,7 +973,11 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct neigh_walk w = {d, &l, 64, q->ifindex, fwd_d_now_ms(d)};
 
 	l.neighbours = ar_calloc(d, w.cap * sizeof(*l.neighbours));
-	(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	/* family 0 (as before) and 4: IPv4; 6: IPv6; 46: both */
+	if (q->family != 6)
+		(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	if (q->family == 6 || q->family == 46)
+		fwd_d_nd_neigh_list(d, q->ifindex, &l, &w.cap);
 	ipc_reply(req, IPC_OK, &l.base);
 	lc_arena_reset(d->ar);
 }

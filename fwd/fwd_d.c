@@ -119,6 +119,7 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 			break;
 		fwd_d_out_flush(d);
 	}
+	fwd_d_nd_tick(d);
 	fwd_nh_reclaim(d);
 	(void)fwd_fib_reclaim(d->fib);
 	(void)fwd_fib6_reclaim(d->fib6);
@@ -273,7 +274,7 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	if ((d->out = calloc(1, sizeof(*d->out))) == NULL ||
 	    (d->ar = lc_arena_new(64 << 10)) == NULL)
 		goto fail;
-	if (fwd_nh_init(d) != 0)
+	if (fwd_nh_init(d) != 0 || fwd_d_nd_init(d) != 0)
 		goto fail;
 	d->nworkers = d->conf.workers ? d->conf.workers : 1;
 	d->nworkers_start = d->nworkers;
@@ -317,6 +318,8 @@ fwd_d_free(struct fwd_d *d)
 	for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
 		if (d->w[k] != NULL)
 			fwd_worker_stop(d->w[k]);
+	if (d->out != NULL)
+		fwd_d_nd_fini(d); /* final RAs while the ports are open */
 	fwd_ctl_fini(d);
 	fwd_link_fini(d);
 	fwd_host_fini(d);

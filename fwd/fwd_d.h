@@ -13,6 +13,7 @@
 #include "libcommon/lc_err.h"
 #include "fwd_adj.h"
 #include "fwd_arp.h"
+#include "fwd_d_nd.h"
 #include "fwd_dp.h"
 #include "fwd_fib.h"
 #include "fwd_fib6.h"
@@ -72,7 +73,10 @@ struct fwd_d_conf {
 	/* SO_BUSY_POLL (us) and SO_PREFER_BUSY_POLL on the AF_XDP sockets,
 	 * which the workers then poll with recvfrom when empty; 0: off */
 	unsigned busy_poll_us;
-	bool allow_mem;		 /* accept backend "mem" (tests) */
+	bool allow_mem; /* accept backend "mem" (tests) */
+	/* IPv6 addresses in use at once, without Duplicate Address
+	 * Detection (DupAddrDetectTransmits 0, RFC 4862 5.1; tests) */
+	bool nd_no_dad;
 	fwd_d_port_fn *port_new; /* "mem" ports; NULL: fwd_port_mem_new */
 	void *port_arg;
 };
@@ -153,6 +157,7 @@ struct fwd_iface {
 	unsigned nneigh; /* static neighbours (in fwd_arp while attached) */
 	uint32_t neigh_ip[FWD_D_NEIGH_MAX]; /* host order */
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
+	struct fwd_d_nd_cfg nd; /* RAs (fwd_d_nd.c) */
 	/* state */
 	bool attached, link_up;
 	/* the device is not there (deleted, renamed away, or missing when
@@ -375,6 +380,7 @@ struct fwd_if_req {
 	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
 	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
 	bool neigh6_bad;
+	struct fwd_d_nd_req nd; /* RAs (fwd_d_nd.c) */
 };
 
 /*

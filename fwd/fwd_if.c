@@ -187,8 +187,10 @@ if_link_set(struct fwd_d *d, struct fwd_iface *f, bool up)
 	f->link_up = up;
 	(void)fwd_adj_port_set(d->adj, id, f->mac, f->mtu, up);
 	fwd_host_carrier(d, f);
-	if (up)
+	if (up) {
 		(void)fwd_arp_announce(d->arp, id, d->out);
+		fwd_d_nd_link_up(d, f);
+	}
 	lc_log_notice("%s: link %s", f->name, up ? "up" : "down");
 	fwd_ctl_if_event(d, f, false);
 }
@@ -532,7 +534,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 	if (f->enabled != rq->enabled || f->mtu_conf != rq->mtu ||
 	    f->backend != bk || f->bk_auto != bk_auto ||
 	    f->naddr != rq->naddr || f->nneigh != rq->nneigh ||
-	    f->host_conf != (rq->host_path != FWD_HOST_PATH_OFF))
+	    f->host_conf != (rq->host_path != FWD_HOST_PATH_OFF) ||
+	    !fwd_d_nd_same(&f->nd, &rq->nd))
 		return (false);
 	for (unsigned j = 0; j < rq->nneigh; j++)
 		if (neigh_changed(f, rq, j))
@@ -653,6 +656,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	 * gets its host route */
 	for (unsigned k = 0; k < f->nneigh; k++)
 		neigh_install(d, f, f->neigh_ip[k], f->neigh_mac[k]);
+	fwd_d_nd_attach(d, f);
 	fwd_nh_rebind_all(d);
 	fwd_d_out_flush(d);
 	lc_log_info("%s: attached as port %u, ifindex %u, mtu %u, link %s",
@@ -693,6 +697,7 @@ if_detach_how(struct fwd_d *d, struct fwd_iface *f, bool reap)
 	for (unsigned k = 0; k < f->nneigh; k++)
 		(void)fwd_arp_static_del(d->arp, id, f->neigh_ip[k]);
 	fwd_arp_port_flush(d->arp, id);
+	fwd_d_nd_detach(d, f);
 	fwd_if6_detach(d, f);
 	fwd_adj_port_del(d->adj, id);
 	if (f->glean >= 0) {
@@ -956,6 +961,7 @@ if_check_item(struct if_txn *t, unsigned i)
 	if ((rv = if_check_backend(t, r, f, p)) != 0 ||
 	    (rv = if_check_addrs(r, i, t->err)) != 0 ||
 	    (rv = neigh_check(r, i, t->err)) != 0 ||
+	    (rv = fwd_d_nd_check(r, i, t->err)) != 0 ||
 	    (rv = if_check_device(t, r, p)) != 0)
 		return (rv);
 	p->in = true;
@@ -1153,8 +1159,11 @@ if_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *r)
 	}
 	if_neigh_drop(d, f, r);
 	if_addrs_update(d, f, r);
-	if (!if6_same(f, r))
+	fwd_d_nd_diff(d, f, r); /* before f takes r's IPv6 config */
+	if (!if6_same(f, r)) {
 		fwd_if6_update(d, f, r);
+		fwd_d_nd_sync(d, f);
+	}
 	if_neigh_add(d, f, r);
 	fwd_nh_rebind_all(d);
 	fwd_d_out_flush(d);
@@ -1210,6 +1219,7 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 		memcpy(f->plen, r->plen, sizeof(f->plen));
 		fwd_if6_conf_take(f, r);
 		neigh_take(f, r);
+		fwd_d_nd_take(&f->nd, &r->nd);
 		if (p->open) {
 			if_attach(d, f, &p->ports);
 			p->open = false;

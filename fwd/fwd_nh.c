@@ -1111,8 +1111,10 @@ int
 fwd_d_nd_host6(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
     const uint8_t *mac)
 {
+	/* a removal also while the port detaches (ND forgets its
+	 * neighbours then) */
 	if (port >= FWD_D_IF_MAX || !d->ifs[port].used ||
-	    !d->ifs[port].attached)
+	    (!d->ifs[port].attached && mac != NULL))
 		return (-ENOENT);
 	return (nd_host6(d, &d->ifs[port], ip6, mac));
 }

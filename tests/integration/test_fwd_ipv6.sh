@@ -9,10 +9,10 @@
 # follows, 1 MiB over TCP intact, malformed frames dropped and counted by
 # reason while forwarding goes on, IPv6 multicast accepted (ALLMULTI).
 #
-# Neighbour Discovery: this branch's tern-fwd has no ND wired in (fwd_nd is
-# i22-nd's, its daemon glue not merged here), so each side knows the other
-# statically: the hosts have tern's MACs as permanent neighbours, tern has
-# the hosts' as static IPv6 neighbours (StaticNeighbour.addr6). Namespaces
+# Neighbour Discovery: each side knows the other statically here (the hosts
+# have tern's MACs as permanent neighbours, tern has the hosts' as static
+# IPv6 neighbours, StaticNeighbour.addr6); tern's addresses are in use once
+# its DAD passed (test_fwd_nd.sh tests ND itself). Namespaces
 # t6dp-*, addresses from 2001:2:0:100::/56 only.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -115,13 +115,14 @@ ping1() { nsx "$h1" ping -6 -c 1 -W 2 "$@" >/dev/null 2>&1; }
 
 for bk in ${T6_BACKENDS:-afpacket xdp}; do
 	check "$bk: interfaces r1, r2 with IPv6 addresses and neighbours" ifs $bk
-	check "$bk: fwd shows them in use" bash -c \
+	# in use once DAD passed (RetransTimer, 1 s: fwd_nd)
+	check "$bk: fwd shows them in use" wait_until 5 bash -c \
 		"'$tools/fwdctl' '$run' interfaces | grep -q '^r1 .* $P1::1/64' &&
 		 '$tools/fwdctl' '$run' interfaces | grep -q '^r2 .* $P2::1/64'"
 	check "$bk: the devices take all multicast (ALLMULTI, for ND)" bash -c \
 		"ip -n '$r' -d link show r1 | grep -q 'allmulti [1-9]' &&
 		 ip -n '$r' -d link show r2 | grep -q 'allmulti [1-9]'"
-	check "$bk: the /128s and connected /64s in the FIB6" bash -c \
+	check "$bk: the /128s and connected /64s in the FIB6" wait_until 5 bash -c \
 		"'$tools/fwdctl' '$run' fib6 $P1::1/128 | grep -q '^$P1::1/128' &&
 		 '$tools/fwdctl' '$run' fib6 $P2::/64 | grep -q '^$P2::/64'"
 	check "$bk: h1 pings tern's near address" wait_until 5 ping1 $P1::1
