@@ -177,12 +177,11 @@ struct fwd_iface {
 	uint8_t plen6[FWD_D_ADDR6_MAX];
 	bool has_ll, ipv6_off;
 	uint8_t ll6[16];
-	/* static IPv6 neighbours: without ND, each a /128 of fwd's own to
-	 * its MAC (fwd_d_nd_host6) while attached */
+	/* static IPv6 neighbours (ND's static entries: fwd_d_nd.c) */
 	unsigned nneigh6;
 	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
 	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
-	/* the addresses in use (DAD passed, or no ND), link-local too:
+	/* the addresses in use (DAD passed), link-local too:
 	 * each /128 pinned to the LOCAL adjacency, each global's prefix
 	 * connected (glean6); fwd_d_addr6_set keeps it */
 	struct fwd_addr6 use6[FWD_D_USE6_MAX];
