@@ -266,14 +266,27 @@ lc_seg_updates(const struct lc_seg *s)
 }
 
 int
+lc_seg_collapse_range(struct lc_seg *s, unsigned i, size_t off, size_t len)
+{
+	size_t lo, hi;
+
+	if (i >= s->n || off >= s->reg_len[i] || len == 0)
+		return (-EINVAL);
+	if (len > s->reg_len[i] - off)
+		len = s->reg_len[i] - off;
+	lo = off & ~(SEG_ALIGN - 1);
+	hi = align_up(off + len, SEG_ALIGN);
+	if (madvise((uint8_t *)s->reg[i] + lo, hi - lo, MADV_COLLAPSE) != 0)
+		return (-errno);
+	return (0);
+}
+
+int
 lc_seg_collapse(struct lc_seg *s, unsigned i)
 {
 	if (i >= s->n)
 		return (-EINVAL);
-	if (madvise(s->reg[i], align_up(s->reg_len[i], SEG_ALIGN),
-		MADV_COLLAPSE) != 0)
-		return (-errno);
-	return (0);
+	return (lc_seg_collapse_range(s, i, 0, s->reg_len[i]));
 }
 
 void

@@ -95,6 +95,8 @@ uint64_t lc_seg_updates(const struct lc_seg *);
  * logs and goes on.
  */
 int lc_seg_collapse(struct lc_seg *, unsigned i);
+/* The same for bytes [off, off + len) of region i (rounded out to 2 MiB). */
+int lc_seg_collapse_range(struct lc_seg *, unsigned i, size_t off, size_t len);
 
 /* Unmaps and closes the segment's fd (a copy in the fd store lives on). */
 void lc_seg_close(struct lc_seg *);
