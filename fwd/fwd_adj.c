@@ -55,19 +55,19 @@ adj_seg_bind(struct fwd_adj_tbl *t)
 	t->gw6 = lc_seg_region(t->seg, ADJ_R_GW6);
 }
 
-/* Every public change of a shared table inside the segment's epoch (a
- * crash in one leaves the table refused by adopt). */
+/* Every public change inside the segment's epoch, when shared (a crash in
+ * one leaves it refused by adopt; nested calls count once: lc_seg). */
 static inline void
 adj_upd_begin(struct fwd_adj_tbl *t)
 {
-	if (t->seg != NULL && t->upd++ == 0)
+	if (t->seg != NULL)
 		lc_seg_begin(t->seg);
 }
 
 static inline void
 adj_upd_end(struct fwd_adj_tbl *t)
 {
-	if (t->seg != NULL && --t->upd == 0)
+	if (t->seg != NULL)
 		lc_seg_end(t->seg);
 }
 

@@ -92,10 +92,8 @@ struct fwd_adj_tbl {
 	unsigned low_free; /* every index below is used or reserved */
 	struct fwd_adj_port port[FWD_PORT_MAX];
 	/* fwd_adj_tbl_new_shared/_adopt: the arrays above in this segment
-	 * (port[] and low_free stay the process's own); upd counts nested
-	 * updates, the segment's epoch odd while > 0 */
+	 * (port[] and low_free stay the process's own) */
 	struct lc_seg *seg;
-	unsigned upd;
 };
 
 /*
