@@ -79,7 +79,6 @@ adj_tbl_make(unsigned size, unsigned ngroups, bool shared, int fd,
 	struct fwd_adj_tbl *t;
 	struct adj_shape *sh;
 	struct lc_err e2;
-	int rv;
 
 	if (err == NULL)
 		err = &e2;
@@ -95,18 +94,10 @@ adj_tbl_make(unsigned size, unsigned ngroups, bool shared, int fd,
 	t->ngroups = ngroups;
 	if (shared) {
 		adj_spec(sp, size, ngroups);
-		if ((t->seg = calloc(1, sizeof(*t->seg))) == NULL)
-			goto nomem;
-		rv = fd < 0 ?
-		    lc_seg_create(t->seg, "tern-fwd-adj", ADJ_SEG_KIND,
-			ADJ_SEG_VERSION, sp, ADJ_R__N, err) :
-		    lc_seg_adopt(t->seg, fd, ADJ_SEG_KIND, ADJ_SEG_VERSION, sp,
-			ADJ_R__N, err);
-		if (rv != 0) {
-			free(t->seg);
-			t->seg = NULL;
+		if ((t->seg = lc_seg_open("tern-fwd-adj", fd, ADJ_SEG_KIND,
+			 ADJ_SEG_VERSION, sp, ADJ_R__N, err)) == NULL) {
 			fwd_adj_tbl_free(t);
-			errno = -rv;
+			errno = -err->code;
 			return (NULL);
 		}
 		adj_seg_bind(t);
@@ -189,8 +180,7 @@ fwd_adj_tbl_free(struct fwd_adj_tbl *t)
 	if (t == NULL)
 		return;
 	if (t->seg != NULL) {
-		lc_seg_close(t->seg);
-		free(t->seg);
+		lc_seg_free(t->seg);
 	} else {
 		free(t->ent);
 		free(t->used);

@@ -494,7 +494,6 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	struct lc_err err;
 	bool thp;
 	unsigned ng;
-	int rv;
 
 	if (fib_conf_check(conf, &ng) != 0) {
 		errno = EINVAL;
@@ -507,13 +506,10 @@ fwd_fib_new(const struct fwd_fib_conf *conf)
 	fib->flags = conf->flags;
 	fib->max_nh = conf->max_nh;
 	if (conf->flags & FWD_FIB_F_SHARED) {
-		if ((fib->seg = calloc(1, sizeof(*fib->seg))) == NULL ||
-		    (rv = lc_seg_create(fib->seg, "tern-fwd-fib4", FIB_SEG_KIND,
-			 FIB_SEG_VERSION, fib_seg_spec, FIB_R__N, &err)) != 0) {
-			free(fib->seg);
-			fib->seg = NULL;
+		if ((fib->seg = lc_seg_open("tern-fwd-fib4", -1, FIB_SEG_KIND,
+			 FIB_SEG_VERSION, fib_seg_spec, FIB_R__N, &err)) ==
+		    NULL)
 			goto fail;
-		}
 		fib_seg_bind(fib);
 		fib->ht_mask = ((size_t)1 << 10) - 1;
 		fib->ht_shift = 64 - 10;
@@ -568,7 +564,6 @@ fwd_fib_adopt(const struct fwd_fib_conf *conf, int fd, struct lc_err *err)
 	uint32_t *used = NULL;
 	size_t nused = 0;
 	unsigned ng;
-	int rv;
 
 	lc_err_clear(err);
 	if (fib_conf_check(conf, &ng) != 0 ||
@@ -576,17 +571,14 @@ fwd_fib_adopt(const struct fwd_fib_conf *conf, int fd, struct lc_err *err)
 		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "bad FIB config");
 		return (NULL);
 	}
-	if ((fib = calloc(1, sizeof(*fib))) == NULL ||
-	    (fib->seg = calloc(1, sizeof(*fib->seg))) == NULL) {
-		free(fib);
+	if ((fib = calloc(1, sizeof(*fib))) == NULL) {
 		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
 		return (NULL);
 	}
 	fib->flags = conf->flags;
 	fib->max_nh = conf->max_nh;
-	if ((rv = lc_seg_adopt(fib->seg, fd, FIB_SEG_KIND, FIB_SEG_VERSION,
-		 fib_seg_spec, FIB_R__N, err)) != 0) {
-		free(fib->seg);
+	if ((fib->seg = lc_seg_open(NULL, fd, FIB_SEG_KIND, FIB_SEG_VERSION,
+		 fib_seg_spec, FIB_R__N, err)) == NULL) {
 		free(fib);
 		return (NULL);
 	}
@@ -656,8 +648,7 @@ fwd_fib_free(struct fwd_fib *fib)
 	if (fib == NULL)
 		return;
 	if (fib->seg != NULL) {
-		lc_seg_close(fib->seg);
-		free(fib->seg);
+		lc_seg_free(fib->seg);
 	} else {
 		lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
 		lc_huge_unmap(fib->tbl24b_map, fib->tbl24b_map_len);

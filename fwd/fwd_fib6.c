@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcommon/lc_err.h"
 #include "libcommon/lc_huge.h"
+#include "libcommon/lc_seg.h"
 #include "fwd_grp.h"
 
 /*
@@ -36,6 +38,13 @@
 #define R_USED	0x1u
 #define R_STALE 0x2u
 
+/* A shared FIB's layout (kind FIB6): its segment's regions. */
+enum { F6_R_TBL24, F6_R_TBL8, F6_R_GLONG, F6_R_STATE, F6_R_HT, F6_R__N };
+#define F6_SEG_KIND	   0x46494236u /* "FIB6" */
+#define F6_SEG_VERSION	   1u	       /* change with any layout change */
+#define F6_HT_LOG2_MAX	   23	       /* 6.3M routes */
+#define F6_GROUPS_PER_HUGE (LC_HUGE_PAGE / (G_N * 4))
+
 typedef unsigned __int128 u128;
 
 struct fib6_route {
@@ -44,6 +53,16 @@ struct fib6_route {
 	uint8_t len;
 	uint8_t flags;
 	uint32_t pad_;
+};
+
+/* The control state beside the tables that outlives the process with them
+ * (a shared FIB's state region). */
+struct fib6_state {
+	uint32_t max_nh, flags, ng; /* as made: adopt checks them */
+	uint32_t ht_log2;	    /* the route hash's capacity */
+	uint64_t ht_n;
+	uint32_t hwm; /* groups below were ever used */
+	uint32_t len_count[129];
 };
 
 struct fwd_fib6 {
@@ -60,11 +79,17 @@ struct fwd_fib6 {
 
 	struct fib6_route *ht;
 	void *ht_map;
-	size_t ht_map_len, ht_mask, ht_n;
-	uint32_t len_count[129];
+	size_t ht_map_len, ht_mask;
+
+	/* the rest of the control state: own, or in the segment */
+	struct fib6_state *st;
+	struct fib6_state *st_own;
 
 	struct fwd_qsbr *qsbr;
 	bool own_qsbr;
+
+	/* FWD_FIB6_F_SHARED: every table in seg (F6_R_* regions) */
+	struct lc_seg *seg;
 };
 
 /* ---- addresses ---- */
@@ -166,6 +191,41 @@ ht_put(struct fwd_fib6 *fib, const struct fib6_route *r)
 	fib->ht[i] = *r;
 }
 
+static unsigned
+log2_of(size_t cap)
+{
+	unsigned l = 0;
+
+	while (((size_t)1 << l) < cap)
+		l++;
+	return (l);
+}
+
+/* A shared FIB's hash has its largest capacity reserved in the segment
+ * (sparse) and uses its first cap slots: a resize rehashes through a copy
+ * of the routes. */
+static int
+ht_resize_shared(struct fwd_fib6 *fib, size_t cap)
+{
+	size_t ocap = fib->ht_mask + 1, n = 0;
+	struct fib6_route *tmp;
+
+	if (log2_of(cap) > F6_HT_LOG2_MAX)
+		return (-ENOSPC);
+	if ((tmp = malloc((fib->st->ht_n + 1) * sizeof(*tmp))) == NULL)
+		return (-ENOMEM);
+	for (size_t i = 0; i < ocap; i++)
+		if (fib->ht[i].flags & R_USED)
+			tmp[n++] = fib->ht[i];
+	memset(fib->ht, 0, ocap * sizeof(*tmp));
+	fib->ht_mask = cap - 1;
+	fib->st->ht_log2 = log2_of(cap);
+	for (size_t k = 0; k < n; k++)
+		ht_put(fib, &tmp[k]);
+	free(tmp);
+	return (0);
+}
+
 static int
 ht_resize(struct fwd_fib6 *fib, size_t cap)
 {
@@ -174,6 +234,9 @@ ht_resize(struct fwd_fib6 *fib, size_t cap)
 	       bytes = cap * sizeof(*old);
 	void *omap = fib->ht_map, *base;
 	struct fib6_route *nt;
+
+	if (fib->seg != NULL)
+		return (ht_resize_shared(fib, cap));
 
 	nt = lc_huge_map(bytes, bytes >= LC_HUGE_PAGE, &ml, &base);
 	if (nt == NULL)
@@ -186,6 +249,7 @@ ht_resize(struct fwd_fib6 *fib, size_t cap)
 	lc_huge_unmap(omap, fib->ht_map_len);
 	fib->ht_map = base;
 	fib->ht_map_len = ml;
+	fib->st->ht_log2 = log2_of(cap);
 	return (0);
 }
 
@@ -194,7 +258,7 @@ ht_reserve(struct fwd_fib6 *fib)
 {
 	size_t cap = fib->ht_mask + 1;
 
-	if ((fib->ht_n + 1) * 4 <= cap * 3)
+	if ((fib->st->ht_n + 1) * 4 <= cap * 3)
 		return (0);
 	return (ht_resize(fib, cap * 2));
 }
@@ -278,6 +342,13 @@ g_make(struct fwd_fib6 *fib, uint32_t *slot)
 	uint32_t g = fwd_grp_get(&fib->grp), v = *slot, e = e_ptr(g, e_dep(v));
 	uint32_t *t = g_tbl(fib, e);
 
+	fib->st->hwm = fib->grp.hwm;
+	/* a shared FIB's groups get huge pages 2 MiB (512 groups) at a
+	 * time, as the never-used ones are taken */
+	if (fib->seg != NULL && ((g + 1) & (F6_GROUPS_PER_HUGE - 1)) == 0 &&
+	    g + 1 == fib->grp.hwm)
+		(void)lc_seg_collapse_range(fib->seg, F6_R_TBL8,
+		    (size_t)g * G_N * 4, 1);
 	for (unsigned i = 0; i < G_N; i++)
 		t[i] = v;
 	fib->glong[g] = 0;
@@ -350,46 +421,104 @@ table_of(const struct fwd_fib6 *fib, unsigned lev, uint32_t **slot)
 
 /* ---- public ---- */
 
+static void
+f6_spec(struct lc_seg_spec *sp, unsigned ng)
+{
+	sp[F6_R_TBL24] = (struct lc_seg_spec){"tbl24", (size_t)T24_N * 4, true};
+	sp[F6_R_TBL8] = (struct lc_seg_spec){"tbl8", (size_t)ng * G_N * 4,
+	    true};
+	sp[F6_R_GLONG] = (struct lc_seg_spec){"glong", (size_t)ng * 4, false};
+	sp[F6_R_STATE] = (struct lc_seg_spec){"state",
+	    sizeof(struct fib6_state), false};
+	sp[F6_R_HT] = (struct lc_seg_spec){"ht",
+	    ((size_t)1 << F6_HT_LOG2_MAX) * sizeof(struct fib6_route), true};
+}
+
+static int
+f6_conf_check(const struct fwd_fib6_conf *conf, unsigned *ng)
+{
+	if (conf == NULL || conf->max_nh == 0 ||
+	    conf->max_nh > FWD_FIB6_MAX_NH || conf->max_tbl8 > FWD_FIB6_MAX_G ||
+	    (conf->flags & ~(FWD_FIB6_F_NO_THP | FWD_FIB6_F_SHARED)) != 0)
+		return (-EINVAL);
+	*ng = conf->max_tbl8 ? conf->max_tbl8 : DEF_MAX_G;
+	return (0);
+}
+
+static int
+f6_finish(struct fwd_fib6 *fib, const struct fwd_fib6_conf *conf, unsigned ng)
+{
+	if (conf->qsbr != NULL) {
+		fib->qsbr = conf->qsbr;
+	} else {
+		if ((fib->qsbr = fwd_qsbr_new(0)) == NULL)
+			return (-ENOMEM);
+		fib->own_qsbr = true;
+	}
+	fwd_grp_init(&fib->grp, fib->qsbr, 0, ng, 1024);
+	fib->dp.tbl24 = fib->tbl24;
+	fib->dp.tbl8 = fib->tbl8;
+	return (0);
+}
+
+static void
+f6_seg_bind(struct fwd_fib6 *fib)
+{
+	fib->tbl24 = lc_seg_region(fib->seg, F6_R_TBL24);
+	fib->tbl8 = lc_seg_region(fib->seg, F6_R_TBL8);
+	fib->glong = lc_seg_region(fib->seg, F6_R_GLONG);
+	fib->st = lc_seg_region(fib->seg, F6_R_STATE);
+	fib->ht = lc_seg_region(fib->seg, F6_R_HT);
+}
+
 struct fwd_fib6 *
 fwd_fib6_new(const struct fwd_fib6_conf *conf)
 {
+	struct lc_seg_spec sp[F6_R__N];
 	struct fwd_fib6 *fib;
+	struct lc_err err;
 	bool thp;
 	unsigned ng;
 
-	if (conf == NULL || conf->max_nh == 0 ||
-	    conf->max_nh > FWD_FIB6_MAX_NH || conf->max_tbl8 > FWD_FIB6_MAX_G ||
-	    (conf->flags & ~FWD_FIB6_F_NO_THP) != 0) {
+	if (f6_conf_check(conf, &ng) != 0) {
 		errno = EINVAL;
 		return (NULL);
 	}
 	if ((fib = calloc(1, sizeof(*fib))) == NULL)
 		return (NULL);
 	thp = !(conf->flags & FWD_FIB6_F_NO_THP);
-	ng = conf->max_tbl8 ? conf->max_tbl8 : DEF_MAX_G;
 	fib->max_nh = conf->max_nh;
-	fib->tbl24 = lc_huge_map((size_t)T24_N * 4, thp, &fib->tbl24_map_len,
-	    &fib->tbl24_map);
-	/* reserved, touched group by group */
-	fib->tbl8 = lc_huge_map((size_t)ng * G_N * 4, thp, &fib->tbl8_map_len,
-	    &fib->tbl8_map);
-	fib->glong = lc_huge_map((size_t)ng * 4, false, &fib->glong_map_len,
-	    &fib->glong_map);
-	if (fib->tbl24 == NULL || fib->tbl8 == NULL || fib->glong == NULL ||
-	    ht_resize(fib, 1024) != 0)
-		goto fail;
+	if (conf->flags & FWD_FIB6_F_SHARED) {
+		f6_spec(sp, ng);
+		if ((fib->seg = lc_seg_open("tern-fwd-fib6", -1, F6_SEG_KIND,
+			 F6_SEG_VERSION, sp, F6_R__N, &err)) == NULL)
+			goto fail;
+		f6_seg_bind(fib);
+		fib->ht_mask = 1024 - 1;
+		fib->st->ht_log2 = 10;
+	} else {
+		fib->st = fib->st_own = calloc(1, sizeof(*fib->st));
+		fib->tbl24 = lc_huge_map((size_t)T24_N * 4, thp,
+		    &fib->tbl24_map_len, &fib->tbl24_map);
+		/* reserved, touched group by group */
+		fib->tbl8 = lc_huge_map((size_t)ng * G_N * 4, thp,
+		    &fib->tbl8_map_len, &fib->tbl8_map);
+		fib->glong = lc_huge_map((size_t)ng * 4, false,
+		    &fib->glong_map_len, &fib->glong_map);
+		if (fib->st == NULL || fib->tbl24 == NULL ||
+		    fib->tbl8 == NULL || fib->glong == NULL ||
+		    ht_resize(fib, 1024) != 0)
+			goto fail;
+	}
+	fib->st->max_nh = conf->max_nh;
+	fib->st->flags = conf->flags;
+	fib->st->ng = ng;
 	for (uint32_t i = 0; i < T24_N; i++)
 		fib->tbl24[i] = FWD_FIB6_NH_NONE;
-	if (conf->qsbr != NULL) {
-		fib->qsbr = conf->qsbr;
-	} else {
-		if ((fib->qsbr = fwd_qsbr_new(0)) == NULL)
-			goto fail;
-		fib->own_qsbr = true;
-	}
-	fwd_grp_init(&fib->grp, fib->qsbr, 0, ng, 1024);
-	fib->dp.tbl24 = fib->tbl24;
-	fib->dp.tbl8 = fib->tbl8;
+	if (fib->seg != NULL)
+		(void)lc_seg_collapse(fib->seg, F6_R_TBL24);
+	if (f6_finish(fib, conf, ng) != 0)
+		goto fail;
 	return (fib);
 fail:
 	fwd_fib6_free(fib);
@@ -397,19 +526,112 @@ fail:
 	return (NULL);
 }
 
+struct fwd_fib6 *
+fwd_fib6_adopt(const struct fwd_fib6_conf *conf, int fd, struct lc_err *err)
+{
+	struct lc_seg_spec sp[F6_R__N];
+	const struct fib6_state *st;
+	struct fwd_fib6 *fib;
+	uint32_t *used = NULL;
+	size_t nused = 0;
+	unsigned ng;
+
+	lc_err_clear(err);
+	if (f6_conf_check(conf, &ng) != 0 ||
+	    !(conf->flags & FWD_FIB6_F_SHARED)) {
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "bad FIB6 config");
+		return (NULL);
+	}
+	if ((fib = calloc(1, sizeof(*fib))) == NULL) {
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
+		return (NULL);
+	}
+	fib->max_nh = conf->max_nh;
+	f6_spec(sp, ng);
+	if ((fib->seg = lc_seg_open(NULL, fd, F6_SEG_KIND, F6_SEG_VERSION, sp,
+		 F6_R__N, err)) == NULL) {
+		free(fib);
+		return (NULL);
+	}
+	f6_seg_bind(fib);
+	st = fib->st;
+	if (st->max_nh != conf->max_nh || st->flags != conf->flags ||
+	    st->ng != ng || st->ht_log2 < 10 || st->ht_log2 > F6_HT_LOG2_MAX ||
+	    st->hwm > ng) {
+		lc_err_set(err, -EPROTO, LC_ERR_NOINDEX,
+		    "an IPv6 FIB of another shape (max_nh %u, flags %#x, %u "
+		    "groups; this one %u, %#x, %u)",
+		    st->max_nh, st->flags, st->ng, conf->max_nh, conf->flags,
+		    ng);
+		goto fail;
+	}
+	fib->ht_mask = ((size_t)1 << st->ht_log2) - 1;
+	(void)lc_seg_collapse(fib->seg, F6_R_TBL24);
+	if (f6_finish(fib, conf, ng) != 0)
+		goto nomem;
+	/* a group is linked iff routes go through it (glong > 0: at 0 it is
+	 * folded); only those below the mark were ever touched */
+	if (st->hwm > 0 &&
+	    (used = malloc((size_t)st->hwm * sizeof(*used))) == NULL)
+		goto nomem;
+	for (uint32_t g = 0; g < st->hwm; g++)
+		if (fib->glong[g] != 0)
+			used[nused++] = g;
+	if (fwd_grp_restore(&fib->grp, used, nused) != 0)
+		goto nomem;
+	if (st->hwm >= F6_GROUPS_PER_HUGE)
+		(void)lc_seg_collapse_range(fib->seg, F6_R_TBL8, 0,
+		    (size_t)(st->hwm & ~(F6_GROUPS_PER_HUGE - 1)) * G_N * 4);
+	free(used);
+	return (fib);
+nomem:
+	lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
+fail:
+	free(used);
+	fwd_fib6_free(fib);
+	return (NULL);
+}
+
+int
+fwd_fib6_seg_fd(const struct fwd_fib6 *fib)
+{
+	return (fib->seg != NULL ? lc_seg_fd(fib->seg) : -1);
+}
+
 void
 fwd_fib6_free(struct fwd_fib6 *fib)
 {
 	if (fib == NULL)
 		return;
-	lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
-	lc_huge_unmap(fib->tbl8_map, fib->tbl8_map_len);
-	lc_huge_unmap(fib->glong_map, fib->glong_map_len);
-	lc_huge_unmap(fib->ht_map, fib->ht_map_len);
+	if (fib->seg != NULL) {
+		lc_seg_free(fib->seg);
+	} else {
+		lc_huge_unmap(fib->tbl24_map, fib->tbl24_map_len);
+		lc_huge_unmap(fib->tbl8_map, fib->tbl8_map_len);
+		lc_huge_unmap(fib->glong_map, fib->glong_map_len);
+		lc_huge_unmap(fib->ht_map, fib->ht_map_len);
+		free(fib->st_own);
+	}
 	fwd_grp_fini(&fib->grp);
 	if (fib->own_qsbr)
 		fwd_qsbr_free(fib->qsbr);
 	free(fib);
+}
+
+/* Every public change inside the segment's epoch, when shared (a crash in
+ * one leaves it refused by adopt; nested calls count once: lc_seg). */
+static inline void
+f6_upd_begin(struct fwd_fib6 *fib)
+{
+	if (fib->seg != NULL)
+		lc_seg_begin(fib->seg);
+}
+
+static inline void
+f6_upd_end(struct fwd_fib6 *fib)
+{
+	if (fib->seg != NULL)
+		lc_seg_end(fib->seg);
 }
 
 static int
@@ -432,9 +654,8 @@ fwd_fib6_prefetch(const struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 	__builtin_prefetch(&fib->tbl24[a_top24(pfx)], 1, 1);
 }
 
-int
-fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
-    unsigned nh)
+static int
+f6_x_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len, unsigned nh)
 {
 	uint32_t *slot[LEV_MAX + 1];
 	unsigned lev = lev_of(len), dd = len + 1, lo, hi, have, need;
@@ -478,12 +699,24 @@ fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
 	r.nh = (uint16_t)nh;
 	r.flags = R_USED;
 	ht_put(fib, &r);
-	fib->ht_n++;
-	fib->len_count[len]++;
+	fib->st->ht_n++;
+	fib->st->len_count[len]++;
 	for (unsigned k = 1; k <= lev; k++)
 		fib->glong[e_g(*slot[k - 1])]++;
 	paint(fib, table_of(fib, lev, slot), lo, hi, 0, dd, nh, dd);
 	return (0);
+}
+
+int
+fwd_fib6_add(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
+    unsigned nh)
+{
+	int rv;
+
+	f6_upd_begin(fib);
+	rv = f6_x_add(fib, p, len, nh);
+	f6_upd_end(fib);
+	return (rv);
 }
 
 /* The longest route shorter than len covering pfx (the route's path is in
@@ -500,14 +733,14 @@ cover(const struct fwd_fib6 *fib, u128 pfx, unsigned len, unsigned lev,
 	*depth = 0;
 	/* the candidates' slots first, so their cache misses overlap */
 	for (l = len; l-- > floor;)
-		if (fib->len_count[l] != 0)
+		if (fib->st->len_count[l] != 0)
 			__builtin_prefetch(
 			    &fib->ht[ht_home(fib, pfx & a_mask(l), l)]);
 	if (lev != 0 && (dp = e_dep(*slot[lev - 1])) != 0)
 		__builtin_prefetch(
 		    &fib->ht[ht_home(fib, pfx & a_mask(dp - 1), dp - 1)]);
 	for (l = len; l-- > floor;) {
-		if (fib->len_count[l] == 0)
+		if (fib->st->len_count[l] == 0)
 			continue;
 		s = ht_find(fib, pfx & a_mask(l), l);
 		if (s != SIZE_MAX) {
@@ -525,8 +758,8 @@ cover(const struct fwd_fib6 *fib, u128 pfx, unsigned len, unsigned lev,
 	}
 }
 
-int
-fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
+static int
+f6_x_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 {
 	uint32_t *slot[LEV_MAX + 1];
 	unsigned lev = lev_of(len), dd = len + 1, lo, hi, cn, cd;
@@ -545,8 +778,8 @@ fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 	path(fib, pfx, lev, slot);
 	cover(fib, pfx, len, lev, slot, &cn, &cd);
 	ht_remove(fib, s);
-	fib->ht_n--;
-	fib->len_count[len]--;
+	fib->st->ht_n--;
+	fib->st->len_count[len]--;
 	range_of(pfx, len, lev, &lo, &hi);
 	paint(fib, table_of(fib, lev, slot), lo, hi, dd, dd, cn, cd);
 	/* groups left with no route through them fold, deepest first */
@@ -562,6 +795,17 @@ fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
 		fwd_grp_defer(&fib->grp, g, tok);
 	}
 	return (0);
+}
+
+int
+fwd_fib6_del(struct fwd_fib6 *fib, const uint8_t p[16], unsigned len)
+{
+	int rv;
+
+	f6_upd_begin(fib);
+	rv = f6_x_del(fib, p, len);
+	f6_upd_end(fib);
+	return (rv);
 }
 
 int
@@ -583,7 +827,7 @@ fwd_fib6_get(const struct fwd_fib6 *fib, const uint8_t p[16], unsigned len,
 size_t
 fwd_fib6_count(const struct fwd_fib6 *fib)
 {
-	return (fib->ht_n);
+	return (fib->st->ht_n);
 }
 
 size_t
@@ -628,8 +872,8 @@ fwd_fib6_walk(const struct fwd_fib6 *fib,
 	return (0);
 }
 
-void
-fwd_fib6_clear(struct fwd_fib6 *fib)
+static void
+f6_x_clear(struct fwd_fib6 *fib)
 {
 	bool room = fwd_grp_reserve(&fib->grp, fib->grp.inuse) == 0;
 	uint64_t tok;
@@ -655,21 +899,37 @@ fwd_fib6_clear(struct fwd_fib6 *fib)
 		fwd_grp_reset(&fib->grp);
 	}
 	memset(fib->ht, 0, (fib->ht_mask + 1) * sizeof(*fib->ht));
-	fib->ht_n = 0;
-	memset(fib->len_count, 0, sizeof(fib->len_count));
+	fib->st->ht_n = 0;
+	memset(fib->st->len_count, 0, sizeof(fib->st->len_count));
 	fwd_grp_poll(&fib->grp);
 }
 
 void
-fwd_fib6_mark_stale(struct fwd_fib6 *fib)
+fwd_fib6_clear(struct fwd_fib6 *fib)
+{
+	f6_upd_begin(fib);
+	f6_x_clear(fib);
+	f6_upd_end(fib);
+}
+
+static void
+f6_x_mark_stale(struct fwd_fib6 *fib)
 {
 	for (size_t i = 0; i <= fib->ht_mask; i++)
 		if (fib->ht[i].flags & R_USED)
 			fib->ht[i].flags |= R_STALE;
 }
 
-size_t
-fwd_fib6_sweep_stale(struct fwd_fib6 *fib)
+void
+fwd_fib6_mark_stale(struct fwd_fib6 *fib)
+{
+	f6_upd_begin(fib);
+	f6_x_mark_stale(fib);
+	f6_upd_end(fib);
+}
+
+static size_t
+f6_x_sweep_stale(struct fwd_fib6 *fib)
 {
 	struct fib6_route *keys = NULL;
 	size_t n = 0, cap = 0, done = 0;
@@ -699,6 +959,17 @@ fwd_fib6_sweep_stale(struct fwd_fib6 *fib)
 	}
 	free(keys);
 	return (done);
+}
+
+size_t
+fwd_fib6_sweep_stale(struct fwd_fib6 *fib)
+{
+	size_t rv;
+
+	f6_upd_begin(fib);
+	rv = f6_x_sweep_stale(fib);
+	f6_upd_end(fib);
+	return (rv);
 }
 
 void

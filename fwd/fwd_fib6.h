@@ -36,6 +36,10 @@
 
 /* fwd_fib6_conf.flags */
 #define FWD_FIB6_F_NO_THP 0x1u /* do not ask for transparent huge pages */
+/* Every table and the control state in one shared memory segment that
+ * outlives the process (as fwd_fib.h's FWD_FIB_F_SHARED; issue 26). At
+ * most 6M routes. */
+#define FWD_FIB6_F_SHARED 0x2u
 
 struct fwd_fib6;
 
@@ -54,6 +58,18 @@ struct fwd_fib6_dp {
 
 /* NULL + errno: EINVAL (bad conf), ENOMEM. */
 struct fwd_fib6 *fwd_fib6_new(const struct fwd_fib6_conf *);
+/*
+ * The FIB a previous process made with FWD_FIB6_F_SHARED and the same conf
+ * (max_nh, max_tbl8, flags), from its segment's fd (which stays the
+ * caller's): as it was after its last whole update, the groups' free list
+ * rebuilt. NULL and err: -EPROTO (not such a FIB, another layout or
+ * shape: err says which), -EAGAIN (its writer died in an update), -ENOMEM.
+ */
+struct lc_err;
+struct fwd_fib6 *fwd_fib6_adopt(const struct fwd_fib6_conf *, int fd,
+    struct lc_err *err);
+/* A shared FIB's segment fd (the FIB's own), else -1. */
+int fwd_fib6_seg_fd(const struct fwd_fib6 *);
 void fwd_fib6_free(struct fwd_fib6 *);
 
 /* Add or replace pfx/len -> nh. 0; -EINVAL (len > 128, host bits set,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -302,4 +303,33 @@ lc_seg_close(struct lc_seg *s)
 		close(s->fd);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+}
+
+struct lc_seg *
+lc_seg_open(const char *name, int fd, uint32_t kind, uint32_t version,
+    const struct lc_seg_spec *sp, unsigned n, struct lc_err *err)
+{
+	struct lc_seg *s = calloc(1, sizeof(*s));
+	int rv;
+
+	if (s == NULL) {
+		lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
+		return (NULL);
+	}
+	rv = fd < 0 ? lc_seg_create(s, name, kind, version, sp, n, err) :
+		      lc_seg_adopt(s, fd, kind, version, sp, n, err);
+	if (rv != 0) {
+		free(s);
+		return (NULL);
+	}
+	return (s);
+}
+
+void
+lc_seg_free(struct lc_seg *s)
+{
+	if (s == NULL)
+		return;
+	lc_seg_close(s);
+	free(s);
 }

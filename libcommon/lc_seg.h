@@ -103,4 +103,11 @@ int lc_seg_collapse_range(struct lc_seg *, unsigned i, size_t off, size_t len);
 /* Unmaps and closes the segment's fd (a copy in the fd store lives on). */
 void lc_seg_close(struct lc_seg *);
 
+/* On the heap: lc_seg_create (fd < 0) or lc_seg_adopt of fd; NULL with
+ * err on failure. lc_seg_free closes it and frees it (NULL is fine). */
+struct lc_seg *lc_seg_open(const char *name, int fd, uint32_t kind,
+    uint32_t version, const struct lc_seg_spec *, unsigned n,
+    struct lc_err *err);
+void lc_seg_free(struct lc_seg *);
+
 #endif /* LC_SEG_H */
