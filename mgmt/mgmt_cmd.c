@@ -1441,6 +1441,7 @@ live_complete(struct mgmt *m, const struct cmd *cmd, const char *const *w,
 	    {"inet6", "IPv6 only (also: ipv6)"},
 	};
 	struct lc_prefix4 p;
+	struct lc_prefix6 p6;
 	size_t pl = strlen(partial);
 	bool fam = false;
 
@@ -1479,7 +1480,10 @@ live_complete(struct mgmt *m, const struct cmd *cmd, const char *const *w,
 	if (nw == 0 && strncmp("summary", partial, pl) == 0)
 		k = add_cand(out, max, k, "summary", "counts per source");
 	for (size_t i = 0; i < sizeof(route_opts) / sizeof(route_opts[0]); i++)
-		if ((i > 0 || (nw == 1 && lc_prefix4_parse(w[0], &p) == 0)) &&
+		if ((i > 0 ||
+			(nw == 1 &&
+			    (lc_prefix4_parse(w[0], &p) == 0 ||
+				lc_prefix6_parse(w[0], &p6) == 0))) &&
 		    strncmp(route_opts[i].word, partial, pl) == 0)
 			k = add_cand(out, max, k, route_opts[i].word,
 			    route_opts[i].help);

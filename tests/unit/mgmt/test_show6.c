@@ -725,6 +725,35 @@ test_show6(void **st)
 	assert_true(json_object_get_boolean(
 	    jget(jo, "interfaces.0.router_advertisements")));
 	json_object_put(jo);
+
+	/* completion: the family words, once; IPv6 prefixes of the config,
+	 * and longer after one */
+	{
+		struct mgmt_cand c[32];
+		static const char *const lines[][2] = {
+		    {"show route i", "inet inet6"},
+		    {"show neighbors inet", "inet inet6"},
+		    {"show fib inet6 i", ""},
+		    {"show route 2001:2:",
+			"2001:2:0:300::/64 2001:2:1::/48 "
+			"2001:2:2::/48"},
+		    {"show route 2001:2:1::/48 l", "longer"},
+		};
+
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			char got[256] = "";
+			int n = mgmt_cmd_complete(m, s, lines[i][0],
+			    strlen(lines[i][0]), c, 32);
+
+			for (int k = 0; k < n; k++)
+				if (!c[k].hint)
+					cat(got, sizeof(got), "%s%s",
+					    got[0] ? " " : "", c[k].word);
+			if (strcmp(got, lines[i][1]) != 0)
+				fail_msg("complete '%s': '%s', want '%s'",
+				    lines[i][0], got, lines[i][1]);
+		}
+	}
 	mgmt_session_close(m, s);
 	mgmt_free(m);
 }
