@@ -420,6 +420,25 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 				json_object_array_add(nhs, nh);
 			}
 			json_object_object_add(o, "next_hops", nhs);
+			/* after recursive resolution: the gateways used */
+			nhs = json_object_new_array();
+			for (size_t k = 0;
+			     k < e->n_resolved_addr6 || k < e->n_resolved_addr;
+			     k++) {
+				json_object *nh = json_object_new_object();
+
+				json_object_object_add(nh, "address",
+				    json_object_new_string(
+					k < e->n_resolved_addr6 ?
+					    ip6b(&e->resolved_addr6[k]) :
+					    ip4(e->resolved_addr[k])));
+				if (k < e->n_resolved_ifindex)
+					json_object_object_add(nh, "ifindex",
+					    json_object_new_int(
+						(int)e->resolved_ifindex[k]));
+				json_object_array_add(nhs, nh);
+			}
+			json_object_object_add(o, "resolved", nhs);
 			json_object_object_add(o, "best",
 			    json_object_new_boolean(e->best));
 			json_object_object_add(o, "active",

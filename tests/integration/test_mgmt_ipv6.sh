@@ -134,6 +134,8 @@ out=$(tsh "show route inet")
 check "show route inet: no IPv6" hasnt "$out" "^2001:"
 check "  ... the IPv4 route" hase "$out" "^198\.19\.63\.128/25 "
 out=$(tsh "show route | json")
+out6=$(tsh "show route 2001:2:0:310::/60 | json")
+check "show route | json: the recursive route resolved on t6a" hase "$(tr -d ' \n' <<<"$out6")" '"resolved":\[\{"address":"2001:2:0:300::2","ifindex":[1-9][0-9]*\}\]'
 check "show route | json: an IPv6 route with its family" hase "$(tr -d ' \n' <<<"$out")" '"prefix":"2001:2:0:310::/60","family":"inet6"'
 
 # 3. each bad line refused with its message, nothing changed

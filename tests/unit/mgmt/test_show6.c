@@ -349,6 +349,9 @@ h_query(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		rt[n].n_nh_addr6 = rt[n].n_nh_ifindex = 1;
 		rt[n].nh_addr6 = &nhb;
 		rt[n].nh_ifindex = &ifx;
+		e[n].n_resolved_addr6 = e[n].n_resolved_ifindex = 1;
+		e[n].resolved_addr6 = &nhb;
+		e[n].resolved_ifindex = &ifx;
 		e[n].route = &rt[n];
 		e[n].source = RIB__SOURCE__STATIC;
 		e[n].best = e[n].active = true;
@@ -621,6 +624,11 @@ test_show6(void **st)
 	assert_string_equal(jstr(jo, "routes.0.family"), "inet6");
 	assert_string_equal(jstr(jo, "routes.0.next_hops.0.address"),
 	    "2001:2:0:300::2");
+	assert_string_equal(jstr(jo, "routes.0.resolved.0.address"),
+	    "2001:2:0:300::2");
+	assert_int_equal(json_object_get_int(
+			     jget(jo, "routes.0.resolved.0.ifindex")),
+	    3);
 	json_object_put(jo);
 	assert_int_equal(exec(m, s, "show route 2001:2::1::/48", false, &a),
 	    MGMT_E_SYNTAX);
