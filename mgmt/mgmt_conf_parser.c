@@ -387,6 +387,37 @@ stmt_block(struct parser *P, struct mgmt_node *n, unsigned cur,
 	return (0);
 }
 
+/* Word j of st (there is one, the statement ends with ';' and no [ list ])
+ * names a leaf, a repeatable leaf or a flag under cur: several leaves of one
+ * parent in one statement. */
+static bool
+sibling_leaf(unsigned cur, const struct stmt *st, unsigned j)
+{
+	int c;
+
+	if (j >= st->nw || st->brack || st->term != LC_TOK_SEMI ||
+	    (c = mgmt_schema_child(cur, st->w[j].s)) < 0)
+		return (false);
+	return (mgmt_schema[c].kind == MGMT_SK_LEAF ||
+	    mgmt_schema[c].kind == MGMT_SK_LEAFLIST ||
+	    mgmt_schema[c].kind == MGMT_SK_FLAG);
+}
+
+/* The flag or leaf ch (keyword kw, value word i) of a statement that goes
+ * on at word end with another leaf: applied as if the statement ended
+ * there. */
+static int
+stmt_part(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
+    unsigned i, unsigned end, const struct stmt *st)
+{
+	struct stmt one = *st; /* 1.4 KB, as parse_block's */
+
+	one.nw = end;
+	return (mgmt_schema[ch].kind == MGMT_SK_FLAG ?
+		stmt_flag(P, n, ch, kw, i, &one) :
+		stmt_leaf(P, n, ch, kw, i, &one));
+}
+
 /* Applies one statement relative to block node n (schema cur): its words
  * walk containers and list entries down to a leaf, a flag or a block. */
 static int
@@ -423,6 +454,14 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur,
 			cur = (unsigned)ch;
 			continue;
 		case MGMT_SK_FLAG:
+			/* a flag then another leaf of its parent: "reject
+			 * distance 5;" */
+			if (sibling_leaf(cur, st, i)) {
+				if ((rv = stmt_part(P, n, ch, kw, i, i, st)) !=
+				    0)
+					return (rv);
+				continue;
+			}
 			return (stmt_flag(P, n, ch, kw, i, st));
 		case MGMT_SK_LIST:
 			if ((rv = stmt_entry(P, &n, ch, kw, i, st)) != 0)
@@ -433,6 +472,15 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur,
 			continue;
 		case MGMT_SK_LEAF:
 		case MGMT_SK_LEAFLIST:
+			/* a leaf's value, then another leaf of its parent
+			 * (Junos' "next-hop fe80::2 interface veth1;") */
+			if (sibling_leaf(cur, st, i + 1)) {
+				if ((rv = stmt_part(P, n, ch, kw, i, i + 1,
+					 st)) != 0)
+					return (rv);
+				i++;
+				continue;
+			}
 			return (stmt_leaf(P, n, ch, kw, i, st));
 		}
 	}

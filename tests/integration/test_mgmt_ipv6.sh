@@ -183,9 +183,18 @@ check "show interfaces | json: IPv6 keys" has "$out" '"addresses6":\['
 out=$(tsh "show fib 2001:2::1::")
 check "show fib: a bad IPv6 address is named" has "$out" "show fib: 2001:2::1::: more than one ::"
 
+# 4b. a file in Junos' one-line form: a link-local next hop and its
+# interface in one statement
+printf 'protocols static route 2001:2:0:3f0::/60 next-hop fe80::4 interface veth1;\n' >"$tmp/one.conf"
+chmod 644 "$tmp/one.conf"
+out=$(tsh configure "load merge $tmp/one.conf" commit exit)
+check "load merge of 'next-hop fe80::4 interface veth1;', commit" has "$out" "commit complete"
+check "  ... the route is in rib via fe80::4 on t6a, best" hase "$(r6)" \
+	"^2001:2:0:3f0::/60 +static +1/0 +fe80::4 +[1-9][0-9]* +best"
+
 # 5. rollback removes them
-out=$(tsh configure "rollback 2" commit exit)
-check "rollback 2 (to the IPv4 commit), commit" has "$out" "commit complete"
+out=$(tsh configure "rollback 3" commit exit)
+check "rollback 3 (to the IPv4 commit), commit" has "$out" "commit complete"
 check "the IPv6 statics are gone from rib" wait_until 5 bash -c \
 	"! '$tools/ribctl' '$run' show 6 | grep -q ' static '"
 check "  ... the config is the IPv4 one again" test "$(conf)" = "$v4conf"

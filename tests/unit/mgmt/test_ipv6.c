@@ -177,6 +177,40 @@ test_route_round_trip(void **s)
 	    "}\n");
 }
 
+/* Junos' one line: a leaf's value then another leaf of the same parent
+ * ("next-hop fe80::2 interface veth1;", "reject distance 5;"): the same
+ * tree as the block; printed as the block */
+static void
+test_one_line(void **s)
+{
+	struct mgmt_conf *a, *b;
+
+	(void)s;
+	a = parse_ok("protocols static route 2001:2:1::/48 next-hop fe80::2 "
+		     "interface veth1;\n"
+		     "protocols static route 2001:2:2::/48 reject distance 5;\n"
+		     "protocols static route 198.19.63.128/25 next-hop "
+		     "198.19.63.2 distance 7;");
+	b = parse_ok(
+	    "protocols static { route 2001:2:1::/48 { next-hop "
+	    "fe80::2; interface veth1; } route 2001:2:2::/48 { reject; "
+	    "distance 5; } route 198.19.63.128/25 { next-hop "
+	    "198.19.63.2; distance 7; } }");
+	assert_true(mgmt_conf_equal(a, b));
+	mgmt_conf_free(a);
+	mgmt_conf_free(b);
+	/* what is not a sibling leaf is still an error, and a repeated leaf
+	 * a duplicate */
+	bad("protocols static route 2001:2:1::/48 next-hop fe80::2 veth1;",
+	    "t.conf:1:55: expected ';' after the value of 'next-hop'");
+	bad("protocols static route 2001:2:1::/48 distance 5 distance 6;",
+	    "t.conf:1:49: duplicate distance (first at line 1, column 38)");
+	bad("protocols static route 2001:2:1::/48 reject blackhole x;",
+	    "t.conf:1:55: unexpected 'x': 'blackhole' takes no value");
+	bad("protocols static route 2001:2:1::/48 next-hop fe80::2 interface;",
+	    "t.conf:1:55: expected <name> after 'interface'");
+}
+
 /* Keys of equal kbin (the top 63 bits) still differ and order right: the
  * same /64 with other lengths and hosts, and prefixes that differ only in
  * bit 63, both through the parser's bulk set and through set. */
@@ -521,6 +555,7 @@ main(void)
 	    cmocka_unit_test(test_iface_round_trip),
 	    cmocka_unit_test(test_route_round_trip),
 	    cmocka_unit_test(test_key_order),
+	    cmocka_unit_test(test_one_line),
 	    cmocka_unit_test(test_parse_errors),
 	    cmocka_unit_test(test_validation_errors),
 	    cmocka_unit_test(test_set_delete),
