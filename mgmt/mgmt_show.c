@@ -135,7 +135,8 @@ family_word(const char *w)
 }
 
 /* The family filter among w[0..*nw) (one, anywhere), taken out of the
- * words (into kept, *nw updated): 0, 4 or 6; -1 when given twice */
+ * words (into kept, *nw updated): 0, 4 or 6; -1 when given twice (kept[0]
+ * the second) */
 static int
 family_take(const char *const *w, unsigned *nw, const char **kept)
 {
@@ -146,9 +147,11 @@ family_take(const char *const *w, unsigned *nw, const char **kept)
 
 		if (x == 0)
 			kept[n++] = w[i];
-		else if (f != 0)
+		else if (f != 0) {
+			kept[0] = w[i];
+			*nw = 1;
 			return (-1);
-		else
+		} else
 			f = x;
 	}
 	*nw = n;
@@ -495,12 +498,15 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 	unsigned i = 0;
 	const char *w[32];
 	uint8_t a6[16];
-	int fam;
+	int fam = 0;
 
 	q.limit = SHOW_LIMIT;
-	if (nw > 32 || (fam = family_take(w_, &nw, w)) < 0)
+	if (nw > 32)
+		return (mgmt_show_bad_args(err, "show route", "fewer words",
+		    w_[32]));
+	if ((fam = family_take(w_, &nw, w)) < 0)
 		return (mgmt_show_bad_args(err, "show route",
-		    "one family: inet (ipv4) or inet6 (ipv6)", w_[nw - 1]));
+		    "one family: inet (ipv4) or inet6 (ipv6)", w[0]));
 	/* both families unless one is asked; a prefix or an address says
 	 * its own */
 	q.family = (uint32_t)fam;
@@ -982,11 +988,12 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 	char names[256] = "";
 	struct if_names in = {names, sizeof(names)};
 	const char *w_[4];
-	int fam;
+	int fam = 0;
 
 	if (nw > 4 || (fam = family_take(w, &nw, w_)) < 0)
 		return (mgmt_show_bad_args(err, "show interfaces",
-		    "at most a name and a family (inet or inet6)", w[nw - 1]));
+		    "at most a name and a family (inet or inet6)",
+		    nw > 4 ? w[4] : w_[0]));
 	w = w_;
 	if (nw > 1)
 		return (mgmt_show_bad_args(err, "show interfaces",
@@ -1161,14 +1168,16 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w_, unsigned nw,
 	struct lc_ip4 a;
 	const char *w[4];
 	uint8_t a6[16];
-	int fam;
+	int fam = 0;
 
 	q.limit = SHOW_LIMIT;
 	if (nw > 4 || (fam = family_take(w_, &nw, w)) < 0 || nw > 1)
 		return (mgmt_show_bad_args(err, "show fib",
 		    "at most a.b.c.d/len, a.b.c.d, x:x::/len or x:x::x, and "
 		    "inet or inet6",
-		    w_[nw > 0 ? nw - 1 : 0]));
+		    nw > 4	? w_[4] :
+			fam < 0 ? w[0] :
+				  w[1]));
 	if (nw == 1) {
 		if (strchr(w[0], ':') != NULL) {
 			bool pfx;
@@ -1305,11 +1314,11 @@ mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w, unsigned nw,
 {
 	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
 	const char *kept[4];
-	int fam;
+	int fam = 0;
 
 	if (nw > 4 || (fam = family_take(w, &nw, kept)) < 0 || nw > 0)
 		return (mgmt_show_bad_args(err, "show neighbors",
-		    "at most inet or inet6", nw > 0 ? kept[0] : w[0]));
+		    "at most inet or inet6", nw > 4 ? w[4] : kept[0]));
 	/* NeighbourQuery.family: 46 both (ARP and ND), 4 or 6 */
 	q.family = fam == 0 ? 46 : (uint32_t)fam;
 	return (show_ask2(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS,

@@ -707,6 +707,29 @@ test_show6(void **st)
 	    MGMT_E_SYNTAX);
 	assert_string_equal(a.err,
 	    "show neighbors: unexpected 'x' (expected at most inet or inet6)");
+	/* a second family word: named */
+	assert_int_equal(exec(m, s, "show neighbors inet inet6", false, &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show neighbors: unexpected 'inet6' (expected at most inet or "
+	    "inet6)");
+	assert_int_equal(exec(m, s, "show fib ipv6 inet", false, &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show fib: unexpected 'inet' (expected at most a.b.c.d/len, "
+	    "a.b.c.d, x:x::/len or x:x::x, and inet or inet6)");
+	assert_int_equal(exec(m, s, "show fib 2001:2::/48 198.19.63.0/24",
+			     false, &a),
+	    MGMT_E_SYNTAX);
+	assert_non_null(strstr(a.err, "unexpected '198.19.63.0/24'"));
+	assert_int_equal(exec(m, s, "show interfaces inet6 inet", false, &a),
+	    MGMT_E_SYNTAX);
+	assert_non_null(strstr(a.err, "unexpected 'inet'"));
+	assert_int_equal(exec(m, s, "show route inet6 veth1 inet", false, &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show route: unexpected 'inet' (expected one family: inet (ipv4) "
+	    "or inet6 (ipv6))");
 
 	/* show interfaces: the IPv6 lines, a filter, JSON */
 	OK("show interfaces veth1");
