@@ -907,13 +907,14 @@ static const struct cmd cmds[] = {
 	"show the running configuration",
 	"[PATH] [| compare [rollback N] | display set]"},
     {{"show", "route"}, BOTH, false, c_show_route, "show routes",
-	"[PREFIX [longer] | ADDRESS | summary] [active] [source S]"},
+	"[inet | inet6] [PREFIX [longer] | ADDRESS | summary] [active] "
+	"[source S]"},
     {{"show", "interfaces"}, BOTH, false, c_show_interfaces, "show interfaces",
-	"[NAME]"},
+	"[NAME] [inet | inet6]"},
     {{"show", "fib"}, BOTH, false, c_show_fib, "show the forwarding table",
-	"[PREFIX]"},
+	"[PREFIX | ADDRESS] [inet | inet6]"},
     {{"show", "neighbors"}, BOTH, false, c_show_neighbors,
-	"show ARP neighbours", NULL},
+	"show ARP and IPv6 ND neighbours", "[inet | inet6]"},
     {{"show", "processes"}, BOTH, false, c_show_processes,
 	"show tern's processes", NULL},
     {{"show", "ipc"}, BOTH, false, c_show_ipc,
@@ -1433,8 +1434,31 @@ live_complete(struct mgmt *m, const struct cmd *cmd, const char *const *w,
 	    {"source", "only the routes of one source"},
 	};
 	static const char *const sources[] = {"connected", "static", "bgp"};
+	static const struct {
+		const char *word, *help;
+	} families[] = {
+	    {"inet", "IPv4 only (also: ipv4)"},
+	    {"inet6", "IPv6 only (also: ipv6)"},
+	};
 	struct lc_prefix4 p;
+	struct lc_prefix6 p6;
 	size_t pl = strlen(partial);
+	bool fam = false;
+
+	/* the family filter, once, of the commands that show both */
+	for (unsigned i = 0; i < nw; i++)
+		fam |= strcmp(w[i], "inet") == 0 ||
+		    strcmp(w[i], "inet6") == 0 || strcmp(w[i], "ipv4") == 0 ||
+		    strcmp(w[i], "ipv6") == 0;
+	if (!fam && pl > 0 &&
+	    (cmd->fn == c_show_route || cmd->fn == c_show_fib ||
+		cmd->fn == c_show_interfaces || cmd->fn == c_show_neighbors) &&
+	    (nw == 0 || strcmp(w[nw - 1], "source") != 0))
+		for (size_t i = 0; i < sizeof(families) / sizeof(families[0]);
+		     i++)
+			if (strncmp(families[i].word, partial, pl) == 0)
+				k = add_cand(out, max, k, families[i].word,
+				    families[i].help);
 
 	if (cmd->fn == c_show_interfaces && nw == 0)
 		return (mgmt_compl_ifaces(m->running, partial, out, max, k));
@@ -1456,7 +1480,10 @@ live_complete(struct mgmt *m, const struct cmd *cmd, const char *const *w,
 	if (nw == 0 && strncmp("summary", partial, pl) == 0)
 		k = add_cand(out, max, k, "summary", "counts per source");
 	for (size_t i = 0; i < sizeof(route_opts) / sizeof(route_opts[0]); i++)
-		if ((i > 0 || (nw == 1 && lc_prefix4_parse(w[0], &p) == 0)) &&
+		if ((i > 0 ||
+			(nw == 1 &&
+			    (lc_prefix4_parse(w[0], &p) == 0 ||
+				lc_prefix6_parse(w[0], &p6) == 0))) &&
 		    strncmp(route_opts[i].word, partial, pl) == 0)
 			k = add_cand(out, max, k, route_opts[i].word,
 			    route_opts[i].help);

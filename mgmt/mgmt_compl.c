@@ -77,6 +77,13 @@ subnet_cb(const struct mgmt_node *node, void *arg)
 			cw->k = mgmt_compl_add(cw->out, cw->max, cw->k, p,
 			    "connected subnet", false);
 	}
+	for (unsigned i = 0; i < c.naddr6; i++) {
+		const char *p = lc_prefix6_ntoa(&c.addr6[i]);
+
+		if (starts(p, cw->partial))
+			cw->k = mgmt_compl_add(cw->out, cw->max, cw->k, p,
+			    "connected IPv6 subnet", false);
+	}
 	return ((unsigned)cw->k >= cw->max);
 }
 

@@ -58,6 +58,15 @@ enum mgmt_stype {
 	MGMT_T_ENUM,	/* one of enums[] */
 	MGMT_T_MAC,	/* xx:xx:xx:xx:xx:xx, unicast, not zero; kbin 48 bits */
 	MGMT_T_COMMUNITY, /* BGP community: mgmt_comm_parse() */
+	/* IPv6 (lc_inet6: strict, printed RFC 5952). kbin: bit 63 set and the
+	 * address's top 63 bits (IPv4 values keep theirs, below 2^40); keys
+	 * with equal kbin compare by the whole address, then the length
+	 * (mgmt_key_cmp) */
+	MGMT_T_IP6,	 /* an IPv6 address */
+	MGMT_T_PREFIX6,	 /* addr/len, no host bits */
+	MGMT_T_ADDR6,	 /* addr/len, an interface address (host bits) */
+	MGMT_T_IP46,	 /* an IPv4 or an IPv6 address (a next hop) */
+	MGMT_T_PREFIX46, /* an IPv4 or an IPv6 prefix (a static route) */
 };
 
 /* Schema flags. */
@@ -99,12 +108,23 @@ enum mgmt_sid {
 	MGMT_S_IFACE, /* interfaces NAME */
 	MGMT_S_IFACE_DEVICE,
 	MGMT_S_IFACE_ADDRESS,
+	MGMT_S_IFACE_INET6, /* interfaces NAME inet6 { address; disable; } */
+	MGMT_S_IFACE_INET6_ADDRESS,
+	MGMT_S_IFACE_INET6_DISABLE,
+	MGMT_S_IFACE_LINKLOCAL,
+	MGMT_S_IFACE_RA, /* interfaces NAME router-advertisement { } */
+	MGMT_S_IFACE_RA_PREFIX,
+	MGMT_S_IFACE_RA_MTU,
+	MGMT_S_IFACE_RA_LIFETIME,
+	MGMT_S_IFACE_RA_INTERVAL,
 	MGMT_S_IFACE_MTU,
 	MGMT_S_IFACE_DISABLE,
 	MGMT_S_IFACE_BACKEND,
 	MGMT_S_IFACE_HOST_PATH,
 	MGMT_S_IFACE_ARP, /* interfaces NAME arp A.B.C.D */
 	MGMT_S_IFACE_ARP_MAC,
+	MGMT_S_IFACE_NDP, /* interfaces NAME ndp X:X::X: a static neighbour */
+	MGMT_S_IFACE_NDP_MAC,
 	MGMT_S_PROTOCOLS,
 	MGMT_S_STATIC,
 	MGMT_S_ROUTE, /* protocols static route PREFIX */
@@ -423,15 +443,40 @@ struct mgmt_iface_conf {
 	struct lc_ip4 arp_ip[MGMT_MAX_ARP];
 	uint8_t arp_mac[MGMT_MAX_ARP][6];
 	bool arp_nomac[MGMT_MAX_ARP];
+	/* IPv6 (docs/ipv6.md): inet6 addresses (prefix6: the subnet, host6:
+	 * ours in it), link-local (ll6_set: configured, else fwd derives it),
+	 * inet6 disable, router advertisements (ra: the block is there; a
+	 * number 0 is not configured, fwd's default), static neighbours */
+	unsigned naddr6;
+	struct lc_prefix6 addr6[MGMT_MAX_ADDRS];
+	struct lc_ip6 host6[MGMT_MAX_ADDRS];
+	bool ll6_set, inet6_disable;
+	struct lc_ip6 ll6;
+	bool ra;
+	unsigned ra_nprefix, ra_mtu, ra_lifetime, ra_interval;
+	bool ra_lifetime_set;
+	struct lc_prefix6 ra_prefix[MGMT_MAX_ADDRS];
+	unsigned nndp;
+	struct lc_ip6 ndp_ip[MGMT_MAX_ARP];
+	uint8_t ndp_mac[MGMT_MAX_ARP][6];
+	bool ndp_nomac[MGMT_MAX_ARP];
 };
 
 struct mgmt_route_conf {
-	struct lc_prefix4 prefix;
+	int family; /* AF_INET: prefix, nh; AF_INET6: prefix6, nh6 */
+	struct lc_prefix4 prefix; /* IPv6: zero */
+	struct lc_prefix6 prefix6;
 	unsigned nnh;
-	struct lc_ip4 nh[MGMT_MAX_NH]; /* sorted */
-	char ifname[MGMT_NAME_MAX];    /* "" if none */
-	unsigned distance;	       /* 0: not set, rib's static distance */
+	/* a next hop of the other family (validation refuses it) is counted
+	 * here, not in nnh */
+	unsigned nnh_other;
+	char ifname[MGMT_NAME_MAX]; /* "" if none */
+	unsigned distance;	    /* 0: not set, rib's static distance */
 	bool blackhole, reject;
+	/* the next hops, sorted (only [0, nnh) is set: the decoder does not
+	 * clear the rest, 1 KiB a route) */
+	struct lc_ip4 nh[MGMT_MAX_NH];
+	struct lc_ip6 nh6[MGMT_MAX_NH];
 };
 
 struct mgmt_rib_conf {

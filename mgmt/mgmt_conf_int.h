@@ -67,6 +67,11 @@ int mgmt_schema_anon(unsigned parent);
  * "invalid X 'v': expected Y". */
 int mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
     struct lc_err *err);
+/* sid's values may be IPv6 (MGMT_T_IP6 .. MGMT_T_PREFIX46) */
+bool mgmt_type_is6(unsigned sid);
+/* Order of two canonical IPv6 values (address, then length): the tie
+ * breaker of keys whose kbin is equal (kbin holds 63 of the 128 bits) */
+int mgmt_value_cmp6(const char *a, const char *b);
 /* "one of: a, b, c" list of keywords allowed under parent. */
 void mgmt_schema_expected(unsigned parent, char *buf, size_t sz);
 /* Path text of schema + keys, for messages. */

@@ -49,18 +49,21 @@ bulk_hash(uint64_t k, size_t mask)
 	return ((size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & mask);
 }
 
+/* The collected route of key k. An IPv4 kbin is the whole key; an IPv6
+ * one (bit 63) is 63 bits of it, the text tells the rest. */
 static struct mgmt_node *
-bulk_find(struct parser *P, uint64_t kbin)
+bulk_find(struct parser *P, const struct mgmt_key *k)
 {
 	size_t i;
 
 	if (P->bulk.slot == NULL)
 		return (NULL);
-	for (i = bulk_hash(kbin, P->bulk.mask); P->bulk.slot[i] != 0;
+	for (i = bulk_hash(k->kbin, P->bulk.mask); P->bulk.slot[i] != 0;
 	     i = (i + 1) & P->bulk.mask) {
 		struct bulk_ent *e = &P->bulk.v[P->bulk.slot[i] - 1];
 
-		if (e->k == kbin)
+		if (e->k == k->kbin &&
+		    ((k->kbin >> 63) == 0 || strcmp(e->n->value, k->str) == 0))
 			return (e->n);
 	}
 	return (NULL);
@@ -99,10 +102,13 @@ bulk_add(struct parser *P, struct mgmt_node *n)
 static int
 bulk_cmp(const void *a, const void *b)
 {
-	uint64_t x = ((const struct bulk_ent *)a)->k;
-	uint64_t y = ((const struct bulk_ent *)b)->k;
+	const struct bulk_ent *x = a, *y = b;
+	struct mgmt_key k;
 
-	return (x < y ? -1 : x > y);
+	if (x->k != y->k)
+		return (x->k < y->k ? -1 : 1);
+	mgmt_node_key(x->n, &k); /* IPv6 keys of equal kbin */
+	return (mgmt_key_cmp(&k, y->n));
 }
 
 static struct mgmt_node *
@@ -131,7 +137,7 @@ bulk_finish(struct parser *P, bool ok)
 
 	if (ok && P->bulk.n > 0) {
 		for (i = 1; i < P->bulk.n; i++)
-			if (P->bulk.v[i - 1].k > P->bulk.v[i].k)
+			if (P->bulk.v[i - 1].k >= P->bulk.v[i].k)
 				break;
 		if (i < P->bulk.n) /* not already in order */
 			qsort(P->bulk.v, P->bulk.n, sizeof(*P->bulk.v),
@@ -260,7 +266,7 @@ stmt_entry(struct parser *P, struct mgmt_node **n, int ch, unsigned kw,
 		return (
 		    lc_lex_error(&P->lx, w[i].line, w[i].col, "%s", e2.msg));
 	k.str = canon;
-	old = bulk ? bulk_find(P, k.kbin) : mgmt_node_find(*n, &k);
+	old = bulk ? bulk_find(P, &k) : mgmt_node_find(*n, &k);
 	if (i + 1 == st->nw && old != NULL) {
 		char what[128];
 
@@ -381,6 +387,37 @@ stmt_block(struct parser *P, struct mgmt_node *n, unsigned cur,
 	return (0);
 }
 
+/* Word j of st (there is one, the statement ends with ';' and no [ list ])
+ * names a leaf, a repeatable leaf or a flag under cur: several leaves of one
+ * parent in one statement. */
+static bool
+sibling_leaf(unsigned cur, const struct stmt *st, unsigned j)
+{
+	int c;
+
+	if (j >= st->nw || st->brack || st->term != LC_TOK_SEMI ||
+	    (c = mgmt_schema_child(cur, st->w[j].s)) < 0)
+		return (false);
+	return (mgmt_schema[c].kind == MGMT_SK_LEAF ||
+	    mgmt_schema[c].kind == MGMT_SK_LEAFLIST ||
+	    mgmt_schema[c].kind == MGMT_SK_FLAG);
+}
+
+/* The flag or leaf ch (keyword kw, value word i) of a statement that goes
+ * on at word end with another leaf: applied as if the statement ended
+ * there. */
+static int
+stmt_part(struct parser *P, struct mgmt_node *n, int ch, unsigned kw,
+    unsigned i, unsigned end, const struct stmt *st)
+{
+	struct stmt one = *st; /* 1.4 KB, as parse_block's */
+
+	one.nw = end;
+	return (mgmt_schema[ch].kind == MGMT_SK_FLAG ?
+		stmt_flag(P, n, ch, kw, i, &one) :
+		stmt_leaf(P, n, ch, kw, i, &one));
+}
+
 /* Applies one statement relative to block node n (schema cur): its words
  * walk containers and list entries down to a leaf, a flag or a block. */
 static int
@@ -417,6 +454,14 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur,
 			cur = (unsigned)ch;
 			continue;
 		case MGMT_SK_FLAG:
+			/* a flag then another leaf of its parent: "reject
+			 * distance 5;" */
+			if (sibling_leaf(cur, st, i)) {
+				if ((rv = stmt_part(P, n, ch, kw, i, i, st)) !=
+				    0)
+					return (rv);
+				continue;
+			}
 			return (stmt_flag(P, n, ch, kw, i, st));
 		case MGMT_SK_LIST:
 			if ((rv = stmt_entry(P, &n, ch, kw, i, st)) != 0)
@@ -427,6 +472,15 @@ statement(struct parser *P, struct mgmt_node *n, unsigned cur,
 			continue;
 		case MGMT_SK_LEAF:
 		case MGMT_SK_LEAFLIST:
+			/* a leaf's value, then another leaf of its parent
+			 * (Junos' "next-hop fe80::2 interface veth1;") */
+			if (sibling_leaf(cur, st, i + 1)) {
+				if ((rv = stmt_part(P, n, ch, kw, i, i + 1,
+					 st)) != 0)
+					return (rv);
+				i++;
+				continue;
+			}
 			return (stmt_leaf(P, n, ch, kw, i, st));
 		}
 	}

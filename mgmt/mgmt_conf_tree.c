@@ -4,11 +4,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "libcommon/lc_err.h"
+#include "libcommon/lc_inet6.h"
 #include "libcommon/lc_log.h"
 #include "mgmt/mgmt_conf_int.h"
 
@@ -209,6 +212,10 @@ mgmt_key_cmp(const struct mgmt_key *k, const struct mgmt_node *n)
 		return (0);
 	if (k->kbin != n->kbin)
 		return (k->kbin < n->kbin ? -1 : 1);
+	/* IPv6: kbin holds 63 bits of 128, the text decides the rest */
+	if ((k->kbin >> 63) != 0 && mgmt_type_is6(k->sid) &&
+	    (c = mgmt_value_cmp6(k->str, n->value)) != 0)
+		return (c);
 	if ((mgmt_schema[k->sid].flags & MGMT_SF_NATURAL) &&
 	    (c = natural_cmp(k->str, n->value)) != 0)
 		return (c);
@@ -1041,6 +1048,82 @@ arp_get(const struct mgmt_node *c, struct mgmt_iface_conf *o, unsigned i)
 		o->arp_mac[i][j] = (uint8_t)(m->kbin >> (40 - 8 * j));
 }
 
+/* The IPv6 address of node c (its canonical text). */
+static bool
+ip6_of(const struct mgmt_node *c, struct lc_ip6 *a)
+{
+	struct lc_err e;
+
+	return (lc_inet6_parse(c->value, 0, a, NULL, &e) == 0);
+}
+
+/* The IPv6 prefix of node c, and the address as written (host, may be
+ * NULL): its canonical "addr/len". */
+static bool
+prefix6_of(const struct mgmt_node *c, struct lc_prefix6 *p, struct lc_ip6 *host)
+{
+	struct lc_err e;
+
+	return (
+	    lc_inet6_prefix_parse(c->value, LC_INET6_F_HOST, p, host, &e) == 0);
+}
+
+static void
+inet6_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_iter_init(&it, n);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		if (c->sid == MGMT_S_IFACE_INET6_DISABLE)
+			o->inet6_disable = true;
+		else if (c->sid == MGMT_S_IFACE_INET6_ADDRESS &&
+		    o->naddr6 < MGMT_MAX_ADDRS &&
+		    prefix6_of(c, &o->addr6[o->naddr6], &o->host6[o->naddr6]))
+			o->naddr6++;
+}
+
+static void
+ra_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	o->ra = true;
+	mgmt_iter_init(&it, n);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		switch (c->sid) {
+		case MGMT_S_IFACE_RA_PREFIX:
+			if (o->ra_nprefix < MGMT_MAX_ADDRS &&
+			    prefix6_of(c, &o->ra_prefix[o->ra_nprefix], NULL))
+				o->ra_nprefix++;
+			break;
+		case MGMT_S_IFACE_RA_MTU:
+			o->ra_mtu = (unsigned)c->kbin;
+			break;
+		case MGMT_S_IFACE_RA_LIFETIME:
+			o->ra_lifetime = (unsigned)c->kbin;
+			o->ra_lifetime_set = true;
+			break;
+		case MGMT_S_IFACE_RA_INTERVAL:
+			o->ra_interval = (unsigned)c->kbin;
+			break;
+		}
+}
+
+/* Entry i of o's static IPv6 neighbours from the list node c. */
+static void
+ndp_get(const struct mgmt_node *c, struct mgmt_iface_conf *o, unsigned i)
+{
+	const struct mgmt_node *m = mgmt_node_find_sid(c, MGMT_S_IFACE_NDP_MAC);
+
+	ip6_of(c, &o->ndp_ip[i]);
+	o->ndp_nomac[i] = m == NULL;
+	for (unsigned j = 0; m != NULL && j < 6; j++)
+		o->ndp_mac[i][j] = (uint8_t)(m->kbin >> (40 - 8 * j));
+}
+
 int
 mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 {
@@ -1089,6 +1172,19 @@ mgmt_conf_iface_get(const struct mgmt_node *n, struct mgmt_iface_conf *o)
 			if (o->narp < MGMT_MAX_ARP)
 				arp_get(c, o, o->narp++);
 			break;
+		case MGMT_S_IFACE_INET6:
+			inet6_get(c, o);
+			break;
+		case MGMT_S_IFACE_LINKLOCAL:
+			o->ll6_set = ip6_of(c, &o->ll6);
+			break;
+		case MGMT_S_IFACE_RA:
+			ra_get(c, o);
+			break;
+		case MGMT_S_IFACE_NDP:
+			if (o->nndp < MGMT_MAX_ARP)
+				ndp_get(c, o, o->nndp++);
+			break;
 		}
 	}
 	return (0);
@@ -1102,14 +1198,25 @@ mgmt_conf_route_get(const struct mgmt_node *n, struct mgmt_route_conf *o)
 
 	if (n == NULL || n->sid != MGMT_S_ROUTE)
 		return (-EINVAL);
-	memset(o, 0, sizeof(*o));
-	o->prefix.addr = lc_ip4_from_host((uint32_t)(n->kbin >> 8));
-	o->prefix.len = (uint8_t)(n->kbin & 0xff);
+	memset(o, 0, offsetof(struct mgmt_route_conf, nh));
+	o->family = (n->kbin >> 63) != 0 ? AF_INET6 : AF_INET;
+	if (o->family == AF_INET6)
+		prefix6_of(n, &o->prefix6, NULL);
+	else {
+		o->prefix.addr = lc_ip4_from_host((uint32_t)(n->kbin >> 8));
+		o->prefix.len = (uint8_t)(n->kbin & 0xff);
+	}
 	mgmt_iter_init(&it, n);
 	while ((c = mgmt_iter_next(&it)) != NULL) {
 		switch (c->sid) {
 		case MGMT_S_ROUTE_NH:
-			if (o->nnh < MGMT_MAX_NH)
+			/* a next hop of the other family: counted, not kept
+			 * (validation refuses the route) */
+			if (((c->kbin >> 63) != 0) != (o->family == AF_INET6))
+				o->nnh_other++;
+			else if (o->nnh < MGMT_MAX_NH && o->family == AF_INET6)
+				ip6_of(c, &o->nh6[o->nnh++]);
+			else if (o->nnh < MGMT_MAX_NH)
 				o->nh[o->nnh++] = lc_ip4_from_host(
 				    (uint32_t)c->kbin);
 			break;

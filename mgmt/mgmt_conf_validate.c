@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "libcommon/lc_inet6.h"
 #include "mgmt/mgmt_conf_int.h"
 
 static const struct mgmt_node *
@@ -49,6 +51,250 @@ nh_unicast(uint32_t a)
 	    a != 0 && a != 0xffffffffu && (a >> 28) != 0xe && (a >> 24) != 127);
 }
 
+/* ---- IPv6 ----------------------------------------------------------------------- */
+
+static bool
+ip6_zero(const struct lc_ip6 *a, unsigned from)
+{
+	for (unsigned i = from; i < 16; i++)
+		if (a->b[i] != 0)
+			return (false);
+	return (true);
+}
+
+/* a is none of ::, ::1, multicast or IPv4-mapped: "" when it is unicast,
+ * else what it is */
+static const char *
+ip6_not_unicast(const struct lc_ip6 *a)
+{
+	if (ip6_zero(a, 0))
+		return ("the unspecified address ::");
+	if (a->b[15] == 1 && memcmp(a->b, (const uint8_t[15]){0}, 15) == 0)
+		return ("the loopback address ::1");
+	if (lc_ip6_is_multicast(a))
+		return ("a multicast address");
+	if (lc_ip6_is_v4mapped(a))
+		return ("an IPv4-mapped address");
+	return ("");
+}
+
+static bool
+pfx6_contains(const struct lc_prefix6 *p, const struct lc_ip6 *a)
+{
+	unsigned full = p->len / 8, rest = p->len % 8;
+
+	if (memcmp(p->addr.b, a->b, full) != 0)
+		return (false);
+	return (rest == 0 ||
+	    ((p->addr.b[full] ^ a->b[full]) & (0xff00u >> rest) & 0xff) == 0);
+}
+
+/* The n-th child of u of schema sid (u itself if there is none). */
+static const struct mgmt_node *
+nth_node(const struct mgmt_node *u, unsigned sid, unsigned n)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c;
+
+	mgmt_iter_init(&it, u);
+	while ((c = mgmt_iter_next(&it)) != NULL)
+		if (c->sid == sid && n-- == 0)
+			return (c);
+	return (u);
+}
+
+/* A static route's next hop c: of the route's family, unicast, and a
+ * link-local one only with the route's interface. */
+static int
+validate_nh6(const struct mgmt_node *u, const struct mgmt_route_conf *r,
+    const struct mgmt_node *c, struct lc_err *err)
+{
+	bool v6 = (c->kbin >> 63) != 0;
+	struct lc_ip6 a;
+	struct lc_err e;
+	const char *why;
+
+	if (v6 != (r->family == AF_INET6)) {
+		mgmt_err_node(err, c,
+		    "static route %s: next-hop %s is an IPv%c address, the "
+		    "route is IPv%c",
+		    u->value, c->value, v6 ? '6' : '4', v6 ? '4' : '6');
+		return (-EINVAL);
+	}
+	if (!v6 || lc_inet6_parse(c->value, 0, &a, NULL, &e) != 0)
+		return (0);
+	if ((why = ip6_not_unicast(&a))[0] != '\0') {
+		mgmt_err_node(err, c,
+		    "static route %s: next-hop %s is not a unicast address "
+		    "(%s)",
+		    u->value, c->value, why);
+		return (-EINVAL);
+	}
+	if (lc_ip6_is_linklocal(&a) && r->ifname[0] == '\0') {
+		mgmt_err_node(err, c,
+		    "static route %s: next-hop %s is link-local: it needs its "
+		    "interface (next-hop %s interface NAME)",
+		    u->value, c->value, c->value);
+		return (-EINVAL);
+	}
+	return (0);
+}
+
+/* inet6 address i of u (a: its view): a unicast host address, not
+ * link-local, not the subnet's Subnet-Router anycast address. */
+static int
+validate_addr6(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
+    unsigned i, struct lc_err *err)
+{
+	const struct mgmt_node *in6 = mgmt_node_find_sid(u, MGMT_S_IFACE_INET6);
+	const struct mgmt_node *c = nth_node(in6, MGMT_S_IFACE_INET6_ADDRESS,
+	    i);
+	const struct lc_ip6 *h = &a->host6[i];
+	const char *why = ip6_not_unicast(h);
+	char hb[LC_IP6_STRLEN];
+
+	if (why[0] != '\0') {
+		mgmt_err_node(err, c,
+		    "interface %s: inet6 address %s is not a unicast address "
+		    "(%s)",
+		    u->value, c->value, why);
+		return (-EINVAL);
+	}
+	if (lc_ip6_is_linklocal(h)) {
+		mgmt_err_node(err, c,
+		    "interface %s: inet6 address %s is link-local: write it as "
+		    "link-local %s",
+		    u->value, c->value, lc_inet6_str(h, hb));
+		return (-EINVAL);
+	}
+	if (a->addr6[i].len == 0 ||
+	    (a->addr6[i].len < 127 && memcmp(h, &a->addr6[i].addr, 16) == 0)) {
+		mgmt_err_node(err, c,
+		    "interface %s: inet6 address %s is not a host address of "
+		    "its subnet%s",
+		    u->value, c->value,
+		    a->addr6[i].len == 0 ?
+			"" :
+			" (it is the Subnet-Router anycast address)");
+		return (-EINVAL);
+	}
+	return (0);
+}
+
+/* The IPv6 parts of interface u: addresses, link-local, router
+ * advertisements, static neighbours. */
+static int
+validate_iface6(const struct mgmt_node *u, const struct mgmt_iface_conf *a,
+    struct lc_err *err)
+{
+	const struct mgmt_node *in6 = mgmt_node_find_sid(u, MGMT_S_IFACE_INET6);
+	const struct mgmt_node *ra = mgmt_node_find_sid(u, MGMT_S_IFACE_RA), *c;
+	struct mgmt_iter it;
+	unsigned n = 0;
+
+	mgmt_iter_init(&it, in6);
+	while (in6 != NULL && (c = mgmt_iter_next(&it)) != NULL)
+		if (c->sid == MGMT_S_IFACE_INET6_ADDRESS &&
+		    ++n > MGMT_MAX_ADDRS) {
+			mgmt_err_node(err, c,
+			    "interface %s: more than %d inet6 addresses",
+			    u->value, MGMT_MAX_ADDRS);
+			return (-EINVAL);
+		}
+	for (unsigned i = 0; i < a->naddr6; i++)
+		if (validate_addr6(u, a, i, err) != 0)
+			return (-EINVAL);
+	if (a->inet6_disable &&
+	    (a->naddr6 > 0 || a->ll6_set || a->ra || a->nndp > 0)) {
+		mgmt_err_node(err,
+		    mgmt_node_find_sid(in6, MGMT_S_IFACE_INET6_DISABLE),
+		    "interface %s: inet6 disable excludes %s", u->value,
+		    a->naddr6 > 0  ? "inet6 address" :
+			a->ll6_set ? "link-local" :
+			a->ra	   ? "router-advertisement" :
+				     "ndp");
+		return (-EINVAL);
+	}
+	if (a->ll6_set) {
+		struct lc_prefix6 ll = {.addr = {{0xfe, 0x80}}, .len = 64};
+
+		c = mgmt_node_find_sid(u, MGMT_S_IFACE_LINKLOCAL);
+		if (!pfx6_contains(&ll, &a->ll6) || ip6_zero(&a->ll6, 8)) {
+			mgmt_err_node(err, c,
+			    "interface %s: link-local %s is not a link-local "
+			    "address (fe80::/64, not fe80::): a global one "
+			    "goes in inet6 address",
+			    u->value, c->value);
+			return (-EINVAL);
+		}
+	}
+	if (a->ra && a->ra_lifetime_set &&
+	    a->ra_lifetime < (a->ra_interval ? a->ra_interval : 600)) {
+		mgmt_err_node(err,
+		    mgmt_node_find_sid(ra, MGMT_S_IFACE_RA_LIFETIME),
+		    "interface %s: router-advertisement lifetime %u is below "
+		    "max-interval %u (RFC 4861 6.2.1)",
+		    u->value, a->ra_lifetime,
+		    a->ra_interval ? a->ra_interval : 600);
+		return (-EINVAL);
+	}
+	mgmt_iter_init(&it, ra);
+	while (ra != NULL && (c = mgmt_iter_next(&it)) != NULL) {
+		struct lc_prefix6 p;
+		struct lc_err e;
+
+		if (c->sid != MGMT_S_IFACE_RA_PREFIX ||
+		    lc_inet6_prefix_parse(c->value, 0, &p, NULL, &e) != 0)
+			continue;
+		if (p.len == 0 || lc_ip6_is_linklocal(&p.addr) ||
+		    lc_ip6_is_multicast(&p.addr)) {
+			mgmt_err_node(err, c,
+			    "interface %s: router-advertisement prefix %s: "
+			    "expected a global unicast prefix",
+			    u->value, c->value);
+			return (-EINVAL);
+		}
+	}
+	for (unsigned i = 0; i < a->nndp; i++) {
+		const struct lc_ip6 *ip = &a->ndp_ip[i];
+		const char *why = ip6_not_unicast(ip);
+		bool on = lc_ip6_is_linklocal(ip);
+
+		c = nth_node(u, MGMT_S_IFACE_NDP, i);
+		if (a->ndp_nomac[i]) {
+			mgmt_err_node(err, c,
+			    "interface %s: ndp %s: expected mac", u->value,
+			    c->value);
+			return (-EINVAL);
+		}
+		if (why[0] != '\0') {
+			mgmt_err_node(err, c,
+			    "interface %s: ndp %s: not a unicast address (%s)",
+			    u->value, c->value, why);
+			return (-EINVAL);
+		}
+		for (unsigned j = 0; j < a->naddr6; j++) {
+			if (memcmp(ip, &a->host6[j], 16) == 0 ||
+			    (a->ll6_set && memcmp(ip, &a->ll6, 16) == 0)) {
+				mgmt_err_node(err, c,
+				    "interface %s: ndp %s: the interface's own "
+				    "address",
+				    u->value, c->value);
+				return (-EINVAL);
+			}
+			on |= pfx6_contains(&a->addr6[j], ip);
+		}
+		if (!on) {
+			mgmt_err_node(err, c,
+			    "interface %s: ndp %s: neither link-local nor in "
+			    "an inet6 subnet of the interface",
+			    u->value, c->value);
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
 static int
 validate_route(const struct mgmt_conf *conf, const struct mgmt_node *u,
     struct lc_err *err)
@@ -71,7 +317,9 @@ validate_route(const struct mgmt_conf *conf, const struct mgmt_node *u,
 			    u->value, MGMT_MAX_NH);
 			return (-EINVAL);
 		}
-		if (!nh_unicast((uint32_t)c->kbin)) {
+		if (validate_nh6(u, &r, c, err) != 0)
+			return (-EINVAL);
+		if ((c->kbin >> 63) == 0 && !nh_unicast((uint32_t)c->kbin)) {
 			mgmt_err_node(err, c,
 			    "static route %s: next-hop %s "
 			    "is not a unicast address",
@@ -124,14 +372,7 @@ subnet_edge(uint32_t host, unsigned len)
 static const struct mgmt_node *
 addr_node(const struct mgmt_node *iface, unsigned i)
 {
-	struct mgmt_iter it;
-	const struct mgmt_node *c;
-
-	mgmt_iter_init(&it, iface);
-	while ((c = mgmt_iter_next(&it)) != NULL)
-		if (c->sid == MGMT_S_IFACE_ADDRESS && i-- == 0)
-			return (c);
-	return (iface);
+	return (nth_node(iface, MGMT_S_IFACE_ADDRESS, i));
 }
 
 /* "subnets: 198.18.1.0/24, 198.18.2.0/24" (those with len < 32), or why
@@ -273,7 +514,7 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 			return (-EINVAL);
 		}
 	}
-	if (validate_arp(u, &a, err) != 0)
+	if (validate_arp(u, &a, err) != 0 || validate_iface6(u, &a, err) != 0)
 		return (-EINVAL);
 	/* duplicates against every other interface (few of them) */
 	mgmt_iter_init(&it, ifaces_of(conf));
@@ -306,6 +547,31 @@ validate_iface(const struct mgmt_conf *conf, const struct mgmt_node *u,
 					    addr_node(c, j)->value, b.name);
 					return (-EINVAL);
 				}
+			}
+		for (unsigned i = 0; i < a.naddr6; i++)
+			for (unsigned j = 0; j < b.naddr6; j++) {
+				const struct lc_prefix6 *p = &a.addr6[i],
+							*q = &b.addr6[j];
+				const struct mgmt_node *in6;
+
+				if (!pfx6_contains(p, &q->addr) &&
+				    !pfx6_contains(q, &p->addr))
+					continue;
+				in6 = mgmt_node_find_sid(u, MGMT_S_IFACE_INET6);
+				mgmt_err_node(err,
+				    nth_node(in6, MGMT_S_IFACE_INET6_ADDRESS,
+					i),
+				    "interface %s: duplicate subnet: inet6 "
+				    "address %s overlaps %s of interface %s",
+				    u->value,
+				    nth_node(in6, MGMT_S_IFACE_INET6_ADDRESS, i)
+					->value,
+				    nth_node(mgmt_node_find_sid(c,
+						 MGMT_S_IFACE_INET6),
+					MGMT_S_IFACE_INET6_ADDRESS, j)
+					->value,
+				    b.name);
+				return (-EINVAL);
 			}
 	}
 	return (0);

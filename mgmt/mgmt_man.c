@@ -127,6 +127,23 @@ man_type(FILE *f, const struct mgmt_schema_node *n)
 	case MGMT_T_ADDR4:
 		fputs("An IPv4 interface address with its prefix length.", f);
 		break;
+	case MGMT_T_IP6:
+		fputs("An IPv6 address (printed as RFC 5952 writes it).", f);
+		break;
+	case MGMT_T_PREFIX6:
+		fputs("An IPv6 prefix x:x::/len, without host bits.", f);
+		break;
+	case MGMT_T_ADDR6:
+		fputs("An IPv6 interface address with its prefix length.", f);
+		break;
+	case MGMT_T_IP46:
+		fputs("An IPv4 or an IPv6 address.", f);
+		break;
+	case MGMT_T_PREFIX46:
+		fputs("An IPv4 prefix a.b.c.d/len or an IPv6 prefix x:x::/len, "
+		      "without host bits.",
+		    f);
+		break;
 	case MGMT_T_IFNAME:
 		fprintf(f,
 		    "A name of %u to %u characters: letters, digits, "

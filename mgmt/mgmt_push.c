@@ -109,6 +109,75 @@ enc_free(struct enc *e)
 	memset(e, 0, sizeof(*e));
 }
 
+static uint8_t *
+enc_bytes(struct enc *e, const void *p, size_t n)
+{
+	return (memcpy(enc_alloc(e, n), p, n));
+}
+
+/* The IPv6 part of interface c into ic (docs/ipv6.md): addrs6, link_local,
+ * ra, ipv6_disabled, the static neighbours' addr6 (after the IPv4 ones:
+ * ic->neighbours has room for them). */
+static void
+enc_iface6(struct enc *e, const struct mgmt_iface_conf *c, Fwd__IfConfig *ic)
+{
+	ic->ipv6_disabled = c->inet6_disable;
+	ic->n_addrs6 = c->naddr6;
+	ic->addrs6 = enc_alloc(e, sizeof(*ic->addrs6) * (c->naddr6 + 1));
+	for (unsigned i = 0; i < c->naddr6; i++) {
+		Fwd__IfAddr6 *a = enc_alloc(e, sizeof(*a));
+
+		fwd__if_addr6__init(a);
+		a->addr.len = 16;
+		a->addr.data = enc_bytes(e, c->host6[i].b, 16);
+		a->len = c->addr6[i].len;
+		ic->addrs6[i] = a;
+	}
+	if (c->ll6_set) {
+		ic->link_local.len = 16;
+		ic->link_local.data = enc_bytes(e, c->ll6.b, 16);
+	}
+	if (c->ra) {
+		Fwd__RaConfig *ra = enc_alloc(e, sizeof(*ra));
+
+		fwd__ra_config__init(ra);
+		ra->enabled = true;
+		ra->interval_max_s = c->ra_interval;
+		ra->mtu = c->ra_mtu;
+		/* 0: fwd's defaults (600, 1800), as the schema's */
+		ra->router_lifetime_s = c->ra_lifetime;
+		ra->n_prefixes = c->ra_nprefix;
+		ra->prefixes = enc_alloc(e,
+		    sizeof(*ra->prefixes) * (c->ra_nprefix + 1));
+		for (unsigned i = 0; i < c->ra_nprefix; i++) {
+			Fwd__RaPrefix *p = enc_alloc(e, sizeof(*p));
+
+			fwd__ra_prefix__init(p);
+			p->prefix.len = 16;
+			p->prefix.data = enc_bytes(e, c->ra_prefix[i].addr.b,
+			    16);
+			p->len = c->ra_prefix[i].len;
+			p->autonomous = c->ra_prefix[i].len == 64;
+			p->on_link = true;
+			ra->prefixes[i] = p;
+		}
+		ic->ra = ra;
+	}
+	for (unsigned i = 0; i < c->nndp; i++) {
+		Fwd__StaticNeighbour *sn;
+
+		if (c->ndp_nomac[i])
+			continue; /* validation refuses it: not in running */
+		sn = enc_alloc(e, sizeof(*sn));
+		fwd__static_neighbour__init(sn);
+		sn->addr6.len = 16;
+		sn->addr6.data = enc_bytes(e, c->ndp_ip[i].b, 16);
+		sn->mac.len = 6;
+		sn->mac.data = enc_bytes(e, c->ndp_mac[i], 6);
+		ic->neighbours[ic->n_neighbours++] = sn;
+	}
+}
+
 static Fwd__IfConfig *
 enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
     const struct mgmt_fwd_conf *fc)
@@ -153,7 +222,8 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 		ic->addrs[i] = a;
 	}
 	/* the whole set: fwd removes the static entries not listed */
-	ic->neighbours = enc_alloc(e, sizeof(*ic->neighbours) * (c.narp + 1));
+	ic->neighbours = enc_alloc(e,
+	    sizeof(*ic->neighbours) * (c.narp + c.nndp + 1));
 	for (unsigned i = 0; i < c.narp; i++) {
 		Fwd__StaticNeighbour *sn;
 
@@ -167,6 +237,7 @@ enc_iface(struct enc *e, const struct mgmt_node *n, const char *deleted_name,
 		memcpy(sn->mac.data, c.arp_mac[i], 6);
 		ic->neighbours[ic->n_neighbours++] = sn;
 	}
+	enc_iface6(e, &c, ic);
 	return (ic);
 }
 
@@ -190,8 +261,25 @@ enc_route(struct enc *e, const struct mgmt_node *n)
 	r->nh_addr = enc_alloc(e, sizeof(uint32_t) * (nn + 1));
 	r->nh_ifindex = enc_alloc(e, sizeof(uint32_t) * (nn + 1));
 	r->nh_ifname = enc_alloc(e, sizeof(char *) * (nn + 1));
+	if (c.family == AF_INET6) {
+		/* prefix 0 and prefix6; nh_addr6 instead of nh_addr */
+		r->prefix = 0;
+		r->len = c.prefix6.len;
+		r->prefix6.len = 16;
+		r->prefix6.data = enc_bytes(e, c.prefix6.addr.b, 16);
+		r->n_nh_addr = 0;
+		r->n_nh_addr6 = nn;
+		r->nh_addr6 = enc_alloc(e, sizeof(*r->nh_addr6) * (nn + 1));
+	}
 	for (unsigned i = 0; i < nn; i++) {
-		r->nh_addr[i] = i < c.nnh ? c.nh[i].s_addr : 0;
+		if (c.family == AF_INET6) {
+			static const uint8_t zero[16];
+
+			r->nh_addr6[i].len = 16;
+			r->nh_addr6[i].data = enc_bytes(e,
+			    i < c.nnh ? c.nh6[i].b : zero, 16);
+		} else
+			r->nh_addr[i] = i < c.nnh ? c.nh[i].s_addr : 0;
 		r->nh_ifname[i] = enc_alloc(e, MGMT_NAME_MAX);
 		if (c.ifname[0] != '\0')
 			iface_device(e->conf, c.ifname, r->nh_ifname[i]);
@@ -361,6 +449,52 @@ part_nh(struct part_enc *pe, uint32_t addr)
 	return (part_nh_new(&pe->set, addr)); /* crowded: a run of its own */
 }
 
+/* The device name of interface ifname for a part ("" -> NULL). */
+static const char *
+part_dev(struct part_enc *pe, const struct mgmt_conf *conf, const char *ifname)
+{
+	char *dev;
+
+	if (ifname[0] == '\0')
+		return (NULL);
+	if ((dev = lc_arena_alloc(pe->names, MGMT_NAME_MAX)) == NULL)
+		lc_oom("a commit's routes");
+	iface_device(conf, ifname, dev);
+	return (dev);
+}
+
+/* An IPv6 static route c with nn next hops (a link-local one has the
+ * route's interface) as the part's record; next hops are not shared
+ * between routes (IPv6 static routes are few) */
+static void
+part_add6(struct part_enc *pe, const struct mgmt_conf *conf,
+    const struct mgmt_route_conf *c, unsigned nn, const Rib__Route *w)
+{
+	const char *dev = part_dev(pe, conf, c->ifname);
+	struct ipc_route *r;
+
+	if ((r = ipc_route_set_add(&pe->set, nn)) == NULL)
+		lc_oom("a commit's routes");
+	for (unsigned i = 0; i < nn; i++) {
+		struct ipc_route_nh *h = &pe->set.nh[r->nh + i];
+
+		h->family = AF_INET6;
+		if (i < c->nnh)
+			h->addr.v6 = c->nh6[i];
+		h->ifname = dev;
+	}
+	r->family = AF_INET6;
+	r->pfx.v6 = c->prefix6.addr;
+	r->len = c->prefix6.len;
+	r->op = IPC_ROUTE_ADD;
+	r->kind = c->blackhole ? IPC_ROUTE_BLACKHOLE :
+	    c->reject	       ? IPC_ROUTE_REJECT :
+				 IPC_ROUTE_UNICAST;
+	r->distance = (uint8_t)w->distance;
+	r->metric = w->metric;
+	r->tag = w->tag;
+}
+
 static void
 part_add(struct part_enc *pe, const struct mgmt_conf *conf,
     const struct mgmt_node *n)
@@ -374,6 +508,10 @@ part_add(struct part_enc *pe, const struct mgmt_conf *conf,
 	mgmt_conf_route_get(n, &c);
 	mgmt_wire_fill(MGMT_S_ROUTE, n, &w.base); /* the table's (distance) */
 	nn = c.nnh > 0 ? c.nnh : (c.ifname[0] != '\0' ? 1 : 0);
+	if (c.family == AF_INET6) {
+		part_add6(pe, conf, &c, nn, &w);
+		return;
+	}
 	if (nn == 1 && c.ifname[0] == '\0')
 		first = part_nh(pe, c.nh[0].s_addr);
 	if ((r = ipc_route_set_add(&pe->set,
@@ -383,14 +521,8 @@ part_add(struct part_enc *pe, const struct mgmt_conf *conf,
 		r->nh = first;
 		r->n_nh = 1;
 	} else {
-		char *dev = NULL;
+		const char *dev = part_dev(pe, conf, c.ifname);
 
-		if (c.ifname[0] != '\0') {
-			if ((dev = lc_arena_alloc(pe->names, MGMT_NAME_MAX)) ==
-			    NULL)
-				lc_oom("a commit's routes");
-			iface_device(conf, c.ifname, dev);
-		}
 		for (unsigned i = 0; i < nn; i++) {
 			struct ipc_route_nh *h = &pe->set.nh[r->nh + i];
 
@@ -444,8 +576,14 @@ part_fill(struct part_enc *pe, const struct mgmt_changes *chg,
 		mgmt_conf_route_get(chg->v[i].old, &c);
 		if ((r = ipc_route_set_add(&pe->set, 0)) == NULL)
 			lc_oom("a commit's routes");
-		r->pfx.v4 = c.prefix.addr;
-		r->len = c.prefix.len;
+		if (c.family == AF_INET6) {
+			r->family = AF_INET6;
+			r->pfx.v6 = c.prefix6.addr;
+			r->len = c.prefix6.len;
+		} else {
+			r->pfx.v4 = c.prefix.addr;
+			r->len = c.prefix.len;
+		}
 		r->op = IPC_ROUTE_DEL;
 	}
 	return (k);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libcommon/lc_inet6.h"
 #include "mgmt/mgmt_conf_int.h"
 
 static const char *const backend_words[] = {"af_packet", "af_xdp", "auto",
@@ -69,6 +70,39 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
     [MGMT_S_IFACE_ADDRESS] = {"address", MGMT_S_IFACE, LL, MGMT_T_ADDR4, 0, 0,
 	NULL, "IPv4 address with prefix length (repeatable)", NULL, FWD, 0,
 	"<a.b.c.d/len>", NULL},
+    /* IPv6 (docs/ipv6.md): mgmt_push.c encodes these in IfConfig.addrs6,
+     * link_local, ra and ipv6_disabled (no wire column) */
+    [MGMT_S_IFACE_INET6] = {"inet6", MGMT_S_IFACE, C, MGMT_T_NONE, 0, 0, NULL,
+	"IPv6 on this interface", NULL, FWD, 0, NULL, NULL},
+    [MGMT_S_IFACE_INET6_ADDRESS] = {"address", MGMT_S_IFACE_INET6, LL,
+	MGMT_T_ADDR6, 0, 0, NULL,
+	"IPv6 global address with prefix length (repeatable)", NULL, FWD, 0,
+	"<x:x::x/len>", NULL},
+    [MGMT_S_IFACE_INET6_DISABLE] = {"disable", MGMT_S_IFACE_INET6, F,
+	MGMT_T_NONE, 0, 0, NULL, "No IPv6 on this interface, no link-local",
+	NULL, FWD, 0, NULL, NULL},
+    [MGMT_S_IFACE_LINKLOCAL] = {"link-local", MGMT_S_IFACE, L, MGMT_T_IP6, 0, 0,
+	NULL, "IPv6 link-local address (default: from the MAC, EUI-64)", NULL,
+	FWD, 0, "<fe80::x>", NULL},
+    [MGMT_S_IFACE_RA] = {"router-advertisement", MGMT_S_IFACE, C, MGMT_T_NONE,
+	0, 0, NULL, "Send IPv6 Router Advertisements (RFC 4861) on this link",
+	NULL, FWD, 0, NULL, NULL},
+    [MGMT_S_IFACE_RA_PREFIX] = {"prefix", MGMT_S_IFACE_RA, LL, MGMT_T_PREFIX6,
+	0, 0, NULL,
+	"Prefix advertised for autoconfiguration (default: the interface's "
+	"/64s)",
+	NULL, FWD, 0, "<x:x::/len>", NULL},
+    [MGMT_S_IFACE_RA_MTU] = {"mtu", MGMT_S_IFACE_RA, L, MGMT_T_UINT, 1280, 9216,
+	NULL, "MTU option advertised (default: none)", NULL, FWD, 0,
+	"<1280..9216>", NULL},
+    [MGMT_S_IFACE_RA_LIFETIME] = {"lifetime", MGMT_S_IFACE_RA, L, MGMT_T_UINT,
+	1, 9000, NULL,
+	"Router lifetime, seconds (not below max-interval, RFC 4861 6.2.1)",
+	"1800", FWD, 0, "<1..9000>", NULL},
+    [MGMT_S_IFACE_RA_INTERVAL] = {"max-interval", MGMT_S_IFACE_RA, L,
+	MGMT_T_UINT, 4, 1800, NULL,
+	"Longest time between unsolicited advertisements, seconds", "600", FWD,
+	0, "<4..1800>", NULL},
     /* not sent when unset (IfConfig.mtu 0): fwd takes the device's */
     [MGMT_S_IFACE_MTU] = {"mtu", MGMT_S_IFACE, L, MGMT_T_UINT, 68, 9216, NULL,
 	"IP MTU in bytes (default: the device's; not above it)", NULL, FWD, 0,
@@ -91,19 +125,28 @@ const struct mgmt_schema_node mgmt_schema[MGMT_S__COUNT] = {
     [MGMT_S_IFACE_ARP_MAC] = {"mac", MGMT_S_IFACE_ARP, L, MGMT_T_MAC, 0, 0,
 	NULL, "Link-layer address of the neighbour (unicast)", NULL, FWD, 0,
 	"<xx:xx:xx:xx:xx:xx>", NULL},
+    [MGMT_S_IFACE_NDP] = {"ndp", MGMT_S_IFACE, LIST, MGMT_T_IP6, 0, 0, NULL,
+	"Static IPv6 neighbour: address on this interface's link", NULL, FWD, 0,
+	"<x:x::x>", NULL},
+    [MGMT_S_IFACE_NDP_MAC] = {"mac", MGMT_S_IFACE_NDP, L, MGMT_T_MAC, 0, 0,
+	NULL, "Link-layer address of the neighbour (unicast)", NULL, FWD, 0,
+	"<xx:xx:xx:xx:xx:xx>", NULL},
 
     [MGMT_S_PROTOCOLS] = {"protocols", MGMT_S_ROOT, C, MGMT_T_NONE, 0, 0, NULL,
 	"Routing protocols", NULL, RIB, 0, NULL, NULL},
     [MGMT_S_STATIC] = {"static", MGMT_S_PROTOCOLS, C, MGMT_T_NONE, 0, 0, NULL,
 	"Static routes", NULL, RIB, 0, NULL, NULL},
-    [MGMT_S_ROUTE] = {"route", MGMT_S_STATIC, LIST, MGMT_T_PREFIX4, 0, 0, NULL,
-	"Static route to a destination prefix", NULL, RIB, MGMT_SF_UNIT,
-	"<a.b.c.d/len>", NULL},
-    [MGMT_S_ROUTE_NH] = {"next-hop", MGMT_S_ROUTE, LL, MGMT_T_IP4, 0, 0, NULL,
-	"Next-hop address (repeatable: ECMP)", NULL, RIB, 0, "<a.b.c.d>", NULL},
+    [MGMT_S_ROUTE] = {"route", MGMT_S_STATIC, LIST, MGMT_T_PREFIX46, 0, 0, NULL,
+	"Static route to a destination prefix (IPv4 or IPv6)", NULL, RIB,
+	MGMT_SF_UNIT, "<a.b.c.d/len|x:x::/len>", NULL},
+    [MGMT_S_ROUTE_NH] = {"next-hop", MGMT_S_ROUTE, LL, MGMT_T_IP46, 0, 0, NULL,
+	"Next-hop address of the route's family (repeatable: ECMP)", NULL, RIB,
+	0, "<a.b.c.d|x:x::x>", NULL},
     [MGMT_S_ROUTE_IFACE] = {"interface", MGMT_S_ROUTE, L, MGMT_T_IFNAME, 1, 15,
-	NULL, "Outgoing interface (a configured tern interface)", NULL, RIB, 0,
-	"<name>", NULL},
+	NULL,
+	"Outgoing interface (a configured tern interface; with an IPv6 "
+	"link-local next hop, its link)",
+	NULL, RIB, 0, "<name>", NULL},
     [MGMT_S_ROUTE_DISTANCE] = {"distance", MGMT_S_ROUTE, L, MGMT_T_UINT, 1, 255,
 	NULL,
 	"Administrative distance (default: rib distance "
@@ -444,6 +487,24 @@ type_expect(const struct mgmt_schema_node *s, char *buf, size_t sz)
 	case MGMT_T_ADDR4:
 		snprintf(buf, sz, "an IPv4 address with length a.b.c.d/len");
 		break;
+	case MGMT_T_IP6:
+		snprintf(buf, sz, "an IPv6 address x:x::x");
+		break;
+	case MGMT_T_PREFIX6:
+		snprintf(buf, sz, "an IPv6 prefix x:x::/len without host bits");
+		break;
+	case MGMT_T_ADDR6:
+		snprintf(buf, sz, "an IPv6 address with length x:x::x/len");
+		break;
+	case MGMT_T_IP46:
+		snprintf(buf, sz,
+		    "an IPv4 address a.b.c.d or an IPv6 address x:x::x");
+		break;
+	case MGMT_T_PREFIX46:
+		snprintf(buf, sz,
+		    "an IPv4 prefix a.b.c.d/len or an IPv6 prefix x:x::/len "
+		    "without host bits");
+		break;
 	case MGMT_T_IFNAME:
 		snprintf(buf, sz,
 		    "a name of 1..%u letters, digits, '-', '_', "
@@ -600,6 +661,106 @@ ifname_ok(const char *v, unsigned max)
 	return (true);
 }
 
+/* An IPv6 value's kbin: bit 63 (above every IPv4 value's) and the top 63
+ * bits of the address; equal ones compare by mgmt_value_cmp6 */
+static uint64_t
+kbin6(const struct lc_ip6 *a)
+{
+	uint64_t hi = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		hi = hi << 8 | a->b[i];
+	return (1ull << 63 | hi >> 1);
+}
+
+bool
+mgmt_type_is6(unsigned sid)
+{
+	switch (mgmt_schema[sid].type) {
+	case MGMT_T_IP6:
+	case MGMT_T_PREFIX6:
+	case MGMT_T_ADDR6:
+	case MGMT_T_IP46:
+	case MGMT_T_PREFIX46:
+		return (true);
+	default:
+		return (false);
+	}
+}
+
+/* The canonical IPv6 text s as its address (the host part of an
+ * address/len) and its length (128 for an address alone). */
+static int
+value6(const char *s, struct lc_ip6 *a, unsigned *len)
+{
+	struct lc_prefix6 p;
+	struct lc_err e;
+
+	if (strchr(s, '/') == NULL) {
+		*len = 128;
+		return (lc_inet6_parse(s, 0, a, NULL, &e));
+	}
+	if (lc_inet6_prefix_parse(s, LC_INET6_F_HOST, &p, a, &e) != 0)
+		return (-EINVAL);
+	*len = p.len;
+	return (0);
+}
+
+int
+mgmt_value_cmp6(const char *a, const char *b)
+{
+	struct lc_ip6 x, y;
+	unsigned lx, ly;
+	int c;
+
+	if (value6(a, &x, &lx) != 0 || value6(b, &y, &ly) != 0)
+		return (0); /* not canonical IPv6 text: strcmp decides */
+	if ((c = memcmp(x.b, y.b, 16)) != 0)
+		return (c < 0 ? -1 : 1);
+	return (lx < ly ? -1 : lx > ly);
+}
+
+/* An IPv6 value of sid (text with a ':'), as mgmt_value_parse. */
+static int
+value_parse6(const struct mgmt_schema_node *s, const char *what, const char *v,
+    char *canon, uint64_t *kbin, struct lc_err *err)
+{
+	struct lc_prefix6 p;
+	struct lc_ip6 a;
+	struct lc_err e6;
+	int rv;
+
+	switch (s->type) {
+	case MGMT_T_IP6:
+	case MGMT_T_IP46:
+		if ((rv = lc_inet6_parse(v, 0, &a, NULL, &e6)) != 0)
+			break;
+		*kbin = kbin6(&a);
+		lc_inet6_fmt(&a, canon);
+		return (0);
+	case MGMT_T_PREFIX6:
+	case MGMT_T_PREFIX46:
+		if ((rv = lc_inet6_prefix_parse(v, 0, &p, NULL, &e6)) != 0)
+			break;
+		*kbin = kbin6(&p.addr);
+		lc_inet6_prefix_str(&p, canon);
+		return (0);
+	case MGMT_T_ADDR6:
+		if ((rv = lc_inet6_prefix_parse(v, LC_INET6_F_HOST, &p, &a,
+			 &e6)) != 0)
+			break;
+		*kbin = kbin6(&a);
+		p.addr = a;
+		lc_inet6_prefix_str(&p, canon);
+		return (0);
+	default:
+		return (-EINVAL);
+	}
+	lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "invalid %s '%.64s': %s", what,
+	    v, e6.msg);
+	return (-EINVAL);
+}
+
 int
 mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
     struct lc_err *err)
@@ -615,7 +776,21 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 	uint32_t u;
 
 	*kbin = 0;
+	/* IPv6 text always has a ':'; an IPv4 one never: the dual types take
+	 * the IPv4 cases below without one */
+	if (mgmt_type_is6(sid) && strchr(v, ':') != NULL)
+		return (value_parse6(s, what, v, canon, kbin, err));
 	switch (s->type) {
+	case MGMT_T_IP6:
+	case MGMT_T_PREFIX6:
+	case MGMT_T_ADDR6:
+		if (strchr(v, '.') != NULL) {
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "invalid %s '%.64s': an IPv4 address, expected %s",
+			    what, v, type_expect(s, exp, sizeof(exp)));
+			return (-EINVAL);
+		}
+		goto bad;
 	case MGMT_T_UINT:
 		if (parse_uint(v, &u) != 0 &&
 		    (!(s->flags & MGMT_SF_ASDOT) || parse_asdot(v, &u) != 0))
@@ -629,7 +804,8 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		*kbin = u;
 		*put_u(canon, u) = '\0';
 		return (0);
-	case MGMT_T_IP4: {
+	case MGMT_T_IP4:
+	case MGMT_T_IP46: {
 		struct lc_ip4 ip;
 
 		if (lc_ip4_parse(v, &ip) != 0)
@@ -638,7 +814,8 @@ mgmt_value_parse(unsigned sid, const char *v, char *canon, uint64_t *kbin,
 		*put_ip(canon, (uint32_t)*kbin) = '\0';
 		return (0);
 	}
-	case MGMT_T_PREFIX4: {
+	case MGMT_T_PREFIX4:
+	case MGMT_T_PREFIX46: {
 		struct lc_prefix4 p;
 		struct lc_ip4 host;
 

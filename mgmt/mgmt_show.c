@@ -16,6 +16,7 @@
 #include "ipc/proto/rib.pb-c.h"
 #include "ipc/proto/rtrmgr.pb-c.h"
 #include "libcommon/lc_addr.h"
+#include "libcommon/lc_inet6.h"
 #include "libcommon/lc_time.h"
 
 #define SHOW_TIMEOUT_MS 5000
@@ -37,6 +38,19 @@ struct show_wait {
 	unsigned table_header, table_footer;
 	int code;
 	char err[256];
+	/* the family filter of the command: 0 both, 4 or 6 */
+	unsigned family;
+	/* show fib of both families: the IPv4 answer is rendered (phase 0),
+	 * then fib6 is asked and rendered after it (phase 1) into the same
+	 * text and JSON; totals add up */
+	unsigned phase;
+	bool two;
+	Fwd__FibQuery fib6;
+	uint32_t total0;
+	bool more0;
+	uint8_t fib6_pfx[16];
+	struct lc_buf acc;
+	json_object *jacc;
 };
 
 /*
@@ -89,6 +103,86 @@ pfx4(uint32_t nbo, unsigned len)
 	return (lc_prefix4_ntoa(&p));
 }
 
+static const char *
+ip6b(const ProtobufCBinaryData *b)
+{
+	struct lc_ip6 a = {{0}};
+
+	if (b->len == 16)
+		memcpy(a.b, b->data, 16);
+	return (lc_ip6_ntoa(&a));
+}
+
+static const char *
+pfx6b(const ProtobufCBinaryData *b, unsigned len)
+{
+	struct lc_prefix6 p = {.len = (uint8_t)len};
+
+	if (b->len == 16)
+		memcpy(p.addr.b, b->data, 16);
+	return (lc_prefix6_ntoa(&p));
+}
+
+/* The family filter word (inet, ipv4: 4; inet6, ipv6: 6), else 0 */
+static unsigned
+family_word(const char *w)
+{
+	if (strcmp(w, "inet") == 0 || strcmp(w, "ipv4") == 0)
+		return (4);
+	if (strcmp(w, "inet6") == 0 || strcmp(w, "ipv6") == 0)
+		return (6);
+	return (0);
+}
+
+/* The family filter among w[0..*nw) (one, anywhere), taken out of the
+ * words (into kept, *nw updated): 0, 4 or 6; -1 when given twice (kept[0]
+ * the second) */
+static int
+family_take(const char *const *w, unsigned *nw, const char **kept)
+{
+	unsigned n = 0, f = 0;
+
+	for (unsigned i = 0; i < *nw; i++) {
+		unsigned x = family_word(w[i]);
+
+		if (x == 0)
+			kept[n++] = w[i];
+		else if (f != 0) {
+			kept[0] = w[i];
+			*nw = 1;
+			return (-1);
+		} else
+			f = x;
+	}
+	*nw = n;
+	return ((int)f);
+}
+
+/* An IPv6 address or prefix given to a show command (it has a ':'):
+ * parsed into a (16 bytes), set as *prefix6 with *len, or as *lookup6 with
+ * *len 0 (*pfx says which); 0, or -EINVAL with err saying why, naming cmd */
+static int
+show_arg6(const char *cmd, const char *v, uint8_t *a, uint32_t *len, bool *pfx,
+    ProtobufCBinaryData *prefix6, ProtobufCBinaryData *lookup6,
+    struct lc_err *err)
+{
+	struct lc_prefix6 p;
+	struct lc_ip6 ip;
+	struct lc_err e;
+
+	*pfx = strchr(v, '/') != NULL;
+	if (*pfx ? lc_inet6_prefix_parse(v, 0, &p, NULL, &e) :
+		   lc_inet6_parse(v, 0, &ip, NULL, &e)) {
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "%s: %.64s: %s", cmd,
+		    v, e.msg);
+		return (-EINVAL);
+	}
+	memcpy(a, *pfx ? p.addr.b : ip.b, 16);
+	*len = *pfx ? p.len : 0;
+	*(*pfx ? prefix6 : lookup6) = (ProtobufCBinaryData){16, a};
+	return (0);
+}
+
 static void
 show_reply(void *arg, int status, const struct lc_err *ierr,
     const ProtobufCMessage *msg)
@@ -101,12 +195,33 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 	int code = MGMT_OK;
 
 	lc_buf_init(&out);
+	if (w->two) { /* the phases share one text and one JSON object */
+		lc_buf_fini(&out);
+		out = w->acc;
+		jo = w->jacc;
+	}
 	if (status == IPC_OK && msg != NULL) {
-		if (w->op.json)
+		if (w->op.json && jo == NULL)
 			jo = json_object_new_object();
 		rendering = w;
 		w->render(w->op.m, &out, jo, msg);
 		rendering = NULL;
+		if (w->two && w->phase == 0 && w->code == MGMT_OK) {
+			struct ipc_client *cl = mgmt_peer_client(w->op.m,
+			    w->peer);
+
+			w->acc = out;
+			w->jacc = jo;
+			w->phase = 1;
+			if (cl != NULL &&
+			    ipc_call(cl, FWD__METHOD__QUERY_FIB, &w->fib6.base,
+				show_reply, w, SHOW_TIMEOUT_MS) == 0)
+				return;
+			status = IPC_UNAVAILABLE;
+			msg = NULL;
+		}
+	}
+	if (status == IPC_OK && msg != NULL) {
 		if (w->code != MGMT_OK) {
 			code = w->code;
 			lc_err_set(&err, -ENOENT, LC_ERR_NOINDEX, "%s", w->err);
@@ -125,6 +240,9 @@ show_reply(void *arg, int status, const struct lc_err *ierr,
 		    LC_ERR_NOINDEX, "%s: %s%s%s", mgmt_peer_name(w->peer),
 		    ipc_status_str(status), ierr->msg[0] ? ": " : "",
 		    ierr->msg);
+		lc_buf_reset(&out); /* a first phase's text */
+		if (jo != NULL)
+			json_object_put(jo);
 	}
 	lc_buf_append(&out, "", 1);
 	if ((s = mgmt_session_find(w->op.m, w->op.sid)) != NULL &&
@@ -145,10 +263,25 @@ mgmt_show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	return (show_ask(op, peer, method, req, render, "", err));
 }
 
+static int show_ask2(const struct mgmt_op *op, enum mgmt_peer peer,
+    unsigned method, const ProtobufCMessage *req, mgmt_render_fn *render,
+    const char *asked, unsigned family, const Fwd__FibQuery *fib6,
+    struct lc_err *err);
+
 static int
 show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
     const ProtobufCMessage *req, mgmt_render_fn *render, const char *asked,
     struct lc_err *err)
+{
+	return (show_ask2(op, peer, method, req, render, asked, 0, NULL, err));
+}
+
+/* show_ask with the command's family filter; fib6 (not NULL): a second
+ * query (QUERY_FIB of the IPv6 FIB) rendered after the first's answer */
+static int
+show_ask2(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
+    const ProtobufCMessage *req, mgmt_render_fn *render, const char *asked,
+    unsigned family, const Fwd__FibQuery *fib6, struct lc_err *err)
 {
 	struct ipc_client *cl = mgmt_peer_client(op->m, peer);
 	struct show_wait *w;
@@ -169,6 +302,16 @@ show_ask(const struct mgmt_op *op, enum mgmt_peer peer, unsigned method,
 	w->peer = peer;
 	w->render = render;
 	snprintf(w->asked, sizeof(w->asked), "%s", asked);
+	w->family = family;
+	if (fib6 != NULL) {
+		w->two = true;
+		w->fib6 = *fib6;
+		if (fib6->prefix6.len == 16) {
+			memcpy(w->fib6_pfx, fib6->prefix6.data, 16);
+			w->fib6.prefix6.data = w->fib6_pfx;
+		}
+		lc_buf_init(&w->acc);
+	}
 	if ((rv = ipc_call(cl, method, req, show_reply, w, SHOW_TIMEOUT_MS)) !=
 	    0) {
 		free(w);
@@ -208,6 +351,27 @@ source_name(const Rib__RouteEntry *e)
 	}
 }
 
+/* A rib route's prefix and next hop k as text (either family) */
+static const char *
+route_pfx(const Rib__Route *rt)
+{
+	return (rt->prefix6.len == 16 ? pfx6b(&rt->prefix6, rt->len) :
+					pfx4(rt->prefix, rt->len));
+}
+
+static size_t
+route_nnh(const Rib__Route *rt)
+{
+	return (rt->prefix6.len == 16 ? rt->n_nh_addr6 : rt->n_nh_addr);
+}
+
+static const char *
+route_nh(const Rib__Route *rt, size_t k)
+{
+	return (rt->prefix6.len == 16 ? ip6b(&rt->nh_addr6[k]) :
+					ip4(rt->nh_addr[k]));
+}
+
 static void
 render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
@@ -227,14 +391,19 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		    e->active		    ? "active" :
 		    e->loop		    ? "loop" :
 					      "inactive";
+		size_t nnh;
 
 		if (rt == NULL)
 			continue;
+		nnh = route_nnh(rt);
 		if (jo != NULL) {
 			json_object *o = json_object_new_object(), *nhs;
 
 			json_object_object_add(o, "prefix",
-			    json_object_new_string(pfx4(rt->prefix, rt->len)));
+			    json_object_new_string(route_pfx(rt)));
+			json_object_object_add(o, "family",
+			    json_object_new_string(
+				rt->prefix6.len == 16 ? "inet6" : "inet"));
 			json_object_object_add(o, "source",
 			    json_object_new_string(source_name(e)));
 			json_object_object_add(o, "distance",
@@ -242,12 +411,11 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			json_object_object_add(o, "metric",
 			    json_object_new_int64(rt->metric));
 			nhs = json_object_new_array();
-			for (size_t k = 0; k < rt->n_nh_addr; k++) {
+			for (size_t k = 0; k < nnh; k++) {
 				json_object *nh = json_object_new_object();
 
 				json_object_object_add(nh, "address",
-				    json_object_new_string(
-					ip4(rt->nh_addr[k])));
+				    json_object_new_string(route_nh(rt, k)));
 				if (k < rt->n_nh_ifindex)
 					json_object_object_add(nh, "ifindex",
 					    json_object_new_int(
@@ -255,6 +423,25 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 				json_object_array_add(nhs, nh);
 			}
 			json_object_object_add(o, "next_hops", nhs);
+			/* after recursive resolution: the gateways used */
+			nhs = json_object_new_array();
+			for (size_t k = 0;
+			     k < e->n_resolved_addr6 || k < e->n_resolved_addr;
+			     k++) {
+				json_object *nh = json_object_new_object();
+
+				json_object_object_add(nh, "address",
+				    json_object_new_string(
+					k < e->n_resolved_addr6 ?
+					    ip6b(&e->resolved_addr6[k]) :
+					    ip4(e->resolved_addr[k])));
+				if (k < e->n_resolved_ifindex)
+					json_object_object_add(nh, "ifindex",
+					    json_object_new_int(
+						(int)e->resolved_ifindex[k]));
+				json_object_array_add(nhs, nh);
+			}
+			json_object_object_add(o, "resolved", nhs);
 			json_object_object_add(o, "best",
 			    json_object_new_boolean(e->best));
 			json_object_object_add(o, "active",
@@ -264,7 +451,7 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			json_object_array_add(arr, o);
 			continue;
 		}
-		for (size_t k = 0; k == 0 || k < rt->n_nh_addr; k++) {
+		for (size_t k = 0; k == 0 || k < nnh; k++) {
 			/* one buffer each: the ifindex was once printed into
 			 * dm while dm was still an argument (issue 23) */
 			char dm[24], ifx[12];
@@ -272,11 +459,11 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			snprintf(dm, sizeof(dm), "%u/%u", rt->distance,
 			    rt->metric);
 			lc_buf_printf(out, "%-19s %-10s %-9s %-16s %-7s %s%s\n",
-			    k == 0 ? pfx4(rt->prefix, rt->len) : "",
+			    k == 0 ? route_pfx(rt) : "",
 			    k == 0 ? source_name(e) : "", k == 0 ? dm : "",
-			    k < rt->n_nh_addr ? ip4(rt->nh_addr[k]) :
+			    k < nnh ? route_nh(rt, k) :
 				rt->type == RIB__ROUTE_TYPE__BLACKHOLE ?
-						"blackhole" :
+				      "blackhole" :
 				rt->type == RIB__ROUTE_TYPE__REJECT ? "reject" :
 								      "-",
 			    k < rt->n_nh_ifindex && rt->nh_ifindex[k] != 0 ?
@@ -302,29 +489,55 @@ render_routes(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 }
 
 int
-mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
+mgmt_show_route(const struct mgmt_op *op, const char *const *w_, unsigned nw,
     struct lc_err *err)
 {
 	Rib__Query q = RIB__QUERY__INIT;
 	struct lc_prefix4 p;
 	struct lc_ip4 a;
 	unsigned i = 0;
+	const char *w[32];
+	uint8_t a6[16];
+	int fam = 0;
 
 	q.limit = SHOW_LIMIT;
-	/* IPv4 only until mgmt prints IPv6 routes (issue 22, point 6): rib
-	 * holds them since it learned IPv6 */
-	q.family = 4;
+	if (nw > 32)
+		return (mgmt_show_bad_args(err, "show route", "fewer words",
+		    w_[32]));
+	if ((fam = family_take(w_, &nw, w)) < 0)
+		return (mgmt_show_bad_args(err, "show route",
+		    "one family: inet (ipv4) or inet6 (ipv6)", w[0]));
+	/* both families unless one is asked; a prefix or an address says
+	 * its own */
+	q.family = (uint32_t)fam;
 	if (nw == 1 && strcmp(w[0], "summary") == 0)
 		return (mgmt_show_route_summary(op, err));
-	if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
+	if (i < nw && strchr(w[i], ':') != NULL) {
+		bool pfx;
+
+		if (show_arg6("show route", w[i], a6, &q.len, &pfx, &q.prefix6,
+			&q.lookup6, err) != 0)
+			return (MGMT_E_SYNTAX);
+		if (fam == 4)
+			return (mgmt_show_bad_args(err, "show route",
+			    "an IPv4 prefix or address with inet", w[i]));
+		q.exact = pfx;
+		q.family = 6;
+		i++;
+	} else if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
 		q.prefix = p.addr.s_addr;
 		q.len = p.len;
 		q.exact = true;
+		q.family = 4;
 		i++;
 	} else if (i < nw && lc_ip4_parse(w[i], &a) == 0) {
 		q.lookup = a.s_addr;
+		q.family = 4;
 		i++;
 	}
+	if (fam == 6 && q.family == 4)
+		return (mgmt_show_bad_args(err, "show route",
+		    "an IPv6 prefix or address with inet6", w[0]));
 	for (; i < nw; i++) {
 		if (strcmp(w[i], "longer") == 0 && q.exact) {
 			q.exact = false;
@@ -344,13 +557,14 @@ mgmt_show_route(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			}
 		} else {
 			return (mgmt_show_bad_args(err, "show route",
-			    "a.b.c.d/len "
-			    "[longer], a.b.c.d, active, source NAME or summary",
+			    "a.b.c.d/len or x:x::/len "
+			    "[longer], an address, active, source NAME, inet, "
+			    "inet6 or summary",
 			    w[i]));
 		}
 	}
-	return (mgmt_show_ask(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
-	    render_routes, err));
+	return (show_ask2(op, MGMT_PEER_RIB, RIB__METHOD__QUERY, &q.base,
+	    render_routes, "", (unsigned)fam, NULL, err));
 }
 
 /* ---- show interfaces ------------------------------------------------------------- */
@@ -554,12 +768,69 @@ since_clear(const Fwd__Interface *f, Fwd__Interface *x, Fwd__IfCounters *c,
 	return (x);
 }
 
+/* An interface's IPv6 addresses of one kind (n of them) as a JSON array */
+static json_object *
+addrs6_json(Fwd__IfAddr6 *const *v, size_t n)
+{
+	json_object *as = json_object_new_array();
+
+	for (size_t k = 0; k < n; k++)
+		json_object_array_add(as,
+		    json_object_new_string(pfx6b(&v[k]->addr, v[k]->len)));
+	return (as);
+}
+
+/* The IPv6 state of f in JSON (o) and as text lines */
+static void
+if_json6(json_object *o, const Fwd__Interface *f)
+{
+	unsigned fam = rendering != NULL ? rendering->family : 0;
+
+	if (fam == 4)
+		return;
+	json_object_object_add(o, "addresses6",
+	    addrs6_json(f->addrs6, f->n_addrs6));
+	json_object_object_add(o, "addresses6_tentative",
+	    addrs6_json(f->addrs6_tentative, f->n_addrs6_tentative));
+	json_object_object_add(o, "addresses6_duplicate",
+	    addrs6_json(f->addrs6_duplicate, f->n_addrs6_duplicate));
+	json_object_object_add(o, "link_local",
+	    f->link_local.len == 16 ?
+		json_object_new_string(ip6b(&f->link_local)) :
+		NULL);
+	json_object_object_add(o, "router_advertisements",
+	    json_object_new_boolean(f->ra_enabled));
+}
+
+static void
+if_text6(struct lc_buf *out, const Fwd__Interface *f)
+{
+	if (f->link_local.len == 16)
+		lc_buf_printf(out, "  link-local %s\n", ip6b(&f->link_local));
+	for (size_t k = 0; k < f->n_addrs6; k++)
+		lc_buf_printf(out, "  inet6 address %s\n",
+		    pfx6b(&f->addrs6[k]->addr, f->addrs6[k]->len));
+	for (size_t k = 0; k < f->n_addrs6_tentative; k++)
+		lc_buf_printf(out, "  inet6 address %s tentative (DAD)\n",
+		    pfx6b(&f->addrs6_tentative[k]->addr,
+			f->addrs6_tentative[k]->len));
+	for (size_t k = 0; k < f->n_addrs6_duplicate; k++)
+		lc_buf_printf(out,
+		    "  inet6 address %s duplicate (DAD failed: in use by "
+		    "another node, not used)\n",
+		    pfx6b(&f->addrs6_duplicate[k]->addr,
+			f->addrs6_duplicate[k]->len));
+	if (f->ra_enabled)
+		lc_buf_printf(out, "  router advertisements sent\n");
+}
+
 static void
 render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
     const ProtobufCMessage *msg)
 {
 	const Fwd__InterfaceList *l = (const Fwd__InterfaceList *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+	unsigned fam = rendering != NULL ? rendering->family : 0;
 
 	for (size_t i = 0; i < l->n_interfaces; i++) {
 		Fwd__Interface fx;
@@ -597,12 +868,13 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			    json_object_new_string(
 				f->backend != NULL ? f->backend : ""));
 			as = json_object_new_array();
-			for (size_t k = 0; k < f->n_addrs; k++)
+			for (size_t k = 0; fam != 6 && k < f->n_addrs; k++)
 				json_object_array_add(as,
 				    json_object_new_string(
 					pfx4(f->addrs[k]->addr,
 					    f->addrs[k]->len)));
 			json_object_object_add(o, "addresses", as);
+			if_json6(o, f);
 			if (f->counters != NULL) {
 				json_object *c = json_object_new_object();
 
@@ -651,9 +923,11 @@ render_interfaces(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		    link_str(f), f->enabled ? "enabled" : "disabled", f->mtu,
 		    mac,
 		    f->backend != NULL && f->backend[0] ? f->backend : "-");
-		for (size_t k = 0; k < f->n_addrs; k++)
+		for (size_t k = 0; fam != 6 && k < f->n_addrs; k++)
 			lc_buf_printf(out, "  address %s\n",
 			    pfx4(f->addrs[k]->addr, f->addrs[k]->len));
+		if (fam != 4)
+			if_text6(out, f);
 		if (f->counters != NULL)
 			lc_buf_printf(out,
 			    "  rx %llu packets %llu bytes %llu drops "
@@ -713,10 +987,17 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 
 	char names[256] = "";
 	struct if_names in = {names, sizeof(names)};
+	const char *w_[4];
+	int fam = 0;
 
+	if (nw > 4 || (fam = family_take(w, &nw, w_)) < 0)
+		return (mgmt_show_bad_args(err, "show interfaces",
+		    "at most a name and a family (inet or inet6)",
+		    nw > 4 ? w[4] : w_[0]));
+	w = w_;
 	if (nw > 1)
 		return (mgmt_show_bad_args(err, "show interfaces",
-		    "at most a name", w[1]));
+		    "at most a name and a family (inet or inet6)", w[1]));
 	/* the tern name or the device: fwd knows the device; fwd has only
 	 * configured interfaces, so another name is not asked about */
 	if (nw == 1 && !if_known(op->m, w[0], false) &&
@@ -734,17 +1015,45 @@ mgmt_show_interfaces(const struct mgmt_op *op, const char *const *w,
 		if_device_of(op->m, w[0], dev, sizeof(dev)) :
 		"");
 	q.counters = true;
-	return (show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES,
-	    &q.base, render_interfaces, nw == 1 ? w[0] : "", err));
+	return (show_ask2(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_INTERFACES,
+	    &q.base, render_interfaces, nw == 1 ? w[0] : "", (unsigned)fam,
+	    NULL, err));
 }
 
 /* ---- show fib ----------------------------------------------------------------------- */
+
+static size_t
+fib_nnh(const Fwd__FibRoute *r)
+{
+	return (r->prefix6.len == 16 ? r->n_nh_addr6 : r->n_nh_addr);
+}
+
+/* next hop k of r as text: its address, "attached" when 0 */
+static const char *
+fib_nh(const Fwd__FibRoute *r, size_t k)
+{
+	static const uint8_t zero[16];
+
+	if (r->prefix6.len == 16)
+		return (r->nh_addr6[k].len == 16 &&
+			    memcmp(r->nh_addr6[k].data, zero, 16) != 0 ?
+			ip6b(&r->nh_addr6[k]) :
+			"attached");
+	return (r->nh_addr[k] ? ip4(r->nh_addr[k]) : "attached");
+}
+
+static const char *
+fib_pfx(const Fwd__FibRoute *r)
+{
+	return (r->prefix6.len == 16 ? pfx6b(&r->prefix6, r->len) :
+				       pfx4(r->prefix, r->len));
+}
 
 /* "unicast", or what a route without next hop does */
 static const char *
 fib_kind(const Fwd__FibRoute *r)
 {
-	if (r->n_nh_addr > 0)
+	if (fib_nnh(r) > 0)
 		return ("unicast");
 	return (
 	    r->kind == FWD__ROUTE_KIND__ROUTE_REJECT ? "reject" : "blackhole");
@@ -756,36 +1065,67 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 {
 	const Fwd__FibList *l = (const Fwd__FibList *)msg;
 	const char *asked = rendering != NULL ? rendering->asked : "";
-	json_object *arr;
+	/* both families: the IPv4 answer first (phase 0), the IPv6 one
+	 * appended to its text and JSON (phase 1) */
+	bool two = rendering != NULL && rendering->two;
+	bool first = !two || rendering->phase == 0, last = !two || !first;
+	/* IPv6 asked: a fwd that does not know FibQuery.ipv6 answers from
+	 * its IPv4 FIB; that answer is not shown (nor counted) */
+	bool want6 = (two && !first) || strchr(asked, ':') != NULL ||
+	    (rendering != NULL && rendering->family == 6);
+	size_t nkept = 0;
+	uint32_t total;
+	bool more = l->more || (two && last && rendering->more0), old = false;
+	json_object *arr = NULL;
 
+	(void)m;
+	for (size_t i = 0; i < l->n_routes; i++)
+		if ((l->routes[i]->prefix6.len == 16) == want6)
+			nkept++;
+		else
+			old = true;
+	total = old ? (uint32_t)nkept : l->total;
+	more = more && !old;
+	if (two && last)
+		total += rendering->total0;
 	/* one prefix or address asked: its route, or an error that names
 	 * it (not an empty table counting the whole FIB) */
-	if (asked[0] != '\0' && l->n_routes == 0) {
+	if (asked[0] != '\0' && nkept == 0) {
 		render_fail(MGMT_E_NOT_FOUND,
 		    "show fib %s: %s in the FIB (%u route%s)", asked,
 		    strchr(asked, '/') != NULL ? "no such route" :
 						 "no route to this address",
-		    l->total, l->total == 1 ? "" : "s");
+		    total, total == 1 ? "" : "s");
 		return;
 	}
-	arr = jo != NULL ? json_object_new_array() : NULL;
-	if (jo == NULL)
+	if (jo != NULL &&
+	    (first || !json_object_object_get_ex(jo, "routes", &arr))) {
+		arr = json_object_new_array();
+		json_object_object_add(jo, "routes", arr);
+	}
+	if (jo == NULL && first)
 		lc_buf_printf(out, "%-19s %-16s %s\n", "Prefix", "Next hop",
 		    "Ifindex");
 	for (size_t i = 0; i < l->n_routes; i++) {
 		const Fwd__FibRoute *r = l->routes[i];
+		size_t nnh = fib_nnh(r);
 
+		if ((r->prefix6.len == 16) != want6)
+			continue;
 		if (jo != NULL) {
 			json_object *o = json_object_new_object(), *nhs;
 
 			json_object_object_add(o, "prefix",
-			    json_object_new_string(pfx4(r->prefix, r->len)));
+			    json_object_new_string(fib_pfx(r)));
 			nhs = json_object_new_array();
-			for (size_t k = 0; k < r->n_nh_addr; k++) {
+			for (size_t k = 0; k < nnh; k++) {
 				json_object *nh = json_object_new_object();
 
 				json_object_object_add(nh, "address",
-				    json_object_new_string(ip4(r->nh_addr[k])));
+				    json_object_new_string(
+					r->prefix6.len == 16 ?
+					    ip6b(&r->nh_addr6[k]) :
+					    ip4(r->nh_addr[k])));
 				if (k < r->n_nh_ifindex)
 					json_object_object_add(nh, "ifindex",
 					    json_object_new_int(
@@ -798,43 +1138,57 @@ render_fib(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			json_object_array_add(arr, o);
 			continue;
 		}
-		for (size_t k = 0; k == 0 || k < r->n_nh_addr; k++)
+		for (size_t k = 0; k == 0 || k < nnh; k++)
 			lc_buf_printf(out, "%-19s %-16s %u\n",
-			    k == 0 ? pfx4(r->prefix, r->len) : "",
-			    k < r->n_nh_addr ?
-				(r->nh_addr[k] ? ip4(r->nh_addr[k]) :
-						 "attached") :
-				fib_kind(r),
+			    k == 0 ? fib_pfx(r) : "",
+			    k < nnh ? fib_nh(r, k) : fib_kind(r),
 			    k < r->n_nh_ifindex ? r->nh_ifindex[k] : 0);
 	}
+	if (!last) {
+		rendering->total0 = total;
+		rendering->more0 = more;
+		return;
+	}
 	if (jo != NULL) {
-		json_object_object_add(jo, "routes", arr);
 		json_object_object_add(jo, "total",
-		    json_object_new_int64(l->total));
+		    json_object_new_int64(total));
 	} else if (asked[0] == '\0') {
-		lc_buf_printf(out, "%u route%s in the FIB%s\n", l->total,
-		    l->total == 1 ? "" : "s",
-		    l->more ? " (more not shown)" : "");
+		lc_buf_printf(out, "%u route%s in the FIB%s\n", total,
+		    total == 1 ? "" : "s", more ? " (more not shown)" : "");
 		render_table();
 	}
 }
 
 int
-mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
+mgmt_show_fib(const struct mgmt_op *op, const char *const *w_, unsigned nw,
     struct lc_err *err)
 {
-	Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+	Fwd__FibQuery q = FWD__FIB_QUERY__INIT, q6 = FWD__FIB_QUERY__INIT;
 	struct lc_prefix4 p;
 	struct lc_ip4 a;
+	const char *w[4];
+	uint8_t a6[16];
+	int fam = 0;
 
 	q.limit = SHOW_LIMIT;
-	if (nw > 1)
+	if (nw > 4 || (fam = family_take(w_, &nw, w)) < 0 || nw > 1)
 		return (mgmt_show_bad_args(err, "show fib",
-		    "at most a.b.c.d/len or "
-		    "a.b.c.d",
-		    w[1]));
+		    "at most a.b.c.d/len, a.b.c.d, x:x::/len or x:x::x, and "
+		    "inet or inet6",
+		    nw > 4	? w_[4] :
+			fam < 0 ? w[0] :
+				  w[1]));
 	if (nw == 1) {
-		if (lc_prefix4_parse(w[0], &p) == 0) {
+		if (strchr(w[0], ':') != NULL) {
+			bool pfx;
+
+			if (show_arg6("show fib", w[0], a6, &q.len, &pfx,
+				&q.prefix6, &q.lookup6, err) != 0)
+				return (MGMT_E_SYNTAX);
+			q.ipv6 = true;
+			q.exact = pfx;
+			q.use_lookup = !pfx;
+		} else if (lc_prefix4_parse(w[0], &p) == 0) {
 			q.prefix = p.addr.s_addr;
 			q.len = p.len;
 			q.exact = true;
@@ -843,13 +1197,21 @@ mgmt_show_fib(const struct mgmt_op *op, const char *const *w, unsigned nw,
 			q.use_lookup = true;
 		} else {
 			return (mgmt_show_bad_args(err, "show fib",
-			    "a.b.c.d/len or "
-			    "a.b.c.d",
-			    w[0]));
+			    "a.b.c.d/len, a.b.c.d, x:x::/len or x:x::x", w[0]));
 		}
-	}
-	return (show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
-	    render_fib, nw == 1 ? w[0] : "", err));
+		if ((fam == 4 && q.ipv6) || (fam == 6 && !q.ipv6))
+			return (mgmt_show_bad_args(err, "show fib",
+			    fam == 4 ? "an IPv4 prefix or address with inet" :
+				       "an IPv6 prefix or address with inet6",
+			    w[0]));
+	} else if (fam == 6)
+		q.ipv6 = true;
+	/* the whole FIB of both families: IPv4, then IPv6 */
+	q6.limit = SHOW_LIMIT;
+	q6.ipv6 = true;
+	return (show_ask2(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_FIB, &q.base,
+	    render_fib, nw == 1 ? w[0] : "", (unsigned)fam,
+	    nw == 0 && fam == 0 ? &q6 : NULL, err));
 }
 
 /* ---- show neighbors ---------------------------------------------------------------- */
@@ -868,6 +1230,10 @@ neigh_state(Fwd__NeighbourState s)
 		return ("failed");
 	case FWD__NEIGHBOUR_STATE__STATIC:
 		return ("static");
+	case FWD__NEIGHBOUR_STATE__DELAY:
+		return ("delay");
+	case FWD__NEIGHBOUR_STATE__PROBE:
+		return ("probe");
 	default:
 		return ("none");
 	}
@@ -879,6 +1245,7 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 {
 	const Fwd__NeighbourList *l = (const Fwd__NeighbourList *)msg;
 	json_object *arr = jo != NULL ? json_object_new_array() : NULL;
+	unsigned fam = rendering != NULL ? rendering->family : 0;
 
 	if (jo == NULL)
 		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8s %s\n",
@@ -887,6 +1254,11 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		const Fwd__Neighbour *n = l->neighbours[i];
 		char mac[18] = "-", ifn[24];
 
+		/* the family asked only (a fwd that does not know the
+		 * query's family answers IPv4 alone) */
+		if ((fam == 4 && n->addr6.len == 16) ||
+		    (fam == 6 && n->addr6.len != 16))
+			continue;
 		if (n->mac.len == 6)
 			snprintf(mac, sizeof(mac),
 			    "%02x:%02x:%02x:%02x:%02x:%02x", n->mac.data[0],
@@ -896,7 +1268,15 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			json_object *o = json_object_new_object();
 
 			json_object_object_add(o, "address",
-			    json_object_new_string(ip4(n->addr)));
+			    json_object_new_string(n->addr6.len == 16 ?
+				    ip6b(&n->addr6) :
+				    ip4(n->addr)));
+			json_object_object_add(o, "family",
+			    json_object_new_string(
+				n->addr6.len == 16 ? "inet6" : "inet"));
+			if (n->addr6.len == 16)
+				json_object_object_add(o, "router",
+				    json_object_new_boolean(n->router));
 			json_object_object_add(o, "mac",
 			    json_object_new_string(mac));
 			json_object_object_add(o, "interface",
@@ -919,9 +1299,10 @@ render_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			if_name_of(m, n->ifname, ifn, sizeof(ifn));
 		else
 			snprintf(ifn, sizeof(ifn), "ifindex %u", n->ifindex);
-		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8u %u\n",
-		    ip4(n->addr), mac, ifn, neigh_state(n->state), n->age_ms,
-		    n->queued);
+		lc_buf_printf(out, "%-16s %-17s %-15s %-10s %8u %u%s\n",
+		    n->addr6.len == 16 ? ip6b(&n->addr6) : ip4(n->addr), mac,
+		    ifn, neigh_state(n->state), n->age_ms, n->queued,
+		    n->addr6.len == 16 && n->router ? " router" : "");
 	}
 	if (jo != NULL)
 		json_object_object_add(jo, "neighbors", arr);
@@ -932,12 +1313,16 @@ mgmt_show_neighbors(const struct mgmt_op *op, const char *const *w, unsigned nw,
     struct lc_err *err)
 {
 	Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
+	const char *kept[4];
+	int fam = 0;
 
-	if (nw > 0)
-		return (
-		    mgmt_show_bad_args(err, "show neighbors", "nothing", w[0]));
-	return (mgmt_show_ask(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS,
-	    &q.base, render_neighbors, err));
+	if (nw > 4 || (fam = family_take(w, &nw, kept)) < 0 || nw > 0)
+		return (mgmt_show_bad_args(err, "show neighbors",
+		    "at most inet or inet6", nw > 4 ? w[4] : kept[0]));
+	/* NeighbourQuery.family: 46 both (ARP and ND), 4 or 6 */
+	q.family = fam == 0 ? 46 : (uint32_t)fam;
+	return (show_ask2(op, MGMT_PEER_FWD, FWD__METHOD__QUERY_NEIGHBOURS,
+	    &q.base, render_neighbors, "", (unsigned)fam, NULL, err));
 }
 
 /* ---- show processes, restart -------------------------------------------------------- */

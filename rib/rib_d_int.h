@@ -32,12 +32,19 @@ struct rd_if {
 	bool seen;
 	unsigned naddr;
 	struct lc_prefix4 addr[RD_IF_ADDRS];
+	/* IPv6: the subnets of Interface.addrs6 (in use: DAD passed; not the
+	 * link-local, fe80::/64 on every link, nor tentative ones) */
+	unsigned naddr6;
+	struct lc_prefix6 addr6[RD_IF_ADDRS];
 };
 
-/* A (prefix, ifindex) pair of a connected route. */
+/* A (prefix, ifindex) pair of a connected route; IPv4 (family 0) sorts
+ * first, then IPv6 (AF_INET6, pfx6). */
 struct rd_conn {
 	struct lc_prefix4 pfx;
 	uint32_t ifindex;
+	uint8_t family;
+	struct lc_prefix6 pfx6;
 };
 
 /* A static route with next hops given by interface name. */

@@ -7,6 +7,7 @@
 
 #include "ipc/proto/fwd.pb-c.h"
 #include "ipc/proto/lifecycle.pb-c.h"
+#include "libcommon/lc_inet6.h"
 #include "libcommon/lc_log.h"
 
 #include "rib_d_int.h"
@@ -41,16 +42,37 @@ rib_d_if_resolve(struct rib_d *d, const char *name)
 	return (f != NULL ? f->ifindex : RD_IF_UNKNOWN);
 }
 
+/* Prefix order: IPv4 before IPv6, then address and length. */
 static int
-conn_cmp(const void *a, const void *b)
+conn_pfx_cmp(const struct rd_conn *x, const struct rd_conn *y)
 {
-	const struct rd_conn *x = a, *y = b;
 	uint32_t xa = ntohl(x->pfx.addr.s_addr), ya = ntohl(y->pfx.addr.s_addr);
+	int c;
 
+	if (x->family != y->family)
+		return (x->family < y->family ? -1 : 1);
+	if (x->family == AF_INET6) {
+		if ((c = memcmp(x->pfx6.addr.b, y->pfx6.addr.b, 16)) != 0)
+			return (c < 0 ? -1 : 1);
+		if (x->pfx6.len != y->pfx6.len)
+			return (x->pfx6.len < y->pfx6.len ? -1 : 1);
+		return (0);
+	}
 	if (xa != ya)
 		return (xa < ya ? -1 : 1);
 	if (x->pfx.len != y->pfx.len)
 		return (x->pfx.len < y->pfx.len ? -1 : 1);
+	return (0);
+}
+
+static int
+conn_cmp(const void *a, const void *b)
+{
+	const struct rd_conn *x = a, *y = b;
+	int c = conn_pfx_cmp(x, y);
+
+	if (c != 0)
+		return (c);
 	if (x->ifindex != y->ifindex)
 		return (x->ifindex < y->ifindex ? -1 : 1);
 	return (0);
@@ -59,7 +81,7 @@ conn_cmp(const void *a, const void *b)
 static bool
 conn_same_pfx(const struct rd_conn *a, const struct rd_conn *b)
 {
-	return (lc_prefix4_eq(&a->pfx, &b->pfx));
+	return (conn_pfx_cmp(a, b) == 0);
 }
 
 /* Recomputes the connected routes from the interfaces and applies the
@@ -76,7 +98,18 @@ conn_update(struct rib_d *d)
 			if (lc_array_grow((void **)&nw, &cap, n + 1,
 				sizeof(*nw)) != 0)
 				goto nomem;
+			memset(&nw[n], 0, sizeof(nw[n]));
 			nw[n].pfx = d->ifs[k].addr[a];
+			nw[n++].ifindex = d->ifs[k].ifindex;
+		}
+	for (size_t k = 0; k < d->nifs; k++)
+		for (unsigned a = 0; a < d->ifs[k].naddr6; a++) {
+			if (lc_array_grow((void **)&nw, &cap, n + 1,
+				sizeof(*nw)) != 0)
+				goto nomem;
+			memset(&nw[n], 0, sizeof(nw[n]));
+			nw[n].family = AF_INET6;
+			nw[n].pfx6 = d->ifs[k].addr6[a];
 			nw[n++].ifindex = d->ifs[k].ifindex;
 		}
 	if (n > 1)
@@ -100,8 +133,7 @@ conn_update(struct rib_d *d)
 		int c;
 
 		if (i < n && j < d->nconn) {
-			c = conn_cmp(&(struct rd_conn){nw[i].pfx, 0},
-			    &(struct rd_conn){d->conn[j].pfx, 0});
+			c = conn_pfx_cmp(&nw[i], &d->conn[j]);
 			p = c <= 0 ? &nw[i] : &d->conn[j];
 		}
 		while (i < n && conn_same_pfx(&nw[i], p))
@@ -120,6 +152,8 @@ conn_update(struct rib_d *d)
 		}
 		memset(&d->upd[nu], 0, sizeof(d->upd[nu]));
 		d->upd[nu].pfx = p->pfx;
+		d->upd[nu].family = p->family;
+		d->upd[nu].pfx6 = p->pfx6;
 		d->upd[nu].distance = -1;
 		if (i == i0) {
 			d->upd[nu].op = RIB_OP_DELETE;
@@ -128,7 +162,8 @@ conn_update(struct rib_d *d)
 			d->upd[nu].type = RIB_RT_UNICAST;
 			d->upd[nu].nh = d->nh + nh;
 			for (size_t k = i0; k < i && k - i0 < RIB_NH_MAX; k++) {
-				d->nh[nh].addr.s_addr = 0;
+				memset(&d->nh[nh], 0, sizeof(d->nh[nh]));
+				d->nh[nh].family = p->family;
 				d->nh[nh++].ifindex = nw[k].ifindex;
 				d->upd[nu].n_nh++;
 			}
@@ -232,6 +267,23 @@ if_apply(struct rib_d *d, const Fwd__Interface *fi, bool deleted)
 		f->addr[f->naddr].addr.s_addr = ia->addr &
 		    htonl(lc_prefix4_mask(ia->len));
 		f->naddr++;
+	}
+	f->naddr6 = 0;
+	for (size_t a = 0; a < fi->n_addrs6 && f->naddr6 < RD_IF_ADDRS; a++) {
+		const Fwd__IfAddr6 *ia = fi->addrs6[a];
+		struct lc_prefix6 *p = &f->addr6[f->naddr6];
+
+		if (ia == NULL || ia->addr.len != 16 || ia->len == 0 ||
+		    ia->len > 128)
+			continue;
+		memcpy(p->addr.b, ia->addr.data, 16);
+		p->len = (uint8_t)ia->len;
+		/* the subnet: host bits cleared */
+		for (unsigned b = ia->len; b < 128; b++)
+			p->addr.b[b / 8] &= (uint8_t) ~(0x80u >> (b % 8));
+		if (lc_ip6_is_linklocal(&p->addr))
+			continue; /* fe80::/64 is on every link */
+		f->naddr6++;
 	}
 	if (rib_if_set(d->rib, f->ifindex, f->up) != 0)
 		lc_log_warnx("interface %u: cannot record its state",

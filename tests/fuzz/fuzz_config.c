@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "mgmt/mgmt_conf.h"
+#include "mgmt/mgmt_conf_int.h"
 
 static void
 check(bool ok, const char *what)
@@ -16,6 +16,32 @@ check(bool ok, const char *what)
 	if (!ok) {
 		fprintf(stderr, "fuzz_config: %s\n", what);
 		abort();
+	}
+}
+
+/* Every child set of n is in strictly increasing key order (IPv6 keys:
+ * kbin holds 63 of their bits, mgmt_value_cmp6 the rest), and the order
+ * is antisymmetric */
+static void
+keys_ordered(const struct mgmt_node *n)
+{
+	struct mgmt_iter it;
+	const struct mgmt_node *c, *prev = NULL;
+
+	mgmt_iter_init(&it, n);
+	while ((c = mgmt_iter_next(&it)) != NULL) {
+		if (prev != NULL && prev->sid == c->sid &&
+		    mgmt_schema_keyed(c->sid)) {
+			struct mgmt_key a, b;
+
+			mgmt_node_key(prev, &a);
+			mgmt_node_key(c, &b);
+			check(mgmt_key_cmp(&a, c) < 0, "keys out of order");
+			check(mgmt_key_cmp(&b, prev) > 0,
+			    "key order asymmetric");
+		}
+		keys_ordered(c);
+		prev = c;
 	}
 }
 
@@ -36,6 +62,7 @@ round_trip(const struct mgmt_conf *c)
 		check(false, "printed config does not parse");
 	}
 	check(mgmt_conf_equal(c, re), "reparsed tree differs");
+	keys_ordered(c->root);
 	mgmt_conf_print(re, &b);
 	check(a.len == b.len &&
 		(a.len == 0 || memcmp(a.data, b.data, a.len) == 0),

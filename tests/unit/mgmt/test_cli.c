@@ -363,7 +363,7 @@ test_complete_live(void **state)
 	s = mgmt_session_open(m, "tester", false);
 	/* the configured interfaces, the placeholder as a hint */
 	assert_string_equal(complete(m, s, "show interfaces "),
-	    "eth0 lo1 {[NAME]}");
+	    "eth0 lo1 {[NAME] [inet | inet6]}");
 	assert_string_equal(complete(m, s, "show interfaces e"), "eth0");
 	assert_string_equal(complete(m, s, "show interfaces x"), "");
 	/* tern-rtrmgr's components (listed when it connected) */
@@ -374,7 +374,7 @@ test_complete_live(void **state)
 	/* the configured prefixes: subnets and static routes */
 	assert_string_equal(complete(m, s, "show fib "),
 	    "198.18.1.0/24 198.18.9.0/24 198.19.0.0/16 198.20.0.0/16 "
-	    "{[PREFIX]}");
+	    "{[PREFIX | ADDRESS] [inet | inet6]}");
 	assert_string_equal(complete(m, s, "show fib 198.19"), "198.19.0.0/16");
 	assert_string_equal(complete(m, s, "show route 198.2"),
 	    "198.20.0.0/16");
@@ -447,7 +447,8 @@ test_prefixes(void **state)
 	/* the arguments are not commands: no prefix there */
 	assert_int_equal(run(m, s, "sh ro summ", &a), MGMT_E_SYNTAX);
 	/* completion after prefixes */
-	assert_string_equal(complete(m, s, "sh int "), "eth0 lo1 {[NAME]}");
+	assert_string_equal(complete(m, s, "sh int "),
+	    "eth0 lo1 {[NAME] [inet | inet6]}");
 	assert_string_equal(complete(m, s, "sh b r"), "route");
 	/* configuration mode: after show a word is a path first */
 	assert_int_equal(run(m, s, "con", &a), MGMT_OK);

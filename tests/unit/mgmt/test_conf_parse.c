@@ -149,8 +149,9 @@ test_syntax_errors(void **s)
 	    "interfaces, protocols, policy-options, rib, fwd, system");
 	bad("interfaces { eth0 { speed 10; } }",
 	    "t.conf:1:21: unknown word "
-	    "'speed', expected device, address, mtu, disable, port-backend, "
-	    "host-path, arp");
+	    "'speed', expected device, address, inet6, link-local, "
+	    "router-advertisement, mtu, disable, port-backend, host-path, arp, "
+	    "ndp");
 	bad("rib;",
 	    "t.conf:1:1: incomplete statement 'rib': expected '{' or "
 	    "one of ecmp-width, distance");
@@ -189,7 +190,7 @@ test_type_errors(void **s)
 	    "10.0.0.0/8");
 	bad("protocols static route 10.0.0.0/8 next-hop 198.18.0;",
 	    "t.conf:1:44: invalid next-hop '198.18.0': expected an IPv4 "
-	    "address a.b.c.d");
+	    "address a.b.c.d or an IPv6 address x:x::x");
 	bad("fwd { port-backend dpdk; }",
 	    "t.conf:1:20: invalid port-backend "
 	    "'dpdk': expected one of af_packet, af_xdp, auto");

@@ -175,13 +175,14 @@ test_set_errors_change_nothing(void **s)
 	    "interfaces eth0 mtu: missing value, expected <68..9216>");
 	set_fails(c, "set interfaces eth0 speed 10", -22,
 	    "interfaces eth0: unknown word 'speed', expected device, address, "
-	    "mtu, disable, port-backend, host-path, arp");
+	    "inet6, link-local, router-advertisement, mtu, disable, "
+	    "port-backend, host-path, arp, ndp");
 	set_fails(c, "set protocols static route 10.0.0.1/8 blackhole", -22,
 	    "protocols static route: invalid route '10.0.0.1/8': host bits "
 	    "set, expected 10.0.0.0/8");
 	set_fails(c, "set protocols static route 10.0.0.0/8 next-hop x", -22,
 	    "protocols static route 10.0.0.0/8 next-hop: invalid next-hop "
-	    "'x': expected an IPv4 address a.b.c.d");
+	    "'x': expected an IPv4 address a.b.c.d or an IPv6 address x:x::x");
 	set_fails(c, "set protocols static route 10.0.0.0/8 blackhole yes", -22,
 	    "protocols static route 10.0.0.0/8 blackhole: unexpected "
 	    "'yes', blackhole takes no value");
@@ -529,7 +530,7 @@ test_complete(void **s)
 	assert_true(v[2].is_value);
 	w[1] = "eth0";
 	n = mgmt_schema_complete(c, w, 2, "", v, 32, &err);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 11);
 	assert_true((i = find(v, n, "disable")) >= 0 && v[i].is_leaf);
 	assert_true(find(v, n, "mtu") >= 0);
 	/* enum values */
@@ -559,8 +560,9 @@ test_complete(void **s)
 	w[2] = "colour";
 	assert_int_equal(mgmt_schema_complete(c, w, 3, "", v, 32, &err), -22);
 	assert_string_equal(err.msg,
-	    "unknown word 'colour': expected device, "
-	    "address, mtu, disable, port-backend, host-path, arp");
+	    "unknown word 'colour': expected device, address, inet6, "
+	    "link-local, router-advertisement, mtu, disable, port-backend, "
+	    "host-path, arp, ndp");
 	w[2] = "mtu";
 	w[3] = "12";
 	assert_int_equal(mgmt_schema_complete(c, w, 4, "", v, 32, &err), -22);
@@ -1368,11 +1370,12 @@ test_arp_complete_show(void **s)
 	ok(c, "set interfaces eth1 arp 198.18.1.10 mac 02:00:5e:00:01:0a");
 	ok(c, "set interfaces eth1 arp 198.18.1.9 mac 02:00:5e:00:01:09");
 	/* the keyword, with its help, after the other leaves */
-	compl_is(c, w, 2, "", v, "device", "address", "mtu", "disable",
-	    "port-backend", "host-path", "arp", NULL);
-	assert_string_equal(v[6].help,
+	compl_is(c, w, 2, "", v, "device", "address", "inet6", "link-local",
+	    "router-advertisement", "mtu", "disable", "port-backend",
+	    "host-path", "arp", "ndp", NULL);
+	assert_string_equal(v[9].help,
 	    "Static ARP entry: neighbour address on this interface's subnet");
-	assert_false(v[6].is_value || v[6].is_leaf);
+	assert_false(v[9].is_value || v[9].is_leaf);
 	compl_is(c, w, 2, "a", v, "address", "arp", NULL);
 	/* the keys: existing ones in address order, then the placeholder */
 	compl_is(c, w, 3, "", v, "198.18.1.9", "198.18.1.10", "<a.b.c.d>",

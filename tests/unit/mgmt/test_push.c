@@ -924,10 +924,12 @@ test_static_arp(void **state)
 	assert_int_equal(run_as(m, s, "run show neighbors", true, &a), MGMT_OK);
 	assert_string_equal(a.text,
 	    "{\"neighbors\":[{\"address\":"
-	    "\"198.18.1.20\",\"mac\":\"02:00:5e:00:01:14\",\"interface\":"
+	    "\"198.18.1.20\",\"family\":\"inet\",\"mac\":"
+	    "\"02:00:5e:00:01:14\",\"interface\":"
 	    "\"eth0\",\"device\":\"rc0\",\"ifindex\":3,"
 	    "\"state\":\"static\",\"age_ms\":0,\"queued\":0},{\"address\":"
-	    "\"198.18.1.7\",\"mac\":\"0a:00:00:00:00:07\",\"interface\":"
+	    "\"198.18.1.7\",\"family\":\"inet\",\"mac\":"
+	    "\"0a:00:00:00:00:07\",\"interface\":"
 	    "\"\",\"device\":\"\",\"ifindex\":3,"
 	    "\"state\":\"reachable\",\"age_ms\":1500,\"queued\":0}]}");
 	/* 7. show interfaces: by the config's names; the tern name or the
@@ -1150,7 +1152,9 @@ test_host_path(void **state)
 	    "{\"interfaces\":[{\"name\":\"eth0\",\"device\":\"rc0\","
 	    "\"ifindex\":3,\"link\":\"up\",\"enabled\":true,\"mtu\":1500,"
 	    "\"mac\":\"-\",\"backend\":\"afpacket\",\"addresses\":[],"
-	    "\"host_path\":{\"enabled\":true,\"ifname\":\"h-rc0\","
+	    "\"addresses6\":[],\"addresses6_tentative\":[],"
+	    "\"addresses6_duplicate\":[],\"link_local\":null,"
+	    "\"router_advertisements\":false,\"host_path\":{\"enabled\":true,\"ifname\":\"h-rc0\","
 	    "\"up_packets\":12,\"up_bytes\":1534,\"down_packets\":10,"
 	    "\"down_bytes\":980,\"up_dropped\":3,\"down_dropped\":2,"
 	    "\"up_full\":3,\"up_error\":0,\"down_port_down\":0,"

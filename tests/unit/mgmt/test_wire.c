@@ -51,6 +51,7 @@ key_of(const struct mgmt_schema_node *s)
 	case MGMT_T_IFNAME:
 		return ("t0");
 	case MGMT_T_PREFIX4:
+	case MGMT_T_PREFIX46:
 		return ("10.0.0.0/8");
 	case MGMT_T_IP4:
 		return ("198.18.0.9");

@@ -2052,6 +2052,84 @@ test_ipv6_to_fwd(void **state)
 	ipv6_daemon(true);
 }
 
+/* rib's connected IPv6 routes from fwd's Interface.addrs6 (the subnets
+ * of the addresses in use; not the link-local one), an IPv6 static route
+ * resolved recursively through one, and the route's withdrawal with the
+ * address (issue 22) */
+static void
+test_connected6(void **state)
+{
+	static uint8_t a6[3][16];
+	static Fwd__IfAddr6 ia[3], *iap[3];
+	struct ipc_client *mgmt;
+	Rib__Route *r[1];
+	Rib__Query q = RIB__QUERY__INIT;
+	Rib__QueryReply *qr;
+	char txt[INET6_ADDRSTRLEN];
+
+	(void)state;
+	boot(&mgmt);
+	/* eth1: 2001:2:0:300::1/64, 2001:2:0:301::1/64 and fe80::1/64 */
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:300::1", a6[0]), 1);
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:301::1", a6[1]), 1);
+	assert_int_equal(inet_pton(AF_INET6, "fe80::1", a6[2]), 1);
+	for (unsigned i = 0; i < 3; i++) {
+		fwd__if_addr6__init(&ia[i]);
+		ia[i].addr.data = a6[i];
+		ia[i].addr.len = 16;
+		ia[i].len = 64;
+		iap[i] = &ia[i];
+	}
+	ff.ifs[0].n_addrs6 = 3;
+	ff.ifs[0].addrs6 = iap;
+	ff_publish(0);
+	run_for(50);
+	q.family = 6;
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->n_routes, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(qr->routes[i]->source, RIB__SOURCE__CONNECTED);
+		assert_true(qr->routes[i]->best);
+		assert_int_equal(qr->routes[i]->route->len, 64);
+		assert_int_equal(qr->routes[i]->route->nh_ifindex[0], 1);
+		inet_ntop(AF_INET6, qr->routes[i]->route->prefix6.data, txt,
+		    sizeof(txt));
+		assert_string_equal(txt,
+		    i == 0 ? "2001:2:0:300::" : "2001:2:0:301::");
+	}
+	/* a static route through the connected /64 */
+	r[0] = mkroute6("2001:2:1::/48", "2001:2:0:300::2", 0, NULL);
+	assert_int_equal(batch(mgmt, RIB__SOURCE__STATIC, "static", 0, r, 1,
+			     NULL, 0)
+			     ->rejected,
+	    0);
+	/* a link-local next hop with its interface's name */
+	r[0] = mkroute6("2001:2:2::/48", "fe80::2", 0, "eth1");
+	assert_int_equal(batch(mgmt, RIB__SOURCE__STATIC, "static", 0, r, 1,
+			     NULL, 0)
+			     ->rejected,
+	    0);
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->n_routes, 4);
+	for (unsigned i = 2; i < 4; i++) {
+		assert_int_equal(qr->routes[i]->source, RIB__SOURCE__STATIC);
+		assert_true(qr->routes[i]->best);
+		assert_int_equal(qr->routes[i]->n_resolved_addr6, 1);
+		assert_int_equal(qr->routes[i]->resolved_ifindex[0], 1);
+	}
+	/* the addresses go: so do the connected routes, and the recursive
+	 * static is no longer active (the link-local one still is) */
+	ff.ifs[0].n_addrs6 = 0;
+	ff_publish(0);
+	run_for(50);
+	qr = query(mgmt, &q);
+	assert_int_equal(qr->n_routes, 2);
+	assert_int_equal(qr->routes[0]->source, RIB__SOURCE__STATIC);
+	assert_false(qr->routes[0]->active);
+	assert_true(qr->routes[1]->active);
+	ipc_client_free(mgmt);
+}
+
 int
 main(void)
 {
@@ -2069,6 +2147,7 @@ main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_ipv6_held, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ipv6_to_fwd, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connected6, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_and_static_resync, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
