@@ -105,6 +105,7 @@ fwd_d_nd_init(struct fwd_d *d)
 	c.clock_arg = d;
 	c.seed = (uint32_t)fwd_d_now_ms(d) | 1;
 	c.no_dad = d->conf.nd_no_dad;
+	c.assume_used = true; /* the fast path forwards on every MAC we have */
 	c.unreach = nd_unreach;
 	c.unreach_arg = d;
 	c.addr_event = nd_addr_event;

@@ -89,7 +89,13 @@ struct fwd_nd_conf {
 	unsigned gc_stale_ms;	       /* a STALE entry nothing uses is
 					  deleted after; 0: 600000 */
 	bool no_dad;		       /* addresses are in use at once */
-	uint32_t seed;		       /* of the randomised timers; 0: fixed */
+	/* Every entry with a MAC is taken to be in use (the fast path sends
+	 * on it without the slow path seeing: tern-fwd): a STALE one goes
+	 * DELAY at once, so it is confirmed by a unicast NS (PROBE) rather
+	 * than used unverified until forgotten. Else only entries traffic
+	 * asked for (resolution, punts) are. */
+	bool assume_used;
+	uint32_t seed; /* of the randomised timers; 0: fixed */
 	/*
 	 * Optional, as fwd_arp_conf.fib: a neighbour resolved through a
 	 * connected (glean) route gets an adjacency and a /128 host route

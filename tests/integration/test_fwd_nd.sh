@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# tests/integration/test_fwd_nd.sh: IPv6 Neighbour Discovery of the real
+# tern-fwd (fwd_nd, docs/ipv6.md) against Linux hosts in namespaces, no
+# static neighbour on either side: tern's addresses in use after DAD; h1
+# autoconfigures from tern's Router Advertisements (a SLAAC address in the
+# prefix, the default route via tern's link-local, the link MTU from the
+# MTU option); h2 resolves tern by NDP and tern resolves the hosts (their
+# entries REACHABLE with their MACs); with no traffic, tern's entry ages
+# (REACHABLE -> DELAY/PROBE) and is confirmed again by a unicast NS
+# (REACHABLE); an address of tern's that h2 already has is refused by DAD
+# (duplicate, logged); RAs turned off, and tern-fwd stopping, send a final
+# RA that takes h1's default route away at once.
+# Namespaces t6nd-*, addresses from 2001:2:0:200::/56 only.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${TERN_BIN:-$root/build/bin}
+. "$root/tests/lib/check.sh"
+
+if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1 ||
+	! command -v ping >/dev/null; then
+	echo "test_fwd_nd: needs root, ip netns and ping: skipped"
+	check_summary test_fwd_nd
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/tern-fwdnd.XXXXXX)
+chmod 755 "$tmp"
+run=$tmp/run
+h1=t6nd-h1-$$ r=t6nd-r-$$ h2=t6nd-h2-$$
+fwd=
+cleanup() {
+	[[ -n $fwd ]] && kill -9 "$fwd" 2>/dev/null
+	wait 2>/dev/null
+	for n in "$h1" "$r" "$h2"; do ip netns del "$n" 2>/dev/null; done
+	[[ -n ${KEEP_TMP:-} ]] && echo "kept $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 3' INT TERM
+
+tools=$root/build/tests/tools
+fctl() { timeout 10 "$tools/fwdctl" "$run" "$@"; }
+nsx() { local n=$1; shift; timeout 20 ip netns exec "$n" "$@"; }
+
+# 2001:2:0:210::/64 h1 (SLAAC) - r1 (::1) tern r2 (::1) - h2 (::2) 2001:2:0:220::/64
+P1=2001:2:0:210 P2=2001:2:0:220
+H1MAC=02:6e:00:00:01:02 R1MAC=02:6e:00:00:01:01
+H2MAC=02:6e:00:00:02:02 R2MAC=02:6e:00:00:02:01
+R1LL=fe80::6e:ff:fe00:101 # EUI-64 of R1MAC
+topo() {
+	ip netns add "$h1" && ip netns add "$r" && ip netns add "$h2" || return 1
+	ip -n "$r" link add r1 type veth peer name eth0 netns "$h1" || return 1
+	ip -n "$r" link add r2 type veth peer name eth0 netns "$h2" || return 1
+	ip -n "$r" link set r1 address $R1MAC
+	ip -n "$r" link set r2 address $R2MAC
+	# the router's kernel has no IPv6 of its own: tern-fwd answers
+	ip netns exec "$r" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$r" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	local n ifc
+	for ifc in r1 r2; do
+		for f in gro gso tso tx rx; do
+			ip netns exec "$r" ethtool -K $ifc $f off >/dev/null 2>&1
+		done
+		ip -n "$r" link set $ifc up
+	done
+	for n in "$h1" "$h2"; do
+		ip -n "$n" link set lo up
+		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.forwarding=0
+	done
+	# h1 takes RAs (SLAAC, default route, MTU); h2 is static
+	ip netns exec "$h1" sysctl -qw net.ipv6.conf.default.accept_ra=1
+	ip netns exec "$h1" sysctl -qw net.ipv6.conf.default.autoconf=1
+	ip netns exec "$h1" sysctl -qw net.ipv6.conf.eth0.accept_ra=1
+	ip netns exec "$h1" sysctl -qw net.ipv6.conf.eth0.autoconf=1
+	ip netns exec "$h2" sysctl -qw net.ipv6.conf.eth0.accept_ra=0
+	ip -n "$h1" link set eth0 address $H1MAC
+	ip -n "$h2" link set eth0 address $H2MAC
+	ip -n "$h2" addr add $P2::2/64 dev eth0 nodad
+	for n in "$h1" "$h2"; do
+		ip netns exec "$n" ethtool -K eth0 tx off >/dev/null 2>&1
+		ip -n "$n" link set eth0 up
+	done
+	ip -n "$h2" -6 route add default via $P2::1 dev eth0
+}
+check "namespaces t6nd-*: h1 takes RAs, h2 static, no static neighbours" topo
+
+ip netns exec "$r" "$bin/tern-fwd" --rundir "$run" --log-level info \
+	>>"$tmp/fwd.log" 2>&1 &
+fwd=$!
+check "tern-fwd up" wait_until 10 test -S "$run/fwd.sock"
+
+r1cfg() { fctl if r1 $P1::1/64 ra "$1" ra-mtu 1400 ra-interval 10 >/dev/null; }
+check "r1 with RAs (MTU 1400), r2 plain" bash -c \
+	"'$tools/fwdctl' '$run' if r1 $P1::1/64 ra on ra-mtu 1400 ra-interval 10 >/dev/null &&
+	 '$tools/fwdctl' '$run' if r2 $P2::1/64 >/dev/null"
+ifline() { fctl interfaces | grep "^$1 "; }
+check "tern's addresses in use once DAD passed (global, EUI-64 link-local)" \
+	wait_until 5 bash -c \
+	"'$tools/fwdctl' '$run' interfaces | grep '^r1 ' | grep -q ' $P1::1/64 .*ll $R1LL' &&
+	 '$tools/fwdctl' '$run' interfaces | grep '^r2 ' | grep -q ' $P2::1/64 '"
+check "r1 reports its RAs on" has "$(ifline r1)" " ra on"
+
+# h1 from tern's RA
+h1addr() { ip -n "$h1" -6 addr show dev eth0 scope global | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }'; }
+check "h1 autoconfigured an address in $P1::/64 (SLAAC)" wait_until 15 \
+	bash -c "ip -n '$h1' -6 addr show dev eth0 scope global | grep -q 'inet6 $P1:'"
+H1A=$(h1addr)
+check "h1's default route: via tern's link-local, from an RA" wait_until 5 \
+	bash -c "ip -n '$h1' -6 route show default | grep -q 'via $R1LL .*proto ra'"
+check "h1's link MTU 1400 from the RA's MTU option" wait_until 5 bash -c \
+	"[[ \$(ip netns exec '$h1' sysctl -n net.ipv6.conf.eth0.mtu) == 1400 ]]"
+
+# resolution both ways
+check "h2 pings tern's $P2::1 (h2 resolves tern by NDP)" wait_until 5 \
+	nsx "$h2" ping -6 -c 1 -W 1 $P2::1
+check "h2 has tern's MAC for $P2::1" has \
+	"$(ip -n "$h2" -6 neigh show $P2::1)" "lladdr $R2MAC"
+check "h1 ($H1A) pings h2 through tern (tern resolves both)" wait_until 5 \
+	nsx "$h1" ping -6 -c 1 -W 1 -I "$H1A" $P2::2
+check "h1 has tern's link-local with R1's MAC (its router)" has \
+	"$(ip -n "$h1" -6 neigh show $R1LL)" "lladdr $R1MAC.*router"
+n6() { fctl neigh6 | grep "^$1 "; }
+# learned from h2's NS (STALE, DELAY: the fast path sends on it), then
+# confirmed by a unicast NS
+check "tern: h2 with its MAC, confirmed (REACHABLE)" wait_until 8 bash -c \
+	"'$tools/fwdctl' '$run' neigh6 | grep '^$P2::2 ' | grep -q 'state reachable mac $H2MAC'"
+check "tern: h1's SLAAC address with h1's MAC" has "$(n6 "$H1A")" \
+	"mac $H1MAC"
+
+# aging with no traffic: ReachableTime (15..45 s) passes, the entry in use
+# goes DELAY, after 5 s PROBE (a unicast NS), and h2's answer makes it
+# REACHABLE again
+seen=
+age_watch() {
+	local st end=$((SECONDS + 60))
+	while ((SECONDS < end)); do
+		st=$(n6 $P2::2 | awk '{ print $5 }')
+		[[ $st != "${seen##* }" ]] && seen="$seen $st"
+		# PROBE lasts as long as h2 takes to answer (under a ms):
+		# DELAY then REACHABLE is that answer to the unicast NS
+		[[ $seen == *" delay"*" reachable" || $seen == *" probe"*" reachable" ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "tern's entry for h2 ages and is confirmed again" age_watch
+echo "     states seen:$seen"
+
+# DAD: h2 has $P2::2 already
+check "r2 given $P2::2 too (h2's)" bash -c \
+	"'$tools/fwdctl' '$run' if r2 $P2::1/64 $P2::2/64 >/dev/null"
+check "tern refuses it: duplicate (DAD)" wait_until 5 bash -c \
+	"'$tools/fwdctl' '$run' interfaces | grep '^r2 ' | grep -q 'duplicate $P2::2'"
+check "... logged with the interface and h2's MAC" wait_until 3 grep -q \
+	"r2: IPv6 address $P2::2/64 is in use by another node ($H2MAC): refused" \
+	"$tmp/fwd.log"
+check "... and $P2::1 still in use, h2 still reachable" bash -c \
+	"'$tools/fwdctl' '$run' interfaces | grep '^r2 ' | grep -q ' $P2::1/64' &&
+	 ip netns exec '$h2' ping -6 -c 1 -W 1 $P2::1 >/dev/null"
+
+# the final RA: RAs off, then on again and tern-fwd stopping
+check "RAs off on r1" r1cfg off
+check "h1 drops its default route at once (final RA, lifetime 0)" \
+	wait_until 3 bash -c "! ip -n '$h1' -6 route show default | grep -q 'via $R1LL'"
+check "RAs on again" r1cfg on
+check "... h1's default route back (an RA at once)" wait_until 5 bash -c \
+	"ip -n '$h1' -6 route show default | grep -q 'via $R1LL'"
+kill -TERM "$fwd"
+wait "$fwd"
+rc=$?
+fwd=
+check "tern-fwd SIGTERM: exit 0 (got $rc)" test $rc = 0
+check "h1 drops its default route when tern-fwd stops (final RA)" \
+	wait_until 3 bash -c "! ip -n '$h1' -6 route show default | grep -q 'via $R1LL'"
+check "no error in fwd's log" bash -c "! grep -qi ': err' '$tmp/fwd.log'"
+((fail > 0)) && tail -n 40 "$tmp/fwd.log"
+check_summary test_fwd_nd
