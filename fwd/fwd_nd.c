@@ -309,6 +309,26 @@ fwd_nd_stats(const struct fwd_nd *nd)
 	return (&nd->st);
 }
 
+const char *
+fwd_nd_bad_str(enum fwd_nd_bad why)
+{
+	static const char *const n[FWD_ND_BAD_MAX] = {
+	    [FWD_ND_BAD_FRAME] = "frame",
+	    [FWD_ND_BAD_PORT] = "port",
+	    [FWD_ND_BAD_HLIM] = "hop_limit",
+	    [FWD_ND_BAD_CSUM] = "checksum",
+	    [FWD_ND_BAD_CODE] = "code",
+	    [FWD_ND_BAD_LEN] = "length",
+	    [FWD_ND_BAD_OPT] = "option",
+	    [FWD_ND_BAD_TARGET] = "target",
+	    [FWD_ND_BAD_SRC] = "source",
+	    [FWD_ND_BAD_DST] = "destination",
+	    [FWD_ND_BAD_EXT] = "extension_header",
+	};
+
+	return ((unsigned)why < FWD_ND_BAD_MAX ? n[why] : "?");
+}
+
 /* ---- frames ---- */
 
 /*

@@ -327,6 +327,9 @@ int fwd_nd_get(const struct fwd_nd *, uint16_t port, const uint8_t ip6[16],
 int fwd_nd_walk(const struct fwd_nd *,
     int (*cb)(const struct fwd_nd_info *, void *), void *arg);
 const struct fwd_nd_stats *fwd_nd_stats(const struct fwd_nd *);
+/* Short lower-case name of a reason ("hop_limit"), for counters shown to
+ * operators (QUERY_DROPS: "nd_" + it). */
+const char *fwd_nd_bad_str(enum fwd_nd_bad);
 
 /* A MAC a neighbour may have: unicast, not zero (fwd_arp_mac_ok). */
 bool fwd_nd_mac_ok(const uint8_t *mac);

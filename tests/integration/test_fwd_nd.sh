@@ -144,6 +144,38 @@ age_watch() {
 check "tern's entry for h2 ages and is confirmed again" age_watch
 echo "     states seen:$seen"
 
+# a Neighbor Solicitation for tern's address with hop limit 64 (7.1.1: must
+# be 255) from h1: refused, counted by reason (QUERY_DROPS nd_hop_limit)
+ns_bad() { # IFACE SRCADDR TARGET HLIM
+	nsx "$h1" python3 - "$@" <<'PY'
+import socket, struct, sys
+ifc, src, tgt, hl = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((ifc, 0))
+me = s.getsockname()[4][:6]
+a_src = socket.inet_pton(socket.AF_INET6, src)
+a_tgt = socket.inet_pton(socket.AF_INET6, tgt)
+a_dst = bytes.fromhex("ff0200000000000000000001ff") + a_tgt[13:]
+icmp = struct.pack("!BBHI", 135, 0, 0, 0) + a_tgt + bytes([1, 1]) + me
+ph = a_src + a_dst + struct.pack("!I3xB", len(icmp), 58)
+t = sum(struct.unpack("!%dH" % ((len(ph) + len(icmp)) // 2), ph + icmp))
+while t >> 16:
+	t = (t & 0xffff) + (t >> 16)
+icmp = icmp[:2] + struct.pack("!H", ~t & 0xffff) + icmp[4:]
+ip = struct.pack("!IHBB", 6 << 28, len(icmp), 58, hl) + a_src + a_dst
+s.send(b"\x33\x33" + a_dst[12:] + me + b"\x86\xdd" + ip + icmp)
+PY
+}
+ndrop() { fctl drops | awk -v r="$1" '$1 == r { print $2 }'; }
+before=$(ndrop nd_hop_limit)
+check "an NS with hop limit 64 sent from h1" ns_bad eth0 "$H1A" $P1::1 64
+check "... refused and counted (nd_hop_limit $before -> more)" wait_until 3 \
+	bash -c "[[ \$('$tools/fwdctl' '$run' drops | awk '\$1 == \"nd_hop_limit\" { print \$2 }') -gt ${before:-0} ]]"
+before=$(ndrop nd_hop_limit)
+check "the same NS with hop limit 255: taken, not counted" bash -c \
+	"$(declare -f nsx ns_bad); h1='$h1'; ns_bad eth0 '$H1A' $P1::1 255 && sleep 0.5 &&
+	 [[ \$('$tools/fwdctl' '$run' drops | awk '\$1 == \"nd_hop_limit\" { print \$2 }') == ${before:-0} ]]"
+
 # DAD: h2 has $P2::2 already
 check "r2 given $P2::2 too (h2's)" bash -c \
 	"'$tools/fwdctl' '$run' if r2 $P2::1/64 $P2::2/64 >/dev/null"

@@ -586,6 +586,8 @@ test_ns_invalid(void **st)
 	l = mk_ns(e->f, hmac, e->h, sn, snmac, e->a1, hmac);
 	assert_int_equal(fwd_nd_input(e->nd, 7, e->f, l, &e->out), -EINVAL);
 	assert_int_equal(fwd_nd_stats(e->nd)->bad[FWD_ND_BAD_PORT], 1);
+	assert_string_equal(fwd_nd_bad_str(FWD_ND_BAD_HLIM), "hop_limit");
+	assert_string_equal(fwd_nd_bad_str(FWD_ND_BAD_EXT), "extension_header");
 	/* what is not ND is not refused, only ignored (an MLD report, an
 	 * echo to ff02::1) */
 	l = mk(e->f, allnodes_mac, hmac, e->h, allnodes, 1, 128, 0, b, 4);
