@@ -9,7 +9,9 @@
 # (REACHABLE -> DELAY/PROBE) and is confirmed again by a unicast NS
 # (REACHABLE); an address of tern's that h2 already has is refused by DAD
 # (duplicate, logged); RAs turned off, and tern-fwd stopping, send a final
-# RA that takes h1's default route away at once.
+# RA that takes h1's default route away at once; a malformed NS (hop
+# limit 64) is refused and counted; the interfaces switched to AF_XDP in
+# place resolve and advertise again (T6ND_XDP=0: AF_PACKET only).
 # Namespaces t6nd-*, addresses from 2001:2:0:200::/56 only.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -87,7 +89,8 @@ ip netns exec "$r" "$bin/tern-fwd" --rundir "$run" --log-level info \
 fwd=$!
 check "tern-fwd up" wait_until 10 test -S "$run/fwd.sock"
 
-r1cfg() { fctl if r1 $P1::1/64 ra "$1" ra-mtu 1400 ra-interval 10 >/dev/null; }
+export BK=afpacket
+r1cfg() { fctl if r1 $P1::1/64 ra "$1" ra-mtu 1400 ra-interval 10 backend $BK >/dev/null; }
 check "r1 with RAs (MTU 1400), r2 plain" bash -c \
 	"'$tools/fwdctl' '$run' if r1 $P1::1/64 ra on ra-mtu 1400 ra-interval 10 >/dev/null &&
 	 '$tools/fwdctl' '$run' if r2 $P2::1/64 >/dev/null"
@@ -176,9 +179,27 @@ check "the same NS with hop limit 255: taken, not counted" bash -c \
 	"$(declare -f nsx ns_bad); h1='$h1'; ns_bad eth0 '$H1A' $P1::1 255 && sleep 0.5 &&
 	 [[ \$('$tools/fwdctl' '$run' drops | awk '\$1 == \"nd_hop_limit\" { print \$2 }') == ${before:-0} ]]"
 
+# the same on AF_XDP ports (the interfaces switched in place: re-attached,
+# ND starts again on them): multicast NS/RS/RA reach the AF_XDP sockets
+if [[ ${T6ND_XDP:-1} == 1 ]]; then
+	BK=xdp
+	check "xdp: r1 and r2 switched to AF_XDP" bash -c \
+		"'$tools/fwdctl' '$run' if r1 $P1::1/64 ra on ra-mtu 1400 ra-interval 10 backend xdp >/dev/null &&
+		 '$tools/fwdctl' '$run' if r2 $P2::1/64 backend xdp >/dev/null"
+	check "xdp: tern's addresses in use again after DAD" wait_until 5 bash -c \
+		"'$tools/fwdctl' '$run' interfaces | grep '^r1 ' | grep -q ' $P1::1/64 .*ll $R1LL' &&
+		 '$tools/fwdctl' '$run' interfaces | grep '^r2 ' | grep -q ' $P2::1/64 '"
+	check "xdp: h1 pings h2 through tern (tern resolves both again)" \
+		wait_until 8 nsx "$h1" ping -6 -c 1 -W 1 -I "$H1A" $P2::2
+	check "xdp: tern has h2 again, with its MAC" wait_until 8 bash -c \
+		"'$tools/fwdctl' '$run' neigh6 | grep '^$P2::2 ' | grep -q 'mac $H2MAC'"
+	check "xdp: h1 still routes via tern's link-local (RAs on AF_XDP)" \
+		wait_until 5 bash -c "ip -n '$h1' -6 route show default | grep -q 'via $R1LL'"
+fi
+
 # DAD: h2 has $P2::2 already
 check "r2 given $P2::2 too (h2's)" bash -c \
-	"'$tools/fwdctl' '$run' if r2 $P2::1/64 $P2::2/64 >/dev/null"
+	"'$tools/fwdctl' '$run' if r2 $P2::1/64 $P2::2/64 backend \$BK >/dev/null"
 check "tern refuses it: duplicate (DAD)" wait_until 5 bash -c \
 	"'$tools/fwdctl' '$run' interfaces | grep '^r2 ' | grep -q 'duplicate $P2::2'"
 check "... logged with the interface and h2's MAC" wait_until 3 grep -q \
