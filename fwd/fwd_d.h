@@ -177,12 +177,11 @@ struct fwd_iface {
 	uint8_t plen6[FWD_D_ADDR6_MAX];
 	bool has_ll, ipv6_off;
 	uint8_t ll6[16];
-	/* static IPv6 neighbours: without ND, each a /128 of fwd's own to
-	 * its MAC (fwd_d_nd_host6) while attached */
+	/* static IPv6 neighbours (ND's static entries: fwd_d_nd.c) */
 	unsigned nneigh6;
 	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
 	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
-	/* the addresses in use (DAD passed, or no ND), link-local too:
+	/* the addresses in use (DAD passed), link-local too:
 	 * each /128 pinned to the LOCAL adjacency, each global's prefix
 	 * connected (glean6); fwd_d_addr6_set keeps it */
 	struct fwd_addr6 use6[FWD_D_USE6_MAX];
@@ -420,11 +419,11 @@ unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 int fwd_d_route_del(struct fwd_d *, uint32_t pfx, unsigned len);
 /* IPv6: the same with 16-byte prefix and gateways (network order; :: =
  * attached, ifindex then required), gw6 n * 16 bytes. */
-int fwd_d_route6_add(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+int fwd_d_route6_add(struct fwd_d *, const uint8_t *pfx, unsigned len,
     const uint8_t *gw6, const uint32_t *ifindex, unsigned n);
-int fwd_d_route6_nonh(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+int fwd_d_route6_nonh(struct fwd_d *, const uint8_t *pfx, unsigned len,
     unsigned kind);
-int fwd_d_route6_del(struct fwd_d *, const uint8_t pfx[16], unsigned len);
+int fwd_d_route6_del(struct fwd_d *, const uint8_t *pfx, unsigned len);
 /* Next hops of IPv6 adjacency nh: gw6 max * 16 bytes. */
 unsigned fwd_d_nh_describe6(struct fwd_d *, unsigned nh, uint8_t *gw6,
     uint32_t *ifindex, unsigned max);

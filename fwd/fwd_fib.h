@@ -59,6 +59,13 @@
  * own for them
  */
 #define FWD_FIB_F_MARTIAN 0x4u
+/*
+ * Every table and the control state in one shared memory segment
+ * (libcommon/lc_seg.h) whose fd (fwd_fib_seg_fd) the caller keeps in
+ * rtrmgr's fd store, so that the next tern-fwd adopts the FIB whole
+ * (fwd_fib_adopt) after a crash (issue 26). At most 6M routes.
+ */
+#define FWD_FIB_F_SHARED 0x8u
 
 /* Most /32 pins (fwd_fib_pin) a FIB holds. */
 #define FWD_FIB_PIN_MAX 256
@@ -100,6 +107,20 @@ void fwd_fib_lookup_burst_simd_(const struct fwd_fib *, const uint32_t *dst,
 
 /* NULL + errno: EINVAL (bad conf), ENOMEM. */
 struct fwd_fib *fwd_fib_new(const struct fwd_fib_conf *);
+/*
+ * The FIB a previous process made with FWD_FIB_F_SHARED and the same conf
+ * (max_nh, max_tbl8, flags), from its segment's fd (which stays the
+ * caller's): routes, pins and tables as they were after its last whole
+ * update; the tbl8 groups' free list rebuilt from tbl24. NULL and err:
+ * -EPROTO (not such a FIB, another layout or conf: err says which),
+ * -EAGAIN (its writer died in the middle of an update: nothing is
+ * trusted), -ENOMEM.
+ */
+struct lc_err;
+struct fwd_fib *fwd_fib_adopt(const struct fwd_fib_conf *, int fd,
+    struct lc_err *err);
+/* A shared FIB's segment fd (the FIB's own; dup it to keep it), else -1. */
+int fwd_fib_seg_fd(const struct fwd_fib *);
 void fwd_fib_free(struct fwd_fib *);
 
 /* Add or replace pfx/len (host order) -> nh. 0; -EINVAL (len > 32, host bits

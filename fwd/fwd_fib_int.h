@@ -7,6 +7,7 @@
 
 #include "fwd_fib.h"
 #include "fwd_grp.h"
+#include "libcommon/lc_seg.h"
 
 #define FIB_TBL24_ENTRIES (1u << 24)
 #define FIB_GROUP_ENTRIES 256u
@@ -45,6 +46,21 @@
 #define FIB_E_STALE   (1ull << 38)
 #define FIB_E_KEYMASK 0x3fffffffffull /* prefix and length */
 
+/* The control state beside the tables that outlives the process with them
+ * (a shared FIB's meta region): the FIB's shape, then what routes and pins
+ * change. */
+struct fib_state {
+	uint32_t max_nh, flags, ng; /* as made: adopt checks them */
+	uint32_t ht_log2;	    /* the route hash's capacity */
+	uint64_t ht_n;
+	uint32_t len_count[33];
+	uint32_t npin; /* /32 pins (few: the router's own addresses) */
+	struct {
+		uint32_t addr;
+		uint16_t nh;
+	} pin[FWD_FIB_PIN_MAX];
+};
+
 struct fwd_fib {
 	struct fwd_fib_dp dp; /* must be first: the inline lookups use it */
 	/* the byte view (fwd_fib.h), kept by fib_store24 */
@@ -69,20 +85,20 @@ struct fwd_fib {
 	uint64_t *ht; /* lc_huge_map()ed: huge pages at 1M routes */
 	void *ht_map;
 	size_t ht_map_len;
-	size_t ht_mask; /* capacity - 1 (power of two) */
-	size_t ht_n;
+	size_t ht_mask;	   /* capacity - 1 (power of two) */
 	unsigned ht_shift; /* 64 - log2(capacity) */
-	uint32_t len_count[33];
 
-	/* /32 pins (few: the router's own addresses) */
-	struct {
-		uint32_t addr;
-		uint16_t nh;
-	} pin[FWD_FIB_PIN_MAX];
-	unsigned npin;
+	/* the rest of the control state: own, or in the segment */
+	struct fib_state *st;
+	struct fib_state *st_own;
 
 	struct fwd_qsbr *qsbr;
 	bool own_qsbr;
+
+	/* FWD_FIB_F_SHARED: every table in seg (FIB_R_* regions); upd
+	 * counts nested updates (the epoch is odd while > 0) */
+	struct lc_seg *seg;
+	unsigned upd;
 };
 
 bool fwd_fib_simd_supported(void);

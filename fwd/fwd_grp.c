@@ -122,3 +122,37 @@ fwd_grp_memory(const struct fwd_grp *p)
 {
 	return (p->free_cap * sizeof(*p->free) + p->cap * sizeof(*p->pend));
 }
+
+int
+fwd_grp_restore(struct fwd_grp *p, const uint32_t *used, size_t n)
+{
+	uint32_t hwm = p->first;
+	uint8_t *in;
+	size_t nf = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		if (used[k] < p->first || used[k] >= p->end)
+			return (-EINVAL);
+		if (used[k] >= hwm)
+			hwm = used[k] + 1;
+	}
+	if ((in = calloc(hwm - p->first + 1, 1)) == NULL)
+		return (-ENOMEM);
+	for (size_t k = 0; k < n; k++)
+		in[used[k] - p->first] = 1;
+	/* every value below the mark not in use is free; room for all of
+	 * them and for each in use to be deferred later */
+	if (fwd_grp_reserve(p, hwm - p->first) != 0) {
+		free(in);
+		return (-ENOMEM);
+	}
+	fwd_grp_reset(p);
+	for (uint32_t v = hwm; v-- > p->first;)
+		if (!in[v - p->first])
+			p->free[nf++] = v;
+	p->nfree = nf;
+	p->hwm = hwm;
+	p->inuse = n;
+	free(in);
+	return (0);
+}

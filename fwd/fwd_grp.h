@@ -50,6 +50,11 @@ uint32_t fwd_grp_get(struct fwd_grp *);
 /* Every value unused again (the caller made sure no reader can see any):
  * the arrays are kept. */
 void fwd_grp_reset(struct fwd_grp *);
+/* The pool as another process left it: used (n distinct values, any
+ * order) in use, every other value below the highest of them free, none
+ * waiting for a grace period (the readers that could see them are gone).
+ * 0, -EINVAL (a value outside [first, end)), -ENOMEM (unchanged). */
+int fwd_grp_restore(struct fwd_grp *, const uint32_t *used, size_t n);
 /* Bytes of the two arrays. */
 size_t fwd_grp_memory(const struct fwd_grp *);
 

@@ -931,7 +931,13 @@ nd_set(struct fwd_nd *nd, struct nd_neigh *n, const uint8_t *mac, uint8_t st,
 	if (st == FWD_ND_REACHABLE) {
 		n->t_conf = now;
 		n->t_next = now + nd->reachable_ms;
-	} else if (st != FWD_ND_STALE) {
+	} else if (st == FWD_ND_STALE) {
+		/* learned (an NS, RS or RA with its address) or a new MAC:
+		 * the age counts from now (it was since 0: hours); the
+		 * timer is nd_stale's */
+		if (changed)
+			n->t_conf = now;
+	} else {
 		n->t_conf = now;
 		n->t_next = 0;
 	}

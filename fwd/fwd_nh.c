@@ -898,7 +898,7 @@ pfx6_ok(const uint8_t *pfx, unsigned len)
 }
 
 int
-fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+fwd_d_route6_add(struct fwd_d *d, const uint8_t *pfx, unsigned len,
     const uint8_t *gw6, const uint32_t *ifindex, unsigned n)
 {
 	uint16_t m[FWD_ADJ_GROUP_MAX];
@@ -935,7 +935,7 @@ fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
 }
 
 int
-fwd_d_route6_nonh(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+fwd_d_route6_nonh(struct fwd_d *d, const uint8_t *pfx, unsigned len,
     unsigned kind)
 {
 	if (!pfx6_ok(pfx, len) || kind > 2)
@@ -963,7 +963,7 @@ conn_owner6(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 }
 
 int
-fwd_d_route6_del(struct fwd_d *d, const uint8_t pfx[16], unsigned len)
+fwd_d_route6_del(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 {
 	int g;
 
@@ -1147,9 +1147,9 @@ fwd_d_nh_describe6(struct fwd_d *d, unsigned nh, uint8_t *gw6,
 	return (0);
 }
 
-/* The interface's IPv6 side on attach (after its glean): the glean6, and
- * without ND its addresses in use at once (with ND, DAD decides:
- * fwd_d_addr6_set from its addr_event). */
+/* The interface's IPv6 side on attach (after its glean): the glean6; its
+ * addresses come into use when ND's DAD passes (fwd_d_addr6_set from ND's
+ * addr_event, fwd_d_nd.c). */
 void
 fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
 {
@@ -1161,29 +1161,12 @@ fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
 		lc_log_warnx("%s: no adjacency left for the connected IPv6 "
 			     "routes",
 		    f->name);
-	if (d->nd != NULL)
-		return;
-	for (unsigned k = 0; k < f->naddr6; k++)
-		(void)fwd_d_addr6_set(d, (uint16_t)(f - d->ifs), f->addr6[k],
-		    f->plen6[k], true);
-	if (f->has_ll)
-		(void)fwd_d_addr6_set(d, (uint16_t)(f - d->ifs), f->ll6, 128,
-		    true);
-	for (unsigned k = 0; k < f->nneigh6; k++)
-		if (fwd_d_nd_host6(d, (uint16_t)(f - d->ifs), f->neigh6_ip[k],
-			f->neigh6_mac[k]) != 0)
-			lc_log_warnx("%s: static IPv6 neighbour %u: no "
-				     "adjacency left",
-			    f->name, k);
 }
 
 /* ... and on detach: every address out of use, the glean6 let go. */
 void
 fwd_if6_detach(struct fwd_d *d, struct fwd_iface *f)
 {
-	if (d->nd == NULL)
-		for (unsigned k = 0; k < f->nneigh6; k++)
-			(void)nd_host6(d, f, f->neigh6_ip[k], NULL);
 	while (f->nuse6 > 0)
 		addr6_remove(d, f, f->nuse6 - 1);
 	if (f->glean6 >= 0) {
@@ -1195,8 +1178,8 @@ fwd_if6_detach(struct fwd_d *d, struct fwd_iface *f)
 	}
 }
 
-/* The IPv6 addresses of f (attached) become rq's: those gone out of use,
- * the new ones in use (without ND; with ND its addr_event does it). */
+/* The IPv6 config of f (attached) becomes rq's: every address out of use
+ * (ND's sync after it puts those it has in use back: fwd_d_nd.c). */
 void
 fwd_if6_update(struct fwd_d *d, struct fwd_iface *f,
     const struct fwd_if_req *rq)

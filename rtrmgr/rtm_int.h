@@ -9,6 +9,7 @@
 
 #include <ev.h>
 
+#include "libcommon/lc_fdstore.h"
 #include "rtm.h"
 
 /* ---- config ----------------------------------------------------------------
@@ -143,6 +144,7 @@ struct rtm_spawn {
 	const struct rtm_ident *ident;
 	const int *caps; /* kept as ambient capabilities (with drop) */
 	unsigned ncaps;
+	int state_fd; /* the fd store's channel (> 2): the child's fd 3; <= 2: none */
 };
 
 /*
@@ -192,5 +194,53 @@ int rtm_state_write(const char *dir, const struct rtm_state_rec *, unsigned n);
  * malformed (nothing usable), other -errno.
  */
 int rtm_state_read(const char *dir, struct rtm_state_rec *, unsigned max);
+
+/* ---- the fd store (rtm_fdstore.c) -------------------------------------------
+ */
+
+#define RTM_FDS_CRASHES 2 /* in a row, after starting from it: discarded */
+
+/* What one component keeps across its restarts. */
+struct rtm_fds {
+	char comp[RTM_NAME_MAX];
+	struct {
+		char name[LC_FDSTORE_NAME_MAX];
+		int fd;
+	} ent[LC_FDSTORE_MAX];
+	unsigned n;
+	int sock;	  /* the running instance's channel, -1: none */
+	int pending;	  /* made for the instance being started, -1 */
+	ev_io io;	  /* sock readable */
+	unsigned handed;  /* given to the running instance at its start */
+	unsigned crashes; /* instances in a row that crashed after that */
+	uint64_t puts, dels, refused;
+};
+
+void rtm_fds_init(struct rtm_fds *, const char *comp);
+/* A channel for the instance about to start: *child is its end (>= 3,
+ * CLOEXEC: rtm_spawn makes it the child's fd 3). 0 or -errno. */
+int rtm_fds_channel(struct rtm_fds *, int *child);
+/* The start failed: the channel made for it closed. */
+void rtm_fds_abandon(struct rtm_fds *);
+/* The instance started: what is kept sent to it ("fd" records, "end"),
+ * then its requests served from loop. 0 or -errno (logged; no channel). */
+int rtm_fds_handover(struct rtm_fds *, struct ev_loop *loop);
+/* The instance ended: its last records applied, the channel closed;
+ * crashed (not asked to stop), stable (up for stable_ms) decide the
+ * crash-loop rule (RTM_FDS_CRASHES). */
+void rtm_fds_ended(struct rtm_fds *, struct ev_loop *loop, bool crashed,
+    bool stable);
+/* Every fd closed (also in systemd's store), logged with why if any. */
+void rtm_fds_discard(struct rtm_fds *, const char *why);
+/* Keeps fd (taken) as name without asking anyone (tests, restore). 0,
+ * -EINVAL, -ENOSPC (fd closed in each case). */
+int rtm_fds_keep(struct rtm_fds *, const char *name, int fd);
+/* rtrmgr ends: everything closed; mirror: also out of systemd's store. */
+void rtm_fds_fini(struct rtm_fds *, struct ev_loop *loop, bool mirror);
+/* Takes back what systemd kept for us (LISTEN_FDS, FDNAME=COMP/NAME) into
+ * the components' stores. How many, or -errno. */
+int rtm_fds_restore(struct rtm *);
+/* The store of the component of that name in the config, or NULL. */
+struct rtm_fds *rtm_comp_fds(struct rtm *, const char *name);
 
 #endif /* RTM_INT_H */

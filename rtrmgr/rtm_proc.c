@@ -114,6 +114,20 @@ child(int errfd, const struct rtm_spawn *sp)
 	 * especially, or a new rtrmgr could not take the rundir. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
 		child_fail(errfd, errno, "close_range");
+	/* but the fd store's channel, as fd 3 (TERN_STATE_FD=3) */
+	if (sp->state_fd > 2) {
+		/* the error pipe may be fd 3 itself: out of the way first */
+		if (errfd == 3 && (errfd = fcntl(3, F_DUPFD_CLOEXEC, 4)) < 0)
+			_exit(127);
+		if (sp->state_fd != 3 && dup2(sp->state_fd, 3) != 3)
+			child_fail(errfd, errno, "dup2 state channel");
+		if (fcntl(3, F_SETFD, 0) != 0)
+			child_fail(errfd, errno, "state channel");
+		if (putenv("TERN_STATE_FD=3") != 0)
+			child_fail(errfd, errno, "putenv");
+	} else {
+		unsetenv("TERN_STATE_FD");
+	}
 	if (sp->ident != NULL && sp->ident->drop)
 		child_privileges(errfd, sp);
 	/* systemd's notification socket and watchdog are rtrmgr's own

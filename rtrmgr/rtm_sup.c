@@ -62,6 +62,7 @@ struct rtm_comp {
 	uint64_t htoken;
 	bool hpending;
 	unsigned hfails;
+	struct rtm_fds fds; /* kept across its restarts (rtm_fdstore.c) */
 };
 
 /* A reload may remove every component while adding as many. */
@@ -496,6 +497,8 @@ pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
 	    "%s: pid %d generation %" PRIu64 " %s after %.3f s", c->cfg->name,
 	    (int)c->pid, c->generation, how, uptime);
 	comp_ended(c, code, how); /* before proc_release clears hung */
+	rtm_fds_ended(&c->fds, loop, c->state != RTM_STOPPING,
+	    uptime * 1000.0 >= c->rtm->cfg->stable_ms);
 	proc_release(c);
 	c->last_exit = code;
 	if (c->state == RTM_STOPPING) {
@@ -561,6 +564,7 @@ gone_drop(struct rtm_comp *c)
 		return;
 	lc_log_notice("%s: stopped and removed (no longer in the config)",
 	    c->cfg->name);
+	rtm_fds_discard(&c->fds, "no longer in the config");
 	memmove(&rtm->comps[i], &rtm->comps[i + 1],
 	    (total - i - 1) * sizeof(rtm->comps[0]));
 	rtm->ngone--;
@@ -588,7 +592,7 @@ comp_launch(struct rtm_comp *c)
 	bool front = strcmp(cc->name, "mgmt") == 0;
 	struct rtm_spawn sp;
 	unsigned a = 0;
-	int outfd = -1, rv, pidfd;
+	int outfd = -1, rv, pidfd, chfd = -1;
 	pid_t pid;
 
 	ev_timer_stop(rtm->loop, &c->timer);
@@ -666,14 +670,23 @@ comp_launch(struct rtm_comp *c)
 	sp.ident = (rtm->ident.drop && !cc->priv_root) ? &id : NULL;
 	sp.caps = cc->caps;
 	sp.ncaps = cc->ncaps;
+	/* its channel to the fd store; without one it starts as before, with
+	 * nothing kept for it this time */
+	if ((rv = rtm_fds_channel(&c->fds, &chfd)) != 0)
+		lc_log_warnx("%s: no state channel: %s", cc->name,
+		    strerror(-rv));
+	sp.state_fd = chfd;
 	rv = rtm_spawn(&sp, &pid, &pidfd, &err);
 	if (outfd >= 0)
 		close(outfd);
+	if (chfd >= 0)
+		close(chfd);
 	c->started_at = ev_now(rtm->loop);
 	if (rv != 0) {
 		snprintf(c->last_error, sizeof(c->last_error), "%s", err.msg);
 		lc_log_err("%s: cannot start: %s", cc->name, err.msg);
 		end_note(c, 127, "cannot start: %.200s", err.msg);
+		rtm_fds_abandon(&c->fds);
 		state_save(rtm);
 		comp_failure(c, 127, 0);
 		return;
@@ -687,6 +700,8 @@ comp_launch(struct rtm_comp *c)
 	c->backoff_ms = 0;
 	ev_io_set(&c->io, pidfd, EV_READ);
 	ev_io_start(rtm->loop, &c->io);
+	if (chfd >= 0)
+		(void)rtm_fds_handover(&c->fds, rtm->loop);
 	lc_log_info("%s: started pid %d generation %" PRIu64, cc->name,
 	    (int)pid, c->generation);
 	state_save(rtm);
@@ -808,6 +823,15 @@ rtm_is_down(const struct rtm *rtm)
 
 /* ---- one component, by name
  * ---------------------------------------------------- */
+
+struct rtm_fds *
+rtm_comp_fds(struct rtm *rtm, const char *name)
+{
+	for (unsigned i = 0; i < rtm->n; i++)
+		if (strcmp(rtm->comps[i]->cfg->name, name) == 0)
+			return (&rtm->comps[i]->fds);
+	return (NULL);
+}
 
 struct rtm_comp *
 rtm_comp_find(struct rtm *rtm, const char *name)
@@ -1038,6 +1062,7 @@ slot_new(struct rtm *rtm, const struct rtm_comp_cfg *cc)
 	c->htick.data = c;
 	ev_init(&c->hto, health_timeout_cb);
 	c->hto.data = c;
+	rtm_fds_init(&c->fds, cc->name);
 	return (c);
 }
 
@@ -1619,6 +1644,7 @@ rtm_start(struct rtm *rtm)
 		lc_log_warnx("health-check ipc without the IPC front end "
 			     "(rtm_ipc_new): watching the pids only");
 	ev_async_start(rtm->loop, &rtm->keepalive);
+	(void)rtm_fds_restore(rtm); /* what systemd kept while none ran */
 	adopt(rtm);
 	state_save(rtm);
 	rtm->phase = PH_BOOT;
@@ -1644,6 +1670,9 @@ rtm_free(struct rtm *rtm)
 		ev_timer_stop(rtm->loop, &c->hto);
 		if (c->pidfd >= 0)
 			close(c->pidfd);
+		/* an orderly shutdown stopped them all: the next start is a
+		 * fresh boot, so systemd keeps nothing either */
+		rtm_fds_fini(&c->fds, rtm->loop, rtm->phase == PH_DOWN);
 	}
 	ev_async_stop(rtm->loop, &rtm->keepalive);
 	if (rtm->lockfd >= 0)

@@ -42,6 +42,7 @@ static struct {
 	bool lpm;
 	bool no_thp;	    /* ours without transparent huge pages */
 	bool no_simd;	    /* ours with scalar bursts only */
+	bool shared;	    /* ours with FWD_FIB_F_SHARED (issue 26) */
 	double rib_factor;  /* rte_fib max_routes = factor * prefixes */
 	const char *suffix; /* "1M" or e.g. "50k" in --quick */
 } opt;
@@ -112,7 +113,8 @@ ours_build(const struct tt_prefixset *ps, size_t *rejected, double *secs)
 {
 	struct fwd_fib_conf c = {.max_nh = TT_PFX_FIB_NNH,
 	    .flags = (opt.no_thp ? FWD_FIB_F_NO_THP : 0) |
-		(opt.no_simd ? FWD_FIB_F_NO_SIMD : 0)};
+		(opt.no_simd ? FWD_FIB_F_NO_SIMD : 0) |
+		(opt.shared ? FWD_FIB_F_SHARED : 0)};
 	struct fwd_fib *f;
 	double t0 = now_s();
 
@@ -526,7 +528,8 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: bench-fib [--quick] [--rounds N] [--n PREFIXES] "
-	    "[--no-lpm] [--no-thp] [--no-simd] [--wall] [--rib-factor F]\n");
+	    "[--no-lpm] [--no-thp] [--no-simd] [--shared] [--wall] "
+	    "[--rib-factor F]\n");
 	exit(2);
 }
 
@@ -557,6 +560,8 @@ main(int argc, char **argv)
 			opt.no_thp = true;
 		else if (strcmp(argv[i], "--no-simd") == 0)
 			opt.no_simd = true;
+		else if (strcmp(argv[i], "--shared") == 0)
+			opt.shared = true;
 		else if (strcmp(argv[i], "--wall") == 0)
 			bench_clock = CLOCK_MONOTONIC;
 		else if (strcmp(argv[i], "--rib-factor") == 0 && i + 1 < argc)
@@ -591,9 +596,12 @@ main(int argc, char **argv)
 	    opt.rounds, opt.nlookups, BURST, sched_getcpu(),
 	    bench_clock == CLOCK_MONOTONIC ? "wall" : "thread CPU");
 	peers_print();
-	printf("ours %s, %s bursts\n",
+	printf("ours %s%s, %s bursts\n",
 	    opt.no_thp ? "on 4 KiB pages (--no-thp)" :
 			 "with transparent huge pages (madvise)",
+	    opt.shared ? ", in a shared memory segment (--shared: memfd, "
+			 "tbl24 and its byte view collapsed to huge pages)" :
+			 "",
 	    opt.no_simd ? "scalar" : "AVX-512 (where the CPU has it)");
 
 	if (tt_prefixset_gen(&ps, opt.n, TT_PFX_SEED, 0) != 0 ||

@@ -9,10 +9,11 @@
 # follows, 1 MiB over TCP intact, malformed frames dropped and counted by
 # reason while forwarding goes on, IPv6 multicast accepted (ALLMULTI).
 #
-# Neighbour Discovery: each side knows the other statically here (the hosts
-# have tern's MACs as permanent neighbours, tern has the hosts' as static
-# IPv6 neighbours, StaticNeighbour.addr6); tern's addresses are in use once
-# its DAD passed (test_fwd_nd.sh tests ND itself). Namespaces
+# Neighbour Discovery: each side knows the other statically first (the
+# hosts have tern's MACs as permanent neighbours, tern has the hosts' as
+# static IPv6 neighbours, StaticNeighbour.addr6); tern's addresses are in
+# use once its DAD passed; at the end the h2 side drops its static entries
+# and ND resolves both ways (test_fwd_nd.sh tests ND itself). Namespaces
 # t6dp-*, addresses from 2001:2:0:100::/56 only.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -190,6 +191,30 @@ for bk in ${T6_BACKENDS:-afpacket xdp}; do
 		wait_until 3 bash -c "[[ \$('$tools/fwdctl' '$run' drops | awk '\$1 == \"ip6_martian\" { print \$2 }') -gt ${before:-0} ]]"
 	check "$bk: forwarding goes on after them" ping1 $P2::2
 done
+
+# Neighbour Discovery instead of the static entries on the h2 side: r2
+# without its static neighbour, h2 without its permanent entry for tern
+nd_learnt() {
+	ip -n "$h2" -6 neigh show $P2::1 dev eth0 | grep -qi "lladdr $R2MAC .*\(REACHABLE\|STALE\|DELAY\)"
+}
+check "nd: r2 without its static neighbour" \
+	fctl if r2 $P2::1/64 backend afpacket
+check "nd: h2 forgets tern's MAC" bash -c \
+	"ip -n '$h2' -6 neigh del $P2::1 dev eth0 && ! ip -n '$h2' -6 neigh show $P2::1 | grep -q lladdr"
+check "nd: the host route to h2 is gone with the static entry" bash -c \
+	"! '$tools/fwdctl' '$run' fib6 $P2::2/128 | grep -q '^$P2::2/128'"
+check "nd: h1 pings h2 through tern, each side resolving the other" \
+	wait_until 10 ping1 $P2::2
+check "nd: h2 learnt tern's MAC from its Neighbor Advertisement" nd_learnt
+check "nd: tern resolved h2: its /128 by ND" bash -c \
+	"'$tools/fwdctl' '$run' fib6 $P2::2/128 | grep -q '^$P2::2/128 via $P2::2'"
+check "nd: 1 MiB more over TCP" bash -c "
+	rm -f '$tmp/ready'
+	ip netns exec '$h2' timeout 20 python3 '$raw' tcp-recv 5002 '$tmp/ready' >'$tmp/recv2' 2>&1 &
+	for i in \$(seq 50); do [[ -e '$tmp/ready' ]] && break; sleep 0.1; done
+	s=\$(ip netns exec '$h1' timeout 20 python3 '$raw' tcp-send $P2::2 5002 1048576)
+	wait
+	[[ \$s == 1048576\ * && \$s == \$(cat '$tmp/recv2') ]]"
 
 kill -TERM "$rib"; wait "$rib" 2>/dev/null; rib=
 kill -TERM "$fwd"; wait "$fwd"; rc=$?; fwd=
