@@ -6,20 +6,132 @@
 
 #include "fwd_adj.h"
 #include "fwd_pkt6.h"
+#include "libcommon/lc_err.h"
+#include "libcommon/lc_seg.h"
 
-struct fwd_adj_tbl *
-fwd_adj_tbl_new(unsigned size, unsigned ngroups)
+/* A shared table's layout (kind ADJ1): the regions of its segment. */
+enum {
+	ADJ_R_ENT,
+	ADJ_R_USED,
+	ADJ_R_GRP,
+	ADJ_R_GRP_USED,
+	ADJ_R_V6,
+	ADJ_R_GW6,
+	ADJ_R_SHAPE,
+	ADJ_R__N
+};
+#define ADJ_SEG_KIND	0x41444a31u /* "ADJ1" */
+#define ADJ_SEG_VERSION 1u	    /* change with struct fwd_adj's layout */
+
+struct adj_shape {
+	uint32_t size, ngroups, entry_bytes;
+};
+
+static void
+adj_spec(struct lc_seg_spec *sp, unsigned size, unsigned ngroups)
 {
-	struct fwd_adj_tbl *t;
+	sp[ADJ_R_ENT] = (struct lc_seg_spec){"ent",
+	    FWD_ADJ_INDEX_SPACE * sizeof(struct fwd_adj), true};
+	sp[ADJ_R_USED] = (struct lc_seg_spec){"used", size, false};
+	sp[ADJ_R_GRP] = (struct lc_seg_spec){"grp",
+	    ((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1) * sizeof(uint16_t),
+	    false};
+	sp[ADJ_R_GRP_USED] = (struct lc_seg_spec){"grp_used", ngroups + 1,
+	    false};
+	sp[ADJ_R_V6] = (struct lc_seg_spec){"v6", size, false};
+	sp[ADJ_R_GW6] = (struct lc_seg_spec){"gw6", (size_t)size * 16, false};
+	sp[ADJ_R_SHAPE] = (struct lc_seg_spec){"shape",
+	    sizeof(struct adj_shape), false};
+}
 
+static void
+adj_seg_bind(struct fwd_adj_tbl *t)
+{
+	t->ent = lc_seg_region(t->seg, ADJ_R_ENT);
+	t->used = lc_seg_region(t->seg, ADJ_R_USED);
+	t->grp = lc_seg_region(t->seg, ADJ_R_GRP);
+	t->grp_used = lc_seg_region(t->seg, ADJ_R_GRP_USED);
+	t->v6 = lc_seg_region(t->seg, ADJ_R_V6);
+	t->gw6 = lc_seg_region(t->seg, ADJ_R_GW6);
+}
+
+/* Every public change inside the segment's epoch, when shared (a crash in
+ * one leaves it refused by adopt; nested calls count once: lc_seg). */
+static inline void
+adj_upd_begin(struct fwd_adj_tbl *t)
+{
+	if (t->seg != NULL)
+		lc_seg_begin(t->seg);
+}
+
+static inline void
+adj_upd_end(struct fwd_adj_tbl *t)
+{
+	if (t->seg != NULL)
+		lc_seg_end(t->seg);
+}
+
+static struct fwd_adj_tbl *
+adj_tbl_make(unsigned size, unsigned ngroups, bool shared, int fd,
+    struct lc_err *err)
+{
+	struct lc_seg_spec sp[ADJ_R__N];
+	struct fwd_adj_tbl *t;
+	struct adj_shape *sh;
+	struct lc_err e2;
+	int rv;
+
+	if (err == NULL)
+		err = &e2;
+	lc_err_clear(err);
 	if (size == 0 || size > 0xffff) {
+		lc_err_set(err, -EINVAL, LC_ERR_NOINDEX, "bad size %u", size);
 		errno = EINVAL;
 		return (NULL);
 	}
 	if ((t = calloc(1, sizeof(*t))) == NULL)
-		return (NULL);
+		goto nomem;
 	t->size = size;
 	t->ngroups = ngroups;
+	if (shared) {
+		adj_spec(sp, size, ngroups);
+		if ((t->seg = calloc(1, sizeof(*t->seg))) == NULL)
+			goto nomem;
+		rv = fd < 0 ?
+		    lc_seg_create(t->seg, "tern-fwd-adj", ADJ_SEG_KIND,
+			ADJ_SEG_VERSION, sp, ADJ_R__N, err) :
+		    lc_seg_adopt(t->seg, fd, ADJ_SEG_KIND, ADJ_SEG_VERSION, sp,
+			ADJ_R__N, err);
+		if (rv != 0) {
+			free(t->seg);
+			t->seg = NULL;
+			fwd_adj_tbl_free(t);
+			errno = -rv;
+			return (NULL);
+		}
+		adj_seg_bind(t);
+		sh = lc_seg_region(t->seg, ADJ_R_SHAPE);
+		if (fd < 0) {
+			sh->size = size;
+			sh->ngroups = ngroups;
+			sh->entry_bytes = sizeof(struct fwd_adj);
+		} else if (sh->size != size || sh->ngroups != ngroups ||
+		    sh->entry_bytes != sizeof(struct fwd_adj)) {
+			lc_err_set(err, -EPROTO, LC_ERR_NOINDEX,
+			    "an adjacency table of another shape (%u entries, "
+			    "%u groups; this one %u, %u)",
+			    sh->size, sh->ngroups, size, ngroups);
+			fwd_adj_tbl_free(t);
+			errno = EPROTO;
+			return (NULL);
+		}
+		(void)lc_seg_collapse(t->seg, ADJ_R_ENT);
+		/* the lowest free index, as fwd_adj_alloc keeps it */
+		while (t->low_free < size &&
+		    (t->used[t->low_free] || fwd_adj_reserved(t->low_free)))
+			t->low_free++;
+		return (t);
+	}
 	/*
 	 * Entries for all 65536 indices (2 MiB, untouched beyond size; the
 	 * reserved ones stay UNSET): the fast path indexes with any 16-bit
@@ -33,12 +145,42 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 	t->v6 = calloc(size, 1);
 	t->gw6 = calloc(size, sizeof(*t->gw6));
 	if (t->ent == NULL || t->used == NULL || t->grp == NULL ||
-	    t->grp_used == NULL || t->v6 == NULL || t->gw6 == NULL) {
-		fwd_adj_tbl_free(t);
-		errno = ENOMEM;
+	    t->grp_used == NULL || t->v6 == NULL || t->gw6 == NULL)
+		goto nomem;
+	return (t);
+nomem:
+	fwd_adj_tbl_free(t);
+	lc_err_set(err, -ENOMEM, LC_ERR_NOINDEX, "out of memory");
+	errno = ENOMEM;
+	return (NULL);
+}
+
+struct fwd_adj_tbl *
+fwd_adj_tbl_new(unsigned size, unsigned ngroups)
+{
+	return (adj_tbl_make(size, ngroups, false, -1, NULL));
+}
+
+struct fwd_adj_tbl *
+fwd_adj_tbl_new_shared(unsigned size, unsigned ngroups)
+{
+	return (adj_tbl_make(size, ngroups, true, -1, NULL));
+}
+
+struct fwd_adj_tbl *
+fwd_adj_tbl_adopt(unsigned size, unsigned ngroups, int fd, struct lc_err *err)
+{
+	if (fd < 0) {
+		lc_err_set(err, -EBADF, LC_ERR_NOINDEX, "no fd");
 		return (NULL);
 	}
-	return (t);
+	return (adj_tbl_make(size, ngroups, true, fd, err));
+}
+
+int
+fwd_adj_tbl_seg_fd(const struct fwd_adj_tbl *t)
+{
+	return (t->seg != NULL ? lc_seg_fd(t->seg) : -1);
 }
 
 void
@@ -46,17 +188,22 @@ fwd_adj_tbl_free(struct fwd_adj_tbl *t)
 {
 	if (t == NULL)
 		return;
-	free(t->ent);
-	free(t->used);
-	free(t->grp);
-	free(t->grp_used);
-	free(t->v6);
-	free(t->gw6);
+	if (t->seg != NULL) {
+		lc_seg_close(t->seg);
+		free(t->seg);
+	} else {
+		free(t->ent);
+		free(t->used);
+		free(t->grp);
+		free(t->grp_used);
+		free(t->v6);
+		free(t->gw6);
+	}
 	free(t);
 }
 
-int
-fwd_adj_alloc(struct fwd_adj_tbl *t)
+static int
+adj_x_alloc(struct fwd_adj_tbl *t)
 {
 	/* The lowest free index: the FIB's byte view holds next hops below
 	 * 254 in one read (docs/fib.md), so a router keeps its next hops
@@ -70,6 +217,17 @@ fwd_adj_alloc(struct fwd_adj_tbl *t)
 		}
 	t->low_free = t->size;
 	return (-ENOSPC);
+}
+
+int
+fwd_adj_alloc(struct fwd_adj_tbl *t)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_alloc(t);
+	adj_upd_end(t);
+	return (rv);
 }
 
 static void
@@ -145,8 +303,8 @@ adj_quiesce(struct fwd_adj *a)
 	adj_set_action(a, FWD_ADJ_A_RESOLVE);
 }
 
-void
-fwd_adj_release(struct fwd_adj_tbl *t, unsigned idx)
+static void
+adj_x_release(struct fwd_adj_tbl *t, unsigned idx)
 {
 	struct fwd_adj *a;
 
@@ -166,8 +324,16 @@ fwd_adj_release(struct fwd_adj_tbl *t, unsigned idx)
 		t->low_free = idx;
 }
 
-int
-fwd_adj_port_set(struct fwd_adj_tbl *t, uint16_t port, const uint8_t *mac,
+void
+fwd_adj_release(struct fwd_adj_tbl *t, unsigned idx)
+{
+	adj_upd_begin(t);
+	adj_x_release(t, idx);
+	adj_upd_end(t);
+}
+
+static int
+adj_x_port_set(struct fwd_adj_tbl *t, uint16_t port, const uint8_t *mac,
     uint16_t mtu, bool up)
 {
 	struct fwd_adj_port *p;
@@ -191,8 +357,20 @@ fwd_adj_port_set(struct fwd_adj_tbl *t, uint16_t port, const uint8_t *mac,
 	return (0);
 }
 
-void
-fwd_adj_port_del(struct fwd_adj_tbl *t, uint16_t port)
+int
+fwd_adj_port_set(struct fwd_adj_tbl *t, uint16_t port, const uint8_t *mac,
+    uint16_t mtu, bool up)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_port_set(t, port, mac, mtu, up);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static void
+adj_x_port_del(struct fwd_adj_tbl *t, uint16_t port)
 {
 	if (port >= FWD_PORT_MAX)
 		return;
@@ -206,6 +384,14 @@ fwd_adj_port_del(struct fwd_adj_tbl *t, uint16_t port)
 		    a->port == port)
 			adj_publish(t, a);
 	}
+}
+
+void
+fwd_adj_port_del(struct fwd_adj_tbl *t, uint16_t port)
+{
+	adj_upd_begin(t);
+	adj_x_port_del(t, port);
+	adj_upd_end(t);
 }
 
 static struct fwd_adj *
@@ -249,22 +435,45 @@ adj_set_port(struct fwd_adj_tbl *t, unsigned idx, uint8_t kind, uint16_t port,
 	return (0);
 }
 
-int
-fwd_adj_set_nh(struct fwd_adj_tbl *t, unsigned idx, uint16_t port, uint32_t gw,
+static int
+adj_x_set_nh(struct fwd_adj_tbl *t, unsigned idx, uint16_t port, uint32_t gw,
     const uint8_t *mac)
 {
 	return (adj_set_port(t, idx, FWD_ADJ_K_NH, port, gw, NULL, false, mac));
 }
 
 int
-fwd_adj_set_glean(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
+fwd_adj_set_nh(struct fwd_adj_tbl *t, unsigned idx, uint16_t port, uint32_t gw,
+    const uint8_t *mac)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_nh(t, idx, port, gw, mac);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static int
+adj_x_set_glean(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
 {
 	return (
 	    adj_set_port(t, idx, FWD_ADJ_K_GLEAN, port, 0, NULL, false, NULL));
 }
 
 int
-fwd_adj_set_nh6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port,
+fwd_adj_set_glean(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_glean(t, idx, port);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static int
+adj_x_set_nh6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port,
     const uint8_t gw6[16], const uint8_t *mac)
 {
 	if (gw6 == NULL)
@@ -273,10 +482,33 @@ fwd_adj_set_nh6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port,
 }
 
 int
-fwd_adj_set_glean6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
+fwd_adj_set_nh6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port,
+    const uint8_t gw6[16], const uint8_t *mac)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_nh6(t, idx, port, gw6, mac);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static int
+adj_x_set_glean6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
 {
 	return (
 	    adj_set_port(t, idx, FWD_ADJ_K_GLEAN, port, 0, NULL, true, NULL));
+}
+
+int
+fwd_adj_set_glean6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_glean6(t, idx, port);
+	adj_upd_end(t);
+	return (rv);
 }
 
 static int
@@ -291,26 +523,59 @@ adj_set_simple(struct fwd_adj_tbl *t, unsigned idx, uint8_t kind)
 	return (0);
 }
 
-int
-fwd_adj_set_local(struct fwd_adj_tbl *t, unsigned idx)
+static int
+adj_x_set_local(struct fwd_adj_tbl *t, unsigned idx)
 {
 	return (adj_set_simple(t, idx, FWD_ADJ_K_LOCAL));
 }
 
 int
-fwd_adj_set_drop(struct fwd_adj_tbl *t, unsigned idx)
+fwd_adj_set_local(struct fwd_adj_tbl *t, unsigned idx)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_local(t, idx);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static int
+adj_x_set_drop(struct fwd_adj_tbl *t, unsigned idx)
 {
 	return (adj_set_simple(t, idx, FWD_ADJ_K_DROP));
 }
 
 int
-fwd_adj_set_reject(struct fwd_adj_tbl *t, unsigned idx)
+fwd_adj_set_drop(struct fwd_adj_tbl *t, unsigned idx)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_drop(t, idx);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static int
+adj_x_set_reject(struct fwd_adj_tbl *t, unsigned idx)
 {
 	return (adj_set_simple(t, idx, FWD_ADJ_K_REJECT));
 }
 
 int
-fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members,
+fwd_adj_set_reject(struct fwd_adj_tbl *t, unsigned idx)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_reject(t, idx);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static int
+adj_x_set_group(struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members,
     unsigned n)
 {
 	struct fwd_adj *a;
@@ -354,6 +619,18 @@ fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members,
 	return (0);
 }
 
+int
+fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members,
+    unsigned n)
+{
+	int rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_set_group(t, idx, members, n);
+	adj_upd_end(t);
+	return (rv);
+}
+
 /* K_NH entry a's neighbour has MAC mac (NULL: invalid): 1 if it changed. */
 static unsigned
 adj_neigh_update(struct fwd_adj_tbl *t, struct fwd_adj *a, const uint8_t *mac)
@@ -370,8 +647,8 @@ adj_neigh_update(struct fwd_adj_tbl *t, struct fwd_adj *a, const uint8_t *mac)
 	return (1);
 }
 
-unsigned
-fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
+static unsigned
+adj_x_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
     const uint8_t *mac)
 {
 	unsigned changed = 0;
@@ -388,7 +665,19 @@ fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
 }
 
 unsigned
-fwd_adj_neigh_set6(struct fwd_adj_tbl *t, uint16_t port, const uint8_t ip6[16],
+fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
+    const uint8_t *mac)
+{
+	unsigned rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_neigh_set(t, port, ip, mac);
+	adj_upd_end(t);
+	return (rv);
+}
+
+static unsigned
+adj_x_neigh_set6(struct fwd_adj_tbl *t, uint16_t port, const uint8_t ip6[16],
     const uint8_t *mac)
 {
 	unsigned changed = 0;
@@ -404,4 +693,16 @@ fwd_adj_neigh_set6(struct fwd_adj_tbl *t, uint16_t port, const uint8_t ip6[16],
 		changed += adj_neigh_update(t, a, mac);
 	}
 	return (changed);
+}
+
+unsigned
+fwd_adj_neigh_set6(struct fwd_adj_tbl *t, uint16_t port, const uint8_t ip6[16],
+    const uint8_t *mac)
+{
+	unsigned rv;
+
+	adj_upd_begin(t);
+	rv = adj_x_neigh_set6(t, port, ip6, mac);
+	adj_upd_end(t);
+	return (rv);
 }

@@ -91,6 +91,9 @@ struct fwd_adj_tbl {
 	uint8_t (*gw6)[16];
 	unsigned low_free; /* every index below is used or reserved */
 	struct fwd_adj_port port[FWD_PORT_MAX];
+	/* fwd_adj_tbl_new_shared/_adopt: the arrays above in this segment
+	 * (port[] and low_free stay the process's own) */
+	struct lc_seg *seg;
 };
 
 /*
@@ -99,6 +102,23 @@ struct fwd_adj_tbl {
  */
 struct fwd_adj_tbl *fwd_adj_tbl_new(unsigned size, unsigned ngroups);
 void fwd_adj_tbl_free(struct fwd_adj_tbl *);
+/*
+ * The same with every entry and the control maps in a shared memory
+ * segment (libcommon/lc_seg.h) that outlives the process (issue 26), its
+ * fd fwd_adj_tbl_seg_fd's; every public change runs inside the segment's
+ * epoch. _adopt maps the table a previous process made with the same size
+ * and ngroups from fd (which stays the caller's): the entries as they were
+ * after its last whole change (the fast path may use them at once, their
+ * ports' state, port[], is the new process's to set again); NULL and err:
+ * -EPROTO (another kind, layout or shape), -EAGAIN (its writer died in
+ * the middle of a change), -ENOMEM.
+ */
+struct lc_err;
+struct fwd_adj_tbl *fwd_adj_tbl_new_shared(unsigned size, unsigned ngroups);
+struct fwd_adj_tbl *fwd_adj_tbl_adopt(unsigned size, unsigned ngroups, int fd,
+    struct lc_err *err);
+/* A shared table's segment fd (the table's own), else -1. */
+int fwd_adj_tbl_seg_fd(const struct fwd_adj_tbl *);
 
 /*
  * Indices no adjacency gets (they stay UNSET, so the fast path never

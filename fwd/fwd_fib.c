@@ -320,21 +320,19 @@ fib_group_make(struct fwd_fib *fib, uint32_t i, unsigned *gp)
 
 /* ---- updates of a shared FIB: the segment's epoch ---- */
 
-/* Every public call that changes the FIB runs between these: a shared
- * FIB's segment is marked inconsistent from the first write to the last,
- * so that a crash in between leaves it refused by fwd_fib_adopt (one
- * route's update, or a whole clear or sweep, is the unit). */
+/* Every public change inside the segment's epoch, when shared (a crash in
+ * one leaves it refused by adopt; nested calls count once: lc_seg). */
 static inline void
 fib_upd_begin(struct fwd_fib *fib)
 {
-	if (fib->seg != NULL && fib->upd++ == 0)
+	if (fib->seg != NULL)
 		lc_seg_begin(fib->seg);
 }
 
 static inline void
 fib_upd_end(struct fwd_fib *fib)
 {
-	if (fib->seg != NULL && --fib->upd == 0)
+	if (fib->seg != NULL)
 		lc_seg_end(fib->seg);
 }
 

@@ -95,10 +95,8 @@ struct fwd_fib {
 	struct fwd_qsbr *qsbr;
 	bool own_qsbr;
 
-	/* FWD_FIB_F_SHARED: every table in seg (FIB_R_* regions); upd
-	 * counts nested updates (the epoch is odd while > 0) */
+	/* FWD_FIB_F_SHARED: every table in seg (FIB_R_* regions) */
 	struct lc_seg *seg;
-	unsigned upd;
 };
 
 bool fwd_fib_simd_supported(void);

@@ -247,6 +247,8 @@ lc_seg_adopt(struct lc_seg *s, int fd, uint32_t kind, uint32_t version,
 void
 lc_seg_begin(struct lc_seg *s)
 {
+	if (s->depth++ != 0)
+		return;
 	__atomic_store_n(&s->hdr->epoch, s->hdr->epoch | 1, __ATOMIC_RELAXED);
 	/* the odd epoch is visible before any write of the update */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -255,6 +257,8 @@ lc_seg_begin(struct lc_seg *s)
 void
 lc_seg_end(struct lc_seg *s)
 {
+	if (s->depth == 0 || --s->depth != 0)
+		return;
 	s->hdr->updates++;
 	__atomic_store_n(&s->hdr->epoch, s->hdr->epoch + 1, __ATOMIC_RELEASE);
 }

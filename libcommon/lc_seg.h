@@ -42,6 +42,7 @@ struct lc_seg {
 	unsigned n;
 	void *reg[LC_SEG_REGIONS_MAX];
 	size_t reg_len[LC_SEG_REGIONS_MAX];
+	unsigned depth; /* lc_seg_begin calls not ended yet */
 };
 
 /*
@@ -80,7 +81,8 @@ lc_seg_fd(const struct lc_seg *s)
 
 /* An update starts (the epoch goes odd) / ends (even again). Release
  * ordered: what was written before lc_seg_end is seen by whoever adopts
- * the segment and finds the epoch even. Not nested. */
+ * the segment and finds the epoch even. Nested calls count: the epoch is
+ * odd from the outermost begin to its end. */
 void lc_seg_begin(struct lc_seg *);
 void lc_seg_end(struct lc_seg *);
 /* Updates completed since the segment was made. */
