@@ -1004,12 +1004,14 @@ h_query_drops(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 
 	(void)msg;
 	fwd_d_stats(d, &s, &full);
-	l.drops = ar_calloc(d, (FWD_R__COUNT + 13) * sizeof(*l.drops));
+	l.drops = ar_calloc(d,
+	    (FWD_R__COUNT + 13 + FWD_ND_BAD_MAX + 1) * sizeof(*l.drops));
 	for (unsigned r = 1; r < FWD_R__COUNT; r++)
 		drop_add(d, &l, fwd_reason_str((enum fwd_reason)r),
 		    s.reason[r]);
 	drop_add(d, &l, "punt_refused", s.punt_refused);
 	drop_add(d, &l, "arp_queue_drops", as->queue_drops);
+	fwd_d_nd_drops(d, &l);
 	drop_add(d, &l, "icmp_rate_limited", d->icmp.st.rate_limited);
 	drop_add(d, &l, "slow_out_overflow", d->out->overflow);
 	/* what the devices refused, over every interface (fwd_port_stats) */

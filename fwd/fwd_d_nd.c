@@ -105,6 +105,7 @@ fwd_d_nd_init(struct fwd_d *d)
 	c.clock_arg = d;
 	c.seed = (uint32_t)fwd_d_now_ms(d) | 1;
 	c.no_dad = d->conf.nd_no_dad;
+	c.assume_used = true; /* the fast path forwards on every MAC we have */
 	c.unreach = nd_unreach;
 	c.unreach_arg = d;
 	c.addr_event = nd_addr_event;
@@ -632,4 +633,33 @@ fwd_d_nd_neigh_list(struct fwd_d *d, uint32_t ifindex, Fwd__NeighbourList *l,
 
 	if (d->nd != NULL)
 		(void)fwd_nd_walk(d->nd, nd_list_one, &w);
+}
+
+static void
+nd_drop_add(struct fwd_d *d, Fwd__DropList *l, const char *what, uint64_t v)
+{
+	Fwd__DropCounter *c = nd_ar(d, sizeof(*c));
+	char name[48];
+
+	snprintf(name, sizeof(name), "nd_%s", what);
+	fwd__drop_counter__init(c);
+	c->reason = lc_arena_strdup(d->ar, name);
+	if (c->reason == NULL)
+		lc_oom("tern-fwd reply arena");
+	c->count = v;
+	l->drops[l->n_drops++] = c;
+}
+
+void
+fwd_d_nd_drops(struct fwd_d *d, Fwd__DropList *l)
+{
+	const struct fwd_nd_stats *st;
+
+	if (d->nd == NULL)
+		return;
+	st = fwd_nd_stats(d->nd);
+	for (unsigned r = 0; r < FWD_ND_BAD_MAX; r++)
+		nd_drop_add(d, l, fwd_nd_bad_str((enum fwd_nd_bad)r),
+		    st->bad[r]);
+	nd_drop_add(d, l, "queue_drops", st->queue_drops);
 }

@@ -73,6 +73,11 @@ void fwd_d_nd_link_up(struct fwd_d *, struct fwd_iface *);
  * fwd_ctl's, from what fwd_d_addr6_set was told). */
 void fwd_d_nd_if_fill(struct fwd_d *, const struct fwd_iface *,
     struct Fwd__Interface *x);
+struct Fwd__DropList;
+/* ND's refusals by reason ("nd_hop_limit", ...) and its queue drops
+ * ("nd_queue_drops") appended to l (room made by the caller:
+ * FWD_ND_BAD_MAX + 1). */
+void fwd_d_nd_drops(struct fwd_d *, struct Fwd__DropList *l);
 /* The IPv6 neighbours (ifindex 0: all) appended to l (its array grown in
  * d's reply arena; *cap its room). */
 void fwd_d_nd_neigh_list(struct fwd_d *, uint32_t ifindex,

@@ -309,6 +309,26 @@ fwd_nd_stats(const struct fwd_nd *nd)
 	return (&nd->st);
 }
 
+const char *
+fwd_nd_bad_str(enum fwd_nd_bad why)
+{
+	static const char *const n[FWD_ND_BAD_MAX] = {
+	    [FWD_ND_BAD_FRAME] = "frame",
+	    [FWD_ND_BAD_PORT] = "port",
+	    [FWD_ND_BAD_HLIM] = "hop_limit",
+	    [FWD_ND_BAD_CSUM] = "checksum",
+	    [FWD_ND_BAD_CODE] = "code",
+	    [FWD_ND_BAD_LEN] = "length",
+	    [FWD_ND_BAD_OPT] = "option",
+	    [FWD_ND_BAD_TARGET] = "target",
+	    [FWD_ND_BAD_SRC] = "source",
+	    [FWD_ND_BAD_DST] = "destination",
+	    [FWD_ND_BAD_EXT] = "extension_header",
+	};
+
+	return ((unsigned)why < FWD_ND_BAD_MAX ? n[why] : "?");
+}
+
 /* ---- frames ---- */
 
 /*
@@ -875,6 +895,25 @@ nd_flush_queue(struct fwd_nd *nd, struct nd_neigh *n, struct fwd_out *out)
 	nd_queue_clear(nd, n);
 }
 
+/*
+ * n (with its MAC) becomes STALE at now. One that traffic uses (n->used;
+ * every one with conf.assume_used, where the fast path sends on it
+ * unseen) is being sent to: DELAY at once (7.3.3). An event each.
+ */
+static void
+nd_stale(struct fwd_nd *nd, struct nd_neigh *n, uint64_t now)
+{
+	n->state = FWD_ND_STALE;
+	n->t_next = now + nd->conf.gc_stale_ms;
+	nd_neigh_event(nd, n);
+	if (n->used || nd->conf.assume_used) {
+		n->used = true;
+		n->state = FWD_ND_DELAY;
+		n->t_next = now + nd->conf.delay_first_probe_ms;
+		nd_neigh_event(nd, n);
+	}
+}
+
 /* n gets MAC mac in state st (REACHABLE, STALE or STATIC). */
 static void
 nd_set(struct fwd_nd *nd, struct nd_neigh *n, const uint8_t *mac, uint8_t st,
@@ -894,10 +933,10 @@ nd_set(struct fwd_nd *nd, struct nd_neigh *n, const uint8_t *mac, uint8_t st,
 		n->t_next = now + nd->reachable_ms;
 	} else if (st == FWD_ND_STALE) {
 		/* learned (an NS, RS or RA with its address) or a new MAC:
-		 * the age counts from now (it was since 0: hours) */
+		 * the age counts from now (it was since 0: hours); the
+		 * timer is nd_stale's */
 		if (changed)
 			n->t_conf = now;
-		n->t_next = now + nd->conf.gc_stale_ms;
 	} else {
 		n->t_conf = now;
 		n->t_next = 0;
@@ -905,7 +944,9 @@ nd_set(struct fwd_nd *nd, struct nd_neigh *n, const uint8_t *mac, uint8_t st,
 	if (changed)
 		nd_publish(nd, n);
 	nd_flush_queue(nd, n, out);
-	if (ev)
+	if (ev && st == FWD_ND_STALE)
+		nd_stale(nd, n, now);
+	else if (ev)
 		nd_neigh_event(nd, n);
 }
 
@@ -1061,11 +1102,8 @@ nd_in_na(struct fwd_nd *nd, uint16_t port, const uint8_t *f, const uint8_t *ip,
 	}
 	differ = o->tlla != NULL && memcmp(o->tlla, n->mac, 6) != 0;
 	if (!ov && differ) {
-		if (n->state == FWD_ND_REACHABLE) {
-			n->state = FWD_ND_STALE;
-			n->t_next = now + nd->conf.gc_stale_ms;
-			nd_neigh_event(nd, n);
-		}
+		if (n->state == FWD_ND_REACHABLE)
+			nd_stale(nd, n, now);
 		return (0);
 	}
 	n->router = r;
@@ -1620,17 +1658,8 @@ nd_tick_neigh(struct fwd_nd *nd, struct nd_neigh *n, uint64_t now,
 		n->t_next = now + nd->conf.retrans_ms;
 		return (0);
 	case FWD_ND_REACHABLE:
-		/* 7.3.3: ReachableTime passed. An entry traffic uses (the
-		 * fast path sends on it) is then sent to while STALE at
-		 * once: DELAY. */
-		n->state = FWD_ND_STALE;
-		n->t_next = now + nd->conf.gc_stale_ms;
-		nd_neigh_event(nd, n);
-		if (n->used) {
-			n->state = FWD_ND_DELAY;
-			n->t_next = now + nd->conf.delay_first_probe_ms;
-			nd_neigh_event(nd, n);
-		}
+		/* 7.3.3: ReachableTime passed */
+		nd_stale(nd, n, now);
 		return (1);
 	case FWD_ND_STALE:
 		/* unused for gc_stale_ms: forgotten */

@@ -89,7 +89,13 @@ struct fwd_nd_conf {
 	unsigned gc_stale_ms;	       /* a STALE entry nothing uses is
 					  deleted after; 0: 600000 */
 	bool no_dad;		       /* addresses are in use at once */
-	uint32_t seed;		       /* of the randomised timers; 0: fixed */
+	/* Every entry with a MAC is taken to be in use (the fast path sends
+	 * on it without the slow path seeing: tern-fwd): a STALE one goes
+	 * DELAY at once, so it is confirmed by a unicast NS (PROBE) rather
+	 * than used unverified until forgotten. Else only entries traffic
+	 * asked for (resolution, punts) are. */
+	bool assume_used;
+	uint32_t seed; /* of the randomised timers; 0: fixed */
 	/*
 	 * Optional, as fwd_arp_conf.fib: a neighbour resolved through a
 	 * connected (glean) route gets an adjacency and a /128 host route
@@ -321,6 +327,9 @@ int fwd_nd_get(const struct fwd_nd *, uint16_t port, const uint8_t ip6[16],
 int fwd_nd_walk(const struct fwd_nd *,
     int (*cb)(const struct fwd_nd_info *, void *), void *arg);
 const struct fwd_nd_stats *fwd_nd_stats(const struct fwd_nd *);
+/* Short lower-case name of a reason ("hop_limit"), for counters shown to
+ * operators (QUERY_DROPS: "nd_" + it). */
+const char *fwd_nd_bad_str(enum fwd_nd_bad);
 
 /* A MAC a neighbour may have: unicast, not zero (fwd_arp_mac_ok). */
 bool fwd_nd_mac_ok(const uint8_t *mac);

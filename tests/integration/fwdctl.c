@@ -80,7 +80,8 @@ usage(void)
 	fprintf(stderr,
 	    "usage: fwdctl RUNDIR CMD...\n"
 	    "  if NAME [ADDR/LEN...] [host-path on|off] [backend B]\n"
-	    "     [mtu N] [neigh6 ADDR6 MAC]...\n"
+	    "     [mtu N] [neigh6 ADDR6 MAC]... [ra-mtu N]\n"
+	    "     [ra on|off] [ra-interval S] [ra-lifetime S] [ipv6 off]\n"
 	    "                              IF_CONFIG (enabled; afpacket\n"
 	    "                              unless B); an ADDR with ':' is\n"
 	    "                              IPv6 (addrs6)\n"
@@ -89,6 +90,7 @@ usage(void)
 	    "  route del PFX/LEN           FIB_BATCH del\n"
 	    "  resync-begin | resync-end\n"
 	    "  interfaces | fib [PFX/LEN] | lookup ADDR | neigh | drops\n"
+	    "  neigh6                      QUERY_NEIGHBOURS family 6\n"
 	    "  fib6 [PFX6/LEN] | lookup6 ADDR6   QUERY_FIB ipv6\n"
 	    "  load-set N GW[,GW..] SAMPLES  the standard prefix set of N,\n"
 	    "                              route k via GW[nh %% count]; then\n"
@@ -212,6 +214,7 @@ main(int argc, char **argv)
 		Fwd__IfAddr6 ia6[16], *ia6p[16];
 		Fwd__StaticNeighbour sn[16], *snp[16];
 		static uint8_t addr6[48][16], mac6[16][6];
+		Fwd__RaConfig ra = FWD__RA_CONFIG__INIT;
 		Fwd__IfConfigAck *a;
 
 		ic.name = argv[3];
@@ -236,6 +239,32 @@ main(int argc, char **argv)
 			}
 			if (strcmp(argv[i], "mtu") == 0 && i + 1 < argc) {
 				ic.mtu = (uint32_t)atoi(argv[++i]);
+				continue;
+			}
+			/* Router Advertisements (RaConfig) */
+			if (strcmp(argv[i], "ra") == 0 && i + 1 < argc) {
+				ra.enabled = strcmp(argv[++i], "on") == 0;
+				ic.ra = &ra;
+				continue;
+			}
+			if (strcmp(argv[i], "ra-mtu") == 0 && i + 1 < argc) {
+				ra.mtu = (uint32_t)atoi(argv[++i]);
+				continue;
+			}
+			if (strcmp(argv[i], "ra-interval") == 0 &&
+			    i + 1 < argc) {
+				ra.interval_max_s = (uint32_t)atoi(argv[++i]);
+				continue;
+			}
+			if (strcmp(argv[i], "ra-lifetime") == 0 &&
+			    i + 1 < argc) {
+				ra.router_lifetime_s = (uint32_t)atoi(
+				    argv[++i]);
+				continue;
+			}
+			if (strcmp(argv[i], "ipv6") == 0 && i + 1 < argc) {
+				ic.ipv6_disabled = strcmp(argv[++i], "off") ==
+				    0;
 				continue;
 			}
 			if (strcmp(argv[i], "neigh6") == 0 && i + 2 < argc &&
@@ -380,6 +409,20 @@ main(int argc, char **argv)
 					printf(" %s/%u",
 					    ip6s(x->addrs6[k]->addr.data),
 					    x->addrs6[k]->len);
+			if (x->link_local.len == 16)
+				printf(" ll %s", ip6s(x->link_local.data));
+			for (size_t k = 0; k < x->n_addrs6_tentative; k++)
+				if (x->addrs6_tentative[k]->addr.len == 16)
+					printf(" tentative %s",
+					    ip6s(x->addrs6_tentative[k]
+						     ->addr.data));
+			for (size_t k = 0; k < x->n_addrs6_duplicate; k++)
+				if (x->addrs6_duplicate[k]->addr.len == 16)
+					printf(" duplicate %s",
+					    ip6s(x->addrs6_duplicate[k]
+						     ->addr.data));
+			if (x->ra_enabled)
+				printf(" ra on");
 			if (x->counters != NULL)
 				printf(" rx %llu tx %llu rx_drops %llu "
 				       "rx_ring_full %llu",
@@ -493,6 +536,32 @@ main(int argc, char **argv)
 			    ip(l->neighbours[i]->addr),
 			    l->neighbours[i]->ifindex,
 			    (int)l->neighbours[i]->state);
+		return (0);
+	}
+	if (strcmp(cmd, "neigh6") == 0) {
+		static const char *const stn[] = {"none", "incomplete",
+		    "reachable", "stale", "failed", "static", "delay", "probe"};
+		Fwd__NeighbourQuery q = FWD__NEIGHBOUR_QUERY__INIT;
+		Fwd__NeighbourList *l;
+
+		q.family = 6;
+		l = (Fwd__NeighbourList *)call(FWD__METHOD__QUERY_NEIGHBOURS,
+		    &q.base);
+		for (size_t i = 0; i < l->n_neighbours; i++) {
+			const Fwd__Neighbour *n = l->neighbours[i];
+			const uint8_t *m = n->mac.data;
+			unsigned st = (unsigned)n->state;
+
+			if (n->addr6.len != 16)
+				continue;
+			printf("%s if %u state %s", ip6s(n->addr6.data),
+			    n->ifindex, st < 8 ? stn[st] : "?");
+			if (n->mac.len == 6)
+				printf(" mac %02x:%02x:%02x:%02x:%02x:%02x",
+				    m[0], m[1], m[2], m[3], m[4], m[5]);
+			printf(" router %d age %u queued %u\n", n->router,
+			    n->age_ms, n->queued);
+		}
 		return (0);
 	}
 	if (strcmp(cmd, "load-set") == 0 && argc == 6)

@@ -19,6 +19,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
 . "$root/tests/lib/check.sh"
+. "$root/tests/lib/netns6.sh"
 
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1 ||
 	! command -v python3 >/dev/null || ! command -v ping >/dev/null; then
@@ -57,35 +58,18 @@ P1=2001:2:0:110 P2=2001:2:0:120 FAR=2001:2:0:1f0::1
 H1MAC=02:6d:00:00:01:02 R1MAC=02:6d:00:00:01:01
 H2MAC=02:6d:00:00:02:02 R2MAC=02:6d:00:00:02:01
 topo() {
-	ip netns add "$h1" && ip netns add "$r" && ip netns add "$h2" || return 1
-	ip -n "$r" link add r1 type veth peer name eth0 netns "$h1" || return 1
-	ip -n "$r" link add r2 type veth peer name eth0 netns "$h2" || return 1
-	ip -n "$r" link set r1 address $R1MAC
-	ip -n "$r" link set r2 address $R2MAC
+	t6_topo "$h1" "$r" "$h2" $R1MAC $R2MAC $H1MAC $H2MAC || return 1
 	ip -n "$r" link set r2 mtu 1400
 	ip -n "$h2" link set eth0 mtu 1400
-	# the router's kernel has no IPv6 of its own: tern-fwd answers
-	ip netns exec "$r" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$r" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	local n ifc
+	local n
 	for n in "$h1" "$h2"; do
-		ip -n "$n" link set lo up
 		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.accept_ra=0
 		ip netns exec "$n" sysctl -qw net.ipv6.conf.eth0.accept_ra=0
 	done
-	for ifc in r1 r2; do
-		for f in gro gso tso tx rx; do
-			ip netns exec "$r" ethtool -K $ifc $f off >/dev/null 2>&1
-		done
-		ip -n "$r" link set $ifc up
-	done
-	ip -n "$h1" link set eth0 address $H1MAC
-	ip -n "$h2" link set eth0 address $H2MAC
 	ip -n "$h1" addr add $P1::2/64 dev eth0 nodad
 	ip -n "$h2" addr add $P2::2/64 dev eth0 nodad
 	ip -n "$h2" addr add $FAR/64 dev lo nodad
 	for n in "$h1" "$h2"; do
-		ip netns exec "$n" ethtool -K eth0 tx off >/dev/null 2>&1
 		ip -n "$n" link set eth0 up
 	done
 	ip -n "$h1" -6 route add default via $P1::1 dev eth0

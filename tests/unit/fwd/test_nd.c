@@ -586,6 +586,8 @@ test_ns_invalid(void **st)
 	l = mk_ns(e->f, hmac, e->h, sn, snmac, e->a1, hmac);
 	assert_int_equal(fwd_nd_input(e->nd, 7, e->f, l, &e->out), -EINVAL);
 	assert_int_equal(fwd_nd_stats(e->nd)->bad[FWD_ND_BAD_PORT], 1);
+	assert_string_equal(fwd_nd_bad_str(FWD_ND_BAD_HLIM), "hop_limit");
+	assert_string_equal(fwd_nd_bad_str(FWD_ND_BAD_EXT), "extension_header");
 	/* what is not ND is not refused, only ignored (an MLD report, an
 	 * echo to ff02::1) */
 	l = mk(e->f, allnodes_mac, hmac, e->h, allnodes, 1, 128, 0, b, 4);
@@ -878,25 +880,30 @@ test_na_update(void **st)
 	l = mk_na(e->f, hmac, e->h, e->a1, mac1, 0x40, e->h, NULL);
 	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
 	assert_int_equal(state_of(e, 1, e->h), FWD_ND_INCOMPLETE);
-	/* unsolicited with TLLA: STALE */
+	/* unsolicited with TLLA: STALE, and traffic wanted it (resolve):
+	 * being sent to, DELAY (7.3.3) */
 	l = mk_na(e->f, hmac, e->h, allnodes, allnodes_mac, 0x20, e->h, hmac);
+	e->nneigh_ev = 0;
 	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
-	assert_int_equal(state_of(e, 1, e->h), FWD_ND_STALE);
+	assert_int_equal(state_of(e, 1, e->h), FWD_ND_DELAY);
+	assert_int_equal(e->nneigh_ev, 2); /* STALE, DELAY */
 	/* solicited, same MAC: REACHABLE */
 	l = mk_na(e->f, hmac, e->h, e->a1, mac1, 0x40, e->h, hmac);
 	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
 	assert_int_equal(state_of(e, 1, e->h), FWD_ND_REACHABLE);
-	/* O clear, another MAC: REACHABLE -> STALE, the MAC kept */
+	/* O clear, another MAC: REACHABLE -> STALE (-> DELAY), the MAC
+	 * kept */
 	l = mk_na(e->f, hmac2, e->h, e->a1, mac1, 0x40, e->h, hmac2);
 	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
 	assert_int_equal(fwd_nd_get(e->nd, 1, e->h, &ni), 0);
-	assert_int_equal(ni.state, FWD_ND_STALE);
+	assert_int_equal(ni.state, FWD_ND_DELAY);
 	assert_memory_equal(ni.mac, hmac, 6);
-	/* O set, another MAC, not solicited: the MAC taken, STALE */
+	/* O set, another MAC, not solicited: the MAC taken, STALE (->
+	 * DELAY) */
 	l = mk_na(e->f, hmac2, e->h, allnodes, allnodes_mac, 0x20, e->h, hmac2);
 	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
 	assert_int_equal(fwd_nd_get(e->nd, 1, e->h, &ni), 0);
-	assert_int_equal(ni.state, FWD_ND_STALE);
+	assert_int_equal(ni.state, FWD_ND_DELAY);
 	assert_memory_equal(ni.mac, hmac2, 6);
 	assert_false(ni.router);
 	/* O and S set: REACHABLE with the MAC, R noted */
@@ -1247,6 +1254,43 @@ test_src_and_ports(void **st)
 	assert_true(fwd_nd_is_ours(e->nd, e->a1));
 }
 
+static void
+test_assume_used(void **st)
+{
+	struct fwd_nd_conf c = {.queue_len = 4, .assume_used = true};
+	struct env *e = env_new(&c);
+	uint8_t sn[16], snmac[6];
+	unsigned l;
+
+	(void)st;
+	assert_int_equal(fwd_nd_addr_add(e->nd, 1, e->a1, 64, &e->out), 0);
+	assert_int_equal(fwd_nd_ll_set(e->nd, 1, NULL, &e->out), 0);
+	now_ms += 1000;
+	(void)fwd_nd_tick(e->nd, &e->out);
+	/* learned from an NS: STALE and, the fast path using it, DELAY */
+	solnode(e->a1, sn, snmac);
+	l = mk_ns(e->f, hmac, e->h, sn, snmac, e->a1, hmac);
+	e->nneigh_ev = 0;
+	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
+	assert_int_equal(state_of(e, 1, e->h), FWD_ND_DELAY);
+	assert_int_equal(e->nneigh_ev, 2); /* STALE, DELAY */
+	/* confirmed by a unicast NS, then REACHABLE */
+	e->out.n = 0;
+	now_ms += 5000;
+	(void)fwd_nd_tick(e->nd, &e->out);
+	assert_int_equal(state_of(e, 1, e->h), FWD_ND_PROBE);
+	assert_int_equal(e->out.n, 1);
+	chk_solicit(e, &e->out.pkt[0], e->h, hmac);
+	l = mk_na(e->f, hmac, e->h, e->a1, mac1, 0x40, e->h, NULL);
+	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
+	assert_int_equal(state_of(e, 1, e->h), FWD_ND_REACHABLE);
+	/* and O clear with another MAC: STALE, so DELAY again */
+	l = mk_na(e->f, hmac2, e->h, e->a1, mac1, 0x40, e->h, hmac2);
+	assert_int_equal(fwd_nd_input(e->nd, 1, e->f, l, &e->out), 0);
+	assert_int_equal(state_of(e, 1, e->h), FWD_ND_DELAY);
+	teardown((void **)&e);
+}
+
 int
 main(void)
 {
@@ -1261,6 +1305,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_resolve_fail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_states, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stale_delay, setup, teardown),
+	    cmocka_unit_test(test_assume_used),
 	    cmocka_unit_test_setup_teardown(test_na_update, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_bound, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_static, setup, teardown),
