@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fwd_adj.h"
+#include "fwd_pkt6.h"
 
 struct fwd_adj_tbl *
 fwd_adj_tbl_new(unsigned size, unsigned ngroups)
@@ -29,8 +30,10 @@ fwd_adj_tbl_new(unsigned size, unsigned ngroups)
 	t->grp = calloc((size_t)ngroups * FWD_ADJ_GROUP_MAX + 1,
 	    sizeof(*t->grp));
 	t->grp_used = calloc(ngroups + 1, 1);
+	t->v6 = calloc(size, 1);
+	t->gw6 = calloc(size, sizeof(*t->gw6));
 	if (t->ent == NULL || t->used == NULL || t->grp == NULL ||
-	    t->grp_used == NULL) {
+	    t->grp_used == NULL || t->v6 == NULL || t->gw6 == NULL) {
 		fwd_adj_tbl_free(t);
 		errno = ENOMEM;
 		return (NULL);
@@ -47,6 +50,8 @@ fwd_adj_tbl_free(struct fwd_adj_tbl *t)
 	free(t->used);
 	free(t->grp);
 	free(t->grp_used);
+	free(t->v6);
+	free(t->gw6);
 	free(t);
 }
 
@@ -92,6 +97,9 @@ adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
 	const struct fwd_adj_port *p = a->port < FWD_PORT_MAX ?
 	    &t->port[a->port] :
 	    NULL;
+	unsigned idx = (unsigned)(a - t->ent);
+	uint16_t type = idx < t->size && t->v6[idx] ? FWD_ETH_P_IPV6 :
+						      FWD_ETH_P_IPV4;
 	uint8_t act;
 
 	switch (a->kind) {
@@ -107,8 +115,8 @@ adj_publish(struct fwd_adj_tbl *t, struct fwd_adj *a)
 			memcpy(a->eth + FWD_ETH_SRC, p->mac, 6);
 			a->mtu = p->mtu;
 		}
-		a->eth[12] = FWD_ETH_P_IPV4 >> 8;
-		a->eth[13] = FWD_ETH_P_IPV4 & 0xff;
+		a->eth[12] = type >> 8;
+		a->eth[13] = type & 0xff;
 		break;
 	case FWD_ADJ_K_LOCAL:
 		act = FWD_ADJ_A_LOCAL;
@@ -151,6 +159,8 @@ fwd_adj_release(struct fwd_adj_tbl *t, unsigned idx)
 	a->kind = FWD_ADJ_K_NONE;
 	a->resolved = 0;
 	a->gw = 0;
+	t->v6[idx] = 0;
+	memset(t->gw6[idx], 0, 16);
 	t->used[idx] = 0;
 	if (idx < t->low_free)
 		t->low_free = idx;
@@ -211,20 +221,26 @@ adj_prep(struct fwd_adj_tbl *t, unsigned idx)
 	t->used[idx] = 1;
 	a->resolved = 0;
 	a->gw = 0;
+	t->v6[idx] = 0;
+	memset(t->gw6[idx], 0, 16);
 	return (a);
 }
 
-int
-fwd_adj_set_nh(struct fwd_adj_tbl *t, unsigned idx, uint16_t port, uint32_t gw,
-    const uint8_t *mac)
+/* K_NH (gw or gw6 its gateway) or K_GLEAN on port, of either family. */
+static int
+adj_set_port(struct fwd_adj_tbl *t, unsigned idx, uint8_t kind, uint16_t port,
+    uint32_t gw, const uint8_t *gw6, bool v6, const uint8_t *mac)
 {
 	struct fwd_adj *a;
 
 	if (port >= FWD_PORT_MAX || (a = adj_prep(t, idx)) == NULL)
 		return (-EINVAL);
-	a->kind = FWD_ADJ_K_NH;
+	a->kind = kind;
 	a->port = port;
 	a->gw = gw;
+	t->v6[idx] = v6;
+	if (gw6 != NULL)
+		memcpy(t->gw6[idx], gw6, 16);
 	if (mac != NULL) {
 		memcpy(a->eth, mac, 6);
 		a->resolved = 1;
@@ -234,16 +250,33 @@ fwd_adj_set_nh(struct fwd_adj_tbl *t, unsigned idx, uint16_t port, uint32_t gw,
 }
 
 int
+fwd_adj_set_nh(struct fwd_adj_tbl *t, unsigned idx, uint16_t port, uint32_t gw,
+    const uint8_t *mac)
+{
+	return (adj_set_port(t, idx, FWD_ADJ_K_NH, port, gw, NULL, false, mac));
+}
+
+int
 fwd_adj_set_glean(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
 {
-	struct fwd_adj *a;
+	return (
+	    adj_set_port(t, idx, FWD_ADJ_K_GLEAN, port, 0, NULL, false, NULL));
+}
 
-	if (port >= FWD_PORT_MAX || (a = adj_prep(t, idx)) == NULL)
+int
+fwd_adj_set_nh6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port,
+    const uint8_t gw6[16], const uint8_t *mac)
+{
+	if (gw6 == NULL)
 		return (-EINVAL);
-	a->kind = FWD_ADJ_K_GLEAN;
-	a->port = port;
-	adj_publish(t, a);
-	return (0);
+	return (adj_set_port(t, idx, FWD_ADJ_K_NH, port, 0, gw6, true, mac));
+}
+
+int
+fwd_adj_set_glean6(struct fwd_adj_tbl *t, unsigned idx, uint16_t port)
+{
+	return (
+	    adj_set_port(t, idx, FWD_ADJ_K_GLEAN, port, 0, NULL, true, NULL));
 }
 
 static int
@@ -321,6 +354,22 @@ fwd_adj_set_group(struct fwd_adj_tbl *t, unsigned idx, const uint16_t *members,
 	return (0);
 }
 
+/* K_NH entry a's neighbour has MAC mac (NULL: invalid): 1 if it changed. */
+static unsigned
+adj_neigh_update(struct fwd_adj_tbl *t, struct fwd_adj *a, const uint8_t *mac)
+{
+	if (mac != NULL && a->resolved && memcmp(a->eth, mac, 6) == 0)
+		return (0);
+	adj_quiesce(a);
+	if (mac != NULL) {
+		memcpy(a->eth, mac, 6);
+		a->resolved = 1;
+	} else
+		a->resolved = 0;
+	adj_publish(t, a);
+	return (1);
+}
+
 unsigned
 fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
     const uint8_t *mac)
@@ -330,18 +379,29 @@ fwd_adj_neigh_set(struct fwd_adj_tbl *t, uint16_t port, uint32_t ip,
 	for (unsigned i = 0; i < t->size; i++) {
 		struct fwd_adj *a = &t->ent[i];
 
-		if (a->kind != FWD_ADJ_K_NH || a->port != port || a->gw != ip)
+		if (a->kind != FWD_ADJ_K_NH || a->port != port || t->v6[i] ||
+		    a->gw != ip)
 			continue;
-		if (mac != NULL && a->resolved && memcmp(a->eth, mac, 6) == 0)
+		changed += adj_neigh_update(t, a, mac);
+	}
+	return (changed);
+}
+
+unsigned
+fwd_adj_neigh_set6(struct fwd_adj_tbl *t, uint16_t port, const uint8_t ip6[16],
+    const uint8_t *mac)
+{
+	unsigned changed = 0;
+
+	if (ip6 == NULL)
+		return (0);
+	for (unsigned i = 0; i < t->size; i++) {
+		struct fwd_adj *a = &t->ent[i];
+
+		if (a->kind != FWD_ADJ_K_NH || a->port != port || !t->v6[i] ||
+		    memcmp(t->gw6[i], ip6, 16) != 0)
 			continue;
-		adj_quiesce(a);
-		if (mac != NULL) {
-			memcpy(a->eth, mac, 6);
-			a->resolved = 1;
-		} else
-			a->resolved = 0;
-		adj_publish(t, a);
-		changed++;
+		changed += adj_neigh_update(t, a, mac);
 	}
 	return (changed);
 }

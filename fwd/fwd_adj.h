@@ -82,7 +82,13 @@ struct fwd_adj_tbl {
 	uint16_t *grp; /* ngroups * FWD_ADJ_GROUP_MAX member ids */
 	unsigned ngroups;
 	uint8_t *grp_used;
-	uint8_t *used;	   /* allocation map for fwd_adj_alloc */
+	uint8_t *used; /* allocation map for fwd_adj_alloc */
+	/* IPv6 K_NH and K_GLEAN entries (fwd_adj_set_nh6, _glean6): v6[idx]
+	 * is 1 and, for K_NH, gw6[idx] their gateway; kept out of the 32-byte
+	 * entry the fast path reads (the control side's, and the slow path's,
+	 * which reads it for resolution) */
+	uint8_t *v6;
+	uint8_t (*gw6)[16];
 	unsigned low_free; /* every index below is used or reserved */
 	struct fwd_adj_port port[FWD_PORT_MAX];
 };
@@ -169,10 +175,45 @@ int fwd_adj_set_group(struct fwd_adj_tbl *, unsigned idx,
 
 /*
  * The neighbour ip on port has MAC mac (NULL: no longer valid). Updates every
- * K_NH adjacency whose gateway it is. Returns how many changed.
+ * IPv4 K_NH adjacency whose gateway it is. Returns how many changed.
  */
 unsigned fwd_adj_neigh_set(struct fwd_adj_tbl *, uint16_t port, uint32_t ip,
     const uint8_t *mac);
+
+/*
+ * IPv6: point idx at gateway gw6 (a link-local or global address of the
+ * neighbour) on port; the frames it builds carry type 0x86DD. mac as for
+ * fwd_adj_set_nh. 0, -EINVAL.
+ */
+int fwd_adj_set_nh6(struct fwd_adj_tbl *, unsigned idx, uint16_t port,
+    const uint8_t gw6[16], const uint8_t *mac);
+
+/* IPv6 connected subnet on port (the slow path resolves the dst by ND). */
+int fwd_adj_set_glean6(struct fwd_adj_tbl *, unsigned idx, uint16_t port);
+
+/* Is idx an IPv6 adjacency (set by fwd_adj_set_nh6 or _glean6)? */
+static inline bool
+fwd_adj_is_v6(const struct fwd_adj_tbl *t, unsigned idx)
+{
+	return (idx < t->size && t->v6[idx] != 0);
+}
+
+/* idx's IPv6 gateway (K_NH from fwd_adj_set_nh6), else NULL. */
+static inline const uint8_t *
+fwd_adj_gw6(const struct fwd_adj_tbl *t, unsigned idx)
+{
+	return (fwd_adj_is_v6(t, idx) && t->ent[idx].kind == FWD_ADJ_K_NH ?
+		t->gw6[idx] :
+		NULL);
+}
+
+/*
+ * The IPv6 neighbour ip6 on port has MAC mac (NULL: no longer valid).
+ * Updates every IPv6 K_NH adjacency whose gateway it is. Returns how many
+ * changed.
+ */
+unsigned fwd_adj_neigh_set6(struct fwd_adj_tbl *, uint16_t port,
+    const uint8_t ip6[16], const uint8_t *mac);
 
 /* Flow hash on the addresses and protocol (murmur3 finaliser), for ECMP. */
 static inline uint32_t
@@ -188,17 +229,54 @@ fwd_adj_flow_hash(const uint8_t *ip)
 	return (h ^ (h >> 16));
 }
 
-/* The adjacency to use for a packet: resolves a group to its member. */
+/* The same for an IPv6 header: both addresses, the next header and the
+ * flow label (RFC 6438: the source's own flow hash when it sets one). */
+static inline uint32_t
+fwd_adj_flow_hash6(const uint8_t *ip)
+{
+	uint32_t h = (fwd_ld32(ip + 8) ^ fwd_ld32(ip + 12) ^ fwd_ld32(ip + 16) ^
+			 fwd_ld32(ip + 20)) *
+	    0x9e3779b1u;
+
+	h ^= fwd_ld32(ip + 24) ^ fwd_ld32(ip + 28) ^ fwd_ld32(ip + 32) ^
+	    fwd_ld32(ip + 36) ^ (fwd_ld32(ip) & htonl(0xfffffu)) ^ ip[6];
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return (h ^ (h >> 16));
+}
+
+/* Group a's member for flow hash h (a itself when not a group). */
 static inline const struct fwd_adj *
-fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
-    const uint8_t *ip)
+fwd_adj_member(const struct fwd_adj_tbl *t, const struct fwd_adj *a, uint32_t h)
 {
 	unsigned n = __atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE);
 
 	if (n == 0)
 		return (a);
 	return (&t->ent[t->grp[a->group * FWD_ADJ_GROUP_MAX +
-	    (unsigned)(((uint64_t)fwd_adj_flow_hash(ip) * n) >> 32)]]);
+	    (unsigned)(((uint64_t)h * n) >> 32)]]);
+}
+
+/* The adjacency to use for a packet: resolves a group to its member. */
+static inline const struct fwd_adj *
+fwd_adj_select(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
+    const uint8_t *ip)
+{
+	if (__atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE) == 0)
+		return (a);
+	return (fwd_adj_member(t, a, fwd_adj_flow_hash(ip)));
+}
+
+/* IPv6: the same (ip an IPv6 header). */
+static inline const struct fwd_adj *
+fwd_adj_select6(const struct fwd_adj_tbl *t, const struct fwd_adj *a,
+    const uint8_t *ip)
+{
+	if (__atomic_load_n(&a->ngrp, __ATOMIC_ACQUIRE) == 0)
+		return (a);
+	return (fwd_adj_member(t, a, fwd_adj_flow_hash6(ip)));
 }
 
 #endif /* FWD_ADJ_H */

@@ -69,6 +69,34 @@ settings_of(const Fwd__FwdConfig *c, struct fwd_d_settings *st,
 
 /* ---- IF_CONFIG ---- */
 
+/* IfConfig's IPv6 fields into r (checked by fwd_d_if_apply). */
+static void
+if6_req_of(const Fwd__IfConfig *c, struct fwd_if_req *r)
+{
+	r->ipv6_off = c->ipv6_disabled;
+	if (c->link_local.len != 0) {
+		r->has_ll = c->link_local.len == 16;
+		r->ll_bad = !r->has_ll;
+		if (r->has_ll)
+			memcpy(r->ll6, c->link_local.data, 16);
+	}
+	if (c->n_addrs6 > FWD_D_ADDR6_MAX) {
+		r->too_many6 = true;
+		return;
+	}
+	r->naddr6 = (unsigned)c->n_addrs6;
+	for (size_t k = 0; k < c->n_addrs6; k++) {
+		const Fwd__IfAddr6 *a = c->addrs6[k];
+
+		/* a bad length is refused by the check: plen 0 */
+		r->plen6[k] = a->addr.len == 16 && a->len <= 128 ?
+		    (uint8_t)a->len :
+		    0;
+		if (a->addr.len == 16)
+			memcpy(r->addr6[k], a->addr.data, 16);
+	}
+}
+
 static void
 h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
@@ -106,6 +134,7 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 			if (m->len == 6)
 				memcpy(r->neigh_mac[k], m->data, 6);
 		}
+		if6_req_of(c, r);
 		if (c->n_addrs > FWD_LOCAL_MAX) {
 			r->too_many = true;
 			continue;
@@ -165,11 +194,36 @@ fib_prefetch(const struct fwd_fib *fib, const struct ipc_route *r)
 	fwd_fib_prefetch(fib, ntohl(r->pfx.v4.s_addr), r->len);
 }
 
+/* One IPv6 record of a decoded FibBatch (fib_apply). */
+static int
+fib_apply6(struct fwd_d *d, const struct ipc_route_set *s,
+    const struct ipc_route *r, const uint32_t *ifx)
+{
+	uint8_t gw6[FWD_ADJ_GROUP_MAX * 16];
+	uint32_t ix[FWD_ADJ_GROUP_MAX];
+
+	if (r->op == IPC_ROUTE_DEL)
+		return (fwd_d_route6_del(d, r->pfx.v6.b, r->len));
+	if (r->n_nh == 0)
+		return (fwd_d_route6_nonh(d, r->pfx.v6.b, r->len, r->kind));
+	if (r->n_nh > FWD_ADJ_GROUP_MAX)
+		return (-EINVAL);
+	for (unsigned k = 0; k < r->n_nh; k++) {
+		const struct ipc_route_nh *nh = &s->nh[r->nh + k];
+
+		if (nh->family != AF_INET6)
+			return (-EINVAL);
+		memcpy(gw6 + 16 * k, nh->addr.v6.b, 16);
+		ix[k] = ifx[r->nh + k];
+	}
+	return (fwd_d_route6_add(d, r->pfx.v6.b, r->len, gw6, ix, r->n_nh));
+}
+
 /*
  * Applies the records of a decoded FibBatch (ipc/ipc_route.h: message and
  * packed entries in one array, in the order failed_index counts), failures
- * by index into fidx. gw/ifx: the batch's next-hop table in host order.
- * IPv6 records fail (not forwarded yet).
+ * by index into fidx. gw/ifx: the batch's next-hop table in host order
+ * (an IPv6 next hop's address is taken from the set itself).
  */
 static void
 fib_apply(struct fwd_d *d, const struct ipc_route_set *s, const uint32_t *gw,
@@ -182,7 +236,9 @@ fib_apply(struct fwd_d *d, const struct ipc_route_set *s, const uint32_t *gw,
 
 		if (i + FIB_PF_AHEAD < s->n)
 			fib_prefetch(d->fib, &s->rt[i + FIB_PF_AHEAD]);
-		if (r->op == IPC_ROUTE_BAD || r->family != AF_INET)
+		if (r->op != IPC_ROUTE_BAD && r->family == AF_INET6)
+			rv = fib_apply6(d, s, r, ifx);
+		else if (r->op == IPC_ROUTE_BAD || r->family != AF_INET)
 			rv = -EINVAL;
 		else if (r->op == IPC_ROUTE_DEL)
 			rv = fwd_d_route_del(d, a, r->len);
@@ -213,6 +269,7 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	int rv;
 
 	ack.packed_ok = true;
+	ack.ipv6_ok = true;
 	ipc_route_set_init_arena(&s, d->ar);
 	fidx = ar_calloc(d, all * sizeof(*fidx));
 	if ((rv = ipc_route_fib_decode(&s, b, &err)) == -ENOMEM)
@@ -225,15 +282,16 @@ h_fib_batch(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		lc_log_warnx("FIB batch %llu: %s: refused",
 		    (unsigned long long)b->seq, err.msg);
 	} else {
-		/* an IPv6 next hop is (0, 0) here, which fwd_d_route_add()
-		 * refuses */
+		/* an IPv6 next hop's gw is 0 here: an IPv4 route naming one
+		 * is refused by fwd_d_route_add() (attached without
+		 * interface) or points at nothing useful */
 		gw = ar_calloc(d, s.nnh * sizeof(*gw));
 		ifx = ar_calloc(d, s.nnh * sizeof(*ifx));
-		for (size_t i = 0; i < s.nnh; i++)
-			if (s.nh[i].family == AF_INET) {
+		for (size_t i = 0; i < s.nnh; i++) {
+			if (s.nh[i].family == AF_INET)
 				gw[i] = ntohl(s.nh[i].addr.v4.s_addr);
-				ifx[i] = s.nh[i].ifindex;
-			}
+			ifx[i] = s.nh[i].ifindex;
+		}
 		fib_apply(d, &s, gw, ifx, fidx, &nf);
 	}
 	d->st.fib_batches++;
@@ -263,6 +321,7 @@ h_resync_begin(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	fwd_d_resync_begin(d);
 	ipc_server_set_state(d->srv, "resyncing");
 	ack.packed_ok = true; /* FIB_BATCH takes packed_* fields */
+	ack.ipv6_ok = true;   /* and IPv6 records (docs/ipv6.md) */
 	ack.seq = ((const Fwd__Resync *)msg)->seq;
 	ack.routes = (uint32_t)fwd_fib_count(d->fib);
 	lc_log_info("resync begins (%u routes marked stale)", ack.routes);
@@ -276,6 +335,7 @@ h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	Fwd__FibAck ack = FWD__FIB_ACK__INIT;
 
 	ack.packed_ok = true;
+	ack.ipv6_ok = true;
 	ack.swept = (uint32_t)fwd_d_resync_end(d);
 	fwd_d_fib_tune(d);
 	ipc_server_set_state(d->srv, "running");
@@ -287,6 +347,34 @@ h_resync_end(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 }
 
 /* ---- interfaces ---- */
+
+/* Interface.addrs6: the addresses in use (with ND: DAD passed; ND's own
+ * integration adds tentative and duplicate ones), and the link-local. */
+static void
+enc_if6(struct fwd_d *d, const struct fwd_iface *f, Fwd__Interface *x)
+{
+	unsigned n = 0;
+
+	x->addrs6 = ar_calloc(d, (f->nuse6 + 1) * sizeof(*x->addrs6));
+	for (unsigned k = 0; f->attached && k < f->nuse6; k++) {
+		const struct fwd_addr6 *u = &f->use6[k];
+		Fwd__IfAddr6 *a;
+
+		if (u->ll) {
+			x->link_local.data = ar_ok(
+			    lc_arena_memdup(d->ar, u->a, 16));
+			x->link_local.len = 16;
+			continue;
+		}
+		a = ar_calloc(d, sizeof(*a));
+		fwd__if_addr6__init(a);
+		a->addr.data = ar_ok(lc_arena_memdup(d->ar, u->a, 16));
+		a->addr.len = 16;
+		a->len = u->plen;
+		x->addrs6[n++] = a;
+	}
+	x->n_addrs6 = n;
+}
 
 /* A port's counters as IfCounters, from the arena. */
 static Fwd__IfCounters *
@@ -386,6 +474,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		a->len = f->plen[k];
 		x->addrs[k] = a;
 	}
+	enc_if6(d, f, x);
 	if (counters) {
 		struct fwd_port_stats st;
 
@@ -596,6 +685,140 @@ fib_page(struct fwd_d *d, Fwd__FibList *l, uint32_t offset, uint32_t limit)
 	return (0);
 }
 
+/* ---- the IPv6 FIB ---- */
+
+static Fwd__FibRoute *
+enc_route6(struct fwd_d *d, const uint8_t *pfx, unsigned len, unsigned nh)
+{
+	Fwd__FibRoute *r = ar_calloc(d, sizeof(*r));
+	uint8_t gw6[FWD_ADJ_GROUP_MAX * 16];
+	uint32_t ifx[FWD_ADJ_GROUP_MAX];
+	unsigned n = fwd_d_nh_describe6(d, nh, gw6, ifx, FWD_ADJ_GROUP_MAX);
+
+	fwd__fib_route__init(r);
+	r->prefix6.data = ar_ok(lc_arena_memdup(d->ar, pfx, 16));
+	r->prefix6.len = 16;
+	r->len = len;
+	r->kind = (Fwd__RouteKind)fwd_d_nh_kind(d, nh);
+	r->n_nh_addr6 = r->n_nh_ifindex = n;
+	r->nh_addr6 = ar_calloc(d, (n + 1) * sizeof(*r->nh_addr6));
+	r->nh_ifindex = ar_calloc(d, (n + 1) * sizeof(uint32_t));
+	for (unsigned i = 0; i < n; i++) {
+		r->nh_addr6[i].data = ar_ok(
+		    lc_arena_memdup(d->ar, gw6 + 16 * i, 16));
+		r->nh_addr6[i].len = 16;
+		r->nh_ifindex[i] = ifx[i];
+	}
+	return (r);
+}
+
+/* The FIB6's routes in prefix order (address, then length). */
+struct fib6_key {
+	uint8_t p[16];
+	uint8_t len;
+};
+
+struct fib6_keys {
+	struct fib6_key *k;
+	size_t n, cap;
+};
+
+static int
+fib6_key_add(const uint8_t pfx[16], unsigned len, unsigned nh, void *arg)
+{
+	struct fib6_keys *fk = arg;
+
+	(void)nh;
+	if (fk->n == fk->cap) {
+		size_t nc = fk->cap ? fk->cap * 2 : 1024;
+		struct fib6_key *v = realloc(fk->k, nc * sizeof(*v));
+
+		if (v == NULL)
+			return (-ENOMEM);
+		fk->k = v;
+		fk->cap = nc;
+	}
+	memcpy(fk->k[fk->n].p, pfx, 16);
+	fk->k[fk->n++].len = (uint8_t)len;
+	return (0);
+}
+
+static int
+fib6_key_cmp(const void *a, const void *b)
+{
+	const struct fib6_key *x = a, *y = b;
+	int c = memcmp(x->p, y->p, 16);
+
+	return (c != 0 ? c : (int)x->len - (int)y->len);
+}
+
+/* QUERY_FIB with ipv6: lookup6 (longest match), prefix6/len exact, or a
+ * page (a sort of the whole table: IPv6 shows are of small tables; the
+ * IPv4 side's selection is for 1M routes). */
+static void
+query_fib6(struct fwd_d *d, struct ipc_req *req, const Fwd__FibQuery *q)
+{
+	Fwd__FibList l = FWD__FIB_LIST__INIT;
+	unsigned nh;
+
+	l.total = (uint32_t)fwd_fib6_count(d->fib6);
+	l.routes = ar_calloc(d, sizeof(*l.routes));
+	if (q->use_lookup || q->exact) {
+		const ProtobufCBinaryData *a = q->use_lookup ? &q->lookup6 :
+							       &q->prefix6;
+		uint8_t p[16];
+		int len = q->use_lookup ? 128 : (int)q->len;
+
+		if (a->len != 16 || q->len > 128) {
+			ipc_reply_error(req, IPC_BAD_REQUEST,
+			    "IPv6 FIB query: a 16-byte address and a length "
+			    "up to 128");
+			lc_arena_reset(d->ar);
+			return;
+		}
+		/* the longest route holding it: exact gets from /128 down */
+		for (; len >= 0; len--) {
+			memcpy(p, a->data, 16);
+			for (int i = len; i < 128; i++)
+				p[i / 8] &= (uint8_t) ~(0x80 >> (i % 8));
+			if (fwd_fib6_get(d->fib6, p, (unsigned)len, &nh) == 0) {
+				l.routes[l.n_routes++] = enc_route6(d, p,
+				    (unsigned)len, nh);
+				break;
+			}
+			if (!q->use_lookup)
+				break;
+		}
+	} else {
+		uint32_t limit = q->limit ? q->limit : FIB_QUERY_LIMIT_DEFAULT;
+		struct fib6_keys fk = {NULL, 0, 0};
+
+		if (limit > FIB_QUERY_LIMIT_MAX)
+			limit = FIB_QUERY_LIMIT_MAX;
+		if (fwd_fib6_walk(d->fib6, fib6_key_add, &fk) != 0) {
+			free(fk.k);
+			lc_arena_reset(d->ar);
+			ipc_reply_error(req, IPC_ERROR,
+			    "out of memory sorting the FIB");
+			return;
+		}
+		if (fk.n > 1)
+			qsort(fk.k, fk.n, sizeof(*fk.k), fib6_key_cmp);
+		l.routes = ar_calloc(d, limit * sizeof(*l.routes));
+		for (size_t i = q->offset; i < fk.n && l.n_routes < limit; i++)
+			if (fwd_fib6_get(d->fib6, fk.k[i].p, fk.k[i].len,
+				&nh) == 0)
+				l.routes[l.n_routes++] = enc_route6(d,
+				    fk.k[i].p, fk.k[i].len, nh);
+		l.more = (size_t)q->offset + l.n_routes < fk.n;
+		free(fk.k);
+	}
+	if (ipc_reply(req, IPC_OK, &l.base) == -EMSGSIZE)
+		lc_log_notice("FIB query reply over the frame size: use a "
+			      "smaller limit");
+	lc_arena_reset(d->ar);
+}
+
 static void
 h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 {
@@ -604,6 +827,10 @@ h_query_fib(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	Fwd__FibList l = FWD__FIB_LIST__INIT;
 	unsigned nh;
 
+	if (q->ipv6) {
+		query_fib6(d, req, q);
+		return;
+	}
 	l.total = (uint32_t)fwd_fib_count(d->fib);
 	l.routes = ar_calloc(d, sizeof(*l.routes));
 	if (q->use_lookup) {

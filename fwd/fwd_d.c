@@ -121,6 +121,7 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 	}
 	fwd_nh_reclaim(d);
 	(void)fwd_fib_reclaim(d->fib);
+	(void)fwd_fib6_reclaim(d->fib6);
 	if (d->link_nl == NULL && now - d->last_link_ms >= LINK_MS) {
 		d->last_link_ms = now;
 		fwd_if_link_check(d);
@@ -155,6 +156,55 @@ on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /* ---- life cycle ---- */
+
+/*
+ * The IPv6 FIB: the adjacencies' next-hop space, the IPv4 FIB's QSBR (the
+ * workers report one quiescent state for both). Its groups are reserved
+ * virtually (fwd_fib6.h): 2^20 groups, 4 GiB of address space, cost
+ * memory only when used. Without ND (d->nd NULL) the slow path has no
+ * source for ICMPv6 errors but the interfaces' addresses: fwd_d6_src.
+ */
+static bool
+fwd_d6_src(const struct fwd_nd *nd, uint16_t port, const uint8_t dst[16],
+    uint8_t src[16])
+{
+	const struct fwd_d *d = (const struct fwd_d *)nd;
+	const struct fwd_iface *f;
+
+	if (port >= FWD_D_IF_MAX)
+		return (false);
+	f = &d->ifs[port];
+	/* a link-local toward a link-local, else the first global, else a
+	 * link-local */
+	for (int pass = 0; pass < 3; pass++)
+		for (unsigned k = 0; k < f->nuse6; k++)
+			if ((pass == 0 && f->use6[k].ll && dst[0] == 0xfe &&
+				(dst[1] & 0xc0) == 0x80) ||
+			    (pass == 1 && !f->use6[k].ll) || pass == 2) {
+				memcpy(src, f->use6[k].a, 16);
+				return (true);
+			}
+	return (false);
+}
+
+static int
+fwd_d6_init(struct fwd_d *d)
+{
+	struct fwd_fib6_conf c6 = {0};
+
+	c6.max_nh = d->conf.max_nh;
+	c6.qsbr = d->qsbr;
+	c6.max_tbl8 = 1u << 20;
+	if ((d->fib6 = fwd_fib6_new(&c6)) == NULL)
+		return (-errno);
+	for (unsigned i = 0; i < FWD_PORT_MAX; i++)
+		d->ifs[i].glean6 = -1;
+	if (d->nd == NULL) {
+		d->slow.nd = (struct fwd_nd *)d;
+		d->slow.nd_src = fwd_d6_src;
+	}
+	return (0);
+}
 
 struct fwd_d *
 fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
@@ -199,6 +249,8 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 		goto fail;
 	if ((d->adj = fwd_adj_tbl_new(d->conf.max_nh, NGROUPS)) == NULL)
 		goto fail;
+	if (fwd_d6_init(d) != 0)
+		goto fail;
 	ac.local = &d->local;
 	ac.fib = d->fib;
 	/* every interface's static neighbours fit, with room to learn */
@@ -214,6 +266,8 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	d->slow.arp = d->arp;
 	d->slow.icmp = &d->icmp;
 	d->slow.adj = d->adj;
+	(void)fwd_icmp6_init(&d->icmp6, &d->icmp);
+	d->slow.icmp6 = &d->icmp6;
 	if (fwd_host_init(d) != 0)
 		goto fail;
 	if ((d->out = calloc(1, sizeof(*d->out))) == NULL ||
@@ -293,6 +347,7 @@ fwd_d_free(struct fwd_d *d)
 	fwd_arp_free(d->arp);
 	fwd_adj_tbl_free(d->adj);
 	fwd_fib_free(d->fib);
+	fwd_fib6_free(d->fib6);
 	fwd_qsbr_free(d->qsbr);
 	free(d->out);
 	fwd_nh_fini(d);

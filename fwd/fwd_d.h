@@ -15,8 +15,10 @@
 #include "fwd_arp.h"
 #include "fwd_dp.h"
 #include "fwd_fib.h"
+#include "fwd_fib6.h"
 #include "fwd_host.h"
 #include "fwd_icmp.h"
+#include "fwd_icmp6.h"
 #include "fwd_port.h"
 #include "fwd_qsbr.h"
 #include "fwd_slow.h"
@@ -30,6 +32,8 @@
 #define FWD_D_MEM_IFINDEX 10000u /* ifindex of a "mem" port: this + id */
 #define FWD_D_PUNT_BUFS	  256	 /* per worker */
 #define FWD_D_MAX_NH	  8192	 /* default adjacency / FIB next-hop space */
+#define FWD_D_ADDR6_MAX	  16	 /* IPv6 addresses per interface (config) */
+#define FWD_D_USE6_MAX	  (FWD_D_ADDR6_MAX + 2) /* in use, link-locals too */
 
 struct fwd_d;
 struct fwd_worker;
@@ -117,6 +121,13 @@ struct fwd_worker {
 	unsigned tx_turns; /* full turns since held frames were sent */
 };
 
+/* An IPv6 address of the router's in use on an interface. */
+struct fwd_addr6 {
+	uint8_t a[16];
+	uint8_t plen; /* 128 for a link-local */
+	bool ll;
+};
+
 /* One configured interface (index = port id). */
 struct fwd_iface {
 	bool used;
@@ -154,6 +165,19 @@ struct fwd_iface {
 	uint16_t dev_mtu;
 	uint8_t mac[6];
 	int glean; /* adjacency of (0, ifindex), held while attached */
+	/* IPv6 (docs/ipv6.md): the configured global addresses, the
+	 * configured link-local (has_ll; else ND derives one), IPv6 off */
+	unsigned naddr6;
+	uint8_t addr6[FWD_D_ADDR6_MAX][16];
+	uint8_t plen6[FWD_D_ADDR6_MAX];
+	bool has_ll, ipv6_off;
+	uint8_t ll6[16];
+	/* the addresses in use (DAD passed, or no ND), link-local too:
+	 * each /128 pinned to the LOCAL adjacency, each global's prefix
+	 * connected (glean6); fwd_d_addr6_set keeps it */
+	struct fwd_addr6 use6[FWD_D_USE6_MAX];
+	unsigned nuse6;
+	int glean6; /* adjacency of (::, ifindex), held while attached */
 	struct fwd_port *wport[FWD_D_WORKERS_MAX];
 	struct fwd_port *txport;
 	/* of worker ports closed while attached (the worker count changed) */
@@ -176,9 +200,12 @@ enum { FWD_REC_NONE = 0, FWD_REC_NH, FWD_REC_GROUP, FWD_REC_DROP };
 
 struct fwd_rec {
 	uint8_t kind;
-	uint8_t nm;	  /* GROUP: members */
-	bool dying;	  /* unreferenced: released after a grace period */
-	uint32_t gw;	  /* NH: host order, 0 = attached (glean) */
+	uint8_t nm;  /* GROUP: members */
+	bool dying;  /* unreferenced: released after a grace period */
+	uint32_t gw; /* NH: host order, 0 = attached (glean) */
+	bool v6;     /* NH: IPv6, gw6 its gateway (:: = attached) */
+	bool host6;  /* NH v6: a neighbour's /128 of fwd's own */
+	uint8_t gw6[16];
 	uint32_t ifindex; /* NH: 0 = the interface whose subnet holds gw */
 	uint32_t routes;  /* FIB routes pointing here */
 	uint32_t hold;	  /* interface attach + group memberships */
@@ -212,8 +239,12 @@ struct fwd_d {
 	/* forwarding state */
 	struct fwd_qsbr *qsbr;
 	struct fwd_fib *fib;
+	struct fwd_fib6 *fib6; /* same next-hop space, same QSBR */
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
+	/* IPv6 ND (fwd_nd.c; NULL: none, addresses in use at once) */
+	struct fwd_nd *nd;
+	struct fwd_icmp6 icmp6;
 	struct fwd_arp *arp;
 	struct fwd_icmp icmp;
 	struct fwd_slow slow;
@@ -325,6 +356,12 @@ struct fwd_if_req {
 	uint8_t neigh_maclen[FWD_D_NEIGH_MAX]; /* as received: must be 6 */
 	bool neigh_too_many;
 	unsigned host_path; /* fwd.proto HostPath: 0 (default) or 1 on, 2 off */
+	/* IPv6 (IfConfig.addrs6, link_local, ipv6_disabled) */
+	unsigned naddr6;
+	uint8_t addr6[FWD_D_ADDR6_MAX][16];
+	uint8_t plen6[FWD_D_ADDR6_MAX]; /* as received: 1..128 checked */
+	bool too_many6, has_ll, ll_bad, ipv6_off;
+	uint8_t ll6[16];
 };
 
 /*
@@ -362,6 +399,36 @@ int fwd_d_route_nonh(struct fwd_d *, uint32_t pfx, unsigned len, unsigned kind);
 unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 /* 0 (also when absent), -EINVAL. */
 int fwd_d_route_del(struct fwd_d *, uint32_t pfx, unsigned len);
+/* IPv6: the same with 16-byte prefix and gateways (network order; :: =
+ * attached, ifindex then required), gw6 n * 16 bytes. */
+int fwd_d_route6_add(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+    const uint8_t *gw6, const uint32_t *ifindex, unsigned n);
+int fwd_d_route6_nonh(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+    unsigned kind);
+int fwd_d_route6_del(struct fwd_d *, const uint8_t pfx[16], unsigned len);
+/* Next hops of IPv6 adjacency nh: gw6 max * 16 bytes. */
+unsigned fwd_d_nh_describe6(struct fwd_d *, unsigned nh, uint8_t *gw6,
+    uint32_t *ifindex, unsigned max);
+/*
+ * Our IPv6 address ip6/plen on port is in use (DAD passed) or not (any
+ * other state, deleted): its /128 pinned to the LOCAL adjacency in the
+ * FIB6, its prefix (plen < 128) a connected route to the port's glean6;
+ * what ND's addr_event calls. 0, -ENOENT (no such port), or the FIB's
+ * error.
+ */
+int fwd_d_addr6_set(struct fwd_d *, uint16_t port, const uint8_t ip6[16],
+    unsigned plen, bool in_use);
+/*
+ * The on-link neighbour ip6 on port has MAC mac (NULL: gone, or no longer
+ * valid): a /128 of fwd's own to an adjacency of it, so the fast path
+ * forwards to it rather than punting through the connected route's
+ * glean; what ND's neigh_event calls. Kept through a resync. 0, -ENOENT
+ * (port), -ENOSPC.
+ */
+int fwd_d_nd_host6(struct fwd_d *, uint16_t port, const uint8_t ip6[16],
+    const uint8_t *mac);
+/* Is ip6 one of the router's IPv6 addresses in use (any port)? */
+bool fwd_d_is_ours6(const struct fwd_d *, const uint8_t ip6[16]);
 void fwd_d_resync_begin(struct fwd_d *);
 /* Returns the number of routes swept. */
 size_t fwd_d_resync_end(struct fwd_d *);

@@ -5,6 +5,7 @@
 
 #include "fwd_dp.h"
 #include "fwd_ipopt.h"
+#include "fwd_pkt6.h"
 
 static const char *const reason_names[FWD_R__COUNT] = {
     [FWD_R_OK] = "forwarded",
@@ -196,13 +197,135 @@ dp_options(struct fwd_dp *dp, const struct fwd_pkt_meta *m, unsigned nh,
 	return (FWD_R_OK);
 }
 
+/* Why a packet routed to an adjacency with action act (not FORWARD, not a
+ * group) is not forwarded. */
+static inline enum fwd_reason
+dp_act_reason(unsigned act)
+{
+	switch (act) {
+	case FWD_ADJ_A_RESOLVE:
+		return (FWD_R_RESOLVE);
+	case FWD_ADJ_A_LOCAL:
+		return (FWD_R_LOCAL);
+	case FWD_ADJ_A_DROP:
+		return (FWD_R_BLACKHOLE);
+	case FWD_ADJ_A_REJECT:
+		return (FWD_R_REJECT);
+	default:
+		return (FWD_R_ADJ_DOWN);
+	}
+}
+
+/* ---- IPv6 ---- */
+
+/*
+ * An IPv6 packet whose adjacency a (FIB6 next hop nh) is not FORWARD, or
+ * that is over its MTU: as dp_adj_slow, but an IPv6 packet over the MTU is
+ * never fragmented here (RFC 8200 5): FWD_R_MTU_DF with the egress MTU,
+ * for the slow path's Packet Too Big. Returns the adjacency to forward
+ * with, or NULL when the packet was diverted.
+ */
+static const struct fwd_adj *
+dp6_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
+    unsigned nh, unsigned iplen, struct fwd_pkt **drop, unsigned *ndrop)
+{
+	const struct fwd_adj_tbl *at = dp->conf.adj;
+	unsigned act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+
+	if (act == FWD_ADJ_A_GROUP) {
+		a = fwd_adj_select6(at, a, p->data + FWD_ETH_HLEN);
+		act = __atomic_load_n(&a->action, __ATOMIC_ACQUIRE);
+		if (act == FWD_ADJ_A_GROUP)
+			act = FWD_ADJ_A_DOWN;
+	}
+	if (act == FWD_ADJ_A_FORWARD) {
+		if (iplen <= a->mtu)
+			return (a);
+		dp_divert(dp, p, FWD_R_MTU_DF, a->mtu, drop, ndrop);
+		return (NULL);
+	}
+	if (nh == FWD_FIB6_NH_NONE || nh >= at->size) {
+		dp_divert(dp, p, FWD_R_NO_ROUTE, 0, drop, ndrop);
+		return (NULL);
+	}
+	dp_divert(dp, p, dp_act_reason(act), (unsigned)(a - at->ent), drop,
+	    ndrop);
+	return (NULL);
+}
+
+/*
+ * An IPv6 frame that failed the quick test: the full parse says why, or
+ * that it is to be routed after all (a good address the quick test's
+ * floors send here, an extension header chain to forward). One for the
+ * router (its /128s are pinned in the FIB6 to the LOCAL adjacency, the
+ * link-local among them) goes to the slow path before the hop limit and
+ * link-local tests, so a hop-limit-1 ping or a Neighbor Solicitation to it
+ * is taken. A Hop-by-Hop header is forwarded without being looked at (RFC
+ * 8200 4: only when configured to). Link-scope multicast (ND, MLD, RS)
+ * goes to the slow path (FWD_R_IP6_MCAST). Returns the FIB6 next hop with
+ * *iplen set, or -1 when the packet was diverted.
+ */
+static __attribute__((noinline)) int
+dp6_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
+    unsigned *iplen, struct fwd_pkt **drop, unsigned *ndrop)
+{
+	struct fwd_pkt6_meta m;
+	enum fwd_reason r = fwd_pkt6_parse(p->data, p->len, mac, &m);
+	unsigned nh = FWD_FIB6_NH_NONE;
+
+	if (fwd_pkt6_has_meta(r)) {
+		nh = fwd_fib6_lookup(dp->conf.fib6, m.ip + FWD_IP6_DST);
+		if (nh == dp->conf.local->nh)
+			r = FWD_R_LOCAL;
+		else if (r == FWD_R_IP6_HBH)
+			r = m.hlim <= 1 ? FWD_R_IP6_HLIM : FWD_R_OK;
+	}
+	if (r != FWD_R_OK) {
+		dp_divert(dp, p, r, 0, drop, ndrop);
+		return (-1);
+	}
+	*iplen = m.ip_len;
+	return ((int)nh);
+}
+
+/* One IPv6 packet (type 0x86dd, dp->conf.fib6 set), from check to the
+ * egress port's batch, or diverted. */
+static __attribute__((noinline)) void
+dp6_packet(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
+    struct fwd_pkt **drop, unsigned *ndrop)
+{
+	const struct fwd_adj *ent = dp->conf.adj->ent, *a;
+	uint8_t *f = p->data, *ip = f + FWD_ETH_HLEN;
+	uint64_t hi, lo;
+	unsigned iplen;
+	int nh;
+
+	if (__builtin_expect(fwd_pkt6_fast_ok(f, p->len, fwd_ld64(mac), &hi,
+				 &lo, &iplen),
+		1))
+		nh = (int)fwd_fib6_lookup(dp->conf.fib6, ip + FWD_IP6_DST);
+	else if ((nh = dp6_classify(dp, p, mac, &iplen, drop, ndrop)) < 0)
+		return;
+	a = &ent[nh];
+	if (__builtin_expect(iplen >
+		    __atomic_load_n(&a->fmtu, __ATOMIC_ACQUIRE),
+		0) &&
+	    (a = dp6_adj_slow(dp, p, a, (unsigned)nh, iplen, drop, ndrop)) ==
+		NULL)
+		return;
+	fwd_ip6_hlim_dec(ip);
+	fwd_eth_write(f, a->eth);
+	*dp->txt[a->port]++ = p;
+}
+
 /*
  * A packet that failed the quick test: the full parse says why, or that it
  * is fine after all (IP options, which dp_options processes). One for the
  * router (its address is pinned in the FIB to the LOCAL adjacency) goes to
  * the slow path before the TTL test, so a TTL-1 ping to the router is
- * answered. Returns true with dp->cl_dst and cl_iplen set when it is to be
- * routed (not through pointers: the caller's variables stay in registers).
+ * answered. An IPv6 frame is routed here, to the end (dp6_packet), when
+ * there is a FIB6. Returns true with dp->cl_dst and cl_iplen set when it is
+ * to be routed (not through pointers: the caller's variables stay in registers).
  */
 static __attribute__((noinline)) bool
 dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
@@ -212,6 +335,11 @@ dp_classify(struct fwd_dp *dp, struct fwd_pkt *p, const uint8_t *mac,
 	enum fwd_reason r;
 	unsigned nh = FWD_FIB_NH_NONE, aux = 0;
 
+	if (dp->conf.fib6 != NULL && p->len >= FWD_ETH_HLEN &&
+	    fwd_ld16(p->data + FWD_ETH_TYPE) == htons(FWD_ETH_P_IPV6)) {
+		dp6_packet(dp, p, mac, drop, ndrop);
+		return (false);
+	}
 	r = fwd_pkt_parse(p->data, p->len, mac, &m);
 	if (r == FWD_R_L2_DST && fwd_pkt_ll_mcast(p->data, p->len))
 		r = FWD_R_MCAST;
@@ -271,7 +399,6 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 	/* read again here rather than kept live through the fast loop: the
 	 * header was checked (quick test or full parse), options or not */
 	uint32_t dst = ntohl(fwd_ld32(p->data + FWD_ETH_HLEN + FWD_IP_DST));
-	enum fwd_reason r;
 
 	/*
 	 * The fast path reads the FIB's byte view only, as an adjacency
@@ -304,24 +431,8 @@ dp_adj_slow(struct fwd_dp *dp, struct fwd_pkt *p, const struct fwd_adj *a,
 		if (act == FWD_ADJ_A_GROUP)
 			act = FWD_ADJ_A_DOWN;
 	}
-	switch (act) {
-	case FWD_ADJ_A_RESOLVE:
-		r = FWD_R_RESOLVE;
-		break;
-	case FWD_ADJ_A_LOCAL:
-		r = FWD_R_LOCAL;
-		break;
-	case FWD_ADJ_A_DROP:
-		r = FWD_R_BLACKHOLE;
-		break;
-	case FWD_ADJ_A_REJECT:
-		r = FWD_R_REJECT;
-		break;
-	default:
-		r = FWD_R_ADJ_DOWN;
-		break;
-	}
-	dp_divert(dp, p, r, (unsigned)(a - at->ent), drop, ndrop);
+	dp_divert(dp, p, dp_act_reason(act), (unsigned)(a - at->ent), drop,
+	    ndrop);
 	return (NULL);
 }
 

@@ -8,6 +8,7 @@
 
 #include "fwd_adj.h"
 #include "fwd_fib.h"
+#include "fwd_fib6.h"
 #include "fwd_pkt.h"
 #include "fwd_port.h"
 #include "fwd_qsbr.h"
@@ -78,6 +79,10 @@ typedef bool fwd_dp_punt_fn(void *arg, struct fwd_pkt *pkt, enum fwd_reason why,
 
 struct fwd_dp_conf {
 	const struct fwd_fib *fib;
+	/* IPv6 (type 0x86dd): routed when set, the router's own addresses
+	 * pinned in it to local->nh as /128s; NULL: IPv6 frames are dropped
+	 * (ethertype) */
+	const struct fwd_fib6 *fib6;
 	const struct fwd_adj_tbl *adj;
 	const struct fwd_local *local;
 	struct fwd_port *const *ports; /* this worker's, by port id */
@@ -112,6 +117,10 @@ void fwd_dp_fini(struct fwd_dp *);
 /*
  * The fast path on a burst of at most FWD_BURST packets received on port
  * in_port: checks, LPM, adjacency, TTL and checksum, Ethernet rewrite, and
+ * the same for IPv6 (fwd_pkt6 checks, FIB6 lookup, hop limit, rewrite; a
+ * packet over the egress MTU goes to the slow path as FWD_R_MTU_DF with
+ * the MTU, for a Packet Too Big: no router fragments IPv6), off the IPv4
+ * loop (in the branch its quick test fails to), and
  * queueing on the egress port's batch (sent by fwd_dp_flush, which must
  * run before the next call, else this one flushes first). Every packet is
  * queued, handed to the slow path, or released and counted. No port I/O.

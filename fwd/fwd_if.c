@@ -507,6 +507,22 @@ neigh_check(const struct fwd_if_req *r, long i, struct lc_err *err)
 	return (0);
 }
 
+/* The same IPv6 config (addresses in the same order: the first is the
+ * source of ICMPv6 errors). */
+static bool
+if6_same(const struct fwd_iface *f, const struct fwd_if_req *rq)
+{
+	if (f->naddr6 != rq->naddr6 || f->has_ll != rq->has_ll ||
+	    f->ipv6_off != rq->ipv6_off ||
+	    (f->has_ll && memcmp(f->ll6, rq->ll6, 16) != 0))
+		return (false);
+	for (unsigned k = 0; k < rq->naddr6; k++)
+		if (f->plen6[k] != rq->plen6[k] ||
+		    memcmp(f->addr6[k], rq->addr6[k], 16) != 0)
+			return (false);
+	return (true);
+}
+
 static bool
 if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
     bool bk_auto)
@@ -519,6 +535,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 	for (unsigned j = 0; j < rq->nneigh; j++)
 		if (neigh_changed(f, rq, j))
 			return (false);
+	if (!if6_same(f, rq))
+		return (false);
 	for (unsigned k = 0; k < rq->naddr; k++) {
 		unsigned j;
 
@@ -628,6 +646,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 		fwd_conn_add(d, f, k);
 	}
 	if_port_addr(d, f);
+	fwd_if6_attach(d, f);
 	/* after the addresses: a static neighbour on one of their subnets
 	 * gets its host route */
 	for (unsigned k = 0; k < f->nneigh; k++)
@@ -672,6 +691,7 @@ if_detach_how(struct fwd_d *d, struct fwd_iface *f, bool reap)
 	for (unsigned k = 0; k < f->nneigh; k++)
 		(void)fwd_arp_static_del(d->arp, id, f->neigh_ip[k]);
 	fwd_arp_port_flush(d->arp, id);
+	fwd_if6_detach(d, f);
 	fwd_adj_port_del(d->adj, id);
 	if (f->glean >= 0) {
 		uint32_t g = (uint32_t)f->glean;
@@ -767,6 +787,44 @@ if_check_backend(struct if_txn *t, const struct fwd_if_req *r,
 	return (0);
 }
 
+/* r's IPv6 addresses: global unicast (not ::, ::1, IPv4-mapped,
+ * multicast or link-local: the link-local is its own field, fe80::/64),
+ * length 1..128, none twice. */
+static int
+if_check_addrs6(const struct fwd_if_req *r, long i, struct lc_err *err)
+{
+	char b[INET6_ADDRSTRLEN];
+
+	if (r->too_many6 || r->naddr6 > FWD_D_ADDR6_MAX)
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: more than %u IPv6 addresses", r->name,
+		    FWD_D_ADDR6_MAX));
+	if (r->ll_bad ||
+	    (r->has_ll &&
+		(r->ll6[0] != 0xfe || r->ll6[1] != 0x80 ||
+		    memcmp(r->ll6 + 2, "\0\0\0\0\0\0", 6) != 0)))
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: link-local address: 16 bytes in fe80::/64", r->name));
+	for (unsigned k = 0; k < r->naddr6; k++) {
+		const uint8_t *a = r->addr6[k];
+		uint64_t hi = fwd_ip6_hi(a), lo = fwd_ip6_lo(a);
+
+		(void)inet_ntop(AF_INET6, a, b, sizeof(b));
+		if (r->plen6[k] < 1 || r->plen6[k] > 128 ||
+		    fwd_ip6_dst_martian(hi, lo) || fwd_ip6_linklocal(hi))
+			return (lc_err_set(err, -EINVAL, i,
+			    "%s: IPv6 address %s/%u is not a usable global "
+			    "address",
+			    r->name, b, r->plen6[k]));
+		for (unsigned j = 0; j < k; j++)
+			if (memcmp(r->addr6[j], a, 16) == 0)
+				return (lc_err_set(err, -EINVAL, i,
+				    "%s: IPv6 address %s given twice", r->name,
+				    b));
+	}
+	return (0);
+}
+
 /* r's MTU and addresses (r is item i of the batch). */
 static int
 if_check_addrs(const struct fwd_if_req *r, long i, struct lc_err *err)
@@ -792,7 +850,7 @@ if_check_addrs(const struct fwd_if_req *r, long i, struct lc_err *err)
 				return (lc_err_set(err, -EINVAL, i,
 				    "%s: address %s given twice", r->name, b));
 	}
-	return (0);
+	return (if_check_addrs6(r, i, err));
 }
 
 /* A device behind p (but a memory port), with a queue per worker for
@@ -1062,6 +1120,7 @@ if_remove(struct if_txn *t)
 		fwd_ctl_if_event(d, f, true);
 		memset(f, 0, sizeof(*f));
 		f->glean = -1;
+		f->glean6 = -1;
 	}
 }
 
@@ -1076,6 +1135,8 @@ if_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *r)
 	}
 	if_neigh_drop(d, f, r);
 	if_addrs_update(d, f, r);
+	if (!if6_same(f, r))
+		fwd_if6_update(d, f, r);
 	if_neigh_add(d, f, r);
 	fwd_nh_rebind_all(d);
 	fwd_d_out_flush(d);
@@ -1104,6 +1165,7 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 		memset(f, 0, sizeof(*f));
 		f->used = true;
 		f->glean = -1;
+		f->glean6 = -1;
 		snprintf(f->name, sizeof(f->name), "%s", r->name);
 	}
 	f->backend = p->backend;
@@ -1128,6 +1190,7 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 		f->naddr = r->naddr;
 		memcpy(f->addr, r->addr, sizeof(f->addr));
 		memcpy(f->plen, r->plen, sizeof(f->plen));
+		fwd_if6_conf_take(f, r);
 		neigh_take(f, r);
 		if (p->open) {
 			if_attach(d, f, &p->ports);

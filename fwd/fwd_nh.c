@@ -114,6 +114,8 @@ nh_port(struct fwd_d *d, const struct fwd_rec *r)
 	return (FWD_D_PORT_DEAD);
 }
 
+static void nh_bind6(struct fwd_d *, uint32_t idx, bool force);
+
 /* (Re)point NH record idx at its port; resolve the gateway ahead. */
 void
 fwd_nh_bind(struct fwd_d *d, uint32_t idx, bool force)
@@ -126,6 +128,10 @@ fwd_nh_bind(struct fwd_d *d, uint32_t idx, bool force)
 
 	if (r->kind != FWD_REC_NH)
 		return;
+	if (r->v6) {
+		nh_bind6(d, idx, force);
+		return;
+	}
 	if (!force && a->port == port &&
 	    a->kind == (r->gw == 0 ? FWD_ADJ_K_GLEAN : FWD_ADJ_K_NH))
 		return;
@@ -305,15 +311,37 @@ rec_mine(const struct fwd_d *d, unsigned idx)
 	return (idx < d->adj->size && d->rec[idx].kind != FWD_REC_NONE);
 }
 
-/* pfx/len -> idx in the FIB, moving the route reference. */
+/*
+ * The adjacency a route with next hops m[0..nm) (interned, nm >= 1) points
+ * at: the one, or the ECMP group of them (sorted, unique). Its index, or
+ * -errno with the members' references let go.
+ */
 static int
-route_set(struct fwd_d *d, uint32_t pfx, unsigned len, uint32_t idx)
+members_adj(struct fwd_d *d, uint16_t *m, unsigned nm)
 {
-	unsigned old;
-	bool had = fwd_fib_get(d->fib, pfx, len, &old) == 0;
-	int rv;
+	unsigned u = 1;
+	int idx;
 
-	if ((rv = fwd_fib_add(d->fib, pfx, len, idx)) != 0) {
+	if (nm > 1)
+		qsort(m, nm, sizeof(*m), cmp_u16);
+	for (unsigned i = 1; i < nm; i++)
+		if (m[i] != m[u - 1])
+			m[u++] = m[i];
+	nm = u;
+	if (nm == 1)
+		return (m[0]);
+	if ((idx = intern_group(d, m, nm)) < 0)
+		for (unsigned k = 0; k < nm; k++)
+			rec_check(d, m[k]);
+	return (idx);
+}
+
+/* After a FIB add of a route to idx (rv its result; had: the route was
+ * there, to old): the route references moved. Returns rv. */
+static int
+route_ref_move(struct fwd_d *d, int rv, uint32_t idx, bool had, unsigned old)
+{
+	if (rv != 0) {
 		if (rec_mine(d, idx))
 			rec_check(d, idx);
 		return (rv);
@@ -325,6 +353,17 @@ route_set(struct fwd_d *d, uint32_t pfx, unsigned len, uint32_t idx)
 		rec_check(d, old);
 	}
 	return (0);
+}
+
+/* pfx/len -> idx in the FIB, moving the route reference. */
+static int
+route_set(struct fwd_d *d, uint32_t pfx, unsigned len, uint32_t idx)
+{
+	unsigned old;
+	bool had = fwd_fib_get(d->fib, pfx, len, &old) == 0;
+
+	return (route_ref_move(d, fwd_fib_add(d->fib, pfx, len, idx), idx, had,
+	    old));
 }
 
 int
@@ -350,23 +389,8 @@ fwd_d_route_add(struct fwd_d *d, uint32_t pfx, unsigned len, const uint32_t *gw,
 		}
 		m[nm++] = (uint16_t)idx;
 	}
-	if (nm > 1)
-		qsort(m, nm, sizeof(*m), cmp_u16);
-	{
-		unsigned u = 1;
-
-		for (unsigned i = 1; i < nm; i++)
-			if (m[i] != m[u - 1])
-				m[u++] = m[i];
-		nm = u;
-	}
-	if (nm == 1)
-		return (route_set(d, pfx, len, m[0]));
-	if ((idx = intern_group(d, m, nm)) < 0) {
-		for (unsigned k = 0; k < nm; k++)
-			rec_check(d, m[k]);
+	if ((idx = members_adj(d, m, nm)) < 0)
 		return (idx);
-	}
 	return (route_set(d, pfx, len, (uint32_t)idx));
 }
 
@@ -488,6 +512,7 @@ void
 fwd_d_resync_begin(struct fwd_d *d)
 {
 	fwd_fib_mark_stale(d->fib);
+	fwd_fib6_mark_stale(d->fib6);
 	d->resyncing = true;
 	d->st.resyncs++;
 }
@@ -533,7 +558,14 @@ count_routes(uint32_t pfx, unsigned len, unsigned nh, void *arg)
 	return (0);
 }
 
-/* Route references from a walk of the FIB (after a sweep deleted routes
+static int
+count_routes6(const uint8_t pfx[16], unsigned len, unsigned nh, void *arg)
+{
+	(void)pfx;
+	return (count_routes(0, len, nh, arg));
+}
+
+/* Route references from a walk of both FIBs (after a sweep deleted routes
  * without telling whose they were). */
 static void
 recount(struct fwd_d *d)
@@ -541,9 +573,13 @@ recount(struct fwd_d *d)
 	for (uint32_t i = 0; i < d->adj->size; i++)
 		d->rec[i].routes = 0;
 	(void)fwd_fib_walk(d->fib, count_routes, d);
+	(void)fwd_fib6_walk(d->fib6, count_routes6, d);
 	for (uint32_t i = 0; i < d->adj->size; i++)
 		rec_check(d, i);
 }
+
+static void resync_own6(struct fwd_d *);
+static int addr6_install(struct fwd_d *, struct fwd_iface *, unsigned k);
 
 size_t
 fwd_d_resync_end(struct fwd_d *d)
@@ -571,14 +607,18 @@ fwd_d_resync_end(struct fwd_d *d)
 	for (size_t i = 0; i < c.n; i += 2)
 		(void)fwd_fib_add(d->fib, c.v[i], 32, c.v[i + 1]);
 	free(c.v);
-	swept = fwd_fib_sweep_stale(d->fib);
+	resync_own6(d);
+	swept = fwd_fib_sweep_stale(d->fib) + fwd_fib6_sweep_stale(d->fib6);
 	if (swept > 0)
 		recount(d);
 	/* a connected prefix the RIB no longer had: back to fwd's own */
 	for (unsigned i = 0; i < FWD_D_IF_MAX; i++)
-		if (d->ifs[i].used && d->ifs[i].attached)
+		if (d->ifs[i].used && d->ifs[i].attached) {
 			for (unsigned k = 0; k < d->ifs[i].naddr; k++)
 				fwd_conn_add(d, &d->ifs[i], k);
+			for (unsigned k = 0; k < d->ifs[i].nuse6; k++)
+				(void)addr6_install(d, &d->ifs[i], k);
+		}
 	d->resyncing = false;
 	d->st.swept += swept;
 	return (swept);
@@ -664,4 +704,559 @@ fwd_nh_fini(struct fwd_d *d)
 	d->rec = NULL;
 	d->hbucket = NULL;
 	d->pend = NULL;
+}
+
+/* ---- IPv6: next hops, routes, the router's addresses ---- */
+
+static const uint8_t zero6[16];
+
+static bool
+pfx6_has(const uint8_t *pfx, unsigned plen, const uint8_t *a)
+{
+	unsigned full = plen / 8, rest = plen % 8;
+
+	if (memcmp(pfx, a, full) != 0)
+		return (false);
+	return (rest == 0 ||
+	    ((pfx[full] ^ a[full]) & (uint8_t)(0xff << (8 - rest))) == 0);
+}
+
+static void
+pfx6_mask(uint8_t *out, const uint8_t *a, unsigned plen)
+{
+	memcpy(out, a, 16);
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned bits = plen > i * 8 ? plen - i * 8 : 0;
+
+		if (bits < 8)
+			out[i] &= (uint8_t)(0xff00 >> bits);
+	}
+}
+
+static uint32_t
+nh6_hash(const uint8_t *gw6, uint32_t ifindex)
+{
+	uint64_t a, b;
+
+	memcpy(&a, gw6, 8);
+	memcpy(&b, gw6 + 8, 8);
+	return (h32(a ^ h32(b ^ ifindex) ^ 0x6666666666666666ull));
+}
+
+static int
+rec_find_nh6(struct fwd_d *d, const uint8_t *gw6, uint32_t ifindex)
+{
+	uint32_t h = nh6_hash(gw6, ifindex);
+
+	for (uint32_t i = d->hbucket[h & (d->nbucket - 1)]; i != 0;
+	     i = d->rec[i - 1].hnext) {
+		const struct fwd_rec *r = &d->rec[i - 1];
+
+		if (r->kind == FWD_REC_NH && r->v6 && r->hash == h &&
+		    r->ifindex == ifindex && memcmp(r->gw6, gw6, 16) == 0)
+			return ((int)i - 1);
+	}
+	return (-1);
+}
+
+/* The port of an IPv6 NH record: its interface's, or for ifindex 0 the
+ * interface one of whose prefixes holds gw6. */
+static uint16_t
+nh_port6(struct fwd_d *d, const struct fwd_rec *r)
+{
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
+		const struct fwd_iface *f = &d->ifs[i];
+
+		if (!f->used || !f->attached || f->ipv6_off)
+			continue;
+		if (r->ifindex != 0) {
+			if (f->ifindex == r->ifindex)
+				return ((uint16_t)i);
+			continue;
+		}
+		for (unsigned k = 0; k < f->nuse6; k++)
+			if (f->use6[k].plen < 128 &&
+			    pfx6_has(f->use6[k].a, f->use6[k].plen, r->gw6))
+				return ((uint16_t)i);
+	}
+	return (FWD_D_PORT_DEAD);
+}
+
+/* fwd_nh_bind's IPv6 part: the neighbour's MAC is kept while the record
+ * stays on its port (ND updates it through fwd_adj_neigh_set6). */
+static void
+nh_bind6(struct fwd_d *d, uint32_t idx, bool force)
+{
+	const struct fwd_rec *r = &d->rec[idx];
+	const struct fwd_adj *a = &d->adj->ent[idx];
+	uint16_t port = nh_port6(d, r);
+	bool glean = memcmp(r->gw6, zero6, 16) == 0;
+	uint8_t mac[6];
+	bool known;
+
+	if (!force && a->port == port && fwd_adj_is_v6(d->adj, idx) &&
+	    a->kind == (glean ? FWD_ADJ_K_GLEAN : FWD_ADJ_K_NH))
+		return;
+	if (glean) {
+		(void)fwd_adj_set_glean6(d->adj, idx, port);
+		return;
+	}
+	known = fwd_adj_is_v6(d->adj, idx) && a->kind == FWD_ADJ_K_NH &&
+	    a->resolved && a->port == port;
+	if (known)
+		memcpy(mac, a->eth, 6);
+	else if (port != FWD_D_PORT_DEAD) {
+		/* a neighbour ND resolved already has its /128's record
+		 * (fwd_d_nd_host6): its MAC, until ND says otherwise */
+		int h = rec_find_nh6(d, r->gw6, d->ifs[port].ifindex);
+		const struct fwd_adj *ha = h >= 0 ? &d->adj->ent[h] : NULL;
+
+		if (ha != NULL && (uint32_t)h != idx && d->rec[h].host6 &&
+		    ha->resolved && ha->port == port) {
+			memcpy(mac, ha->eth, 6);
+			known = true;
+		}
+	}
+	(void)fwd_adj_set_nh6(d->adj, idx, port, r->gw6, known ? mac : NULL);
+}
+
+static int
+nh_intern6(struct fwd_d *d, const uint8_t *gw6, uint32_t ifindex)
+{
+	int idx = rec_find_nh6(d, gw6, ifindex);
+	struct fwd_rec *r;
+
+	if (idx >= 0)
+		return (idx);
+	if ((idx = adj_alloc(d)) < 0)
+		return (idx);
+	r = &d->rec[idx];
+	memset(r, 0, sizeof(*r));
+	r->kind = FWD_REC_NH;
+	r->v6 = true;
+	memcpy(r->gw6, gw6, 16);
+	r->ifindex = ifindex;
+	hash_insert(d, (uint32_t)idx, nh6_hash(gw6, ifindex));
+	nh_bind6(d, (uint32_t)idx, true);
+	return (idx);
+}
+
+/* The glean6 of f: its (::, ifindex) record, held while attached. */
+static int
+glean6_of(struct fwd_d *d, struct fwd_iface *f)
+{
+	int g;
+
+	if (f->glean6 >= 0)
+		return (f->glean6);
+	if ((g = nh_intern6(d, zero6, f->ifindex)) < 0)
+		return (g);
+	d->rec[g].hold++;
+	f->glean6 = g;
+	return (g);
+}
+
+/* pfx/len -> idx in the FIB6, moving the route reference. */
+static int
+route_set6(struct fwd_d *d, const uint8_t *pfx, unsigned len, uint32_t idx)
+{
+	unsigned old;
+	bool had = fwd_fib6_get(d->fib6, pfx, len, &old) == 0;
+
+	return (route_ref_move(d, fwd_fib6_add(d->fib6, pfx, len, idx), idx,
+	    had, old));
+}
+
+/* Delete pfx/len from the FIB6 if it points at nh (any: nh < 0). */
+static void
+route_del6(struct fwd_d *d, const uint8_t *pfx, unsigned len, int nh)
+{
+	unsigned old;
+
+	if (fwd_fib6_get(d->fib6, pfx, len, &old) != 0 ||
+	    (nh >= 0 && old != (unsigned)nh))
+		return;
+	if (fwd_fib6_del(d->fib6, pfx, len) == 0 && rec_mine(d, old) &&
+	    d->rec[old].routes > 0) {
+		d->rec[old].routes--;
+		rec_check(d, old);
+	}
+}
+
+static bool
+pfx6_ok(const uint8_t *pfx, unsigned len)
+{
+	uint8_t m[16];
+
+	if (len > 128)
+		return (false);
+	pfx6_mask(m, pfx, len);
+	return (memcmp(m, pfx, 16) == 0);
+}
+
+int
+fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+    const uint8_t *gw6, const uint32_t *ifindex, unsigned n)
+{
+	uint16_t m[FWD_ADJ_GROUP_MAX];
+	unsigned nm = 0;
+	int idx;
+
+	if (!pfx6_ok(pfx, len) || n > FWD_ADJ_GROUP_MAX)
+		return (-EINVAL);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *g = gw6 + 16 * i;
+
+		/* attached needs its interface, and so does a link-local
+		 * gateway (RFC 4007: its scope is one link) */
+		if ((memcmp(g, zero6, 16) == 0 ||
+			(g[0] == 0xfe && (g[1] & 0xc0) == 0x80)) &&
+		    ifindex[i] == 0)
+			return (-EINVAL);
+		if (g[0] == 0xff)
+			return (-EINVAL); /* a multicast gateway */
+	}
+	if (n == 0)
+		return (fwd_d_route6_nonh(d, pfx, len, 1));
+	for (unsigned i = 0; i < n; i++) {
+		if ((idx = nh_intern6(d, gw6 + 16 * i, ifindex[i])) < 0) {
+			for (unsigned k = 0; k < nm; k++)
+				rec_check(d, m[k]);
+			return (idx);
+		}
+		m[nm++] = (uint16_t)idx;
+	}
+	if ((idx = members_adj(d, m, nm)) < 0)
+		return (idx);
+	return (route_set6(d, pfx, len, (uint32_t)idx));
+}
+
+int
+fwd_d_route6_nonh(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+    unsigned kind)
+{
+	if (!pfx6_ok(pfx, len) || kind > 2)
+		return (-EINVAL);
+	return (route_set6(d, pfx, len,
+	    (uint32_t)(kind == 2 ? d->reject_adj : d->drop_adj)));
+}
+
+/* Is pfx/len the prefix of an address in use of an attached interface?
+ * Its glean6. */
+static int
+conn_owner6(struct fwd_d *d, const uint8_t *pfx, unsigned len)
+{
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
+		const struct fwd_iface *f = &d->ifs[i];
+
+		if (!f->used || !f->attached || f->glean6 < 0 || len >= 128)
+			continue;
+		for (unsigned k = 0; k < f->nuse6; k++)
+			if (f->use6[k].plen == len &&
+			    pfx6_has(pfx, len, f->use6[k].a))
+				return (f->glean6);
+	}
+	return (-1);
+}
+
+int
+fwd_d_route6_del(struct fwd_d *d, const uint8_t pfx[16], unsigned len)
+{
+	int g;
+
+	if (!pfx6_ok(pfx, len))
+		return (-EINVAL);
+	/* a connected prefix falls back to fwd's own route, not to nothing */
+	if ((g = conn_owner6(d, pfx, len)) >= 0)
+		return (route_set6(d, pfx, len, (uint32_t)g));
+	if (len == 128 && fwd_d_is_ours6(d, pfx))
+		return (0); /* our own address stays ours */
+	route_del6(d, pfx, len, -1);
+	return (0);
+}
+
+static int
+use6_find(const struct fwd_iface *f, const uint8_t *ip6)
+{
+	for (unsigned k = 0; k < f->nuse6; k++)
+		if (memcmp(f->use6[k].a, ip6, 16) == 0)
+			return ((int)k);
+	return (-1);
+}
+
+bool
+fwd_d_is_ours6(const struct fwd_d *d, const uint8_t ip6[16])
+{
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
+		const struct fwd_iface *f = &d->ifs[i];
+
+		if (f->used && f->attached && use6_find(f, ip6) >= 0)
+			return (true);
+	}
+	return (false);
+}
+
+/* Address k in use on f (attached): its /128, its connected prefix. */
+static int
+addr6_install(struct fwd_d *d, struct fwd_iface *f, unsigned k)
+{
+	const struct fwd_addr6 *u = &f->use6[k];
+	uint8_t p[16];
+	unsigned nh;
+	int g, rv;
+
+	if ((rv = fwd_fib6_add(d->fib6, u->a, 128, (unsigned)d->local_adj)) !=
+	    0)
+		return (rv);
+	if (u->plen >= 128 || (g = glean6_of(d, f)) < 0)
+		return (0);
+	pfx6_mask(p, u->a, u->plen);
+	if (fwd_fib6_get(d->fib6, p, u->plen, &nh) != 0 &&
+	    route_set6(d, p, u->plen, (uint32_t)g) != 0)
+		lc_log_warnx("%s: cannot add the connected IPv6 route",
+		    f->name);
+	return (0);
+}
+
+/* Address k of f out of use: its /128, its prefix unless another address
+ * in use is on it; taken off the list. */
+static void
+addr6_remove(struct fwd_d *d, struct fwd_iface *f, unsigned k)
+{
+	struct fwd_addr6 u = f->use6[k];
+	uint8_t p[16];
+
+	f->use6[k] = f->use6[--f->nuse6];
+	route_del6(d, u.a, 128, d->local_adj);
+	if (u.plen >= 128 || f->glean6 < 0)
+		return;
+	pfx6_mask(p, u.a, u.plen);
+	for (unsigned j = 0; j < f->nuse6; j++)
+		if (f->use6[j].plen == u.plen &&
+		    pfx6_has(p, u.plen, f->use6[j].a))
+			return;
+	route_del6(d, p, u.plen, f->glean6);
+}
+
+int
+fwd_d_addr6_set(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
+    unsigned plen, bool in_use)
+{
+	struct fwd_iface *f;
+	int k, rv;
+
+	if (port >= FWD_D_IF_MAX || !d->ifs[port].used ||
+	    !d->ifs[port].attached)
+		return (-ENOENT);
+	if (plen < 1 || plen > 128)
+		return (-EINVAL);
+	f = &d->ifs[port];
+	k = use6_find(f, ip6);
+	if (!in_use) {
+		if (k >= 0)
+			addr6_remove(d, f, (unsigned)k);
+		return (0);
+	}
+	if (k >= 0)
+		return (0);
+	if (f->nuse6 == FWD_D_USE6_MAX)
+		return (-ENOSPC);
+	k = (int)f->nuse6++;
+	memcpy(f->use6[k].a, ip6, 16);
+	/* a link-local's prefix is on every link: not routed */
+	f->use6[k].ll = ip6[0] == 0xfe && (ip6[1] & 0xc0) == 0x80;
+	f->use6[k].plen = f->use6[k].ll ? 128 : (uint8_t)plen;
+	if ((rv = addr6_install(d, f, (unsigned)k)) != 0)
+		f->nuse6--;
+	return (rv);
+}
+
+int
+fwd_d_nd_host6(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
+    const uint8_t *mac)
+{
+	const struct fwd_iface *f;
+	unsigned old;
+	int idx;
+
+	if (port >= FWD_D_IF_MAX || !d->ifs[port].used ||
+	    !d->ifs[port].attached)
+		return (-ENOENT);
+	f = &d->ifs[port];
+	(void)fwd_adj_neigh_set6(d->adj, port, ip6, mac);
+	/* link-local neighbours are reached by the routes naming them */
+	if (ip6[0] == 0xfe && (ip6[1] & 0xc0) == 0x80)
+		return (0);
+	if (mac == NULL) {
+		if ((idx = rec_find_nh6(d, ip6, f->ifindex)) >= 0 &&
+		    d->rec[idx].host6)
+			route_del6(d, ip6, 128, idx);
+		return (0);
+	}
+	if (fwd_fib6_get(d->fib6, ip6, 128, &old) == 0 &&
+	    !(rec_mine(d, old) && d->rec[old].host6))
+		return (0); /* a route of the RIB's, or ours: not replaced */
+	if ((idx = nh_intern6(d, ip6, f->ifindex)) < 0)
+		return (idx);
+	d->rec[idx].host6 = true;
+	(void)fwd_adj_neigh_set6(d->adj, port, ip6, mac);
+	return (route_set6(d, ip6, 128, (uint32_t)idx));
+}
+
+unsigned
+fwd_d_nh_describe6(struct fwd_d *d, unsigned nh, uint8_t *gw6,
+    uint32_t *ifindex, unsigned max)
+{
+	if (nh >= d->adj->size || max == 0)
+		return (0);
+	if (d->rec[nh].kind == FWD_REC_NH && d->rec[nh].v6) {
+		memcpy(gw6, d->rec[nh].gw6, 16);
+		ifindex[0] = d->rec[nh].ifindex;
+		if (ifindex[0] == 0) {
+			uint16_t p = d->adj->ent[nh].port;
+
+			if (p < FWD_D_IF_MAX && d->ifs[p].used)
+				ifindex[0] = d->ifs[p].ifindex;
+		}
+		return (1);
+	}
+	if (d->rec[nh].kind == FWD_REC_GROUP) {
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < d->rec[nh].nm && n < max; i++)
+			n += fwd_d_nh_describe6(d, d->rec[nh].m[i],
+			    gw6 + 16 * n, ifindex + n, max - n);
+		return (n);
+	}
+	return (0);
+}
+
+/* The interface's IPv6 side on attach (after its glean): the glean6, and
+ * without ND its addresses in use at once (with ND, DAD decides:
+ * fwd_d_addr6_set from its addr_event). */
+void
+fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
+{
+	f->glean6 = -1;
+	f->nuse6 = 0;
+	if (f->ipv6_off)
+		return;
+	if (glean6_of(d, f) < 0)
+		lc_log_warnx("%s: no adjacency left for the connected IPv6 "
+			     "routes",
+		    f->name);
+	if (d->nd != NULL)
+		return;
+	for (unsigned k = 0; k < f->naddr6; k++)
+		(void)fwd_d_addr6_set(d, (uint16_t)(f - d->ifs), f->addr6[k],
+		    f->plen6[k], true);
+	if (f->has_ll)
+		(void)fwd_d_addr6_set(d, (uint16_t)(f - d->ifs), f->ll6, 128,
+		    true);
+}
+
+/* ... and on detach: every address out of use, the glean6 let go. */
+void
+fwd_if6_detach(struct fwd_d *d, struct fwd_iface *f)
+{
+	while (f->nuse6 > 0)
+		addr6_remove(d, f, f->nuse6 - 1);
+	if (f->glean6 >= 0) {
+		uint32_t g = (uint32_t)f->glean6;
+
+		f->glean6 = -1;
+		nh_bind6(d, g, false);
+		fwd_nh_unhold(d, g);
+	}
+}
+
+/* The IPv6 addresses of f (attached) become rq's: those gone out of use,
+ * the new ones in use (without ND; with ND its addr_event does it). */
+void
+fwd_if6_update(struct fwd_d *d, struct fwd_iface *f,
+    const struct fwd_if_req *rq)
+{
+	fwd_if6_detach(d, f);
+	fwd_if6_conf_take(f, rq);
+	fwd_if6_attach(d, f);
+}
+
+void
+fwd_if6_conf_take(struct fwd_iface *f, const struct fwd_if_req *rq)
+{
+	f->naddr6 = rq->naddr6;
+	memcpy(f->addr6, rq->addr6, sizeof(f->addr6));
+	memcpy(f->plen6, rq->plen6, sizeof(f->plen6));
+	f->has_ll = rq->has_ll;
+	memcpy(f->ll6, rq->ll6, 16);
+	f->ipv6_off = rq->ipv6_off;
+}
+
+/* fwd's own IPv6 routes are not the RIB's to sweep: the router's /128s,
+ * the connected prefixes on their glean6, the neighbours' /128s
+ * (fwd_d_nd_host6) refreshed (an add clears the stale mark). */
+struct own6 {
+	struct fwd_d *d;
+	uint8_t (*p)[16];
+	uint32_t *nh;
+	size_t n, cap;
+};
+
+static int
+collect_own6(const uint8_t pfx[16], unsigned len, unsigned nh, void *arg)
+{
+	struct own6 *o = arg;
+	struct fwd_d *d = o->d;
+
+	/* ours, a neighbour's of fwd_d_nd_host6, or of ND's own (an IPv6
+	 * K_NH adjacency no record owns, as ARP's /32s) */
+	if (!(len == 128 &&
+		(nh == (unsigned)d->local_adj ||
+		    (rec_mine(d, nh) && d->rec[nh].host6) ||
+		    (nh < d->adj->size && !rec_mine(d, nh) &&
+			fwd_adj_is_v6(d->adj, nh) &&
+			d->adj->ent[nh].kind == FWD_ADJ_K_NH))))
+		return (0);
+	if (o->n == o->cap) {
+		size_t nc = o->cap ? o->cap * 2 : 64;
+
+		o->p = lc_xrealloc(o->p, nc * sizeof(*o->p),
+		    "tern-fwd resync: IPv6 host routes");
+		o->nh = lc_xrealloc(o->nh, nc * sizeof(*o->nh),
+		    "tern-fwd resync: IPv6 host routes");
+		o->cap = nc;
+	}
+	memcpy(o->p[o->n], pfx, 16);
+	o->nh[o->n++] = nh;
+	return (0);
+}
+
+static void
+resync_own6(struct fwd_d *d)
+{
+	struct own6 o = {d, NULL, NULL, 0, 0};
+
+	(void)fwd_fib6_walk(d->fib6, collect_own6, &o);
+	for (size_t i = 0; i < o.n; i++)
+		(void)fwd_fib6_add(d->fib6, o.p[i], 128, o.nh[i]);
+	free(o.p);
+	free(o.nh);
+	for (unsigned i = 0; i < FWD_D_IF_MAX; i++) {
+		struct fwd_iface *f = &d->ifs[i];
+
+		if (!f->used || !f->attached || f->glean6 < 0)
+			continue;
+		for (unsigned k = 0; k < f->nuse6; k++) {
+			const struct fwd_addr6 *u = &f->use6[k];
+			uint8_t p[16];
+			unsigned nh;
+
+			if (u->plen >= 128)
+				continue;
+			pfx6_mask(p, u->a, u->plen);
+			if (fwd_fib6_get(d->fib6, p, u->plen, &nh) == 0 &&
+			    nh == (unsigned)f->glean6)
+				(void)fwd_fib6_add(d->fib6, p, u->plen, nh);
+		}
+	}
 }

@@ -3,6 +3,10 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include <unistd.h>
+#include <linux/if_packet.h>
+#include <sys/socket.h>
+
 #include "fwd_port.h"
 
 void
@@ -60,4 +64,23 @@ fwd_out_send(struct fwd_out *o, struct fwd_port *const *ports, unsigned nports)
 	}
 	o->n = 0;
 	return (sent);
+}
+
+int
+fwd_port_allmulti(int fd, int ifindex)
+{
+	struct packet_mreq mr = {.mr_ifindex = ifindex,
+	    .mr_type = PACKET_MR_ALLMULTI};
+	int own = fd < 0, rv;
+
+	if (own && (fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) <
+	    0) {
+		rv = -errno;
+		if (own)
+			close(fd);
+		return (rv);
+	}
+	return (fd);
 }

@@ -295,4 +295,13 @@ void fwd_out_pop(struct fwd_out *);
 unsigned fwd_out_send(struct fwd_out *, struct fwd_port *const *ports,
     unsigned nports);
 
+/*
+ * Every multicast frame for the device ifindex (its ALLMULTI count raised
+ * for as long as fd, an AF_PACKET socket, stays open): IPv6's solicited-
+ * node and all-nodes groups (33:33:...) reach fwd on devices that filter
+ * multicast. fd < 0: a socket of its own (bound to no protocol: it
+ * receives nothing) is opened. Returns that fd (or fd), or -errno.
+ */
+int fwd_port_allmulti(int fd, int ifindex);
+
 #endif /* FWD_PORT_H */

@@ -398,6 +398,11 @@ fwd_port_afp_new(const struct fwd_port_afp_conf *c)
 		rv = -errno;
 		goto fail;
 	}
+	/* IPv6 multicast (ND) past the device's filter; refused (no
+	 * CAP_NET_RAW on the membership, a device without the flag): the
+	 * unicast side works anyway */
+	if (!tx_only)
+		(void)fwd_port_allmulti(a->fd, a->port.ifindex);
 	if (!tx_only && c->fanout_group > 0 &&
 	    (rv = afp_setint(a->fd, PACKET_FANOUT,
 		 (c->fanout_group & 0xffff) | (PACKET_FANOUT_HASH << 16))) != 0)

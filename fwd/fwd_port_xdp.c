@@ -81,6 +81,7 @@ struct fwd_xdp_umem {
 struct xdp_prog {
 	int ifindex;
 	int prog_fd, map_fd;
+	int mc_fd; /* holds the device's ALLMULTI (fwd_port_allmulti); -1 */
 	struct bpf_object
 	    *obj; /* xdp_port.bpf.c's, sending with BPF_PROG_RUN */
 	unsigned refs;
@@ -381,6 +382,8 @@ prog_load_run(struct xdp_prog *g)
 static void
 prog_drop(struct xdp_prog *g)
 {
+	if (g->mc_fd > 0)
+		close(g->mc_fd);
 	if (g->ifindex != 0 && g->attach_flags != 0)
 		(void)bpf_xdp_detach(g->ifindex, g->attach_flags, NULL);
 	if (g->obj != NULL)
@@ -416,7 +419,7 @@ prog_get(int ifindex, bool generic, struct xdp_prog **out)
 		goto out;
 	}
 	memset(g, 0, sizeof(*g));
-	g->prog_fd = g->map_fd = -1;
+	g->prog_fd = g->map_fd = g->mc_fd = -1;
 	if (xr.on) {
 		if ((rv = prog_load_run(g)) != 0)
 			goto fail;
@@ -447,6 +450,9 @@ prog_get(int ifindex, bool generic, struct xdp_prog **out)
 		goto fail;
 	g->ifindex = ifindex;
 	g->refs = 1;
+	/* IPv6 multicast (ND) past the device's filter: the program passes
+	 * every frame to the sockets; not fatal when refused */
+	g->mc_fd = fwd_port_allmulti(-1, ifindex);
 	goto out;
 fail:
 	prog_drop(g);

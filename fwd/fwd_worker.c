@@ -109,6 +109,7 @@ fwd_worker_new(struct fwd_d *d, unsigned id)
 	}
 	memset(&dc, 0, sizeof(dc));
 	dc.fib = d->fib;
+	dc.fib6 = d->fib6;
 	dc.adj = d->adj;
 	dc.local = &d->local;
 	dc.ports = w->ports;
