@@ -88,6 +88,11 @@ nh_index(uint32_t addr, uint32_t ifindex)
 			return (i);
 	if (fw.nnh == 1024)
 		return (0);
+	if (fw.nnh == FWD_FIB_NH_NONE) { /* not a next hop: the FIB refuses
+					  * it; a slot nothing matches */
+		fw.nhaddr[fw.nnh] = fw.nhif[fw.nnh] = UINT32_MAX;
+		fw.nnh++;
+	}
 	fw.nhaddr[fw.nnh] = addr;
 	fw.nhif[fw.nnh] = ifindex;
 	return (fw.nnh++);
