@@ -5,12 +5,10 @@
 #include <string.h>
 
 #include "fwd_arp.h"
+#include "fwd_nq.h"
 
-#define ARP_QMAX	16   /* cap on conf.queue_len */
-#define ARP_POOL_MAX	1024 /* queued frames, all neighbours */
-#define ARP_NONE	0xffffffffu
-#define ARP_LEN		42
-#define ARP_PENDING_MAX 256
+#define ARP_NONE 0xffffffffu
+#define ARP_LEN	 42
 
 struct arp_neigh {
 	uint32_t ip;
@@ -18,24 +16,17 @@ struct arp_neigh {
 	uint8_t mac[6];
 	uint8_t state;
 	uint8_t probes;
-	uint8_t qn;
-	uint16_t host_adj; /* FWD_FIB_NH_NONE: no host route */
-	uint64_t t_next;   /* expiry or next retransmission */
-	uint64_t t_conf;   /* last confirmed (a reply, config), or created */
-	uint32_t next;	   /* hash chain, ARP_NONE ends */
-	uint16_t qslot[ARP_QMAX];
-	uint16_t qin[ARP_QMAX]; /* ingress port of each queued frame */
+	uint16_t host_adj;    /* FWD_FIB_NH_NONE: no host route */
+	uint64_t t_next;      /* expiry or next retransmission */
+	uint64_t t_conf;      /* last confirmed (a reply, config), or created */
+	uint32_t next;	      /* hash chain, ARP_NONE ends */
+	struct fwd_nq_list q; /* packets waiting for it */
 };
 
 struct arp_addr {
 	uint32_t ip;
 	uint8_t plen;
 	uint16_t port;
-};
-
-struct arp_pending {
-	uint16_t adj;
-	uint64_t tok;
 };
 
 struct fwd_arp {
@@ -48,12 +39,7 @@ struct fwd_arp {
 	unsigned nfree;
 	struct arp_addr addr[FWD_ARP_ADDR_MAX];
 	unsigned naddr;
-	uint8_t *qbuf; /* npool * FWD_FRAME_MAX */
-	uint16_t *qlen;
-	uint16_t *qfree;
-	unsigned npool, nqfree;
-	struct arp_pending pend[ARP_PENDING_MAX];
-	unsigned npend;
+	struct fwd_nq nq; /* queued packets, adjacencies to release */
 	struct fwd_arp_stats st;
 };
 
@@ -83,8 +69,8 @@ fwd_arp_new(const struct fwd_arp_conf *c, struct fwd_adj_tbl *adj)
 		a->conf.max_neigh = 4096;
 	if (a->conf.queue_len == 0)
 		a->conf.queue_len = 4;
-	if (a->conf.queue_len > ARP_QMAX)
-		a->conf.queue_len = ARP_QMAX;
+	if (a->conf.queue_len > FWD_NQ_QMAX)
+		a->conf.queue_len = FWD_NQ_QMAX;
 	if (a->conf.reachable_ms == 0)
 		a->conf.reachable_ms = 30000;
 	if (a->conf.retrans_ms == 0)
@@ -93,17 +79,12 @@ fwd_arp_new(const struct fwd_arp_conf *c, struct fwd_adj_tbl *adj)
 		a->conf.max_probes = 3;
 	for (a->nbucket = 16; a->nbucket < a->conf.max_neigh; a->nbucket *= 2)
 		;
-	a->npool = a->conf.max_neigh * a->conf.queue_len;
-	if (a->npool > ARP_POOL_MAX)
-		a->npool = ARP_POOL_MAX;
 	a->ent = calloc(a->conf.max_neigh, sizeof(*a->ent));
 	a->bucket = malloc(a->nbucket * sizeof(*a->bucket));
 	a->freel = malloc(a->conf.max_neigh * sizeof(*a->freel));
-	a->qbuf = malloc((size_t)a->npool * FWD_FRAME_MAX);
-	a->qlen = calloc(a->npool, sizeof(*a->qlen));
-	a->qfree = malloc(a->npool * sizeof(*a->qfree));
 	if (a->ent == NULL || a->bucket == NULL || a->freel == NULL ||
-	    a->qbuf == NULL || a->qlen == NULL || a->qfree == NULL) {
+	    fwd_nq_init(&a->nq, a->conf.max_neigh * a->conf.queue_len,
+		a->conf.queue_len) != 0) {
 		fwd_arp_free(a);
 		errno = ENOMEM;
 		return (NULL);
@@ -111,8 +92,6 @@ fwd_arp_new(const struct fwd_arp_conf *c, struct fwd_adj_tbl *adj)
 	memset(a->bucket, 0xff, a->nbucket * sizeof(*a->bucket));
 	for (unsigned i = 0; i < a->conf.max_neigh; i++)
 		a->freel[a->nfree++] = a->conf.max_neigh - 1 - i;
-	for (unsigned i = 0; i < a->npool; i++)
-		a->qfree[a->nqfree++] = (uint16_t)(a->npool - 1 - i);
 	return (a);
 }
 
@@ -124,9 +103,7 @@ fwd_arp_free(struct fwd_arp *a)
 	free(a->ent);
 	free(a->bucket);
 	free(a->freel);
-	free(a->qbuf);
-	free(a->qlen);
-	free(a->qfree);
+	fwd_nq_fini(&a->nq);
 	free(a);
 }
 
@@ -315,9 +292,7 @@ arp_create(struct fwd_arp *a, uint16_t port, uint32_t ip)
 static void
 arp_queue_clear(struct fwd_arp *a, struct arp_neigh *n)
 {
-	for (unsigned k = 0; k < n->qn; k++)
-		a->qfree[a->nqfree++] = n->qslot[k];
-	n->qn = 0;
+	fwd_nq_clear(&a->nq, &n->q);
 }
 
 /* Is ip on one of port's connected subnets? */
@@ -346,15 +321,8 @@ arp_host_route_del(struct fwd_arp *a, struct arp_neigh *n)
 		(void)fwd_fib_del(a->conf.fib, n->ip, 32);
 	(void)fwd_adj_neigh_set(a->adj, n->port, n->ip, NULL);
 	/* Workers may still hold the index: release after a grace period. */
-	if (a->npend < ARP_PENDING_MAX) {
-		a->pend[a->npend].adj = n->host_adj;
-		a->pend[a->npend].tok = fwd_qsbr_start(
-		    fwd_fib_qsbr(a->conf.fib));
-		a->npend++;
-	} else {
-		fwd_qsbr_synchronize(fwd_fib_qsbr(a->conf.fib));
-		fwd_adj_release(a->adj, n->host_adj);
-	}
+	fwd_nq_release_later(&a->nq, a->adj, fwd_fib_qsbr(a->conf.fib),
+	    n->host_adj);
 	n->host_adj = FWD_FIB_NH_NONE;
 }
 
@@ -449,12 +417,11 @@ arp_resolved(struct fwd_arp *a, struct arp_neigh *n, const uint8_t *mac,
 	if (changed && n->host_adj != FWD_FIB_NH_NONE)
 		(void)fwd_adj_set_nh(a->adj, n->host_adj, n->port, n->ip, mac);
 	arp_host_route_add(a, n);
-	for (unsigned k = 0; k < n->qn; k++) {
-		uint16_t s = n->qslot[k];
+	for (unsigned k = 0; k < n->q.n; k++) {
+		unsigned l;
+		const uint8_t *fr = fwd_nq_frame(&a->nq, &n->q, k, &l);
 
-		if (out != NULL &&
-		    arp_send_to(a, n, a->qbuf + (size_t)s * FWD_FRAME_MAX,
-			a->qlen[s], out))
+		if (out != NULL && arp_send_to(a, n, fr, l, out))
 			a->st.released++;
 		else
 			a->st.queue_drops++;
@@ -556,31 +523,11 @@ fwd_arp_resolve(struct fwd_arp *a, uint16_t port, uint32_t ip, uint16_t in_port,
 		return (0);
 	}
 	if (frame != NULL) {
-		uint16_t s;
+		unsigned r = fwd_nq_push(&a->nq, &n->q, frame, len, in_port);
 
-		if (n->qn == a->conf.queue_len || a->nqfree == 0) {
-			/* full: drop the oldest (bounded, newest kept) */
-			if (n->qn == 0) {
-				a->st.queue_drops++;
-				goto probe;
-			}
-			s = n->qslot[0];
-			memmove(n->qslot, n->qslot + 1,
-			    (n->qn - 1) * sizeof(n->qslot[0]));
-			memmove(n->qin, n->qin + 1,
-			    (n->qn - 1) * sizeof(n->qin[0]));
-			n->qn--;
-			a->st.queue_drops++;
-		} else
-			s = a->qfree[--a->nqfree];
-		memcpy(a->qbuf + (size_t)s * FWD_FRAME_MAX, frame, len);
-		a->qlen[s] = (uint16_t)len;
-		n->qslot[n->qn] = s;
-		n->qin[n->qn] = in_port;
-		n->qn++;
-		a->st.queued++;
+		a->st.queue_drops += r != FWD_NQ_QUEUED;
+		a->st.queued += r != FWD_NQ_DROPPED;
 	}
-probe:
 	if (fresh && out != NULL) {
 		n->probes = 1;
 		n->t_next = now_ms + a->conf.retrans_ms;
@@ -631,7 +578,7 @@ arp_evict_learned(struct fwd_arp *a)
 
 			if (n->state != order[k])
 				continue;
-			a->st.queue_drops += n->qn;
+			a->st.queue_drops += n->q.n;
 			a->st.evicted++;
 			arp_destroy(a, n);
 			return (true);
@@ -681,16 +628,16 @@ static void
 arp_fail(struct fwd_arp *a, struct arp_neigh *n, uint64_t now_ms,
     struct fwd_icmp *icmp, struct fwd_out *out)
 {
-	for (unsigned k = 0; k < n->qn; k++) {
-		uint16_t s = n->qslot[k];
+	for (unsigned k = 0; k < n->q.n; k++) {
+		unsigned l;
+		const uint8_t *fr = fwd_nq_frame(&a->nq, &n->q, k, &l);
 
 		a->st.queue_drops++;
 		if (icmp != NULL && out != NULL)
 			(void)fwd_icmp_error(icmp, FWD_ICMP_UNREACH,
-			    FWD_ICMP_UNREACH_HOST, 0, n->qin[k],
-			    fwd_arp_addr_get(a, n->qin[k]),
-			    a->qbuf + (size_t)s * FWD_FRAME_MAX, a->qlen[s],
-			    now_ms, out);
+			    FWD_ICMP_UNREACH_HOST, 0, n->q.in[k],
+			    fwd_arp_addr_get(a, n->q.in[k]), fr, l, now_ms,
+			    out);
 	}
 	a->st.failed++;
 	arp_destroy(a, n);
@@ -746,13 +693,7 @@ fwd_arp_tick(struct fwd_arp *a, uint64_t now_ms, struct fwd_icmp *icmp,
 			break;
 		}
 	}
-	for (unsigned i = 0; i < a->npend;) {
-		if (fwd_qsbr_check(fwd_fib_qsbr(a->conf.fib), a->pend[i].tok)) {
-			fwd_adj_release(a->adj, a->pend[i].adj);
-			a->pend[i] = a->pend[--a->npend];
-		} else
-			i++;
-	}
+	fwd_nq_release_poll(&a->nq, a->adj, fwd_fib_qsbr(a->conf.fib));
 	return (changed);
 }
 
@@ -775,7 +716,7 @@ arp_info(const struct arp_neigh *n, struct fwd_neigh_info *info)
 	info->port = n->port;
 	memcpy(info->mac, n->mac, 6);
 	info->state = n->state;
-	info->queued = n->qn;
+	info->queued = n->q.n;
 	info->expires_ms = n->t_next;
 	info->confirmed_ms = n->t_conf;
 }

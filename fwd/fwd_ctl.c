@@ -80,6 +80,21 @@ if6_req_of(const Fwd__IfConfig *c, struct fwd_if_req *r)
 		if (r->has_ll)
 			memcpy(r->ll6, c->link_local.data, 16);
 	}
+	for (size_t j = 0; j < c->n_neighbours; j++) {
+		const Fwd__StaticNeighbour *n = c->neighbours[j];
+		unsigned k = r->nneigh6;
+
+		if (n->addr6.len == 0)
+			continue;
+		if (k == FWD_D_NEIGH_MAX || n->addr6.len != 16 ||
+		    n->mac.len != 6) {
+			r->neigh6_bad = true;
+			continue;
+		}
+		memcpy(r->neigh6_ip[k], n->addr6.data, 16);
+		memcpy(r->neigh6_mac[k], n->mac.data, 6);
+		r->nneigh6++;
+	}
 	if (c->n_addrs6 > FWD_D_ADDR6_MAX) {
 		r->too_many6 = true;
 		return;
@@ -121,19 +136,25 @@ h_if_config(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		r->backend = c->backend;
 		/* an unknown value is refused by the batch's check */
 		r->host_path = (unsigned)c->host_path;
-		if (c->n_neighbours > FWD_D_NEIGH_MAX)
-			r->neigh_too_many = true;
-		else
-			r->nneigh = (unsigned)c->n_neighbours;
-		for (unsigned k = 0; k < r->nneigh; k++) {
-			const ProtobufCBinaryData *m = &c->neighbours[k]->mac;
+		/* IPv4 ones here, IPv6 ones (addr6) by if6_req_of */
+		for (size_t j = 0; j < c->n_neighbours; j++) {
+			const ProtobufCBinaryData *m = &c->neighbours[j]->mac;
+			unsigned k = r->nneigh;
 
-			r->neigh_ip[k] = ntohl(c->neighbours[k]->addr);
+			if (c->neighbours[j]->addr6.len != 0)
+				continue;
+			if (k == FWD_D_NEIGH_MAX) {
+				r->neigh_too_many = true;
+				break;
+			}
+			r->nneigh++;
+			r->neigh_ip[k] = ntohl(c->neighbours[j]->addr);
 			r->neigh_maclen[k] = m->len > 255 ? 255 :
 							    (uint8_t)m->len;
 			if (m->len == 6)
 				memcpy(r->neigh_mac[k], m->data, 6);
 		}
+		fwd_d_nd_req_parse(&r->nd, c);
 		if6_req_of(c, r);
 		if (c->n_addrs > FWD_LOCAL_MAX) {
 			r->too_many = true;
@@ -464,6 +485,7 @@ enc_iface(struct fwd_d *d, const struct fwd_iface *f, bool counters)
 		snprintf(b, sizeof(b), "%s (auto)", x->backend);
 		x->backend = ar_ok(lc_arena_strdup(d->ar, b));
 	}
+	fwd_d_nd_if_fill(d, f, x);
 	x->n_addrs = f->naddr;
 	x->addrs = ar_calloc(d, f->naddr * sizeof(*x->addrs));
 	for (unsigned k = 0; k < f->naddr; k++) {
@@ -951,7 +973,11 @@ h_query_neighbours(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 	struct neigh_walk w = {d, &l, 64, q->ifindex, fwd_d_now_ms(d)};
 
 	l.neighbours = ar_calloc(d, w.cap * sizeof(*l.neighbours));
-	(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	/* family 0 (as before) and 4: IPv4; 6: IPv6; 46: both */
+	if (q->family != 6)
+		(void)fwd_arp_walk(d->arp, neigh_collect, &w);
+	if (q->family == 6 || q->family == 46)
+		fwd_d_nd_neigh_list(d, q->ifindex, &l, &w.cap);
 	ipc_reply(req, IPC_OK, &l.base);
 	lc_arena_reset(d->ar);
 }

@@ -119,6 +119,7 @@ fwd_d_tick(struct fwd_d *d, uint64_t now)
 			break;
 		fwd_d_out_flush(d);
 	}
+	fwd_d_nd_tick(d);
 	fwd_nh_reclaim(d);
 	(void)fwd_fib_reclaim(d->fib);
 	(void)fwd_fib6_reclaim(d->fib6);
@@ -161,32 +162,8 @@ on_tick(struct ev_loop *loop, ev_timer *w, int revents)
  * The IPv6 FIB: the adjacencies' next-hop space, the IPv4 FIB's QSBR (the
  * workers report one quiescent state for both). Its groups are reserved
  * virtually (fwd_fib6.h): 2^20 groups, 4 GiB of address space, cost
- * memory only when used. Without ND (d->nd NULL) the slow path has no
- * source for ICMPv6 errors but the interfaces' addresses: fwd_d6_src.
+ * memory only when used.
  */
-static bool
-fwd_d6_src(const struct fwd_nd *nd, uint16_t port, const uint8_t dst[16],
-    uint8_t src[16])
-{
-	const struct fwd_d *d = (const struct fwd_d *)nd;
-	const struct fwd_iface *f;
-
-	if (port >= FWD_D_IF_MAX)
-		return (false);
-	f = &d->ifs[port];
-	/* a link-local toward a link-local, else the first global, else a
-	 * link-local */
-	for (int pass = 0; pass < 3; pass++)
-		for (unsigned k = 0; k < f->nuse6; k++)
-			if ((pass == 0 && f->use6[k].ll && dst[0] == 0xfe &&
-				(dst[1] & 0xc0) == 0x80) ||
-			    (pass == 1 && !f->use6[k].ll) || pass == 2) {
-				memcpy(src, f->use6[k].a, 16);
-				return (true);
-			}
-	return (false);
-}
-
 static int
 fwd_d6_init(struct fwd_d *d)
 {
@@ -199,10 +176,6 @@ fwd_d6_init(struct fwd_d *d)
 		return (-errno);
 	for (unsigned i = 0; i < FWD_PORT_MAX; i++)
 		d->ifs[i].glean6 = -1;
-	if (d->nd == NULL) {
-		d->slow.nd = (struct fwd_nd *)d;
-		d->slow.nd_src = fwd_d6_src;
-	}
 	return (0);
 }
 
@@ -273,7 +246,7 @@ fwd_d_new(struct ev_loop *loop, const struct fwd_d_conf *c)
 	if ((d->out = calloc(1, sizeof(*d->out))) == NULL ||
 	    (d->ar = lc_arena_new(64 << 10)) == NULL)
 		goto fail;
-	if (fwd_nh_init(d) != 0)
+	if (fwd_nh_init(d) != 0 || fwd_d_nd_init(d) != 0)
 		goto fail;
 	d->nworkers = d->conf.workers ? d->conf.workers : 1;
 	d->nworkers_start = d->nworkers;
@@ -317,6 +290,8 @@ fwd_d_free(struct fwd_d *d)
 	for (unsigned k = 0; k < FWD_D_WORKERS_MAX; k++)
 		if (d->w[k] != NULL)
 			fwd_worker_stop(d->w[k]);
+	if (d->out != NULL)
+		fwd_d_nd_fini(d); /* final RAs while the ports are open */
 	fwd_ctl_fini(d);
 	fwd_link_fini(d);
 	fwd_host_fini(d);

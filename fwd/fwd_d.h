@@ -13,6 +13,7 @@
 #include "libcommon/lc_err.h"
 #include "fwd_adj.h"
 #include "fwd_arp.h"
+#include "fwd_d_nd.h"
 #include "fwd_dp.h"
 #include "fwd_fib.h"
 #include "fwd_fib6.h"
@@ -72,7 +73,10 @@ struct fwd_d_conf {
 	/* SO_BUSY_POLL (us) and SO_PREFER_BUSY_POLL on the AF_XDP sockets,
 	 * which the workers then poll with recvfrom when empty; 0: off */
 	unsigned busy_poll_us;
-	bool allow_mem;		 /* accept backend "mem" (tests) */
+	bool allow_mem; /* accept backend "mem" (tests) */
+	/* IPv6 addresses in use at once, without Duplicate Address
+	 * Detection (DupAddrDetectTransmits 0, RFC 4862 5.1; tests) */
+	bool nd_no_dad;
 	fwd_d_port_fn *port_new; /* "mem" ports; NULL: fwd_port_mem_new */
 	void *port_arg;
 };
@@ -153,6 +157,7 @@ struct fwd_iface {
 	unsigned nneigh; /* static neighbours (in fwd_arp while attached) */
 	uint32_t neigh_ip[FWD_D_NEIGH_MAX]; /* host order */
 	uint8_t neigh_mac[FWD_D_NEIGH_MAX][6];
+	struct fwd_d_nd_cfg nd; /* RAs (fwd_d_nd.c) */
 	/* state */
 	bool attached, link_up;
 	/* the device is not there (deleted, renamed away, or missing when
@@ -172,7 +177,11 @@ struct fwd_iface {
 	uint8_t plen6[FWD_D_ADDR6_MAX];
 	bool has_ll, ipv6_off;
 	uint8_t ll6[16];
-	/* the addresses in use (DAD passed, or no ND), link-local too:
+	/* static IPv6 neighbours (ND's static entries: fwd_d_nd.c) */
+	unsigned nneigh6;
+	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
+	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
+	/* the addresses in use (DAD passed), link-local too:
 	 * each /128 pinned to the LOCAL adjacency, each global's prefix
 	 * connected (glean6); fwd_d_addr6_set keeps it */
 	struct fwd_addr6 use6[FWD_D_USE6_MAX];
@@ -200,11 +209,13 @@ enum { FWD_REC_NONE = 0, FWD_REC_NH, FWD_REC_GROUP, FWD_REC_DROP };
 
 struct fwd_rec {
 	uint8_t kind;
-	uint8_t nm;  /* GROUP: members */
-	bool dying;  /* unreferenced: released after a grace period */
-	uint32_t gw; /* NH: host order, 0 = attached (glean) */
-	bool v6;     /* NH: IPv6, gw6 its gateway (:: = attached) */
-	bool host6;  /* NH v6: a neighbour's /128 of fwd's own */
+	uint8_t nm;   /* GROUP: members */
+	bool dying;   /* unreferenced: released after a grace period */
+	uint32_t gw;  /* NH: host order, 0 = attached (glean) */
+	bool v6;      /* NH: IPv6, gw6 its gateway (:: = attached) */
+	bool host6;   /* NH v6: a neighbour's /128 of fwd's own */
+	bool mac6_ok; /* host6: mac6 is the neighbour's MAC */
+	uint8_t mac6[6];
 	uint8_t gw6[16];
 	uint32_t ifindex; /* NH: 0 = the interface whose subnet holds gw */
 	uint32_t routes;  /* FIB routes pointing here */
@@ -362,6 +373,13 @@ struct fwd_if_req {
 	uint8_t plen6[FWD_D_ADDR6_MAX]; /* as received: 1..128 checked */
 	bool too_many6, has_ll, ll_bad, ipv6_off;
 	uint8_t ll6[16];
+	/* static IPv6 neighbours (StaticNeighbour.addr6); neigh6_bad: more
+	 * than FWD_D_NEIGH_MAX, or a length not 16 / 6 */
+	unsigned nneigh6;
+	uint8_t neigh6_ip[FWD_D_NEIGH_MAX][16];
+	uint8_t neigh6_mac[FWD_D_NEIGH_MAX][6];
+	bool neigh6_bad;
+	struct fwd_d_nd_req nd; /* RAs (fwd_d_nd.c) */
 };
 
 /*
@@ -401,11 +419,11 @@ unsigned fwd_d_nh_kind(const struct fwd_d *, unsigned nh);
 int fwd_d_route_del(struct fwd_d *, uint32_t pfx, unsigned len);
 /* IPv6: the same with 16-byte prefix and gateways (network order; :: =
  * attached, ifindex then required), gw6 n * 16 bytes. */
-int fwd_d_route6_add(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+int fwd_d_route6_add(struct fwd_d *, const uint8_t *pfx, unsigned len,
     const uint8_t *gw6, const uint32_t *ifindex, unsigned n);
-int fwd_d_route6_nonh(struct fwd_d *, const uint8_t pfx[16], unsigned len,
+int fwd_d_route6_nonh(struct fwd_d *, const uint8_t *pfx, unsigned len,
     unsigned kind);
-int fwd_d_route6_del(struct fwd_d *, const uint8_t pfx[16], unsigned len);
+int fwd_d_route6_del(struct fwd_d *, const uint8_t *pfx, unsigned len);
 /* Next hops of IPv6 adjacency nh: gw6 max * 16 bytes. */
 unsigned fwd_d_nh_describe6(struct fwd_d *, unsigned nh, uint8_t *gw6,
     uint32_t *ifindex, unsigned max);

@@ -44,9 +44,9 @@ void fwd_conn_add(struct fwd_d *, struct fwd_iface *, unsigned k);
 void fwd_conn_del(struct fwd_d *, struct fwd_iface *, uint32_t ip,
     unsigned plen);
 
-/* IPv6 of interface f (fwd_nh.c): on attach (the glean6; without ND its
- * addresses in use at once), on detach, and on a change of its IPv6
- * config to rq's (f attached). */
+/* IPv6 of interface f (fwd_nh.c): on attach (the glean6), on detach
+ * (every address out of use), and on a change of its IPv6 config to rq's
+ * (f attached). */
 void fwd_if6_attach(struct fwd_d *, struct fwd_iface *);
 void fwd_if6_detach(struct fwd_d *, struct fwd_iface *);
 void fwd_if6_update(struct fwd_d *, struct fwd_iface *,

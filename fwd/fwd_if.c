@@ -187,8 +187,10 @@ if_link_set(struct fwd_d *d, struct fwd_iface *f, bool up)
 	f->link_up = up;
 	(void)fwd_adj_port_set(d->adj, id, f->mac, f->mtu, up);
 	fwd_host_carrier(d, f);
-	if (up)
+	if (up) {
 		(void)fwd_arp_announce(d->arp, id, d->out);
+		fwd_d_nd_link_up(d, f);
+	}
 	lc_log_notice("%s: link %s", f->name, up ? "up" : "down");
 	fwd_ctl_if_event(d, f, false);
 }
@@ -513,8 +515,10 @@ static bool
 if6_same(const struct fwd_iface *f, const struct fwd_if_req *rq)
 {
 	if (f->naddr6 != rq->naddr6 || f->has_ll != rq->has_ll ||
-	    f->ipv6_off != rq->ipv6_off ||
-	    (f->has_ll && memcmp(f->ll6, rq->ll6, 16) != 0))
+	    f->ipv6_off != rq->ipv6_off || f->nneigh6 != rq->nneigh6 ||
+	    (f->has_ll && memcmp(f->ll6, rq->ll6, 16) != 0) ||
+	    memcmp(f->neigh6_ip, rq->neigh6_ip, rq->nneigh6 * 16) != 0 ||
+	    memcmp(f->neigh6_mac, rq->neigh6_mac, rq->nneigh6 * 6) != 0)
 		return (false);
 	for (unsigned k = 0; k < rq->naddr6; k++)
 		if (f->plen6[k] != rq->plen6[k] ||
@@ -530,7 +534,8 @@ if_same(const struct fwd_iface *f, const struct fwd_if_req *rq, uint8_t bk,
 	if (f->enabled != rq->enabled || f->mtu_conf != rq->mtu ||
 	    f->backend != bk || f->bk_auto != bk_auto ||
 	    f->naddr != rq->naddr || f->nneigh != rq->nneigh ||
-	    f->host_conf != (rq->host_path != FWD_HOST_PATH_OFF))
+	    f->host_conf != (rq->host_path != FWD_HOST_PATH_OFF) ||
+	    !fwd_d_nd_same(&f->nd, &rq->nd))
 		return (false);
 	for (unsigned j = 0; j < rq->nneigh; j++)
 		if (neigh_changed(f, rq, j))
@@ -651,6 +656,7 @@ if_attach(struct fwd_d *d, struct fwd_iface *f, struct fwd_if_ports *p)
 	 * gets its host route */
 	for (unsigned k = 0; k < f->nneigh; k++)
 		neigh_install(d, f, f->neigh_ip[k], f->neigh_mac[k]);
+	fwd_d_nd_attach(d, f);
 	fwd_nh_rebind_all(d);
 	fwd_d_out_flush(d);
 	lc_log_info("%s: attached as port %u, ifindex %u, mtu %u, link %s",
@@ -691,6 +697,7 @@ if_detach_how(struct fwd_d *d, struct fwd_iface *f, bool reap)
 	for (unsigned k = 0; k < f->nneigh; k++)
 		(void)fwd_arp_static_del(d->arp, id, f->neigh_ip[k]);
 	fwd_arp_port_flush(d->arp, id);
+	fwd_d_nd_detach(d, f);
 	fwd_if6_detach(d, f);
 	fwd_adj_port_del(d->adj, id);
 	if (f->glean >= 0) {
@@ -822,6 +829,22 @@ if_check_addrs6(const struct fwd_if_req *r, long i, struct lc_err *err)
 				    "%s: IPv6 address %s given twice", r->name,
 				    b));
 	}
+	if (r->neigh6_bad)
+		return (lc_err_set(err, -EINVAL, i,
+		    "%s: static IPv6 neighbours: at most %u, each a 16-byte "
+		    "address and a 6-byte MAC",
+		    r->name, FWD_D_NEIGH_MAX));
+	for (unsigned k = 0; k < r->nneigh6; k++) {
+		const uint8_t *a = r->neigh6_ip[k], *m = r->neigh6_mac[k];
+
+		(void)inet_ntop(AF_INET6, a, b, sizeof(b));
+		if (fwd_ip6_dst_martian(fwd_ip6_hi(a), fwd_ip6_lo(a)) ||
+		    (m[0] & 1) || memcmp(m, "\0\0\0\0\0\0", 6) == 0)
+			return (lc_err_set(err, -EINVAL, i,
+			    "%s: static IPv6 neighbour %s: a unicast address "
+			    "and MAC",
+			    r->name, b));
+	}
 	return (0);
 }
 
@@ -938,6 +961,7 @@ if_check_item(struct if_txn *t, unsigned i)
 	if ((rv = if_check_backend(t, r, f, p)) != 0 ||
 	    (rv = if_check_addrs(r, i, t->err)) != 0 ||
 	    (rv = neigh_check(r, i, t->err)) != 0 ||
+	    (rv = fwd_d_nd_check(r, i, t->err)) != 0 ||
 	    (rv = if_check_device(t, r, p)) != 0)
 		return (rv);
 	p->in = true;
@@ -1135,8 +1159,11 @@ if_diff(struct fwd_d *d, struct fwd_iface *f, const struct fwd_if_req *r)
 	}
 	if_neigh_drop(d, f, r);
 	if_addrs_update(d, f, r);
-	if (!if6_same(f, r))
+	fwd_d_nd_diff(d, f, r); /* before f takes r's IPv6 config */
+	if (!if6_same(f, r)) {
 		fwd_if6_update(d, f, r);
+		fwd_d_nd_sync(d, f);
+	}
 	if_neigh_add(d, f, r);
 	fwd_nh_rebind_all(d);
 	fwd_d_out_flush(d);
@@ -1192,6 +1219,7 @@ if_commit_one(struct fwd_d *d, struct if_plan *p)
 		memcpy(f->plen, r->plen, sizeof(f->plen));
 		fwd_if6_conf_take(f, r);
 		neigh_take(f, r);
+		fwd_d_nd_take(&f->nd, &r->nd);
 		if (p->open) {
 			if_attach(d, f, &p->ports);
 			p->open = false;

@@ -12,11 +12,13 @@
 
 #include "fwd_adj.h"
 #include "fwd_dp.h"
+#include "fwd_fib6.h"
 #include "fwd_pkt6.h"
 #include "fwd_port.h"
 
-#define FWD_ND_ADDR_MAX	  256 /* our IPv6 addresses, all ports, link-local too */
-#define FWD_ND_RA_PFX_MAX 8   /* prefixes in one port's RA */
+#define FWD_ND_ADDR_MAX \
+	1088 /* our IPv6 addresses: 64 ports x (16 + a link-local) */
+#define FWD_ND_RA_PFX_MAX 8 /* prefixes in one port's RA */
 
 /* ICMPv6 types of ND (RFC 4861 4). */
 #define FWD_ND_RS	133
@@ -84,8 +86,17 @@ struct fwd_nd_conf {
 	unsigned max_ucast_solicit;    /* 0: 3 */
 	unsigned delay_first_probe_ms; /* 0: 5000 */
 	unsigned dad_transmits;	       /* DupAddrDetectTransmits; 0: 1 */
+	unsigned gc_stale_ms;	       /* a STALE entry nothing uses is
+					  deleted after; 0: 600000 */
 	bool no_dad;		       /* addresses are in use at once */
 	uint32_t seed;		       /* of the randomised timers; 0: fixed */
+	/*
+	 * Optional, as fwd_arp_conf.fib: a neighbour resolved through a
+	 * connected (glean) route gets an adjacency and a /128 host route
+	 * in fib6, removed (after a grace period of its qsbr) when the entry
+	 * dies.
+	 */
+	struct fwd_fib6 *fib6;
 	/* Milliseconds on a monotonic clock (the caller's loop time, or a
 	 * test's fake clock). Required. */
 	uint64_t (*clock)(void *arg);
@@ -100,11 +111,13 @@ struct fwd_nd_conf {
 	void *unreach_arg;
 	/*
 	 * An address of ours changed state (DAD passed: PREFERRED; another
-	 * node has it: DUPLICATE; deleted: 0). The caller pins a /128 of the
-	 * address to a LOCAL adjacency while PREFERRED. NULL: none.
+	 * node has it: DUPLICATE, mac the other node's; deleted: 0). The
+	 * caller pins a /128 of the address to a LOCAL adjacency while
+	 * PREFERRED, and logs a DUPLICATE with the interface's name. NULL:
+	 * fwd_nd logs a DUPLICATE itself (with the port id).
 	 */
 	void (*addr_event)(void *arg, uint16_t port, const uint8_t ip6[16],
-	    unsigned plen, int state);
+	    unsigned plen, int state, const uint8_t *mac);
 	void *addr_arg;
 	/* A neighbour changed state (new, resolved, aged, gone: FWD_ND_FREE).
 	 * NULL: none. */
@@ -117,6 +130,7 @@ struct fwd_nd_stats {
 	uint64_t bad[FWD_ND_BAD_MAX]; /* enum fwd_nd_bad */
 	uint64_t ns_sent, na_sent, ra_sent, dad_sent;
 	uint64_t dad_ok, dad_dup;
+	uint64_t addr_conflict; /* an NA from elsewhere for one in use */
 	uint64_t resolved, failed, expired;
 	uint64_t queued, queue_drops, released, unreach;
 	uint64_t table_full, evicted;
@@ -190,8 +204,9 @@ void fwd_nd_ll_from_mac(const uint8_t mac[6], uint8_t ip6[16]);
 /*
  * The port's link-local address: ll6 (fe80::/64, a unicast interface id),
  * or NULL for the one derived from the port's MAC (fwd_nd_ll_from_mac; it
- * follows a MAC change at fwd_nd_port_up). Replaces the previous one; DAD
- * as for any address. 0, -EINVAL (not fe80::/64, or no port and NULL).
+ * follows a MAC change at fwd_nd_port_up; a port not yet known to the
+ * adjacency table gets it then). Replaces the previous one; DAD as for
+ * any address. 0, -EINVAL (not fe80::/64, interface id 0, bad port).
  */
 int fwd_nd_ll_set(struct fwd_nd *, uint16_t port, const uint8_t *ll6,
     struct fwd_out *out);
@@ -274,6 +289,8 @@ int fwd_nd_static_del(struct fwd_nd *, uint16_t port, const uint8_t ip6[16]);
 int fwd_nd_ra_set(struct fwd_nd *, uint16_t port, const struct fwd_nd_ra_conf *,
     struct fwd_out *out);
 bool fwd_nd_ra_enabled(const struct fwd_nd *, uint16_t port);
+/* What fwd_nd_ra_set refuses: 0 or -EINVAL. */
+int fwd_nd_ra_check(const struct fwd_nd_ra_conf *);
 /* Shutting down: a final RA (lifetime 0) on every port with RAs on. */
 void fwd_nd_shutdown(struct fwd_nd *, struct fwd_out *out);
 

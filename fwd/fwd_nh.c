@@ -801,21 +801,24 @@ nh_bind6(struct fwd_d *d, uint32_t idx, bool force)
 		(void)fwd_adj_set_glean6(d->adj, idx, port);
 		return;
 	}
-	known = fwd_adj_is_v6(d->adj, idx) && a->kind == FWD_ADJ_K_NH &&
-	    a->resolved && a->port == port;
+	/* the MAC: a neighbour's record keeps it (fwd_d_nd_host6), and a
+	 * next hop that is such a neighbour on its port takes it from there;
+	 * else what the adjacency had on the same port (ND's update) */
+	known = r->host6 && r->mac6_ok;
 	if (known)
-		memcpy(mac, a->eth, 6);
+		memcpy(mac, r->mac6, 6);
 	else if (port != FWD_D_PORT_DEAD) {
-		/* a neighbour ND resolved already has its /128's record
-		 * (fwd_d_nd_host6): its MAC, until ND says otherwise */
 		int h = rec_find_nh6(d, r->gw6, d->ifs[port].ifindex);
-		const struct fwd_adj *ha = h >= 0 ? &d->adj->ent[h] : NULL;
 
-		if (ha != NULL && (uint32_t)h != idx && d->rec[h].host6 &&
-		    ha->resolved && ha->port == port) {
-			memcpy(mac, ha->eth, 6);
+		if (h >= 0 && d->rec[h].host6 && d->rec[h].mac6_ok) {
+			memcpy(mac, d->rec[h].mac6, 6);
 			known = true;
 		}
+	}
+	if (!known && fwd_adj_is_v6(d->adj, idx) && a->kind == FWD_ADJ_K_NH &&
+	    a->resolved && a->port == port) {
+		memcpy(mac, a->eth, 6);
+		known = true;
 	}
 	(void)fwd_adj_set_nh6(d->adj, idx, port, r->gw6, known ? mac : NULL);
 }
@@ -895,7 +898,7 @@ pfx6_ok(const uint8_t *pfx, unsigned len)
 }
 
 int
-fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+fwd_d_route6_add(struct fwd_d *d, const uint8_t *pfx, unsigned len,
     const uint8_t *gw6, const uint32_t *ifindex, unsigned n)
 {
 	uint16_t m[FWD_ADJ_GROUP_MAX];
@@ -932,7 +935,7 @@ fwd_d_route6_add(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
 }
 
 int
-fwd_d_route6_nonh(struct fwd_d *d, const uint8_t pfx[16], unsigned len,
+fwd_d_route6_nonh(struct fwd_d *d, const uint8_t *pfx, unsigned len,
     unsigned kind)
 {
 	if (!pfx6_ok(pfx, len) || kind > 2)
@@ -960,7 +963,7 @@ conn_owner6(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 }
 
 int
-fwd_d_route6_del(struct fwd_d *d, const uint8_t pfx[16], unsigned len)
+fwd_d_route6_del(struct fwd_d *d, const uint8_t *pfx, unsigned len)
 {
 	int g;
 
@@ -1071,26 +1074,25 @@ fwd_d_addr6_set(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
 	return (rv);
 }
 
-int
-fwd_d_nd_host6(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
+/* fwd_d_nd_host6 on f, attached or being detached. */
+static int
+nd_host6(struct fwd_d *d, struct fwd_iface *f, const uint8_t ip6[16],
     const uint8_t *mac)
 {
-	const struct fwd_iface *f;
+	uint16_t port = (uint16_t)(f - d->ifs);
 	unsigned old;
 	int idx;
 
-	if (port >= FWD_D_IF_MAX || !d->ifs[port].used ||
-	    !d->ifs[port].attached)
-		return (-ENOENT);
-	f = &d->ifs[port];
 	(void)fwd_adj_neigh_set6(d->adj, port, ip6, mac);
 	/* link-local neighbours are reached by the routes naming them */
 	if (ip6[0] == 0xfe && (ip6[1] & 0xc0) == 0x80)
 		return (0);
 	if (mac == NULL) {
 		if ((idx = rec_find_nh6(d, ip6, f->ifindex)) >= 0 &&
-		    d->rec[idx].host6)
+		    d->rec[idx].host6) {
+			d->rec[idx].mac6_ok = false;
 			route_del6(d, ip6, 128, idx);
+		}
 		return (0);
 	}
 	if (fwd_fib6_get(d->fib6, ip6, 128, &old) == 0 &&
@@ -1099,8 +1101,22 @@ fwd_d_nd_host6(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
 	if ((idx = nh_intern6(d, ip6, f->ifindex)) < 0)
 		return (idx);
 	d->rec[idx].host6 = true;
+	d->rec[idx].mac6_ok = true;
+	memcpy(d->rec[idx].mac6, mac, 6);
 	(void)fwd_adj_neigh_set6(d->adj, port, ip6, mac);
 	return (route_set6(d, ip6, 128, (uint32_t)idx));
+}
+
+int
+fwd_d_nd_host6(struct fwd_d *d, uint16_t port, const uint8_t ip6[16],
+    const uint8_t *mac)
+{
+	/* a removal also while the port detaches (ND forgets its
+	 * neighbours then) */
+	if (port >= FWD_D_IF_MAX || !d->ifs[port].used ||
+	    (!d->ifs[port].attached && mac != NULL))
+		return (-ENOENT);
+	return (nd_host6(d, &d->ifs[port], ip6, mac));
 }
 
 unsigned
@@ -1131,9 +1147,9 @@ fwd_d_nh_describe6(struct fwd_d *d, unsigned nh, uint8_t *gw6,
 	return (0);
 }
 
-/* The interface's IPv6 side on attach (after its glean): the glean6, and
- * without ND its addresses in use at once (with ND, DAD decides:
- * fwd_d_addr6_set from its addr_event). */
+/* The interface's IPv6 side on attach (after its glean): the glean6; its
+ * addresses come into use when ND's DAD passes (fwd_d_addr6_set from ND's
+ * addr_event, fwd_d_nd.c). */
 void
 fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
 {
@@ -1145,14 +1161,6 @@ fwd_if6_attach(struct fwd_d *d, struct fwd_iface *f)
 		lc_log_warnx("%s: no adjacency left for the connected IPv6 "
 			     "routes",
 		    f->name);
-	if (d->nd != NULL)
-		return;
-	for (unsigned k = 0; k < f->naddr6; k++)
-		(void)fwd_d_addr6_set(d, (uint16_t)(f - d->ifs), f->addr6[k],
-		    f->plen6[k], true);
-	if (f->has_ll)
-		(void)fwd_d_addr6_set(d, (uint16_t)(f - d->ifs), f->ll6, 128,
-		    true);
 }
 
 /* ... and on detach: every address out of use, the glean6 let go. */
@@ -1170,8 +1178,8 @@ fwd_if6_detach(struct fwd_d *d, struct fwd_iface *f)
 	}
 }
 
-/* The IPv6 addresses of f (attached) become rq's: those gone out of use,
- * the new ones in use (without ND; with ND its addr_event does it). */
+/* The IPv6 config of f (attached) becomes rq's: every address out of use
+ * (ND's sync after it puts those it has in use back: fwd_d_nd.c). */
 void
 fwd_if6_update(struct fwd_d *d, struct fwd_iface *f,
     const struct fwd_if_req *rq)
@@ -1190,6 +1198,9 @@ fwd_if6_conf_take(struct fwd_iface *f, const struct fwd_if_req *rq)
 	f->has_ll = rq->has_ll;
 	memcpy(f->ll6, rq->ll6, 16);
 	f->ipv6_off = rq->ipv6_off;
+	f->nneigh6 = rq->nneigh6;
+	memcpy(f->neigh6_ip, rq->neigh6_ip, sizeof(f->neigh6_ip));
+	memcpy(f->neigh6_mac, rq->neigh6_mac, sizeof(f->neigh6_mac));
 }
 
 /* fwd's own IPv6 routes are not the RIB's to sweep: the router's /128s,

@@ -27,6 +27,7 @@
 
 #define NPORTS_OUT 4
 #define NNH	   TT_PFX_NNH
+#define B6_NFLOWS  128
 
 struct bcase {
 	const char *name; /* fastpath_short ... */
@@ -42,6 +43,7 @@ static const struct bcase cases[] = {
 struct bench {
 	struct tt_prefixset ps;
 	struct fwd_fib *fib;
+	struct fwd_fib6 *fib6; /* bench6dp_setup's */
 	struct fwd_adj_tbl *adj;
 	struct fwd_local local;
 	struct fwd_port *port[1 + NPORTS_OUT];
@@ -191,11 +193,59 @@ bench_teardown(struct bench *b)
 	for (unsigned i = 0; i <= NPORTS_OUT; i++)
 		fwd_port_free(b->port[i]);
 	fwd_adj_tbl_free(b->adj);
+	fwd_fib6_free(b->fib6);
 	fwd_fib_free(b->fib);
 	tt_prefixset_free(&b->ps);
 	free(b->frames);
 	free(b->fr);
 	free(b->lens);
+}
+
+/*
+ * IPv6 through fwd_dp_process itself (the daemon's path, ports and all):
+ * the medium IPv4 router, plus a FIB6 of one /32 and a /64 a flow under it
+ * (as the fastpath6 line's), each /64 to one of 128 resolved IPv6
+ * adjacencies over the 4 egress ports, and 64-byte IPv6 UDP frames
+ * (14 + 40 + 8 + 2) 2001:2:0:1::x -> 2001:2:0:<flow>::1 arriving on port 0.
+ */
+static void
+bench6dp_setup(struct bench *b)
+{
+	struct fwd_fib6_conf fc = {.max_nh = NNH + 3};
+	struct fwd_dp_conf dc;
+	uint8_t s6[16], d6[16];
+	int rv;
+
+	bench_setup(b, &cases[1], B6_NFLOWS, 0);
+	fwd_dp_fini(&b->dp);
+	fc.qsbr = fwd_fib_qsbr(b->fib);
+	if ((b->fib6 = fwd_fib6_new(&fc)) == NULL)
+		die("fwd_fib6_new", errno);
+	for (unsigned i = 0; i < B6_NFLOWS; i++) {
+		uint8_t mac[6] = {0x02, 0x76, 0, 0, 0, (uint8_t)i};
+		int idx = fwd_adj_alloc(b->adj);
+
+		tf_ip6(s6, 1, (uint16_t)(2 + i));
+		tf_ip6(d6, (uint16_t)(0x100 + i), 1);
+		if (idx < 0 ||
+		    (rv = fwd_adj_set_nh6(b->adj, (unsigned)idx,
+			 (uint16_t)(1 + i % NPORTS_OUT), d6, mac)) != 0)
+			die("fwd_adj_set_nh6", EINVAL);
+		b->lens[i] = (uint16_t)tf_ipv6(b->frames + (size_t)i * 64,
+		    in_mac, src_mac, s6, d6, 64, FWD_IPPROTO_UDP, 10);
+		memset(d6 + 8, 0, 8);
+		if ((rv = fwd_fib6_add(b->fib6, d6, 64, (unsigned)idx)) != 0 ||
+		    (i == 0 &&
+			(rv = fwd_fib6_add(b->fib6,
+			     (uint8_t[16]){0x20, 0x01, 0x00, 0x02}, 32,
+			     (unsigned)idx)) != 0))
+			die("fwd_fib6_add", -rv);
+	}
+	fwd_port_mem_replay(b->port[0], b->fr, b->lens, B6_NFLOWS);
+	dc = b->dp.conf;
+	dc.fib6 = b->fib6;
+	if ((rv = fwd_dp_init(&b->dp, &dc)) != 0)
+		die("fwd_dp_init", -rv);
 }
 
 /* Poll until npkts were received; every one must be forwarded. */
@@ -284,8 +334,7 @@ instr_per_pkt(const char *self, unsigned ci, unsigned nflows, uint64_t npkts,
 
 /* ---- IPv6: fwd_pkt6.h's fast test, a stand-in lookup, the rewrite ---- */
 
-#define B6_NFLOWS 128
-#define B6_NADJ	  256
+#define B6_NADJ 256
 
 struct bench6 {
 	uint64_t mac64;		     /* in_mac, as fwd_port.mac */
@@ -458,10 +507,13 @@ callgrind_child(char **argv)
 		free(b6);
 		return (rv);
 	}
-	if (ci >= sizeof(cases) / sizeof(cases[0]) || npkts == 0 ||
+	if (strcmp(argv[0], "dp6") == 0 && npkts != 0 && npkts % FWD_BURST == 0)
+		bench6dp_setup(&b);
+	else if (ci >= sizeof(cases) / sizeof(cases[0]) || npkts == 0 ||
 	    npkts % FWD_BURST != 0)
 		return (2);
-	bench_setup(&b, &cases[ci], nflows, flags);
+	else
+		bench_setup(&b, &cases[ci], nflows, flags);
 	run_pkts(&b, 4 * FWD_BURST); /* warm up, not counted */
 	b.dp.st.fwd = 0;
 #ifdef HAVE_CALLGRIND_H
@@ -506,6 +558,36 @@ print_instr(const char *name, const char *vfield, double ipp, unsigned nflows,
 	fflush(stdout);
 }
 
+/* rounds of round_s seconds of polling b (set up; torn down here): pps[]
+ * sorted. 1 when a packet was not forwarded. */
+static int
+rounds_pps(struct bench *b, const char *name, unsigned rounds, double round_s,
+    double *pps)
+{
+	uint64_t chunk = 1u << 16;
+
+	run_pkts(b, chunk); /* warm up */
+	for (unsigned r = 0; r < rounds; r++) {
+		double t0 = now_s(), t;
+		uint64_t n = 0;
+
+		do {
+			run_pkts(b, chunk);
+			n += chunk;
+			t = now_s() - t0;
+		} while (t < round_s);
+		pps[r] = (double)n / t;
+	}
+	if (b->dp.st.fwd != b->dp.st.rx) {
+		fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64 "\n",
+		    name, b->dp.st.fwd, b->dp.st.rx);
+		return (1);
+	}
+	bench_teardown(b);
+	qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
+	return (0);
+}
+
 /* One case with one fast-path variant: table line and BENCH lines. */
 static int
 run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
@@ -516,32 +598,14 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
 							      "per_packet";
 	struct bench b;
 	double pps[16], ipp = -1;
-	uint64_t chunk = 1u << 16;
 	char vfield[64] = "";
 
 	if (flags != 0)
 		snprintf(vfield, sizeof(vfield), ",\"variant\":\"%s\"",
 		    variant);
 	bench_setup(&b, c, nflows, flags);
-	run_pkts(&b, chunk); /* warm up */
-	for (unsigned r = 0; r < rounds; r++) {
-		double t0 = now_s(), t;
-		uint64_t n = 0;
-
-		do {
-			run_pkts(&b, chunk);
-			n += chunk;
-			t = now_s() - t0;
-		} while (t < round_s);
-		pps[r] = (double)n / t;
-	}
-	if (b.dp.st.fwd != b.dp.st.rx) {
-		fprintf(stderr, "%s: forwarded %" PRIu64 " of %" PRIu64 "\n",
-		    c->name, b.dp.st.fwd, b.dp.st.rx);
+	if (rounds_pps(&b, c->name, rounds, round_s, pps) != 0)
 		return (1);
-	}
-	bench_teardown(&b);
-	qsort(pps, rounds, sizeof(pps[0]), cmp_dbl);
 	/* In --quick, callgrind only for the small tables (the 1M build
 	 * under valgrind takes a while). */
 	if (vg && (!quick || c->routes < 1000))
@@ -551,6 +615,36 @@ run_case(const char *self, unsigned ci, unsigned flags, unsigned nflows,
 	    c->routes, b.build_s, pps[rounds / 2], pps[0], pps[rounds - 1]);
 	print_instr(c->name, vfield, ipp, nflows, pps[rounds / 2], pps[0],
 	    pps[rounds - 1]);
+	return (0);
+}
+
+/* The IPv6 line of fwd_dp_process (bench6dp_setup): pps of the whole poll
+ * loop and instructions inside fwd_dp_process, as the IPv4 cases'. */
+static int
+run_case6dp(const char *self, bool quick, bool vg)
+{
+	uint64_t npkts = quick ? 4096 : 65536;
+	unsigned rounds = quick ? 3 : 5;
+	double round_s = quick ? 0.1 : 1.0, pps[16], ipp = -1;
+	char *args[4] = {"dp6", "0", NULL, "0"}, nb[32];
+	struct bench b;
+
+	bench6dp_setup(&b);
+	if (rounds_pps(&b, "fastpath6_dp", rounds, round_s, pps) != 0)
+		return (1);
+	snprintf(nb, sizeof(nb), "%" PRIu64, npkts);
+	args[2] = nb;
+	if (vg)
+		ipp = instr_run(self, "fwd_dp_process", args, npkts);
+	printf("%-16s %-12s %9s %8s %12.4g %12.4g %12.4g ", "fastpath6_dp",
+	    "per_packet", "fib6_64", "-", pps[rounds / 2], pps[0],
+	    pps[rounds - 1]);
+	print_instr("fastpath6_dp", "", ipp, B6_NFLOWS, pps[rounds / 2], pps[0],
+	    pps[rounds - 1]);
+	printf("  (IPv6 through fwd_dp_process: the IPv4 quick test failing, "
+	       "fwd_pkt6_fast_ok, fwd_fib6_lookup of a /64 under a /32, the "
+	       "adjacency test, hop limit, rewrite, port queueing)\n");
+	fflush(stdout);
 	return (0);
 }
 
@@ -600,7 +694,7 @@ run_case6(const char *self, bool quick, bool vg)
 			       "only; no port queueing)\n");
 		fflush(stdout);
 	}
-	return (0);
+	return (run_case6dp(self, quick, vg));
 }
 
 static bool

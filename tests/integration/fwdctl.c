@@ -53,6 +53,16 @@ parse_pfx(const char *s, uint32_t *a, uint32_t *len)
 }
 
 static const char *
+ip6s(const uint8_t *a)
+{
+	static char b[4][INET6_ADDRSTRLEN];
+	static int k;
+
+	k = (k + 1) % 4;
+	return (inet_ntop(AF_INET6, a, b[k], sizeof(b[k])));
+}
+
+static const char *
 ip(uint32_t a)
 {
 	static char b[4][INET_ADDRSTRLEN];
@@ -70,13 +80,16 @@ usage(void)
 	fprintf(stderr,
 	    "usage: fwdctl RUNDIR CMD...\n"
 	    "  if NAME [ADDR/LEN...] [host-path on|off] [backend B]\n"
+	    "     [mtu N] [neigh6 ADDR6 MAC]...\n"
 	    "                              IF_CONFIG (enabled; afpacket\n"
-	    "                              unless B)\n"
+	    "                              unless B); an ADDR with ':' is\n"
+	    "                              IPv6 (addrs6)\n"
 	    "  route add PFX/LEN GW[,GW..] [IFINDEX]  FIB_BATCH add (GW 0: "
 	    "attached)\n"
 	    "  route del PFX/LEN           FIB_BATCH del\n"
 	    "  resync-begin | resync-end\n"
 	    "  interfaces | fib [PFX/LEN] | lookup ADDR | neigh | drops\n"
+	    "  fib6 [PFX6/LEN] | lookup6 ADDR6   QUERY_FIB ipv6\n"
 	    "  load-set N GW[,GW..] SAMPLES  the standard prefix set of N,\n"
 	    "                              route k via GW[nh %% count]; then\n"
 	    "                              SAMPLES lines 'ADDR GW' (longest\n"
@@ -196,6 +209,9 @@ main(int argc, char **argv)
 		Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
 		Fwd__IfConfig ic = FWD__IF_CONFIG__INIT, *icp = &ic;
 		Fwd__IfAddr ia[16], *iap[16];
+		Fwd__IfAddr6 ia6[16], *ia6p[16];
+		Fwd__StaticNeighbour sn[16], *snp[16];
+		static uint8_t addr6[48][16], mac6[16][6];
 		Fwd__IfConfigAck *a;
 
 		ic.name = argv[3];
@@ -216,6 +232,54 @@ main(int argc, char **argv)
 			}
 			if (strcmp(argv[i], "backend") == 0 && i + 1 < argc) {
 				ic.backend = argv[++i];
+				continue;
+			}
+			if (strcmp(argv[i], "mtu") == 0 && i + 1 < argc) {
+				ic.mtu = (uint32_t)atoi(argv[++i]);
+				continue;
+			}
+			if (strcmp(argv[i], "neigh6") == 0 && i + 2 < argc &&
+			    ic.n_neighbours < 16) {
+				Fwd__StaticNeighbour *n = &sn[ic.n_neighbours];
+				uint8_t *m = mac6[ic.n_neighbours];
+
+				fwd__static_neighbour__init(n);
+				if (inet_pton(AF_INET6, argv[i + 1],
+					addr6[32 + ic.n_neighbours]) != 1 ||
+				    sscanf(argv[i + 2],
+					"%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &m[0],
+					&m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
+					return (usage());
+				n->addr6.data = addr6[32 + ic.n_neighbours];
+				n->addr6.len = 16;
+				n->mac.data = m;
+				n->mac.len = 6;
+				snp[ic.n_neighbours++] = n;
+				ic.neighbours = snp;
+				i += 2;
+				continue;
+			}
+			if (strchr(argv[i], ':') != NULL) {
+				char b6[64], *sl;
+
+				if (ic.n_addrs6 == 16)
+					return (usage());
+				snprintf(b6, sizeof(b6), "%s", argv[i]);
+				fwd__if_addr6__init(&ia6[ic.n_addrs6]);
+				ia6[ic.n_addrs6].len = 128;
+				if ((sl = strchr(b6, '/')) != NULL) {
+					*sl = '\0';
+					ia6[ic.n_addrs6].len = (uint32_t)atoi(
+					    sl + 1);
+				}
+				if (inet_pton(AF_INET6, b6,
+					addr6[ic.n_addrs6]) != 1)
+					return (usage());
+				ia6[ic.n_addrs6].addr.data = addr6[ic.n_addrs6];
+				ia6[ic.n_addrs6].addr.len = 16;
+				ia6p[ic.n_addrs6] = &ia6[ic.n_addrs6];
+				ic.n_addrs6++;
+				ic.addrs6 = ia6p;
 				continue;
 			}
 			if (ic.n_addrs == 16)
@@ -311,6 +375,11 @@ main(int argc, char **argv)
 			for (size_t k = 0; k < x->n_addrs; k++)
 				printf(" %s/%u", ip(x->addrs[k]->addr),
 				    x->addrs[k]->len);
+			for (size_t k = 0; k < x->n_addrs6; k++)
+				if (x->addrs6[k]->addr.len == 16)
+					printf(" %s/%u",
+					    ip6s(x->addrs6[k]->addr.data),
+					    x->addrs6[k]->len);
 			if (x->counters != NULL)
 				printf(" rx %llu tx %llu rx_drops %llu "
 				       "rx_ring_full %llu",
@@ -365,6 +434,49 @@ main(int argc, char **argv)
 			for (size_t k = 0; k < r->n_nh_addr; k++)
 				printf(" via %s if %u", ip(r->nh_addr[k]),
 				    r->nh_ifindex[k]);
+			printf("\n");
+		}
+		printf("total %u\n", l->total);
+		return (0);
+	}
+	if (strcmp(cmd, "fib6") == 0 || strcmp(cmd, "lookup6") == 0) {
+		Fwd__FibQuery q = FWD__FIB_QUERY__INIT;
+		Fwd__FibList *l;
+		uint8_t a6[16];
+
+		q.ipv6 = true;
+		if (argc >= 4) {
+			char b6[64], *sl;
+
+			snprintf(b6, sizeof(b6), "%s", argv[3]);
+			q.len = 128;
+			if ((sl = strchr(b6, '/')) != NULL) {
+				*sl = '\0';
+				q.len = (uint32_t)atoi(sl + 1);
+			}
+			if (inet_pton(AF_INET6, b6, a6) != 1)
+				return (usage());
+			q.prefix6.data = a6;
+			q.prefix6.len = 16;
+			q.lookup6 = q.prefix6;
+			q.exact = cmd[0] == 'f';
+			q.use_lookup = cmd[0] == 'l';
+		}
+		l = (Fwd__FibList *)call(FWD__METHOD__QUERY_FIB, &q.base);
+		for (size_t i = 0; i < l->n_routes; i++) {
+			Fwd__FibRoute *r = l->routes[i];
+
+			printf("%s/%u",
+			    r->prefix6.len == 16 ? ip6s(r->prefix6.data) : "?",
+			    r->len);
+			for (size_t k = 0; k < r->n_nh_addr6; k++)
+				printf(" via %s if %u",
+				    r->nh_addr6[k].len == 16 ?
+					ip6s(r->nh_addr6[k].data) :
+					"?",
+				    k < r->n_nh_ifindex ? r->nh_ifindex[k] : 0);
+			if (r->n_nh_addr6 == 0 && r->kind != 0)
+				printf(" kind %d", (int)r->kind);
 			printf("\n");
 		}
 		printf("total %u\n", l->total);

@@ -192,8 +192,12 @@ main(int argc, char **argv)
 		send_batch(&s, RIB__SOURCE__PROTOCOL, "bgp",
 		    argc > 5 && strcmp(argv[5], "packed") == 0);
 		ipc_route_set_fini(&s);
-	} else if (strcmp(argv[2], "conn") == 0 && argc > 4) {
-		/* conn PREFIX IFNAME: a connected route from this client */
+	} else if ((strcmp(argv[2], "conn") == 0 ||
+		       strcmp(argv[2], "route6") == 0) &&
+	    argc > 4) {
+		/* conn PREFIX IFNAME: a connected route from this client;
+		 * route6 PREFIX6 GW6: an IPv6 route of source bgp */
+		bool conn = argv[2][0] == 'c';
 		struct ipc_route_set s;
 		struct ipc_route *r;
 		char buf[64], *sl;
@@ -209,10 +213,18 @@ main(int argc, char **argv)
 		if (inet_pton(AF_INET6, buf, r->pfx.v6.b) == 1) {
 			r->family = AF_INET6;
 			s.nh[r->nh].family = AF_INET6;
-		} else if (inet_pton(AF_INET, buf, &r->pfx.v4) != 1)
+		} else if (!conn || inet_pton(AF_INET, buf, &r->pfx.v4) != 1)
 			return (2);
-		s.nh[r->nh].ifname = argv[4];
-		send_batch(&s, RIB__SOURCE__CONNECTED, "", false);
+		if (conn) {
+			s.nh[r->nh].ifname = argv[4];
+			send_batch(&s, RIB__SOURCE__CONNECTED, "", false);
+		} else {
+			memset(&s.nh[r->nh].addr, 0, sizeof(s.nh[r->nh].addr));
+			if (inet_pton(AF_INET6, argv[4],
+				s.nh[r->nh].addr.v6.b) != 1)
+				return (2);
+			send_batch(&s, RIB__SOURCE__PROTOCOL, "bgp", false);
+		}
 		ipc_route_set_fini(&s);
 	} else if (strcmp(argv[2], "show") == 0) {
 		/* show [4|6|ADDRESS]: routes (ADDRESS: the longest match) */

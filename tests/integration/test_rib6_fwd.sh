@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tests/integration/test_rib6_fwd.sh: IPv6 routes in the real tern-rib with
-# the real tern-fwd (which has no IPv6 FIB yet and does not say ipv6_ok):
-# an IPv6 connected route from a client (fwd reports no IPv6 address), IPv6
-# protocol routes as messages and packed, recursive resolution, show route
-# of both families and the longest match, withdraw; rib sends fwd no IPv6
-# entry (fwd's FIB and log show none), is not stuck (pending 0) and IPv4
-# keeps flowing to fwd, also after a kill -9 of fwd.
+# the real tern-fwd (whose FibAck says ipv6_ok): an IPv6 connected route
+# from a client (fwd reports no IPv6 address), IPv6 protocol routes as
+# messages and packed, recursive resolution, show route of both families
+# and the longest match, withdraw; rib sends fwd the IPv6 entries (fwd's
+# FIB6 holds them, none held back), is not stuck (pending 0) and IPv4 keeps
+# flowing to fwd, also after a kill -9 of fwd (the FIB6 pushed again).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bindir=${TERN_BIN:-$root/build/bin}
@@ -36,6 +36,8 @@ fctl() { timeout 10 "$tools/fwdctl" "$run" "$@"; }
 rctl() { timeout 10 "$tools/ribctl" "$run" "$@"; }
 fib_count() { fctl fib 2>/dev/null | awk '$1 == "total" { print $2 }'; }
 fib_has() { [[ $(fib_count) == "$1" ]]; }
+fib6_count() { fctl fib6 2>/dev/null | awk '$1 == "total" { print $2 }'; }
+fib6_has() { [[ $(fib6_count) == "$1" ]]; }
 rib_synced() { rctl status 2>/dev/null | grep -q "pending 0 resyncing 0 fwd 1"; }
 rib_routes() { rctl status 2>/dev/null | awk '{ print $2 }'; }
 n6() { rctl show 6 | grep -c "^2001:2:"; }
@@ -79,28 +81,33 @@ check "show route of both families: IPv4 first, then IPv6" bash -c \
 check "rib counts them: $((base + 201)) routes wanted" wait_until 3 \
 	bash -c "[[ \$('$tools/ribctl' '$run' status | awk '{ print \$2 }') == $((base + 201)) ]]"
 check "rib is not stuck on them (pending 0)" wait_until 3 rib_synced
-check "fwd got no IPv6 entry: FIB still $base" fib_has "$base"
-check "rib says 201 IPv6 routes held back" bash -c \
-	"'$tools/ribctl' '$run' status | grep -q ' held6 201$'"
+check "fwd's IPv4 FIB still $base" fib_has "$base"
+check "fwd's FIB6 holds the 201 IPv6 routes" wait_until 5 fib6_has 201
+check "rib holds none back (held6 0)" bash -c \
+	"'$tools/ribctl' '$run' status | grep -q ' held6 0$'"
+check "a recursive one resolved in fwd: via 2001:2::5 on d0" bash -c \
+	"'$tools/fwdctl' '$run' lookup6 2001:2:0:5::1 | grep -q '^2001:2:0:5::/64 via 2001:2::5 if [1-9]'"
 check "fwd failed no FIB entry" bash -c "! grep -q 'could not apply' '$tmp/rib.log'"
 check "IPv4 still flows: 10 routes into fwd" rctl add 0 10
 check "fwd holds $((base + 10))" wait_until 5 fib_has $((base + 10))
 check "withdraw 50 IPv6 routes" rctl del6 0 50
 check "show route 6: 151 left" test "$(n6)" = 151
+check "... and in fwd's FIB6" wait_until 5 fib6_has 151
 check "2001:2:0:5::1 now matches nothing (no default)" bash -c \
 	"! '$tools/ribctl' '$run' show 2001:2:0:5::1 | grep -q ."
 
 kill -9 "$fwd"; wait "$fwd" 2>/dev/null; fwd=
 check "fwd restarted" start_fwd
 check "rib pushes the IPv4 FIB again: $((base + 10))" wait_until 8 fib_has $((base + 10))
-check "rib in sync with the new fwd, IPv6 held back" wait_until 5 rib_synced
+check "rib in sync with the new fwd" wait_until 5 rib_synced
 check "IPv6 routes still in rib: 151" test "$(n6)" = 151
-check "... and held back: held6 151" bash -c \
-	"'$tools/ribctl' '$run' status | grep -q ' held6 151$'"
+check "... pushed to the new fwd's FIB6: 151" wait_until 5 fib6_has 151
+check "... none held back: held6 0" bash -c \
+	"'$tools/ribctl' '$run' status | grep -q ' held6 0$'"
 
 kill -TERM "$rib"; wait "$rib"; rc=$?; rib=
 check "tern-rib SIGTERM: exit 0 (got $rc)" test $rc = 0
 check "no error in rib's log" bash -c "! grep -q ': err' '$tmp/rib.log'"
 kill -TERM "$fwd"; wait "$fwd" 2>/dev/null; fwd=
-((fail > 0)) && tail -40 "$tmp/rib.log" "$tmp/fwd.log"
+((fail > 0)) && tail -n 40 "$tmp/rib.log" "$tmp/fwd.log"
 check_summary test_rib6_fwd

@@ -90,6 +90,7 @@ setup(void **st)
 	c.rundir = rundir;
 	c.generation = 7;
 	c.allow_mem = true;
+	c.nd_no_dad = true; /* addresses in use at once (test_daemon: DAD) */
 	c.port_new = port_new;
 	assert_non_null(D = fwd_d_new(loop, &c));
 	o.rundir = rundir;
@@ -260,10 +261,10 @@ test_addrs6(void **st)
 	config(0, NULL);
 	assert_int_equal(nh_of(A(0x100, 1), 128), ~0u);
 	assert_int_equal(nh_of(p, 64), ~0u);
-	assert_int_equal(fwd_fib6_count(D->fib6), 0);
+	assert_int_equal(fwd_fib6_count(D->fib6), 2); /* the link-locals (ND) */
 	config(1, "fe80:1::1");
 	config(1, NULL);
-	assert_int_equal(fwd_fib6_count(D->fib6), 4);
+	assert_int_equal(fwd_fib6_count(D->fib6), 6);
 }
 
 static Fwd__FibAck *
@@ -362,12 +363,13 @@ test_forward6(void **st)
 	assert_int_equal(l->n_routes, 1);
 	assert_int_equal(l->routes[0]->len, 56);
 	l = query6(NULL, 0, false, false);
-	assert_int_equal(l->total, 6); /* 2 /128, 2 /64, host /128, /56 */
-	assert_int_equal(l->n_routes, 6);
+	assert_int_equal(l->total,
+	    8); /* 2 /128 + 2 link-local, 2 /64, host, /56 */
+	assert_int_equal(l->n_routes, 8);
 	/* a bad IPv6 route fails by index, changes nothing */
 	ack = batch6(2, A(0x300, 1), 56, gw, false); /* host bits */
 	assert_int_equal(ack->failed, 1);
-	assert_int_equal(fwd_fib6_count(D->fib6), 6);
+	assert_int_equal(fwd_fib6_count(D->fib6), 8);
 
 	/* ICMPv6 from the slow path: echo reply from the address pinged */
 	len = pkt(f, A(0x100, 1), 64, 58, 16);
@@ -426,7 +428,7 @@ test_resync6(void **st)
 	tf_ip6(q, 0x400, 0);
 	(void)batch6(1, p, 56, A(0x200, 2), false);
 	(void)batch6(2, q, 56, A(0x200, 2), false);
-	assert_int_equal(fwd_fib6_count(D->fib6), 7);
+	assert_int_equal(fwd_fib6_count(D->fib6), 9);
 	r.seq = 3;
 	ack = (Fwd__FibAck *)call(FWD__METHOD__RESYNC_BEGIN, &r.base);
 	assert_true(ack->ipv6_ok);
@@ -440,7 +442,7 @@ test_resync6(void **st)
 	assert_true(nh_of(A(0x200, 2), 128) != ~0u);
 	tf_ip6(p, 0x200, 0);
 	assert_int_equal(nh_of(p, 64), (unsigned)D->ifs[1].glean6);
-	assert_int_equal(fwd_fib6_count(D->fib6), 6);
+	assert_int_equal(fwd_fib6_count(D->fib6), 8);
 	/* the neighbour gone: its /128 too */
 	assert_int_equal(fwd_d_nd_host6(D, 1, A(0x200, 2), NULL), 0);
 	assert_int_equal(nh_of(A(0x200, 2), 128), ~0u);
