@@ -82,12 +82,8 @@ static const uint8_t fwd_ip6[16] = {0x20, 0x01, 0, 0x02, [15] = 1};
 static void
 gw6_of(uint8_t a[16], unsigned nh, unsigned alt)
 {
-	memset(a, 0, 16);
-	a[0] = 0x20;
-	a[1] = 0x01;
-	a[3] = 0x02;
-	a[13] = (uint8_t)(1 + alt);
-	a[15] = (uint8_t)nh;
+	tt_a6_put((tt_u128)0x20010002u << 96 | (1 + alt) << 16 | (nh & 0xff),
+	    a);
 }
 
 /* ---- the fwd peer: real fwd FIB behind fwd.proto ---- */
