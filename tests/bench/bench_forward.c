@@ -31,6 +31,7 @@
 
 #include "bench_router.h"
 #include "libcommon/lc_embed.h"
+#include "tests/lib/prefixset6.h"
 
 #define BF_MAGIC     0x7e400000u /* | trial & 0xffff */
 #define BF_DPORT     7777
@@ -43,6 +44,7 @@
 #define BF_LAT_MAX   (1u << 21)
 #define BF_BATCH     32
 #define BF_PLOFF     42	 /* eth 14 + ip 20 + udp 8 */
+#define BF_PLOFF6    62	 /* eth 14 + ipv6 40 + udp 8 */
 #define BF_GEN_BATCH 256 /* XDP generator: frames per BPF_PROG_RUN call */
 
 /* The XDP generator's object (forward_gen.bpf.c, built by
@@ -60,9 +62,12 @@ LC_EMBED(bf_sink_obj, BF_SINK_OBJ);
 struct bf_gen_state {
 	uint32_t seq;	/* next sequence number = frames sent this trial */
 	uint32_t magic; /* BF_MAGIC | trial */
-	uint64_t hdr[BF_FLOWS][6]; /* flow f's 42 header bytes, zero padded */
+	uint32_t v6;	/* IPv6 frames (62 header bytes) */
+	uint32_t pad;
+	uint64_t hdr[BF_FLOWS][8]; /* flow f's 42 or 62 header bytes, zero
+				    * padded */
 };
-_Static_assert(sizeof(struct bf_gen_state) == 8 + 48 * BF_FLOWS,
+_Static_assert(sizeof(struct bf_gen_state) == 16 + 64 * BF_FLOWS,
     "struct gen_state of forward_gen.bpf.c");
 
 enum { GEN_XDP, GEN_AFP };
@@ -128,7 +133,12 @@ static struct {
 	double *lat;
 	size_t nlat;
 	uint32_t dst[BF_FLOWS]; /* host order */
-	unsigned fsize;		/* frame bytes (60 or 1514) */
+	unsigned fsize;		/* frame bytes (60 or 1514; IPv6 78 or 1514) */
+	/* IPv6 cases (--family=6): this case's family, its flows'
+	 * destinations, the payload's offset (BF_PLOFF or BF_PLOFF6) */
+	int fam6;
+	uint8_t dst6[BF_FLOWS][16];
+	unsigned ploff;
 	int srv_ifindex;
 	long clk_tck;
 	FILE *dat; /* all trials, for the plot */
@@ -403,6 +413,60 @@ bf_csum(const void *p, size_t n)
 	return ((uint16_t)~s);
 }
 
+/* IPv6 addresses of the IPv6 cases, all in 2001:2::/48: the client link
+ * 2001:2:0:f1::/64 (router ::1, client ::2), the server link
+ * 2001:2:0:f2::/64 (router ::1, next hops ::2-::254, all held by the
+ * server), flow f to 2001:2:0:1XX::1 (XX = f: one /64 each, under
+ * 2001:2:0:100::/56). */
+static void
+bf_a6(uint8_t a[16], unsigned net, unsigned host)
+{
+	tt_a6_put((tt_u128)0x20010002u << 96 | (tt_u128)(net & 0xffff) << 64 |
+		(host & 0xffff),
+	    a);
+}
+
+/* The IPv6 frame of flow f (as bf_frame): UDP checksummed for the
+ * template's payload (the generators change it; nobody checks it). */
+static void
+bf_frame6(uint8_t *d, unsigned f)
+{
+	unsigned plen = G.fsize - 54;
+	uint32_t sum = 0;
+
+	memset(d, 0, G.fsize);
+	memcpy(d, mac_rtr_c, 6);
+	memcpy(d + 6, mac_client, 6);
+	d[12] = 0x86;
+	d[13] = 0xdd;
+	d[14] = 0x60;
+	d[18] = (uint8_t)(plen >> 8);
+	d[19] = (uint8_t)plen;
+	d[20] = 17;
+	d[21] = 64;
+	bf_a6(d + 22, 0xf1, 2);
+	memcpy(d + 38, G.dst6[f], 16);
+	d[54] = (uint8_t)((BF_SPORT + f) >> 8);
+	d[55] = (uint8_t)(BF_SPORT + f);
+	d[56] = BF_DPORT >> 8;
+	d[57] = BF_DPORT & 255;
+	d[58] = (uint8_t)(plen >> 8);
+	d[59] = (uint8_t)plen;
+	/* pseudo-header (addresses, length, next header) and the datagram */
+	for (unsigned i = 22; i < 54; i += 2)
+		sum += (uint32_t)(d[i] << 8 | d[i + 1]);
+	sum += plen + 17;
+	for (unsigned i = 54; i + 1 < 54 + plen; i += 2)
+		sum += (uint32_t)(d[i] << 8 | d[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	if (sum == 0)
+		sum = 0xffff;
+	d[60] = (uint8_t)(sum >> 8);
+	d[61] = (uint8_t)sum;
+}
+
 /* Writes the frame of flow f (frame size G.fsize, payload zero) at d. */
 static void
 bf_frame(uint8_t *d, unsigned f)
@@ -411,6 +475,10 @@ bf_frame(uint8_t *d, unsigned f)
 	uint32_t src = 0xc6120102u, dst = G.dst[f];
 	uint16_t c;
 
+	if (G.fam6) {
+		bf_frame6(d, f);
+		return;
+	}
 	memset(d, 0, G.fsize);
 	memcpy(d, mac_rtr_c, 6);
 	memcpy(d + 6, mac_client, 6);
@@ -453,8 +521,9 @@ bf_tx_templates(void)
 		for (unsigned f = 0; f < BF_FLOWS; f++) {
 			bf_frame(d, f);
 			memset(G.X.st->hdr[f], 0, sizeof(G.X.st->hdr[f]));
-			memcpy(G.X.st->hdr[f], d, BF_PLOFF);
+			memcpy(G.X.st->hdr[f], d, G.ploff);
 		}
+		G.X.st->v6 = (uint32_t)G.fam6;
 		bf_frame(G.X.tmpl, 0);
 	}
 }
@@ -1024,9 +1093,9 @@ bf_trial(double rate, double dur, bool rr, struct tres *r)
 				    TP_STATUS_AVAILABLE)
 					break;
 				d = bf_txdata(h);
-				memcpy(d + BF_PLOFF, &m, 4);
-				memcpy(d + BF_PLOFF + 4, &s, 4);
-				memcpy(d + BF_PLOFF + 8, &now, 8);
+				memcpy(d + G.ploff, &m, 4);
+				memcpy(d + G.ploff + 4, &s, 4);
+				memcpy(d + G.ploff + 8, &now, 8);
 				__atomic_store_n(&h->tp_status,
 				    TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
 				G.tx.i = (G.tx.i + 1) % G.tx.nframes;
@@ -1138,6 +1207,10 @@ ns_server(void)
 static int
 bf_kernel(bool on)
 {
+	if (G.fam6) /* the IPv6 cases: its IPv6 (IPv4 stays off) */
+		return (br_sh("bash '%s/tests/bench/lib_forward.sh' kernel6 "
+			      "%s %s",
+		    G.b.root, on ? "on" : "off", G.b.suffix));
 	return (br_sh("bash '%s/tests/bench/lib_forward.sh' kernel %s %s",
 	    G.b.root, on ? "on" : "off", G.b.suffix));
 }
@@ -1178,13 +1251,120 @@ bf_fwd_call(unsigned method, const ProtobufCMessage *m, ProtobufCMessage **rep,
 
 /* Starts tern-fwd in the router ns on CPU 1 with its two ports on backend
  * ("afpacket" or "xdp") and the routes. 0 or -1. */
+/* One FIB_BATCH of n routes to tern-fwd: 0, or -1 when refused (any
+ * route, or an IPv6 one by a fwd without ipv6_ok). */
 static int
-bf_fwd_start(const struct tt_prefixset *ps, const char *backend,
-    const char *fwd_args)
+bf_fwd_batch(Fwd__FibRoute **rp, size_t n, uint64_t seq)
+{
+	Fwd__FibBatch fb = FWD__FIB_BATCH__INIT;
+	ProtobufCMessage *rep;
+	Fwd__FibAck *a;
+
+	fb.seq = seq;
+	fb.add = rp;
+	fb.n_add = n;
+	if (bf_fwd_call(FWD__METHOD__FIB_BATCH, &fb.base, &rep, 30000) != 0)
+		return (-1);
+	a = (Fwd__FibAck *)rep;
+	if (a->failed > 0 || (G.fam6 && !a->ipv6_ok)) {
+		fprintf(stderr, "bench-forward: fwd refused %u %sroutes%s\n",
+		    a->failed, G.fam6 ? "IPv6 " : "",
+		    G.fam6 && !a->ipv6_ok ? " (no ipv6_ok)" : "");
+		return (-1);
+	}
+	lc_arena_reset(G.b.ar);
+	return (0);
+}
+
+/* The IPv6 cases' routes into tern-fwd (8192 a batch), via the server's
+ * 2001:2:0:f2::(2 + nh % 253) on rs0. 0 or -1. */
+static int
+bf_fwd_routes6(const struct tt_prefixset6 *ps6)
+{
+	size_t chunk = 8192;
+	Fwd__FibRoute *rt = calloc(chunk, sizeof(*rt));
+	Fwd__FibRoute **rp = calloc(chunk, sizeof(*rp));
+	ProtobufCBinaryData *nh = calloc(chunk, sizeof(*nh));
+	uint8_t(*gw)[16] = calloc(chunk, 16);
+	uint32_t ifx = (uint32_t)G.srv_ifindex;
+	uint64_t seq = 1;
+	int rv = -1;
+
+	if (rt == NULL || rp == NULL || nh == NULL || gw == NULL)
+		goto out;
+	for (size_t off = 0; off < ps6->n; off += chunk) {
+		size_t n = ps6->n - off < chunk ? ps6->n - off : chunk;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct tt_prefix6 *p = &ps6->p[off + i];
+
+			fwd__fib_route__init(&rt[i]);
+			rt[i].prefix6.data = (uint8_t *)p->addr;
+			rt[i].prefix6.len = 16;
+			rt[i].len = p->len;
+			bf_a6(gw[i], 0xf2, 2 + p->nh % 253);
+			nh[i].data = gw[i];
+			nh[i].len = 16;
+			rt[i].nh_addr6 = &nh[i];
+			rt[i].n_nh_addr6 = 1;
+			rt[i].nh_ifindex = &ifx;
+			rt[i].n_nh_ifindex = 1;
+			rp[i] = &rt[i];
+		}
+		if (bf_fwd_batch(rp, n, seq++) != 0)
+			goto out;
+	}
+	rv = 0;
+out:
+	free(rt);
+	free(rp);
+	free(nh);
+	free(gw);
+	return (rv);
+}
+
+/* tern-fwd's IPv6 addresses in use on both ports (DAD passed: about 1 s
+ * after the config), at most 5 s. 0 or -1. */
+static int
+bf_fwd_dad(void)
+{
+	uint64_t end = now_ns() + 5000000000ull;
+
+	while (now_ns() < end) {
+		Fwd__InterfaceQuery q = FWD__INTERFACE_QUERY__INIT;
+		ProtobufCMessage *rep;
+		unsigned up = 0;
+
+		if (bf_fwd_call(FWD__METHOD__QUERY_INTERFACES, &q.base, &rep,
+			2000) != 0)
+			return (-1);
+		for (size_t i = 0;
+		     i < ((Fwd__InterfaceList *)rep)->n_interfaces; i++) {
+			const Fwd__Interface *f =
+			    ((Fwd__InterfaceList *)rep)->interfaces[i];
+
+			up += f->n_addrs6 > 0 && f->link_local.len == 16;
+		}
+		lc_arena_reset(G.b.ar);
+		if (up >= 2)
+			return (0);
+		usleep(50000);
+	}
+	fprintf(stderr,
+	    "bench-forward: tern-fwd's IPv6 addresses not in use "
+	    "after 5 s (DAD)\n");
+	return (-1);
+}
+
+static int
+bf_fwd_start(const struct tt_prefixset *ps, const struct tt_prefixset6 *ps6,
+    const char *backend, const char *fwd_args)
 {
 	Fwd__IfConfigBatch ib = FWD__IF_CONFIG_BATCH__INIT;
 	Fwd__IfConfig ic[2], *icp[2];
 	Fwd__IfAddr ia[2], *iap[2];
+	Fwd__IfAddr6 ia6[2], *ia6p[2];
+	uint8_t a6[2][16];
 	ProtobufCMessage *rep;
 	char pidf[PATH_MAX + 16];
 	FILE *f;
@@ -1224,6 +1404,16 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *backend,
 		iap[i] = &ia[i];
 		ic[i].addrs = &iap[i];
 		ic[i].n_addrs = 1;
+		if (G.fam6) { /* 2001:2:0:f1::1/64, 2001:2:0:f2::1/64 */
+			fwd__if_addr6__init(&ia6[i]);
+			bf_a6(a6[i], i ? 0xf2 : 0xf1, 1);
+			ia6[i].addr.data = a6[i];
+			ia6[i].addr.len = 16;
+			ia6[i].len = 64;
+			ia6p[i] = &ia6[i];
+			ic[i].addrs6 = &ia6p[i];
+			ic[i].n_addrs6 = 1;
+		}
 		icp[i] = &ic[i];
 	}
 	ib.interfaces = icp;
@@ -1236,6 +1426,8 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *backend,
 		return (-1);
 	}
 	lc_arena_reset(G.b.ar);
+	if (G.fam6)
+		return (bf_fwd_routes6(ps6) != 0 || bf_fwd_dad() != 0 ? -1 : 0);
 	/* the routes, 8192 a batch */
 	{
 		size_t chunk = 8192;
@@ -1246,9 +1438,7 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *backend,
 		uint64_t seq = 1;
 
 		for (size_t off = 0; off < ps->n; off += chunk) {
-			Fwd__FibBatch fb = FWD__FIB_BATCH__INIT;
 			size_t n = ps->n - off < chunk ? ps->n - off : chunk;
-			Fwd__FibAck *a;
 
 			for (size_t i = 0; i < n; i++) {
 				const struct tt_prefix *p = &ps->p[off + i];
@@ -1263,21 +1453,8 @@ bf_fwd_start(const struct tt_prefixset *ps, const char *backend,
 				rt[i].n_nh_ifindex = 1;
 				rp[i] = &rt[i];
 			}
-			fb.seq = seq++;
-			fb.add = rp;
-			fb.n_add = n;
-			if (bf_fwd_call(FWD__METHOD__FIB_BATCH, &fb.base, &rep,
-				30000) != 0)
+			if (bf_fwd_batch(rp, n, seq++) != 0)
 				return (-1);
-			a = (Fwd__FibAck *)rep;
-			if (a->failed > 0) {
-				fprintf(stderr,
-				    "bench-forward: fwd refused "
-				    "%u routes\n",
-				    a->failed);
-				return (-1);
-			}
-			lc_arena_reset(G.b.ar);
 		}
 		free(rt);
 		free(rp);
@@ -1307,7 +1484,7 @@ bf_fwd_stop(void)
 /* Kernel routes of the set in the router ns (onlink via rs0: they outlive
  * the address flush of netns_router_kernel off). */
 static int
-bf_kernel_routes(const struct tt_prefixset *ps)
+bf_kernel_routes(const struct tt_prefixset *ps, const struct tt_prefixset6 *ps6)
 {
 	char path[PATH_MAX + 16], a[16], h[16];
 	FILE *f;
@@ -1315,6 +1492,21 @@ bf_kernel_routes(const struct tt_prefixset *ps)
 	snprintf(path, sizeof(path), "%s/kroutes", G.b.dir);
 	if ((f = fopen(path, "w")) == NULL)
 		return (-1);
+	if (G.fam6) {
+		/* the kernel drops them with rs0's IPv6 (kernel6 off) */
+		for (size_t i = 0; i < ps6->n; i++) {
+			char as[INET6_ADDRSTRLEN], gs[INET6_ADDRSTRLEN];
+			uint8_t g[16];
+
+			bf_a6(g, 0xf2, 2 + ps6->p[i].nh % 253);
+			inet_ntop(AF_INET6, ps6->p[i].addr, as, sizeof(as));
+			inet_ntop(AF_INET6, g, gs, sizeof(gs));
+			fprintf(f, "route add %s/%u via %s dev rs0\n", as,
+			    ps6->p[i].len, gs);
+		}
+		fclose(f);
+		return (br_sh("ip -6 -n %s -batch %s", ns_router(), path));
+	}
 	for (size_t i = 0; i < ps->n; i++)
 		fprintf(f, "route add %s/%u via %s dev rs0 onlink\n",
 		    br_ip(ps->p[i].addr, a), ps->p[i].len,
@@ -1348,11 +1540,20 @@ struct cell { /* one (fib, size, traffic) for one router */
 
 #define NFIB 3
 #define NSZ  2
-static struct cell C[NFIB][NSZ][2][NR]; /* fib, size, rr, router */
+/* family (IPv4, IPv6), fib, size, rr, router: C is the current
+ * family's (G.fam6) */
+static struct cell Cf[2][NFIB][NSZ][2][NR];
+#define C (Cf[G.fam6])
 static const size_t fib_n[NFIB] = {1, 128, 1000000};
-static const char *const fib_name[NFIB] = {"1", "128", "1M"};
-static const unsigned sizes[NSZ] = {60, 1514};
-static const char *const size_name[NSZ] = {"64B", "1500B"};
+/* the IPv6 cases' names in the trial lines and tables: v6:FIB, 78B */
+static const char *const fib_name4[NFIB] = {"1", "128", "1M"};
+static const char *const fib_name6[NFIB] = {"v6:1", "v6:128", "v6:1M"};
+#define fib_name (G.fam6 ? fib_name6 : fib_name4)
+static const unsigned sizes4[NSZ] = {60, 1514}, sizes6[NSZ] = {78, 1514};
+#define sizes (G.fam6 ? sizes6 : sizes4)
+static const char *const size_name4[NSZ] = {"64B", "1500B"};
+static const char *const size_name6[NSZ] = {"78B", "1500B"};
+#define size_name (G.fam6 ? size_name6 : size_name4)
 static const double loads[] = {50e3, 100e3, 200e3, 400e3, 800e3};
 
 static void
@@ -1392,12 +1593,16 @@ bf_log_trial(int router, int fi, int si, bool rr, int round, const char *what,
 		for (int f = 0; f < BF_FLOWS; f++)
 			dead += G.flow_rx[f] == 0;
 		if (dead > 0 && r->sent >= 4 * BF_FLOWS) {
-			char a[16];
+			char a[INET6_ADDRSTRLEN];
 
 			printf(" %d flows got nothing:", dead);
 			for (int f = 0, k = 0; f < BF_FLOWS && k < 4; f++)
 				if (G.flow_rx[f] == 0 && ++k)
-					printf(" %s", br_ip(G.dst[f], a));
+					printf(" %s",
+					    G.fam6 ?
+						inet_ntop(AF_INET6, G.dst6[f],
+						    a, sizeof(a)) :
+						br_ip(G.dst[f], a));
 		}
 	}
 	printf("\n");
@@ -1544,27 +1749,32 @@ bf_measured(void)
 {
 	bool ok = true;
 
-	for (int fi = 0; fi < NFIB; fi++)
-		for (int si = 0; si < NSZ; si++)
-			for (int rr = 0; rr < 2; rr++)
-				for (int ro = 0; ro < NR; ro++) {
-					const struct cell *c =
-					    &C[fi][si][rr][ro];
-					double best = 0;
+	for (G.fam6 = 0; G.fam6 < 2; G.fam6++)
+		for (int fi = 0; fi < NFIB; fi++)
+			for (int si = 0; si < NSZ; si++)
+				for (int rr = 0; rr < 2; rr++)
+					for (int ro = 0; ro < NR; ro++) {
+						const struct cell *c =
+						    &C[fi][si][rr][ro];
+						double best = 0;
 
-					for (int k = 0; k < c->n; k++)
-						if (c->maxdel[k] > best)
-							best = c->maxdel[k];
-					if (c->n > 0 && best <= 0) {
-						printf(
-						    "bench-forward: %s fib %s %s "
-						    "%s delivered nothing\n",
-						    rname[ro], fib_name[fi],
-						    size_name[si],
-						    rr ? "rr" : "oneway");
-						ok = false;
+						for (int k = 0; k < c->n; k++)
+							if (c->maxdel[k] > best)
+								best = c->maxdel
+									   [k];
+						if (c->n > 0 && best <= 0) {
+							printf(
+							    "bench-forward: %s fib %s %s "
+							    "%s delivered nothing\n",
+							    rname[ro],
+							    fib_name[fi],
+							    size_name[si],
+							    rr ? "rr" :
+								 "oneway");
+							ok = false;
+						}
 					}
-				}
+	G.fam6 = 0;
 	return (ok);
 }
 
@@ -1573,14 +1783,14 @@ static void
 bf_extra(char *b, size_t n, int fi, int si, int rr, int ro, int gen)
 {
 	snprintf(b, n,
-	    "\"backend\":\"%s\",%s%s%s\"fib\":%zu,\"flows\":128,"
+	    "%s\"backend\":\"%s\",%s%s%s\"fib\":%zu,\"flows\":128,"
 	    "\"traffic\":\"%s\",\"frame_bytes\":%u,\"topology\":\"veth "
 	    "client-router-server netns\",\"generator\":\"%s\","
 	    "\"sink\":\"%s\"",
-	    rbench[ro], rtx[ro][0] ? "\"xdp_tx\":\"" : "", rtx[ro],
-	    rtx[ro][0] ? "\"," : "", fib_n[fi],
-	    rr ? "request_reply" : "one_way", sizes[si], gen_name[gen],
-	    sink_name[G.sink]);
+	    G.fam6 ? "\"family\":\"ipv6\"," : "", rbench[ro],
+	    rtx[ro][0] ? "\"xdp_tx\":\"" : "", rtx[ro], rtx[ro][0] ? "\"," : "",
+	    fib_n[fi], rr ? "request_reply" : "one_way", sizes[si],
+	    gen_name[gen], sink_name[G.sink]);
 }
 
 /* The BENCH lines of one cell of a tern router, the kernel's as the peer. */
@@ -1592,8 +1802,8 @@ bf_bench_lines(int fi, int si, int rr, int ro)
 
 	if (f->n == 0)
 		return;
-	snprintf(cas, sizeof(cas), "forward_%s_128f_fib%s%s", size_name[si],
-	    fib_name[fi], rr ? "_rr" : "");
+	snprintf(cas, sizeof(cas), "forward%s_%s_128f_fib%s%s",
+	    G.fam6 ? "6" : "", size_name[si], fib_name4[fi], rr ? "_rr" : "");
 	bf_extra(extra, sizeof(extra), fi, si, rr, ro, G.gen);
 	br_bench_line("forward", cas, "router_ns_per_pkt", "ns", f->ns_max,
 	    f->n, "kernel", k->ns_max, k->n, "lower", extra);
@@ -1615,9 +1825,33 @@ bf_bench_lines(int fi, int si, int rr, int ro)
 	}
 }
 
+static void bf_report1(void);
+
 static void
 bf_report(void)
 {
+	for (G.fam6 = 0; G.fam6 < 2; G.fam6++)
+		bf_report1();
+	G.fam6 = 0;
+}
+
+/* The tables and BENCH lines of the current family's cells (none: nothing) */
+static void
+bf_report1(void)
+{
+	bool any = false;
+
+	for (int fi = 0; fi < NFIB; fi++)
+		for (int si = 0; si < NSZ; si++)
+			for (int rr = 0; rr < 2; rr++)
+				for (int ro = 0; ro < NR; ro++)
+					any |= C[fi][si][rr][ro].n > 0;
+	if (!any)
+		return;
+	if (G.fam6)
+		printf("\n# IPv6 (2001:2::/48; frames 78 B and 1514 B; "
+		       "tern-fwd's IPv6 FIB and ND, the kernel's IPv6 "
+		       "forwarding):");
 	printf("\n# medians over rounds (min-max); ns/pkt at the generator's "
 	       "full rate\n");
 	printf("%-6s %-5s %-6s %-8s %10s %10s %12s %9s %9s %8s %8s %9s\n",
@@ -1783,7 +2017,10 @@ usage(void)
 	    "[--fwd-args='--spin-us=N ...'] "
 	    "[--lat-args='...'] [--no-rt] [--gen=xdp|afpacket] "
 	    "[--gen-batch=N] [--sink=tc|afpacket] [--gen-only] "
-	    "[--replot=TRIALS.dat]\n"
+	    "[--family=4|6|4,6] [--replot=TRIALS.dat]\n"
+	    "  --family: the IPv4 cases, the IPv6 ones (2001:2::/48, frames "
+	    "of 78 and 1514 B for --sizes 64 and 1500), or both (the "
+	    "default)\n"
 	    "  --fwd-args: extra tern-fwd options of every run; --lat-args: "
 	    "of the latency runs only; --no-rt: tern-fwd not SCHED_FIFO\n"
 	    "  --backends: af_xdp_run is AF_XDP with --xdp-tx=run, the "
@@ -1843,6 +2080,52 @@ bf_list_has(const char *list, const char *item)
 	return (false);
 }
 
+/* The IPv6 cases' set of FIB size fi and the flows' destinations
+ * (G.dst6): 0 or -1. */
+static int
+bf_set6(int fi, struct tt_prefixset6 *ps6)
+{
+	for (unsigned f = 0; f < BF_FLOWS; f++) {
+		bf_a6(G.dst6[f], 0x100 + f, 0);
+		G.dst6[f][15] = 1; /* 2001:2:0:1XX::1 */
+	}
+	if (fib_n[fi] == 1) {
+		if ((ps6->p = calloc(1, sizeof(*ps6->p))) == NULL)
+			return (-1);
+		ps6->n = 1;
+		bf_a6(ps6->p[0].addr, 0x100, 0); /* 2001:2:0:100::/56 */
+		ps6->p[0].len = 56;
+		return (0);
+	}
+	if (fib_n[fi] == BF_FLOWS) {
+		if ((ps6->p = calloc(BF_FLOWS, sizeof(*ps6->p))) == NULL)
+			return (-1);
+		ps6->n = BF_FLOWS;
+	} else {
+		size_t k = 0;
+
+		/* the IPv6 set without what lies in 2001:2::/48 (the bench's
+		 * own addresses), its first 128 then the flows' /64s */
+		if (tt_prefixset6_gen(ps6, fib_n[fi], TT_PFX6_SEED) != 0)
+			return (-1);
+		for (size_t i = 0; i < ps6->n; i++) {
+			const struct tt_prefix6 *p = &ps6->p[i];
+			static const uint8_t bench48[6] = {0x20, 1, 0, 2, 0, 0};
+
+			if (p->len >= 48 && memcmp(p->addr, bench48, 6) == 0)
+				continue;
+			ps6->p[k++] = *p;
+		}
+		ps6->n = k;
+	}
+	for (unsigned f = 0; f < BF_FLOWS; f++) {
+		bf_a6(ps6->p[f].addr, 0x100 + f, 0);
+		ps6->p[f].len = 64;
+		ps6->p[f].nh = (uint16_t)f;
+	}
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1853,6 +2136,12 @@ main(int argc, char **argv)
 	const char *replot = NULL, *backends = "af_packet,af_xdp,af_xdp_run";
 	const char *lat_args = "";
 	struct tt_prefixset ps[NFIB];
+	struct tt_prefixset6 ps6[NFIB];
+	bool fam4 = true, fam6 = true;
+	/* the IPv6 cases' backends: --backends, or in --quick (make check's
+	 * smoke run) the two the issue's ratios name, AF_XDP (run) and
+	 * AF_PACKET: each tern-fwd start waits ~1 s for DAD */
+	const char *backends6 = NULL;
 	cpu_set_t cs;
 	char path[PATH_MAX + 32];
 
@@ -1860,6 +2149,7 @@ main(int argc, char **argv)
 	G.rounds = 3;
 	G.rt = true;
 	G.tdur = 0.5;
+	G.ploff = BF_PLOFF;
 	G.steps = 6;
 	G.gen = GEN_XDP;
 	G.gen_batch = BF_GEN_BATCH;
@@ -1887,10 +2177,16 @@ main(int argc, char **argv)
 			lat_args = argv[i] + 11;
 		else if (strcmp(argv[i], "--gen-only") == 0)
 			G.gen_only = true;
+		else if (strcmp(argv[i], "--family=4") == 0)
+			fam4 = true, fam6 = false;
+		else if (strcmp(argv[i], "--family=6") == 0)
+			fam4 = false, fam6 = true;
+		else if (strcmp(argv[i], "--family=4,6") == 0)
+			fam4 = fam6 = true;
 		else if (strcmp(argv[i], "--no-rt") == 0)
 			G.rt = false;
 		else if (strncmp(argv[i], "--backends=", 11) == 0)
-			backends = argv[i] + 11;
+			backends = backends6 = argv[i] + 11;
 		else if (strcmp(argv[i], "--gen=xdp") == 0)
 			G.gen = GEN_XDP;
 		else if (strcmp(argv[i], "--gen=afpacket") == 0)
@@ -1962,6 +2258,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-forward: host set-up failed\n");
 		return (1);
 	}
+	if (backends6 == NULL)
+		backends6 = G.quick ? "af_packet,af_xdp_run" : backends;
 	{
 		char buf[32] = "";
 		FILE *f;
@@ -2001,6 +2299,11 @@ main(int argc, char **argv)
 			G.sink = SINK_AFP;
 		}
 	}
+	if (G.sink == SINK_AFP && fam6) {
+		/* the AF_PACKET receivers parse IPv4 only */
+		printf("# IPv6 cases: need the tc sink: not run\n");
+		fam6 = false;
+	}
 	/* the TX ring: the AF_PACKET generator, and every latency trial */
 	if (bf_ring_open(&G.tx, ns_client(), "eth0", true) != 0 ||
 	    (G.sink == SINK_AFP &&
@@ -2029,6 +2332,18 @@ main(int argc, char **argv)
 	       "generator's full rate; %d rounds, tern-fwd on AF_PACKET, on "
 	       "AF_XDP, then the kernel each round\n",
 	    BF_FLOWS, G.tdur, G.steps, G.rounds);
+	if (fam6 && !G.gen_only)
+		printf("# IPv6 cases (rows fib v6:N): the same topology with "
+		       "addresses of 2001:2::/48 (client 2001:2:0:f1::2/64, "
+		       "server 2001:2:0:f2::2-254/64, the router ::1 on both); "
+		       "flows to 2001:2:0:1XX::1 (XX = flow), UDP; frames 78 B "
+		       "(the 16 payload bytes after 62 header bytes; 82 with "
+		       "FCS) and 1514 B (IPv6 packet 1500); FIB 1: "
+		       "2001:2:0:100::/56; 128: a /64 a flow; 1M: the IPv6 set "
+		       "(tests/lib/prefixset6) with its first 128 replaced by "
+		       "those /64s; next hops resolved by ND (tern-fwd's, the "
+		       "kernel's); the kernel peer: net.ipv6.conf.all."
+		       "forwarding=1 in the router ns\n");
 	if (G.gen == GEN_XDP)
 		printf("# generator: xdp: tests/bench/forward_gen.bpf.c run by "
 		       "BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES, up to %u "
@@ -2076,180 +2391,230 @@ main(int argc, char **argv)
 		br_cleanup();
 		return (0);
 	}
-	for (int fi = 0; fi < NFIB; fi++) {
-		bool want = false;
-		const char *p = fibs;
-
-		while (p && *p) {
-			size_t l = strcspn(p, ",");
-
-			if (strlen(fib_name[fi]) == l &&
-			    strncmp(p, fib_name[fi], l) == 0)
-				want = true;
-			p = p[l] ? p + l + 1 : NULL;
-		}
-		if (!want)
+	/* the IPv4 cases, then the IPv6 ones (--family) */
+	for (int fam = 0; fam < 2; fam++) {
+		if (!(fam ? fam6 : fam4))
 			continue;
-		memset(&ps[fi], 0, sizeof(ps[fi]));
-		if (fib_n[fi] == 1) {
-			ps[fi].p = calloc(1, sizeof(struct tt_prefix));
-			ps[fi].n = 1;
-			ps[fi].p[0].addr = 0xc6130000u; /* 198.19.0.0/16 */
-			ps[fi].p[0].len = 16;
-			ps[fi].p[0].nh = 0;
-			for (int f = 0; f < BF_FLOWS; f++)
-				G.dst[f] = 0xc6130000u + 1 + (uint32_t)f;
-		} else {
-			uint32_t cand[4096];
-			int k = 0;
-
-			/* 128 distinct addresses inside table prefixes (the
-			 * standard "match" stream, first 128 distinct) */
-			if (tt_prefixset_gen(&ps[fi], fib_n[fi], TT_PFX_SEED,
-				0) != 0 ||
-			    tt_addrs_gen(&ps[fi], TT_ADDR_MATCH, cand, 4096,
-				TT_PFX_SEED + 1) != 0)
-				return (1);
-			for (int j = 0; j < 4096 && k < BF_FLOWS; j++) {
-				bool dup = false;
-
-				for (int g = 0; g < k && !dup; g++)
-					dup = G.dst[g] == cand[j];
-				if (!dup)
-					G.dst[k++] = cand[j];
-			}
-			if (k < BF_FLOWS)
-				return (1);
+		/* the IPv4 kernel router of the cases before: off */
+		G.fam6 = 0;
+		if (fam == 1 && bf_kernel(false) != 0)
+			printf("# router ns kernel (IPv4) off failed\n");
+		/* the IPv6 cases: IPv6 on the hosts (after the IPv4 ones,
+		 * which see the hosts as before), every next hop answering
+		 * ND */
+		if (fam == 1 &&
+		    br_sh("bash '%s/tests/bench/lib_forward.sh' hosts6 %s",
+			G.b.root, G.b.suffix) != 0) {
+			fprintf(stderr,
+			    "bench-forward: IPv6 host set-up failed\n");
+			br_cleanup();
+			return (1);
 		}
-		for (int round = 1; round <= G.rounds; round++)
-			for (int ph = 0; ph < 2 * R_KERN + 1; ph++) {
-				/* 0, 2, 4: fwd on AF_PACKET, AF_XDP, AF_XDP
+		G.fam6 = fam;
+		G.ploff = fam ? BF_PLOFF6 : BF_PLOFF;
+		for (int fi = 0; fi < NFIB; fi++) {
+			bool want = false;
+			const char *p = fibs;
+
+			while (p && *p) {
+				size_t l = strcspn(p, ",");
+
+				if (strlen(fib_name4[fi]) == l &&
+				    strncmp(p, fib_name4[fi], l) == 0)
+					want = true;
+				p = p[l] ? p + l + 1 : NULL;
+			}
+			if (!want)
+				continue;
+			memset(&ps[fi], 0, sizeof(ps[fi]));
+			memset(&ps6[fi], 0, sizeof(ps6[fi]));
+			if (G.fam6) {
+				if (bf_set6(fi, &ps6[fi]) != 0)
+					return (1);
+			} else if (fib_n[fi] == 1) {
+				ps[fi].p = calloc(1, sizeof(struct tt_prefix));
+				ps[fi].n = 1;
+				ps[fi].p[0].addr =
+				    0xc6130000u; /* 198.19.0.0/16 */
+				ps[fi].p[0].len = 16;
+				ps[fi].p[0].nh = 0;
+				for (int f = 0; f < BF_FLOWS; f++)
+					G.dst[f] = 0xc6130000u + 1 +
+					    (uint32_t)f;
+			} else {
+				uint32_t cand[4096];
+				int k = 0;
+
+				/* 128 distinct addresses inside table prefixes (the
+			 * standard "match" stream, first 128 distinct) */
+				if (tt_prefixset_gen(&ps[fi], fib_n[fi],
+					TT_PFX_SEED, 0) != 0 ||
+				    tt_addrs_gen(&ps[fi], TT_ADDR_MATCH, cand,
+					4096, TT_PFX_SEED + 1) != 0)
+					return (1);
+				for (int j = 0; j < 4096 && k < BF_FLOWS; j++) {
+					bool dup = false;
+
+					for (int g = 0; g < k && !dup; g++)
+						dup = G.dst[g] == cand[j];
+					if (!dup)
+						G.dst[k++] = cand[j];
+				}
+				if (k < BF_FLOWS)
+					return (1);
+			}
+			for (int round = 1; round <= G.rounds; round++)
+				for (int ph = 0; ph < 2 * R_KERN + 1; ph++) {
+					/* 0, 2, 4: fwd on AF_PACKET, AF_XDP, AF_XDP
 				 * with --xdp-tx=run, sleeping when idle
 				 * (throughput, CPU per packet); 1, 3, 5: the
 				 * same busy-polling (latency); 6: the kernel
 				 * (all three) */
-				int ro = ph / 2;
-				bool lat = ro != R_KERN && ph % 2 == 1;
-				uint64_t t0 = now_ns();
-				char args[512];
+					int ro = ph / 2;
+					bool lat = ro != R_KERN && ph % 2 == 1;
+					uint64_t t0 = now_ns();
+					char args[512];
 
-				if (ro != R_KERN &&
-				    !bf_list_has(backends, ritem[ro]))
-					continue;
-				snprintf(args, sizeof(args), "%s %s %s %s",
-				    lat ? "" : "--spin-us=1",
-				    ro == R_XRUN    ? "--xdp-tx=run" :
-					ro == R_XDP ? "--xdp-tx=ring" :
-						      "",
-				    fwd_args, lat ? lat_args : "");
-				/* veth takes XDP frames only on a queue with
+					if (ro != R_KERN &&
+					    !bf_list_has(G.fam6 ? backends6 :
+								  backends,
+						ritem[ro]))
+						continue;
+					snprintf(args, sizeof(args),
+					    "%s %s %s %s",
+					    lat ? "" : "--spin-us=1",
+					    ro == R_XRUN    ? "--xdp-tx=run" :
+						ro == R_XDP ? "--xdp-tx=ring" :
+							      "",
+					    fwd_args, lat ? lat_args : "");
+					/* veth takes XDP frames only on a queue with
 				 * NAPI: the hosts' eth0 for --xdp-tx=run
 				 * (GRO on), as netns.sh leaves them for the
 				 * other routers, the kernel too */
-				if (br_sh("bash '%s/tests/lib/netns.sh' "
-					  "hosts-napi %s %s",
-					G.b.root, G.b.suffix,
-					ro == R_XRUN ? "on" : "off") != 0) {
-					fprintf(stderr,
-					    "bench-forward: the "
-					    "hosts' NAPI\n");
-					br_cleanup();
-					return (1);
-				}
-				if (ro != R_KERN) {
-					/* a tern-fwd that started but did not
-					 * answer is killed here, not left */
-					if (bf_kernel(false) != 0 ||
-					    bf_fwd_start(&ps[fi], rbackend[ro],
-						args) != 0 ||
-					    bf_gen_napi() != 0) {
-						bf_kill_fwd();
+					if (br_sh(
+						"bash '%s/tests/lib/netns.sh' "
+						"hosts-napi %s %s",
+						G.b.root, G.b.suffix,
+						ro == R_XRUN ? "on" : "off") !=
+					    0) {
+						fprintf(stderr,
+						    "bench-forward: the "
+						    "hosts' NAPI\n");
 						br_cleanup();
 						return (1);
 					}
-					printf("# round %d: tern-fwd on %s %s "
-					       "pid %d (CPU %d) up with %zu "
-					       "routes in %.1f s\n",
-					    round, ritem[ro], args,
-					    (int)G.fwd_pid,
-					    br_pid_cpu(G.fwd_pid), ps[fi].n,
-					    (double)(now_ns() - t0) / 1e9);
-				} else {
-					/* the kernel drops a device's routes
+					if (ro != R_KERN) {
+						/* a tern-fwd that started but did not
+					 * answer is killed here, not left */
+						if (bf_kernel(false) != 0 ||
+						    bf_fwd_start(&ps[fi],
+							&ps6[fi], rbackend[ro],
+							args) != 0 ||
+						    bf_gen_napi() != 0) {
+							bf_kill_fwd();
+							br_cleanup();
+							return (1);
+						}
+						printf(
+						    "# round %d: tern-fwd on %s %s "
+						    "pid %d (CPU %d) up with %zu "
+						    "routes in %.1f s\n",
+						    round, ritem[ro], args,
+						    (int)G.fwd_pid,
+						    br_pid_cpu(G.fwd_pid),
+						    G.fam6 ? ps6[fi].n :
+							     ps[fi].n,
+						    (double)(now_ns() - t0) /
+							1e9);
+					} else {
+						/* the kernel drops a device's routes
 					 * with its last address: reloaded
 					 * each round */
-					if (bf_kernel(true) != 0 ||
-					    bf_kernel_routes(&ps[fi]) != 0 ||
-					    bf_gen_napi() != 0) {
-						fprintf(stderr,
-						    "bench-forward: "
-						    "kernel routes failed\n");
-						return (1);
+						if (bf_kernel(true) != 0 ||
+						    bf_kernel_routes(&ps[fi],
+							&ps6[fi]) != 0 ||
+						    bf_gen_napi() != 0) {
+							fprintf(stderr,
+							    "bench-forward: "
+							    "kernel routes failed\n");
+							return (1);
+						}
+						printf(
+						    "# round %d: kernel forwarding "
+						    "on, %zu routes loaded with ip "
+						    "-batch in %.1f s\n",
+						    round,
+						    G.fam6 ? ps6[fi].n :
+							     ps[fi].n,
+						    (double)(now_ns() - t0) /
+							1e9);
 					}
-					printf("# round %d: kernel forwarding "
-					       "on, %zu routes loaded with ip "
-					       "-batch in %.1f s\n",
-					    round, ps[fi].n,
-					    (double)(now_ns() - t0) / 1e9);
-				}
-				for (int si = 0; si < NSZ; si++) {
-					char want_s[8];
+					for (int si = 0; si < NSZ; si++) {
+						char want_s[8];
 
-					snprintf(want_s, sizeof(want_s), "%u",
-					    si ? 1500 : 64);
-					if (strstr(szs, want_s) == NULL)
-						continue;
-					G.fsize = sizes[si];
-					bf_tx_templates();
-					if (!lat)
-						for (int rr = 0; rr < 2; rr++)
-							bf_cell(ro, fi, si, rr,
+						snprintf(want_s, sizeof(want_s),
+						    "%u", si ? 1500 : 64);
+						if (strstr(szs, want_s) == NULL)
+							continue;
+						G.fsize = sizes[si];
+						bf_tx_templates();
+						if (!lat)
+							for (int rr = 0; rr < 2;
+							     rr++)
+								bf_cell(ro, fi,
+								    si, rr,
+								    round);
+						if (lat || ro == R_KERN)
+							bf_latency(ro, fi, si,
 							    round);
-					if (lat || ro == R_KERN)
-						bf_latency(ro, fi, si, round);
-				}
-				if (ro != R_KERN) {
-					printf("# tern-fwd drops:");
-					(void)br_sh(
-					    "%s/../tests/tools/fwdctl %s "
-					    "drops | awk '$2 > 0 {printf \" "
-					    "%%s "
-					    "%%s\", $1, $2}'; echo",
-					    G.b.bin, G.b.rundir);
-					/* the kernel's drops on the way to
+					}
+					if (ro != R_KERN) {
+						printf("# tern-fwd drops:");
+						(void)br_sh(
+						    "%s/../tests/tools/fwdctl %s "
+						    "drops | awk '$2 > 0 {printf \" "
+						    "%%s "
+						    "%%s\", $1, $2}'; echo",
+						    G.b.bin, G.b.rundir);
+						/* the kernel's drops on the way to
 					 * tern-fwd's sockets (rings full) */
-					printf("# tern-fwd interfaces:");
-					(void)br_sh(
-					    "%s/../tests/tools/fwdctl %s "
-					    "interfaces | awk '{for (i = 1; i "
-					    "< NF; i++) if ($i ~ /^rx_(drops|"
-					    "ring_full)$/ || $i == \"rx\") "
-					    "printf \" %%s %%s %%s\", $1, $i, "
-					    "$(i + 1)}'; echo",
-					    G.b.bin, G.b.rundir);
-					/* where the rest went: the veths' own
+						printf(
+						    "# tern-fwd interfaces:");
+						(void)br_sh(
+						    "%s/../tests/tools/fwdctl %s "
+						    "interfaces | awk '{for (i = 1; i "
+						    "< NF; i++) if ($i ~ /^rx_(drops|"
+						    "ring_full)$/ || $i == \"rx\") "
+						    "printf \" %%s %%s %%s\", $1, $i, "
+						    "$(i + 1)}'; echo",
+						    G.b.bin, G.b.rundir);
+						/* where the rest went: the veths' own
 					 * counters (XDP drops, ring full) */
-					(void)
-					    br_sh("for i in rc0 rs0; do printf "
-						  "'# %%s:' $i; ip netns exec "
-						  "%s ethtool -S $i 2>/dev/null"
-						  " | awk '/drop|full|err/ "
-						  "&& $2 > 0 {printf \" %%s "
-						  "%%s\", $1, $2}'; echo; done",
-						ns_router());
-					printf(
-					    "# tern-fwd threads' last CPUs:");
-					(void)br_sh(
-					    "for t in /proc/%d/task/*; "
-					    "do printf ' %%s' $(awk '{print "
-					    "$39}' $t/stat); done; echo",
-					    (int)G.fwd_pid);
-					bf_fwd_stop();
+						(void)br_sh(
+						    "for i in rc0 rs0; do printf "
+						    "'# %%s:' $i; ip netns exec "
+						    "%s ethtool -S $i 2>/dev/null"
+						    " | awk '/drop|full|err/ "
+						    "&& $2 > 0 {printf \" %%s "
+						    "%%s\", $1, $2}'; echo; done",
+						    ns_router());
+						printf(
+						    "# tern-fwd threads' last CPUs:");
+						(void)br_sh(
+						    "for t in /proc/%d/task/*; "
+						    "do printf ' %%s' $(awk '{print "
+						    "$39}' $t/stat); done; echo",
+						    (int)G.fwd_pid);
+						bf_fwd_stop();
+					}
 				}
-			}
-		(void)br_sh("ip -n %s route flush proto boot 2>/dev/null",
-		    ns_router());
+			(void)
+			    br_sh("ip -n %s route flush proto boot 2>/dev/null",
+				ns_router());
+		}
 	}
+	G.fam6 = 0;
+	G.ploff = BF_PLOFF;
 	printf("# load average at the end: %s\n", bf_loadavg());
 	bf_report();
 	if (G.dat != NULL)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fwd/fwd_fib.h"
+#include "fwd/fwd_fib6.h"
 #include "ipc/ipc.h"
 #include "ipc/ipc_route.h"
 #include "ipc/proto/fwd.pb-c.h"
@@ -24,6 +25,7 @@
 #include "libcommon/lc_loop.h"
 #include "libcommon/lc_time.h"
 #include "tests/lib/prefixset.h"
+#include "tests/lib/prefixset6.h"
 
 /*
  * What the figures cover (said again in the output):
@@ -42,6 +44,13 @@
  *   call until the FIB holds it.
  * - peer: `ip -batch` of the same n routes into a fresh namespace's kernel
  *   FIB (a dummy interface carrying the /16).
+ * - IPv6 (--family=6, or 4,6 the default): the same with n prefixes of the
+ *   IPv6 set (tests/lib/prefixset6.h), next hops 2001:2::X:Y resolved
+ *   through a connected 2001:2::/64 (fwd's interface address; rib takes
+ *   it as a client's connected route where it does not derive it from fwd
+ *   yet), into fwd_fib6 (in process) or tern-fwd's IPv6 FIB; its peer is
+ *   the IPv4 run of the same round (the issue's ratio, >= 0.7x), and the
+ *   kernel's IPv6 FIB with `ip -6 -batch`.
  */
 
 #define CHUNK_MAX 65536
@@ -50,6 +59,8 @@ static size_t CHUNK = CHUNK_MAX; /* routes per RouteBatch (--chunk=N) */
 static struct ev_loop *loop;
 static char rundir[PATH_MAX], ribbin[PATH_MAX];
 static struct tt_prefixset ps;
+static struct tt_prefixset6 ps6;
+static bool v6;		      /* this run's family: the IPv6 set */
 static const char *ribopt[4]; /* --rib-opt=X: extra tern-rib options */
 static bool real_fwd;	      /* the tern-fwd daemon, not the in-process FIB */
 /* --encoding=message: one Route message per route instead of packed_add
@@ -64,16 +75,30 @@ static struct ipc_client *ribc, *fwdc;
 static struct lc_arena *par; /* replies of polls */
 static unsigned nribopt;
 
+/* IPv6 addresses of the runs, all in 2001:2::/64 (the connected prefix):
+ * fwd's 2001:2::1, gateway nh (alternative alt) 2001:2::(1 + alt):nh. */
+static const uint8_t fwd_ip6[16] = {0x20, 0x01, 0, 0x02, [15] = 1};
+
+static void
+gw6_of(uint8_t a[16], unsigned nh, unsigned alt)
+{
+	tt_a6_put((tt_u128)0x20010002u << 96 | (1 + alt) << 16 | (nh & 0xff),
+	    a);
+}
+
 /* ---- the fwd peer: real fwd FIB behind fwd.proto ---- */
 
 static struct {
 	struct ipc_server *srv;
 	struct fwd_fib *fib;
+	struct fwd_fib6 *fib6;
 	uint32_t nhaddr[1024], nhif[1024];
-	unsigned nnh;
+	uint8_t nhaddr6[1024][16];
+	unsigned nnh, nnh6;
 	size_t target;
 	uint64_t t_done;
 	uint32_t watch_pfx, watch_nh;
+	uint8_t watch_pfx6[16], watch_nh6[16];
 	uint8_t watch_len;
 	uint64_t t_watch;
 	uint64_t batches, failed;
@@ -88,9 +113,56 @@ nh_index(uint32_t addr, uint32_t ifindex)
 			return (i);
 	if (fw.nnh == 1024)
 		return (0);
+	if (fw.nnh == FWD_FIB_NH_NONE) { /* not a next hop: the FIB refuses
+					  * it; a slot nothing matches */
+		fw.nhaddr[fw.nnh] = fw.nhif[fw.nnh] = UINT32_MAX;
+		fw.nnh++;
+	}
 	fw.nhaddr[fw.nnh] = addr;
 	fw.nhif[fw.nnh] = ifindex;
 	return (fw.nnh++);
+}
+
+/* The same for an IPv6 gateway (indices of their own: the FIB6 is
+ * another table; 0 when full, as above). */
+static unsigned
+nh_index6(const uint8_t *addr)
+{
+	for (unsigned i = 0; i < fw.nnh6; i++)
+		if (memcmp(fw.nhaddr6[i], addr, 16) == 0)
+			return (i);
+	if (fw.nnh6 == 1024)
+		return (0);
+	memcpy(fw.nhaddr6[fw.nnh6], addr, 16);
+	return (fw.nnh6++);
+}
+
+/* An IPv6 FIB record of a decoded FibBatch applied to the peer's FIB6. */
+static void
+fw_route6(const struct ipc_route *r, const struct ipc_route_nh *h)
+{
+	static const uint8_t zero[16];
+	const uint8_t *g = r->n_nh > 0 ? h->addr.v6.b : zero;
+
+	if (r->op == IPC_ROUTE_DEL) {
+		(void)fwd_fib6_del(fw.fib6, r->pfx.v6.b, r->len);
+		return;
+	}
+	if (r->op == IPC_ROUTE_BAD ||
+	    fwd_fib6_add(fw.fib6, r->pfx.v6.b, r->len,
+		r->n_nh > 0 ? nh_index6(g) : 0) != 0)
+		fw.failed++;
+	if (r->len == fw.watch_len &&
+	    memcmp(r->pfx.v6.b, fw.watch_pfx6, 16) == 0 &&
+	    memcmp(g, fw.watch_nh6, 16) == 0)
+		fw.t_watch = lc_time_mono_ns();
+}
+
+/* Routes in the peer's FIB of this run's family. */
+static size_t
+fw_count(void)
+{
+	return (v6 ? fwd_fib6_count(fw.fib6) : fwd_fib_count(fw.fib));
 }
 
 static void
@@ -108,9 +180,14 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ipc_route *r = &s->rt[i];
 		const struct ipc_route_nh *h = &s->nh[r->nh];
-		uint32_t g = r->n_nh > 0 ? h->addr.v4.s_addr : 0;
-		unsigned nh = r->n_nh > 0 ? nh_index(g, h->ifindex) : 0;
+		uint32_t g, nh;
 
+		if (r->family == AF_INET6) {
+			fw_route6(r, h);
+			continue;
+		}
+		g = r->n_nh > 0 ? h->addr.v4.s_addr : 0;
+		nh = r->n_nh > 0 ? nh_index(g, h->ifindex) : 0;
 		if (r->op == IPC_ROUTE_DEL) {
 			(void)fwd_fib_del(fw.fib, ntohl(r->pfx.v4.s_addr),
 			    r->len);
@@ -124,12 +201,14 @@ fw_batch(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 		    r->len == fw.watch_len && g == fw.watch_nh)
 			fw.t_watch = lc_time_mono_ns();
 	}
-	if (fw.t_done == 0 && fwd_fib_count(fw.fib) >= fw.target)
+	if (fw.t_done == 0 && fw.target > 0 && fw_count() >= fw.target)
 		fw.t_done = lc_time_mono_ns();
 	ack.seq = b->seq;
 	ack.packed_ok = true;
+	ack.ipv6_ok = true;
 	ack.applied = (uint32_t)ipc_route_fib_count(b);
-	ack.routes = (uint32_t)fwd_fib_count(fw.fib);
+	ack.routes = (uint32_t)(fwd_fib_count(fw.fib) +
+	    fwd_fib6_count(fw.fib6));
 	(void)ipc_reply(req, IPC_OK, &ack.base);
 }
 
@@ -140,10 +219,13 @@ fw_resync(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 
 	(void)m;
 	ack.packed_ok = true;
-	if (arg != NULL)
+	ack.ipv6_ok = true;
+	if (arg != NULL) {
 		fwd_fib_mark_stale(fw.fib);
-	else
-		ack.swept = (uint32_t)fwd_fib_sweep_stale(fw.fib);
+		fwd_fib6_mark_stale(fw.fib6);
+	} else
+		ack.swept = (uint32_t)(fwd_fib_sweep_stale(fw.fib) +
+		    fwd_fib6_sweep_stale(fw.fib6));
 	(void)ipc_reply(req, IPC_OK, &ack.base);
 }
 
@@ -153,10 +235,16 @@ fw_subscribe(struct ipc_req *req, const ProtobufCMessage *m, void *arg)
 	Fwd__InterfaceList l = FWD__INTERFACE_LIST__INIT;
 	Fwd__Interface f = FWD__INTERFACE__INIT, *fp = &f;
 	Fwd__IfAddr a = FWD__IF_ADDR__INIT, *ap = &a;
+	Fwd__IfAddr6 a6 = FWD__IF_ADDR6__INIT, *a6p = &a6;
 
 	(void)m;
 	(void)arg;
 	ipc_req_subscribe(req);
+	a6.addr.data = (uint8_t *)fwd_ip6; /* 2001:2::1/64 */
+	a6.addr.len = 16;
+	a6.len = 64;
+	f.n_addrs6 = 1;
+	f.addrs6 = &a6p;
 	f.ifindex = 1;
 	f.name = (char *)"bench0";
 	f.enabled = true;
@@ -174,11 +262,13 @@ static int
 fw_start(void)
 {
 	struct fwd_fib_conf fc = {.max_nh = 4096};
+	struct fwd_fib6_conf fc6 = {.max_nh = 4096};
 	struct ipc_opts o = {.rundir = rundir, .component = "fwd"};
 
 	memset(&fw, 0, sizeof(fw));
 	ipc_route_set_init(&fw.in);
-	if ((fw.fib = fwd_fib_new(&fc)) == NULL)
+	if ((fw.fib = fwd_fib_new(&fc)) == NULL ||
+	    (fw.fib6 = fwd_fib6_new(&fc6)) == NULL)
 		return (-errno);
 	if ((fw.srv = ipc_server_new(loop, &ipc_svc_fwd, &o)) == NULL)
 		return (-errno);
@@ -194,9 +284,11 @@ fw_stop(void)
 {
 	ipc_server_free(fw.srv);
 	fwd_fib_free(fw.fib);
+	fwd_fib6_free(fw.fib6);
 	ipc_route_set_fini(&fw.in);
 	fw.srv = NULL;
 	fw.fib = NULL;
+	fw.fib6 = NULL;
 }
 
 /* ---- the real tern-fwd: a child in a namespace, one afpacket port on a
@@ -220,6 +312,7 @@ real_fwd_start(void)
 	Fwd__IfConfigBatch b = FWD__IF_CONFIG_BATCH__INIT;
 	Fwd__IfConfig ic = FWD__IF_CONFIG__INIT, *icp = &ic;
 	Fwd__IfAddr a = FWD__IF_ADDR__INIT, *ap = &a;
+	Fwd__IfAddr6 a6 = FWD__IF_ADDR6__INIT, *a6p = &a6;
 	ProtobufCMessage *rep = NULL;
 	struct lc_err err;
 	char rd[PATH_MAX + 16];
@@ -247,6 +340,13 @@ real_fwd_start(void)
 	ic.backend = (char *)"afpacket";
 	ic.n_addrs = 1;
 	ic.addrs = &ap;
+	if (v6) { /* and 2001:2::1/64 */
+		a6.addr.data = (uint8_t *)fwd_ip6;
+		a6.addr.len = 16;
+		a6.len = 64;
+		ic.n_addrs6 = 1;
+		ic.addrs6 = &a6p;
+	}
 	b.txn = 1;
 	b.n_interfaces = 1;
 	b.interfaces = &icp;
@@ -292,7 +392,8 @@ rib_all_acked(void)
 		const Rib__FibStatus *s = (const Rib__FibStatus *)rep;
 
 		ok = s->routes >= fw.target && s->pending == 0 &&
-		    s->acked_seq == s->sent_seq && !s->resyncing;
+		    s->acked_seq == s->sent_seq && !s->resyncing &&
+		    (!v6 || s->held6 == 0);
 	}
 	lc_arena_reset(par);
 	return (ok);
@@ -307,15 +408,26 @@ fwd_has_watch(void)
 	struct lc_err err;
 	bool ok = false;
 
-	q.prefix = fw.watch_pfx;
+	q.prefix = v6 ? 0 : fw.watch_pfx;
 	q.len = fw.watch_len;
 	q.exact = true;
+	if (v6) {
+		q.ipv6 = true;
+		q.prefix6.data = fw.watch_pfx6;
+		q.prefix6.len = 16;
+	}
 	if (ipc_call_wait(fwdc, FWD__METHOD__QUERY_FIB, &q.base, 1000, par,
 		&rep, &err) == IPC_OK) {
 		const Fwd__FibList *l = (const Fwd__FibList *)rep;
 
-		ok = l->n_routes > 0 && l->routes[0]->n_nh_addr > 0 &&
-		    l->routes[0]->nh_addr[0] == fw.watch_nh;
+		if (v6)
+			ok = l->n_routes > 0 && l->routes[0]->n_nh_addr6 > 0 &&
+			    l->routes[0]->nh_addr6[0].len == 16 &&
+			    memcmp(l->routes[0]->nh_addr6[0].data, fw.watch_nh6,
+				16) == 0;
+		else
+			ok = l->n_routes > 0 && l->routes[0]->n_nh_addr > 0 &&
+			    l->routes[0]->nh_addr[0] == fw.watch_nh;
 	}
 	lc_arena_reset(par);
 	return (ok);
@@ -515,6 +627,27 @@ chunk_set(struct ipc_route_set *rs, size_t off, size_t k)
 	ipc_route_set_clear(rs);
 	if (ipc_route_set_reserve(rs, k, TT_PFX_NNH) != 0)
 		return (-ENOMEM);
+	if (v6) { /* the same from the IPv6 set, gateways 2001:2::1:nh */
+		for (unsigned i = 0; i < TT_PFX6_NNH; i++) {
+			struct ipc_route_nh *h = &rs->nh[rs->nnh++];
+
+			memset(h, 0, sizeof(*h));
+			h->family = AF_INET6;
+			gw6_of(h->addr.v6.b, i, 0);
+		}
+		for (size_t i = 0; i < k; i++) {
+			const struct tt_prefix6 *p = &ps6.p[off + i];
+			struct ipc_route *r = &rs->rt[rs->n++];
+
+			memset(r, 0, sizeof(*r));
+			r->family = AF_INET6;
+			memcpy(r->pfx.v6.b, p->addr, 16);
+			r->len = p->len;
+			r->nh = p->nh;
+			r->n_nh = 1;
+		}
+		return (0);
+	}
 	for (unsigned i = 0; i < TT_PFX_NNH; i++) {
 		struct ipc_route_nh *h = &rs->nh[rs->nnh++];
 
@@ -533,6 +666,73 @@ chunk_set(struct ipc_route_set *rs, size_t off, size_t k)
 		r->nh = p->nh;
 		r->n_nh = 1;
 	}
+	return (0);
+}
+
+/* rib's FIB_STATUS routes (the routes it wants in fwd), -1 on failure */
+static long
+rib_want(struct ipc_client *c)
+{
+	Lifecycle__Empty e = LIFECYCLE__EMPTY__INIT;
+	ProtobufCMessage *rep = NULL;
+	struct lc_err err;
+	long v = -1;
+
+	if (ipc_call_wait(c, RIB__METHOD__FIB_STATUS, &e.base, 1000, par, &rep,
+		&err) == IPC_OK)
+		v = ((const Rib__FibStatus *)rep)->routes;
+	lc_arena_reset(par);
+	return (v);
+}
+
+/* IPv6 runs: the connected 2001:2::/64 on fwd's interface, which the
+ * gateways resolve through. A client's connected IPv6 route (docs/rib.md,
+ * IPv6: rib takes them until it derives them from fwd's Interface.addrs6,
+ * which the fwd peer and tern-fwd both report); a rib that refuses it has
+ * its own. Then the baseline: routes rib wants before the load. */
+static int
+conn6_setup(struct ipc_client *c, long *base)
+{
+	static bool said;
+	Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
+	struct ipc_route_set rs;
+	struct ipc_route_enc re;
+	struct ipc_route *r;
+	ProtobufCMessage *rep = NULL;
+	struct lc_err err;
+	int st = -1;
+
+	ipc_route_set_init(&rs);
+	ipc_route_enc_init(&re);
+	if ((r = ipc_route_set_add(&rs, 1)) != NULL) {
+		r->family = AF_INET6;
+		memcpy(r->pfx.v6.b, fwd_ip6, 8); /* 2001:2::/64 */
+		r->len = 64;
+		rs.nh[r->nh].family = AF_INET6;
+		rs.nh[r->nh].ifname = real_fwd ? "d0" : "bench0";
+		if (ipc_route_batch_encode(&re, &b, &rs, false) == 0) {
+			b.source = RIB__SOURCE__CONNECTED;
+			b.source_name = (char *)"";
+			b.seq = 1;
+			st = ipc_call_wait(c, RIB__METHOD__ROUTE_BATCH, &b.base,
+			    5000, par, &rep, &err);
+		}
+	}
+	if (st == IPC_OK && rep != NULL &&
+	    ((const Rib__RouteBatchAck *)rep)->rejected != 0 && !said) {
+		const Rib__RouteBatchAck *a = (const Rib__RouteBatchAck *)rep;
+
+		printf("       (tern-rib refused the client's connected "
+		       "2001:2::/64: %s; taking fwd's)\n",
+		    a->n_errors ? a->errors[0]->message : "?");
+		said = true;
+	}
+	lc_arena_reset(par);
+	ipc_route_enc_fini(&re);
+	ipc_route_set_fini(&rs);
+	if (st != IPC_OK || !run_until(rib_ready, c, 10) ||
+	    (*base = rib_want(c)) < 0)
+		return (-1);
 	return (0);
 }
 
@@ -563,9 +763,25 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	}
 	c = ribc = ipc_client_new(loop, &ipc_svc_rib, &io, false);
 	fw.target = n + 1; /* and the connected /16 */
+	if (v6)
+		fw.target = 0; /* below, from the baseline */
 	if (!run_until(rib_ready, c, 10)) {
 		fprintf(stderr, "tern-rib did not come up with the fwd peer\n");
 		goto out;
+	}
+	if (v6) {
+		long base = 0;
+
+		if (conn6_setup(c, &base) != 0) {
+			fprintf(stderr,
+			    "IPv6: no connected 2001:2::/64 in "
+			    "tern-rib\n");
+			goto out;
+		}
+		/* real fwd: rib's want (the /16 and the /64 in it); the
+		 * in-process FIB6: what it holds (the /64) */
+		fw.target = (size_t)n +
+		    (real_fwd ? (size_t)base : fwd_fib6_count(fw.fib6));
 	}
 	rss0 = rss_kb(pid);
 	if (real_fwd)
@@ -602,7 +818,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	o->t_sent_ms = (lc_time_mono_ns() - t0) / 1e6;
 	if (!run_until(fw_done, NULL, 120)) {
 		fprintf(stderr, "fwd FIB never reached %zu routes (%zu)\n",
-		    fw.target, fwd_fib_count(fw.fib));
+		    fw.target, real_fwd ? 0 : fw_count());
 		goto out;
 	}
 	o->routes_per_s = n / ((fw.t_done - t0) / 1e9);
@@ -615,6 +831,7 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	rss1 = rss_kb(pid);
 	o->rib_bpr = (rss1 - rss0) * 1024.0 / n;
 	o->fwd_bpr = real_fwd ? (rss_kb(fwd_pid) - frss0) * 1024.0 / n :
+	    v6		      ? (double)fwd_fib6_memory(fw.fib6) / n :
 				(double)fwd_fib_memory(fw.fib) / n;
 	if (rejected || fw.failed) {
 		fprintf(stderr, "%u batches refused, %llu FIB adds failed\n",
@@ -630,6 +847,8 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 
 		q.limit = 100;
 		q.offset = (uint32_t)(n / 2);
+		if (v6)
+			q.family = 6;
 		if (ipc_call_wait(c, RIB__METHOD__QUERY, &q.base, 30000, par,
 			&rep, &err) == IPC_OK)
 			o->query_ms = (lc_time_mono_ns() - q0) / 1e6;
@@ -637,23 +856,38 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 	}
 	/* one route changed with n present */
 	for (unsigned i = 0; i < changes; i++) {
-		const struct tt_prefix *p = &ps.p[(i * 7919u) % n];
+		const struct tt_prefix *p = v6 ? NULL : &ps.p[(i * 7919u) % n];
 		Rib__RouteBatch b = RIB__ROUTE_BATCH__INIT;
 		struct ipc_route *r;
 
 		ipc_route_set_clear(&rs);
 		if ((r = ipc_route_set_add(&rs, 1)) == NULL)
 			goto out;
-		r->pfx.v4.s_addr = htonl(p->addr);
-		r->len = p->len;
-		nh0 = gw_of(p->nh, 1 + (i & 1));
-		rs.nh[r->nh].addr.v4.s_addr = nh0;
+		if (v6) {
+			const struct tt_prefix6 *q = &ps6.p[(i * 7919u) % n];
+
+			r->family = AF_INET6;
+			rs.nh[r->nh].family = AF_INET6;
+			memcpy(r->pfx.v6.b, q->addr, 16);
+			r->len = q->len;
+			gw6_of(rs.nh[r->nh].addr.v6.b, q->nh, 1 + (i & 1));
+			memcpy(fw.watch_pfx6, q->addr, 16);
+			memcpy(fw.watch_nh6, rs.nh[r->nh].addr.v6.b, 16);
+		} else {
+			r->pfx.v4.s_addr = htonl(p->addr);
+			r->len = p->len;
+		}
+		if (!v6) {
+			nh0 = gw_of(p->nh, 1 + (i & 1));
+			rs.nh[r->nh].addr.v4.s_addr = nh0;
+			fw.watch_pfx = htonl(p->addr);
+			fw.watch_len = (uint8_t)p->len;
+		} else
+			fw.watch_len = r->len;
 		if (ipc_route_batch_encode(&re, &b, &rs, false) != 0)
 			goto out;
 		b.source = RIB__SOURCE__PROTOCOL;
 		b.source_name = (char *)"bench";
-		fw.watch_pfx = htonl(p->addr);
-		fw.watch_len = (uint8_t)p->len;
 		fw.watch_nh = nh0;
 		fw.t_watch = 0;
 		t0 = lc_time_mono_ns();
@@ -667,8 +901,10 @@ run_ours(size_t n, unsigned changes, struct ours *o)
 		lat[i] = (fw.t_watch - t0) / 1e6;
 		if (show_slow && lat[i] > 0.5)
 			printf("       slow change %u: %s/%u %.3f ms\n", i,
-			    lc_ip4_ntoa((struct lc_ip4){fw.watch_pfx}), p->len,
-			    lat[i]);
+			    v6 ? lc_ip6_ntoa(
+				     (const struct lc_ip6 *)fw.watch_pfx6) :
+				 lc_ip4_ntoa((struct lc_ip4){fw.watch_pfx}),
+			    fw.watch_len, lat[i]);
 	}
 	qsort(lat, changes, sizeof(*lat), cmp_double);
 	o->p50_ms = lat[changes / 2];
@@ -713,6 +949,29 @@ write_ip_batch(size_t n)
 	return (fclose(f) == 0 ? 0 : -errno);
 }
 
+/* The IPv6 set for `ip -6 -batch` (batchfile6), gateways as rib's. */
+static char batchfile6[PATH_MAX + 32];
+
+static int
+write_ip_batch6(size_t n)
+{
+	FILE *f = fopen(batchfile6, "w");
+
+	if (f == NULL)
+		return (-errno);
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_prefix6 *p = &ps6.p[i];
+		uint8_t g[16];
+		char as[INET6_ADDRSTRLEN], gs[INET6_ADDRSTRLEN];
+
+		gw6_of(g, p->nh, 0);
+		inet_ntop(AF_INET6, p->addr, as, sizeof(as));
+		inet_ntop(AF_INET6, g, gs, sizeof(gs));
+		fprintf(f, "route add %s/%u via %s dev d0\n", as, p->len, gs);
+	}
+	return (fclose(f) == 0 ? 0 : -errno);
+}
+
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int
@@ -735,6 +994,25 @@ run_kernel(size_t n)
 	int rv;
 
 	snprintf(ns, sizeof(ns), "ternbench%d", (int)getpid());
+	if (v6) {
+		/* IPv6 on in the namespace whatever the host's default; the
+		 * /64 without DAD */
+		if (sh("ip netns add %s && ip netns exec %s sysctl -qw "
+		       "net.ipv6.conf.all.disable_ipv6=0 "
+		       "net.ipv6.conf.default.disable_ipv6=0 && ip -n %s link "
+		       "add d0 type veth peer name d1 && ip -n %s link set d0 "
+		       "up && ip -n %s link set d1 up && ip -n %s addr add "
+		       "2001:2::1/64 dev d0 nodad",
+			ns, ns, ns, ns, ns, ns) != 0) {
+			(void)sh("ip netns del %s 2>/dev/null", ns);
+			return (-1);
+		}
+		t0 = lc_time_mono_ns();
+		rv = sh("ip -6 -n %s -batch %s", ns, batchfile6);
+		t1 = lc_time_mono_ns();
+		(void)sh("ip netns del %s", ns);
+		return (rv == 0 ? n / ((t1 - t0) / 1e9) : -1);
+	}
 	if (sh("ip netns add %s && ip -n %s link add d0 type veth peer name d1 && "
 	       "ip -n %s addr add 198.18.0.1/16 dev d0 && "
 	       "ip -n %s link set d0 up && ip -n %s link set d1 up",
@@ -871,6 +1149,18 @@ run_bird(size_t n, double *table_bpr)
 
 /* ---- main ---- */
 
+/* The line under a round's row: when each part was done, and the CPU. */
+static void
+print_times(const struct ours *o)
+{
+	printf("       (client sent all at %.0f ms, rib accepted all at "
+	       "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
+	       "tern-fwd %.0f ms, bench process %.0f ms; a show-route page "
+	       "of 100 at offset n/2: %.0f ms)\n",
+	    o->t_sent_ms, o->t_acked_ms, o->t_done_ms, o->rib_cpu_ms,
+	    o->fwd_cpu_ms, o->own_cpu_ms, o->query_ms);
+}
+
 /* SIGINT/SIGTERM (a runner's timeout): leave no process, namespace or
  * file behind. */
 static void
@@ -937,6 +1227,13 @@ main(int argc, char **argv)
 	unsigned nb = 0;
 	char cas[4][32], *slash, base[PATH_MAX];
 	const char *sfx;
+	/* --family: the IPv4 set, the IPv6 set, or both (alternated in each
+	 * round: IPv4 then IPv6) */
+	bool fam4 = true, fam6 = true, no_peer6 = false;
+	struct ours o6[8];
+	double rps6[8], rib6[8], fwdm6[8], p50_6[8], p99_6[8], kern6[8];
+	double ribcpu6[8];
+	unsigned nk6 = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0)
@@ -955,6 +1252,12 @@ main(int argc, char **argv)
 			msg_enc = false;
 		else if (strcmp(argv[i], "--show-slow") == 0)
 			show_slow = true;
+		else if (strcmp(argv[i], "--family=4") == 0)
+			fam4 = true, fam6 = false;
+		else if (strcmp(argv[i], "--family=6") == 0)
+			fam4 = false, fam6 = true;
+		else if (strcmp(argv[i], "--family=4,6") == 0)
+			fam4 = fam6 = true;
 		else if (strcmp(argv[i], "--fwd=inproc") == 0)
 			fwd_mode = 1;
 		else if (strcmp(argv[i], "--fwd=real") == 0)
@@ -968,7 +1271,7 @@ main(int argc, char **argv)
 			    "usage: %s [--quick] [--no-peer] "
 			    "[--routes=N] [--rounds=N] [--fwd=real|inproc] "
 			    "[--rib-opt=OPT]... [--show-slow] [--chunk=N] "
-			    "[--encoding=packed|message]\n",
+			    "[--encoding=packed|message] [--family=4|6|4,6]\n",
 			    argv[0]);
 			return (2);
 		}
@@ -1014,7 +1317,17 @@ main(int argc, char **argv)
 	snprintf(rundir, sizeof(rundir), "%s/run", base);
 	snprintf(batchfile, sizeof(batchfile), "%s/routes.ip", base);
 	snprintf(birdconf, sizeof(birdconf), "%s/bird.conf", base);
-	if (tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0)
+	snprintf(batchfile6, sizeof(batchfile6), "%s/routes6.ip", base);
+	if (fam6) {
+		no_peer6 = no_peer;
+		if (tt_prefixset6_gen(&ps6, n, TT_PFX6_SEED) != 0)
+			return (1);
+		if (!no_peer6 && (getuid() != 0 || write_ip_batch6(n) != 0))
+			no_peer6 = true;
+	}
+	if (!fam4)
+		no_peer = true; /* the IPv4 set and its peers: not made */
+	else if (tt_prefixset_gen(&ps, n, TT_PFX_SEED, 0) != 0)
 		return (1);
 	if (!no_peer && (getuid() != 0 || write_ip_batch(n) != 0))
 		no_peer = true;
@@ -1035,10 +1348,21 @@ main(int argc, char **argv)
 		"fwd_fib_memory)",
 	    no_peer ? "none" : "kernel ip -batch",
 	    have_bird ? ", BIRD static -> kernel" : "");
+	if (fam6)
+		printf("bench-routes: IPv6: %zu routes (tests/lib/prefixset6: "
+		       "the RIRs' space, 54 lengths, /48 most), next hops "
+		       "2001:2::1:X through the connected 2001:2::/64, rows "
+		       "\"v6 N\" after each IPv4 round; peers: tern's IPv4 of "
+		       "the same run%s\n",
+		    n, no_peer6 ? "" : ", kernel ip -6 -batch");
 	printf("%-6s %12s %12s %12s %10s %10s %12s %12s %12s\n", "round",
 	    "ours rt/s", "rib B/rt", "fwd B/rt", "chg p50ms", "chg p99ms",
 	    "kernel rt/s", "bird rt/s", "bird tbl B/rt");
 	for (unsigned r = 0; r < rounds; r++) {
+		/* the IPv6 round after the IPv4 one (and before the next):
+		 * A B A B */
+		if (!fam4)
+			goto round6;
 		if (run_ours(n, changes, &o[r]) != 0) {
 			fprintf(stderr, "round %u failed\n", r);
 			return (1);
@@ -1060,14 +1384,36 @@ main(int argc, char **argv)
 		    bird[nb], birdmem[nb]);
 		if (bird[nb] > 0 && birdmem[nb] > 0)
 			nb++;
-		printf(
-		    "       (client sent all at %.0f ms, rib accepted all at "
-		    "%.0f ms, fwd FIB complete at %.0f ms; CPU: tern-rib %.0f ms, "
-		    "tern-fwd %.0f ms, bench process %.0f ms; a show-route page "
-		    "of 100 at offset n/2: %.0f ms)\n",
-		    o[r].t_sent_ms, o[r].t_acked_ms, o[r].t_done_ms,
-		    o[r].rib_cpu_ms, o[r].fwd_cpu_ms, o[r].own_cpu_ms,
-		    o[r].query_ms);
+		print_times(&o[r]);
+		fflush(stdout);
+	round6:
+		if (!fam6)
+			continue;
+		v6 = true;
+		if (run_ours(n, changes, &o6[r]) != 0) {
+			fprintf(stderr, "IPv6 round %u failed\n", r);
+			return (1);
+		}
+		rps6[r] = o6[r].routes_per_s;
+		rib6[r] = o6[r].rib_bpr;
+		fwdm6[r] = o6[r].fwd_bpr;
+		p50_6[r] = o6[r].p50_ms;
+		p99_6[r] = o6[r].p99_ms;
+		ribcpu6[r] = o6[r].rib_cpu_ms * 1e6 / n;
+		kern6[r] = no_peer6 ? -1 : run_kernel(n);
+		if (kern6[r] > 0)
+			nk6++;
+		v6 = false;
+		printf("v6 %-3u %12.0f %12.1f %12.1f %10.3f %10.3f %12.0f %12s "
+		       "%12s%s\n",
+		    r, rps6[r], rib6[r], fwdm6[r], p50_6[r], p99_6[r], kern6[r],
+		    "-", "-", "");
+		if (fam4)
+			printf(
+			    "       (IPv6 / IPv4 of this round: routes/s %.2f, "
+			    "rib B/route %.2f)\n",
+			    rps6[r] / rps[r], rib6[r] / rib[r]);
+		print_times(&o6[r]);
 		fflush(stdout);
 	}
 	sfx = n == TT_PFX_FULL ? (real_fwd ? "1M" : "1M_inproc_fwd") :
@@ -1077,6 +1423,8 @@ main(int argc, char **argv)
 	snprintf(cas[1], sizeof(cas[1]), "rib_memory_%s", sfx);
 	snprintf(cas[2], sizeof(cas[2]), "fwd_memory_%s", sfx);
 	snprintf(cas[3], sizeof(cas[3]), "change_%s", sfx);
+	if (!fam4)
+		goto bench6;
 	bench_line(cas[0], "routes_per_s", "1/s", rps, rounds,
 	    nk == rounds ? "kernel_ip_batch" : NULL, kern, nk, "higher");
 	if (have_bird && nb == rounds)
@@ -1092,6 +1440,34 @@ main(int argc, char **argv)
 	    "lower");
 	bench_line(cas[3], "latency_p99_ms", "ms", p99, rounds, NULL, NULL, 0,
 	    "lower");
+bench6:
+	if (fam6) {
+		/* IPv6: against the IPv4 run of the same rounds (issue 22:
+		 * routes/s >= 0.7x), and the kernel's IPv6 FIB */
+		snprintf(cas[0], sizeof(cas[0]), "routes6_%s", sfx);
+		snprintf(cas[1], sizeof(cas[1]), "rib_memory6_%s", sfx);
+		snprintf(cas[2], sizeof(cas[2]), "fwd_memory6_%s", sfx);
+		snprintf(cas[3], sizeof(cas[3]), "change6_%s", sfx);
+		bench_line(cas[0], "routes_per_s", "1/s", rps6, rounds,
+		    fam4 ? "tern_ipv4" : NULL, rps, fam4 ? rounds : 0,
+		    "higher");
+		if (nk6 == rounds)
+			bench_line(cas[0], "routes_per_s", "1/s", rps6, rounds,
+			    "kernel_ip6_batch", kern6, nk6, "higher");
+		bench_line(cas[0], "rib_cpu_ns_per_route", "ns", ribcpu6,
+		    rounds, fam4 ? "tern_ipv4" : NULL, ribcpu,
+		    fam4 ? rounds : 0, "lower");
+		bench_line(cas[1], "bytes_per_route", "B", rib6, rounds,
+		    fam4 ? "tern_ipv4" : NULL, rib, fam4 ? rounds : 0, "lower");
+		bench_line(cas[2], "bytes_per_route", "B", fwdm6, rounds,
+		    fam4 ? "tern_ipv4" : NULL, fwdm, fam4 ? rounds : 0,
+		    "lower");
+		bench_line(cas[3], "latency_p50_ms", "ms", p50_6, rounds, NULL,
+		    NULL, 0, "lower");
+		bench_line(cas[3], "latency_p99_ms", "ms", p99_6, rounds, NULL,
+		    NULL, 0, "lower");
+		tt_prefixset6_free(&ps6);
+	}
 	(void)sh("rm -rf '%s'", base);
 	tt_prefixset_free(&ps);
 	lc_arena_free(par);

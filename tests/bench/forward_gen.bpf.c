@@ -17,7 +17,12 @@
  * payload (zeros) is never written by anyone. The sequence number
  * continues across runs: it lives in an mmap-able array the bench reads
  * (the count of frames sent) and resets per trial. Frame i carries flow
- * i % 128, as the AF_PACKET generator's TX ring slots do. */
+ * i % 128, as the AF_PACKET generator's TX ring slots do.
+ *
+ * IPv6 (v6 set): the header is 62 bytes (Ethernet, IPv6, UDP with the
+ * checksum of the template: nobody on the way checks it), the payload's
+ * magic, sequence number and time at 62..77: frames of 78 bytes and
+ * more. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -27,7 +32,10 @@
 struct gen_state {
 	__u32 seq;   /* next sequence number = frames sent this trial */
 	__u32 magic; /* BF_MAGIC | trial, host order */
-	__u64 hdr[GEN_FLOWS][6]; /* flow f's 42 header bytes, zero padded */
+	__u32 v6;    /* IPv6 frames: 62 header bytes, else 42 */
+	__u32 pad;
+	__u64 hdr[GEN_FLOWS][8]; /* flow f's 42 or 62 header bytes, zero
+				  * padded */
 };
 
 struct {
@@ -62,6 +70,27 @@ tern_gen(struct xdp_md *ctx)
 	s = bpf_map_lookup_elem(&gen_state, &k);
 	if (s == 0)
 		return (XDP_ABORTED);
+	if (s->v6) {
+		/* eth 14 + ipv6 40 + udp 8, then the same 16 bytes */
+		if (d + 78 > end)
+			return (XDP_ABORTED);
+		seq = s->seq;
+		s->seq = seq + 1;
+		h = s->hdr[seq & (GEN_FLOWS - 1)];
+		*(__u64 *)(d + 0) = h[0];
+		*(__u64 *)(d + 8) = h[1];
+		*(__u64 *)(d + 16) = h[2];
+		*(__u64 *)(d + 24) = h[3];
+		*(__u64 *)(d + 32) = h[4];
+		*(__u64 *)(d + 40) = h[5];
+		*(__u64 *)(d + 48) = h[6];
+		*(__u32 *)(d + 56) = (__u32)h[7];
+		*(__u16 *)(d + 60) = (__u16)(h[7] >> 32);
+		*(__u32 *)(d + 62) = s->magic;
+		*(__u32 *)(d + 66) = seq;
+		*(__u64 *)(d + 70) = bpf_ktime_get_ns();
+		return (bpf_redirect_map(&gen_tx, 0, 0));
+	}
 	/* one caller at a time (the bench's generator thread): no atomics */
 	seq = s->seq;
 	s->seq = seq + 1;

@@ -22,6 +22,9 @@
  *
  * Frames that are not the current trial's (ARP, the hosts' own traffic, a
  * late frame of an earlier trial) go on to the stack (TC_ACT_OK).
+ *
+ * IPv6 frames (type 0x86dd, next header UDP) the same way: addresses at
+ * 22 and 38, ports at 54 and 56, the payload at 62 (SINK_PLOFF6).
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -33,6 +36,7 @@
 #define SINK_DPORT   7777	/* = BF_DPORT */
 #define SINK_SPORT   10000	/* = BF_SPORT */
 #define SINK_PLOFF   42		/* eth 14 + ip 20 + udp 8 */
+#define SINK_PLOFF6  62		/* eth 14 + ipv6 40 + udp 8 */
 
 /* Shared with bench_forward.c (struct bf_sink_state there): keep in step.
  * The bench zeroes it and then sets magic for each trial. */
@@ -78,6 +82,44 @@ static __always_inline __u16
 rd16(const unsigned char *p)
 {
 	return ((__u16)(p[0] << 8 | p[1]));
+}
+
+/* An IPv6 frame of the current trial (as sink_ours): its state, bytes in
+ * *d (at least SINK_PLOFF6 + 16); dst: the fixed port is the destination
+ * (toward the server: 56) or the source (a reply: 54). */
+static __always_inline struct sink_state *
+sink_ours6(struct __sk_buff *skb, unsigned char **d, int dst)
+{
+	unsigned char *p = (unsigned char *)(long)skb->data;
+	unsigned char *end = (unsigned char *)(long)skb->data_end;
+	struct sink_state *s;
+	__u32 k = 0;
+
+	if (p + SINK_PLOFF6 + 16 > end) {
+		if (bpf_skb_pull_data(skb, SINK_PLOFF6 + 16) != 0)
+			return (0);
+		p = (unsigned char *)(long)skb->data;
+		end = (unsigned char *)(long)skb->data_end;
+		if (p + SINK_PLOFF6 + 16 > end)
+			return (0);
+	}
+	if (p[20] != 17 || rd16(p + (dst ? 56 : 54)) != SINK_DPORT)
+		return (0);
+	s = bpf_map_lookup_elem(&sink_state, &k);
+	if (s == 0 || s->magic == 0 || *(__u32 *)(p + SINK_PLOFF6) != s->magic)
+		return (0);
+	*d = p;
+	return (s);
+}
+
+/* The frame's Ethernet type is IPv6 (its first 14 bytes are linear: tc). */
+static __always_inline int
+sink_is6(struct __sk_buff *skb)
+{
+	unsigned char *p = (unsigned char *)(long)skb->data;
+	unsigned char *end = (unsigned char *)(long)skb->data_end;
+
+	return (p + 14 <= end && p[12] == 0x86 && p[13] == 0xdd);
 }
 
 /* The frame of the current trial: its state, and its bytes in *d (at
@@ -145,6 +187,33 @@ tern_sink_srv(struct __sk_buff *skb)
 	__u16 p;
 	unsigned char m[6];
 
+	if (sink_is6(skb)) {
+		__u64 x;
+
+		if ((s = sink_ours6(skb, &d, 1)) == 0)
+			return (TC_ACT_OK);
+		__sync_fetch_and_add(&s->srv_rx, 1);
+		if (!s->rr) {
+			sink_mark(s, *(__u32 *)(d + SINK_PLOFF6 + 4),
+			    (__u32)rd16(d + 54) - SINK_SPORT);
+			return (TC_ACT_SHOT);
+		}
+		/* reflect: MACs, addresses (16 bytes), ports swapped; the
+		 * UDP checksum's sum does not change */
+		__builtin_memcpy(m, d, 6);
+		__builtin_memcpy(d, d + 6, 6);
+		__builtin_memcpy(d + 6, m, 6);
+		x = *(__u64 *)(d + 22);
+		*(__u64 *)(d + 22) = *(__u64 *)(d + 38);
+		*(__u64 *)(d + 38) = x;
+		x = *(__u64 *)(d + 30);
+		*(__u64 *)(d + 30) = *(__u64 *)(d + 46);
+		*(__u64 *)(d + 46) = x;
+		p = *(__u16 *)(d + 54);
+		*(__u16 *)(d + 54) = *(__u16 *)(d + 56);
+		*(__u16 *)(d + 56) = p;
+		return (bpf_redirect(skb->ifindex, 0));
+	}
 	if ((s = sink_ours(skb, &d, 36)) == 0)
 		return (TC_ACT_OK);
 	__sync_fetch_and_add(&s->srv_rx, 1);
@@ -176,12 +245,21 @@ tern_sink_cli(struct __sk_buff *skb)
 	__u64 *slot;
 	__u32 k;
 
-	if ((s = sink_ours(skb, &d, 34)) == 0)
-		return (TC_ACT_OK);
-	__sync_fetch_and_add(&s->cli_rx, 1);
-	sink_mark(s, *(__u32 *)(d + SINK_PLOFF + 4),
-	    (__u32)rd16(d + 36) - SINK_SPORT);
-	ts = *(__u64 *)(d + SINK_PLOFF + 8);
+	if (sink_is6(skb)) {
+		if ((s = sink_ours6(skb, &d, 0)) == 0)
+			return (TC_ACT_OK);
+		__sync_fetch_and_add(&s->cli_rx, 1);
+		sink_mark(s, *(__u32 *)(d + SINK_PLOFF6 + 4),
+		    (__u32)rd16(d + 56) - SINK_SPORT);
+		ts = *(__u64 *)(d + SINK_PLOFF6 + 8);
+	} else {
+		if ((s = sink_ours(skb, &d, 34)) == 0)
+			return (TC_ACT_OK);
+		__sync_fetch_and_add(&s->cli_rx, 1);
+		sink_mark(s, *(__u32 *)(d + SINK_PLOFF + 4),
+		    (__u32)rd16(d + 36) - SINK_SPORT);
+		ts = *(__u64 *)(d + SINK_PLOFF + 8);
+	}
 	if (now > ts && s->lat_n < SINK_LAT_MAX) {
 		i = __sync_fetch_and_add(&s->lat_n, 1);
 		k = (__u32)i;
