@@ -590,6 +590,8 @@ bgp_show_routes(struct bgp_d *d, const Bgp__RouteQuery *q, struct lc_arena *ar,
 		    lc_err_set(err, -ENOENT, LC_ERR_NOINDEX, "no neighbor %s",
 			inet_ntoa((struct in_addr){q->neighbor})));
 	if (q->ipv6) {
+		l->ipv6 = true;
+		l->prefix6 = q->prefix6;
 		if (s.p != NULL)
 			l->neighbor_state = (Bgp__State)s.p->state;
 		return (show6(&s, limit, err));

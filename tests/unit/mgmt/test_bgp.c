@@ -1337,6 +1337,23 @@ test_show_routes(void **st)
 	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGER);
 	assert_int_equal(fbgp.rq.len, 15);
 	assert_string_equal(a.text, "no BGP route in 198.18.0.0/15\n");
+	/* IPv6 unicast: a prefix, longer, an address, the table */
+	OK("show bgp route 2001:2:0:4a0::/64");
+	assert_true(fbgp.rq.ipv6);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_EXACT);
+	assert_int_equal(fbgp.rq.len, 64);
+	OK("show bgp route 2001:2:0:400::/56 longer");
+	assert_true(fbgp.rq.ipv6);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGER);
+	assert_int_equal(fbgp.rq.len, 56);
+	OK("show bgp route 2001:2:0:4a0::1");
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGEST);
+	assert_int_equal(fbgp.rq.len, 128);
+	OK("show bgp route inet6");
+	assert_true(fbgp.rq.ipv6);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_ALL);
+	OK("show bgp route 198.18.0.0/15 longer");
+	assert_false(fbgp.rq.ipv6);
 
 	/* the whole table: one line per path, how many, what was left out */
 	OK("show bgp route");
@@ -1476,7 +1493,14 @@ test_show_routes(void **st)
 	    MGMT_E_SYNTAX);
 	assert_string_equal(a.err,
 	    "show bgp route: unexpected 'longer' (expected a.b.c.d/len "
-	    "[longer], a.b.c.d or detail)");
+	    "[longer], a.b.c.d, inet6, x:x::x/len [longer], x:x::x or "
+	    "detail)");
+	assert_int_equal(exec(m, s, "show bgp route 2001:2::1::2/64", false,
+			     &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show bgp route: invalid IPv6 prefix '2001:2::1::2/64': more than "
+	    "one ::");
 	assert_int_equal(exec(m, s, "show bgp neighbor 198.18.1.2 routes",
 			     false, &a),
 	    MGMT_E_SYNTAX);
@@ -1490,7 +1514,8 @@ test_show_routes(void **st)
 	    MGMT_E_SYNTAX);
 	assert_string_equal(a.err,
 	    "show bgp neighbor received-routes: unexpected 'x' (expected "
-	    "a.b.c.d/len [longer], a.b.c.d or detail)");
+	    "a.b.c.d/len [longer], a.b.c.d, inet6, x:x::x/len [longer], "
+	    "x:x::x or detail)");
 	assert_int_equal(fbgp.route_calls, 0);
 
 	/* completion: the command, the configured neighbours, the views */
