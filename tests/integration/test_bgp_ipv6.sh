@@ -11,6 +11,9 @@
 # as next hop and AS path 65001 65002; B's at A likewise; a withdrawal
 # leaves tern-bgp, tern-rib and B; a route refresh from B (clear soft in)
 # keeps the session; an IPv4-only neighbour config has no IPv6 at all.
+# With BIRD 2 as C (AS 65004, same shape): its prefix in tern-bgp and
+# tern-rib with its global next hop, A's at BIRD with tern's local-address6,
+# AS path and community, BIRD's withdrawal reaching FRR A.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TERN_BIN:-$root/build/bin}
@@ -32,11 +35,14 @@ fi
 py=$(command -v /usr/bin/python3 || command -v python3)
 
 sfx=$$
-T=t6bg-t-$sfx A=t6bg-a-$sfx B=t6bg-b-$sfx
+T=t6bg-t-$sfx A=t6bg-a-$sfx B=t6bg-b-$sfx C=t6bg-c-$sfx
 TA=198.19.64.1 AA=198.19.64.2 # tern - A, 198.19.64.0/28
 TB=198.19.64.17 BB=198.19.64.18 # tern - B, 198.19.64.16/28
 TA6=2001:2:0:401::1 AA6=2001:2:0:401::2
 TB6=2001:2:0:402::1 BB6=2001:2:0:402::2
+TC=198.19.64.33 CC=198.19.64.34 # tern - C (BIRD 2), 198.19.64.32/28
+TC6=2001:2:0:403::1 CC6=2001:2:0:403::2
+PC1=2001:2:0:4c0::/64
 PA1=2001:2:0:4a0::/64 PA2=2001:2:0:4a1::/64 PB1=2001:2:0:4b0::/64
 tmp=$(mktemp -d /tmp/tern-t6bg.XXXXXX)
 chmod 755 "$tmp"
@@ -65,6 +71,7 @@ cleanup() {
 	ip netns del "$T" 2>/dev/null
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$B" 2>/dev/null
+	ip netns del "$C" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -73,10 +80,12 @@ trap 'exit 1' INT TERM
 ( sleep 150 && { echo "FAIL $name: timed out"; kill -TERM $$; } ) 2>/dev/null &
 pids+=($!)
 
-ip netns add "$T" && ip netns add "$A" && ip netns add "$B" || { echo "FAIL namespaces"; exit 1; }
+ip netns add "$T" && ip netns add "$A" && ip netns add "$B" && ip netns add "$C" ||
+	{ echo "FAIL namespaces"; exit 1; }
 ip link add ta0 netns "$T" type veth peer name at0 netns "$A"
 ip link add tb0 netns "$T" type veth peer name bt0 netns "$B"
-for ns in "$T" "$A" "$B"; do
+ip link add tc0 netns "$T" type veth peer name ct0 netns "$C"
+for ns in "$T" "$A" "$B" "$C"; do
 	ip -n "$ns" link set lo up
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1
 done
@@ -88,7 +97,11 @@ ip -n "$A" addr add $AA/28 dev at0
 ip -n "$A" addr add $AA6/64 dev at0 nodad
 ip -n "$B" addr add $BB/28 dev bt0
 ip -n "$B" addr add $BB6/64 dev bt0 nodad
-for l in "$T ta0" "$T tb0" "$A at0" "$B bt0"; do
+ip -n "$T" addr add $TC/28 dev tc0
+ip -n "$T" addr add $TC6/64 dev tc0 nodad
+ip -n "$C" addr add $CC/28 dev ct0
+ip -n "$C" addr add $CC6/64 dev ct0 nodad
+for l in "$T ta0" "$T tb0" "$T tc0" "$A at0" "$B bt0" "$C ct0"; do
 	set -- $l
 	ip -n "$1" link set "$2" up
 done
@@ -156,6 +169,35 @@ CONF
 check "FRR A started" start_frr a "$A"
 check "FRR B started" start_frr b "$B"
 
+# ---- BIRD 2 as C (AS 65004): IPv4 session with an ipv4 and an ipv6
+# channel, without extended next hop; BIRD takes its interface's global
+# IPv6 address as next hop
+have_bird=false
+if command -v bird >/dev/null && command -v birdc >/dev/null; then
+	have_bird=true
+	cat >"$tmp/bird.conf" <<CONF
+log "$tmp/bird.log" all;
+router id $CC;
+protocol device { scan time 1; }
+protocol direct { ipv6; interface "ct0"; }
+protocol static s6 { ipv6; route $PC1 blackhole; }
+protocol bgp tern {
+	local $CC as 65004;
+	neighbor $TC as 65001;
+	hold time 3; keepalive time 1;
+	connect delay time 1; connect retry time 2; error wait time 1, 3;
+	ipv4 { import all; export none; };
+	ipv6 { import all; export where proto = "s6"; };
+}
+CONF
+	ip netns exec "$C" bird -f -c "$tmp/bird.conf" -s "$tmp/bird.ctl" \
+		-P "$tmp/bird.pid" >>"$tmp/bird.out" 2>&1 &
+	pids+=($!)
+	check "BIRD C started" wait_until 5 test -S "$tmp/bird.ctl"
+fi
+birdc_() { timeout 5 birdc -s "$tmp/bird.ctl" "$@" 2>/dev/null; }
+NC="$CC,65004,hold=3,retry=1,import=ALL,export=ALL,v6,nh6=$TC6"
+
 # ---- tern-bgp and tern-rib
 ip netns exec "$T" "$bin/tern-rib" --rundir "$run" >>"$tmp/rib.log" 2>&1 &
 pids+=($!)
@@ -168,7 +210,7 @@ rib6() { "$tools/ribctl" "$run" show 6 2>/dev/null; }
 
 check "config: A and B with IPv4 and IPv6 unicast, local-address6 each" \
 	ctl config 65001 198.19.64.1 "$AA,65002,hold=3,retry=1,import=ALL,export=ALL,v6,nh6=$TA6" \
-	"$BB,65003,hold=3,retry=1,import=ALL,export=ALL,v6,nh6=$TB6"
+	"$BB,65003,hold=3,retry=1,import=ALL,export=ALL,v6,nh6=$TB6" $NC
 check "a local-address6 that is link-local is refused" \
 	bash -c "! '$tools/bgpctl' '$run' config 65001 198.19.64.1 '$AA,65002,v6,nh6=fe80::1' 2>/dev/null"
 check "tern: A Established" ctl wait $AA Established 20
@@ -185,9 +227,10 @@ check "FRR B: IPv6 unicast advertised and received ($out)" grep -q "advertisedAn
 # ---- A's prefixes in tern-bgp and tern-rib
 p6() { nb "$1" | sed -n 's/.* prefixes6 \([0-9]*\/[0-9]*\/[0-9]*\) .*/\1/p'; }
 p6_is() { [[ $(p6 "$1") == "$2" ]]; }
-# 3 received: A's 2 and B's, which FRR sends back (it leaves loops to the
-# receiver): not accepted, our AS is in its path
-check "A: 3 IPv6 prefixes received, 2 accepted, 1 advertised (B's)" wait_until 10 p6_is $AA 3/2/1
+# received: A's 2, and B's (and C's) that FRR sends back (it leaves loops
+# to the receiver): not accepted, our AS is in their path
+if $have_bird; then want=4/2/2 after=3/1/2; else want=3/2/1 after=2/1/1; fi
+check "A: IPv6 prefixes received/accepted/advertised $want" wait_until 10 p6_is $AA $want
 r=$(ctl routes6 $PA1)
 check "$PA1 in tern-bgp: best from A, next hop A's global ($r)" has "$r" "^$PA1 best from $AA nh $AA6"
 check "... AS path 65002, MED 60, community 65002:60" has "$r" 'path "65002" med 60 lp 100 comm 65002:60 '
@@ -228,7 +271,7 @@ check "... and from tern-rib" wait_until 5 gone_rib
 gone_b() { [[ -z $(fpath b $PA2 "p['aspath']['string']") ]]; }
 check "... and from FRR B" wait_until 10 gone_b
 check "... $PA1 stays in tern-rib" inrib $PA1 $AA6
-check "A: 2 IPv6 prefixes received now, 1 accepted ($(p6 $AA))" p6_is $AA 2/1/1
+check "A: $after now ($(p6 $AA))" p6_is $AA $after
 
 # ---- route refresh for IPv6 (RFC 2918) from B: no reset
 before=$(vt b "show bgp neighbors $TB json" | jget "j['$TB']['messageStats']['updatesRecv']")
@@ -245,7 +288,7 @@ check "... B's prefix back in tern-rib" wait_until 10 inrib $PB1 $BB6
 # ---- an IPv4-only neighbour: no IPv6 negotiated, its IPv6 routes go
 check "config: B IPv4 unicast only" ctl config 65001 198.19.64.1 \
 	"$AA,65002,hold=3,retry=1,import=ALL,export=ALL,v6,nh6=$TA6" \
-	"$BB,65003,hold=3,retry=1,import=ALL,export=ALL"
+	"$BB,65003,hold=3,retry=1,import=ALL,export=ALL" $NC
 check "B: Established again" ctl wait $BB Established 20
 v4only() { has "$(nb $BB)" "families 1/1 "; }
 check "B: families 1/1 (no IPv6 in our OPEN)" wait_until 10 v4only
@@ -254,5 +297,28 @@ check "B's IPv6 prefix left tern-rib" wait_until 10 gone_pb
 out=$(fnbr b $TB "n['neighborCapabilities']['multiprotocolExtensions']['ipv6Unicast']")
 check "FRR B: IPv6 unicast only advertised now ($out)" grep -qv "advertisedAndReceived" <<<"$out"
 check "A still Established, no flap" has "$(nb $AA)" "Established .* flaps 0 "
+
+# ---- BIRD 2
+if $have_bird; then
+	check "tern: BIRD C Established" ctl wait $CC Established 20
+	check "C: families 3/3" has "$(nb $CC)" "families 3/3 "
+	fromc() { has "$(ctl routes6 $PC1)" "^$PC1 best from $CC nh $CC6"; }
+	check "BIRD's $PC1 in tern-bgp with BIRD's global next hop" wait_until 10 fromc
+	fromc || ctl routes6 $PC1
+	check "... and in tern-rib via $CC6" wait_until 5 inrib $PC1 $CC6
+	bird_has() { birdc_ show route $PA1 all | grep -q "BGP.next_hop: $TC6"; }
+	check "BIRD has $PA1 with tern's local-address6 $TC6 as next hop" wait_until 10 bird_has
+	out=$(birdc_ show route $PA1 all)
+	bird_has || echo "$out"
+	check "... AS path 65001 65002 at BIRD" grep -q "BGP.as_path: 65001 65002" <<<"$out"
+	check "... community (65002,60) at BIRD" grep -q "BGP.community: (65002,60)" <<<"$out"
+	birdc_ disable s6 >/dev/null
+	gone_c() { [[ -z $(ctl routes6 $PC1) ]]; }
+	check "BIRD withdraws $PC1: gone from tern-bgp" wait_until 10 gone_c
+	at_a() { vt a "show bgp ipv6 unicast $PC1" | grep -q 65004; }
+	check "... and from FRR A" wait_until 10 eval '! at_a'
+else
+	echo "skipped: BIRD 2 part (no bird)"
+fi
 
 check_summary $name
