@@ -459,8 +459,8 @@ gr_helpable(const struct bgp_peer *p, const char *why)
 	/* RFC 8538: with both N bits only a Hard Reset ends it */
 	if (gr_notif_mode(p))
 		notif = p->hard_reset;
-	return (p->c.gr && p->cap_gr && p->peer_gr_v4 && p->peer_gr_time > 0 &&
-	    !p->c.shutdown && !notif);
+	return (p->c.gr && p->cap_gr && (p->peer_gr_v4 || p->peer_gr_v6) &&
+	    p->peer_gr_time > 0 && !p->c.shutdown && !notif);
 }
 
 /* A session that was up went down: counted, damped, started again; its
@@ -838,7 +838,19 @@ peer_established(struct bgp_conn *c)
 					    "forwarding state kept for IPv6)",
 				    inet_ntoa((struct in_addr){p->c.addr}), n6);
 		}
-		if (!p->c.gr || !p->cap_gr || !p->peer_gr_v4 ||
+		if (!(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4))) {
+			/* IPv6 alone: decided above; IPv4 paths it had go */
+			(void)bgp_rib_peer_flush(p->d->rib, p->id, true);
+			if (bgp_rib6_peer_stale_count(p->d->rib6, p->id) == 0)
+				gr_help_end(p, "back, nothing kept");
+			else {
+				p->gr_help = BGP_GR_EOR;
+				ev_timer_stop(p->d->loop, &p->gr_timer);
+				ev_timer_set(&p->gr_timer, BGP_STALE_PATH_S,
+				    0.0);
+				ev_timer_start(p->d->loop, &p->gr_timer);
+			}
+		} else if (!p->c.gr || !p->cap_gr || !p->peer_gr_v4 ||
 		    !p->peer_gr_f4) {
 			gr_help_end(p, "back without its forwarding state");
 		} else {
@@ -856,6 +868,10 @@ peer_established(struct bgp_conn *c)
 		if (getsockname(c->fd, (struct sockaddr *)&la, &ll) != 0)
 			la.sin_addr.s_addr = 0;
 		bgp_adv_start(p, la.sin_addr.s_addr);
+		/* a session without IPv4 unicast gets no IPv4 routes, and
+		 * no IPv4 End-of-RIB (RFC 4724 2: per negotiated family) */
+		if (!(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4)))
+			bgp_adv_stop(p);
 		bgp_adv6_start(p);
 	}
 }
@@ -1146,7 +1162,7 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 			(void)bgp_rib_peer_flush(d->rib, p->id, true);
 	} else if (u.eor == BGP_AF_IPV6) {
 		p->eor6_rcvd = true;
-		if (p->eor_rcvd)
+		if (p->eor_rcvd || !(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4)))
 			gr_help_end(p, "End-of-RIB received (IPv4 and IPv6)");
 		else if (p->gr_help != BGP_GR_NONE)
 			(void)bgp_rib6_peer_flush(d->rib6, p->id, true);

@@ -119,7 +119,9 @@ routes_whole(struct bgp_d *d)
 	for (unsigned i = 0; i < d->npeers; i++) {
 		const struct bgp_peer *p = d->peers[i];
 
-		if (!p->c.shutdown && !p->eor_rcvd)
+		if (!p->c.shutdown && !p->eor_rcvd &&
+		    (p->state != BGP_ESTABLISHED ||
+			(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4))))
 			return (false);
 		if (!p->c.shutdown && p->state == BGP_ESTABLISHED &&
 		    (p->afs_neg & BGP_AF_BIT(BGP_AF_IPV6)) && !p->eor6_rcvd)

@@ -298,6 +298,17 @@ out=$(fnbr b $TB "n['neighborCapabilities']['multiprotocolExtensions']['ipv6Unic
 check "FRR B: IPv6 unicast only advertised now ($out)" grep -qv "advertisedAndReceived" <<<"$out"
 check "A still Established, no flap" has "$(nb $AA)" "Established .* flaps 0 "
 
+# ---- A IPv6 only (family inet6 unicast alone): no IPv4 unicast at all
+check "config: A IPv6 unicast only" ctl config 65001 198.19.64.1 \
+	"$AA,65002,hold=3,retry=1,import=ALL,export=ALL,v6only,nh6=$TA6" \
+	"$BB,65003,hold=3,retry=1,import=ALL,export=ALL" $NC
+v6only() { has "$(nb $AA)" "Established .* families 2/2 "; }
+check "A: Established again with families 2/2" wait_until 20 v6only
+out=$(fnbr a $TA "n['neighborCapabilities']['multiprotocolExtensions']")
+check "FRR A: IPv6 unicast both ways, IPv4 unicast advertised only ($out)" \
+	grep -q '"ipv4Unicast": {"advertised": true}, "ipv6Unicast": {"advertisedAndReceived": true}' <<<"$out"
+check "... $PA1 back in tern-rib" wait_until 10 inrib $PA1 $AA6
+
 # ---- BIRD 2
 if $have_bird; then
 	check "tern: BIRD C Established" ctl wait $CC Established 20
