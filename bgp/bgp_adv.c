@@ -126,39 +126,39 @@ bgp_adv_refresh(struct bgp_peer *p)
 	p->adv_walk = true;
 }
 
-/* The route to advertise to p for dst: a set with a reference, or NULL. */
-static struct bgp_aset *
-export_of(struct bgp_peer *p, const struct bgp_dest *dst)
+struct bgp_aset *
+bgp_adv_export(struct bgp_peer *p, unsigned from_id, struct bgp_aset *bset,
+    const struct bgp_policy_route *rt0, const struct lc_ip6 *nh6)
 {
 	struct bgp_d *d = p->d;
-	const struct bgp_path *b = bgp_rib_best(d->rib, dst);
 	const struct bgp_rib_peer *from;
 	struct bgp_policy_peer pp;
 	struct bgp_policy_route rt;
 	struct bgp_aset *s = NULL, *e;
 	struct bgp_attrs a;
 	uint32_t las = p->c.local_as ? p->c.local_as : d->local_as;
+	bool v6 = rt0->af == BGP_AF_IPV6;
 	int n;
 
-	if (b == NULL || b->peer == p->id)
+	if (from_id == p->id)
 		return (NULL);
-	from = bgp_rib_peer_get(d->rib, b->peer);
+	from = bgp_rib_peer_get(d->rib, from_id);
 	if (!from->ebgp && !p->codec.ebgp)
+		return (NULL);
+	/* IPv6 to eBGP, or with next-hop-self: our IPv6 address needed */
+	if (v6 && nh6 == NULL && (p->codec.ebgp || p->c.next_hop_self))
 		return (NULL);
 	pp = (struct bgp_policy_peer){p->c.addr, p->c.remote_as, las,
 	    p->codec.ebgp};
-	if (!bgp_policy_export_ok(b->set, &pp))
+	if (!bgp_policy_export_ok(bset, &pp))
 		return (NULL);
 	if (p->exp == NULL) {
 		if (p->codec.ebgp)
 			return (NULL); /* RFC 8212 */
-		s = bgp_aset_ref(b->set);
+		s = bgp_aset_ref(bset);
 	} else {
-		memset(&rt, 0, sizeof(rt));
-		rt.af = BGP_AF_IPV4;
-		rt.p4.addr.s_addr = dst->addr;
-		rt.p4.len = dst->len;
-		rt.set = b->set;
+		rt = *rt0;
+		rt.set = bset;
 		rt.from = from->addr;
 		if (bgp_policy_eval(p->exp, BGP_POL_EXPORT, &pp, &rt, d->pscr,
 			&s) != BGP_POLICY_ACCEPT)
@@ -180,7 +180,7 @@ export_of(struct bgp_peer *p, const struct bgp_dest *dst)
 		a.nexthop.s_addr = p->local_ip;
 		/* RFC 4271 5.1.4: a MED is not passed on to another AS,
 		 * unless the export policy set it */
-		if (s == b->set)
+		if (s == bset)
 			a.present &= ~BGP_ABIT(BGP_ATTR_MED);
 	} else {
 		if (p->c.next_hop_self)
@@ -190,10 +190,35 @@ export_of(struct bgp_peer *p, const struct bgp_dest *dst)
 			a.local_pref = s->local_pref;
 		}
 	}
-	n = bgp_attr_canon(&a, BGP_AF_IPV4, d->canon, sizeof(d->canon));
+	if (v6 && a.mp_reach.nh_len > 16)
+		a.mp_reach.nh_len = 16; /* a link-local one stays on its link */
+	if (v6 && (p->codec.ebgp || p->c.next_hop_self)) {
+		/* our global address alone (RFC 2545 3: no link-local one
+		 * across a session that is not on that link's addresses) */
+		a.mp_reach.nh = nh6->b;
+		a.mp_reach.nh_len = 16;
+	}
+	n = bgp_attr_canon(&a, (enum bgp_af)rt0->af, d->canon,
+	    sizeof(d->canon));
 	e = n > 0 ? bgp_intern_get(d->intern, d->canon, (size_t)n) : NULL;
 	bgp_aset_unref(d->intern, s);
 	return (e);
+}
+
+/* The route to advertise to p for dst: a set with a reference, or NULL. */
+static struct bgp_aset *
+export_of(struct bgp_peer *p, const struct bgp_dest *dst)
+{
+	const struct bgp_path *b = bgp_rib_best(p->d->rib, dst);
+	struct bgp_policy_route rt;
+
+	if (b == NULL)
+		return (NULL);
+	memset(&rt, 0, sizeof(rt));
+	rt.af = BGP_AF_IPV4;
+	rt.p4.addr.s_addr = dst->addr;
+	rt.p4.len = dst->len;
+	return (bgp_adv_export(p, b->peer, b->set, &rt, NULL));
 }
 
 struct ann {
@@ -211,8 +236,8 @@ ann_cmp(const void *x, const void *y)
 }
 
 /* The builder's message into the send buffer: 0, or -ENOBUFS. */
-static int
-put(struct bgp_peer *p, struct bgp_conn *c)
+int
+bgp_adv_put(struct bgp_peer *p, struct bgp_conn *c)
 {
 	const uint8_t *m;
 	size_t len = bgp_upd_finish(&p->d->upd, &m);
@@ -288,18 +313,18 @@ chunk(struct bgp_peer *p, struct bgp_conn *c)
 
 		if (bgp_upd_withdraw(u, &a, (unsigned)(wd[i] & 0xff)) ==
 		    -ENOSPC) {
-			rv = put(p, c);
+			rv = bgp_adv_put(p, c);
 			(void)bgp_upd_withdraw(u, &a, (unsigned)(wd[i] & 0xff));
 		}
 	}
 	if (rv == 0)
-		rv = put(p, c);
+		rv = bgp_adv_put(p, c);
 	qsort(an, na, sizeof(*an), ann_cmp);
 	for (unsigned i = 0; i < na && rv == 0; i++) {
 		if (i == 0 || an[i].set != an[i - 1].set) {
 			struct bgp_attrs a;
 
-			if ((rv = put(p, c)) != 0)
+			if ((rv = bgp_adv_put(p, c)) != 0)
 				break;
 			if (bgp_aset_attrs(an[i].set, &a) != 0 ||
 			    bgp_upd_set_attrs(u, &a) != 0) {
@@ -314,12 +339,12 @@ chunk(struct bgp_peer *p, struct bgp_conn *c)
 			}
 		}
 		if (bgp_upd_announce(u, &an[i].addr, an[i].len) == -ENOSPC) {
-			rv = put(p, c);
+			rv = bgp_adv_put(p, c);
 			(void)bgp_upd_announce(u, &an[i].addr, an[i].len);
 		}
 	}
 	if (rv == 0)
-		rv = put(p, c);
+		rv = bgp_adv_put(p, c);
 	for (unsigned i = 0; i < na; i++)
 		bgp_aset_unref(d->intern, an[i].set);
 	p->pfx_adv = p->out.n;
@@ -378,8 +403,22 @@ bgp_adv_run(struct bgp_d *d)
 	for (unsigned i = 0; i < d->npeers; i++) {
 		struct bgp_peer *p = d->peers[i];
 
+		struct bgp_conn *c;
+		int rv;
+
 		if (p->state == BGP_ESTABLISHED && p->adv_on)
 			run_peer(p);
+		/* IPv6 unicast after IPv4's turn, in the room it left */
+		if (p->state != BGP_ESTABLISHED || p->adv6 == NULL ||
+		    (c = bgp_peer_conn(p)) == NULL)
+			continue;
+		if ((rv = bgp_adv6_run_peer(p, c)) < 0) {
+			bgp_peer_reset(p, "send buffer full while advertising");
+			continue;
+		}
+		bgp_conn_send(c);
+		if (rv == 1 && (c = bgp_peer_conn(p)) != NULL)
+			bgp_conn_poll_write(c);
 	}
 }
 
@@ -391,6 +430,8 @@ bgp_adv_busy(const struct bgp_d *d)
 
 		if (p->state == BGP_ESTABLISHED && p->adv_on &&
 		    (p->adv_walk || p->advq_h < p->advq_n || !p->eor_sent))
+			return (true);
+		if (p->state == BGP_ESTABLISHED && bgp_adv6_busy(p))
 			return (true);
 	}
 	return (false);

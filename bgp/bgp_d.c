@@ -16,6 +16,7 @@
 #include "ipc/proto/bgp.pb-c.h"
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_buf.h"
+#include "libcommon/lc_inet6.h"
 #include "libcommon/lc_log.h"
 
 #include "bgp_int.h"
@@ -185,6 +186,29 @@ nconf_of(const Bgp__Neighbor *n, struct bgp_policy_set *pol,
 	if (n->md5_password != NULL && strlen(n->md5_password) > 80)
 		return (lc_err_set(err, -EINVAL, i,
 		    "neighbor %s: authentication-key longer than 80 bytes", a));
+	if (n->families & ~3u)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: families %#x: bit 0 IPv4 unicast, bit 1 "
+		    "IPv6 unicast",
+		    a, n->families));
+	if (n->local_address6.len != 0 && n->local_address6.len != 16)
+		return (lc_err_set(err, -EINVAL, i,
+		    "neighbor %s: local-address6 of %zu bytes: 16", a,
+		    n->local_address6.len));
+	if (n->local_address6.len == 16) {
+		struct lc_ip6 l6;
+
+		memcpy(l6.b, n->local_address6.data, 16);
+		if (lc_ip6_is_multicast(&l6) || lc_ip6_is_linklocal(&l6) ||
+		    memcmp(l6.b, (uint8_t[16]){0}, 16) == 0)
+			return (lc_err_set(err, -EINVAL, i,
+			    "neighbor %s: local-address6 %s: a global "
+			    "unicast address",
+			    a, lc_ip6_ntoa(&l6)));
+		c->local_addr6 = l6;
+		c->has_local6 = true;
+	}
+	c->afs = (uint8_t)(n->families ? n->families : BGP_AF_BIT(BGP_AF_IPV4));
 	if (nconf_policy(pol, n->import_policy, "import", a, c->import,
 		sizeof(c->import), err, i) != 0 ||
 	    nconf_policy(pol, n->export_policy, "export", a, c->export,
@@ -290,6 +314,9 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 				bgp_policy_changed(old, d->pol, nc[i].import));
 			exp_changed = strcmp(p->c.export, nc[i].export) != 0 ||
 			    p->c.next_hop_self != nc[i].next_hop_self ||
+			    p->c.has_local6 != nc[i].has_local6 ||
+			    memcmp(&p->c.local_addr6, &nc[i].local_addr6,
+				sizeof(nc[i].local_addr6)) != 0 ||
 			    (nc[i].export[0] != '\0' &&
 				bgp_policy_changed(old, d->pol, nc[i].export));
 			bgp_peer_reconf(p, &nc[i]);
@@ -309,8 +336,10 @@ config_apply(struct bgp_d *d, const Bgp__BgpConfig *bc,
 					  NULL;
 		if (imp_changed && p->state == BGP_ESTABLISHED)
 			bgp_peer_reimport(p);
-		if (exp_changed)
+		if (exp_changed) {
 			bgp_adv_again(p);
+			bgp_adv6_again(p);
+		}
 	}
 	for (unsigned i = 0; i < d->npeers; i++) {
 		struct bgp_peer *p = d->peers[i];
@@ -603,7 +632,7 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
     Bgp__NeighborState *s)
 {
 	const struct bgp_conn *c = NULL;
-	const char *caps[5];
+	const char *caps[6];
 	size_t nc = 0;
 
 	bgp__neighbor_state__init(s);
@@ -620,6 +649,8 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 			caps[nc++] = "as4";
 		if (p->cap_mp4)
 			caps[nc++] = "mp-ipv4-unicast";
+		if (p->peer_afs & BGP_AF_BIT(BGP_AF_IPV6))
+			caps[nc++] = "mp-ipv6-unicast";
 		if (p->cap_rr)
 			caps[nc++] = "route-refresh";
 		if (p->cap_gr)
@@ -641,6 +672,16 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 		s->prefixes_accepted = imp;
 	}
 	s->prefixes_advertised = p->pfx_adv;
+	s->families = p->c.afs;
+	s->families_negotiated = p->state == BGP_ESTABLISHED ? p->afs_neg : 0;
+	{
+		size_t all, imp;
+
+		bgp_rib6_peer_counts(d->rib6, p->id, &all, &imp);
+		s->prefixes6_received = all;
+		s->prefixes6_accepted = imp;
+	}
+	s->prefixes6_advertised = bgp_adv6_count(p);
 	s->last_error = lc_arena_strdup(ar, p->last_error);
 	s->flaps = p->flaps;
 	s->passive = p->c.passive;
@@ -663,7 +704,8 @@ neighbor_state(struct bgp_d *d, struct lc_arena *ar, const struct bgp_peer *p,
 	s->peer_restart_time = p->peer_gr_time;
 	s->peer_forwarding = p->peer_gr_f4;
 	s->gr_help = (Bgp__GrHelp)p->gr_help;
-	s->stale_paths = bgp_rib_peer_stale_count(d->rib, p->id);
+	s->stale_paths = bgp_rib_peer_stale_count(d->rib, p->id) +
+	    bgp_rib6_peer_stale_count(d->rib6, p->id);
 	if (p->gr_help != BGP_GR_NONE)
 		s->gr_timer_ms =
 		    (uint64_t)(ev_timer_remaining(d->loop,
@@ -705,6 +747,13 @@ h_query_neighbors(struct ipc_req *req, const ProtobufCMessage *msg, void *arg)
 		bgp_rib_stats(d->rib, &st);
 		l.paths = st.paths;
 		l.best = st.best;
+	}
+	{
+		struct bgp_rib6_stats st6;
+
+		bgp_rib6_stats(d->rib6, &st6);
+		l.paths6 = st6.paths;
+		l.best6 = st6.best;
 	}
 	for (unsigned i = 0; i < d->npeers; i++) {
 		const struct bgp_peer *p = d->peers[i];
@@ -768,7 +817,9 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	d->gr_time = 120;
 	if ((d->intern = bgp_intern_new()) == NULL ||
 	    (d->rib = bgp_rib_new(d->intern)) == NULL ||
+	    (d->rib6 = bgp_rib6_new(d->rib, d->intern)) == NULL ||
 	    (d->pscr = malloc(sizeof(*d->pscr))) == NULL) {
+		bgp_rib6_free(d->rib6);
 		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
@@ -782,6 +833,7 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 	if ((d->srv = ipc_server_new(loop, &ipc_svc_bgp, &io)) == NULL) {
 		e = errno ? errno : ENOMEM;
 		free(d->pscr);
+		bgp_rib6_free(d->rib6);
 		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
@@ -789,9 +841,11 @@ bgp_d_new(struct ev_loop *loop, const struct bgp_d_opts *o)
 		return (NULL);
 	}
 	bgp_adv_init(d);
+	bgp_adv6_init(d);
 	if ((e = bgp_ribc_init(d, &io)) != 0) {
 		ipc_server_free(d->srv);
 		free(d->pscr);
+		bgp_rib6_free(d->rib6);
 		bgp_rib_free(d->rib);
 		bgp_intern_free(d->intern);
 		free(d);
@@ -821,6 +875,7 @@ bgp_d_free(struct bgp_d *d)
 	listen_stop(d);
 	bgp_ribc_fini(d);
 	ipc_server_free(d->srv);
+	bgp_rib6_free(d->rib6);
 	bgp_rib_free(d->rib);
 	bgp_policy_set_free(d->pol); /* its cache holds sets: before */
 	free(d->pscr);

@@ -21,6 +21,7 @@
 #include "bgp_d.h"
 #include "bgp_msg.h"
 #include "bgp_rib.h"
+#include "bgp_rib6.h"
 #include "bgp_policy.h"
 
 #define BGP_PEERS_MAX	     (BGP_RIB_PEERS - 1)
@@ -56,6 +57,9 @@ struct bgp_nconf {
 	uint32_t local_addr;  /* network order, 0: any */
 	char md5[81];	      /* TCP MD5 keys are at most 80 bytes */
 	char import[64], export[64];
+	uint8_t afs;		   /* BGP_AF_BIT()s configured (IPv4 default) */
+	bool has_local6;	   /* local_addr6 configured */
+	struct lc_ip6 local_addr6; /* our IPv6 next hop (next-hop self) */
 };
 
 /* One TCP connection of a neighbour: ours (connect) or theirs (accept). Two
@@ -102,10 +106,16 @@ struct bgp_peer {
 	 * session is down, then BGP_STALE_PATH_S while waiting for EoR */
 	enum { BGP_GR_NONE, BGP_GR_WAIT, BGP_GR_EOR } gr_help;
 	ev_timer gr_timer;
-	size_t gr_stale;	/* paths flagged stale when it went down */
-	unsigned gr_helped;	/* restarts helped */
-	bool hold_expired;	/* the session ends on the hold timer */
-	bool hard_reset;	/* ...on a Hard Reset sent or received */
+	size_t gr_stale;    /* paths flagged stale when it went down */
+	unsigned gr_helped; /* restarts helped */
+	bool hold_expired;  /* the session ends on the hold timer */
+	bool hard_reset;    /* ...on a Hard Reset sent or received */
+	/* IPv6 unicast (RFC 4760, 2545): the peer's capabilities, the
+	 * families both announced, its graceful restart entry for IPv6 */
+	uint8_t peer_afs, afs_neg;
+	bool peer_gr_v6, peer_gr_f6;
+	bool eor6_rcvd;
+	struct bgp_adv6 *adv6;	/* advertising IPv6 (bgp_adv6.c); NULL: not */
 	struct bgp_codec codec; /* how this session encodes (bgp_msg.h) */
 	unsigned id;		/* its paths' peer id in the rib (bgp_rib.h) */
 	struct bgp_policy *imp, *exp; /* c.import / c.export in d->pol */
@@ -147,6 +157,8 @@ struct bgp_ribc {
 	struct ipc_route_enc enc;
 	uint64_t *del; /* the batch's deletes: addr << 8 | len */
 	size_t ndel, capdel;
+	struct lc_prefix6 *del6; /* the batch's IPv6 deletes */
+	size_t ndel6, capdel6;
 	uint64_t *run; /* next-hop set id -> batch << 32 | index in set.nh */
 	size_t caprun;
 };
@@ -167,6 +179,7 @@ struct bgp_d {
 	uint64_t config_txn;
 	bool config_seen; /* mgmt's config arrived once */
 	struct bgp_rib *rib;
+	struct bgp_rib6 *rib6; /* IPv6 unicast (bgp_rib6.c) */
 	struct bgp_ribc rc;
 	struct bgp_policy_scratch *pscr;      /* where policies build changes */
 	struct bgp_upd_builder upd;	      /* UPDATEs being advertised */
@@ -224,6 +237,28 @@ void bgp_adv_again(struct bgp_peer *);
 /* Once per loop turn: what the sessions' send buffers take. */
 void bgp_adv_run(struct bgp_d *);
 bool bgp_adv_busy(const struct bgp_d *);
+/* d->upd's message into c's send buffer: 0, or -ENOBUFS. */
+int bgp_adv_put(struct bgp_peer *, struct bgp_conn *);
+
+/* bgp_adv6.c: advertising IPv6 unicast, the same way (docs/bgp.md "IPv6
+ * unicast") */
+void bgp_adv6_init(struct bgp_d *);
+void bgp_adv6_start(struct bgp_peer *);
+void bgp_adv6_stop(struct bgp_peer *);
+void bgp_adv6_refresh(struct bgp_peer *);
+void bgp_adv6_again(struct bgp_peer *);
+/* What the send buffer takes now: 1 more to send, 0 done (End-of-RIB
+ * sent), < 0 the buffer overflowed. */
+int bgp_adv6_run_peer(struct bgp_peer *, struct bgp_conn *);
+bool bgp_adv6_busy(const struct bgp_peer *);
+size_t bgp_adv6_count(const struct bgp_peer *); /* Adj-RIB-Out6 size */
+/* The export decision for any family (bgp_adv.c): the set to send to p
+ * for the best path (from, b) of the route rt (its af and prefix), with
+ * our next hop nh6 for IPv6 (NULL: none known: nothing goes to eBGP). A
+ * reference, or NULL. */
+struct bgp_aset *bgp_adv_export(struct bgp_peer *p, unsigned from,
+    struct bgp_aset *b, const struct bgp_policy_route *rt,
+    const struct lc_ip6 *nh6);
 
 /* bgp_ribc.c */
 int bgp_ribc_init(struct bgp_d *, const struct ipc_opts *);
@@ -240,6 +275,8 @@ void bgp_ribc_deferral(struct bgp_d *);
  * to use (a reference the caller owns), or NULL with *why. */
 struct bgp_aset *bgp_peer_import(struct bgp_peer *, uint32_t addr, uint8_t len,
     struct bgp_aset *in, uint8_t *why);
+struct bgp_aset *bgp_peer_import6(struct bgp_peer *,
+    const struct lc_prefix6 *pfx, struct bgp_aset *in, uint8_t *why);
 /* The import policy changed: the Adj-RIB-In runs through it again. */
 void bgp_peer_reimport(struct bgp_peer *);
 

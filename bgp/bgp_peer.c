@@ -283,15 +283,22 @@ send_open(struct bgp_conn *c)
 	struct bgp_peer *p = c->p;
 	uint32_t las = p->c.local_as ? p->c.local_as : p->d->local_as;
 	unsigned hold = p->c.hold ? p->c.hold : BGP_HOLD_DEFAULT;
-	uint8_t caps[64], *b;
-	unsigned n = 0, len;
+	uint8_t caps[80], *b;
+	unsigned n = 0, len, ngr = 0;
+	uint8_t afs = p->c.afs ? p->c.afs : (uint8_t)BGP_AF_BIT(BGP_AF_IPV4);
 
-	/* capabilities (RFC 5492), each its own parameter's entry */
-	caps[n++] = 1; /* multiprotocol: IPv4 unicast (RFC 4760) */
-	caps[n++] = 4;
-	n += put16(caps + n, 1);
-	caps[n++] = 0;
-	caps[n++] = 1;
+	/* capabilities (RFC 5492), each its own parameter's entry;
+	 * multiprotocol (RFC 4760) for each family configured */
+	for (unsigned af = 0; af < BGP_AF_COUNT; af++) {
+		if (!(afs & BGP_AF_BIT(af)))
+			continue;
+		caps[n++] = 1;
+		caps[n++] = 4;
+		n += put16(caps + n, bgp_af_afi((enum bgp_af)af));
+		caps[n++] = 0;
+		caps[n++] = bgp_af_safi((enum bgp_af)af);
+		ngr++;
+	}
 	caps[n++] = 2; /* route refresh (RFC 2918) */
 	caps[n++] = 0;
 	caps[n++] = 65; /* 4-octet AS (RFC 6793) */
@@ -299,18 +306,23 @@ send_open(struct bgp_conn *c)
 	n += put32(caps + n, las);
 	if (p->c.gr) { /* graceful restart (RFC 4724) */
 		caps[n++] = 64;
-		caps[n++] = 6;
+		caps[n++] = (uint8_t)(2 + 4 * ngr);
 		/* R: restarted (rib kept our routes), so that the helper
 		 * keeps ours stale instead of taking us for a new speaker */
 		/* N: graceful restart through a NOTIFICATION (RFC 8538) */
 		n += put16(caps + n,
 		    (p->d->rc.restarting ? 0x8000 : 0) | 0x4000 |
 			(p->d->gr_time & 0x0fff));
-		n += put16(caps + n, 1);
-		caps[n++] = 1;
-		/* F: forwarding state kept across a restart of tern-bgp (rib
-		 * holds its routes for the restart time, fwd its FIB) */
-		caps[n++] = 0x80;
+		/* per family; F: forwarding state kept across a restart of
+		 * tern-bgp (rib holds its routes for the restart time, fwd
+		 * its FIB) */
+		for (unsigned af = 0; af < BGP_AF_COUNT; af++) {
+			if (!(afs & BGP_AF_BIT(af)))
+				continue;
+			n += put16(caps + n, bgp_af_afi((enum bgp_af)af));
+			caps[n++] = bgp_af_safi((enum bgp_af)af);
+			caps[n++] = 0x80;
+		}
 	}
 	len = 10 + 2 + n;
 	if ((b = msg_start(c, MSG_OPEN, len)) == NULL)
@@ -410,7 +422,8 @@ gr_help_end(struct bgp_peer *p, const char *why)
 		return;
 	ev_timer_stop(p->d->loop, &p->gr_timer);
 	p->gr_help = BGP_GR_NONE;
-	n = bgp_rib_peer_flush(p->d->rib, p->id, true);
+	n = bgp_rib_peer_flush(p->d->rib, p->id, true) +
+	    bgp_rib6_peer_flush(p->d->rib6, p->id, true);
 	lc_log_info("neighbor %s: graceful restart: %s: %zu stale paths "
 		    "removed (of %zu kept)",
 	    inet_ntoa((struct in_addr){p->c.addr}), why, n, p->gr_stale);
@@ -446,8 +459,8 @@ gr_helpable(const struct bgp_peer *p, const char *why)
 	/* RFC 8538: with both N bits only a Hard Reset ends it */
 	if (gr_notif_mode(p))
 		notif = p->hard_reset;
-	return (p->c.gr && p->cap_gr && p->peer_gr_v4 && p->peer_gr_time > 0 &&
-	    !p->c.shutdown && !notif);
+	return (p->c.gr && p->cap_gr && (p->peer_gr_v4 || p->peer_gr_v6) &&
+	    p->peer_gr_time > 0 && !p->c.shutdown && !notif);
 }
 
 /* A session that was up went down: counted, damped, started again; its
@@ -462,6 +475,11 @@ peer_down(struct bgp_peer *p, bool graceful)
 		 * one set of stale paths, one timer */
 		ev_timer_stop(p->d->loop, &p->gr_timer);
 		p->gr_stale = bgp_rib_peer_stale(p->d->rib, p->id);
+		/* IPv6 paths kept too when it listed IPv6 (RFC 4724 3) */
+		if (p->peer_gr_v6)
+			p->gr_stale += bgp_rib6_peer_stale(p->d->rib6, p->id);
+		else
+			(void)bgp_rib6_peer_flush(p->d->rib6, p->id, false);
 		p->gr_help = BGP_GR_WAIT;
 		p->gr_helped++;
 		ev_timer_set(&p->gr_timer, p->peer_gr_time, 0.0);
@@ -474,9 +492,12 @@ peer_down(struct bgp_peer *p, bool graceful)
 		ev_timer_stop(p->d->loop, &p->gr_timer);
 		p->gr_help = BGP_GR_NONE;
 		(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+		(void)bgp_rib6_peer_flush(p->d->rib6, p->id, false);
 	}
 	bgp_adv_stop(p);
+	bgp_adv6_stop(p);
 	p->eor_rcvd = false;
+	p->eor6_rcvd = false;
 	/* RFC 4271 8.1.1 DampPeerOscillations: each flap doubles the wait
 	 * before the next try, up to a minute; a session up for longer than
 	 * that starts from nothing again (peer_established) */
@@ -639,6 +660,8 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	unsigned hold, plen, i, myhold;
 	bool as4 = false, mp4 = false, rr = false, gr = false;
 	bool gr_r = false, gr_n = false, gr_v4 = false, gr_f4 = false;
+	bool gr_v6 = false, gr_f6 = false, any_mp = false;
+	uint8_t peer_afs = 0;
 	unsigned gr_time = 0;
 	uint32_t as4v = 0;
 
@@ -684,10 +707,15 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 				return;
 			}
 			code = b[j];
-			if (code == 1 && cl == 4 && b[j + 2] == 0 &&
-			    b[j + 3] == 1 && b[j + 5] == 1)
-				mp4 = true;
-			else if (code == 2 || code == 128)
+			if (code == 1 && cl == 4) {
+				int af = bgp_af_of(bgp_get16(b + j + 2),
+				    b[j + 5]);
+
+				any_mp = true;
+				if (af >= 0)
+					peer_afs |= (uint8_t)BGP_AF_BIT(af);
+				mp4 |= af == BGP_AF_IPV4;
+			} else if (code == 2 || code == 128)
 				rr = true;
 			else if (code == 64) {
 				/* restart flags and time, then (AFI, SAFI,
@@ -708,6 +736,10 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 					    e[2] == 1) {
 						gr_v4 = true;
 						gr_f4 = (e[3] & 0x80) != 0;
+					} else if (e[0] == 0 && e[1] == 2 &&
+					    e[2] == 1) {
+						gr_v6 = true;
+						gr_f6 = (e[3] & 0x80) != 0;
 					}
 				}
 			} else if (code == 65 && cl == 4) {
@@ -757,6 +789,10 @@ rx_open(struct bgp_conn *c, const uint8_t *b, unsigned len)
 	p->peer_gr_time = gr_time;
 	p->peer_gr_v4 = gr_v4;
 	p->peer_gr_f4 = gr_f4;
+	p->peer_gr_v6 = gr_v6;
+	p->peer_gr_f6 = gr_f6;
+	/* no MP capability at all: IPv4 unicast (RFC 4760 8) */
+	p->peer_afs = any_mp ? peer_afs : (uint8_t)BGP_AF_BIT(BGP_AF_IPV4);
 	codec_set(p);
 	send_keepalive(c);
 	if (c->fd < 0)
@@ -790,7 +826,31 @@ peer_established(struct bgp_conn *c)
 		/* RFC 4724 4.2: back within its restart time; the stale paths
 		 * stay until its End-of-RIB only if it kept its forwarding
 		 * state for IPv4 unicast (F) */
-		if (!p->c.gr || !p->cap_gr || !p->peer_gr_v4 ||
+		if (!(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV6)) || !p->peer_gr_v6 ||
+		    !p->peer_gr_f6) {
+			/* IPv6's stale paths go now: not kept by it */
+			size_t n6 = bgp_rib6_peer_flush(p->d->rib6, p->id,
+			    true);
+
+			if (n6 > 0)
+				lc_log_info("neighbor %s: graceful restart: "
+					    "%zu stale IPv6 paths removed (no "
+					    "forwarding state kept for IPv6)",
+				    inet_ntoa((struct in_addr){p->c.addr}), n6);
+		}
+		if (!(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4))) {
+			/* IPv6 alone: decided above; IPv4 paths it had go */
+			(void)bgp_rib_peer_flush(p->d->rib, p->id, true);
+			if (bgp_rib6_peer_stale_count(p->d->rib6, p->id) == 0)
+				gr_help_end(p, "back, nothing kept");
+			else {
+				p->gr_help = BGP_GR_EOR;
+				ev_timer_stop(p->d->loop, &p->gr_timer);
+				ev_timer_set(&p->gr_timer, BGP_STALE_PATH_S,
+				    0.0);
+				ev_timer_start(p->d->loop, &p->gr_timer);
+			}
+		} else if (!p->c.gr || !p->cap_gr || !p->peer_gr_v4 ||
 		    !p->peer_gr_f4) {
 			gr_help_end(p, "back without its forwarding state");
 		} else {
@@ -808,10 +868,16 @@ peer_established(struct bgp_conn *c)
 		if (getsockname(c->fd, (struct sockaddr *)&la, &ll) != 0)
 			la.sin_addr.s_addr = 0;
 		bgp_adv_start(p, la.sin_addr.s_addr);
+		/* a session without IPv4 unicast gets no IPv4 routes, and
+		 * no IPv4 End-of-RIB (RFC 4724 2: per negotiated family) */
+		if (!(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4)))
+			bgp_adv_stop(p);
+		bgp_adv6_start(p);
 	}
 }
 
-/* The session's codec once both OPENs are known (IPv4 unicast only). */
+/* The session's codec once both OPENs are known: the families both
+ * announced. */
 static void
 codec_set(struct bgp_peer *p)
 {
@@ -821,7 +887,9 @@ codec_set(struct bgp_peer *p)
 	memset(&p->codec, 0, sizeof(p->codec));
 	p->codec.as4 = p->cap_as4; /* we always send the capability */
 	p->codec.ebgp = ebgp;
-	p->codec.afs = (uint8_t)BGP_AF_BIT(BGP_AF_IPV4);
+	p->afs_neg = (uint8_t)((p->c.afs ? p->c.afs : BGP_AF_BIT(BGP_AF_IPV4)) &
+	    p->peer_afs);
+	p->codec.afs = p->afs_neg;
 	p->codec.first_as = ebgp ? p->c.remote_as : 0;
 }
 
@@ -854,16 +922,57 @@ bgp_peer_import(struct bgp_peer *p, uint32_t addr, uint8_t len,
 	return (out);
 }
 
+struct bgp_aset *
+bgp_peer_import6(struct bgp_peer *p, const struct lc_prefix6 *pfx,
+    struct bgp_aset *in, uint8_t *why)
+{
+	struct bgp_policy_route rt = {.af = BGP_AF_IPV6,
+	    .set = in,
+	    .from = p->c.addr};
+	struct bgp_policy_peer pp = {p->c.addr, p->c.remote_as, local_as(p),
+	    p->codec.ebgp};
+	struct bgp_aset *out = NULL;
+
+	*why = BGP_WHY_POLICY;
+	if (p->imp == NULL) /* RFC 8212 */
+		return (p->codec.ebgp ? NULL : bgp_aset_ref(in));
+	rt.p6 = *pfx;
+	if (bgp_policy_eval(p->imp, BGP_POL_IMPORT, &pp, &rt, p->d->pscr,
+		&out) != BGP_POLICY_ACCEPT)
+		return (NULL);
+	return (out);
+}
+
+/* A path as received: not used when our AS is in it (RFC 4271 9.1.2). */
+static bool
+in_loops(struct bgp_peer *p, struct bgp_aset *in)
+{
+	struct bgp_attrs a;
+
+	return (bgp_aset_attrs(in, &a) != 0 ||
+	    bgp_aspath_contains(a.aspath, a.aspath_len, local_as(p)));
+}
+
+static struct bgp_aset *
+reimport6_fn(void *arg, const struct lc_prefix6 *pfx, struct bgp_aset *in,
+    uint8_t *why)
+{
+	struct bgp_peer *p = arg;
+
+	if (in_loops(p, in)) {
+		*why = BGP_WHY_LOOP;
+		return (NULL);
+	}
+	return (bgp_peer_import6(p, pfx, in, why));
+}
+
 static struct bgp_aset *
 reimport_fn(void *arg, uint32_t addr, uint8_t len, struct bgp_aset *in,
     uint8_t *why)
 {
 	struct bgp_peer *p = arg;
 
-	struct bgp_attrs a;
-
-	if (bgp_aset_attrs(in, &a) != 0 ||
-	    bgp_aspath_contains(a.aspath, a.aspath_len, local_as(p))) {
+	if (in_loops(p, in)) {
 		*why = BGP_WHY_LOOP;
 		return (NULL);
 	}
@@ -873,12 +982,72 @@ reimport_fn(void *arg, uint32_t addr, uint8_t len, struct bgp_aset *in,
 void
 bgp_peer_reimport(struct bgp_peer *p)
 {
-	size_t n = bgp_rib_reimport(p->d->rib, p->id, reimport_fn, p);
+	size_t n = bgp_rib_reimport(p->d->rib, p->id, reimport_fn, p) +
+	    bgp_rib6_reimport(p->d->rib6, p->id, reimport6_fn, p);
 
 	lc_log_info("neighbor %s: import policy %s applied again: %zu paths "
 		    "changed",
 	    inet_ntoa((struct in_addr){p->c.addr}),
 	    p->c.import[0] ? p->c.import : "(none)", n);
+}
+
+/* An UPDATE's IPv6 withdrawals (MP_UNREACH_NLRI, or treat-as-withdraw's
+ * MP_REACH_NLRI prefixes). */
+static void
+rx_withdraw6(struct bgp_peer *p, const struct bgp_nlri *f)
+{
+	struct bgp_nlri_iter it;
+	struct lc_prefix6 pf;
+
+	bgp_nlri_iter_init(&it, f);
+	while (bgp_nlri_next6(&it, &pf) == 1)
+		(void)bgp_rib6_withdraw(p->d->rib6, p->id, &pf);
+}
+
+/* An UPDATE's IPv6 announcements (MP_REACH_NLRI, RFC 4760 3, with its
+ * next hop: global, or global and link-local, RFC 2545 3): 0, or -1 when
+ * the session was closed. */
+static int
+rx_announce6(struct bgp_conn *c, const struct bgp_update *u,
+    const struct bgp_nlri *f)
+{
+	struct bgp_peer *p = c->p;
+	struct bgp_d *d = p->d;
+	struct bgp_attrs a = u->a;
+	struct bgp_nlri_iter it;
+	struct lc_prefix6 pf;
+	struct bgp_aset *set;
+	bool loop;
+	int n;
+
+	a.mp_reach = *f; /* the next hop is the field's */
+	if ((n = bgp_attr_canon(&a, BGP_AF_IPV6, d->canon, sizeof(d->canon))) <
+		0 ||
+	    (set = bgp_intern_get(d->intern, d->canon, (size_t)n)) == NULL) {
+		conn_error(c, BGP_ERR_CEASE, 8, NULL, 0,
+		    "out of memory for attributes");
+		return (-1);
+	}
+	loop = bgp_aspath_contains(a.aspath, a.aspath_len, local_as(p));
+	bgp_nlri_iter_init(&it, f);
+	while (bgp_nlri_next6(&it, &pf) == 1) {
+		uint8_t why = BGP_WHY_LOOP;
+		struct bgp_aset *use = loop ?
+		    NULL :
+		    bgp_peer_import6(p, &pf, set, &why);
+		int rv = bgp_rib6_update(d->rib6, p->id, &pf, set, use, why);
+
+		if (use != NULL)
+			bgp_aset_unref(d->intern, use);
+		if (rv < 0) {
+			bgp_aset_unref(d->intern, set);
+			conn_error(c, BGP_ERR_CEASE, 8, NULL, 0,
+			    "out of memory for routes");
+			return (-1);
+		}
+	}
+	bgp_aset_unref(d->intern, set);
+	return (0);
 }
 
 /* An UPDATE (msg: the whole message) into the neighbour's paths: withdrawn
@@ -924,6 +1093,10 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 		    u.a.why ? u.a.why : "");
 	}
 	for (unsigned i = 0; i < u.n_unreach; i++) {
+		if (u.unreach[i].af == BGP_AF_IPV6) {
+			rx_withdraw6(p, &u.unreach[i]);
+			continue;
+		}
 		if (u.unreach[i].af != BGP_AF_IPV4)
 			continue;
 		nn = nlri_collect(d, &u.unreach[i]);
@@ -936,6 +1109,11 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 	for (unsigned i = 0; i < u.n_reach; i++) {
 		int n;
 
+		if (u.reach[i].af == BGP_AF_IPV6) {
+			if (rx_announce6(c, &u, &u.reach[i]) != 0)
+				return;
+			continue;
+		}
 		if (u.reach[i].af != BGP_AF_IPV4)
 			continue;
 		if (set == NULL) {
@@ -977,7 +1155,17 @@ rx_update(struct bgp_conn *c, const uint8_t *msg, unsigned len)
 		bgp_aset_unref(d->intern, set);
 	if (u.eor == BGP_AF_IPV4) {
 		p->eor_rcvd = true;
-		gr_help_end(p, "End-of-RIB received");
+		/* IPv6's stale paths wait for its own End-of-RIB */
+		if (p->eor6_rcvd || !(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV6)))
+			gr_help_end(p, "End-of-RIB received");
+		else if (p->gr_help != BGP_GR_NONE)
+			(void)bgp_rib_peer_flush(d->rib, p->id, true);
+	} else if (u.eor == BGP_AF_IPV6) {
+		p->eor6_rcvd = true;
+		if (p->eor_rcvd || !(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4)))
+			gr_help_end(p, "End-of-RIB received (IPv4 and IPv6)");
+		else if (p->gr_help != BGP_GR_NONE)
+			(void)bgp_rib6_peer_flush(d->rib6, p->id, true);
 	}
 }
 
@@ -1034,6 +1222,11 @@ rx_msg(struct bgp_conn *c, unsigned type, const uint8_t *b, unsigned len)
 		    b[2] == 0) {
 			p->refresh_in++;
 			bgp_adv_refresh(p);
+		} else if (bgp_get16(b) == BGP_AFI_IPV6 &&
+		    b[3] == BGP_SAFI_UNICAST && b[2] == 0 &&
+		    (p->afs_neg & BGP_AF_BIT(BGP_AF_IPV6))) {
+			p->refresh_in++;
+			bgp_adv6_refresh(p);
 		}
 		break;
 	case MSG_NOTIFICATION: {
@@ -1340,7 +1533,9 @@ bgp_peer_free(struct bgp_peer *p, unsigned cease_subcode)
 	ev_timer_stop(p->d->loop, &p->keep);
 	ev_timer_stop(p->d->loop, &p->gr_timer);
 	(void)bgp_rib_peer_flush(p->d->rib, p->id, false);
+	(void)bgp_rib6_peer_flush(p->d->rib6, p->id, false);
 	bgp_adv_stop(p);
+	bgp_adv6_stop(p);
 	p->d->peer_ids[p->id] = 0;
 	free(p);
 }
@@ -1353,7 +1548,7 @@ bgp_peer_reconf(struct bgp_peer *p, const struct bgp_nconf *nc)
 	    old.local_as != nc->local_as || old.hold != nc->hold ||
 	    old.ttl != nc->ttl || old.local_addr != nc->local_addr ||
 	    strcmp(old.md5, nc->md5) != 0 || old.gr != nc->gr ||
-	    (nc->shutdown && !old.shutdown);
+	    old.afs != nc->afs || (nc->shutdown && !old.shutdown);
 
 	p->c = *nc;
 	if (!nc->gr || nc->shutdown)
@@ -1396,17 +1591,23 @@ bgp_peer_soft(struct bgp_peer *p)
 	 * neighbour can (RFC 2918), else the paths kept as received are run
 	 * through import again (the result is the same: nothing was lost) */
 	bgp_adv_refresh(p);
+	bgp_adv6_refresh(p);
 	if (!p->cap_rr) {
 		bgp_peer_reimport(p);
 		return (0);
 	}
-	if ((b = msg_start(c, MSG_ROUTE_REFRESH, 4)) == NULL)
-		return (-ENOBUFS);
-	bgp_put16(b, BGP_AFI_IPV4);
-	b[2] = 0;
-	b[3] = BGP_SAFI_UNICAST;
-	p->refresh_out++;
-	msg_done(c, 4);
+	/* one ROUTE-REFRESH per family negotiated (RFC 2918 3) */
+	for (unsigned af = 0; af < BGP_AF_COUNT; af++) {
+		if (!(p->afs_neg & BGP_AF_BIT(af)))
+			continue;
+		if ((b = msg_start(c, MSG_ROUTE_REFRESH, 4)) == NULL)
+			return (-ENOBUFS);
+		bgp_put16(b, bgp_af_afi((enum bgp_af)af));
+		b[2] = 0;
+		b[3] = bgp_af_safi((enum bgp_af)af);
+		p->refresh_out++;
+		msg_done(c, 4);
+	}
 	return (0);
 }
 

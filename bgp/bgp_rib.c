@@ -939,13 +939,12 @@ nh_down(const struct bgp_rib *r, uint32_t addr)
  * BGP_WHY_NONE for the same path. Rules before BGP_WHY_ROUTER_ID decide
  * whether two paths are equal for multipath.
  */
-static int
-path_cmp(const struct bgp_rib *r, const struct bgp_path *a,
-    const struct bgp_path *b, uint8_t *step)
+static inline int
+sets_cmp(const struct bgp_rib *r, unsigned peer_a, const struct bgp_aset *x,
+    unsigned peer_b, const struct bgp_aset *y, uint8_t *step)
 {
-	const struct bgp_aset *x = a->set, *y = b->set;
-	const struct bgp_rib_peer *pa = &r->peers[a->peer],
-				  *pb = &r->peers[b->peer];
+	const struct bgp_rib_peer *pa = &r->peers[peer_a],
+				  *pb = &r->peers[peer_b];
 
 #define RULE(w, c)                   \
 	do {                         \
@@ -976,6 +975,27 @@ path_cmp(const struct bgp_rib *r, const struct bgp_path *a,
 #undef CMP
 	*step = BGP_WHY_NONE;
 	return (0);
+}
+
+static int
+path_cmp(const struct bgp_rib *r, const struct bgp_path *a,
+    const struct bgp_path *b, uint8_t *step)
+{
+	return (sets_cmp(r, a->peer, a->set, b->peer, b->set, step));
+}
+
+int
+bgp_rib_path_cmp(const struct bgp_rib *r, unsigned peer_a,
+    const struct bgp_aset *a, unsigned peer_b, const struct bgp_aset *b,
+    uint8_t *step)
+{
+	return (sets_cmp(r, peer_a, a, peer_b, b, step));
+}
+
+uint32_t
+bgp_rib_local_as(const struct bgp_rib *r)
+{
+	return (r->local_as);
 }
 
 static int

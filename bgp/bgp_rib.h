@@ -181,4 +181,12 @@ void bgp_rib_walk(const struct bgp_rib *,
 
 void bgp_rib_stats(const struct bgp_rib *, struct bgp_rib_stats *);
 
+/* RFC 4271 9.1.2.2 as the table applies it, for the IPv6 table
+ * (bgp_rib6.c): < 0 when peer_a's path with set a is better, > 0 when
+ * b's; *step the rule that decided (BGP_WHY_NONE: equal). */
+int bgp_rib_path_cmp(const struct bgp_rib *, unsigned peer_a,
+    const struct bgp_aset *a, unsigned peer_b, const struct bgp_aset *b,
+    uint8_t *step);
+uint32_t bgp_rib_local_as(const struct bgp_rib *);
+
 #endif /* BGP_RIB_H */

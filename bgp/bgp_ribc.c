@@ -119,7 +119,12 @@ routes_whole(struct bgp_d *d)
 	for (unsigned i = 0; i < d->npeers; i++) {
 		const struct bgp_peer *p = d->peers[i];
 
-		if (!p->c.shutdown && !p->eor_rcvd)
+		if (!p->c.shutdown && !p->eor_rcvd &&
+		    (p->state != BGP_ESTABLISHED ||
+			(p->afs_neg & BGP_AF_BIT(BGP_AF_IPV4))))
+			return (false);
+		if (!p->c.shutdown && p->state == BGP_ESTABLISHED &&
+		    (p->afs_neg & BGP_AF_BIT(BGP_AF_IPV6)) && !p->eor6_rcvd)
 			return (false);
 	}
 	return (true);
@@ -215,6 +220,49 @@ emit(void *arg, const struct bgp_dest *dst, uint32_t nhid, const uint32_t *nh,
 	return (0);
 }
 
+/* The same for an IPv6 prefix: one next hop (nh NULL: withdraw). */
+static int
+emit6(void *arg, const struct bgp_dest6 *dst, const struct lc_ip6 *nh)
+{
+	struct bgp_d *d = arg;
+	struct bgp_ribc *c = &d->rc;
+	struct ipc_route *rt;
+
+	if (nh == NULL) {
+		if (c->ndel6 == c->capdel6) {
+			size_t ncap = c->capdel6 ? c->capdel6 * 2 : 256;
+			struct lc_prefix6 *nd = realloc(c->del6,
+			    ncap * sizeof(*nd));
+
+			if (nd == NULL)
+				return (-ENOMEM);
+			c->del6 = nd;
+			c->capdel6 = ncap;
+		}
+		c->del6[c->ndel6++] = dst->pfx;
+		return (0);
+	}
+	if (ipc_route_set_reserve(&c->set, 1, 1) != 0)
+		return (-ENOMEM);
+	c->set.nh[c->set.nnh] = (struct ipc_route_nh){.family = AF_INET6};
+	c->set.nh[c->set.nnh].addr.v6 = *nh;
+	rt = &c->set.rt[c->set.n++];
+	memset(rt, 0, sizeof(*rt));
+	rt->family = AF_INET6;
+	rt->pfx.v6 = dst->pfx.addr;
+	rt->len = dst->pfx.len;
+	rt->nh = (uint32_t)c->set.nnh++;
+	rt->n_nh = 1;
+	rt->op = IPC_ROUTE_ADD;
+	return (0);
+}
+
+static size_t
+pending(struct bgp_d *d)
+{
+	return (bgp_rib_pending(d->rib) + bgp_rib6_pending(d->rib6));
+}
+
 static void
 send_batch(struct bgp_d *d)
 {
@@ -226,10 +274,13 @@ send_batch(struct bgp_d *d)
 	c->batch++;
 	ipc_route_set_clear(&c->set);
 	c->ndel = 0;
+	c->ndel6 = 0;
 	n = bgp_rib_drain(d->rib, BATCH_MAX, emit, d);
-	if (n == 0 && c->set.n == 0 && c->ndel == 0)
+	if (n < BATCH_MAX)
+		n += bgp_rib6_drain(d->rib6, BATCH_MAX - n, emit6, d);
+	if (n == 0 && c->set.n == 0 && c->ndel == 0 && c->ndel6 == 0)
 		return;
-	if (ipc_route_set_reserve(&c->set, c->ndel, 0) != 0) {
+	if (ipc_route_set_reserve(&c->set, c->ndel + c->ndel6, 0) != 0) {
 		lc_log_err("rib: out of memory for a batch");
 		return;
 	}
@@ -240,6 +291,15 @@ send_batch(struct bgp_d *d)
 		rt->family = AF_INET;
 		rt->pfx.v4.s_addr = (uint32_t)(c->del[i] >> 8);
 		rt->len = (uint8_t)c->del[i];
+		rt->op = IPC_ROUTE_DEL;
+	}
+	for (size_t i = 0; i < c->ndel6; i++) {
+		struct ipc_route *rt = &c->set.rt[c->set.n++];
+
+		memset(rt, 0, sizeof(*rt));
+		rt->family = AF_INET6;
+		rt->pfx.v6 = c->del6[i].addr;
+		rt->len = c->del6[i].len;
 		rt->op = IPC_ROUTE_DEL;
 	}
 	if (c->set.n == 0)
@@ -382,6 +442,7 @@ hook(void *arg)
 			return;
 		}
 		bgp_rib_resend_all(d->rib);
+		bgp_rib6_resend_all(d->rib6);
 		c->resyncing = true;
 		any = true;
 	}
@@ -390,8 +451,7 @@ hook(void *arg)
 	/* a restarting speaker defers route selection until End-of-RIB
 	 * from all (RFC 4724 4.1): rib forwards on the routes it kept, not
 	 * on the first neighbour's alone */
-	while (c->inflight < WINDOW && bgp_rib_pending(d->rib) > 0 &&
-	    bgp_ribc_adv_ok(d)) {
+	while (c->inflight < WINDOW && pending(d) > 0 && bgp_ribc_adv_ok(d)) {
 		unsigned before = c->inflight;
 
 		send_batch(d);
@@ -399,7 +459,7 @@ hook(void *arg)
 			break;
 		any = true;
 	}
-	if (c->resyncing && bgp_rib_pending(d->rib) == 0 && routes_whole(d) &&
+	if (c->resyncing && pending(d) == 0 && routes_whole(d) &&
 	    resync_call(d, false) == 0) {
 		c->resyncing = false;
 		any = true;
@@ -492,5 +552,6 @@ bgp_ribc_fini(struct bgp_d *d)
 	ipc_route_set_fini(&c->set);
 	ipc_route_enc_fini(&c->enc);
 	free(c->del);
+	free(c->del6);
 	free(c->run);
 }

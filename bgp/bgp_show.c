@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 
 #include "libcommon/lc_arena.h"
+#include "libcommon/lc_addr.h"
 #include "libcommon/lc_log.h"
 #include "libcommon/lc_page.h"
 
@@ -170,6 +171,16 @@ attrs_of(struct show *s, const struct bgp_aset *set, bool drop_lp)
 	(void)bgp_aspath_str(a.aspath, a.aspath_len, pa->as_path, n);
 	pa->as_path_len = set->aspath_count;
 	pa->next_hop = a.nexthop.s_addr;
+	if ((a.present & BGP_ABIT(BGP_ATTR_MP_REACH)) &&
+	    a.mp_reach.nh_len >= 16) {
+		pa->next_hop6.data = lc_arena_memdup(s->ar, a.mp_reach.nh, 16);
+		pa->next_hop6.len = 16;
+		if (a.mp_reach.nh_len == 32) {
+			pa->next_hop6_ll.data = lc_arena_memdup(s->ar,
+			    a.mp_reach.nh + 16, 16);
+			pa->next_hop6_ll.len = 16;
+		}
+	}
 	pa->has_med = (a.present & BGP_ABIT(BGP_ATTR_MED)) != 0;
 	pa->med = pa->has_med ? a.med : 0;
 	/* to eBGP the encoder drops LOCAL_PREF: not what is sent */
@@ -236,11 +247,12 @@ attrs_of(struct show *s, const struct bgp_aset *set, bool drop_lp)
 	return (pa);
 }
 
-/* A path of the table: the neighbour it came from, its state, attrs. */
+/* A path of either table: the neighbour it came from, its state, attrs. */
 static Bgp__Path *
-path_msg(struct show *s, const struct bgp_path *bp, bool as_received)
+path_msg_of(struct show *s, unsigned peer, uint8_t flags, uint8_t why,
+    const struct bgp_aset *in, const struct bgp_aset *set, bool as_received)
 {
-	const struct bgp_rib_peer *rp = bgp_rib_peer_get(s->d->rib, bp->peer);
+	const struct bgp_rib_peer *rp = bgp_rib_peer_get(s->d->rib, peer);
 	Bgp__Path *m = lc_arena_alloc(s->ar, sizeof(*m));
 
 	if (m == NULL)
@@ -252,17 +264,22 @@ path_msg(struct show *s, const struct bgp_path *bp, bool as_received)
 		m->router_id = rp->router_id;
 		m->ebgp = rp->ebgp;
 	}
-	m->best = (bp->flags & BGP_PATH_BEST) && bp->why == BGP_WHY_NONE &&
-	    bp->set != NULL;
-	m->multipath = (bp->flags & BGP_PATH_BEST) && !m->best;
-	m->stale = (bp->flags & BGP_PATH_STALE) != 0;
-	m->imported = bp->set != NULL;
-	m->why = (Bgp__PathWhy)bp->why;
-	m->why_text = (char *)bgp_rib_why_str(bp->why);
+	m->best = (flags & BGP_PATH_BEST) && why == BGP_WHY_NONE && set != NULL;
+	m->multipath = (flags & BGP_PATH_BEST) && !m->best;
+	m->stale = (flags & BGP_PATH_STALE) != 0;
+	m->imported = set != NULL;
+	m->why = (Bgp__PathWhy)why;
+	m->why_text = (char *)bgp_rib_why_str(why);
 	s->bytes += 40;
-	m->attrs = attrs_of(s,
-	    as_received || bp->set == NULL ? bp->in : bp->set, false);
+	m->attrs = attrs_of(s, as_received || set == NULL ? in : set, false);
 	return (m->attrs != NULL ? m : NULL);
+}
+
+static Bgp__Path *
+path_msg(struct show *s, const struct bgp_path *bp, bool as_received)
+{
+	return (path_msg_of(s, bp->peer, bp->flags, bp->why, bp->in, bp->set,
+	    as_received));
 }
 
 /* Best first, then the multipath set, then the other usable paths, then
@@ -359,6 +376,190 @@ route_add(struct show *s, uint64_t k)
 	return (0);
 }
 
+/* ---- IPv6 unicast (bgp_rib6.c): the whole match sorted, then the page */
+
+static bool
+in6(const struct lc_prefix6 *outer, const struct lc_prefix6 *p)
+{
+	unsigned full = outer->len / 8, rest = outer->len % 8;
+
+	if (p->len < outer->len || memcmp(p->addr.b, outer->addr.b, full) != 0)
+		return (false);
+	return (rest == 0 ||
+	    ((p->addr.b[full] ^ outer->addr.b[full]) &
+		(uint8_t)(0xff << (8 - rest))) == 0);
+}
+
+static int
+d6_cmp(const void *x, const void *y)
+{
+	const struct bgp_dest6 *a = *(const struct bgp_dest6 *const *)x,
+			       *b = *(const struct bgp_dest6 *const *)y;
+	int c = memcmp(a->pfx.addr.b, b->pfx.addr.b, 16);
+
+	return (
+	    c != 0 ? c : (a->pfx.len > b->pfx.len) - (a->pfx.len < b->pfx.len));
+}
+
+static bool
+view6_has(const struct show *s, const struct bgp_dest6 *d)
+{
+	if (d == NULL || d->npaths == 0)
+		return (false);
+	if (s->q->view != BGP__ROUTE_VIEW__VIEW_RECEIVED)
+		return (true);
+	for (unsigned k = 0; k < d->npaths; k++)
+		if (d->paths[k].peer == s->p->id)
+			return (true);
+	return (false);
+}
+
+static Bgp__Route *
+route6_msg(struct show *s, const struct bgp_dest6 *d)
+{
+	Bgp__Route *rt = lc_arena_alloc(s->ar, sizeof(*rt));
+
+	if (rt == NULL)
+		return (NULL);
+	bgp__route__init(rt);
+	rt->paths = lc_arena_alloc(s->ar, (d->npaths + 1) * sizeof(*rt->paths));
+	if (rt->paths == NULL)
+		return (NULL);
+	rt->len = d->pfx.len;
+	rt->prefix6.data = lc_arena_memdup(s->ar, d->pfx.addr.b, 16);
+	rt->prefix6.len = 16;
+	rt->pending = (d->flags & BGP_DEST_DIRTY) != 0;
+	/* best first, then the others as they rank (path_rank) */
+	for (unsigned rank = 0; rank < 4; rank++)
+		for (unsigned k = 0; k < d->npaths; k++) {
+			const struct bgp_path6 *p = &d->paths[k];
+			unsigned r = p->set == NULL	? 3 :
+			    !(p->flags & BGP_PATH_BEST) ? 2 :
+			    p->why == BGP_WHY_NONE	? 0 :
+							  1;
+			bool rcv = s->q->view == BGP__ROUTE_VIEW__VIEW_RECEIVED;
+
+			if (r != rank || (rcv && p->peer != s->p->id))
+				continue;
+			if ((rt->paths[rt->n_paths] = path_msg_of(s, p->peer,
+				 p->flags, p->why, p->in, p->set, rcv)) == NULL)
+				return (NULL);
+			rt->n_paths++;
+		}
+	s->bytes += 32;
+	return (rt);
+}
+
+/* Host bits beyond the length cleared. */
+static void
+mask6(struct lc_prefix6 *p)
+{
+	for (unsigned b = p->len; b < 128; b++)
+		p->addr.b[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+}
+
+static int
+add6(struct show *s, const struct bgp_dest6 ***v, size_t *n, size_t *cap,
+    const struct bgp_dest6 *d)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		const struct bgp_dest6 **nv = realloc(*v, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return (-ENOMEM);
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = d;
+	s->paths += d->npaths;
+	return (0);
+}
+
+static int
+show6(struct show *s, size_t limit, struct lc_err *err)
+{
+	const Bgp__RouteQuery *q = s->q;
+	const struct bgp_dest6 **v = NULL, *d;
+	size_t n = 0, cap = 0, i;
+	struct lc_prefix6 qp = {.len = (uint8_t)q->len};
+	uint64_t cur = 0;
+	int rv = 0;
+
+	if (q->len > 128 ||
+	    (q->match != BGP__ROUTE_MATCH__MATCH_ALL && q->prefix6.len != 16))
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "an IPv6 query needs a 16-byte prefix6 and a length of "
+		    "0..128"));
+	if (q->prefix6.len == 16)
+		memcpy(qp.addr.b, q->prefix6.data, 16);
+	if (q->view == BGP__ROUTE_VIEW__VIEW_ADVERTISED)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "advertised-routes of IPv6 unicast: not done (see the "
+		    "neighbour's IPv6 advertised count)"));
+	if (q->match == BGP__ROUTE_MATCH__MATCH_EXACT ||
+	    q->match == BGP__ROUTE_MATCH__MATCH_LONGER) {
+		struct lc_prefix6 c = qp;
+
+		mask6(&c);
+		if (memcmp(&c, &qp, sizeof(c)) != 0)
+			return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "%s/%u: host bits set", lc_ip6_ntoa(&qp.addr),
+			    q->len));
+	}
+	d = NULL;
+	if (q->match == BGP__ROUTE_MATCH__MATCH_EXACT) {
+		d = bgp_rib6_find(s->d->rib6, &qp);
+	} else if (q->match == BGP__ROUTE_MATCH__MATCH_LONGEST) {
+		/* 129 hash lookups at most */
+		for (int len = 128; len >= 0 && !view6_has(s, d); len--) {
+			struct lc_prefix6 c = qp;
+
+			c.len = (uint8_t)len;
+			mask6(&c);
+			d = bgp_rib6_find(s->d->rib6, &c);
+		}
+	}
+	if (q->match == BGP__ROUTE_MATCH__MATCH_EXACT ||
+	    q->match == BGP__ROUTE_MATCH__MATCH_LONGEST) {
+		if (view6_has(s, d) && (rv = add6(s, &v, &n, &cap, d)) != 0)
+			goto out;
+	} else {
+		while ((d = bgp_rib6_next(s->d->rib6, &cur)) != NULL) {
+			if (!view6_has(s, d) ||
+			    (q->match == BGP__ROUTE_MATCH__MATCH_LONGER &&
+				!in6(&qp, &d->pfx)))
+				continue;
+			if ((rv = add6(s, &v, &n, &cap, d)) != 0)
+				goto out;
+		}
+	}
+	if (n > 0)
+		qsort(v, n, sizeof(*v), d6_cmp);
+	s->l->total = n;
+	s->l->total_paths = s->paths;
+	s->l->offset = q->offset < n ? q->offset : (uint32_t)n;
+	if ((s->l->routes = lc_arena_alloc(s->ar,
+		 (limit + 1) * sizeof(*s->l->routes))) == NULL)
+		rv = -ENOMEM;
+	for (i = s->l->offset; rv == 0 && i < n && i < s->l->offset + limit &&
+	     s->bytes < SHOW_BYTES_MAX;
+	     i++) {
+		Bgp__Route *rt = route6_msg(s, v[i]);
+
+		if (rt == NULL)
+			rv = -ENOMEM;
+		else
+			s->l->routes[s->l->n_routes++] = rt;
+	}
+	s->l->more = rv == 0 && i < n;
+out:
+	free(v);
+	if (rv != 0)
+		return (lc_err_set(err, rv, LC_ERR_NOINDEX, "out of memory"));
+	return (0);
+}
+
 int
 bgp_show_routes(struct bgp_d *d, const Bgp__RouteQuery *q, struct lc_arena *ar,
     Bgp__RouteList *l, struct lc_err *err)
@@ -377,15 +578,27 @@ bgp_show_routes(struct bgp_d *d, const Bgp__RouteQuery *q, struct lc_arena *ar,
 	l->router_id = d->enabled ? bgp_d_router_id(d) : 0;
 	if (limit > SHOW_LIMIT_MAX)
 		limit = SHOW_LIMIT_MAX;
-	if (q->len > 32)
-		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
-		    "prefix length %u is over 32", q->len));
 	if (q->match != BGP__ROUTE_MATCH__MATCH_ALL &&
 	    q->match != BGP__ROUTE_MATCH__MATCH_EXACT &&
 	    q->match != BGP__ROUTE_MATCH__MATCH_LONGEST &&
 	    q->match != BGP__ROUTE_MATCH__MATCH_LONGER)
 		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
 		    "unknown match %d", (int)q->match));
+	if (q->ipv6 && q->view != BGP__ROUTE_VIEW__VIEW_LOC_RIB &&
+	    (s.p = bgp_d_peer_find(d, q->neighbor)) == NULL)
+		return (
+		    lc_err_set(err, -ENOENT, LC_ERR_NOINDEX, "no neighbor %s",
+			inet_ntoa((struct in_addr){q->neighbor})));
+	if (q->ipv6) {
+		l->ipv6 = true;
+		l->prefix6 = q->prefix6;
+		if (s.p != NULL)
+			l->neighbor_state = (Bgp__State)s.p->state;
+		return (show6(&s, limit, err));
+	}
+	if (q->len > 32)
+		return (lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+		    "prefix length %u is over 32", q->len));
 	if ((q->match == BGP__ROUTE_MATCH__MATCH_EXACT ||
 		q->match == BGP__ROUTE_MATCH__MATCH_LONGER) &&
 	    (q->prefix & ~mask_of(q->len)) != 0)

@@ -153,6 +153,12 @@ enum mgmt_sid {
 	MGMT_S_BGP_NBR_EXPORT,
 	MGMT_S_BGP_NBR_SHUTDOWN,
 	MGMT_S_BGP_NBR_LOCAL_AS,
+	MGMT_S_BGP_NBR_LOCAL_ADDR6, /* our IPv6 next hop (next-hop self) */
+	MGMT_S_BGP_NBR_FAMILY,	    /* family { inet { unicast; } inet6 ... } */
+	MGMT_S_BGP_NBR_FAM_INET,
+	MGMT_S_BGP_NBR_FAM_INET_UNI,
+	MGMT_S_BGP_NBR_FAM_INET6,
+	MGMT_S_BGP_NBR_FAM_INET6_UNI,
 	MGMT_S_POLICY,	   /* policy-options (unit): tern-bgp's policies */
 	MGMT_S_POL_PL,	   /* prefix-list NAME */
 	MGMT_S_POL_PL_ENT, /* prefix-list NAME A.B.C.D/LEN */
@@ -526,6 +532,10 @@ struct mgmt_bgp_nbr_conf {
 	struct lc_ip4 local_address;
 	char auth_key[MGMT_BGP_KEY_MAX];
 	char import[MGMT_BGP_POLICY_MAX], export[MGMT_BGP_POLICY_MAX];
+	/* address families (bgp.proto Neighbor.families: bit 0 IPv4, bit 1
+	 * IPv6 unicast); 0: no family block, IPv4 unicast */
+	unsigned families;
+	char local_address6[48]; /* as written; "" = none */
 };
 
 /*

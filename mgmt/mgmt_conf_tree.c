@@ -1368,6 +1368,20 @@ mgmt_conf_bgp_nbr_get(const struct mgmt_node *n, struct mgmt_bgp_nbr_conf *o)
 		case MGMT_S_BGP_NBR_EXPORT:
 			snprintf(o->export, sizeof(o->export), "%s", c->value);
 			break;
+		case MGMT_S_BGP_NBR_LOCAL_ADDR6:
+			snprintf(o->local_address6, sizeof(o->local_address6),
+			    "%s", c->value);
+			break;
+		case MGMT_S_BGP_NBR_FAMILY:
+			if (mgmt_node_find_sid(mgmt_node_find_sid(c,
+						   MGMT_S_BGP_NBR_FAM_INET),
+				MGMT_S_BGP_NBR_FAM_INET_UNI) != NULL)
+				o->families |= 1;
+			if (mgmt_node_find_sid(mgmt_node_find_sid(c,
+						   MGMT_S_BGP_NBR_FAM_INET6),
+				MGMT_S_BGP_NBR_FAM_INET6_UNI) != NULL)
+				o->families |= 2;
+			break;
 		}
 	}
 	return (0);

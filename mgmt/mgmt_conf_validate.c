@@ -638,6 +638,44 @@ on_connected(const struct mgmt_conf *conf, struct lc_ip4 a, char *buf,
  * multihop, on a connected subnet; a local-address that is ours; an
  * import and export that name a policy-statement of policy-options.
  */
+/* A neighbour's IPv6 part: local-address6 a global unicast address, and
+ * only with family inet6 unicast. */
+static int
+validate_bgp_nbr6(const struct mgmt_node *u, const struct mgmt_bgp_nbr_conf *n,
+    struct lc_err *err)
+{
+	const struct mgmt_node *l = mgmt_node_find_sid(u,
+	    MGMT_S_BGP_NBR_LOCAL_ADDR6);
+	struct lc_ip6 a;
+	struct lc_err e;
+
+	if (l == NULL)
+		return (0);
+	lc_err_clear(&e);
+	if (lc_inet6_parse(n->local_address6, 0, &a, NULL, &e) != 0) {
+		mgmt_err_node(err, l,
+		    "protocols bgp neighbor %s: local-address6 '%s': %s",
+		    u->value, n->local_address6, e.msg);
+		return (-EINVAL);
+	}
+	if (lc_ip6_is_linklocal(&a) || lc_ip6_is_multicast(&a) ||
+	    memcmp(a.b, (uint8_t[16]){0}, 16) == 0 || lc_ip6_is_v4mapped(&a)) {
+		mgmt_err_node(err, l,
+		    "protocols bgp neighbor %s: local-address6 %s: expected "
+		    "a global unicast address",
+		    u->value, n->local_address6);
+		return (-EINVAL);
+	}
+	if (!(n->families & 2)) {
+		mgmt_err_node(err, l,
+		    "protocols bgp neighbor %s: local-address6 without family "
+		    "inet6 unicast",
+		    u->value);
+		return (-EINVAL);
+	}
+	return (0);
+}
+
 static int
 validate_bgp_nbr(const struct mgmt_conf *conf, const struct mgmt_bgp_conf *b,
     const struct mgmt_node *u, struct lc_err *err)
@@ -705,7 +743,7 @@ validate_bgp_nbr(const struct mgmt_conf *conf, const struct mgmt_bgp_conf *b,
 			return (-EINVAL);
 		}
 	}
-	return (0);
+	return (validate_bgp_nbr6(u, &n, err));
 }
 
 static int

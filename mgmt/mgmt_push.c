@@ -15,6 +15,7 @@
 #include "ipc/proto/rib.pb-c.h"
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_err.h"
+#include "libcommon/lc_inet6.h"
 #include "libcommon/lc_log.h"
 
 #define PUSH_TIMEOUT_MS 10000
@@ -633,6 +634,17 @@ enc_bgp_nbr(const struct mgmt_node *n, void *arg)
 	nb->md5_password = enc_str(be->e, c.auth_key);
 	nb->import_policy = enc_str(be->e, c.import);
 	nb->export_policy = enc_str(be->e, c.export);
+	nb->families = c.families;
+	if (c.local_address6[0] != '\0') {
+		/* checked at validation */
+		struct lc_ip6 *a6 = enc_alloc(be->e, sizeof(*a6));
+		struct lc_err e;
+
+		if (lc_inet6_parse(c.local_address6, 0, a6, NULL, &e) == 0) {
+			nb->local_address6.data = a6->b;
+			nb->local_address6.len = 16;
+		}
+	}
 	be->c->neighbors[be->c->n_neighbors++] = nb;
 	return (0);
 }

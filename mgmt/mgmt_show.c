@@ -1856,6 +1856,11 @@ bgp_nbr_json(const Bgp__NeighborState *n)
 	JI("prefixes_received", n->prefixes_received);
 	JI("prefixes_accepted", n->prefixes_accepted);
 	JI("prefixes_advertised", n->prefixes_advertised);
+	JI("families", n->families);
+	JI("families_negotiated", n->families_negotiated);
+	JI("prefixes6_received", n->prefixes6_received);
+	JI("prefixes6_accepted", n->prefixes6_accepted);
+	JI("prefixes6_advertised", n->prefixes6_advertised);
 	JS("last_error", str_or(n->last_error, ""));
 	JI("flaps", n->flaps);
 	json_object_object_add(o, "passive",
@@ -1893,6 +1898,10 @@ bgp_list_json(json_object *jo, const Bgp__NeighborList *l)
 	    json_object_new_int64((int64_t)l->paths));
 	json_object_object_add(jo, "best",
 	    json_object_new_int64((int64_t)l->best));
+	json_object_object_add(jo, "paths6",
+	    json_object_new_int64((int64_t)l->paths6));
+	json_object_object_add(jo, "best6",
+	    json_object_new_int64((int64_t)l->best6));
 	for (size_t i = 0; i < l->n_neighbors; i++)
 		json_object_array_add(arr, bgp_nbr_json(l->neighbors[i]));
 	json_object_object_add(jo, "neighbors", arr);
@@ -1921,6 +1930,12 @@ render_bgp_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	    "best path\n",
 	    ip4(l->router_id), l->local_as, (unsigned long long)l->paths,
 	    (unsigned long long)l->best);
+	if (l->paths6 > 0 || l->best6 > 0)
+		lc_buf_printf(out,
+		    "IPv6 unicast: %llu paths, %llu prefixes with a best "
+		    "path\n",
+		    (unsigned long long)l->paths6,
+		    (unsigned long long)l->best6);
 	if (l->n_neighbors == 0) {
 		lc_buf_printf(out, "no neighbors\n");
 		return;
@@ -1940,6 +1955,18 @@ render_bgp_summary(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		    (unsigned long long)n->prefixes_received,
 		    (unsigned long long)n->prefixes_accepted,
 		    (unsigned long long)n->prefixes_advertised);
+		/* the IPv6 unicast counts on a line of their own, as Junos
+		 * prints inet6.0 under the neighbour */
+		if (n->families & 2)
+			lc_buf_printf(out, "  inet6.0: %llu/%llu/%llu%s\n",
+			    (unsigned long long)n->prefixes6_received,
+			    (unsigned long long)n->prefixes6_accepted,
+			    (unsigned long long)n->prefixes6_advertised,
+			    n->state == BGP__STATE__ESTABLISHED &&
+				    !(n->families_negotiated & 2) ?
+				" (not negotiated: the neighbour has no IPv6 "
+				"unicast)" :
+				"");
 	}
 	for (size_t i = 0; i < l->n_neighbors; i++) {
 		const Bgp__NeighborState *n = l->neighbors[i];
@@ -2027,6 +2054,24 @@ render_bgp_neighbors(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		    (unsigned long long)n->prefixes_received,
 		    (unsigned long long)n->prefixes_accepted,
 		    (unsigned long long)n->prefixes_advertised);
+		/* IPv6 unicast configured (IPv4 alone says nothing more) */
+		if (n->families & 2) {
+			lc_buf_printf(out,
+			    "  families: %s%s, negotiated: %s%s%s\n",
+			    n->families & 1 ? "inet unicast, " : "",
+			    "inet6 unicast",
+			    n->families_negotiated & 1 ? "inet unicast" : "",
+			    (n->families_negotiated & 3) == 3 ? ", " : "",
+			    n->families_negotiated & 2	    ? "inet6 unicast" :
+				n->families_negotiated == 0 ? "none" :
+							      "");
+			lc_buf_printf(out,
+			    "  IPv6 prefixes: %llu received, %llu accepted, "
+			    "%llu advertised\n",
+			    (unsigned long long)n->prefixes6_received,
+			    (unsigned long long)n->prefixes6_accepted,
+			    (unsigned long long)n->prefixes6_advertised);
+		}
 		lc_buf_printf(out, "  last error: %s\n",
 		    str_or(n->last_error, "none"));
 		if (n->policy_note != NULL && n->policy_note[0] != '\0')

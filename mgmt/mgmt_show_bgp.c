@@ -15,6 +15,7 @@
 #include "ipc/proto/bgp.pb-c.h"
 #include "libcommon/lc_addr.h"
 #include "libcommon/lc_buf.h"
+#include "libcommon/lc_inet6.h"
 
 /* Prefixes one command shows: every path of each in detail is ~10 lines,
  * so a page stays readable and far below the IPC frame (tern-bgp also caps
@@ -35,6 +36,48 @@ pfx4(uint32_t nbo, unsigned len)
 	struct lc_prefix4 p = {{nbo}, (uint8_t)len};
 
 	return (lc_prefix4_ntoa(&p));
+}
+
+/* A route's prefix, IPv4 or IPv6 (RFC 5952 text). */
+static const char *
+pfx_of(const Bgp__Route *r)
+{
+	struct lc_prefix6 p = {.len = (uint8_t)r->len};
+
+	if (r->prefix6.len != 16)
+		return (pfx4(r->prefix, r->len));
+	memcpy(p.addr.b, r->prefix6.data, 16);
+	return (lc_prefix6_ntoa(&p));
+}
+
+/* A path's next hop: IPv6 (and its link-local one) when it has one. */
+static const char *
+nh_of(const Bgp__PathAttrs *a, char *buf, size_t n)
+{
+	struct lc_ip6 g, ll;
+
+	if (a->next_hop6.len != 16)
+		return (ip4(a->next_hop));
+	memcpy(g.b, a->next_hop6.data, 16);
+	if (a->next_hop6_ll.len != 16) {
+		snprintf(buf, n, "%s", lc_ip6_ntoa(&g));
+		return (buf);
+	}
+	memcpy(ll.b, a->next_hop6_ll.data, 16);
+	snprintf(buf, n, "%s (%s)", lc_ip6_ntoa(&g), lc_ip6_ntoa(&ll));
+	return (buf);
+}
+
+/* The query's prefix as RouteList says it: IPv4, or IPv6. */
+static const char *
+qpfx(const Bgp__RouteList *l, bool with_len)
+{
+	struct lc_prefix6 p = {.len = (uint8_t)l->len};
+
+	if (!l->ipv6 || l->prefix6.len != 16)
+		return (with_len ? pfx4(l->prefix, l->len) : ip4(l->prefix));
+	memcpy(p.addr.b, l->prefix6.data, 16);
+	return (with_len ? lc_prefix6_ntoa(&p) : lc_ip6_ntoa(&p.addr));
 }
 
 static const char *
@@ -207,7 +250,7 @@ routes_json(json_object *jo, const Bgp__RouteList *l)
 		const Bgp__Route *r = l->routes[i];
 		json_object *o = json_object_new_object(), *ps;
 
-		JS(o, "prefix", pfx4(r->prefix, r->len));
+		JS(o, "prefix", pfx_of(r));
 		JB(o, "pending", r->pending);
 		ps = json_object_new_array();
 		for (size_t k = 0; k < r->n_paths; k++)
@@ -225,13 +268,13 @@ static void
 attrs_text(struct lc_buf *out, const Bgp__PathAttrs *a, bool lp,
     const char *ind)
 {
-	char b[64];
+	char b[64], nhb[2 * LC_IP6_STRLEN + 4];
 
 	lc_buf_printf(out, "%sAS path %s, origin %s\n", ind,
 	    a->as_path != NULL && a->as_path[0] != '\0' ? a->as_path :
 							  "(empty)",
 	    origin_name(a->origin));
-	lc_buf_printf(out, "%snext hop %s", ind, ip4(a->next_hop));
+	lc_buf_printf(out, "%snext hop %s", ind, nh_of(a, nhb, sizeof(nhb)));
 	if (a->has_med)
 		lc_buf_printf(out, ", MED %u", a->med);
 	if (lp || a->has_local_pref)
@@ -366,19 +409,19 @@ none_text(struct lc_buf *out, const Bgp__RouteList *l)
 		snprintf(nb, sizeof(nb), " %s %s", what, ip4(l->neighbor));
 	switch (l->match) {
 	case BGP__ROUTE_MATCH__MATCH_EXACT:
-		lc_buf_printf(out, "no BGP route for %s%s\n",
-		    pfx4(l->prefix, l->len), nb);
+		lc_buf_printf(out, "no BGP route for %s%s\n", qpfx(l, true),
+		    nb);
 		break;
 	case BGP__ROUTE_MATCH__MATCH_LONGEST:
 		lc_buf_printf(out, "no BGP route%s covers %s\n", nb,
-		    ip4(l->prefix));
+		    qpfx(l, false));
 		break;
 	case BGP__ROUTE_MATCH__MATCH_LONGER:
-		lc_buf_printf(out, "no BGP route%s in %s\n", nb,
-		    pfx4(l->prefix, l->len));
+		lc_buf_printf(out, "no BGP route%s in %s\n", nb, qpfx(l, true));
 		break;
 	default:
-		lc_buf_printf(out, "no BGP routes%s\n", nb);
+		lc_buf_printf(out, "no %sBGP routes%s\n",
+		    l->ipv6 ? "IPv6 " : "", nb);
 		break;
 	}
 	if (what != NULL && l->neighbor_state != BGP__STATE__ESTABLISHED)
@@ -446,11 +489,10 @@ render_detail(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 	for (size_t i = 0; i < l->n_routes; i++) {
 		const Bgp__Route *r = l->routes[i];
 
-		lc_buf_printf(out, "%s%s", one && loc ? "" : "\n",
-		    pfx4(r->prefix, r->len));
+		lc_buf_printf(out, "%s%s", one && loc ? "" : "\n", pfx_of(r));
 		if (l->match == BGP__ROUTE_MATCH__MATCH_LONGEST)
 			lc_buf_printf(out, " (longest match for %s)",
-			    ip4(l->prefix));
+			    qpfx(l, false));
 		if (loc) {
 			bool best = false;
 
@@ -530,7 +572,8 @@ render_table(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 		for (size_t k = 0; k < r->n_paths; k++) {
 			const Bgp__Path *p = r->paths[k];
 			const Bgp__PathAttrs *a = p->attrs;
-			char med[12] = "-", lp[12] = "-";
+			char med[12] = "-", lp[12] = "-",
+			     nhb[2 * LC_IP6_STRLEN + 4];
 
 			if (a == NULL)
 				continue;
@@ -541,8 +584,8 @@ render_table(const struct mgmt *m, struct lc_buf *out, json_object *jo,
 			lc_buf_printf(out, "%c%c %-18s %-16s %-10s %-10s ",
 			    adv ? ' ' : path_mark(p),
 			    !adv && p->stale ? 'S' : ' ',
-			    k == 0 ? pfx4(r->prefix, r->len) : "",
-			    ip4(a->next_hop), med, lp);
+			    k == 0 ? pfx_of(r) : "", nh_of(a, nhb, sizeof(nhb)),
+			    med, lp);
 			if (loc)
 				lc_buf_printf(out, "%-16s ", ip4(p->neighbor));
 			lc_buf_printf(out, "%s%s%c",
@@ -565,13 +608,43 @@ static int
 route_args(const char *cmd, const char *const *w, unsigned nw,
     Bgp__RouteQuery *q, bool *detail, struct lc_err *err)
 {
+	static struct lc_prefix6 p6; /* q->prefix6 points here */
 	struct lc_prefix4 p;
 	struct lc_ip4 a, host;
+	struct lc_err e6;
 	unsigned i = 0;
 
 	*detail = false;
 	q->limit = SHOW_BGP_LIMIT;
-	if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
+	if (i < nw && strcmp(w[i], "inet6") == 0) {
+		q->ipv6 = true;
+		i++;
+	}
+	if (i < nw && strchr(w[i], ':') != NULL) {
+		/* IPv6 unicast: a prefix [longer], or an address */
+		lc_err_clear(&e6);
+		q->ipv6 = true;
+		q->prefix6.data = p6.addr.b;
+		q->prefix6.len = 16;
+		if (strchr(w[i], '/') != NULL ?
+			lc_inet6_prefix_parse(w[i], 0, &p6, NULL, &e6) != 0 :
+			lc_inet6_parse(w[i], 0, &p6.addr, NULL, &e6) != 0) {
+			lc_err_set(err, -EINVAL, LC_ERR_NOINDEX,
+			    "%s: invalid IPv6 %s '%s': %s", cmd,
+			    strchr(w[i], '/') ? "prefix" : "address", w[i],
+			    e6.msg);
+			return (MGMT_E_SYNTAX);
+		}
+		if (strchr(w[i], '/') == NULL)
+			p6.len = 128;
+		q->match = strchr(w[i], '/') != NULL ?
+		    BGP__ROUTE_MATCH__MATCH_EXACT :
+		    BGP__ROUTE_MATCH__MATCH_LONGEST;
+		q->len = p6.len;
+		i++;
+	} else if (q->ipv6) {
+		/* inet6 alone: the whole IPv6 table */
+	} else if (i < nw && lc_prefix4_parse(w[i], &p) == 0) {
 		q->match = BGP__ROUTE_MATCH__MATCH_EXACT;
 		q->prefix = p.addr.s_addr;
 		q->len = p.len;
@@ -594,7 +667,9 @@ route_args(const char *cmd, const char *const *w, unsigned nw,
 			*detail = true;
 		else
 			return (mgmt_show_bad_args(err, cmd,
-			    "a.b.c.d/len [longer], a.b.c.d or detail", w[i]));
+			    "a.b.c.d/len [longer], a.b.c.d, inet6, x:x::x/len "
+			    "[longer], x:x::x or detail",
+			    w[i]));
 	}
 	/* one prefix: in detail, as FRR and Junos show one */
 	if (q->match == BGP__ROUTE_MATCH__MATCH_EXACT ||

@@ -10,5 +10,6 @@ bench_ipc_LDLIBS := -lnanomsg
 test_bgp_attr_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
 test_bgp_msg_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
 test_bgp_rib_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
+test_bgp_rib6_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
 # the policy test counts them too (no malloc per evaluation)
 test_bgp_bgp_policy_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc

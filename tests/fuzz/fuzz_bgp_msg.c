@@ -1,10 +1,11 @@
-/* tests/fuzz/fuzz_bgp_msg.c: libFuzzer harness for the BGP message layer: the first byte picks the session (4- or 2-octet ASes, iBGP or eBGP, AFs), the rest is a TCP byte stream framed into messages and parsed; OPENs round trip through the encoder, and accepted UPDATEs keep their invariants (prefixes in range, canonical encoding stable, interned, and rebuilt by the UPDATE builder into messages that parse to the same attributes and prefixes). */
+/* tests/fuzz/fuzz_bgp_msg.c: libFuzzer harness for the BGP message layer: the first byte picks the session (4- or 2-octet ASes, iBGP or eBGP, AFs), the rest is a TCP byte stream framed into messages and parsed; OPENs round trip through the encoder, and accepted UPDATEs keep their invariants (prefixes in range, canonical encoding stable, interned, and rebuilt by the UPDATE builder into messages that parse to the same attributes and prefixes); on a session with IPv6 their IPv6 prefixes go through tern-bgp's IPv6 table (bgp_rib6.c: every announced prefix found with the field's global next hop, withdrawn ones gone, the counts consistent after the drain). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "bgp/bgp_msg.h"
+#include "bgp/bgp_rib6.h"
 
 #define CHECK(x)                          \
 	do {                              \
@@ -18,6 +19,73 @@ static uint8_t obuf[BGP_MAX_LEN];
 static struct bgp_update u, u2;
 static struct bgp_upd_builder b;
 static struct bgp_intern *intern;
+/* tern-bgp's IPv6 table, fed what the parser accepted (peer 1) */
+static struct bgp_rib *rib4;
+static struct bgp_rib6 *rib6;
+
+static int
+emit6(void *arg, const struct bgp_dest6 *d, const struct lc_ip6 *nh)
+{
+	(void)arg;
+	/* installed only through a best path, withdrawn only without one */
+	CHECK((nh != NULL) == (bgp_rib6_best(d) != NULL));
+	return (0);
+}
+
+/* The UPDATE's IPv6 fields into the table as tern-bgp's rx_update does:
+ * withdrawals, then announcements with the field's next hop; then the
+ * table drained and its counts checked. */
+static void
+rib6_feed(const struct bgp_update *p)
+{
+	struct bgp_rib6_stats st;
+	size_t all, imp;
+
+	for (unsigned i = 0; i < p->n_unreach; i++) {
+		struct bgp_nlri_iter it;
+		struct lc_prefix6 pf;
+
+		if (p->unreach[i].af != BGP_AF_IPV6)
+			continue;
+		bgp_nlri_iter_init(&it, &p->unreach[i]);
+		while (bgp_nlri_next6(&it, &pf) == 1) {
+			(void)bgp_rib6_withdraw(rib6, 1, &pf);
+			CHECK(bgp_rib6_find(rib6, &pf) == NULL ||
+			    bgp_rib6_find(rib6, &pf)->npaths == 0 ||
+			    bgp_rib6_find(rib6, &pf)->paths[0].peer != 1);
+		}
+	}
+	for (unsigned i = 0; i < p->n_reach; i++) {
+		struct bgp_attrs v6 = p->a;
+		struct bgp_nlri_iter it;
+		struct lc_prefix6 pf;
+		struct bgp_aset *s;
+		int n;
+
+		if (p->reach[i].af != BGP_AF_IPV6)
+			continue;
+		v6.mp_reach = p->reach[i];
+		n = bgp_attr_canon(&v6, BGP_AF_IPV6, canon, sizeof(canon));
+		CHECK(n > 0);
+		s = bgp_intern_get(intern, canon, (size_t)n);
+		CHECK(s != NULL);
+		bgp_nlri_iter_init(&it, &p->reach[i]);
+		while (bgp_nlri_next6(&it, &pf) == 1) {
+			struct lc_ip6 nh;
+
+			CHECK(bgp_rib6_update(rib6, 1, &pf, s, s, 0) >= 0);
+			CHECK(bgp_aset_nh6(s, &nh) == 0);
+			CHECK(memcmp(nh.b, p->reach[i].nh, 16) == 0);
+			CHECK(bgp_rib6_find(rib6, &pf) != NULL);
+		}
+		bgp_aset_unref(intern, s);
+	}
+	(void)bgp_rib6_drain(rib6, SIZE_MAX, emit6, NULL);
+	CHECK(bgp_rib6_pending(rib6) == 0);
+	bgp_rib6_stats(rib6, &st);
+	bgp_rib6_peer_counts(rib6, 1, &all, &imp);
+	CHECK(all == st.paths && imp == st.paths && st.best == st.dests);
+}
 
 /* Iterates a field: every prefix in range with no host bits; the count. */
 static unsigned
@@ -152,6 +220,8 @@ update_check(const struct bgp_codec *c, const uint8_t *msg, size_t len)
 	CHECK(a->outcome == BGP_OUT_OK || a->why != NULL);
 	CHECK(u.n_reach <= 2 && u.n_unreach <= 4);
 	CHECK(a->outcome < BGP_OUT_WITHDRAW || u.n_reach == 0);
+	if (c->afs & BGP_AF_BIT(BGP_AF_IPV6))
+		rib6_feed(&u);
 	for (unsigned i = 0; i < u.n_unreach; i++)
 		(void)field_check(&u.unreach[i]);
 	for (unsigned i = 0; i < u.n_reach; i++) {
@@ -229,8 +299,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bgp_codec c;
 	size_t off = 1;
 
-	if (intern == NULL)
+	if (intern == NULL) {
+		struct bgp_rib_peer rp = {1, 1, 65002, false};
+
 		intern = bgp_intern_new();
+		rib4 = bgp_rib_new(intern);
+		rib6 = bgp_rib6_new(rib4, intern);
+		bgp_rib_peer_set(rib4, 1, &rp);
+	}
+	/* each input from an empty table */
+	(void)bgp_rib6_peer_flush(rib6, 1, false);
+	(void)bgp_rib6_drain(rib6, SIZE_MAX, emit6, NULL);
 	if (size < 1)
 		return (0);
 	c.as4 = data[0] & 1;

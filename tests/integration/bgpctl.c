@@ -3,13 +3,18 @@
  *
  *   bgpctl RUNDIR config LOCAL_AS ROUTER_ID [NEIGHBOR...]
  *       NEIGHBOR = ADDR,AS[,passive][,hold=S][,retry=S][,ttl=N][,md5=KEY]
- *                  [,local=ADDR][,gr][,shutdown]
+ *                  [,local=ADDR][,gr][,shutdown][,import=P][,export=P]
+ *                  [,nhself][,v6][,v6only][,nh6=IPV6ADDR]
+ *       (v6: IPv4 and IPv6 unicast, v6only: IPv6 alone; nh6: our IPv6 next
+ *       hop; a policy ALL that accepts everything is always defined)
+ *   bgpctl RUNDIR routes6 [PREFIX6]      tern-bgp's IPv6 paths, one a line
  *   bgpctl RUNDIR off                   the block deleted
  *   bgpctl RUNDIR neighbors [ADDR]      one line per neighbour
  *   bgpctl RUNDIR clear ADDR
  *   bgpctl RUNDIR wait ADDR STATE SECS  until the neighbour is in STATE
  * Exit 0 on success, 1 with the reason on stderr. */
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,8 @@
 #include "ipc/proto/bgp.pb-c.h"
 #include "libcommon/lc_arena.h"
 #include "libcommon/lc_loop.h"
+
+#define BGP_NBR_MAX 16
 
 static struct ipc_client *cl;
 static struct lc_arena *ar;
@@ -82,7 +89,26 @@ neighbor(char *spec, Bgp__Neighbor *n)
 			n->local_address = addr(tok + 6);
 		else if (strncmp(tok, "import=", 7) == 0)
 			n->import_policy = tok + 7;
-		else {
+		else if (strncmp(tok, "export=", 7) == 0)
+			n->export_policy = tok + 7;
+		else if (strcmp(tok, "nhself") == 0)
+			n->next_hop_self = true;
+		else if (strcmp(tok, "v6") == 0)
+			n->families = 3;
+		else if (strcmp(tok, "v6only") == 0)
+			n->families = 2;
+		else if (strncmp(tok, "nh6=", 4) == 0) {
+			static uint8_t a6[BGP_NBR_MAX][16];
+			static unsigned na6;
+
+			if (na6 == BGP_NBR_MAX ||
+			    inet_pton(AF_INET6, tok + 4, a6[na6]) != 1) {
+				fprintf(stderr, "bgpctl: bad %s\n", tok);
+				exit(2);
+			}
+			n->local_address6.data = a6[na6++];
+			n->local_address6.len = 16;
+		} else {
 			fprintf(stderr, "bgpctl: unknown %s\n", tok);
 			exit(2);
 		}
@@ -114,10 +140,66 @@ print(const Bgp__NeighborState *s)
 	    (unsigned long long)s->updates_out, s->flaps);
 	for (size_t i = 0; i < s->n_capabilities; i++)
 		printf("%s%s", i ? "," : " ", s->capabilities[i]);
-	printf(" prefixes %llu/%llu ports %u/%u error \"%s\"\n",
+	printf(" prefixes %llu/%llu ports %u/%u families %u/%u prefixes6 "
+	       "%llu/%llu/%llu error \"%s\"\n",
 	    (unsigned long long)s->prefixes_received,
 	    (unsigned long long)s->prefixes_accepted, s->local_port,
-	    s->remote_port, s->last_error ? s->last_error : "");
+	    s->remote_port, s->families, s->families_negotiated,
+	    (unsigned long long)s->prefixes6_received,
+	    (unsigned long long)s->prefixes6_accepted,
+	    (unsigned long long)s->prefixes6_advertised,
+	    s->last_error ? s->last_error : "");
+}
+
+/* routes6: PREFIX best|- from NEIGHBOR nh NH6[,LL] path "ASES" med M|-
+ * lp L comm A:B,... why TEXT */
+static void
+print6(const Bgp__RouteList *l)
+{
+	char a[INET6_ADDRSTRLEN], nb[INET_ADDRSTRLEN];
+
+	for (size_t i = 0; i < l->n_routes; i++) {
+		const Bgp__Route *r = l->routes[i];
+
+		if (r->prefix6.len != 16)
+			continue;
+		inet_ntop(AF_INET6, r->prefix6.data, a, sizeof(a));
+		for (size_t k = 0; k < r->n_paths; k++) {
+			const Bgp__Path *p = r->paths[k];
+			const Bgp__PathAttrs *t = p->attrs;
+
+			inet_ntop(AF_INET, &p->neighbor, nb, sizeof(nb));
+			printf("%s/%u %s from %s nh ", a, r->len,
+			    p->best ? "best" : "-", nb);
+			if (t->next_hop6.len == 16) {
+				char h[INET6_ADDRSTRLEN];
+
+				inet_ntop(AF_INET6, t->next_hop6.data, h,
+				    sizeof(h));
+				printf("%s", h);
+				if (t->next_hop6_ll.len == 16) {
+					inet_ntop(AF_INET6,
+					    t->next_hop6_ll.data, h, sizeof(h));
+					printf(",%s", h);
+				}
+			} else {
+				printf("none");
+			}
+			printf(" path \"%s\" med ", t->as_path);
+			if (t->has_med)
+				printf("%u", t->med);
+			else
+				printf("-");
+			printf(" lp %u comm", t->local_pref);
+			for (size_t c = 0; c < t->n_communities; c++)
+				printf("%s%u:%u", c ? "," : " ",
+				    t->communities[c] >> 16,
+				    t->communities[c] & 0xffff);
+			if (t->n_communities == 0)
+				printf(" -");
+			printf(" why \"%s\"\n", p->why_text);
+		}
+	}
 }
 
 int
@@ -156,6 +238,19 @@ main(int argc, char **argv)
 		}
 		c.n_neighbors = (size_t)nn;
 		c.neighbors = np;
+		{
+			static Bgp__PolicyOptions po =
+			    BGP__POLICY_OPTIONS__INIT;
+			static Bgp__PolicyStatement ps =
+			    BGP__POLICY_STATEMENT__INIT;
+			static Bgp__PolicyStatement *psv[1] = {&ps};
+
+			ps.name = "ALL";
+			ps.default_action = BGP__POLICY_ACTION__POLICY_ACCEPT;
+			po.policies = psv;
+			po.n_policies = 1;
+			c.policy = &po;
+		}
 		a = (Bgp__ConfigAck *)call(BGP__METHOD__SET_CONFIG, &c.base,
 		    true);
 		if (!a->ok) {
@@ -174,6 +269,29 @@ main(int argc, char **argv)
 		    &q.base, true);
 		for (size_t i = 0; i < l->n_neighbors; i++)
 			print(l->neighbors[i]);
+		return (0);
+	}
+	if (strcmp(cmd, "routes6") == 0) {
+		Bgp__RouteQuery q = BGP__ROUTE_QUERY__INIT;
+		uint8_t a6[16];
+		char pb[INET6_ADDRSTRLEN + 8], *sl;
+
+		q.ipv6 = true;
+		q.limit = 10000;
+		if (argc > 3) {
+			snprintf(pb, sizeof(pb), "%s", argv[3]);
+			if ((sl = strchr(pb, '/')) != NULL)
+				*sl++ = '\0';
+			if (inet_pton(AF_INET6, pb, a6) != 1)
+				return (2);
+			q.prefix6.data = a6;
+			q.prefix6.len = 16;
+			q.len = sl != NULL ? (uint32_t)atoi(sl) : 128;
+			q.match = sl != NULL ? BGP__ROUTE_MATCH__MATCH_EXACT :
+					       BGP__ROUTE_MATCH__MATCH_LONGEST;
+		}
+		print6((Bgp__RouteList *)call(BGP__METHOD__QUERY_ROUTES,
+		    &q.base, true));
 		return (0);
 	}
 	if (strcmp(cmd, "clear") == 0 && argc == 4) {

@@ -108,42 +108,13 @@ CONF
 	chown -R frr:frr "$d"
 	chmod 755 "$d"
 }
-start_frr() { # WHO NS
-	local d=$tmp/frr-$1
-	ip netns exec "$2" "$frr_dir/zebra" -f "$d/zebra.conf" -i "$d/zebra.pid" \
-	    -z "$d/zserv.api" --vty_socket "$d" -P 0 >>"$d/out" 2>&1 &
-	pids+=($!)
-	wait_until 10 test -S "$d/zserv.api" || return 1
-	ip netns exec "$2" "$frr_dir/bgpd" -f "$d/bgpd.conf" -i "$d/bgpd.pid" \
-	    -z "$d/zserv.api" --vty_socket "$d" -P 0 -p 179 >>"$d/out" 2>&1 &
-	pids+=($!)
-	bgpd[$1]=$!
-}
-vt() { # WHO CMD...: vtysh commands on FRR instance WHO's bgpd
-	local a=() c
-	for c in "${@:2}"; do a+=(-c "$c"); done
-	timeout 10 vtysh --vty_socket "$tmp/frr-$1" -d bgpd "${a[@]}" 2>/dev/null
-}
+. "$root/tests/lib/frr.sh"
 vconf() { # WHO AS CMD...: in router bgp AS, address-family ipv4 unicast
 	vt "$1" "configure terminal" "router bgp $2" "address-family ipv4 unicast" "${@:3}" >/dev/null
-}
-# jget EXPR: a value from the JSON on stdin (j), printed as JSON for
-# booleans and containers; nothing and 1 when it is not there
-jget() {
-	"$py" -c 'import json, sys
-try:
-    j = json.load(sys.stdin)
-    v = eval(sys.argv[1])
-except Exception:
-    sys.exit(1)
-print(json.dumps(v) if isinstance(v, (bool, dict, list)) or v is None else v)' "$1"
 }
 # a path's field at WHO: fpath WHO PREFIX EXPR (p = the first path)
 fpath() {
 	vt "$1" "show bgp ipv4 unicast $2 json" | jget "(lambda p: $3)(j['paths'][0])"
-}
-fnbr() { # WHO PEER EXPR (n = FRR's neighbour)
-	vt "$1" "show bgp neighbors $2 json" | jget "(lambda n: $3)(j['$2'])"
 }
 
 # the client (AS 65002) announces 198.18.60.0/24, MED 60, community

@@ -119,7 +119,13 @@ test_values(void **st)
 	    "b.conf:1:35: unknown word 'colour', expected remote-as, "
 	    "description, passive, hold-time, connect-retry, multihop, "
 	    "local-address, authentication-key, next-hop-self, "
-	    "graceful-restart, import, export, shutdown, local-as");
+	    "graceful-restart, import, export, shutdown, local-as, "
+	    "local-address6, family");
+	bad("protocols bgp neighbor 198.18.1.2 family inet6 multicast;",
+	    "b.conf:1:48: unknown word 'multicast', expected unicast");
+	bad("protocols bgp neighbor 198.18.1.2 family inet6;",
+	    "b.conf:1:42: incomplete statement 'inet6': expected '{' or one "
+	    "of unicast");
 	/* asdot: H.L is H * 65536 + L, printed asplain */
 	assert_int_equal(mgmt_schema_check_value(MGMT_S_BGP_LOCAL_AS, "1.10",
 			     canon, &err),
@@ -141,12 +147,48 @@ test_values(void **st)
 	mgmt_conf_free(c);
 }
 
+static int
+nbr_get(const struct mgmt_node *u, void *arg)
+{
+	return (mgmt_conf_bgp_nbr_get(u, arg));
+}
+
 static void
 test_validation(void **st)
 {
 	struct mgmt_conf *c;
 
 	(void)st;
+	/* IPv6 unicast: local-address6 a global address, with family inet6 */
+	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
+			 "neighbor 198.18.1.2 { remote-as 65002; family inet6 "
+			 "unicast; local-address6 2001:2::1::2; } }",
+	    "b.conf:3:62: protocols bgp neighbor 198.18.1.2: local-address6 "
+	    "'2001:2::1::2': more than one ::");
+	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
+			 "neighbor 198.18.1.2 { remote-as 65002; family inet6 "
+			 "unicast; local-address6 fe80::1; } }",
+	    "b.conf:3:62: protocols bgp neighbor 198.18.1.2: local-address6 "
+	    "fe80::1: expected a global unicast address");
+	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
+			 "neighbor 198.18.1.2 { remote-as 65002; "
+			 "local-address6 2001:2::1; } }",
+	    "b.conf:3:40: protocols bgp neighbor 198.18.1.2: local-address6 "
+	    "without family inet6 unicast");
+	c = good(GOOD_IFS "protocols bgp { local-as 65001;\n"
+			  "neighbor 198.18.1.2 { remote-as 65002; family { "
+			  "inet unicast; inet6 unicast; } local-address6 "
+			  "2001:2::1; } }");
+	{
+		struct mgmt_bgp_nbr_conf n;
+
+		assert_int_equal(mgmt_conf_foreach(c, MGMT_S_BGP_NBR, nbr_get,
+				     &n),
+		    0);
+		assert_int_equal(n.families, 3);
+		assert_string_equal(n.local_address6, "2001:2::1");
+	}
+	mgmt_conf_free(c);
 	invalid(GOOD_IFS "protocols bgp { local-as 65001;\n"
 			 "neighbor 198.18.1.2 { description x; } }",
 	    "b.conf:3:1: protocols bgp neighbor 198.18.1.2: expected "
@@ -828,6 +870,9 @@ test_push(void **st)
 	OK("set protocols bgp neighbor 198.18.1.2 description \"upstream A\"");
 	OK("set protocols bgp neighbor 198.18.1.2 hold-time 30");
 	OK("set protocols bgp neighbor 198.18.1.2 graceful-restart");
+	OK("set protocols bgp neighbor 198.18.1.2 family inet6 unicast");
+	OK("set protocols bgp neighbor 198.18.1.2 local-address6 "
+	   "2001:2:0:400::1");
 	OK("set protocols bgp neighbor 198.20.0.9 remote-as 4200000000");
 	OK("set protocols bgp neighbor 198.20.0.9 multihop 3");
 	OK("set protocols bgp neighbor 198.20.0.9 local-address 198.19.255.1");
@@ -859,7 +904,16 @@ test_push(void **st)
 	assert_int_equal(n->connect_retry, 0);
 	assert_string_equal(n->md5_password, "");
 	assert_string_equal(n->import_policy, "");
+	/* IPv6 unicast alone (Junos: a family block lists them all) */
+	assert_int_equal(n->families, 2);
+	assert_int_equal(n->local_address6.len, 16);
+	assert_memory_equal(n->local_address6.data,
+	    ((uint8_t[16]){0x20, 0x01, 0, 2, 0, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0,
+		1}),
+	    16);
 	n = fbgp.last->neighbors[1];
+	assert_int_equal(n->families, 0); /* IPv4 unicast, as before */
+	assert_int_equal(n->local_address6.len, 0);
 	assert_int_equal(n->address, htonl(0xc6140009));
 	assert_int_equal(n->remote_as, 4200000000u);
 	assert_int_equal(n->multihop_ttl, 3);
@@ -1283,6 +1337,23 @@ test_show_routes(void **st)
 	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGER);
 	assert_int_equal(fbgp.rq.len, 15);
 	assert_string_equal(a.text, "no BGP route in 198.18.0.0/15\n");
+	/* IPv6 unicast: a prefix, longer, an address, the table */
+	OK("show bgp route 2001:2:0:4a0::/64");
+	assert_true(fbgp.rq.ipv6);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_EXACT);
+	assert_int_equal(fbgp.rq.len, 64);
+	OK("show bgp route 2001:2:0:400::/56 longer");
+	assert_true(fbgp.rq.ipv6);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGER);
+	assert_int_equal(fbgp.rq.len, 56);
+	OK("show bgp route 2001:2:0:4a0::1");
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_LONGEST);
+	assert_int_equal(fbgp.rq.len, 128);
+	OK("show bgp route inet6");
+	assert_true(fbgp.rq.ipv6);
+	assert_int_equal(fbgp.rq.match, BGP__ROUTE_MATCH__MATCH_ALL);
+	OK("show bgp route 198.18.0.0/15 longer");
+	assert_false(fbgp.rq.ipv6);
 
 	/* the whole table: one line per path, how many, what was left out */
 	OK("show bgp route");
@@ -1422,7 +1493,14 @@ test_show_routes(void **st)
 	    MGMT_E_SYNTAX);
 	assert_string_equal(a.err,
 	    "show bgp route: unexpected 'longer' (expected a.b.c.d/len "
-	    "[longer], a.b.c.d or detail)");
+	    "[longer], a.b.c.d, inet6, x:x::x/len [longer], x:x::x or "
+	    "detail)");
+	assert_int_equal(exec(m, s, "show bgp route 2001:2::1::2/64", false,
+			     &a),
+	    MGMT_E_SYNTAX);
+	assert_string_equal(a.err,
+	    "show bgp route: invalid IPv6 prefix '2001:2::1::2/64': more than "
+	    "one ::");
 	assert_int_equal(exec(m, s, "show bgp neighbor 198.18.1.2 routes",
 			     false, &a),
 	    MGMT_E_SYNTAX);
@@ -1436,7 +1514,8 @@ test_show_routes(void **st)
 	    MGMT_E_SYNTAX);
 	assert_string_equal(a.err,
 	    "show bgp neighbor received-routes: unexpected 'x' (expected "
-	    "a.b.c.d/len [longer], a.b.c.d or detail)");
+	    "a.b.c.d/len [longer], a.b.c.d, inet6, x:x::x/len [longer], "
+	    "x:x::x or detail)");
 	assert_int_equal(fbgp.route_calls, 0);
 
 	/* completion: the command, the configured neighbours, the views */
