@@ -743,6 +743,7 @@ struct fib6_key {
 struct fib6_keys {
 	struct fib6_key *k;
 	size_t n, cap;
+	unsigned local; /* the LOCAL adjacency: the router's own /128s */
 };
 
 static int
@@ -750,7 +751,11 @@ fib6_key_add(const uint8_t pfx[16], unsigned len, unsigned nh, void *arg)
 {
 	struct fib6_keys *fk = arg;
 
-	(void)nh;
+	/* the router's own addresses are not routes (as IPv4's, pinned in
+	 * its FIB, are not listed): a listing before and after DAD, or
+	 * before and after a rib restart, is the same */
+	if (nh == fk->local)
+		return (0);
 	if (fk->n == fk->cap) {
 		size_t nc = fk->cap ? fk->cap * 2 : 1024;
 		struct fib6_key *v = realloc(fk->k, nc * sizeof(*v));
@@ -813,7 +818,7 @@ query_fib6(struct fwd_d *d, struct ipc_req *req, const Fwd__FibQuery *q)
 		}
 	} else {
 		uint32_t limit = q->limit ? q->limit : FIB_QUERY_LIMIT_DEFAULT;
-		struct fib6_keys fk = {NULL, 0, 0};
+		struct fib6_keys fk = {NULL, 0, 0, (unsigned)d->local_adj};
 
 		if (limit > FIB_QUERY_LIMIT_MAX)
 			limit = FIB_QUERY_LIMIT_MAX;
@@ -833,6 +838,7 @@ query_fib6(struct fwd_d *d, struct ipc_req *req, const Fwd__FibQuery *q)
 				l.routes[l.n_routes++] = enc_route6(d,
 				    fk.k[i].p, fk.k[i].len, nh);
 		l.more = (size_t)q->offset + l.n_routes < fk.n;
+		l.total = (uint32_t)fk.n;
 		free(fk.k);
 	}
 	if (ipc_reply(req, IPC_OK, &l.base) == -EMSGSIZE)

@@ -53,7 +53,9 @@ wait "$ping_pid"
 check "kill -9 rib: 0 packets lost (lost $(loss_of "$tmp/p1"))" test "$(loss_of "$tmp/p1")" = 0
 check "rib back with a new pid" sh -c "sleep 2; [ -n \"\$(TERN_RUNDIR=$tmp/run timeout 5 $ROUTER_BIN/ternsh -c 'show processes' | awk '\$1==\"rib\" && \$3==\"running\" && \$2!=\"$pid\"')\" ]"
 sleep 1
-check "FIB identical after the rib restart" test "$(rsh 'show fib' 2>&1)" = "$fib_before"
+fib_after=$(rsh 'show fib' 2>&1)
+check "FIB identical after the rib restart" test "$fib_after" = "$fib_before"
+[[ $fib_after == "$fib_before" ]] || diff <(echo "$fib_before") <(echo "$fib_after")
 
 # 2. kill -9 mgmt under traffic: nothing lost, running config intact
 conf_before=$(rsh "show configuration")
