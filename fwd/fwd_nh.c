@@ -624,6 +624,18 @@ fwd_d_resync_end(struct fwd_d *d)
 	return (swept);
 }
 
+/* A next-hop record's interface: its own, else its adjacency's port's. */
+static uint32_t
+rec_ifindex(const struct fwd_d *d, unsigned nh)
+{
+	uint16_t p;
+
+	if (d->rec[nh].ifindex != 0)
+		return (d->rec[nh].ifindex);
+	p = d->adj->ent[nh].port;
+	return (p < FWD_D_IF_MAX && d->ifs[p].used ? d->ifs[p].ifindex : 0);
+}
+
 unsigned
 fwd_d_nh_describe(struct fwd_d *d, unsigned nh, uint32_t *gw, uint32_t *ifindex,
     unsigned max)
@@ -634,13 +646,7 @@ fwd_d_nh_describe(struct fwd_d *d, unsigned nh, uint32_t *gw, uint32_t *ifindex,
 		return (0);
 	if (d->rec[nh].kind == FWD_REC_NH) {
 		gw[0] = d->rec[nh].gw;
-		ifindex[0] = d->rec[nh].ifindex;
-		if (ifindex[0] == 0) {
-			uint16_t p = d->adj->ent[nh].port;
-
-			if (p < FWD_D_IF_MAX && d->ifs[p].used)
-				ifindex[0] = d->ifs[p].ifindex;
-		}
+		ifindex[0] = rec_ifindex(d, nh);
 		return (1);
 	}
 	if (d->rec[nh].kind == FWD_REC_GROUP) {
@@ -1127,13 +1133,7 @@ fwd_d_nh_describe6(struct fwd_d *d, unsigned nh, uint8_t *gw6,
 		return (0);
 	if (d->rec[nh].kind == FWD_REC_NH && d->rec[nh].v6) {
 		memcpy(gw6, d->rec[nh].gw6, 16);
-		ifindex[0] = d->rec[nh].ifindex;
-		if (ifindex[0] == 0) {
-			uint16_t p = d->adj->ent[nh].port;
-
-			if (p < FWD_D_IF_MAX && d->ifs[p].used)
-				ifindex[0] = d->ifs[p].ifindex;
-		}
+		ifindex[0] = rec_ifindex(d, nh);
 		return (1);
 	}
 	if (d->rec[nh].kind == FWD_REC_GROUP) {
